@@ -1,0 +1,5 @@
+import sys
+
+from nlivis.cli import main
+
+sys.exit(main())

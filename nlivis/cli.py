@@ -1,0 +1,83 @@
+"""`python -m nlivis <command>`: the command line over the same functions the app calls.
+
+Each sub-command's work lives in its stage's module; this file only declares arguments and
+dispatches, importing lazily so `--help` stays fast.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+COMMANDS = {
+    "prepare": "nlivis.features.dataset:prepare_command",
+    "train": "nlivis.training.commands:train_command",
+    "evaluate": "nlivis.training.commands:evaluate_command",
+    "predict": "nlivis.training.commands:predict_command",
+    "inspect": "nlivis.models.inspect:inspect_command",
+    "bench": "nlivis.bench:bench_command",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m nlivis", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("prepare", help="read a dataset, run spaCy, cache the features, print counts")
+    p.add_argument("--dataset", required=True, help="dataset (snli, mnli, quora, xnli_en, mnli_hard) or protocol (snli-small, mnli-small, quora-small)")
+    p.add_argument("--data-dir", required=True, help="folder holding the dataset's files (for a protocol: the data root, e.g. ../shared/data)")
+    p.add_argument("--cache-dir", default=None, help="feature cache folder (default: ~/.cache/nlivis)")
+
+    p = sub.add_parser("train", help="train a model and write a checkpoint folder")
+    p.add_argument("--model", default=None, help="model name (default: the config's)")
+    p.add_argument("--config", required=True, help="config name in configs/ or a TOML path")
+    p.add_argument("--dataset", required=True, help="dataset or protocol name")
+    p.add_argument("--data-dir", required=True)
+    p.add_argument("--out", required=True, help="checkpoint folder to write")
+    p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--max-steps", type=int, default=None)
+    p.add_argument("--epochs", type=float, default=None)
+    p.add_argument("--embeddings", default=None, help="random | minilm | glove:PATH (default: the config's)")
+    p.add_argument("--resume", action="store_true", help="continue from the folder's last periodic state")
+    p.add_argument("--cache-dir", default=None)
+
+    p = sub.add_parser("evaluate", help="accuracy, per-label scores, confusion matrix; writes predictions")
+    p.add_argument("checkpoint")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--split", required=True)
+    p.add_argument("--data-dir", required=True)
+    p.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    p.add_argument("--by-tag", action="store_true", help="add accuracy per annotation tag")
+    p.add_argument("--tags-file", default=None, help="hand-annotated tags (pair id → tags), preferred over automatic tags")
+    p.add_argument("--cache-dir", default=None)
+
+    p = sub.add_parser("predict", help="label one premise/hypothesis pair")
+    p.add_argument("checkpoint")
+    p.add_argument("--premise", required=True)
+    p.add_argument("--hypothesis", required=True)
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("inspect", help="describe a model: parameters, trace entries")
+    p.add_argument("--model", required=True, help="model name or config name")
+    p.add_argument("--params", action="store_true", help="print parameter counts (word embeddings excluded)")
+
+    p = sub.add_parser("bench", help="speed and memory table")
+    p.add_argument("--quick", action="store_true", help="fewer repetitions and models at shipped size only")
+    p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    p.add_argument("--out", default=None, help="also write the table (markdown) here")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    module_name, function_name = COMMANDS[args.command].split(":")
+    function = getattr(importlib.import_module(module_name), function_name)
+    try:
+        return int(function(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except (ValueError, FileNotFoundError, RuntimeError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2

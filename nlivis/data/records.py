@@ -1,0 +1,53 @@
+"""The one record every reader returns, whatever the source format."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+NLI_LABELS: tuple[str, ...] = ("entailment", "neutral", "contradiction")
+"""Label order shared by every NLI model: index i of a logit vector means NLI_LABELS[i]."""
+
+PARAPHRASE_LABELS: tuple[str, ...] = ("not_duplicate", "duplicate")
+"""Quora label order: the official files write 0 / 1, readers map them to these names."""
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A sentence pair as it stands in its source file.
+
+    `id` is the official pair id where the format has one, otherwise the 1-based line number
+    (as a string) of the pair in its file, which is stable because the files keep their official order.
+    `label` is None for unlabelled input (typed by a user). `source`/`line` point back to the file so an
+    error or a view can name where a pair came from.
+    """
+
+    id: str
+    premise: str
+    hypothesis: str
+    label: str | None = None
+    genre: str | None = None
+    annotator_labels: tuple[str, ...] = field(default_factory=tuple)
+    source: str | None = None
+    line: int | None = None
+
+
+@dataclass
+class ReadResult:
+    """Pairs read from one file plus what was dropped on purpose (gold label `-`)."""
+
+    pairs: list[Pair]
+    dropped_no_gold: int = 0
+    path: str | None = None
+
+
+class DataFormatError(ValueError):
+    """A line that does not fit its format; the message names file, line and what was expected."""
+
+    def __init__(self, path: str, line: int | None, expected: str, got: str | None = None):
+        where = f"{path}, line {line}" if line is not None else path
+        message = f"{where}: expected {expected}"
+        if got is not None:
+            shown = got if len(got) <= 120 else got[:117] + "..."
+            message += f"; got {shown!r}"
+        super().__init__(message)
+        self.path = path
+        self.line = line

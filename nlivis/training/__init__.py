@@ -1,0 +1,1 @@
+"""training stage of nlivis."""

@@ -1,0 +1,1 @@
+"""viz stage of nlivis."""

@@ -1,0 +1,24 @@
+"""Shared fixtures: where ../shared/data is (tests that need it skip with a reason when absent)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+SHARED_DATA = Path(os.environ.get("NLIVIS_SHARED_DATA", ROOT.parent / "shared" / "data"))
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    """../shared/data, or skip: the real datasets are never part of the project."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"shared data not found at {SHARED_DATA} (set NLIVIS_SHARED_DATA to its path)")
+    return SHARED_DATA
+
+
+@pytest.fixture
+def fixtures() -> Path:
+    return FIXTURES
