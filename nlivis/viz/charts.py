@@ -1,0 +1,134 @@
+"""Bar, line and scatter charts over analysis tables: probabilities, accuracy by tag, projections, training curves."""
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from nlivis.viz.common import empty_figure
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    return frame.to_dict("records")
+
+
+def probability_bars(probabilities: Mapping[str, Sequence[float]], labels: Sequence[str], title: str = "class probabilities") -> go.Figure:
+    """One group of bars per class, one bar per model, so models compare side by side."""
+    figure = go.Figure()
+    for model, probs in probabilities.items():
+        values = [float(p) for p in probs]
+        if len(values) != len(labels):
+            raise ValueError(f"{model}: {len(values)} probabilities for {len(labels)} labels {list(labels)}")
+        figure.add_trace(go.Bar(
+            x=list(labels), y=values, name=str(model), text=[f"{v:.2f}" for v in values], textposition="outside",
+            meta={"kind": "table", "records": [{"model": model, "label": l, "probability": v} for l, v in zip(labels, values)]},
+        ))
+    figure.update_layout(title=title, barmode="group", yaxis={"range": [0, 1.1], "title": "probability"},
+                         height=300, margin={"l": 10, "r": 10, "t": 50, "b": 10}, legend={"orientation": "h"})
+    return figure
+
+
+def accuracy_by_tag_bars(table: pd.DataFrame, group: str | None = None, tag: str = "tag", accuracy: str = "accuracy",
+                         count: str = "count", title: str = "accuracy by annotation tag") -> go.Figure:
+    """Horizontal bars of accuracy per tag (one series per value of `group`, e.g. matched/mismatched or
+    model), the tag's pair count shown beside each bar (small counts mean noisy accuracies)."""
+    if table.empty:
+        return empty_figure("no tagged pairs to show")
+    figure = go.Figure()
+    groups = table.groupby(group, sort=False) if group else [("", table)]
+    for name, rows in groups:
+        counts = rows[count].tolist() if count in rows else [None] * len(rows)
+        figure.add_trace(go.Bar(
+            y=rows[tag].astype(str).tolist(), x=rows[accuracy].tolist(), orientation="h", name=str(name) or "accuracy",
+            text=[f"{a:.1%} (n={c})" if c is not None else f"{a:.1%}" for a, c in zip(rows[accuracy], counts)],
+            textposition="auto", meta={"kind": "table", "records": _records(rows)},
+        ))
+    n_tags = table[tag].nunique()
+    figure.update_layout(title=title, barmode="group", xaxis={"range": [0, 1], "title": "accuracy", "tickformat": ".0%"},
+                         yaxis={"autorange": "reversed"}, height=max(300, 80 + 28 * n_tags * max(1, len(figure.data))),
+                         margin={"l": 10, "r": 10, "t": 50, "b": 10}, legend={"orientation": "h"})
+    return figure
+
+
+def delta_bars(table: pd.DataFrame, label: str = "variant", tag: str = "tag", delta: str = "delta",
+               significant: str | None = "significant", title: str = "accuracy change vs the full model") -> go.Figure:
+    """Per-tag accuracy differences (variant − full) as bars; significant ones drawn solid, others faded."""
+    if table.empty:
+        return empty_figure("no per-tag differences to show")
+    figure = go.Figure()
+    for name, rows in table.groupby(label, sort=False):
+        opacity = [1.0 if (significant is None or bool(s)) else 0.35 for s in (rows[significant] if significant in rows else [True] * len(rows))]
+        figure.add_trace(go.Bar(
+            y=rows[tag].astype(str).tolist(), x=rows[delta].tolist(), orientation="h", name=str(name),
+            marker={"opacity": opacity}, meta={"kind": "table", "records": _records(rows)},
+        ))
+    figure.update_layout(title=title + " (faded: not significant)", barmode="group",
+                         xaxis={"title": "accuracy difference", "tickformat": "+.1%"}, yaxis={"autorange": "reversed"},
+                         height=max(300, 80 + 24 * table[tag].nunique() * max(1, len(figure.data))),
+                         margin={"l": 10, "r": 10, "t": 50, "b": 10}, legend={"orientation": "h"})
+    return figure
+
+
+def projection_scatter(frame: pd.DataFrame, color: str, hover: Sequence[str] = ("premise", "hypothesis"),
+                       title: str = "projection of pooled representations") -> go.Figure:
+    """Points at (x, y) coloured by the category in `color`; hovering shows the pair's columns in `hover`."""
+    if frame.empty:
+        return empty_figure("no points to project")
+    hover_columns = [c for c in hover if c in frame.columns]
+    figure = go.Figure()
+    for value, rows in frame.groupby(color, sort=True, dropna=False):
+        custom = rows[hover_columns].astype(str).to_numpy() if hover_columns else None
+        template = "<br>".join(f"{c}: %{{customdata[{i}]}}" for i, c in enumerate(hover_columns)) + "<extra>%{fullData.name}</extra>"
+        figure.add_trace(go.Scattergl(
+            x=rows["x"].tolist(), y=rows["y"].tolist(), mode="markers", name=str(value), marker={"size": 6, "opacity": 0.75},
+            customdata=custom, hovertemplate=template,
+            meta={"kind": "table", "records": _records(rows[[c for c in rows.columns if c in {"x", "y", color, *hover_columns, "id"}]])},
+        ))
+    figure.update_layout(title=title, height=560, legend={"title": color}, margin={"l": 10, "r": 10, "t": 50, "b": 10},
+                         xaxis={"showticklabels": False, "title": ""}, yaxis={"showticklabels": False, "title": ""})
+    return figure
+
+
+def training_curves(records: Sequence[Mapping], step: str = "step") -> go.Figure:
+    """Loss (left) and accuracy (right) against the step, from metrics.jsonl lines; pairs/s when logged."""
+    frame = pd.DataFrame([dict(r) for r in records])
+    if frame.empty or step not in frame:
+        return empty_figure("no metrics logged yet")
+    loss_columns = [c for c in frame.columns if "loss" in c and pd.api.types.is_numeric_dtype(frame[c])]
+    accuracy_columns = [c for c in frame.columns if ("acc" in c) and pd.api.types.is_numeric_dtype(frame[c])]
+    speed_columns = [c for c in frame.columns if ("per_s" in c or "pairs_per" in c) and pd.api.types.is_numeric_dtype(frame[c])]
+    panels = [("loss", loss_columns), ("accuracy", accuracy_columns), ("pairs / s", speed_columns)]
+    panels = [p for p in panels if p[1]]
+    if not panels:
+        return empty_figure("metrics logged so far have no loss or accuracy")
+    figure = make_subplots(rows=1, cols=len(panels), subplot_titles=[p[0] for p in panels])
+    for i, (_, columns) in enumerate(panels):
+        for column in columns:
+            rows = frame[[step, column]].dropna()
+            figure.add_trace(go.Scatter(
+                x=rows[step].tolist(), y=rows[column].tolist(), mode="lines+markers" if len(rows) < 30 else "lines",
+                name=column, meta={"kind": "table", "records": _records(rows)},
+            ), row=1, col=i + 1)
+        figure.update_xaxes(title=step, row=1, col=i + 1)
+    figure.update_layout(height=320, margin={"l": 10, "r": 10, "t": 50, "b": 10}, legend={"orientation": "h"})
+    return figure
+
+
+def comparison_bars(table: pd.DataFrame, category: str, value: str, group: str | None = None,
+                    title: str = "", value_format: str = ".1%") -> go.Figure:
+    """Plain grouped bars (e.g. dev accuracy per variant, ours vs reported)."""
+    if table.empty:
+        return empty_figure("nothing to compare")
+    figure = go.Figure()
+    groups = table.groupby(group, sort=False) if group else [(value, table)]
+    for name, rows in groups:
+        figure.add_trace(go.Bar(
+            x=rows[category].astype(str).tolist(), y=rows[value].tolist(), name=str(name),
+            text=[format(v, value_format) for v in rows[value]], textposition="outside",
+            meta={"kind": "table", "records": _records(rows)},
+        ))
+    figure.update_layout(title=title, barmode="group", height=340, margin={"l": 10, "r": 10, "t": 50, "b": 10},
+                         legend={"orientation": "h"}, yaxis={"tickformat": value_format.replace("f", "")})
+    return figure

@@ -1,0 +1,138 @@
+"""What every figure shares: download settings, token-labelled axes and the data behind a figure.
+
+Heatmaps put token *positions* on their axes and label the ticks with the tokens, because plotly
+merges repeated category names ("the … the") into one row. Each trace carries in `meta` the labels
+and the name of its value, so `figure_data` can give back exactly what is drawn as a table.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+PLOTLY_CONFIG: dict[str, Any] = {
+    "displaylogo": False,
+    "toImageButtonOptions": {"format": "svg", "filename": "nlivis_figure", "scale": 2},
+    "modeBarButtonsToAdd": ["toImage"],
+}
+"""Pass to `st.plotly_chart(config=...)`: the camera button saves SVG (PNG via `PLOTLY_CONFIG_PNG`)."""
+
+PLOTLY_CONFIG_PNG: dict[str, Any] = {**PLOTLY_CONFIG, "toImageButtonOptions": {"format": "png", "filename": "nlivis_figure", "scale": 2}}
+"""The same with PNG as the camera button's format."""
+
+SEQUENTIAL_SCALE = "Viridis"
+"""Colour scale of every non-negative map (DIIN Figure 2 uses viridis)."""
+
+DIVERGING_SCALE = "RdBu"
+"""Colour scale for signed values (e.g. raw similarities, deltas)."""
+
+
+def plotly_config(image_format: str = "svg", filename: str = "nlivis_figure") -> dict[str, Any]:
+    """Modebar settings for one figure: camera button saves `image_format` ("svg" or "png") as `filename`."""
+    if image_format not in {"svg", "png"}:
+        raise ValueError(f"image format must be 'svg' or 'png', got {image_format!r}")
+    return {**PLOTLY_CONFIG, "toImageButtonOptions": {"format": image_format, "filename": filename, "scale": 2}}
+
+
+def real_length(tokens: Sequence[str], available: int) -> int:
+    """How many positions of a padded axis are real tokens: the token count, never beyond the tensor."""
+    return max(0, min(len(tokens), int(available)))
+
+
+def token_ticks(tokens: Sequence[str]) -> dict[str, Any]:
+    """Axis settings that label positions 0..n-1 with the tokens (each position once, even repeats)."""
+    return {
+        "tickmode": "array",
+        "tickvals": list(range(len(tokens))),
+        "ticktext": [str(t) for t in tokens],
+        "tickangle": -45,
+    }
+
+
+def labelled_heatmap(
+    values: np.ndarray,
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    value_name: str,
+    row_name: str,
+    col_name: str,
+    colorscale: str = SEQUENTIAL_SCALE,
+    zmin: float | None = None,
+    zmax: float | None = None,
+    coloraxis: str | None = None,
+    showscale: bool = True,
+    name: str = "",
+) -> go.Heatmap:
+    """A heatmap trace over positions, with labels and the value's name kept in `meta` for `figure_data`."""
+    values = np.asarray(values, dtype=float)
+    rows = [str(r) for r in row_labels]
+    cols = [str(c) for c in col_labels]
+    hover = np.array([[f"{row_name}: {r}<br>{col_name}: {c}" for c in cols] for r in rows], dtype=object)
+    kwargs: dict[str, Any] = {}
+    if coloraxis is not None:
+        kwargs["coloraxis"] = coloraxis
+    else:
+        kwargs.update(colorscale=colorscale, zmin=zmin, zmax=zmax, showscale=showscale)
+    return go.Heatmap(
+        z=values,
+        x=list(range(len(cols))),
+        y=list(range(len(rows))),
+        customdata=hover if hover.size else None,
+        hovertemplate="%{customdata}<br>" + value_name + ": %{z:.4f}<extra></extra>",
+        name=name,
+        meta={"kind": "heatmap", "rows": rows, "cols": cols, "row_name": row_name, "col_name": col_name,
+              "value_name": value_name, "name": name},
+        **kwargs,
+    )
+
+
+def figure_data(figure: go.Figure) -> pd.DataFrame:
+    """The numbers behind a figure as a long table, one row per drawn value.
+
+    Heatmaps give (panel, row, column, value) with token labels; bars and scatters give their x/y
+    (and the text shown on hover). Every figure built in nlivis.viz supports this.
+    """
+    frames: list[pd.DataFrame] = []
+    for trace in figure.data:
+        meta = trace.meta if isinstance(trace.meta, dict) else {}
+        if meta.get("kind") == "heatmap":
+            z = np.asarray(trace.z, dtype=float)
+            rows, cols = meta["rows"], meta["cols"]
+            if z.size == 0:
+                continue
+            r_idx, c_idx = np.meshgrid(np.arange(z.shape[0]), np.arange(z.shape[1]), indexing="ij")
+            frames.append(pd.DataFrame({
+                "panel": meta.get("name", ""),
+                "row_position": r_idx.ravel(),
+                meta["row_name"]: [rows[i] for i in r_idx.ravel()],
+                "column_position": c_idx.ravel(),
+                meta["col_name"]: [cols[j] for j in c_idx.ravel()],
+                meta["value_name"]: z.ravel(),
+            }))
+        elif meta.get("kind") == "table":
+            frames.append(pd.DataFrame(meta["records"]))
+        elif trace.type in {"bar", "scatter", "scattergl"}:
+            x = list(trace.x) if trace.x is not None else []
+            y = list(trace.y) if trace.y is not None else []
+            frame = pd.DataFrame({"series": trace.name or "", "x": x, "y": y})
+            if trace.text is not None and not isinstance(trace.text, str) and len(trace.text) == len(frame):
+                frame["text"] = list(trace.text)
+            frames.append(frame)
+    if not frames:
+        return pd.DataFrame()
+    return pd.concat(frames, ignore_index=True)
+
+
+def figure_data_csv(figure: go.Figure) -> str:
+    """`figure_data` as CSV text, for a download button next to the figure."""
+    return figure_data(figure).to_csv(index=False)
+
+
+def empty_figure(message: str) -> go.Figure:
+    """A blank figure that states why there is nothing to draw (never an empty axis without words)."""
+    figure = go.Figure()
+    figure.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper", font={"size": 14})
+    figure.update_layout(xaxis={"visible": False}, yaxis={"visible": False}, height=200)
+    return figure

@@ -1,0 +1,102 @@
+"""Token × token and token × slot heatmaps: alignments (attention), AMN memory keys, confusion matrices."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from nlivis.models.trace import Alignment, MemoryKeys
+from nlivis.viz.common import DIVERGING_SCALE, SEQUENTIAL_SCALE, labelled_heatmap, real_length, token_ticks
+
+
+def _tokens_of(sentence: str, premise_tokens: Sequence[str], hypothesis_tokens: Sequence[str]) -> Sequence[str]:
+    return premise_tokens if sentence == "premise" else hypothesis_tokens
+
+
+def alignment_matrix(entry: Alignment, index: int, premise_tokens: Sequence[str], hypothesis_tokens: Sequence[str]) -> tuple[np.ndarray, list[str], list[str]]:
+    """The real (unpadded) rows × columns of one pair's alignment, with their tokens."""
+    weights = entry.weights[index].detach().float().cpu().numpy()
+    row_tokens = list(_tokens_of(entry.rows, premise_tokens, hypothesis_tokens))
+    col_tokens = list(_tokens_of(entry.cols, premise_tokens, hypothesis_tokens))
+    n_rows = real_length(row_tokens, weights.shape[0])
+    n_cols = real_length(col_tokens, weights.shape[1])
+    return weights[:n_rows, :n_cols], row_tokens[:n_rows], col_tokens[:n_cols]
+
+
+def alignment_title(entry: Alignment, label: str = "") -> str:
+    """'layer 2 · p→h · softmax' (plus the entry's name when given)."""
+    parts = [label] if label else []
+    parts += [f"layer {entry.layer}", entry.direction, entry.kind]
+    return " · ".join(parts)
+
+
+def alignment_heatmap(entry: Alignment, index: int, premise_tokens: Sequence[str], hypothesis_tokens: Sequence[str],
+                      label: str = "", height: int | None = None) -> go.Figure:
+    """One pair's alignment weights: rows and columns labelled by their sentence's tokens, padding cut.
+
+    Normalised kinds (softmax, sparsemax) share the fixed range [0, 1] so two figures compare by eye;
+    raw similarities use a diverging scale centred on zero.
+    """
+    values, rows, cols = alignment_matrix(entry, index, premise_tokens, hypothesis_tokens)
+    if entry.kind == "similarity":
+        bound = float(np.abs(values).max()) if values.size else 1.0
+        trace = labelled_heatmap(values, rows, cols, "similarity", entry.rows, entry.cols, DIVERGING_SCALE,
+                                 zmin=-bound, zmax=bound, name=label or entry.direction)
+    else:
+        trace = labelled_heatmap(values, rows, cols, f"{entry.kind} weight", entry.rows, entry.cols,
+                                 SEQUENTIAL_SCALE, zmin=0.0, zmax=1.0, name=label or entry.direction)
+    figure = go.Figure(trace)
+    figure.update_layout(
+        title=alignment_title(entry, label),
+        xaxis={**token_ticks(cols), "title": f"{entry.cols} tokens", "side": "bottom"},
+        yaxis={**token_ticks(rows), "title": f"{entry.rows} tokens", "autorange": "reversed"},
+        height=height or max(260, 60 + 22 * len(rows) + 40),
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+    )
+    return figure
+
+
+def memory_keys_heatmap(entry: MemoryKeys, index: int, tokens: Sequence[str], label: str = "") -> go.Figure:
+    """AMN's memory addressing: for each real token a distribution over the memory slots."""
+    weights = entry.weights[index].detach().float().cpu().numpy()
+    n = real_length(tokens, weights.shape[0])
+    values = weights[:n]
+    slots = [f"slot {s}" for s in range(values.shape[1])]
+    trace = labelled_heatmap(values, list(tokens)[:n], slots, "address weight", f"{entry.tokens} token", "memory slot",
+                             SEQUENTIAL_SCALE, zmin=0.0, zmax=1.0, name=label or f"memory keys {entry.tokens}")
+    figure = go.Figure(trace)
+    figure.update_layout(
+        title=" · ".join([p for p in (label, f"memory keys · {entry.tokens} · layer {entry.layer}") if p]),
+        xaxis={**token_ticks(slots), "title": "memory slot"},
+        yaxis={**token_ticks(list(tokens)[:n]), "title": f"{entry.tokens} tokens", "autorange": "reversed"},
+        height=max(260, 60 + 22 * n + 40),
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+    )
+    return figure
+
+
+def confusion_matrix_heatmap(counts: Sequence[Sequence[float]], labels: Sequence[str], title: str = "confusion matrix",
+                             normalize: bool = False) -> go.Figure:
+    """Gold labels on rows, predictions on columns; `normalize` shows each row as fractions of its gold count."""
+    matrix = np.asarray(counts, dtype=float)
+    if matrix.shape != (len(labels), len(labels)):
+        raise ValueError(f"confusion matrix has shape {matrix.shape}, expected {len(labels)}×{len(labels)} for labels {list(labels)}")
+    shown = matrix
+    value_name = "pairs"
+    if normalize:
+        totals = matrix.sum(axis=1, keepdims=True)
+        shown = np.divide(matrix, totals, out=np.zeros_like(matrix), where=totals > 0)
+        value_name = "fraction of gold"
+    trace = labelled_heatmap(shown, [str(l) for l in labels], [str(l) for l in labels], value_name, "gold", "predicted",
+                             "Blues", zmin=0.0, name=title)
+    trace.update(text=[[f"{v:.2f}" if normalize else f"{int(v)}" for v in row] for row in shown],
+                 texttemplate="%{text}")
+    figure = go.Figure(trace)
+    figure.update_layout(
+        title=title,
+        xaxis={**token_ticks([str(l) for l in labels]), "title": "predicted", "tickangle": 0},
+        yaxis={**token_ticks([str(l) for l in labels]), "title": "gold", "autorange": "reversed"},
+        height=320, margin={"l": 10, "r": 10, "t": 50, "b": 10},
+    )
+    return figure

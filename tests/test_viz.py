@@ -1,0 +1,141 @@
+"""Figures from hand-made trace entries: token labels, padding cut, channel choice, CSV = drawn data."""
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from nlivis.models.trace import Alignment, FeatureMaps, Gate, MemoryKeys, OutputDistribution, Representation, Trace
+from nlivis.viz import (accuracy_by_tag_bars, alignment_heatmap, channel_grid, confusion_matrix_heatmap, drawable,
+                        figure_data, figure_data_csv, gate_strip, memory_keys_heatmap, probability_bars,
+                        projection_scatter, select_channels, training_curves)
+
+PREMISE = ["the", "cat", "sat", "on", "the", "mat"]
+HYPOTHESIS = ["a", "cat", "sits"]
+
+
+def padded_alignment() -> Alignment:
+    """Pair 1 of a batch of 2, padded to P=8, H=5; real region 6×3 holds known values."""
+    weights = torch.full((2, 8, 5), 9.0)
+    real = torch.arange(18, dtype=torch.float32).reshape(6, 3) / 100
+    weights[1, :6, :3] = real
+    return Alignment(weights=weights, rows="premise", cols="hypothesis", layer=2, direction="p→h", kind="softmax")
+
+
+def test_alignment_heatmap_labels_axes_with_tokens_and_cuts_padding():
+    figure = alignment_heatmap(padded_alignment(), 1, PREMISE, HYPOTHESIS)
+    z = np.asarray(figure.data[0].z)
+    assert z.shape == (6, 3)
+    assert 9.0 not in z
+    assert list(figure.layout.yaxis.ticktext) == PREMISE  # repeated "the" stays two rows
+    assert list(figure.layout.xaxis.ticktext) == HYPOTHESIS
+    title = figure.layout.title.text
+    assert "layer 2" in title and "p→h" in title and "softmax" in title
+
+
+def test_reverse_direction_uses_hypothesis_rows():
+    weights = torch.rand(1, 5, 8)
+    entry = Alignment(weights=weights, rows="hypothesis", cols="premise", layer=0, direction="h→p", kind="sparsemax")
+    figure = alignment_heatmap(entry, 0, PREMISE, HYPOTHESIS)
+    assert np.asarray(figure.data[0].z).shape == (3, 6)
+    assert list(figure.layout.yaxis.ticktext) == HYPOTHESIS
+    assert "sparsemax" in figure.layout.title.text
+
+
+def test_alignment_csv_matches_drawn_values():
+    figure = alignment_heatmap(padded_alignment(), 1, PREMISE, HYPOTHESIS)
+    table = pd.read_csv(io.StringIO(figure_data_csv(figure)))
+    assert len(table) == 18
+    row = table[(table.row_position == 4) & (table.column_position == 2)].iloc[0]
+    assert row["premise"] == "the" and row["hypothesis"] == "sits"
+    assert row["softmax weight"] == pytest.approx((4 * 3 + 2) / 100)
+
+
+def test_channel_selection_picks_expected_channels():
+    maps = np.zeros((5, 3, 3), dtype=np.float32)
+    maps[3, 0, 0] = 10.0            # highest single value
+    maps[1] = np.array([[-4, 4, -4], [4, -4, 4], [-4, 4, -4]])  # largest variance
+    maps[4, 1, 1] = 6.0
+    assert select_channels(maps, "max_activation", 2) == [3, 4]
+    assert select_channels(maps, "variance", 1) == [1]
+    assert select_channels(maps, "index", 3) == [0, 1, 2]
+    assert select_channels(maps, "index", 3, channels=[4, 2, 99]) == [4, 2]
+    with pytest.raises(ValueError):
+        select_channels(maps, "loudest", 2)
+
+
+def test_channel_selection_ignores_padding():
+    """A huge value in the padded region must not make a channel 'most active'."""
+    maps = torch.zeros(1, 3, 8, 5)
+    maps[0, 0, 7, 4] = 100.0  # padding cell (premise has 6 tokens, hypothesis 3)
+    maps[0, 2, 1, 1] = 1.0
+    entry = FeatureMaps(maps=maps, stage="interaction", token_axes=True)
+    figure = channel_grid(entry, 0, PREMISE, HYPOTHESIS, selection="max_activation", k=1)
+    assert [t.name for t in figure.data] == ["channel 2"]
+    assert np.asarray(figure.data[0].z).shape == (6, 3)
+    assert list(figure.layout.yaxis.ticktext) == PREMISE
+    assert figure.data[0].colorscale[0][1].lower() in {"#440154", "rgb(68,1,84)"}  # viridis starts dark purple
+
+
+def test_pooled_maps_keep_positions_without_token_labels():
+    entry = FeatureMaps(maps=torch.rand(1, 4, 3, 2), stage="dense_block_2", token_axes=False)
+    figure = channel_grid(entry, 0, PREMISE, HYPOTHESIS, k=4, columns=2)
+    assert len(figure.data) == 4
+    assert np.asarray(figure.data[0].z).shape == (3, 2)
+    assert "after pooling" in figure.layout.title.text
+
+
+def test_gate_strip_means_per_token_and_cuts_padding():
+    values = torch.zeros(1, 5, 4)
+    values[0, 0] = torch.tensor([1.0, 1.0, 0.0, 0.0])
+    values[0, 2] = 1.0
+    values[0, 3:] = 0.7  # padding
+    entry = Gate(values=values, tokens="hypothesis", layer=1, name="forget")
+    figure = gate_strip(entry, 0, HYPOTHESIS)
+    bar, heat = figure.data
+    assert list(bar.y) == pytest.approx([0.5, 0.0, 1.0])
+    assert np.asarray(heat.z).shape == (4, 3)
+    assert "forget" in figure.layout.title.text and "layer 1" in figure.layout.title.text
+    table = figure_data(figure)
+    assert table.loc[table.panel == "mean over dims", "mean_gate"].tolist() == pytest.approx([0.5, 0.0, 1.0])
+
+
+def test_memory_keys_and_confusion_matrix():
+    weights = torch.softmax(torch.rand(1, 7, 4), dim=-1)
+    figure = memory_keys_heatmap(MemoryKeys(weights=weights, tokens="premise"), 0, PREMISE)
+    assert np.asarray(figure.data[0].z).shape == (6, 4)
+    matrix = [[5, 1, 0], [2, 3, 1], [0, 0, 4]]
+    figure = confusion_matrix_heatmap(matrix, ["entailment", "neutral", "contradiction"], normalize=True)
+    assert np.asarray(figure.data[0].z)[1].tolist() == pytest.approx([2 / 6, 3 / 6, 1 / 6])
+    with pytest.raises(ValueError):
+        confusion_matrix_heatmap([[1, 2], [3, 4]], ["a", "b", "c"])
+
+
+def test_charts_keep_their_data():
+    labels = ["entailment", "neutral", "contradiction"]
+    figure = probability_bars({"diin": [0.7, 0.2, 0.1], "gcnn": [0.1, 0.1, 0.8]}, labels)
+    table = figure_data(figure)
+    assert table[(table.model == "gcnn") & (table.label == "contradiction")].probability.item() == pytest.approx(0.8)
+    tags = pd.DataFrame({"tag": ["negation", "negation"], "split": ["matched", "mismatched"], "accuracy": [0.6, 0.5], "count": [10, 12]})
+    figure = accuracy_by_tag_bars(tags, group="split")
+    assert len(figure.data) == 2 and "n=12" in figure.data[1].text[0]
+    points = pd.DataFrame({"x": [0.0, 1.0], "y": [1.0, 0.0], "gold": ["entailment", "neutral"], "premise": ["p1", "p2"], "hypothesis": ["h1", "h2"]})
+    figure = projection_scatter(points, color="gold")
+    assert {t.name for t in figure.data} == {"entailment", "neutral"}
+    assert "p2" in str(figure.data[1].customdata)
+    curves = training_curves([{"step": 1, "loss": 1.2, "dev_accuracy": 0.4}, {"step": 2, "loss": 1.0}])
+    assert {t.name for t in curves.data} == {"loss", "dev_accuracy"}
+
+
+def test_drawable_groups_entries_by_type():
+    trace = Trace()
+    trace.add("align_1", padded_alignment())
+    trace.add("gate_p", Gate(values=torch.rand(2, 8, 4), tokens="premise", layer=0, name="output"))
+    trace.add("pooled", Representation(vector=torch.rand(2, 6)))
+    trace.add("output", OutputDistribution(probs=torch.rand(2, 3)))
+    views = drawable(trace)
+    assert views == {"alignment": ["align_1"], "gates": ["gate_p"], "representation": ["pooled"], "output": ["output"]}
+    assert "feature_maps" not in views
