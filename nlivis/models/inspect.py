@@ -1,0 +1,131 @@
+"""`python -m nlivis inspect --model NAME [--params]`: what a model is made of and what it traces.
+
+The model is built at its config's paper size (the [model] table, without [shipped] overrides) with
+300-d word vectors and a small vocabulary, so the parameter count excluding word embeddings is the
+number the papers report. Trace entries are listed for a tiny random batch of two pairs.
+"""
+from __future__ import annotations
+
+import argparse
+from typing import Any, Sequence
+
+import torch
+
+from nlivis.features.batch import Batch
+from nlivis.features.pos import NUM_POS_TAGS
+from nlivis.models.base import MatchingModel
+from nlivis.models.registry import available, build
+from nlivis.models.trace import Trace
+from nlivis.training.config import CONFIG_DIR, load_config
+
+INSPECT_VOCAB_SIZE = 100
+"""Word and char vocabulary rows used by `inspect` (word rows are excluded from the count anyway)."""
+INSPECT_WORD_DIM = 300
+"""GloVe width, as in every paper's parameter count."""
+
+
+def model_config_for(name: str) -> dict[str, Any]:
+    """The [model] table of `configs/<name>.toml`; for a model name without a config, its defaults."""
+    if (CONFIG_DIR / f"{name}.toml").is_file():
+        config = load_config(name)
+        if "model" not in config or "name" not in config["model"]:
+            raise ValueError(f"{CONFIG_DIR / (name + '.toml')}: needs a [model] table with a 'name'")
+        return dict(config["model"])
+    if name in available():
+        return {"name": name}
+    known = sorted(p.stem for p in CONFIG_DIR.glob("*.toml"))
+    raise ValueError(f"{name!r} is neither a model ({available()}) nor a config ({known})")
+
+
+def build_paper_size(name: str) -> MatchingModel:
+    """The model at its config's paper size, with 300-d word vectors and a small vocabulary."""
+    options = model_config_for(name)
+    options.update(word_dim=INSPECT_WORD_DIM, vocab_size=INSPECT_VOCAB_SIZE, char_vocab_size=INSPECT_VOCAB_SIZE)
+    return build(options)
+
+
+def parameter_table(model: MatchingModel) -> list[tuple[str, int]]:
+    """Parameters per top-level submodule (word embedding rows excluded), in definition order."""
+    skip = model.word_embedding.weight
+    rows = []
+    for name, module in model.named_children():
+        count = sum(p.numel() for p in module.parameters() if p is not skip)
+        if count:
+            rows.append((name, count))
+    direct = sum(p.numel() for p in model.parameters(recurse=False))
+    if direct:
+        rows.append(("(own parameters)", direct))
+    return rows
+
+
+def random_batch(premise_lengths: Sequence[int], hypothesis_lengths: Sequence[int], vocab_size: int,
+                 char_vocab_size: int, max_chars: int = 6, pad_premise_to: int | None = None,
+                 pad_hypothesis_to: int | None = None, num_classes: int = 3, seed: int = 0) -> Batch:
+    """A random right-padded Batch with every field filled; the same seed and lengths give the same pairs
+    whatever `pad_*_to` is, so a test can compare one pair padded to different widths."""
+    generator = torch.Generator().manual_seed(seed)
+    size = len(premise_lengths)
+    p_width = max(premise_lengths) if pad_premise_to is None else pad_premise_to
+    h_width = max(hypothesis_lengths) if pad_hypothesis_to is None else pad_hypothesis_to
+    if p_width < max(premise_lengths) or h_width < max(hypothesis_lengths):
+        raise ValueError("padding width is shorter than a sentence")
+
+    def sentence(lengths: Sequence[int], width: int) -> dict[str, torch.Tensor]:
+        ids = torch.zeros(size, width, dtype=torch.long)
+        chars = torch.zeros(size, width, max_chars, dtype=torch.long)
+        pos = torch.zeros(size, width, dtype=torch.long)
+        exact = torch.zeros(size, width)
+        for row, length in enumerate(lengths):
+            ids[row, :length] = torch.randint(2, vocab_size, (length,), generator=generator)
+            word_lengths = torch.randint(1, max_chars + 1, (length,), generator=generator)
+            for t in range(length):
+                n = int(word_lengths[t])
+                chars[row, t, :n] = torch.randint(2, char_vocab_size, (n,), generator=generator)
+            pos[row, :length] = torch.randint(1, NUM_POS_TAGS, (length,), generator=generator)
+            exact[row, :length] = torch.randint(0, 2, (length,), generator=generator).float()
+        mask = torch.arange(width).unsqueeze(0) < torch.tensor(list(lengths)).unsqueeze(1)
+        return {"ids": ids, "chars": chars, "pos": pos, "exact_match": exact, "mask": mask}
+
+    p = sentence(premise_lengths, p_width)
+    h = sentence(hypothesis_lengths, h_width)
+    labels = torch.randint(0, num_classes, (size,), generator=generator)
+    return Batch(
+        premise_ids=p["ids"], hypothesis_ids=h["ids"], premise_mask=p["mask"], hypothesis_mask=h["mask"],
+        premise_chars=p["chars"], hypothesis_chars=h["chars"], premise_pos=p["pos"], hypothesis_pos=h["pos"],
+        premise_exact_match=p["exact_match"], hypothesis_exact_match=h["exact_match"], labels=labels,
+        ids=[f"random-{i}" for i in range(size)],
+        premise_tokens=[[f"p{t}" for t in range(n)] for n in premise_lengths],
+        hypothesis_tokens=[[f"h{t}" for t in range(n)] for n in hypothesis_lengths])
+
+
+def trace_summary(trace: Trace) -> list[tuple[str, str, tuple[int, ...]]]:
+    """(entry name, entry type, shape of its tensor) in computation order."""
+    rows = []
+    for name, entry in trace.items():
+        tensor = next(v for v in vars(entry).values() if isinstance(v, torch.Tensor))
+        rows.append((name, type(entry).__name__, tuple(tensor.shape)))
+    return rows
+
+
+def inspect_command(args: argparse.Namespace) -> int:
+    model = build_paper_size(args.model)
+    model.eval()
+    print(f"model {model.name} ({args.model}), built with word_dim {INSPECT_WORD_DIM}, vocab {INSPECT_VOCAB_SIZE}")
+    if args.params:
+        rows = parameter_table(model)
+        width = max(len(name) for name, _ in rows)
+        print("\nparameters (word embeddings excluded)")
+        for name, count in rows:
+            print(f"  {name:<{width}}  {count:>12,}")
+        total = model.count_parameters()
+        print(f"  {'total':<{width}}  {total:>12,}  ({total / 1e6:.2f}M)")
+    batch = random_batch([5, 3], [4, 2], INSPECT_VOCAB_SIZE, INSPECT_VOCAB_SIZE,
+                         num_classes=model.config.num_classes)
+    with torch.no_grad():
+        _, trace = model(batch, trace=True)
+    rows = trace_summary(trace)
+    width = max(len(name) for name, _, _ in rows)
+    print("\ntrace entries for a batch of 2 pairs (premise lengths 5, 3; hypothesis lengths 4, 2)")
+    for name, kind, shape in rows:
+        print(f"  {name:<{width}}  {kind:<18} {list(shape)}")
+    return 0

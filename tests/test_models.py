@@ -1,0 +1,145 @@
+"""Every config in configs/, built small: the contracts every model keeps, checked generically.
+
+Only the shared contracts are used (registry, `tiny_overrides`, Batch, typed Trace), so a new model
+or config is covered by adding its file.
+"""
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+import torch
+
+from nlivis.models.base import MatchingModel
+from nlivis.models.inspect import random_batch
+from nlivis.models.registry import build, model_class
+from nlivis.models.trace import (Alignment, FeatureMaps, Gate, MemoryKeys, OutputDistribution,
+                                 Representation, Trace)
+from nlivis.training.config import CONFIG_DIR, all_configs
+
+CONFIGS = all_configs()
+PREMISE_LENGTHS = [5, 3, 4, 1]
+HYPOTHESIS_LENGTHS = [4, 2, 1, 3]
+TRACE_TYPES = (Alignment, Gate, FeatureMaps, MemoryKeys, Representation, OutputDistribution)
+
+
+def tiny_model(config_name: str, seed: int = 0) -> MatchingModel:
+    options = dict(CONFIGS[config_name]["model"])
+    options.update(model_class(options["name"]).tiny_overrides)
+    torch.manual_seed(seed)
+    return build(options)
+
+
+def batch_for(model: MatchingModel, pad_premise_to: int | None = None, pad_hypothesis_to: int | None = None):
+    return random_batch(PREMISE_LENGTHS, HYPOTHESIS_LENGTHS, model.config.vocab_size, model.config.char_vocab_size,
+                        pad_premise_to=pad_premise_to, pad_hypothesis_to=pad_hypothesis_to,
+                        num_classes=model.config.num_classes, seed=3)
+
+
+def parent_of(config_name: str) -> str | None:
+    raw = tomllib.loads((CONFIG_DIR / f"{config_name}.toml").read_text(encoding="utf-8"))
+    parent = raw.get("extends")
+    return None if parent is None else parent.removesuffix(".toml")
+
+
+def mask_of(batch, sentence: str) -> torch.Tensor:
+    return batch.premise_mask if sentence == "premise" else batch.hypothesis_mask
+
+
+@pytest.fixture(params=sorted(CONFIGS))
+def config_name(request) -> str:
+    return request.param
+
+
+def test_configs_were_found():
+    assert "gcnn" in CONFIGS
+
+
+def test_forward_gives_plain_logits(config_name):
+    model = tiny_model(config_name).eval()
+    batch = batch_for(model)
+    logits = model(batch)
+    assert isinstance(logits, torch.Tensor)
+    assert logits.shape == (len(PREMISE_LENGTHS), model.config.num_classes)
+    assert torch.isfinite(logits).all()
+
+
+def test_padding_does_not_change_logits(config_name):
+    model = tiny_model(config_name).eval()
+    with torch.no_grad():
+        tight = model(batch_for(model))
+        padded = model(batch_for(model, pad_premise_to=max(PREMISE_LENGTHS) + 3,
+                                 pad_hypothesis_to=max(HYPOTHESIS_LENGTHS) + 3))
+    torch.testing.assert_close(padded, tight, atol=1e-5, rtol=1e-4)
+
+
+def test_trace_entries_are_typed_and_batch_first(config_name):
+    model = tiny_model(config_name).eval()
+    batch = batch_for(model)
+    with torch.no_grad():
+        logits, trace = model(batch, trace=True)
+    assert isinstance(trace, Trace) and len(trace) > 1
+    size, lengths = len(batch), {"premise": batch.premise_ids.shape[1], "hypothesis": batch.hypothesis_ids.shape[1]}
+    for name, entry in trace.items():
+        assert isinstance(entry, TRACE_TYPES), name
+        if isinstance(entry, Alignment):
+            assert entry.weights.shape == (size, lengths[entry.rows], lengths[entry.cols]), name
+        elif isinstance(entry, (Gate, MemoryKeys)):
+            values = entry.values if isinstance(entry, Gate) else entry.weights
+            assert values.dim() == 3 and values.shape[:2] == (size, lengths[entry.tokens]), name
+        elif isinstance(entry, FeatureMaps):
+            assert entry.maps.dim() == 4 and entry.maps.shape[0] == size, name
+            if entry.token_axes:
+                assert entry.maps.shape[2:] == (lengths["premise"], lengths["hypothesis"]), name
+        elif isinstance(entry, Representation):
+            assert entry.vector.dim() == 2 and entry.vector.shape[0] == size, name
+    last = list(trace.items())[-1][1]
+    assert isinstance(last, OutputDistribution) and last.probs.shape == logits.shape
+    torch.testing.assert_close(last.probs.sum(-1), torch.ones(size))
+
+
+def test_attention_ignores_padding_and_rows_sum_to_one(config_name):
+    model = tiny_model(config_name).eval()
+    batch = batch_for(model, pad_premise_to=max(PREMISE_LENGTHS) + 2, pad_hypothesis_to=max(HYPOTHESIS_LENGTHS) + 2)
+    with torch.no_grad():
+        _, trace = model(batch, trace=True)
+    for name, entry in trace.of_type(Alignment).items():
+        if entry.kind == "similarity":
+            continue
+        rows, cols = mask_of(batch, entry.rows), mask_of(batch, entry.cols)
+        weights = entry.weights
+        assert (weights.masked_select(~cols.unsqueeze(1).expand_as(weights)) == 0).all(), name
+        real_rows = weights[rows]  # [real rows, C]
+        torch.testing.assert_close(real_rows.sum(-1), torch.ones(real_rows.shape[0]), msg=name)
+        assert (weights >= 0).all(), name
+        if entry.kind == "sparsemax":
+            real_cells = weights.masked_select(rows.unsqueeze(2) & cols.unsqueeze(1))
+            assert (real_cells == 0).any(), f"{name}: sparsemax gave no exact zero on real cells"
+
+
+def test_gradients_reach_every_trainable_parameter(config_name):
+    model = tiny_model(config_name).train()
+    batch = batch_for(model)
+    logits = model(batch)
+    loss = model.loss(logits, batch.labels) + sum(model.regularization_terms().values(), torch.tensor(0.0))
+    loss.backward()
+    word_rows = model.word_embedding.weight
+    assert not word_rows.requires_grad  # frozen by default: pretrained rows are shared between checkpoints
+    missing = [name for name, p in model.named_parameters()
+               if p.requires_grad and (p.grad is None or not p.grad.abs().sum() > 0)]
+    assert not missing, f"no gradient reaches {missing}"
+
+
+def test_ablation_changes_the_computation(config_name):
+    parent = parent_of(config_name)
+    if parent is None:
+        pytest.skip(f"{config_name} is a full model, not a variant")
+    child, base = tiny_model(config_name), tiny_model(parent)
+    shapes = {n: tuple(p.shape) for n, p in child.named_parameters()}
+    base_shapes = {n: tuple(p.shape) for n, p in base.named_parameters()}
+    if shapes != base_shapes:
+        return
+    batch = batch_for(child)
+    with torch.no_grad():
+        assert not torch.allclose(child.eval()(batch), base.eval()(batch)), \
+            f"{config_name} computes the same as {parent}"
