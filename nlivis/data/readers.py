@@ -1,0 +1,289 @@
+"""Readers for the official sentence-pair formats, each returning a `ReadResult` of `Pair` records.
+
+Formats:
+- MultiNLI 1.0 / SNLI 1.0 `.jsonl` (one JSON object a line).
+- MultiNLI 1.0 / SNLI 1.0 `.txt` and any tab-separated file with the same column names (XNLI-en `.tsv`):
+  a header line, columns picked by name.
+- Quora question pairs, Wang et al. split: `label \\t question1 \\t question2 \\t id`, no header.
+- Line-aligned folders: `s1.<split>`, `s2.<split>`, `labels.<split>` (e-SNLI, MultiNLI hard subsets).
+
+Every file may be gzipped. A line that does not fit its format raises `DataFormatError` naming the file,
+the line and what was expected; the only pairs left out on purpose are those with gold label `-`
+(no annotator consensus), which are counted in `ReadResult.dropped_no_gold`.
+"""
+from __future__ import annotations
+
+import codecs
+import gzip
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO, TextIO
+
+from nlivis.data.records import NLI_LABELS, PARAPHRASE_LABELS, DataFormatError, Pair, ReadResult
+
+NO_GOLD_LABEL = "-"
+"""Gold label of a pair whose annotators did not agree; such pairs are dropped, as in the papers."""
+
+REQUIRED_COLUMNS: tuple[str, ...] = ("gold_label", "sentence1", "sentence2")
+ANNOTATOR_LABEL_COLUMNS: tuple[str, ...] = ("label1", "label2", "label3", "label4", "label5")
+QUORA_LABELS: dict[str, str] = {"0": PARAPHRASE_LABELS[0], "1": PARAPHRASE_LABELS[1]}
+LINE_ALIGNED_PREFIXES: tuple[str, ...] = ("s1", "s2", "labels")
+
+
+def open_text(path: str | Path) -> TextIO:
+    """Open a UTF-8 text file for reading, gunzipping it when its name ends in `.gz`.
+
+    Lines end only at `\\n` (a stray `\\r` inside a sentence does not split it); a leading BOM is ignored.
+    """
+    path = Path(path)
+    if path.suffix == ".gz":
+        return gzip.open(path, "rt", encoding="utf-8-sig", newline="\n")
+    return open(path, encoding="utf-8-sig", newline="\n")
+
+
+def _open_bytes(path: Path) -> BinaryIO:
+    return gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
+
+
+def numbered_lines(path: str | Path) -> Iterator[tuple[int, str]]:
+    """Yield (1-based line number, line without its line ending).
+
+    Lines are decoded one by one, so a byte that is not UTF-8 is reported on its own line.
+    """
+    path = Path(path)
+    line_number = 0
+    with _open_bytes(path) as handle:
+        try:
+            for line_number, raw in enumerate(handle, start=1):
+                if line_number == 1:
+                    raw = raw.removeprefix(codecs.BOM_UTF8)
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as error:
+                    bad_bytes = raw[error.start : error.end]
+                    raise DataFormatError(str(path), line_number, "UTF-8 text", f"the bytes {bad_bytes!r}") from None
+                yield line_number, line.rstrip("\n").rstrip("\r")
+        except (OSError, EOFError) as error:  # truncated or corrupt gzip stream
+            raise DataFormatError(str(path), line_number + 1, "a readable (gzip) stream", str(error)) from None
+
+
+def _check_label(label: str, allowed: tuple[str, ...], path: Path, line: int, what: str = "gold label") -> str:
+    if label not in allowed:
+        raise DataFormatError(str(path), line, f"a {what} in {allowed}", label)
+    return label
+
+
+def _check_sentence(text: object, name: str, path: Path, line: int) -> str:
+    if not isinstance(text, str) or not text.strip():
+        raise DataFormatError(str(path), line, f"a non-empty {name}", None if text is None else str(text))
+    return text
+
+
+def read_nli_jsonl(path: str | Path) -> ReadResult:
+    """MultiNLI 1.0 / SNLI 1.0 `.jsonl`: gold_label, sentence1, sentence2, and optionally pairID, genre,
+    annotator_labels."""
+    path = Path(path)
+    pairs: list[Pair] = []
+    dropped = 0
+    for line_number, line in numbered_lines(path):
+        if not line.strip():
+            raise DataFormatError(str(path), line_number, "a JSON object", line)
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise DataFormatError(str(path), line_number, f"a JSON object ({error.msg})", line) from None
+        if not isinstance(record, dict):
+            raise DataFormatError(str(path), line_number, "a JSON object", line)
+        missing = [key for key in REQUIRED_COLUMNS if key not in record]
+        if missing:
+            raise DataFormatError(str(path), line_number, f"the fields {list(REQUIRED_COLUMNS)} (missing {missing})", line)
+        gold = record["gold_label"]
+        if gold == NO_GOLD_LABEL:
+            dropped += 1
+            continue
+        annotator_labels = record.get("annotator_labels") or []
+        if not isinstance(annotator_labels, list):
+            raise DataFormatError(str(path), line_number, "annotator_labels as a list", str(annotator_labels))
+        genre = record.get("genre")
+        pair_id = record.get("pairID")
+        pairs.append(
+            Pair(
+                id=str(pair_id) if pair_id not in (None, "") else str(line_number),
+                premise=_check_sentence(record["sentence1"], "sentence1", path, line_number),
+                hypothesis=_check_sentence(record["sentence2"], "sentence2", path, line_number),
+                label=_check_label(str(gold), NLI_LABELS, path, line_number),
+                genre=str(genre) if genre else None,
+                annotator_labels=tuple(
+                    _check_label(str(label), NLI_LABELS, path, line_number, "annotator label") for label in annotator_labels
+                ),
+                source=str(path),
+                line=line_number,
+            )
+        )
+    return ReadResult(pairs=pairs, dropped_no_gold=dropped, path=str(path))
+
+
+def read_nli_tsv(path: str | Path) -> ReadResult:
+    """Tab-separated file with a header naming MultiNLI's / SNLI's columns (their `.txt`, XNLI-en `.tsv`).
+
+    Columns are found by name: gold_label, sentence1, sentence2 are required; pairID, genre and
+    label1..label5 are used when present; any other column (parses, promptID, captionID) is ignored.
+    Without a pairID column the id is the 1-based line number in the file (the header is line 1).
+    Fields are not quoted in these files, so a quote character is ordinary text.
+    """
+    path = Path(path)
+    lines = numbered_lines(path)
+    header_line = next(lines, None)
+    if header_line is None:
+        raise DataFormatError(str(path), 1, f"a header line naming the columns {list(REQUIRED_COLUMNS)}", "an empty file")
+    header = header_line[1].split("\t")
+    missing = [name for name in REQUIRED_COLUMNS if name not in header]
+    if missing:
+        raise DataFormatError(str(path), 1, f"a tab-separated header with the columns {list(REQUIRED_COLUMNS)} (missing {missing})", header_line[1])
+    column = {name: header.index(name) for name in header}
+    gold_at, premise_at, hypothesis_at = (column[name] for name in REQUIRED_COLUMNS)
+    id_at = column.get("pairID")
+    genre_at = column.get("genre")
+    annotator_at = [column[name] for name in ANNOTATOR_LABEL_COLUMNS if name in column]
+    # Rows may omit trailing empty annotator-label columns (label2..label5 are blank for most training
+    # pairs); every other column must be there.
+    shortest_row = 1 + max(index for index in range(len(header)) if header[index] not in ANNOTATOR_LABEL_COLUMNS[1:])
+
+    pairs: list[Pair] = []
+    dropped = 0
+    for line_number, line in lines:
+        fields = line.split("\t")
+        if not shortest_row <= len(fields) <= len(header):
+            raise DataFormatError(
+                str(path), line_number, f"{len(header)} tab-separated columns as in the header, found {len(fields)}", line
+            )
+        gold = fields[gold_at]
+        if gold == NO_GOLD_LABEL:
+            dropped += 1
+            continue
+        pair_id = fields[id_at] if id_at is not None else ""
+        genre = fields[genre_at] if genre_at is not None else ""
+        annotator_labels = tuple(
+            _check_label(fields[index], NLI_LABELS, path, line_number, "annotator label")
+            for index in annotator_at
+            if index < len(fields) and fields[index]
+        )
+        pairs.append(
+            Pair(
+                id=pair_id or str(line_number),
+                premise=_check_sentence(fields[premise_at], "sentence1", path, line_number),
+                hypothesis=_check_sentence(fields[hypothesis_at], "sentence2", path, line_number),
+                label=_check_label(gold, NLI_LABELS, path, line_number),
+                genre=genre or None,
+                annotator_labels=annotator_labels,
+                source=str(path),
+                line=line_number,
+            )
+        )
+    return ReadResult(pairs=pairs, dropped_no_gold=dropped, path=str(path))
+
+
+def read_quora_tsv(path: str | Path) -> ReadResult:
+    """Quora question pairs in Wang et al.'s split: `label \\t question1 \\t question2 \\t pair_id`, no header;
+    label 1 means duplicate."""
+    path = Path(path)
+    pairs: list[Pair] = []
+    for line_number, line in numbered_lines(path):
+        fields = line.split("\t")
+        if len(fields) != 4:
+            raise DataFormatError(str(path), line_number, f"4 tab-separated columns (label, question1, question2, id), found {len(fields)}", line)
+        label, question1, question2, pair_id = fields
+        if label not in QUORA_LABELS:
+            raise DataFormatError(str(path), line_number, "a label 0 or 1", label)
+        pairs.append(
+            Pair(
+                id=pair_id or str(line_number),
+                premise=_check_sentence(question1, "question1", path, line_number),
+                hypothesis=_check_sentence(question2, "question2", path, line_number),
+                label=QUORA_LABELS[label],
+                source=str(path),
+                line=line_number,
+            )
+        )
+    return ReadResult(pairs=pairs, path=str(path))
+
+
+def line_aligned_files(folder: str | Path, split: str, compressed: bool = False) -> tuple[Path, Path, Path]:
+    """The premise, hypothesis and label files of one split of a line-aligned folder."""
+    suffix = ".gz" if compressed else ""
+    return tuple(Path(folder) / f"{prefix}.{split}{suffix}" for prefix in LINE_ALIGNED_PREFIXES)  # type: ignore[return-value]
+
+
+def read_line_aligned(folder: str | Path, split: str, compressed: bool = False) -> ReadResult:
+    """Line-aligned NLI files `s1.<split>`, `s2.<split>`, `labels.<split>` (one item a line, same order).
+
+    The id is the 1-based line number; pairs labelled `-` are dropped and counted like elsewhere.
+    """
+    premise_path, hypothesis_path, label_path = line_aligned_files(folder, split, compressed)
+    absent = [path.name for path in (premise_path, hypothesis_path, label_path) if not path.is_file()]
+    if absent:
+        raise FileNotFoundError(f"{folder}: line-aligned split {split!r} needs {', '.join(p.name for p in (premise_path, hypothesis_path, label_path))}; missing {', '.join(absent)}")
+    premises = [line for _, line in numbered_lines(premise_path)]
+    hypotheses = [line for _, line in numbered_lines(hypothesis_path)]
+    labels = [line for _, line in numbered_lines(label_path)]
+    if not len(premises) == len(hypotheses) == len(labels):
+        raise DataFormatError(
+            str(folder),
+            None,
+            "the same number of lines in the line-aligned files",
+            f"{premise_path.name}: {len(premises)}, {hypothesis_path.name}: {len(hypotheses)}, {label_path.name}: {len(labels)}",
+        )
+    pairs: list[Pair] = []
+    dropped = 0
+    for index, (premise, hypothesis, label) in enumerate(zip(premises, hypotheses, labels)):
+        line_number = index + 1
+        label = label.strip()
+        if label == NO_GOLD_LABEL:
+            dropped += 1
+            continue
+        pairs.append(
+            Pair(
+                id=str(line_number),
+                premise=_check_sentence(premise, "premise", premise_path, line_number),
+                hypothesis=_check_sentence(hypothesis, "hypothesis", hypothesis_path, line_number),
+                label=_check_label(label, NLI_LABELS, label_path, line_number),
+                source=str(premise_path),
+                line=line_number,
+            )
+        )
+    return ReadResult(pairs=pairs, dropped_no_gold=dropped, path=str(premise_path))
+
+
+def _has_nli_header(path: Path) -> bool:
+    first_line = next(numbered_lines(path), (1, ""))[1]
+    return all(name in first_line.split("\t") for name in REQUIRED_COLUMNS)
+
+
+def read_file(path: str | Path) -> ReadResult:
+    """Read any supported file, choosing the reader by its name (a `.gz` suffix is looked through):
+
+    `*.jsonl` → MultiNLI/SNLI JSON lines; `*.txt` → MultiNLI/SNLI tab-separated with header;
+    `*.tsv` → the same when its first line names gold_label/sentence1/sentence2, else Quora;
+    `s1.<split>` (or `s2.`/`labels.`) → the line-aligned split in that folder.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    compressed = path.suffix == ".gz"
+    name = path.name[: -len(".gz")] if compressed else path.name
+    prefix, _, split = name.partition(".")
+    if prefix in LINE_ALIGNED_PREFIXES and split:
+        return read_line_aligned(path.parent, split, compressed)
+    if name.endswith(".jsonl"):
+        return read_nli_jsonl(path)
+    if name.endswith(".txt"):
+        return read_nli_tsv(path)
+    if name.endswith(".tsv"):
+        return read_nli_tsv(path) if _has_nli_header(path) else read_quora_tsv(path)
+    raise DataFormatError(
+        str(path),
+        None,
+        "a .jsonl, .txt or .tsv file (optionally .gz), or a line-aligned s1.<split> / s2.<split> / labels.<split> file",
+        path.name,
+    )
