@@ -1,0 +1,476 @@
+"""Automatic annotation tags in the spirit of the MultiNLI hand tags used by DIIN's Table 7.
+
+The hand-annotated MultiNLI dev subset (Williams et al. 2017) is not public, so this module approximates
+its 13 tags from spaCy's analysis with the parser on (tokens, PTB tags, lemmas, dependencies) and WordNet.
+Unlike the original MultiNLI tag script, which tested raw substrings of parse strings ("no" matched
+"know", "if" matched "life"), every rule here looks at whole tokens or lemmas. `TAG_METHODS` says how
+each tag is decided; PARAPHRASE, COREF and QUANTITY/TIME_REASONING are approximations of judgements
+the annotators made by hand. Hand-annotated tag files (`read_tag_file`) take precedence (`merge_tags`).
+"""
+from __future__ import annotations
+
+import json
+import warnings
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+from nlivis.analysis.wordnet import WordNetUnavailable, load_wordnet
+from nlivis.data.records import Pair
+
+TAGS: tuple[str, ...] = (
+    "CONDITIONAL", "WORD_OVERLAP", "NEGATION", "ANTO", "LONG_SENTENCE", "TENSE_DIFFERENCE",
+    "ACTIVE/PASSIVE", "PARAPHRASE", "QUANTITY/TIME_REASONING", "COREF", "QUANTIFIER", "MODAL", "BELIEF",
+)
+"""The MultiNLI annotation tags in the row order of DIIN's Table 7."""
+
+# Thresholds and word lists from the tag definitions in DIIN section 4.6 (quoting Williams et al. 2017).
+LONG_PREMISE_TOKENS = 30
+"""LONG_SENTENCE: the premise is longer than this many tokens ..."""
+LONG_HYPOTHESIS_TOKENS = 16
+"""... or the hypothesis is longer than this many tokens."""
+WORD_OVERLAP_SHARE = 0.70
+"""WORD_OVERLAP: the sentences share more than this share of the shorter sentence's tokens."""
+QUANTIFIER_WORDS = frozenset({
+    "much", "enough", "more", "most", "less", "least", "no", "none", "some", "any", "many", "few",
+    "several", "almost", "nearly",
+})
+MODAL_VERBS = frozenset({"can", "could", "may", "might", "must", "will", "would", "should"})
+BELIEF_VERBS = frozenset({
+    "know", "believe", "understand", "doubt", "think", "suppose", "recognize", "recognise", "forget",
+    "remember", "imagine", "mean", "agree", "disagree", "deny", "promise",
+})
+"""The paper's list; "recognise" is the British spelling of its "recognize"."""
+
+NEGATION_WORDS = frozenset({
+    "not", "n't", "no", "never", "none", "neither", "nor", "nobody", "nothing", "nowhere", "cannot",
+})
+CONDITIONAL_WORDS = frozenset({"if", "unless"})
+COMPLEMENT_CLAUSE_DEPS = frozenset({"ccomp", "xcomp", "csubj"})
+"""'if' heading a complement clause ("I wonder if he came") asks a question; it is not a conditional."""
+PASSIVE_DEPS = frozenset({"nsubjpass", "auxpass", "csubjpass"})
+CONTENT_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM"})
+WORDNET_POS = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
+PARAPHRASE_COVERAGE = 0.8
+"""PARAPHRASE: share of each sentence's content lemmas that must be matched in the other sentence."""
+MONTH_NAMES = frozenset({
+    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+    "november", "december",
+})
+TIME_WORDS = MONTH_NAMES | frozenset({
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
+    "sunday", "time", "morning", "afternoon", "evening", "night", "tonight", "today", "tomorrow",
+    "yesterday", "week", "weekend", "hour", "minute", "day", "month", "year", "decade", "century",
+    "noon", "midnight", "dawn", "dusk", "daily", "weekly", "monthly", "yearly", "hourly", "annual",
+    "ago", "o'clock", "recently", "later", "earlier", "before", "after", "during", "since", "until",
+    "age", "old", "young", "older", "younger", "once", "twice",
+})
+"""Time vocabulary for QUANTITY/TIME_REASONING (lower-cased lemmas); month names count only when tagged
+as nouns, so the modal 'may' and the verb 'march' are not time words."""
+QUANTITY_COMPARATIVES = frozenset({"more", "less", "fewer", "least", "most", "than", "half", "double",
+                                   "dozen", "hundred", "thousand", "million", "billion", "percent"})
+SINGULAR_PRONOUNS = frozenset({"he", "him", "his", "she", "her", "hers", "it", "its"})
+PLURAL_PRONOUNS = frozenset({"they", "them", "their", "theirs"})
+
+TAG_METHODS: dict[str, str] = {
+    "CONDITIONAL": "a token 'if' or 'unless' in either sentence, except when it heads a complement "
+                   "clause (dependency ccomp/xcomp/csubj, as in 'I wonder if ...') or follows 'as' "
+                   "('as if'). Whole tokens only: 'life' never counts.",
+    "WORD_OVERLAP": "more than 70% of the shorter sentence's tokens (lower-cased, punctuation left out) "
+                    "occur in the other sentence. The paper's 'both sentences share more than 70% of "
+                    "their tokens' is read against the shorter sentence: requiring 70% of the long "
+                    "premise too fires on under 1% of MultiNLI-style pairs, far from the 6-7% reported.",
+    "NEGATION": "a negation token in either sentence: a 'neg' dependency or one of not, n't, no, never, "
+                "none, neither, nor, nobody, nothing, nowhere, cannot. Whole tokens only: 'know', "
+                "'another' never count.",
+    "ANTO": "a WordNet 3.0 direct antonym pair between a premise lemma and a hypothesis lemma "
+            "(nouns, verbs, adjectives, adverbs, looked up with the spaCy part of speech; e.g. "
+            "inside/outside). Unavailable (reported, not silently empty) when WordNet is not installed.",
+    "LONG_SENTENCE": "the premise has more than 30 or the hypothesis more than 16 tokens (spaCy tokens, "
+                     "punctuation not counted).",
+    "TENSE_DIFFERENCE": "the tense of the main clause differs: the ROOT verb and its auxiliaries give "
+                        "past (a VBD tag), future (modal will/shall) or present (VBZ/VBP); fires when "
+                        "both sentences have a finite main clause and the tenses differ.",
+    "ACTIVE/PASSIVE": "the same verb lemma is passive in one sentence (it governs an nsubjpass / auxpass "
+                      "/ csubjpass dependency) and active in the other.",
+    "PARAPHRASE": "APPROXIMATE (the annotators judged 'close paraphrases' by hand): at least 80% of each "
+                  "sentence's content lemmas (nouns, verbs, adjectives, adverbs, numbers; stop words "
+                  "left out) are matched in the other sentence by the same lemma or a WordNet synonym "
+                  "(shared synset), the lemma sequences differ (reordering, synonyms, other function "
+                  "words — not just another inflection), negation is on both sides or on neither, and "
+                  "there is no antonym pair.",
+    "QUANTITY/TIME_REASONING": "APPROXIMATE (the annotators judged whether reasoning is needed): both "
+                               "sentences contain a quantity or time expression (a CD number, a number "
+                               "word, a quantity comparative such as more/less/fewer/than/half, or a time "
+                               "word such as a month, weekday, hour, year, before/after) and the "
+                               "hypothesis's expressions are not all copied verbatim from the premise.",
+    "COREF": "APPROXIMATE (no coreference resolver is used): the hypothesis contains a third-person "
+             "pronoun (he/him/his/she/her/it/its/they/them/their) that the premise does not use itself, "
+             "with no number-compatible noun earlier in the hypothesis, while the premise contains one (singular pronouns: NN/NNP nouns; plural "
+             "pronouns: NNS/NNPS nouns), so its antecedent must come from the premise.",
+    "QUANTIFIER": "a token from the paper's list in either sentence: much, enough, more, most, less, "
+                  "least, no, none, some, any, many, few, several, almost, nearly.",
+    "MODAL": "a modal (PTB tag MD) whose lemma is in the paper's list in either sentence: can, could, "
+             "may, might, must, will, would, should ('ca'/'wo' of can't/won't count via their lemma; "
+             "the noun 'can' and the month 'May' do not).",
+    "BELIEF": "a verb (PTB tag VB*) whose lemma is in the paper's list in either sentence: know, "
+              "believe, understand, doubt, think, suppose, recognize, forget, remember, imagine, mean, "
+              "agree, disagree, deny, promise (the noun 'doubt' does not count).",
+}
+
+
+class TagFileError(ValueError):
+    """A hand-annotated tag file that cannot be read; the message names file and line."""
+
+
+@dataclass(frozen=True)
+class _Token:
+    """What the rules need of one spaCy token (plain values, so rules are easy to test)."""
+
+    index: int
+    text: str
+    lower: str
+    lemma: str
+    tag: str
+    pos: str
+    dep: str
+    head: int
+    is_punct: bool
+    is_stop: bool
+
+
+def _tokens(doc) -> list[_Token]:
+    return [
+        _Token(t.i, t.text, t.lower_, t.lemma_.lower(), t.tag_, t.pos_, t.dep_, t.head.i,
+               t.is_punct, t.is_stop)
+        for t in doc if not t.is_space
+    ]
+
+
+def _words(tokens: Sequence[_Token]) -> list[_Token]:
+    return [t for t in tokens if not t.is_punct]
+
+
+# ---------------------------------------------------------------- single-sentence cues
+
+def _has_conditional(tokens: Sequence[_Token]) -> bool:
+    by_index = {t.index: t for t in tokens}
+    for position, token in enumerate(tokens):
+        if token.lower not in CONDITIONAL_WORDS:
+            continue
+        if position > 0 and tokens[position - 1].lower == "as":
+            continue
+        head = by_index.get(token.head)
+        if head is not None and head.index != token.index and head.dep in COMPLEMENT_CLAUSE_DEPS:
+            continue
+        return True
+    return False
+
+
+def _has_negation(tokens: Sequence[_Token]) -> bool:
+    return any(t.dep == "neg" or t.lower in NEGATION_WORDS for t in tokens)
+
+
+def _has_quantifier(tokens: Sequence[_Token]) -> bool:
+    return any(t.lower in QUANTIFIER_WORDS for t in tokens)
+
+
+def _has_modal(tokens: Sequence[_Token]) -> bool:
+    return any(t.tag == "MD" and (t.lemma in MODAL_VERBS or t.lower in MODAL_VERBS) for t in tokens)
+
+
+def _has_belief_verb(tokens: Sequence[_Token]) -> bool:
+    return any(t.tag.startswith("VB") and t.lemma in BELIEF_VERBS for t in tokens)
+
+
+def _main_clause_tense(tokens: Sequence[_Token]) -> str | None:
+    """past / future / present of the ROOT verb with its auxiliaries; None for verbless fragments."""
+    roots = [t for t in tokens if t.dep == "ROOT"]
+    if not roots:
+        return None
+    root = roots[0]
+    clause = [root] + [t for t in tokens if t.head == root.index and t.dep in ("aux", "auxpass")]
+    tags = {t.tag for t in clause}
+    if any(t.tag == "MD" and t.lemma in ("will", "shall") for t in clause):
+        return "future"
+    if "VBD" in tags:
+        return "past"
+    if tags & {"VBZ", "VBP"}:
+        return "present"
+    return None
+
+
+def _voice_lemmas(tokens: Sequence[_Token]) -> tuple[set[str], set[str]]:
+    """(lemmas of verbs used in the passive, lemmas of verbs used in the active)."""
+    passive_heads = {t.head for t in tokens if t.dep in PASSIVE_DEPS}
+    passive, active = set(), set()
+    for token in tokens:
+        if token.pos != "VERB":
+            continue
+        (passive if token.index in passive_heads else active).add(token.lemma)
+    return passive, active
+
+
+def _content_lemmas(tokens: Sequence[_Token]) -> list[_Token]:
+    return [t for t in tokens if t.pos in CONTENT_POS and not t.is_stop and not t.is_punct]
+
+
+def _quantity_time_expressions(tokens: Sequence[_Token]) -> set[str]:
+    found = set()
+    for token in tokens:
+        is_number = token.tag == "CD" or token.pos == "NUM"
+        is_time = token.lemma in TIME_WORDS and (token.lemma not in MONTH_NAMES
+                                                 or token.tag in ("NNP", "NN"))
+        if is_number or is_time or token.lower in QUANTITY_COMPARATIVES:
+            found.add(token.lower)
+    return found
+
+
+def _is_long(premise: Sequence[_Token], hypothesis: Sequence[_Token]) -> bool:
+    return len(_words(premise)) > LONG_PREMISE_TOKENS or len(_words(hypothesis)) > LONG_HYPOTHESIS_TOKENS
+
+
+def _word_overlap(premise: Sequence[_Token], hypothesis: Sequence[_Token]) -> bool:
+    premise_words = [t.lower for t in _words(premise)]
+    hypothesis_words = [t.lower for t in _words(hypothesis)]
+    if not premise_words or not hypothesis_words:
+        return False
+    shorter, longer = sorted((premise_words, hypothesis_words), key=len)
+    longer_set = set(longer)
+    return sum(w in longer_set for w in shorter) / len(shorter) > WORD_OVERLAP_SHARE
+
+
+def _needs_premise_antecedent(premise: Sequence[_Token], hypothesis: Sequence[_Token]) -> bool:
+    def compatible(noun: _Token, plural: bool) -> bool:
+        return noun.tag in (("NNS", "NNPS") if plural else ("NN", "NNP"))
+
+    premise_words = {t.lower for t in premise}
+    for position, token in enumerate(hypothesis):
+        if not token.tag.startswith("PRP") or token.lower in premise_words:
+            continue
+        plural = token.lower in PLURAL_PRONOUNS
+        if not plural and token.lower not in SINGULAR_PRONOUNS:
+            continue
+        if any(compatible(t, plural) for t in hypothesis[:position]):
+            continue
+        if any(compatible(t, plural) for t in premise):
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- WordNet cues
+
+@lru_cache(maxsize=50_000)
+def _antonyms(lemma: str, wordnet_pos: str) -> frozenset[str]:
+    wordnet = load_wordnet()
+    names = set()
+    for entry in wordnet.lemmas(lemma, wordnet_pos):
+        for antonym in entry.antonyms():
+            names.add(antonym.name().lower().replace("_", " "))
+    return frozenset(names)
+
+
+@lru_cache(maxsize=50_000)
+def _synonyms(lemma: str, wordnet_pos: str) -> frozenset[str]:
+    wordnet = load_wordnet()
+    return frozenset(name.lower().replace("_", " ")
+                     for synset in wordnet.synsets(lemma, wordnet_pos) for name in synset.lemma_names())
+
+
+def _wordnet_forms(token: _Token) -> set[str]:
+    return {token.lemma, token.lower}
+
+
+def _has_antonym_pair(premise: Sequence[_Token], hypothesis: Sequence[_Token]) -> bool:
+    def pairs_from(source: Sequence[_Token], other: Sequence[_Token]) -> bool:
+        other_forms = set().union(*(_wordnet_forms(t) for t in other)) if other else set()
+        for token in source:
+            wordnet_pos = WORDNET_POS.get(token.pos)
+            if wordnet_pos is None:
+                continue
+            for form in _wordnet_forms(token):
+                if _antonyms(form, wordnet_pos) & other_forms:
+                    return True
+        return False
+
+    return pairs_from(premise, hypothesis) or pairs_from(hypothesis, premise)
+
+
+def _is_paraphrase(premise: Sequence[_Token], hypothesis: Sequence[_Token], use_wordnet: bool) -> bool:
+    premise_content, hypothesis_content = _content_lemmas(premise), _content_lemmas(hypothesis)
+    if not premise_content or not hypothesis_content:
+        return False
+    if [t.lemma for t in _words(premise)] == [t.lemma for t in _words(hypothesis)]:
+        return False  # the same words in the same order, at most inflected differently
+    if _has_negation(premise) != _has_negation(hypothesis):
+        return False
+    if use_wordnet and _has_antonym_pair(premise, hypothesis):
+        return False
+
+    def coverage(source: Sequence[_Token], other: Sequence[_Token]) -> float:
+        other_lemmas = {t.lemma for t in other}
+        matched = 0
+        for token in source:
+            if token.lemma in other_lemmas:
+                matched += 1
+            elif use_wordnet and token.pos in WORDNET_POS:
+                if _synonyms(token.lemma, WORDNET_POS[token.pos]) & other_lemmas:
+                    matched += 1
+        return matched / len(source)
+
+    return (coverage(premise_content, hypothesis_content) >= PARAPHRASE_COVERAGE
+            and coverage(hypothesis_content, premise_content) >= PARAPHRASE_COVERAGE)
+
+
+def unavailable_tags() -> dict[str, str]:
+    """Tags that cannot be decided here, with the reason (ANTO without WordNet)."""
+    try:
+        load_wordnet()
+    except WordNetUnavailable as error:
+        return {"ANTO": f"ANTO needs WordNet: {error}"}
+    return {}
+
+
+# ---------------------------------------------------------------- public API
+
+def tag_pair(premise_doc, hypothesis_doc) -> set[str]:
+    """The tags of one pair from two spaCy Docs parsed with the dependency parser on."""
+    premise, hypothesis = _tokens(premise_doc), _tokens(hypothesis_doc)
+    use_wordnet = not unavailable_tags()
+    tags = set()
+    if _has_conditional(premise) or _has_conditional(hypothesis):
+        tags.add("CONDITIONAL")
+    if _word_overlap(premise, hypothesis):
+        tags.add("WORD_OVERLAP")
+    if _has_negation(premise) or _has_negation(hypothesis):
+        tags.add("NEGATION")
+    if use_wordnet and _has_antonym_pair(premise, hypothesis):
+        tags.add("ANTO")
+    if _is_long(premise, hypothesis):
+        tags.add("LONG_SENTENCE")
+    premise_tense, hypothesis_tense = _main_clause_tense(premise), _main_clause_tense(hypothesis)
+    if premise_tense and hypothesis_tense and premise_tense != hypothesis_tense:
+        tags.add("TENSE_DIFFERENCE")
+    premise_passive, premise_active = _voice_lemmas(premise)
+    hypothesis_passive, hypothesis_active = _voice_lemmas(hypothesis)
+    if (premise_passive & hypothesis_active) or (hypothesis_passive & premise_active):
+        tags.add("ACTIVE/PASSIVE")
+    if _is_paraphrase(premise, hypothesis, use_wordnet):
+        tags.add("PARAPHRASE")
+    premise_quantities = _quantity_time_expressions(premise)
+    hypothesis_quantities = _quantity_time_expressions(hypothesis)
+    if premise_quantities and hypothesis_quantities and not hypothesis_quantities <= premise_quantities:
+        tags.add("QUANTITY/TIME_REASONING")
+    if _needs_premise_antecedent(premise, hypothesis):
+        tags.add("COREF")
+    if _has_quantifier(premise) or _has_quantifier(hypothesis):
+        tags.add("QUANTIFIER")
+    if _has_modal(premise) or _has_modal(hypothesis):
+        tags.add("MODAL")
+    if _has_belief_verb(premise) or _has_belief_verb(hypothesis):
+        tags.add("BELIEF")
+    return tags
+
+
+def tag_pairs(pairs: Sequence[Pair], progress: bool = False,
+              batch_size: int = 256) -> dict[str, frozenset[str]]:
+    """Tags for every pair (pair id → tags), parsing premises and hypotheses in batches.
+
+    Warns once when ANTO cannot be decided (see `unavailable_tags`), so a view can say so.
+    """
+    from nlivis.features.spacy_pipeline import load_nlp
+
+    nlp = load_nlp(with_parser=True)
+    missing = unavailable_tags()
+    if missing:
+        warnings.warn("; ".join(missing.values()), stacklevel=2)
+    premise_docs = nlp.pipe((p.premise for p in pairs), batch_size=batch_size)
+    hypothesis_docs = nlp.pipe((p.hypothesis for p in pairs), batch_size=batch_size)
+    parsed: Iterable = zip(pairs, premise_docs, hypothesis_docs)
+    if progress:
+        from tqdm import tqdm
+
+        parsed = tqdm(parsed, total=len(pairs), desc="tagging pairs", unit="pair")
+    return {pair.id: frozenset(tag_pair(p_doc, h_doc)) for pair, p_doc, h_doc in parsed}
+
+
+# ---------------------------------------------------------------- hand-annotated files
+
+def _normalise_tag_name(name: str) -> str:
+    """'word overlap' and 'QUANTITY/TIME REASONING' (the paper's spelling) → the names in TAGS."""
+    return "_".join(name.strip().upper().split())
+
+
+def _check_tags(names: Iterable[str], where: str) -> frozenset[str]:
+    tags = frozenset(_normalise_tag_name(name) for name in names if name.strip())
+    unknown = sorted(tags - set(TAGS))
+    if unknown:
+        raise TagFileError(f"{where}: unknown tag(s) {', '.join(unknown)}; known tags: {', '.join(TAGS)}")
+    return tags
+
+
+def _json_record(record: object, where: str) -> tuple[str, frozenset[str]]:
+    if not isinstance(record, dict) or "id" not in record or not isinstance(record.get("tags"), list):
+        raise TagFileError(f'{where}: expected an object {{"id": ..., "tags": [...]}}; got {record!r:.80}')
+    return str(record["id"]), _check_tags((str(t) for t in record["tags"]), where)
+
+
+def read_tag_file(path: str | Path) -> dict[str, frozenset[str]]:
+    """Hand-annotated tags: pair id → tags.
+
+    Formats: tab-separated lines `pair_id <TAB> TAG1,TAG2` or `pair_id <TAB> TAG1 <TAB> TAG2`
+    (a pair id alone means no tags; lines starting with # are comments; tag names are matched
+    case-insensitively with spaces read as underscores, so the paper's "WORD OVERLAP" works); a JSON list of
+    {"id", "tags"} objects; or JSON lines of such objects. Unknown tag names are an error naming the
+    file and line; a pair id given twice is an error too.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise TagFileError(f"{path}: cannot read tag file ({error.strerror or error})") from error
+    except UnicodeDecodeError as error:
+        raise TagFileError(f"{path}: not UTF-8 text ({error.reason})") from error
+    records: list[tuple[str, str, frozenset[str]]] = []  # (where, pair id, tags)
+    if text.lstrip().startswith("["):
+        try:
+            loaded = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise TagFileError(f"{path}, line {error.lineno}: invalid JSON ({error.msg})") from error
+        for position, record in enumerate(loaded, start=1):
+            where = f"{path}, record {position}"
+            records.append((where, *_json_record(record, where)))
+    else:
+        for number, raw in enumerate(text.splitlines(), start=1):
+            where = f"{path}, line {number}"
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            if line.startswith("{"):
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as error:
+                    raise TagFileError(f"{where}: invalid JSON ({error.msg})") from error
+                records.append((where, *_json_record(record, where)))
+                continue
+            fields = raw.split("\t")
+            pair_id = fields[0].strip()
+            if not pair_id:
+                raise TagFileError(f"{where}: expected `pair_id<TAB>TAG,...`; got {raw!r}")
+            names = [name for field in fields[1:] for name in field.split(",")]
+            records.append((where, pair_id, _check_tags(names, where)))
+    tags: dict[str, frozenset[str]] = {}
+    for where, pair_id, pair_tags in records:
+        if pair_id in tags:
+            raise TagFileError(f"{where}: pair id {pair_id!r} is listed twice")
+        tags[pair_id] = pair_tags
+    return tags
+
+
+def merge_tags(automatic: Mapping[str, frozenset[str]],
+               manual: Mapping[str, frozenset[str]]) -> dict[str, frozenset[str]]:
+    """Automatic tags with every hand-annotated pair's tags replacing the automatic ones."""
+    merged = dict(automatic)
+    merged.update(manual)
+    return merged

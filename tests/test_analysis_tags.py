@@ -1,0 +1,193 @@
+"""Annotation tagger: each tag fires on a pair written for it and stays silent on a near miss."""
+from __future__ import annotations
+
+import pytest
+
+from nlivis.analysis import tags as tagging
+from nlivis.analysis.tags import TAG_METHODS, TAGS, TagFileError, merge_tags, read_tag_file, tag_pair
+from nlivis.analysis.wordnet import WordNetUnavailable, load_wordnet
+from nlivis.data.records import Pair
+
+
+def _wordnet_available() -> bool:
+    try:
+        load_wordnet()
+    except WordNetUnavailable:
+        return False
+    return True
+
+
+needs_wordnet = pytest.mark.skipif(
+    not _wordnet_available(),
+    reason="WordNet absent: apt-get install wordnet-base wordnet-sense-index",
+)
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    from nlivis.features.spacy_pipeline import load_nlp
+
+    return load_nlp(with_parser=True)
+
+
+@pytest.fixture(scope="module")
+def tags_of(nlp):
+    return lambda premise, hypothesis: tag_pair(nlp(premise), nlp(hypothesis))
+
+
+def test_tag_list_is_table7_order_and_every_tag_documented():
+    assert TAGS[0] == "CONDITIONAL" and TAGS[-1] == "BELIEF" and len(TAGS) == 13
+    assert set(TAG_METHODS) == set(TAGS)
+    for approximate in ("PARAPHRASE", "COREF", "QUANTITY/TIME_REASONING"):
+        assert "APPROXIMATE" in TAG_METHODS[approximate]
+
+
+def test_conditional_needs_the_word_if_not_a_substring(tags_of):
+    assert "CONDITIONAL" in tags_of("If it rains, we stay home.", "We stay home.")
+    assert "CONDITIONAL" in tags_of("We leave unless it rains.", "We leave.")
+    assert "CONDITIONAL" not in tags_of("She enjoys her life in the city.", "She likes city life.")
+    assert "CONDITIONAL" not in tags_of("I wonder if he came.", "He came.")
+
+
+def test_negation_ignores_know_and_another(tags_of):
+    assert "NEGATION" in tags_of("A man is not sleeping.", "A man sleeps.")
+    assert "NEGATION" in tags_of("The dogs are running.", "The dogs won't run.")
+    assert "NEGATION" in tags_of("There is no cat.", "A cat sits.")
+    assert "NEGATION" not in tags_of("I know another man.", "I know a man.")
+
+
+def test_word_overlap_threshold(tags_of):
+    assert "WORD_OVERLAP" in tags_of("The tall man is eating lunch in the park.",
+                                      "The man is eating lunch in the park.")
+    assert "WORD_OVERLAP" not in tags_of("The tall man is eating lunch in the park.",
+                                          "A woman sleeps at home.")
+
+
+@needs_wordnet
+def test_antonym_pair_from_wordnet(tags_of):
+    assert "ANTO" in tags_of("A couple is eating outside at a table.",
+                             "A couple is eating inside at a table.")
+    assert "ANTO" in tags_of("The soup is hot.", "The soup is cold.")
+    assert "ANTO" not in tags_of("The soup is hot.", "The soup is warm.")
+
+
+def test_long_sentence_thresholds(tags_of):
+    words = " ".join(f"word{i}" for i in range(31))
+    assert "LONG_SENTENCE" in tags_of(f"A {words}.", "A dog runs.")
+    hypothesis = " ".join(["dog"] * 17)
+    assert "LONG_SENTENCE" in tags_of("A dog runs.", hypothesis)
+    assert "LONG_SENTENCE" not in tags_of(" ".join(["dog"] * 30), " ".join(["dog"] * 16))
+
+
+def test_tense_difference_from_main_verbs(tags_of):
+    assert "TENSE_DIFFERENCE" in tags_of("The man walked home.", "The man walks home.")
+    assert "TENSE_DIFFERENCE" in tags_of("The man walks home.", "The man will walk home.")
+    assert "TENSE_DIFFERENCE" not in tags_of("The man walked home.", "The man ran home.")
+    assert "TENSE_DIFFERENCE" not in tags_of("A man walking home.", "The man walked home.")
+
+
+def test_active_passive_needs_the_same_verb_in_both_voices(tags_of):
+    assert "ACTIVE/PASSIVE" in tags_of("The dog chased the cat.", "The cat was chased by the dog.")
+    assert "ACTIVE/PASSIVE" not in tags_of("The dog chased the cat.", "The cat was fed by the man.")
+    assert "ACTIVE/PASSIVE" not in tags_of("The dog chased the cat.", "The dog chased a bird.")
+
+
+def test_paraphrase_needs_covered_content_and_a_different_surface(tags_of):
+    assert "PARAPHRASE" in tags_of("The dog chased the cat.", "The cat was chased by the dog.")
+    assert "PARAPHRASE" not in tags_of("The dog chased the cat.", "The dog chased the cat.")
+    assert "PARAPHRASE" not in tags_of("The man walked home.", "The man walks home.")
+    assert "PARAPHRASE" not in tags_of("The dog chased the cat.", "The dog did not chase the cat.")
+    assert "PARAPHRASE" not in tags_of("The dog chased the cat.", "A bird sang in the tree.")
+
+
+@needs_wordnet
+def test_paraphrase_accepts_wordnet_synonyms(tags_of):
+    assert "PARAPHRASE" in tags_of("The boy quickly bought a large car.",
+                                   "The boy purchased a big automobile quickly.")
+
+
+def test_quantity_time_reasoning(tags_of):
+    assert "QUANTITY/TIME_REASONING" in tags_of("Three men arrived at 5 pm.", "Two men arrived before 6 pm.")
+    assert "QUANTITY/TIME_REASONING" not in tags_of("Three men arrived.", "Three men arrived.")
+    assert "QUANTITY/TIME_REASONING" not in tags_of("A man arrived.", "Two men arrived.")
+
+
+def test_coref_needs_an_antecedent_from_the_premise(tags_of):
+    assert "COREF" in tags_of("John met Mary at the station.", "He was at the station.")
+    assert "COREF" not in tags_of("John met Mary at the station.", "The man said he was there.")
+    assert "COREF" not in tags_of("He met Mary at the station.", "He was at the station.")
+
+
+def test_quantifier_word_list(tags_of):
+    assert "QUANTIFIER" in tags_of("Some people came.", "People came.")
+    assert "QUANTIFIER" in tags_of("People came.", "Nearly everyone came.")
+    assert "QUANTIFIER" not in tags_of("A man came.", "The man came.")
+
+
+def test_modal_uses_the_md_tag(tags_of):
+    assert "MODAL" in tags_of("The man can swim.", "The man swims.")
+    assert "MODAL" in tags_of("They won't come.", "They stay.")
+    assert "MODAL" not in tags_of("A can of soda costs a dollar.", "We met in May.")
+
+
+def test_belief_needs_a_belief_verb(tags_of):
+    assert "BELIEF" in tags_of("I think it is raining.", "It rains.")
+    assert "BELIEF" in tags_of("She knew the answer.", "She had the answer.")
+    assert "BELIEF" not in tags_of("There is no doubt about it.", "It is certain.")
+    assert "BELIEF" not in tags_of("The knowledge is old.", "It is old.")
+
+
+def test_tag_pairs_keys_by_pair_id():
+    pairs = [Pair("a", "If it rains, we stay home.", "We stay home."),
+             Pair("b", "The man can swim.", "The man swims.")]
+    tags = tagging.tag_pairs(pairs)
+    assert set(tags) == {"a", "b"}
+    assert "CONDITIONAL" in tags["a"] and "MODAL" in tags["b"]
+    assert all(isinstance(value, frozenset) for value in tags.values())
+
+
+def test_read_tag_file_formats(fixtures):
+    tsv = read_tag_file(fixtures / "analysis" / "tags_good.tsv")
+    assert tsv == {"101": {"NEGATION", "MODAL"},
+                   "102": {"WORD_OVERLAP", "QUANTITY/TIME_REASONING"},
+                   "103": frozenset()}
+    assert read_tag_file(fixtures / "analysis" / "tags_good.jsonl") == {"201": {"ANTO", "BELIEF"},
+                                                                        "202": frozenset()}
+    assert read_tag_file(fixtures / "analysis" / "tags_good.json") == {
+        "301": {"COREF"}, "302": {"PARAPHRASE", "LONG_SENTENCE"}}
+
+
+def test_read_tag_file_unknown_tag_names_file_and_line(fixtures):
+    path = fixtures / "analysis" / "tags_unknown.tsv"
+    with pytest.raises(TagFileError, match=r"tags_unknown\.tsv, line 2: unknown tag\(s\) SARCASM"):
+        read_tag_file(path)
+
+
+def test_read_tag_file_duplicate_and_bad_json(tmp_path):
+    duplicate = tmp_path / "dup.tsv"
+    duplicate.write_text("1\tNEGATION\n1\tMODAL\n", encoding="utf-8")
+    with pytest.raises(TagFileError, match="line 2: pair id '1' is listed twice"):
+        read_tag_file(duplicate)
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"id": "1", "tags": ["MODAL"]}\n{"id": "2", "tags": \n', encoding="utf-8")
+    with pytest.raises(TagFileError, match="line 2: invalid JSON"):
+        read_tag_file(broken)
+    with pytest.raises(TagFileError, match="cannot read"):
+        read_tag_file(tmp_path / "missing.tsv")
+
+
+def test_manual_tags_replace_automatic_ones():
+    automatic = {"1": frozenset({"NEGATION"}), "2": frozenset({"MODAL"})}
+    manual = {"2": frozenset({"BELIEF"}), "3": frozenset()}
+    assert merge_tags(automatic, manual) == {"1": {"NEGATION"}, "2": {"BELIEF"}, "3": frozenset()}
+
+
+def test_anto_reported_unavailable_without_wordnet(monkeypatch):
+    def missing():
+        raise WordNetUnavailable("apt-get install wordnet-base wordnet-sense-index")
+
+    monkeypatch.setattr(tagging, "load_wordnet", missing)
+    assert "apt-get install wordnet-base" in tagging.unavailable_tags()["ANTO"]
+    with pytest.warns(UserWarning, match="ANTO needs WordNet"):
+        tags = tagging.tag_pairs([Pair("x", "The soup is hot.", "The soup is cold.")])
+    assert "ANTO" not in tags["x"]
