@@ -230,3 +230,11 @@ def test_unknown_format_and_missing_file(tmp_path: Path):
 def test_labels_stay_within_the_nli_set(data_fixtures: Path):
     for name in FIXTURE_FILES[:-1]:
         assert {pair.label for pair in read_file(data_fixtures / name).pairs} <= set(NLI_LABELS)
+
+
+def test_truncated_gzip_is_a_format_error(data_fixtures: Path, tmp_path: Path):
+    packed = gzip.compress((data_fixtures / "mnli_sample.jsonl").read_bytes())
+    path = tmp_path / "cut.jsonl.gz"
+    path.write_bytes(packed[: len(packed) // 2])
+    with pytest.raises(DataFormatError, match="readable"):
+        read_file(path)
