@@ -1,0 +1,172 @@
+"""Pairs with their spaCy analyses, cached on disk, and the `prepare` command that fills the cache.
+
+`analyze_pairs` is the one way from `Pair` records to analysed pairs: it reads the cache when the
+same pairs were analysed by the same pipeline before, and runs spaCy (and writes the cache) otherwise.
+"""
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from nlivis.data.records import Pair, ReadResult
+from nlivis.features import analysis
+from nlivis.features.analysis import SentenceAnalysis
+from nlivis.features.cache import AnalysisCache, file_digest, texts_digest
+
+
+@dataclass(frozen=True)
+class AnalyzedPair:
+    """A pair and the analyses of its two sentences (what `Featurizer.encode` consumes)."""
+
+    pair: Pair
+    premise: SentenceAnalysis
+    hypothesis: SentenceAnalysis
+
+
+@dataclass(frozen=True)
+class AnalysisReport:
+    """How `analyze_pairs_reported` got its analyses: from the cache or by running spaCy."""
+
+    cached: bool
+    seconds: float
+    tokens: int
+    cache_file: Path | None
+
+    @property
+    def tokens_per_second(self) -> float:
+        return self.tokens / self.seconds if self.seconds > 0 else float("inf")
+
+
+def analyze_pairs_reported(
+    pairs: Sequence[Pair],
+    cache_dir: str | Path | None = None,
+    cache_key: str | None = None,
+    progress: bool = True,
+) -> tuple[list[AnalyzedPair], AnalysisReport]:
+    """`analyze_pairs` plus an `AnalysisReport` (cache hit or not, time, tokens)."""
+    start = time.perf_counter()
+    content = texts_digest((p.id, p.premise, p.hypothesis) for p in pairs)
+    key = cache_key if cache_key is not None else f"pairs-{content[:16]}"
+    cache = AnalysisCache(cache_dir)
+    rows = cache.read(key, content, len(pairs))
+    cached = rows is not None
+    if rows is None:
+        texts = [text for p in pairs for text in (p.premise, p.hypothesis)]
+        analysed = analysis.analyze_sentences(texts, progress=progress)
+        rows = list(zip(analysed[0::2], analysed[1::2]))
+        cache.write(key, content, rows)
+    items = [AnalyzedPair(pair, premise, hypothesis) for pair, (premise, hypothesis) in zip(pairs, rows)]
+    tokens = sum(len(item.premise) + len(item.hypothesis) for item in items)
+    report = AnalysisReport(cached, time.perf_counter() - start, tokens, cache.path_for(key))
+    return items, report
+
+
+def analyze_pairs(
+    pairs: Sequence[Pair],
+    cache_dir: str | Path | None = None,
+    cache_key: str | None = None,
+    progress: bool = True,
+) -> list[AnalyzedPair]:
+    """Analyses of both sentences of every pair, in order, through the disk cache.
+
+    `cache_key` names the source (e.g. split key + source file hash); the cache file also depends on
+    the spaCy pipeline version and the feature format, and its stored digest of the pairs' ids and
+    texts must match, so a stale file is never used. Without a key, the digest of the pairs' texts is
+    the key. `cache_dir` overrides the default folder (`features.cache.cache_root`). `progress` shows a
+    tqdm bar while spaCy runs.
+    """
+    return analyze_pairs_reported(pairs, cache_dir, cache_key, progress)[0]
+
+
+def _source_files(result: ReadResult) -> list[Path]:
+    """Every file the split was read from (a line-aligned split has three)."""
+    from nlivis.data.readers import LINE_ALIGNED_PREFIXES, line_aligned_files
+
+    files = {Path(p.source) for p in result.pairs if p.source}
+    if result.path:
+        files.add(Path(result.path))
+    for path in list(files):
+        compressed = path.suffix == ".gz"
+        name = path.name[: -len(".gz")] if compressed else path.name
+        prefix, _, split = name.partition(".")
+        if prefix in LINE_ALIGNED_PREFIXES and split:
+            files.update(line_aligned_files(path.parent, split, compressed))
+    return sorted(f for f in files if f.is_file())
+
+
+def split_cache_key(ref, result: ReadResult) -> str:
+    """`<split_key>-<sha256 of the source files>`: a changed file gets a new cache entry."""
+    from nlivis.data.protocols import split_key
+
+    return f"{split_key(ref)}-{file_digest(_source_files(result))[:16]}"
+
+
+def load_split_analyzed_reported(
+    ref, data_root: str | Path, cache_dir: str | Path | None = None, progress: bool = True
+) -> tuple[list[AnalyzedPair], ReadResult, AnalysisReport]:
+    """`load_split_analyzed` plus the `AnalysisReport`."""
+    from nlivis.data.protocols import read_split
+
+    result = read_split(ref, data_root)
+    items, report = analyze_pairs_reported(
+        result.pairs, cache_dir=cache_dir, cache_key=split_cache_key(ref, result), progress=progress
+    )
+    return items, result, report
+
+
+def load_split_analyzed(
+    ref, data_root: str | Path, cache_dir: str | Path | None = None
+) -> tuple[list[AnalyzedPair], ReadResult]:
+    """Read a split (`data.protocols.read_split`) and analyse it through the cache, keyed by the
+    split's name and the content hash of its source files."""
+    items, result, _ = load_split_analyzed_reported(ref, data_root, cache_dir)
+    return items, result
+
+
+def _counts(values: Sequence[str | None]) -> str:
+    counts = Counter(v for v in values if v is not None)
+    return " ".join(f"{name}:{n}" for name, n in sorted(counts.items())) or "-"
+
+
+def prepare_command(args) -> int:
+    """`python -m nlivis prepare --dataset D --data-dir DIR [--cache-dir C]`.
+
+    Analyses every split of the dataset or protocol that exists under DIR (missing ones are listed,
+    not an error unless none exists) and prints split / pairs / dropped '-' / labels / genres /
+    tokens per second / cached or built.
+    """
+    from nlivis.data.protocols import all_protocol_refs, find_split_file, get_protocol, split_key
+
+    protocol = get_protocol(args.dataset)
+    data_root = Path(args.data_dir)
+    if not data_root.is_dir():
+        raise FileNotFoundError(f"--data-dir {data_root}: no such folder")
+    rows: list[tuple[str, ...]] = []
+    missing: list[str] = []
+    for ref in all_protocol_refs(protocol):
+        if find_split_file(ref, data_root) is None:
+            missing.append(split_key(ref))
+            continue
+        items, result, report = load_split_analyzed_reported(ref, data_root, args.cache_dir)
+        pairs = result.pairs
+        rows.append((
+            split_key(ref), str(len(pairs)), str(result.dropped_no_gold),
+            _counts([p.label for p in pairs]), _counts([p.genre for p in pairs]),
+            f"{report.tokens_per_second:,.0f}", "cached" if report.cached else "built",
+        ))
+    if not rows:
+        raise FileNotFoundError(
+            f"{data_root}: none of {protocol.name}'s splits found ({', '.join(missing)}); for a protocol "
+            "pass the data root (e.g. ../shared/data), for a dataset its own folder"
+        )
+    header = ("split", "pairs", "dropped '-'", "labels", "genres", "tokens/s", "cache")
+    widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header))]
+    for row in (header, tuple("-" * w for w in widths), *rows):
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+    if missing:
+        print(f"not found under {data_root} (skipped): {', '.join(missing)}")
+    print(f"cache: {AnalysisCache(args.cache_dir).root}")
+    return 0

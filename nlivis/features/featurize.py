@@ -1,0 +1,240 @@
+"""Analysed pairs → `Batch` tensors: word ids, masks, char ids, POS ids, exact-match flags, labels.
+
+Cut-offs are hard, as in the papers: a sentence longer than its maximum keeps its first tokens and
+loses the rest (DIIN "crops" the same way). Exact match is computed on the kept tokens only, so a
+word that survives only in the cut tail never flags a token. Padding is on the right; a batch is as
+long as its longest (cut) sentence, or exactly the cut-offs with `pad_to_cutoff` (DIIN's flatten
+needs a fixed P × H). A sentence with no tokens at all (an empty line in a data file) is represented
+by one UNK token, so no row of a mask is all False and masked softmaxes stay defined.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any, Sequence
+
+import torch
+
+from nlivis.features.analysis import SentenceAnalysis, analyze_sentences
+from nlivis.features.batch import Batch
+from nlivis.features.chars import DEFAULT_MAX_CHARS, UNK_ID
+from nlivis.features.exact_match import EXACT_MATCH_RULES, exact_match_flags
+from nlivis.features.pos import pos_index
+from nlivis.features.vocab import CharVocabulary, Vocabulary
+
+EMPTY_SENTENCE_TOKEN = ""
+"""Token string shown for the single UNK position standing in for an empty sentence."""
+
+
+@dataclass(frozen=True)
+class FeatureSettings:
+    """How pairs become tensors; saved with every checkpoint (`to_dict` / `from_dict`).
+
+    max_premise_len / max_hypothesis_len: hard cut-offs in tokens (defaults: DIIN's 48, see
+        `features.batching.CUTOFFS` for each paper's values).
+    max_chars: characters kept per word (default 16, DIIN and ESAN).
+    exact_match_rule: "form_or_lemma" (default, the DIIN paper's definition) or "form".
+    pad_to_cutoff: pad every batch to the cut-offs instead of its longest sentence (default False;
+        True for models whose layer sizes depend on the sentence length).
+    """
+
+    max_premise_len: int = 48
+    max_hypothesis_len: int = 48
+    max_chars: int = DEFAULT_MAX_CHARS
+    exact_match_rule: str = "form_or_lemma"
+    pad_to_cutoff: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("max_premise_len", "max_hypothesis_len", "max_chars"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"feature setting {name} must be a positive integer; got {value!r}")
+        if self.exact_match_rule not in EXACT_MATCH_RULES:
+            raise ValueError(f"feature setting exact_match_rule must be one of {EXACT_MATCH_RULES}; "
+                             f"got {self.exact_match_rule!r}")
+        if not isinstance(self.pad_to_cutoff, bool):
+            raise ValueError(f"feature setting pad_to_cutoff must be true or false; got {self.pad_to_cutoff!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "FeatureSettings":
+        """Rebuild from `to_dict` output; unknown keys are an error naming them."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown feature settings {unknown}; known: {sorted(known)}")
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class Truncation:
+    """Token counts before and after the cut-offs for one pair."""
+
+    premise_tokens: int
+    premise_kept: int
+    hypothesis_tokens: int
+    hypothesis_kept: int
+
+    @property
+    def any(self) -> bool:
+        return self.premise_kept < self.premise_tokens or self.hypothesis_kept < self.hypothesis_tokens
+
+    def describe(self) -> str:
+        """A sentence for the user, e.g. "premise cut from 60 to 48 tokens"; "" when nothing was cut."""
+        parts = [f"{name} cut from {total} to {kept} tokens"
+                 for name, total, kept in (("premise", self.premise_tokens, self.premise_kept),
+                                           ("hypothesis", self.hypothesis_tokens, self.hypothesis_kept))
+                 if kept < total]
+        return "; ".join(parts)
+
+
+@dataclass(frozen=True)
+class EncodedText:
+    """`Featurizer.encode_text_reported` result: the one-pair batch and what the cut-offs removed."""
+
+    batch: Batch
+    truncation: Truncation
+
+
+SETTINGS_FILE = "features.json"
+VOCAB_FILE = "vocab.json"
+CHAR_VOCAB_FILE = "char_vocab.json"
+
+
+class Featurizer:
+    """Turns analysed pairs into `Batch`es with one vocabulary, char vocabulary, settings and label set.
+
+    `labels` is the label order of the model's logits (e.g. `data.records.NLI_LABELS`).
+    """
+
+    def __init__(self, vocab: Vocabulary, char_vocab: CharVocabulary, settings: FeatureSettings,
+                 labels: Sequence[str]):
+        self.vocab = vocab
+        self.char_vocab = char_vocab
+        self.settings = settings
+        self.labels = tuple(labels)
+        self.label_index = {label: i for i, label in enumerate(self.labels)}
+
+    def truncation(self, premise: SentenceAnalysis, hypothesis: SentenceAnalysis) -> Truncation:
+        return Truncation(len(premise), min(len(premise), self.settings.max_premise_len),
+                          len(hypothesis), min(len(hypothesis), self.settings.max_hypothesis_len))
+
+    def _label_ids(self, items: Sequence) -> torch.Tensor | None:
+        if any(item.pair.label is None for item in items):
+            return None
+        ids = []
+        for item in items:
+            if item.pair.label not in self.label_index:
+                where = f" ({item.pair.source}, line {item.pair.line})" if item.pair.source else ""
+                raise ValueError(f"pair {item.pair.id}{where}: label {item.pair.label!r} is not one of "
+                                 f"this model's labels {self.labels}")
+            ids.append(self.label_index[item.pair.label])
+        return torch.tensor(ids, dtype=torch.long)
+
+    def encode(self, items: Sequence) -> Batch:
+        """A `Batch` for `items` (`AnalyzedPair`s), in order; labels None if any pair has none."""
+        if not items:
+            raise ValueError("cannot encode an empty list of pairs")
+        s = self.settings
+        premises = [_cut(item.premise, s.max_premise_len) for item in items]
+        hypotheses = [_cut(item.hypothesis, s.max_hypothesis_len) for item in items]
+        flags = [exact_match_flags(p.tokens, p.lemmas, h.tokens, h.lemmas, s.exact_match_rule)
+                 for p, h in zip(premises, hypotheses)]
+        p_len = s.max_premise_len if s.pad_to_cutoff else max(1, *(len(p) for p in premises))
+        h_len = s.max_hypothesis_len if s.pad_to_cutoff else max(1, *(len(h) for h in hypotheses))
+        p_ids, p_mask, p_chars, p_pos, p_em = self._side(premises, [f[0] for f in flags], p_len)
+        h_ids, h_mask, h_chars, h_pos, h_em = self._side(hypotheses, [f[1] for f in flags], h_len)
+        return Batch(
+            premise_ids=p_ids, hypothesis_ids=h_ids, premise_mask=p_mask, hypothesis_mask=h_mask,
+            premise_chars=p_chars, hypothesis_chars=h_chars, premise_pos=p_pos, hypothesis_pos=h_pos,
+            premise_exact_match=p_em, hypothesis_exact_match=h_em, labels=self._label_ids(items),
+            ids=[item.pair.id for item in items],
+            premise_tokens=[_shown_tokens(p) for p in premises],
+            hypothesis_tokens=[_shown_tokens(h) for h in hypotheses],
+        )
+
+    def _side(self, sentences: list[SentenceAnalysis], flags: list[list[float]], length: int):
+        b, c = len(sentences), self.settings.max_chars
+        ids = torch.zeros(b, length, dtype=torch.long)
+        mask = torch.zeros(b, length, dtype=torch.bool)
+        chars = torch.zeros(b, length, c, dtype=torch.long)
+        pos = torch.zeros(b, length, dtype=torch.long)
+        exact = torch.zeros(b, length, dtype=torch.float32)
+        for row, (sentence, sentence_flags) in enumerate(zip(sentences, flags)):
+            n = len(sentence)
+            if n == 0:  # empty sentence: one UNK token (see module docstring)
+                ids[row, 0] = UNK_ID
+                mask[row, 0] = True
+                continue
+            ids[row, :n] = torch.tensor(self.vocab.encode(sentence.tokens), dtype=torch.long)
+            mask[row, :n] = True
+            chars[row, :n] = torch.tensor([self.char_vocab.encode_word(t, c) for t in sentence.tokens],
+                                          dtype=torch.long)
+            pos[row, :n] = torch.tensor([pos_index(tag) for tag in sentence.tags], dtype=torch.long)
+            exact[row, :n] = torch.tensor(sentence_flags, dtype=torch.float32)
+        return ids, mask, chars, pos, exact
+
+    def encode_text_reported(self, premise: str, hypothesis: str) -> EncodedText:
+        """`encode_text` plus the `Truncation` (how many tokens the cut-offs removed)."""
+        from nlivis.data.records import Pair
+        from nlivis.features.dataset import AnalyzedPair
+
+        for name, text in (("premise", premise), ("hypothesis", hypothesis)):
+            if not isinstance(text, str) or not text.strip():
+                raise ValueError(f"the {name} is empty; type a sentence with at least one word")
+        premise_analysis, hypothesis_analysis = analyze_sentences([premise, hypothesis])
+        for name, sentence in (("premise", premise_analysis), ("hypothesis", hypothesis_analysis)):
+            if len(sentence) == 0:
+                raise ValueError(f"the {name} has no tokens after tokenisation; type a sentence")
+        item = AnalyzedPair(Pair(id="input", premise=premise, hypothesis=hypothesis),
+                            premise_analysis, hypothesis_analysis)
+        return EncodedText(self.encode([item]), self.truncation(premise_analysis, hypothesis_analysis))
+
+    def encode_text(self, premise: str, hypothesis: str) -> Batch:
+        """A one-pair `Batch` for free text (runs spaCy; labels None).
+
+        Empty or whitespace-only text raises ValueError. Text longer than the cut-offs is cut like
+        training data; call `encode_text_reported` to learn whether that happened.
+        """
+        return self.encode_text_reported(premise, hypothesis).batch
+
+    def save(self, folder: str | Path) -> None:
+        """Write features.json (settings + labels), vocab.json and char_vocab.json into `folder`."""
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        settings = {"settings": self.settings.to_dict(), "labels": list(self.labels)}
+        (folder / SETTINGS_FILE).write_text(json.dumps(settings, indent=2), encoding="utf-8")
+        self.vocab.save(folder / VOCAB_FILE)
+        self.char_vocab.save(folder / CHAR_VOCAB_FILE)
+
+    @classmethod
+    def load(cls, folder: str | Path) -> "Featurizer":
+        """Read what `save` wrote; a missing or malformed file is an error naming it."""
+        folder = Path(folder)
+        path = folder / SETTINGS_FILE
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            settings = FeatureSettings.from_dict(data["settings"])
+            labels = data["labels"]
+            if not (isinstance(labels, list) and labels and all(isinstance(x, str) for x in labels)):
+                raise ValueError("'labels' must be a non-empty list of strings")
+        except FileNotFoundError:
+            raise FileNotFoundError(f"{path}: no feature settings file in this checkpoint") from None
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"{path}: not a valid feature settings file ({error})") from error
+        return cls(Vocabulary.load(folder / VOCAB_FILE), CharVocabulary.load(folder / CHAR_VOCAB_FILE),
+                   settings, labels)
+
+
+def _cut(sentence: SentenceAnalysis, max_len: int) -> SentenceAnalysis:
+    if len(sentence) <= max_len:
+        return sentence
+    return SentenceAnalysis(sentence.tokens[:max_len], sentence.tags[:max_len], sentence.lemmas[:max_len])
+
+
+def _shown_tokens(sentence: SentenceAnalysis) -> list[str]:
+    """Token strings aligned with the mask (an empty sentence shows its one UNK position)."""
+    return list(sentence.tokens) if len(sentence) else [EMPTY_SENTENCE_TOKEN]
