@@ -1,0 +1,253 @@
+"""Error analysis tables: accuracy by annotation tag, gold label and genre; confusion matrices;
+per-label precision/recall/F1; DIIN-Table-7-style layouts; paired model comparisons; disagreements.
+
+Everything takes predictions (a list of `Prediction` or the frame `predictions_frame` makes) and plain
+mappings keyed by pair id, and returns pandas DataFrames the app shows as they are. Pairs without a
+gold label are left out of every accuracy.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from nlivis.analysis.predictions import Prediction, predictions_frame
+from nlivis.analysis.significance import (DEFAULT_RESAMPLES, DEFAULT_SEED, Interval, discordant_counts,
+                                          mcnemar_exact, paired_bootstrap)
+from nlivis.analysis.tags import TAGS
+from nlivis.data.records import NLI_LABELS
+
+Predictions = Sequence[Prediction] | pd.DataFrame
+TAG_COLUMNS = ["tag", "count", "frequency", "correct", "accuracy", "majority_label",
+               "majority_accuracy", "status"]
+
+
+def _labelled(predictions: Predictions) -> pd.DataFrame:
+    frame = predictions_frame(predictions)
+    return frame[frame["gold"].notna()].reset_index(drop=True)
+
+
+def _group_row(group: pd.DataFrame) -> dict:
+    count = len(group)
+    correct = int(group["correct"].astype(bool).sum())
+    if count:
+        label_counts = group["gold"].value_counts()
+        majority_label, majority_count = label_counts.index[0], int(label_counts.iloc[0])
+    else:
+        majority_label, majority_count = None, 0
+    return {"count": count, "correct": correct,
+            "accuracy": correct / count if count else np.nan,
+            "majority_label": majority_label,
+            "majority_accuracy": majority_count / count if count else np.nan}
+
+
+def accuracy_by_tag(predictions: Predictions, tags: Mapping[str, frozenset[str]],
+                    tag_order: Sequence[str] = TAGS,
+                    unavailable: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """One row per tag: count, frequency, correct, accuracy, majority label and its share.
+
+    Only labelled pairs that appear in `tags` count (a hand-annotated subset covers part of a split);
+    `frequency` is the share of those pairs carrying the tag. The majority baseline is the accuracy of
+    always answering the tag's most frequent gold label, as in the MultiNLI tag script. Tags listed in
+    `unavailable` (tag → reason, e.g. from `tags.unavailable_tags()`) get NaN numbers and the reason
+    in `status`, so a missing WordNet is shown rather than read as "no antonym pairs".
+    """
+    unavailable = dict(unavailable or {})
+    frame = _labelled(predictions)
+    frame = frame[frame["id"].isin(tags.keys())].reset_index(drop=True)
+    annotated = len(frame)
+    pair_tags = frame["id"].map(lambda pair_id: tags[pair_id])
+    order = list(tag_order) + sorted({t for ts in pair_tags for t in ts} - set(tag_order))
+    rows = []
+    for tag in order:
+        if tag in unavailable:
+            rows.append({"tag": tag, "count": np.nan, "frequency": np.nan, "correct": np.nan,
+                         "accuracy": np.nan, "majority_label": None, "majority_accuracy": np.nan,
+                         "status": f"unavailable: {unavailable[tag]}"})
+            continue
+        group = frame[pair_tags.map(lambda ts: tag in ts)] if annotated else frame
+        row = {"tag": tag, **_group_row(group)}
+        row["frequency"] = row["count"] / annotated if annotated else np.nan
+        row["status"] = "ok"
+        rows.append(row)
+    table = pd.DataFrame(rows, columns=TAG_COLUMNS)
+    table.attrs["pairs"] = annotated
+    return table
+
+
+def accuracy_by_label(predictions: Predictions, labels: Sequence[str] | None = None) -> pd.DataFrame:
+    """One row per gold label: count, correct, accuracy (= recall of that label)."""
+    frame = _labelled(predictions)
+    order = list(labels) if labels is not None else sorted(frame["gold"].unique())
+    rows = [{"label": label, **_counts(frame[frame["gold"] == label])} for label in order]
+    return pd.DataFrame(rows, columns=["label", "count", "correct", "accuracy"])
+
+
+def _counts(group: pd.DataFrame) -> dict:
+    count = len(group)
+    correct = int(group["correct"].astype(bool).sum())
+    return {"count": count, "correct": correct, "accuracy": correct / count if count else np.nan}
+
+
+def accuracy_by_genre(predictions: Predictions, genres: Mapping[str, str | None]) -> pd.DataFrame:
+    """One row per genre (pairs without a genre are grouped as "(none)"), sorted by genre name."""
+    frame = _labelled(predictions)
+    genre = frame["id"].map(lambda pair_id: genres.get(pair_id) or "(none)")
+    rows = [{"genre": name, **_counts(frame[genre == name])} for name in sorted(genre.unique())]
+    return pd.DataFrame(rows, columns=["genre", "count", "correct", "accuracy"])
+
+
+def confusion_matrix(predictions: Predictions, labels: Sequence[str] = NLI_LABELS) -> pd.DataFrame:
+    """Counts with gold labels as rows and predicted labels as columns (in `labels` order)."""
+    frame = _labelled(predictions)
+    unknown = (set(frame["gold"]) | set(frame["predicted"])) - set(labels)
+    if unknown:
+        raise ValueError(f"labels {sorted(unknown)} are not among {list(labels)}")
+    matrix = pd.crosstab(pd.Categorical(frame["gold"], categories=list(labels)),
+                         pd.Categorical(frame["predicted"], categories=list(labels)),
+                         dropna=False)
+    matrix.index = pd.Index(list(labels), name="gold")
+    matrix.columns = pd.Index(list(labels), name="predicted")
+    return matrix.astype(int)
+
+
+def per_label_scores(predictions: Predictions, labels: Sequence[str] = NLI_LABELS) -> pd.DataFrame:
+    """Precision, recall, F1 and support per label (NaN where undefined: nothing predicted / no gold)."""
+    matrix = confusion_matrix(predictions, labels).to_numpy()
+    rows = []
+    for index, label in enumerate(labels):
+        true_positive = matrix[index, index]
+        predicted = matrix[:, index].sum()
+        support = matrix[index, :].sum()
+        precision = true_positive / predicted if predicted else np.nan
+        recall = true_positive / support if support else np.nan
+        if np.isnan(precision) or np.isnan(recall):
+            f1 = np.nan
+        elif precision + recall == 0:
+            f1 = 0.0
+        else:
+            f1 = 2 * precision * recall / (precision + recall)
+        rows.append({"label": label, "precision": precision, "recall": recall, "f1": f1,
+                     "support": int(support)})
+    return pd.DataFrame(rows, columns=["label", "precision", "recall", "f1", "support"])
+
+
+@dataclass
+class TaggedSplit:
+    """One evaluation split for `table7`: model name → predictions, and pair id → tags."""
+
+    predictions: Mapping[str, Predictions]
+    tags: Mapping[str, frozenset[str]]
+
+
+def table7(matched: TaggedSplit, mismatched: TaggedSplit | None = None,
+           unavailable: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """DIIN's Table 7 layout: tags as rows (Table 7 order); per split a frequency column and one
+    accuracy column per model, named "<split> frequency" and "<split> <model>" (split = matched /
+    mismatched)."""
+    columns: dict[str, pd.Series] = {}
+    for split_name, split in (("matched", matched), ("mismatched", mismatched)):
+        if split is None:
+            continue
+        for position, (model, predictions) in enumerate(split.predictions.items()):
+            by_tag = accuracy_by_tag(predictions, split.tags, unavailable=unavailable).set_index("tag")
+            if position == 0:
+                columns[f"{split_name} frequency"] = by_tag["frequency"]
+            columns[f"{split_name} {model}"] = by_tag["accuracy"]
+    table = pd.DataFrame(columns)
+    table.index.name = "tag"
+    return table
+
+
+@dataclass(frozen=True)
+class ModelComparison:
+    """Model A against model B on the labelled pairs both predicted."""
+
+    pairs: int
+    accuracy_a: float
+    accuracy_b: float
+    only_a_correct: int
+    only_b_correct: int
+    mcnemar_p: float
+    difference: Interval
+    """accuracy_a − accuracy_b with its paired-bootstrap interval."""
+
+    def as_dict(self) -> dict:
+        return {"pairs": self.pairs, "accuracy_a": self.accuracy_a, "accuracy_b": self.accuracy_b,
+                "difference": self.difference.estimate, "ci_low": self.difference.low,
+                "ci_high": self.difference.high, "confidence": self.difference.confidence,
+                "only_a_correct": self.only_a_correct, "only_b_correct": self.only_b_correct,
+                "mcnemar_p": self.mcnemar_p}
+
+
+def _paired(a: Predictions, b: Predictions) -> pd.DataFrame:
+    left, right = _labelled(a), _labelled(b)
+    joined = left.merge(right, on="id", suffixes=("_a", "_b"))
+    mismatch = joined[joined["gold_a"] != joined["gold_b"]]
+    if len(mismatch):
+        raise ValueError(f"the two prediction sets disagree on the gold label of pair {mismatch['id'].iloc[0]!r}; "
+                         "they are not from the same split")
+    if joined.empty:
+        raise ValueError("the two prediction sets share no labelled pair id")
+    return joined
+
+
+def compare_models(a: Predictions, b: Predictions, resamples: int = DEFAULT_RESAMPLES,
+                   seed: int = DEFAULT_SEED, confidence: float = 0.95) -> ModelComparison:
+    """Accuracy difference on shared pairs, McNemar's exact p and a paired bootstrap interval."""
+    joined = _paired(a, b)
+    correct_a = joined["correct_a"].astype(bool).to_numpy()
+    correct_b = joined["correct_b"].astype(bool).to_numpy()
+    only_a, only_b = discordant_counts(correct_a, correct_b)
+    return ModelComparison(
+        pairs=len(joined), accuracy_a=float(correct_a.mean()), accuracy_b=float(correct_b.mean()),
+        only_a_correct=only_a, only_b_correct=only_b, mcnemar_p=mcnemar_exact(only_a, only_b),
+        difference=paired_bootstrap(correct_a, correct_b, resamples, seed, confidence),
+    )
+
+
+def disagreements(predictions_by_model: Mapping[str, Predictions],
+                  labels: Sequence[str] = NLI_LABELS) -> pd.DataFrame:
+    """Pairs (predicted by every model) on which the models do not all give the same label, ranked.
+
+    Columns: id, gold, one column per model with its predicted label, `distinct_predictions`,
+    `models_correct` (NaN without gold) and `gold_probability_spread` — the largest minus the smallest
+    probability the models give the gold label (NaN without gold), i.e. how far apart they are about
+    the truth. Ranked by distinct predictions, then spread, both descending; ties keep id order.
+    """
+    if len(predictions_by_model) < 2:
+        raise ValueError("disagreements need at least two models")
+    label_index = {label: position for position, label in enumerate(labels)}
+    merged: pd.DataFrame | None = None
+    for model, predictions in predictions_by_model.items():
+        frame = predictions_frame(predictions)[["id", "gold", "predicted", "probs"]].rename(
+            columns={"predicted": model, "probs": f"probs {model}", "gold": f"gold {model}"})
+        merged = frame if merged is None else merged.merge(frame, on="id")
+    models = list(predictions_by_model)
+    assert merged is not None
+    merged["gold"] = merged[f"gold {models[0]}"]
+    merged["distinct_predictions"] = merged[models].nunique(axis=1)
+    merged = merged[merged["distinct_predictions"] > 1].copy()
+
+    def gold_probabilities(row) -> list[float]:
+        if row["gold"] is None or (isinstance(row["gold"], float) and np.isnan(row["gold"])):
+            return []
+        index = label_index.get(row["gold"])
+        if index is None:
+            return []
+        return [row[f"probs {m}"][index] for m in models if index < len(row[f"probs {m}"])]
+
+    spreads, correct = [], []
+    for _, row in merged.iterrows():
+        probabilities = gold_probabilities(row)
+        spreads.append(max(probabilities) - min(probabilities) if probabilities else np.nan)
+        has_gold = isinstance(row["gold"], str)
+        correct.append(sum(row[m] == row["gold"] for m in models) if has_gold else np.nan)
+    merged["models_correct"] = correct
+    merged["gold_probability_spread"] = spreads
+    merged = merged.sort_values(["distinct_predictions", "gold_probability_spread"],
+                                ascending=[False, False], kind="stable", na_position="last")
+    return merged[["id", "gold", *models, "distinct_predictions", "models_correct",
+                   "gold_probability_spread"]].reset_index(drop=True)

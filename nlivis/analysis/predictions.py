@@ -1,0 +1,158 @@
+"""Predictions files: one JSON object per line, {"id", "gold", "predicted", "probs"}, never sentences.
+
+A checkpoint folder keeps one file per evaluated split, `predictions_<split_key>.jsonl`; the error
+analysis joins them with annotation tags and genres by pair id. Reading checks every line and names
+file and line on any problem.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import pandas as pd
+
+PREDICTIONS_PREFIX = "predictions_"
+PREDICTIONS_SUFFIX = ".jsonl"
+
+
+class PredictionsFileError(ValueError):
+    """A predictions file or line that cannot be used; the message names file and line."""
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One model's answer for one pair. `probs` follow the checkpoint's label order; `gold` is None
+    for unlabelled pairs."""
+
+    id: str
+    gold: str | None
+    predicted: str
+    probs: tuple[float, ...]
+
+    @property
+    def correct(self) -> bool | None:
+        return None if self.gold is None else self.predicted == self.gold
+
+    @property
+    def confidence(self) -> float:
+        """The highest class probability (the one behind `predicted`)."""
+        return max(self.probs) if self.probs else math.nan
+
+
+def predictions_path(folder: str | Path, split_key: str) -> Path:
+    return Path(folder) / f"{PREDICTIONS_PREFIX}{split_key}{PREDICTIONS_SUFFIX}"
+
+
+def find_prediction_files(folder: str | Path) -> dict[str, Path]:
+    """split key → predictions file in a checkpoint folder, sorted by split key."""
+    found = {}
+    for path in sorted(Path(folder).glob(f"{PREDICTIONS_PREFIX}*{PREDICTIONS_SUFFIX}")):
+        found[path.name[len(PREDICTIONS_PREFIX):-len(PREDICTIONS_SUFFIX)]] = path
+    return found
+
+
+def _parse_line(record: Any, where: str) -> Prediction:
+    if not isinstance(record, dict):
+        raise PredictionsFileError(f"{where}: expected a JSON object, got {type(record).__name__}")
+    missing = [key for key in ("id", "gold", "predicted", "probs") if key not in record]
+    if missing:
+        raise PredictionsFileError(f"{where}: missing key(s) {', '.join(missing)}")
+    pair_id, gold, predicted, probs = record["id"], record["gold"], record["predicted"], record["probs"]
+    if not isinstance(pair_id, (str, int)) or isinstance(pair_id, bool):
+        raise PredictionsFileError(f"{where}: id must be a string or integer, got {pair_id!r}")
+    if gold is not None and not isinstance(gold, str):
+        raise PredictionsFileError(f"{where}: gold must be a label name or null, got {gold!r}")
+    if not isinstance(predicted, str):
+        raise PredictionsFileError(f"{where}: predicted must be a label name, got {predicted!r}")
+    if (not isinstance(probs, list) or not probs
+            or not all(isinstance(p, (int, float)) and not isinstance(p, bool) for p in probs)):
+        raise PredictionsFileError(f"{where}: probs must be a non-empty list of numbers, got {probs!r:.80}")
+    if not all(math.isfinite(p) and -1e-6 <= p <= 1 + 1e-6 for p in probs):
+        raise PredictionsFileError(f"{where}: probs must lie in [0, 1], got {probs!r:.80}")
+    return Prediction(str(pair_id), gold, predicted, tuple(float(p) for p in probs))
+
+
+def read_predictions(path: str | Path) -> list[Prediction]:
+    """All predictions of a file in file order; ids must be unique and all probs the same length."""
+    path = Path(path)
+    try:
+        handle = path.open(encoding="utf-8")
+    except OSError as error:
+        raise PredictionsFileError(f"{path}: cannot read predictions ({error.strerror or error})") from error
+    predictions: list[Prediction] = []
+    seen: dict[str, int] = {}
+    with handle:
+        try:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                where = f"{path}, line {number}"
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as error:
+                    raise PredictionsFileError(f"{where}: invalid JSON ({error.msg})") from error
+                prediction = _parse_line(record, where)
+                if prediction.id in seen:
+                    raise PredictionsFileError(
+                        f"{where}: pair id {prediction.id!r} already on line {seen[prediction.id]}")
+                if predictions and len(prediction.probs) != len(predictions[0].probs):
+                    raise PredictionsFileError(
+                        f"{where}: {len(prediction.probs)} probabilities, line 1 of the file has "
+                        f"{len(predictions[0].probs)}")
+                seen[prediction.id] = number
+                predictions.append(prediction)
+        except UnicodeDecodeError as error:
+            raise PredictionsFileError(f"{path}: not UTF-8 text ({error.reason})") from error
+    return predictions
+
+
+def _as_prediction(item: Prediction | Mapping[str, Any]) -> Prediction:
+    if isinstance(item, Prediction):
+        return item
+    return _parse_line(dict(item), "prediction to write")
+
+
+def write_predictions(path: str | Path, predictions: Iterable[Prediction | Mapping[str, Any]]) -> Path:
+    """Write a predictions file atomically (temporary sibling, then rename)."""
+    path = Path(path)
+    lines = []
+    for item in predictions:
+        prediction = _as_prediction(item)
+        lines.append(json.dumps({"id": prediction.id, "gold": prediction.gold,
+                                 "predicted": prediction.predicted,
+                                 "probs": [round(p, 6) for p in prediction.probs]}) + "\n")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.writelines(lines)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def predictions_frame(predictions: Sequence[Prediction] | pd.DataFrame) -> pd.DataFrame:
+    """A DataFrame with columns id, gold, predicted, correct, confidence (and probs), one row per pair.
+
+    A DataFrame passed in is checked for those columns and returned as is.
+    """
+    if isinstance(predictions, pd.DataFrame):
+        needed = {"id", "gold", "predicted", "correct"}
+        if not needed <= set(predictions.columns):
+            raise ValueError(f"predictions table lacks column(s) {sorted(needed - set(predictions.columns))}")
+        return predictions
+    return pd.DataFrame({
+        "id": [p.id for p in predictions],
+        "gold": [p.gold for p in predictions],
+        "predicted": [p.predicted for p in predictions],
+        "correct": [p.correct for p in predictions],
+        "confidence": [p.confidence for p in predictions],
+        "probs": [p.probs for p in predictions],
+    }, columns=["id", "gold", "predicted", "correct", "confidence", "probs"])

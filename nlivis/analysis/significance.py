@@ -1,0 +1,98 @@
+"""Is model A really better than model B on the same pairs? McNemar's exact test and a paired bootstrap.
+
+Both work on paired per-pair correctness, because two models scored on the same dev set are not
+independent samples: only the pairs where exactly one model is right carry evidence.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from scipy.stats import binom
+
+DEFAULT_RESAMPLES = 10_000
+"""Bootstrap resamples: enough for a stable 95% interval's ends at the third decimal."""
+DEFAULT_SEED = 0
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A bootstrap percentile interval of a statistic (accuracy or accuracy difference)."""
+
+    estimate: float
+    low: float
+    high: float
+    confidence: float
+    resamples: int
+    seed: int
+
+
+def mcnemar_exact(only_a_correct: int, only_b_correct: int) -> float:
+    """Two-sided exact McNemar p-value from the discordant counts b (only A right) and c (only B right).
+
+    Under the null each discordant pair is a fair coin: p = min(1, 2 · P[Binomial(b + c, ½) ≤ min(b, c)]).
+    No discordant pairs means no evidence either way: p = 1.
+    """
+    if only_a_correct < 0 or only_b_correct < 0:
+        raise ValueError("discordant counts must be non-negative")
+    discordant = only_a_correct + only_b_correct
+    if discordant == 0:
+        return 1.0
+    return float(min(1.0, 2.0 * binom.cdf(min(only_a_correct, only_b_correct), discordant, 0.5)))
+
+
+def discordant_counts(correct_a: Sequence[bool], correct_b: Sequence[bool]) -> tuple[int, int]:
+    """(pairs only A got right, pairs only B got right)."""
+    a, b = _as_bool(correct_a), _as_bool(correct_b)
+    if a.shape != b.shape:
+        raise ValueError(f"paired correctness of different lengths: {a.size} and {b.size}")
+    return int(np.sum(a & ~b)), int(np.sum(~a & b))
+
+
+def _as_bool(values: Sequence[bool]) -> np.ndarray:
+    return np.asarray(values, dtype=bool).reshape(-1)
+
+
+def _percentiles(samples: np.ndarray, confidence: float) -> tuple[float, float]:
+    tail = (1.0 - confidence) / 2.0 * 100.0
+    low, high = np.percentile(samples, [tail, 100.0 - tail])
+    return float(low), float(high)
+
+
+def paired_bootstrap(correct_a: Sequence[bool], correct_b: Sequence[bool],
+                     resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+                     confidence: float = 0.95) -> Interval:
+    """Percentile interval of accuracy(A) − accuracy(B) over pairs resampled with replacement.
+
+    A resample's difference depends only on how many drawn pairs fall into "only A right", "only B
+    right" and "both or neither", so the resamples are drawn as multinomial counts of those three
+    groups — the same distribution as resampling indices, in constant memory.
+    """
+    a, b = _as_bool(correct_a), _as_bool(correct_b)
+    if a.shape != b.shape:
+        raise ValueError(f"paired correctness of different lengths: {a.size} and {b.size}")
+    if a.size == 0:
+        raise ValueError("no pairs to bootstrap")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    n = a.size
+    only_a, only_b = discordant_counts(a, b)
+    shares = np.array([only_a, only_b, n - only_a - only_b], dtype=float) / n
+    counts = np.random.default_rng(seed).multinomial(n, shares, size=resamples)
+    differences = (counts[:, 0] - counts[:, 1]) / n
+    low, high = _percentiles(differences, confidence)
+    return Interval((only_a - only_b) / n, low, high, confidence, resamples, seed)
+
+
+def bootstrap_accuracy(correct: Sequence[bool], resamples: int = DEFAULT_RESAMPLES,
+                       seed: int = DEFAULT_SEED, confidence: float = 0.95) -> Interval:
+    """Percentile interval of one model's accuracy (resampled correct counts are binomial)."""
+    values = _as_bool(correct)
+    if values.size == 0:
+        raise ValueError("no pairs to bootstrap")
+    n = values.size
+    accuracy = float(values.mean())
+    samples = np.random.default_rng(seed).binomial(n, accuracy, size=resamples) / n
+    low, high = _percentiles(samples, confidence)
+    return Interval(accuracy, low, high, confidence, resamples, seed)

@@ -1,0 +1,63 @@
+"""Predictions files: round trip, and errors that name file and line."""
+from __future__ import annotations
+
+import pytest
+
+from nlivis.analysis.predictions import (Prediction, PredictionsFileError, find_prediction_files,
+                                         predictions_frame, predictions_path, read_predictions,
+                                         write_predictions)
+
+
+def test_read_fixture(fixtures):
+    predictions = read_predictions(fixtures / "analysis" / "predictions_good.jsonl")
+    assert [p.id for p in predictions] == ["1", "2", "3"]
+    assert predictions[0].correct is True and predictions[1].correct is False
+    assert predictions[2].gold is None and predictions[2].correct is None
+    assert predictions[1].confidence == pytest.approx(0.6)
+
+
+def test_round_trip(tmp_path):
+    original = [Prediction("a", "entailment", "neutral", (0.25, 0.5, 0.25)),
+                Prediction("b", None, "entailment", (1.0, 0.0, 0.0))]
+    path = write_predictions(predictions_path(tmp_path / "ckpt", "snli_dev"), original)
+    assert path.name == "predictions_snli_dev.jsonl"
+    assert read_predictions(path) == original
+    assert find_prediction_files(tmp_path / "ckpt") == {"snli_dev": path}
+
+
+def test_write_accepts_dicts_with_integer_ids(tmp_path):
+    path = write_predictions(tmp_path / "p.jsonl",
+                             [{"id": 7, "gold": "neutral", "predicted": "neutral", "probs": [0.1, 0.8, 0.1]}])
+    assert read_predictions(path)[0].id == "7"
+
+
+def test_missing_key_names_file_and_line(fixtures):
+    with pytest.raises(PredictionsFileError, match=r"predictions_missing_key\.jsonl, line 2: missing key\(s\) predicted"):
+        read_predictions(fixtures / "analysis" / "predictions_missing_key.jsonl")
+
+
+@pytest.mark.parametrize("second_line, message", [
+    ('{"id": "1", "gold": "neutral", "predicted": "neutral", "probs": [0.1, 0.8, 0.1]}', "already on line 1"),
+    ('{"id": "2", "gold": "neutral", "predicted": "neutral", "probs": [0.2, 0.8]}', "2 probabilities"),
+    ('{"id": "2", "gold": "neutral", "predicted": "neutral", "probs": [2.0, 0.8, 0.1]}', r"\[0, 1\]"),
+    ('{"id": "2", "gold": 1, "predicted": "neutral", "probs": [0.1, 0.8, 0.1]}', "gold must be"),
+    ('{"id": "2", "gold": "neutral"', "invalid JSON"),
+    ('[1, 2]', "expected a JSON object"),
+])
+def test_bad_lines(tmp_path, second_line, message):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"id": "1", "gold": "neutral", "predicted": "neutral", "probs": [0.1, 0.8, 0.1]}\n'
+                    + second_line + "\n", encoding="utf-8")
+    with pytest.raises(PredictionsFileError, match=rf"bad\.jsonl, line 2: .*{message}"):
+        read_predictions(path)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(PredictionsFileError, match="cannot read predictions"):
+        read_predictions(tmp_path / "nope.jsonl")
+
+
+def test_frame_columns(fixtures):
+    frame = predictions_frame(read_predictions(fixtures / "analysis" / "predictions_good.jsonl"))
+    assert list(frame.columns) == ["id", "gold", "predicted", "correct", "confidence", "probs"]
+    assert frame["correct"].tolist() == [True, False, None]

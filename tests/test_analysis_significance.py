@@ -1,0 +1,66 @@
+"""McNemar's exact test and the bootstraps, on cases with known answers."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from nlivis.analysis.significance import (bootstrap_accuracy, discordant_counts, mcnemar_exact,
+                                          paired_bootstrap)
+
+
+def test_mcnemar_all_discordant_one_way():
+    assert mcnemar_exact(10, 0) == pytest.approx(2 * 0.5 ** 10)
+    assert mcnemar_exact(0, 10) == pytest.approx(0.001953125)
+
+
+def test_mcnemar_balanced_is_one():
+    assert mcnemar_exact(7, 7) == 1.0
+    assert mcnemar_exact(0, 0) == 1.0
+
+
+def test_mcnemar_against_binomial_sum():
+    # b=8, c=2: p = 2 * sum_{k<=2} C(10,k) / 2^10 = 2 * 56 / 1024
+    assert mcnemar_exact(8, 2) == pytest.approx(2 * (1 + 10 + 45) / 1024)
+    with pytest.raises(ValueError):
+        mcnemar_exact(-1, 3)
+
+
+def test_discordant_counts():
+    assert discordant_counts([1, 1, 0, 0, 1], [1, 0, 1, 0, 0]) == (2, 1)
+    with pytest.raises(ValueError, match="different lengths"):
+        discordant_counts([1, 0], [1])
+
+
+def test_paired_bootstrap_degenerate_and_reproducible():
+    always = paired_bootstrap([True] * 50, [False] * 50)
+    assert (always.estimate, always.low, always.high) == (1.0, 1.0, 1.0)
+    rng = np.random.default_rng(3)
+    a, b = rng.random(400) < 0.8, rng.random(400) < 0.7
+    first, second = paired_bootstrap(a, b, seed=5), paired_bootstrap(a, b, seed=5)
+    assert first == second
+    assert first.low <= first.estimate <= first.high
+
+
+def test_paired_bootstrap_matches_normal_approximation():
+    # 200 pairs only A right, 100 only B right, 700 tied: difference 0.1, sd of the per-pair
+    # difference sqrt(0.3 - 0.01), so the 95% interval is about 0.1 ± 1.96 * 0.5385 / sqrt(1000).
+    a = np.array([True] * 200 + [False] * 100 + [True] * 350 + [False] * 350)
+    b = np.array([False] * 200 + [True] * 100 + [True] * 350 + [False] * 350)
+    interval = paired_bootstrap(a, b, resamples=20_000)
+    half_width = 1.96 * math.sqrt(0.3 - 0.01) / math.sqrt(1000)
+    assert interval.estimate == pytest.approx(0.1)
+    assert interval.low == pytest.approx(0.1 - half_width, abs=0.003)
+    assert interval.high == pytest.approx(0.1 + half_width, abs=0.003)
+
+
+def test_bootstrap_accuracy_interval():
+    correct = np.array([True] * 800 + [False] * 200)
+    interval = bootstrap_accuracy(correct, resamples=20_000)
+    half_width = 1.96 * math.sqrt(0.8 * 0.2 / 1000)
+    assert interval.estimate == pytest.approx(0.8)
+    assert interval.low == pytest.approx(0.8 - half_width, abs=0.003)
+    assert interval.high == pytest.approx(0.8 + half_width, abs=0.003)
+    with pytest.raises(ValueError, match="no pairs"):
+        bootstrap_accuracy([])
