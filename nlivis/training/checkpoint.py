@@ -1,0 +1,493 @@
+"""Checkpoint folders: written atomically, read without unpickling, checked part by part.
+
+A checkpoint folder holds
+    config.json        everything needed to rebuild the model and featurizer, plus provenance
+    model.safetensors  the weights (fp16 where that leaves every dev prediction unchanged, else fp32)
+    vocab.json         word vocabulary;  chars.json  character vocabulary
+    metrics.json       best dev accuracy and the curve;  metrics.jsonl  the live training log
+    predictions_<split_key>.jsonl   {"id", "gold", "predicted", "probs"} per pair, never sentences
+    COMPLETE           the manifest (file sizes and sha256), written last: no COMPLETE, no checkpoint
+Frozen word embeddings are not copied into every folder: the rows live once per (vocabulary, source)
+in `<checkpoint root>/embeddings/<hash>.safetensors`, referenced from config.json by relative path and
+sha256. A folder is built under a temporary name next to its final place and renamed into place, so a
+crash mid-save leaves either the old folder or a hidden `.partial` one, never a half checkpoint.
+
+While training, `<out>/state/` holds the resumable state (model, optimizer, best weights, RNG states)
+in safetensors plus `state.json`; it is replaced atomically too.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import torch
+from safetensors import SafetensorError
+from safetensors.torch import load_file, save_file
+from torch import nn
+
+FORMAT = "nlivis-checkpoint"
+FORMAT_VERSION = 1
+MANIFEST = "COMPLETE"
+CORE_FILES = ("config.json", "model.safetensors", "vocab.json", "chars.json", "metrics.json")
+"""Files every checkpoint has; the manifest records their sizes and sha256."""
+JSON_FILES = ("config.json", "metrics.json")
+HASHED_FILES = ("model.safetensors", "vocab.json", "chars.json")
+"""Files whose sha256 must match the manifest (the JSON files may be annotated by hand; they are parsed)."""
+EMBEDDINGS_FOLDER = "embeddings"
+EMBEDDING_TENSOR = "word_vectors"
+STATE_FOLDER = "state"
+
+
+class CheckpointError(Exception):
+    """A checkpoint folder that cannot be used; the message names the folder and the problem."""
+
+    def __init__(self, folder: str | Path, problem: str):
+        super().__init__(f"checkpoint {folder}: {problem}")
+        self.folder = str(folder)
+        self.problem = problem
+
+
+@dataclass(frozen=True)
+class CheckpointInfo:
+    """What the app lists about a checkpoint without loading its weights."""
+
+    name: str
+    model: str
+    config_name: str
+    protocol: str
+    dev_accuracy: float | None
+    parameters: int | None
+    path: Path
+    embedding_source: str
+    size: str
+    """paper | shipped: which size of the config was trained."""
+    disk_bytes: int
+    """Bytes of the folder's own files (a shared embedding file not included)."""
+    select_split: str = ""
+    seed: int | None = None
+
+
+@dataclass
+class LoadedCheckpoint:
+    """A model ready for inference (eval mode) with the featurizer that matches its training."""
+
+    model: nn.Module
+    featurizer: Any
+    config: dict[str, Any]
+    metrics: dict[str, Any]
+    labels: tuple[str, ...]
+    path: Path
+    info: CheckpointInfo
+
+
+# ----------------------------------------------------------------------------------------------- files
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write to a temporary sibling, fsync, then rename over `path`: readers see old or new, never half."""
+    path = Path(path)
+    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    with temporary.open("wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_json(path: Path, data: Any) -> None:
+    atomic_write_text(path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+
+
+def save_tensors(tensors: Mapping[str, torch.Tensor], path: Path, metadata: dict[str, str] | None = None) -> None:
+    """safetensors file written atomically; tensors are copied so shared storage never blocks saving."""
+    path = Path(path)
+    owned = {name: t.detach().to("cpu").clone().contiguous() for name, t in tensors.items()}
+    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    save_file(owned, str(temporary), metadata=metadata)
+    os.chmod(temporary, 0o644)
+    with temporary.open("rb") as handle:
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
+def replace_folder(built: Path, final: Path) -> None:
+    """Move a fully written folder into place, replacing `final` if it exists."""
+    previous = final.with_name(f".{final.name}.old-{os.getpid()}")
+    if final.exists():
+        os.replace(final, previous)
+    os.replace(built, final)
+    if previous.exists():
+        shutil.rmtree(previous)
+
+
+def _fresh_folder(path: Path) -> Path:
+    if path.exists():
+        shutil.rmtree(path)
+    path.mkdir(parents=True)
+    return path
+
+
+# ------------------------------------------------------------------------------------------ embeddings
+
+def word_embedding_key(model: nn.Module) -> str:
+    """The state-dict key of the model's word-embedding rows."""
+    target = model.word_embedding.weight  # type: ignore[attr-defined]
+    for name, parameter in model.named_parameters():
+        if parameter is target:
+            return name
+    raise ValueError("the model's word embedding is not one of its parameters")
+
+
+def shared_embedding_file(root: Path, vocab_json: bytes, source: str, vectors: torch.Tensor) -> tuple[Path, str]:
+    """Write (once) the frozen rows for this vocabulary and source under `root/embeddings/`; return the
+    file and its sha256. The name hashes vocabulary + source, plus the rows themselves so two different
+    row sets can never share a name."""
+    vectors = vectors.detach().to("cpu", torch.float32).contiguous()
+    key = hashlib.sha256(vocab_json + b"\0" + source.encode("utf-8")).hexdigest()[:16]
+    rows = hashlib.sha256(vectors.numpy().tobytes()).hexdigest()[:8]
+    folder = Path(root) / EMBEDDINGS_FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{key}-{rows}.safetensors"
+    if not path.is_file():
+        save_tensors({EMBEDDING_TENSOR: vectors}, path, metadata={"source": source, "rows": str(vectors.shape[0])})
+    return path, sha256_file(path)
+
+
+# ------------------------------------------------------------------------------------------------ save
+
+def _floating_as(tensors: Mapping[str, torch.Tensor], dtype: torch.dtype) -> dict[str, torch.Tensor]:
+    return {k: (v.to(dtype) if v.is_floating_point() else v) for k, v in tensors.items()}
+
+
+def write_checkpoint(
+    out_dir: Path,
+    *,
+    model: nn.Module,
+    vocab: Any,
+    char_vocab: Any,
+    record: dict[str, Any],
+    metrics: dict[str, Any],
+    predictions: Mapping[str, list[dict[str, Any]]],
+    weights_dtype: torch.dtype,
+    share_embeddings: bool,
+    extra_files: tuple[Path, ...] = (),
+) -> Path:
+    """Write a complete checkpoint folder atomically (see the module docstring) and return it.
+
+    `record` is config.json without its `weights` and `embeddings.file` parts, which are added here;
+    `extra_files` (e.g. the live metrics log) are copied in as they are.
+    """
+    out_dir = Path(out_dir)
+    root = out_dir.parent
+    root.mkdir(parents=True, exist_ok=True)
+    building = _fresh_folder(root / f".{out_dir.name}.partial-{os.getpid()}")
+
+    vocab.save(building / "vocab.json")
+    char_vocab.save(building / "chars.json")
+    state = {k: v for k, v in model.state_dict().items()}
+    record = json.loads(json.dumps(record))
+    embedding_key = word_embedding_key(model)
+    embeddings = record.setdefault("embeddings", {})
+    if share_embeddings:
+        vocab_json = (building / "vocab.json").read_bytes()
+        path, digest = shared_embedding_file(root, vocab_json, str(embeddings.get("source", "")), state.pop(embedding_key))
+        embeddings.update({"shared": True, "file": os.path.relpath(path, out_dir), "sha256": digest,
+                           "tensor": EMBEDDING_TENSOR, "state_key": embedding_key})
+    else:
+        embeddings.update({"shared": False, "state_key": embedding_key})
+    save_tensors(_floating_as(state, weights_dtype), building / "model.safetensors",
+                 metadata={"format": FORMAT, "dtype": str(weights_dtype).removeprefix("torch.")})
+    record["weights"] = {"file": "model.safetensors", "dtype": str(weights_dtype).removeprefix("torch."),
+                         "excluded_keys": [embedding_key] if share_embeddings else []}
+    record["format"], record["format_version"] = FORMAT, FORMAT_VERSION
+
+    (building / "config.json").write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    (building / "metrics.json").write_text(json.dumps(metrics, indent=1) + "\n", encoding="utf-8")
+    for split_key, rows in predictions.items():
+        write_predictions(building / f"predictions_{split_key}.jsonl", rows)
+    for extra in extra_files:
+        if Path(extra).is_file():
+            shutil.copy2(extra, building / Path(extra).name)
+    manifest = {"format": FORMAT, "format_version": FORMAT_VERSION,
+                "files": {name: {"bytes": (building / name).stat().st_size, "sha256": sha256_file(building / name)}
+                          for name in CORE_FILES}}
+    (building / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+    replace_folder(building, out_dir)
+    return out_dir
+
+
+def write_predictions(path: Path, rows: list[dict[str, Any]]) -> None:
+    """`predictions_<split_key>.jsonl`: id, gold, predicted, probs per line, written atomically."""
+    text = "".join(json.dumps({"id": r["id"], "gold": r["gold"], "predicted": r["predicted"],
+                               "probs": [round(float(p), 6) for p in r["probs"]]}) + "\n" for r in rows)
+    atomic_write_text(Path(path), text)
+
+
+# ------------------------------------------------------------------------------------------------ read
+
+def _read_json(folder: Path, name: str) -> Any:
+    path = folder / name
+    if not path.is_file():
+        raise CheckpointError(folder, f"{name} is missing")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise CheckpointError(folder, f"{name} is not valid JSON ({error})") from error
+
+
+def _check_files(folder: Path, verify_hashes: bool) -> dict[str, Any]:
+    """The manifest, after checking that every core file is there with its recorded size (and hash)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise CheckpointError(folder, "not a folder")
+    if not (folder / MANIFEST).is_file():
+        hint = " (a training run in progress or interrupted: resume it with --resume)" if (folder / STATE_FOLDER).is_dir() else ""
+        raise CheckpointError(folder, f"incomplete: no {MANIFEST} marker{hint}")
+    manifest = _read_json(folder, MANIFEST)
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or not isinstance(manifest.get("files"), dict):
+        raise CheckpointError(folder, f"{MANIFEST} is not an nlivis checkpoint manifest")
+    if manifest.get("format_version") != FORMAT_VERSION:
+        raise CheckpointError(folder, f"format version {manifest.get('format_version')!r}; this code reads {FORMAT_VERSION}")
+    for name in CORE_FILES:
+        path = folder / name
+        expected = manifest["files"].get(name)
+        if expected is None:
+            raise CheckpointError(folder, f"{MANIFEST} does not list {name}")
+        if not path.is_file():
+            raise CheckpointError(folder, f"{name} is missing")
+        size = path.stat().st_size
+        if name in HASHED_FILES and size != expected["bytes"]:
+            raise CheckpointError(folder, f"{name} is {size} bytes, the manifest says {expected['bytes']} (truncated or replaced)")
+        if verify_hashes and name in HASHED_FILES and sha256_file(path) != expected["sha256"]:
+            raise CheckpointError(folder, f"{name} does not match its sha256 in {MANIFEST} (corrupt or replaced)")
+    return manifest
+
+
+def _info(folder: Path, config: Mapping[str, Any], metrics: Mapping[str, Any]) -> CheckpointInfo:
+    try:
+        return CheckpointInfo(
+            name=folder.name,
+            model=str(config["model"]["name"]),
+            config_name=str(config.get("config_name", "")),
+            protocol=str(config["dataset"]["protocol"]),
+            dev_accuracy=metrics.get("best_dev_accuracy"),
+            parameters=config.get("parameters"),
+            path=folder,
+            embedding_source=str(config.get("embeddings", {}).get("source", "")),
+            size=str(config.get("size", "")),
+            disk_bytes=sum(p.stat().st_size for p in folder.iterdir() if p.is_file()),
+            select_split=str(config["dataset"].get("select", "")),
+            seed=config.get("seed"),
+        )
+    except (KeyError, TypeError) as error:
+        raise CheckpointError(folder, f"config.json lacks a required entry ({error})") from error
+
+
+def read_checkpoint_info(folder: str | Path) -> CheckpointInfo:
+    """Cheap check (files present, sizes, JSON parses) and the listing entry; weights are not read."""
+    folder = Path(folder)
+    _check_files(folder, verify_hashes=False)
+    return _info(folder, _read_json(folder, "config.json"), _read_json(folder, "metrics.json"))
+
+
+def find_checkpoints(root: str | Path, broken: list[CheckpointError] | None = None) -> list[CheckpointInfo]:
+    """Complete checkpoints in the sub-folders of `root`, sorted by name. Broken or unfinished folders
+    are skipped; when `broken` is given, their errors are appended to it (nothing is raised)."""
+    root = Path(root)
+    if not root.is_dir():
+        return []
+    found = []
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+        if folder.name.startswith(".") or folder.name == EMBEDDINGS_FOLDER:
+            continue
+        try:
+            found.append(read_checkpoint_info(folder))
+        except CheckpointError as error:
+            if broken is not None:
+                broken.append(error)
+    return found
+
+
+def _load_tensors(folder: Path, path: Path, what: str) -> dict[str, torch.Tensor]:
+    try:
+        return load_file(str(path))
+    except (SafetensorError, OSError, ValueError, RuntimeError) as error:
+        raise CheckpointError(folder, f"{what} cannot be read as safetensors ({error})") from error
+
+
+def _check_state_matches(folder: Path, expected: Mapping[str, torch.Tensor], stored: Mapping[str, torch.Tensor]) -> None:
+    missing = sorted(set(expected) - set(stored))
+    unexpected = sorted(set(stored) - set(expected))
+    problems = []
+    if missing:
+        problems.append(f"missing keys {missing[:5]}{' …' if len(missing) > 5 else ''}")
+    if unexpected:
+        problems.append(f"unexpected keys {unexpected[:5]}{' …' if len(unexpected) > 5 else ''}")
+    shapes = [f"{k}: stored {tuple(stored[k].shape)}, config gives {tuple(expected[k].shape)}"
+              for k in sorted(set(expected) & set(stored)) if tuple(stored[k].shape) != tuple(expected[k].shape)]
+    if shapes:
+        problems.append("shape mismatch " + "; ".join(shapes[:3]) + (" …" if len(shapes) > 3 else ""))
+    if problems:
+        raise CheckpointError(folder, "config.json does not match model.safetensors: " + "; ".join(problems))
+
+
+def load_checkpoint(folder: str | Path, device: str | torch.device = "cpu") -> LoadedCheckpoint:
+    """Rebuild model and featurizer from a checkpoint folder; every problem is a `CheckpointError`."""
+    from nlivis.features.featurize import FeatureSettings, Featurizer
+    from nlivis.features.vocab import CharVocabulary, Vocabulary, VocabularyFileError
+    from nlivis.models import build
+
+    folder = Path(folder)
+    _check_files(folder, verify_hashes=True)
+    config = _read_json(folder, "config.json")
+    metrics = _read_json(folder, "metrics.json")
+    info = _info(folder, config, metrics)
+    try:
+        vocab = Vocabulary.load(folder / "vocab.json")
+        char_vocab = CharVocabulary.load(folder / "chars.json")
+    except VocabularyFileError as error:
+        raise CheckpointError(folder, str(error)) from error
+    try:
+        labels = tuple(config["labels"])
+        settings = FeatureSettings(**config["features"]["featurizer"])
+        featurizer = Featurizer(vocab, char_vocab, settings, labels)
+        model = build(config["model"])
+    except (KeyError, TypeError, ValueError) as error:
+        raise CheckpointError(folder, f"config.json cannot rebuild the model or featurizer ({type(error).__name__}: {error})") from error
+    if len(vocab) != config["model"].get("vocab_size", len(vocab)):
+        raise CheckpointError(folder, f"vocab.json has {len(vocab)} words, config.json says vocab_size {config['model']['vocab_size']}")
+
+    expected = model.state_dict()
+    stored = _load_tensors(folder, folder / "model.safetensors", "model.safetensors")
+    embeddings = config.get("embeddings", {})
+    if embeddings.get("shared"):
+        key = embeddings.get("state_key", "")
+        shared_path = (folder / str(embeddings.get("file", ""))).resolve()
+        if not shared_path.is_file():
+            raise CheckpointError(folder, f"shared embedding file {embeddings.get('file')} is missing (looked at {shared_path})")
+        if sha256_file(shared_path) != embeddings.get("sha256"):
+            raise CheckpointError(folder, f"shared embedding file {shared_path} does not match the sha256 in config.json")
+        rows = _load_tensors(folder, shared_path, f"shared embedding file {shared_path}")
+        if EMBEDDING_TENSOR not in rows:
+            raise CheckpointError(folder, f"shared embedding file {shared_path} has no {EMBEDDING_TENSOR!r} tensor")
+        stored = {**stored, key: rows[EMBEDDING_TENSOR]}
+    _check_state_matches(folder, expected, stored)
+    model.load_state_dict({k: v.to(expected[k].dtype) for k, v in stored.items()}, strict=True)
+    model.to(device).eval()
+    return LoadedCheckpoint(model, featurizer, config, metrics, labels, folder, info)
+
+
+# ---------------------------------------------------------------------------------------- training state
+
+@dataclass
+class TrainingState:
+    """What `--resume` needs besides the tensors: counters, schedules, best dev, RNG states."""
+
+    step: int = 0
+    epoch: int = 0
+    batch_in_epoch: int = 0
+    pairs_seen: int = 0
+    best_dev_accuracy: float | None = None
+    best_step: int | None = None
+    best_epoch_seen: int = 0
+    """Last epoch whose end saw the best dev accuracy improve (drives the SGD fallback)."""
+    optimizer_name: str = ""
+    elapsed_s: float = 0.0
+    curve: list[dict[str, Any]] = field(default_factory=list)
+    """Dev evaluations so far: step, epoch, dev_acc."""
+    python_rng: Any = None
+    numpy_rng: dict[str, Any] = field(default_factory=dict)
+
+
+def flatten_optimizer_state(state: Mapping[str, Any]) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
+    """Split an optimizer state dict into tensors (for safetensors) and JSON-able rest."""
+    tensors: dict[str, torch.Tensor] = {}
+    described: dict[str, Any] = {}
+    for param_id, entries in state["state"].items():
+        described[str(param_id)] = {}
+        for name, value in entries.items():
+            if torch.is_tensor(value):
+                tensors[f"{param_id}.{name}"] = value
+                described[str(param_id)][name] = {"tensor": f"{param_id}.{name}"}
+            else:
+                described[str(param_id)][name] = {"value": value}
+    return tensors, {"state": described, "param_groups": state["param_groups"]}
+
+
+def unflatten_optimizer_state(tensors: Mapping[str, torch.Tensor], meta: Mapping[str, Any]) -> dict[str, Any]:
+    state = {int(param_id): {name: (tensors[entry["tensor"]] if "tensor" in entry else entry["value"])
+                             for name, entry in entries.items()}
+             for param_id, entries in meta["state"].items()}
+    groups = [{k: (tuple(v) if isinstance(v, list) and k != "params" else v) for k, v in group.items()}
+              for group in meta["param_groups"]]
+    return {"state": state, "param_groups": groups}
+
+
+def save_training_state(
+    out_dir: Path,
+    state: TrainingState,
+    model_state: Mapping[str, torch.Tensor],
+    optimizer_state: Mapping[str, Any],
+    best_model_state: Mapping[str, torch.Tensor] | None,
+    rng_tensors: Mapping[str, torch.Tensor],
+) -> None:
+    """Replace `<out>/state/` atomically with the current training state."""
+    out_dir = Path(out_dir)
+    building = _fresh_folder(out_dir / f".{STATE_FOLDER}.partial-{os.getpid()}")
+    save_tensors(model_state, building / "model.safetensors")
+    optimizer_tensors, optimizer_meta = flatten_optimizer_state(optimizer_state)
+    save_tensors(optimizer_tensors, building / "optimizer.safetensors")
+    if best_model_state is not None:
+        save_tensors(best_model_state, building / "best_model.safetensors")
+    save_tensors(rng_tensors, building / "rng.safetensors")
+    record = {"format": "nlivis-training-state", "format_version": FORMAT_VERSION,
+              "training": state.__dict__, "optimizer": optimizer_meta}
+    (building / "state.json").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    replace_folder(building, out_dir / STATE_FOLDER)
+
+
+@dataclass
+class LoadedTrainingState:
+    state: TrainingState
+    model_state: dict[str, torch.Tensor]
+    optimizer_state: dict[str, Any]
+    best_model_state: dict[str, torch.Tensor] | None
+    rng_tensors: dict[str, torch.Tensor]
+
+
+def load_training_state(out_dir: Path) -> LoadedTrainingState:
+    """Read `<out>/state/`; a missing or damaged state is a `CheckpointError` naming the folder."""
+    folder = Path(out_dir) / STATE_FOLDER
+    if not (folder / "state.json").is_file():
+        raise CheckpointError(out_dir, f"nothing to resume: no {STATE_FOLDER}/state.json")
+    record = _read_json(folder, "state.json")
+    try:
+        state = TrainingState(**record["training"])
+        optimizer_tensors = _load_tensors(folder, folder / "optimizer.safetensors", "optimizer.safetensors")
+        optimizer_state = unflatten_optimizer_state(optimizer_tensors, record["optimizer"])
+    except (KeyError, TypeError) as error:
+        raise CheckpointError(folder, f"state.json is not a training state ({error})") from error
+    best = folder / "best_model.safetensors"
+    return LoadedTrainingState(
+        state=state,
+        model_state=_load_tensors(folder, folder / "model.safetensors", "model.safetensors"),
+        optimizer_state=optimizer_state,
+        best_model_state=_load_tensors(folder, best, "best_model.safetensors") if best.is_file() else None,
+        rng_tensors=_load_tensors(folder, folder / "rng.safetensors", "rng.safetensors"),
+    )

@@ -1,0 +1,234 @@
+"""The train / evaluate / predict sub-commands, and the Python functions the app calls for the same work.
+
+    python -m nlivis train --config gcnn --dataset snli-small --data-dir ../shared/data --out checkpoints/gcnn-snli-small \
+        --size shipped --embeddings minilm
+    python -m nlivis evaluate checkpoints/gcnn-snli-small --dataset snli-small --split dev --data-dir ../shared/data
+    python -m nlivis predict checkpoints/gcnn-snli-small --premise "A man plays." --hypothesis "A man sleeps."
+
+Every failure a user can cause (bad checkpoint, missing data, empty text) prints one line and exits 2.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import torch
+
+from nlivis.features.chars import UNK_ID
+from nlivis.training.checkpoint import CheckpointError, LoadedCheckpoint, load_checkpoint, write_predictions
+from nlivis.training.metrics import ClassificationReport, classification_report
+
+EVALUATION_BATCH_SIZE = 128
+"""Pairs per forward pass in `evaluate_checkpoint` (memory, not results, depends on it)."""
+
+
+def _fail(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+# ----------------------------------------------------------------------------------------------- train
+
+def train_command(args) -> int:
+    """`python -m nlivis train ...`: see `nlivis.training.trainer.train` for what each option does."""
+    from nlivis.training.config import load_config
+    from nlivis.training.distributed import DistributedContext
+    from nlivis.training.trainer import TrainingStopped, train
+
+    try:
+        config = load_config(args.config)
+        info = train(config, args.dataset, args.data_dir, args.out, device=args.device, seed=args.seed,
+                     max_steps=args.max_steps, epochs=args.epochs, embeddings=args.embeddings, resume=args.resume,
+                     size=args.size, cache_dir=args.cache_dir, model_name=args.model)
+    except TrainingStopped as stopped:
+        print(str(stopped), file=sys.stderr)
+        return 130
+    except CheckpointError as error:
+        return _fail(str(error))
+    if DistributedContext.from_environment().is_main:
+        accuracy = "n/a" if info.dev_accuracy is None else f"{info.dev_accuracy:.4f}"
+        print(f"checkpoint: {info.path}\nmodel: {info.model} ({info.parameters:,} parameters without word embeddings)\n"
+              f"best {info.select_split} accuracy: {accuracy}")
+    return 0
+
+
+# -------------------------------------------------------------------------------------------- evaluate
+
+@dataclass
+class EvaluationResult:
+    """Scores over the labelled pairs, and one prediction row per pair (labelled or not)."""
+
+    report: ClassificationReport
+    predictions: list[dict[str, Any]]
+    probabilities: torch.Tensor
+    unlabelled: int = 0
+
+
+def evaluate_checkpoint(loaded: LoadedCheckpoint, pairs_analyzed: Sequence, batch_size: int = EVALUATION_BATCH_SIZE) -> EvaluationResult:
+    """Predict every analysed pair with a loaded checkpoint and score the labelled ones."""
+    from nlivis.training.trainer import predict_probabilities, prediction_rows
+
+    if not pairs_analyzed:
+        raise ValueError("no pairs to evaluate")
+    device = next(loaded.model.parameters()).device
+    probabilities = predict_probabilities(loaded.model, loaded.featurizer, pairs_analyzed, batch_size, device)
+    rows = prediction_rows(pairs_analyzed, probabilities, loaded.labels)
+    index = {label: i for i, label in enumerate(loaded.labels)}
+    labelled = [r for r in rows if r["gold"] is not None]
+    unknown = sorted({r["gold"] for r in labelled} - set(index))
+    if unknown:
+        raise ValueError(f"gold labels {unknown} are not among this checkpoint's labels {list(loaded.labels)}")
+    report = classification_report([index[r["gold"]] for r in labelled], [index[r["predicted"]] for r in labelled],
+                                   loaded.labels)
+    return EvaluationResult(report, rows, probabilities, unlabelled=len(rows) - len(labelled))
+
+
+def resolve_split(dataset: str, split: str):
+    """The `SplitRef` for `--dataset D --split S`: a protocol's split by name or key, or a dataset's split."""
+    from nlivis.data.protocols import SplitRef, all_protocol_refs, get_protocol, split_key
+
+    protocol = get_protocol(dataset)
+    refs = all_protocol_refs(protocol)
+    for ref in refs:
+        if split in (ref.split, split_key(ref)):
+            return ref
+    if protocol.small:
+        known = sorted({r.split for r in refs} | {split_key(r) for r in refs})
+        raise ValueError(f"protocol {dataset!r} has no split {split!r}; its splits: {', '.join(known)}")
+    return SplitRef(dataset, split, "")
+
+
+def tags_by_pair(pairs: Sequence, tags_file: str | None) -> tuple[dict[str, frozenset[str]], dict[str, str]]:
+    """Hand-annotated tags from `tags_file` when given, else the automatic tags; plus unavailable tags."""
+    from nlivis.analysis.tags import read_tag_file, tag_pairs, unavailable_tags
+
+    if tags_file:
+        return read_tag_file(tags_file), {}
+    return tag_pairs(pairs, progress=True), unavailable_tags()
+
+
+def evaluate_command(args) -> int:
+    """`python -m nlivis evaluate CHECKPOINT --dataset D --split S --data-dir DIR [--json] [--by-tag]`."""
+    from nlivis.data.protocols import split_key
+    from nlivis.features.dataset import load_split_analyzed
+
+    try:
+        loaded = load_checkpoint(args.checkpoint)
+    except CheckpointError as error:
+        return _fail(str(error))
+    ref = resolve_split(args.dataset, args.split)
+    items, _ = load_split_analyzed(ref, args.data_dir, args.cache_dir)
+    result = evaluate_checkpoint(loaded, items)
+    key = split_key(ref)
+    predictions_file = loaded.path / f"predictions_{key}.jsonl"
+    write_predictions(predictions_file, result.predictions)
+
+    by_tag = None
+    if args.by_tag:
+        from nlivis.analysis.breakdown import accuracy_by_tag
+        from nlivis.analysis.predictions import Prediction
+
+        tags, unavailable = tags_by_pair([item.pair for item in items], args.tags_file)
+        predictions = [Prediction(r["id"], r["gold"], r["predicted"], tuple(r["probs"])) for r in result.predictions]
+        by_tag = accuracy_by_tag(predictions, tags, unavailable=unavailable)
+
+    if args.json:
+        output = {"checkpoint": str(loaded.path), "split": key, **result.report.to_dict(),
+                  "unlabelled": result.unlabelled, "predictions_file": str(predictions_file)}
+        if by_tag is not None:
+            output["by_tag"] = json.loads(by_tag.to_json(orient="records"))
+        print(json.dumps(output, indent=1))
+        return 0
+    print(f"checkpoint {loaded.path} on {key}")
+    print(result.report.format_table())
+    if result.unlabelled:
+        print(f"\n{result.unlabelled} pairs without a gold label were predicted but not scored")
+    if by_tag is not None:
+        print("\naccuracy by tag:")
+        print(by_tag.to_string(index=False))
+    print(f"\npredictions written to {predictions_file}")
+    return 0
+
+
+# --------------------------------------------------------------------------------------------- predict
+
+@dataclass
+class PairPrediction:
+    """One typed pair's answer and what the user should know about how it was read."""
+
+    label: str
+    probabilities: dict[str, float]
+    truncation: str
+    """"" when nothing was cut, else e.g. "premise cut from 60 to 32 tokens"."""
+    unknown_words: list[str]
+    """Tokens with no vocabulary row (mapped to UNK)."""
+    premise_tokens: list[str]
+    hypothesis_tokens: list[str]
+    batch: Any = None
+    trace: Any = None
+    notices: list[str] = field(default_factory=list)
+
+
+@torch.no_grad()
+def predict_pairs(loaded: LoadedCheckpoint, premise: str, hypothesis: str, trace: bool = False) -> PairPrediction:
+    """Label one premise/hypothesis pair. Empty or whitespace-only text raises ValueError; text over the
+    cut-offs is cut (as in training) and said so in `truncation` / `notices`; unknown words map to UNK."""
+    for name, text in (("premise", premise), ("hypothesis", hypothesis)):
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"the {name} is empty; give a sentence with at least one word")
+    encoded = loaded.featurizer.encode_text_reported(premise, hypothesis)
+    batch = encoded.batch.to(next(loaded.model.parameters()).device)
+    loaded.model.eval()
+    recorded = None
+    if trace:
+        logits, recorded = loaded.model(batch, trace=True)
+    else:
+        logits = loaded.model(batch)
+    probabilities = loaded.model.probabilities(logits.float())[0].cpu().tolist()
+    unknown = [token for side_tokens, ids in ((batch.premise_tokens[0], batch.premise_ids[0]),
+                                              (batch.hypothesis_tokens[0], batch.hypothesis_ids[0]))
+               for token, token_id in zip(side_tokens, ids.tolist()) if token_id == UNK_ID]
+    truncation = encoded.truncation.describe()
+    notices = []
+    if truncation:
+        notices.append(f"{truncation} (this model reads at most {loaded.featurizer.settings.max_premise_len} premise "
+                       f"and {loaded.featurizer.settings.max_hypothesis_len} hypothesis tokens)")
+    if unknown:
+        notices.append(f"{len(unknown)} word(s) not in the vocabulary, read as unknown: {', '.join(unknown[:10])}"
+                       + (" …" if len(unknown) > 10 else ""))
+    best = max(range(len(probabilities)), key=probabilities.__getitem__)
+    return PairPrediction(loaded.labels[best], dict(zip(loaded.labels, probabilities)), truncation, unknown,
+                          batch.premise_tokens[0], batch.hypothesis_tokens[0], batch, recorded, notices)
+
+
+def predict_command(args) -> int:
+    """`python -m nlivis predict CHECKPOINT --premise P --hypothesis H [--json]`."""
+    for name, text in (("premise", args.premise), ("hypothesis", args.hypothesis)):
+        if not text.strip():
+            return _fail(f"the --{name} is empty; give a sentence with at least one word")
+    try:
+        loaded = load_checkpoint(args.checkpoint)
+    except CheckpointError as error:
+        return _fail(str(error))
+    try:
+        result = predict_pairs(loaded, args.premise, args.hypothesis)
+    except ValueError as error:
+        return _fail(str(error))
+    if args.json:
+        print(json.dumps({"label": result.label, "probabilities": result.probabilities,
+                          "truncation": result.truncation, "unknown_words": result.unknown_words,
+                          "unknown_word_count": len(result.unknown_words),
+                          "premise_tokens": result.premise_tokens, "hypothesis_tokens": result.hypothesis_tokens},
+                         indent=1))
+    else:
+        print(f"label: {result.label}")
+        width = max(len(label) for label in result.probabilities)
+        for label, probability in sorted(result.probabilities.items(), key=lambda kv: -kv[1]):
+            print(f"  {label:<{width}}  {probability:.4f}")
+        print(f"unknown words: {len(result.unknown_words)}")
+    for notice in result.notices:
+        print(f"notice: {notice}", file=sys.stderr)
+    return 0
