@@ -1,0 +1,181 @@
+"""Pooled representations from the trace, PCA/UMAP projections, and the on-disk cache."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from nlivis.analysis.projection import (ProjectionError, cached_projection, checkpoint_fingerprint,
+                                        is_cached, pooled_representations, project)
+from nlivis.models.trace import Representation, Trace
+
+
+@dataclass
+class _Sentence:
+    tokens: tuple[str, ...]
+
+
+@dataclass
+class _Item:
+    premise: _Sentence
+    hypothesis: _Sentence
+
+
+class _Batch:
+    def __init__(self, lengths: torch.Tensor):
+        self.lengths = lengths
+
+    def to(self, device):
+        return _Batch(self.lengths.to(device))
+
+
+class _Featurizer:
+    """Stand-in featurizer: a batch is just the two sentence lengths of each pair."""
+
+    def __init__(self):
+        self.batch_sizes = []
+
+    def encode(self, items):
+        self.batch_sizes.append(len(items))
+        return _Batch(torch.tensor([[len(i.premise.tokens), len(i.hypothesis.tokens)] for i in items],
+                                   dtype=torch.float32))
+
+
+class _Model(nn.Module):
+    """Pooled vector = (premise length, hypothesis length, 1) — easy to check order against."""
+
+    def __init__(self, emit: bool = True):
+        super().__init__()
+        self.scale = nn.Parameter(torch.ones(1))
+        self.emit = emit
+
+    def forward(self, batch, trace=False):
+        # B batch
+        pooled = torch.cat([batch.lengths * self.scale, torch.ones(len(batch.lengths), 1)], dim=1)
+        logits = pooled[:, :3]
+        if not trace:
+            return logits
+        record = Trace()
+        if self.emit:
+            record.add("pooled", Representation(pooled))
+        assert not torch.is_grad_enabled()
+        return logits, record
+
+
+@dataclass
+class _Loaded:
+    model: nn.Module
+    featurizer: _Featurizer
+    path: str = "fake-checkpoint"
+
+
+def _items(lengths):
+    return [_Item(_Sentence(("w",) * p), _Sentence(("w",) * h)) for p, h in lengths]
+
+
+def test_pooled_representations_keep_input_order_and_batch():
+    lengths = [(5, 2), (1, 1), (9, 3), (2, 7), (4, 4)]
+    loaded = _Loaded(_Model(), _Featurizer())
+    seen = []
+    vectors = pooled_representations(loaded, _items(lengths), batch_size=2,
+                                     progress=lambda done, total: seen.append((done, total)))
+    assert vectors.shape == (5, 3) and vectors.dtype == np.float32
+    np.testing.assert_array_equal(vectors[:, :2], np.array(lengths, dtype=np.float32))
+    assert loaded.featurizer.batch_sizes == [2, 2, 1]
+    assert seen == [(2, 5), (4, 5), (5, 5)]
+
+
+def test_model_without_representation_is_a_clear_error():
+    with pytest.raises(ProjectionError, match="fake-checkpoint: the model emits no Representation"):
+        pooled_representations(_Loaded(_Model(emit=False), _Featurizer()), _items([(1, 1)]))
+
+
+def test_pca_is_deterministic_and_finds_the_main_axis():
+    rng = np.random.default_rng(0)
+    line = rng.normal(size=(50, 1)) * np.array([[3.0, 4.0, 0.0]])  # all variance along (3, 4, 0)
+    noisy = line + rng.normal(scale=0.01, size=line.shape)
+    first, second = project(noisy, method="pca"), project(noisy, method="pca")
+    np.testing.assert_array_equal(first, second)
+    assert first.shape == (50, 2)
+    expected = (noisy - noisy.mean(0)) @ np.array([3.0, 4.0, 0.0]) / 5.0
+    np.testing.assert_allclose(np.abs(first[:, 0]), np.abs(expected), atol=0.05)
+    assert np.var(first[:, 0]) > 100 * np.var(first[:, 1])
+
+
+def test_project_rejects_bad_input():
+    with pytest.raises(ValueError, match="unknown projection method"):
+        project(np.zeros((5, 3)), method="tsne")
+    with pytest.raises(ProjectionError, match="NaN"):
+        project(np.array([[np.nan, 1.0], [0.0, 1.0]]), method="pca")
+    with pytest.warns(UserWarning, match="using PCA"):
+        assert project(np.eye(3), method="umap").shape == (3, 2)
+
+
+def _fake_checkpoint(folder, weights=b"weights"):
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "model.safetensors").write_bytes(weights)
+    (folder / "config.json").write_text('{"model": {"name": "fake"}}', encoding="utf-8")
+    return folder
+
+
+def test_cache_second_call_does_not_recompute(tmp_path):
+    checkpoint = _fake_checkpoint(tmp_path / "ckpt")
+    calls = []
+
+    def vectors_fn():
+        calls.append(1)
+        return np.random.default_rng(1).normal(size=(20, 4))
+
+    messages = []
+    first = cached_projection(checkpoint, "snli_dev", vectors_fn, method="pca", cache_dir=tmp_path / "cache",
+                              ids=[str(i) for i in range(20)], progress=lambda m, f: messages.append(m))
+    assert is_cached(checkpoint, "snli_dev", "pca", cache_dir=tmp_path / "cache")
+    second = cached_projection(checkpoint, "snli_dev", vectors_fn, method="pca", cache_dir=tmp_path / "cache",
+                               ids=[str(i) for i in range(20)])
+    np.testing.assert_array_equal(first, second)
+    assert len(calls) == 1
+    assert "computing pooled representations" in messages
+    stored = list((tmp_path / "cache").rglob("*"))
+    assert {p.suffix for p in stored if p.is_file()} <= {".npy", ".json"}
+
+
+def test_cache_is_keyed_by_checkpoint_content_split_and_ids(tmp_path):
+    checkpoint = _fake_checkpoint(tmp_path / "ckpt")
+    calls = []
+
+    def vectors_fn():
+        calls.append(1)
+        return np.arange(30, dtype=np.float32).reshape(10, 3) ** 1.5
+
+    cache = tmp_path / "cache"
+    cached_projection(checkpoint, "snli_dev", vectors_fn, method="pca", cache_dir=cache)
+    cached_projection(checkpoint, "snli_test", vectors_fn, method="pca", cache_dir=cache)
+    assert len(calls) == 2
+    before = checkpoint_fingerprint(checkpoint)
+    _fake_checkpoint(checkpoint, weights=b"retrained")
+    assert checkpoint_fingerprint(checkpoint) != before
+    cached_projection(checkpoint, "snli_dev", vectors_fn, method="pca", cache_dir=cache)
+    assert len(calls) == 3
+    cached_projection(checkpoint, "snli_dev", vectors_fn, method="pca", cache_dir=cache,
+                      ids=[str(i) for i in range(10)])
+    assert len(calls) == 4  # the cache had no ids to match
+    with pytest.raises(ProjectionError, match="model.safetensors is missing"):
+        checkpoint_fingerprint(tmp_path / "empty")
+
+
+@pytest.mark.slow
+def test_umap_projection_is_deterministic_and_cached(tmp_path):
+    checkpoint = _fake_checkpoint(tmp_path / "ckpt")
+    rng = np.random.default_rng(0)
+    clusters = np.vstack([rng.normal(loc=c, size=(30, 8)) for c in (0.0, 10.0)])
+    first = project(clusters, method="umap", seed=3)
+    np.testing.assert_allclose(first, project(clusters, method="umap", seed=3))
+    assert first.shape == (60, 2)
+    centre_a, centre_b = first[:30].mean(0), first[30:].mean(0)
+    spread = max(first[:30].std(0).max(), first[30:].std(0).max())
+    assert np.linalg.norm(centre_a - centre_b) > 3 * spread
+    cached = cached_projection(checkpoint, "dev", lambda: clusters, method="umap", seed=3, cache_dir=tmp_path)
+    np.testing.assert_allclose(cached, first)
