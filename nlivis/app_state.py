@@ -489,7 +489,8 @@ class PairResult:
     labels: list[str]
     probs: list[float]
     trace: Any
-    truncation_note: str = ""
+    notices: list[str] = field(default_factory=list)
+    """What the user should know about how the pair was read (cut-offs, unknown words)."""
 
     @property
     def predicted(self) -> str:
@@ -498,19 +499,14 @@ class PairResult:
 
 @st.cache_resource(max_entries=256, show_spinner=False)
 def _analyse_cached(path: str, stamp: float, premise: str, hypothesis: str) -> PairResult:
-    import torch
+    from nlivis.training.commands import predict_pairs
 
     loaded = _load_cached(path, stamp)
-    encoded = loaded.featurizer.encode_text_reported(premise, hypothesis)
-    with torch.no_grad():
-        _, trace = loaded.model(encoded.batch, trace=True)
-    trace = trace.detach()
-    from nlivis.models.trace import OutputDistribution
-
-    output = next(iter(trace.of_type(OutputDistribution).values()))
-    return PairResult(checkpoint_label(path, loaded), premise, hypothesis, list(encoded.batch.premise_tokens[0]),
-                      list(encoded.batch.hypothesis_tokens[0]), list(loaded.labels), output.probs[0].tolist(), trace,
-                      encoded.truncation.describe())
+    prediction = predict_pairs(loaded, premise, hypothesis, trace=True)
+    labels = list(loaded.labels)
+    return PairResult(checkpoint_label(path, loaded), premise, hypothesis, list(prediction.premise_tokens),
+                      list(prediction.hypothesis_tokens), labels, [float(prediction.probabilities[l]) for l in labels],
+                      prediction.trace.detach(), list(prediction.notices))
 
 
 def analyse_pair(model: LoadedModel, premise: str, hypothesis: str) -> tuple[PairResult | None, str | None]:
@@ -535,3 +531,102 @@ def remember_results(results: dict[str, PairResult]) -> dict[str, PairResult] | 
         history = (history + [results])[-2:]
     st.session_state[_RESULTS] = history
     return history[0] if len(history) == 2 else None
+
+
+@st.cache_resource(max_entries=8, show_spinner="analysing a sample of the split with spaCy …")
+def _analysed_sample_cached(ref: Any, root: str, size: int, seed: int) -> list[Any]:
+    import random
+
+    from nlivis.features.dataset import analyze_pairs
+
+    pairs = list(_read_split_cached(ref, root).pairs)
+    chosen = sorted(random.Random(seed).sample(range(len(pairs)), min(size, len(pairs))))
+    return analyze_pairs([pairs[i] for i in chosen], progress=False)
+
+
+def analysed_sample(key: str, size: int, seed: int = 0) -> tuple[list[Any], str | None]:
+    """A fixed random sample (by seed) of `size` pairs of a local split, analysed with spaCy (cached)."""
+    splits = local_splits()
+    root = data_root()
+    if key not in splits or root is None:
+        return [], f"split {key!r} is not in the data folder ({root})"
+    try:
+        return _analysed_sample_cached(splits[key], str(root), int(size), int(seed)), None
+    except (OSError, ValueError) as error:
+        return [], str(error)
+
+
+def encoded_batches(model: LoadedModel, items: Sequence[Any], batch_size: int = 32) -> list[Any]:
+    """The items as the model's featurizer encodes them, in batches of `batch_size`."""
+    featurizer = model.checkpoint.featurizer
+    return [featurizer.encode(items[i:i + batch_size]) for i in range(0, len(items), batch_size)]
+
+
+# ---------------------------------------------------------------- predictions and tags for error analysis
+
+def prediction_splits(model: LoadedModel) -> dict[str, Path]:
+    """Split key → predictions file written with the checkpoint (e.g. "snli_dev")."""
+    from nlivis.analysis.predictions import find_prediction_files
+
+    return find_prediction_files(model.path)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _predictions_cached(path: str, stamp: float) -> list[Any]:
+    from nlivis.analysis.predictions import read_predictions
+
+    return read_predictions(path)
+
+
+def model_predictions(model: LoadedModel, key: str) -> tuple[list[Any], str | None]:
+    """(predictions, None) for one split, or ([], why they cannot be read)."""
+    path = prediction_splits(model).get(key)
+    if path is None:
+        return [], f"{model.label} has no predictions for {key}"
+    try:
+        return _predictions_cached(str(path), path.stat().st_mtime), None
+    except (OSError, ValueError) as error:
+        return [], str(error)
+
+
+@dataclass
+class TaggedSample:
+    """Automatic annotation tags for a sample of a split's pairs (pair id → tags) and the pairs by id."""
+
+    tags: dict[str, frozenset[str]]
+    pairs: dict[str, Any]
+    unavailable: dict[str, str]
+
+
+@st.cache_resource(max_entries=8, show_spinner="tagging pairs (spaCy parse) …")
+def _tagged_sample_cached(ref: Any, root: str, size: int, seed: int) -> TaggedSample:
+    import random
+    import warnings
+
+    from nlivis.analysis.tags import tag_pairs, unavailable_tags
+
+    pairs = list(_read_split_cached(ref, root).pairs)
+    chosen = sorted(random.Random(seed).sample(range(len(pairs)), min(size, len(pairs))))
+    sample = [pairs[i] for i in chosen]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the missing-WordNet warning is shown through `unavailable`
+        tags = tag_pairs(sample)
+    return TaggedSample(dict(tags), {p.id: p for p in pairs}, unavailable_tags())
+
+
+def tagged_sample(key: str, size: int, seed: int = 0) -> tuple[TaggedSample | None, str | None]:
+    """Tags for a fixed random sample of `size` pairs of a local split (cached), or why there are none."""
+    splits = local_splits()
+    root = data_root()
+    if key not in splits or root is None:
+        return None, f"the pairs of {key} are not in the data folder ({root or 'none found'}), so they cannot be tagged"
+    try:
+        return _tagged_sample_cached(splits[key], str(root), int(size), int(seed)), None
+    except (OSError, ValueError) as error:
+        return None, str(error)
+
+
+def split_size(key: str) -> int | None:
+    """Pairs in a local split, or None when it is not local."""
+    pairs, error = read_local_split(key)
+    return None if error else len(pairs)

@@ -44,8 +44,8 @@ for label, result in results.items():
     row.update({f"P({name})": f"{p:.3f}" for name, p in zip(result.labels, result.probs)})
     if pair.get("gold"):
         row["gold"] = pair["gold"]
-    if result.truncation_note:
-        row["note"] = result.truncation_note
+    if result.notices:
+        row["notes"] = "; ".join(result.notices)
     rows.append(row)
 st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 for label, result in results.items():

@@ -1,0 +1,77 @@
+"""Gates: how open each gate is per token and layer for one pair, and on average over a dataset split."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from nlivis import app_state
+from nlivis.models.trace import Gate
+from nlivis.viz import MISSING_MESSAGES, gate_strip, gate_summary_bars
+from nlivis.viz.tables import gate_summary
+
+st.set_page_config(page_title="nlivis · gates", page_icon="🔎", layout="wide")
+st.title("Gates")
+st.caption("Top strip: the gate's mean over its dimensions per token (1 = fully open); below: every dimension.")
+app_state.image_format_choice()
+models = app_state.require_models("gate view")
+
+tab_pair, tab_split = st.tabs(["One pair", "Over a dataset split"])
+with tab_pair:
+    pair = app_state.pair_input("gates")
+    premise, _ = app_state.clean_sentence(pair["premise"])
+    hypothesis, _ = app_state.clean_sentence(pair["hypothesis"])
+    if not premise or not hypothesis:
+        st.info("Type a premise and a hypothesis (both need at least one word).")
+    else:
+        for m, model in enumerate(models):
+            result, error = app_state.analyse_pair(model, premise, hypothesis)
+            if error:
+                st.error(f"{model.label}: {error}")
+                continue
+            gates = result.trace.of_type(Gate)
+            if not gates:
+                st.info(f"{model.label}: {MISSING_MESSAGES['gates']}.")
+                continue
+            with st.expander(f"{model.label} · predicts {result.predicted} · {len(gates)} gate entries", expanded=m == 0):
+                names = list(gates)
+                layers = sorted({g.layer for g in gates.values()})
+                chosen_layers = st.multiselect("Layers", layers, default=layers, key=f"gates_layers_{m}")
+                for name in names:
+                    entry = gates[name]
+                    if entry.layer not in chosen_layers:
+                        continue
+                    tokens = result.premise_tokens if entry.tokens == "premise" else result.hypothesis_tokens
+                    app_state.show_figure(gate_strip(entry, 0, tokens, label=name), f"gate_{m}_{name}", f"{model.label}_{name}")
+
+with tab_split:
+    splits = app_state.local_splits()
+    if not splits:
+        st.info("No dataset split found: set a data folder on the Home page to average gates over a split.")
+    else:
+        left, right = st.columns([2, 1])
+        split = left.selectbox("Split", list(splits), key="gates_split")
+        size = right.slider("Sample size (pairs)", min_value=10, max_value=1000, value=100, step=10, key="gates_size",
+                            help="pairs drawn at random (fixed seed) and analysed with spaCy; larger is slower")
+        if st.button("Compute gate statistics", key="gates_compute"):
+            items, error = app_state.analysed_sample(split, size)
+            if error:
+                st.error(error)
+            else:
+                tables = []
+                progress = st.progress(0.0, text="running the models …")
+                for i, model in enumerate(models):
+                    tables.append(gate_summary(model.model, app_state.encoded_batches(model, items), model.label))
+                    progress.progress((i + 1) / len(models), text=f"{model.label} done")
+                summary = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
+                st.session_state["gates_summary"] = (split, size, summary)
+        stored = st.session_state.get("gates_summary")
+        if stored:
+            split_used, size_used, summary = stored
+            without = [m.label for m in models if m.label not in set(summary.get("model", []))]
+            for label in without:
+                st.info(f"{label}: {MISSING_MESSAGES['gates']}.")
+            if not summary.empty:
+                app_state.show_protocol_notes(models)
+                title = f"mean gate value over {size_used} pairs of {split_used} (real tokens only; error bars: std)"
+                app_state.show_figure(gate_summary_bars(summary, title), "gate_summary", f"gates_{split_used}")
+                st.dataframe(summary, hide_index=True, width="stretch")

@@ -1,0 +1,141 @@
+"""Error analysis: accuracy per annotation tag (DIIN Table 7 layout), per label and genre, confusion matrices,
+and the pairs a model gets wrong for a chosen tag."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from nlivis import app_state
+from nlivis.analysis.breakdown import (TaggedSplit, accuracy_by_genre, accuracy_by_label, accuracy_by_tag,
+                                       confusion_matrix, per_label_scores, table7)
+from nlivis.analysis.predictions import predictions_frame
+from nlivis.viz import accuracy_by_tag_bars, comparison_bars, confusion_matrix_heatmap
+
+# The MultiNLI dev hard subsets: matched and mismatched side by side give DIIN's Table 7 layout.
+HARD_SPLITS = ("mnli_hard_matched_test", "mnli_hard_mismatched_test")
+
+st.set_page_config(page_title="nlivis · error analysis", page_icon="🔎", layout="wide")
+st.title("Error analysis")
+app_state.image_format_choice()
+models = app_state.require_models("error analysis")
+app_state.show_protocol_notes(models)
+
+splits_by_model = {m.label: app_state.prediction_splits(m) for m in models}
+all_splits = sorted({key for splits in splits_by_model.values() for key in splits})
+if not all_splits:
+    st.info("The loaded checkpoints have no prediction files (predictions_<split>.jsonl); evaluate them with "
+            "`python -m nlivis evaluate CHECKPOINT --dataset … --split … --data-dir …` to create them.")
+    st.stop()
+
+split = st.selectbox("Evaluation split", all_splits, key="errors_split")
+predictions: dict[str, list] = {}
+for model in models:
+    if split not in splits_by_model[model.label]:
+        st.caption(f"{model.label}: no predictions for {split}.")
+        continue
+    loaded, error = app_state.model_predictions(model, split)
+    if error:
+        st.error(error)
+    else:
+        predictions[model.label] = loaded
+if not predictions:
+    st.stop()
+labels_of = {m.label: m.labels for m in models}
+
+st.subheader("Accuracy")
+overall = []
+for label, preds in predictions.items():
+    frame = predictions_frame(preds)
+    labelled = frame[frame["gold"].notna()]
+    overall.append({"model": label, "accuracy": float(labelled["correct"].astype(bool).mean()) if len(labelled) else float("nan"),
+                    "pairs": len(labelled)})
+overall_table = pd.DataFrame(overall)
+app_state.show_figure(comparison_bars(overall_table, "model", "accuracy", title=f"accuracy on {split}"), "errors_overall", f"accuracy_{split}")
+
+st.subheader("Per label and confusion matrices")
+columns = st.columns(min(3, len(predictions)))
+normalize = st.toggle("Show rows as fractions of each gold label", value=False, key="errors_normalize")
+for i, (label, preds) in enumerate(predictions.items()):
+    with columns[i % len(columns)]:
+        try:
+            matrix = confusion_matrix(preds, labels_of[label])
+        except ValueError as error:
+            st.error(f"{label}: {error}")
+            continue
+        figure = confusion_matrix_heatmap(matrix.to_numpy(), list(matrix.index), title=label, normalize=normalize)
+        app_state.show_figure(figure, f"confusion_{i}", f"confusion_{label}_{split}")
+        st.dataframe(per_label_scores(preds, labels_of[label]).round(3), hide_index=True, width="stretch")
+        st.dataframe(accuracy_by_label(preds, labels_of[label]).round(3), hide_index=True, width="stretch")
+
+st.subheader("Accuracy by annotation tag")
+size_total = app_state.split_size(split)
+if size_total is None:
+    st.info(f"The pairs of {split} are not in the data folder, so they cannot be tagged (tags need the sentences). "
+            "Set a data folder on the Home page.")
+    st.stop()
+sample_size = size_total
+if size_total > 10:
+    sample_size = st.slider("Pairs to tag (random sample, fixed seed; tagging parses every sentence)", min_value=10,
+                            max_value=size_total, value=min(500, size_total), step=10, key="errors_tag_size")
+tagged, error = app_state.tagged_sample(split, sample_size)
+if error or tagged is None:
+    st.error(error)
+    st.stop()
+for tag, reason in tagged.unavailable.items():
+    st.warning(f"{tag}: {reason}")
+st.caption(f"Automatic tags (rules after Williams et al. as DIIN §4.6 lists them) on {len(tagged.tags)} of {size_total} pairs.")
+
+by_tag = []
+for label, preds in predictions.items():
+    table = accuracy_by_tag(preds, tagged.tags, unavailable=tagged.unavailable)
+    table.insert(0, "model", label)
+    by_tag.append(table)
+tag_table = pd.concat(by_tag, ignore_index=True)
+drawn = tag_table[tag_table["count"].fillna(0) > 0]
+app_state.show_figure(accuracy_by_tag_bars(drawn, group="model", title=f"accuracy by tag on {split}"), "errors_by_tag", f"tags_{split}")
+st.dataframe(tag_table.round(3), hide_index=True, width="stretch")
+
+other = next((s for s in HARD_SPLITS if s != split), None) if split in HARD_SPLITS else None
+if other and all(other in splits_by_model[label] for label in predictions):
+    other_tagged, other_error = app_state.tagged_sample(other, min(sample_size, app_state.split_size(other) or sample_size))
+    if other_tagged is not None:
+        other_predictions = {label: app_state.model_predictions(m, other)[0] for m in models
+                             for label in [m.label] if label in predictions}
+        splits = {split: TaggedSplit(predictions, tagged.tags), other: TaggedSplit(other_predictions, other_tagged.tags)}
+        table = table7(splits[HARD_SPLITS[0]], splits[HARD_SPLITS[1]], unavailable=tagged.unavailable)
+        st.markdown("**DIIN Table 7 layout** (matched / mismatched hard subsets; frequency = share of tagged pairs)")
+        st.dataframe(table.round(3), width="stretch")
+
+genres = {pid: pair.genre for pid, pair in tagged.pairs.items()}
+if any(genres.values()):
+    st.subheader("Accuracy by genre")
+    genre_tables = []
+    for label, preds in predictions.items():
+        table = accuracy_by_genre(preds, genres)
+        table.insert(0, "model", label)
+        genre_tables.append(table)
+    genre_table = pd.concat(genre_tables, ignore_index=True)
+    app_state.show_figure(comparison_bars(genre_table, "genre", "accuracy", group="model", title=f"accuracy by genre on {split}"),
+                          "errors_by_genre", f"genres_{split}")
+
+st.subheader("Pairs a model gets wrong")
+left, right = st.columns(2)
+chosen_model = left.selectbox("Model", list(predictions), key="errors_model")
+tags_present = sorted({t for ts in tagged.tags.values() for t in ts})
+chosen_tag = right.selectbox("Tag", ["(any tagged pair)"] + tags_present, key="errors_tag")
+frame = predictions_frame(predictions[chosen_model])
+frame = frame[frame["id"].isin(tagged.tags.keys()) & (frame["correct"] == False)]  # noqa: E712 (None = no gold)
+if chosen_tag != "(any tagged pair)":
+    frame = frame[frame["id"].map(lambda pid: chosen_tag in tagged.tags.get(pid, ()))]
+if frame.empty:
+    st.info(f"{chosen_model} gets every tagged pair{'' if chosen_tag.startswith('(') else ' with ' + chosen_tag} right in this sample.")
+else:
+    wrong = pd.DataFrame({
+        "id": frame["id"],
+        "premise": frame["id"].map(lambda pid: tagged.pairs[pid].premise if pid in tagged.pairs else ""),
+        "hypothesis": frame["id"].map(lambda pid: tagged.pairs[pid].hypothesis if pid in tagged.pairs else ""),
+        "gold": frame["gold"], "predicted": frame["predicted"], "confidence": frame["confidence"].round(3),
+        "tags": frame["id"].map(lambda pid: ", ".join(sorted(tagged.tags.get(pid, ())))),
+    })
+    st.caption(f"{len(wrong)} wrong pairs")
+    st.dataframe(wrong, hide_index=True, width="stretch")
