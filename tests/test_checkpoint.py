@@ -1,0 +1,184 @@
+"""Checkpoint folders: atomic saves, every damaged part caught with a message naming folder and problem."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import torch
+
+from nlivis.training import checkpoint
+from nlivis.training.checkpoint import (
+    CheckpointError, find_checkpoints, flatten_optimizer_state, load_checkpoint, unflatten_optimizer_state,
+)
+from tests.fixtures.training.helpers import copy_root, train_tiny
+
+
+@pytest.fixture(scope="module")
+def trained_root(tmp_path_factory) -> Path:
+    """A checkpoint root holding one trained tiny model ("tiny") and its shared embedding file."""
+    root = tmp_path_factory.mktemp("root")
+    train_tiny(root / "tiny", root / "cache", max_steps=4)
+    return root
+
+
+@pytest.fixture
+def damaged(trained_root, tmp_path) -> Path:
+    """A private copy of the trained checkpoint that a test may damage."""
+    return copy_root(trained_root, tmp_path / "root") / "tiny"
+
+
+def assert_error(folder: Path, *fragments: str) -> None:
+    with pytest.raises(CheckpointError) as caught:
+        load_checkpoint(folder)
+    message = str(caught.value)
+    assert str(folder) in message
+    for fragment in fragments:
+        assert fragment in message, message
+
+
+def test_good_checkpoint_loads_and_predicts_like_its_predictions_file(damaged):
+    from nlivis.training.commands import evaluate_checkpoint
+    from nlivis.features.dataset import load_split_analyzed
+    from nlivis.data.protocols import SplitRef
+    from tests.fixtures.training.helpers import FIXTURE_DIR
+
+    loaded = load_checkpoint(damaged)
+    items, _ = load_split_analyzed(SplitRef("snli", "dev"), FIXTURE_DIR, damaged.parent / "cache")
+    result = evaluate_checkpoint(loaded, items)
+    saved = [json.loads(line) for line in (damaged / "predictions_snli_dev.jsonl").read_text().splitlines()]
+    assert [r["predicted"] for r in result.predictions] == [r["predicted"] for r in saved]
+    assert result.report.accuracy == pytest.approx(loaded.metrics["best_dev_accuracy"])
+
+
+@pytest.mark.parametrize("name", ["model.safetensors", "vocab.json", "chars.json", "config.json", "metrics.json", "COMPLETE"])
+def test_missing_part(damaged, name):
+    (damaged / name).unlink()
+    assert_error(damaged, name if name != "COMPLETE" else "no COMPLETE marker")
+
+
+def test_truncated_safetensors(damaged):
+    path = damaged / "model.safetensors"
+    path.write_bytes(path.read_bytes()[:-100])
+    assert_error(damaged, "model.safetensors", "truncated")
+
+
+def test_corrupt_safetensors_same_size(damaged):
+    path = damaged / "model.safetensors"
+    data = bytearray(path.read_bytes())
+    data[10:20] = b"\xff" * 10
+    path.write_bytes(bytes(data))
+    assert_error(damaged, "model.safetensors", "sha256")
+
+
+def test_unreadable_safetensors_listed_in_manifest(damaged):
+    path = damaged / "model.safetensors"
+    path.write_bytes(b"not a safetensors file")
+    manifest = json.loads((damaged / "COMPLETE").read_text())
+    manifest["files"]["model.safetensors"] = {"bytes": path.stat().st_size, "sha256": checkpoint.sha256_file(path)}
+    (damaged / "COMPLETE").write_text(json.dumps(manifest))
+    assert_error(damaged, "model.safetensors cannot be read as safetensors")
+
+
+def test_corrupt_json(damaged):
+    (damaged / "config.json").write_text('{"model": ')
+    assert_error(damaged, "config.json is not valid JSON")
+
+
+def test_config_shape_mismatch(damaged):
+    config = json.loads((damaged / "config.json").read_text())
+    config["model"]["hidden_size"] = 10
+    (damaged / "config.json").write_text(json.dumps(config))
+    assert_error(damaged, "does not match model.safetensors", "shape mismatch")
+
+
+def test_config_missing_and_unexpected_keys(damaged):
+    config = json.loads((damaged / "config.json").read_text())
+    config["model"]["context_layers"] = 2
+    (damaged / "config.json").write_text(json.dumps(config))
+    assert_error(damaged, "does not match model.safetensors", "missing keys")
+    config["model"]["context_layers"] = 1
+    config["model"]["use_pos"] = True
+    (damaged / "config.json").write_text(json.dumps(config))
+    assert_error(damaged, "does not match model.safetensors")
+
+
+def test_config_naming_an_unknown_model(damaged):
+    config = json.loads((damaged / "config.json").read_text())
+    config["model"]["name"] = "no_such_model"
+    (damaged / "config.json").write_text(json.dumps(config))
+    assert_error(damaged, "cannot rebuild the model", "no_such_model")
+
+
+def test_shared_embedding_sha_mismatch(damaged):
+    config = json.loads((damaged / "config.json").read_text())
+    shared = damaged / config["embeddings"]["file"]
+    data = bytearray(shared.read_bytes())
+    data[-4:] = b"\x00\x00\x80\x7f"
+    shared.write_bytes(bytes(data))
+    assert_error(damaged, "shared embedding file", "sha256")
+
+
+def test_shared_embedding_missing(damaged):
+    config = json.loads((damaged / "config.json").read_text())
+    (damaged / config["embeddings"]["file"]).unlink()
+    assert_error(damaged, "shared embedding file", "missing")
+
+
+def test_find_checkpoints_skips_and_reports_broken_folders(trained_root, tmp_path):
+    root = copy_root(trained_root, tmp_path / "root")
+    shutil.copytree(root / "tiny", root / "broken")
+    (root / "broken" / "metrics.json").write_text("{")
+    (root / "empty").mkdir()
+    broken: list[CheckpointError] = []
+    found = find_checkpoints(root, broken)
+    assert [info.name for info in found] == ["tiny"]
+    assert found[0].embedding_source == "random" and found[0].parameters > 0 and found[0].disk_bytes > 0
+    assert sorted(Path(e.folder).name for e in broken) == ["broken", "empty"]
+    assert find_checkpoints(tmp_path / "nowhere") == []
+
+
+def test_embedding_file_is_shared_between_checkpoints(trained_root, tmp_path):
+    root = copy_root(trained_root, tmp_path / "root")
+    train_tiny(root / "second", root / "cache", max_steps=2, seed=1)
+    assert len(list((root / "embeddings").iterdir())) == 1
+    for name in ("tiny", "second"):
+        load_checkpoint(root / name)
+
+
+def test_crash_mid_save_leaves_no_valid_looking_checkpoint_and_resume_finishes(tmp_path, monkeypatch):
+    out = tmp_path / "root" / "run"
+
+    def crash(*args, **kwargs):
+        raise OSError("simulated crash while writing")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(checkpoint, "write_predictions", crash)
+        with pytest.raises(OSError, match="simulated crash"):
+            train_tiny(out, tmp_path / "cache", max_steps=4)
+    assert not (out / "COMPLETE").exists()
+    assert find_checkpoints(out.parent) == []
+    partial = [p for p in out.parent.iterdir() if p.name.startswith(".run.partial")]
+    assert partial and (partial[0] / "model.safetensors").is_file()
+    with pytest.raises(CheckpointError, match="no COMPLETE marker"):
+        load_checkpoint(partial[0])
+    with pytest.raises(CheckpointError, match="resume it with --resume"):
+        load_checkpoint(out)
+    train_tiny(out, tmp_path / "cache", max_steps=4, resume=True)
+    load_checkpoint(out)
+
+
+def test_optimizer_state_round_trip():
+    model = torch.nn.Linear(3, 2)
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.1, betas=(0.8, 0.9))
+    model(torch.ones(1, 3)).sum().backward()
+    optimizer.step()
+    tensors, meta = flatten_optimizer_state(optimizer.state_dict())
+    meta = json.loads(json.dumps(meta))
+    fresh = torch.optim.Adam(model.parameters(), lr=0.5)
+    fresh.load_state_dict(unflatten_optimizer_state(tensors, meta))
+    restored = fresh.state_dict()
+    assert restored["param_groups"][0]["betas"] == (0.8, 0.9) and restored["param_groups"][0]["lr"] == 0.1
+    for key, value in optimizer.state_dict()["state"][0].items():
+        assert torch.equal(restored["state"][0][key], value)

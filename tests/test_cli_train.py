@@ -1,0 +1,99 @@
+"""`python -m nlivis train / evaluate / predict` on the fixture data: outputs, exit codes, no tracebacks."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nlivis.cli import main
+from tests.fixtures.training.helpers import FIXTURE_DIR, TINY_CONFIG
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory) -> Path:
+    """A checkpoint trained through the command line (in-process, so it stays fast)."""
+    root = tmp_path_factory.mktemp("cli")
+    code = main(["train", "--config", str(TINY_CONFIG), "--dataset", "snli", "--data-dir", str(FIXTURE_DIR),
+                 "--out", str(root / "tiny"), "--device", "cpu", "--max-steps", "4",
+                 "--cache-dir", str(root / "cache")])
+    assert code == 0 and (root / "tiny" / "COMPLETE").is_file()
+    return root / "tiny"
+
+
+def test_train_refuses_to_overwrite_a_complete_checkpoint(trained, capsys):
+    code = main(["train", "--config", str(TINY_CONFIG), "--dataset", "snli", "--data-dir", str(FIXTURE_DIR),
+                 "--out", str(trained), "--device", "cpu", "--max-steps", "1"])
+    assert code == 2
+    assert "already holds a complete checkpoint" in capsys.readouterr().err
+
+
+def test_evaluate_prints_scores_and_writes_predictions(trained, capsys):
+    target = trained / "predictions_snli_test.jsonl"
+    target.unlink()
+    code = main(["evaluate", str(trained), "--dataset", "snli", "--split", "test", "--data-dir", str(FIXTURE_DIR),
+                 "--json", "--cache-dir", str(trained.parent / "cache")])
+    assert code == 0
+    output = json.loads(capsys.readouterr().out)
+    assert output["count"] == 12 and 0.0 <= output["accuracy"] <= 1.0
+    assert set(output["per_label"]) == {"entailment", "neutral", "contradiction"}
+    assert sum(map(sum, output["confusion"]["matrix"])) == 12
+    lines = target.read_text().splitlines()
+    assert len(lines) == 12 and set(json.loads(lines[0])) == {"id", "gold", "predicted", "probs"}
+
+
+def test_evaluate_by_tag_with_a_tags_file(trained, tmp_path, capsys):
+    tags = tmp_path / "tags.tsv"
+    tags.write_text("dev-000\tNEGATION\ndev-001\tWORD_OVERLAP,NEGATION\ndev-002\n")
+    code = main(["evaluate", str(trained), "--dataset", "snli", "--split", "dev", "--data-dir", str(FIXTURE_DIR),
+                 "--by-tag", "--tags-file", str(tags), "--json", "--cache-dir", str(trained.parent / "cache")])
+    assert code == 0
+    rows = {row["tag"]: row for row in json.loads(capsys.readouterr().out)["by_tag"]}
+    assert rows["NEGATION"]["count"] == 2 and rows["WORD_OVERLAP"]["count"] == 1
+
+
+def test_predict_table_and_json(trained, capsys):
+    assert main(["predict", str(trained), "--premise", "A man plays a guitar .", "--hypothesis", "A man sleeps ."]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("label: ") and "unknown words: 0" in out
+    assert main(["predict", str(trained), "--premise", "A man plays a xylophone .", "--hypothesis", "A man sleeps .",
+                 "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["unknown_words"] == ["xylophone"] and result["unknown_word_count"] == 1
+    assert sum(result["probabilities"].values()) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("premise", ["", "   \t "])
+def test_predict_empty_text_exits_2_with_a_message(trained, capsys, premise):
+    assert main(["predict", str(trained), "--premise", premise, "--hypothesis", "A man sleeps ."]) == 2
+    err = capsys.readouterr().err
+    assert "premise is empty" in err and "Traceback" not in err
+
+
+def test_predict_over_long_text_is_cut_with_a_notice(trained, capsys):
+    long_premise = " ".join(["man"] * 30)
+    assert main(["predict", str(trained), "--premise", long_premise, "--hypothesis", "A man sleeps .", "--json"]) == 0
+    captured = capsys.readouterr()
+    result = json.loads(captured.out)
+    assert result["truncation"] == "premise cut from 30 to 12 tokens" and len(result["premise_tokens"]) == 12
+    assert "notice: premise cut from 30 to 12 tokens" in captured.err
+
+
+def test_predict_on_a_broken_checkpoint_names_it(trained, tmp_path, capsys):
+    assert main(["predict", str(tmp_path / "missing"), "--premise", "a", "--hypothesis", "b"]) == 2
+    assert f"checkpoint {tmp_path / 'missing'}: not a folder" in capsys.readouterr().err
+
+
+def test_cli_train_subprocess_without_traceback(tmp_path):
+    """The real entry point, bad dataset name: one line on stderr, exit code 2."""
+    result = subprocess.run(
+        [sys.executable, "-m", "nlivis", "train", "--config", str(TINY_CONFIG), "--dataset", "nope",
+         "--data-dir", str(FIXTURE_DIR), "--out", str(tmp_path / "x"), "--device", "cpu"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.returncode == 2
+    assert "unknown dataset or protocol 'nope'" in result.stderr and "Traceback" not in result.stderr

@@ -1,0 +1,224 @@
+"""Training: schedules' known values, config validation, metrics, an end-to-end run, stop and resume."""
+from __future__ import annotations
+
+import json
+import math
+import threading
+
+import pytest
+import torch
+from safetensors.torch import load_file
+from torch import nn
+
+from nlivis.training import schedules
+from nlivis.training.checkpoint import STATE_FOLDER, load_checkpoint
+from nlivis.training.config import FeatureOptions, TrainingSettings, all_configs, apply_size
+from nlivis.training.metrics import MetricsLog, classification_report, read_metrics_log
+from nlivis.training.trainer import TrainingStopped, split_feature_table
+from tests.fixtures.training.helpers import FIXTURE_DIR, tiny_config, train_tiny
+
+
+# ------------------------------------------------------------------------------------------ schedules
+
+def test_keep_rate_decays_by_0977_every_10k_steps():
+    assert schedules.dropout_keep_rate(0, 1.0, 0.977, 10_000) == 1.0
+    assert schedules.dropout_keep_rate(10_000, 1.0, 0.977, 10_000) == pytest.approx(0.977)
+    assert schedules.dropout_keep_rate(20_000, 1.0, 0.977, 10_000) == pytest.approx(0.977 ** 2)
+    # smooth (staircase=False) between the marks
+    assert 0.977 < schedules.dropout_keep_rate(5_000, 1.0, 0.977, 10_000) < 1.0
+
+
+def test_sigmoid_ramp_is_half_at_midpoint_and_full_after_ramp():
+    full = 9e-5
+    assert schedules.sigmoid_ramp_weight(50_000, full, 50_000, 50_000) == pytest.approx(full / 2)
+    assert schedules.sigmoid_ramp_weight(100_000, full, 50_000, 50_000) == pytest.approx(full / (1 + math.exp(-8)))
+    assert schedules.sigmoid_ramp_weight(0, full, 50_000, 50_000) == pytest.approx(full / (1 + math.exp(8)))
+
+
+def test_set_dropout_rate_reaches_every_dropout_module():
+    model = nn.Sequential(nn.Dropout(0.1), nn.Sequential(nn.Linear(2, 2), nn.Dropout2d(0.3)))
+    schedules.set_dropout_rate(model, 0.25)
+    assert [m.p for m in model.modules() if isinstance(m, nn.modules.dropout._DropoutNd)] == [0.25, 0.25]
+
+
+def test_l2_penalty_counts_weight_matrices_only():
+    model = nn.Sequential(nn.Embedding(4, 2), nn.Linear(2, 3))
+    with torch.no_grad():
+        model[0].weight.fill_(5.0)
+        model[1].weight.fill_(2.0)
+        model[1].bias.fill_(7.0)
+    # 6 entries of 2.0: sum of squares 24, halved as tf.nn.l2_loss does
+    assert schedules.l2_penalty(model).item() == pytest.approx(12.0)
+
+
+def test_learning_rate_decays_per_epoch():
+    assert schedules.learning_rate_for_epoch(0.5, 0.9, 2) == pytest.approx(0.405)
+    assert schedules.learning_rate_for_epoch(0.5, 1.0, 7) == 0.5
+
+
+# --------------------------------------------------------------------------------------------- config
+
+def test_training_settings_reject_unknown_keys_and_wrong_types():
+    with pytest.raises(ValueError, match="unknown key.*'lr_rate'"):
+        TrainingSettings.from_dict({"lr_rate": 0.1})
+    with pytest.raises(ValueError, match="batch_size"):
+        TrainingSettings.from_dict({"batch_size": "big"})
+    with pytest.raises(ValueError, match="optimizer 'adamw' unknown"):
+        TrainingSettings.from_dict({"optimizer": "adamw"})
+    assert TrainingSettings.from_dict({"lr": 1, "epochs": 3}).lr == 1.0
+
+
+def test_feature_table_splits_into_options_and_featurizer_settings():
+    options, featurizer = split_feature_table({"max_premise_len": 20, "embeddings": "minilm", "pad_to_cutoff": True})
+    assert options == FeatureOptions(max_premise_len=20, embeddings="minilm")
+    assert featurizer["pad_to_cutoff"] is True and featurizer["max_premise_len"] == 20
+    with pytest.raises(ValueError, match="unknown key.*'max_len'"):
+        split_feature_table({"max_len": 3})
+
+
+def test_shipped_size_deep_merges_the_shipped_table():
+    config = {"model": {"name": "m", "hidden": 300, "layers": 4}, "training": {"epochs": 10},
+              "shipped": {"model": {"hidden": 100}, "training": {"epochs": 2}}}
+    shipped = apply_size(config, "shipped")
+    assert shipped["model"] == {"name": "m", "hidden": 100, "layers": 4}
+    assert shipped["training"] == {"epochs": 2} and "shipped" not in shipped and shipped["size"] == "shipped"
+    assert apply_size(config, "paper")["model"]["hidden"] == 300
+
+
+@pytest.mark.parametrize("size", ["paper", "shipped"])
+def test_every_project_config_validates(size):
+    for name, config in all_configs().items():
+        if size == "shipped" and "shipped" not in config:
+            continue
+        resolved = apply_size(config, size)
+        TrainingSettings.from_dict(resolved.get("training", {}))
+        split_feature_table(resolved.get("features", {}))
+
+
+# -------------------------------------------------------------------------------------------- metrics
+
+def test_classification_report_known_values():
+    report = classification_report([0, 0, 1, 1, 2], [0, 1, 1, 1, 0], ("a", "b", "c"))
+    assert report.accuracy == pytest.approx(3 / 5)
+    a, b, c = report.per_label
+    assert (a.precision, a.recall) == (pytest.approx(0.5), pytest.approx(0.5))
+    assert (b.precision, b.recall, b.f1) == (pytest.approx(2 / 3), 1.0, pytest.approx(0.8))
+    assert (c.precision, c.recall, c.f1, c.support) == (0.0, 0.0, 0.0, 1)
+    assert report.confusion == ((1, 1, 0), (0, 2, 0), (1, 0, 0))
+
+
+def test_metrics_log_resume_drops_lines_after_the_state(tmp_path):
+    log = MetricsLog(tmp_path / "metrics.jsonl")
+    for step in (2, 4, 6):
+        log.write(step=step, loss=1.0)
+    MetricsLog(tmp_path / "metrics.jsonl", resume_from_step=4)
+    assert [r["step"] for r in read_metrics_log(tmp_path / "metrics.jsonl")] == [2, 4]
+
+
+# ----------------------------------------------------------------------------------------- end to end
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("analysis-cache")
+
+
+def test_train_end_to_end_writes_a_loadable_checkpoint(tmp_path, cache_dir):
+    out = tmp_path / "ckpts" / "tiny"
+    info = train_tiny(out, cache_dir)
+    assert info.path == out and info.model == "gcnn" and info.protocol == "snli" and info.select_split == "snli_dev"
+    assert 0.0 <= info.dev_accuracy <= 1.0
+    names = {p.name for p in out.iterdir()}
+    assert {"config.json", "model.safetensors", "vocab.json", "chars.json", "metrics.json", "metrics.jsonl",
+            "COMPLETE", "predictions_snli_dev.jsonl", "predictions_snli_test.jsonl"} <= names
+    assert STATE_FOLDER not in names
+    config = json.loads((out / "config.json").read_text())
+    assert config["steps"] == 10 and config["pairs_seen"] == 40 * 2 and config["seed"] == 1
+    assert config["embeddings"]["shared"] and (out / config["embeddings"]["file"]).is_file()
+    assert config["weights"]["dtype"] in ("float16", "float32")
+    assert config["weights"]["dtype"] == config["fp16_check"]["stored_as"]
+    # predictions never carry sentences
+    first = json.loads((out / "predictions_snli_test.jsonl").read_text().splitlines()[0])
+    assert set(first) == {"id", "gold", "predicted", "probs"} and len(first["probs"]) == 3
+    # the live log has training lines and dev evaluations
+    records = read_metrics_log(out / "metrics.jsonl")
+    assert any("train_acc" in r and "pairs_per_s" in r for r in records)
+    assert [r["step"] for r in records if "dev_acc" in r] == [4, 5, 8, 10]
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["best_dev_accuracy"] == max(r["dev_acc"] for r in metrics["curve"])
+
+    loaded = load_checkpoint(out)
+    assert loaded.labels == ("entailment", "neutral", "contradiction")
+    assert not loaded.model.training
+
+
+def test_model_selection_uses_the_dev_split_only(tmp_path, cache_dir):
+    out = tmp_path / "ckpts" / "tiny"
+    train_tiny(out, cache_dir, max_steps=6)
+    metrics = json.loads((out / "metrics.json").read_text())
+    best = max(metrics["curve"], key=lambda r: r["dev_acc"])
+    assert metrics["best_step"] == best["step"]
+    dev_rows = [json.loads(line) for line in (out / "predictions_snli_dev.jsonl").read_text().splitlines()]
+    accuracy = sum(r["gold"] == r["predicted"] for r in dev_rows) / len(dev_rows)
+    assert accuracy == pytest.approx(metrics["best_dev_accuracy"])
+
+
+class StopAfter:
+    """A stop event that turns on at its n-th check (the trainer checks once per step)."""
+
+    def __init__(self, checks: int):
+        self.remaining = checks
+
+    def is_set(self) -> bool:
+        self.remaining -= 1
+        return self.remaining < 0
+
+
+@pytest.mark.parametrize("stop_after_steps", [3, 7])
+def test_resumed_run_reaches_the_same_weights(tmp_path, cache_dir, stop_after_steps):
+    straight = tmp_path / "a" / "run"
+    train_tiny(straight, cache_dir, max_steps=9)
+    resumed = tmp_path / "b" / "run"
+    with pytest.raises(TrainingStopped, match=f"step {stop_after_steps}"):
+        train_tiny(resumed, cache_dir, max_steps=9, stop_event=StopAfter(stop_after_steps))
+    assert (resumed / STATE_FOLDER / "state.json").is_file() and not (resumed / "COMPLETE").exists()
+    with pytest.raises(ValueError, match="--resume"):
+        train_tiny(resumed, cache_dir, max_steps=9)
+    train_tiny(resumed, cache_dir, max_steps=9, resume=True)
+    a, b = load_file(str(straight / "model.safetensors")), load_file(str(resumed / "model.safetensors"))
+    assert a.keys() == b.keys()
+    for key in a:
+        assert torch.equal(a[key], b[key]), key
+    curve = lambda path: [(r["step"], r["dev_acc"]) for r in json.loads((path / "metrics.json").read_text())["curve"]]
+    assert curve(straight) == curve(resumed)
+    steps = [r["step"] for r in read_metrics_log(resumed / "metrics.jsonl") if "train_acc" in r]
+    assert steps == sorted(set(steps))
+
+
+def test_stop_file_saves_state_and_is_removed(tmp_path, cache_dir):
+    out = tmp_path / "ckpts" / "tiny"
+    out.mkdir(parents=True)
+    (out / "STOP").write_text("")
+    with pytest.raises(TrainingStopped):
+        train_tiny(out, cache_dir)
+    assert (out / STATE_FOLDER / "state.json").is_file() and not (out / "STOP").exists()
+
+
+def test_threading_event_stops_training(tmp_path, cache_dir):
+    event = threading.Event()
+    event.set()
+    with pytest.raises(TrainingStopped, match="step 0"):
+        train_tiny(tmp_path / "ckpts" / "tiny", cache_dir, stop_event=event)
+
+
+def test_shipped_size_and_overrides_reach_the_checkpoint(tmp_path, cache_dir):
+    out = tmp_path / "ckpts" / "tiny"
+    train_tiny(out, cache_dir, size="shipped")
+    config = json.loads((out / "config.json").read_text())
+    assert config["size"] == "shipped" and config["training"]["epochs"] == 1.0 and config["steps"] == 5
+
+
+def test_unknown_protocol_is_a_clear_error(tmp_path, cache_dir):
+    from nlivis.training.trainer import train
+
+    with pytest.raises(ValueError, match="unknown dataset or protocol 'snly'"):
+        train(tiny_config(), "snly", FIXTURE_DIR, tmp_path / "x", device="cpu", cache_dir=cache_dir, progress=False)
