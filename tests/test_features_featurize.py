@@ -128,15 +128,3 @@ def test_settings_round_trip_and_validation():
         FeatureSettings(exact_match_rule="stems")
     with pytest.raises(ValueError, match="max_chars"):
         FeatureSettings(max_chars=0)
-
-
-def test_featurizer_save_load_round_trip(tmp_path):
-    items = [_item("a", "x y", "y z", "entailment")]
-    featurizer = _featurizer(items, max_premise_len=7, max_hypothesis_len=5)
-    featurizer.save(tmp_path)
-    loaded = Featurizer.load(tmp_path)
-    assert loaded.settings == featurizer.settings and loaded.labels == NLI_LABELS
-    assert torch.equal(loaded.encode(items).premise_chars, featurizer.encode(items).premise_chars)
-    (tmp_path / "features.json").write_text("{", encoding="utf-8")
-    with pytest.raises(ValueError, match="features.json: not a valid feature settings file"):
-        Featurizer.load(tmp_path)

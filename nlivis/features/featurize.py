@@ -9,9 +9,7 @@ by one UNK token, so no row of a mask is all False and masked softmaxes stay def
 """
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, fields
-from pathlib import Path
 from typing import Any, Sequence
 
 import torch
@@ -97,11 +95,6 @@ class EncodedText:
 
     batch: Batch
     truncation: Truncation
-
-
-SETTINGS_FILE = "features.json"
-VOCAB_FILE = "vocab.json"
-CHAR_VOCAB_FILE = "char_vocab.json"
 
 
 class Featurizer:
@@ -200,33 +193,6 @@ class Featurizer:
         training data; call `encode_text_reported` to learn whether that happened.
         """
         return self.encode_text_reported(premise, hypothesis).batch
-
-    def save(self, folder: str | Path) -> None:
-        """Write features.json (settings + labels), vocab.json and char_vocab.json into `folder`."""
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
-        settings = {"settings": self.settings.to_dict(), "labels": list(self.labels)}
-        (folder / SETTINGS_FILE).write_text(json.dumps(settings, indent=2), encoding="utf-8")
-        self.vocab.save(folder / VOCAB_FILE)
-        self.char_vocab.save(folder / CHAR_VOCAB_FILE)
-
-    @classmethod
-    def load(cls, folder: str | Path) -> "Featurizer":
-        """Read what `save` wrote; a missing or malformed file is an error naming it."""
-        folder = Path(folder)
-        path = folder / SETTINGS_FILE
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            settings = FeatureSettings.from_dict(data["settings"])
-            labels = data["labels"]
-            if not (isinstance(labels, list) and labels and all(isinstance(x, str) for x in labels)):
-                raise ValueError("'labels' must be a non-empty list of strings")
-        except FileNotFoundError:
-            raise FileNotFoundError(f"{path}: no feature settings file in this checkpoint") from None
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
-            raise ValueError(f"{path}: not a valid feature settings file ({error})") from error
-        return cls(Vocabulary.load(folder / VOCAB_FILE), CharVocabulary.load(folder / CHAR_VOCAB_FILE),
-                   settings, labels)
 
 
 def _cut(sentence: SentenceAnalysis, max_len: int) -> SentenceAnalysis:
