@@ -1,0 +1,89 @@
+"""The papers' reported numbers: structure, spot checks, and every value found in the paper text."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from nlivis.analysis.paper_tables import (COLUMNS, PAPERS, SOURCE_NOTE, ablation_results, diin_table7,
+                                          main_results, paper_rows, paper_table)
+from nlivis.analysis.tags import TAGS
+
+PAPERS_DIR = Path(__file__).resolve().parents[2] / "shared" / "papers"
+
+
+def _value(frame, **where):
+    selected = frame
+    for key, wanted in where.items():
+        selected = selected[selected[key] == wanted]
+    assert len(selected) == 1, where
+    return selected["value"].iloc[0]
+
+
+def test_every_row_complete_and_marked_as_reported():
+    rows = paper_rows()
+    assert rows and all(list(row) == COLUMNS for row in rows)
+    assert all(row["note"].startswith(SOURCE_NOTE) for row in rows)
+    assert {row["paper_id"] for row in rows} == set(PAPERS)
+
+
+def test_spot_checks():
+    frame = paper_table()
+    assert _value(frame, paper="GCNN", table="Table 2", model="GCNN (char+POS)", metric="accuracy") == 89.35
+    assert _value(frame, paper="GCNN", table="Table 1", model="ESIM (our implement)",
+                  metric="time_per_epoch") == 9610
+    assert _value(frame, paper="DIIN", table="Table 5", model="DIIN - fuse gate",
+                  split="mismatched dev") == 73.8
+    assert _value(frame, paper="DIIN", table="Table 6", model="DIIN d=350", dataset="SNLI") == 88.0
+    assert _value(frame, paper="AttentiveConvNet", table="Table 4", model="w/o uni-hidden") == 87.3
+    assert _value(frame, paper="ESAN", table="Table 5", model="BERT", metric="inference_time") == 0.88
+    assert _value(frame, paper="AMN", model="AMNs-G (AMNN with GRU)", split="test") == 87.4
+
+
+def test_filters_and_tables():
+    assert set(paper_table("esan")["paper_id"]) == {"003"}
+    with pytest.raises(KeyError, match="unknown paper"):
+        paper_table("bert")
+    assert set(main_results()["kind"]) == {"main"}
+    ablations = ablation_results()
+    assert "GCNN - forget gate" in set(ablations["model"]) and "CNN" in set(ablations["model"])
+    assert "BiMPM [12]" not in set(ablations["model"])
+
+
+def test_diin_table7_layout_and_values():
+    table = diin_table7()
+    assert list(table.index) == list(TAGS)
+    assert table.loc["ANTO", "matched DIIN"] == pytest.approx(0.82)
+    assert table.loc["PARAPHRASE", "mismatched DIIN"] == pytest.approx(1.0)
+    assert table.loc["NEGATION", "matched frequency"] == pytest.approx(0.26)
+    assert table.loc["CONDITIONAL", "mismatched Balazs"] == pytest.approx(0.80)
+
+
+def _printed_forms(value: float) -> list[str]:
+    return [f"{value:.2f}", f"{value:.1f}", f"{value:g}"]
+
+
+def _row_key(row: dict) -> str:
+    """A word that the paper prints on the same line as the row's number."""
+    if row["metric"].startswith("tag"):
+        return row["metric"].split(": ")[1].replace("_", " ")
+    model = row["model"]
+    for prefix in ("DIIN d=", "AttentiveConvNet ", "ESAN ("):
+        if model.startswith(prefix) and model != "AttentiveConvNet (advanced+intra-attention)":
+            model = model[len(prefix):]
+    key = re.split(r"[ (]", model)[0]
+    return {"BiMPM": "BiMPPM"}.get(key, key) if row["table"] == "Table 4" and row["paper"] == "DIIN" else key
+
+
+@pytest.mark.skipif(not PAPERS_DIR.is_dir(), reason=f"paper texts not found at {PAPERS_DIR}")
+def test_every_number_is_printed_on_its_row_in_the_paper():
+    lines = {pid: next(PAPERS_DIR.glob(f"{pid}_*.txt")).read_text(encoding="utf-8").splitlines()
+             for pid in PAPERS}
+    for row in paper_rows():
+        if row["metric"] == "parameters":
+            continue
+        key = _row_key(row).lower()
+        patterns = [re.compile(rf"(?<![\d.]){re.escape(form)}(?!\d)") for form in _printed_forms(row["value"])]
+        assert any(key in line.lower() and any(p.search(line) for p in patterns)
+                   for line in lines[row["paper_id"]]), row
