@@ -191,3 +191,24 @@ def test_anto_reported_unavailable_without_wordnet(monkeypatch):
     with pytest.warns(UserWarning, match="ANTO needs WordNet"):
         tags = tagging.tag_pairs([Pair("x", "The soup is hot.", "The soup is cold.")])
     assert "ANTO" not in tags["x"]
+
+
+def test_cached_tags_are_reused(tmp_path, monkeypatch):
+    pairs = [Pair("a", "If it rains, we stay home.", "We stay home.")]
+    first = tagging.cached_tag_pairs(pairs, cache_dir=tmp_path)
+    assert [p.suffix for p in tmp_path.iterdir()] == [".json"]
+
+    def fail(*args, **kwargs):
+        raise AssertionError("tags were recomputed")
+
+    monkeypatch.setattr(tagging, "tag_pairs", fail)
+    assert tagging.cached_tag_pairs(pairs, cache_dir=tmp_path) == first
+    with pytest.raises(AssertionError, match="recomputed"):
+        tagging.cached_tag_pairs([Pair("a", "If it rains, we stay home.", "We stay inside.")], cache_dir=tmp_path)
+
+
+def test_progress_callback_counts_pairs():
+    seen = []
+    pairs = [Pair(str(i), "A dog runs.", "A dog moves.") for i in range(5)]
+    tagging.tag_pairs(pairs, progress=lambda done, total: seen.append((done, total)), batch_size=2)
+    assert seen == [(2, 5), (4, 5), (5, 5)]

@@ -9,12 +9,15 @@ the annotators made by hand. Hand-annotated tag files (`read_tag_file`) take pre
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import tempfile
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from nlivis.analysis.wordnet import WordNetUnavailable, load_wordnet
 from nlivis.data.records import Pair
@@ -24,6 +27,8 @@ TAGS: tuple[str, ...] = (
     "ACTIVE/PASSIVE", "PARAPHRASE", "QUANTITY/TIME_REASONING", "COREF", "QUANTIFIER", "MODAL", "BELIEF",
 )
 """The MultiNLI annotation tags in the row order of DIIN's Table 7."""
+TAGGER_VERSION = "1"
+"""Bump when a rule changes: cached tags made by other rules are then recomputed."""
 
 # Thresholds and word lists from the tag definitions in DIIN section 4.6 (quoting Williams et al. 2017).
 LONG_PREMISE_TOKENS = 30
@@ -373,10 +378,11 @@ def tag_pair(premise_doc, hypothesis_doc) -> set[str]:
     return tags
 
 
-def tag_pairs(pairs: Sequence[Pair], progress: bool = False,
+def tag_pairs(pairs: Sequence[Pair], progress: bool | Callable[[int, int], None] = False,
               batch_size: int = 256) -> dict[str, frozenset[str]]:
     """Tags for every pair (pair id → tags), parsing premises and hypotheses in batches.
 
+    `progress`: True shows a tqdm bar; a callable gets (pairs done, total) every `batch_size` pairs.
     Warns once when ANTO cannot be decided (see `unavailable_tags`), so a view can say so.
     """
     from nlivis.features.spacy_pipeline import load_nlp
@@ -388,11 +394,52 @@ def tag_pairs(pairs: Sequence[Pair], progress: bool = False,
     premise_docs = nlp.pipe((p.premise for p in pairs), batch_size=batch_size)
     hypothesis_docs = nlp.pipe((p.hypothesis for p in pairs), batch_size=batch_size)
     parsed: Iterable = zip(pairs, premise_docs, hypothesis_docs)
-    if progress:
+    if progress is True:
         from tqdm import tqdm
 
         parsed = tqdm(parsed, total=len(pairs), desc="tagging pairs", unit="pair")
-    return {pair.id: frozenset(tag_pair(p_doc, h_doc)) for pair, p_doc, h_doc in parsed}
+    tags: dict[str, frozenset[str]] = {}
+    for done, (pair, premise_doc, hypothesis_doc) in enumerate(parsed, start=1):
+        tags[pair.id] = frozenset(tag_pair(premise_doc, hypothesis_doc))
+        if callable(progress) and (done % batch_size == 0 or done == len(pairs)):
+            progress(done, len(pairs))
+    return tags
+
+
+def default_tag_cache_dir() -> Path:
+    return Path.home() / ".cache" / "nlivis" / "tags"
+
+
+def tag_cache_key(pairs: Sequence[Pair]) -> str:
+    """What cached tags depend on: the rules' version, the spaCy pipeline, WordNet's availability and
+    every pair's id and text."""
+    from nlivis.features.spacy_pipeline import pipeline_version
+
+    digest = hashlib.sha256()
+    digest.update(f"{TAGGER_VERSION}|{pipeline_version(True)}|wordnet={not unavailable_tags()}\n".encode())
+    for pair in pairs:
+        digest.update(f"{pair.id}\t{pair.premise}\t{pair.hypothesis}\n".encode())
+    return digest.hexdigest()[:24]
+
+
+def cached_tag_pairs(pairs: Sequence[Pair], cache_dir: str | Path | None = None,
+                     progress: bool | Callable[[int, int], None] = False) -> dict[str, frozenset[str]]:
+    """`tag_pairs`, stored as JSON under `cache_dir` (default ~/.cache/nlivis/tags): parsing a dev set
+    with the dependency parser takes minutes on a CPU, reading the result back takes milliseconds."""
+    folder = Path(cache_dir) if cache_dir is not None else default_tag_cache_dir()
+    path = folder / f"tags-{tag_cache_key(pairs)}.json"
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        return {pair_id: frozenset(names) for pair_id, names in stored.items()}
+    except (OSError, ValueError, AttributeError):
+        pass  # absent or damaged: compute again
+    tags = tag_pairs(pairs, progress=progress)
+    folder.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=folder)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        json.dump({pair_id: sorted(names) for pair_id, names in tags.items()}, handle)
+    os.replace(temporary, path)
+    return tags
 
 
 # ---------------------------------------------------------------- hand-annotated files
