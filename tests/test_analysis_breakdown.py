@@ -114,3 +114,15 @@ def test_disagreements_ranked_by_spread():
     assert math.isnan(table.loc[4, "gold_probability_spread"])
     with pytest.raises(ValueError, match="at least two"):
         disagreements({"A": MODEL_A})
+
+
+def test_several_models_are_stacked_with_a_model_column():
+    by_tag = accuracy_by_tag({"A": MODEL_A, "B": MODEL_B}, TAGS)
+    assert list(by_tag.columns[:2]) == ["model", "tag"]
+    assert len(by_tag) == 2 * 13
+    b_modal = by_tag[(by_tag["model"] == "B") & (by_tag["tag"] == "MODAL")].iloc[0]
+    assert (b_modal["count"], b_modal["correct"]) == (2, 1)  # B: pair 1 wrong, pair 5 right
+    by_label = accuracy_by_label({"A": MODEL_A, "B": MODEL_B}, labels=(E, N, C))
+    assert by_label.set_index(["model", "label"]).loc[("B", C), "accuracy"] == 1.0
+    by_genre = accuracy_by_genre({"A": MODEL_A}, {"1": "fiction"})
+    assert set(by_genre["model"]) == {"A"}

@@ -24,6 +24,17 @@ TAG_COLUMNS = ["tag", "count", "frequency", "correct", "accuracy", "majority_lab
                "majority_accuracy", "status"]
 
 
+def _for_each_model(table_fn, predictions, *args, **kwargs) -> pd.DataFrame:
+    """Apply a one-model table function to every model of a {model: predictions} mapping and stack
+    the results with a leading `model` column."""
+    tables = []
+    for model, model_predictions in predictions.items():
+        table = table_fn(model_predictions, *args, **kwargs)
+        table.insert(0, "model", model)
+        tables.append(table)
+    return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
+
+
 def _labelled(predictions: Predictions) -> pd.DataFrame:
     frame = predictions_frame(predictions)
     return frame[frame["gold"].notna()].reset_index(drop=True)
@@ -43,7 +54,7 @@ def _group_row(group: pd.DataFrame) -> dict:
             "majority_accuracy": majority_count / count if count else np.nan}
 
 
-def accuracy_by_tag(predictions: Predictions, tags: Mapping[str, frozenset[str]],
+def accuracy_by_tag(predictions: Predictions | Mapping[str, Predictions], tags: Mapping[str, frozenset[str]],
                     tag_order: Sequence[str] = TAGS,
                     unavailable: Mapping[str, str] | None = None) -> pd.DataFrame:
     """One row per tag: count, frequency, correct, accuracy, majority label and its share.
@@ -53,7 +64,10 @@ def accuracy_by_tag(predictions: Predictions, tags: Mapping[str, frozenset[str]]
     always answering the tag's most frequent gold label, as in the MultiNLI tag script. Tags listed in
     `unavailable` (tag → reason, e.g. from `tags.unavailable_tags()`) get NaN numbers and the reason
     in `status`, so a missing WordNet is shown rather than read as "no antonym pairs".
+    Given {model name: predictions}, the per-model tables are stacked with a leading `model` column.
     """
+    if isinstance(predictions, Mapping):
+        return _for_each_model(accuracy_by_tag, predictions, tags, tag_order, unavailable)
     unavailable = dict(unavailable or {})
     frame = _labelled(predictions)
     frame = frame[frame["id"].isin(tags.keys())].reset_index(drop=True)
@@ -77,8 +91,11 @@ def accuracy_by_tag(predictions: Predictions, tags: Mapping[str, frozenset[str]]
     return table
 
 
-def accuracy_by_label(predictions: Predictions, labels: Sequence[str] | None = None) -> pd.DataFrame:
-    """One row per gold label: count, correct, accuracy (= recall of that label)."""
+def accuracy_by_label(predictions: Predictions | Mapping[str, Predictions], labels: Sequence[str] | None = None) -> pd.DataFrame:
+    """One row per gold label: count, correct, accuracy (= recall of that label).
+    Several models ({name: predictions}) are stacked with a leading `model` column."""
+    if isinstance(predictions, Mapping):
+        return _for_each_model(accuracy_by_label, predictions, labels)
     frame = _labelled(predictions)
     order = list(labels) if labels is not None else sorted(frame["gold"].unique())
     rows = [{"label": label, **_counts(frame[frame["gold"] == label])} for label in order]
@@ -91,8 +108,11 @@ def _counts(group: pd.DataFrame) -> dict:
     return {"count": count, "correct": correct, "accuracy": correct / count if count else np.nan}
 
 
-def accuracy_by_genre(predictions: Predictions, genres: Mapping[str, str | None]) -> pd.DataFrame:
-    """One row per genre (pairs without a genre are grouped as "(none)"), sorted by genre name."""
+def accuracy_by_genre(predictions: Predictions | Mapping[str, Predictions], genres: Mapping[str, str | None]) -> pd.DataFrame:
+    """One row per genre (pairs without a genre are grouped as "(none)"), sorted by genre name.
+    Several models ({name: predictions}) are stacked with a leading `model` column."""
+    if isinstance(predictions, Mapping):
+        return _for_each_model(accuracy_by_genre, predictions, genres)
     frame = _labelled(predictions)
     genre = frame["id"].map(lambda pair_id: genres.get(pair_id) or "(none)")
     rows = [{"genre": name, **_counts(frame[genre == name])} for name in sorted(genre.unique())]

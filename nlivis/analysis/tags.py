@@ -341,8 +341,11 @@ def unavailable_tags() -> dict[str, str]:
 
 def tag_pair(premise_doc, hypothesis_doc) -> set[str]:
     """The tags of one pair from two spaCy Docs parsed with the dependency parser on."""
+    return _tag(premise_doc, hypothesis_doc, use_wordnet=not unavailable_tags())
+
+
+def _tag(premise_doc, hypothesis_doc, use_wordnet: bool) -> set[str]:
     premise, hypothesis = _tokens(premise_doc), _tokens(hypothesis_doc)
-    use_wordnet = not unavailable_tags()
     tags = set()
     if _has_conditional(premise) or _has_conditional(hypothesis):
         tags.add("CONDITIONAL")
@@ -400,7 +403,7 @@ def tag_pairs(pairs: Sequence[Pair], progress: bool | Callable[[int, int], None]
         parsed = tqdm(parsed, total=len(pairs), desc="tagging pairs", unit="pair")
     tags: dict[str, frozenset[str]] = {}
     for done, (pair, premise_doc, hypothesis_doc) in enumerate(parsed, start=1):
-        tags[pair.id] = frozenset(tag_pair(premise_doc, hypothesis_doc))
+        tags[pair.id] = frozenset(_tag(premise_doc, hypothesis_doc, use_wordnet=not missing))
         if callable(progress) and (done % batch_size == 0 or done == len(pairs)):
             progress(done, len(pairs))
     return tags
