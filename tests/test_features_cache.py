@@ -7,22 +7,33 @@ import pytest
 
 from nlivis.data.protocols import SplitRef
 from nlivis.data.records import Pair
-from nlivis.features import analysis
+from nlivis.features import analysis, dataset
 from nlivis.features.cache import AnalysisCache, cache_root
 from nlivis.features.dataset import analyze_pairs, analyze_pairs_reported, load_split_analyzed
 
 
+class SpacyCalls:
+    def __init__(self):
+        self.analyses: list[list[str]] = []
+        self.loads = 0
+
+
 @pytest.fixture
 def counted_spacy(monkeypatch):
-    """Replace spaCy by a whitespace analyser that counts its calls (the cache logic is the subject)."""
-    calls = []
+    """Replace spaCy by a whitespace analyser that counts model loads and analyses (the cache logic
+    is the subject)."""
+    calls = SpacyCalls()
 
     def fake(texts, progress=False, batch_size=0):
-        calls.append(list(texts))
+        calls.analyses.append(list(texts))
         return [analysis.SentenceAnalysis(tuple(t.split()), tuple("NN" for _ in t.split()),
                                           tuple(w.lower() for w in t.split())) for t in texts]
 
+    def fake_load():
+        calls.loads += 1
+
     monkeypatch.setattr(analysis, "analyze_sentences", fake)
+    monkeypatch.setattr(dataset, "load_nlp", fake_load)
     monkeypatch.setattr(AnalysisCache, "pipeline", property(lambda self: "test-pipeline-1"))
     return calls
 
@@ -32,9 +43,10 @@ PAIRS = [Pair("1", "A dog runs", "A dog moves", "entailment"), Pair("2", "It rai
 
 def test_second_run_reads_the_cache(tmp_path, counted_spacy):
     first, report = analyze_pairs_reported(PAIRS, cache_dir=tmp_path, cache_key="k", progress=False)
-    assert not report.cached and len(counted_spacy) == 1
+    assert not report.cached and len(counted_spacy.analyses) == 1
     second, report = analyze_pairs_reported(PAIRS, cache_dir=tmp_path, cache_key="k", progress=False)
-    assert report.cached and len(counted_spacy) == 1
+    assert report.cached and len(counted_spacy.analyses) == 1 and counted_spacy.loads == 1, \
+        "a cache hit must neither load nor run spaCy"
     assert second == first
     assert second[1].hypothesis.tokens == ("It", "is", "dry")
     assert list(tmp_path.glob("*.tmp")) == []
@@ -44,10 +56,10 @@ def test_changed_pairs_or_pipeline_miss_the_cache(tmp_path, counted_spacy, monke
     analyze_pairs(PAIRS, cache_dir=tmp_path, cache_key="k", progress=False)
     changed = [PAIRS[0], Pair("2", "It rains", "It is wet", "neutral")]
     items = analyze_pairs(changed, cache_dir=tmp_path, cache_key="k", progress=False)
-    assert len(counted_spacy) == 2 and items[1].hypothesis.tokens[-1] == "wet"
+    assert len(counted_spacy.analyses) == 2 and items[1].hypothesis.tokens[-1] == "wet"
     monkeypatch.setattr(AnalysisCache, "pipeline", property(lambda self: "test-pipeline-2"))
     analyze_pairs(PAIRS, cache_dir=tmp_path, cache_key="k", progress=False)
-    assert len(counted_spacy) == 3
+    assert len(counted_spacy.analyses) == 3
 
 
 def test_corrupt_cache_file_is_rebuilt_with_a_warning(tmp_path, counted_spacy):
@@ -57,7 +69,7 @@ def test_corrupt_cache_file_is_rebuilt_with_a_warning(tmp_path, counted_spacy):
     path.write_bytes(gzip.compress(complete[: len(complete) - 20]))  # a pair cut in half
     with pytest.warns(UserWarning, match="corrupt"):
         items = analyze_pairs(PAIRS, cache_dir=tmp_path, cache_key="k", progress=False)
-    assert len(counted_spacy) == 2 and items[0].premise.tokens == ("A", "dog", "runs")
+    assert len(counted_spacy.analyses) == 2 and items[0].premise.tokens == ("A", "dog", "runs")
     path.write_bytes(gzip.compress(b'{"format": "nlivis-analysis-cache"}\n'))
     with pytest.warns(UserWarning, match="corrupt"):
         analyze_pairs(PAIRS, cache_dir=tmp_path, cache_key="k", progress=False)
@@ -89,8 +101,26 @@ def test_split_cache_is_keyed_by_source_content(tmp_path, counted_spacy):
     items, result = load_split_analyzed(ref, data, cache_dir=tmp_path / "cache")
     assert [i.pair.id for i in items] == ["1"] and result.dropped_no_gold == 1
     load_split_analyzed(ref, data, cache_dir=tmp_path / "cache")
-    assert len(counted_spacy) == 1
+    assert len(counted_spacy.analyses) == 1
     _write_split(data, ["A dog moves .", "It is wet ."])  # only the dropped pair changed
     load_split_analyzed(ref, data, cache_dir=tmp_path / "cache")
-    assert len(counted_spacy) == 2, "a changed source file must invalidate the cache"
+    assert len(counted_spacy.analyses) == 2, "a changed source file must invalidate the cache"
     assert len(list((tmp_path / "cache").glob("analysis-snli_dev-*.jsonl.gz"))) == 2
+
+
+def test_prepare_prints_counts_and_reports_cache_use(tmp_path, counted_spacy, capsys):
+    from argparse import Namespace
+
+    data = tmp_path / "snli"
+    _write_split(data, ["A dog moves .", "It is dry ."])
+    args = Namespace(dataset="snli", data_dir=str(data), cache_dir=str(tmp_path / "cache"))
+    assert dataset.prepare_command(args) == 0
+    first = capsys.readouterr().out
+    row = next(line for line in first.splitlines() if line.startswith("snli_dev"))
+    assert row.split()[1:4] == ["1", "1", "entailment:1"] and row.endswith("built")
+    assert "snli_train, snli_test" in first
+    dataset.prepare_command(args)
+    assert next(line for line in capsys.readouterr().out.splitlines()
+                if line.startswith("snli_dev")).endswith("cached")
+    with pytest.raises(FileNotFoundError, match="none of snli's splits"):
+        dataset.prepare_command(Namespace(dataset="snli", data_dir=str(tmp_path), cache_dir=None))

@@ -128,3 +128,10 @@ def test_settings_round_trip_and_validation():
         FeatureSettings(exact_match_rule="stems")
     with pytest.raises(ValueError, match="max_chars"):
         FeatureSettings(max_chars=0)
+
+
+def test_cache_key_pipeline_version_matches_the_loaded_pipeline(nlp):
+    from nlivis.features.cache import installed_pipeline_version
+    from nlivis.features.spacy_pipeline import pipeline_version
+
+    assert installed_pipeline_version() == pipeline_version()
