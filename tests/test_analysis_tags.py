@@ -212,3 +212,8 @@ def test_progress_callback_counts_pairs():
     pairs = [Pair(str(i), "A dog runs.", "A dog moves.") for i in range(5)]
     tagging.tag_pairs(pairs, progress=lambda done, total: seen.append((done, total)), batch_size=2)
     assert seen == [(2, 5), (4, 5), (5, 5)]
+
+
+def test_quantity_and_time_are_compared_kind_by_kind(tags_of):
+    assert "QUANTITY/TIME_REASONING" in tags_of("The meeting was in June.", "The meeting was in July.")
+    assert "QUANTITY/TIME_REASONING" not in tags_of("Two women hug.", "The sisters hug after lunch.")

@@ -27,7 +27,7 @@ TAGS: tuple[str, ...] = (
     "ACTIVE/PASSIVE", "PARAPHRASE", "QUANTITY/TIME_REASONING", "COREF", "QUANTIFIER", "MODAL", "BELIEF",
 )
 """The MultiNLI annotation tags in the row order of DIIN's Table 7."""
-TAGGER_VERSION = "1"
+TAGGER_VERSION = "2"
 """Bump when a rule changes: cached tags made by other rules are then recomputed."""
 
 # Thresholds and word lists from the tag definitions in DIIN section 4.6 (quoting Williams et al. 2017).
@@ -69,12 +69,12 @@ TIME_WORDS = MONTH_NAMES | frozenset({
     "yesterday", "week", "weekend", "hour", "minute", "day", "month", "year", "decade", "century",
     "noon", "midnight", "dawn", "dusk", "daily", "weekly", "monthly", "yearly", "hourly", "annual",
     "ago", "o'clock", "recently", "later", "earlier", "before", "after", "during", "since", "until",
-    "age", "old", "young", "older", "younger", "once", "twice",
 })
 """Time vocabulary for QUANTITY/TIME_REASONING (lower-cased lemmas); month names count only when tagged
 as nouns, so the modal 'may' and the verb 'march' are not time words."""
-QUANTITY_COMPARATIVES = frozenset({"more", "less", "fewer", "least", "most", "than", "half", "double",
-                                   "dozen", "hundred", "thousand", "million", "billion", "percent"})
+QUANTITY_WORDS = frozenset({"more", "less", "fewer", "least", "most", "than", "half", "double", "once",
+                            "twice", "dozen", "hundred", "thousand", "million", "billion", "percent"})
+"""Quantity cues besides numbers (CD tags) for QUANTITY/TIME_REASONING."""
 SINGULAR_PRONOUNS = frozenset({"he", "him", "his", "she", "her", "hers", "it", "its"})
 PLURAL_PRONOUNS = frozenset({"they", "them", "their", "theirs"})
 
@@ -106,10 +106,10 @@ TAG_METHODS: dict[str, str] = {
                   "words — not just another inflection), negation is on both sides or on neither, and "
                   "there is no antonym pair.",
     "QUANTITY/TIME_REASONING": "APPROXIMATE (the annotators judged whether reasoning is needed): both "
-                               "sentences contain a quantity or time expression (a CD number, a number "
-                               "word, a quantity comparative such as more/less/fewer/than/half, or a time "
-                               "word such as a month, weekday, hour, year, before/after) and the "
-                               "hypothesis's expressions are not all copied verbatim from the premise.",
+                               "sentences contain a quantity expression (a CD number or a word such as "
+                               "more/less/fewer/than/half/dozen) and the hypothesis has one the premise "
+                               "does not (two vs. three, two vs. 2); or the same holds for time "
+                               "expressions (a month or weekday noun, hour, year, ago, before/after, ...).",
     "COREF": "APPROXIMATE (no coreference resolver is used): the hypothesis contains a third-person "
              "pronoun (he/him/his/she/her/it/its/they/them/their) that the premise does not use itself, "
              "with no number-compatible noun earlier in the hypothesis, while the premise contains one (singular pronouns: NN/NNP nouns; plural "
@@ -221,15 +221,22 @@ def _content_lemmas(tokens: Sequence[_Token]) -> list[_Token]:
     return [t for t in tokens if t.pos in CONTENT_POS and not t.is_stop and not t.is_punct]
 
 
-def _quantity_time_expressions(tokens: Sequence[_Token]) -> set[str]:
-    found = set()
+def _quantity_time_expressions(tokens: Sequence[_Token]) -> tuple[set[str], set[str]]:
+    """(quantity expressions, time expressions) of a sentence, as lower-cased words."""
+    quantities, times = set(), set()
     for token in tokens:
-        is_number = token.tag == "CD" or token.pos == "NUM"
-        is_time = token.lemma in TIME_WORDS and (token.lemma not in MONTH_NAMES
-                                                 or token.tag in ("NNP", "NN"))
-        if is_number or is_time or token.lower in QUANTITY_COMPARATIVES:
-            found.add(token.lower)
-    return found
+        if token.tag == "CD" or token.pos == "NUM" or token.lower in QUANTITY_WORDS:
+            quantities.add(token.lower)
+        elif token.lemma in TIME_WORDS and (token.lemma not in MONTH_NAMES or token.tag in ("NNP", "NN")):
+            times.add(token.lower)
+    return quantities, times
+
+
+def _needs_quantity_or_time_reasoning(premise: Sequence[_Token], hypothesis: Sequence[_Token]) -> bool:
+    premise_kinds = _quantity_time_expressions(premise)
+    hypothesis_kinds = _quantity_time_expressions(hypothesis)
+    return any(in_premise and in_hypothesis and not in_hypothesis <= in_premise
+               for in_premise, in_hypothesis in zip(premise_kinds, hypothesis_kinds))
 
 
 def _is_long(premise: Sequence[_Token], hypothesis: Sequence[_Token]) -> bool:
@@ -366,9 +373,7 @@ def _tag(premise_doc, hypothesis_doc, use_wordnet: bool) -> set[str]:
         tags.add("ACTIVE/PASSIVE")
     if _is_paraphrase(premise, hypothesis, use_wordnet):
         tags.add("PARAPHRASE")
-    premise_quantities = _quantity_time_expressions(premise)
-    hypothesis_quantities = _quantity_time_expressions(hypothesis)
-    if premise_quantities and hypothesis_quantities and not hypothesis_quantities <= premise_quantities:
+    if _needs_quantity_or_time_reasoning(premise, hypothesis):
         tags.add("QUANTITY/TIME_REASONING")
     if _needs_premise_antecedent(premise, hypothesis):
         tags.add("COREF")
