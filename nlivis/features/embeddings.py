@@ -111,12 +111,12 @@ def open_glove(spec: str, dim: int | None = None) -> Iterator[tuple[TextIO, str]
             if name not in archive.namelist():
                 raise EmbeddingSourceError(f"{path}: no member {name!r}; it holds {archive.namelist()}")
             with archive.open(name) as raw:
-                yield io.TextIOWrapper(raw, encoding="utf-8", errors="replace"), f"{path}#{name}"
+                yield io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="\n"), f"{path}#{name}"
     elif path.suffix == ".gz":
-        with gzip.open(path, "rt", encoding="utf-8", errors="replace") as handle:
+        with gzip.open(path, "rt", encoding="utf-8", errors="replace", newline="\n") as handle:
             yield handle, str(path)
     else:
-        with open(path, encoding="utf-8", errors="replace") as handle:
+        with open(path, encoding="utf-8", errors="replace", newline="\n") as handle:
             yield handle, str(path)
 
 

@@ -16,7 +16,7 @@ import torch
 
 from nlivis.features.analysis import SentenceAnalysis, analyze_sentences
 from nlivis.features.batch import Batch
-from nlivis.features.chars import DEFAULT_MAX_CHARS, UNK_ID
+from nlivis.features.chars import DEFAULT_MAX_CHARS, PAD_ID, UNK_ID
 from nlivis.features.exact_match import EXACT_MATCH_RULES, exact_match_flags
 from nlivis.features.pos import pos_index
 from nlivis.features.vocab import CharVocabulary, Vocabulary
@@ -110,6 +110,7 @@ class Featurizer:
         self.settings = settings
         self.labels = tuple(labels)
         self.label_index = {label: i for i, label in enumerate(self.labels)}
+        self._char_cache: dict[str, list[int]] = {}
 
     def truncation(self, premise: SentenceAnalysis, hypothesis: SentenceAnalysis) -> Truncation:
         return Truncation(len(premise), min(len(premise), self.settings.max_premise_len),
@@ -149,26 +150,45 @@ class Featurizer:
             hypothesis_tokens=[_shown_tokens(h) for h in hypotheses],
         )
 
+    def _char_ids(self, token: str) -> list[int]:
+        ids = self._char_cache.get(token)
+        if ids is None:
+            ids = self._char_cache[token] = self.char_vocab.encode_word(token, self.settings.max_chars)
+        return ids
+
     def _side(self, sentences: list[SentenceAnalysis], flags: list[list[float]], length: int):
-        b, c = len(sentences), self.settings.max_chars
-        ids = torch.zeros(b, length, dtype=torch.long)
-        mask = torch.zeros(b, length, dtype=torch.bool)
-        chars = torch.zeros(b, length, c, dtype=torch.long)
-        pos = torch.zeros(b, length, dtype=torch.long)
-        exact = torch.zeros(b, length, dtype=torch.float32)
-        for row, (sentence, sentence_flags) in enumerate(zip(sentences, flags)):
+        """Flat padded lists for one side, turned into tensors once (per-row or nested-list tensors are
+        several times slower)."""
+        c = self.settings.max_chars
+        no_chars = [PAD_ID] * c
+        ids: list[int] = []
+        mask: list[bool] = []
+        chars: list[int] = []
+        pos: list[int] = []
+        exact: list[float] = []
+        for sentence, sentence_flags in zip(sentences, flags):
             n = len(sentence)
             if n == 0:  # empty sentence: one UNK token (see module docstring)
-                ids[row, 0] = UNK_ID
-                mask[row, 0] = True
+                ids += [UNK_ID] + [PAD_ID] * (length - 1)
+                mask += [True] + [False] * (length - 1)
+                chars += no_chars * length
+                pos += [0] * length
+                exact += [0.0] * length
                 continue
-            ids[row, :n] = torch.tensor(self.vocab.encode(sentence.tokens), dtype=torch.long)
-            mask[row, :n] = True
-            chars[row, :n] = torch.tensor([self.char_vocab.encode_word(t, c) for t in sentence.tokens],
-                                          dtype=torch.long)
-            pos[row, :n] = torch.tensor([pos_index(tag) for tag in sentence.tags], dtype=torch.long)
-            exact[row, :n] = torch.tensor(sentence_flags, dtype=torch.float32)
-        return ids, mask, chars, pos, exact
+            pad = length - n
+            ids += self.vocab.encode(sentence.tokens) + [PAD_ID] * pad
+            mask += [True] * n + [False] * pad
+            for token in sentence.tokens:
+                chars += self._char_ids(token)
+            chars += no_chars * pad
+            pos += [pos_index(tag) for tag in sentence.tags] + [0] * pad
+            exact += list(sentence_flags) + [0.0] * pad
+        b = len(sentences)
+        return (torch.tensor(ids, dtype=torch.long).view(b, length),
+                torch.tensor(mask, dtype=torch.bool).view(b, length),
+                torch.tensor(chars, dtype=torch.long).view(b, length, c),
+                torch.tensor(pos, dtype=torch.long).view(b, length),
+                torch.tensor(exact, dtype=torch.float32).view(b, length))
 
     def encode_text_reported(self, premise: str, hypothesis: str) -> EncodedText:
         """`encode_text` plus the `Truncation` (how many tokens the cut-offs removed)."""
