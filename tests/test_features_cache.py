@@ -73,6 +73,11 @@ def test_corrupt_cache_file_is_rebuilt_with_a_warning(tmp_path, counted_spacy):
     path.write_bytes(gzip.compress(b'{"format": "nlivis-analysis-cache"}\n'))
     with pytest.warns(UserWarning, match="corrupt"):
         analyze_pairs(PAIRS, cache_dir=tmp_path, cache_key="k", progress=False)
+    damaged = bytearray(path.read_bytes())
+    damaged[30:60] = bytes(b ^ 0xFF for b in damaged[30:60])  # a damaged deflate stream
+    path.write_bytes(bytes(damaged))
+    with pytest.warns(UserWarning, match="corrupt"):
+        analyze_pairs(PAIRS, cache_dir=tmp_path, cache_key="k", progress=False)
     path.write_bytes(b"not gzip at all")
     with pytest.warns(UserWarning, match="corrupt"):
         analyze_pairs(PAIRS, cache_dir=tmp_path, cache_key="k", progress=False)

@@ -19,6 +19,7 @@ import os
 import re
 import tempfile
 import warnings
+import zlib
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -128,7 +129,7 @@ class AnalysisCache:
                     rows.append((_decode(premise), _decode(hypothesis)))
             if len(rows) != count:
                 raise ValueError(f"header promises {count} pairs, file holds {len(rows)}")
-        except (OSError, EOFError, ValueError, TypeError) as error:
+        except (OSError, EOFError, zlib.error, ValueError, TypeError) as error:
             warnings.warn(f"feature cache {path} is corrupt ({error}); rebuilding it", stacklevel=3)
             return None
         return rows
