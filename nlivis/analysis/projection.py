@@ -48,7 +48,8 @@ def pooled_representations(loaded_checkpoint, analyzed_pairs: Sequence, batch_si
     Runs the checkpoint's model in eval mode without gradients on batches made by its featurizer,
     with tracing on, and keeps the trace's `Representation` entry (the last one, or the one named
     `entry_name`). Pairs are batched by length (less padding) and put back in input order.
-    `progress(done, total)` is called after each batch.
+    `progress(done, total)` is called after each batch. Tracing keeps every internal of a batch
+    alive at once (DIIN's interaction tensor is B·P·H·d floats), so large models want a smaller batch.
     """
     model, featurizer = loaded_checkpoint.model, loaded_checkpoint.featurizer
     where = f"checkpoint {getattr(loaded_checkpoint, 'path', '?')}"
@@ -121,10 +122,11 @@ def project(vectors: np.ndarray, method: str = "umap", seed: int = 0,
             warnings.warn(f"UMAP needs at least {MIN_UMAP_POINTS} points; using PCA for {len(vectors)}",
                           stacklevel=2)
         return _pca(vectors)
-    import umap
-
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*n_jobs.*")  # random_state forces one thread
+        warnings.filterwarnings("ignore", message=".*ParametricUMAP.*")  # TensorFlow is not used
+        import umap
+
         reducer = umap.UMAP(n_components=2, n_neighbors=min(n_neighbors, len(vectors) - 1),
                             min_dist=min_dist, random_state=seed)
         return reducer.fit_transform(vectors).astype(np.float32)
