@@ -398,6 +398,8 @@ def train(
     state = TrainingState(optimizer_name=settings.optimizer)
     optimizer = make_optimizer(settings.optimizer, trainable, settings)
     best_weights: dict[str, torch.Tensor] | None = None
+    best_select_probabilities: torch.Tensor | None = None
+    """The select split's predictions at the best step (saves one pass at the end; None after a resume)."""
 
     metrics_path = out_dir / "metrics.jsonl"
     if resume:
@@ -438,8 +440,8 @@ def train(
         return float(optimizer.param_groups[0]["lr"])
 
     def evaluate(reason: str) -> None:
-        nonlocal best_weights, last_evaluated_step
-        accuracy = 0.0
+        nonlocal best_weights, best_select_probabilities, last_evaluated_step
+        accuracy, probabilities = 0.0, None
         if context.is_main:
             probabilities = predict_probabilities(model, featurizer, data.select_items, settings.eval_batch_size, run_device)
             accuracy = accuracy_of(data.select_items, probabilities, protocol.labels)
@@ -451,6 +453,7 @@ def train(
             state.best_epoch_seen = state.epoch + 1
             if context.is_main:
                 best_weights = {k: v.detach().to("cpu").clone() for k, v in model.state_dict().items()}
+                best_select_probabilities = probabilities
         state.curve.append({"step": state.step, "epoch": state.epoch + state.batch_in_epoch / max(1, batches_per_epoch),
                             "dev_acc": accuracy, "reason": reason})
         if log is not None:
@@ -521,7 +524,8 @@ def train(
         info = _write_final_checkpoint(
             out_dir, model, featurizer, data, resolved, model_config, featurizer_settings, options, settings,
             protocol, dataset, size, seed, run_device, elapsed_before + time.time() - started, state, frozen,
-            epochs_done=state.epoch + state.batch_in_epoch / max(1, batches_per_epoch))
+            epochs_done=state.epoch + state.batch_in_epoch / max(1, batches_per_epoch),
+            select_probabilities=best_select_probabilities)
     distributed.barrier(context)
     distributed.teardown(context)
     return info if info is not None else read_checkpoint_info(out_dir)
@@ -591,13 +595,15 @@ def _log_window(log: MetricsLog | None, bar, window: dict, state: TrainingState,
 
 def _write_final_checkpoint(out_dir, model, featurizer, data: PreparedData, resolved, model_config,
                             featurizer_settings, options, settings, protocol, dataset, size, seed, device,
-                            wall_time, state: TrainingState, frozen: bool, epochs_done: float) -> CheckpointInfo:
+                            wall_time, state: TrainingState, frozen: bool, epochs_done: float,
+                            select_probabilities: torch.Tensor | None) -> CheckpointInfo:
     """Predict the select and report splits with the best weights, decide fp16 vs fp32, write the folder."""
     from nlivis.data.protocols import split_key
 
     labels = protocol.labels
-    probabilities = {data.select_key: predict_probabilities(model, featurizer, data.select_items,
-                                                            settings.eval_batch_size, device)}
+    if select_probabilities is None:
+        select_probabilities = predict_probabilities(model, featurizer, data.select_items, settings.eval_batch_size, device)
+    probabilities = {data.select_key: select_probabilities}
     items_by_key = {data.select_key: data.select_items, **data.report_items}
     for key, items in data.report_items.items():
         if key not in probabilities:
