@@ -222,3 +222,36 @@ def test_unknown_protocol_is_a_clear_error(tmp_path, cache_dir):
 
     with pytest.raises(ValueError, match="unknown dataset or protocol 'snly'"):
         train(tiny_config(), "snly", FIXTURE_DIR, tmp_path / "x", device="cpu", cache_dir=cache_dir, progress=False)
+
+
+def _train_with(tmp_path, cache_dir, training: dict, **overrides):
+    from nlivis.training.config import deep_merge
+    from nlivis.training.trainer import train
+
+    config = deep_merge(tiny_config(), {"training": training})
+    options = dict(device="cpu", cache_dir=cache_dir, progress=False)
+    options.update(overrides)
+    return train(config, "snli", FIXTURE_DIR, tmp_path / "ckpts" / "run", **options)
+
+
+def test_diin_schedules_drive_dropout_and_l2(tmp_path, cache_dir, monkeypatch):
+    rates, l2_weights = [], []
+    original_rate, original_ramp = schedules.set_dropout_rate, schedules.sigmoid_ramp_weight
+    monkeypatch.setattr(schedules, "set_dropout_rate", lambda model, rate: (rates.append(rate), original_rate(model, rate)))
+    monkeypatch.setattr(schedules, "sigmoid_ramp_weight",
+                        lambda *a: (l2_weights.append(original_ramp(*a)), l2_weights[-1])[1])
+    _train_with(tmp_path, cache_dir, {"dropout_keep_decay_rate": 0.5, "dropout_keep_decay_steps": 4,
+                                      "l2_schedule": "sigmoid_ramp", "l2_full_weight": 1e-3,
+                                      "l2_ramp_midpoint_step": 5, "l2_ramp_steps": 5}, max_steps=6)
+    # tiny.toml's dropout 0.2 → keep 0.8 at step 0, halved every 4 steps, smoothly
+    assert rates == pytest.approx([1 - 0.8 * 0.5 ** (step / 4) for step in range(6)])
+    assert l2_weights[5] == pytest.approx(0.5e-3)
+
+
+def test_sgd_fallback_after_epochs_without_improvement(tmp_path, cache_dir):
+    _train_with(tmp_path, cache_dir, {"lr": 1e-12, "sgd_fallback_after_epochs": 1, "sgd_fallback_lr": 0.123,
+                                      "eval_every_steps": 0, "epochs": 3, "log_every_steps": 1})
+    records = read_metrics_log(tmp_path / "ckpts" / "run" / "metrics.jsonl")
+    rates = {r["step"]: r["lr"] for r in records if "train_acc" in r}
+    # epoch 1 (steps 6-10) does not beat epoch 0's dev accuracy with lr 1e-12 → SGD from epoch 2 on
+    assert rates[5] == rates[10] == pytest.approx(1e-12) and rates[11] == rates[15] == pytest.approx(0.123)
