@@ -74,6 +74,9 @@ def test_glove_bad_line_names_file_and_line(tmp_path):
     bad.write_text("a 1 2 3\nb 1 x 3\n", encoding="utf-8")
     with pytest.raises(EmbeddingSourceError, match=r"bad.txt, line 2: the 3 fields after 'b'"):
         build_embeddings(f"glove:{bad}", _vocab(["b"]))
+    bad.write_text("a 1 2 3\n", encoding="utf-8")
+    with pytest.raises(EmbeddingSourceError, match=r"line 1: the first row has 3 values after the word, expected 2"):
+        build_embeddings(f"glove:{bad}", _vocab(["a"]), dim=2)
     with pytest.raises(EmbeddingSourceError, match="not found"):
         build_embeddings(f"glove:{tmp_path / 'missing.txt'}", _vocab(["a"]))
 

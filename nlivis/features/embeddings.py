@@ -144,6 +144,7 @@ def read_glove_vectors(
     """
     wanted = set(words)
     found: dict[str, np.ndarray] = {}
+    first_row = True
     with open_glove(spec, dim) as (handle, name):
         for line_number, line in enumerate(handle, start=1):
             line = line.rstrip("\r\n").rstrip(" ")
@@ -155,11 +156,18 @@ def read_glove_vectors(
                     raise EmbeddingSourceError(f"{name}: header says {header_dim}-d, {dim}-d was asked for")
                 dim = header_dim
                 continue
-            if dim is None:
-                dim = line.count(" ")
-                if dim < 1:
-                    raise EmbeddingSourceError(f"{name}, line {line_number}: expected a word and its vector; got {line[:60]!r}")
             spaces = line.count(" ")
+            if first_row:  # the first row fixes the dimension (no GloVe file starts with a spaced word)
+                first_row = False
+                if dim is None:
+                    dim = spaces
+                if spaces < 1:
+                    raise EmbeddingSourceError(
+                        f"{name}, line {line_number}: expected a word and its vector; got {line[:60]!r}")
+                if spaces != dim:
+                    raise EmbeddingSourceError(
+                        f"{name}, line {line_number}: the first row has {spaces} values after the word, "
+                        f"expected {dim} (the dim asked for)")
             if spaces < dim:
                 raise EmbeddingSourceError(
                     f"{name}, line {line_number}: expected a word and {dim} values; got {spaces} fields after the first"
