@@ -129,3 +129,11 @@ def test_prepare_prints_counts_and_reports_cache_use(tmp_path, counted_spacy, ca
                 if line.startswith("snli_dev")).endswith("cached")
     with pytest.raises(FileNotFoundError, match="none of snli's splits"):
         dataset.prepare_command(Namespace(dataset="snli", data_dir=str(tmp_path), cache_dir=None))
+
+
+def test_unwritable_cache_folder_warns_and_still_analyses(tmp_path, counted_spacy):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    with pytest.warns(UserWarning, match="could not write the feature cache"):
+        items = analyze_pairs(PAIRS, cache_dir=blocker / "cache", cache_key="k", progress=False)
+    assert [item.pair.id for item in items] == ["1", "2"]

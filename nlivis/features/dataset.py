@@ -6,6 +6,7 @@ same pairs were analysed by the same pipeline before, and runs spaCy (and writes
 from __future__ import annotations
 
 import time
+import warnings
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +39,6 @@ class AnalysisReport:
     cached: bool
     seconds: float
     tokens: int
-    cache_file: Path | None
 
     @property
     def tokens_per_second(self) -> float:
@@ -52,6 +52,8 @@ def analyze_pairs_reported(
     progress: bool = True,
 ) -> tuple[list[AnalyzedPair], AnalysisReport]:
     """`analyze_pairs` plus an `AnalysisReport` (cache hit or not, time, tokens)."""
+    if not pairs:
+        return [], AnalysisReport(cached=False, seconds=0.0, tokens=0)
     content = texts_digest((p.id, p.premise, p.hypothesis) for p in pairs)
     key = cache_key if cache_key is not None else f"pairs-{content[:16]}"
     cache = AnalysisCache(cache_dir)
@@ -64,11 +66,14 @@ def analyze_pairs_reported(
         texts = [text for p in pairs for text in (p.premise, p.hypothesis)]
         analysed = analysis.analyze_sentences(texts, progress=progress)
         rows = list(zip(analysed[0::2], analysed[1::2]))
-        cache.write(key, content, rows)
+        try:
+            cache.write(key, content, rows)
+        except OSError as error:
+            warnings.warn(f"could not write the feature cache in {cache.root} ({error}); "
+                          "the analyses are used without caching", stacklevel=2)
     items = [AnalyzedPair(pair, premise, hypothesis) for pair, (premise, hypothesis) in zip(pairs, rows)]
     tokens = sum(len(item.premise) + len(item.hypothesis) for item in items)
-    report = AnalysisReport(cached, time.perf_counter() - start, tokens, cache.path_for(key))
-    return items, report
+    return items, AnalysisReport(cached, time.perf_counter() - start, tokens)
 
 
 def analyze_pairs(
