@@ -178,6 +178,7 @@ def prepare_command(args) -> int:
     widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header))]
     for row in (header, tuple("-" * w for w in widths), *rows):
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+    print("tokens/s: spaCy speed for built splits, cache reading speed for cached ones")
     if missing:
         print(f"not found under {data_root} (skipped): {', '.join(missing)}")
     print(f"cache: {AnalysisCache(args.cache_dir).root}")
