@@ -24,6 +24,8 @@ CHECKPOINTS_ENV = "NLIVIS_CHECKPOINTS"
 """Checkpoint folders to scan (os.pathsep-separated); default: <repository>/checkpoints."""
 DATA_ENV = "NLIVIS_DATA"
 """Data root (the layout of ../shared/data); default: <repository>/../shared/data when it exists."""
+PROJECTION_CACHE_ENV = "NLIVIS_PROJECTION_CACHE"
+"""Where projections are cached; default: nlivis.analysis.projection's (~/.cache/nlivis/projections)."""
 RUNS_ENV = "NLIVIS_RUNS"
 """Where the Train page writes new checkpoints; default: the first checkpoint folder."""
 
@@ -83,6 +85,11 @@ def runs_root() -> Path:
     """Where new training runs go: NLIVIS_RUNS, else the first checkpoint folder."""
     configured = os.environ.get(RUNS_ENV)
     return Path(configured) if configured else checkpoint_roots()[0]
+
+
+def projection_cache_dir() -> Path | None:
+    configured = os.environ.get(PROJECTION_CACHE_ENV)
+    return Path(configured) if configured else None
 
 
 # ---------------------------------------------------------------- checkpoints
@@ -630,3 +637,13 @@ def split_size(key: str) -> int | None:
     """Pairs in a local split, or None when it is not local."""
     pairs, error = read_local_split(key)
     return None if error else len(pairs)
+
+
+def predict_items(model: LoadedModel, items: Sequence[Any]) -> list[str]:
+    """The model's predicted label for each analysed pair, in order (batched by length, no tracing)."""
+    import torch
+
+    from nlivis.training.trainer import predict_probabilities
+
+    probabilities = predict_probabilities(model.model, model.checkpoint.featurizer, items, 64, torch.device("cpu"))
+    return [model.labels[i] for i in probabilities.argmax(dim=-1).tolist()]

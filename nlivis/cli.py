@@ -40,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--epochs", type=float, default=None)
     p.add_argument("--embeddings", default=None, help="random | minilm | glove:PATH (default: the config's)")
     p.add_argument("--resume", action="store_true", help="continue from the folder's last periodic state")
+    p.add_argument("--size", default="paper", choices=["paper", "shipped"], help="paper: the config as the paper sets it; shipped: apply the config's [shipped] overrides (the reduced CPU size the shipped checkpoints use)")
     p.add_argument("--cache-dir", default=None)
 
     p = sub.add_parser("evaluate", help="accuracy, per-label scores, confusion matrix; writes predictions")

@@ -1,0 +1,94 @@
+"""Projection: the pooled pair representations of one model, in 2-D (UMAP or PCA), coloured by what you ask."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from nlivis import app_state
+from nlivis.analysis.projection import METHODS, ProjectionError, cached_projection, is_cached, pooled_representations
+from nlivis.viz import projection_scatter
+
+st.set_page_config(page_title="nlivis · projection", page_icon="🔎", layout="wide")
+st.title("Projection of pooled representations")
+st.caption("Each point is one pair: the vector the model pools before its classifier, laid out in 2-D. "
+           "Hover a point to read the pair. Projections are cached on disk per checkpoint and sample.")
+app_state.image_format_choice()
+models = app_state.require_models("projection")
+
+splits = app_state.local_splits()
+if not splits:
+    st.info("No dataset split found: set a data folder on the Home page to project a split's pairs.")
+    st.stop()
+
+left, middle, right = st.columns([2, 2, 1])
+model_label = left.selectbox("Model", [m.label for m in models], key="projection_model")
+model = next(m for m in models if m.label == model_label)
+split = middle.selectbox("Split", list(splits), key="projection_split")
+method = right.radio("Method", METHODS, horizontal=True, key="projection_method", format_func=str.upper)
+total = app_state.split_size(split) or 0
+size = total
+if total > 20:
+    size = st.slider("Pairs (random sample, fixed seed)", min_value=20, max_value=min(total, 5000),
+                     value=min(1000, total), step=20, key="projection_size")
+app_state.show_protocol_notes([model])
+
+items, error = app_state.analysed_sample(split, size)
+if error:
+    st.error(error)
+    st.stop()
+if not items:
+    st.info("The split has no pairs.")
+    st.stop()
+
+ids = [item.pair.id for item in items]
+cache_key = f"{split}-sample{size}"
+cache_dir = app_state.projection_cache_dir()
+if is_cached(model.path, cache_key, method, cache_dir=cache_dir):
+    progress = None
+else:
+    progress = st.progress(0.0, text="starting …")
+
+
+def report(message: str, fraction: float | None) -> None:
+    if progress is not None:
+        progress.progress(fraction if fraction is not None else 0.5, text=message)
+
+
+try:
+    coordinates = cached_projection(model.path, cache_key, lambda: pooled_representations(model.checkpoint, items),
+                                    method=method, ids=ids, progress=report, cache_dir=cache_dir)
+except (ProjectionError, ValueError) as error:
+    st.error(f"{model_label}: {error}")
+    st.stop()
+if progress is not None:
+    progress.empty()
+
+predicted = app_state.predict_items(model, items)
+frame = pd.DataFrame({
+    "id": ids, "x": coordinates[:, 0], "y": coordinates[:, 1],
+    "premise": [item.pair.premise for item in items], "hypothesis": [item.pair.hypothesis for item in items],
+    "gold": [item.pair.label or "(none)" for item in items], "prediction": predicted,
+    "genre": [item.pair.genre or "(none)" for item in items],
+})
+frame["correctness"] = ["right" if g == p else "wrong" if g != "(none)" else "(no gold)" for g, p in zip(frame["gold"], frame["prediction"])]
+colour_options = ["gold", "prediction", "correctness", "genre", "tag"]
+colour = st.radio("Colour by", colour_options, horizontal=True, key="projection_colour")
+if colour == "genre" and set(frame["genre"]) == {"(none)"}:
+    st.info(f"{split} has no genres; colouring by gold label instead.")
+    colour = "gold"
+if colour == "tag":
+    tagged, tag_error = app_state.tagged_sample(split, size)
+    if tag_error or tagged is None:
+        st.error(tag_error)
+        st.stop()
+    present = sorted({t for ts in tagged.tags.values() for t in ts})
+    if not present:
+        st.info("No pair in this sample carries an annotation tag; colouring by gold label instead.")
+        colour = "gold"
+    else:
+        tag = st.selectbox("Tag", present, key="projection_tag")
+        frame["tag"] = [tag if tag in tagged.tags.get(pid, ()) else "other" for pid in frame["id"]]
+frame["id"] = frame["id"].astype(str)
+figure = projection_scatter(frame, colour, hover=("premise", "hypothesis", "gold", "prediction"),
+                            title=f"{model_label} · {split} · {len(frame)} pairs · {method.upper()}")
+app_state.show_figure(figure, "projection", f"projection_{split}_{method}")
