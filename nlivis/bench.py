@@ -135,7 +135,9 @@ def flops_per_pair(model: torch.nn.Module, batch: Batch) -> float:
 
 
 def bench_model(family: str, size: str, device: torch.device, repeats: int, warmup: int,
-                mixed_precision: bool = False) -> BenchRow:
+                mixed_precision: bool = False, infer_batch_size: int = 256,
+                train_batch_size: int | None = None) -> BenchRow:
+    """One table row. `train_batch_size` defaults to the config's (the paper's); `infer_batch_size` to 256."""
     config = bench_config(family, size)
     torch.manual_seed(0)
     model = build(config["model"]).to(device)
@@ -143,7 +145,7 @@ def bench_model(family: str, size: str, device: torch.device, repeats: int, warm
     training = config.get("training", {})
     max_p = int(features.get("max_premise_len", 48))
     max_h = int(features.get("max_hypothesis_len", 48))
-    train_bs = int(training.get("batch_size", 64))
+    train_bs = train_batch_size or int(training.get("batch_size", 64))
     reset_peak_memory(device)
 
     optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=1e-4)
@@ -170,7 +172,7 @@ def bench_model(family: str, size: str, device: torch.device, repeats: int, warm
     flops = flops_per_pair(model, train_batches[0])
 
     model.eval()
-    infer_batch = synthetic_batch(256, max_p, max_h, seed=10).to(device)
+    infer_batch = synthetic_batch(infer_batch_size, max_p, max_h, seed=10).to(device)
     latency_batch = synthetic_batch(8, max_p, max_h, seed=11, fixed_length=20).to(device)
 
     def run(batch: Batch, trace: bool) -> Callable[[], None]:
@@ -188,7 +190,7 @@ def bench_model(family: str, size: str, device: torch.device, repeats: int, warm
     return BenchRow(
         model=family, size=size + ("+bf16" if autocast is not None else ""), params=model.count_parameters(), train_batch=train_bs,
         train_pairs_per_s=pairs_per_s, epoch_minutes=MULTINLI_TRAIN_PAIRS / pairs_per_s / 60,
-        infer_pairs_per_s=256 / infer_s, latency_8x20_ms=latency_s * 1000,
+        infer_pairs_per_s=infer_batch_size / infer_s, latency_8x20_ms=latency_s * 1000,
         latency_traced_ms=traced_s * 1000, peak_mem_mb=peak_memory_mb(device),
         gflops_per_pair=flops / 1e9, achieved_gflops=flops * pairs_per_s / 1e9,
     )
@@ -213,9 +215,11 @@ def app_pair_latency(checkpoint_root: Path, repeats: int) -> tuple[float, int] |
     from nlivis.training.checkpoint import find_checkpoints, load_checkpoint
     from nlivis.training.commands import predict_pairs
 
-    infos = [i for i in find_checkpoints(checkpoint_root) if getattr(i, "error", None) is None]
+    # One checkpoint per family: the full model (not an ablation), first seed, snli-small first.
+    infos = sorted((i for i in find_checkpoints(checkpoint_root) if i.config_name == i.model and i.seed in (None, 1)),
+                   key=lambda i: (i.protocol != "snli-small", i.name))
     chosen: dict[str, Any] = {}
-    for info in infos:  # one checkpoint per model family, as the pair explorer's default selection
+    for info in infos:
         chosen.setdefault(info.model, info)
     if not chosen:
         return None
