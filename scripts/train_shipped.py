@@ -2,7 +2,8 @@
 
     python scripts/train_shipped.py --data-dir ../shared/data [--jobs 2] [--only gcnn-snli-small ...] [--list]
 
-Jobs run in priority order (full models on each protocol first, then ablations, then second seeds),
+Jobs run in priority order (full models on each protocol first, then ablations, then second seeds, then
+DIIN's Table 5 variants),
 `--jobs` at a time with one torch thread each; a job whose checkpoint folder is already complete is
 skipped, and an interrupted job resumes from its last periodic state. The command of each job is what
 the README's results table cites.
@@ -48,6 +49,10 @@ ABLATIONS = (
     "esan-no_augmentation", "esan-no_word_features", "esan-no_contextual_features", "esan-simple_augmentation",
     "amn-lstm", "amn-softmax", "amn-lstm_softmax",
 )
+DIIN_ABLATIONS = (  # Table 5 rows 2–7, at the reduced shipped size (no GPU was lent to train them at paper size)
+    "diin-no_conv", "diin-no_encoding", "diin-no_self_attention", "diin-no_fuse_gate", "diin-addition_fuse",
+    "diin-similarity",
+)
 
 JOBS: tuple[Job, ...] = (
     *(Job(m, "snli-small") for m in FULL_MODELS),
@@ -55,6 +60,7 @@ JOBS: tuple[Job, ...] = (
     *(Job(m, "quora-small") for m in ("gcnn", "diin", "esan")),
     *(Job(a, "snli-small") for a in ABLATIONS),
     *(Job(m, "snli-small", seed=2) for m in FULL_MODELS),
+    *(Job(a, "snli-small") for a in DIIN_ABLATIONS),
 )
 
 
