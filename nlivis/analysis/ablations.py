@@ -1,0 +1,294 @@
+"""Variants of one model side by side: what each checkpoint recorded, paired differences against a
+reference (usually the full model), whether a difference is larger than the noise between two seeds of
+the full model, per-tag differences, and the papers' ablation rows each variant corresponds to.
+
+Everything reads plain JSON files a checkpoint folder holds (config.json, metrics.json, metrics.jsonl,
+predictions_<split>.jsonl); no weights are loaded, so a whole family compares in milliseconds.
+"""
+from __future__ import annotations
+
+import json
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from nlivis.analysis.breakdown import Predictions, accuracy_by_tag, compare_models
+from nlivis.analysis.paper_tables import PAPERS, ablation_results, paper_table
+from nlivis.analysis.predictions import find_prediction_files, predictions_frame
+
+SIGNIFICANCE_LEVEL = 0.05
+"""McNemar p below this marks a difference as significant (two-sided, not corrected for many tags)."""
+
+FAMILY_PAPERS: dict[str, str] = {"gcnn": "000", "diin": "001", "attentive_conv": "002", "esan": "003", "amn": "004"}
+"""Model name → the paper (id in paper_tables.PAPERS) whose tables its configs reproduce."""
+
+PAPER_ROWS: dict[str, tuple[str, ...]] = {
+    "gcnn": ("GCNN",),
+    "gcnn-cnn": ("CNN",),
+    "gcnn-glu": ("GLU",),
+    "gcnn-char": ("GCNN (char)",),
+    "gcnn-pos": ("GCNN (char+POS)",),
+    "gcnn-no_forget_gate": ("GCNN - forget gate",),
+    "gcnn-no_output_gate": ("GCNN - output gate",),
+    "diin": ("DIIN",),
+    "diin-no_conv": ("DIIN - conv structure",),
+    "diin-no_encoding": ("DIIN - encoding layer",),
+    "diin-no_self_attention": ("DIIN - self-att and fuse gate",),
+    "diin-no_fuse_gate": ("DIIN - fuse gate",),
+    "diin-addition_fuse": ("DIIN - fuse gate + addition as skip connection",),
+    "diin-similarity": ("DIIN - dense interaction tensor + similarity matrix",),
+    "attentive_conv": ("AttentiveConvNet advanced",),
+    "attentive_conv-light": ("AttentiveConvNet light",),
+    "attentive_conv-advanced_intra": ("AttentiveConvNet advanced&intra-attention",
+                                      "AttentiveConvNet (advanced+intra-attention)"),
+    "attentive_conv-no_tri": ("w/o tri-hidden",),
+    "attentive_conv-no_uni": ("w/o uni-hidden",),
+    "attentive_conv-no_gate": ("w/o gate",),
+    "esan": ("ESAN",),
+    "esan-no_augmentation": ("ESAN (w/o Feat. Augment.)",),
+    "esan-no_word_features": ("ESAN (w/o Word Feat.)",),
+    "esan-no_contextual_features": ("ESAN (w/o Contextual Feat.)",),
+    "esan-simple_augmentation": ("ESAN (w/ Simple Augment.)",),
+    "amn": ("AMNs-G (AMNN with GRU)",),
+    "amn-lstm": ("AMNs-L (AMNN with LSTM)",),
+}
+"""Config name → the rows of its paper's tables that it reproduces (configs with no paper row, such as
+esan-3_layers or amn-softmax, are our own variants and are absent)."""
+
+
+@dataclass(frozen=True)
+class VariantRecord:
+    """What one checkpoint folder recorded about its training, read from its JSON files."""
+
+    folder: Path
+    model: str
+    config_name: str
+    protocol: str
+    seed: int | None
+    select_split: str
+    select_accuracy: float | None
+    report_accuracy: dict[str, float] = field(default_factory=dict)
+    parameters: int | None = None
+    wall_time_s: float | None = None
+    pairs_per_s: float | None = None
+    """Median training throughput over the logged windows of metrics.jsonl (None when not logged)."""
+    device: str = ""
+    labels: tuple[str, ...] = ()
+    """The checkpoint's label order (its predictions' probabilities follow it)."""
+    prediction_splits: tuple[str, ...] = ()
+    """Split keys with a predictions_<split>.jsonl in the folder."""
+
+    @property
+    def name(self) -> str:
+        return self.folder.name
+
+    @property
+    def is_full_model(self) -> bool:
+        """The family's own config (`gcnn`), as opposed to an ablation (`gcnn-no_forget_gate`)."""
+        return self.config_name == self.model
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path}: cannot be read ({error})") from error
+    if not isinstance(value, dict):
+        raise ValueError(f"{path}: expected a JSON object")
+    return value
+
+
+def _median_throughput(path: Path) -> float | None:
+    from nlivis.training.metrics import read_metrics_log
+
+    speeds = [float(r["pairs_per_s"]) for r in read_metrics_log(path)
+              if isinstance(r.get("pairs_per_s"), (int, float)) and r["pairs_per_s"] > 0]
+    return statistics.median(speeds) if speeds else None
+
+
+def read_variant(folder: str | Path) -> VariantRecord:
+    """The record of a complete checkpoint folder; ValueError naming the file when one is unreadable."""
+    folder = Path(folder)
+    config = _read_json(folder / "config.json")
+    metrics = _read_json(folder / "metrics.json")
+    try:
+        model = str(config["model"]["name"])
+        protocol = str(config["dataset"]["protocol"])
+    except (KeyError, TypeError) as error:
+        raise ValueError(f"{folder / 'config.json'}: lacks {error}") from error
+    report = {key: float(value["accuracy"]) for key, value in (metrics.get("report") or {}).items()
+              if isinstance(value, Mapping) and isinstance(value.get("accuracy"), (int, float))}
+    accuracy = metrics.get("best_dev_accuracy")
+    wall_time = config.get("wall_time_s")
+    return VariantRecord(
+        folder=folder, model=model, config_name=str(config.get("config_name") or folder.name), protocol=protocol,
+        seed=config.get("seed") if isinstance(config.get("seed"), int) else None,
+        select_split=str(metrics.get("select_split") or config["dataset"].get("select", "")),
+        select_accuracy=float(accuracy) if isinstance(accuracy, (int, float)) else None,
+        report_accuracy=report,
+        parameters=config.get("parameters") if isinstance(config.get("parameters"), int) else None,
+        wall_time_s=float(wall_time) if isinstance(wall_time, (int, float)) else None,
+        pairs_per_s=_median_throughput(folder / "metrics.jsonl"), device=str(config.get("device", "")),
+        labels=tuple(str(label) for label in config.get("labels") or ()),
+        prediction_splits=tuple(find_prediction_files(folder)),
+    )
+
+
+def families(records: Sequence[VariantRecord]) -> dict[str, list[str]]:
+    """Model name → the protocols it has checkpoints for (variants are only compared within one protocol)."""
+    found: dict[str, list[str]] = {}
+    for record in sorted(records, key=lambda r: (r.model, r.protocol)):
+        protocols = found.setdefault(record.model, [])
+        if record.protocol not in protocols:
+            protocols.append(record.protocol)
+    return found
+
+
+def family_members(records: Sequence[VariantRecord], model: str, protocol: str) -> list[VariantRecord]:
+    """The checkpoints of one model under one protocol: the full model first (lowest seed first), then
+    the variants by config name and seed."""
+    members = [r for r in records if r.model == model and r.protocol == protocol]
+    return sorted(members, key=lambda r: (not r.is_full_model, r.config_name, r.seed or 0, r.name))
+
+
+def full_model_seeds(members: Sequence[VariantRecord]) -> list[VariantRecord]:
+    """The full model's checkpoints (one per seed, e.g. `gcnn-snli-small` and `gcnn-snli-small-seed2`)."""
+    return [r for r in members if r.is_full_model]
+
+
+def variant_table(members: Sequence[VariantRecord], reference: VariantRecord | None = None) -> pd.DataFrame:
+    """One row per checkpoint: config, seed, select-split and report accuracies, the select accuracy's
+    difference to `reference`, parameters, training time, training pairs/s and the paper rows it matches.
+    `attrs["accuracy_columns"]` lists the columns holding accuracies (0–1); `attrs["select_column"]` the
+    first checkpoint's select-split column."""
+    rows = []
+    accuracy_columns: list[str] = []
+    for record in members:
+        select_column = f"{record.select_split} (select)"
+        row: dict[str, object] = {"checkpoint": record.name, "config": record.config_name, "seed": record.seed,
+                                  select_column: record.select_accuracy}
+        for key, accuracy in record.report_accuracy.items():
+            if key != record.select_split:
+                row[key] = accuracy
+        if reference is not None and record.select_accuracy is not None and reference.select_accuracy is not None:
+            row["Δ select vs reference"] = record.select_accuracy - reference.select_accuracy
+        accuracy_columns += [c for c in row if c not in accuracy_columns and c not in {"checkpoint", "config", "seed"}]
+        row.update({"parameters": record.parameters,
+                    "training time (min)": None if record.wall_time_s is None else record.wall_time_s / 60,
+                    "training pairs/s": record.pairs_per_s, "device": record.device,
+                    "paper row": "; ".join(PAPER_ROWS.get(record.config_name, ())) or "—"})
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    table.attrs["accuracy_columns"] = accuracy_columns
+    table.attrs["select_column"] = f"{members[0].select_split} (select)" if members else ""
+    return table
+
+
+@dataclass(frozen=True)
+class SeedNoise:
+    """Two seeds of the full model on one split: how far apart their accuracies are."""
+
+    first: str
+    second: str
+    gap: float
+    """|accuracy(second) − accuracy(first)|: a variant differing by no more than this is within seed noise."""
+    pairs: int
+
+
+def seed_noise(first: Predictions, second: Predictions, first_name: str = "seed 1",
+               second_name: str = "seed 2") -> SeedNoise:
+    """The accuracy gap between two seeds of the same config on the pairs both predicted."""
+    comparison = compare_models(second, first, resamples=1)
+    return SeedNoise(first_name, second_name, abs(comparison.difference.estimate), comparison.pairs)
+
+
+def compare_variants(reference: Predictions, variants: Mapping[str, Predictions], noise: SeedNoise | None = None,
+                     level: float = SIGNIFICANCE_LEVEL) -> pd.DataFrame:
+    """Each variant against the reference on their shared labelled pairs: accuracies, difference with its
+    95% paired-bootstrap interval, McNemar's exact p, and — with `noise` — whether the difference is
+    within the gap between two seeds of the full model. Variants sharing no pair get a `problem`."""
+    rows = []
+    for name, predictions in variants.items():
+        try:
+            result = compare_models(predictions, reference)
+        except ValueError as error:
+            rows.append({"variant": name, "problem": str(error)})
+            continue
+        row = {"variant": name, "pairs": result.pairs, "accuracy": result.accuracy_a,
+               "reference accuracy": result.accuracy_b, "difference": result.difference.estimate,
+               "CI low": result.difference.low, "CI high": result.difference.high,
+               "only variant right": result.only_a_correct, "only reference right": result.only_b_correct,
+               "McNemar p": result.mcnemar_p, "significant": result.mcnemar_p < level}
+        if noise is not None:
+            row["vs seed noise"] = ("within seed noise" if abs(result.difference.estimate) <= noise.gap
+                                    else "beyond seed noise")
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def tag_deltas(reference: Predictions, variants: Mapping[str, Predictions], tags: Mapping[str, frozenset[str]],
+               unavailable: Mapping[str, str] | None = None, level: float = SIGNIFICANCE_LEVEL) -> pd.DataFrame:
+    """Per annotation tag and variant: the reference's and the variant's accuracy on the tagged pairs, the
+    difference (variant − reference) and McNemar's p on those pairs. Tags no pair carries are left out.
+    Columns: variant, tag, count, reference accuracy, accuracy, delta, McNemar p, significant."""
+    columns = ["variant", "tag", "count", "reference accuracy", "accuracy", "delta", "McNemar p", "significant"]
+    reference_by_tag = accuracy_by_tag(reference, tags, unavailable=unavailable).set_index("tag")
+    reference_frame = predictions_frame(reference)
+    rows = []
+    for name, predictions in variants.items():
+        by_tag = accuracy_by_tag(predictions, tags, unavailable=unavailable)
+        frame = predictions_frame(predictions)
+        for _, tag_row in by_tag.iterrows():
+            tag = tag_row["tag"]
+            if not tag_row["count"] or np.isnan(tag_row["count"]) or tag not in reference_by_tag.index:
+                continue
+            tagged_ids = {pair_id for pair_id, pair_tags in tags.items() if tag in pair_tags}
+            try:
+                result = compare_models(frame[frame["id"].isin(tagged_ids)],
+                                        reference_frame[reference_frame["id"].isin(tagged_ids)], resamples=1)
+            except ValueError:
+                continue
+            rows.append({"variant": name, "tag": tag, "count": result.pairs,
+                         "reference accuracy": result.accuracy_b, "accuracy": result.accuracy_a,
+                         "delta": result.accuracy_a - result.accuracy_b, "McNemar p": result.mcnemar_p,
+                         "significant": result.mcnemar_p < level})
+    return pd.DataFrame(rows, columns=columns)
+
+
+def paper_ablations(model: str, ours: Mapping[str, float] | None = None, our_label: str = "ours") -> pd.DataFrame:
+    """The paper's ablation and variant rows for a model family, one row per reported accuracy: table,
+    paper row, the config reproducing it (`our config`), what it was reported on (full data) and the
+    value in %; the time per epoch or parameter count the same row reports, when it does; with `ours`
+    (config name → accuracy, 0–1) our number in a column titled `our_label`. Empty for a family without
+    a paper (e.g. esim)."""
+    paper_id = FAMILY_PAPERS.get(model)
+    if paper_id is None:
+        return pd.DataFrame()
+    variants = ablation_results()
+    main = paper_table(paper_id, kind="main")
+    frame = pd.concat([variants[variants["paper_id"] == paper_id], main[main["own"]]], ignore_index=True)
+    frame = frame.drop_duplicates(subset=["table", "model", "dataset", "split", "metric"])
+    config_of = {row: config for config, rows in PAPER_ROWS.items() if config.split("-")[0] == model for row in rows}
+    extras = (("time_per_epoch", "reported time per epoch (s)"), ("parameters", "reported parameters"))
+    order = {key: position for position, key in enumerate(dict.fromkeys(zip(frame["table"], frame["model"])))}
+    rows = []
+    for _, row in frame[(frame["metric"] == "accuracy") & (frame["split"] != "train")].iterrows():
+        entry = {"table": row["table"], "paper row": row["model"], "our config": config_of.get(row["model"], "—"),
+                 "reported on (full data)": f"{row['dataset']} {row['split']}", "reported accuracy (%)": row["value"]}
+        for metric, label in extras:
+            same = frame[(frame["table"] == row["table"]) & (frame["model"] == row["model"]) & (frame["metric"] == metric)]
+            if len(same):
+                entry[label] = same["value"].iloc[0]
+        if ours is not None:
+            entry[our_label] = ours.get(config_of.get(row["model"], ""), np.nan)
+        rows.append(entry)
+    rows.sort(key=lambda entry: order[(entry["table"], entry["paper row"])])  # a paper row's columns together
+    table = pd.DataFrame(rows)
+    if our_label in table:
+        table = table[[c for c in table.columns if c != our_label] + [our_label]]
+    table.attrs["paper"] = PAPERS[paper_id]["short"]
+    return table
