@@ -71,6 +71,37 @@ def delta_bars(table: pd.DataFrame, label: str = "variant", tag: str = "tag", de
     return figure
 
 
+def difference_intervals(table: pd.DataFrame, label: str = "variant", difference: str = "difference",
+                         low: str = "CI low", high: str = "CI high", significant: str | None = "significant",
+                         noise: float | None = None, title: str = "accuracy difference vs the reference") -> go.Figure:
+    """One horizontal bar per variant: its accuracy difference with the 95% paired-bootstrap interval as
+    error bar (faded when McNemar's test finds it not significant); `noise` shades ± the gap between two
+    seeds of the full model, so a bar inside the band is within seed noise."""
+    rows = table.dropna(subset=[difference]) if difference in table else table.iloc[0:0]
+    if rows.empty:
+        return empty_figure("no paired differences to show")
+    opacity = [1.0 if (significant is None or significant not in rows or bool(s)) else 0.35
+               for s in (rows[significant] if significant in rows else [True] * len(rows))]
+    values = rows[difference].astype(float)
+    figure = go.Figure(go.Bar(
+        y=rows[label].astype(str).tolist(), x=values.tolist(), orientation="h", name="difference",
+        marker={"opacity": opacity, "color": ["#2a9d8f" if v >= 0 else "#e76f51" for v in values]},
+        error_x={"type": "data", "symmetric": False, "array": (rows[high].astype(float) - values).tolist(),
+                 "arrayminus": (values - rows[low].astype(float)).tolist()},
+        text=[f"{v:+.1%}" for v in values], textposition="outside",
+        meta={"kind": "table", "records": _records(rows)},
+    ))
+    if noise is not None:
+        figure.add_vrect(x0=-noise, x1=noise, fillcolor="grey", opacity=0.15, line_width=0,
+                         annotation_text="seed noise", annotation_position="top left")
+    figure.add_vline(x=0, line_width=1, line_color="black")
+    figure.update_layout(title=title + (" (faded: not significant)" if significant else ""),
+                         xaxis={"title": "accuracy difference (variant − reference)", "tickformat": "+.0%"},
+                         yaxis={"autorange": "reversed"}, height=max(260, 90 + 36 * len(rows)),
+                         margin={"l": 10, "r": 10, "t": 50, "b": 10}, showlegend=False)
+    return figure
+
+
 def projection_scatter(frame: pd.DataFrame, color: str, hover: Sequence[str] = ("premise", "hypothesis"),
                        title: str = "projection of pooled representations") -> go.Figure:
     """Points at (x, y) coloured by the category in `color`; hovering shows the pair's columns in `hover`."""
