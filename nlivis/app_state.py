@@ -13,7 +13,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Literal, Sequence
 
 import streamlit as st
 
@@ -216,7 +216,11 @@ def checkpoint_label(path: str | Path, described: Any | None = None) -> str:
 
 def protocol_note(loaded: Any | None = None) -> str:
     """The protocol's own note (e.g. what snli-small trains on) or the general reduced-protocol note."""
-    name = getattr(getattr(loaded, "info", None), "protocol", None)
+    return protocol_note_for(getattr(getattr(loaded, "info", None), "protocol", None))
+
+
+def protocol_note_for(name: str | None) -> str:
+    """The note of the protocol called `name` (a checkpoint's recorded protocol), or the general note."""
     if name:
         try:
             from nlivis.data.protocols import get_protocol
@@ -234,6 +238,11 @@ def show_protocol_notes(models: Sequence[LoadedModel]) -> None:
     notes = list(dict.fromkeys(protocol_note(m.checkpoint) for m in models)) or [SMALL_PROTOCOL_NOTE]
     for note in notes:
         st.caption(f"ⓘ {note}")
+
+
+def percent_columns(columns: Iterable[str]) -> dict[str, Any]:
+    """`st.dataframe(column_config=...)` showing the given 0–1 columns as percentages."""
+    return {column: st.column_config.NumberColumn(format="percent") for column in columns}
 
 
 def require_models(view: str) -> list[LoadedModel]:
@@ -317,19 +326,114 @@ def find_runs(root: Path) -> list[TrainingRun]:
     return sorted(runs, key=lambda r: r.started or 0.0, reverse=True)
 
 
+TRAINING_DATASETS = ("snli-small", "mnli-small", "quora-small", "snli", "mnli", "quora")
+"""What the Train page offers: the reduced protocols (read from the data root) and the full datasets (read
+from the dataset's own folder)."""
+
+
+def default_training_folder(dataset: str) -> Path | None:
+    """Where a run reads `dataset` by default: the data root for a reduced protocol, `<data root>/<dataset>`
+    for a full dataset (None when there is no data root)."""
+    root = data_root()
+    if root is None:
+        return None
+    return root if dataset.endswith("-small") else root / dataset
+
+
+def training_device() -> str:
+    """Where a training run started from the app computes: the GPU when torch sees one, else the CPU."""
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
 def train_command(config: str, dataset: str, data_dir: Path, out: Path, size: str = "shipped",
                   embeddings: str | None = None, epochs: float | None = None, max_steps: int | None = None,
-                  seed: int = 1) -> list[str]:
+                  seed: int = 1, device: str = "cpu", resume: bool = False) -> list[str]:
     """The `python -m nlivis train …` command line the Train page runs (the same as on a terminal)."""
     command = [sys.executable, "-m", "nlivis", "train", "--config", config, "--dataset", dataset,
-               "--data-dir", str(data_dir), "--out", str(out), "--size", size, "--seed", str(seed), "--device", "cpu"]
+               "--data-dir", str(Path(data_dir).expanduser().resolve()), "--out", str(Path(out).expanduser().resolve()),
+               "--size", size, "--seed", str(seed), "--device", device]
     if embeddings:
         command += ["--embeddings", embeddings]
     if epochs is not None:
         command += ["--epochs", str(epochs)]
     if max_steps is not None:
         command += ["--max-steps", str(max_steps)]
+    if resume:
+        command.append("--resume")
     return command
+
+
+def run_name(config: str, dataset: str, seed: int) -> str:
+    """The folder name a run gets by default, as the shipped checkpoints are named (`gcnn-snli-small-seed2`)."""
+    return f"{config}-{dataset}" + ("" if seed == 1 else f"-seed{seed}")
+
+
+RunStatus = Literal["running", "finished", "stopped", "failed"]
+
+
+def run_status(run: TrainingRun) -> RunStatus:
+    """running: the worker lives; finished: the checkpoint is complete; stopped: the worker is gone but
+    left its training state (Stop, or killed), so it can resume; failed: neither (see its log)."""
+    from nlivis.training.checkpoint import MANIFEST, STATE_FOLDER
+
+    if run.running:
+        return "running"
+    if (Path(run.out) / MANIFEST).is_file():
+        return "finished"
+    if (Path(run.out) / STATE_FOLDER / "state.json").is_file():
+        return "stopped"
+    return "failed"
+
+
+def out_folder_problem(out: Path, resume: bool = False) -> str | None:
+    """Why a run cannot write to `out` (a complete checkpoint, another live run, leftover state), or None."""
+    from nlivis.training.checkpoint import MANIFEST, STATE_FOLDER
+
+    run = read_run(out)
+    if run is not None and run.running:
+        return f"a training run (pid {run.pid}) is already writing to {out}"
+    if (Path(out) / MANIFEST).is_file():
+        return f"{out} already holds a finished checkpoint; choose another run name"
+    has_state = (Path(out) / STATE_FOLDER / "state.json").is_file()
+    if resume and not has_state:
+        return f"{out} has no saved training state to resume"
+    if not resume and (Path(out) / STATE_FOLDER).exists():
+        return f"{out} holds the saved state of an unfinished run: resume it or choose another run name"
+    return None
+
+
+def training_data_problem(dataset: str, data_dir: Path | None) -> str | None:
+    """Why `dataset` (a protocol or dataset name) cannot train from `data_dir` (missing splits named), or None."""
+    from nlivis.data.protocols import get_protocol, require_training_splits
+
+    if data_dir is None:
+        return "no data folder: set one on the Home page (layout of ../shared/data) or type the dataset's folder"
+    try:
+        require_training_splits(get_protocol(dataset), data_dir)
+    except (ValueError, FileNotFoundError) as error:
+        return str(error)
+    return None
+
+
+def embeddings_problem(source: str | None) -> str | None:
+    """Why an embedding source cannot be used on this machine (GloVe file or MiniLM package missing), or None."""
+    if not source or source == "random":
+        return None
+    if source == "minilm":
+        from nlivis.features.embeddings import EmbeddingSourceError, minilm_folder
+
+        try:
+            minilm_folder()
+        except EmbeddingSourceError as error:
+            return str(error)
+        return None
+    if source.startswith("glove:"):
+        path = Path(source[len("glove:"):].split("#", 1)[0]).expanduser()
+        path = path if path.is_absolute() else ROOT / path
+        return None if path.is_file() else f"GloVe file {path} not found (give its path as glove:PATH)"
+    return f"unknown embedding source {source!r}; use random, minilm or glove:PATH"
 
 
 def start_run(command: list[str], out: Path) -> TrainingRun:
@@ -360,6 +464,32 @@ def read_run_metrics(out: Path) -> list[dict]:
     from nlivis.training.metrics import read_metrics_log
 
     return read_metrics_log(Path(out) / "metrics.jsonl")
+
+
+def run_summary(records: Sequence[dict]) -> dict[str, Any]:
+    """The latest numbers of a run's metrics.jsonl: step, epoch, loss, train and best dev accuracy, pairs/s
+    (the last logged window and the median over all windows). Absent keys were not logged yet."""
+    summary: dict[str, Any] = {}
+    speeds = []
+    for record in records:
+        for key in ("step", "epoch", "loss", "train_acc", "best_dev_acc", "pairs_per_s"):
+            if isinstance(record.get(key), (int, float)):
+                summary[key] = record[key]
+        if isinstance(record.get("pairs_per_s"), (int, float)):
+            speeds.append(float(record["pairs_per_s"]))
+    if speeds:
+        summary["median_pairs_per_s"] = sorted(speeds)[len(speeds) // 2]
+    return summary
+
+
+def training_configs() -> tuple[dict[str, dict[str, Any]], str | None]:
+    """Every config in configs/ by name (nlivis.training.config.all_configs), or ({}, why they cannot be read)."""
+    from nlivis.training.config import all_configs
+
+    try:
+        return all_configs(), None
+    except (OSError, ValueError) as error:
+        return {}, f"the configs cannot be read: {error}"
 
 
 def log_tail(out: Path, lines: int = 20) -> str:
@@ -578,22 +708,45 @@ def prediction_splits(model: LoadedModel) -> dict[str, Path]:
     return find_prediction_files(model.path)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@st.cache_resource(max_entries=256, show_spinner=False)
 def _predictions_cached(path: str, stamp: float) -> list[Any]:
     from nlivis.analysis.predictions import read_predictions
 
     return read_predictions(path)
 
 
-def model_predictions(model: LoadedModel, key: str) -> tuple[list[Any], str | None]:
-    """(predictions, None) for one split, or ([], why they cannot be read)."""
-    path = prediction_splits(model).get(key)
+def checkpoint_predictions(folder: str | Path, key: str) -> tuple[list[Any], str | None]:
+    """(predictions, None) for one split of a checkpoint folder (its weights are not loaded), or ([], why not)."""
+    from nlivis.analysis.predictions import find_prediction_files
+
+    path = find_prediction_files(folder).get(key)
     if path is None:
-        return [], f"{model.label} has no predictions for {key}"
+        return [], f"{Path(folder).name} has no predictions for {key}"
     try:
         return _predictions_cached(str(path), path.stat().st_mtime), None
     except (OSError, ValueError) as error:
         return [], str(error)
+
+
+def model_predictions(model: LoadedModel, key: str) -> tuple[list[Any], str | None]:
+    """(predictions, None) for one split, or ([], why they cannot be read)."""
+    return checkpoint_predictions(model.path, key)
+
+
+# ---------------------------------------------------------------- ablations (checkpoints of one family)
+
+def variant_records() -> tuple[list[Any], list[str]]:
+    """A VariantRecord (nlivis.analysis.ablations) for every complete checkpoint found, and the folders
+    whose JSON files could not be read (with why)."""
+    from nlivis.analysis.ablations import read_variant
+
+    records, problems = [], []
+    for info in scan_checkpoints().good:
+        try:
+            records.append(read_variant(info.path))
+        except ValueError as error:
+            problems.append(str(error))
+    return records, problems
 
 
 @dataclass

@@ -1,0 +1,179 @@
+"""Train: start a training run in a worker process, watch its curves live, stop or resume it.
+
+The run is a separate `python -m nlivis train` process recorded next to the checkpoints, so closing or
+refreshing the browser neither stops it nor starts it twice: the page finds it again from its folder.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import streamlit as st
+
+from nlivis import app_state
+from nlivis.training.config import SIZES, apply_size
+from nlivis.viz import training_curves
+
+POLL_SECONDS = 2.0  # how often a live run's curves and log are re-read
+WATCHED = "train_watched_run"  # session key: the output folder of the run the user last started or picked
+STATUS_TEXT = {"running": "🟢 running", "finished": "✅ finished", "stopped": "⏸️ stopped (state saved)",
+               "failed": "❌ ended without a checkpoint"}
+
+st.set_page_config(page_title="nlivis · train", page_icon="🔎", layout="wide")
+st.title("Train a model")
+st.caption(f"ⓘ {app_state.SMALL_PROTOCOL_NOTE} Curves below are the run's own metrics.jsonl.")
+app_state.image_format_choice()
+
+root = app_state.runs_root()
+device = app_state.training_device()
+configs, config_error = app_state.training_configs()
+if config_error:
+    st.error(config_error)
+    st.stop()
+if not configs:
+    st.info("No config found in configs/: nothing to train.")
+    st.stop()
+
+# ---------------------------------------------------------------- start a run
+st.subheader("Start a run")
+st.caption(f"Writes a checkpoint folder under {root} (set NLIVIS_RUNS to change it) · computes on **{device}**"
+           + (" (no GPU found)" if device == "cpu" else ""))
+names = list(configs)
+left, middle, right = st.columns(3)
+config_name = left.selectbox("Config", names, index=names.index("gcnn") if "gcnn" in names else 0, key="train_config")
+config = configs[config_name]
+sizes = [s for s in SIZES if s != "shipped" or "shipped" in config]
+size = middle.radio("Size", sizes, index=len(sizes) - 1, horizontal=True, key=f"train_size_{config_name}",
+                    help="paper: the config as the paper sets it; shipped: its reduced CPU size (the shipped checkpoints)")
+dataset = right.selectbox("Dataset / protocol", app_state.TRAINING_DATASETS, key="train_dataset",
+                          help="-small: the reduced protocols over the data root; snli, mnli, quora: the full datasets")
+resolved = apply_size(config, size)
+default_folder = app_state.default_training_folder(dataset)
+if dataset.endswith("-small"):
+    data_folder = default_folder
+    st.caption(f"data root: {data_folder}" if data_folder else "no data root found")
+else:
+    typed = st.text_input(f"Folder holding the {dataset} files", value=str(default_folder or ""), key=f"train_folder_{dataset}")
+    data_folder = Path(typed).expanduser() if typed.strip() else None
+
+left, middle, right = st.columns(3)
+default_embeddings = str(resolved.get("features", {}).get("embeddings", "random"))
+embedding_choices = [f"config's ({default_embeddings})", "minilm", "random", "GloVe file"]
+embedding_choice = left.selectbox("Word vectors", embedding_choices, key="train_embeddings")
+embeddings = None
+if embedding_choice == "GloVe file":
+    glove = left.text_input("GloVe file", key="train_glove", placeholder="/path/to/glove.840B.300d.txt")
+    embeddings = f"glove:{glove.strip()}" if glove.strip() else None
+elif embedding_choice in ("minilm", "random"):
+    embeddings = embedding_choice
+seed = int(middle.number_input("Seed", min_value=1, max_value=10_000, value=1, step=1, key="train_seed"))
+config_epochs = float(resolved.get("training", {}).get("epochs", 1))
+epochs = right.number_input("Epochs", min_value=0.01, max_value=1000.0, value=config_epochs, step=1.0, key=f"train_epochs_{config_name}_{size}")
+max_steps = int(right.number_input("Max steps (0 = no limit; whichever comes first)", min_value=0, value=0, step=10, key="train_max_steps"))
+name = st.text_input("Run name (checkpoint folder)", value=app_state.run_name(config_name, dataset, seed),
+                     key=f"train_name_{config_name}_{dataset}_{seed}").strip()
+out = root / name
+
+problems = [p for p in (app_state.training_data_problem(dataset, data_folder),
+                        app_state.embeddings_problem(embeddings or default_embeddings)) if p]
+resumable = False
+if not name or "/" in name or name.startswith("."):
+    problems.append("give the run a folder name (no '/', not starting with '.')")
+else:
+    resumable = app_state.out_folder_problem(out, resume=True) is None
+    folder_problem = app_state.out_folder_problem(out)
+    if folder_problem and not resumable:
+        problems.append(folder_problem)
+for problem in problems:
+    st.warning(f"Cannot start: {problem}")
+
+command_options = dict(size=size, embeddings=embeddings, epochs=None if epochs == config_epochs else float(epochs),
+                       max_steps=max_steps or None, seed=seed, device=device)
+start_column, resume_column, _ = st.columns([1, 1, 3])
+start = start_column.button("Start training", type="primary", disabled=bool(problems) or resumable, key="train_start")
+resume = resume_column.button("Resume this run", disabled=not resumable or bool(problems), key="train_resume",
+                              help="continue the stopped run in this folder from its saved state")
+if (start or resume) and data_folder is not None:
+    command = app_state.train_command(config_name, dataset, data_folder, out, resume=resume, **command_options)
+    try:
+        app_state.start_run(command, out)
+    except (RuntimeError, OSError) as error:
+        st.error(f"Could not start the run: {error}")
+    else:
+        st.session_state[WATCHED] = str(out)
+        st.rerun()
+if not problems:
+    with st.expander("Command line"):
+        st.code(" ".join(app_state.train_command(config_name, dataset, data_folder or Path("DATA"), out,
+                                                 resume=resumable, **command_options)), language="bash")
+
+# ---------------------------------------------------------------- runs started from the app
+st.subheader("Runs")
+runs = app_state.find_runs(root)
+if not runs:
+    st.info(f"No run has been started from the app under {root} yet.")
+    st.stop()
+statuses = {str(run.out): app_state.run_status(run) for run in runs}
+live = [str(run.out) for run in runs if statuses[str(run.out)] == "running"]
+if len(live) > 1:
+    st.warning(f"{len(live)} runs are training at once; they share this machine's {device.upper()}.")
+choices = [str(run.out) for run in runs]
+watched = st.session_state.get(WATCHED)
+default = watched if watched in choices else (live[0] if live else choices[0])
+
+
+def run_label(path: str) -> str:
+    run = next(r for r in runs if str(r.out) == path)
+    started = time.strftime("%Y-%m-%d %H:%M", time.localtime(run.started)) if run.started else "?"
+    return f"{Path(path).name} · {STATUS_TEXT[statuses[path]]} · started {started}"
+
+
+picked = st.selectbox("Run", choices, index=choices.index(default), format_func=run_label, key="train_watch_pick")
+st.session_state[WATCHED] = picked
+
+
+def show_run(out_path: str) -> None:
+    """Status, numbers, curves and log of one run; re-run on a timer while the run lives."""
+    run = app_state.read_run(Path(out_path))
+    if run is None:
+        st.info(f"{out_path} has no run record.")
+        return
+    status = app_state.run_status(run)
+    if status != statuses.get(out_path):  # the run ended (or started) since the page was drawn
+        statuses[out_path] = status
+        st.rerun(scope="app")
+    records = app_state.read_run_metrics(Path(out_path))
+    summary = app_state.run_summary(records)
+    columns = st.columns(6)
+    columns[0].metric("status", STATUS_TEXT[status])
+    columns[1].metric("step", f"{summary['step']:,}" if "step" in summary else "—")
+    columns[2].metric("epoch", f"{summary['epoch']:.2f}" if "epoch" in summary else "—")
+    columns[3].metric("loss", f"{summary['loss']:.3f}" if "loss" in summary else "—")
+    columns[4].metric("best dev accuracy", f"{summary['best_dev_acc']:.1%}" if "best_dev_acc" in summary else "—")
+    columns[5].metric("pairs/s", f"{summary['pairs_per_s']:.0f}" if "pairs_per_s" in summary else "—",
+                      help="training pairs per second over the last logged window"
+                           + (f"; median {summary['median_pairs_per_s']:.0f}" if "median_pairs_per_s" in summary else ""))
+    if records:
+        app_state.show_figure(training_curves(records), f"train_curves_{Path(out_path).name}", f"training_{Path(out_path).name}")
+    else:
+        st.caption("No metrics logged yet (the worker is reading and analysing the data).")
+    if status == "running":
+        if st.button("Stop", key=f"train_stop_{Path(out_path).name}",
+                     help="the run finishes its current step, saves its state and exits; Resume continues it"):
+            app_state.request_stop(run)
+            st.info("Stop requested: the run saves its state after its current step.")
+    elif status == "finished":
+        st.success(f"Finished: the checkpoint {run.out.name} is listed on Home, ready to load.")
+        st.page_link("app.py", label="Go to Home", icon="🏠")
+    elif status == "stopped":
+        st.info(f"Stopped with its state saved: pick run name {run.out.name} above (same config) and press Resume.")
+    else:
+        st.error("The worker ended without writing a checkpoint; its log says why.")
+    tail = app_state.log_tail(Path(out_path), lines=15)
+    with st.expander("Worker log (last lines)", expanded=status == "failed"):
+        st.code(tail or "(empty)", language=None)
+    if run.command:
+        st.caption("command: " + " ".join(run.command))
+
+
+st.fragment(show_run, run_every=POLL_SECONDS if statuses[picked] == "running" else None)(picked)
