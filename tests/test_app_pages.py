@@ -1,0 +1,416 @@
+"""Every page of the app run headless with streamlit's AppTest, asserting on what it shows: with tiny real
+checkpoints, without checkpoints, without data, with an empty and an absurdly long sentence, with a model
+that lacks a view's internals, and a training run started, found again after a refresh, stopped and resumed.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("streamlit.testing.v1", reason="streamlit's AppTest is not installed")
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+APP_DATA = Path(__file__).resolve().parent / "fixtures" / "app_data"
+"""Hand-written line-aligned SNLI pairs (dev and test, 12 each), in the layout of ../shared/data."""
+PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py"))
+MODEL_PAGES = ("pages/2_Pair_explorer.py", "pages/3_DIIN_interaction_space.py", "pages/4_Gates.py",
+               "pages/5_Error_analysis.py", "pages/7_Projection.py")
+"""The pages that work on the models loaded on Home."""
+TIMEOUT = 120
+
+
+def train_variant(root: Path, config_name: str, seed: int = 1, model_name: str = "gcnn", **model_options) -> Path:
+    """A real checkpoint trained for a few steps on the app fixture data (protocol snli-small), named as the
+    shipped ones are (`<config>-snli-small[-seedN]`)."""
+    from nlivis.training.config import load_config
+    from nlivis.training.trainer import train
+    from tests.fixtures.training.helpers import TINY_CONFIG
+
+    config = load_config(TINY_CONFIG) if model_name == "gcnn" else load_config(model_name)
+    config["config_name"] = config_name
+    config.setdefault("model", {}).update(model_options)
+    out = root / (f"{config_name}-snli-small" + ("" if seed == 1 else f"-seed{seed}"))
+    size = "shipped" if "shipped" in config and model_name != "gcnn" else "paper"
+    train(config, "snli-small", APP_DATA, out, device="cpu", seed=seed, cache_dir=root.parent / "cache",
+          progress=False, max_steps=4, size=size, embeddings="random")
+    return out
+
+
+@pytest.fixture(scope="session")
+def checkpoints(tmp_path_factory) -> Path:
+    """A checkpoint folder with a GCNN family: the full model (two seeds) and its no-forget-gate ablation."""
+    root = tmp_path_factory.mktemp("app_checkpoints") / "checkpoints"
+    train_variant(root, "gcnn")
+    train_variant(root, "gcnn", seed=2)
+    train_variant(root, "gcnn-no_forget_gate", forget_gate=False)
+    return root
+
+
+@pytest.fixture(scope="session")
+def diin_checkpoints(tmp_path_factory) -> Path:
+    import nlivis.models
+
+    if "diin" not in nlivis.models.available():
+        pytest.skip("no DIIN model is registered yet (nlivis/models/diin.py), so the DIIN page cannot be shown a DIIN")
+    root = tmp_path_factory.mktemp("app_diin") / "checkpoints"
+    train_variant(root, "diin", model_name="diin")
+    return root
+
+
+@pytest.fixture
+def empty_folder(tmp_path) -> Path:
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    return folder
+
+
+def open_app(monkeypatch, tmp_path: Path, checkpoints: Path, data: Path) -> AppTest:
+    """Home, run once, with the given checkpoint and data folders (projections cached under tmp_path)."""
+    monkeypatch.setenv("NLIVIS_CHECKPOINTS", str(checkpoints))
+    monkeypatch.setenv("NLIVIS_DATA", str(data))
+    monkeypatch.setenv("NLIVIS_PROJECTION_CACHE", str(tmp_path / "projections"))
+    monkeypatch.delenv("NLIVIS_RUNS", raising=False)
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    assert not app.exception, app.exception
+    return app
+
+
+def load_models(app: AppTest, *folders: Path) -> AppTest:
+    app.multiselect(key="home_selected").set_value([str(f) for f in folders]).run()
+    assert not app.exception, app.exception
+    return app
+
+
+def show(app: AppTest, page: str) -> AppTest:
+    app.switch_page(str(ROOT / page)).run()
+    assert not app.exception, f"{page}: {app.exception}"
+    return app
+
+
+def texts(app: AppTest, *kinds: str) -> str:
+    """Everything the page wrote in the given element kinds (info, warning, error, caption, markdown …)."""
+    return "\n".join(str(element.value) for kind in kinds for element in getattr(app, kind))
+
+
+def charts(app: AppTest) -> list[dict]:
+    """The plotly figures on the page, as the JSON specs streamlit sends to the browser."""
+    import json
+
+    return [json.loads(chart.proto.spec) for chart in app.get("plotly_chart")]
+
+
+def trace_types(app: AppTest) -> list[str]:
+    return [trace.get("type", "scatter") for figure in charts(app) for trace in figure.get("data", [])]
+
+
+# ---------------------------------------------------------------- every page, no checkpoints
+
+def test_every_page_exists_in_the_test_list():
+    assert set(MODEL_PAGES) | {"pages/6_Ablations.py", "pages/8_Train.py"} == set(PAGES)
+
+
+def test_every_page_without_checkpoints(monkeypatch, tmp_path, empty_folder):
+    app = open_app(monkeypatch, tmp_path, empty_folder, APP_DATA)
+    assert "No checkpoints found" in texts(app, "info")
+    for page in MODEL_PAGES:
+        show(app, page)
+        assert "No model is loaded" in texts(app, "info"), page
+    show(app, "pages/6_Ablations.py")
+    assert "No checkpoints found" in texts(app, "info")
+    show(app, "pages/8_Train.py")
+    assert "No run has been started from the app" in texts(app, "info")
+    assert not app.button(key="train_start").disabled
+
+
+def test_home_with_a_missing_checkpoint_folder(monkeypatch, tmp_path):
+    app = open_app(monkeypatch, tmp_path, tmp_path / "nowhere", APP_DATA)
+    assert "does not exist" in texts(app, "warning")
+    assert "No checkpoints found" in texts(app, "info")
+
+
+# ---------------------------------------------------------------- with checkpoints and data
+
+def test_home_lists_checkpoints_and_loads_the_selection(monkeypatch, tmp_path, checkpoints):
+    app = open_app(monkeypatch, tmp_path, checkpoints, APP_DATA)
+    table = app.dataframe[0].value
+    assert set(table["checkpoint"]) == {"gcnn-snli-small", "gcnn-snli-small-seed2", "gcnn-no_forget_gate-snli-small"}
+    assert set(table["protocol"]) == {"snli-small"}
+    assert "reduced protocols" in texts(app, "caption")
+    load_models(app, checkpoints / "gcnn-snli-small")
+    assert "Loaded: gcnn · snli-small · gcnn-snli-small" in texts(app, "success")
+
+
+def test_pair_explorer_predicts_and_draws_alignments(monkeypatch, tmp_path, checkpoints):
+    app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small",
+                      checkpoints / "gcnn-no_forget_gate-snli-small")
+    show(app, "pages/2_Pair_explorer.py")
+    predictions = app.dataframe[0].value
+    assert len(predictions) == 2 and {"P(entailment)", "P(neutral)", "P(contradiction)"} <= set(predictions.columns)
+    assert set(predictions["predicted"]) <= {"entailment", "neutral", "contradiction"}
+    assert "Protocol snli-small" in texts(app, "caption")
+    types = trace_types(app)
+    assert "bar" in types and "heatmap" in types
+    assert [b.label for b in app.get("download_button")].count("data (CSV)") == len(charts(app))
+    app.text_area(key="explorer_hypothesis").set_value("Nobody is playing an instrument .").run()
+    assert not app.exception
+    assert app.toggle(key="explorer_compare").value, "the previous pair is offered beside the new one"
+
+
+def test_pair_explorer_picks_a_pair_from_the_data(monkeypatch, tmp_path, checkpoints):
+    app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
+    show(app, "pages/2_Pair_explorer.py")
+    app.radio(key="explorer_source").set_value("pick from a dataset split").run()
+    app.number_input(key="explorer_number").set_value(1).run()
+    assert not app.exception
+    assert "**Gold:** contradiction" in texts(app, "markdown")
+    assert "gold" in app.dataframe[0].value.columns
+
+
+def test_empty_sentence_asks_for_words(monkeypatch, tmp_path, checkpoints):
+    app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
+    for page, prefix in (("pages/2_Pair_explorer.py", "explorer"), ("pages/3_DIIN_interaction_space.py", "diin"),
+                         ("pages/4_Gates.py", "gates")):
+        show(app, page)
+        app.text_area(key=f"{prefix}_premise").set_value("   ").run()
+        assert not app.exception, page
+        assert "Type a premise and a hypothesis" in texts(app, "info"), page
+        assert not charts(app), page
+        app.text_area(key=f"{prefix}_premise").set_value("A man is playing a guitar on a stage .").run()
+
+
+def test_absurdly_long_sentence_is_cut_with_a_note(monkeypatch, tmp_path, checkpoints):
+    app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
+    show(app, "pages/2_Pair_explorer.py")
+    app.text_area(key="explorer_premise").set_value("the guitar player " * 3000).run()
+    assert not app.exception
+    assert "cut to its first 2000 characters" in texts(app, "warning")
+    assert len(app.dataframe[0].value) == 1
+    assert "heatmap" in trace_types(app)
+    show(app, "pages/4_Gates.py")
+    assert "heatmap" in trace_types(app)
+
+
+def test_diin_page_says_a_gcnn_has_no_interaction_maps(monkeypatch, tmp_path, checkpoints):
+    app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
+    show(app, "pages/3_DIIN_interaction_space.py")
+    assert "has no 2-D interaction maps" in texts(app, "info")
+    assert not charts(app)
+
+
+def test_diin_page_draws_channels_of_a_diin(monkeypatch, tmp_path, diin_checkpoints):
+    folder = next(p for p in diin_checkpoints.iterdir() if p.name.startswith("diin"))
+    app = load_models(open_app(monkeypatch, tmp_path, diin_checkpoints, APP_DATA), folder)
+    show(app, "pages/3_DIIN_interaction_space.py")
+    assert "predicts" in texts(app, "markdown")
+    assert app.selectbox(key="diin_stage").options, "the DIIN trace names its feature-map stages"
+    assert trace_types(app).count("heatmap") >= 1
+    app.radio(key="diin_selection").set_value("variance").run()
+    assert not app.exception and "heatmap" in trace_types(app)
+
+
+def test_gates_page_draws_gcnn_gates_per_pair_and_over_a_split(monkeypatch, tmp_path, checkpoints):
+    app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
+    show(app, "pages/4_Gates.py")
+    assert trace_types(app).count("heatmap") >= 1
+    app.button(key="gates_compute").click().run()
+    assert not app.exception
+    summary = app.dataframe[0].value
+    assert len(summary) and summary["mean"].between(0, 1).all() and set(summary["pairs"]) == {12}
+
+
+def test_error_analysis_shows_accuracy_confusions_and_tags(monkeypatch, tmp_path, checkpoints):
+    app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
+    show(app, "pages/5_Error_analysis.py")
+    assert app.selectbox(key="errors_split").value == "snli_dev"
+    assert "Protocol snli-small" in texts(app, "caption")
+    types = trace_types(app)
+    assert "heatmap" in types and "bar" in types
+    assert "on 12 of 12 pairs" in texts(app, "caption")
+    tag_table = next(d.value for d in app.dataframe if "tag" in d.value.columns)
+    assert "NEGATION" in set(tag_table["tag"])
+
+
+def test_projection_draws_a_pca_of_the_split(monkeypatch, tmp_path, checkpoints):
+    app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
+    app.session_state["projection_method"] = "pca"  # UMAP (numba) takes long to start; PCA exercises the same page
+    show(app, "pages/7_Projection.py")
+    assert app.radio(key="projection_method").value == "pca"
+    scatter = [t for f in charts(app) for t in f["data"] if t.get("type") == "scattergl"]
+    assert sum(len(t["x"]) for t in scatter) == 12
+
+
+def test_ablations_compare_variants_with_seed_noise_and_the_paper(monkeypatch, tmp_path, checkpoints):
+    app = open_app(monkeypatch, tmp_path, checkpoints, APP_DATA)
+    show(app, "pages/6_Ablations.py")
+    assert app.selectbox(key="ablations_model").value == "gcnn"
+    assert app.selectbox(key="ablations_reference_gcnn_snli-small").value == "gcnn-snli-small"
+    variants = app.dataframe[0].value
+    assert list(variants["checkpoint"]) == ["gcnn-snli-small", "gcnn-snli-small-seed2", "gcnn-no_forget_gate-snli-small"]
+    assert variants["parameters"].notna().all() and variants["training pairs/s"].notna().all()
+    assert variants.set_index("config").loc["gcnn-no_forget_gate", "paper row"] == "GCNN - forget gate"
+    comparison = next(d.value for d in app.dataframe if "McNemar p" in d.value.columns and "variant" in d.value.columns
+                      and "tag" not in d.value.columns)
+    assert set(comparison["vs seed noise"]) <= {"within seed noise", "beyond seed noise"}
+    assert comparison.set_index("variant").loc["gcnn-snli-small-seed2", "pairs"] == 12
+    assert "Seed noise: gcnn-snli-small and gcnn-snli-small-seed2" in texts(app, "caption")
+    reported = app.dataframe[-1].value
+    assert "GCNN - forget gate" in set(reported["paper row"])
+    ours = reported.set_index("paper row")["ours: snli-small snli_dev (%)"]
+    assert ours.loc["GCNN"].notna().all()
+    assert "reported by the paper on the full dataset" in texts(app, "caption")
+    assert "Protocol snli-small" in texts(app, "caption")
+    assert len(charts(app)) >= 2
+
+
+def test_ablations_without_a_second_seed_says_so(monkeypatch, tmp_path, checkpoints):
+    root = tmp_path / "one_seed"
+    root.mkdir()
+    for name in ("gcnn-snli-small", "gcnn-no_forget_gate-snli-small"):
+        (root / name).symlink_to(checkpoints / name)
+    (root / "embeddings").symlink_to(checkpoints / "embeddings")
+    app = open_app(monkeypatch, tmp_path, root, APP_DATA)
+    show(app, "pages/6_Ablations.py")
+    assert "cannot be said" in texts(app, "caption")
+    assert "heatmap" not in trace_types(app) and "bar" in trace_types(app)
+
+
+# ---------------------------------------------------------------- with checkpoints, without data
+
+def test_pages_without_data_say_what_is_missing(monkeypatch, tmp_path, checkpoints, empty_folder):
+    app = load_models(open_app(monkeypatch, tmp_path, checkpoints, empty_folder), checkpoints / "gcnn-snli-small")
+    show(app, "pages/2_Pair_explorer.py")
+    assert "heatmap" in trace_types(app), "a typed pair needs no data"
+    app.radio(key="explorer_source").set_value("pick from a dataset split").run()
+    assert not app.exception and "No dataset split found" in texts(app, "info")
+    show(app, "pages/7_Projection.py")
+    assert "No dataset split found" in texts(app, "info")
+    show(app, "pages/4_Gates.py")
+    assert "No dataset split found" in texts(app, "info")
+    show(app, "pages/5_Error_analysis.py")
+    assert "cannot be tagged" in texts(app, "info") and "heatmap" in trace_types(app)
+    show(app, "pages/6_Ablations.py")
+    assert "cannot be tagged" in texts(app, "info")
+    show(app, "pages/8_Train.py")
+    assert "needs splits that are not in" in texts(app, "warning")
+    assert app.button(key="train_start").disabled
+
+
+# ---------------------------------------------------------------- training from the app
+
+def wait_for_status(monkeypatch, tmp_path, runs: Path, wanted: str, seconds: float = 90) -> AppTest:
+    """Reopen the Train page (a fresh session, as after a browser refresh) until the watched run's status
+    metric reads `wanted`."""
+    deadline = time.time() + seconds
+    while True:
+        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py")
+        status = next((m.value for m in app.metric if m.label == "status"), "")
+        if wanted in status or time.time() > deadline:
+            return app
+        time.sleep(1.0)
+
+
+def start_from_page(app: AppTest, max_steps: int, epochs: float | None = None) -> AppTest:
+    app.selectbox(key="train_embeddings").set_value("random").run()
+    app.number_input(key="train_max_steps").set_value(max_steps).run()
+    if epochs is not None:
+        app.number_input(key="train_epochs_gcnn_shipped").set_value(epochs).run()
+    app.button(key="train_start").click().run()
+    assert not app.exception, app.exception
+    return app
+
+
+FAKE_WORKER = """
+import json, pathlib, sys, time
+out = pathlib.Path(sys.argv[1])
+out.mkdir(parents=True, exist_ok=True)
+with open(out / "metrics.jsonl", "w") as log:
+    for step in (10, 20, 30):
+        log.write(json.dumps({"step": step, "epoch": step / 100, "loss": 1.1 - step / 100, "train_acc": 0.3 + step / 100,
+                              "pairs_per_s": 100.0 + step}) + "\\n")
+    log.write(json.dumps({"step": 30, "epoch": 0.3, "dev_acc": 0.5, "best_dev_acc": 0.5}) + "\\n")
+while not (out / "STOP").exists():
+    time.sleep(0.05)
+(out / "state").mkdir()
+(out / "state" / "state.json").write_text("{}")
+"""
+"""Stands in for `python -m nlivis train` where only the page's side of the protocol is tested: it logs
+metrics.jsonl lines, waits for the STOP file and leaves a training state, as the trainer does."""
+
+
+def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, tmp_path):
+    import sys
+
+    from nlivis import app_state
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py")
+    assert app.selectbox(key="train_config").value == "gcnn" and app.radio(key="train_size_gcnn").value == "shipped"
+    assert "--config gcnn --dataset snli-small" in texts(app, "code")
+    out = runs / "gcnn-snli-small"
+    run = app_state.start_run([sys.executable, "-c", FAKE_WORKER, str(out)], out)
+    try:
+        deadline = time.time() + 30
+        while len(app_state.read_run_metrics(out)) < 4:
+            assert time.time() < deadline, "the fake worker wrote no metrics"
+            time.sleep(0.1)
+        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py")  # a fresh session
+        metrics = {m.label: m.value for m in app.metric}
+        assert "running" in metrics["status"] and metrics["step"] == "30" and metrics["best dev accuracy"] == "50.0%"
+        assert metrics["pairs/s"] == "130"
+        assert "already writing to" in texts(app, "warning") and app.button(key="train_start").disabled
+        assert "scatter" in trace_types(app)
+        app.button(key="train_stop_gcnn-snli-small").click().run()
+        assert "Stop requested" in texts(app, "info")
+        deadline = time.time() + 30
+        while app_state.read_run(out).running:
+            assert time.time() < deadline, "the worker did not stop"
+            time.sleep(0.1)
+        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py")
+        assert "stopped" in next(m.value for m in app.metric if m.label == "status")
+        assert not app.button(key="train_resume").disabled and app.button(key="train_start").disabled
+    finally:
+        app_state.request_stop(run)
+
+
+@pytest.mark.slow
+def test_train_page_runs_a_worker_that_becomes_a_checkpoint(monkeypatch, tmp_path):
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    start_from_page(show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py"), max_steps=3)
+    app = wait_for_status(monkeypatch, tmp_path, runs, "finished")
+    assert "finished" in next(m.value for m in app.metric if m.label == "status")
+    assert "is listed on Home" in texts(app, "success")
+    assert "scatter" in trace_types(app), "the loss / accuracy curves are drawn"
+    assert "already holds a finished checkpoint" in texts(app, "warning")
+    assert app.button(key="train_start").disabled, "a refreshed page does not start the run again"
+    home = open_app(monkeypatch, tmp_path, runs, APP_DATA)
+    assert "gcnn-snli-small" in set(home.dataframe[0].value["checkpoint"])
+
+
+@pytest.mark.slow
+def test_train_page_stop_and_resume(monkeypatch, tmp_path):
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    start_from_page(show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py"), max_steps=0, epochs=500)
+    app = wait_for_status(monkeypatch, tmp_path, runs, "running")
+    assert "already writing to" in texts(app, "warning") and app.button(key="train_start").disabled
+    deadline = time.time() + 60
+    while not app.metric or next(m.value for m in app.metric if m.label == "step") == "—":
+        assert time.time() < deadline, "the run logged no step"
+        time.sleep(1.0)
+        app.run()
+    app.button(key="train_stop_gcnn-snli-small").click().run()
+    assert "Stop requested" in texts(app, "info")
+    app = wait_for_status(monkeypatch, tmp_path, runs, "stopped")
+    assert "stopped" in next(m.value for m in app.metric if m.label == "status")
+    app.selectbox(key="train_embeddings").set_value("random").run()
+    app.number_input(key="train_epochs_gcnn_shipped").set_value(500.0).run()
+    assert not app.button(key="train_resume").disabled and app.button(key="train_start").disabled
+    app.number_input(key="train_max_steps").set_value(1).run()
+    app.button(key="train_resume").click().run()
+    app = wait_for_status(monkeypatch, tmp_path, runs, "finished")
+    assert "finished" in next(m.value for m in app.metric if m.label == "status")
