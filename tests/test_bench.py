@@ -1,9 +1,14 @@
 """The benchmark's own logic: synthetic batches look like data, and a measured row is complete.
 
 Speeds are never asserted (they belong in bench/RESULTS.md, not in tests)."""
+import argparse
+import statistics
+
 import torch
 
-from nlivis.bench import BenchRow, bench_config, bench_model, format_table, synthetic_batch
+from nlivis import bench
+from nlivis.bench import (BenchRow, bench_config, bench_model, format_table, length_bucketed_batches,
+                          paper_epoch_minutes, reference_lines, sample_lengths, synthetic_batch)
 
 
 def test_synthetic_batch_respects_cut_offs_and_masks():
@@ -12,6 +17,8 @@ def test_synthetic_batch_respects_cut_offs_and_masks():
     assert batch.hypothesis_ids.shape[1] <= 6
     assert torch.equal(batch.premise_ids != 0, batch.premise_mask.bool())
     assert (batch.premise_mask.sum(1) >= 3).all()
+    chars_on_words = (batch.premise_chars != 0).any(-1)
+    assert torch.equal(chars_on_words, batch.premise_mask)  # every word has characters, padding none
 
 
 def test_fixed_length_gives_every_sentence_that_length():
@@ -20,15 +27,73 @@ def test_fixed_length_gives_every_sentence_that_length():
     assert batch.hypothesis_mask.sum(1).tolist() == [20] * 8
 
 
+def test_lengths_look_like_multinli():
+    premise, hypothesis = sample_lengths(4000, 200, 200, seed=0)
+    assert 17 <= statistics.median(premise) <= 22 and 10 <= statistics.median(hypothesis) <= 14
+    assert statistics.mean(premise) > statistics.median(premise)  # long right tail
+    cut_p, cut_h = sample_lengths(4000, 32, 16, seed=0)
+    assert max(cut_p) == 32 and max(cut_h) == 16 and min(cut_p) >= 3
+
+
+def test_bucketed_batches_span_the_length_range_with_little_padding():
+    batches = length_bucketed_batches(16, 60, 30, count=5, seed=0)
+    assert len(batches) == 5 and all(len(b) == 16 for b in batches)
+    padded = [max(b.premise_ids.shape[1], b.hypothesis_ids.shape[1]) for b in batches]
+    assert padded == sorted(padded) and padded[0] < padded[-1]
+    for b in batches:  # sorted by max(premise, hypothesis) like training: the longest side is tight
+        longest = torch.maximum(b.premise_mask.sum(1), b.hypothesis_mask.sum(1))
+        assert int(longest.max()) - int(longest.min()) <= 6
+
+
 def test_shipped_config_is_smaller_than_paper():
     assert bench_config("gcnn", "shipped")["model"]["hidden_size"] < bench_config("gcnn", "paper")["model"]["hidden_size"]
 
 
 def test_bench_model_measures_a_complete_row():
     row = bench_model("gcnn", "shipped", torch.device("cpu"), repeats=1, warmup=0,
-                      infer_batch_size=16, train_batch_size=8)
+                      infer_batch_size=16, train_batch_size=8, train_batches=2, infer_batches=1)
     assert isinstance(row, BenchRow)
     assert row.params > 0 and row.train_pairs_per_s > 0 and row.latency_traced_ms > 0
     assert row.gflops_per_pair > 0 and row.peak_mem_mb > 0
+    assert row.cutoffs == "32/32" and row.paper_epoch_minutes is None
+    assert abs(row.epoch_minutes - 392_702 / row.train_pairs_per_s / 60) < 1e-6
     table = format_table([row])
     assert "| gcnn | shipped |" in table
+
+
+def test_table_has_one_line_per_row_and_the_paper_epoch_for_gcnn():
+    row = BenchRow(model="gcnn", size="paper", params=2_500_000, train_batch=64, cutoffs="60/30",
+                   train_pairs_per_s=100.0, epoch_minutes=65.45, infer_pairs_per_s=900.0, latency_ms=10.0,
+                   latency_traced_ms=12.5, peak_mem_mb=700.0, gflops_per_pair=1.0, achieved_gflops=100.0,
+                   paper_epoch_minutes=paper_epoch_minutes("gcnn", "paper"))
+    assert row.paper_epoch_minutes == 2412 / 60  # GCNN Table 1: 2412 s per MultiNLI epoch
+    lines = format_table([row, row]).splitlines()
+    assert len(lines) == 4 and lines[0].count("|") == lines[2].count("|")
+    assert "| 65.5 min | 40.2 min |" in lines[2] and "+25%" in lines[2]
+    assert paper_epoch_minutes("gcnn", "shipped") is None and paper_epoch_minutes("esan", "paper") is None
+
+
+def test_reference_lines_quote_the_papers():
+    text = "\n".join(reference_lines())
+    assert "GTX 1080" in text and "GCNN 2412 s" in text
+    assert "ESAN 0.04 s" in text and "1.79" in text
+
+
+def test_bench_command_prints_a_table(monkeypatch, tmp_path, capsys):
+    calls = []
+
+    def fake_row(family, size, device, repeats, warmup, **kwargs):
+        calls.append((family, size))
+        return BenchRow(model=family, size=size, params=1, train_batch=2, cutoffs="3/3", train_pairs_per_s=1.0,
+                        epoch_minutes=1.0, infer_pairs_per_s=1.0, latency_ms=1.0, latency_traced_ms=1.0,
+                        peak_mem_mb=1.0, gflops_per_pair=1.0, achieved_gflops=1.0)
+
+    monkeypatch.setattr(bench, "bench_model", fake_row)
+    out = tmp_path / "table.md"
+    args = argparse.Namespace(quick=True, device="cpu", out=str(out), models="gcnn,amn", sizes=None, threads=None,
+                              checkpoints=None, skip_app=True)
+    assert bench.bench_command(args) == 0
+    assert calls == [("gcnn", "shipped"), ("amn", "shipped")]
+    printed = capsys.readouterr().out
+    assert "| gcnn | shipped |" in printed and "| amn | shipped |" in printed and "Machine: CPU" in printed
+    assert out.read_text().startswith("Machine: ")
