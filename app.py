@@ -11,7 +11,7 @@ st.title("nlivis — look inside sentence-matching models")
 st.write("GCNN, DIIN, AttentiveConvNet, ESAN and AMN: load trained checkpoints here, then use the pages on the "
          "left to see their alignments, gates, DIIN's interaction space, errors by annotation tag, ablations "
          "and projections, or train a new model.")
-st.caption(f"ⓘ {app_state.SMALL_PROTOCOL_NOTE}")
+st.caption(f"{app_state.NOTE_ICON} {app_state.SMALL_PROTOCOL_NOTE}")
 
 with st.sidebar:
     st.subheader("Folders")

@@ -36,6 +36,9 @@ SMALL_PROTOCOL_NOTE = ("Numbers come from models trained on reduced protocols (s
                        "a few thousand CPU-trained pairs), not the papers' training data; they are not the papers' results.")
 """Shown wherever a number is, unless a checkpoint's own protocol note is more specific."""
 
+NOTE_ICON = ":material/info:"
+"""Starts every note caption (streamlit's bundled icon font: no glyph depends on the browser's fonts)."""
+
 _SELECTED = "nlivis_selected_checkpoints"
 _EXTRA_ROOTS = "nlivis_extra_checkpoint_roots"
 _DATA_ROOT = "nlivis_data_root"
@@ -237,7 +240,7 @@ def show_protocol_notes(models: Sequence[LoadedModel]) -> None:
     """One caption per distinct protocol among the models shown (or the general note)."""
     notes = list(dict.fromkeys(protocol_note(m.checkpoint) for m in models)) or [SMALL_PROTOCOL_NOTE]
     for note in notes:
-        st.caption(f"ⓘ {note}")
+        st.caption(f"{NOTE_ICON} {note}")
 
 
 def percent_columns(columns: Iterable[str]) -> dict[str, Any]:
@@ -387,6 +390,11 @@ def run_status(run: TrainingRun) -> RunStatus:
     return "failed"
 
 
+FOREIGN_RUN_IDLE_S = 300.0
+"""A folder whose metrics.jsonl changed this recently, with no run record of the app, is taken to be in use
+by a training process started elsewhere (a terminal, scripts/train_shipped.py) and is not resumed."""
+
+
 def out_folder_problem(out: Path, resume: bool = False) -> str | None:
     """Why a run cannot write to `out` (a complete checkpoint, another live run, leftover state), or None."""
     from nlivis.training.checkpoint import MANIFEST, STATE_FOLDER
@@ -394,6 +402,11 @@ def out_folder_problem(out: Path, resume: bool = False) -> str | None:
     run = read_run(out)
     if run is not None and run.running:
         return f"a training run (pid {run.pid}) is already writing to {out}"
+    log = Path(out) / "metrics.jsonl"
+    idle = time.time() - log.stat().st_mtime if log.is_file() else None
+    if run is None and idle is not None and idle < FOREIGN_RUN_IDLE_S and not (Path(out) / MANIFEST).is_file():
+        return (f"{out} was written to {idle:.0f} s ago by a training process not started here "
+                "(e.g. scripts/train_shipped.py); choose another run name")
     if (Path(out) / MANIFEST).is_file():
         return f"{out} already holds a finished checkpoint; choose another run name"
     has_state = (Path(out) / STATE_FOLDER / "state.json").is_file()

@@ -44,8 +44,7 @@ for label, result in results.items():
     row.update({f"P({name})": f"{p:.3f}" for name, p in zip(result.labels, result.probs)})
     if pair.get("gold"):
         row["gold"] = pair["gold"]
-    if result.notices:
-        row["notes"] = "; ".join(result.notices)
+    row["notes"] = "; ".join(result.notices)
     rows.append(row)
 st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 for label, result in results.items():

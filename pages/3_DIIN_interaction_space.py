@@ -39,7 +39,7 @@ result = with_maps[label]
 app_state.show_protocol_notes([m for m in models if m.label == label])
 st.markdown(f"**{label}** predicts **{result.predicted}**")
 for notice in result.notices:
-    st.caption(f"ⓘ {notice}")
+    st.caption(f"{app_state.NOTE_ICON} {notice}")
 stages = result.trace.of_type(FeatureMaps)
 left, middle, right = st.columns([2, 2, 1])
 stage_name = left.selectbox("Stage", list(stages), key="diin_stage",

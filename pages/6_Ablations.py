@@ -33,7 +33,7 @@ model = left.selectbox("Model family", list(by_family), key="ablations_model")
 protocol = right.selectbox("Protocol (variants are compared within one)", by_family[model], key=f"ablations_protocol_{model}")
 members = family_members(records, model, protocol)
 seeds = full_model_seeds(members)
-st.caption(f"ⓘ {app_state.protocol_note_for(protocol)}")
+st.caption(f"{app_state.NOTE_ICON} {app_state.protocol_note_for(protocol)}")
 
 names = [m.name for m in members]
 reference_name = st.selectbox("Reference (differences are variant − reference)", names, key=f"ablations_reference_{model}_{protocol}",
@@ -45,7 +45,10 @@ if not seeds:
 
 st.subheader("Variants")
 table = variant_table(members, reference)
-st.dataframe(table, hide_index=True, width="stretch", column_config=app_state.percent_columns(table.attrs["accuracy_columns"]))
+st.dataframe(table, hide_index=True, width="stretch", column_config={
+    **app_state.percent_columns(table.attrs["accuracy_columns"]), "parameters": st.column_config.NumberColumn(format="localized"),
+    "training time (min)": st.column_config.NumberColumn(format="%.1f"),
+    "training pairs/s": st.column_config.NumberColumn(format="%.0f")})
 select_column = table.attrs["select_column"]
 chart = table.dropna(subset=[select_column])
 app_state.show_figure(comparison_bars(chart, "checkpoint", select_column, title=f"{model} · {protocol} · accuracy on {select_column}"),
@@ -148,4 +151,5 @@ else:
     st.caption(f"{reported.attrs['paper']}: {SOURCE_NOTE}. The papers trained on the full datasets; ours come from the "
                f"reduced protocol {protocol}, so compare the differences between rows, not the levels.")
     st.dataframe(reported, hide_index=True, width="stretch",
-                 column_config={our_label: st.column_config.NumberColumn(format="%.1f")})
+                 column_config={our_label: st.column_config.NumberColumn(format="%.1f"),
+                                "reported parameters": st.column_config.NumberColumn(format="localized")})

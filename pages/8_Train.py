@@ -21,7 +21,7 @@ STATUS_TEXT = {"running": "🟢 running", "finished": "✅ finished", "stopped":
 
 st.set_page_config(page_title="nlivis · train", page_icon="🔎", layout="wide")
 st.title("Train a model")
-st.caption(f"ⓘ {app_state.SMALL_PROTOCOL_NOTE} Curves below are the run's own metrics.jsonl.")
+st.caption(f"{app_state.NOTE_ICON} {app_state.SMALL_PROTOCOL_NOTE} Curves below are the run's own metrics.jsonl.")
 app_state.image_format_choice()
 
 root = app_state.runs_root()
@@ -56,20 +56,22 @@ else:
     typed = st.text_input(f"Folder holding the {dataset} files", value=str(default_folder or ""), key=f"train_folder_{dataset}")
     data_folder = Path(typed).expanduser() if typed.strip() else None
 
-left, middle, right = st.columns(3)
+vectors_column, seed_column, epochs_column, steps_column = st.columns(4)
 default_embeddings = str(resolved.get("features", {}).get("embeddings", "random"))
 embedding_choices = [f"config's ({default_embeddings})", "minilm", "random", "GloVe file"]
-embedding_choice = left.selectbox("Word vectors", embedding_choices, key="train_embeddings")
+embedding_choice = vectors_column.selectbox("Word vectors", embedding_choices, key="train_embeddings")
 embeddings = None
 if embedding_choice == "GloVe file":
-    glove = left.text_input("GloVe file", key="train_glove", placeholder="/path/to/glove.840B.300d.txt")
+    glove = vectors_column.text_input("GloVe file", key="train_glove", placeholder="/path/to/glove.840B.300d.txt")
     embeddings = f"glove:{glove.strip()}" if glove.strip() else None
 elif embedding_choice in ("minilm", "random"):
     embeddings = embedding_choice
-seed = int(middle.number_input("Seed", min_value=1, max_value=10_000, value=1, step=1, key="train_seed"))
+seed = int(seed_column.number_input("Seed", min_value=1, max_value=10_000, value=1, step=1, key="train_seed"))
 config_epochs = float(resolved.get("training", {}).get("epochs", 1))
-epochs = right.number_input("Epochs", min_value=0.01, max_value=1000.0, value=config_epochs, step=1.0, key=f"train_epochs_{config_name}_{size}")
-max_steps = int(right.number_input("Max steps (0 = no limit; whichever comes first)", min_value=0, value=0, step=10, key="train_max_steps"))
+epochs = epochs_column.number_input("Epochs", min_value=0.01, max_value=1000.0, value=config_epochs, step=1.0,
+                                    key=f"train_epochs_{config_name}_{size}")
+max_steps = int(steps_column.number_input("Max steps (0: no limit)", min_value=0, value=0, step=10, key="train_max_steps",
+                                          help="the run stops at whichever of epochs and steps comes first"))
 name = st.text_input("Run name (checkpoint folder)", value=app_state.run_name(config_name, dataset, seed),
                      key=f"train_name_{config_name}_{dataset}_{seed}").strip()
 out = root / name

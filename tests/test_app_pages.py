@@ -12,9 +12,9 @@ import pytest
 pytest.importorskip("streamlit.testing.v1", reason="streamlit's AppTest is not installed")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
+from tests.fixtures.app_checkpoints import APP_DATA, gcnn_family, train_variant  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
-APP_DATA = Path(__file__).resolve().parent / "fixtures" / "app_data"
-"""Hand-written line-aligned SNLI pairs (dev and test, 12 each), in the layout of ../shared/data."""
 PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py"))
 MODEL_PAGES = ("pages/2_Pair_explorer.py", "pages/3_DIIN_interaction_space.py", "pages/4_Gates.py",
                "pages/5_Error_analysis.py", "pages/7_Projection.py")
@@ -22,31 +22,10 @@ MODEL_PAGES = ("pages/2_Pair_explorer.py", "pages/3_DIIN_interaction_space.py", 
 TIMEOUT = 120
 
 
-def train_variant(root: Path, config_name: str, seed: int = 1, model_name: str = "gcnn", **model_options) -> Path:
-    """A real checkpoint trained for a few steps on the app fixture data (protocol snli-small), named as the
-    shipped ones are (`<config>-snli-small[-seedN]`)."""
-    from nlivis.training.config import load_config
-    from nlivis.training.trainer import train
-    from tests.fixtures.training.helpers import TINY_CONFIG
-
-    config = load_config(TINY_CONFIG) if model_name == "gcnn" else load_config(model_name)
-    config["config_name"] = config_name
-    config.setdefault("model", {}).update(model_options)
-    out = root / (f"{config_name}-snli-small" + ("" if seed == 1 else f"-seed{seed}"))
-    size = "shipped" if "shipped" in config and model_name != "gcnn" else "paper"
-    train(config, "snli-small", APP_DATA, out, device="cpu", seed=seed, cache_dir=root.parent / "cache",
-          progress=False, max_steps=4, size=size, embeddings="random")
-    return out
-
-
 @pytest.fixture(scope="session")
 def checkpoints(tmp_path_factory) -> Path:
     """A checkpoint folder with a GCNN family: the full model (two seeds) and its no-forget-gate ablation."""
-    root = tmp_path_factory.mktemp("app_checkpoints") / "checkpoints"
-    train_variant(root, "gcnn")
-    train_variant(root, "gcnn", seed=2)
-    train_variant(root, "gcnn-no_forget_gate", forget_gate=False)
-    return root
+    return gcnn_family(tmp_path_factory.mktemp("app_checkpoints") / "checkpoints")
 
 
 @pytest.fixture(scope="session")

@@ -139,12 +139,17 @@ def read_variant(folder: str | Path) -> VariantRecord:
 
 
 def families(records: Sequence[VariantRecord]) -> dict[str, list[str]]:
-    """Model name → the protocols it has checkpoints for (variants are only compared within one protocol)."""
+    """Model name → the protocols it has checkpoints for (variants are only compared within one protocol),
+    the model with the most checkpoints first (the one with ablations to show), then by name; protocols
+    with more checkpoints first."""
+    counts: dict[tuple[str, str], int] = {}
+    for record in records:
+        counts[(record.model, record.protocol)] = counts.get((record.model, record.protocol), 0) + 1
+    per_model = {model: sum(n for (m, _), n in counts.items() if m == model) for model, _ in counts}
     found: dict[str, list[str]] = {}
-    for record in sorted(records, key=lambda r: (r.model, r.protocol)):
-        protocols = found.setdefault(record.model, [])
-        if record.protocol not in protocols:
-            protocols.append(record.protocol)
+    for (model, protocol), _ in sorted(counts.items(), key=lambda item: (-per_model[item[0][0]], item[0][0],
+                                                                          -item[1], item[0][1])):
+        found.setdefault(model, []).append(protocol)
     return found
 
 

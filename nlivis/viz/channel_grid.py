@@ -63,14 +63,17 @@ def channel_grid(entry: FeatureMaps, index: int, premise_tokens: Sequence[str], 
     columns = max(1, min(columns, n))
     rows = math.ceil(n / columns)
     titles = [f"channel {c}" for c in chosen]
-    figure = make_subplots(rows=rows, cols=columns, subplot_titles=titles or ["no channel"],
-                           horizontal_spacing=0.06, vertical_spacing=0.12 if rows > 1 else 0.08)
     if entry.token_axes:
         row_labels = list(premise_tokens)[: maps.shape[1]]
         col_labels = list(hypothesis_tokens)[: maps.shape[2]]
     else:
         row_labels = [str(i) for i in range(maps.shape[1])]
         col_labels = [str(j) for j in range(maps.shape[2])]
+    panel_px = 130 + 12 * min(len(row_labels), 30)
+    gap_px = 110 if entry.token_axes else 60  # a row's rotated token ticks and axis title, then the next row's titles
+    plot_px = rows * panel_px + (rows - 1) * gap_px
+    figure = make_subplots(rows=rows, cols=columns, subplot_titles=titles or ["no channel"], horizontal_spacing=0.06,
+                           vertical_spacing=gap_px / plot_px if rows > 1 else 0.08)
     lo = float(maps[chosen].min()) if chosen and maps[chosen].size else 0.0
     hi = float(maps[chosen].max()) if chosen and maps[chosen].size else 1.0
     for i, channel in enumerate(chosen):
@@ -93,6 +96,6 @@ def channel_grid(entry: FeatureMaps, index: int, premise_tokens: Sequence[str], 
         figure.update_layout(coloraxis={"colorscale": SEQUENTIAL_SCALE, "cmin": lo, "cmax": hi})
     size_note = "" if entry.token_axes else f" · {maps.shape[1]}×{maps.shape[2]} after pooling (axes are positions, not tokens)"
     title = " · ".join(p for p in (label, entry.stage, f"{len(chosen)} of {maps.shape[0]} channels by {selection.replace('_', ' ')}") if p)
-    figure.update_layout(title=title + size_note, height=60 + rows * (130 + 12 * min(len(row_labels), 30)),
+    figure.update_layout(title=title + size_note, height=plot_px + 80,
                          margin={"l": 10, "r": 10, "t": 70, "b": 10})
     return figure

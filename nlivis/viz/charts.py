@@ -7,7 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from nlivis.viz.common import empty_figure
+from nlivis.viz.common import BELOW_LEGEND, CATEGORY_COLOURS, empty_figure
 
 
 def _records(frame: pd.DataFrame) -> list[dict]:
@@ -26,7 +26,7 @@ def probability_bars(probabilities: Mapping[str, Sequence[float]], labels: Seque
             meta={"kind": "table", "records": [{"model": model, "label": l, "probability": v} for l, v in zip(labels, values)]},
         ))
     figure.update_layout(title=title, barmode="group", yaxis={"range": [0, 1.1], "title": "probability"},
-                         height=300, margin={"l": 10, "r": 10, "t": 50, "b": 10}, legend={"orientation": "h"})
+                         height=300, margin={"l": 10, "r": 10, "t": 50, "b": 10}, legend=BELOW_LEGEND)
     return figure
 
 
@@ -48,7 +48,7 @@ def accuracy_by_tag_bars(table: pd.DataFrame, group: str | None = None, tag: str
     n_tags = table[tag].nunique()
     figure.update_layout(title=title, barmode="group", xaxis={"range": [0, 1], "title": "accuracy", "tickformat": ".0%"},
                          yaxis={"autorange": "reversed"}, height=max(300, 80 + 28 * n_tags * max(1, len(figure.data))),
-                         margin={"l": 10, "r": 10, "t": 50, "b": 10}, legend={"orientation": "h"})
+                         margin={"l": 10, "r": 10, "t": 50, "b": 10}, legend=BELOW_LEGEND)
     return figure
 
 
@@ -67,7 +67,7 @@ def delta_bars(table: pd.DataFrame, label: str = "variant", tag: str = "tag", de
     figure.update_layout(title=title + " (faded: not significant)", barmode="group",
                          xaxis={"title": "accuracy difference", "tickformat": "+.1%"}, yaxis={"autorange": "reversed"},
                          height=max(300, 80 + 24 * table[tag].nunique() * max(1, len(figure.data))),
-                         margin={"l": 10, "r": 10, "t": 50, "b": 10}, legend={"orientation": "h"})
+                         margin={"l": 10, "r": 10, "t": 50, "b": 10}, legend=BELOW_LEGEND)
     return figure
 
 
@@ -109,11 +109,12 @@ def projection_scatter(frame: pd.DataFrame, color: str, hover: Sequence[str] = (
         return empty_figure("no points to project")
     hover_columns = [c for c in hover if c in frame.columns]
     figure = go.Figure()
-    for value, rows in frame.groupby(color, sort=True, dropna=False):
+    for position, (value, rows) in enumerate(frame.groupby(color, sort=True, dropna=False)):
         custom = rows[hover_columns].astype(str).to_numpy() if hover_columns else None
         template = "<br>".join(f"{c}: %{{customdata[{i}]}}" for i, c in enumerate(hover_columns)) + "<extra>%{fullData.name}</extra>"
         figure.add_trace(go.Scattergl(
-            x=rows["x"].tolist(), y=rows["y"].tolist(), mode="markers", name=str(value), marker={"size": 6, "opacity": 0.75},
+            x=rows["x"].tolist(), y=rows["y"].tolist(), mode="markers", name=str(value),
+            marker={"size": 6, "opacity": 0.75, "color": CATEGORY_COLOURS[position % len(CATEGORY_COLOURS)]},
             customdata=custom, hovertemplate=template,
             meta={"kind": "table", "records": _records(rows[[c for c in rows.columns if c in {"x", "y", color, *hover_columns, "id"}]])},
         ))
@@ -143,7 +144,7 @@ def training_curves(records: Sequence[Mapping], step: str = "step") -> go.Figure
                 name=column, meta={"kind": "table", "records": _records(rows)},
             ), row=1, col=i + 1)
         figure.update_xaxes(title=step, row=1, col=i + 1)
-    figure.update_layout(height=320, margin={"l": 10, "r": 10, "t": 50, "b": 10}, legend={"orientation": "h"})
+    figure.update_layout(height=320, margin={"l": 10, "r": 10, "t": 50, "b": 10}, legend=BELOW_LEGEND)
     return figure
 
 
@@ -161,5 +162,5 @@ def comparison_bars(table: pd.DataFrame, category: str, value: str, group: str |
             meta={"kind": "table", "records": _records(rows)},
         ))
     figure.update_layout(title=title, barmode="group", height=340, margin={"l": 10, "r": 10, "t": 50, "b": 10},
-                         legend={"orientation": "h"}, yaxis={"tickformat": value_format.replace("f", "")})
+                         legend=BELOW_LEGEND, yaxis={"tickformat": value_format.replace("f", "")})
     return figure

@@ -28,6 +28,13 @@ SEQUENTIAL_SCALE = "Viridis"
 DIVERGING_SCALE = "RdBu"
 """Colour scale for signed values (e.g. raw similarities, deltas)."""
 
+CATEGORY_COLOURS: tuple[str, ...] = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+                                     "#7f7f7f", "#bcbd22", "#17becf")
+"""Distinct hues for categories (plotly's D3 palette): labels in a scatter must not differ only in lightness."""
+
+BELOW_LEGEND: dict[str, Any] = {"orientation": "h", "yanchor": "top", "y": -0.22, "x": 0}
+"""A horizontal legend far enough below the plot that it never covers the x tick labels."""
+
 
 def plotly_config(image_format: str = "svg", filename: str = "nlivis_figure") -> dict[str, Any]:
     """Modebar settings for one figure: camera button saves `image_format` ("svg" or "png") as `filename`."""
