@@ -1,7 +1,7 @@
 """Same maths before and after a speed change: logits, trace tensors and gradients on fixed batches.
 
     python bench/equivalence.py save /tmp/nlivis-ref.pt      # with the code before the change
-    python bench/equivalence.py compare /tmp/nlivis-ref.pt   # after it; exit 1 on a difference
+    python bench/equivalence.py compare /tmp/nlivis-ref.pt [amn esan ...]   # after it; exit 1 on a difference
 
 Every config in configs/ is built twice (shipped size, and the paper size with a small vocabulary)
 with a fixed seed and run in eval mode (dropout off) on fixed synthetic batches of mixed lengths. The
@@ -77,10 +77,10 @@ def run_one(config_name: str, size: str, state: dict | None) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2 or argv[0] not in ("save", "compare"):
+    if len(argv) < 2 or argv[0] not in ("save", "compare"):
         print(__doc__)
         return 2
-    mode, path = argv
+    mode, path, prefixes = argv[0], argv[1], tuple(argv[2:])
     names = sorted(all_configs())
     if mode == "save":
         torch.save({(n, s): run_one(n, s, None) for n in names for s in SIZES}, path)
@@ -89,6 +89,8 @@ def main(argv: list[str]) -> int:
     reference = torch.load(path)
     failures = 0
     for (name, size), ref in reference.items():
+        if prefixes and not name.startswith(prefixes):
+            continue
         got = run_one(name, size, ref["state"])
         keys = [k for k in ref if k != "state"]
         problems = []

@@ -1,6 +1,6 @@
 """Where a model's training step or inference spends its time (torch.profiler, CPU).
 
-    python bench/profile.py gcnn shipped [--steps 5] [--infer] [--rows 25] [--batch N]
+    python bench/profile_model.py gcnn shipped [--steps 5] [--infer] [--rows 25] [--batch N]
 
 Runs the benchmark's own synthetic, length-bucketed batches (nlivis.bench) and prints the operators
 by self CPU time, plus the number of operator calls per step (a proxy for Python/dispatch overhead,
@@ -30,7 +30,10 @@ def main() -> int:
     parser.add_argument("--trace", action="store_true", help="inference with tracing on (8×20 batch)")
     parser.add_argument("--rows", type=int, default=25)
     parser.add_argument("--batch", type=int, default=None)
+    parser.add_argument("--threads", type=int, default=None)
     args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
 
     config = bench_config(args.config, args.size)
     torch.manual_seed(0)

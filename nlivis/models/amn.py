@@ -18,8 +18,9 @@ the MLP has one 600-wide tanh layer. With 300-d GloVe this counts 3.43M paramete
 of the same width, so the paper's LSTM count below its GRU count implies widths it does not report;
 with `share_encoder = true` the counts are 2.08M / 2.53M.
 
-The recurrence is sequential: input projections of the reading cell are computed for all steps at
-once, and each step does only the cell update, the key, the read and the write. Padded steps leave
+The recurrence is sequential, but only the writing half of it: f_input never reads the memory, so the
+reading cell runs over the whole sentence as one fused recurrent op before the loop, and each step
+does only the key, the read, the writing cell and the write. Padded steps leave
 every state and the memory unchanged, so results do not depend on how far a batch is padded.
 """
 from __future__ import annotations
@@ -35,7 +36,7 @@ from torch.nn import functional as F
 from nlivis.features.batch import Batch
 from nlivis.models.base import MatchingModel, ModelConfig
 from nlivis.models.layers.embedding import TokenFeatures
-from nlivis.models.layers.masking import masked_softmax
+from nlivis.models.layers.masking import NEG_INF
 from nlivis.models.registry import register
 from nlivis.models.trace import MemoryKeys, Representation, Trace
 
@@ -61,7 +62,8 @@ class AMNConfig(ModelConfig):
 
 
 def gru_step(projected_input: torch.Tensor, state: torch.Tensor, cell: nn.GRUCell) -> torch.Tensor:
-    """One GRUCell step given W_ih x + b_ih already computed (PyTorch's gate order r, z, n)."""
+    """One GRUCell step given W_ih x + b_ih already computed (PyTorch's gate order r, z, n): the
+    step-by-step form of `AttentionMemoryEncoder.read_all`, kept as its reference."""
     # B batch, d width; projected_input [B, 3d], state [B, d]
     hidden = F.linear(state, cell.weight_hh, cell.bias_hh)
     i_r, i_z, i_n = projected_input.chunk(3, dim=-1)
@@ -74,7 +76,8 @@ def gru_step(projected_input: torch.Tensor, state: torch.Tensor, cell: nn.GRUCel
 
 def lstm_step(projected_input: torch.Tensor, state: torch.Tensor, memory_cell: torch.Tensor,
               cell: nn.LSTMCell) -> tuple[torch.Tensor, torch.Tensor]:
-    """One LSTMCell step given W_ih x + b_ih already computed (PyTorch's gate order i, f, g, o)."""
+    """One LSTMCell step given W_ih x + b_ih already computed (PyTorch's gate order i, f, g, o); the
+    step-by-step form of `read_all` for the LSTM cell, kept as its reference."""
     # B batch, d width; projected_input [B, 4d], state and memory_cell [B, d]
     gates = projected_input + F.linear(state, cell.weight_hh, cell.bias_hh)
     i, f, g, o = gates.chunk(4, dim=-1)
@@ -85,8 +88,8 @@ def lstm_step(projected_input: torch.Tensor, state: torch.Tensor, memory_cell: t
 def erase_and_write(memory: torch.Tensor, key: torch.Tensor, state: torch.Tensor) -> torch.Tensor:
     """Eq. 5: each slot keeps (1 − a_s) of its content and receives a_s of the new state."""
     # B batch, S slots, d width; memory [B, S, d], key [B, 1, S], state [B, d] → [B, S, d]
-    key_column = key.transpose(1, 2)  # [B, S, 1]
-    return memory * (1.0 - key_column) + key_column * state.unsqueeze(1)
+    # M∘(1 − a) + a h^T = M + a∘(h^T − M): one fused lerp instead of four element-wise ops
+    return torch.lerp(memory, state.unsqueeze(1), key.transpose(1, 2))
 
 
 class AttentionMemoryEncoder(nn.Module):
@@ -103,35 +106,47 @@ class AttentionMemoryEncoder(nn.Module):
         self.writer = cell_class(2 * dim, dim)  # f_output  eq. 4
         self.dim = dim
 
+    def read_all(self, x: torch.Tensor) -> torch.Tensor:
+        """o_1..o_T (eq. 1) for every step at once: f_input reads only the words and its own state, never
+        the memory, so it runs as one fused recurrent op (torch.gru / torch.lstm with the cell's own
+        weights, gate orders r,z,n / i,f,g,o as in GRUCell / LSTMCell). Right padding comes after the
+        real steps, so their outputs are those of the step-by-step cell; padded steps' outputs are unused."""
+        # B batch, T tokens, w input width, d width → [B, T, d]
+        cell = self.reader
+        params = [cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh]
+        zeros = x.new_zeros(1, x.shape[0], self.dim)
+        if self.is_lstm:
+            out, _, _ = torch.lstm(x, (zeros, zeros), params, True, 1, 0.0, False, False, True)
+        else:
+            out, _ = torch.gru(x, zeros, params, True, 1, 0.0, False, False, True)
+        return out
+
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         # B batch, T tokens (= S memory slots), w input width, d memory width
         batch, steps, _ = x.shape
         memory = x if self.memory_init is None else self.memory_init(x)  # M_0  [B, S, d]
         memory = memory * mask.unsqueeze(-1).to(memory.dtype)
-        projected = F.linear(x, self.reader.weight_ih, self.reader.bias_ih)  # [B, T, 3d or 4d]
-        zeros = x.new_zeros(batch, self.dim)
-        read_state, read_cell, write_state, write_cell = zeros, zeros, zeros, zeros
-        slot_mask = mask.unsqueeze(1)  # [B, 1, S]
+        outputs = self.read_all(x)  # o_t for all t  [B, T, d]  eq. 1
+        write_state = write_cell = x.new_zeros(batch, self.dim)
+        free_slots = ~mask.unsqueeze(1)  # [B, 1, S]  True on padding slots
+        steps_on = mask.unsqueeze(-1)  # [B, T, 1]  False on padding steps: nothing changes there
         keys = []
         for t in range(steps):
-            step = mask[:, t].unsqueeze(1)  # [B, 1]  False on padding: nothing changes
-            if self.is_lstm:
-                o, o_cell = lstm_step(projected[:, t], read_state, read_cell, self.reader)
-            else:
-                o, o_cell = gru_step(projected[:, t], read_state, self.reader), read_cell
+            step = steps_on[:, t]  # [B, 1]
+            o = outputs[:, t]  # [B, d]
             scores = torch.bmm(o.unsqueeze(1), memory.transpose(1, 2))  # o_t^T M  [B, 1, S]
-            key = masked_softmax(scores, slot_mask, dim=2) * step.unsqueeze(2).to(scores.dtype)  # a_t  eq. 2
+            # a_t (eq. 2): softmax over the real slots, all zero on a padding step (also where a row has
+            # no real slot and the softmax is NaN)
+            key = torch.where(step.unsqueeze(2), torch.softmax(scores.masked_fill(free_slots, NEG_INF), dim=2), 0.0)
             read = torch.bmm(key, memory).squeeze(1)  # m_t  [B, d]  eq. 3
             composed = torch.cat([o, read], dim=-1)  # [B, 2d]
             if self.is_lstm:
                 h, h_cell = self.writer(composed, (write_state, write_cell))  # eq. 4
+                write_cell = torch.where(step, h_cell, write_cell)
             else:
-                h, h_cell = self.writer(composed, write_state), write_cell
-            memory = erase_and_write(memory, key, h)  # eq. 5
-            read_state = torch.where(step, o, read_state)
-            read_cell = torch.where(step, o_cell, read_cell)
+                h = self.writer(composed, write_state)  # eq. 4
+            memory = erase_and_write(memory, key, h)  # eq. 5 (a zero key leaves M unchanged)
             write_state = torch.where(step, h, write_state)
-            write_cell = torch.where(step, h_cell, write_cell)
             keys.append(key)
         return write_state, torch.cat(keys, dim=1)  # h_T [B, d], keys [B, T, S]
 
