@@ -84,10 +84,14 @@ else:
         if len(seeds) >= 2 and all(split in split_sets[s.name] for s in seeds[:2]):
             first, _ = app_state.checkpoint_predictions(seeds[0].folder, split)
             second, _ = app_state.checkpoint_predictions(seeds[1].folder, split)
-            noise = seed_noise(first, second, seeds[0].name, seeds[1].name)
-            st.caption(f"Seed noise: {noise.first} and {noise.second} (the same config, different seeds) differ by "
-                       f"{noise.gap:.1%} on {split} ({noise.pairs} pairs). A variant whose difference is no larger "
-                       "is *within seed noise*: the ablation did not change accuracy by more than re-training does.")
+            try:
+                noise = seed_noise(first, second, seeds[0].name, seeds[1].name)
+            except ValueError as noise_error:
+                st.warning(f"Seed noise cannot be measured between {seeds[0].name} and {seeds[1].name}: {noise_error}.")
+            else:
+                st.caption(f"Seed noise: {noise.first} and {noise.second} (the same config, different seeds) differ by "
+                           f"{noise.gap:.1%} on {split} ({noise.pairs} pairs). A variant whose difference is no larger "
+                           "is *within seed noise*: the ablation did not change accuracy by more than re-training does.")
         else:
             st.caption(f"Only one seed of the full `{model}` config under {protocol}: whether a difference is within "
                        f"seed noise cannot be said. Train `{model}` with seed 2 (folder suffix `-seed2`) to know.")

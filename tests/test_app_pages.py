@@ -256,6 +256,29 @@ def test_ablations_without_a_second_seed_says_so(monkeypatch, tmp_path, checkpoi
     assert "heatmap" not in trace_types(app) and "bar" in trace_types(app)
 
 
+def test_ablations_with_seeds_from_different_data_warns_instead_of_failing(monkeypatch, tmp_path, checkpoints):
+    """Two 'seeds' whose prediction files disagree on gold labels (trained on different copies of a split)."""
+    import json
+    import shutil
+
+    root = tmp_path / "mixed"
+    root.mkdir()
+    for name in ("gcnn-snli-small", "gcnn-no_forget_gate-snli-small", "embeddings"):
+        (root / name).symlink_to(checkpoints / name)
+    shutil.copytree(checkpoints / "gcnn-snli-small-seed2", root / "gcnn-snli-small-seed2")
+    predictions = root / "gcnn-snli-small-seed2" / "predictions_snli_dev.jsonl"
+    rows = [json.loads(line) for line in predictions.read_text().splitlines()]
+    for row in rows:
+        row["gold"] = {"entailment": "contradiction", "contradiction": "neutral", "neutral": "entailment"}[row["gold"]]
+    predictions.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    app = open_app(monkeypatch, tmp_path, root, APP_DATA)
+    show(app, "pages/6_Ablations.py")
+    assert "Seed noise cannot be measured" in texts(app, "warning")
+    comparison = next(d.value for d in app.dataframe if "problem" in d.value.columns)
+    assert "not from the same split" in comparison.set_index("variant").loc["gcnn-snli-small-seed2", "problem"]
+    assert "bar" in trace_types(app)
+
+
 # ---------------------------------------------------------------- with checkpoints, without data
 
 def test_pages_without_data_say_what_is_missing(monkeypatch, tmp_path, checkpoints, empty_folder):

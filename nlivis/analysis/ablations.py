@@ -161,8 +161,13 @@ def family_members(records: Sequence[VariantRecord], model: str, protocol: str) 
 
 
 def full_model_seeds(members: Sequence[VariantRecord]) -> list[VariantRecord]:
-    """The full model's checkpoints (one per seed, e.g. `gcnn-snli-small` and `gcnn-snli-small-seed2`)."""
-    return [r for r in members if r.is_full_model]
+    """The full model's checkpoints, one per seed (the first found of each), e.g. `gcnn-snli-small` and
+    `gcnn-snli-small-seed2`."""
+    by_seed: dict[int | None, VariantRecord] = {}
+    for record in members:
+        if record.is_full_model:
+            by_seed.setdefault(record.seed, record)
+    return list(by_seed.values())
 
 
 def variant_table(members: Sequence[VariantRecord], reference: VariantRecord | None = None) -> pd.DataFrame:
@@ -206,7 +211,8 @@ class SeedNoise:
 
 def seed_noise(first: Predictions, second: Predictions, first_name: str = "seed 1",
                second_name: str = "seed 2") -> SeedNoise:
-    """The accuracy gap between two seeds of the same config on the pairs both predicted."""
+    """The accuracy gap between two seeds of the same config on the pairs both predicted; ValueError when
+    the two share no labelled pair or disagree on gold labels (not the same split)."""
     comparison = compare_models(second, first, resamples=1)
     return SeedNoise(first_name, second_name, abs(comparison.difference.estimate), comparison.pairs)
 
@@ -293,7 +299,9 @@ def paper_ablations(model: str, ours: Mapping[str, float] | None = None, our_lab
         rows.append(entry)
     rows.sort(key=lambda entry: order[(entry["table"], entry["paper row"])])  # a paper row's columns together
     table = pd.DataFrame(rows)
-    if our_label in table:
-        table = table[[c for c in table.columns if c != our_label] + [our_label]]
+    if our_label in table:  # ours right beside the paper's number
+        columns = [c for c in table.columns if c != our_label]
+        at = columns.index("reported accuracy (%)") + 1
+        table = table[columns[:at] + [our_label] + columns[at:]]
     table.attrs["paper"] = PAPERS[paper_id]["short"]
     return table
