@@ -1,0 +1,75 @@
+"""The checkpoints shipped in checkpoints/: they load, record what they saw, stay lean, their recorded dev
+accuracy is what their predictions file says, and re-predicting a slice of the select split gives the
+recorded labels (that part needs ../shared/data and skips without it)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from nlivis.analysis.predictions import read_predictions
+from nlivis.training.checkpoint import load_checkpoint
+
+ROOT = Path(__file__).resolve().parents[1] / "checkpoints"
+SHIPPED = sorted(p for p in ROOT.glob("*") if (p / "COMPLETE").is_file()) if ROOT.is_dir() else []
+MAX_TOTAL_MB = 150
+RECHECKED_PAIRS = 100
+HYPOTHESIS_ONLY_SNLI_SMALL = 0.58
+"""The hypothesis-only baseline on snli-small (measured, see the README); every full model must beat it clearly."""
+FULL_MODELS = ("gcnn", "diin", "attentive_conv", "esan", "amn")
+
+pytestmark = pytest.mark.skipif(not SHIPPED, reason="no complete checkpoints in checkpoints/")
+
+
+def test_checkpoints_folder_stays_under_150_mb():
+    total = sum(f.stat().st_size for f in ROOT.rglob("*") if f.is_file() and "state" not in f.parts)
+    assert total / 2 ** 20 < MAX_TOTAL_MB, f"checkpoints/ holds {total / 2 ** 20:.0f} MB"
+
+
+def test_no_training_state_or_pickles_are_shipped():
+    assert not [p for p in SHIPPED if (p / "state").exists()], "resumable training state left in a finished checkpoint"
+    assert not [p for p in ROOT.rglob("*") if p.suffix in {".pt", ".pth", ".pkl", ".pickle", ".bin"}]
+
+
+@pytest.mark.parametrize("folder", SHIPPED, ids=[p.name for p in SHIPPED])
+def test_shipped_checkpoint_loads_and_its_metrics_match_its_predictions(folder):
+    loaded = load_checkpoint(folder)
+    config = loaded.config
+    for key in ("seed", "device", "wall_time_s", "pairs_seen", "versions", "dataset", "embeddings"):
+        assert key in config, f"{folder.name}: config.json does not record {key}"
+    assert config["dataset"]["protocol"].endswith("-small"), "shipped models follow the reduced protocols"
+    select = loaded.metrics["select_split"]
+    predictions = read_predictions(folder / f"predictions_{select}.jsonl")
+    accuracy = sum(p.gold == p.predicted for p in predictions) / len(predictions)
+    assert accuracy == pytest.approx(loaded.metrics["best_dev_accuracy"], abs=1e-9)
+
+
+@pytest.mark.parametrize("name", FULL_MODELS)
+def test_full_models_beat_the_hypothesis_only_baseline_on_snli_small(name):
+    folder = ROOT / f"{name}-snli-small"
+    if not (folder / "COMPLETE").is_file():
+        pytest.skip(f"{folder.name} is not shipped")
+    metrics = json.loads((folder / "metrics.json").read_text(encoding="utf-8"))
+    assert metrics["best_dev_accuracy"] > HYPOTHESIS_ONLY_SNLI_SMALL + 0.02
+
+
+@pytest.fixture(scope="module")
+def analysis_cache(tmp_path_factory) -> Path:
+    """One spaCy cache for the module: the checkpoints of a protocol share their select split."""
+    return tmp_path_factory.mktemp("analysis-cache")
+
+
+@pytest.mark.parametrize("folder", SHIPPED, ids=[p.name for p in SHIPPED])
+def test_shipped_checkpoint_reproduces_its_recorded_predictions(folder, shared_data, analysis_cache):
+    from nlivis.data.protocols import get_protocol, read_split, split_key
+    from nlivis.features.dataset import analyze_pairs
+    from nlivis.training.commands import evaluate_checkpoint
+
+    loaded = load_checkpoint(folder)
+    protocol = get_protocol(loaded.config["dataset"]["protocol"])
+    ref = protocol.select
+    pairs = read_split(ref, shared_data).pairs[:RECHECKED_PAIRS]
+    result = evaluate_checkpoint(loaded, analyze_pairs(pairs, cache_dir=analysis_cache, progress=False))
+    recorded = {p.id: p.predicted for p in read_predictions(folder / f"predictions_{split_key(ref)}.jsonl")}
+    assert [r["predicted"] for r in result.predictions] == [recorded[p.id] for p in pairs]
