@@ -47,9 +47,13 @@ _DATA_ROOT = "nlivis_data_root"
 # ---------------------------------------------------------------- folders
 
 def checkpoint_roots() -> list[Path]:
-    """Folders scanned for checkpoints: NLIVIS_CHECKPOINTS (or checkpoints/) plus any the user added."""
+    """Folders scanned for checkpoints: NLIVIS_CHECKPOINTS (or checkpoints/), NLIVIS_RUNS when set, and any the
+    user added."""
     configured = os.environ.get(CHECKPOINTS_ENV)
     roots = [Path(p) for p in configured.split(os.pathsep) if p] if configured else [ROOT / "checkpoints"]
+    runs = os.environ.get(RUNS_ENV)
+    if runs and Path(runs).is_dir() and Path(runs) not in roots:  # finished Train-page runs show up on Home
+        roots.append(Path(runs))
     for extra in st.session_state.get(_EXTRA_ROOTS, []):
         if Path(extra) not in roots:
             roots.append(Path(extra))
@@ -760,6 +764,41 @@ def variant_records() -> tuple[list[Any], list[str]]:
         except ValueError as error:
             problems.append(str(error))
     return records, problems
+
+
+def family_predictions(members: Sequence[Any], reference: Any, split: str) -> tuple[list[Any], dict[str, list[Any]], list[str]]:
+    """(the reference's predictions on `split`, {other member: its predictions}, problems): members without
+    predictions for the split are left out; unreadable files are problems, as is a reference without them."""
+    reference_predictions, error = checkpoint_predictions(reference.folder, split)
+    problems = [error] if error else []
+    variants: dict[str, list[Any]] = {}
+    for member in members:
+        if member.name == reference.name or split not in member.prediction_splits:
+            continue
+        predictions, member_error = checkpoint_predictions(member.folder, split)
+        if member_error:
+            problems.append(member_error)
+        else:
+            variants[member.name] = predictions
+    return reference_predictions, variants, problems
+
+
+def measure_seed_noise(seeds: Sequence[Any], split: str) -> tuple[Any | None, str | None]:
+    """(SeedNoise between the first two seeds of the full model on `split`, None), or (None, why it cannot be
+    measured: one seed only, no predictions for the split, or predictions that are not of the same split)."""
+    from nlivis.analysis.ablations import seed_noise
+
+    if len(seeds) < 2:
+        return None, "one seed only"
+    first, second = seeds[0], seeds[1]
+    first_predictions, first_error = checkpoint_predictions(first.folder, split)
+    second_predictions, second_error = checkpoint_predictions(second.folder, split)
+    if first_error or second_error:
+        return None, first_error or second_error
+    try:
+        return seed_noise(first_predictions, second_predictions, first.name, second.name), None
+    except ValueError as error:
+        return None, f"{first.name} and {second.name}: {error}"
 
 
 @dataclass

@@ -1,12 +1,11 @@
 """Ablations: the checkpoints of one model family side by side, against the full model, with the papers' numbers."""
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from nlivis import app_state
-from nlivis.analysis.ablations import (compare_variants, families, family_members, full_model_seeds, paper_ablations,
-                                       seed_noise, tag_deltas, variant_table)
+from nlivis.analysis.ablations import (comparable_splits, compare_variants, families, family_members, full_model_seeds,
+                                       our_accuracies, paper_ablations, tag_deltas, variant_table, with_sentences)
 from nlivis.analysis.breakdown import disagreements
 from nlivis.analysis.paper_tables import SOURCE_NOTE
 from nlivis.viz import comparison_bars, delta_bars, difference_intervals
@@ -58,43 +57,29 @@ if len(members) < 2:
             f"named `{model}-…`) or a second seed to compare.")
 
 st.subheader("Paired comparison with the reference")
-split_sets = {m.name: set(m.prediction_splits) for m in members}
-shared = sorted(s for s in split_sets[reference.name] if any(s in split_sets[n] for n in names if n != reference.name))
+shared = comparable_splits(members, reference)
 if len(members) < 2:
     st.caption("Needs at least two checkpoints.")
 elif not shared:
     st.info(f"{reference_name} shares no prediction file (predictions_<split>.jsonl) with the other variants.")
 else:
-    split = st.selectbox("Evaluation split", shared, key=f"ablations_split_{model}_{protocol}",
-                         index=shared.index(reference.select_split) if reference.select_split in shared else 0)
-    reference_predictions, error = app_state.checkpoint_predictions(reference.folder, split)
-    variants: dict[str, list] = {}
-    for member in members:
-        if member.name == reference.name or split not in split_sets[member.name]:
-            continue
-        predictions, member_error = app_state.checkpoint_predictions(member.folder, split)
-        if member_error:
-            st.error(member_error)
-        else:
-            variants[member.name] = predictions
-    if error:
-        st.error(error)
-    elif variants:
-        noise = None
-        if len(seeds) >= 2 and all(split in split_sets[s.name] for s in seeds[:2]):
-            first, _ = app_state.checkpoint_predictions(seeds[0].folder, split)
-            second, _ = app_state.checkpoint_predictions(seeds[1].folder, split)
-            try:
-                noise = seed_noise(first, second, seeds[0].name, seeds[1].name)
-            except ValueError as noise_error:
-                st.warning(f"Seed noise cannot be measured between {seeds[0].name} and {seeds[1].name}: {noise_error}.")
-            else:
-                st.caption(f"Seed noise: {noise.first} and {noise.second} (the same config, different seeds) differ by "
-                           f"{noise.gap:.1%} on {split} ({noise.pairs} pairs). A variant whose difference is no larger "
-                           "is *within seed noise*: the ablation did not change accuracy by more than re-training does.")
-        else:
+    split = st.selectbox("Evaluation split", shared, key=f"ablations_split_{model}_{protocol}")
+    reference_predictions, variants, problems = app_state.family_predictions(members, reference, split)
+    for problem in problems:
+        st.error(problem)
+    if not (variants and reference_predictions):
+        st.info(f"No predictions on {split} to compare.")
+    else:
+        noise, noise_problem = app_state.measure_seed_noise(seeds, split)
+        if noise is not None:
+            st.caption(f"Seed noise: {noise.first} and {noise.second} (the same config, different seeds) differ by "
+                       f"{noise.gap:.1%} on {split} ({noise.pairs} pairs). A variant whose difference is no larger "
+                       "is *within seed noise*: the ablation did not change accuracy by more than re-training does.")
+        elif len(seeds) < 2:
             st.caption(f"Only one seed of the full `{model}` config under {protocol}: whether a difference is within "
                        f"seed noise cannot be said. Train `{model}` with seed 2 (folder suffix `-seed2`) to know.")
+        else:
+            st.warning(f"Seed noise cannot be measured: {noise_problem}.")
         comparison = compare_variants(reference_predictions, variants, noise)
         app_state.show_figure(difference_intervals(comparison, noise=noise.gap if noise else None,
                                                    title=f"accuracy difference vs {reference_name} on {split}"),
@@ -135,20 +120,13 @@ else:
             st.info(f"The {len(variants) + 1} checkpoints give every pair of {split} the same label.")
         else:
             pairs, _ = app_state.read_local_split(split)
-            by_id = {pair.id: pair for pair in pairs}
-            ranked.insert(1, "premise", ranked["id"].map(lambda i: by_id[i].premise if i in by_id else ""))
-            ranked.insert(2, "hypothesis", ranked["id"].map(lambda i: by_id[i].hypothesis if i in by_id else ""))
-            st.caption(f"{len(ranked)} pairs, most distinct labels first, then the widest spread of the probability "
-                       "given to the gold label" + ("" if by_id else " (sentences appear when the split is in the data folder)"))
-            st.dataframe(ranked.head(200), hide_index=True, width="stretch")
+            st.caption(f"{len(ranked)} pair(s), most distinct labels first, then the widest spread of the probability "
+                       "given to the gold label" + ("" if pairs else " (sentences appear when the split is in the data folder)"))
+            st.dataframe(with_sentences(ranked.head(200), pairs), hide_index=True, width="stretch")
 
 st.subheader("What the paper reports")
-ours = {}
-for member in members:
-    if member.select_accuracy is not None:
-        ours.setdefault(member.config_name, 100 * member.select_accuracy)
 our_label = f"ours: {protocol} {reference.select_split or 'select split'} (%)"
-reported = paper_ablations(model, ours, our_label)
+reported = paper_ablations(model, our_accuracies(members), our_label)
 if reported.empty:
     st.info(f"No paper table lists variants of {model}.")
 else:

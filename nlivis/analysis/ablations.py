@@ -170,6 +170,35 @@ def full_model_seeds(members: Sequence[VariantRecord]) -> list[VariantRecord]:
     return list(by_seed.values())
 
 
+def comparable_splits(members: Sequence[VariantRecord], reference: VariantRecord) -> list[str]:
+    """Splits with predictions from the reference and at least one other member, the reference's select
+    split first."""
+    others = {split for member in members if member.name != reference.name for split in member.prediction_splits}
+    shared = [split for split in reference.prediction_splits if split in others]
+    return sorted(shared, key=lambda split: (split != reference.select_split, split))
+
+
+def our_accuracies(members: Sequence[VariantRecord]) -> dict[str, float]:
+    """Config name → select-split accuracy in % of its first checkpoint (lowest seed), to set beside the
+    papers' rows."""
+    accuracies: dict[str, float] = {}
+    for member in sorted(members, key=lambda m: (m.seed or 0, m.name)):
+        if member.select_accuracy is not None:
+            accuracies.setdefault(member.config_name, 100 * member.select_accuracy)
+    return accuracies
+
+
+def with_sentences(table: pd.DataFrame, pairs: Sequence) -> pd.DataFrame:
+    """`table` (with an `id` column) with premise and hypothesis columns after it, taken from `pairs`
+    (records with id, premise, hypothesis); blank for ids not among them."""
+    by_id = {pair.id: pair for pair in pairs}
+    table = table.copy()
+    at = list(table.columns).index("id") + 1
+    table.insert(at, "premise", table["id"].map(lambda i: by_id[i].premise if i in by_id else ""))
+    table.insert(at + 1, "hypothesis", table["id"].map(lambda i: by_id[i].hypothesis if i in by_id else ""))
+    return table
+
+
 def variant_table(members: Sequence[VariantRecord], reference: VariantRecord | None = None) -> pd.DataFrame:
     """One row per checkpoint: config, seed, select-split and report accuracies, the select accuracy's
     difference to `reference`, parameters, training time, training pairs/s and the paper rows it matches.
