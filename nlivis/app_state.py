@@ -356,7 +356,7 @@ def training_device() -> str:
 
 def train_command(config: str, dataset: str, data_dir: Path, out: Path, size: str = "shipped",
                   embeddings: str | None = None, epochs: float | None = None, max_steps: int | None = None,
-                  seed: int = 1, device: str = "cpu", resume: bool = False) -> list[str]:
+                  seed: int = 1, device: str = "cpu") -> list[str]:
     """The `python -m nlivis train …` command line the Train page runs (the same as on a terminal)."""
     command = [sys.executable, "-m", "nlivis", "train", "--config", config, "--dataset", dataset,
                "--data-dir", str(Path(data_dir).expanduser().resolve()), "--out", str(Path(out).expanduser().resolve()),
@@ -367,9 +367,13 @@ def train_command(config: str, dataset: str, data_dir: Path, out: Path, size: st
         command += ["--epochs", str(epochs)]
     if max_steps is not None:
         command += ["--max-steps", str(max_steps)]
-    if resume:
-        command.append("--resume")
     return command
+
+
+def resume_command(run: TrainingRun) -> list[str]:
+    """The run's own recorded command with --resume: a resumed run must rebuild the same model and data,
+    whatever the Train page's widgets say now."""
+    return list(run.command) + ([] if "--resume" in run.command else ["--resume"])
 
 
 def run_name(config: str, dataset: str, seed: int) -> str:
@@ -396,28 +400,27 @@ def run_status(run: TrainingRun) -> RunStatus:
 
 FOREIGN_RUN_IDLE_S = 300.0
 """A folder whose metrics.jsonl changed this recently, with no run record of the app, is taken to be in use
-by a training process started elsewhere (a terminal, scripts/train_shipped.py) and is not resumed."""
+by a training process started elsewhere (a terminal, scripts/train_shipped.py): the app starts nothing in it."""
 
 
-def out_folder_problem(out: Path, resume: bool = False) -> str | None:
-    """Why a run cannot write to `out` (a complete checkpoint, another live run, leftover state), or None."""
+def out_folder_problem(out: Path) -> str | None:
+    """Why a new run cannot write to `out` (another live run, a complete checkpoint, the saved state of an
+    unfinished run, a folder another process is writing), or None."""
     from nlivis.training.checkpoint import MANIFEST, STATE_FOLDER
 
     run = read_run(out)
     if run is not None and run.running:
         return f"a training run (pid {run.pid}) is already writing to {out}"
-    log = Path(out) / "metrics.jsonl"
-    idle = time.time() - log.stat().st_mtime if log.is_file() else None
-    if run is None and idle is not None and idle < FOREIGN_RUN_IDLE_S and not (Path(out) / MANIFEST).is_file():
-        return (f"{out} was written to {idle:.0f} s ago by a training process not started here "
-                "(e.g. scripts/train_shipped.py); choose another run name")
     if (Path(out) / MANIFEST).is_file():
         return f"{out} already holds a finished checkpoint; choose another run name"
-    has_state = (Path(out) / STATE_FOLDER / "state.json").is_file()
-    if resume and not has_state:
-        return f"{out} has no saved training state to resume"
-    if not resume and (Path(out) / STATE_FOLDER).exists():
-        return f"{out} holds the saved state of an unfinished run: resume it or choose another run name"
+    log = Path(out) / "metrics.jsonl"
+    idle = time.time() - log.stat().st_mtime if log.is_file() else None
+    if run is None and idle is not None and idle < FOREIGN_RUN_IDLE_S:
+        return (f"{out} was written to {idle:.0f} s ago by a training process not started here "
+                "(e.g. scripts/train_shipped.py); choose another run name")
+    if (Path(out) / STATE_FOLDER).exists():
+        return (f"{out} holds the saved state of an unfinished run: resume it under Runs below (or with --resume on "
+                "its command line), or choose another run name")
     return None
 
 

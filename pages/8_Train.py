@@ -16,9 +16,6 @@ from nlivis.viz import training_curves
 
 POLL_SECONDS = 2.0  # how often a live run's curves and log are re-read
 WATCHED = "train_watched_run"  # session key: the output folder of the run the user last started or picked
-STATUS_TEXT = {"running": "🟢 running", "finished": "✅ finished", "stopped": "⏸️ stopped (state saved)",
-               "failed": "❌ ended without a checkpoint"}
-
 st.set_page_config(page_title="nlivis · train", page_icon="🔎", layout="wide")
 st.title("Train a model")
 st.caption(f"{app_state.NOTE_ICON} {app_state.SMALL_PROTOCOL_NOTE} Curves below are the run's own metrics.jsonl.")
@@ -78,27 +75,18 @@ out = root / name
 
 problems = [p for p in (app_state.training_data_problem(dataset, data_folder),
                         app_state.embeddings_problem(embeddings or default_embeddings)) if p]
-resumable = False
 if not name or "/" in name or name.startswith("."):
     problems.append("give the run a folder name (no '/', not starting with '.')")
-else:
-    resumable = app_state.out_folder_problem(out, resume=True) is None
-    folder_problem = app_state.out_folder_problem(out)
-    if folder_problem and not resumable:
-        problems.append(folder_problem)
+elif folder_problem := app_state.out_folder_problem(out):
+    problems.append(folder_problem)
 for problem in problems:
     st.warning(f"Cannot start: {problem}")
 
 command_options = dict(size=size, embeddings=embeddings, epochs=None if epochs == config_epochs else float(epochs),
                        max_steps=max_steps or None, seed=seed, device=device)
-start_column, resume_column, _ = st.columns([1, 1, 3])
-start = start_column.button("Start training", type="primary", disabled=bool(problems) or resumable, key="train_start")
-resume = resume_column.button("Resume this run", disabled=not resumable or bool(problems), key="train_resume",
-                              help="continue the stopped run in this folder from its saved state")
-if (start or resume) and data_folder is not None:
-    command = app_state.train_command(config_name, dataset, data_folder, out, resume=resume, **command_options)
+if st.button("Start training", type="primary", disabled=bool(problems), key="train_start") and data_folder is not None:
     try:
-        app_state.start_run(command, out)
+        app_state.start_run(app_state.train_command(config_name, dataset, data_folder, out, **command_options), out)
     except (RuntimeError, OSError) as error:
         st.error(f"Could not start the run: {error}")
     else:
@@ -106,8 +94,8 @@ if (start or resume) and data_folder is not None:
         st.rerun()
 if not problems:
     with st.expander("Command line"):
-        st.code(" ".join(app_state.train_command(config_name, dataset, data_folder or Path("DATA"), out,
-                                                 resume=resumable, **command_options)), language="bash")
+        st.code(" ".join(app_state.train_command(config_name, dataset, data_folder or Path("DATA"), out, **command_options)),
+                language="bash")
 
 # ---------------------------------------------------------------- runs started from the app
 st.subheader("Runs")
@@ -125,29 +113,30 @@ default = watched if watched in choices else (live[0] if live else choices[0])
 
 
 def run_label(path: str) -> str:
+    """The run's folder and start time (its status is shown below: a label that changes would not refresh)."""
     run = next(r for r in runs if str(r.out) == path)
     started = time.strftime("%Y-%m-%d %H:%M", time.localtime(run.started)) if run.started else "?"
-    return f"{Path(path).name} · {STATUS_TEXT[statuses[path]]} · started {started}"
+    return f"{Path(path).name} · started {started}"
 
 
 picked = st.selectbox("Run", choices, index=choices.index(default), format_func=run_label, key="train_watch_pick")
 st.session_state[WATCHED] = picked
 
 
-def show_run(out_path: str) -> None:
-    """Status, numbers, curves and log of one run; re-run on a timer while the run lives."""
+def show_run(out_path: str, drawn_status: str) -> None:
+    """Status, numbers, curves and log of one run; re-run on a timer while the run lives, and the whole page
+    once its status differs from `drawn_status` (the one the run list shows)."""
     run = app_state.read_run(Path(out_path))
     if run is None:
         st.info(f"{out_path} has no run record.")
         return
     status = app_state.run_status(run)
-    if status != statuses.get(out_path):  # the run ended (or started) since the page was drawn
-        statuses[out_path] = status
+    if status != drawn_status:  # the run ended since the page was drawn: refresh the list and the start form
         st.rerun(scope="app")
     records = app_state.read_run_metrics(Path(out_path))
     summary = app_state.run_summary(records)
-    columns = st.columns(6)
-    columns[0].metric("status", STATUS_TEXT[status])
+    columns = st.columns([1.3, 1, 1, 1, 1.3, 1])
+    columns[0].metric("status", status)
     columns[1].metric("step", f"{summary['step']:,}" if "step" in summary else "—")
     columns[2].metric("epoch", f"{summary['epoch']:.2f}" if "epoch" in summary else "—")
     columns[3].metric("loss", f"{summary['loss']:.3f}" if "loss" in summary else "—")
@@ -156,11 +145,11 @@ def show_run(out_path: str) -> None:
                       help="training pairs per second over the last logged window"
                            + (f"; median {summary['median_pairs_per_s']:.0f}" if "median_pairs_per_s" in summary else ""))
     if records:
-        app_state.show_figure(training_curves(records), f"train_curves_{Path(out_path).name}", f"training_{Path(out_path).name}")
+        app_state.show_figure(training_curves(records), f"train_curves_{run.out.name}", f"training_{run.out.name}")
     else:
         st.caption("No metrics logged yet (the worker is reading and analysing the data).")
     if status == "running":
-        if st.button("Stop", key=f"train_stop_{Path(out_path).name}",
+        if st.button("Stop", key=f"train_stop_{run.out.name}",
                      help="the run finishes its current step, saves its state and exits; Resume continues it"):
             app_state.request_stop(run)
             st.info("Stop requested: the run saves its state after its current step.")
@@ -168,7 +157,14 @@ def show_run(out_path: str) -> None:
         st.success(f"Finished: the checkpoint {run.out.name} is listed on Home, ready to load.")
         st.page_link("app.py", label="Go to Home", icon="🏠")
     elif status == "stopped":
-        st.info(f"Stopped with its state saved: pick run name {run.out.name} above (same config) and press Resume.")
+        st.info("Stopped with its training state saved; Resume continues it with its own command line.")
+        if st.button("Resume", key=f"train_resume_{run.out.name}", disabled=not run.command):
+            try:
+                app_state.start_run(app_state.resume_command(run), run.out)
+            except (RuntimeError, OSError) as error:
+                st.error(f"Could not resume the run: {error}")
+            else:
+                st.rerun(scope="app")
     else:
         st.error("The worker ended without writing a checkpoint; its log says why.")
     tail = app_state.log_tail(Path(out_path), lines=15)
@@ -178,4 +174,4 @@ def show_run(out_path: str) -> None:
         st.caption("command: " + " ".join(run.command))
 
 
-st.fragment(show_run, run_every=POLL_SECONDS if statuses[picked] == "running" else None)(picked)
+st.fragment(show_run, run_every=POLL_SECONDS if statuses[picked] == "running" else None)(picked, statuses[picked])

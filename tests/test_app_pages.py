@@ -373,7 +373,9 @@ def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, 
             time.sleep(0.1)
         app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py")
         assert "stopped" in next(m.value for m in app.metric if m.label == "status")
-        assert not app.button(key="train_resume").disabled and app.button(key="train_start").disabled
+        assert "holds the saved state of an unfinished run" in texts(app, "warning")
+        assert app.button(key="train_start").disabled and not app.button(key="train_resume_gcnn-snli-small").disabled
+        assert app_state.resume_command(app_state.read_run(out))[-1] == "--resume"
     finally:
         app_state.request_stop(run)
 
@@ -397,22 +399,22 @@ def test_train_page_runs_a_worker_that_becomes_a_checkpoint(monkeypatch, tmp_pat
 def test_train_page_stop_and_resume(monkeypatch, tmp_path):
     runs = tmp_path / "runs"
     runs.mkdir()
-    start_from_page(show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py"), max_steps=0, epochs=500)
+    start_from_page(show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py"), max_steps=60, epochs=500)
     app = wait_for_status(monkeypatch, tmp_path, runs, "running")
     assert "already writing to" in texts(app, "warning") and app.button(key="train_start").disabled
     deadline = time.time() + 60
-    while not app.metric or next(m.value for m in app.metric if m.label == "step") == "—":
+    while next(m.value for m in app.metric if m.label == "step") == "—":
         assert time.time() < deadline, "the run logged no step"
-        time.sleep(1.0)
+        time.sleep(0.5)
         app.run()
     app.button(key="train_stop_gcnn-snli-small").click().run()
     assert "Stop requested" in texts(app, "info")
     app = wait_for_status(monkeypatch, tmp_path, runs, "stopped")
-    assert "stopped" in next(m.value for m in app.metric if m.label == "status")
-    app.selectbox(key="train_embeddings").set_value("random").run()
-    app.number_input(key="train_epochs_gcnn_shipped").set_value(500.0).run()
-    assert not app.button(key="train_resume").disabled and app.button(key="train_start").disabled
-    app.number_input(key="train_max_steps").set_value(1).run()
-    app.button(key="train_resume").click().run()
+    stopped_at = int(next(m.value for m in app.metric if m.label == "step"))
+    assert 0 < stopped_at < 60
+    app.selectbox(key="train_embeddings").set_value("minilm").run()  # the form no longer matches the run …
+    app.button(key="train_resume_gcnn-snli-small").click().run()  # … resume uses the run's own command
+    assert not app.exception
     app = wait_for_status(monkeypatch, tmp_path, runs, "finished")
     assert "finished" in next(m.value for m in app.metric if m.label == "status")
+    assert next(m.value for m in app.metric if m.label == "step") == "60"
