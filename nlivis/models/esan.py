@@ -183,7 +183,7 @@ class ESAN(MatchingModel):
                                  batch.premise_exact_match, pm)  # E_a  [B, P, d]
         e_h = self.word_features(batch.hypothesis_ids, batch.hypothesis_chars, batch.hypothesis_pos,
                                  batch.hypothesis_exact_match, hm)  # E_b  [B, H, d]
-        c_p, c_h = self.encoder(e_p, pm), self.encoder(e_h, hm)  # H_a [B, P, d], H_b [B, H, d]
+        c_p, c_h = self.encoder.forward_pair(e_p, pm, e_h, hm)  # H_a [B, P, d], H_b [B, H, d]
 
         a, b = c_p, c_h  # the first alignment layer reads the encoding outputs
         for index, layer in enumerate(self.layers, start=1):

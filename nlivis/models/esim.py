@@ -58,8 +58,7 @@ class ESIM(MatchingModel):
                                        batch.premise_exact_match))  # [B, P, d]
         b = self.dropout(self.features(batch.hypothesis_ids, batch.hypothesis_chars, batch.hypothesis_pos,
                                        batch.hypothesis_exact_match))  # [B, H, d]
-        a_bar = self.encoder(a, pm)  # [B, P, 2n]
-        b_bar = self.encoder(b, hm)  # [B, H, 2n]
+        a_bar, b_bar = self.encoder.forward_pair(a, pm, b, hm)  # [B, P, 2n], [B, H, 2n]
 
         scores = torch.bmm(a_bar, b_bar.transpose(1, 2))  # e_ij  [B, P, H]
         a_to_b = masked_softmax(scores, hm.unsqueeze(1), dim=2)  # [B, P, H]
@@ -69,8 +68,8 @@ class ESIM(MatchingModel):
         m_a = torch.cat([a_bar, a_tilde, a_bar - a_tilde, a_bar * a_tilde], dim=-1)  # [B, P, 8n]
         m_b = torch.cat([b_bar, b_tilde, b_bar - b_tilde, b_bar * b_tilde], dim=-1)  # [B, H, 8n]
 
-        v_a = self.composition(self.projection(self.dropout(m_a)), pm)  # [B, P, 2n]
-        v_b = self.composition(self.projection(self.dropout(m_b)), hm)  # [B, H, 2n]
+        v_a, v_b = self.composition.forward_pair(self.projection(self.dropout(m_a)), pm,
+                                                 self.projection(self.dropout(m_b)), hm)  # [B, P, 2n], [B, H, 2n]
         v = torch.cat([masked_mean(v_a, pm), masked_max(v_a, pm),
                        masked_mean(v_b, hm), masked_max(v_b, hm)], dim=-1)  # [B, 8n]
         logits = self.classifier(self.dropout(v))  # [B, K]

@@ -29,3 +29,24 @@ class MaskedLSTM(nn.Module):
         out, _ = self.lstm(packed)
         out, _ = pad_packed_sequence(out, batch_first=True, total_length=total)
         return out * mask.unsqueeze(-1).to(out.dtype)
+
+    def forward_pair(self, x_a: torch.Tensor, mask_a: torch.Tensor, x_b: torch.Tensor, mask_b: torch.Tensor
+                     ) -> tuple[torch.Tensor, torch.Tensor]:
+        """`forward` on two batches of sentences (premise and hypothesis) in one recurrent call.
+
+        The rows are stacked and packed together, so the per-step matrix products cover both sentences
+        at once (half the recurrent steps and kernel launches of two calls); each row is still read
+        alone, so the outputs are those of two separate calls."""
+        # B batch, P / H lengths of a / b, d_in input width; returns [B, P, output_dim], [B, H, output_dim]
+        p, h = x_a.shape[1], x_b.shape[1]
+        t = max(p, h)
+
+        def pad(x: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            extra = t - x.shape[1]
+            if extra == 0:
+                return x, mask
+            return (nn.functional.pad(x, (0, 0, 0, extra)), nn.functional.pad(mask, (0, extra), value=False))
+
+        (xa, ma), (xb, mb) = pad(x_a, mask_a), pad(x_b, mask_b)
+        out = self(torch.cat([xa, xb]), torch.cat([ma, mb]))
+        return out[: x_a.shape[0], :p], out[x_a.shape[0]:, :h]
