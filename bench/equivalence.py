@@ -7,6 +7,8 @@ Every config in configs/ is built twice (shipped size, and the paper size with a
 with a fixed seed and run in eval mode (dropout off) on fixed synthetic batches of mixed lengths. The
 saved parameters are loaded back by name before the comparison, so a change that renames or reshapes
 a parameter fails loudly (checkpoints must keep loading), and differences are float round-off only.
+Each comparison runs twice, with every token convolution in its oneDNN form and in its window form
+(nlivis/models/layers/conv.py picks one by size).
 """
 from __future__ import annotations
 
@@ -88,9 +90,12 @@ def main(argv: list[str]) -> int:
         return 0
     reference = torch.load(path)
     failures = 0
-    for (name, size), ref in reference.items():
-        if prefixes and not name.startswith(prefixes):
-            continue
+    from nlivis.models.layers import conv
+
+    runs = [(name, size, ref, positions) for (name, size), ref in reference.items()
+            if not prefixes or name.startswith(prefixes) for positions in (0, 10**9)]
+    for name, size, ref, positions in runs:
+        conv.WINDOW_POSITIONS = positions  # both forms of every convolution: oneDNN, then windows
         got = run_one(name, size, ref["state"])
         keys = [k for k in ref if k != "state"]
         problems = []
@@ -112,7 +117,7 @@ def main(argv: list[str]) -> int:
             problems.append(f"new outputs {sorted(extra)}")
         status = "ok" if not problems else "DIFFERENT: " + "; ".join(problems[:5])
         failures += bool(problems)
-        print(f"{name:32s} {size:8s} {status}")
+        print(f"{name:32s} {size:8s} {'windows' if positions else 'oneDNN':8s} {status}")
     print("all equal to float tolerance" if not failures else f"{failures} run(s) differ")
     return 1 if failures else 0
 

@@ -31,6 +31,7 @@ from torch import nn
 
 from nlivis.features.batch import Batch
 from nlivis.models.base import MatchingModel, ModelConfig
+from nlivis.models.layers.conv import TokenConv, conv_tokens
 from nlivis.models.layers.embedding import TokenFeatures
 from nlivis.models.layers.masking import masked_max, masked_softmax, zero_padding
 from nlivis.models.registry import register
@@ -67,22 +68,24 @@ class AttentiveConvConfig(ModelConfig):
 class GatedConv(nn.Module):
     """f_gconv (eqs. 7–9) over windows of `width` tokens: g∘u + (1−g)∘tanh(W_h i + b_h), u the centre token.
 
-    Without the gate it is tanh(W_h i + b_h) alone. Padding is zeroed before the convolution.
+    Without the gate it is tanh(W_h i + b_h) alone. Padding is zeroed before the convolution. Both
+    convolutions are `nn.Conv1d` parameters applied to one shared prepared input (layers/conv.py).
     """
 
     def __init__(self, dim: int, width: int, use_gate: bool):
         super().__init__()
         self.transform = nn.Conv1d(dim, dim, width, padding=width // 2)
         self.gate = nn.Conv1d(dim, dim, width, padding=width // 2) if use_gate else None
+        self.width = width
 
     def forward(self, h: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
         # B batch, T tokens, d width; returns the output [B, T, d] and the gate [B, T, d] (None without gates)
         h = zero_padding(h, mask)
-        x = h.transpose(1, 2)  # [B, d, T]
-        candidate = torch.tanh(self.transform(x).transpose(1, 2))  # ō  [B, T, d]  eq. 7
+        x = TokenConv(h, self.width, self.width // 2)  # shared by transform and gate
+        candidate = torch.tanh(x(self.transform))  # ō  [B, T, d]  eq. 7
         if self.gate is None:
             return zero_padding(candidate, mask), None
-        g = torch.sigmoid(self.gate(x).transpose(1, 2))  # eq. 8
+        g = torch.sigmoid(x(self.gate))  # eq. 8
         return zero_padding(g * h + (1.0 - g) * candidate, mask), g  # eq. 9
 
 
@@ -179,7 +182,7 @@ class AttentiveConvNet(MatchingModel):
                  intra: torch.Tensor | None) -> torch.Tensor:
         """Attentive convolution (eq. 6), then masked max-pooling → r [B, n]."""
         # B batch, T tokens, d width, s source width, n hidden size
-        total = self.local_conv(zero_padding(beneficiary, mask).transpose(1, 2)).transpose(1, 2)  # [B, T, n]
+        total = conv_tokens(zero_padding(beneficiary, mask), self.local_conv)  # [B, T, n]
         if inter is not None:
             total = total + self.inter_context_conv(inter)
         if intra is not None:

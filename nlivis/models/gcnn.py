@@ -22,6 +22,7 @@ from torch import nn
 
 from nlivis.features.batch import Batch
 from nlivis.models.base import MatchingModel, ModelConfig
+from nlivis.models.layers.conv import TokenConv
 from nlivis.models.layers.embedding import TokenFeatures
 from nlivis.models.layers.masking import masked_max, masked_mean, masked_softmax, zero_padding
 from nlivis.models.registry import register
@@ -69,7 +70,8 @@ class ConvBlock(nn.Module):
     "gcnn" follows eq. 2: o = σ(conv_o), f = σ(conv_f), g = tanh(conv_g), c = f∘c_prev + (1−f)∘W_p h_prev,
     h = o∘g + c. `forget_gate=False` drops f and c (h = o∘g + W_p h_prev); `output_gate=False` drops o and
     uses ReLU for g (h = g + c). "cnn" is h = ReLU(conv) + W_p h_prev, "glu" is h = conv_W ∘ σ(conv_V).
-    W_p (eq. 3) exists only where m ≠ n; elsewhere it is the identity.
+    W_p (eq. 3) exists only where m ≠ n; elsewhere it is the identity. The gates' convolutions are
+    `nn.Conv1d` parameters applied to one shared prepared input (layers/conv.py).
     """
 
     def __init__(self, in_dim: int, out_dim: int, kernel_width: int, kind: str,
@@ -81,6 +83,7 @@ class ConvBlock(nn.Module):
         self.uses_forget = kind == "gcnn" and forget_gate
         self.uses_output = kind in ("gcnn", "glu") and (output_gate or kind == "glu")
         self.out_dim = out_dim
+        self.width = kernel_width
 
         def conv() -> nn.Conv1d:
             return nn.Conv1d(in_dim, out_dim, kernel_width, padding=kernel_width // 2)
@@ -95,24 +98,24 @@ class ConvBlock(nn.Module):
     def forward(self, h: torch.Tensor, cell: torch.Tensor | None, mask: torch.Tensor
                 ) -> tuple[torch.Tensor, torch.Tensor | None, dict[str, torch.Tensor]]:
         # B batch, T tokens, m in width, n out width; returns h [B, T, n], cell [B, T, n] or None, gates
-        x = zero_padding(h, mask).transpose(1, 2)  # [B, m, T]
-        candidate = self.candidate(x).transpose(1, 2)  # [B, T, n]
+        x = TokenConv(zero_padding(h, mask), self.width, self.width // 2)  # shared by the gates' convolutions
+        candidate = x(self.candidate)  # [B, T, n]
         gates: dict[str, torch.Tensor] = {}
         if self.kind == "glu":
-            o = torch.sigmoid(self.output(x).transpose(1, 2))
+            o = torch.sigmoid(x(self.output))
             gates["output"] = o
             return zero_padding(candidate * o, mask), None, gates
         carried = self.projection(h) if self.projection is not None else h  # W_p h_prev  [B, T, n]
         if self.kind == "cnn":
             return zero_padding(torch.relu(candidate) + carried, mask), None, gates
         if self.uses_output:
-            o = torch.sigmoid(self.output(x).transpose(1, 2))
+            o = torch.sigmoid(x(self.output))
             gates["output"] = o
             transformed = o * torch.tanh(candidate)
         else:
             transformed = torch.relu(candidate)
         if self.uses_forget:
-            f = torch.sigmoid(self.forget(x).transpose(1, 2))
+            f = torch.sigmoid(x(self.forget))
             gates["forget"] = f
             previous = cell if cell is not None else torch.zeros_like(candidate)
             cell = zero_padding(f * previous + (1.0 - f) * carried, mask)

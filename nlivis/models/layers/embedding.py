@@ -9,6 +9,7 @@ import torch
 from torch import nn
 
 from nlivis.features.pos import NUM_POS_TAGS
+from nlivis.models.layers.conv import conv_tokens
 
 
 class CharCNN(nn.Module):
@@ -27,11 +28,11 @@ class CharCNN(nn.Module):
     def forward(self, chars: torch.Tensor) -> torch.Tensor:
         # B batch, T tokens, C chars per word, e char dim, F filters
         b, t, c = chars.shape
-        x = self.embedding(chars.view(b * t, c)).transpose(1, 2)  # [B·T, e, C]
-        y = torch.relu(self.conv(x))  # [B·T, F, C]
-        char_mask = (chars.view(b * t, 1, c) != 0)
+        x = self.embedding(chars.view(b * t, c))  # [B·T, C, e]
+        y = torch.relu(conv_tokens(x, self.conv))  # [B·T, C, F]  (the Conv1d as a window product)
+        char_mask = (chars.view(b * t, c, 1) != 0)
         y = y.masked_fill(~char_mask, 0.0)  # ReLU output ≥ 0, so 0 is neutral for the max
-        return y.max(dim=2).values.view(b, t, -1)  # [B, T, F]
+        return y.max(dim=1).values.view(b, t, -1)  # [B, T, F]
 
 
 class TokenFeatures(nn.Module):

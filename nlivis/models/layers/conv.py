@@ -1,0 +1,51 @@
+"""1-D convolutions over the token axis of [B, T, m] tensors, computed the cheaper of two ways.
+
+`nn.Conv1d` on CPU goes through oneDNN, which wants channels first (two transposed copies per layer)
+and costs about 0.2-0.4 ms per call whatever the size. For few positions (the app's one-pair
+analysis) that fixed cost dominates, and one matrix product over sliding windows is 2-3× faster
+(234 µs → 70 µs for a 10-token sentence, 384 → 128 channels, width 3); for batches of thousands of
+positions oneDNN is about 20 % faster than building the windows, and a width-1 convolution is a plain
+matrix product at every size. `TokenConv.prepare` picks the form once per input, so several
+convolutions over the same input (a gate and its candidate) share the windows or the transposed copy.
+The weights stay `nn.Conv1d` parameters ([out, in, width]), so checkpoints and parameter names are
+those of the convolution; both forms equal `conv(x.transpose(1, 2)).transpose(1, 2)` up to float
+round-off (bench/equivalence.py).
+"""
+from __future__ import annotations
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+WINDOW_POSITIONS = 512
+"""Up to this many positions (B·T) a width > 1 convolution runs as a window product (measured
+crossover on the 2-core development machine: about 160-1,600 positions)."""
+
+
+def token_windows(x: torch.Tensor, width: int, padding: int) -> torch.Tensor:
+    """[B, T, m] → [B, T + 2·padding − width + 1, m·width]: each position's window, channel-major
+    (index c·width + j holds x[t − padding + j, c]), zero outside the sequence, as Conv1d sees it."""
+    if width == 1 and padding == 0:
+        return x
+    padded = F.pad(x, (0, 0, padding, padding)) if padding else x
+    windows = padded.unfold(1, width, 1)  # [B, T', m, width]
+    return windows.reshape(*windows.shape[:2], -1)
+
+
+class TokenConv:
+    """One input [B, T, m] prepared for the convolutions of a given width and padding."""
+
+    def __init__(self, x: torch.Tensor, width: int, padding: int):
+        self.as_windows = (width == 1 and padding == 0) or x.shape[0] * x.shape[1] <= WINDOW_POSITIONS
+        self.input = token_windows(x, width, padding) if self.as_windows else x.transpose(1, 2)
+
+    def __call__(self, conv: nn.Conv1d) -> torch.Tensor:
+        """`conv` applied to the prepared input → [B, T', out]."""
+        if self.as_windows:
+            return F.linear(self.input, conv.weight.reshape(conv.out_channels, -1), conv.bias)
+        return conv(self.input).transpose(1, 2)
+
+
+def conv_tokens(x: torch.Tensor, conv: nn.Conv1d) -> torch.Tensor:
+    """`conv` over the token axis of [B, T, m] → [B, T', out] (T' = T for odd width and "same" padding)."""
+    return TokenConv(x, conv.kernel_size[0], conv.padding[0])(conv)
