@@ -29,8 +29,12 @@ for model in models:
     elif result is not None:
         results[model.label] = result
 with_maps = {label: r for label, r in results.items() if r.trace.of_type(FeatureMaps)}
-for label in [l for l in results if l not in with_maps]:
-    st.info(f"{label}: {MISSING_MESSAGES['feature_maps']}.")
+without_maps = [label for label in results if label not in with_maps]
+if len(without_maps) == 1:
+    st.info(f"{without_maps[0]}: {MISSING_MESSAGES['feature_maps']}.")
+elif without_maps:  # one box for all, so the grid is not pushed below a stack of them
+    st.info(f"{len(without_maps)} loaded models have no 2-D interaction maps (only DIIN builds a premise×hypothesis "
+            f"tensor): {', '.join(without_maps)}.")
 if not with_maps:
     st.stop()
 

@@ -14,15 +14,21 @@ def _records(frame: pd.DataFrame) -> list[dict]:
     return frame.to_dict("records")
 
 
+BAR_TEXT_MAX_MODELS = 3
+"""Above this many models the values are left to the hover: printed over narrow bars they overlap."""
+
+
 def probability_bars(probabilities: Mapping[str, Sequence[float]], labels: Sequence[str], title: str = "class probabilities") -> go.Figure:
     """One group of bars per class, one bar per model, so models compare side by side."""
+    print_values = len(probabilities) <= BAR_TEXT_MAX_MODELS
     figure = go.Figure()
     for model, probs in probabilities.items():
         values = [float(p) for p in probs]
         if len(values) != len(labels):
             raise ValueError(f"{model}: {len(values)} probabilities for {len(labels)} labels {list(labels)}")
         figure.add_trace(go.Bar(
-            x=list(labels), y=values, name=str(model), text=[f"{v:.2f}" for v in values], textposition="outside",
+            x=list(labels), y=values, name=str(model), text=[f"{v:.2f}" for v in values] if print_values else None,
+            textposition="outside", hovertemplate="%{x}: %{y:.3f}",
             meta={"kind": "table", "records": [{"model": model, "label": l, "probability": v} for l, v in zip(labels, values)]},
         ))
     figure.update_layout(title=title, barmode="group", yaxis={"range": [0, 1.1], "title": "probability"},
@@ -161,6 +167,9 @@ def comparison_bars(table: pd.DataFrame, category: str, value: str, group: str |
             text=[format(v, value_format) for v in rows[value]], textposition="outside",
             meta={"kind": "table", "records": _records(rows)},
         ))
+    categories = list(dict.fromkeys(table[category].astype(str)))
+    figure.update_xaxes(tickmode="array", tickvals=categories, tickangle=0,  # "a · b · c" labels wrap at the dots
+                        ticktext=[c.replace(" · ", "<br>") for c in categories])
     figure.update_layout(title=title, barmode="group", height=340, margin={"l": 10, "r": 10, "t": 50, "b": 10},
                          legend=BELOW_LEGEND, yaxis={"tickformat": value_format.replace("f", "")})
     return figure

@@ -67,7 +67,8 @@ def memory_keys_heatmap(entry: MemoryKeys, index: int, tokens: Sequence[str], la
                              SEQUENTIAL_SCALE, zmin=0.0, zmax=1.0, name=label or f"memory keys {entry.tokens}")
     figure = go.Figure(trace)
     figure.update_layout(
-        title=" · ".join([p for p in (label, f"memory keys · {entry.tokens} · layer {entry.layer}") if p]),
+        title=" · ".join([p for p in (label, f"memory keys · {entry.tokens} · layer {entry.layer}",
+                                      f"weights {values.min():.3f}–{values.max():.3f}" if values.size else "") if p]),
         xaxis={**token_ticks(slots), "title": "memory slot"},
         yaxis={**token_ticks(list(tokens)[:n]), "title": f"{entry.tokens} tokens", "autorange": "reversed"},
         height=max(260, 60 + 22 * n + 40),
@@ -95,7 +96,7 @@ def confusion_matrix_heatmap(counts: Sequence[Sequence[float]], labels: Sequence
     figure = go.Figure(trace)
     figure.update_layout(
         title=title,
-        xaxis={**token_ticks([str(l) for l in labels]), "title": "predicted", "tickangle": 0},
+        xaxis={**token_ticks([str(l) for l in labels]), "title": "predicted"},
         yaxis={**token_ticks([str(l) for l in labels]), "title": "gold", "autorange": "reversed"},
         height=320, margin={"l": 10, "r": 10, "t": 50, "b": 10},
     )
