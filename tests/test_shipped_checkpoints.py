@@ -16,7 +16,9 @@ SHIPPED = sorted(p for p in ROOT.glob("*") if (p / "COMPLETE").is_file()) if ROO
 MAX_TOTAL_MB = 150
 RECHECKED_PAIRS = 100
 HYPOTHESIS_ONLY_SNLI_SMALL = 0.58
-"""The hypothesis-only baseline on snli-small (measured, see the README); every full model must beat it clearly."""
+"""The hypothesis-only baseline on snli-small (measured, see the README): every full model must beat it."""
+CROSS_ATTENTION_FLOOR = 0.65
+"""The models that align the two sentences (all but AMN, a sentence encoder) must beat it by 7 points."""
 FULL_MODELS = ("gcnn", "diin", "attentive_conv", "esan", "amn")
 
 pytestmark = pytest.mark.skipif(not SHIPPED, reason="no complete checkpoints in checkpoints/")
@@ -51,7 +53,8 @@ def test_full_models_beat_the_hypothesis_only_baseline_on_snli_small(name):
     if not (folder / "COMPLETE").is_file():
         pytest.skip(f"{folder.name} is not shipped")
     metrics = json.loads((folder / "metrics.json").read_text(encoding="utf-8"))
-    assert metrics["best_dev_accuracy"] > HYPOTHESIS_ONLY_SNLI_SMALL + 0.02
+    floor = HYPOTHESIS_ONLY_SNLI_SMALL if name == "amn" else CROSS_ATTENTION_FLOOR
+    assert metrics["best_dev_accuracy"] > floor
 
 
 @pytest.fixture(scope="module")
