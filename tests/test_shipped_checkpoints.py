@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[1] / "checkpoints"
 SHIPPED = sorted(p for p in ROOT.glob("*") if (p / "COMPLETE").is_file()) if ROOT.is_dir() else []
 MAX_TOTAL_MB = 150
 RECHECKED_PAIRS = 100
+PROBABILITY_TOLERANCE = 2e-3
 HYPOTHESIS_ONLY_SNLI_SMALL = 0.58
 """The hypothesis-only baseline on snli-small (measured, see the README): every full model must beat it."""
 CROSS_ATTENTION_FLOOR = 0.65
@@ -74,5 +75,12 @@ def test_shipped_checkpoint_reproduces_its_recorded_predictions(folder, shared_d
     ref = protocol.select
     pairs = read_split(ref, shared_data).pairs[:RECHECKED_PAIRS]
     result = evaluate_checkpoint(loaded, analyze_pairs(pairs, cache_dir=analysis_cache, progress=False))
-    recorded = {p.id: p.predicted for p in read_predictions(folder / f"predictions_{split_key(ref)}.jsonl")}
-    assert [r["predicted"] for r in result.predictions] == [recorded[p.id] for p in pairs]
+    recorded = {p.id: p for p in read_predictions(folder / f"predictions_{split_key(ref)}.jsonl")}
+    for pair, row in zip(pairs, result.predictions):
+        saved = recorded[pair.id]
+        # fp16-stored weights move a probability by at most ~5e-4 (checked at save time) and the file keeps
+        # 4 decimals; a label may differ only where the recorded top two are that close (a float tie,
+        # which another thread count can break the other way).
+        assert max(abs(a - b) for a, b in zip(row["probs"], saved.probs)) < PROBABILITY_TOLERANCE, pair.id
+        top_two = sorted(saved.probs)[-2:]
+        assert row["predicted"] == saved.predicted or top_two[1] - top_two[0] < 2 * PROBABILITY_TOLERANCE, pair.id
