@@ -92,10 +92,10 @@ def main(argv: list[str]) -> int:
     failures = 0
     from nlivis.models.layers import conv
 
-    runs = [(name, size, ref, positions) for (name, size), ref in reference.items()
-            if not prefixes or name.startswith(prefixes) for positions in (0, 10**9)]
-    for name, size, ref, positions in runs:
-        conv.WINDOW_POSITIONS = positions  # both forms of every convolution: oneDNN, then windows
+    runs = [(name, size, ref, elements) for (name, size), ref in reference.items()
+            if not prefixes or name.startswith(prefixes) for elements in (0, 10**12)]
+    for name, size, ref, elements in runs:
+        conv.WINDOW_ELEMENTS = elements  # both forms of every convolution: oneDNN, then windows
         got = run_one(name, size, ref["state"])
         keys = [k for k in ref if k != "state"]
         problems = []
@@ -117,7 +117,7 @@ def main(argv: list[str]) -> int:
             problems.append(f"new outputs {sorted(extra)}")
         status = "ok" if not problems else "DIFFERENT: " + "; ".join(problems[:5])
         failures += bool(problems)
-        print(f"{name:32s} {size:8s} {'windows' if positions else 'oneDNN':8s} {status}")
+        print(f"{name:32s} {size:8s} {'windows' if elements else 'oneDNN':8s} {status}")
     print("all equal to float tolerance" if not failures else f"{failures} run(s) differ")
     return 1 if failures else 0
 

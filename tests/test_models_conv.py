@@ -7,9 +7,9 @@ from nlivis.models.layers.conv import TokenConv, conv_tokens, token_windows
 
 
 @pytest.mark.parametrize("width", [1, 3, 5])
-@pytest.mark.parametrize("positions", [0, 10**9])
-def test_both_forms_equal_conv1d(monkeypatch, width, positions):
-    monkeypatch.setattr(token_conv, "WINDOW_POSITIONS", positions)
+@pytest.mark.parametrize("elements", [0, 10**9])
+def test_both_forms_equal_conv1d(monkeypatch, width, elements):
+    monkeypatch.setattr(token_conv, "WINDOW_ELEMENTS", elements)
     torch.manual_seed(0)
     conv = torch.nn.Conv1d(7, 5, width, padding=width // 2)
     x = torch.randn(3, 9, 7, requires_grad=True)
@@ -23,8 +23,8 @@ def test_both_forms_equal_conv1d(monkeypatch, width, positions):
 
 
 def test_form_follows_size_and_width(monkeypatch):
-    monkeypatch.setattr(token_conv, "WINDOW_POSITIONS", 20)
-    assert TokenConv(torch.zeros(2, 10, 4), 3, 1).as_windows
+    monkeypatch.setattr(token_conv, "WINDOW_ELEMENTS", 240)
+    assert TokenConv(torch.zeros(2, 10, 4), 3, 1).as_windows  # 2·10·4·3 = 240 window elements
     assert not TokenConv(torch.zeros(3, 10, 4), 3, 1).as_windows
     assert TokenConv(torch.zeros(30, 10, 4), 1, 0).as_windows  # width 1 is a matrix product at any size
 

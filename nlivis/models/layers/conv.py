@@ -1,15 +1,15 @@
 """1-D convolutions over the token axis of [B, T, m] tensors, computed the cheaper of two ways.
 
 `nn.Conv1d` on CPU goes through oneDNN, which wants channels first (two transposed copies per layer)
-and costs about 0.2-0.4 ms per call whatever the size. For few positions (the app's one-pair
-analysis) that fixed cost dominates, and one matrix product over sliding windows is 2-3× faster
-(234 µs → 70 µs for a 10-token sentence, 384 → 128 channels, width 3); for batches of thousands of
-positions oneDNN is about 20 % faster than building the windows, and a width-1 convolution is a plain
-matrix product at every size. `TokenConv.prepare` picks the form once per input, so several
-convolutions over the same input (a gate and its candidate) share the windows or the transposed copy.
-The weights stay `nn.Conv1d` parameters ([out, in, width]), so checkpoints and parameter names are
-those of the convolution; both forms equal `conv(x.transpose(1, 2)).transpose(1, 2)` up to float
-round-off (bench/equivalence.py).
+and costs about 0.1-0.25 ms per call whatever the size. For a small input (the app's one-pair
+analysis) that fixed cost dominates, and one matrix product over sliding windows is 2-4× faster
+(0.24 → 0.07 ms for a 10-token sentence, 384 → 128 channels, width 3); from ESAN's 8×20 latency batch
+up, building the windows costs more than it saves, and a width-1 convolution is a plain matrix
+product at every size (bench/conv_forms.py has the table). `TokenConv` picks the form once per input,
+so several convolutions over the same input (a gate and its candidate) share the windows or the
+transposed copy. The weights stay `nn.Conv1d` parameters ([out, in, width]), so checkpoints and
+parameter names are those of the convolution; both forms equal `conv(x.transpose(1, 2)).transpose(1, 2)`
+up to float round-off (bench/equivalence.py checks every model in both).
 """
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-WINDOW_POSITIONS = 512
-"""Up to this many positions (B·T) a width > 1 convolution runs as a window product (measured
-crossover on the 2-core development machine: about 160-1,600 positions)."""
+WINDOW_ELEMENTS = 65_536
+"""Window tensors up to this many elements (B·T·m·width) are multiplied directly; larger inputs go to
+oneDNN. One 32-token sentence at 384 channels, width 3, is 36,864; the 8×20 batch is 184,320."""
 
 
 def token_windows(x: torch.Tensor, width: int, padding: int) -> torch.Tensor:
@@ -36,7 +36,7 @@ class TokenConv:
     """One input [B, T, m] prepared for the convolutions of a given width and padding."""
 
     def __init__(self, x: torch.Tensor, width: int, padding: int):
-        self.as_windows = (width == 1 and padding == 0) or x.shape[0] * x.shape[1] <= WINDOW_POSITIONS
+        self.as_windows = (width == 1 and padding == 0) or x.numel() * width <= WINDOW_ELEMENTS
         self.input = token_windows(x, width, padding) if self.as_windows else x.transpose(1, 2)
 
     def __call__(self, conv: nn.Conv1d) -> torch.Tensor:
