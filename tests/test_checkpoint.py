@@ -182,3 +182,22 @@ def test_optimizer_state_round_trip():
     assert restored["param_groups"][0]["betas"] == (0.8, 0.9) and restored["param_groups"][0]["lr"] == 0.1
     for key, value in optimizer.state_dict()["state"][0].items():
         assert torch.equal(restored["state"][0][key], value)
+
+
+def test_shared_embeddings_restored_in_fp16_load_through_a_rewritten_config(damaged):
+    from safetensors.torch import load_file
+
+    from nlivis.training.checkpoint import EMBEDDING_TENSOR, rewrite_config, save_tensors, sha256_file
+
+    before = load_checkpoint(damaged).model.word_embedding.weight.detach().clone()
+    config = json.loads((damaged / "config.json").read_text())
+    source = (damaged / config["embeddings"]["file"]).resolve()
+    target = source.with_name(source.stem + "-fp16.safetensors")
+    save_tensors({EMBEDDING_TENSOR: load_file(str(source))[EMBEDDING_TENSOR].half()}, target)
+    config["embeddings"].update({"file": f"../embeddings/{target.name}", "sha256": sha256_file(target)})
+    rewrite_config(damaged, config)
+    after = load_checkpoint(damaged).model.word_embedding.weight
+    assert after.dtype == before.dtype
+    torch.testing.assert_close(after, before, atol=1e-3, rtol=1e-3)
+    manifest = json.loads((damaged / "COMPLETE").read_text())
+    assert manifest["files"]["config.json"]["sha256"] == sha256_file(damaged / "config.json")

@@ -241,6 +241,18 @@ def write_predictions(path: Path, rows: list[dict[str, Any]]) -> None:
     atomic_write_text(Path(path), text)
 
 
+def rewrite_config(folder: Path, config: Mapping[str, Any]) -> None:
+    """Replace a complete checkpoint's config.json and its manifest entry (each written atomically), e.g.
+    after its shared embedding file was re-stored. Loading re-checks everything, so an interrupted rewrite
+    is reported, never silently used."""
+    folder = Path(folder)
+    manifest = _check_files(folder, verify_hashes=True)
+    atomic_write_text(folder / "config.json", json.dumps(config, indent=1, ensure_ascii=False) + "\n")
+    manifest["files"]["config.json"] = {"bytes": (folder / "config.json").stat().st_size,
+                                        "sha256": sha256_file(folder / "config.json")}
+    atomic_write_text(folder / MANIFEST, json.dumps(manifest, indent=1) + "\n")
+
+
 # ------------------------------------------------------------------------------------------------ read
 
 def _read_json(folder: Path, name: str) -> Any:
