@@ -1,6 +1,7 @@
 """Store a shared embedding file in fp16 where that changes no recorded prediction of any checkpoint using it.
 
     python scripts/compact_embeddings.py [--checkpoints checkpoints] [--data-dir ../shared/data] [--dry-run]
+                                         [--files NAME ...]
 
 Frozen word vectors are shared by every checkpoint trained on one vocabulary (checkpoints/embeddings/).
 For each fp32 file, every complete checkpoint that uses it predicts its select split again with the rows
@@ -61,8 +62,11 @@ def main() -> int:
     parser.add_argument("--checkpoints", default=str(ROOT / "checkpoints"))
     parser.add_argument("--data-dir", default=str(ROOT.parent / "shared" / "data"))
     parser.add_argument("--dry-run", action="store_true", help="check and report, write nothing")
+    parser.add_argument("--files", nargs="*", default=None, help="embedding file names to consider (default: all)")
     args = parser.parse_args()
     for path, folders in users_by_file(Path(args.checkpoints)).items():
+        if args.files is not None and path.name not in args.files:
+            continue
         rows = load_file(str(path))[EMBEDDING_TENSOR]
         if rows.dtype != torch.float32:
             print(f"{path.name}: already {rows.dtype}, skipped")
