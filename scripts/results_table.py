@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from nlivis.analysis.paper_tables import main_results  # noqa: E402
+from nlivis.training.config import apply_size, load_config  # noqa: E402
 
 PAPER_MODEL_NAMES = {
     "gcnn": ("GCNN", "GCNN"),
@@ -32,7 +33,9 @@ START_MARK, END_MARK = "<!-- results:start -->", "<!-- results:end -->"
 def reproduce_command(config: dict, out_name: str) -> str:
     """The `python -m nlivis train` line that produced a checkpoint, from what it recorded."""
     epochs = config.get("training", {}).get("epochs")
-    source_epochs = config.get("source_config", {}).get("training", {}).get("epochs")
+    # The config file as it reads today at the recorded size; an --epochs override differs from it.
+    as_written = apply_size(load_config(config["config_name"]), config.get("size", "paper"))
+    source_epochs = as_written.get("training", {}).get("epochs")
     parts = ["python -m nlivis train", f"--config {config['config_name']}",
              f"--dataset {config['dataset']['protocol']}", "--data-dir ../shared/data",
              f"--size {config.get('size', 'paper')}", f"--embeddings {config['embeddings']['source']}",
