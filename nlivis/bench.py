@@ -424,6 +424,14 @@ def concurrent_training() -> list[int]:
     return sorted(found)
 
 
+def load_average() -> str:
+    """The 1-minute load average (other work on the machine distorts CPU timings), or "-"."""
+    try:
+        return f"{os.getloadavg()[0]:.2f}"
+    except OSError:
+        return "-"
+
+
 def machine_description(device: torch.device) -> str:
     cpu = platform.processor() or platform.machine()
     try:
@@ -521,6 +529,7 @@ def bench_command(args) -> int:
     train_batches = 2 if quick else 5
     started = time.perf_counter()
     busy_before = concurrent_training()
+    load_before = load_average()
     baseline_rss = current_rss_mb()
     rows = []
     for size in sizes:
@@ -549,6 +558,8 @@ def bench_command(args) -> int:
     header_extra = [f"Repetitions: median of {repeats} after {warmup} warm-up; training {train_batches} "
                     f"length-bucketed batches per repetition; process RSS before the first model "
                     f"{baseline_rss:.0f} MB (peak RSS includes it)"]
+    header_extra.append(f"Load average (1 min) at start {load_before}, at end {load_average()} "
+                        f"(about 0 when nothing else runs; the benchmark itself adds up to its thread count)")
     if busy:
         header_extra.append(f"WARNING: {len(busy)} `nlivis train` process(es) ran during the measurement "
                             f"(pids {', '.join(map(str, busy))}); CPU timings are distorted")
