@@ -418,3 +418,48 @@ def test_train_page_stop_and_resume(monkeypatch, tmp_path):
     app = wait_for_status(monkeypatch, tmp_path, runs, "finished")
     assert "finished" in next(m.value for m in app.metric if m.label == "status")
     assert next(m.value for m in app.metric if m.label == "step") == "60"
+
+
+# ---------------------------------------------------------------- the shipped checkpoints
+
+SHIPPED = ROOT / "checkpoints"
+SHIPPED_FULL = [SHIPPED / f"{m}-snli-small" for m in ("gcnn", "diin", "attentive_conv", "esan", "amn")]
+
+
+@pytest.fixture
+def shipped(shared_data) -> Path:
+    if not all((folder / "COMPLETE").is_file() for folder in SHIPPED_FULL):
+        pytest.skip("the five shipped snli-small checkpoints are not in checkpoints/")
+    return SHIPPED
+
+
+def test_shipped_models_side_by_side_on_every_model_page(monkeypatch, tmp_path, shipped, shared_data):
+    app = load_models(open_app(monkeypatch, tmp_path, shipped, shared_data), *SHIPPED_FULL)
+    listed = set(app.dataframe[0].value["checkpoint"])
+    assert {folder.name for folder in SHIPPED_FULL} <= listed and "gcnn-snli-small-seed2" in listed
+    assert "Loaded: " in texts(app, "success")
+
+    show(app, "pages/2_Pair_explorer.py")
+    predictions = app.dataframe[0].value
+    assert len(predictions) == 5 and set(predictions["predicted"]) <= {"entailment", "neutral", "contradiction"}
+    assert trace_types(app).count("heatmap") >= 4  # GCNN, DIIN, AttentiveConvNet and ESAN alignments at least
+
+    show(app, "pages/3_DIIN_interaction_space.py")
+    assert app.selectbox(key="diin_model").options == ["diin · snli-small · diin-snli-small"]
+    assert {"interaction", "scale_down", "dense_block_1"} <= {o.split(" ")[0] for o in app.selectbox(key="diin_stage").options}
+    assert "heatmap" in trace_types(app)
+    assert "4 loaded models have no 2-D interaction maps" in texts(app, "info")  # and the page names them
+
+    show(app, "pages/4_Gates.py")
+    assert "heatmap" in trace_types(app) or "bar" in trace_types(app)
+
+
+def test_shipped_ablations_page_compares_gcnn_variants_with_the_second_seed(monkeypatch, tmp_path, shipped, shared_data):
+    app = open_app(monkeypatch, tmp_path, shipped, shared_data)
+    show(app, "pages/6_Ablations.py")
+    app.selectbox(key="ablations_model").set_value("gcnn").run()
+    assert not app.exception
+    variants = app.dataframe[0].value
+    assert {"gcnn-snli-small", "gcnn-snli-small-seed2", "gcnn-no_forget_gate-snli-small",
+            "gcnn-no_output_gate-snli-small"} <= set(variants["checkpoint"])
+    assert "Seed noise: gcnn-snli-small and gcnn-snli-small-seed2" in texts(app, "caption")
