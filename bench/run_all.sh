@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every measurement in bench/RESULTS.md, in order; writes bench/results/*.md (about an hour on the
+# Every measurement in bench/RESULTS.md, in order; writes bench/results/*.md (about 80 minutes on the
 # 2-core development machine). Run it with the machine otherwise idle: each output's header warns
 # when an `nlivis train` process ran during the measurement.
 set -euo pipefail
@@ -12,3 +12,9 @@ ESAN_LSTM=8ea9295     # after the joint BiLSTM call, before the token-convolutio
 python -m nlivis bench --out bench/results/full.md
 python bench/at_commit.py "$BASELINE" --out bench/results/baseline-full.md
 python bench/at_commit.py "$ESAN_LSTM" --models esan --skip-app --out bench/results/esan-after-lstm.md
+# Side by side (alternating rounds), the figures the before/after section of RESULTS.md relies on
+python bench/ab.py "$BASELINE" worktree --models gcnn,diin,attentive_conv,esan,amn --sizes shipped --rounds 5 \
+    > bench/results/ab-baseline-shipped.md
+python bench/ab.py 197deb5 7a4791e --models amn --sizes shipped,paper > bench/results/ab-amn.md
+python bench/ab.py 7a4791e 8ea9295 --models esan --sizes shipped,paper > bench/results/ab-esan-lstm.md
+python bench/ab.py 8ea9295 678cef5 --models gcnn,attentive_conv,esan,diin --sizes shipped > bench/results/ab-conv.md

@@ -20,9 +20,41 @@ def test_round_trip(tmp_path):
     original = [Prediction("a", "entailment", "neutral", (0.25, 0.5, 0.25)),
                 Prediction("b", None, "entailment", (1.0, 0.0, 0.0))]
     path = write_predictions(predictions_path(tmp_path / "ckpt", "snli_dev"), original)
-    assert path.name == "predictions_snli_dev.jsonl"
+    assert path.name == "predictions_snli_dev.jsonl.gz"
     assert read_predictions(path) == original
     assert find_prediction_files(tmp_path / "ckpt") == {"snli_dev": path}
+
+
+def test_gzip_files_are_reproducible_and_win_over_a_plain_copy(tmp_path):
+    rows = [Prediction(str(i), "neutral", "neutral", (0.123456, 0.8, 0.076544)) for i in range(50)]
+    first = write_predictions(tmp_path / "a" / "predictions_snli_dev.jsonl.gz", rows).read_bytes()
+    assert write_predictions(tmp_path / "b" / "predictions_snli_dev.jsonl.gz", rows).read_bytes() == first
+    plain = write_predictions(tmp_path / "a" / "predictions_snli_dev.jsonl", rows)
+    assert len(first) < plain.stat().st_size / 5  # repetitive rows compress well
+    write_predictions(tmp_path / "a" / "predictions_snli_test.jsonl", rows)
+    found = find_prediction_files(tmp_path / "a")
+    assert list(found) == ["snli_dev", "snli_test"] and found["snli_dev"].suffix == ".gz"
+    assert read_predictions(found["snli_dev"])[0].probs == (0.1235, 0.8, 0.0765)  # stored to 4 decimals
+
+
+def test_bad_line_in_a_gzip_file_is_named(tmp_path):
+    import gzip
+
+    path = tmp_path / "predictions_snli_dev.jsonl.gz"
+    path.write_bytes(gzip.compress(b'{"id": "1", "gold": "neutral", "predicted": "neutral", "probs": [0.1, 0.8, 0.1]}\n'
+                                   b'{"id": "2"}\n'))
+    with pytest.raises(PredictionsFileError, match=r"predictions_snli_dev\.jsonl\.gz, line 2: missing key"):
+        read_predictions(path)
+
+
+@pytest.mark.parametrize("damage", ["truncated", "not gzip"])
+def test_damaged_gzip_file_gives_a_clear_error(tmp_path, damage):
+    rows = [Prediction(str(i), "neutral", "entailment", (0.5, 0.3, 0.2)) for i in range(500)]
+    path = write_predictions(tmp_path / "predictions_snli_dev.jsonl.gz", rows)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2] if damage == "truncated" else b"plain text, not gzip\n")
+    with pytest.raises(PredictionsFileError, match=r"predictions_snli_dev\.jsonl\.gz: cannot read predictions"):
+        read_predictions(path)
 
 
 def test_write_accepts_dicts_with_integer_ids(tmp_path):

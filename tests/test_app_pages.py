@@ -258,19 +258,19 @@ def test_ablations_without_a_second_seed_says_so(monkeypatch, tmp_path, checkpoi
 
 def test_ablations_with_seeds_from_different_data_warns_instead_of_failing(monkeypatch, tmp_path, checkpoints):
     """Two 'seeds' whose prediction files disagree on gold labels (trained on different copies of a split)."""
-    import json
+    import dataclasses
     import shutil
+
+    from nlivis.analysis.predictions import find_prediction_files, read_predictions, write_predictions
 
     root = tmp_path / "mixed"
     root.mkdir()
     for name in ("gcnn-snli-small", "gcnn-no_forget_gate-snli-small", "embeddings"):
         (root / name).symlink_to(checkpoints / name)
     shutil.copytree(checkpoints / "gcnn-snli-small-seed2", root / "gcnn-snli-small-seed2")
-    predictions = root / "gcnn-snli-small-seed2" / "predictions_snli_dev.jsonl"
-    rows = [json.loads(line) for line in predictions.read_text().splitlines()]
-    for row in rows:
-        row["gold"] = {"entailment": "contradiction", "contradiction": "neutral", "neutral": "entailment"}[row["gold"]]
-    predictions.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    predictions = find_prediction_files(root / "gcnn-snli-small-seed2")["snli_dev"]
+    rotate = {"entailment": "contradiction", "contradiction": "neutral", "neutral": "entailment"}
+    write_predictions(predictions, [dataclasses.replace(p, gold=rotate[p.gold]) for p in read_predictions(predictions)])
     app = open_app(monkeypatch, tmp_path, root, APP_DATA)
     show(app, "pages/6_Ablations.py")
     assert "Seed noise cannot be measured" in texts(app, "warning")

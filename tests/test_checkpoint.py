@@ -39,6 +39,7 @@ def assert_error(folder: Path, *fragments: str) -> None:
 
 
 def test_good_checkpoint_loads_and_predicts_like_its_predictions_file(damaged):
+    from nlivis.analysis.predictions import read_predictions
     from nlivis.training.commands import evaluate_checkpoint
     from nlivis.features.dataset import load_split_analyzed
     from nlivis.data.protocols import SplitRef
@@ -47,8 +48,8 @@ def test_good_checkpoint_loads_and_predicts_like_its_predictions_file(damaged):
     loaded = load_checkpoint(damaged)
     items, _ = load_split_analyzed(SplitRef("snli", "dev"), FIXTURE_DIR, damaged.parent / "cache")
     result = evaluate_checkpoint(loaded, items)
-    saved = [json.loads(line) for line in (damaged / "predictions_snli_dev.jsonl").read_text().splitlines()]
-    assert [r["predicted"] for r in result.predictions] == [r["predicted"] for r in saved]
+    saved = read_predictions(damaged / "predictions_snli_dev.jsonl.gz")
+    assert [r["predicted"] for r in result.predictions] == [r.predicted for r in saved]
     assert result.report.accuracy == pytest.approx(loaded.metrics["best_dev_accuracy"])
 
 
@@ -187,7 +188,7 @@ def test_optimizer_state_round_trip():
 def test_shared_embeddings_restored_in_fp16_load_through_a_rewritten_config(damaged):
     from safetensors.torch import load_file
 
-    from nlivis.training.checkpoint import EMBEDDING_TENSOR, rewrite_config, save_tensors, sha256_file
+    from nlivis.training.checkpoint import EMBEDDING_TENSOR, rewrite_checkpoint, save_tensors, sha256_file
 
     before = load_checkpoint(damaged).model.word_embedding.weight.detach().clone()
     config = json.loads((damaged / "config.json").read_text())
@@ -195,9 +196,36 @@ def test_shared_embeddings_restored_in_fp16_load_through_a_rewritten_config(dama
     target = source.with_name(source.stem + "-fp16.safetensors")
     save_tensors({EMBEDDING_TENSOR: load_file(str(source))[EMBEDDING_TENSOR].half()}, target)
     config["embeddings"].update({"file": f"../embeddings/{target.name}", "sha256": sha256_file(target)})
-    rewrite_config(damaged, config)
+    rewrite_checkpoint(damaged, config=config)
     after = load_checkpoint(damaged).model.word_embedding.weight
     assert after.dtype == before.dtype
     torch.testing.assert_close(after, before, atol=1e-3, rtol=1e-3)
     manifest = json.loads((damaged / "COMPLETE").read_text())
     assert manifest["files"]["config.json"]["sha256"] == sha256_file(damaged / "config.json")
+
+
+def test_rewrite_replaces_weights_predictions_and_metrics_as_one_checkpoint(damaged):
+    from safetensors.torch import load_file
+
+    from nlivis.analysis.predictions import find_prediction_files, read_predictions
+    from nlivis.training.checkpoint import rewrite_checkpoint, word_embedding_key
+
+    loaded = load_checkpoint(damaged)
+    config = json.loads((damaged / "config.json").read_text())
+    state = {k: v for k, v in loaded.model.state_dict().items() if k not in config["weights"]["excluded_keys"]}
+    rows = [{"id": p.id, "gold": p.gold, "predicted": p.predicted, "probs": list(p.probs)}
+            for p in read_predictions(find_prediction_files(damaged)["snli_dev"])]
+    (damaged / "predictions_old_split.jsonl").write_text('{"id":"1","gold":null,"predicted":"neutral","probs":[0,1,0]}\n')
+    config["weights"]["dtype"] = "float16"
+    metrics = {**loaded.metrics, "note": "rewritten"}
+    rewrite_checkpoint(damaged, config=config, metrics=metrics, weights=(state, torch.float16),
+                       predictions={"snli_dev": rows}, remove=("predictions_old_split.jsonl",))
+    again = load_checkpoint(damaged)  # the manifest was rebuilt: sizes and hashes check out
+    assert again.metrics["note"] == "rewritten"
+    assert {t.dtype for t in load_file(str(damaged / "model.safetensors")).values() if t.is_floating_point()} == {torch.float16}
+    key = word_embedding_key(again.model)
+    for name, tensor in again.model.state_dict().items():
+        if name != key and tensor.is_floating_point():
+            torch.testing.assert_close(tensor, loaded.model.state_dict()[name], atol=2e-3, rtol=1e-3)
+    assert "old_split" not in find_prediction_files(damaged)
+    assert not [p for p in damaged.parent.iterdir() if ".partial" in p.name]

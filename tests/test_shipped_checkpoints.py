@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from nlivis.analysis.predictions import read_predictions
+from nlivis.analysis.predictions import find_prediction_files, read_predictions
 from nlivis.training.checkpoint import load_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1] / "checkpoints"
@@ -43,7 +43,7 @@ def test_shipped_checkpoint_loads_and_its_metrics_match_its_predictions(folder):
         assert key in config, f"{folder.name}: config.json does not record {key}"
     assert config["dataset"]["protocol"].endswith("-small"), "shipped models follow the reduced protocols"
     select = loaded.metrics["select_split"]
-    predictions = read_predictions(folder / f"predictions_{select}.jsonl")
+    predictions = read_predictions(find_prediction_files(folder)[select])
     accuracy = sum(p.gold == p.predicted for p in predictions) / len(predictions)
     assert accuracy == pytest.approx(loaded.metrics["best_dev_accuracy"], abs=1e-9)
 
@@ -75,7 +75,7 @@ def test_shipped_checkpoint_reproduces_its_recorded_predictions(folder, shared_d
     ref = protocol.select
     pairs = read_split(ref, shared_data).pairs[:RECHECKED_PAIRS]
     result = evaluate_checkpoint(loaded, analyze_pairs(pairs, cache_dir=analysis_cache, progress=False))
-    recorded = {p.id: p for p in read_predictions(folder / f"predictions_{split_key(ref)}.jsonl")}
+    recorded = {p.id: p for p in read_predictions(find_prediction_files(folder)[split_key(ref)])}
     for pair, row in zip(pairs, result.predictions):
         saved = recorded[pair.id]
         # fp16-stored weights move a probability by at most ~5e-4 (checked at save time) and the file keeps

@@ -1,6 +1,7 @@
 """Training: schedules' known values, config validation, metrics, an end-to-end run, stop and resume."""
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import threading
@@ -129,22 +130,31 @@ def test_train_end_to_end_writes_a_loadable_checkpoint(tmp_path, cache_dir):
     assert 0.0 <= info.dev_accuracy <= 1.0
     names = {p.name for p in out.iterdir()}
     assert {"config.json", "model.safetensors", "vocab.json", "chars.json", "metrics.json", "metrics.jsonl",
-            "COMPLETE", "predictions_snli_dev.jsonl", "predictions_snli_test.jsonl"} <= names
+            "COMPLETE", "predictions_snli_dev.jsonl.gz", "predictions_snli_test.jsonl.gz"} <= names
     assert STATE_FOLDER not in names
     config = json.loads((out / "config.json").read_text())
     assert config["steps"] == 10 and config["pairs_seen"] == 40 * 2 and config["seed"] == 1
     assert config["embeddings"]["shared"] and (out / config["embeddings"]["file"]).is_file()
     assert config["weights"]["dtype"] in ("float16", "float32")
     assert config["weights"]["dtype"] == config["fp16_check"]["stored_as"]
+    # the shared frozen rows are stored as built: fp16 rounding applies to model.safetensors only
+    rows = load_file(str(out / config["embeddings"]["file"]))["word_vectors"]
+    assert rows.dtype == torch.float32 and not torch.equal(rows, rows.half().float())
     # predictions never carry sentences
-    first = json.loads((out / "predictions_snli_test.jsonl").read_text().splitlines()[0])
+    first = json.loads(gzip.decompress((out / "predictions_snli_test.jsonl.gz").read_bytes()).splitlines()[0])
     assert set(first) == {"id", "gold", "predicted", "probs"} and len(first["probs"]) == 3
     # the live log has training lines and dev evaluations
     records = read_metrics_log(out / "metrics.jsonl")
     assert any("train_acc" in r and "pairs_per_s" in r for r in records)
     assert [r["step"] for r in records if "dev_acc" in r] == [4, 5, 8, 10]
     metrics = json.loads((out / "metrics.json").read_text())
-    assert metrics["best_dev_accuracy"] == max(r["dev_acc"] for r in metrics["curve"])
+    assert metrics["best_dev_accuracy_in_training"] == max(r["dev_acc"] for r in metrics["curve"])
+    # the recorded accuracy is that of the stored weights: the training one, or the fp16-rounded one
+    # within the fp16 rule's tolerance
+    check = config["fp16_check"]
+    expected = check["fp16_accuracy"] if check["stored_as"] == "float16" else check["fp32_accuracy"]
+    assert metrics["best_dev_accuracy"] == pytest.approx(expected, abs=1e-6)
+    assert check["fp32_accuracy"] == pytest.approx(metrics["best_dev_accuracy_in_training"], abs=1e-6)
 
     loaded = load_checkpoint(out)
     assert loaded.labels == ("entailment", "neutral", "contradiction")
@@ -157,7 +167,7 @@ def test_model_selection_uses_the_dev_split_only(tmp_path, cache_dir):
     metrics = json.loads((out / "metrics.json").read_text())
     best = max(metrics["curve"], key=lambda r: r["dev_acc"])
     assert metrics["best_step"] == best["step"]
-    dev_rows = [json.loads(line) for line in (out / "predictions_snli_dev.jsonl").read_text().splitlines()]
+    dev_rows = [json.loads(line) for line in gzip.decompress((out / "predictions_snli_dev.jsonl.gz").read_bytes()).splitlines()]
     accuracy = sum(r["gold"] == r["predicted"] for r in dev_rows) / len(dev_rows)
     assert accuracy == pytest.approx(metrics["best_dev_accuracy"])
 

@@ -1,15 +1,20 @@
 """Predictions files: one JSON object per line, {"id", "gold", "predicted", "probs"}, never sentences.
 
-A checkpoint folder keeps one file per evaluated split, `predictions_<split_key>.jsonl`; the error
+A checkpoint folder keeps one file per evaluated split, `predictions_<split_key>.jsonl.gz` (gzip: a
+10k-pair split is 0.12 MB instead of 0.88 MB, which is what lets the shipped set stay under its size
+budget; plain `.jsonl` files, as older checkpoints or hand-made ones have, are read too). The error
 analysis joins them with annotation tags and genres by pair id. Reading checks every line and names
 file and line on any problem.
 """
 from __future__ import annotations
 
+import gzip
+import io
 import json
 import math
 import os
 import tempfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -17,7 +22,12 @@ from typing import Any, Iterable, Mapping, Sequence
 import pandas as pd
 
 PREDICTIONS_PREFIX = "predictions_"
-PREDICTIONS_SUFFIX = ".jsonl"
+PREDICTIONS_SUFFIX = ".jsonl.gz"
+"""What `write_predictions` writes in a checkpoint folder."""
+PLAIN_SUFFIX = ".jsonl"
+"""Also read: uncompressed predictions files."""
+PROBABILITY_DECIMALS = 4
+"""Probabilities are stored rounded to this many decimals (1e-4 is far below any difference the views show)."""
 
 
 class PredictionsFileError(ValueError):
@@ -49,11 +59,13 @@ def predictions_path(folder: str | Path, split_key: str) -> Path:
 
 
 def find_prediction_files(folder: str | Path) -> dict[str, Path]:
-    """split key → predictions file in a checkpoint folder, sorted by split key."""
-    found = {}
-    for path in sorted(Path(folder).glob(f"{PREDICTIONS_PREFIX}*{PREDICTIONS_SUFFIX}")):
-        found[path.name[len(PREDICTIONS_PREFIX):-len(PREDICTIONS_SUFFIX)]] = path
-    return found
+    """split key → predictions file in a checkpoint folder, sorted by split key (the gzip file where a
+    split has both forms)."""
+    found: dict[str, Path] = {}
+    for suffix in (PLAIN_SUFFIX, PREDICTIONS_SUFFIX):  # gzip second: it wins
+        for path in Path(folder).glob(f"{PREDICTIONS_PREFIX}*{suffix}"):
+            found[path.name[len(PREDICTIONS_PREFIX):-len(suffix)]] = path
+    return dict(sorted(found.items()))
 
 
 def _parse_line(record: Any, where: str) -> Prediction:
@@ -81,12 +93,16 @@ def read_predictions(path: str | Path) -> list[Prediction]:
     """All predictions of a file in file order; ids must be unique and all probs the same length."""
     path = Path(path)
     try:
-        handle = path.open(encoding="utf-8")
-    except OSError as error:
-        raise PredictionsFileError(f"{path}: cannot read predictions ({error.strerror or error})") from error
+        raw = path.read_bytes()
+        if path.suffix == ".gz":
+            raw = gzip.decompress(raw)
+    except OSError as error:  # gzip.BadGzipFile and EOFError (truncated) are OSError / handled below
+        raise PredictionsFileError(f"{path}: cannot read predictions ({getattr(error, 'strerror', None) or error})") from error
+    except (EOFError, zlib.error) as error:
+        raise PredictionsFileError(f"{path}: cannot read predictions (the gzip data is truncated or corrupt: {error})") from error
     predictions: list[Prediction] = []
     seen: dict[str, int] = {}
-    with handle:
+    with io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8") as handle:
         try:
             for number, line in enumerate(handle, start=1):
                 if not line.strip():
@@ -118,19 +134,27 @@ def _as_prediction(item: Prediction | Mapping[str, Any]) -> Prediction:
 
 
 def write_predictions(path: str | Path, predictions: Iterable[Prediction | Mapping[str, Any]]) -> Path:
-    """Write a predictions file atomically (temporary sibling, then rename)."""
+    """Write a predictions file atomically (temporary sibling, fsync, then rename): one compact JSON
+    object per line, probabilities to `PROBABILITY_DECIMALS`, gzip-compressed when the name ends in
+    `.gz` (with a zero timestamp, so the same predictions give the same bytes)."""
     path = Path(path)
     lines = []
     for item in predictions:
         prediction = _as_prediction(item)
-        lines.append(json.dumps({"id": prediction.id, "gold": prediction.gold,
-                                 "predicted": prediction.predicted,
-                                 "probs": [round(p, 6) for p in prediction.probs]}) + "\n")
+        lines.append(json.dumps({"id": prediction.id, "gold": prediction.gold, "predicted": prediction.predicted,
+                                 "probs": [round(p, PROBABILITY_DECIMALS) for p in prediction.probs]},
+                                separators=(",", ":")) + "\n")
+    data = "".join(lines).encode("utf-8")
+    if path.suffix == ".gz":
+        data = gzip.compress(data, compresslevel=9, mtime=0)
     path.parent.mkdir(parents=True, exist_ok=True)
     descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            handle.writelines(lines)
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, 0o644)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

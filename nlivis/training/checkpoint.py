@@ -5,7 +5,8 @@ A checkpoint folder holds
     model.safetensors  the weights (fp16 where that leaves every dev prediction unchanged, else fp32)
     vocab.json         word vocabulary;  chars.json  character vocabulary
     metrics.json       best dev accuracy and the curve;  metrics.jsonl  the live training log
-    predictions_<split_key>.jsonl   {"id", "gold", "predicted", "probs"} per pair, never sentences
+    predictions_<split_key>.jsonl.gz  {"id", "gold", "predicted", "probs"} per pair, never sentences
+                       (format: nlivis.analysis.predictions)
     COMPLETE           the manifest (file sizes and sha256), written last: no COMPLETE, no checkpoint
 Frozen word embeddings are not copied into every folder: the rows live once per (vocabulary, source)
 in `<checkpoint root>/embeddings/<hash>.safetensors`, referenced from config.json by relative path and
@@ -29,6 +30,8 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 from torch import nn
+
+from nlivis.analysis.predictions import predictions_path, write_predictions
 
 FORMAT = "nlivis-checkpoint"
 FORMAT_VERSION = 1
@@ -220,7 +223,7 @@ def write_checkpoint(
     (building / "config.json").write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     (building / "metrics.json").write_text(json.dumps(metrics, indent=1) + "\n", encoding="utf-8")
     for split_key, rows in predictions.items():
-        write_predictions(building / f"predictions_{split_key}.jsonl", rows)
+        write_predictions(predictions_path(building, split_key), rows)
     for extra in extra_files:
         if Path(extra).is_file():
             shutil.copy2(extra, building / Path(extra).name)
@@ -232,25 +235,43 @@ def write_checkpoint(
     return out_dir
 
 
-def write_predictions(path: Path, rows: list[dict[str, Any]]) -> None:
-    """`predictions_<split_key>.jsonl`: id, gold, predicted, probs per line, written atomically. Compact
-    separators and 4 decimals keep the shipped checkpoints small (a 10k-pair split is ~0.6 MB)."""
-    text = "".join(json.dumps({"id": r["id"], "gold": r["gold"], "predicted": r["predicted"],
-                               "probs": [round(float(p), 4) for p in r["probs"]]}, separators=(",", ":")) + "\n"
-                   for r in rows)
-    atomic_write_text(Path(path), text)
-
-
-def rewrite_config(folder: Path, config: Mapping[str, Any]) -> None:
-    """Replace a complete checkpoint's config.json and its manifest entry (each written atomically), e.g.
-    after its shared embedding file was re-stored. Loading re-checks everything, so an interrupted rewrite
-    is reported, never silently used."""
+def rewrite_checkpoint(
+    folder: Path,
+    *,
+    config: Mapping[str, Any] | None = None,
+    metrics: Mapping[str, Any] | None = None,
+    weights: tuple[Mapping[str, torch.Tensor], torch.dtype] | None = None,
+    predictions: Mapping[str, list[dict[str, Any]]] | None = None,
+    remove: tuple[str, ...] = (),
+) -> None:
+    """Replace parts of a complete checkpoint in one atomic step, e.g. after its weights or shared
+    embedding file were re-stored in fp16: the folder is copied beside itself, the given parts are
+    written into the copy (`weights` = state dict without a shared embedding key, and the dtype to store
+    it in; `predictions` = split key → rows; `remove` = file names to drop), the manifest is rebuilt and
+    the copy renamed into place. A crash leaves the old folder or a hidden partial copy, never a mix."""
     folder = Path(folder)
-    manifest = _check_files(folder, verify_hashes=True)
-    atomic_write_text(folder / "config.json", json.dumps(config, indent=1, ensure_ascii=False) + "\n")
-    manifest["files"]["config.json"] = {"bytes": (folder / "config.json").stat().st_size,
-                                        "sha256": sha256_file(folder / "config.json")}
-    atomic_write_text(folder / MANIFEST, json.dumps(manifest, indent=1) + "\n")
+    _check_files(folder, verify_hashes=True)
+    building = folder.with_name(f".{folder.name}.partial-{os.getpid()}")
+    if building.exists():
+        shutil.rmtree(building)
+    shutil.copytree(folder, building)
+    for name in remove:
+        (building / name).unlink(missing_ok=True)
+    if weights is not None:
+        state, dtype = weights
+        save_tensors(_floating_as(state, dtype), building / "model.safetensors",
+                     metadata={"format": FORMAT, "dtype": str(dtype).removeprefix("torch.")})
+    if config is not None:
+        atomic_write_json(building / "config.json", config)
+    if metrics is not None:
+        atomic_write_json(building / "metrics.json", metrics)
+    for split_key, rows in (predictions or {}).items():
+        write_predictions(predictions_path(building, split_key), rows)
+    manifest = {"format": FORMAT, "format_version": FORMAT_VERSION,
+                "files": {name: {"bytes": (building / name).stat().st_size, "sha256": sha256_file(building / name)}
+                          for name in CORE_FILES}}
+    atomic_write_json(building / MANIFEST, manifest)
+    replace_folder(building, folder)
 
 
 # ------------------------------------------------------------------------------------------------ read

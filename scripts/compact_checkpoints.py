@@ -1,0 +1,205 @@
+"""Make checkpoints lean without changing what they claim.
+
+    python scripts/compact_checkpoints.py [--checkpoints checkpoints] [--data-dir ../shared/data]
+                                          [--dry-run] [--only NAME ...]
+
+1. Predictions stored as plain `.jsonl` are rewritten as `.jsonl.gz` (the same rows; no data needed).
+2. A shared fp32 word-embedding file (checkpoints/embeddings/) is re-stored in fp16 when, for every
+   complete checkpoint that loads it, the rounded rows pass the fp16 rule on its select split.
+3. fp32 weights are re-stored in fp16 when the rounded weights pass the same rule.
+
+The fp16 rule is the trainer's (`nlivis.training.trainer.fp16_verdict`): select-split accuracy moves by
+at most 0.05 points and at most 0.2% of labels flip, each judged against the checkpoint as it was
+before this script touched it. Whenever rounding is applied, every recorded prediction and accuracy of
+the checkpoint is re-computed from what is now stored, and config.json's `fp16_check` keeps the fp32
+and fp16 select accuracies, so `nlivis evaluate` keeps reproducing metrics.json. Steps 2 and 3 read
+the checkpoints' splits from --data-dir; a checkpoint whose splits are missing is left as it is.
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import torch  # noqa: E402
+from safetensors.torch import load_file  # noqa: E402
+
+from nlivis.analysis.predictions import PLAIN_SUFFIX, find_prediction_files, read_predictions  # noqa: E402
+from nlivis.data.protocols import get_protocol, split_key  # noqa: E402
+from nlivis.features.dataset import load_split_analyzed  # noqa: E402
+from nlivis.training.checkpoint import (EMBEDDING_TENSOR, LoadedCheckpoint, load_checkpoint,  # noqa: E402
+                                        rewrite_checkpoint, save_tensors, sha256_file)
+from nlivis.training.trainer import (accuracy_of, fp16_verdict, predict_probabilities,  # noqa: E402
+                                     prediction_rows, rounded_to_fp16)
+
+CPU = torch.device("cpu")
+
+
+class Splits:
+    """Analysed items of every split a checkpoint has predictions for, read once per split."""
+
+    def __init__(self, data_dir: Path, cache_dir: Path | None):
+        self.data_dir, self.cache_dir = data_dir, cache_dir
+        self.items: dict[str, list] = {}
+
+    def of(self, loaded: LoadedCheckpoint) -> dict[str, list]:
+        """split key → items, select split first; raises FileNotFoundError-like errors when data is missing."""
+        protocol = get_protocol(loaded.config["dataset"]["protocol"])
+        recorded = find_prediction_files(loaded.path)
+        found = {}
+        for ref in (protocol.select, *protocol.report):
+            key = split_key(ref)
+            if key in recorded and key not in found:
+                if key not in self.items:
+                    self.items[key], _ = load_split_analyzed(ref, self.data_dir, self.cache_dir)
+                found[key] = self.items[key]
+        return found
+
+
+def predict(loaded: LoadedCheckpoint, items: list) -> torch.Tensor:
+    batch_size = int(loaded.config["training"].get("eval_batch_size", 128))
+    return predict_probabilities(loaded.model, loaded.featurizer, items, batch_size, CPU)
+
+
+def rerecord(folder: Path, loaded: LoadedCheckpoint, splits: dict[str, list],
+             weights: tuple[dict, torch.dtype] | None = None, config: dict | None = None) -> None:
+    """Re-compute every recorded prediction with `loaded.model` as it now is and rewrite the folder."""
+    labels = loaded.labels
+    probabilities = {key: predict(loaded, items) for key, items in splits.items()}
+    select = loaded.metrics["select_split"]
+    metrics = copy.deepcopy(loaded.metrics)
+    metrics.setdefault("best_dev_accuracy_in_training", metrics["best_dev_accuracy"])
+    metrics["best_dev_accuracy"] = accuracy_of(splits[select], probabilities[select], labels)
+    for key, report in metrics.get("report", {}).items():
+        if key in probabilities:
+            report["accuracy"] = accuracy_of(splits[key], probabilities[key], labels)
+    config = copy.deepcopy(config if config is not None else loaded.config)
+    rewrite_checkpoint(folder, config=config, metrics=metrics, weights=weights,
+                       predictions={key: prediction_rows(splits[key], p, labels) for key, p in probabilities.items()},
+                       remove=tuple(f"predictions_{key}{PLAIN_SUFFIX}" for key in probabilities))
+
+
+def compress_predictions(folder: Path, dry_run: bool) -> int:
+    """Step 1: plain predictions files → gzip; returns bytes saved."""
+    plain = [p for p in find_prediction_files(folder).values() if p.name.endswith(PLAIN_SUFFIX)]
+    if not plain:
+        return 0
+    before = sum(p.stat().st_size for p in plain)
+    if dry_run:
+        return 0
+    rows = {p.name[len("predictions_"):-len(PLAIN_SUFFIX)]: [
+        {"id": r.id, "gold": r.gold, "predicted": r.predicted, "probs": list(r.probs)} for r in read_predictions(p)]
+        for p in plain}
+    rewrite_checkpoint(folder, predictions=rows, remove=tuple(p.name for p in plain))
+    after = sum(p.stat().st_size for p in find_prediction_files(folder).values())
+    return before - after
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--checkpoints", default=str(ROOT / "checkpoints"))
+    parser.add_argument("--data-dir", default=str(ROOT.parent / "shared" / "data"))
+    parser.add_argument("--cache-dir", default=None, help="spaCy analysis cache (default: nlivis's)")
+    parser.add_argument("--dry-run", action="store_true", help="check and report, write nothing")
+    parser.add_argument("--only", nargs="*", default=None, help="checkpoint folder names to consider (default: all)")
+    args = parser.parse_args()
+    root = Path(args.checkpoints)
+    folders = [p for p in sorted(root.iterdir()) if (p / "COMPLETE").is_file()
+               and (args.only is None or p.name in args.only)]
+
+    saved = sum(compress_predictions(folder, args.dry_run) for folder in folders)
+    print(f"step 1: predictions compressed, {saved / 1e6:.1f} MB saved")
+
+    splits = Splits(Path(args.data_dir), Path(args.cache_dir) if args.cache_dir else None)
+    originals: dict[str, tuple[dict[str, list], torch.Tensor]] = {}
+
+    def original(folder: Path) -> tuple[dict[str, list], torch.Tensor] | None:
+        """(splits, select probabilities) of the checkpoint as it was before this run."""
+        if folder.name not in originals:
+            loaded = load_checkpoint(folder)
+            try:
+                items = splits.of(loaded)
+            except (OSError, ValueError) as error:
+                print(f"{folder.name}: splits unavailable, left as it is ({error})")
+                return None
+            originals[folder.name] = (items, predict(loaded, items[loaded.metrics["select_split"]]))
+        return originals[folder.name]
+
+    # step 2: shared fp32 embedding files
+    users: dict[Path, list[Path]] = {}
+    for folder in folders:
+        embeddings = json.loads((folder / "config.json").read_text(encoding="utf-8")).get("embeddings", {})
+        if embeddings.get("shared"):
+            users.setdefault((folder / embeddings["file"]).resolve(), []).append(folder)
+    for path, group in users.items():
+        rows = load_file(str(path))[EMBEDDING_TENSOR]
+        if rows.dtype != torch.float32:
+            continue
+        all_users = [p for p in root.iterdir() if (p / "COMPLETE").is_file() and p not in group and
+                     (p / json.loads((p / "config.json").read_text())["embeddings"].get("file", "-")).resolve() == path]
+        if all_users:
+            print(f"{path.name}: also used by {[p.name for p in all_users]} (not selected), kept in fp32")
+            continue
+        half = rows.to(torch.float16)
+        verdicts = {}
+        for folder in group:
+            before = original(folder)
+            if before is None:
+                break
+            items, reference = before
+            loaded = load_checkpoint(folder)
+            with torch.no_grad():
+                loaded.model.word_embedding.weight.copy_(half.to(loaded.model.word_embedding.weight.dtype))
+            select = loaded.metrics["select_split"]
+            verdicts[folder.name] = fp16_verdict(items[select], reference, predict(loaded, items[select]), loaded.labels)
+            print(f"{path.name}  {folder.name}: {verdicts[folder.name]}")
+        if len(verdicts) < len(group) or not all(v["use_fp16"] for v in verdicts.values()) or args.dry_run:
+            print(f"{path.name}: kept in fp32" + (" (dry run)" if args.dry_run else ""))
+            continue
+        target = path.with_name(path.stem + "-fp16.safetensors")
+        save_tensors({EMBEDDING_TENSOR: half.contiguous()}, target,
+                     metadata={"source": "fp16 rounding of " + path.name, "rows": str(half.shape[0])})
+        digest = sha256_file(target)
+        for folder in group:
+            config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+            config["embeddings"].update({"file": str(Path("..") / target.parent.name / target.name),
+                                         "sha256": digest, "dtype": "float16"})
+            config["embeddings"]["fp16_check"] = {k: v for k, v in verdicts[folder.name].items() if k != "use_fp16"}
+            rewrite_checkpoint(folder, config=config)
+            if verdicts[folder.name]["predictions_changed_by_fp16"]:  # labels moved: re-record from the rows as stored
+                rerecord(folder, load_checkpoint(folder), originals[folder.name][0])
+        path.unlink()
+        print(f"{path.name} → {target.name}: fp16, {len(group)} checkpoint(s) updated")
+
+    # step 3: fp32 weights
+    for folder in folders:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        if config.get("weights", {}).get("dtype") != "float32":
+            continue
+        before = original(folder)
+        if before is None:
+            continue
+        items, reference = before
+        loaded = load_checkpoint(folder)
+        excluded = tuple(config["weights"].get("excluded_keys", []))  # shared rows: step 2's business
+        loaded.model = rounded_to_fp16(loaded.model, keep=excluded).eval()
+        select = loaded.metrics["select_split"]
+        verdict = fp16_verdict(items[select], reference, predict(loaded, items[select]), loaded.labels)
+        print(f"{folder.name} weights: {verdict}")
+        if not verdict["use_fp16"] or args.dry_run:
+            continue
+        state = {k: v for k, v in loaded.model.state_dict().items() if k not in excluded}
+        config["weights"]["dtype"] = "float16"
+        config["fp16_check"] = {"stored_as": "float16", **{k: v for k, v in verdict.items() if k != "use_fp16"}}
+        rerecord(folder, loaded, items, weights=(state, torch.float16), config=config)
+        print(f"{folder.name}: weights now fp16, select accuracy {verdict['fp32_accuracy']:.4f} → {verdict['fp16_accuracy']:.4f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
