@@ -139,3 +139,19 @@ def test_drawable_groups_entries_by_type():
     views = drawable(trace)
     assert views == {"alignment": ["align_1"], "gates": ["gate_p"], "representation": ["pooled"], "output": ["output"]}
     assert "feature_maps" not in views
+
+
+def test_comparison_bars_tilt_long_labels_instead_of_overlapping_them():
+    import pandas as pd
+
+    from nlivis.viz.charts import comparison_bars
+
+    few = pd.DataFrame({"checkpoint": ["gcnn · snli", "esan · snli"], "accuracy": [0.7, 0.72]})
+    figure = comparison_bars(few, "checkpoint", "accuracy")
+    assert figure.layout.xaxis.tickangle == 0 and list(figure.layout.xaxis.ticktext) == ["gcnn<br>snli", "esan<br>snli"]
+    names = [f"diin-{v}-snli-small" for v in ("no_conv", "no_encoding", "no_fuse_gate", "no_self_attention",
+                                                "addition_fuse", "similarity", "one_gate_fuse", "unmasked_interaction")]
+    many = pd.DataFrame({"checkpoint": names, "accuracy": [0.7] * len(names)})
+    tilted = comparison_bars(many, "checkpoint", "accuracy")
+    assert tilted.layout.xaxis.tickangle == -30 and tilted.layout.height > figure.layout.height
+    assert [bar.y for bar in tilted.data][0] == tuple([0.7] * len(names))

@@ -168,8 +168,11 @@ def comparison_bars(table: pd.DataFrame, category: str, value: str, group: str |
             meta={"kind": "table", "records": _records(rows)},
         ))
     categories = list(dict.fromkeys(table[category].astype(str)))
-    figure.update_xaxes(tickmode="array", tickvals=categories, tickangle=0,  # "a · b · c" labels wrap at the dots
-                        ticktext=[c.replace(" · ", "<br>") for c in categories])
-    figure.update_layout(title=title, barmode="group", height=340, margin={"l": 10, "r": 10, "t": 50, "b": 10},
+    ticktext = [c.replace(" · ", "<br>") for c in categories]  # "a · b · c" labels wrap at the dots
+    widest = max(len(line) for text in ticktext for line in text.split("<br>"))
+    crowded = len(categories) * widest > 120  # e.g. eight "diin-no_self_attention-snli-small" bars
+    figure.update_xaxes(tickmode="array", tickvals=categories, ticktext=ticktext, tickangle=-30 if crowded else 0,
+                        automargin=True)
+    figure.update_layout(title=title, barmode="group", height=340 + (8 * widest if crowded else 0), margin={"l": 10, "r": 10, "t": 50, "b": 10},
                          legend=BELOW_LEGEND, yaxis={"tickformat": value_format.replace("f", "")})
     return figure
