@@ -27,7 +27,7 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import torch
 
@@ -207,6 +207,33 @@ def peak_memory_mb(device: torch.device) -> float:
     import resource
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+MATMUL_SIZES = {"cpu": 2048, "cuda": 8192}
+"""Square matmul sizes for the machine's reference rate: large enough to reach the library's peak."""
+
+
+def matmul_rate_gflops(device: torch.device, dtype: torch.dtype = torch.float32, size: int | None = None,
+                       repeats: int = 5) -> float:
+    """Measured dense matmul rate (GFLOP/s, median of `repeats` after a warm-up): the ceiling a training
+    step's achieved GFLOP/s is read against (fp32 on CPU; fp32 and bf16 on CUDA)."""
+    n = size or MATMUL_SIZES.get(device.type, 2048)
+    a = torch.randn(n, n, device=device, dtype=dtype)
+    b = torch.randn(n, n, device=device, dtype=dtype)
+    times = []
+    for i in range(repeats + 1):
+        _synchronize(device)
+        start = time.perf_counter()
+        torch.mm(a, b)
+        _synchronize(device)
+        if i:
+            times.append(time.perf_counter() - start)
+    return 2 * n ** 3 / statistics.median(times) / 1e9
+
+
+def _synchronize(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
 
 
 def flops_per_pair(model: torch.nn.Module, batch: Batch) -> float:
@@ -473,18 +500,24 @@ def _fmt_minutes(minutes: float | None) -> str:
     return f"{minutes:.1f} min"
 
 
-def format_table(rows: list[BenchRow], hardware: str = "here") -> str:
+def format_table(rows: list[BenchRow], hardware: str = "here", matmul_gflops: Mapping[str, float] | None = None) -> str:
+    """The benchmark table; with `matmul_gflops` (dtype name → measured rate) a last column gives each
+    training step's achieved rate as a share of the matmul rate of its dtype (bf16 for "+bf16" rows)."""
     header = (f"| model | size | params | train batch | cut-offs P/H | train pairs/s | MultiNLI epoch ({hardware}) "
               "| paper epoch (GTX 1080) | infer pairs/s (b=256) | 8×20 latency (ms) | traced (ms) | tracing cost "
-              "| peak RSS (MB) | GFLOP/pair (fwd+bwd) | achieved GFLOP/s |")
-    lines = [header, "|" + "---|" * 15]
+              "| peak RSS (MB) | GFLOP/pair (fwd+bwd) | achieved GFLOP/s |" + (" of matmul rate |" if matmul_gflops else ""))
+    lines = [header, "|" + "---|" * (16 if matmul_gflops else 15)]
     for r in rows:
+        share = ""
+        if matmul_gflops:
+            reference = matmul_gflops.get("bfloat16" if r.size.endswith("+bf16") else "float32")
+            share = f" {r.achieved_gflops / reference:.0%} |" if reference else " – |"
         lines.append(
             f"| {r.model} | {r.size} | {r.params / 1e6:.2f}M | {r.train_batch} | {r.cutoffs} | "
             f"{r.train_pairs_per_s:.0f} | {_fmt_minutes(r.epoch_minutes)} | {_fmt_minutes(r.paper_epoch_minutes)} | "
             f"{r.infer_pairs_per_s:.0f} | {r.latency_ms:.1f} | {r.latency_traced_ms:.1f} | "
             f"{r.tracing_overhead * 100:+.0f}% | {r.peak_mem_mb:.0f} | {r.gflops_per_pair:.3f} | "
-            f"{r.achieved_gflops:.1f} |")
+            f"{r.achieved_gflops:.1f} |" + share)
     return "\n".join(lines)
 
 
@@ -505,10 +538,16 @@ def reference_lines() -> list[str]:
     return lines
 
 
-def bench_report(rows: list[BenchRow], device: torch.device, header_extra: Sequence[str] = ()) -> list[str]:
+def bench_report(rows: list[BenchRow], device: torch.device, header_extra: Sequence[str] = (),
+                 matmul_gflops: Mapping[str, float] | None = None) -> list[str]:
     hardware = "here, GPU" if device.type == "cuda" else "here, CPU"
-    lines = [f"Machine: {machine_description(device)}", f"Versions: {versions_description()}", *header_extra, "",
-             format_table(rows, hardware), ""]
+    rates = []
+    if matmul_gflops:
+        n = MATMUL_SIZES.get(device.type, 2048)
+        rates = ["Matmul rate (the ceiling for the last column): " + ", ".join(
+            f"{dtype} {n}×{n}: {rate:.0f} GFLOP/s" for dtype, rate in matmul_gflops.items())]
+    lines = [f"Machine: {machine_description(device)}", f"Versions: {versions_description()}", *header_extra, *rates, "",
+             format_table(rows, hardware, matmul_gflops), ""]
     lines += reference_lines()
     return lines
 
@@ -531,6 +570,8 @@ def bench_command(args) -> int:
     busy_before = concurrent_training()
     load_before = load_average()
     baseline_rss = current_rss_mb()
+    dtypes = (torch.float32, torch.bfloat16) if device.type == "cuda" else (torch.float32,)
+    matmul = {str(d).removeprefix("torch."): matmul_rate_gflops(device, d, repeats=repeats) for d in dtypes}
     rows = []
     for size in sizes:
         for family in families:
@@ -563,7 +604,7 @@ def bench_command(args) -> int:
     if busy:
         header_extra.append(f"WARNING: {len(busy)} `nlivis train` process(es) ran during the measurement "
                             f"(pids {', '.join(map(str, busy))}); CPU timings are distorted")
-    lines = bench_report(rows, device, header_extra) + [""] + lines
+    lines = bench_report(rows, device, header_extra, matmul) + [""] + lines
     lines.append(f"Total benchmark time: {time.perf_counter() - started:.0f} s")
     text = "\n".join(lines)
     print(text)

@@ -73,6 +73,21 @@ def test_table_has_one_line_per_row_and_the_paper_epoch_for_gcnn():
     assert paper_epoch_minutes("gcnn", "shipped") is None and paper_epoch_minutes("esan", "paper") is None
 
 
+def test_matmul_rate_column_reads_each_row_against_its_dtype():
+    import torch
+
+    from nlivis.bench import matmul_rate_gflops
+
+    assert matmul_rate_gflops(torch.device("cpu"), size=64, repeats=2) > 0
+    common = dict(model="esan", params=1, train_batch=8, cutoffs="20/20", train_pairs_per_s=1.0, epoch_minutes=1.0,
+                  infer_pairs_per_s=1.0, latency_ms=1.0, latency_traced_ms=1.0, peak_mem_mb=1.0, gflops_per_pair=1.0)
+    rows = [BenchRow(size="paper", achieved_gflops=50.0, **common), BenchRow(size="paper+bf16", achieved_gflops=300.0, **common)]
+    lines = format_table(rows, matmul_gflops={"float32": 200.0, "bfloat16": 1000.0}).splitlines()
+    assert lines[0].endswith("| of matmul rate |") and lines[1].count("---") == 16
+    assert lines[2].endswith("| 50.0 | 25% |") and lines[3].endswith("| 300.0 | 30% |")
+    assert format_table(rows[:1], matmul_gflops={"float32": 200.0}).splitlines()[0].count("|") == lines[0].count("|")
+
+
 def test_reference_lines_quote_the_papers():
     text = "\n".join(reference_lines())
     assert "GTX 1080" in text and "GCNN 2412 s" in text
