@@ -18,3 +18,9 @@ python bench/ab.py "$BASELINE" worktree --models gcnn,diin,attentive_conv,esan,a
 python bench/ab.py 197deb5 7a4791e --models amn --sizes shipped,paper > bench/results/ab-amn.md
 python bench/ab.py 7a4791e 8ea9295 --models esan --sizes shipped,paper > bench/results/ab-esan-lstm.md
 python bench/ab.py 8ea9295 678cef5 --models gcnn,attentive_conv,esan,diin --sizes shipped > bench/results/ab-conv.md
+# Where the time goes: top operators of a training step at the shipped size
+for model in gcnn diin attentive_conv esan amn; do
+  echo "== $model"
+  python bench/profile_model.py "$model" shipped --steps 5 --rows 5 2>&1 | grep -E "aten::|Self CPU time total|operator calls" \
+      | awk '{ if ($1 ~ /aten/) print $1, $2, $3; else print }'
+done > bench/results/profile-shipped.txt
