@@ -217,7 +217,7 @@ def matmul_rate_gflops(device: torch.device, dtype: torch.dtype = torch.float32,
                        repeats: int = 5) -> float:
     """Measured dense matmul rate (GFLOP/s, median of `repeats` after a warm-up): the ceiling a training
     step's achieved GFLOP/s is read against (fp32 on CPU; fp32 and bf16 on CUDA)."""
-    n = size or MATMUL_SIZES.get(device.type, 2048)
+    n = size or matmul_size(device)
     a = torch.randn(n, n, device=device, dtype=dtype)
     b = torch.randn(n, n, device=device, dtype=dtype)
     times = []
@@ -229,6 +229,10 @@ def matmul_rate_gflops(device: torch.device, dtype: torch.dtype = torch.float32,
         if i:
             times.append(time.perf_counter() - start)
     return 2 * n ** 3 / statistics.median(times) / 1e9
+
+
+def matmul_size(device: torch.device) -> int:
+    return MATMUL_SIZES.get(device.type, MATMUL_SIZES["cpu"])
 
 
 def _synchronize(device: torch.device) -> None:
@@ -297,8 +301,7 @@ def bench_model(family: str, size: str, device: torch.device, repeats: int, warm
     autocast = torch.autocast("cuda", dtype=torch.bfloat16) if mixed_precision and device.type == "cuda" else None
 
     def sync() -> None:
-        if device.type == "cuda":
-            torch.cuda.synchronize(device)
+        _synchronize(device)
 
     def train_pass() -> None:
         model.train()
@@ -543,7 +546,7 @@ def bench_report(rows: list[BenchRow], device: torch.device, header_extra: Seque
     hardware = "here, GPU" if device.type == "cuda" else "here, CPU"
     rates = []
     if matmul_gflops:
-        n = MATMUL_SIZES.get(device.type, 2048)
+        n = matmul_size(device)
         rates = ["Matmul rate (the ceiling for the last column): " + ", ".join(
             f"{dtype} {n}×{n}: {rate:.0f} GFLOP/s" for dtype, rate in matmul_gflops.items())]
     lines = [f"Machine: {machine_description(device)}", f"Versions: {versions_description()}", *header_extra, *rates, "",

@@ -66,12 +66,15 @@ def predict(loaded: LoadedCheckpoint, items: list) -> torch.Tensor:
     return predict_probabilities(loaded.model, loaded.featurizer, items, batch_size, CPU)
 
 
-def rerecord(folder: Path, loaded: LoadedCheckpoint, splits: dict[str, list],
+def rerecord(folder: Path, loaded: LoadedCheckpoint, splits: dict[str, list], select_probabilities: torch.Tensor,
              weights: tuple[dict, torch.dtype] | None = None, config: dict | None = None) -> None:
-    """Re-compute every recorded prediction with `loaded.model` as it now is and rewrite the folder."""
+    """Re-compute every recorded prediction with `loaded.model` as it now is (its select-split
+    probabilities already computed for the fp16 verdict) and rewrite the folder; writing the gzip
+    predictions retires any plain file of the same split."""
     labels = loaded.labels
-    probabilities = {key: predict(loaded, items) for key, items in splits.items()}
     select = loaded.metrics["select_split"]
+    probabilities = {key: select_probabilities if key == select else predict(loaded, items)
+                     for key, items in splits.items()}
     metrics = copy.deepcopy(loaded.metrics)
     metrics.setdefault("best_dev_accuracy_in_training", metrics["best_dev_accuracy"])
     metrics["best_dev_accuracy"] = accuracy_of(splits[select], probabilities[select], labels)
@@ -80,23 +83,17 @@ def rerecord(folder: Path, loaded: LoadedCheckpoint, splits: dict[str, list],
             report["accuracy"] = accuracy_of(splits[key], probabilities[key], labels)
     config = copy.deepcopy(config if config is not None else loaded.config)
     rewrite_checkpoint(folder, config=config, metrics=metrics, weights=weights,
-                       predictions={key: prediction_rows(splits[key], p, labels) for key, p in probabilities.items()},
-                       remove=tuple(f"predictions_{key}{PLAIN_SUFFIX}" for key in probabilities))
+                       predictions={key: prediction_rows(splits[key], p, labels) for key, p in probabilities.items()})
 
 
 def compress_predictions(folder: Path, dry_run: bool) -> int:
     """Step 1: plain predictions files → gzip; returns bytes saved."""
-    plain = [p for p in find_prediction_files(folder).values() if p.name.endswith(PLAIN_SUFFIX)]
-    if not plain:
+    plain = {key: p for key, p in find_prediction_files(folder).items() if p.name.endswith(PLAIN_SUFFIX)}
+    if not plain or dry_run:
         return 0
-    before = sum(p.stat().st_size for p in plain)
-    if dry_run:
-        return 0
-    rows = {p.name[len("predictions_"):-len(PLAIN_SUFFIX)]: [
-        {"id": r.id, "gold": r.gold, "predicted": r.predicted, "probs": list(r.probs)} for r in read_predictions(p)]
-        for p in plain}
-    rewrite_checkpoint(folder, predictions=rows, remove=tuple(p.name for p in plain))
-    after = sum(p.stat().st_size for p in find_prediction_files(folder).values())
+    before = sum(p.stat().st_size for p in plain.values())
+    rewrite_checkpoint(folder, predictions={key: read_predictions(p) for key, p in plain.items()})
+    after = sum(p.stat().st_size for key, p in find_prediction_files(folder).items() if key in plain)
     return before - after
 
 
@@ -109,8 +106,8 @@ def main() -> int:
     parser.add_argument("--only", nargs="*", default=None, help="checkpoint folder names to consider (default: all)")
     args = parser.parse_args()
     root = Path(args.checkpoints)
-    folders = [p for p in sorted(root.iterdir()) if (p / "COMPLETE").is_file()
-               and (args.only is None or p.name in args.only)]
+    complete = [p for p in sorted(root.iterdir()) if (p / "COMPLETE").is_file()]
+    folders = [p for p in complete if args.only is None or p.name in args.only]
 
     saved = sum(compress_predictions(folder, args.dry_run) for folder in folders)
     print(f"step 1: predictions compressed, {saved / 1e6:.1f} MB saved")
@@ -131,22 +128,23 @@ def main() -> int:
         return originals[folder.name]
 
     # step 2: shared fp32 embedding files
-    users: dict[Path, list[Path]] = {}
-    for folder in folders:
+    users: dict[Path, list[Path]] = {}  # every checkpoint that loads a file, selected or not
+    for folder in complete:
         embeddings = json.loads((folder / "config.json").read_text(encoding="utf-8")).get("embeddings", {})
         if embeddings.get("shared"):
             users.setdefault((folder / embeddings["file"]).resolve(), []).append(folder)
     for path, group in users.items():
+        if not any(folder in folders for folder in group):
+            continue
         rows = load_file(str(path))[EMBEDDING_TENSOR]
         if rows.dtype != torch.float32:
             continue
-        all_users = [p for p in root.iterdir() if (p / "COMPLETE").is_file() and p not in group and
-                     (p / json.loads((p / "config.json").read_text())["embeddings"].get("file", "-")).resolve() == path]
-        if all_users:
-            print(f"{path.name}: also used by {[p.name for p in all_users]} (not selected), kept in fp32")
+        unselected = [folder.name for folder in group if folder not in folders]
+        if unselected:
+            print(f"{path.name}: also used by {unselected} (not selected), kept in fp32")
             continue
         half = rows.to(torch.float16)
-        verdicts = {}
+        verdicts, rounded_select = {}, {}
         for folder in group:
             before = original(folder)
             if before is None:
@@ -156,7 +154,8 @@ def main() -> int:
             with torch.no_grad():
                 loaded.model.word_embedding.weight.copy_(half.to(loaded.model.word_embedding.weight.dtype))
             select = loaded.metrics["select_split"]
-            verdicts[folder.name] = fp16_verdict(items[select], reference, predict(loaded, items[select]), loaded.labels)
+            rounded_select[folder.name] = predict(loaded, items[select])
+            verdicts[folder.name] = fp16_verdict(items[select], reference, rounded_select[folder.name], loaded.labels)
             print(f"{path.name}  {folder.name}: {verdicts[folder.name]}")
         if len(verdicts) < len(group) or not all(v["use_fp16"] for v in verdicts.values()) or args.dry_run:
             print(f"{path.name}: kept in fp32" + (" (dry run)" if args.dry_run else ""))
@@ -172,7 +171,7 @@ def main() -> int:
             config["embeddings"]["fp16_check"] = {k: v for k, v in verdicts[folder.name].items() if k != "use_fp16"}
             rewrite_checkpoint(folder, config=config)
             if verdicts[folder.name]["predictions_changed_by_fp16"]:  # labels moved: re-record from the rows as stored
-                rerecord(folder, load_checkpoint(folder), originals[folder.name][0])
+                rerecord(folder, load_checkpoint(folder), originals[folder.name][0], rounded_select[folder.name])
         path.unlink()
         print(f"{path.name} → {target.name}: fp16, {len(group)} checkpoint(s) updated")
 
@@ -189,14 +188,15 @@ def main() -> int:
         excluded = tuple(config["weights"].get("excluded_keys", []))  # shared rows: step 2's business
         loaded.model = rounded_to_fp16(loaded.model, keep=excluded).eval()
         select = loaded.metrics["select_split"]
-        verdict = fp16_verdict(items[select], reference, predict(loaded, items[select]), loaded.labels)
+        probabilities = predict(loaded, items[select])
+        verdict = fp16_verdict(items[select], reference, probabilities, loaded.labels)
         print(f"{folder.name} weights: {verdict}")
         if not verdict["use_fp16"] or args.dry_run:
             continue
         state = {k: v for k, v in loaded.model.state_dict().items() if k not in excluded}
         config["weights"]["dtype"] = "float16"
         config["fp16_check"] = {"stored_as": "float16", **{k: v for k, v in verdict.items() if k != "use_fp16"}}
-        rerecord(folder, loaded, items, weights=(state, torch.float16), config=config)
+        rerecord(folder, loaded, items, probabilities, weights=(state, torch.float16), config=config)
         print(f"{folder.name}: weights now fp16, select accuracy {verdict['fp32_accuracy']:.4f} → {verdict['fp16_accuracy']:.4f}")
     return 0
 

@@ -37,6 +37,16 @@ def test_gzip_files_are_reproducible_and_win_over_a_plain_copy(tmp_path):
     assert read_predictions(found["snli_dev"])[0].probs == (0.1235, 0.8, 0.0765)  # stored to 4 decimals
 
 
+def test_writing_the_gzip_file_of_a_split_retires_its_plain_file(tmp_path):
+    old = [Prediction("1", "neutral", "neutral", (0.1, 0.8, 0.1))]
+    new = [Prediction("1", "neutral", "entailment", (0.7, 0.2, 0.1))]
+    write_predictions(tmp_path / "predictions_snli_dev.jsonl", old)
+    write_predictions(tmp_path / "predictions_snli_test.jsonl", old)
+    write_predictions(tmp_path / "predictions_snli_dev.jsonl.gz", new)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["predictions_snli_dev.jsonl.gz", "predictions_snli_test.jsonl"]
+    assert read_predictions(find_prediction_files(tmp_path)["snli_dev"]) == new
+
+
 def test_bad_line_in_a_gzip_file_is_named(tmp_path):
     import gzip
 

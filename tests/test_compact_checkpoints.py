@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,8 +22,6 @@ def run_script(*args: str) -> int:
     spec = importlib.util.spec_from_file_location("compact_checkpoints", SCRIPT)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    import sys
-
     argv, sys.argv = sys.argv, ["compact_checkpoints.py", *args]
     try:
         return module.main()

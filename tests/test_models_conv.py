@@ -34,3 +34,11 @@ def test_windows_are_channel_major_and_zero_padded():
     windows = token_windows(x, 3, 1)
     assert windows.shape == (1, 3, 6)
     assert windows[0, 0].tolist() == [0, 0, 2, 0, 1, 3]  # channel 0: (pad, 0, 2); channel 1: (pad, 1, 3)
+
+
+def test_prepared_input_refuses_a_convolution_of_another_shape():
+    x = TokenConv.for_conv(torch.zeros(1, 4, 2), torch.nn.Conv1d(2, 3, 3, padding=1))
+    assert (x.width, x.padding) == (3, 1)
+    x(torch.nn.Conv1d(2, 5, 3, padding=1))  # same width and padding: fine
+    with pytest.raises(ValueError, match="prepared for width 3, padding 1"):
+        x(torch.nn.Conv1d(2, 3, 5, padding=2))

@@ -96,7 +96,7 @@ def read_predictions(path: str | Path) -> list[Prediction]:
         raw = path.read_bytes()
         if path.suffix == ".gz":
             raw = gzip.decompress(raw)
-    except OSError as error:  # gzip.BadGzipFile and EOFError (truncated) are OSError / handled below
+    except OSError as error:  # includes gzip.BadGzipFile (not gzip at all)
         raise PredictionsFileError(f"{path}: cannot read predictions ({getattr(error, 'strerror', None) or error})") from error
     except (EOFError, zlib.error) as error:
         raise PredictionsFileError(f"{path}: cannot read predictions (the gzip data is truncated or corrupt: {error})") from error
@@ -136,7 +136,9 @@ def _as_prediction(item: Prediction | Mapping[str, Any]) -> Prediction:
 def write_predictions(path: str | Path, predictions: Iterable[Prediction | Mapping[str, Any]]) -> Path:
     """Write a predictions file atomically (temporary sibling, fsync, then rename): one compact JSON
     object per line, probabilities to `PROBABILITY_DECIMALS`, gzip-compressed when the name ends in
-    `.gz` (with a zero timestamp, so the same predictions give the same bytes)."""
+    `.gz` (with a zero timestamp, so the same predictions give the same bytes). Writing
+    `predictions_<split>.jsonl.gz` removes a plain `predictions_<split>.jsonl` beside it, which would
+    otherwise hold stale rows for the same split."""
     path = Path(path)
     lines = []
     for item in predictions:
@@ -159,6 +161,8 @@ def write_predictions(path: str | Path, predictions: Iterable[Prediction | Mappi
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+    if path.name.endswith(PREDICTIONS_SUFFIX):
+        path.with_name(path.name[:-len(PREDICTIONS_SUFFIX)] + PLAIN_SUFFIX).unlink(missing_ok=True)
     return path
 
 

@@ -76,12 +76,11 @@ class GatedConv(nn.Module):
         super().__init__()
         self.transform = nn.Conv1d(dim, dim, width, padding=width // 2)
         self.gate = nn.Conv1d(dim, dim, width, padding=width // 2) if use_gate else None
-        self.width = width
 
     def forward(self, h: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
         # B batch, T tokens, d width; returns the output [B, T, d] and the gate [B, T, d] (None without gates)
         h = zero_padding(h, mask)
-        x = TokenConv(h, self.width, self.width // 2)  # shared by transform and gate
+        x = TokenConv.for_conv(h, self.transform)  # shared by transform and gate
         candidate = torch.tanh(x(self.transform))  # ō  [B, T, d]  eq. 7
         if self.gate is None:
             return zero_padding(candidate, mask), None

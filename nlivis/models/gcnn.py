@@ -83,7 +83,6 @@ class ConvBlock(nn.Module):
         self.uses_forget = kind == "gcnn" and forget_gate
         self.uses_output = kind in ("gcnn", "glu") and (output_gate or kind == "glu")
         self.out_dim = out_dim
-        self.width = kernel_width
 
         def conv() -> nn.Conv1d:
             return nn.Conv1d(in_dim, out_dim, kernel_width, padding=kernel_width // 2)
@@ -98,7 +97,7 @@ class ConvBlock(nn.Module):
     def forward(self, h: torch.Tensor, cell: torch.Tensor | None, mask: torch.Tensor
                 ) -> tuple[torch.Tensor, torch.Tensor | None, dict[str, torch.Tensor]]:
         # B batch, T tokens, m in width, n out width; returns h [B, T, n], cell [B, T, n] or None, gates
-        x = TokenConv(zero_padding(h, mask), self.width, self.width // 2)  # shared by the gates' convolutions
+        x = TokenConv.for_conv(zero_padding(h, mask), self.candidate)  # shared by the gates' convolutions
         candidate = x(self.candidate)  # [B, T, n]
         gates: dict[str, torch.Tensor] = {}
         if self.kind == "glu":

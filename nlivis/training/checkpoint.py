@@ -24,7 +24,7 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import torch
 from safetensors import SafetensorError
@@ -241,13 +241,13 @@ def rewrite_checkpoint(
     config: Mapping[str, Any] | None = None,
     metrics: Mapping[str, Any] | None = None,
     weights: tuple[Mapping[str, torch.Tensor], torch.dtype] | None = None,
-    predictions: Mapping[str, list[dict[str, Any]]] | None = None,
+    predictions: Mapping[str, Sequence[Any]] | None = None,
     remove: tuple[str, ...] = (),
 ) -> None:
     """Replace parts of a complete checkpoint in one atomic step, e.g. after its weights or shared
     embedding file were re-stored in fp16: the folder is copied beside itself, the given parts are
     written into the copy (`weights` = state dict without a shared embedding key, and the dtype to store
-    it in; `predictions` = split key → rows; `remove` = file names to drop), the manifest is rebuilt and
+    it in; `predictions` = split key → rows or `Prediction`s; `remove` = file names to drop), the manifest is rebuilt and
     the copy renamed into place. A crash leaves the old folder or a hidden partial copy, never a mix."""
     folder = Path(folder)
     _check_files(folder, verify_hashes=True)

@@ -18,7 +18,7 @@ from typing import Any, Sequence
 import torch
 
 from nlivis.features.chars import UNK_ID
-from nlivis.analysis.predictions import PLAIN_SUFFIX, predictions_path, write_predictions
+from nlivis.analysis.predictions import predictions_path, write_predictions
 from nlivis.training.checkpoint import CheckpointError, LoadedCheckpoint, load_checkpoint
 from nlivis.training.metrics import ClassificationReport, classification_report
 
@@ -125,9 +125,7 @@ def evaluate_command(args) -> int:
     result = evaluate_checkpoint(loaded, items)
     key = split_key(ref)
     predictions_file = predictions_path(loaded.path, key)
-    write_predictions(predictions_file, result.predictions)
-    # an older uncompressed file of the same split would now be stale
-    predictions_file.with_name(f"predictions_{key}{PLAIN_SUFFIX}").unlink(missing_ok=True)
+    write_predictions(predictions_file, result.predictions)  # replaces an older uncompressed file too
 
     by_tag = None
     if args.by_tag:

@@ -612,8 +612,8 @@ def _write_final_checkpoint(out_dir, model, featurizer, data: PreparedData, reso
                                                                select_probabilities, settings, device, labels,
                                                                shared_embeddings=frozen)
     if rounded is not None:  # the stored weights are the fp16 ones: every recorded prediction comes from them
-        model.load_state_dict(rounded.state_dict())
-        select_probabilities = predict_probabilities(model, featurizer, data.select_items, settings.eval_batch_size, device)
+        model.load_state_dict(rounded[0].state_dict())
+        select_probabilities = rounded[1]
     probabilities = {data.select_key: select_probabilities}
     items_by_key = {data.select_key: data.select_items, **data.report_items}
     for key, items in data.report_items.items():
@@ -694,13 +694,15 @@ def fp16_verdict(items: Sequence, fp32: torch.Tensor, fp16: torch.Tensor, labels
 
 def _choose_weights_dtype(model: nn.Module, featurizer, items: Sequence, reference: torch.Tensor,
                           settings: TrainingSettings, device: torch.device, labels: Sequence[str],
-                          shared_embeddings: bool) -> tuple[torch.dtype, dict[str, Any], nn.Module | None]:
+                          shared_embeddings: bool,
+                          ) -> tuple[torch.dtype, dict[str, Any], tuple[nn.Module, torch.Tensor] | None]:
     """fp16 when rounding the weights to fp16 costs nothing on the select split (`fp16_verdict`), else
-    fp32; also returns the rounded model when fp16 wins, so every recorded prediction comes from the
-    weights as stored. Shared frozen word vectors are not part of model.safetensors and are not rounded."""
+    fp32; also returns the rounded model and its select-split probabilities when fp16 wins, so every
+    recorded prediction comes from the weights as stored. Shared frozen word vectors are not part of
+    model.safetensors and are not rounded."""
     rounded = rounded_to_fp16(model, keep=(word_embedding_key(model),) if shared_embeddings else ())
     probabilities = predict_probabilities(rounded, featurizer, items, settings.eval_batch_size, device)
     check = fp16_verdict(items, reference, probabilities, labels)
     dtype = torch.float16 if check.pop("use_fp16") else torch.float32
     check = {"stored_as": str(dtype).removeprefix("torch."), **check}
-    return dtype, check, (rounded if dtype == torch.float16 else None)
+    return dtype, check, ((rounded, probabilities) if dtype == torch.float16 else None)

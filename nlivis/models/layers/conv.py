@@ -36,11 +36,20 @@ class TokenConv:
     """One input [B, T, m] prepared for the convolutions of a given width and padding."""
 
     def __init__(self, x: torch.Tensor, width: int, padding: int):
+        self.width, self.padding = width, padding
         self.as_windows = (width == 1 and padding == 0) or x.numel() * width <= WINDOW_ELEMENTS
         self.input = token_windows(x, width, padding) if self.as_windows else x.transpose(1, 2)
 
+    @classmethod
+    def for_conv(cls, x: torch.Tensor, conv: nn.Conv1d) -> TokenConv:
+        """`x` prepared for `conv` and every other convolution of its width and padding."""
+        return cls(x, conv.kernel_size[0], conv.padding[0])
+
     def __call__(self, conv: nn.Conv1d) -> torch.Tensor:
-        """`conv` applied to the prepared input → [B, T', out]."""
+        """`conv` (of the width and padding this input was prepared for) applied to it → [B, T', out]."""
+        if (conv.kernel_size[0], conv.padding[0]) != (self.width, self.padding):
+            raise ValueError(f"input prepared for width {self.width}, padding {self.padding}; "
+                             f"the convolution has {conv.kernel_size[0]}, {conv.padding[0]}")
         if self.as_windows:
             return F.linear(self.input, conv.weight.reshape(conv.out_channels, -1), conv.bias)
         return conv(self.input).transpose(1, 2)
@@ -48,4 +57,4 @@ class TokenConv:
 
 def conv_tokens(x: torch.Tensor, conv: nn.Conv1d) -> torch.Tensor:
     """`conv` over the token axis of [B, T, m] → [B, T', out] (T' = T for odd width and "same" padding)."""
-    return TokenConv(x, conv.kernel_size[0], conv.padding[0])(conv)
+    return TokenConv.for_conv(x, conv)(conv)
