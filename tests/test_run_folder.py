@@ -285,3 +285,37 @@ def test_a_full_disk_at_the_final_save_keeps_the_finished_training(tmp_path, cac
 def _raise_disk_full(*args, **kwargs):
     raise OSError(28, "No space left on device")
 
+
+
+# ------------------------------------------------------------------------------------- sharing the cores
+
+@pytest.fixture
+def restore_threads():
+    threads = torch.get_num_threads()
+    yield
+    torch.set_num_threads(threads)
+
+
+def test_concurrent_runs_share_the_cores_and_say_so(tmp_path, monkeypatch, capsys, other_process, restore_threads):
+    monkeypatch.setenv("NLIVIS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    monkeypatch.delenv(run_folder.THREADS_ENV, raising=False)
+    monkeypatch.setattr(run_folder.os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
+    workers = tmp_path / "cache" / run_folder.WORKERS_FOLDER
+    workers.mkdir(parents=True)
+    (workers / f"{socket.gethostname()}-{other_process.pid}.pid").write_text("")
+    (workers / f"{socket.gethostname()}-999999999.pid").write_text("")  # a run that died without cleaning up
+    with run_folder.CoreShare():
+        assert torch.get_num_threads() == 4
+        assert run_folder.live_training_processes() == sorted([other_process.pid, os.getpid()])
+    assert "torch threads: 4 (8 cores shared with 1 other training run;" in capsys.readouterr().err
+    assert sorted(p.name for p in workers.iterdir()) == [f"{socket.gethostname()}-{other_process.pid}.pid"]
+    monkeypatch.setenv(run_folder.THREADS_ENV, "3")
+    with run_folder.CoreShare():
+        assert torch.get_num_threads() == 3
+    assert "torch threads: 3 (NLIVIS_TRAIN_THREADS;" in capsys.readouterr().err
+
+
+def test_a_training_run_reports_its_thread_choice(tmp_path, cache_dir, capsys):
+    assert _cli_train(tmp_path / "run", cache_dir) == 0
+    assert "torch threads: " in capsys.readouterr().err

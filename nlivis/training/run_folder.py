@@ -36,6 +36,10 @@ RUN_OWNED = (LOCK_FILE, METRICS_LOG, STATE_FOLDER, STOP_FILE)
 RUN_OWNED_HIDDEN_PREFIXES = (f".{STATE_FOLDER}.partial-", f".{STATE_FOLDER}.ready-", f".{STATE_FOLDER}.old-",
                              f".{LOCK_FILE}.")
 """Leftovers of an interrupted state save or lock takeover (removed when the run starts)."""
+THREADS_ENV = "NLIVIS_TRAIN_THREADS"
+"""torch threads for a training run; default: this machine's cores shared evenly among live training runs."""
+WORKERS_FOLDER = "training-workers"
+"""Under the nlivis cache: one small file per live training process on this machine, to share the cores."""
 MAX_NAME_BYTES = 255
 """The longest file name Linux and macOS file systems accept."""
 
@@ -236,3 +240,66 @@ def open_run_folder(out_dir: Path, resume: bool, command: Sequence[str] | None =
         lock.release()
         raise
     return lock
+
+
+# --------------------------------------------------------------------------------------- sharing the cores
+
+def _workers_folder() -> Path:
+    from nlivis.features.cache import cache_root
+
+    return cache_root() / WORKERS_FOLDER
+
+
+def live_training_processes() -> list[int]:
+    """Pids of this machine's training processes that registered themselves (stale entries are removed)."""
+    folder = _workers_folder()
+    pids = []
+    for entry in folder.glob(f"{socket.gethostname()}-*.pid") if folder.is_dir() else []:
+        try:
+            pid = int(entry.stem.rsplit("-", 1)[1])
+        except ValueError:
+            continue
+        if process_exists(pid):
+            pids.append(pid)
+        else:
+            entry.unlink(missing_ok=True)
+    return sorted(pids)
+
+
+def choose_threads(cores: int, other_runs: int) -> int:
+    """torch threads for one of `other_runs + 1` concurrent training runs on `cores` cores: an even share."""
+    return max(1, cores // (other_runs + 1))
+
+
+class CoreShare:
+    """Registers this process as a training process and sets torch's thread count: NLIVIS_TRAIN_THREADS when set,
+    OMP_NUM_THREADS's value when set (torch read it already), else an even share of the cores among the live
+    training processes (runs that started earlier keep their own count). The choice is printed to stderr,
+    which the Train page shows in the worker log."""
+
+    def __init__(self) -> None:
+        self.entry = _workers_folder() / f"{socket.gethostname()}-{os.getpid()}.pid"
+
+    def __enter__(self) -> "CoreShare":
+        import torch
+
+        others = [pid for pid in live_training_processes() if pid != os.getpid()]
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        if os.environ.get(THREADS_ENV, "").strip().isdigit() and int(os.environ[THREADS_ENV]) > 0:
+            threads, why = int(os.environ[THREADS_ENV]), f"{THREADS_ENV}"
+        elif os.environ.get("OMP_NUM_THREADS"):
+            threads, why = torch.get_num_threads(), "OMP_NUM_THREADS"
+        else:
+            threads = choose_threads(cores, len(others))
+            why = f"{cores} cores shared with {len(others)} other training run{'s' if len(others) != 1 else ''}"
+        torch.set_num_threads(threads)
+        print(f"torch threads: {threads} ({why}; set {THREADS_ENV} to choose)", file=sys.stderr)
+        try:
+            self.entry.parent.mkdir(parents=True, exist_ok=True)
+            self.entry.write_text(f"{time.time()}\n", encoding="utf-8")
+        except OSError:
+            pass  # sharing is best effort: an unwritable cache must not stop training
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.entry.unlink(missing_ok=True)

@@ -40,7 +40,7 @@ from nlivis.training.checkpoint import (
 )
 from nlivis.training.config import FeatureOptions, TrainingSettings, apply_size
 from nlivis.training.metrics import MetricsLog
-from nlivis.training.run_folder import STOP_FILE, foreign_entries, open_run_folder
+from nlivis.training.run_folder import STOP_FILE, CoreShare, foreign_entries, open_run_folder
 FP16_MAX_ACCURACY_CHANGE = 0.0005
 """fp16 weights are kept when they move select-split accuracy by at most this (0.05 points: 5 pairs in
 10k, a tenth of the seed-to-seed spread measured on snli-small)."""
@@ -372,7 +372,7 @@ def train(
                    cache_dir=cache_dir, progress=progress, stop_event=stop_event, model_name=model_name)
     if not distributed.DistributedContext.from_environment().is_main:
         return _train_in_folder(**options)  # rank 0 holds the folder for the whole group
-    with open_run_folder(Path(out_dir), resume):
+    with open_run_folder(Path(out_dir), resume), CoreShare():
         return _train_in_folder(**options)
 
 
