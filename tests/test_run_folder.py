@@ -144,6 +144,18 @@ def test_a_stale_lock_is_reported_and_taken_over(tmp_path, cache_dir, capsys, ot
     assert not (out / LOCK_FILE).exists()
 
 
+def test_a_lock_that_names_no_process_is_held_for_a_minute_then_stale(tmp_path, cache_dir, capsys):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / LOCK_FILE).write_text("")  # created, not yet filled
+    assert _cli_train(out, cache_dir) == 2
+    assert "locked by another training run (a process still writing its lock" in capsys.readouterr().err
+    old = time.time() - 120
+    os.utime(out / LOCK_FILE, (old, old))
+    assert _cli_train(out, cache_dir) == 0
+    assert "removed a stale lock" in capsys.readouterr().err
+
+
 class _StartsASecondRun:
     """A stop event that, while the first run trains (and holds the folder), starts a second run into it."""
 

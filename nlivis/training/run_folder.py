@@ -42,6 +42,9 @@ WORKERS_FOLDER = "training-workers"
 """Under the nlivis cache: one small file per live training process on this machine, to share the cores."""
 MAX_NAME_BYTES = 255
 """The longest file name Linux and macOS file systems accept."""
+UNREADABLE_LOCK_S = 60.0
+"""A lock file that names no process is taken as held this long after it was written (its writer may be
+between creating and filling it), then as stale."""
 
 
 class RunFolderError(ValueError):
@@ -112,17 +115,21 @@ class RunLock:
     """Who holds an output folder: a process on a host since a time, running a command."""
 
     path: Path
-    pid: int
+    pid: int | None
     host: str
     started: float
     command: tuple[str, ...] = ()
 
     def describe(self) -> str:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.started))
-        return f"pid {self.pid} on {self.host}, started {when}"
+        who = f"pid {self.pid} on {self.host}" if self.pid is not None else "a process still writing its lock"
+        return f"{who}, started {when}"
 
     def is_live(self) -> bool:
-        """Whether the holding process may still run: always True for another host (it cannot be checked)."""
+        """Whether the holding process may still run: always True for another host (it cannot be checked); a lock
+        too damaged to name its process counts as live for `UNREADABLE_LOCK_S` after it was written."""
+        if self.pid is None:
+            return time.time() - self.started < UNREADABLE_LOCK_S
         if self.host != socket.gethostname():
             return True
         return process_exists(self.pid)
@@ -139,8 +146,7 @@ def process_exists(pid: int) -> bool:
 
 
 def read_lock(out_dir: Path) -> RunLock | None:
-    """The folder's lock, or None. An unreadable lock (half written) counts as held by an unknown process
-    for a minute after it was written, then as stale."""
+    """The folder's lock, or None; a lock that cannot be parsed (being written, or damaged) has pid None."""
     path = Path(out_dir) / LOCK_FILE
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -150,11 +156,9 @@ def read_lock(out_dir: Path) -> RunLock | None:
         return None
     except (OSError, ValueError, KeyError, TypeError):
         try:
-            written = path.stat().st_mtime
+            return RunLock(path, None, socket.gethostname(), path.stat().st_mtime)
         except OSError:
             return None
-        fresh = time.time() - written < 60
-        return RunLock(path, -1 if not fresh else 0, socket.gethostname() if not fresh else "unknown", written)
 
 
 def live_lock(out_dir: Path) -> RunLock | None:
