@@ -41,6 +41,7 @@ from nlivis.training.checkpoint import (
 from nlivis.training.config import FeatureOptions, TrainingSettings, apply_size
 from nlivis.training.metrics import MetricsLog
 from nlivis.training.run_folder import STOP_FILE, CoreShare, foreign_entries, open_run_folder
+
 FP16_MAX_ACCURACY_CHANGE = 0.0005
 """fp16 weights are kept when they move select-split accuracy by at most this (0.05 points: 5 pairs in
 10k, a tenth of the seed-to-seed spread measured on snli-small)."""
