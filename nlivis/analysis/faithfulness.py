@@ -334,14 +334,16 @@ def checkpoint_key(folder: str | Path) -> str:
 
 
 def cache_file(cache_dir: str | Path | None, checkpoint: str | Path, split: str, sample: int | None, seed: int,
-               method: str, steps: int) -> Path:
-    """Where one method's per-pair records are cached: by checkpoint, split, sample, seed and method."""
+               method: str, steps: int, pair_ids: Sequence[str] = ()) -> Path:
+    """Where one method's per-pair records are cached: by checkpoint, split, sample, seed and method (and a
+    hash of the sampled pair ids, so two ways of drawing a sample never share a file)."""
     from nlivis.features.cache import cache_root
 
     size = "all" if sample is None else str(sample)
     extra = f"-steps{steps}" if method == "integrated_gradients" else ""
+    ids = hashlib.sha256("\n".join(pair_ids).encode()).hexdigest()[:10]
     return (cache_root(cache_dir) / "attribution" / checkpoint_key(checkpoint)
-            / f"{split}-sample{size}-seed{seed}-{method}{extra}.json")
+            / f"{split}-sample{size}-seed{seed}-{ids}-{method}{extra}.json")
 
 
 @dataclass
@@ -368,7 +370,7 @@ def run_faithfulness(loaded, items: Sequence, split: str, sample: int | None = 5
     records: dict[str, list[dict[str, Any]]] = {}
     unavailable, cached = [], []
     for method in methods:
-        path = cache_file(cache_dir, loaded.path, split, sample, seed, method, steps)
+        path = cache_file(cache_dir, loaded.path, split, sample, seed, method, steps, ids)
         stored = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
         if stored and stored.get("version") == CACHE_VERSION and stored.get("pair_ids") == ids:
             cached.append(method)
@@ -393,3 +395,27 @@ def run_faithfulness(loaded, items: Sequence, split: str, sample: int | None = 5
 def hypothesis_tokens_by_id(items: Sequence, featurizer) -> dict[str, list[str]]:
     """The hypothesis tokens each pair is read with (after the cut-off)."""
     return {item.pair.id: list(cut_to_featurizer(item, featurizer).hypothesis.tokens) for item in items}
+
+
+def faithfulness_table(summaries: dict[str, dict[str, Any]]) -> "pd.DataFrame":
+    """One row per (model, method) from `summarize` outputs keyed by model label: AOPC comprehensiveness and
+    sufficiency with their intervals, plausibility and the median τ with the averaged attention."""
+    import pandas as pd
+
+    rows = []
+    for model, summary in summaries.items():
+        for method, entry in summary["methods"].items():
+            plausible = entry.get("plausibility", {})
+            rows.append({
+                "model": model, "method": method, "pairs": entry["pairs"],
+                "comprehensiveness": entry["comprehensiveness"],
+                "comprehensiveness_low": entry["comprehensiveness_interval"][0],
+                "comprehensiveness_high": entry["comprehensiveness_interval"][1],
+                "sufficiency": entry["sufficiency"],
+                "sufficiency_low": entry["sufficiency_interval"][0],
+                "sufficiency_high": entry["sufficiency_interval"][1],
+                "auprc": plausible.get("auprc", math.nan), "f1": plausible.get("f1", math.nan),
+                "plausibility_pairs": plausible.get("pairs", 0),
+                "median_tau_attention": entry.get("agreement_with_attention", {}).get("average", {}).get("median", math.nan),
+            })
+    return pd.DataFrame(rows)
