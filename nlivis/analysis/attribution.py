@@ -347,12 +347,14 @@ def explain_pair(model: MatchingModel, featurizer, item, methods: Sequence[str] 
                            raw.hypothesis[0, :h_len].tolist(), chosen, int(predicted[0]), gap, layers, note)
 
     out: dict[str, TokenScores] = {}
+    gradient_pair: tuple[RawScores, RawScores] | None = None  # one backward pass serves both gradient methods
     for method in methods:
         if method == "integrated_gradients":
             out[method] = scores(method, integrated_gradients(model, batch, target_tensor, steps),
                                  f"{steps} steps from the zero word vector; signed")
         elif method in ("gradient", "grad_x_input"):
-            norm, times_input = gradients(model, batch, target_tensor)
+            gradient_pair = gradient_pair or gradients(model, batch, target_tensor)
+            norm, times_input = gradient_pair
             out[method] = scores(method, norm if method == "gradient" else times_input,
                                  "L2 norm of the gradient; unsigned" if method == "gradient" else "signed")
         elif method == "occlusion":
