@@ -118,10 +118,10 @@ def overview_grid(readings: Sequence[ModelReading], title: str = "all loaded mod
         for key in columns:
             titles.append(f"{label} · {panels[key].title}" if key in panels else "")
     row_heights = [max(len(p.rows) for p in panels.values()) if panels else 1 for _, panels in per_model]
-    figure = make_subplots(rows=len(per_model), cols=len(columns), subplot_titles=titles, horizontal_spacing=0.06,
+    figure = make_subplots(rows=len(per_model), cols=len(columns), subplot_titles=titles, horizontal_spacing=0.12,
                            vertical_spacing=min(0.3 / max(1, len(per_model) - 1), 0.08) if len(per_model) > 1 else 0.0,
                            row_heights=[float(h) for h in row_heights],
-                           column_widths=[float(max(len(p.cols) for _, ps in per_model for k, p in ps.items() if k == key))
+                           column_widths=[float(max(6, *(len(p.cols) for _, ps in per_model for k, p in ps.items() if k == key)))
                                           for key in columns])
     used: dict[str, list[Panel]] = {}
     for r, (label, panels) in enumerate(per_model, start=1):
