@@ -37,6 +37,25 @@ class ReadResult:
     pairs: list[Pair]
     dropped_no_gold: int = 0
     path: str | None = None
+    renamed_ids: tuple[tuple[int, str, str], ...] = ()
+    """(line, id in the file, id given) for each pair whose id repeats an earlier line's (see
+    `readers.make_ids_unique`); MultiNLI dev mismatched has 27 such ids."""
+    skipped_blank_lines: int = 0
+
+    def notes(self) -> list[str]:
+        """What the reader changed or skipped, one sentence each, for the user (empty when nothing)."""
+        where = self.path or "the file"
+        notes = []
+        if self.dropped_no_gold:
+            notes.append(f"{self.dropped_no_gold} pair(s) of {where} have gold label '-' (no annotator consensus) "
+                         "and were left out")
+        if self.renamed_ids:
+            shown = ", ".join(f"line {line}: {old!r} → {new!r}" for line, old, new in self.renamed_ids[:3])
+            notes.append(f"{len(self.renamed_ids)} pair id(s) of {where} repeat an earlier line's id and were made "
+                         f"unique ({shown}{' …' if len(self.renamed_ids) > 3 else ''})")
+        if self.skipped_blank_lines:
+            notes.append(f"{self.skipped_blank_lines} blank line(s) of {where} were skipped")
+        return notes
 
 
 class DataFormatError(ValueError):
