@@ -335,3 +335,33 @@ def test_symlink_inside_the_root_is_fine(checkpoint):
     (checkpoint / "vocab.json").unlink()
     (checkpoint / "vocab.json").symlink_to(inside)
     assert load_checkpoint(checkpoint).labels == ("entailment", "neutral", "contradiction")
+
+
+# ----------------------------------------------------------------------- functions the app calls
+
+def test_split_truncation_from_the_cache_only(checkpoint, tmp_path, capsys, monkeypatch):
+    from nlivis.data.protocols import SplitRef
+    from nlivis.training.evaluation import cached_split_truncation
+
+    loaded = load_checkpoint(checkpoint)
+    ref, cache = SplitRef("snli", "dev", ""), tmp_path / "fresh-cache"
+    assert cached_split_truncation(loaded.featurizer, ref, FIXTURE_DIR, cache) is None  # never analysed: no spaCy
+    code, output, err = run_json(capsys, "evaluate", str(checkpoint), "--dataset", "snli", "--split", "dev",
+                                 "--data-dir", str(FIXTURE_DIR), "--json", "--cache-dir", str(cache))
+    assert code == 0, err
+    assert cached_split_truncation(loaded.featurizer, ref, FIXTURE_DIR, cache).to_dict() == output["truncated"]
+
+
+def test_challenge_predictions_reuse_the_named_evaluation(checkpoint, tmp_path):
+    from nlivis.data.challenge import read_challenge_files
+    from nlivis.training.evaluation import challenge_predictions
+
+    loaded = load_checkpoint(checkpoint)
+    challenge = read_challenge_files([CHALLENGE / "conj_like.tsv"])
+    assert challenge_predictions(loaded, challenge, tmp_path / "cache", compute=False) == ([], None)
+    first, evaluation = challenge_predictions(loaded, challenge, tmp_path / "cache")
+    assert len(first) == 3 and evaluation.name.startswith("conj_like-")
+    stamp = evaluation.predictions_file.stat().st_mtime_ns
+    again, same = challenge_predictions(loaded, challenge, tmp_path / "cache", compute=False)
+    assert again == first and same.folder == evaluation.folder
+    assert evaluation.predictions_file.stat().st_mtime_ns == stamp

@@ -499,3 +499,38 @@ def evaluate_file_command(args: Any, loaded: Any) -> int:
         print(table.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
     print(f"\n{stored.message}")
     return 0
+
+
+# ------------------------------------------------------------------------------------- for the app
+
+def cached_split_truncation(featurizer: Any, ref: Any, data_root: str | Path,
+                            cache_dir: str | Path | None = None) -> TruncationCount | None:
+    """How many pairs of a protocol split the model's cut-offs shorten, from the feature cache only (None
+    when the split was never analysed here: `prepare` or `evaluate` fill the cache). No spaCy runs, so a
+    page can show it next to every split cheaply."""
+    from nlivis.data.protocols import read_split
+    from nlivis.features.cache import AnalysisCache, texts_digest
+    from nlivis.features.dataset import AnalyzedPair, split_cache_key
+
+    result = read_split(ref, data_root)
+    pairs = result.pairs
+    rows = AnalysisCache(cache_dir).read(split_cache_key(ref, result),
+                                         texts_digest((p.id, p.premise, p.hypothesis) for p in pairs), len(pairs))
+    if rows is None:
+        return None
+    return count_truncated(featurizer, [AnalyzedPair(p, a, b) for p, (a, b) in zip(pairs, rows)])
+
+
+def challenge_predictions(loaded: Any, challenge: Any, cache_dir: str | Path | None = None,
+                          compute: bool = True) -> tuple[list[Prediction], NamedEvaluation | None]:
+    """A checkpoint's predictions on a challenge set for the app: its named evaluation of exactly this data
+    when there is one, else (with `compute`) evaluated now and kept as a named evaluation, as the CLI does.
+    ([], None) when not evaluated yet and `compute` is False."""
+    identity = data_identity(challenge.files)
+    existing = named_evaluation_for(loaded.path, identity)
+    if existing is None and compute:
+        evaluate_file(loaded, challenge.files, challenge=challenge, cache_dir=cache_dir, progress=False)
+        existing = named_evaluation_for(loaded.path, identity)
+    if existing is None:
+        return [], None
+    return read_named_predictions(existing), existing
