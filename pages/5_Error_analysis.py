@@ -140,3 +140,7 @@ else:
     })
     st.caption(f"{len(wrong)} wrong pairs")
     st.dataframe(wrong, hide_index=True, width="stretch")
+
+from nlivis.app.challenge import render_challenge_breakdown  # noqa: E402 (the section comes last on the page)
+
+render_challenge_breakdown(models)

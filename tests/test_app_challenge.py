@@ -1,0 +1,95 @@
+"""The Error analysis page's challenge-set section (issue 15), headless with AppTest: a file by path, the
+models side by side by category with intervals, the pairs behind a number, the click into the Pair explorer,
+and named evaluations kept apart from the recorded splits (issue 12 item 7)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("streamlit.testing.v1", reason="streamlit's AppTest is not installed")
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from tests.fixtures.app_checkpoints import APP_DATA, train_variant  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+CHALLENGE = Path(__file__).resolve().parent / "fixtures" / "challenge"
+TIMEOUT = 120
+
+
+@pytest.fixture(scope="module")
+def checkpoints(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("app_challenge") / "checkpoints"
+    train_variant(root, "gcnn")
+    train_variant(root, "gcnn", seed=2)
+    return root
+
+
+def error_analysis(monkeypatch, tmp_path: Path, checkpoints: Path) -> AppTest:
+    monkeypatch.setenv("NLIVIS_CHECKPOINTS", str(checkpoints))
+    monkeypatch.setenv("NLIVIS_DATA", str(APP_DATA))
+    monkeypatch.setenv("NLIVIS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("NLIVIS_RUNS", raising=False)
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    app.multiselect(key="home_selected").set_value(
+        [str(checkpoints / "gcnn-snli-small"), str(checkpoints / "gcnn-snli-small-seed2")]).run()
+    app.switch_page(str(ROOT / "pages/5_Error_analysis.py")).run()
+    assert not app.exception, app.exception
+    return app
+
+
+def test_challenge_file_by_category_for_two_models(monkeypatch, tmp_path, checkpoints):
+    from nlivis.analysis.predictions import find_prediction_files
+
+    recorded = {p: p.read_bytes() for p in (checkpoints / "gcnn-snli-small").glob("predictions_*")}
+    app = error_analysis(monkeypatch, tmp_path, checkpoints)
+    app.text_input(key="challenge_path").set_value(str(CHALLENGE / "anli_like.csv")).run()
+    assert not app.exception, app.exception
+    assert app.selectbox(key="challenge_field").value == "tags"
+    assert "Not evaluated on this file yet" in "\n".join(i.value for i in app.info)
+    app.button(key="challenge_run").click().run()
+    assert not app.exception, app.exception
+
+    wide = next(d.value for d in app.dataframe if "majority_label" in d.value.columns and "group" in d.value.columns)
+    assert {"Basic", "Lexical", "Negation", "(all pairs)"} <= set(wide["group"])
+    for model in ("gcnn-snli-small", "gcnn-snli-small-seed2"):
+        label = next(c for c in wide.columns if c.endswith(f"{model} · accuracy"))
+        low, high = label.replace("accuracy", "ci_low"), label.replace("accuracy", "ci_high")
+        assert ((wide[low] <= wide[label]) & (wide[label] <= wide[high])).all()
+    assert wide.set_index("group").filter(like="· count").loc["Basic"].tolist() == [2, 2]
+
+    # the pairs behind "Lexical": u1 and u4
+    app.selectbox(key="challenge_group").set_value("Lexical").run()
+    pairs = app.dataframe(key="challenge_pairs").value
+    assert set(pairs["id"]) == {"u1", "u4"} and "premise" in pairs.columns
+
+    # named evaluations, apart from the recorded splits, which are untouched
+    for model in ("gcnn-snli-small", "gcnn-snli-small-seed2"):
+        assert len(list((checkpoints / model / "evaluations").iterdir())) == 1
+    assert set(find_prediction_files(checkpoints / "gcnn-snli-small")) == {"snli_dev"}
+    assert {p: p.read_bytes() for p in recorded} == recorded
+
+    # the page again finds the stored evaluations without a button
+    app = error_analysis(monkeypatch, tmp_path, checkpoints)
+    app.text_input(key="challenge_path").set_value(str(CHALLENGE / "anli_like.csv")).run()
+    assert "Not evaluated on this file yet" not in "\n".join(i.value for i in app.info)
+    assert "named evaluation" in "\n".join(c.value for c in app.caption)
+
+
+def test_a_bad_challenge_file_is_named(monkeypatch, tmp_path, checkpoints):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("premise,hypothesis,label\nA man eats.,He sleeps.,maybe\n")
+    app = error_analysis(monkeypatch, tmp_path, checkpoints)
+    app.text_input(key="challenge_path").set_value(str(bad)).run()
+    assert not app.exception
+    assert f"{bad}, line 2" in "\n".join(e.value for e in app.error)
+
+
+def test_keep_upload_names_by_content_and_strips_paths(monkeypatch, tmp_path):
+    from nlivis.app.challenge import keep_upload
+
+    monkeypatch.setenv("NLIVIS_CACHE_DIR", str(tmp_path / "cache"))
+    first = keep_upload("../../etc/ANLI r1 dev.csv", b"premise,hypothesis,label\n")
+    assert first.name == "ANLI_r1_dev.csv" and first.is_relative_to(tmp_path / "cache" / "uploads")
+    assert keep_upload("ANLI r1 dev.csv", b"premise,hypothesis,label\n") == first
+    assert keep_upload("ANLI r1 dev.csv", b"other\n").parent != first.parent
