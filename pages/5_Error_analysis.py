@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from nlivis.app import loading, notes, selection, widgets
+from nlivis.app import challenge, loading, notes, selection, widgets
 from nlivis.analysis.breakdown import (TaggedSplit, accuracy_by_genre, accuracy_by_label, accuracy_by_tag,
                                        confusion_matrix, per_label_scores, table7)
 from nlivis.analysis.predictions import predictions_frame
@@ -29,6 +29,7 @@ if not all_splits:
     st.stop()
 
 split = st.selectbox("Evaluation split", all_splits, key="errors_split")
+challenge.show_split_truncation(models, split)
 predictions: dict[str, list] = {}
 for model in models:
     if split not in splits_by_model[model.label]:
@@ -141,6 +142,4 @@ else:
     st.caption(f"{len(wrong)} wrong pairs")
     st.dataframe(wrong, hide_index=True, width="stretch")
 
-from nlivis.app.challenge import render_challenge_breakdown  # noqa: E402 (the section comes last on the page)
-
-render_challenge_breakdown(models)
+challenge.render_challenge_breakdown(models)

@@ -93,3 +93,17 @@ def test_keep_upload_names_by_content_and_strips_paths(monkeypatch, tmp_path):
     assert first.name == "ANLI_r1_dev.csv" and first.is_relative_to(tmp_path / "cache" / "uploads")
     assert keep_upload("ANLI r1 dev.csv", b"premise,hypothesis,label\n") == first
     assert keep_upload("ANLI r1 dev.csv", b"other\n").parent != first.parent
+
+
+def test_error_analysis_says_how_many_pairs_of_the_split_were_cut(monkeypatch, tmp_path, checkpoints):
+    """Issue 12 item 15 in the app: the fixture's dev split has one 9-token hypothesis; the tiny model reads 8."""
+    from nlivis.data.protocols import SplitRef, read_split
+    from nlivis.training.evaluation import analyze_split
+
+    app = error_analysis(monkeypatch, tmp_path, checkpoints)
+    assert "is shown once the split has been analysed" in "\n".join(c.value for c in app.caption)
+    ref = SplitRef("snli", "dev", "snli/esnli_tokenized")
+    analyze_split(ref, read_split(ref, APP_DATA), None, progress=False)  # NLIVIS_CACHE_DIR is the page's cache
+    app = error_analysis(monkeypatch, tmp_path, checkpoints)
+    captions = "\n".join(c.value for c in app.caption)
+    assert "on snli_dev: 1 of 12 pairs were cut to the model's 12 premise / 8 hypothesis tokens" in captions

@@ -188,3 +188,46 @@ def render_challenge_breakdown(models: Sequence[LoadedModel], key: str = "challe
     chosen_model = left.selectbox("Model", list(predictions), key=f"{key}_model")
     chosen_group = right.selectbox("Group", list(table[table["model"] == chosen_model]["group"]), key=f"{key}_group")
     _pairs_behind(challenge, predictions[chosen_model], groups, chosen_group, key)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _split_truncation_cached(path: str, stamp: float, split: str, root: str, _featurizer: Any) -> dict | None:
+    from nlivis.app.loading import local_splits
+    from nlivis.training.evaluation import cached_split_truncation
+
+    ref = local_splits().get(split)
+    if ref is None:
+        return None
+    count = cached_split_truncation(_featurizer, ref, root)
+    if count is None:
+        raise _NotAnalysedYet(split)  # not cached: asked again on the next run, when it may be analysed
+    return {"text": count.describe(), "pairs": count.pairs}
+
+
+class _NotAnalysedYet(Exception):
+    """The split has no cached analyses on this machine yet."""
+
+
+def show_split_truncation(models: Sequence[LoadedModel], split: str) -> None:
+    """A caption per model saying how many pairs of `split` its token cut-offs shorten (issue 12 item 15),
+    from the feature cache (no spaCy run); a hint when the split was never analysed on this machine."""
+    from nlivis.app.loading import _folder_stamp
+    from nlivis.app.paths import data_root
+
+    root = data_root()
+    if root is None:
+        return
+    unknown = []
+    for model in models:
+        try:
+            found = _split_truncation_cached(model.path, _folder_stamp(Path(model.path)), split, str(root),
+                                             model.checkpoint.featurizer)
+        except (_NotAnalysedYet, OSError, ValueError):
+            found = None
+        if found is None:
+            unknown.append(model.label)
+        elif found["pairs"]:
+            st.caption(f"{model.label} on {split}: {found['text']}.")
+    if unknown and len(unknown) == len(models):
+        st.caption(f"How many pairs of {split} the models' token cut-offs shorten is shown once the split has been "
+                   f"analysed here (`python -m nlivis prepare` or `evaluate`).")
