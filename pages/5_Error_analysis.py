@@ -24,8 +24,10 @@ notes.show_protocol_notes(models)
 splits_by_model = {m.label: loading.prediction_splits(m) for m in models}
 all_splits = sorted({key for splits in splits_by_model.values() for key in splits})
 if not all_splits:
-    st.info("The loaded checkpoints have no prediction files (predictions_<split>.jsonl); evaluate them with "
-            "`python -m nlivis evaluate CHECKPOINT --dataset … --split … --data-dir …` to create them.")
+    st.info("The loaded checkpoints have no recorded prediction files (predictions_<split>.jsonl.gz, written when a "
+            "checkpoint is trained). Evaluate them on any file in the challenge-set section below, or with "
+            "`python -m nlivis evaluate CHECKPOINT --file PATH`.")
+    challenge.render_challenge_breakdown(models)
     st.stop()
 
 split = st.selectbox("Evaluation split", all_splits, key="errors_split")
