@@ -369,3 +369,13 @@ def test_challenge_predictions_reuse_the_named_evaluation(checkpoint, tmp_path):
     again, same = challenge_predictions(loaded, challenge, tmp_path / "cache", compute=False)
     assert again == first and same.folder == evaluation.folder
     assert evaluation.predictions_file.stat().st_mtime_ns == stamp
+
+
+def test_symlink_out_of_the_root_inside_a_named_evaluation_is_refused(checkpoint, tmp_path):
+    outside = tmp_path / "secret.txt"
+    outside.write_text("secret")
+    folder = checkpoint / "evaluations" / "mine"
+    folder.mkdir(parents=True)
+    (folder / "predictions.jsonl.gz").symlink_to(outside)
+    with pytest.raises(CheckpointError, match="evaluations/mine/predictions.jsonl.gz points outside"):
+        load_checkpoint(checkpoint)

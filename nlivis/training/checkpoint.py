@@ -399,7 +399,10 @@ def _check_inside_root(folder: Path) -> Path:
     entries = list(folder.iterdir())
     evaluations = folder / "evaluations"
     if evaluations.is_dir() and not evaluations.is_symlink():
-        entries += [entry for child in evaluations.iterdir() for entry in ([child] + (list(child.iterdir()) if child.is_dir() and not child.is_symlink() else []))]
+        for child in evaluations.iterdir():
+            entries.append(child)
+            if child.is_dir() and not child.is_symlink():
+                entries.extend(child.iterdir())
     for entry in entries:
         if not entry.resolve().is_relative_to(root):
             raise CheckpointError(folder, f"{entry.relative_to(folder)} points outside the checkpoint root {root} "

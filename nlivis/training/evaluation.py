@@ -370,6 +370,7 @@ def analyze_split(ref: Any, result: Any, cache_dir: str | Path | None, progress:
 
 
 def split_source_files(result: Any) -> list[Path]:
+    """Every file a split was read from (three for a line-aligned split): what its data identity hashes."""
     from nlivis.features.dataset import _source_files
 
     return _source_files(result)
@@ -429,14 +430,13 @@ def evaluate_file(loaded: Any, paths: Sequence[str | Path], *, group_by: str | N
     first, then analyse (cached), predict, score, and keep the predictions as a named evaluation (unless
     `store` is False). Returns the evaluation and the `accuracy_by_group` table (None without `group_by`)."""
     from nlivis.analysis.challenge import accuracy_by_group
+    from nlivis.data.challenge import sanitized_name
     from nlivis.features.dataset import analyze_pairs
     from nlivis.training.trainer import predict_probabilities, prediction_rows
 
     challenge = challenge or read_challenge_checked(paths, loaded.labels)
     groups = challenge.groups(group_by) if group_by else None
     identity = data_identity(challenge.files)
-    from nlivis.data.challenge import sanitized_name
-
     items = analyze_pairs(challenge.pairs, cache_dir=cache_dir, progress=progress,
                           cache_key=f"challenge-{sanitized_name(Path(challenge.files[0]).name)}-{identity.digest[:16]}")
     device = next(loaded.model.parameters()).device
