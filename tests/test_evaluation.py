@@ -76,7 +76,7 @@ def test_another_data_dir_goes_to_a_named_evaluation_not_over_the_recorded_split
     assert snapshot(checkpoint) == before  # the recorded 12-row file and everything else untouched
     assert output["written"] is True and output["count"] == 7
     named = find_named_evaluations(checkpoint)
-    assert list(named) == [output["name"]] and output["name"].startswith("snli_1.0_dev-")
+    assert list(named) == [output["name"]] and output["name"].startswith("snli_dev-")
     evaluation = named[output["name"]]
     assert evaluation.record["data"]["files"][0]["path"] == str(other.resolve())
     assert len(read_predictions(evaluation.predictions_file)) == 7
