@@ -38,13 +38,20 @@ def error_analysis(monkeypatch, tmp_path: Path, checkpoints: Path) -> AppTest:
     return app
 
 
+def give_path(app: AppTest, path: Path) -> AppTest:
+    """Choose "a path on this machine" (earlier named evaluations come first once there are some) and type it."""
+    app.radio(key="challenge_mode").set_value("a path on this machine").run()
+    app.text_input(key="challenge_path").set_value(str(path)).run()
+    assert not app.exception, app.exception
+    return app
+
+
 def test_challenge_file_by_category_for_two_models(monkeypatch, tmp_path, checkpoints):
     from nlivis.analysis.predictions import find_prediction_files
 
     recorded = {p: p.read_bytes() for p in (checkpoints / "gcnn-snli-small").glob("predictions_*")}
     app = error_analysis(monkeypatch, tmp_path, checkpoints)
-    app.text_input(key="challenge_path").set_value(str(CHALLENGE / "anli_like.csv")).run()
-    assert not app.exception, app.exception
+    give_path(app, CHALLENGE / "anli_like.csv")
     assert app.selectbox(key="challenge_field").value == "tags"
     assert "Not evaluated on this file yet" in "\n".join(i.value for i in app.info)
     app.button(key="challenge_run").click().run()
@@ -69,19 +76,19 @@ def test_challenge_file_by_category_for_two_models(monkeypatch, tmp_path, checkp
     assert set(find_prediction_files(checkpoints / "gcnn-snli-small")) == {"snli_dev"}
     assert {p: p.read_bytes() for p in recorded} == recorded
 
-    # the page again finds the stored evaluations without a button
+    # the page again finds the stored evaluations without a button, and offers them as earlier evaluations
     app = error_analysis(monkeypatch, tmp_path, checkpoints)
-    app.text_input(key="challenge_path").set_value(str(CHALLENGE / "anli_like.csv")).run()
+    assert app.radio(key="challenge_mode").value == "an earlier named evaluation"
+    assert all("anli_like.csv (5 pairs" in option for option in app.selectbox(key="challenge_earlier").options)
     assert "Not evaluated on this file yet" not in "\n".join(i.value for i in app.info)
-    assert "named evaluation" in "\n".join(c.value for c in app.caption)
+    assert "named evaluation 'anli_like-" in "\n".join(c.value for c in app.caption)
 
 
 def test_a_bad_challenge_file_is_named(monkeypatch, tmp_path, checkpoints):
     bad = tmp_path / "bad.csv"
     bad.write_text("premise,hypothesis,label\nA man eats.,He sleeps.,maybe\n")
     app = error_analysis(monkeypatch, tmp_path, checkpoints)
-    app.text_input(key="challenge_path").set_value(str(bad)).run()
-    assert not app.exception
+    give_path(app, bad)
     assert f"{bad}, line 2" in "\n".join(e.value for e in app.error)
 
 
@@ -107,3 +114,15 @@ def test_error_analysis_says_how_many_pairs_of_the_split_were_cut(monkeypatch, t
     app = error_analysis(monkeypatch, tmp_path, checkpoints)
     captions = "\n".join(c.value for c in app.caption)
     assert "on snli_dev: 1 of 12 pairs were cut to the model's 12 premise / 8 hypothesis tokens" in captions
+
+
+def test_pair_explorer_refuses_text_without_a_real_word(monkeypatch, tmp_path, checkpoints):
+    """Issue 12 item 14 in the app: zero-width spaces, a BOM and NUL got a confident label."""
+    app = error_analysis(monkeypatch, tmp_path, checkpoints)
+    app.switch_page(str(ROOT / "pages/2_Pair_explorer.py")).run()
+    app.text_area(key="explorer_premise").set_value("\u200b\ufeff\x00")
+    app.button(key="explorer_analyse").click().run()
+    assert not app.exception, app.exception
+    shown = "\n".join(str(e.value) for kind in ("error", "warning", "info") for e in getattr(app, kind))
+    assert "no real word" in shown, shown
+    assert not app.get("plotly_chart")

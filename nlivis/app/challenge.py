@@ -65,8 +65,27 @@ def read_challenge(paths: Sequence[Path]) -> tuple[Any | None, str | None]:
         return None, str(error)
 
 
-def _chosen_files(key: str) -> list[Path]:
-    mode = st.radio("Challenge file", ["a path on this machine", "upload"], horizontal=True, key=f"{key}_mode")
+def earlier_evaluations(models: Sequence[LoadedModel]) -> dict[str, list[Path]]:
+    """"<description> (model)" → the files of each named evaluation of the loaded models whose files are still
+    there (the recorded splits are not among them: they are the splits above)."""
+    from nlivis.training.evaluation import find_named_evaluations
+
+    found: dict[str, list[Path]] = {}
+    for model in models:
+        for evaluation in find_named_evaluations(model.path).values():
+            files = [Path(f.get("path", "")) for f in evaluation.record.get("data", {}).get("files", [])]
+            if files and all(f.is_file() for f in files) and not evaluation.record.get("split_key"):
+                found[f"{evaluation.describe()} — {model.label}"] = files
+    return found
+
+
+def _chosen_files(key: str, models: Sequence[LoadedModel]) -> list[Path]:
+    earlier = earlier_evaluations(models)
+    modes = (["an earlier named evaluation"] if earlier else []) + ["a path on this machine", "upload"]
+    mode = st.radio("Challenge file", modes, horizontal=True, key=f"{key}_mode")
+    if mode == "an earlier named evaluation":
+        chosen = st.selectbox("Named evaluation", list(earlier), key=f"{key}_earlier")
+        return earlier[chosen]
     if mode == "upload":
         uploads = st.file_uploader("Challenge file(s) — several for one file per category (stress tests)",
                                    type=["csv", "tsv", "txt", "jsonl", "gz"], accept_multiple_files=True,
@@ -131,7 +150,7 @@ def render_challenge_breakdown(models: Sequence[LoadedModel], key: str = "challe
                "any file with premise / hypothesis / label columns). Each model's predictions are kept as a named "
                "evaluation in its checkpoint folder, as `python -m nlivis evaluate CHECKPOINT --file PATH "
                "--group-by FIELD` writes them — never over the recorded splits above.")
-    paths = _chosen_files(key)
+    paths = _chosen_files(key, models)
     if not paths:
         return
     challenge, error = read_challenge(paths)
