@@ -103,3 +103,10 @@ def test_real_anli_and_conjnli(shared_data):
     # pairs carrying each tag (a tag listed twice for one pair counts once), counted with csv + ast independently
     assert counts["Reasoning"] == 584 and counts["Numerical"] == 408 and counts["Negation"] == 56
     assert len(read_challenge_files([conj]).pairs) == 623
+
+
+def test_line_aligned_split_brings_its_three_files(fixtures):
+    split = fixtures / "app_data" / "snli" / "esnli_tokenized" / "s1.dev"
+    challenge = read_challenge_files([split])
+    assert len(challenge.pairs) == 12 and challenge.name == "esnli_tokenized_dev"
+    assert [p.name for p in challenge.source_files()] == ["s1.dev", "s2.dev", "labels.dev"]

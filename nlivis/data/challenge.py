@@ -64,6 +64,27 @@ class ChallengeSet:
     def pairs(self) -> list[Pair]:
         return self.result.pairs
 
+    def source_files(self) -> list[Path]:
+        """Every file the pairs were read from: a line-aligned `s1.<split>` brings its `s2.` and `labels.`
+        files (what an evaluation's data identity must hash)."""
+        from nlivis.data.readers import line_aligned_files
+
+        found: list[Path] = []
+        for path in self.files:
+            name = path.name[: -len(".gz")] if path.name.endswith(".gz") else path.name
+            prefix, _, split = name.partition(".")
+            if prefix in LINE_ALIGNED_PREFIXES and split:
+                found += list(line_aligned_files(path.parent, split, path.name.endswith(".gz")))
+            else:
+                found.append(path)
+        return list(dict.fromkeys(found))
+
+    @property
+    def name(self) -> str:
+        """A short name for the data: the file's stem (`<folder>_<split>` for a line-aligned split), with
+        `-and-more` when several files were given."""
+        return _stem(self.files[0]) + ("-and-more" if len(self.files) > 1 else "")
+
     def field_names(self) -> list[str]:
         names: dict[str, None] = {}
         for values in self.fields.values():
@@ -124,6 +145,9 @@ def _find_column(names: Sequence[str], candidates: Sequence[str]) -> str | None:
 
 def _stem(path: Path) -> str:
     name = path.name[: -len(".gz")] if path.name.endswith(".gz") else path.name
+    prefix, _, split = name.partition(".")
+    if prefix in LINE_ALIGNED_PREFIXES and split:
+        return f"{path.parent.name}_{split}"
     return name.rsplit(".", 1)[0] if "." in name else name
 
 

@@ -194,17 +194,16 @@ def check_evaluation_name(name: str) -> str:
     return name
 
 
-def default_evaluation_name(identity: DataIdentity, split_key: str | None = None) -> str:
-    """`<split key, or the first file's stem>-<8 hex digits of the data hash>`, e.g. `snli_dev-1b2c3d4e`,
-    `ANLI_analysis_r1_dev-3f2a9c1e` (`-and-more` before the hash when several files were given)."""
+def default_evaluation_name(identity: DataIdentity, data_name: str | None = None) -> str:
+    """`<data name>-<8 hex digits of the data hash>`, e.g. `snli_dev-1b2c3d4e` (a split key) or
+    `ANLI_analysis_r1_dev-3f2a9c1e` (a challenge set's name); without a name, the first file's stem."""
     from nlivis.data.challenge import sanitized_name
 
-    if split_key:
-        return f"{sanitized_name(split_key)}-{identity.digest[:8]}"
-    first = Path(identity.files[0][0]).name if identity.files else "data"
-    stem = first[: -len(".gz")] if first.endswith(".gz") else first
-    stem = stem.rsplit(".", 1)[0] if "." in stem else stem
-    return f"{sanitized_name(stem)}{'-and-more' if len(identity.files) > 1 else ''}-{identity.digest[:8]}"
+    if not data_name:
+        first = Path(identity.files[0][0]).name if identity.files else "data"
+        stem = first[: -len(".gz")] if first.endswith(".gz") else first
+        data_name = stem.rsplit(".", 1)[0] if "." in stem else stem
+    return f"{sanitized_name(data_name)}-{identity.digest[:8]}"
 
 
 def find_named_evaluations(checkpoint_folder: str | Path,
@@ -256,7 +255,7 @@ def differing_pairs(old: Sequence[Prediction], new: Sequence[Prediction]) -> int
 
 def store_evaluation(checkpoint_folder: str | Path, rows: Sequence[Prediction | Mapping[str, Any]],
                      identity: DataIdentity, record: Mapping[str, Any], *, split_key: str | None = None,
-                     name: str | None = None) -> StoredEvaluation:
+                     name: str | None = None, data_name: str | None = None) -> StoredEvaluation:
     """Keep an evaluation's predictions without touching any recorded file (see the module docstring).
 
     `record` (counts, accuracy, truncation, notes …) goes into evaluation.json with the data identity.
@@ -274,7 +273,7 @@ def store_evaluation(checkpoint_folder: str | Path, rows: Sequence[Prediction | 
             note = (f"these are not the pairs of the recorded {recorded.name}" if differing is None else
                     f"{differing} pair(s) differ from the recorded {recorded.name}")
             note += ", which is kept unchanged"
-    name = check_evaluation_name(name) if name is not None else default_evaluation_name(identity, split_key)
+    name = check_evaluation_name(name) if name is not None else default_evaluation_name(identity, data_name or split_key)
     target = evaluations_root(folder) / name
     if target.exists():
         existing = find_named_evaluations(folder).get(name)
@@ -441,9 +440,9 @@ def evaluate_file(loaded: Any, paths: Sequence[str | Path], *, group_by: str | N
 
     challenge = challenge or read_challenge_checked(paths, loaded.labels)
     groups = challenge.groups(group_by) if group_by else None
-    identity = data_identity(challenge.files)
+    identity = data_identity(challenge.source_files())
     items = analyze_pairs(challenge.pairs, cache_dir=cache_dir, progress=progress,
-                          cache_key=f"challenge-{sanitized_name(Path(challenge.files[0]).name)}-{identity.digest[:16]}")
+                          cache_key=f"challenge-{sanitized_name(challenge.name)}-{identity.digest[:16]}")
     device = next(loaded.model.parameters()).device
     unlabelled = items if tuple(challenge.labels) == tuple(loaded.labels) else [  # 2-way gold: not the model's
         replace(item, pair=replace(item.pair, label=None)) for item in items]
@@ -458,7 +457,8 @@ def evaluate_file(loaded: Any, paths: Sequence[str | Path], *, group_by: str | N
         record = evaluation_record(report, challenge.result, truncation, unlabelled, group_by=group_by,
                                    labels=list(scored.labels), label_mapping=scored.mapping_note or None,
                                    notes=evaluation.notes())
-        evaluation.stored = store_evaluation(loaded.path, scored.rows, identity, record, name=name)
+        evaluation.stored = store_evaluation(loaded.path, scored.rows, identity, record, name=name,
+                                             data_name=challenge.name)
     table = accuracy_by_group(evaluation.predictions(), groups, overall=True) if groups is not None else None
     return evaluation, table
 
@@ -531,7 +531,7 @@ def challenge_predictions(loaded: Any, challenge: Any, cache_dir: str | Path | N
     """A checkpoint's predictions on a challenge set for the app: its named evaluation of exactly this data
     when there is one, else (with `compute`) evaluated now and kept as a named evaluation, as the CLI does.
     ([], None) when not evaluated yet and `compute` is False."""
-    identity = data_identity(challenge.files)
+    identity = data_identity(challenge.source_files())
     existing = named_evaluation_for(loaded.path, identity)
     if existing is None and compute:
         evaluate_file(loaded, challenge.files, challenge=challenge, cache_dir=cache_dir, progress=False)
