@@ -118,7 +118,6 @@ def evaluate_command(args) -> int:
     """`python -m nlivis evaluate CHECKPOINT --dataset D --split S --data-dir DIR [--json] [--by-tag] [--name N]`,
     or `... --file PATH [--group-by FIELD]` (see `nlivis.training.evaluation`: nothing recorded is overwritten)."""
     from nlivis.data.protocols import split_key
-
     from nlivis.training import evaluation
 
     try:
@@ -194,8 +193,10 @@ class PairPrediction:
 
 @torch.no_grad()
 def predict_pairs(loaded: LoadedCheckpoint, premise: str, hypothesis: str, trace: bool = False) -> PairPrediction:
-    """Label one premise/hypothesis pair. Empty or whitespace-only text raises ValueError; text over the
-    cut-offs is cut (as in training) and said so in `truncation` / `notices`; unknown words map to UNK."""
+    """Label one premise/hypothesis pair. Text that is empty, has no real word (only invisible or control
+    characters) or held bytes that were not UTF-8 raises ValueError, as do non-finite outputs; text over the
+    cut-offs is cut (as in training) and said so in `truncation` / `notices` (tokens there are escaped and
+    cut, see `data.text.shown_token`); unknown words map to UNK."""
     from nlivis.data.text import shown_token, text_problem
     from nlivis.training.evaluation import check_finite
 
