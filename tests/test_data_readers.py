@@ -262,22 +262,20 @@ def test_blank_lines_are_skipped_and_counted(tmp_path: Path, name: str, content:
 ])
 def test_repeated_pair_ids_are_made_unique_and_said(tmp_path: Path, name: str, line_template: str):
     """Issue 12 item 8: readers accepted repeated ids, then the predictions file written from them was
-    rejected by the app's reader. One rule now: later repeats become `<id>@<line>`, said in the notes."""
+    rejected by the app's reader. One rule now: every pair carrying a repeated id becomes `<id>-line<N>`
+    (which of them an id-keyed annotation meant is unknown), said in the notes."""
     from nlivis.analysis.predictions import read_predictions, write_predictions
 
     header = NLI_HEADER + "\n" if name.endswith(".txt") else ""
-    ids = ["7", "8", "7", "7@4", "7"]  # "7@4" is a real id of the file: a renamed id must not collide with it
+    first = 2 if header else 1
+    ids = ["7", "8", "7", f"7-line{first + 4}", "7"]  # a real id equal to the fifth pair's new id: no collision
     path = tmp_path / name
     path.write_text(header + "\n".join(line_template.format(n=n, id=i) for n, i in enumerate(ids)) + "\n")
     result = read_file(path)
-    first_line = 2 if header else 1
     got = [pair.id for pair in result.pairs]
-    assert len(set(got)) == len(got) == 5
-    assert got[:2] == ["7", "8"] and got[3] == "7@4"
-    assert [old for _, old, _ in result.renamed_ids] == ["7", "7"]
-    line, old, new = result.renamed_ids[0]
-    assert (line, old) == (first_line + 2, "7") and new == got[2] and new.startswith(f"7@{line}")
-    assert "made unique" in " ".join(result.notes())
+    assert got == [f"7-line{first}", "8", f"7-line{first + 2}", f"7-line{first + 4}", f"7-line{first + 4}.2"]
+    assert len(set(got)) == 5 and result.ambiguous_ids == ("7",)
+    assert "given to more than one pair" in " ".join(result.notes())
     written = write_predictions(tmp_path / "predictions_x.jsonl.gz",
                                 [{"id": i, "gold": "neutral", "predicted": "neutral", "probs": [0.2, 0.6, 0.2]} for i in got])
     assert [p.id for p in read_predictions(written)] == got

@@ -292,12 +292,12 @@ def read_challenge_files(paths: Sequence[str | Path]) -> ChallengeSet:
     fields: dict[str, dict[str, Any]] = {}
     dropped = 0
     notes: list[str] = []
-    renamed: list[tuple[int, str, str]] = []
+    ambiguous: list[str] = []
     for path, stem in zip(files, stems):
         result, file_fields = _read_one(path)
         dropped += result.dropped_no_gold
         notes += result.notes()
-        renamed += result.renamed_ids
+        ambiguous += result.ambiguous_ids
         for pair in result.pairs:
             new_id = pair.id if len(files) == 1 else f"{stem}:{pair.id}"
             fields[new_id] = {**file_fields[pair.id], FILE_FIELD: stem}
@@ -317,7 +317,7 @@ def read_challenge_files(paths: Sequence[str | Path]) -> ChallengeSet:
     else:
         labels = NLI_LABELS
     result = ReadResult(pairs=pairs, dropped_no_gold=dropped, path=", ".join(map(str, files)),
-                        renamed_ids=tuple(renamed))
+                        ambiguous_ids=tuple(ambiguous))
     if not pairs:
         raise ValueError(f"{result.path}: no pairs to evaluate"
                          + (f" ({dropped} pair(s) have gold label '-' and were left out)" if dropped else ""))

@@ -16,6 +16,7 @@ from __future__ import annotations
 import codecs
 import gzip
 import json
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -83,25 +84,25 @@ def _check_sentence(text: object, name: str, path: Path, line: int) -> str:
 
 def make_ids_unique(result: ReadResult) -> ReadResult:
     """The one rule for repeated pair ids, shared by every reader and the predictions files written from
-    them: the first pair keeps its id, a later pair with the same id becomes `<id>@<line>` (then
-    `<id>@<line>.2` … should that be taken too), and `ReadResult.renamed_ids` says so. Predictions files
-    are then unique by construction, which `analysis.predictions.read_predictions` requires."""
-    seen: set[str] = set()
+    them: a pair id the file gives to several pairs would join predictions, tags and comparisons to the
+    wrong pair, so every pair carrying it becomes `<id>-line<N>` (N its line), and
+    `ReadResult.ambiguous_ids` says so. Predictions files are then unique by construction, which
+    `analysis.predictions.read_predictions` requires."""
+    counts = Counter(pair.id for pair in result.pairs)
+    repeated = {pair_id for pair_id, count in counts.items() if count > 1}
+    if not repeated:
+        return result
+    taken = {pair.id for pair in result.pairs if pair.id not in repeated}
     pairs: list[Pair] = []
-    renamed: list[tuple[int, str, str]] = list(result.renamed_ids)
-    taken = {pair.id for pair in result.pairs}
     for pair in result.pairs:
-        if pair.id in seen:
-            new_id = f"{pair.id}@{pair.line}"
-            suffix = 2
-            while new_id in taken:
-                new_id, suffix = f"{pair.id}@{pair.line}.{suffix}", suffix + 1
+        if pair.id in repeated:
+            new_id, suffix = f"{pair.id}-line{pair.line}", 2
+            while new_id in taken:  # only if the file itself uses such an id
+                new_id, suffix = f"{pair.id}-line{pair.line}.{suffix}", suffix + 1
             taken.add(new_id)
-            renamed.append((pair.line or 0, pair.id, new_id))
             pair = replace(pair, id=new_id)
-        seen.add(pair.id)
         pairs.append(pair)
-    return replace(result, pairs=pairs, renamed_ids=tuple(renamed))
+    return replace(result, pairs=pairs, ambiguous_ids=tuple(sorted(set(result.ambiguous_ids) | repeated)))
 
 
 def read_nli_jsonl(path: str | Path) -> ReadResult:

@@ -37,9 +37,9 @@ class ReadResult:
     pairs: list[Pair]
     dropped_no_gold: int = 0
     path: str | None = None
-    renamed_ids: tuple[tuple[int, str, str], ...] = ()
-    """(line, id in the file, id given) for each pair whose id repeats an earlier line's (see
-    `readers.make_ids_unique`); MultiNLI dev mismatched has 27 such ids."""
+    ambiguous_ids: tuple[str, ...] = ()
+    """Official pair ids the file gives to more than one pair; each such pair's id became
+    `<official id>-line<N>` (MultiNLI dev mismatched as distributed repeats 27 pairIDs)."""
     skipped_blank_lines: int = 0
 
     def notes(self) -> list[str]:
@@ -49,10 +49,11 @@ class ReadResult:
         if self.dropped_no_gold:
             notes.append(f"{self.dropped_no_gold} pair(s) of {where} have gold label '-' (no annotator consensus) "
                          "and were left out")
-        if self.renamed_ids:
-            shown = ", ".join(f"line {line}: {old!r} → {new!r}" for line, old, new in self.renamed_ids[:3])
-            notes.append(f"{len(self.renamed_ids)} pair id(s) of {where} repeat an earlier line's id and were made "
-                         f"unique ({shown}{' …' if len(self.renamed_ids) > 3 else ''})")
+        if self.ambiguous_ids:
+            shown = ", ".join(repr(pair_id) for pair_id in self.ambiguous_ids[:3])
+            notes.append(f"{len(self.ambiguous_ids)} pair id(s) of {where} are given to more than one pair "
+                         f"({shown}{' …' if len(self.ambiguous_ids) > 3 else ''}); each such pair's id became "
+                         "<id>-line<N>")
         if self.skipped_blank_lines:
             notes.append(f"{self.skipped_blank_lines} blank line(s) of {where} were skipped")
         return notes

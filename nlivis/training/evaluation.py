@@ -384,7 +384,7 @@ def evaluation_record(report: Any, read: Any, truncation: TruncationCount, unlab
                       **extra: Any) -> dict[str, Any]:
     """What evaluation.json keeps besides the data identity."""
     return {"count": report.count, "accuracy": report.accuracy, "unlabelled": unlabelled,
-            "dropped_no_gold": read.dropped_no_gold, "renamed_ids": len(read.renamed_ids),
+            "dropped_no_gold": read.dropped_no_gold, "ambiguous_ids": len(read.ambiguous_ids),
             "truncated": truncation.to_dict(), **extra}
 
 
