@@ -110,3 +110,11 @@ def test_line_aligned_split_brings_its_three_files(fixtures):
     challenge = read_challenge_files([split])
     assert len(challenge.pairs) == 12 and challenge.name == "esnli_tokenized_dev"
     assert [p.name for p in challenge.source_files()] == ["s1.dev", "s2.dev", "labels.dev"]
+
+
+def test_wilson_interval_known_values():
+    from nlivis.analysis.significance import wilson_interval
+
+    low, high = wilson_interval(5, 5)
+    assert (round(low, 4), high) == (0.5655, 1.0)  # the bootstrap interval would collapse to [1, 1]
+    assert [round(v, 4) for v in wilson_interval(50, 100)] == [0.4038, 0.5962]

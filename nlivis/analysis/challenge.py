@@ -11,31 +11,17 @@ has categories of 1 to 659 pairs) and accuracies near 0 or 1, where the bootstra
 """
 from __future__ import annotations
 
-import math
 from typing import Mapping, Sequence
 
 import pandas as pd
-from scipy.stats import norm
 
 from nlivis.analysis.breakdown import Predictions, _for_each_model, _group_row, _labelled
+from nlivis.analysis.significance import wilson_interval
 
 GROUP_COLUMNS = ["group", "count", "correct", "accuracy", "ci_low", "ci_high", "majority_label",
                  "majority_accuracy"]
 OVERALL_GROUP = "(all pairs)"
 """The `group` of the summary row `accuracy_by_group(..., overall=True)` appends."""
-
-
-def wilson_interval(correct: int, count: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval of `correct / count`; (nan, nan) for no pairs."""
-    if count <= 0:
-        return math.nan, math.nan
-    if not 0 <= correct <= count:
-        raise ValueError(f"correct must lie in [0, {count}], got {correct}")
-    z = float(norm.ppf(0.5 + confidence / 2))
-    share = correct / count
-    centre = (share + z * z / (2 * count)) / (1 + z * z / count)
-    half = z * math.sqrt(share * (1 - share) / count + z * z / (4 * count * count)) / (1 + z * z / count)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def accuracy_by_group(predictions: Predictions | Mapping[str, Predictions],
