@@ -379,3 +379,9 @@ def test_symlink_out_of_the_root_inside_a_named_evaluation_is_refused(checkpoint
     (folder / "predictions.jsonl.gz").symlink_to(outside)
     with pytest.raises(CheckpointError, match="evaluations/mine/predictions.jsonl.gz points outside"):
         load_checkpoint(checkpoint)
+
+
+def test_group_by_without_a_file_is_refused(checkpoint, capsys, no_spacy):
+    code, _, err = run_json(capsys, "evaluate", str(checkpoint), "--dataset", "snli", "--split", "dev",
+                            "--data-dir", str(FIXTURE_DIR), "--group-by", "genre")
+    assert code == 2 and "--group-by needs --file" in err

@@ -128,6 +128,8 @@ def evaluate_command(args) -> int:
         return evaluation.evaluate_file_command(args, loaded)
     if not (args.dataset and args.split and args.data_dir):
         return _fail("give --dataset, --split and --data-dir (a protocol's split), or --file PATH")
+    if getattr(args, "group_by", None):
+        return _fail("--group-by needs --file (a protocol's split is broken down with --by-tag)")
     ref = resolve_split(args.dataset, args.split)
     read = evaluation.read_split_checked(ref, args.data_dir, loaded.labels)  # before any spaCy work
     items = evaluation.analyze_split(ref, read, args.cache_dir)
