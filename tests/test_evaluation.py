@@ -385,3 +385,11 @@ def test_group_by_without_a_file_is_refused(checkpoint, capsys, no_spacy):
     code, _, err = run_json(capsys, "evaluate", str(checkpoint), "--dataset", "snli", "--split", "dev",
                             "--data-dir", str(FIXTURE_DIR), "--group-by", "genre")
     assert code == 2 and "--group-by needs --file" in err
+
+
+@pytest.mark.parametrize("premise", ["", "\u200b\ufeff", "\x00"])
+def test_attribution_refuses_text_without_a_real_word(premise):
+    from nlivis.analysis.attribution import analysed_text_pair
+
+    with pytest.raises(ValueError, match="empty|no real word"):
+        analysed_text_pair(premise, "A man sleeps .")
