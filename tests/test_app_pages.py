@@ -647,3 +647,20 @@ def test_the_link_contract_on_the_shipped_checkpoints(monkeypatch, tmp_path, shi
         assert trace_types(app).count("heatmap") >= 2
         link = dict(app.query_params)
     assert link == {"split": "snli_dev", "pair": "3934", "models": "esan-snli-small,gcnn-snli-small"}
+
+
+def test_quora_pair_ids_map_to_split_rows(monkeypatch, shared_data):
+    """Quora's official pair ids are not line numbers; pair tables still number every pair by its 0-based row."""
+    import pandas as pd
+
+    from nlivis.app import loading, widgets
+    from nlivis.data.protocols import get_protocol, read_split
+
+    monkeypatch.setenv("NLIVIS_DATA", str(shared_data))
+    pairs = read_split(get_protocol("quora-small").select, shared_data).pairs
+    rows = loading.split_rows("quora_dev")
+    assert len(rows) == len(pairs) == 10_000
+    assert all(pairs[rows[pair.id]].id == pair.id for pair in pairs[::97])
+    assert sum(pair.id != str(row + 1) for row, pair in enumerate(pairs)) > 9_000  # ids are not line numbers
+    table = widgets.with_rows(pd.DataFrame({"id": [pairs[5].id, pairs[4321].id, "not-a-quora-id"]}), "quora_dev")
+    assert table["row"].tolist()[:2] == [5, 4321] and pd.isna(table["row"].iloc[2])

@@ -65,13 +65,25 @@ def test_oov_rows_are_seeded_normal_with_scale(tiny_glove):
     assert c[2:].std().item() == pytest.approx(0.01, abs=0.001) and stats["oov_scale"] == 0.01
 
 
+@pytest.mark.parametrize("content", ["API_KEY=sk-live-4242secret\n", "sk-live-4242secret 1 2 3\nAPI_KEY=sk-live-4242secret x y z\n"])
+def test_glove_errors_never_echo_the_file(tmp_path, content):
+    """Issue 12 item 9: `--embeddings glove:PATH` on any readable file showed up to 60 of its characters."""
+    secrets = tmp_path / "secrets.env"
+    secrets.write_text(content, encoding="utf-8")
+    with pytest.raises(EmbeddingSourceError) as error:
+        build_embeddings(f"glove:{secrets}", _vocab(["API_KEY=sk-live-4242secret"]))
+    message = str(error.value)
+    assert f"{secrets}, line {content.count(chr(10))}: expected" in message
+    assert "sk-live" not in message and "4242" not in message and "API_KEY" not in message
+
+
 def test_glove_bad_line_names_file_and_line(tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_text("a 1 2 3\nb 1 2\n", encoding="utf-8")
     with pytest.raises(EmbeddingSourceError, match=r"bad.txt, line 2: expected a word and 3 values"):
         build_embeddings(f"glove:{bad}", _vocab(["a"]))
     bad.write_text("a 1 2 3\nb 1 x 3\n", encoding="utf-8")
-    with pytest.raises(EmbeddingSourceError, match=r"bad.txt, line 2: the 3 fields after 'b'"):
+    with pytest.raises(EmbeddingSourceError, match=r"bad.txt, line 2: expected a word and 3 numbers; some of the 3 fields"):
         build_embeddings(f"glove:{bad}", _vocab(["b"]))
     bad.write_text("a 1 2 3\n", encoding="utf-8")
     with pytest.raises(EmbeddingSourceError, match=r"line 1: the first row has 3 values after the word, expected 2"):

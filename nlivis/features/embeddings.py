@@ -178,9 +178,10 @@ def read_glove_vectors(
                 first_row = False
                 if dim is None:
                     dim = spaces
-                if spaces < 1:
+                if spaces < 1:  # the line itself is never echoed: the file may be anything readable
                     raise EmbeddingSourceError(
-                        f"{name}, line {line_number}: expected a word and its vector; got {line[:60]!r}")
+                        f"{name}, line {line_number}: expected a GloVe row (a word, then its vector's numbers, "
+                        f"separated by spaces); this line has no space-separated values")
                 if spaces != dim:
                     raise EmbeddingSourceError(
                         f"{name}, line {line_number}: the first row has {spaces} values after the word, "
@@ -198,7 +199,8 @@ def read_glove_vectors(
                 found[key] = np.array(values, dtype=np.float32)
             except ValueError:
                 raise EmbeddingSourceError(
-                    f"{name}, line {line_number}: the {dim} fields after {word!r} must be numbers"
+                    f"{name}, line {line_number}: expected a word and {dim} numbers; some of the {dim} fields after "
+                    "the word are not numbers"
                 ) from None
     if dim is None:
         raise EmbeddingSourceError(f"{spec}: the GloVe file is empty")

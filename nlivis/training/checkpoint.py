@@ -402,6 +402,7 @@ def _info(folder: Path, config: Mapping[str, Any], metrics: Mapping[str, Any]) -
 def read_checkpoint_info(folder: str | Path) -> CheckpointInfo:
     """Cheap check (files present, sizes, JSON parses) and the listing entry; weights are not read."""
     folder = Path(folder)
+    _check_inside_root(folder)
     _check_files(folder, verify_hashes=False)
     return _info(folder, _read_json(folder, "config.json"), _read_json(folder, "metrics.json"))
 
@@ -447,6 +448,97 @@ def _check_state_matches(folder: Path, expected: Mapping[str, torch.Tensor], sto
         raise CheckpointError(folder, "config.json does not match model.safetensors: " + "; ".join(problems))
 
 
+LABEL_CHECK_ROWS = 500
+"""Recorded prediction rows per split read by `_check_labels` (enough to see every label of a split)."""
+LABEL_CHECK_MARGIN = 1e-3
+"""Rows whose two highest stored probabilities are closer than this are not used to check the label order."""
+
+
+def _check_inside_root(folder: Path) -> Path:
+    """The checkpoint root (the resolved folder's parent). Every file of the folder, and of its named
+    evaluations, must resolve inside it: a symlink or path pointing elsewhere is refused, so a checkpoint
+    cannot make the app read (or hash, or show) files outside where it was found."""
+    root = folder.resolve().parent
+    if not folder.is_dir():
+        return root  # `_check_files` says what is wrong
+    entries = list(folder.iterdir())
+    evaluations = folder / "evaluations"
+    if evaluations.is_dir() and not evaluations.is_symlink():
+        for child in evaluations.iterdir():
+            entries.append(child)
+            if child.is_dir() and not child.is_symlink():
+                entries.extend(child.iterdir())
+    for entry in entries:
+        if not entry.resolve().is_relative_to(root):
+            raise CheckpointError(folder, f"{entry.relative_to(folder)} points outside the checkpoint root {root} "
+                                          f"(to {entry.resolve()}); refusing to read it")
+    return root
+
+
+def _recorded_rows(path: Path, limit: int) -> list[dict[str, Any]]:
+    import gzip
+
+    rows = []
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rt", encoding="utf-8") as handle:
+            for line in handle:
+                if line.strip():
+                    rows.append(json.loads(line))
+                if len(rows) >= limit:
+                    break
+    except (OSError, EOFError, ValueError):
+        return []  # an unreadable predictions file is reported where it is read, not here
+    return [row for row in rows if isinstance(row, dict)]
+
+
+def _check_labels(folder: Path, config: Mapping[str, Any]) -> tuple[str, ...]:
+    """The checkpoint's label order, checked against what it recorded: the model's output size
+    (`model.num_classes`, which the weights are checked against), the protocol it was trained on, and
+    its recorded predictions (each clear prediction must be the label of its highest probability), so a
+    hand-edited, shortened or reordered `labels` list in config.json is refused instead of crashing
+    `predict` or silently swapping labels."""
+    from nlivis.analysis.predictions import find_prediction_files
+    from nlivis.data.protocols import get_protocol
+
+    labels = config.get("labels")
+    if not isinstance(labels, list) or not labels or not all(isinstance(label, str) for label in labels) \
+            or len(set(labels)) != len(labels):
+        raise CheckpointError(folder, f"config.json 'labels' must be a list of distinct label names, got {labels!r:.200}")
+    restore = "; config.json was edited by hand? restore its labels list"
+    classes = config.get("model", {}).get("num_classes")
+    if classes is not None and classes != len(labels):
+        raise CheckpointError(folder, f"config.json lists {len(labels)} labels {labels} but the model has "
+                                      f"{classes} output classes{restore}")
+    try:
+        protocol_labels = list(get_protocol(str(config.get("dataset", {}).get("protocol"))).labels)
+    except ValueError:
+        protocol_labels = None
+    if protocol_labels is not None and labels != protocol_labels:
+        raise CheckpointError(folder, f"config.json lists the labels {labels}, but the protocol it was trained on "
+                                      f"({config['dataset']['protocol']}) has {protocol_labels} in this order{restore}")
+    for split, path in find_prediction_files(folder).items():
+        for row in _recorded_rows(path, LABEL_CHECK_ROWS):
+            probs, predicted = row.get("probs"), row.get("predicted")
+            if not isinstance(probs, list) or len(probs) != len(labels) or predicted not in labels \
+                    or (row.get("gold") is not None and row.get("gold") not in labels):
+                raise CheckpointError(folder, f"{path.name} (pair {row.get('id')!r}) does not fit the labels "
+                                              f"{labels} of config.json{restore}")
+            ranked = sorted(range(len(probs)), key=probs.__getitem__, reverse=True)
+            if probs[ranked[0]] - probs[ranked[1]] > LABEL_CHECK_MARGIN and labels[ranked[0]] != predicted:
+                raise CheckpointError(folder, f"{path.name} (pair {row.get('id')!r}) recorded {predicted!r} for its "
+                                              f"highest probability, which config.json's labels {labels} call "
+                                              f"{labels[ranked[0]]!r}: the labels were reordered{restore}")
+    return tuple(labels)
+
+
+def _check_finite_weights(folder: Path, tensors: Mapping[str, torch.Tensor], what: str) -> None:
+    bad = [key for key, tensor in tensors.items() if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all())]
+    if bad:
+        raise CheckpointError(folder, f"{what} holds NaN or infinite values in {bad[:3]}{' …' if len(bad) > 3 else ''}; "
+                                      "the weights are corrupt (retrain or restore the folder)")
+
+
 def load_checkpoint(folder: str | Path, device: str | torch.device = "cpu") -> LoadedCheckpoint:
     """Rebuild model and featurizer from a checkpoint folder; every problem is a `CheckpointError`."""
     from nlivis.features.featurize import FeatureSettings, Featurizer
@@ -454,10 +546,12 @@ def load_checkpoint(folder: str | Path, device: str | torch.device = "cpu") -> L
     from nlivis.models import build
 
     folder = Path(folder)
+    root = _check_inside_root(folder)  # before any file is read or hashed
     _check_files(folder, verify_hashes=True)
     config = _read_json(folder, "config.json")
     metrics = _read_json(folder, "metrics.json")
     info = _info(folder, config, metrics)
+    _check_labels(folder, config)
     try:
         vocab = Vocabulary.load(folder / "vocab.json")
         char_vocab = CharVocabulary.load(folder / "chars.json")
@@ -479,6 +573,9 @@ def load_checkpoint(folder: str | Path, device: str | torch.device = "cpu") -> L
     if embeddings.get("shared"):
         key = embeddings.get("state_key", "")
         shared_path = (folder / str(embeddings.get("file", ""))).resolve()
+        if not shared_path.is_relative_to(root):
+            raise CheckpointError(folder, f"config.json embeddings.file {embeddings.get('file')!r} points outside the "
+                                          f"checkpoint root {root} (to {shared_path}); refusing to read it")
         if not shared_path.is_file():
             raise CheckpointError(folder, f"shared embedding file {embeddings.get('file')} is missing (looked at {shared_path})")
         if sha256_file(shared_path) != embeddings.get("sha256"):
@@ -486,7 +583,9 @@ def load_checkpoint(folder: str | Path, device: str | torch.device = "cpu") -> L
         rows = _load_tensors(folder, shared_path, f"shared embedding file {shared_path}")
         if EMBEDDING_TENSOR not in rows:
             raise CheckpointError(folder, f"shared embedding file {shared_path} has no {EMBEDDING_TENSOR!r} tensor")
+        _check_finite_weights(folder, rows, f"shared embedding file {shared_path}")
         stored = {**stored, key: rows[EMBEDDING_TENSOR]}
+    _check_finite_weights(folder, stored, "model.safetensors")
     _check_state_matches(folder, expected, stored)
     model.load_state_dict({k: v.to(expected[k].dtype) for k, v in stored.items()}, strict=True)
     model.to(device).eval()
