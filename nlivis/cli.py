@@ -16,6 +16,7 @@ COMMANDS = {
     "predict": "nlivis.training.commands:predict_command",
     "inspect": "nlivis.models.inspect:inspect_command",
     "bench": "nlivis.bench:bench_command",
+    "tags-report": "nlivis.analysis.tag_report:tags_report_command",
 }
 
 
@@ -72,6 +73,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, default=None, help="torch intra-op threads (default: torch's choice)")
     p.add_argument("--checkpoints", default=None, help="checkpoint folder for the app latency (default: checkpoints/)")
     p.add_argument("--skip-app", action="store_true", help="leave out spaCy and the app's one-pair latency")
+    p = sub.add_parser("tags-report", help="the automatic tagger against the MultiNLI dev gold tags: P/R/F1 per tag")
+    p.add_argument("--data-dir", required=True, help="data root holding mnli_dev/ and mnli_annotations/ (e.g. ../shared/data)")
+    p.add_argument("--json", action="store_true", help="print JSON records instead of a table")
+    p.add_argument("--markdown", action="store_true", help="print the README's markdown table")
+    p.add_argument("--show-errors", default=None, metavar="TAG", help="also list the pairs the tagger misses or wrongly tags with TAG")
     return parser
 
 

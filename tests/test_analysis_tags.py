@@ -157,6 +157,61 @@ def test_read_tag_file_formats(fixtures):
         "301": {"COREF"}, "302": {"PARAPHRASE", "LONG_SENTENCE"}}
 
 
+REPEVAL_FIXTURE_TAGS = {
+    "900001e": {"BELIEF", "MODAL", "LONG_SENTENCE"},
+    "900002c": frozenset(),
+    "900003n": {"QUANTITY/TIME_REASONING", "MODAL"},
+    "900004e": {"ACTIVE/PASSIVE", "WORD_OVERLAP"},
+    "900005n": {"PARAPHRASE", "ANTO", "COREF", "TENSE_DIFFERENCE", "QUANTIFIER", "NEGATION", "CONDITIONAL"},
+    "900006c": {"NEGATION"},
+}
+
+
+def test_read_tag_file_reads_the_repeval_release_format(fixtures):
+    """The published shape: '#'-marked tags, one per tab-separated field, a trailing tab for a pair
+    without tags, a tag listed twice on one line, no newline after the last line."""
+    assert read_tag_file(fixtures / "analysis" / "tags_repeval.txt") == REPEVAL_FIXTURE_TAGS
+
+
+def test_read_tag_file_tolerates_crlf_bom_case_blank_lines_and_space_separated_marks(fixtures, tmp_path):
+    text = (fixtures / "analysis" / "tags_repeval.txt").read_text(encoding="utf-8")
+    variant = tmp_path / "variant.txt"
+    variant.write_bytes(b"\xef\xbb\xbf" + ("# a comment line\n\n" + text).replace("\n", "\r\n").encode()
+                        + b"\r\n900007e\t#modal #Word_Overlap \t\n")
+    assert read_tag_file(variant) == {**REPEVAL_FIXTURE_TAGS, "900007e": {"MODAL", "WORD_OVERLAP"}}
+
+
+def test_read_tag_file_errors_name_file_and_line(tmp_path):
+    unknown = tmp_path / "unknown.txt"
+    unknown.write_text("900001e\t#MODAL\n900002c\t#MODAL\t#SARCASM\n", encoding="utf-8")
+    with pytest.raises(TagFileError, match=r"unknown\.txt, line 2: unknown tag\(s\) SARCASM"):
+        read_tag_file(unknown)
+    no_id = tmp_path / "no_id.txt"
+    no_id.write_text("900001e\t#MODAL\n\t#NEGATION\n", encoding="utf-8")
+    with pytest.raises(TagFileError, match=r"no_id\.txt, line 2: expected `pair_id"):
+        read_tag_file(no_id)
+
+
+@pytest.mark.parametrize("subset, expected", [
+    ("matched", {"MODAL": 144, "NEGATION": 129, "QUANTIFIER": 125, "LONG_SENTENCE": 99, "BELIEF": 66,
+                 "TENSE_DIFFERENCE": 51, "COREF": 30, "WORD_OVERLAP": 28, "PARAPHRASE": 25, "CONDITIONAL": 23,
+                 "ANTO": 17, "ACTIVE/PASSIVE": 15, "QUANTITY/TIME_REASONING": 15}),
+    # Mismatched lists #QUANTITY/TIME_REASONING twice on 15 lines (39 marks on 24 pairs); a pair counts once.
+    ("mismatched", {"QUANTIFIER": 140, "MODAL": 126, "LONG_SENTENCE": 109, "NEGATION": 104, "BELIEF": 58,
+                    "WORD_OVERLAP": 37, "PARAPHRASE": 37, "COREF": 29, "CONDITIONAL": 26,
+                    "QUANTITY/TIME_REASONING": 24, "ANTO": 20, "TENSE_DIFFERENCE": 18, "ACTIVE/PASSIVE": 10}),
+])
+def test_gold_annotation_files_give_the_published_tag_counts(shared_data, subset, expected):
+    from collections import Counter
+
+    path = shared_data / "mnli_annotations" / f"multinli_1.0_{subset}_annotations.txt"
+    if not path.is_file():
+        pytest.skip(f"{path} not found")
+    tags = read_tag_file(path)
+    assert len(tags) == 495
+    assert dict(Counter(tag for pair_tags in tags.values() for tag in pair_tags)) == expected
+
+
 def test_read_tag_file_unknown_tag_names_file_and_line(fixtures):
     path = fixtures / "analysis" / "tags_unknown.tsv"
     with pytest.raises(TagFileError, match=r"tags_unknown\.tsv, line 2: unknown tag\(s\) SARCASM"):

@@ -452,13 +452,29 @@ def cached_tag_pairs(pairs: Sequence[Pair], cache_dir: str | Path | None = None,
 
 # ---------------------------------------------------------------- hand-annotated files
 
+TAG_MARKER = "#"
+"""The RepEval 2017 release writes every tag with a leading '#' (`#MODAL`); it is not part of the name."""
+
+
 def _normalise_tag_name(name: str) -> str:
-    """'word overlap' and 'QUANTITY/TIME REASONING' (the paper's spelling) → the names in TAGS."""
-    return "_".join(name.strip().upper().split())
+    """'#MODAL', 'word overlap' and 'QUANTITY/TIME REASONING' (the paper's spelling) → the names in TAGS."""
+    return "_".join(name.strip().removeprefix(TAG_MARKER).strip().upper().split())
+
+
+def _tag_names(field: str) -> list[str]:
+    """The tag names in one tab-separated field: comma-separated, or several '#'-marked names in a row
+    ('#MODAL #NEGATION'); an empty field (the release's trailing tab) holds none."""
+    names = []
+    for part in field.split(","):
+        if part.count(TAG_MARKER) > 1:
+            names.extend(piece for piece in part.split(TAG_MARKER) if piece.strip())
+        elif part.strip():
+            names.append(part)
+    return names
 
 
 def _check_tags(names: Iterable[str], where: str) -> frozenset[str]:
-    tags = frozenset(_normalise_tag_name(name) for name in names if name.strip())
+    tags = frozenset(_normalise_tag_name(name) for name in names if name.strip(f" \t{TAG_MARKER}"))
     unknown = sorted(tags - set(TAGS))
     if unknown:
         raise TagFileError(f"{where}: unknown tag(s) {', '.join(unknown)}; known tags: {', '.join(TAGS)}")
@@ -468,21 +484,25 @@ def _check_tags(names: Iterable[str], where: str) -> frozenset[str]:
 def _json_record(record: object, where: str) -> tuple[str, frozenset[str]]:
     if not isinstance(record, dict) or "id" not in record or not isinstance(record.get("tags"), list):
         raise TagFileError(f'{where}: expected an object {{"id": ..., "tags": [...]}}; got {record!r:.80}')
-    return str(record["id"]), _check_tags((str(t) for t in record["tags"]), where)
+    return str(record["id"]).strip(), _check_tags((str(t) for t in record["tags"]), where)
 
 
 def read_tag_file(path: str | Path) -> dict[str, frozenset[str]]:
-    """Hand-annotated tags: pair id → tags.
+    """Hand-annotated tags: pair id → tags. Reads and checks the whole file (no spaCy, milliseconds),
+    so a caller can validate it before any expensive work.
 
-    Formats: tab-separated lines `pair_id <TAB> TAG1,TAG2` or `pair_id <TAB> TAG1 <TAB> TAG2`
-    (a pair id alone means no tags; lines starting with # are comments; tag names are matched
-    case-insensitively with spaces read as underscores, so the paper's "WORD OVERLAP" works); a JSON list of
-    {"id", "tags"} objects; or JSON lines of such objects. Unknown tag names are an error naming the
-    file and line; a pair id given twice is an error too.
+    Formats:
+    - tab-separated lines `pair_id <TAB> TAG <TAB> TAG ...` as the RepEval 2017 MultiNLI annotation
+      release writes them (`113976e<TAB>#BELIEF<TAB>#MODAL`; a pair without tags is `30824c<TAB>`),
+      or `pair_id <TAB> TAG1,TAG2`. Tag names may carry the release's leading '#', any case, spaces
+      for underscores (the paper's "WORD OVERLAP"); a pair id alone means no tags. Lines whose first
+      character is '#' are comments, blank lines are skipped; CRLF endings and a UTF-8 BOM are fine.
+    - a JSON list of {"id", "tags"} objects, or JSON lines of such objects.
+    Unknown tag names, an empty pair id and a pair id given twice are errors naming the file and line.
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except OSError as error:
         raise TagFileError(f"{path}: cannot read tag file ({error.strerror or error})") from error
     except UnicodeDecodeError as error:
@@ -500,7 +520,7 @@ def read_tag_file(path: str | Path) -> dict[str, frozenset[str]]:
         for number, raw in enumerate(text.splitlines(), start=1):
             where = f"{path}, line {number}"
             line = raw.strip()
-            if not line or line.startswith("#"):
+            if not line or raw.startswith(TAG_MARKER):
                 continue
             if line.startswith("{"):
                 try:
@@ -511,9 +531,9 @@ def read_tag_file(path: str | Path) -> dict[str, frozenset[str]]:
                 continue
             fields = raw.split("\t")
             pair_id = fields[0].strip()
-            if not pair_id:
-                raise TagFileError(f"{where}: expected `pair_id<TAB>TAG,...`; got {raw!r}")
-            names = [name for field in fields[1:] for name in field.split(",")]
+            if not pair_id or pair_id.startswith(TAG_MARKER):
+                raise TagFileError(f"{where}: expected `pair_id<TAB>#TAG<TAB>#TAG ...`; got {raw!r:.120}")
+            names = [name for field in fields[1:] for name in _tag_names(field)]
             records.append((where, pair_id, _check_tags(names, where)))
     tags: dict[str, frozenset[str]] = {}
     for where, pair_id, pair_tags in records:

@@ -205,6 +205,26 @@ def find_split_file(ref: SplitRef, data_root: str | Path) -> Path | None:
     return next((path for path in candidate_files(ref, data_root) if path.is_file()), None)
 
 
+GOLD_TAG_FILES: dict[tuple[str, str], str] = {
+    ("mnli", "dev_matched"): "multinli_1.0_matched_annotations.txt",
+    ("mnli", "dev_mismatched"): "multinli_1.0_mismatched_annotations.txt",
+}
+"""Splits with published human annotation tags (the RepEval 2017 release), keyed by (dataset, split)."""
+GOLD_TAG_FOLDER = "mnli_annotations"
+"""The release's folder name in the shared data root (see ../shared/data/README.md)."""
+
+
+def gold_tag_file(ref: SplitRef, data_root: str | Path) -> Path | None:
+    """The split's published annotation-tag file, looked for beside the split's file, in
+    `mnli_annotations/` of the data root and of the split's folder; None when absent or not published."""
+    name = GOLD_TAG_FILES.get((ref.dataset, ref.split))
+    if name is None:
+        return None
+    folder = Path(data_root) / ref.subdir
+    candidates = (folder / name, Path(data_root) / GOLD_TAG_FOLDER / name, folder / GOLD_TAG_FOLDER / name)
+    return next((path for path in candidates if path.is_file()), None)
+
+
 def read_split(ref: SplitRef, data_root: str | Path) -> ReadResult:
     """Read one split from `data_root/ref.subdir`, in whichever official format is there."""
     path = find_split_file(ref, data_root)
