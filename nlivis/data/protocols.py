@@ -118,6 +118,7 @@ def _small_protocols() -> dict[str, Protocol]:
     snli_dev, snli_test = (SplitRef("snli", split, "snli/esnli_tokenized") for split in ("dev", "test"))
     xnli_dev, xnli_test = (SplitRef("xnli_en", split, "xnli_en") for split in ("dev", "test"))
     hard_matched, hard_mismatched = (SplitRef("mnli_hard", split, "mnli_hard") for split in DATASET_SPLITS["mnli_hard"])
+    dev_matched, dev_mismatched = (SplitRef("mnli", split, "mnli_dev") for split in ("dev_matched", "dev_mismatched"))
     quora_dev, quora_test = (SplitRef("quora", split, "quora") for split in ("dev", "test"))
     protocols = (
         _make_protocol(
@@ -127,8 +128,8 @@ def _small_protocols() -> dict[str, Protocol]:
         _make_protocol(
             "mnli-small",
             "MultiNLI stand-in: train on XNLI-en test + SNLI test, select on XNLI-en dev, "
-            "report on the MultiNLI dev hard subsets (matched, mismatched)",
-            (xnli_test, snli_test), xnli_dev, (hard_matched, hard_mismatched), small=True,
+            "report on the full MultiNLI dev sets and their hard subsets (matched, mismatched; never trained on)",
+            (xnli_test, snli_test), xnli_dev, (dev_matched, dev_mismatched, hard_matched, hard_mismatched), small=True,
         ),
         _make_protocol(
             "quora-small", "Quora (Wang et al. split): train on test, select and report on dev",

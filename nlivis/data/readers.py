@@ -14,8 +14,10 @@ the line and what was expected; the only pairs left out on purpose are those wit
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import gzip
 import json
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, TextIO
@@ -80,6 +82,17 @@ def _check_sentence(text: object, name: str, path: Path, line: int) -> str:
     return text
 
 
+def _with_unique_ids(pairs: list[Pair], path: Path, dropped: int) -> ReadResult:
+    """A `ReadResult` whose pair ids are unique: a pair id the file repeats would join predictions, tags
+    and comparisons to the wrong pair, so every pair carrying it is renamed `<id>-line<N>`."""
+    counts = Counter(pair.id for pair in pairs)
+    repeated = {pair_id for pair_id, count in counts.items() if count > 1}
+    if repeated:
+        pairs = [dataclasses.replace(pair, id=f"{pair.id}-line{pair.line}") if pair.id in repeated else pair
+                 for pair in pairs]
+    return ReadResult(pairs=pairs, dropped_no_gold=dropped, path=str(path), ambiguous_ids=tuple(sorted(repeated)))
+
+
 def read_nli_jsonl(path: str | Path) -> ReadResult:
     """MultiNLI 1.0 / SNLI 1.0 `.jsonl`: gold_label, sentence1, sentence2, and optionally pairID, genre,
     annotator_labels."""
@@ -121,7 +134,7 @@ def read_nli_jsonl(path: str | Path) -> ReadResult:
                 line=line_number,
             )
         )
-    return ReadResult(pairs=pairs, dropped_no_gold=dropped, path=str(path))
+    return _with_unique_ids(pairs, path, dropped)
 
 
 def read_nli_tsv(path: str | Path) -> ReadResult:
@@ -181,7 +194,7 @@ def read_nli_tsv(path: str | Path) -> ReadResult:
                 line=line_number,
             )
         )
-    return ReadResult(pairs=pairs, dropped_no_gold=dropped, path=str(path))
+    return _with_unique_ids(pairs, path, dropped)
 
 
 def read_quora_tsv(path: str | Path) -> ReadResult:

@@ -37,6 +37,9 @@ class ReadResult:
     pairs: list[Pair]
     dropped_no_gold: int = 0
     path: str | None = None
+    ambiguous_ids: tuple[str, ...] = ()
+    """Official pair ids the file gives to more than one pair; each such pair's id became
+    `<official id>-line<N>` (MultiNLI dev mismatched as distributed repeats 27 pairIDs)."""
 
 
 class DataFormatError(ValueError):
