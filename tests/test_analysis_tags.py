@@ -32,7 +32,11 @@ def nlp():
 
 @pytest.fixture(scope="module")
 def tags_of(nlp):
-    return lambda premise, hypothesis: tag_pair(nlp(premise), nlp(hypothesis))
+    def tags(premise: str, hypothesis: str) -> set[str]:
+        return tag_pair(nlp(premise), nlp(hypothesis))
+
+    tags.nlp = nlp
+    return tags
 
 
 def test_tag_list_is_table7_order_and_every_tag_documented():
@@ -52,8 +56,36 @@ def test_conditional_needs_the_word_if_not_a_substring(tags_of):
 def test_negation_ignores_know_and_another(tags_of):
     assert "NEGATION" in tags_of("A man is not sleeping.", "A man sleeps.")
     assert "NEGATION" in tags_of("The dogs are running.", "The dogs won't run.")
-    assert "NEGATION" in tags_of("There is no cat.", "A cat sits.")
+    assert "NEGATION" in tags_of("You cannot park here.", "Parking is allowed.")
     assert "NEGATION" not in tags_of("I know another man.", "I know a man.")
+
+
+def test_negation_is_sentential_not_as_the_gold_tags_use_it(tags_of):
+    """The gold NEGATION tag marks 'not'/n't; negative quantifiers are QUANTIFIER, and 'no matter
+    what' denies nothing."""
+    assert "NEGATION" not in tags_of("There is no cat.", "A cat sits.")
+    assert "NEGATION" not in tags_of("Nobody ever came.", "They never came.")
+    assert "NEGATION" not in tags_of("No matter what happens, we go.", "We go.")
+
+
+def test_paraphrase_polarity_sees_negative_quantifiers_but_not_no_matter(tags_of):
+    assert "PARAPHRASE" not in tags_of("Nobody bought the old house.", "Everybody bought the old house.")
+    assert tagging._has_negative_polarity(tagging._tokens(tags_of.nlp("Nobody came.")))
+    assert not tagging._has_negative_polarity(tagging._tokens(tags_of.nlp("No matter what, they came.")))
+
+
+def test_belief_needs_a_believer(tags_of):
+    assert "BELIEF" in tags_of("I think the shop is open.", "The shop is open.")
+    assert "BELIEF" in tags_of("She knew the answer.", "She had the answer.")
+    assert "BELIEF" not in tags_of("The school is known for engineering.", "The school teaches engineering.")
+    assert "BELIEF" not in tags_of("I was supposed to be here.", "I came here.")
+    assert "BELIEF" not in tags_of("Knowing the risks helps.", "Risks exist.")
+
+
+def test_word_overlap_is_the_share_of_hypothesis_words_in_the_premise(tags_of):
+    """The RepEval README's example: 'let's look for sticks.' after 'let's look for paua shells!'."""
+    assert "WORD_OVERLAP" in tags_of("let's look for paua shells!", "let's look for sticks.")
+    assert "WORD_OVERLAP" not in tags_of("The tall man is eating lunch in the park.", "The man sleeps at home.")
 
 
 def test_word_overlap_threshold(tags_of):
@@ -69,6 +101,14 @@ def test_antonym_pair_from_wordnet(tags_of):
                              "A couple is eating inside at a table.")
     assert "ANTO" in tags_of("The soup is hot.", "The soup is cold.")
     assert "ANTO" not in tags_of("The soup is hot.", "The soup is warm.")
+
+
+@needs_wordnet
+def test_antonyms_among_prepositions_and_opposite_quantifiers(tags_of):
+    assert "ANTO" in tags_of("The cat sleeps inside the house.", "The cat sleeps outside the house.")
+    assert "ANTO" in tags_of("Some children liked the film.", "All children liked the film.")
+    assert "ANTO" in tags_of("He always walks to work.", "He never walks to work.")
+    assert "ANTO" not in tags_of("Some children liked the film.", "Some children liked the book.")
 
 
 def test_long_sentence_thresholds(tags_of):

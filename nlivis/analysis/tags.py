@@ -27,7 +27,7 @@ TAGS: tuple[str, ...] = (
     "ACTIVE/PASSIVE", "PARAPHRASE", "QUANTITY/TIME_REASONING", "COREF", "QUANTIFIER", "MODAL", "BELIEF",
 )
 """The MultiNLI annotation tags in the row order of DIIN's Table 7."""
-TAGGER_VERSION = "2"
+TAGGER_VERSION = "3"
 """Bump when a rule changes: cached tags made by other rules are then recomputed."""
 
 # Thresholds and word lists from the tag definitions in DIIN section 4.6 (quoting Williams et al. 2017).
@@ -36,7 +36,9 @@ LONG_PREMISE_TOKENS = 30
 LONG_HYPOTHESIS_TOKENS = 16
 """... or the hypothesis is longer than this many tokens."""
 WORD_OVERLAP_SHARE = 0.70
-"""WORD_OVERLAP: the sentences share more than this share of the shorter sentence's tokens."""
+"""WORD_OVERLAP (RepEval README: "whether hypothesis and premise overlap more than 70%"): more than this
+share of the hypothesis's distinct words occur in the premise ("let's look for sticks" after "let's
+look for paua shells!": 4 of 5)."""
 QUANTIFIER_WORDS = frozenset({
     "much", "enough", "more", "most", "less", "least", "no", "none", "some", "any", "many", "few",
     "several", "almost", "nearly",
@@ -48,15 +50,29 @@ BELIEF_VERBS = frozenset({
 })
 """The paper's list; "recognise" is the British spelling of its "recognize"."""
 
-NEGATION_WORDS = frozenset({
-    "not", "n't", "no", "never", "none", "neither", "nor", "nobody", "nothing", "nowhere", "cannot",
-})
+NEGATION_WORDS = frozenset({"not", "n't", "cannot"})
+"""NEGATION as the gold annotators used it: sentential 'not' / n't (every one of the 233 gold-tagged
+pairs has one, against 98% of the pairs that have one). Negative quantifiers (no, never, nothing,
+nobody, none) were not tagged NEGATION; they are in NEGATIVE_WORDS for the polarity test of PARAPHRASE."""
+NEGATIVE_WORDS = NEGATION_WORDS | frozenset({"no", "never", "none", "neither", "nor", "nobody", "nothing", "nowhere"})
 CONDITIONAL_WORDS = frozenset({"if", "unless"})
 COMPLEMENT_CLAUSE_DEPS = frozenset({"ccomp", "xcomp", "csubj"})
 """'if' heading a complement clause ("I wonder if he came") asks a question; it is not a conditional."""
 PASSIVE_DEPS = frozenset({"nsubjpass", "auxpass", "csubjpass"})
 CONTENT_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM"})
 WORDNET_POS = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
+ANTONYM_POS: dict[str, tuple[str, ...]] = {"NOUN": ("n",), "VERB": ("v",), "ADJ": ("a",), "ADV": ("r", "a"),
+                                           "ADP": ("r", "a")}
+"""WordNet parts of speech searched for antonyms of a token with this spaCy POS: WordNet has no
+prepositions, so 'inside'/'outside', 'above'/'below' (spaCy ADP) are looked up as adverbs and adjectives."""
+OPPOSITE_FUNCTION_WORDS: frozenset[tuple[str, str]] = frozenset(
+    pair for a, b in (("all", "some"), ("all", "no"), ("all", "none"), ("some", "no"), ("some", "none"),
+                      ("every", "no"), ("everyone", "nobody"), ("everybody", "nobody"), ("everything", "nothing"),
+                      ("many", "few"), ("always", "never"), ("always", "sometimes"), ("sometimes", "never"),
+                      ("always", "rarely"), ("often", "rarely"), ("often", "never"))
+    for pair in ((a, b), (b, a)))
+"""Opposite quantifiers and frequency adverbs, which WordNet does not list as antonyms ('some' vs
+'all', 'always' vs 'never'); the gold ANTO tags include such pairs."""
 PARAPHRASE_COVERAGE = 0.8
 """PARAPHRASE: share of each sentence's content lemmas that must be matched in the other sentence."""
 MONTH_NAMES = frozenset({
@@ -174,7 +190,20 @@ def _has_conditional(tokens: Sequence[_Token]) -> bool:
 
 
 def _has_negation(tokens: Sequence[_Token]) -> bool:
-    return any(t.dep == "neg" or t.lower in NEGATION_WORDS for t in tokens)
+    return any(t.lower in NEGATION_WORDS or t.lemma == "not" for t in tokens)
+
+
+def _is_no_matter(tokens: Sequence[_Token], position: int) -> bool:
+    """'no matter what/how ...' concedes; it denies nothing."""
+    return (tokens[position].lower == "no" and position + 1 < len(tokens)
+            and tokens[position + 1].lower == "matter")
+
+
+def _has_negative_polarity(tokens: Sequence[_Token]) -> bool:
+    """Any negative word, 'not' or 'no', 'never', 'nothing' ... ('no matter' excepted): for PARAPHRASE,
+    where 'nobody came' and 'everybody came' must not count as a paraphrase."""
+    return any((t.lower in NEGATIVE_WORDS or t.lemma == "not") and not _is_no_matter(tokens, i)
+               for i, t in enumerate(tokens))
 
 
 def _has_quantifier(tokens: Sequence[_Token]) -> bool:
@@ -185,8 +214,27 @@ def _has_modal(tokens: Sequence[_Token]) -> bool:
     return any(t.tag == "MD" and (t.lemma in MODAL_VERBS or t.lower in MODAL_VERBS) for t in tokens)
 
 
+def _children(tokens: Sequence[_Token], head: _Token) -> list[_Token]:
+    return [t for t in tokens if t.head == head.index and t.index != head.index]
+
+
+def _is_belief_use(token: _Token, tokens: Sequence[_Token]) -> bool:
+    """A verb from the list used as an attitude of a holder: not a passive or adjectival participle
+    ('is known to be', 'well-known', 'can be thought of'), not 'supposed to', not a bare gerund."""
+    if not token.tag.startswith("VB") or token.lemma not in BELIEF_VERBS:
+        return False
+    children = _children(tokens, token)
+    if token.tag == "VBN" and (token.dep in ("amod", "acl") or any(c.dep == "auxpass" for c in children)):
+        return False
+    if token.lemma == "suppose" and any(c.dep == "xcomp" for c in children):
+        return False
+    if token.tag == "VBG" and not any(c.dep == "aux" for c in children):
+        return False  # a gerund ('knowing that ...', 'by understanding issues') names no believer
+    return True
+
+
 def _has_belief_verb(tokens: Sequence[_Token]) -> bool:
-    return any(t.tag.startswith("VB") and t.lemma in BELIEF_VERBS for t in tokens)
+    return any(_is_belief_use(t, tokens) for t in tokens)
 
 
 def _main_clause_tense(tokens: Sequence[_Token]) -> str | None:
@@ -244,13 +292,11 @@ def _is_long(premise: Sequence[_Token], hypothesis: Sequence[_Token]) -> bool:
 
 
 def _word_overlap(premise: Sequence[_Token], hypothesis: Sequence[_Token]) -> bool:
-    premise_words = [t.lower for t in _words(premise)]
-    hypothesis_words = [t.lower for t in _words(hypothesis)]
+    hypothesis_words = {t.lower for t in _words(hypothesis)}
+    premise_words = {t.lower for t in _words(premise)}
     if not premise_words or not hypothesis_words:
         return False
-    shorter, longer = sorted((premise_words, hypothesis_words), key=len)
-    longer_set = set(longer)
-    return sum(w in longer_set for w in shorter) / len(shorter) > WORD_OVERLAP_SHARE
+    return len(hypothesis_words & premise_words) / len(hypothesis_words) > WORD_OVERLAP_SHARE
 
 
 def _needs_premise_antecedent(premise: Sequence[_Token], hypothesis: Sequence[_Token]) -> bool:
@@ -294,19 +340,24 @@ def _wordnet_forms(token: _Token) -> set[str]:
     return {token.lemma, token.lower}
 
 
+def _has_opposite_function_words(premise: Sequence[_Token], hypothesis: Sequence[_Token]) -> bool:
+    premise_words, hypothesis_words = {t.lower for t in premise}, {t.lower for t in hypothesis}
+    return any(a in premise_words and b in hypothesis_words and a not in hypothesis_words
+               for a, b in OPPOSITE_FUNCTION_WORDS)
+
+
 def _has_antonym_pair(premise: Sequence[_Token], hypothesis: Sequence[_Token]) -> bool:
     def pairs_from(source: Sequence[_Token], other: Sequence[_Token]) -> bool:
         other_forms = set().union(*(_wordnet_forms(t) for t in other)) if other else set()
         for token in source:
-            wordnet_pos = WORDNET_POS.get(token.pos)
-            if wordnet_pos is None:
-                continue
-            for form in _wordnet_forms(token):
-                if _antonyms(form, wordnet_pos) & other_forms:
-                    return True
+            for wordnet_pos in ANTONYM_POS.get(token.pos, ()):
+                for form in _wordnet_forms(token):
+                    if _antonyms(form, wordnet_pos) & other_forms:
+                        return True
         return False
 
-    return pairs_from(premise, hypothesis) or pairs_from(hypothesis, premise)
+    return (pairs_from(premise, hypothesis) or pairs_from(hypothesis, premise)
+            or _has_opposite_function_words(premise, hypothesis))
 
 
 def _is_paraphrase(premise: Sequence[_Token], hypothesis: Sequence[_Token], use_wordnet: bool) -> bool:
@@ -315,7 +366,7 @@ def _is_paraphrase(premise: Sequence[_Token], hypothesis: Sequence[_Token], use_
         return False
     if [t.lemma for t in _words(premise)] == [t.lemma for t in _words(hypothesis)]:
         return False  # the same words in the same order, at most inflected differently
-    if _has_negation(premise) != _has_negation(hypothesis):
+    if _has_negative_polarity(premise) != _has_negative_polarity(hypothesis):
         return False
     if use_wordnet and _has_antonym_pair(premise, hypothesis):
         return False
