@@ -51,7 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data-dir", required=True)
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.add_argument("--by-tag", action="store_true", help="add accuracy per annotation tag")
-    p.add_argument("--tags-file", default=None, help="hand-annotated tags (pair id → tags), preferred over automatic tags")
+    p.add_argument("--tags-file", default=None, help="hand-annotated tags (pair id → tags, e.g. the RepEval 2017 release), used for the pairs it lists; default: the split's published gold tags when they are in --data-dir (MultiNLI dev)")
+    p.add_argument("--tag-source", default="both", choices=["both", "gold", "automatic"], help="with --by-tag: both (gold-tagged pairs with their gold tags, the others with automatic tags, reported apart), gold only, or automatic only (default: both)")
     p.add_argument("--cache-dir", default=None)
 
     p = sub.add_parser("predict", help="label one premise/hypothesis pair")
