@@ -104,6 +104,8 @@ def figure_data(figure: go.Figure) -> pd.DataFrame:
     frames: list[pd.DataFrame] = []
     for trace in figure.data:
         meta = trace.meta if isinstance(trace.meta, dict) else {}
+        if meta.get("kind") == "overlay":  # clickable markers laid over a figure carry no data of their own
+            continue
         if meta.get("kind") == "heatmap":
             z = np.asarray(trace.z, dtype=float)
             rows, cols = meta["rows"], meta["cols"]
