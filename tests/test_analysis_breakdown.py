@@ -7,7 +7,7 @@ import pytest
 
 from nlivis.analysis.breakdown import (TaggedSplit, accuracy_by_genre, accuracy_by_label, accuracy_by_tag,
                                        accuracy_by_tag_and_source, compare_models, confusion_matrix, disagreements,
-                                       pairs_with_tag, per_label_scores, table7, table7_long, table7_with_counts)
+                                       overall_accuracy, pairs_with_tag, per_label_scores, table7, table7_long, table7_with_counts)
 from nlivis.analysis.significance import wilson_interval
 from nlivis.analysis.predictions import Prediction
 
@@ -173,3 +173,11 @@ def test_pairs_with_tag_are_the_pairs_behind_the_number():
     assert pairs_with_tag(MODEL_A, TAGS, "NEGATION")["id"].tolist() == ["1", "2", "4"]
     assert pairs_with_tag(MODEL_A, TAGS, "NEGATION", only_wrong=True)["id"].tolist() == ["2"]
     assert len(pairs_with_tag(MODEL_A, TAGS)) == 6
+
+
+def test_overall_accuracy_with_interval_and_majority_baseline():
+    table = overall_accuracy({"A": MODEL_A, "B": MODEL_B}).set_index("model")
+    assert table.loc["A", "count"] == 6 and table.loc["A", "accuracy"] == pytest.approx(4 / 6)
+    assert (table.loc["A", "ci_low"], table.loc["A", "ci_high"]) == pytest.approx(wilson_interval(4, 6))
+    # gold labels: E, E, N, C, C, N → each 2 of 6; the first most frequent is the baseline
+    assert table.loc["B", "majority_accuracy"] == pytest.approx(2 / 6)

@@ -120,6 +120,15 @@ def accuracy_by_tag_and_source(predictions: Predictions | Mapping[str, Predictio
     return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=["source", *TAG_COLUMNS])
 
 
+def overall_accuracy(predictions: Mapping[str, Predictions]) -> pd.DataFrame:
+    """One row per model: labelled pairs, correct, accuracy with its 95% Wilson interval, and the
+    majority-label baseline of those pairs (what always answering the most frequent gold label scores)."""
+    rows = [{"model": model, **_group_row(_labelled(model_predictions))}
+            for model, model_predictions in predictions.items()]
+    return pd.DataFrame(rows, columns=["model", "count", "correct", "accuracy", "ci_low", "ci_high",
+                                       "majority_label", "majority_accuracy"])
+
+
 def accuracy_by_label(predictions: Predictions | Mapping[str, Predictions], labels: Sequence[str] | None = None) -> pd.DataFrame:
     """One row per gold label: count, correct, accuracy (= recall of that label).
     Several models ({name: predictions}) are stacked with a leading `model` column."""
