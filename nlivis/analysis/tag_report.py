@@ -18,7 +18,7 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
-from nlivis.analysis.tags import TAGS
+from nlivis.analysis.tags import TAG_METHODS, TAGS
 from nlivis.data.records import Pair
 
 SUBSETS = ("matched", "mismatched")
@@ -112,6 +112,8 @@ def markdown_table(report: pd.DataFrame) -> str:
         lines.append(f"| {tag} | {row['gold']} | {row['automatic']} | {number(row['precision'])} | "
                      f"{number(row['recall'])} | {number(row['f1'])} | {number(pivot['matched'].loc[tag, 'f1'])} | "
                      f"{number(pivot['mismatched'].loc[tag, 'f1'])} |")
+    lines += ["", "What each rule sees and cannot see (`nlivis.analysis.tags.TAG_METHODS`):", ""]
+    lines += [f"- **{tag}**: {TAG_METHODS[tag]}" for tag in pivot["all"].index]
     return "\n".join(lines)
 
 
