@@ -121,9 +121,10 @@ TAG_METHODS: dict[str, str] = {
                         "other modal, + perfect, + progressive, from the verb and its auxiliaries) that no "
                         "finite clause of the premise uses. Cannot see tense carried by time words "
                         "('yesterday') or judge whether the difference matters, which the annotators did.",
-    "ACTIVE/PASSIVE": "the same verb lemma is passive in one sentence (it governs an nsubjpass / auxpass "
-                      "/ csubjpass dependency) and active in the other. Cannot see a voice change with a "
-                      "different verb (flagged by vs. flagged), and fires on unrelated clauses.",
+    "ACTIVE/PASSIVE": "the main clauses differ in voice (a passive ROOT governs nsubjpass / auxpass / "
+                      "csubjpass) and the same verb lemma is passive in one sentence and active in the "
+                      "other. Cannot see a voice change told with another verb ('denies' vs 'has been "
+                      "repudiated') or one inside a subordinate clause.",
     "PARAPHRASE": "APPROXIMATE (the annotators judged 'close paraphrases' by hand): at least 70% of each "
                   "sentence's content words (nouns, verbs, adjectives, adverbs; numbers and quantifiers "
                   "count even though spaCy lists them as stop words) are matched in the other sentence by "
@@ -138,11 +139,12 @@ TAG_METHODS: dict[str, str] = {
                                "expressions (a month or weekday noun, hour, year, ago, before/after, ...). "
                                "Cannot tell a restated number (two vs. 2) from one that needs arithmetic.",
     "COREF": "APPROXIMATE (no coreference resolver is used): the hypothesis contains a third-person "
-             "pronoun (he/him/his/she/her/it/its/they/them/their) that the premise does not use itself, "
-             "with no number-compatible noun earlier in the hypothesis, while the premise contains one "
-             "(singular pronouns: NN/NNP nouns; plural pronouns: NNS/NNPS nouns), so its antecedent must "
-             "come from the premise. Cannot see referring noun phrases ('the woman' for 'she', 'we' for "
-             "'you and I'), which most gold COREF pairs are.",
+             "pronoun (he/him/his/she/her/it/its/they/them/their) that the premise does not use itself "
+             "and no number-compatible noun earlier in the hypothesis could resolve (singular pronouns: "
+             "NN/NNP nouns; plural pronouns: NNS/NNPS nouns), so its referent must come from the premise "
+             "(requiring a matching premise noun as well measured worse). Cannot see referring noun "
+             "phrases ('the first plane' for 'American 11') or first/second-person shifts ('we' for 'you "
+             "and I'), which most gold COREF pairs are, nor whether 'it' refers at all.",
     "QUANTIFIER": "a token from the paper's list in either sentence: much, enough, more, most, less, "
                   "least, no, none, some, any, many, few, several, almost, nearly; not the answer 'No, ...' "
                   "(an interjection). Sees the list only: 'all', 'every', 'each' are not on it.",
@@ -321,6 +323,28 @@ def _quantity_bearing(tokens: Sequence[_Token]) -> set[str]:
     return {t.lower for t in tokens if t.pos == "NUM" or t.tag == "CD" or t.lower in QUANTITY_BEARING_WORDS}
 
 
+def _main_clause_voice(tokens: Sequence[_Token]) -> str | None:
+    """passive / active for a ROOT verb with a (passive) subject; None for fragments."""
+    root = next((t for t in tokens if t.dep == "ROOT"), None)
+    if root is None or root.pos not in ("VERB", "AUX"):
+        return None
+    dependents = {t.dep for t in _children(tokens, root)}
+    if dependents & PASSIVE_DEPS:
+        return "passive"
+    return "active" if dependents & {"nsubj", "csubj"} else None
+
+
+def _has_voice_change(premise: Sequence[_Token], hypothesis: Sequence[_Token]) -> bool:
+    """The main clauses differ in voice, and some verb lemma is passive on one side and active on the
+    other (the same event told the other way round)."""
+    premise_voice, hypothesis_voice = _main_clause_voice(premise), _main_clause_voice(hypothesis)
+    if not premise_voice or not hypothesis_voice or premise_voice == hypothesis_voice:
+        return False
+    premise_passive, premise_active = _voice_lemmas(premise)
+    hypothesis_passive, hypothesis_active = _voice_lemmas(hypothesis)
+    return bool((premise_passive & hypothesis_active) or (hypothesis_passive & premise_active))
+
+
 def _content_lemmas(tokens: Sequence[_Token]) -> list[_Token]:
     """Nouns, verbs, adjectives, adverbs and numbers that are not stop words, plus numbers and
     quantifiers even when spaCy lists them as stop words."""
@@ -371,8 +395,7 @@ def _needs_premise_antecedent(premise: Sequence[_Token], hypothesis: Sequence[_T
             continue
         if any(compatible(t, plural) for t in hypothesis[:position]):
             continue
-        if any(compatible(t, plural) for t in premise):
-            return True
+        return True
     return False
 
 
@@ -478,9 +501,7 @@ def _tag(premise_doc, hypothesis_doc, use_wordnet: bool) -> set[str]:
         tags.add("LONG_SENTENCE")
     if _has_tense_difference(premise, hypothesis):
         tags.add("TENSE_DIFFERENCE")
-    premise_passive, premise_active = _voice_lemmas(premise)
-    hypothesis_passive, hypothesis_active = _voice_lemmas(hypothesis)
-    if (premise_passive & hypothesis_active) or (hypothesis_passive & premise_active):
+    if _has_voice_change(premise, hypothesis):
         tags.add("ACTIVE/PASSIVE")
     if _is_paraphrase(premise, hypothesis, use_wordnet):
         tags.add("PARAPHRASE")
