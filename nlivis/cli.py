@@ -17,6 +17,8 @@ COMMANDS = {
     "inspect": "nlivis.models.inspect:inspect_command",
     "bench": "nlivis.bench:bench_command",
     "tags-report": "nlivis.analysis.tag_report:tags_report_command",
+    "explain": "nlivis.analysis.attribution_commands:explain_command",
+    "faithfulness": "nlivis.analysis.attribution_commands:faithfulness_command",
 }
 
 
@@ -74,11 +76,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, default=None, help="torch intra-op threads (default: torch's choice)")
     p.add_argument("--checkpoints", default=None, help="checkpoint folder for the app latency (default: checkpoints/)")
     p.add_argument("--skip-app", action="store_true", help="leave out spaCy and the app's one-pair latency")
+
     p = sub.add_parser("tags-report", help="the automatic tagger against the MultiNLI dev gold tags: P/R/F1 per tag")
     p.add_argument("--data-dir", required=True, help="data root holding mnli_dev/ and mnli_annotations/ (e.g. ../shared/data)")
     p.add_argument("--json", action="store_true", help="print JSON records instead of a table")
     p.add_argument("--markdown", action="store_true", help="print the README's markdown table")
     p.add_argument("--show-errors", default=None, metavar="TAG", help="also list the pairs the tagger misses or wrongly tags with TAG")
+
+    from nlivis.analysis.attribution_commands import add_arguments as add_attribution_commands
+    add_attribution_commands(sub)
     return parser
 
 
