@@ -53,10 +53,13 @@ with tab_pair:
                         widgets.show_figure(token_strips(rows, any_scores.premise_tokens, any_scores.hypothesis_tokens,
                                                          f"salience for {explained}"),
                                             f"attribution_salience_{m}", f"{model.label}_salience")
-                    gap = scores.get("integrated_gradients")
-                    if gap is not None and gap.completeness_gap is not None:
-                        st.caption(f"Integrated gradients: {gap.note}; completeness gap {gap.completeness_gap:+.4f} "
-                                   "(Σ attributions vs. f(x) − f(baseline), relative).")
+                    ig = scores.get("integrated_gradients")
+                    if ig is not None and ig.completeness_gap is not None:
+                        st.caption(f"Integrated gradients: {ig.note}; completeness gap {ig.completeness_gap:+.4f} "
+                                   f"at {ig.steps} steps (Σ attributions vs. f(x) − f(baseline) = "
+                                   f"{ig.completeness_difference:+.4f}, relative).")
+                        if ig.completeness_note:
+                            st.info(f"Completeness: {ig.completeness_note}.")
                 with attention:
                     summary = scores.get("attention")
                     if summary is None:

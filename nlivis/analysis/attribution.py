@@ -16,9 +16,16 @@ Methods (`METHODS`); the sign convention is part of each method:
 - `grad_x_input`: Σ_d word vector · gradient (signed; positive = supports the target class).
 - `integrated_gradients`: Captum's `IntegratedGradients` from the baseline **all-zero word vector at every
   real token** (the PAD row's vector, with the mask still marking the token as real and the char/POS/
-  exact-match features kept) to the input, `DEFAULT_STEPS` = 50 Gauss–Legendre steps evaluated in one
-  batch; summed over the embedding dimension (signed). `completeness_gap` =
-  (Σ attributions − (f(x) − f(baseline))) / |f(x) − f(baseline)| in the target logit.
+  exact-match features kept) to the input, Gauss–Legendre steps evaluated in one batch; summed over the
+  embedding dimension (signed). `completeness_gap` = (Σ attributions − Δ) / |Δ| with
+  Δ = f(x) − f(baseline) in the target logit. **By default the step count adapts**: every pair starts at
+  `DEFAULT_STEPS` = 50, and a pair whose |Σ attributions − Δ| is at least `GAP_TOLERANCE` (0.05) of
+  max(|Δ|, `DIFFERENCE_FLOOR`) is recomputed at twice the steps, up to `MAX_STEPS` = 800 (max pooling and
+  ReLU kinks make the integrand rough, so a few pairs need more points). Each pair reports the steps it
+  used. Where |Δ| < `DIFFERENCE_FLOOR` (0.01 logit) the relative gap divides by almost nothing and is not
+  a meaningful measure; such a pair is refined until its absolute error is below 0.05 × the floor, and
+  `completeness_note` says so (`completeness_note` also says when a pair still misses 0.05 at the cap).
+  An explicit step count computes exactly that many steps, without refinement.
 - `occlusion`: leave one token out — p(target | x) − p(target | x with that token deleted), the token
   really deleted as `delete_tokens` does it (signed; positive = the token supported the target).
 - `attention`: the model's alignments reduced to one score per token by `attention_scores`' rule, per
@@ -45,7 +52,17 @@ METHODS = ("integrated_gradients", "gradient", "grad_x_input", "occlusion", "att
 SIGNED_METHODS = frozenset({"integrated_gradients", "grad_x_input", "occlusion"})
 """Methods whose scores keep their sign (positive = evidence for the target class)."""
 DEFAULT_STEPS = 50
-"""Integrated-gradients interpolation steps (Gauss–Legendre), all evaluated in one forward/backward."""
+"""Integrated-gradients interpolation steps (Gauss–Legendre) of the first pass, all in one forward/backward."""
+MAX_STEPS = 800
+"""Refinement doubles a pair's steps (50, 100, 200, 400, 800) until it meets `GAP_TOLERANCE` or reaches this."""
+GAP_TOLERANCE = 0.05
+"""The completeness target: |Σ attributions − Δ| < GAP_TOLERANCE · max(|Δ|, DIFFERENCE_FLOOR)."""
+DIFFERENCE_FLOOR = 0.01
+"""Target-logit difference Δ = f(x) − f(baseline) below which the relative gap is not meaningful (a change of
+at most 0.0025 in any softmax probability): such pairs are held to an absolute error of GAP_TOLERANCE · floor."""
+MAX_ROWS_PER_PASS = 400
+"""Interpolation rows (pairs × steps) per forward/backward when refining, to bound memory; the default
+first pass of one pair (50 rows) is always a single pass."""
 
 ATTENTION_RULE = (
     "attention a token receives: for a cross-sentence alignment (p→h, h→p) the sum, over the other "
@@ -70,6 +87,13 @@ class TokenScores:
     predicted: int
     completeness_gap: float | None = None
     """Integrated gradients only: the relative completeness gap (see the module docstring)."""
+    completeness_difference: float | None = None
+    """Integrated gradients only: Δ = f(x) − f(baseline) in the target logit, the gap's denominator."""
+    completeness_note: str | None = None
+    """Integrated gradients only: why the gap is not meaningful (|Δ| below the floor) or still ≥ 0.05 after
+    the steps used; None when the gap meets the tolerance."""
+    steps: int | None = None
+    """Integrated gradients only: the interpolation steps this pair used (after any refinement)."""
     layers: dict[str, tuple[list[float], list[float]]] = field(default_factory=dict)
     """Attention only: per-layer (premise, hypothesis) scores, keyed by a layer label."""
     note: str = ""
@@ -95,6 +119,19 @@ def tile_batch(batch: Batch, copies: int) -> Batch:
         elif isinstance(value, list):
             tiled[f.name] = value * copies
     return replace(batch, **tiled)
+
+
+def select_rows(batch: Batch, rows: torch.Tensor) -> Batch:
+    """The pairs at `rows` (indices) of the batch, every tensor keeping its padded width."""
+    chosen = {}
+    indices = rows.tolist()
+    for f in fields(batch):
+        value = getattr(batch, f.name)
+        if isinstance(value, torch.Tensor):
+            chosen[f.name] = value[rows]
+        elif isinstance(value, list) and value:
+            chosen[f.name] = [value[i] for i in indices]
+    return replace(batch, **chosen)
 
 
 def word_vectors(model: MatchingModel, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
@@ -184,6 +221,12 @@ class RawScores:
     premise: torch.Tensor
     hypothesis: torch.Tensor
     completeness_gap: torch.Tensor | None = None
+    completeness_difference: torch.Tensor | None = None
+    """Integrated gradients: Δ = f(x) − f(baseline) per pair [B] (float64)."""
+    completeness_error: torch.Tensor | None = None
+    """Integrated gradients: Σ attributions − Δ per pair [B] (float64), defined even where Δ = 0."""
+    steps: torch.Tensor | None = None
+    """Integrated gradients: the steps each pair used [B]."""
     layers: dict[str, tuple[torch.Tensor, torch.Tensor]] = field(default_factory=dict)
 
 
@@ -194,9 +237,8 @@ def predicted_classes(model: MatchingModel, batch: Batch) -> tuple[torch.Tensor,
     return probabilities, probabilities.argmax(dim=-1)
 
 
-def integrated_gradients(model: MatchingModel, batch: Batch, target: torch.Tensor,
-                         steps: int = DEFAULT_STEPS) -> RawScores:
-    """Captum IntegratedGradients at the word vectors from the zero-vector baseline (module docstring)."""
+def _integrate(model: MatchingModel, batch: Batch, target: torch.Tensor, steps: int) -> RawScores:
+    """One Captum IntegratedGradients pass at `steps` steps for every pair of the batch (module docstring)."""
     from captum.attr import IntegratedGradients
 
     premise, hypothesis = word_vectors(model, batch)
@@ -204,17 +246,69 @@ def integrated_gradients(model: MatchingModel, batch: Batch, target: torch.Tenso
     h_real = _grid_mask(batch.hypothesis_mask, hypothesis.shape[1]).unsqueeze(-1)
     baselines = (premise * ~p_real, hypothesis * ~h_real)  # zero at real tokens, the input at padding
     forward = WordVectorForward(model, batch)
+    b = len(batch)
     attributions = IntegratedGradients(forward).attribute(
-        (premise, hypothesis), baselines=baselines, target=target, n_steps=steps, method="gausslegendre")
+        (premise, hypothesis), baselines=baselines, target=target, n_steps=steps, method="gausslegendre",
+        internal_batch_size=max(b * DEFAULT_STEPS, MAX_ROWS_PER_PASS))
     with torch.no_grad():  # f(x) and f(baseline) in one pass (Captum's own convergence delta would take another)
         ends = forward(torch.cat([premise, baselines[0]]), torch.cat([hypothesis, baselines[1]]))
-    b = len(batch)
     rows = torch.arange(b)
     difference = (ends[:b][rows, target] - ends[b:][rows, target]).double()
     total = attributions[0].double().sum(dim=(1, 2)) + attributions[1].double().sum(dim=(1, 2))
     gap = (total - difference) / difference.abs()
     return RawScores(_to_token_scores(attributions[0].sum(-1), batch.premise_mask),
-                     _to_token_scores(attributions[1].sum(-1), batch.hypothesis_mask), completeness_gap=gap)
+                     _to_token_scores(attributions[1].sum(-1), batch.hypothesis_mask), completeness_gap=gap,
+                     completeness_difference=difference, completeness_error=total - difference,
+                     steps=torch.full((b,), steps, dtype=torch.long))
+
+
+def misses_tolerance(error: torch.Tensor, difference: torch.Tensor) -> torch.Tensor:
+    """[B] bool: |Σ attributions − Δ| ≥ GAP_TOLERANCE · max(|Δ|, DIFFERENCE_FLOOR), i.e. the relative gap
+    misses 0.05, or for |Δ| below the floor the absolute error misses 0.05 × the floor."""
+    return ~(error.abs() < GAP_TOLERANCE * difference.abs().clamp(min=DIFFERENCE_FLOOR))
+
+
+def integrated_gradients(model: MatchingModel, batch: Batch, target: torch.Tensor,
+                         steps: int | None = None) -> RawScores:
+    """Captum IntegratedGradients at the word vectors from the zero-vector baseline (module docstring).
+
+    `steps=None` (the default) starts at `DEFAULT_STEPS` and refines each pair that misses the tolerance by
+    doubling its steps up to `MAX_STEPS` (only those pairs are recomputed); an integer is used as given."""
+    if steps is not None:
+        if steps < 1:
+            raise ValueError(f"integrated gradients needs at least 1 step; got {steps}")
+        return _integrate(model, batch, target, steps)
+    result = _integrate(model, batch, target, DEFAULT_STEPS)
+    current = DEFAULT_STEPS
+    while current < MAX_STEPS:
+        pending = misses_tolerance(result.completeness_error, result.completeness_difference).nonzero().flatten()
+        if len(pending) == 0:
+            break
+        current = min(2 * current, MAX_STEPS)
+        refined = _integrate(model, select_rows(batch, pending), target[pending], current)
+        result.premise[pending] = refined.premise
+        result.hypothesis[pending] = refined.hypothesis
+        result.completeness_gap[pending] = refined.completeness_gap
+        result.completeness_difference[pending] = refined.completeness_difference
+        result.completeness_error[pending] = refined.completeness_error
+        result.steps[pending] = current
+    return result
+
+
+def completeness_note(gap: float, difference: float, error: float, steps: int, refined: bool) -> str | None:
+    """Why a pair's completeness gap should not be read as meeting 0.05, or None when it does (`error` is
+    Σ attributions − Δ). `refined`: the steps came from the default refinement, not an explicit count."""
+    if abs(difference) < DIFFERENCE_FLOOR:
+        met = abs(error) < GAP_TOLERANCE * DIFFERENCE_FLOOR
+        return (f"f(x) − f(baseline) = {difference:+.2e} in the target logit is below the floor of "
+                f"{DIFFERENCE_FLOOR} logit, so the relative gap divides by almost nothing and is not meaningful; "
+                f"the absolute error Σ attributions − Δ is {error:+.1e} logit "
+                f"({'within' if met else 'NOT within'} {GAP_TOLERANCE} × the floor, {steps} steps)")
+    if abs(gap) < GAP_TOLERANCE:
+        return None
+    if refined:
+        return f"|gap| is still ≥ {GAP_TOLERANCE} at the refinement cap of {steps} steps"
+    return f"|gap| ≥ {GAP_TOLERANCE} at the {steps} steps requested (no refinement with an explicit step count)"
 
 
 def gradients(model: MatchingModel, batch: Batch, target: torch.Tensor) -> tuple[RawScores, RawScores]:
@@ -323,9 +417,10 @@ def occlusion(model: MatchingModel, featurizer, item, target: int) -> tuple[list
 # ------------------------------------------------------------------------------------------ one pair
 
 def explain_pair(model: MatchingModel, featurizer, item, methods: Sequence[str] = METHODS,
-                 target: int | None = None, steps: int = DEFAULT_STEPS) -> dict[str, TokenScores]:
+                 target: int | None = None, steps: int | None = None) -> dict[str, TokenScores]:
     """Every requested method's `TokenScores` for one `AnalyzedPair`, against `target` (default: the
-    predicted class). The model must be in eval mode (dropout off)."""
+    predicted class). `steps` None refines integrated gradients adaptively (`integrated_gradients`). The
+    model must be in eval mode (dropout off)."""
     unknown = sorted(set(methods) - set(METHODS))
     if unknown:
         raise ValueError(f"unknown attribution method(s) {unknown}; known: {list(METHODS)}")
@@ -344,14 +439,23 @@ def explain_pair(model: MatchingModel, featurizer, item, methods: Sequence[str] 
         gap = None if raw.completeness_gap is None else float(raw.completeness_gap[0])
         layers = {name: (p[0, :p_len].tolist(), h[0, :h_len].tolist()) for name, (p, h) in raw.layers.items()}
         return TokenScores(method, list(p_tokens), list(h_tokens), raw.premise[0, :p_len].tolist(),
-                           raw.hypothesis[0, :h_len].tolist(), chosen, int(predicted[0]), gap, layers, note)
+                           raw.hypothesis[0, :h_len].tolist(), chosen, int(predicted[0]), completeness_gap=gap,
+                           layers=layers, note=note)
 
     out: dict[str, TokenScores] = {}
     gradient_pair: tuple[RawScores, RawScores] | None = None  # one backward pass serves both gradient methods
     for method in methods:
         if method == "integrated_gradients":
-            out[method] = scores(method, integrated_gradients(model, batch, target_tensor, steps),
-                                 f"{steps} steps from the zero word vector; signed")
+            raw = integrated_gradients(model, batch, target_tensor, steps)
+            used = int(raw.steps[0])
+            how = ("as requested" if steps is not None else
+                   f"refined from {DEFAULT_STEPS}, cap {MAX_STEPS}" if used > DEFAULT_STEPS else "no refinement needed")
+            ig = scores(method, raw, f"{used} Gauss–Legendre steps ({how}) from the zero word vector; signed")
+            ig.steps = used
+            ig.completeness_difference = float(raw.completeness_difference[0])
+            ig.completeness_note = completeness_note(ig.completeness_gap, ig.completeness_difference,
+                                                     float(raw.completeness_error[0]), used, refined=steps is None)
+            out[method] = ig
         elif method in ("gradient", "grad_x_input"):
             gradient_pair = gradient_pair or gradients(model, batch, target_tensor)
             norm, times_input = gradient_pair

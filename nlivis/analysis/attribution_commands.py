@@ -16,7 +16,8 @@ import sys
 from typing import Any
 
 # torch is imported inside the commands, so `python -m nlivis --help` stays fast
-STEPS_HELP = "integrated-gradients steps (default: attribution.DEFAULT_STEPS = 50)"
+STEPS_HELP = ("integrated-gradients steps, fixed (default: adaptive — 50 steps, doubled up to 800 for a pair whose "
+              "completeness gap is ≥ 0.05; see nlivis.analysis.attribution)")
 
 
 def _fail(message: str) -> int:
@@ -37,10 +38,9 @@ def class_index(labels: tuple[str, ...], target: str | None) -> int | None:
 
 def explain_command(args) -> int:
     """`python -m nlivis explain CHECKPOINT --premise P --hypothesis H --method M [--target T] [--json]`."""
-    from nlivis.analysis.attribution import DEFAULT_STEPS, analysed_text_pair, explain_pair
+    from nlivis.analysis.attribution import analysed_text_pair, explain_pair
     from nlivis.training.checkpoint import CheckpointError, load_checkpoint
 
-    steps = DEFAULT_STEPS if args.steps is None else args.steps
     try:
         loaded = load_checkpoint(args.checkpoint)
     except CheckpointError as error:
@@ -48,7 +48,7 @@ def explain_command(args) -> int:
     try:
         target = class_index(loaded.labels, args.target)
         item = analysed_text_pair(args.premise, args.hypothesis)
-        result = explain_pair(loaded.model, loaded.featurizer, item, [args.method], target=target, steps=steps)
+        result = explain_pair(loaded.model, loaded.featurizer, item, [args.method], target=target, steps=args.steps)
     except ValueError as error:
         return _fail(str(error))
     if args.method not in result:
@@ -60,11 +60,14 @@ def explain_command(args) -> int:
         "predicted": loaded.labels[scores.predicted], "target": loaded.labels[scores.target], "note": scores.note}
     if scores.completeness_gap is not None:
         output["completeness_gap"] = scores.completeness_gap
-        output["steps"] = steps
+        output["completeness_difference"] = scores.completeness_difference
+        output["completeness_gap_note"] = scores.completeness_note
+        output["steps"] = scores.steps
+        output["steps_adaptive"] = args.steps is None
     if scores.layers:
         output["layers"] = {name: {"premise_scores": p, "hypothesis_scores": h} for name, (p, h) in scores.layers.items()}
     if args.json:
-        print(json.dumps(output, indent=1))
+        print(json.dumps(_without_nan(output), indent=1))  # a gap is NaN where f(x) = f(baseline) exactly
         return 0
     print(f"{args.method} for {output['target']} (predicted {output['predicted']}); {scores.note}")
     for side in ("premise", "hypothesis"):
@@ -72,7 +75,10 @@ def explain_command(args) -> int:
         for token, value in zip(output[f"{side}_tokens"], output[f"{side}_scores"]):
             print(f"  {token:<20} {value:+.4f}")
     if scores.completeness_gap is not None:
-        print(f"completeness gap: {scores.completeness_gap:+.5f} ({steps} steps)")
+        print(f"completeness gap: {scores.completeness_gap:+.5f} ({scores.steps} steps; "
+              f"f(x) − f(baseline) = {scores.completeness_difference:+.4f})")
+        if scores.completeness_note:
+            print(f"note: {scores.completeness_note}")
     return 0
 
 
@@ -104,9 +110,8 @@ def format_table(summary: dict[str, Any]) -> str:
 
 def faithfulness_command(args) -> int:
     """`python -m nlivis faithfulness CHECKPOINT --dataset D --split S --data-dir DIR [--sample N] [--json]`."""
-    from nlivis.analysis.attribution import DEFAULT_STEPS
-    from nlivis.analysis.faithfulness import (FAITHFULNESS_METHODS, hypothesis_tokens_by_id, run_faithfulness,
-                                              summarize)
+    from nlivis.analysis.faithfulness import (FAITHFULNESS_METHODS, hypothesis_tokens_by_id, ig_settings_key,
+                                              run_faithfulness, summarize)
     from nlivis.data.highlights import find_highlights_file, highlights_by_pair, read_esnli_highlights
     from nlivis.data.protocols import split_key
     from nlivis.features.dataset import load_split_analyzed
@@ -122,7 +127,7 @@ def faithfulness_command(args) -> int:
     items, _ = load_split_analyzed(ref, args.data_dir, args.cache_dir)
     key = split_key(ref)
     run = run_faithfulness(loaded, items, key, sample=args.sample, seed=args.seed, methods=methods,
-                           cache_dir=args.cache_dir, steps=DEFAULT_STEPS if args.steps is None else args.steps, progress=not args.no_progress)
+                           cache_dir=args.cache_dir, steps=args.steps, progress=not args.no_progress)
     highlights_path = args.highlights or find_highlights_file(args.data_dir)
     highlights = None
     if highlights_path is not None:
@@ -130,6 +135,7 @@ def faithfulness_command(args) -> int:
     summary = summarize(run.records, highlights, hypothesis_tokens_by_id(run.items, loaded.featurizer), seed=args.seed)
     output = {"checkpoint": str(loaded.path), "split": key, "sample": len(run.items), "seed": args.seed,
               "removal": "tokens deleted (sentence shortened and re-featurized), the same for every method",
+              "integrated_gradients_steps": ig_settings_key(args.steps),
               "bins": ["1%", "5%", "10%", "20%", "50%"], "cached": run.cached, "unavailable": run.unavailable,
               "highlights": None if highlights is None else {"file": str(highlights_path), "pairs": len(highlights)},
               **summary}

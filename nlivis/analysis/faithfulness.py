@@ -36,8 +36,9 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from nlivis.analysis.attribution import (DEFAULT_STEPS, METHODS, attention_scores, cut_to_featurizer, gradients,
-                                         integrated_gradients, occlusion, predicted_classes, with_tokens_kept)
+from nlivis.analysis.attribution import (DEFAULT_STEPS, DIFFERENCE_FLOOR, GAP_TOLERANCE, MAX_STEPS, METHODS,
+                                         attention_scores, cut_to_featurizer, gradients, integrated_gradients,
+                                         occlusion, predicted_classes, with_tokens_kept)
 
 BINS = (0.01, 0.05, 0.10, 0.20, 0.50)
 """ERASER's rationale sizes, as fractions of a pair's tokens."""
@@ -159,10 +160,11 @@ def random_scores(n_tokens: int, seed: int, index: int) -> list[float]:
     return np.random.default_rng([seed, index]).random(n_tokens).tolist()
 
 
-def method_records(model, featurizer, items: Sequence, method: str, seed: int = 1, steps: int = DEFAULT_STEPS,
+def method_records(model, featurizer, items: Sequence, method: str, seed: int = 1, steps: int | None = None,
                    progress: bool = False) -> list[dict[str, Any]] | None:
-    """One record per pair for `method`: target, scores, per-bin comprehensiveness and sufficiency (and the
-    completeness gap or attention layers). None when the model has nothing for the method (attention)."""
+    """One record per pair for `method`: target, scores, per-bin comprehensiveness and sufficiency (and for
+    integrated gradients the completeness gap, Δ and the steps used; for attention its layers). `steps`
+    None: integrated gradients' adaptive default. None when the model has nothing for the method (attention)."""
     from tqdm import tqdm
 
     model.eval()
@@ -204,6 +206,9 @@ def method_records(model, featurizer, items: Sequence, method: str, seed: int = 
                 record["hypothesis_scores"] = raw.hypothesis[row, :h].tolist()
                 if raw.completeness_gap is not None:
                     record["completeness_gap"] = float(raw.completeness_gap[row])
+                    record["completeness_difference"] = float(raw.completeness_difference[row])
+                    record["completeness_error"] = float(raw.completeness_error[row])
+                    record["steps"] = int(raw.steps[row])
                 if raw.layers:
                     record["layers"] = {name: lp[row, :p].tolist() + lh[row, :h].tolist()
                                         for name, (lp, lh) in raw.layers.items()}
@@ -291,10 +296,23 @@ def summarize(records: dict[str, list[dict[str, Any]]], highlights: dict[str, fr
             entry[metric], entry[f"{metric}_interval"] = _interval_summary(per_pair, seed)
             entry[f"{metric}_by_bin"] = {f"{round(b * 100)}%": float(np.mean([r[metric][i] for r in method_rows]))
                                          for i, b in enumerate(BINS)}
+        # a gap is NaN (undefined) only where f(x) − f(baseline) is exactly 0; it then counts as missing 0.05
         gaps = [abs(r["completeness_gap"]) for r in method_rows if "completeness_gap" in r]
         if gaps:
-            entry["completeness_gap"] = {"median_abs": float(np.median(gaps)), "max_abs": float(np.max(gaps)),
-                                         "share_below_0.05": float(np.mean([g < 0.05 for g in gaps]))}
+            entry["completeness_gap"] = {"median_abs": float(np.nanmedian(gaps)), "max_abs": float(np.nanmax(gaps)),
+                                         f"share_below_{GAP_TOLERANCE}": float(np.mean([g < GAP_TOLERANCE for g in gaps]))}
+            # records cached before refinement existed carry neither Δ, the error nor steps
+            if all("completeness_error" in r for r in method_rows):
+                differences = [abs(r["completeness_difference"]) for r in method_rows]
+                errors = [abs(r["completeness_error"]) for r in method_rows]
+                entry["completeness_gap"].update(
+                    difference_floor=DIFFERENCE_FLOOR,
+                    pairs_below_floor=sum(d < DIFFERENCE_FLOOR for d in differences),
+                    max_abs_above_floor=max((g for g, d in zip(gaps, differences) if d >= DIFFERENCE_FLOOR), default=0.0),
+                    pairs_missing_tolerance=sum(not e < GAP_TOLERANCE * max(d, DIFFERENCE_FLOOR)
+                                                for e, d in zip(errors, differences)),
+                    steps_median=float(np.median([r["steps"] for r in method_rows])),
+                    steps_max=max(r["steps"] for r in method_rows))
         if "attention" in records and name not in ("attention", "random"):
             taus = agreement(records["attention"], method_rows)
             entry["agreement_with_attention"] = {layer: _distribution(values) for layer, values in taus.items()}
@@ -333,14 +351,23 @@ def checkpoint_key(folder: str | Path) -> str:
     return f"{folder.name}-{digest[:12]}"
 
 
+def ig_settings_key(steps: int | None) -> str:
+    """The integrated-gradients settings that change its records, as a cache-name part: a fixed step count,
+    or the adaptive default's start, cap, tolerance and floor."""
+    if steps is not None:
+        return f"steps{steps}"
+    return f"steps{DEFAULT_STEPS}to{MAX_STEPS}-tol{GAP_TOLERANCE:g}-floor{DIFFERENCE_FLOOR:g}"
+
+
 def cache_file(cache_dir: str | Path | None, checkpoint: str | Path, split: str, sample: int | None, seed: int,
-               method: str, steps: int, pair_ids: Sequence[str] = ()) -> Path:
+               method: str, steps: int | None, pair_ids: Sequence[str] = ()) -> Path:
     """Where one method's per-pair records are cached: by checkpoint, split, sample, seed and method (and a
-    hash of the sampled pair ids, so two ways of drawing a sample never share a file)."""
+    hash of the sampled pair ids, so two ways of drawing a sample never share a file); integrated gradients
+    also by its settings (`ig_settings_key`)."""
     from nlivis.features.cache import cache_root
 
     size = "all" if sample is None else str(sample)
-    extra = f"-steps{steps}" if method == "integrated_gradients" else ""
+    extra = f"-{ig_settings_key(steps)}" if method == "integrated_gradients" else ""
     ids = hashlib.sha256("\n".join(pair_ids).encode()).hexdigest()[:10]
     return (cache_root(cache_dir) / "attribution" / checkpoint_key(checkpoint)
             / f"{split}-sample{size}-seed{seed}-{ids}-{method}{extra}.json")
@@ -358,8 +385,9 @@ class FaithfulnessRun:
 
 def run_faithfulness(loaded, items: Sequence, split: str, sample: int | None = 500, seed: int = 1,
                      methods: Sequence[str] = FAITHFULNESS_METHODS, cache_dir: str | Path | None = None,
-                     steps: int = DEFAULT_STEPS, progress: bool = True) -> FaithfulnessRun:
-    """Records for every method over a seeded sample of `items`, read from the cache when present."""
+                     steps: int | None = None, progress: bool = True) -> FaithfulnessRun:
+    """Records for every method over a seeded sample of `items`, read from the cache when present. `steps`
+    None: integrated gradients' adaptive default; an integer fixes its step count."""
     from nlivis.training.checkpoint import atomic_write_json
 
     unknown = sorted(set(methods) - set(FAITHFULNESS_METHODS))

@@ -1,0 +1,95 @@
+"""How many pairs meet integrated gradients' completeness target, before and after adaptive refinement.
+
+    OMP_NUM_THREADS=1 nice python bench/ig_completeness.py --data-dir ../shared/data/snli/esnli_tokenized \
+        [--sample 200] [--seed 1] [--models gcnn,diin,attentive_conv,esan,amn] [--out FILE]
+
+On a seeded sample of SNLI dev pairs (the same draw as `python -m nlivis faithfulness --sample N --seed S`),
+for each shipped snli-small model and its predicted class: the share of pairs with |completeness gap| < 0.05
+at a fixed `DEFAULT_STEPS` (what the default did before refinement), and with the default adaptive call
+(`integrated_gradients(..., steps=None)`): refined pairs, the steps they used, pairs whose
+|f(x) − f(baseline)| is below `DIFFERENCE_FLOOR` (relative gap not meaningful; their absolute error is
+reported), and the pairs, if any, that still miss. Prints a markdown table and the wall seconds per model.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+SHIPPED = ("gcnn", "diin", "attentive_conv", "esan", "amn")
+CHUNK = 4
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", required=True, help="folder with SNLI (e.g. ../shared/data/snli/esnli_tokenized)")
+    parser.add_argument("--sample", type=int, default=200, help="SNLI dev pairs per model (default 200)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the sample (default 1)")
+    parser.add_argument("--models", default=",".join(SHIPPED), help="comma-separated shipped families")
+    parser.add_argument("--checkpoints", default=str(ROOT / "checkpoints"), help="folder of the shipped checkpoints")
+    parser.add_argument("--out", default=None, help="also write the table (markdown) here")
+    args = parser.parse_args(argv)
+
+    import torch
+
+    from nlivis.analysis.attribution import (DEFAULT_STEPS, DIFFERENCE_FLOOR, GAP_TOLERANCE, MAX_STEPS,
+                                             cut_to_featurizer, integrated_gradients, predicted_classes)
+    from nlivis.analysis.faithfulness import sample_items
+    from nlivis.features.dataset import load_split_analyzed
+    from nlivis.training.checkpoint import load_checkpoint
+    from nlivis.training.commands import resolve_split
+
+    items, _ = load_split_analyzed(resolve_split("snli", "dev"), args.data_dir)
+    chosen = sample_items(items, args.sample, args.seed)
+    lines = [f"IG completeness on {len(chosen)} SNLI dev pairs (seed {args.seed}), predicted class; tolerance "
+             f"{GAP_TOLERANCE}, floor |Δ| < {DIFFERENCE_FLOOR} logit, refinement {DEFAULT_STEPS}→{MAX_STEPS} steps", "",
+             f"| model (snli-small) | \\|gap\\| < {GAP_TOLERANCE} at fixed {DEFAULT_STEPS} | max \\|gap\\| at {DEFAULT_STEPS} "
+             f"| default (refined): \\|gap\\| < {GAP_TOLERANCE} | below floor (max abs. error) | still missing "
+             "| refined pairs (max steps) | max \\|gap\\| above floor | seconds fixed / refined |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for family in args.models.split(","):
+        loaded = load_checkpoint(Path(args.checkpoints) / f"{family}-snli-small")
+        model, featurizer = loaded.model.eval(), loaded.featurizer
+        pairs = [cut_to_featurizer(item, featurizer) for item in chosen]
+        fixed_gaps, gaps, differences, steps = [], [], [], []
+        fixed_seconds = refined_seconds = 0.0
+        for start in range(0, len(pairs), CHUNK):
+            batch = featurizer.encode(pairs[start:start + CHUNK])
+            _, target = predicted_classes(model, batch)
+            began = time.perf_counter()
+            fixed = integrated_gradients(model, batch, target, DEFAULT_STEPS)
+            fixed_seconds += time.perf_counter() - began
+            began = time.perf_counter()
+            refined = integrated_gradients(model, batch, target)
+            refined_seconds += time.perf_counter() - began
+            fixed_gaps += fixed.completeness_gap.abs().tolist()
+            gaps += refined.completeness_gap.abs().tolist()
+            differences += refined.completeness_difference.abs().tolist()
+            steps += refined.steps.tolist()
+        n = len(gaps)
+        below_floor = [i for i in range(n) if differences[i] < DIFFERENCE_FLOOR]
+        floor_errors = [gaps[i] * differences[i] for i in below_floor]
+        above = [i for i in range(n) if differences[i] >= DIFFERENCE_FLOOR]
+        missing = [i for i in above if gaps[i] >= GAP_TOLERANCE] + \
+                  [i for i in below_floor if gaps[i] * differences[i] >= GAP_TOLERANCE * DIFFERENCE_FLOOR]
+        refined_pairs = [s for s in steps if s > DEFAULT_STEPS]
+        lines.append(
+            f"| {family} | {100 * sum(g < GAP_TOLERANCE for g in fixed_gaps) / n:.1f}% | {max(fixed_gaps):.3f} | "
+            f"{100 * sum(g < GAP_TOLERANCE for g in gaps) / n:.1f}% | {len(below_floor)}"
+            f"{f' ({max(floor_errors):.1e})' if floor_errors else ''} | {len(missing)} | "
+            f"{len(refined_pairs)}{f' ({max(refined_pairs)})' if refined_pairs else ''} | "
+            f"{max((gaps[i] for i in above), default=0.0):.3f} | {fixed_seconds:.0f} / {refined_seconds:.0f} |")
+        print(lines[-1], file=sys.stderr, flush=True)
+    table = "\n".join(lines)
+    print(table)
+    if args.out:
+        Path(args.out).write_text(table + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
