@@ -3,8 +3,10 @@
     OMP_NUM_THREADS=1 python bench/attribution_speed.py [--steps 50] [--repeats 10] [--threads 1] [--out FILE]
 
 The pair is analysed once (spaCy is not timed); each model is warmed with one call, then every repeat
-runs `attribution.integrated_gradients` (all steps in one batched forward/backward, plus the two end
-points for the completeness gap) on each model in turn. Prints per-model median wall milliseconds and
+runs `attribution.integrated_gradients` with the step count fixed at `--steps` (all steps in one batched
+forward/backward, plus the two end points for the completeness gap) on each model in turn: the default
+call's first pass. The last column says how many steps the default (adaptive) call uses for this pair;
+a pair that needs refinement costs roughly that many steps more (see bench/ig_completeness.py). Prints per-model median wall milliseconds and
 median CPU milliseconds of this process (with one thread and a busy shared machine, CPU time is close to
 what the wall time would be on an idle one), the sum over the five models per repeat, the completeness gap
 and the load average.
@@ -50,6 +52,8 @@ def main(argv: list[str] | None = None) -> int:
         _, target = predicted_classes(loaded.model, batch)
         integrated_gradients(loaded.model, batch, target, args.steps)  # warm-up
         prepared.append((family, loaded.model, batch, target))
+    default_steps = {family: int(integrated_gradients(model, batch, target).steps[0])
+                     for family, model, batch, target in prepared}
 
     times = {family: [] for family in SHIPPED}
     cpu_times = {family: [] for family in SHIPPED}
@@ -72,12 +76,14 @@ def main(argv: list[str] | None = None) -> int:
     tokens = f"{len(item.premise)}+{len(item.hypothesis)} tokens"
     lines = [f"IG, {args.steps} steps, one pair ({tokens}), warm; torch threads {torch.get_num_threads()}, "
              f"{args.repeats} repeats, load average {os.getloadavg()[0]:.2f}", "",
-             "| model (snli-small) | median wall ms | median CPU ms | completeness gap |", "|---|---|---|---|"]
+             "| model (snli-small) | median wall ms | median CPU ms | completeness gap | steps by default |",
+             "|---|---|---|---|---|"]
     for family in SHIPPED:
         lines.append(f"| {family} | {1000 * statistics.median(times[family]):.1f} | "
-                     f"{1000 * statistics.median(cpu_times[family]):.1f} | {gaps[family]:+.5f} |")
+                     f"{1000 * statistics.median(cpu_times[family]):.1f} | {gaps[family]:+.5f} | "
+                     f"{default_steps[family]} |")
     lines.append(f"| **all five** | **{1000 * statistics.median(totals):.1f}** (worst {1000 * max(totals):.1f}) | "
-                 f"**{1000 * statistics.median(cpu_totals):.1f}** | |")
+                 f"**{1000 * statistics.median(cpu_totals):.1f}** | | |")
     table = "\n".join(lines)
     print(table)
     if args.out:

@@ -18,6 +18,10 @@ single UNK token. `random` ranks the tokens in a seeded random order: the floor 
 Agreement: Kendall τ-b, per pair, between the attention scores (each layer, and their average) and each
 salience method's scores over all the pair's tokens; reported as a distribution over the sample.
 
+Integrated gradients run with `attribution.integrated_gradients`' adaptive default (50 steps, refined up
+to 800 for pairs that miss the completeness target) unless a fixed step count is given; each record keeps
+the gap, Δ, the error and the steps used, and the cache file name carries the settings (`ig_settings_key`).
+
 Plausibility: on the hypothesis tokens of pairs with e-SNLI highlights (`data.highlights`), the
 average precision of a method's scores against the highlighted positions (token-level AUPRC, the mean
 over pairs with at least one highlighted token) and the F1 of its top-k tokens with k = the number of
