@@ -166,9 +166,10 @@ def test_shipped_models_meet_the_completeness_target_by_default(family, shared_d
     folder = Path(__file__).resolve().parent.parent / "checkpoints" / f"{family}-snli-small"
     loaded = load_checkpoint(folder)
     items, _ = load_split_analyzed(resolve_split("snli", "dev"), shared_data / "snli" / "esnli_tokenized")
-    items = [pair(["a", "man", "plays", "the", "guitar", "."], ["a", "man", "sleeps", "."]),
-             pair(["the", "man", "plays", "music", "."], ["a", "person", "plays", "."]),
-             *sample_items(items, SHIPPED_SAMPLE, seed=1)]
+    # batches of four sampled pairs as bench/ig_completeness.py forms them, then the two typed pairs
+    items = [*sample_items(items, SHIPPED_SAMPLE, seed=1),
+             pair(["a", "man", "plays", "the", "guitar", "."], ["a", "man", "sleeps", "."]),
+             pair(["the", "man", "plays", "music", "."], ["a", "person", "plays", "."])]
     items = [cut_to_featurizer(item, loaded.featurizer) for item in items]
     for start in range(0, len(items), 4):
         batch = loaded.featurizer.encode(items[start:start + 4])
@@ -425,6 +426,28 @@ def test_summary_of_hand_made_records():
     assert gradient["plausibility"]["auprc"] == pytest.approx(0.5)  # "sleeps" ranked second of two
     assert gradient["plausibility"]["f1"] == pytest.approx(0.0)
     assert summary["methods"]["attention"]["plausibility"]["auprc"] == pytest.approx(1.0)
+
+
+def test_summary_counts_completeness_by_the_floor():
+    def record(pair_id: str, gap: float, difference: float, steps: int) -> dict:
+        return {"id": pair_id, "premise_scores": [1.0], "hypothesis_scores": [0.5], "comprehensiveness": [0.1] * 5,
+                "sufficiency": [0.2] * 5, "completeness_gap": gap, "completeness_difference": difference,
+                "completeness_error": gap * abs(difference), "steps": steps}
+
+    records = {"integrated_gradients": [record("1", 0.01, 2.0, 50), record("2", -0.04, -0.5, 200),
+                                        record("3", 0.3, 0.001, 800),     # below the floor, error 3e-4: within
+                                        record("4", 0.9, 0.002, 800),     # below the floor, error 1.8e-3: not
+                                        record("5", 0.06, 1.0, 800)]}     # above the floor and missing
+    gap = summarize(records)["methods"]["integrated_gradients"]["completeness_gap"]
+    assert gap["share_below_0.05"] == pytest.approx(0.4)
+    assert gap["pairs_below_floor"] == 2
+    assert gap["pairs_missing_tolerance"] == 2
+    assert gap["max_abs_above_floor"] == pytest.approx(0.06)
+    assert gap["steps_max"] == 800 and gap["steps_median"] == 800
+    old_cache = {"integrated_gradients": [{k: v for k, v in r.items() if k in ("id", "premise_scores", "hypothesis_scores",
+              "comprehensiveness", "sufficiency", "completeness_gap")} for r in records["integrated_gradients"]]}
+    assert set(summarize(old_cache)["methods"]["integrated_gradients"]["completeness_gap"]) == \
+        {"median_abs", "max_abs", "share_below_0.05"}
 
 
 def test_method_records_beat_random_on_the_linear_model():

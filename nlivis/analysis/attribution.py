@@ -61,8 +61,8 @@ DIFFERENCE_FLOOR = 0.01
 """Target-logit difference Δ = f(x) − f(baseline) below which the relative gap is not meaningful (a change of
 at most 0.0025 in any softmax probability): such pairs are held to an absolute error of GAP_TOLERANCE · floor."""
 MAX_ROWS_PER_PASS = 400
-"""Interpolation rows (pairs × steps) per forward/backward when refining, to bound memory; the default
-first pass of one pair (50 rows) is always a single pass."""
+"""Interpolation rows (pairs × steps) per forward/backward, to bound memory at high step counts: a pass
+takes max(pairs × DEFAULT_STEPS, this) rows, so the default first pass is always one forward/backward."""
 
 ATTENTION_RULE = (
     "attention a token receives: for a cross-sentence alignment (p→h, h→p) the sum, over the other "
