@@ -155,3 +155,26 @@ def test_comparison_bars_tilt_long_labels_instead_of_overlapping_them():
     tilted = comparison_bars(many, "checkpoint", "accuracy")
     assert tilted.layout.xaxis.tickangle == -30 and tilted.layout.height > figure.layout.height
     assert [bar.y for bar in tilted.data][0] == tuple([0.7] * len(names))
+
+
+def test_percent_ticks_label_every_step_distinctly():
+    from nlivis.viz.common import percent_ticks
+
+    half = percent_ticks(-0.011, 0.009)  # ESAN's chart: 0.5% steps were labelled −1%, −1%, +0%, +1%
+    assert half["tickvals"] == [-0.015, -0.01, -0.005, 0.0, 0.005, 0.01]
+    assert half["ticktext"] == ["−1.5%", "−1.0%", "−0.5%", "0.0%", "+0.5%", "+1.0%"]
+    wide = percent_ticks(-0.06, 0.045)
+    assert wide["ticktext"] == ["−6%", "−4%", "−2%", "0%", "+2%", "+4%", "+6%"]
+    assert len(set(wide["ticktext"])) == len(wide["ticktext"]) <= 8
+
+
+def test_difference_intervals_ticks_cover_the_intervals_and_the_seed_band():
+    import pandas as pd
+
+    from nlivis.viz.charts import difference_intervals
+
+    table = pd.DataFrame({"variant": ["a", "b"], "difference": [-0.004, 0.006], "CI low": [-0.009, 0.001],
+                          "CI high": [0.001, 0.011], "significant": [False, True]})
+    figure = difference_intervals(table, noise=0.012)
+    ticks = list(figure.layout.xaxis.tickvals)
+    assert ticks[0] <= -0.012 and ticks[-1] >= 0.012 and len(set(figure.layout.xaxis.ticktext)) == len(ticks)

@@ -26,6 +26,15 @@ SIGNIFICANCE_LEVEL = 0.05
 FAMILY_PAPERS: dict[str, str] = {"gcnn": "000", "diin": "001", "attentive_conv": "002", "esan": "003", "amn": "004"}
 """Model name → the paper (id in paper_tables.PAPERS) whose tables its configs reproduce."""
 
+PAPER_DATASETS: dict[str, str] = {"snli": "SNLI", "mnli": "MultiNLI", "quora": "Quora"}
+"""A protocol's dataset (the part of its name before the first `-`: snli-small → snli) → the dataset
+name the paper tables use. Our number is only set beside paper rows of the same dataset."""
+
+
+def paper_dataset(protocol: str) -> str | None:
+    """The paper tables' name of the dataset a protocol trains on (snli-small → SNLI), or None."""
+    return PAPER_DATASETS.get(protocol.split("-")[0])
+
 PAPER_ROWS: dict[str, tuple[str, ...]] = {
     "gcnn": ("GCNN",),
     "gcnn-cnn": ("CNN",),
@@ -199,23 +208,43 @@ def with_sentences(table: pd.DataFrame, pairs: Sequence) -> pd.DataFrame:
     return table
 
 
+def short_names(members: Sequence[VariantRecord]) -> dict[str, str]:
+    """Checkpoint folder name → a label without the family and protocol every member shares, for chart
+    axes: `diin-no_self_attention-snli-small` → `no_self_attention`, the full model → `full model`, a
+    second seed → `full model · seed 2`. The seed is named only where a config has several; a label two
+    members would share falls back to the folder name."""
+    seeds_of: dict[str, int] = {}
+    for record in members:
+        seeds_of[record.config_name] = seeds_of.get(record.config_name, 0) + 1
+    labels: dict[str, str] = {}
+    for record in members:
+        label = record.config_name.removeprefix(f"{record.model}-") if not record.is_full_model else "full model"
+        if seeds_of[record.config_name] > 1 and record.seed is not None:
+            label += f" · seed {record.seed}"
+        labels[record.name] = label
+    repeated = {label for label in labels.values() if list(labels.values()).count(label) > 1}
+    return {name: (name if label in repeated else label) for name, label in labels.items()}
+
+
 def variant_table(members: Sequence[VariantRecord], reference: VariantRecord | None = None) -> pd.DataFrame:
-    """One row per checkpoint: config, seed, select-split and report accuracies, the select accuracy's
-    difference to `reference`, parameters, training time, training pairs/s and the paper rows it matches.
+    """One row per checkpoint: its short label (`short_names`), config, seed, select-split and report
+    accuracies, the select accuracy's difference to `reference`, parameters, training time, training
+    pairs/s and the paper rows it matches.
     `attrs["accuracy_columns"]` lists the columns holding accuracies (0–1); `attrs["select_column"]` the
     first checkpoint's select-split column."""
     rows = []
     accuracy_columns: list[str] = []
+    labels = short_names(members)
     for record in members:
         select_column = f"{record.select_split} (select)"
-        row: dict[str, object] = {"checkpoint": record.name, "config": record.config_name, "seed": record.seed,
-                                  select_column: record.select_accuracy}
+        row: dict[str, object] = {"checkpoint": record.name, "variant": labels[record.name], "config": record.config_name,
+                                  "seed": record.seed, select_column: record.select_accuracy}
         for key, accuracy in record.report_accuracy.items():
             if key != record.select_split:
                 row[key] = accuracy
         if reference is not None and record.select_accuracy is not None and reference.select_accuracy is not None:
             row["Δ select vs reference"] = record.select_accuracy - reference.select_accuracy
-        accuracy_columns += [c for c in row if c not in accuracy_columns and c not in {"checkpoint", "config", "seed"}]
+        accuracy_columns += [c for c in row if c not in accuracy_columns and c not in {"checkpoint", "variant", "config", "seed"}]
         row.update({"parameters": record.parameters,
                     "training time (min)": None if record.wall_time_s is None else record.wall_time_s / 60,
                     "training pairs/s": record.pairs_per_s, "device": record.device,
@@ -249,8 +278,10 @@ def seed_noise(first: Predictions, second: Predictions, first_name: str = "seed 
 def compare_variants(reference: Predictions, variants: Mapping[str, Predictions], noise: SeedNoise | None = None,
                      level: float = SIGNIFICANCE_LEVEL) -> pd.DataFrame:
     """Each variant against the reference on their shared labelled pairs: accuracies, difference with its
-    95% paired-bootstrap interval, McNemar's exact p, and — with `noise` — whether the difference is
-    within the gap between two seeds of the full model. Variants sharing no pair get a `problem`."""
+    95% paired-bootstrap interval, McNemar's exact p and whether it is significant, then — with `noise` —
+    `within seed noise`: whether |difference| is no larger than the gap between two seeds of the full
+    model (a significant difference can be one that re-training alone gives), then the discordant
+    counts. Variants sharing no pair get a `problem`."""
     rows = []
     for name, predictions in variants.items():
         try:
@@ -261,11 +292,10 @@ def compare_variants(reference: Predictions, variants: Mapping[str, Predictions]
         row = {"variant": name, "pairs": result.pairs, "accuracy": result.accuracy_a,
                "reference accuracy": result.accuracy_b, "difference": result.difference.estimate,
                "CI low": result.difference.low, "CI high": result.difference.high,
-               "only variant right": result.only_a_correct, "only reference right": result.only_b_correct,
                "McNemar p": result.mcnemar_p, "significant": result.mcnemar_p < level}
-        if noise is not None:
-            row["vs seed noise"] = ("within seed noise" if abs(result.difference.estimate) <= noise.gap
-                                    else "beyond seed noise")
+        if noise is not None:  # beside `significant`: a significant difference can still be one re-training gives
+            row["within seed noise"] = bool(abs(result.difference.estimate) <= noise.gap)
+        row.update({"only variant right": result.only_a_correct, "only reference right": result.only_b_correct})
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -299,12 +329,15 @@ def tag_deltas(reference: Predictions, variants: Mapping[str, Predictions], tags
     return pd.DataFrame(rows, columns=columns)
 
 
-def paper_ablations(model: str, ours: Mapping[str, float] | None = None, our_label: str = "ours") -> pd.DataFrame:
+def paper_ablations(model: str, ours: Mapping[str, float] | None = None, our_label: str = "ours",
+                    dataset: str | None = None) -> pd.DataFrame:
     """The paper's ablation and variant rows for a model family, one row per reported accuracy: table,
     paper row, the config reproducing it (`our config`), what it was reported on (full data) and the
     value in %; the time per epoch or parameter count the same row reports, when it does; with `ours`
-    (config name → accuracy, 0–1) our number in a column titled `our_label`. Empty for a family without
-    a paper (e.g. esim)."""
+    (config name → accuracy in %) our number in a column titled `our_label`. With `dataset` (a paper
+    tables' dataset name, see `paper_dataset`) only that dataset's rows: our snli-small numbers must not
+    sit beside MultiNLI or Quora rows. Empty for a family without a paper (e.g. esim) or without rows
+    on `dataset`."""
     paper_id = FAMILY_PAPERS.get(model)
     if paper_id is None:
         return pd.DataFrame()
@@ -316,7 +349,10 @@ def paper_ablations(model: str, ours: Mapping[str, float] | None = None, our_lab
     extras = (("time_per_epoch", "reported time per epoch (s)"), ("parameters", "reported parameters"))
     order = {key: position for position, key in enumerate(dict.fromkeys(zip(frame["table"], frame["model"])))}
     rows = []
-    for _, row in frame[(frame["metric"] == "accuracy") & (frame["split"] != "train")].iterrows():
+    reported = frame[(frame["metric"] == "accuracy") & (frame["split"] != "train")]
+    if dataset is not None:
+        reported = reported[reported["dataset"] == dataset]
+    for _, row in reported.iterrows():
         entry = {"table": row["table"], "paper row": row["model"], "our config": config_of.get(row["model"], "—"),
                  "reported on (full data)": f"{row['dataset']} {row['split']}", "reported accuracy (%)": row["value"]}
         for metric, label in extras:
@@ -328,9 +364,12 @@ def paper_ablations(model: str, ours: Mapping[str, float] | None = None, our_lab
         rows.append(entry)
     rows.sort(key=lambda entry: order[(entry["table"], entry["paper row"])])  # a paper row's columns together
     table = pd.DataFrame(rows)
+    table.attrs["paper"] = PAPERS[paper_id]["short"]
+    if table.empty:
+        return table
     if our_label in table:  # ours right beside the paper's number
         columns = [c for c in table.columns if c != our_label]
         at = columns.index("reported accuracy (%)") + 1
         table = table[columns[:at] + [our_label] + columns[at:]]
-    table.attrs["paper"] = PAPERS[paper_id]["short"]
+        table.attrs["paper"] = PAPERS[paper_id]["short"]
     return table
