@@ -103,6 +103,26 @@ def test_gate_strip_means_per_token_and_cuts_padding():
     assert table.loc[table.panel == "mean over dims", "mean_gate"].tolist() == pytest.approx([0.5, 0.0, 1.0])
 
 
+def test_every_gate_dimension_is_reachable_window_by_window():
+    """Only the first 64 of a 128- or 384-wide gate were drawn."""
+    from nlivis.viz.gate_strips import dimension_windows
+
+    values = torch.arange(3 * 130, dtype=torch.float32).reshape(1, 3, 130) / 1000
+    entry = Gate(values=values, tokens="premise", layer=2, name="fuse")
+    windows = dimension_windows(130)
+    assert windows == [0, 64, 128]
+    seen = []
+    for first in windows:
+        heat = gate_strip(entry, 0, PREMISE[:3], first_dim=first).data[1]
+        seen += [int(label.split()[1]) for label in heat.meta["rows"]]
+        assert np.asarray(heat.z)[0, 0] == pytest.approx(values[0, 0, first].item())
+    assert seen == list(range(130))
+    last = gate_strip(entry, 0, PREMISE[:3], first_dim=128)
+    assert "dims 128–129 of 130" in last.layout.title.text
+    with pytest.raises(ValueError, match="outside the gate's 130 dimensions"):
+        gate_strip(entry, 0, PREMISE[:3], first_dim=130)
+
+
 def test_memory_keys_and_confusion_matrix():
     weights = torch.softmax(torch.rand(1, 7, 4), dim=-1)
     figure = memory_keys_heatmap(MemoryKeys(weights=weights, tokens="premise"), 0, PREMISE)
