@@ -345,7 +345,7 @@ metrics.jsonl lines, waits for the STOP file and leaves a training state, as the
 def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, tmp_path):
     import sys
 
-    from nlivis import app_state
+    from nlivis.training import runs as training_runs
 
     runs = tmp_path / "runs"
     runs.mkdir()
@@ -353,10 +353,10 @@ def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, 
     assert app.selectbox(key="train_config").value == "gcnn" and app.radio(key="train_size_gcnn").value == "shipped"
     assert "--config gcnn --dataset snli-small" in texts(app, "code")
     out = runs / "gcnn-snli-small"
-    run = app_state.start_run([sys.executable, "-c", FAKE_WORKER, str(out)], out)
+    run = training_runs.start_run([sys.executable, "-c", FAKE_WORKER, str(out)], out)
     try:
         deadline = time.time() + 30
-        while len(app_state.read_run_metrics(out)) < 4:
+        while len(training_runs.read_run_metrics(out)) < 4:
             assert time.time() < deadline, "the fake worker wrote no metrics"
             time.sleep(0.1)
         app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py")  # a fresh session
@@ -368,16 +368,16 @@ def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, 
         app.button(key="train_stop_gcnn-snli-small").click().run()
         assert "Stop requested" in texts(app, "info")
         deadline = time.time() + 30
-        while app_state.read_run(out).running:
+        while training_runs.read_run(out).running:
             assert time.time() < deadline, "the worker did not stop"
             time.sleep(0.1)
         app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py")
         assert "stopped" in next(m.value for m in app.metric if m.label == "status")
         assert "holds the saved state of an unfinished run" in texts(app, "warning")
         assert app.button(key="train_start").disabled and not app.button(key="train_resume_gcnn-snli-small").disabled
-        assert app_state.resume_command(app_state.read_run(out))[-1] == "--resume"
+        assert training_runs.resume_command(training_runs.read_run(out))[-1] == "--resume"
     finally:
-        app_state.request_stop(run)
+        training_runs.request_stop(run)
 
 
 @pytest.mark.slow
