@@ -30,7 +30,7 @@ class FoundCheckpoints:
 
 def scan_checkpoints(roots: Sequence[Path] | None = None) -> FoundCheckpoints:
     """Every complete checkpoint under the roots; folders that cannot be used are listed with their error."""
-    from nlivis.training.checkpoint import find_checkpoints
+    from nlivis.training.checkpoint_files import find_checkpoints
 
     found = FoundCheckpoints()
     for root in roots if roots is not None else checkpoint_roots():

@@ -128,7 +128,7 @@ RunStatus = Literal["running", "finished", "stopped", "failed"]
 def run_status(run: TrainingRun) -> RunStatus:
     """running: the worker lives; finished: the checkpoint is complete; stopped: the worker is gone but
     left its training state (Stop, or killed), so it can resume; failed: neither (see its log)."""
-    from nlivis.training.checkpoint import MANIFEST, STATE_FOLDER
+    from nlivis.training.checkpoint_files import MANIFEST, STATE_FOLDER
 
     if run.running:
         return "running"
@@ -147,7 +147,7 @@ by a training process started elsewhere (a terminal, scripts/train_shipped.py): 
 def out_folder_problem(out: Path) -> str | None:
     """Why a new run cannot write to `out` (another live run, a complete checkpoint, the saved state of an
     unfinished run, a folder another process is writing), or None."""
-    from nlivis.training.checkpoint import MANIFEST, STATE_FOLDER
+    from nlivis.training.checkpoint_files import MANIFEST, STATE_FOLDER
 
     run = read_run(out)
     if run is not None and run.running:
