@@ -7,6 +7,7 @@ import streamlit as st
 from nlivis.app import loading, notes, paths, selection
 
 st.set_page_config(page_title="nlivis · models", page_icon="🔎", layout="wide")
+selection.follow_url()
 st.title("nlivis — look inside sentence-matching models")
 st.write("GCNN, DIIN, AttentiveConvNet, ESAN and AMN: load trained checkpoints here, then use the pages on the "
          "left to see their alignments, gates, DIIN's interaction space, errors by annotation tag, ablations "

@@ -11,16 +11,15 @@ from nlivis.models.trace import Alignment, MemoryKeys
 from nlivis.viz import MISSING_MESSAGES, alignment_heatmap, memory_keys_heatmap, probability_bars
 
 st.set_page_config(page_title="nlivis · pair explorer", page_icon="🔎", layout="wide")
+selection.follow_url()
 st.title("Pair explorer")
 widgets.image_format_choice()
 models = widgets.require_models("pair explorer")
 
-pair = widgets.pair_input("explorer")
-premise, premise_note = selection.clean_sentence(pair["premise"])
-hypothesis, hypothesis_note = selection.clean_sentence(pair["hypothesis"])
-for note in (premise_note, hypothesis_note):
-    if note:
-        st.warning(note)
+pair = widgets.pair_input("explorer", models)
+premise, hypothesis, cut_notes = widgets.clean_pair(pair)
+for note in cut_notes:
+    st.warning(note)
 if not premise or not hypothesis:
     st.info("Type a premise and a hypothesis (both need at least one word) to see what the models make of them.")
     st.stop()

@@ -8,15 +8,15 @@ from nlivis.models.trace import FeatureMaps
 from nlivis.viz import MISSING_MESSAGES, SELECTIONS, channel_grid
 
 st.set_page_config(page_title="nlivis · DIIN interaction space", page_icon="🔎", layout="wide")
+selection.follow_url()
 st.title("DIIN interaction space")
 st.caption("Each panel is one channel over premise rows × hypothesis columns (viridis, as DIIN's Figure 2). "
            "Pick channels by index, by their highest activation, or by how much they vary over the pair.")
 widgets.image_format_choice()
 models = widgets.require_models("interaction-space view")
 
-pair = widgets.pair_input("diin")
-premise, _ = selection.clean_sentence(pair["premise"])
-hypothesis, _ = selection.clean_sentence(pair["hypothesis"])
+pair = widgets.pair_input("diin", models)
+premise, hypothesis, _ = widgets.clean_pair(pair)
 if not premise or not hypothesis:
     st.info("Type a premise and a hypothesis (both need at least one word).")
     st.stop()

@@ -10,6 +10,7 @@ from nlivis.viz import MISSING_MESSAGES, gate_strip, gate_summary_bars
 from nlivis.viz.tables import gate_summary
 
 st.set_page_config(page_title="nlivis · gates", page_icon="🔎", layout="wide")
+selection.follow_url()
 st.title("Gates")
 st.caption("Top strip: the gate's mean over its dimensions per token (1 = fully open); below: every dimension.")
 widgets.image_format_choice()
@@ -17,9 +18,8 @@ models = widgets.require_models("gate view")
 
 tab_pair, tab_split = st.tabs(["One pair", "Over a dataset split"])
 with tab_pair:
-    pair = widgets.pair_input("gates")
-    premise, _ = selection.clean_sentence(pair["premise"])
-    hypothesis, _ = selection.clean_sentence(pair["hypothesis"])
+    pair = widgets.pair_input("gates", models)
+    premise, hypothesis, _ = widgets.clean_pair(pair)
     if not premise or not hypothesis:
         st.info("Type a premise and a hypothesis (both need at least one word).")
     else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from nlivis.app import loading, notes, widgets
+from nlivis.app import loading, notes, selection, widgets
 from nlivis.analysis.breakdown import (TaggedSplit, accuracy_by_genre, accuracy_by_label, accuracy_by_tag,
                                        confusion_matrix, per_label_scores, table7)
 from nlivis.analysis.predictions import predictions_frame
@@ -15,6 +15,7 @@ from nlivis.viz import accuracy_by_tag_bars, comparison_bars, confusion_matrix_h
 HARD_SPLITS = ("mnli_hard_matched_test", "mnli_hard_mismatched_test")
 
 st.set_page_config(page_title="nlivis · error analysis", page_icon="🔎", layout="wide")
+selection.follow_url()
 st.title("Error analysis")
 widgets.image_format_choice()
 models = widgets.require_models("error analysis")

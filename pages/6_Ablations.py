@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from nlivis.app import loading, notes, widgets
+from nlivis.app import loading, notes, selection, widgets
 from nlivis.analysis.ablations import (comparable_splits, compare_variants, families, family_members, full_model_seeds,
                                        our_accuracies, paper_ablations, tag_deltas, variant_table, with_sentences)
 from nlivis.analysis.breakdown import disagreements
@@ -13,6 +13,7 @@ from nlivis.viz import comparison_bars, delta_bars, difference_intervals
 ACCURACY_COLUMNS = ("accuracy", "reference accuracy", "difference", "CI low", "CI high", "delta")
 
 st.set_page_config(page_title="nlivis · ablations", page_icon="🔎", layout="wide")
+selection.follow_url()
 st.title("Ablations")
 st.caption("Every checkpoint of one model under one protocol — the full model, its ablations and other seeds — "
            "read from what the checkpoint folders recorded (no weights are loaded, nothing has to be selected on Home).")

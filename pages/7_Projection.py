@@ -4,11 +4,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from nlivis.app import loading, notes, paths, widgets
+from nlivis.app import loading, notes, paths, selection, widgets
 from nlivis.analysis.projection import METHODS, ProjectionError, cached_projection, is_cached, pooled_representations
 from nlivis.viz import projection_scatter
 
 st.set_page_config(page_title="nlivis · projection", page_icon="🔎", layout="wide")
+selection.follow_url()
 st.title("Projection of pooled representations")
 st.caption("Each point is one pair: the vector the model pools before its classifier, laid out in 2-D. "
            "Hover a point to read the pair. Projections are cached on disk per checkpoint and sample.")

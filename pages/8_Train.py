@@ -10,7 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from nlivis.app import notes, paths, widgets
+from nlivis.app import notes, paths, selection, widgets
 from nlivis.training import runs as training_runs
 from nlivis.training.config import SIZES, apply_size
 from nlivis.viz import training_curves
@@ -18,6 +18,7 @@ from nlivis.viz import training_curves
 POLL_SECONDS = 2.0  # how often a live run's curves and log are re-read
 WATCHED = "train_watched_run"  # session key: the output folder of the run the user last started or picked
 st.set_page_config(page_title="nlivis · train", page_icon="🔎", layout="wide")
+selection.follow_url()
 st.title("Train a model")
 st.caption(f"{notes.NOTE_ICON} {notes.SMALL_PROTOCOL_NOTE} Curves below are the run's own metrics.jsonl.")
 widgets.image_format_choice()

@@ -13,8 +13,12 @@ from typing import Any, Sequence
 import streamlit as st
 
 from nlivis.app.paths import checkpoint_roots, data_root
-from nlivis.app.selection import clean_sentence, selected_paths
+from nlivis.app.selection import selected_paths
 from nlivis.training.runs import read_run
+
+
+MAX_SENTENCE_CHARS = 2000
+"""Longer typed sentences are cut (with a note) before analysis; models cut tokens further."""
 
 
 # ---------------------------------------------------------------- checkpoints
@@ -170,7 +174,33 @@ def read_local_split(key: str) -> tuple[list[Any], str | None]:
         return [], str(error)
 
 
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _rows_by_id_cached(ref: Any, root: str) -> dict[str, int]:
+    return {pair.id: row for row, pair in enumerate(_read_split_cached(ref, root).pairs)}
+
+
+def split_rows(key: str) -> dict[str, int]:
+    """Pair id → 0-based row of local split `key` (empty when it is not local or cannot be read): prediction
+    files and tags name pairs by id (SNLI's 1-based line number, Quora's pair id), the app by row."""
+    splits = local_splits()
+    root = data_root()
+    if key not in splits or root is None:
+        return {}
+    try:
+        return _rows_by_id_cached(splits[key], str(root))
+    except (OSError, ValueError):
+        return {}
+
+
 # ---------------------------------------------------------------- one pair through the models
+
+def clean_sentence(text: str) -> tuple[str, str | None]:
+    """Strip and cut a typed sentence; returns (text, a note when it was cut)."""
+    text = " ".join((text or "").split())
+    if len(text) > MAX_SENTENCE_CHARS:
+        return text[:MAX_SENTENCE_CHARS], f"the sentence was cut to its first {MAX_SENTENCE_CHARS} characters"
+    return text, None
+
 
 @dataclass
 class PairResult:
@@ -381,3 +411,48 @@ def predict_items(model: LoadedModel, items: Sequence[Any]) -> list[str]:
 
     probabilities = predict_probabilities(model.model, model.checkpoint.featurizer, items, 64, torch.device("cpu"))
     return [model.labels[i] for i in probabilities.argmax(dim=-1).tolist()]
+
+
+# ---------------------------------------------------------------- which split a model was trained, selected and reported on
+
+def _protocol_of(model: LoadedModel) -> Any | None:
+    from nlivis.data.protocols import get_protocol
+
+    name = getattr(getattr(model.checkpoint, "info", None), "protocol", None)
+    try:
+        return get_protocol(str(name)) if name else None
+    except (ValueError, KeyError):
+        return None
+
+
+def training_splits(models: Sequence[LoadedModel]) -> dict[str, list[str]]:
+    """Split key → the loaded models trained on it (their pairs were seen in training, so they say little)."""
+    from nlivis.data.protocols import split_key
+
+    trained: dict[str, list[str]] = {}
+    for model in models:
+        protocol = _protocol_of(model)
+        for ref in protocol.train if protocol is not None else ():
+            trained.setdefault(split_key(ref), []).append(Path(model.path).name)
+    return trained
+
+
+def default_split(models: Sequence[LoadedModel], available: Sequence[str]) -> str | None:
+    """The split a picker starts on: the first model's select split, then its report splits, then any available
+    split no loaded model trained on; a training split only when nothing else is available."""
+    from nlivis.data.protocols import split_key
+
+    trained = training_splits(models)
+    for model in models:
+        protocol = _protocol_of(model)
+        if protocol is None:
+            continue
+        for ref in (protocol.select, *protocol.report):
+            if split_key(ref) in available and split_key(ref) not in trained:
+                return split_key(ref)
+    return next((key for key in available if key not in trained), available[0] if available else None)
+
+
+def split_label(key: str, trained: dict[str, list[str]]) -> str:
+    """A split's name in a picker, saying so when a loaded model was trained on it."""
+    return f"{key} (training split of {', '.join(trained[key])})" if key in trained else key
