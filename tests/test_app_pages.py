@@ -230,6 +230,26 @@ def test_projection_draws_a_pca_of_the_split(monkeypatch, tmp_path, checkpoints)
     assert sum(len(t["x"]) for t in scatter) == 12
 
 
+def test_projection_recolours_from_the_cache_without_running_the_model(monkeypatch, tmp_path, checkpoints):
+    """Each recolour re-predicted the whole sample (13–28 s for 1,000 pairs); the default colour was uninformative."""
+    from nlivis.analysis import projection
+
+    calls = []
+    real = projection.pooled_outputs
+    monkeypatch.setattr(projection, "pooled_outputs", lambda *a, **k: calls.append(1) or real(*a, **k))
+    app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
+    app.session_state["projection_method"] = "pca"
+    show(app, "pages/7_Projection.py")
+    assert app.radio(key="projection_colour").value == "correctness" and len(calls) == 1
+    names = {t["name"] for f in charts(app) for t in f["data"] if t.get("type") == "scattergl"}
+    assert names <= {"right", "wrong"} and names
+    for colour in ("prediction", "gold", "correctness"):
+        app.radio(key="projection_colour").set_value(colour).run()
+        assert not app.exception, app.exception
+    assert len(calls) == 1
+    assert not app.get("progress")  # nothing left over from the first computation
+
+
 def test_ablations_compare_variants_with_seed_noise_and_the_paper(monkeypatch, tmp_path, checkpoints):
     app = open_app(monkeypatch, tmp_path, checkpoints, APP_DATA)
     show(app, "pages/6_Ablations.py")

@@ -403,16 +403,6 @@ def split_size(key: str) -> int | None:
     return None if error else len(pairs)
 
 
-def predict_items(model: LoadedModel, items: Sequence[Any]) -> list[str]:
-    """The model's predicted label for each analysed pair, in order (batched by length, no tracing)."""
-    import torch
-
-    from nlivis.training.trainer import predict_probabilities
-
-    probabilities = predict_probabilities(model.model, model.checkpoint.featurizer, items, 64, torch.device("cpu"))
-    return [model.labels[i] for i in probabilities.argmax(dim=-1).tolist()]
-
-
 # ---------------------------------------------------------------- which split a model was trained, selected and reported on
 
 def _protocol_of(model: LoadedModel) -> Any | None:
