@@ -207,6 +207,23 @@ def test_gates_page_draws_gcnn_gates_per_pair_and_over_a_split(monkeypatch, tmp_
     assert not app.exception
     summary = app.dataframe[0].value
     assert len(summary) and summary["mean"].between(0, 1).all() and set(summary["pairs"]) == {12}
+    assert not app.get("progress")  # the bar is gone once the statistics are done
+
+
+def test_gates_draw_only_open_sections_and_reach_every_dimension(monkeypatch, tmp_path, checkpoints):
+    """All models' gate figures rendered inside closed expanders (13 s); only the first 64 dimensions were shown."""
+    folders = (checkpoints / "gcnn-snli-small", checkpoints / "gcnn-no_forget_gate-snli-small")
+    app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), *folders)
+    show(app, "pages/4_Gates.py")
+    first_only = len(charts(app))
+    assert first_only >= 1 and all(f["layout"]["title"]["text"].startswith("gcnn · snli-small · gcnn-snli-small")
+                                   for f in charts(app))
+    app.session_state["gates_open_1"] = True
+    app.run()
+    assert not app.exception, app.exception
+    assert len(charts(app)) > first_only
+    widths = {len(t["y"]) for f in charts(app) for t in f["data"] if t.get("type") == "heatmap"}
+    assert widths and max(widths) <= 64
 
 
 def test_error_analysis_shows_accuracy_confusions_and_tags(monkeypatch, tmp_path, checkpoints):
@@ -571,6 +588,16 @@ def test_shipped_models_side_by_side_on_every_model_page(monkeypatch, tmp_path, 
 
     show(app, "pages/4_Gates.py")
     assert "heatmap" in trace_types(app) or "bar" in trace_types(app)
+    # AttentiveConvNet's 384-wide gates: the last window shows dimensions 320–383
+    section = next(m for m, folder in enumerate(SHIPPED_FULL) if folder.name == "attentive_conv-snli-small")
+    app.session_state[f"gates_open_{section}"] = True
+    app.session_state[f"gates_dims_{section}"] = 320
+    app.run()
+    assert not app.exception, app.exception
+    rows = [t["y"] for f in charts(app) if "attentive_conv" in f["layout"]["title"]["text"]
+            for t in f["data"] if t.get("type") == "heatmap"]
+    assert rows and all(len(r) == 64 for r in rows)
+    assert any("dims 320–383 of 384" in f["layout"]["title"]["text"] for f in charts(app))
 
 
 def test_shipped_ablations_page_compares_gcnn_variants_with_the_second_seed(monkeypatch, tmp_path, shipped, shared_data):
