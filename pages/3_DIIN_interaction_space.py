@@ -7,7 +7,7 @@ from nlivis.app import loading, notes, selection, widgets
 from nlivis.models.trace import FeatureMaps
 from nlivis.viz import MISSING_MESSAGES, SELECTIONS, channel_grid
 
-st.set_page_config(page_title="nlivis · DIIN interaction space", page_icon="🔎", layout="wide")
+st.set_page_config(page_title="nlivis · DIIN interaction space", page_icon=":material/grid_on:", layout="wide")
 selection.follow_url()
 st.title("DIIN interaction space")
 st.caption("Each panel is one channel over premise rows × hypothesis columns (viridis, as DIIN's Figure 2). "

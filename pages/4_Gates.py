@@ -55,7 +55,7 @@ with tab_pair:
                     tokens = result.premise_tokens if entry.tokens == "premise" else result.hypothesis_tokens
                     start = min(first_dim, dimension_windows(int(entry.values.shape[-1]))[-1])  # a narrower gate: its last window
                     widgets.show_figure(gate_strip(entry, 0, tokens, label=f"{model.label} · {name}", first_dim=start),
-                                        f"gate_{m}_{name}", f"{model.label.replace(' · ', '_')}_{name}_gate")
+                                        f"gate_{m}_{name}", f"{model.label}_{name}_gate")
 
 with tab_split:
     splits = loading.local_splits()

@@ -14,7 +14,7 @@ from nlivis.viz import accuracy_by_tag_bars, comparison_bars, confusion_matrix_h
 # The MultiNLI dev hard subsets: matched and mismatched side by side give DIIN's Table 7 layout.
 HARD_SPLITS = ("mnli_hard_matched_test", "mnli_hard_mismatched_test")
 
-st.set_page_config(page_title="nlivis · error analysis", page_icon="🔎", layout="wide")
+st.set_page_config(page_title="nlivis · error analysis", page_icon=":material/rule:", layout="wide")
 selection.follow_url()
 st.title("Error analysis")
 widgets.image_format_choice()

@@ -99,7 +99,19 @@ def trace_types(app: AppTest) -> list[str]:
 # ---------------------------------------------------------------- every page, no checkpoints
 
 def test_every_page_exists_in_the_test_list():
-    assert set(MODEL_PAGES) | {"pages/6_Ablations.py", "pages/8_Train.py"} == set(PAGES)
+    assert set(MODEL_PAGES) | {"pages/1_Home.py", "pages/6_Ablations.py", "pages/8_Train.py"} == set(PAGES)
+
+
+def test_the_router_lists_every_page_home_first_with_bundled_icons():
+    """The sidebar said "app" for Home, and icons were emoji (a blank box without an emoji font)."""
+    import re
+
+    router = (ROOT / "app.py").read_text(encoding="utf-8")
+    listed = re.findall(r'st\.Page\("([^"]+)", title="([^"]+)"', router)
+    assert [path for path, _ in listed] == PAGES and listed[0][1] == "Home"
+    sources = [ROOT / "app.py", *(ROOT / p for p in PAGES), *sorted((ROOT / "nlivis" / "app").glob("*.py"))]
+    icons = [icon for source in sources for icon in re.findall(r'icon=["\']([^"\']*)["\']', source.read_text(encoding="utf-8"))]
+    assert icons and all(re.fullmatch(r":material/[a-z_]+:", icon) for icon in icons), icons
 
 
 def test_every_page_without_checkpoints(monkeypatch, tmp_path, empty_folder):
@@ -571,8 +583,13 @@ def shipped(shared_data) -> Path:
 
 def test_shipped_models_side_by_side_on_every_model_page(monkeypatch, tmp_path, shipped, shared_data):
     app = load_models(open_app(monkeypatch, tmp_path, shipped, shared_data), *SHIPPED_FULL)
-    listed = set(app.dataframe[0].value["checkpoint"])
+    home = app.dataframe[0].value.set_index("checkpoint")
+    listed = set(home.index)
     assert {folder.name for folder in SHIPPED_FULL} <= listed and "gcnn-snli-small-seed2" in listed
+    paper = home["paper reports (full data)"]  # the papers' numbers beside ours, each on our dataset only
+    assert paper["diin-snli-small"] == "88.0% (DIIN Table 3 · SNLI test)"
+    assert paper["esan-snli-small"] == "89.0% (ESAN Table 1 · SNLI test)"
+    assert paper["gcnn-snli-small"] == "—" and paper["gcnn-quora-small"] == "88.7% (GCNN Table 2 · Quora test)"
     assert "Loaded: " in texts(app, "success")
 
     show(app, "pages/2_Pair_explorer.py")

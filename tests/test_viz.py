@@ -198,3 +198,11 @@ def test_difference_intervals_ticks_cover_the_intervals_and_the_seed_band():
     figure = difference_intervals(table, noise=0.012)
     ticks = list(figure.layout.xaxis.tickvals)
     assert ticks[0] <= -0.012 and ticks[-1] >= 0.012 and len(set(figure.layout.xaxis.ticktext)) == len(ticks)
+
+
+def test_downloaded_figures_get_clean_file_names():
+    from nlivis.viz.common import clean_file_name, plotly_config
+
+    assert clean_file_name("gcnn · snli-small · gcnn-snli-small_forget gate") == "gcnn_snli-small_gcnn-snli-small_forget_gate"
+    assert clean_file_name(" · ") == "nlivis_figure"
+    assert plotly_config("png", "esan · snli/dev")["toImageButtonOptions"]["filename"] == "esan_snli_dev"

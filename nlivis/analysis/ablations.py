@@ -17,57 +17,12 @@ import numpy as np
 import pandas as pd
 
 from nlivis.analysis.breakdown import Predictions, accuracy_by_tag, compare_models
-from nlivis.analysis.paper_tables import PAPERS, ablation_results, paper_table
+from nlivis.analysis.paper_tables import (FAMILY_PAPERS, PAPER_DATASETS, PAPER_ROWS, PAPERS,  # noqa: F401 (re-exported)
+                                          PaperReference, ablation_results, paper_dataset, paper_reference, paper_table)
 from nlivis.analysis.predictions import find_prediction_files, predictions_frame
 
 SIGNIFICANCE_LEVEL = 0.05
 """McNemar p below this marks a difference as significant (two-sided, not corrected for many tags)."""
-
-FAMILY_PAPERS: dict[str, str] = {"gcnn": "000", "diin": "001", "attentive_conv": "002", "esan": "003", "amn": "004"}
-"""Model name → the paper (id in paper_tables.PAPERS) whose tables its configs reproduce."""
-
-PAPER_DATASETS: dict[str, str] = {"snli": "SNLI", "mnli": "MultiNLI", "quora": "Quora"}
-"""A protocol's dataset (the part of its name before the first `-`: snli-small → snli) → the dataset
-name the paper tables use. Our number is only set beside paper rows of the same dataset."""
-
-
-def paper_dataset(protocol: str) -> str | None:
-    """The paper tables' name of the dataset a protocol trains on (snli-small → SNLI), or None."""
-    return PAPER_DATASETS.get(protocol.split("-")[0])
-
-PAPER_ROWS: dict[str, tuple[str, ...]] = {
-    "gcnn": ("GCNN",),
-    "gcnn-cnn": ("CNN",),
-    "gcnn-glu": ("GLU",),
-    "gcnn-char": ("GCNN (char)",),
-    "gcnn-pos": ("GCNN (char+POS)",),
-    "gcnn-no_forget_gate": ("GCNN - forget gate",),
-    "gcnn-no_output_gate": ("GCNN - output gate",),
-    "diin": ("DIIN",),
-    "diin-no_conv": ("DIIN - conv structure",),
-    "diin-no_encoding": ("DIIN - encoding layer",),
-    "diin-no_self_attention": ("DIIN - self-att and fuse gate",),
-    "diin-no_fuse_gate": ("DIIN - fuse gate",),
-    "diin-addition_fuse": ("DIIN - fuse gate + addition as skip connection",),
-    "diin-similarity": ("DIIN - dense interaction tensor + similarity matrix",),
-    "attentive_conv": ("AttentiveConvNet advanced",),
-    "attentive_conv-light": ("AttentiveConvNet light",),
-    "attentive_conv-advanced_intra": ("AttentiveConvNet advanced&intra-attention",
-                                      "AttentiveConvNet (advanced+intra-attention)"),
-    "attentive_conv-no_tri": ("w/o tri-hidden",),
-    "attentive_conv-no_uni": ("w/o uni-hidden",),
-    "attentive_conv-no_gate": ("w/o gate",),
-    "esan": ("ESAN",),
-    "esan-no_augmentation": ("ESAN (w/o Feat. Augment.)",),
-    "esan-no_word_features": ("ESAN (w/o Word Feat.)",),
-    "esan-no_contextual_features": ("ESAN (w/o Contextual Feat.)",),
-    "esan-simple_augmentation": ("ESAN (w/ Simple Augment.)",),
-    "amn": ("AMNs-G (AMNN with GRU)",),
-    "amn-lstm": ("AMNs-L (AMNN with LSTM)",),
-}
-"""Config name → the rows of its paper's tables that it reproduces (configs with no paper row, such as
-esan-3_layers or amn-softmax, are our own variants and are absent)."""
-
 
 @dataclass(frozen=True)
 class VariantRecord:

@@ -53,9 +53,17 @@ def scan_checkpoints(roots: Sequence[Path] | None = None) -> FoundCheckpoints:
     return found
 
 
+PAPER_COLUMN = "paper reports (full data)"
+"""The Home table's column with the paper's own number for the row a checkpoint's config reproduces."""
+
+
 def checkpoint_row(info: Any) -> dict[str, Any]:
-    """One row of the Home table: what a checkpoint is, how it was trained and how well it did."""
+    """One row of the Home table: what a checkpoint is, how it was trained and how well it did, and beside
+    our accuracy what the paper reports for the same model on the same dataset (its full training data)."""
+    from nlivis.analysis.paper_tables import paper_reference
+
     accuracy = info.dev_accuracy
+    reference = paper_reference(info.config_name, info.protocol)
     return {
         "checkpoint": info.name,
         "model": info.model,
@@ -64,6 +72,7 @@ def checkpoint_row(info: Any) -> dict[str, Any]:
         "size": info.size,
         "embeddings": info.embedding_source,
         "dev accuracy": f"{accuracy:.2%}" if isinstance(accuracy, (int, float)) else "—",
+        PAPER_COLUMN: f"{reference.accuracy:.1f}% ({reference.where})" if reference else "—",
         "selected on": info.select_split,
         "parameters": f"{info.parameters:,}" if isinstance(info.parameters, int) else "—",
         "folder": str(info.path),

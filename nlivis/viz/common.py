@@ -59,11 +59,21 @@ def percent_ticks(low: float, high: float, most: int = 8, signed: bool = True) -
     return {"tickmode": "array", "tickvals": values, "ticktext": text, "range": [values[0] - step, values[-1] + step]}
 
 
+def clean_file_name(name: str, fallback: str = "nlivis_figure") -> str:
+    """A file name any system accepts, from a label: `gcnn · snli-small · gcnn-snli-small_forget gate` →
+    `gcnn_snli-small_gcnn-snli-small_forget_gate` (runs of other characters become one `_`)."""
+    import re
+
+    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._-")
+    return cleaned[:150] or fallback
+
+
 def plotly_config(image_format: str = "svg", filename: str = "nlivis_figure") -> dict[str, Any]:
-    """Modebar settings for one figure: camera button saves `image_format` ("svg" or "png") as `filename`."""
+    """Modebar settings for one figure: camera button saves `image_format` ("svg" or "png") as `filename`
+    (cleaned by `clean_file_name`)."""
     if image_format not in {"svg", "png"}:
         raise ValueError(f"image format must be 'svg' or 'png', got {image_format!r}")
-    return {**PLOTLY_CONFIG, "toImageButtonOptions": {"format": image_format, "filename": filename, "scale": 2}}
+    return {**PLOTLY_CONFIG, "toImageButtonOptions": {"format": image_format, "filename": clean_file_name(filename), "scale": 2}}
 
 
 def real_length(tokens: Sequence[str], available: int) -> int:
