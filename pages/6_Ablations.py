@@ -5,10 +5,10 @@ import streamlit as st
 
 from nlivis.app import loading, notes, selection, widgets
 from nlivis.analysis.ablations import (comparable_splits, compare_variants, families, family_members, full_model_seeds,
-                                       our_accuracies, paper_ablations, paper_dataset, short_names, tag_deltas,
-                                       variant_table, with_sentences)
+                                       our_accuracies, paper_ablations, short_names, tag_deltas, variant_table,
+                                       with_sentences)
 from nlivis.analysis.breakdown import disagreements
-from nlivis.analysis.paper_tables import SOURCE_NOTE
+from nlivis.analysis.paper_tables import SOURCE_NOTE, paper_dataset
 from nlivis.viz import comparison_bars, delta_bars, difference_intervals
 
 ACCURACY_COLUMNS = ("accuracy", "reference accuracy", "difference", "CI low", "CI high", "delta")

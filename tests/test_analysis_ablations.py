@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
-from nlivis.analysis.ablations import (VariantRecord, compare_variants, paper_ablations, paper_dataset, seed_noise,
-                                       short_names)
+from nlivis.analysis.ablations import VariantRecord, compare_variants, paper_ablations, seed_noise, short_names
+from nlivis.analysis.paper_tables import paper_dataset
 from nlivis.analysis.predictions import Prediction
 
 

@@ -17,8 +17,7 @@ import numpy as np
 import pandas as pd
 
 from nlivis.analysis.breakdown import Predictions, accuracy_by_tag, compare_models
-from nlivis.analysis.paper_tables import (FAMILY_PAPERS, PAPER_DATASETS, PAPER_ROWS, PAPERS,  # noqa: F401 (re-exported)
-                                          PaperReference, ablation_results, paper_dataset, paper_reference, paper_table)
+from nlivis.analysis.paper_tables import FAMILY_PAPERS, PAPER_ROWS, PAPERS, ablation_results, paper_table
 from nlivis.analysis.predictions import find_prediction_files, predictions_frame
 
 SIGNIFICANCE_LEVEL = 0.05
@@ -290,7 +289,7 @@ def paper_ablations(model: str, ours: Mapping[str, float] | None = None, our_lab
     paper row, the config reproducing it (`our config`), what it was reported on (full data) and the
     value in %; the time per epoch or parameter count the same row reports, when it does; with `ours`
     (config name → accuracy in %) our number in a column titled `our_label`. With `dataset` (a paper
-    tables' dataset name, see `paper_dataset`) only that dataset's rows: our snli-small numbers must not
+    tables' dataset name, see `paper_tables.paper_dataset`) only that dataset's rows: our snli-small numbers must not
     sit beside MultiNLI or Quora rows. Empty for a family without a paper (e.g. esim) or without rows
     on `dataset`."""
     paper_id = FAMILY_PAPERS.get(model)
