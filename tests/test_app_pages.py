@@ -427,6 +427,67 @@ def test_split_picker_starts_on_the_select_split_and_names_a_training_split(monk
     assert "snli_test (training split of gcnn-snli-small)" in picker.options, picker.options
 
 
+# ---------------------------------------------------------------- click-through to the Pair explorer
+
+def click_table_row(app: AppTest, key: str, line: int) -> AppTest:
+    """What a click on line `line` of the selectable table `key` sends (streamlit's selection state)."""
+    app.session_state[key] = {"selection": {"rows": [line], "columns": []}}
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+def click_point(app: AppTest, chart_key: str, customdata: list) -> AppTest:
+    """What a click on a plotly point with `customdata` sends (streamlit's selection state of the chart)."""
+    point = {"curve_number": 0, "point_number": 0, "point_index": 0, "x": 0, "y": 0, "customdata": customdata}
+    app.session_state[f"chart_{chart_key}"] = {"selection": {"points": [point], "point_indices": [0], "box": [], "lasso": []}}
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+def assert_explorer_shows_row(app: AppTest, row: int, models: int) -> None:
+    expected = fixture_row(row)
+    assert [t.value for t in app.title] == ["Pair explorer"]
+    assert app.query_params["split"] == "snli_dev" and app.query_params["pair"] == str(row)
+    assert f"**Premise:** {expected.premise}" in texts(app, "markdown") and f"row {row} of snli_dev" in texts(app, "markdown")
+    assert len(app.dataframe[0].value) == models
+
+
+def test_a_wrong_pair_and_a_confusion_cell_open_their_pair_in_the_explorer(monkeypatch, tmp_path, checkpoints):
+    app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small",
+                      checkpoints / "gcnn-no_forget_gate-snli-small")
+    show(app, "pages/5_Error_analysis.py")
+    wrong = app.dataframe(key="errors_wrong").value
+    assert list(wrong.columns[:2]) == ["row", "id"] and (wrong["id"].astype(int) == wrong["row"] + 1).all()  # SNLI ids: lines
+    assert_explorer_shows_row(click_table_row(app, "errors_wrong", 1), int(wrong["row"].iloc[1]), models=2)
+
+    show(app, "pages/5_Error_analysis.py")
+    gold, predicted = wrong["gold"].iloc[0], wrong["predicted"].iloc[0]
+    click_point(app, "confusion_0", [gold, predicted, 1])
+    cell = app.dataframe(key="errors_cell_pairs").value
+    assert len(cell) >= 1 and set(cell["gold"]) == {gold} and set(cell["predicted"]) == {predicted}
+    assert cell["premise"].str.len().min() > 0
+    assert_explorer_shows_row(click_table_row(app, "errors_cell_pairs", 0), int(cell["row"].iloc[0]), models=2)
+
+
+def test_a_projection_point_and_a_disagreement_open_their_pair_in_the_explorer(monkeypatch, tmp_path, checkpoints):
+    app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
+    app.session_state["projection_method"] = "pca"
+    show(app, "pages/7_Projection.py")
+    points = [t for f in charts(app) for t in f["data"] if t.get("type") == "scattergl"]
+    customdata = points[0]["customdata"][0]
+    assert customdata[-2] == "snli_dev" and 0 <= int(customdata[-1]) < 12
+    assert_explorer_shows_row(click_point(app, "projection", customdata), int(customdata[-1]), models=1)
+
+    show(app, "pages/6_Ablations.py")
+    assert app.query_params["variant"] == "gcnn-snli-small"
+    disagreements = app.dataframe(key="ablations_disagreements").value
+    opened = click_table_row(app, "ablations_disagreements", 0)  # with the checkpoints the table compares
+    assert_explorer_shows_row(opened, int(disagreements["row"].iloc[0]), models=3)
+    assert opened.query_params["models"] == "gcnn-snli-small,gcnn-snli-small-seed2,gcnn-no_forget_gate-snli-small"
+
+
 # ---------------------------------------------------------------- with checkpoints, without data
 
 def test_pages_without_data_say_what_is_missing(monkeypatch, tmp_path, checkpoints, empty_folder):
