@@ -104,5 +104,5 @@ rows = loading.split_rows(split)
 frame["split"], frame["row"] = split, [rows.get(pid, -1) for pid in frame["id"]]
 figure = projection_scatter(frame, colour, hover=("premise", "hypothesis", "gold", "prediction"),
                             title=f"{model_label} · {split} · {len(frame)} pairs · {method.upper()}")
-widgets.open_clicked_pair(widgets.show_figure(figure, "projection", f"projection_{split}_{method}", clickable=True))
+widgets.open_clicked_pair(widgets.show_figure(figure, "projection", f"{model_label}_projection_{split}_{method}", clickable=True))
 st.caption(":material/touch_app: Click a point to open its pair in the Pair explorer with the loaded models.")
