@@ -58,3 +58,18 @@ def test_paper_rows_are_compared_only_on_the_protocols_dataset():
     assert paper_ablations("gcnn", {"gcnn": 73.0}, "ours", dataset="SNLI").empty  # GCNN reports no SNLI rows
     diin = paper_ablations("diin", {"diin-no_conv": 72.3}, "ours", dataset="SNLI")
     assert set(diin["reported on (full data)"]) == {"SNLI dev", "SNLI test"}
+
+
+def test_tag_deltas_compare_variant_and_reference_on_each_tags_shared_pairs():
+    from nlivis.analysis.ablations import tag_deltas
+
+    reference = answers([True, True, False, False, True, False])
+    variant = answers([True, False, True, True, True, False])
+    tags = {"p0": frozenset({"NEGATION"}), "p1": frozenset({"NEGATION"}), "p2": frozenset({"NEGATION", "QUANTIFIER"}),
+            "p3": frozenset({"QUANTIFIER"})}
+    other_split = [Prediction(p.id, "neutral", p.predicted, p.probs) for p in variant]
+    table = tag_deltas(reference, {"variant": variant, "other split": other_split}, tags).set_index("tag")
+    assert set(table["variant"]) == {"variant"}  # predictions of another split are left out
+    assert table.loc["NEGATION", "count"] == 3 and np.isclose(table.loc["NEGATION", "reference accuracy"], 2 / 3)
+    assert np.isclose(table.loc["NEGATION", "delta"], 0.0) and table.loc["QUANTIFIER", "delta"] == 1.0
+    assert not table["significant"].any()

@@ -19,6 +19,7 @@ import pandas as pd
 from nlivis.analysis.breakdown import Predictions, accuracy_by_tag, compare_models
 from nlivis.analysis.paper_tables import FAMILY_PAPERS, PAPER_ROWS, PAPERS, ablation_results, paper_table
 from nlivis.analysis.predictions import find_prediction_files, predictions_frame
+from nlivis.analysis.significance import discordant_counts, mcnemar_exact
 
 SIGNIFICANCE_LEVEL = 0.05
 """McNemar p below this marks a difference as significant (two-sided, not corrected for many tags)."""
@@ -257,29 +258,38 @@ def compare_variants(reference: Predictions, variants: Mapping[str, Predictions]
 def tag_deltas(reference: Predictions, variants: Mapping[str, Predictions], tags: Mapping[str, frozenset[str]],
                unavailable: Mapping[str, str] | None = None, level: float = SIGNIFICANCE_LEVEL) -> pd.DataFrame:
     """Per annotation tag and variant: the reference's and the variant's accuracy on the tagged pairs, the
-    difference (variant − reference) and McNemar's p on those pairs. Tags no pair carries are left out.
-    Columns: variant, tag, count, reference accuracy, accuracy, delta, McNemar p, significant."""
+    difference (variant − reference) and McNemar's p on those pairs. Tags no pair carries are left out,
+    as are variants whose predictions share no labelled pair with the reference's or disagree with them
+    on a gold label (not the same split). Columns: variant, tag, count, reference accuracy, accuracy,
+    delta, McNemar p, significant. Each variant is joined with the reference once and every tag is a mask
+    over that join (joining per tag made the Ablations page take seconds per rerun)."""
     columns = ["variant", "tag", "count", "reference accuracy", "accuracy", "delta", "McNemar p", "significant"]
     reference_by_tag = accuracy_by_tag(reference, tags, unavailable=unavailable).set_index("tag")
     reference_frame = predictions_frame(reference)
+    reference_frame = reference_frame[reference_frame["gold"].notna()][["id", "gold", "correct"]]
+    tagged_ids = {tag: {pair_id for pair_id, pair_tags in tags.items() if tag in pair_tags}
+                  for tag in reference_by_tag.index}
     rows = []
     for name, predictions in variants.items():
-        by_tag = accuracy_by_tag(predictions, tags, unavailable=unavailable)
         frame = predictions_frame(predictions)
-        for _, tag_row in by_tag.iterrows():
-            tag = tag_row["tag"]
-            if not tag_row["count"] or np.isnan(tag_row["count"]) or tag not in reference_by_tag.index:
+        joined = frame[frame["gold"].notna()][["id", "gold", "correct"]].merge(reference_frame, on="id",
+                                                                               suffixes=("", " reference"))
+        if joined.empty or (joined["gold"] != joined["gold reference"]).any():
+            continue
+        correct = joined["correct"].astype(bool).to_numpy()
+        reference_correct = joined["correct reference"].astype(bool).to_numpy()
+        for tag, count in reference_by_tag["count"].items():
+            if not count or np.isnan(count):  # no pair carries it, or it cannot be computed (unavailable)
                 continue
-            tagged_ids = {pair_id for pair_id, pair_tags in tags.items() if tag in pair_tags}
-            try:
-                result = compare_models(frame[frame["id"].isin(tagged_ids)],
-                                        reference_frame[reference_frame["id"].isin(tagged_ids)], resamples=1)
-            except ValueError:
+            mask = joined["id"].isin(tagged_ids[tag]).to_numpy()
+            if not mask.any():
                 continue
-            rows.append({"variant": name, "tag": tag, "count": result.pairs,
-                         "reference accuracy": result.accuracy_b, "accuracy": result.accuracy_a,
-                         "delta": result.accuracy_a - result.accuracy_b, "McNemar p": result.mcnemar_p,
-                         "significant": result.mcnemar_p < level})
+            only_variant, only_reference = discordant_counts(correct[mask], reference_correct[mask])
+            p_value = mcnemar_exact(only_variant, only_reference)
+            accuracy, reference_accuracy = float(correct[mask].mean()), float(reference_correct[mask].mean())
+            rows.append({"variant": name, "tag": tag, "count": int(mask.sum()), "reference accuracy": reference_accuracy,
+                         "accuracy": accuracy, "delta": accuracy - reference_accuracy, "McNemar p": p_value,
+                         "significant": p_value < level})
     return pd.DataFrame(rows, columns=columns)
 
 
