@@ -141,6 +141,8 @@ def test_umap_fit_reports_progress_and_uses_the_numba_disk_cache(tmp_path, monke
     assert coordinates.shape == (40, 2)
     assert seen and all(m.startswith("fitting UMAP on 40 points") and 0.5 <= f < 0.95 for m, f in seen)
     assert config.CACHE_DIR == str(tmp_path / "numba") and any((tmp_path / "numba").rglob("*.nbi"))
+    # umap's own uncached functions (17 s of compiling in every new process) are now kept too
+    assert any((tmp_path / "numba").rglob("*smooth_knn_dist*.nbi"))
 
 
 def test_model_without_representation_is_a_clear_error():
@@ -245,3 +247,14 @@ def test_the_default_tag_splits_the_points_most_evenly():
     assert tag_counts(tags, ids) == {"ACTIVE/PASSIVE": 1, "NEGATION": 2, "QUANTIFIER": 8}
     assert informative_tag(tags, ids) == "NEGATION"  # 2 vs 8 beats QUANTIFIER's 8 vs 2 on the name; ACTIVE/PASSIVE 1 vs 9
     assert informative_tag({}, ids) is None
+
+
+def test_exact_neighbours_match_a_brute_force_search():
+    from nlivis.analysis.projection import exact_neighbours
+
+    points = np.random.default_rng(4).normal(size=(50, 6)).astype(np.float32)
+    indices, distances = exact_neighbours(points, 5)
+    full = np.linalg.norm(points[:, None] - points[None], axis=-1)
+    np.testing.assert_array_equal(indices, np.argsort(full, axis=1, kind="stable")[:, :5])
+    np.testing.assert_allclose(distances, np.sort(full, axis=1)[:, :5], atol=1e-4)
+    assert (indices[:, 0] == np.arange(50)).all()
