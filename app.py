@@ -13,6 +13,7 @@ PAGES = [
     st.Page("pages/6_Ablations.py", title="Ablations", icon=":material/science:"),
     st.Page("pages/7_Projection.py", title="Projection", icon=":material/scatter_plot:"),
     st.Page("pages/8_Train.py", title="Train", icon=":material/model_training:"),
+    st.Page("pages/9_Attribution.py", title="Attribution", icon=":material/highlight:"),
 ]
 """Every page of the app, in sidebar order; url paths follow the file names (`/Pair_explorer`)."""
 

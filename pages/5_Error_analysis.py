@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from nlivis.app import loading, notes, selection, widgets
+from nlivis.app import challenge, loading, notes, selection, widgets
 from nlivis.analysis.breakdown import (TaggedSplit, accuracy_by_genre, accuracy_by_label, accuracy_by_tag,
                                        confusion_matrix, per_label_scores, table7)
 from nlivis.analysis.ablations import with_sentences
@@ -25,13 +25,16 @@ notes.show_protocol_notes(models)
 splits_by_model = {m.label: loading.prediction_splits(m) for m in models}
 all_splits = sorted({key for splits in splits_by_model.values() for key in splits})
 if not all_splits:
-    st.info("The loaded checkpoints have no prediction files (predictions_<split>.jsonl); evaluate them with "
-            "`python -m nlivis evaluate CHECKPOINT --dataset … --split … --data-dir …` to create them.")
+    st.info("The loaded checkpoints have no recorded prediction files (predictions_<split>.jsonl.gz, written when a "
+            "checkpoint is trained). Evaluate them on any file in the challenge-set section below, or with "
+            "`python -m nlivis evaluate CHECKPOINT --file PATH`.")
+    challenge.render_challenge_breakdown(models)
     st.stop()
 
 trained = loading.training_splits(models)
 split = st.selectbox("Evaluation split", all_splits, key="errors_split", index=all_splits.index(loading.default_split(models, all_splits)),
                      format_func=lambda key: loading.split_label(key, trained))
+challenge.show_split_truncation(models, split)
 predictions: dict[str, list] = {}
 for model in models:
     if split not in splits_by_model[model.label]:
@@ -155,3 +158,5 @@ else:
     })
     st.caption(f"{len(wrong)} wrong pairs")
     widgets.pair_table(wrong, "errors_wrong", split)
+
+challenge.render_challenge_breakdown(models)

@@ -17,7 +17,7 @@ from tests.fixtures.app_checkpoints import APP_DATA, gcnn_family, train_variant 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py"))
 MODEL_PAGES = ("pages/2_Pair_explorer.py", "pages/3_DIIN_interaction_space.py", "pages/4_Gates.py",
-               "pages/5_Error_analysis.py", "pages/7_Projection.py")
+               "pages/5_Error_analysis.py", "pages/7_Projection.py", "pages/9_Attribution.py")
 """The pages that work on the models loaded on Home."""
 TIMEOUT = 120
 
@@ -46,12 +46,17 @@ def empty_folder(tmp_path) -> Path:
     return folder
 
 
-def open_app(monkeypatch, tmp_path: Path, checkpoints: Path, data: Path) -> AppTest:
-    """Home, run once, with the given checkpoint and data folders (projections cached under tmp_path)."""
+def open_app(monkeypatch, tmp_path: Path, checkpoints: Path, data: Path, runs: Path | None = None) -> AppTest:
+    """Home, run once, with the given checkpoint and data folders (projections cached under tmp_path); the
+    Train page's runs go to `runs`, or by default to the user data folder under tmp_path/xdg-data."""
     monkeypatch.setenv("NLIVIS_CHECKPOINTS", str(checkpoints))
     monkeypatch.setenv("NLIVIS_DATA", str(data))
     monkeypatch.setenv("NLIVIS_PROJECTION_CACHE", str(tmp_path / "projections"))
-    monkeypatch.delenv("NLIVIS_RUNS", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    if runs is None:
+        monkeypatch.delenv("NLIVIS_RUNS", raising=False)
+    else:
+        monkeypatch.setenv("NLIVIS_RUNS", str(runs))
     app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
     assert not app.exception, app.exception
     return app
@@ -516,7 +521,7 @@ def wait_for_status(monkeypatch, tmp_path, runs: Path, wanted: str, seconds: flo
     metric reads `wanted`."""
     deadline = time.time() + seconds
     while True:
-        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py")
+        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py")
         status = next((m.value for m in app.metric if m.label == "status"), "")
         if wanted in status or time.time() > deadline:
             return app
@@ -558,7 +563,7 @@ def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, 
 
     runs = tmp_path / "runs"
     runs.mkdir()
-    app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py")
+    app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py")
     assert app.selectbox(key="train_config").value == "gcnn" and app.radio(key="train_size_gcnn").value == "shipped"
     assert "--config gcnn --dataset snli-small" in texts(app, "code")
     out = runs / "gcnn-snli-small"
@@ -568,10 +573,14 @@ def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, 
         while len(training_runs.read_run_metrics(out)) < 4:
             assert time.time() < deadline, "the fake worker wrote no metrics"
             time.sleep(0.1)
-        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py")  # a fresh session
+        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py")  # a fresh session
         metrics = {m.label: m.value for m in app.metric}
         assert "running" in metrics["status"] and metrics["step"] == "30" and metrics["best dev accuracy"] == "50.0%"
         assert metrics["pairs/s"] == "130"
+        name_box = app.text_input(key="train_name_gcnn_snli-small_1")
+        assert name_box.value == "gcnn-snli-small-run2", "the default name is a free one"
+        assert not app.button(key="train_start").disabled
+        name_box.set_value("gcnn-snli-small").run()
         assert "already writing to" in texts(app, "warning") and app.button(key="train_start").disabled
         assert "scatter" in trace_types(app)
         app.button(key="train_stop_gcnn-snli-small").click().run()
@@ -580,8 +589,9 @@ def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, 
         while training_runs.read_run(out).running:
             assert time.time() < deadline, "the worker did not stop"
             time.sleep(0.1)
-        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py")
+        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py")
         assert "stopped" in next(m.value for m in app.metric if m.label == "status")
+        app.text_input(key="train_name_gcnn_snli-small_1").set_value("gcnn-snli-small").run()
         assert "holds the saved state of an unfinished run" in texts(app, "warning")
         assert app.button(key="train_start").disabled and not app.button(key="train_resume_gcnn-snli-small").disabled
         assert training_runs.resume_command(training_runs.read_run(out))[-1] == "--resume"
@@ -593,14 +603,16 @@ def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, 
 def test_train_page_runs_a_worker_that_becomes_a_checkpoint(monkeypatch, tmp_path):
     runs = tmp_path / "runs"
     runs.mkdir()
-    start_from_page(show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py"), max_steps=3)
+    start_from_page(show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py"), max_steps=3)
     app = wait_for_status(monkeypatch, tmp_path, runs, "finished")
     assert "finished" in next(m.value for m in app.metric if m.label == "status")
     assert "is listed on Home" in texts(app, "success")
     assert "scatter" in trace_types(app), "the loss / accuracy curves are drawn"
+    assert app.text_input(key="train_name_gcnn_snli-small_1").value == "gcnn-snli-small-run2", "a free default name"
+    app.text_input(key="train_name_gcnn_snli-small_1").set_value("gcnn-snli-small").run()
     assert "already holds a finished checkpoint" in texts(app, "warning")
     assert app.button(key="train_start").disabled, "a refreshed page does not start the run again"
-    home = open_app(monkeypatch, tmp_path, runs, APP_DATA)
+    home = open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs)
     assert "gcnn-snli-small" in set(home.dataframe[0].value["checkpoint"])
 
 
@@ -608,8 +620,9 @@ def test_train_page_runs_a_worker_that_becomes_a_checkpoint(monkeypatch, tmp_pat
 def test_train_page_stop_and_resume(monkeypatch, tmp_path):
     runs = tmp_path / "runs"
     runs.mkdir()
-    start_from_page(show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py"), max_steps=60, epochs=500)
+    start_from_page(show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py"), max_steps=60, epochs=500)
     app = wait_for_status(monkeypatch, tmp_path, runs, "running")
+    app.text_input(key="train_name_gcnn_snli-small_1").set_value("gcnn-snli-small").run()
     assert "already writing to" in texts(app, "warning") and app.button(key="train_start").disabled
     deadline = time.time() + 60
     while next(m.value for m in app.metric if m.label == "step") == "—":
@@ -712,3 +725,20 @@ def test_the_link_contract_on_the_shipped_checkpoints(monkeypatch, tmp_path, shi
         assert trace_types(app).count("heatmap") >= 2
         link = dict(app.query_params)
     assert link == {"split": "snli_dev", "pair": "3934", "models": "esan-snli-small,gcnn-snli-small"}
+
+
+def test_quora_pair_ids_map_to_split_rows(monkeypatch, shared_data):
+    """Quora's official pair ids are not line numbers; pair tables still number every pair by its 0-based row."""
+    import pandas as pd
+
+    from nlivis.app import loading, widgets
+    from nlivis.data.protocols import get_protocol, read_split
+
+    monkeypatch.setenv("NLIVIS_DATA", str(shared_data))
+    pairs = read_split(get_protocol("quora-small").select, shared_data).pairs
+    rows = loading.split_rows("quora_dev")
+    assert len(rows) == len(pairs) == 10_000
+    assert all(pairs[rows[pair.id]].id == pair.id for pair in pairs[::97])
+    assert sum(pair.id != str(row + 1) for row, pair in enumerate(pairs)) > 9_000  # ids are not line numbers
+    table = widgets.with_rows(pd.DataFrame({"id": [pairs[5].id, pairs[4321].id, "not-a-quora-id"]}), "quora_dev")
+    assert table["row"].tolist()[:2] == [5, 4321] and pd.isna(table["row"].iloc[2])

@@ -34,11 +34,9 @@ def test_train_refuses_to_overwrite_a_complete_checkpoint(trained, capsys):
     assert "already holds a complete checkpoint" in capsys.readouterr().err
 
 
-def test_evaluate_prints_scores_and_writes_predictions(trained, capsys):
-    target = trained / "predictions_snli_test.jsonl.gz"
-    target.unlink()
-    stale = trained / "predictions_snli_test.jsonl"  # an older uncompressed file of the split is replaced
-    stale.write_text('{"id":"x","gold":"neutral","predicted":"neutral","probs":[0.1,0.8,0.1]}\n')
+def test_evaluate_prints_scores_and_keeps_predictions_without_overwriting(trained, capsys):
+    recorded = trained / "predictions_snli_test.jsonl.gz"
+    before = recorded.read_bytes()
     code = main(["evaluate", str(trained), "--dataset", "snli", "--split", "test", "--data-dir", str(FIXTURE_DIR),
                  "--json", "--cache-dir", str(trained.parent / "cache")])
     assert code == 0
@@ -46,9 +44,11 @@ def test_evaluate_prints_scores_and_writes_predictions(trained, capsys):
     assert output["count"] == 12 and 0.0 <= output["accuracy"] <= 1.0
     assert set(output["per_label"]) == {"entailment", "neutral", "contradiction"}
     assert sum(map(sum, output["confusion"]["matrix"])) == 12
-    lines = gzip.decompress(target.read_bytes()).splitlines()
+    # the recorded split, same pairs, same results: nothing written, the recorded file named
+    assert output["written"] is False and output["predictions_file"] == str(recorded)
+    assert recorded.read_bytes() == before and not (trained / "evaluations").exists()
+    lines = gzip.decompress(recorded.read_bytes()).splitlines()
     assert len(lines) == 12 and set(json.loads(lines[0])) == {"id", "gold", "predicted", "probs"}
-    assert not stale.exists()
 
 
 def test_evaluate_by_tag_with_a_tags_file(trained, tmp_path, capsys):

@@ -174,7 +174,6 @@ MALFORMED = [
     ("bad.jsonl", '{"gold_label": "maybe", "sentence1": "A b.", "sentence2": "C d."}\n', 1, "'maybe'"),
     ("bad.jsonl", '{"gold_label": "neutral", "sentence1": "  ", "sentence2": "C d."}\n', 1, "non-empty sentence1"),
     ("bad.jsonl", '{"gold_label": "neutral", "sentence1": "A", "sentence2": "C", "annotator_labels": ["yes"]}\n', 1, "annotator label"),
-    ("bad.jsonl", GOOD_JSON + "\n\n", 2, "JSON object"),
     ("bad.jsonl", "[1, 2]\n", 1, "JSON object"),
     ("bad.txt", f"{NLI_HEADER}\nneutral\tA b.\tC d.\t1\n" + "neutral\tA b.\tC d.\t2\textra\n", 3, "4 tab-separated columns"),
     ("bad.txt", f"{NLI_HEADER}\nneutral\tA b.\n", 2, "found 2"),
@@ -238,3 +237,45 @@ def test_truncated_gzip_is_a_format_error(data_fixtures: Path, tmp_path: Path):
     path.write_bytes(packed[: len(packed) // 2])
     with pytest.raises(DataFormatError, match="readable"):
         read_file(path)
+
+
+@pytest.mark.parametrize(("name", "content"), [
+    ("blank.jsonl", GOOD_JSON + "\n\n"),
+    ("blank.jsonl", "\n" + GOOD_JSON + "\n  \n\n"),
+    ("blank.txt", f"{NLI_HEADER}\nneutral\tA b.\tC d.\t1\n\n"),
+    ("blank.tsv", "1\tQ one ?\tQ two ?\t5\n\n"),
+])
+def test_blank_lines_are_skipped_and_counted(tmp_path: Path, name: str, content: str):
+    """Issue 12 item 16: one trailing blank line used to reject the whole file."""
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    result = read_file(path)
+    assert len(result.pairs) == 1
+    assert result.skipped_blank_lines == content.count("\n") - 1 - (name.endswith(".txt"))
+    assert "blank line" in " ".join(result.notes())
+
+
+@pytest.mark.parametrize(("name", "line_template"), [
+    ("dup.jsonl", '{{"gold_label": "neutral", "sentence1": "A b {n}.", "sentence2": "C d.", "pairID": "{id}"}}'),
+    ("dup.txt", "neutral\tA b {n}.\tC d.\t{id}"),
+    ("dup.tsv", "1\tQ one {n} ?\tQ two ?\t{id}"),
+])
+def test_repeated_pair_ids_are_made_unique_and_said(tmp_path: Path, name: str, line_template: str):
+    """Issue 12 item 8: readers accepted repeated ids, then the predictions file written from them was
+    rejected by the app's reader. One rule now: every pair carrying a repeated id becomes `<id>-line<N>`
+    (which of them an id-keyed annotation meant is unknown), said in the notes."""
+    from nlivis.analysis.predictions import read_predictions, write_predictions
+
+    header = NLI_HEADER + "\n" if name.endswith(".txt") else ""
+    first = 2 if header else 1
+    ids = ["7", "8", "7", f"7-line{first + 4}", "7"]  # a real id equal to the fifth pair's new id: no collision
+    path = tmp_path / name
+    path.write_text(header + "\n".join(line_template.format(n=n, id=i) for n, i in enumerate(ids)) + "\n")
+    result = read_file(path)
+    got = [pair.id for pair in result.pairs]
+    assert got == [f"7-line{first}", "8", f"7-line{first + 2}", f"7-line{first + 4}", f"7-line{first + 4}.2"]
+    assert len(set(got)) == 5 and result.ambiguous_ids == ("7",)
+    assert "given to more than one pair" in " ".join(result.notes())
+    written = write_predictions(tmp_path / "predictions_x.jsonl.gz",
+                                [{"id": i, "gold": "neutral", "predicted": "neutral", "probs": [0.2, 0.6, 0.2]} for i in got])
+    assert [p.id for p in read_predictions(written)] == got

@@ -143,9 +143,31 @@ def _info(folder: Path, config: Mapping[str, Any], metrics: Mapping[str, Any]) -
         raise CheckpointError(folder, f"config.json lacks a required entry ({error})") from error
 
 
+def _check_inside_root(folder: Path) -> Path:
+    """The checkpoint root (the resolved folder's parent). Every file of the folder, and of its named
+    evaluations, must resolve inside it: a symlink or path pointing elsewhere is refused, so a checkpoint
+    cannot make the app read (or hash, or show) files outside where it was found."""
+    root = folder.resolve().parent
+    if not folder.is_dir():
+        return root  # `_check_files` says what is wrong
+    entries = list(folder.iterdir())
+    evaluations = folder / "evaluations"
+    if evaluations.is_dir() and not evaluations.is_symlink():
+        for child in evaluations.iterdir():
+            entries.append(child)
+            if child.is_dir() and not child.is_symlink():
+                entries.extend(child.iterdir())
+    for entry in entries:
+        if not entry.resolve().is_relative_to(root):
+            raise CheckpointError(folder, f"{entry.relative_to(folder)} points outside the checkpoint root {root} "
+                                          f"(to {entry.resolve()}); refusing to read it")
+    return root
+
+
 def read_checkpoint_info(folder: str | Path) -> CheckpointInfo:
     """Cheap check (files present, sizes, JSON parses) and the listing entry; weights are not read."""
     folder = Path(folder)
+    _check_inside_root(folder)
     _check_files(folder, verify_hashes=False)
     return _info(folder, _read_json(folder, "config.json"), _read_json(folder, "metrics.json"))
 

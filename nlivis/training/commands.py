@@ -18,7 +18,6 @@ from typing import Any, Sequence
 import torch
 
 from nlivis.features.chars import UNK_ID
-from nlivis.analysis.predictions import predictions_path, write_predictions
 from nlivis.training.checkpoint import CheckpointError, LoadedCheckpoint, load_checkpoint
 from nlivis.training.metrics import ClassificationReport, classification_report
 
@@ -27,7 +26,9 @@ EVALUATION_BATCH_SIZE = 128
 
 
 def _fail(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
+    from nlivis.data.text import shown
+
+    print(f"error: {shown(message, keep_newlines=True)}", file=sys.stderr)
     return 2
 
 
@@ -70,12 +71,14 @@ class EvaluationResult:
 
 def evaluate_checkpoint(loaded: LoadedCheckpoint, pairs_analyzed: Sequence, batch_size: int = EVALUATION_BATCH_SIZE) -> EvaluationResult:
     """Predict every analysed pair with a loaded checkpoint and score the labelled ones."""
+    from nlivis.training.evaluation import check_finite
     from nlivis.training.trainer import predict_probabilities, prediction_rows
 
     if not pairs_analyzed:
         raise ValueError("no pairs to evaluate")
     device = next(loaded.model.parameters()).device
-    probabilities = predict_probabilities(loaded.model, loaded.featurizer, pairs_analyzed, batch_size, device)
+    probabilities = check_finite(predict_probabilities(loaded.model, loaded.featurizer, pairs_analyzed, batch_size, device),
+                                 loaded.path)
     rows = prediction_rows(pairs_analyzed, probabilities, loaded.labels)
     index = {label: i for i, label in enumerate(loaded.labels)}
     labelled = [r for r in rows if r["gold"] is not None]
@@ -112,20 +115,33 @@ def tags_by_pair(pairs: Sequence, tags_file: str | None) -> tuple[dict[str, froz
 
 
 def evaluate_command(args) -> int:
-    """`python -m nlivis evaluate CHECKPOINT --dataset D --split S --data-dir DIR [--json] [--by-tag]`."""
+    """`python -m nlivis evaluate CHECKPOINT --dataset D --split S --data-dir DIR [--json] [--by-tag] [--name N]`,
+    or `... --file PATH [--group-by FIELD]` (see `nlivis.training.evaluation`: nothing recorded is overwritten)."""
     from nlivis.data.protocols import split_key
-    from nlivis.features.dataset import load_split_analyzed
+    from nlivis.training import evaluation
 
     try:
         loaded = load_checkpoint(args.checkpoint)
     except CheckpointError as error:
         return _fail(str(error))
+    if getattr(args, "file", None):
+        return evaluation.evaluate_file_command(args, loaded)
+    if not (args.dataset and args.split and args.data_dir):
+        return _fail("give --dataset, --split and --data-dir (a protocol's split), or --file PATH")
+    if getattr(args, "group_by", None):
+        return _fail("--group-by needs --file (a protocol's split is broken down with --by-tag)")
     ref = resolve_split(args.dataset, args.split)
-    items, _ = load_split_analyzed(ref, args.data_dir, args.cache_dir)
+    read = evaluation.read_split_checked(ref, args.data_dir, loaded.labels)  # before any spaCy work
+    items = evaluation.analyze_split(ref, read, args.cache_dir)
     result = evaluate_checkpoint(loaded, items)
     key = split_key(ref)
-    predictions_file = predictions_path(loaded.path, key)
-    write_predictions(predictions_file, result.predictions)  # replaces an older uncompressed file too
+    truncation = evaluation.count_truncated(loaded.featurizer, items)
+    stored = evaluation.store_evaluation(  # never over the recorded predictions_<split> file
+        loaded.path, result.predictions, evaluation.data_identity(evaluation.split_source_files(read)),
+        evaluation.evaluation_record(result.report, read, truncation, result.unlabelled),
+        split_key=key, name=getattr(args, "name", None))
+    predictions_file = stored.predictions_file
+    notes = read.notes() + ([truncation.describe()] if truncation.pairs else [])
 
     by_tag = None
     if args.by_tag:
@@ -138,7 +154,9 @@ def evaluate_command(args) -> int:
 
     if args.json:
         output = {"checkpoint": str(loaded.path), "split": key, **result.report.to_dict(),
-                  "unlabelled": result.unlabelled, "predictions_file": str(predictions_file)}
+                  "unlabelled": result.unlabelled, "dropped_no_gold": read.dropped_no_gold,
+                  "truncated": truncation.to_dict(), "notes": notes, "predictions_file": str(predictions_file),
+                  "written": stored.written, "name": stored.name, "message": stored.message}
         if by_tag is not None:
             output["by_tag"] = json.loads(by_tag.to_json(orient="records"))
         print(json.dumps(output, indent=1))
@@ -147,10 +165,12 @@ def evaluate_command(args) -> int:
     print(result.report.format_table())
     if result.unlabelled:
         print(f"\n{result.unlabelled} pairs without a gold label were predicted but not scored")
+    for note in notes:
+        print(f"\nnote: {note}")
     if by_tag is not None:
         print("\naccuracy by tag:")
         print(by_tag.to_string(index=False))
-    print(f"\npredictions written to {predictions_file}")
+    print(f"\n{stored.message}")
     return 0
 
 
@@ -175,11 +195,17 @@ class PairPrediction:
 
 @torch.no_grad()
 def predict_pairs(loaded: LoadedCheckpoint, premise: str, hypothesis: str, trace: bool = False) -> PairPrediction:
-    """Label one premise/hypothesis pair. Empty or whitespace-only text raises ValueError; text over the
-    cut-offs is cut (as in training) and said so in `truncation` / `notices`; unknown words map to UNK."""
+    """Label one premise/hypothesis pair. Text that is empty, has no real word (only invisible or control
+    characters) or held bytes that were not UTF-8 raises ValueError, as do non-finite outputs; text over the
+    cut-offs is cut (as in training) and said so in `truncation` / `notices` (tokens there are escaped and
+    cut, see `data.text.shown_token`); unknown words map to UNK."""
+    from nlivis.data.text import shown_token, text_problem
+    from nlivis.training.evaluation import check_finite
+
     for name, text in (("premise", premise), ("hypothesis", hypothesis)):
-        if not isinstance(text, str) or not text.strip():
-            raise ValueError(f"the {name} is empty; give a sentence with at least one word")
+        problem = text_problem(text, name)
+        if problem:
+            raise ValueError(problem)
     encoded = loaded.featurizer.encode_text_reported(premise, hypothesis)
     batch = encoded.batch.to(next(loaded.model.parameters()).device)
     loaded.model.eval()
@@ -188,7 +214,7 @@ def predict_pairs(loaded: LoadedCheckpoint, premise: str, hypothesis: str, trace
         logits, recorded = loaded.model(batch, trace=True)
     else:
         logits = loaded.model(batch)
-    probabilities = loaded.model.probabilities(logits.float())[0].cpu().tolist()
+    probabilities = check_finite(loaded.model.probabilities(logits.float()), loaded.path)[0].cpu().tolist()
     unknown = [token for side_tokens, ids in ((batch.premise_tokens[0], batch.premise_ids[0]),
                                               (batch.hypothesis_tokens[0], batch.hypothesis_ids[0]))
                for token, token_id in zip(side_tokens, ids.tolist()) if token_id == UNK_ID]
@@ -198,7 +224,8 @@ def predict_pairs(loaded: LoadedCheckpoint, premise: str, hypothesis: str, trace
         notices.append(f"{truncation} (this model reads at most {loaded.featurizer.settings.max_premise_len} premise "
                        f"and {loaded.featurizer.settings.max_hypothesis_len} hypothesis tokens)")
     if unknown:
-        notices.append(f"{len(unknown)} word(s) not in the vocabulary, read as unknown: {', '.join(unknown[:10])}"
+        notices.append(f"{len(unknown)} word(s) not in the vocabulary, read as unknown: "
+                       f"{', '.join(shown_token(token) for token in unknown[:10])}"
                        + (" …" if len(unknown) > 10 else ""))
     best = max(range(len(probabilities)), key=probabilities.__getitem__)
     return PairPrediction(loaded.labels[best], dict(zip(loaded.labels, probabilities)), truncation, unknown,
@@ -207,9 +234,12 @@ def predict_pairs(loaded: LoadedCheckpoint, premise: str, hypothesis: str, trace
 
 def predict_command(args) -> int:
     """`python -m nlivis predict CHECKPOINT --premise P --hypothesis H [--json]`."""
+    from nlivis.data.text import shown, text_problem
+
     for name, text in (("premise", args.premise), ("hypothesis", args.hypothesis)):
-        if not text.strip():
-            return _fail(f"the --{name} is empty; give a sentence with at least one word")
+        problem = text_problem(text, f"--{name}")
+        if problem:
+            return _fail(problem)
     try:
         loaded = load_checkpoint(args.checkpoint)
     except CheckpointError as error:
@@ -231,5 +261,5 @@ def predict_command(args) -> int:
             print(f"  {label:<{width}}  {probability:.4f}")
         print(f"unknown words: {len(result.unknown_words)}")
     for notice in result.notices:
-        print(f"notice: {notice}", file=sys.stderr)
+        print(f"notice: {shown(notice)}", file=sys.stderr)
     return 0

@@ -113,21 +113,24 @@ def overview_grid(readings: Sequence[ModelReading], title: str = "all loaded mod
     columns = [key for key, _ in COLUMNS if any(key in panels for _, panels in per_model)]
     if not columns:
         return empty_figure("no loaded model has alignments, interaction maps or memory keys to show")
-    titles = []
+    titles = []  # the model's name over its row's first panel, each panel's own kind over it
     for label, panels in per_model:
+        first = next((key for key in columns if key in panels), None)
         for key in columns:
-            titles.append(f"{label} · {panels[key].title}" if key in panels else "")
+            titles.append("" if key not in panels else (f"<b>{label}</b><br>" if key == first else "<br>") + panels[key].title)
     row_heights = [max(len(p.rows) for p in panels.values()) if panels else 1 for _, panels in per_model]
-    figure = make_subplots(rows=len(per_model), cols=len(columns), subplot_titles=titles, horizontal_spacing=0.06,
+    figure = make_subplots(rows=len(per_model), cols=len(columns), subplot_titles=titles, horizontal_spacing=0.12,
                            vertical_spacing=min(0.3 / max(1, len(per_model) - 1), 0.08) if len(per_model) > 1 else 0.0,
                            row_heights=[float(h) for h in row_heights],
-                           column_widths=[float(max(len(p.cols) for _, ps in per_model for k, p in ps.items() if k == key))
+                           column_widths=[float(max(6, *(len(p.cols) for _, ps in per_model for k, p in ps.items() if k == key)))
                                           for key in columns])
     used: dict[str, list[Panel]] = {}
     for r, (label, panels) in enumerate(per_model, start=1):
         for c, key in enumerate(columns, start=1):
             panel = panels.get(key)
-            if panel is None:
+            if panel is None:  # the model has no such panel: no empty axes either
+                figure.update_xaxes(visible=False, row=r, col=c)
+                figure.update_yaxes(visible=False, row=r, col=c)
                 continue
             used.setdefault(panel.colour, []).append(panel)
             trace = labelled_heatmap(panel.values, panel.rows, panel.cols, panel.value_name, panel.row_name,
@@ -141,7 +144,12 @@ def overview_grid(readings: Sequence[ModelReading], title: str = "all loaded mod
         figure.update_layout({colour: axis})
         if note:
             notes.append({MEMORY_PREMISE: "premise memory keys: ", MEMORY_HYPOTHESIS: "hypothesis memory keys: "}.get(colour, "") + note)
-    figure.update_annotations(font={"size": 11})
+    for annotation in figure.layout.annotations:  # subplot titles start at their panel's left edge
+        if annotation.text and annotation.xref == "paper":
+            axis = next((a for name, a in figure.layout.to_plotly_json().items() if name.startswith("xaxis")
+                         and abs(sum(a.get("domain", [0, 1])) / 2 - annotation.x) < 1e-6), None)
+            if axis is not None:
+                annotation.update(x=axis["domain"][0], xanchor="left", font={"size": 11}, align="left")
     figure.update_layout(title=title + (f"<br><sup>{' · '.join(notes)}</sup>" if notes else ""), height=120 + sum(60 + 18 * h for h in row_heights)
-                         + 40 * len(per_model), margin={"l": 10, "r": 90, "t": 70, "b": 10})
+                         + 40 * len(per_model), margin={"l": 10, "r": 90, "t": 100 if notes else 70, "b": 10})
     return figure
