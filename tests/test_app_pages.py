@@ -107,6 +107,22 @@ def test_every_page_exists_in_the_test_list():
     assert set(MODEL_PAGES) | {"pages/1_Home.py", "pages/6_Ablations.py", "pages/8_Train.py"} == set(PAGES)
 
 
+def test_home_in_a_new_process_lists_checkpoints_without_importing_torch(tmp_path, checkpoints):
+    """Importing torch for the checkpoint scan cost 1.5–2 s of every cold start (bench/app_speed.py)."""
+    import os
+    import subprocess
+    import sys
+
+    script = ("import sys; from streamlit.testing.v1 import AppTest; "
+              f"app = AppTest.from_file({str(ROOT / 'app.py')!r}, default_timeout=120).run(); "
+              "print(len(app.dataframe[0].value), 'torch' in sys.modules)")
+    env = {**os.environ, "NLIVIS_CHECKPOINTS": str(checkpoints), "NLIVIS_DATA": str(APP_DATA),
+           "NLIVIS_RUNS": str(tmp_path / "runs")}
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=ROOT,
+                            timeout=TIMEOUT)
+    assert result.stdout.split()[-2:] == ["3", "False"], result.stderr[-2000:]
+
+
 def test_the_router_lists_every_page_home_first_with_bundled_icons():
     """The sidebar said "app" for Home, and icons were emoji (a blank box without an emoji font)."""
     import re
