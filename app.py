@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+# Every page of the app, in sidebar order; url paths follow the file names (/Pair_explorer). (A bare string here
+# would be drawn on every page by Streamlit's magic.)
 PAGES = [
     st.Page("pages/1_Home.py", title="Home", icon=":material/home:", default=True),
     st.Page("pages/2_Pair_explorer.py", title="Pair explorer", icon=":material/compare_arrows:"),
@@ -15,7 +17,6 @@ PAGES = [
     st.Page("pages/8_Train.py", title="Train", icon=":material/model_training:"),
     st.Page("pages/9_Attribution.py", title="Attribution", icon=":material/highlight:"),
 ]
-"""Every page of the app, in sidebar order; url paths follow the file names (`/Pair_explorer`)."""
 
 st.set_page_config(page_title="nlivis", page_icon=":material/search:", layout="wide")
 st.navigation(PAGES).run()

@@ -12,8 +12,8 @@ from nlivis.analysis.paper_tables import SOURCE_NOTE, paper_dataset
 from nlivis.viz import comparison_bars, delta_bars, difference_intervals
 
 ACCURACY_COLUMNS = ("accuracy", "reference accuracy", "difference", "CI low", "CI high", "delta")
+# p-values in scientific notation: 1.5e-18, not 0.0000000000000000015
 P_VALUE_COLUMN = {"McNemar p": st.column_config.NumberColumn(format="%.1e", help="McNemar's exact p (two-sided)")}
-"""p-values in scientific notation: 1.5e-18, not 0.0000000000000000015."""
 
 st.set_page_config(page_title="nlivis · ablations", page_icon=":material/science:", layout="wide")
 selection.follow_url()

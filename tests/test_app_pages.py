@@ -135,6 +135,17 @@ def test_the_router_lists_every_page_home_first_with_bundled_icons():
     assert icons and all(re.fullmatch(r":material/[a-z_]+:", icon) for icon in icons), icons
 
 
+def test_no_page_has_a_bare_string_that_streamlit_would_draw():
+    """Streamlit's magic writes any bare string statement: an attribute docstring in app.py was drawn atop every page."""
+    import ast
+
+    for source in [ROOT / "app.py", *(ROOT / p for p in PAGES)]:
+        body = ast.parse(source.read_text(encoding="utf-8")).body
+        bare = [node.lineno for node in body[1:] if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+                and isinstance(node.value.value, str)]
+        assert not bare, f"{source.name} line(s) {bare}"
+
+
 def test_every_page_without_checkpoints(monkeypatch, tmp_path, empty_folder):
     app = open_app(monkeypatch, tmp_path, empty_folder, APP_DATA)
     assert "No checkpoints found" in texts(app, "info")
