@@ -147,3 +147,15 @@ def test_ablation_changes_the_computation(config_name):
         same_scores = torch.allclose(child_logits, base_logits)
         same_probabilities = torch.allclose(child.probabilities(child_logits), base.probabilities(base_logits))
         assert not (same_scores and same_probabilities), f"{config_name} computes the same as {parent}"
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device here: the CUDA backward step runs wherever one is")
+def test_one_training_step_runs_on_cuda(config_name):
+    """Forward, loss and backward of every config on a GPU (cuDNN's recurrent kernels refuse a backward
+    through an inference-mode call, which CPU never checks)."""
+    model = tiny_model(config_name).cuda().train()
+    batch = batch_for(model).to(torch.device("cuda"))
+    loss = model.loss(model(batch), batch.labels)
+    loss.backward()
+    grads = [p.grad for p in model.parameters() if p.grad is not None]
+    assert torch.isfinite(loss) and grads and all(torch.isfinite(g).all() for g in grads)

@@ -155,3 +155,22 @@ def test_paper_size_parameter_counts():
 def test_bad_options_are_refused_with_their_name(options):
     with pytest.raises(ValueError, match=next(iter(options))):
         tiny(**options)
+
+
+@pytest.mark.parametrize("cell,op", [("gru", "gru"), ("lstm", "lstm")])
+def test_reading_rnn_train_flag_follows_module_mode(cell, op, monkeypatch):
+    """torch.gru / torch.lstm get `train` = the module's mode, as nn.GRU passes it (on CUDA, False is
+    cuDNN's inference path, whose backward fails)."""
+    flags: list[bool] = []
+    original = getattr(torch, op)
+
+    def recording(*args):
+        flags.append(args[6])
+        return original(*args)
+
+    monkeypatch.setattr(torch, op, recording)
+    model = tiny(cell=cell)
+    batch = make_batch([3, 2], [2, 2])
+    model.train()(batch)
+    model.eval()(batch)
+    assert flags == [True, True, False, False]  # premise and hypothesis encoders, in each mode
