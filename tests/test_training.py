@@ -227,6 +227,23 @@ def test_shipped_size_and_overrides_reach_the_checkpoint(tmp_path, cache_dir):
     assert config["size"] == "shipped" and config["training"]["epochs"] == 1.0 and config["steps"] == 5
 
 
+def test_unknown_word_init_is_a_config_option_recorded_with_the_run(tmp_path, cache_dir):
+    from nlivis.training.config import deep_merge
+    from nlivis.training.trainer import train
+
+    config = deep_merge(tiny_config(), {"features": {"unknown_word_init": "uniform", "unknown_word_scale": 0.02},
+                                        "model": {"freeze_word_embeddings": True}})
+    out = tmp_path / "run"
+    train(config, "snli", FIXTURE_DIR, out, device="cpu", cache_dir=cache_dir, progress=False, max_steps=1)
+    record = json.loads((out / "config.json").read_text())
+    assert record["embeddings"]["stats"]["oov_init"] == "uniform" and record["embeddings"]["stats"]["oov_scale"] == 0.02
+    assert record["features"]["options"]["unknown_word_init"] == "uniform"
+    vectors = load_checkpoint(out).model.word_embedding.weight  # "random" source: every row is an unknown-word row
+    assert 0.0 < vectors.abs().max().item() <= 0.02 * (1 + 2 ** -10)  # stored in fp16
+    with pytest.raises(ValueError, match="unknown_word_init 'zeros' unknown"):
+        FeatureOptions.from_dict({"unknown_word_init": "zeros"})
+
+
 def test_unknown_protocol_is_a_clear_error(tmp_path, cache_dir):
     from nlivis.training.trainer import train
 
@@ -258,10 +275,11 @@ def test_diin_schedules_drive_dropout_and_l2(tmp_path, cache_dir, monkeypatch):
     assert l2_weights[5] == pytest.approx(0.5e-3)
 
 
-def test_sgd_fallback_after_epochs_without_improvement(tmp_path, cache_dir):
-    _train_with(tmp_path, cache_dir, {"lr": 1e-12, "sgd_fallback_after_epochs": 1, "sgd_fallback_lr": 0.123,
-                                      "eval_every_steps": 0, "epochs": 3, "log_every_steps": 1})
+def test_sgd_fallback_counts_steps_without_improvement(tmp_path, cache_dir):
+    _train_with(tmp_path, cache_dir, {"lr": 1e-12, "sgd_fallback_after_steps": 4, "sgd_fallback_lr": 0.123,
+                                      "eval_every_steps": 2, "epochs": 3, "log_every_steps": 1})
     records = read_metrics_log(tmp_path / "ckpts" / "run" / "metrics.jsonl")
     rates = {r["step"]: r["lr"] for r in records if "train_acc" in r}
-    # epoch 1 (steps 6-10) does not beat epoch 0's dev accuracy with lr 1e-12 → SGD from epoch 2 on
-    assert rates[5] == rates[10] == pytest.approx(1e-12) and rates[11] == rates[15] == pytest.approx(0.123)
+    # the best dev score is step 2's (lr 1e-12 changes nothing); the evaluation at step 6 is 4 steps past
+    # it → SGD from step 7 on, in the middle of the second epoch (5 batches per epoch)
+    assert rates[6] == pytest.approx(1e-12) and rates[7] == rates[15] == pytest.approx(0.123)

@@ -162,7 +162,8 @@ def prepare_data(protocol, data_dir: Path, options: FeatureOptions, frozen: bool
     eval_items = [*select_items, *(i for items in report_items.values() for i in items)]
     vocab, vocab_record = build_vocabulary(train_items, eval_items, options, add_eval_words=pretrained and frozen)
     char_vocab = CharVocabulary.build(_token_lists(train_items), max_chars=options.max_chars)
-    vectors, stats = build_embeddings(options.embeddings, vocab, dim=None if pretrained else word_dim, seed=seed)
+    vectors, stats = build_embeddings(options.embeddings, vocab, dim=None if pretrained else word_dim, seed=seed,
+                                      oov_scale=options.unknown_word_scale or None, oov_init=options.unknown_word_init)
     return PreparedData(protocol, train_items, select_items, report_items, split_key(protocol.select), vocab,
                         char_vocab, vectors, dict(stats) if isinstance(stats, Mapping) else _as_dict(stats),
                         vocab_record)
@@ -455,7 +456,6 @@ def train(
         improved = state.best_dev_accuracy is None or accuracy > state.best_dev_accuracy
         if improved:
             state.best_dev_accuracy, state.best_step = accuracy, state.step
-            state.best_epoch_seen = state.epoch + 1
             if context.is_main:
                 best_weights = {k: v.detach().to("cpu").clone() for k, v in model.state_dict().items()}
                 best_select_probabilities = probabilities
@@ -465,6 +465,16 @@ def train(
             log.write(step=state.step, epoch=round(state.epoch + state.batch_in_epoch / max(1, batches_per_epoch), 4),
                       dev_acc=accuracy, best_dev_acc=state.best_dev_accuracy, lr=current_lr())
         bar.set_postfix_str(f"dev {accuracy:.3f} (best {state.best_dev_accuracy:.3f})", refresh=False)
+        fall_back_to_sgd_if_stalled()
+
+    def fall_back_to_sgd_if_stalled() -> None:
+        """DIIN §4.2: switch to SGD once `sgd_fallback_after_steps` optimizer steps have passed without a
+        better select-split score (checked at every evaluation, as the paper's 30,000-step rule)."""
+        nonlocal optimizer
+        if (settings.sgd_fallback_after_steps and state.optimizer_name != "sgd"
+                and state.step - (state.best_step or 0) >= settings.sgd_fallback_after_steps):
+            optimizer = sgd_fallback(trainable, settings)
+            state.optimizer_name = "sgd"
 
     def save_state() -> None:
         if not context.is_main:
@@ -507,10 +517,6 @@ def train(
                         evaluate("epoch_end")
                     state.epoch += 1
                     state.batch_in_epoch = 0
-                    if (settings.sgd_fallback_after_epochs and state.optimizer_name != "sgd"
-                            and state.epoch - state.best_epoch_seen >= settings.sgd_fallback_after_epochs):
-                        optimizer = sgd_fallback(trainable, settings)
-                        state.optimizer_name = "sgd"
             if last_evaluated_step != state.step:
                 evaluate("end")
         except _StopRequested:
