@@ -159,3 +159,16 @@ def test_one_training_step_runs_on_cuda(config_name):
     loss.backward()
     grads = [p.grad for p in model.parameters() if p.grad is not None]
     assert torch.isfinite(loss) and grads and all(torch.isfinite(g).all() for g in grads)
+
+
+def test_inspect_takes_a_config_name_or_a_toml_path(tmp_path, capsys):
+    from nlivis.cli import main
+
+    assert main(["inspect", "--config", "esan-quora", "--params"]) == 0
+    assert "(3.85M)" in capsys.readouterr().out  # the paper's 3.9M Quora setting
+    ablation = tmp_path / "mine.toml"
+    ablation.write_text(f'extends = "{CONFIG_DIR / "esan.toml"}"\n[model]\nuse_pos = false\nuse_exact_match = false\n')
+    assert main(["inspect", "--config", str(ablation), "--params"]) == 0
+    out = capsys.readouterr().out
+    assert "(3.85M)" in out and str(ablation) in out
+    assert main(["inspect", "--model", "esan", "--params"]) == 0 and "(4.76M)" in capsys.readouterr().out

@@ -101,6 +101,7 @@ def test_memory_keys_are_distributions_over_real_slots_on_real_steps():
     torch.testing.assert_close(keys.weights[1, :2].sum(-1), torch.ones(2))
     assert (keys.weights[1, 2:] == 0).all() and (keys.weights[1, :, 2:] == 0).all()
     assert trace["memory_keys_hypothesis"].weights.shape == (2, 3, 3)
+    assert keys.layer == 1  # one encoder layer; titles read "layer 1", never "layer 0"
 
 
 def test_sparsemax_output_has_exact_zeros_and_sums_to_one():

@@ -17,8 +17,8 @@ fusion and MLP layers. `hidden_size` = 0 keeps the paper's width d = width of E;
 projects E linearly to that width first (used for the reduced shipped size).
 
 Parameters: with the Quora setting (GloVe 300 + char 100 = d 400, no POS/EM), 2 layers, 1 BiLSTM layer
-and a 150-wide MLP this file counts about 3.84M, against the paper's 3.9M (Table 5); the NLI setting
-(d = 448 with POS and exact match) gives about 4.7M. See tests/test_models_esan.py for the measured numbers.
+and a 150-wide MLP this file counts 3.85M (configs/esan-quora.toml), against the paper's 3.9M (Table 5);
+the NLI setting (d = 448 with POS and exact match, configs/esan.toml) gives 4.76M. See tests/test_models_esan.py for the measured numbers.
 """
 from __future__ import annotations
 
