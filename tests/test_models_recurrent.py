@@ -5,7 +5,7 @@ import pytest
 import torch
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from nlivis.models.layers.recurrent import MaskedLSTM, reversal_index
+from nlivis.models.layers.recurrent import MaskedLSTM, permute_steps, reversal_index
 
 
 def packed_reference(lstm: MaskedLSTM, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -72,3 +72,10 @@ def test_padding_changes_no_output_and_no_gradient():
 def test_old_state_dicts_load_by_name():
     assert set(MaskedLSTM(5, 4).state_dict()) == {f"lstm.{k}_l0{s}" for k in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
                                                   for s in ("", "_reverse")}
+
+
+def test_step_permutation_gradient_is_the_same_permutation():
+    mask = torch.tensor([[True, True, True, False], [True, True, False, False]])
+    x = torch.randn(2, 4, 3, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda t: permute_steps(t, reversal_index(mask)), (x,))
+    assert torch.equal(permute_steps(x, reversal_index(mask))[0, :3], x[0, :3].flip(0))
