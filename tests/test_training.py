@@ -244,6 +244,61 @@ def test_unknown_word_init_is_a_config_option_recorded_with_the_run(tmp_path, ca
         FeatureOptions.from_dict({"unknown_word_init": "zeros"})
 
 
+def _mnli_root(tmp_path, with_snli: bool):
+    """A full-data `mnli` root made of the fixture pairs: 40 MultiNLI training pairs, dev matched /
+    mismatched, and (with_snli) SNLI's 40 training pairs (ids renamed) in snli_1.0/."""
+    import shutil
+
+    root = tmp_path / "mnli_root"
+    root.mkdir()
+    shutil.copy(FIXTURE_DIR / "snli_1.0_train.jsonl", root / "multinli_1.0_train.jsonl")
+    for split in ("dev_matched", "dev_mismatched"):
+        shutil.copy(FIXTURE_DIR / "snli_1.0_dev.jsonl", root / f"multinli_1.0_{split}.jsonl")
+    if with_snli:
+        (root / "snli_1.0").mkdir()
+        lines = (FIXTURE_DIR / "snli_1.0_train.jsonl").read_text().replace('"train-', '"snli-train-')
+        (root / "snli_1.0" / "snli_1.0_train.jsonl").write_text(lines)
+    return root
+
+
+def test_snli_mix_in_adds_a_new_sample_each_epoch_under_mnli(tmp_path, cache_dir, monkeypatch):
+    from nlivis.training import trainer
+    from nlivis.training.config import deep_merge
+
+    from nlivis.features.featurize import Featurizer
+
+    encoded: list[list[str]] = []
+
+    real_encode = Featurizer.encode
+    monkeypatch.setattr(Featurizer, "encode", lambda self, items: (encoded.append([i.pair.id for i in items]),
+                                                                   real_encode(self, items))[1])
+    config = deep_merge(tiny_config(), {"training": {"snli_fraction_with_mnli": 0.25, "epochs": 2,
+                                                     "eval_every_steps": 0}})
+    out = tmp_path / "run"
+    trainer.train(config, "mnli", _mnli_root(tmp_path, with_snli=True), out, device="cpu", cache_dir=cache_dir,
+                  progress=False)
+    record = json.loads((out / "config.json").read_text())
+    assert record["dataset"]["mix_in"] == {"split": "snli_train", "fraction": 0.25, "pairs_per_epoch": 10, "of": 40}
+    assert "25% of snli_train" in record["dataset"]["description"]
+    assert record["pairs_seen"] == 2 * (40 + 10)
+    trained = [pair for batch in encoded for pair in batch if pair.startswith(("train-", "snli-"))]  # not dev
+    assert len(trained) == 100
+    epochs = [trained[:50], trained[50:]]
+    snli = [{p for p in epoch if p.startswith("snli-")} for epoch in epochs]
+    assert all(sum(p.startswith("train-") for p in e) == 40 for e in epochs)
+    assert [len(s) for s in snli] == [10, 10] and snli[0] != snli[1]  # a new sample each epoch
+
+
+def test_snli_mix_in_without_snli_names_where_it_looked(tmp_path, cache_dir):
+    from nlivis.training.config import deep_merge
+    from nlivis.training.trainer import train
+
+    config = deep_merge(tiny_config(), {"training": {"snli_fraction_with_mnli": 0.15}})
+    with pytest.raises(FileNotFoundError, match="snli_1.0/snli_1.0_train.jsonl.*set the fraction to 0"):
+        train(config, "mnli", _mnli_root(tmp_path, with_snli=False), tmp_path / "run", device="cpu",
+              cache_dir=cache_dir, progress=False)
+
+
 def test_unknown_protocol_is_a_clear_error(tmp_path, cache_dir):
     from nlivis.training.trainer import train
 

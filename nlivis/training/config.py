@@ -102,6 +102,10 @@ class TrainingSettings:
     sgd_fallback_after_steps: int = 0
     """Switch to SGD once this many optimizer steps have passed without a better select-split accuracy,
     checked at every evaluation (0 = never; DIIN §4.2: 30,000 steps)."""
+    snli_fraction_with_mnli: float = 0.0
+    """Under the full-data `mnli` protocol, each epoch also trains on this fraction of SNLI's training
+    split, a new random sample every epoch (Williams et al. 2017's recipe, which DIIN §4.2 follows: 0.15).
+    SNLI is looked for in the data root's snli_1.0/ folder, then in the root. No other protocol reads it."""
     sgd_fallback_lr: float = 3e-4
     """Learning rate of the SGD fallback (DIIN §4.2: 3e-4)."""
     adadelta_rho: float = 0.95
@@ -128,6 +132,8 @@ class TrainingSettings:
                      "log_every_steps", "dropout_keep_decay_rate", "lr_decay_per_epoch"):
             if getattr(settings, name) <= 0:
                 raise ValueError(f"[training] {name} must be positive, got {getattr(settings, name)}")
+        if not 0.0 <= settings.snli_fraction_with_mnli <= 1.0:
+            raise ValueError(f"[training] snli_fraction_with_mnli must be between 0 and 1, got {settings.snli_fraction_with_mnli}")
         for name in ("weight_decay", "max_grad_norm", "l2_full_weight", "encoder_difference_weight",
                      "sgd_fallback_after_steps", "eval_every_steps", "checkpoint_every_steps"):
             if getattr(settings, name) < 0:

@@ -102,6 +102,23 @@ def resolve_config(config: Mapping[str, Any], size: str, embeddings: str | None,
 
 # ------------------------------------------------------------------------------------------------ data
 
+SNLI_MIX_IN_FOLDERS = ("snli_1.0", "")
+"""Where under an `mnli` data root SNLI's training split is looked for (the official zip's folder first)."""
+
+
+@dataclass
+class MixIn:
+    """Pairs drawn anew each epoch besides the protocol's training splits (DIIN's 15% of SNLI with MultiNLI)."""
+
+    split: str
+    fraction: float
+    items: list
+
+    @property
+    def per_epoch(self) -> int:
+        return round(self.fraction * len(self.items))
+
+
 @dataclass
 class PreparedData:
     protocol: Any
@@ -114,6 +131,7 @@ class PreparedData:
     vectors: torch.Tensor
     embedding_stats: dict[str, Any]
     vocabulary_record: dict[str, Any]
+    mix_in: MixIn | None = None
 
 
 def _token_lists(items: Sequence) -> list[Sequence[str]]:
@@ -138,8 +156,23 @@ def build_vocabulary(train_items: Sequence, eval_items: Sequence, options: Featu
     return vocab, record
 
 
+def snli_mix_in_ref(data_dir: Path):
+    """SNLI's training split under an `mnli` data root (snli_1.0/ first, then the root), or a clear error."""
+    from nlivis.data.protocols import SplitRef, candidate_files, find_split_file
+
+    refs = [SplitRef("snli", "train", folder) for folder in SNLI_MIX_IN_FOLDERS]
+    for ref in refs:
+        if find_split_file(ref, data_dir) is not None:
+            return ref
+    looked = ", ".join(str(path) for ref in refs for path in candidate_files(ref, data_dir) if path.suffix != ".gz")
+    raise FileNotFoundError(f"[training] snli_fraction_with_mnli needs SNLI's training split beside MultiNLI; looked for "
+                            f"{looked} (each also as .gz); put snli_1.0/ in {data_dir} or set the fraction to 0")
+
+
 def prepare_data(protocol, data_dir: Path, options: FeatureOptions, frozen: bool, word_dim: int, seed: int,
-                 cache_dir, progress: bool) -> PreparedData:
+                 cache_dir, progress: bool, snli_fraction: float = 0.0) -> PreparedData:
+    """The protocol's splits, analysed; with `snli_fraction` under the `mnli` protocol, SNLI's training split
+    too, as the pool each epoch's mix-in is drawn from (its words are training words)."""
     from nlivis.data.protocols import require_training_splits, split_key
     from nlivis.features.dataset import load_split_analyzed_reported
     from nlivis.features.embeddings import build_embeddings
@@ -158,15 +191,20 @@ def prepare_data(protocol, data_dir: Path, options: FeatureOptions, frozen: bool
         raise ValueError(f"protocol {protocol.name!r}: the training split(s) have no labelled pairs")
     select_items = items_of(protocol.select)
     report_items = {split_key(ref): items_of(ref) for ref in protocol.report}
+    mix_in = None
+    if snli_fraction > 0 and protocol.name == "mnli":
+        ref = snli_mix_in_ref(data_dir)
+        mix_in = MixIn(split_key(ref), snli_fraction, [i for i in items_of(ref) if i.pair.label is not None])
+    vocabulary_items = train_items + (mix_in.items if mix_in else [])
     pretrained = options.embeddings != "random"
     eval_items = [*select_items, *(i for items in report_items.values() for i in items)]
-    vocab, vocab_record = build_vocabulary(train_items, eval_items, options, add_eval_words=pretrained and frozen)
-    char_vocab = CharVocabulary.build(_token_lists(train_items), max_chars=options.max_chars)
+    vocab, vocab_record = build_vocabulary(vocabulary_items, eval_items, options, add_eval_words=pretrained and frozen)
+    char_vocab = CharVocabulary.build(_token_lists(vocabulary_items), max_chars=options.max_chars)
     vectors, stats = build_embeddings(options.embeddings, vocab, dim=None if pretrained else word_dim, seed=seed,
                                       oov_scale=options.unknown_word_scale or None, oov_init=options.unknown_word_init)
     return PreparedData(protocol, train_items, select_items, report_items, split_key(protocol.select), vocab,
                         char_vocab, vectors, dict(stats) if isinstance(stats, Mapping) else _as_dict(stats),
-                        vocab_record)
+                        vocab_record, mix_in)
 
 
 def _as_dict(value: Any) -> dict[str, Any]:
@@ -389,7 +427,7 @@ def train(
     model_config = dict(resolved["model"])
     frozen = bool(model_config.get("freeze_word_embeddings", True))
     data = prepare_data(protocol, data_dir, options, frozen, int(model_config.get("word_dim", 300)), seed,
-                        cache_dir, progress and context.is_main)
+                        cache_dir, progress and context.is_main, settings.snli_fraction_with_mnli)
     model_config.update(vocab_size=len(data.vocab), char_vocab_size=len(data.char_vocab),
                         word_dim=int(data.vectors.shape[1]), num_classes=len(protocol.labels))
     featurizer = Featurizer(data.vocab, data.char_vocab, FeatureSettings(**featurizer_settings), protocol.labels)
@@ -425,11 +463,18 @@ def train(
     log = MetricsLog(metrics_path, resume_from_step=state.step if resume else None) if context.is_main else None
     train_model = distributed.wrap_model(model, context, run_device)
 
-    lengths = pair_lengths(data.train_items, featurizer_settings)
+    train_items = data.train_items + (data.mix_in.items if data.mix_in else [])  # the mix-in pool after them
+    lengths = pair_lengths(train_items, featurizer_settings)
 
     def epoch_batches(epoch: int) -> list[list[int]]:
-        batches = bucket_batches(lengths, settings.batch_size, seed=seed * 100_003 + epoch, shuffle=True)
-        return distributed.shard_batches(batches, context)
+        """Batches of indices into `train_items`: every training pair, plus this epoch's mix-in sample."""
+        if data.mix_in is None:
+            chosen = list(range(len(lengths)))
+        else:
+            pool = torch.randperm(len(data.mix_in.items), generator=torch.Generator().manual_seed(seed * 100_003 + epoch))
+            chosen = [*range(len(data.train_items)), *(len(data.train_items) + pool[:data.mix_in.per_epoch]).tolist()]
+        batches = bucket_batches([lengths[i] for i in chosen], settings.batch_size, seed=seed * 100_003 + epoch, shuffle=True)
+        return distributed.shard_batches([[chosen[j] for j in batch] for batch in batches], context)
 
     batches_per_epoch = len(epoch_batches(0))
     total_steps = math.ceil(settings.epochs * batches_per_epoch)
@@ -497,7 +542,7 @@ def train(
                         raise _StopRequested
                     indices = batches[state.batch_in_epoch]
                     loss_value, correct = _train_step(
-                        train_model, model, optimizer, featurizer.encode([data.train_items[i] for i in indices]),
+                        train_model, model, optimizer, featurizer.encode([train_items[i] for i in indices]),
                         settings, state.step, initial_dropout, regularization_weights, run_device)
                     state.step += 1
                     state.batch_in_epoch += 1
@@ -632,10 +677,15 @@ def _write_final_checkpoint(out_dir, model, featurizer, data: PreparedData, reso
         "model": model_config,
         "parameters": model.count_parameters(),
         "labels": list(labels),
-        "dataset": {"name": dataset, "protocol": protocol.name, "description": protocol.description,
+        "dataset": {"name": dataset, "protocol": protocol.name,
+                    "description": protocol.description + (f"; with {data.mix_in.fraction:.0%} of {data.mix_in.split} drawn anew "
+                                                           f"each epoch" if data.mix_in else ""),
                     "note": protocol.note, "small": protocol.small,
                     "train": [split_key(r) for r in protocol.train], "select": data.select_key,
-                    "report": [split_key(r) for r in protocol.report], "train_pairs": len(data.train_items)},
+                    "report": [split_key(r) for r in protocol.report], "train_pairs": len(data.train_items),
+                    **({"mix_in": {"split": data.mix_in.split, "fraction": data.mix_in.fraction,
+                                   "pairs_per_epoch": data.mix_in.per_epoch, "of": len(data.mix_in.items)}}
+                       if data.mix_in else {})},
         "features": {"options": options.to_dict(), "featurizer": featurizer_settings},
         "vocabulary": data.vocabulary_record,
         "chars": {"size": len(data.char_vocab), "file": "chars.json"},
