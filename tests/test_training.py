@@ -299,6 +299,26 @@ def test_snli_mix_in_without_snli_names_where_it_looked(tmp_path, cache_dir):
               cache_dir=cache_dir, progress=False)
 
 
+def test_evaluation_batches_respect_the_models_measured_cap(tmp_path, cache_dir, monkeypatch):
+    from nlivis.data.protocols import SplitRef
+    from nlivis.features.dataset import load_split_analyzed_reported
+    from nlivis.training.trainer import predict_probabilities
+
+    out = tmp_path / "run"
+    train_tiny(out, cache_dir, max_steps=1)
+    loaded = load_checkpoint(out)
+    items = load_split_analyzed_reported(SplitRef("snli", "dev"), FIXTURE_DIR, cache_dir, progress=False)[0]
+    uncapped = predict_probabilities(loaded.model, loaded.featurizer, items, 128, torch.device("cpu"))
+    sizes: list[int] = []
+    real_encode = type(loaded.featurizer).encode
+    monkeypatch.setattr(type(loaded.featurizer), "encode", lambda self, chunk: (sizes.append(len(chunk)),
+                                                                                real_encode(self, chunk))[1])
+    monkeypatch.setattr(type(loaded.model), "max_inference_batch", 5)
+    capped = predict_probabilities(loaded.model, loaded.featurizer, items, 128, torch.device("cpu"))
+    assert max(sizes) <= 5 and sum(sizes) == len(items) == 12
+    torch.testing.assert_close(capped, uncapped)
+
+
 def test_unknown_protocol_is_a_clear_error(tmp_path, cache_dir):
     from nlivis.training.trainer import train
 

@@ -233,9 +233,11 @@ def autocast_for(device: torch.device):
 @torch.no_grad()
 def predict_probabilities(model: nn.Module, featurizer, items: Sequence, batch_size: int,
                           device: torch.device) -> torch.Tensor:
-    """Class probabilities [N, K] for `items`, in their order (batched by length for speed)."""
+    """Class probabilities [N, K] for `items`, in their order (batched by length for speed, in batches of
+    at most `batch_size` and of the model's measured `max_inference_batch`)."""
     from nlivis.features.batching import bucket_batches
 
+    batch_size = min(batch_size, getattr(model, "max_inference_batch", 0) or batch_size)
     was_training = model.training
     model.eval()
     probabilities = torch.zeros(len(items), len(featurizer.labels))
