@@ -4,33 +4,34 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from nlivis import app_state
+from nlivis.app import loading, notes, paths, selection
 
 st.set_page_config(page_title="nlivis · models", page_icon="🔎", layout="wide")
+selection.follow_url()
 st.title("nlivis — look inside sentence-matching models")
 st.write("GCNN, DIIN, AttentiveConvNet, ESAN and AMN: load trained checkpoints here, then use the pages on the "
          "left to see their alignments, gates, DIIN's interaction space, errors by annotation tag, ablations "
          "and projections, or train a new model.")
-st.caption(f"{app_state.NOTE_ICON} {app_state.SMALL_PROTOCOL_NOTE}")
+st.caption(f"{notes.NOTE_ICON} {notes.SMALL_PROTOCOL_NOTE}")
 
 with st.sidebar:
     st.subheader("Folders")
     folder = st.text_input("Another checkpoint folder", key="home_extra_root", placeholder="/path/to/checkpoints")
     if st.button("Scan this folder", disabled=not folder):
-        error = app_state.add_checkpoint_root(folder)
+        error = paths.add_checkpoint_root(folder)
         if error:
             st.error(error)
     data_folder = st.text_input("Data folder (layout of ../shared/data)", key="home_data_root",
-                                placeholder=str(app_state.ROOT.parent / "shared" / "data"))
+                                placeholder=str(paths.ROOT.parent / "shared" / "data"))
     if st.button("Use this data folder", disabled=not data_folder):
-        error = app_state.set_data_root(data_folder)
+        error = paths.set_data_root(data_folder)
         if error:
             st.error(error)
-    root = app_state.data_root()
+    root = paths.data_root()
     st.caption(f"data: {root}" if root else "no data folder found: dataset pairs and split statistics are unavailable")
 
-found = app_state.scan_checkpoints()
-roots = ", ".join(str(r) for r in app_state.checkpoint_roots())
+found = loading.scan_checkpoints()
+roots = ", ".join(str(r) for r in paths.checkpoint_roots())
 st.subheader("Checkpoints")
 st.caption(f"scanned: {roots}")
 for missing in found.missing_roots:
@@ -40,15 +41,15 @@ if not found.good:
     st.info("No checkpoints found. Train one on the **Train** page (or with `python -m nlivis train … --out "
             "checkpoints/<name>`), or point the sidebar at a folder holding checkpoint folders.")
 else:
-    table = pd.DataFrame([app_state.checkpoint_row(info) for info in found.good])
+    table = pd.DataFrame([loading.checkpoint_row(info) for info in found.good])
     st.dataframe(table, hide_index=True, width="stretch")
     options = [str(info.path) for info in found.good]
-    labels = {str(info.path): app_state.checkpoint_label(info.path, info) for info in found.good}
-    current = [p for p in app_state.selected_paths() if p in options]
+    labels = {str(info.path): loading.checkpoint_label(info.path, info) for info in found.good}
+    current = [p for p in selection.selected_paths() if p in options]
     chosen = st.multiselect("Models to load (kept while you move between pages)", options, default=current,
                             format_func=lambda p: labels.get(p, p), key="home_selected")
-    app_state.set_selected_paths(chosen)
-    models, errors = app_state.loaded_models()
+    selection.set_selected_paths(chosen)
+    models, errors = loading.loaded_models()
     for error in errors:
         st.error(f"Could not load {error}")
     if models:

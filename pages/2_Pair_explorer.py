@@ -6,38 +6,37 @@ from collections import defaultdict
 import pandas as pd
 import streamlit as st
 
-from nlivis import app_state
+from nlivis.app import loading, notes, selection, widgets
 from nlivis.models.trace import Alignment, MemoryKeys
 from nlivis.viz import MISSING_MESSAGES, alignment_heatmap, memory_keys_heatmap, probability_bars
 
 st.set_page_config(page_title="nlivis · pair explorer", page_icon="🔎", layout="wide")
+selection.follow_url()
 st.title("Pair explorer")
-app_state.image_format_choice()
-models = app_state.require_models("pair explorer")
+widgets.image_format_choice()
+models = widgets.require_models("pair explorer")
 
-pair = app_state.pair_input("explorer")
-premise, premise_note = app_state.clean_sentence(pair["premise"])
-hypothesis, hypothesis_note = app_state.clean_sentence(pair["hypothesis"])
-for note in (premise_note, hypothesis_note):
-    if note:
-        st.warning(note)
+pair = widgets.pair_input("explorer", models)
+premise, hypothesis, cut_notes = widgets.clean_pair(pair)
+for note in cut_notes:
+    st.warning(note)
 if not premise or not hypothesis:
     st.info("Type a premise and a hypothesis (both need at least one word) to see what the models make of them.")
     st.stop()
 
-results: dict[str, app_state.PairResult] = {}
+results: dict[str, loading.PairResult] = {}
 for model in models:
-    result, error = app_state.analyse_pair(model, premise, hypothesis)
+    result, error = loading.analyse_pair(model, premise, hypothesis)
     if error:
         st.error(f"{model.label}: {error}")
     elif result is not None:
         results[model.label] = result
 if not results:
     st.stop()
-previous = app_state.remember_results(results)
+previous = selection.remember_results(results)
 
 st.subheader("Predictions")
-app_state.show_protocol_notes(models)
+notes.show_protocol_notes(models)
 rows = []
 for label, result in results.items():
     row = {"model": label, "predicted": result.predicted}
@@ -62,13 +61,13 @@ for i, (labels, probs) in enumerate(by_labels.items()):
     if compare and previous:
         now_col, before_col = st.columns(2)
         with now_col:
-            app_state.show_figure(probability_bars(probs, list(labels), "this pair"), f"probs_{i}", "probabilities")
+            widgets.show_figure(probability_bars(probs, list(labels), "this pair"), f"probs_{i}", "probabilities")
         with before_col:
             old = {m: r.probs for m, r in previous.items() if tuple(r.labels) == labels}
             if old:
-                app_state.show_figure(probability_bars(old, list(labels), "previous pair"), f"probs_prev_{i}", "probabilities_previous")
+                widgets.show_figure(probability_bars(old, list(labels), "previous pair"), f"probs_prev_{i}", "probabilities_previous")
     else:
-        app_state.show_figure(probability_bars(probs, list(labels)), f"probs_{i}", "probabilities")
+        widgets.show_figure(probability_bars(probs, list(labels)), f"probs_{i}", "probabilities")
 
 st.subheader("Alignments")
 st.caption("Rows attend over columns; padding is cut; softmax and sparsemax weights share the range 0–1. "
@@ -90,19 +89,19 @@ for m, (label, result) in enumerate(results.items()):
                     for column, (name, entry) in zip(st.columns(2), entries[start:start + 2]):
                         with column:
                             figure = alignment_heatmap(entry, 0, result.premise_tokens, result.hypothesis_tokens, label=name)
-                            app_state.show_figure(figure, f"align_{m}_{name}", f"{label}_{name}")
+                            widgets.show_figure(figure, f"align_{m}_{name}", f"{label}_{name}")
                 continue
             for name, entry in entries:  # this pair | the previous pair
                 now_col, before_col = st.columns(2)
                 with now_col:
                     figure = alignment_heatmap(entry, 0, result.premise_tokens, result.hypothesis_tokens, label=name)
-                    app_state.show_figure(figure, f"align_{m}_{name}", f"{label}_{name}")
+                    widgets.show_figure(figure, f"align_{m}_{name}", f"{label}_{name}")
                 if name in old_result.trace:
                     with before_col:
                         figure = alignment_heatmap(old_result.trace[name], 0, old_result.premise_tokens,
                                                    old_result.hypothesis_tokens, label=f"{name} (previous pair)")
-                        app_state.show_figure(figure, f"align_prev_{m}_{name}", f"{label}_{name}_previous")
+                        widgets.show_figure(figure, f"align_prev_{m}_{name}", f"{label}_{name}_previous")
         memory = result.trace.of_type(MemoryKeys)
         for name, entry in memory.items():
             tokens = result.premise_tokens if entry.tokens == "premise" else result.hypothesis_tokens
-            app_state.show_figure(memory_keys_heatmap(entry, 0, tokens, label=name), f"memory_{m}_{name}", f"{label}_{name}")
+            widgets.show_figure(memory_keys_heatmap(entry, 0, tokens, label=name), f"memory_{m}_{name}", f"{label}_{name}")

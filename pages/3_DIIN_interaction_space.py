@@ -3,27 +3,27 @@ from __future__ import annotations
 
 import streamlit as st
 
-from nlivis import app_state
+from nlivis.app import loading, notes, selection, widgets
 from nlivis.models.trace import FeatureMaps
 from nlivis.viz import MISSING_MESSAGES, SELECTIONS, channel_grid
 
 st.set_page_config(page_title="nlivis · DIIN interaction space", page_icon="🔎", layout="wide")
+selection.follow_url()
 st.title("DIIN interaction space")
 st.caption("Each panel is one channel over premise rows × hypothesis columns (viridis, as DIIN's Figure 2). "
            "Pick channels by index, by their highest activation, or by how much they vary over the pair.")
-app_state.image_format_choice()
-models = app_state.require_models("interaction-space view")
+widgets.image_format_choice()
+models = widgets.require_models("interaction-space view")
 
-pair = app_state.pair_input("diin")
-premise, _ = app_state.clean_sentence(pair["premise"])
-hypothesis, _ = app_state.clean_sentence(pair["hypothesis"])
+pair = widgets.pair_input("diin", models)
+premise, hypothesis, _ = widgets.clean_pair(pair)
 if not premise or not hypothesis:
     st.info("Type a premise and a hypothesis (both need at least one word).")
     st.stop()
 
 results = {}
 for model in models:
-    result, error = app_state.analyse_pair(model, premise, hypothesis)
+    result, error = loading.analyse_pair(model, premise, hypothesis)
     if error:
         st.error(f"{model.label}: {error}")
     elif result is not None:
@@ -40,10 +40,10 @@ if not with_maps:
 
 label = st.selectbox("Model", list(with_maps), key="diin_model")
 result = with_maps[label]
-app_state.show_protocol_notes([m for m in models if m.label == label])
+notes.show_protocol_notes([m for m in models if m.label == label])
 st.markdown(f"**{label}** predicts **{result.predicted}**")
 for notice in result.notices:
-    st.caption(f"{app_state.NOTE_ICON} {notice}")
+    st.caption(f"{notes.NOTE_ICON} {notice}")
 stages = result.trace.of_type(FeatureMaps)
 left, middle, right = st.columns([2, 2, 1])
 first_learned = next((i for i, name in enumerate(stages) if name.startswith("dense_block")), 0)  # learned 3×3 maps
@@ -52,12 +52,12 @@ stage_name = left.selectbox("Stage", list(stages), index=first_learned, key="dii
                                                   f"{stages[n].maps.shape[2]}×{stages[n].maps.shape[3]})")
 entry = stages[stage_name]
 n_channels = int(entry.maps.shape[1])
-selection = middle.radio("Choose channels", SELECTIONS, horizontal=True, key="diin_selection",
+channel_choice = middle.radio("Choose channels", SELECTIONS, horizontal=True, key="diin_selection",
                          format_func=lambda s: {"index": "by index", "max_activation": "highest activation",
                                                 "variance": "highest variance"}[s])
 k = right.number_input("How many", min_value=1, max_value=max(1, min(n_channels, 48)), value=min(8, n_channels), key="diin_k")
 channels = None
-if selection == "index":
+if channel_choice == "index":
     channels = st.multiselect("Channels", list(range(n_channels)), default=list(range(min(int(k), n_channels))),
                               key=f"diin_channels_{stage_name}")
     if not channels:
@@ -65,5 +65,5 @@ if selection == "index":
         st.stop()
 shared = st.toggle("One colour range for all panels", value=False, key="diin_shared")
 figure = channel_grid(entry, 0, result.premise_tokens, result.hypothesis_tokens, channels=channels,
-                      selection=selection, k=int(k), shared_scale=shared, label=label)
-app_state.show_figure(figure, f"diin_{stage_name}", f"diin_{stage_name}")
+                      selection=channel_choice, k=int(k), shared_scale=shared, label=label)
+widgets.show_figure(figure, f"diin_{stage_name}", f"diin_{stage_name}")

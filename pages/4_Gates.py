@@ -4,27 +4,27 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from nlivis import app_state
+from nlivis.app import loading, notes, selection, widgets
 from nlivis.models.trace import Gate
 from nlivis.viz import MISSING_MESSAGES, gate_strip, gate_summary_bars
 from nlivis.viz.tables import gate_summary
 
 st.set_page_config(page_title="nlivis · gates", page_icon="🔎", layout="wide")
+selection.follow_url()
 st.title("Gates")
 st.caption("Top strip: the gate's mean over its dimensions per token (1 = fully open); below: every dimension.")
-app_state.image_format_choice()
-models = app_state.require_models("gate view")
+widgets.image_format_choice()
+models = widgets.require_models("gate view")
 
 tab_pair, tab_split = st.tabs(["One pair", "Over a dataset split"])
 with tab_pair:
-    pair = app_state.pair_input("gates")
-    premise, _ = app_state.clean_sentence(pair["premise"])
-    hypothesis, _ = app_state.clean_sentence(pair["hypothesis"])
+    pair = widgets.pair_input("gates", models)
+    premise, hypothesis, _ = widgets.clean_pair(pair)
     if not premise or not hypothesis:
         st.info("Type a premise and a hypothesis (both need at least one word).")
     else:
         for m, model in enumerate(models):
-            result, error = app_state.analyse_pair(model, premise, hypothesis)
+            result, error = loading.analyse_pair(model, premise, hypothesis)
             if error:
                 st.error(f"{model.label}: {error}")
                 continue
@@ -41,10 +41,10 @@ with tab_pair:
                     if entry.layer not in chosen_layers:
                         continue
                     tokens = result.premise_tokens if entry.tokens == "premise" else result.hypothesis_tokens
-                    app_state.show_figure(gate_strip(entry, 0, tokens, label=name), f"gate_{m}_{name}", f"{model.label}_{name}")
+                    widgets.show_figure(gate_strip(entry, 0, tokens, label=name), f"gate_{m}_{name}", f"{model.label}_{name}")
 
 with tab_split:
-    splits = app_state.local_splits()
+    splits = loading.local_splits()
     if not splits:
         st.info("No dataset split found: set a data folder on the Home page to average gates over a split.")
     else:
@@ -53,14 +53,14 @@ with tab_split:
         size = right.slider("Sample size (pairs)", min_value=10, max_value=1000, value=100, step=10, key="gates_size",
                             help="pairs drawn at random (fixed seed) and analysed with spaCy; larger is slower")
         if st.button("Compute gate statistics", key="gates_compute"):
-            items, error = app_state.analysed_sample(split, size)
+            items, error = loading.analysed_sample(split, size)
             if error:
                 st.error(error)
             else:
                 tables = []
                 progress = st.progress(0.0, text="running the models …")
                 for i, model in enumerate(models):
-                    tables.append(gate_summary(model.model, app_state.encoded_batches(model, items), model.label))
+                    tables.append(gate_summary(model.model, loading.encoded_batches(model, items), model.label))
                     progress.progress((i + 1) / len(models), text=f"{model.label} done")
                 summary = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
                 st.session_state["gates_summary"] = (split, size, summary)
@@ -71,7 +71,7 @@ with tab_split:
             for label in without:
                 st.info(f"{label}: {MISSING_MESSAGES['gates']}.")
             if not summary.empty:
-                app_state.show_protocol_notes(models)
+                notes.show_protocol_notes(models)
                 title = f"mean gate value over {size_used} pairs of {split_used} (real tokens only; error bars: std)"
-                app_state.show_figure(gate_summary_bars(summary, title), "gate_summary", f"gates_{split_used}")
+                widgets.show_figure(gate_summary_bars(summary, title), "gate_summary", f"gates_{split_used}")
                 st.dataframe(summary, hide_index=True, width="stretch")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from nlivis import app_state
+from nlivis.app import loading, notes, selection, widgets
 from nlivis.analysis.breakdown import (TaggedSplit, accuracy_by_genre, accuracy_by_label, accuracy_by_tag,
                                        confusion_matrix, per_label_scores, table7)
 from nlivis.analysis.predictions import predictions_frame
@@ -15,12 +15,13 @@ from nlivis.viz import accuracy_by_tag_bars, comparison_bars, confusion_matrix_h
 HARD_SPLITS = ("mnli_hard_matched_test", "mnli_hard_mismatched_test")
 
 st.set_page_config(page_title="nlivis · error analysis", page_icon="🔎", layout="wide")
+selection.follow_url()
 st.title("Error analysis")
-app_state.image_format_choice()
-models = app_state.require_models("error analysis")
-app_state.show_protocol_notes(models)
+widgets.image_format_choice()
+models = widgets.require_models("error analysis")
+notes.show_protocol_notes(models)
 
-splits_by_model = {m.label: app_state.prediction_splits(m) for m in models}
+splits_by_model = {m.label: loading.prediction_splits(m) for m in models}
 all_splits = sorted({key for splits in splits_by_model.values() for key in splits})
 if not all_splits:
     st.info("The loaded checkpoints have no prediction files (predictions_<split>.jsonl); evaluate them with "
@@ -33,7 +34,7 @@ for model in models:
     if split not in splits_by_model[model.label]:
         st.caption(f"{model.label}: no predictions for {split}.")
         continue
-    loaded, error = app_state.model_predictions(model, split)
+    loaded, error = loading.model_predictions(model, split)
     if error:
         st.error(error)
     else:
@@ -50,7 +51,7 @@ for label, preds in predictions.items():
     overall.append({"model": label, "accuracy": float(labelled["correct"].astype(bool).mean()) if len(labelled) else float("nan"),
                     "pairs": len(labelled)})
 overall_table = pd.DataFrame(overall)
-app_state.show_figure(comparison_bars(overall_table, "model", "accuracy", title=f"accuracy on {split}"), "errors_overall", f"accuracy_{split}")
+widgets.show_figure(comparison_bars(overall_table, "model", "accuracy", title=f"accuracy on {split}"), "errors_overall", f"accuracy_{split}")
 
 st.subheader("Per label and confusion matrices")
 columns = st.columns(min(3, len(predictions)))
@@ -63,12 +64,12 @@ for i, (label, preds) in enumerate(predictions.items()):
             st.error(f"{label}: {error}")
             continue
         figure = confusion_matrix_heatmap(matrix.to_numpy(), list(matrix.index), title=label, normalize=normalize)
-        app_state.show_figure(figure, f"confusion_{i}", f"confusion_{label}_{split}")
+        widgets.show_figure(figure, f"confusion_{i}", f"confusion_{label}_{split}")
         st.dataframe(per_label_scores(preds, labels_of[label]).round(3), hide_index=True, width="stretch")
         st.dataframe(accuracy_by_label(preds, labels_of[label]).round(3), hide_index=True, width="stretch")
 
 st.subheader("Accuracy by annotation tag")
-size_total = app_state.split_size(split)
+size_total = loading.split_size(split)
 if size_total is None:
     st.info(f"The pairs of {split} are not in the data folder, so they cannot be tagged (tags need the sentences). "
             "Set a data folder on the Home page.")
@@ -77,7 +78,7 @@ sample_size = size_total
 if size_total > 10:
     sample_size = st.slider("Pairs to tag (random sample, fixed seed; tagging parses every sentence)", min_value=10,
                             max_value=size_total, value=min(500, size_total), step=10, key="errors_tag_size")
-tagged, error = app_state.tagged_sample(split, sample_size)
+tagged, error = loading.tagged_sample(split, sample_size)
 if error or tagged is None:
     st.error(error)
     st.stop()
@@ -92,14 +93,14 @@ for label, preds in predictions.items():
     by_tag.append(table)
 tag_table = pd.concat(by_tag, ignore_index=True)
 drawn = tag_table[tag_table["count"].fillna(0) > 0]
-app_state.show_figure(accuracy_by_tag_bars(drawn, group="model", title=f"accuracy by tag on {split}"), "errors_by_tag", f"tags_{split}")
+widgets.show_figure(accuracy_by_tag_bars(drawn, group="model", title=f"accuracy by tag on {split}"), "errors_by_tag", f"tags_{split}")
 st.dataframe(tag_table.round(3), hide_index=True, width="stretch")
 
 other = next((s for s in HARD_SPLITS if s != split), None) if split in HARD_SPLITS else None
 if other and all(other in splits_by_model[label] for label in predictions):
-    other_tagged, other_error = app_state.tagged_sample(other, min(sample_size, app_state.split_size(other) or sample_size))
+    other_tagged, other_error = loading.tagged_sample(other, min(sample_size, loading.split_size(other) or sample_size))
     if other_tagged is not None:
-        other_predictions = {label: app_state.model_predictions(m, other)[0] for m in models
+        other_predictions = {label: loading.model_predictions(m, other)[0] for m in models
                              for label in [m.label] if label in predictions}
         splits = {split: TaggedSplit(predictions, tagged.tags), other: TaggedSplit(other_predictions, other_tagged.tags)}
         table = table7(splits[HARD_SPLITS[0]], splits[HARD_SPLITS[1]], unavailable=tagged.unavailable)
@@ -115,7 +116,7 @@ if any(genres.values()):
         table.insert(0, "model", label)
         genre_tables.append(table)
     genre_table = pd.concat(genre_tables, ignore_index=True)
-    app_state.show_figure(comparison_bars(genre_table, "genre", "accuracy", group="model", title=f"accuracy by genre on {split}"),
+    widgets.show_figure(comparison_bars(genre_table, "genre", "accuracy", group="model", title=f"accuracy by genre on {split}"),
                           "errors_by_genre", f"genres_{split}")
 
 st.subheader("Pairs a model gets wrong")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from nlivis import app_state
+from nlivis.app import loading, notes, selection, widgets
 from nlivis.analysis.ablations import (comparable_splits, compare_variants, families, family_members, full_model_seeds,
                                        our_accuracies, paper_ablations, tag_deltas, variant_table, with_sentences)
 from nlivis.analysis.breakdown import disagreements
@@ -13,12 +13,13 @@ from nlivis.viz import comparison_bars, delta_bars, difference_intervals
 ACCURACY_COLUMNS = ("accuracy", "reference accuracy", "difference", "CI low", "CI high", "delta")
 
 st.set_page_config(page_title="nlivis · ablations", page_icon="🔎", layout="wide")
+selection.follow_url()
 st.title("Ablations")
 st.caption("Every checkpoint of one model under one protocol — the full model, its ablations and other seeds — "
            "read from what the checkpoint folders recorded (no weights are loaded, nothing has to be selected on Home).")
-app_state.image_format_choice()
+widgets.image_format_choice()
 
-records, problems = app_state.variant_records()
+records, problems = loading.variant_records()
 for problem in problems:
     st.warning(problem)
 if not records:
@@ -32,7 +33,7 @@ model = left.selectbox("Model family", list(by_family), key="ablations_model")
 protocol = right.selectbox("Protocol (variants are compared within one)", by_family[model], key=f"ablations_protocol_{model}")
 members = family_members(records, model, protocol)
 seeds = full_model_seeds(members)
-st.caption(f"{app_state.NOTE_ICON} {app_state.protocol_note_for(protocol)}")
+st.caption(f"{notes.NOTE_ICON} {notes.protocol_note_for(protocol)}")
 
 names = [m.name for m in members]
 reference_name = st.selectbox("Reference (differences are variant − reference)", names, key=f"ablations_reference_{model}_{protocol}",
@@ -45,12 +46,12 @@ if not seeds:
 st.subheader("Variants")
 table = variant_table(members, reference)
 st.dataframe(table, hide_index=True, width="stretch", column_config={
-    **app_state.percent_columns(table.attrs["accuracy_columns"]), "parameters": st.column_config.NumberColumn(format="localized"),
+    **widgets.percent_columns(table.attrs["accuracy_columns"]), "parameters": st.column_config.NumberColumn(format="localized"),
     "training time (min)": st.column_config.NumberColumn(format="%.1f"),
     "training pairs/s": st.column_config.NumberColumn(format="%.0f")})
 select_column = table.attrs["select_column"]
 chart = table.dropna(subset=[select_column])
-app_state.show_figure(comparison_bars(chart, "checkpoint", select_column, title=f"{model} · {protocol} · accuracy on {select_column}"),
+widgets.show_figure(comparison_bars(chart, "checkpoint", select_column, title=f"{model} · {protocol} · accuracy on {select_column}"),
                       "ablations_accuracy", f"ablations_{model}_{protocol}")
 if len(members) < 2:
     st.info(f"Only one checkpoint of {model} under {protocol}. Train a variant on the **Train** page (a config "
@@ -64,13 +65,13 @@ elif not shared:
     st.info(f"{reference_name} shares no prediction file (predictions_<split>.jsonl) with the other variants.")
 else:
     split = st.selectbox("Evaluation split", shared, key=f"ablations_split_{model}_{protocol}")
-    reference_predictions, variants, problems = app_state.family_predictions(members, reference, split)
+    reference_predictions, variants, problems = loading.family_predictions(members, reference, split)
     for problem in problems:
         st.error(problem)
     if not (variants and reference_predictions):
         st.info(f"No predictions on {split} to compare.")
     else:
-        noise, noise_problem = app_state.measure_seed_noise(seeds, split)
+        noise, noise_problem = loading.measure_seed_noise(seeds, split)
         if noise is not None:
             st.caption(f"Seed noise: {noise.first} and {noise.second} (the same config, different seeds) differ by "
                        f"{noise.gap:.1%} on {split} ({noise.pairs} pairs). A variant whose difference is no larger "
@@ -81,16 +82,16 @@ else:
         else:
             st.warning(f"Seed noise cannot be measured: {noise_problem}.")
         comparison = compare_variants(reference_predictions, variants, noise)
-        app_state.show_figure(difference_intervals(comparison, noise=noise.gap if noise else None,
+        widgets.show_figure(difference_intervals(comparison, noise=noise.gap if noise else None,
                                                    title=f"accuracy difference vs {reference_name} on {split}"),
                               "ablations_differences", f"ablations_differences_{split}")
         st.dataframe(comparison, hide_index=True, width="stretch",
-                     column_config=app_state.percent_columns(c for c in ACCURACY_COLUMNS if c in comparison))
+                     column_config=widgets.percent_columns(c for c in ACCURACY_COLUMNS if c in comparison))
         st.caption("Difference: variant − reference on the pairs both predicted, 95% paired-bootstrap interval; "
                    "McNemar's exact test on the pairs only one of them gets right (significant: p < 0.05).")
 
         st.subheader("Accuracy by annotation tag, variant − reference")
-        total = app_state.split_size(split)
+        total = loading.split_size(split)
         if total is None:
             st.info(f"The pairs of {split} are not in the data folder, so they cannot be tagged (tags need the "
                     "sentences). Set a data folder on the Home page.")
@@ -99,7 +100,7 @@ else:
             if total > 10:
                 size = st.slider("Pairs to tag (random sample, fixed seed; tagging parses every sentence)", min_value=10,
                                  max_value=total, value=min(500, total), step=10, key="ablations_tag_size")
-            tagged, tag_error = app_state.tagged_sample(split, size)
+            tagged, tag_error = loading.tagged_sample(split, size)
             if tag_error or tagged is None:
                 st.error(tag_error)
             else:
@@ -109,17 +110,17 @@ else:
                 if deltas.empty:
                     st.info(f"No tagged pair of the {len(tagged.tags)} sampled is predicted by both the reference and a variant.")
                 else:
-                    app_state.show_figure(delta_bars(deltas, title=f"accuracy change per tag vs {reference_name} on {split}"),
+                    widgets.show_figure(delta_bars(deltas, title=f"accuracy change per tag vs {reference_name} on {split}"),
                                           "ablations_tags", f"ablations_tags_{split}")
                     st.dataframe(deltas, hide_index=True, width="stretch",
-                                 column_config=app_state.percent_columns(c for c in ACCURACY_COLUMNS if c in deltas))
+                                 column_config=widgets.percent_columns(c for c in ACCURACY_COLUMNS if c in deltas))
 
         st.subheader("Pairs where the checkpoints disagree")
         ranked = disagreements({reference.name: reference_predictions, **variants}, reference.labels)
         if ranked.empty:
             st.info(f"The {len(variants) + 1} checkpoints give every pair of {split} the same label.")
         else:
-            pairs, _ = app_state.read_local_split(split)
+            pairs, _ = loading.read_local_split(split)
             st.caption(f"{len(ranked)} pair(s), most distinct labels first, then the widest spread of the probability "
                        "given to the gold label" + ("" if pairs else " (sentences appear when the split is in the data folder)"))
             st.dataframe(with_sentences(ranked.head(200), pairs), hide_index=True, width="stretch")

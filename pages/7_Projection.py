@@ -4,18 +4,19 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from nlivis import app_state
+from nlivis.app import loading, notes, paths, selection, widgets
 from nlivis.analysis.projection import METHODS, ProjectionError, cached_projection, is_cached, pooled_representations
 from nlivis.viz import projection_scatter
 
 st.set_page_config(page_title="nlivis · projection", page_icon="🔎", layout="wide")
+selection.follow_url()
 st.title("Projection of pooled representations")
 st.caption("Each point is one pair: the vector the model pools before its classifier, laid out in 2-D. "
            "Hover a point to read the pair. Projections are cached on disk per checkpoint and sample.")
-app_state.image_format_choice()
-models = app_state.require_models("projection")
+widgets.image_format_choice()
+models = widgets.require_models("projection")
 
-splits = app_state.local_splits()
+splits = loading.local_splits()
 if not splits:
     st.info("No dataset split found: set a data folder on the Home page to project a split's pairs.")
     st.stop()
@@ -25,14 +26,14 @@ model_label = left.selectbox("Model", [m.label for m in models], key="projection
 model = next(m for m in models if m.label == model_label)
 split = middle.selectbox("Split", list(splits), key="projection_split")
 method = right.radio("Method", METHODS, horizontal=True, key="projection_method", format_func=str.upper)
-total = app_state.split_size(split) or 0
+total = loading.split_size(split) or 0
 size = total
 if total > 20:
     size = st.slider("Pairs (random sample, fixed seed)", min_value=20, max_value=min(total, 5000),
                      value=min(1000, total), step=20, key="projection_size")
-app_state.show_protocol_notes([model])
+notes.show_protocol_notes([model])
 
-items, error = app_state.analysed_sample(split, size)
+items, error = loading.analysed_sample(split, size)
 if error:
     st.error(error)
     st.stop()
@@ -42,7 +43,7 @@ if not items:
 
 ids = [item.pair.id for item in items]
 cache_key = f"{split}-sample{size}"
-cache_dir = app_state.projection_cache_dir()
+cache_dir = paths.projection_cache_dir()
 if is_cached(model.path, cache_key, method, cache_dir=cache_dir):
     progress = None
 else:
@@ -63,7 +64,7 @@ except (ProjectionError, ValueError) as error:
 if progress is not None:
     progress.empty()
 
-predicted = app_state.predict_items(model, items)
+predicted = loading.predict_items(model, items)
 frame = pd.DataFrame({
     "id": ids, "x": coordinates[:, 0], "y": coordinates[:, 1],
     "premise": [item.pair.premise for item in items], "hypothesis": [item.pair.hypothesis for item in items],
@@ -77,7 +78,7 @@ if colour == "genre" and set(frame["genre"]) == {"(none)"}:
     st.info(f"{split} has no genres; colouring by gold label instead.")
     colour = "gold"
 if colour == "tag":
-    tagged, tag_error = app_state.tagged_sample(split, size)
+    tagged, tag_error = loading.tagged_sample(split, size)
     if tag_error or tagged is None:
         st.error(tag_error)
         st.stop()
@@ -91,4 +92,4 @@ if colour == "tag":
 frame["id"] = frame["id"].astype(str)
 figure = projection_scatter(frame, colour, hover=("premise", "hypothesis", "gold", "prediction"),
                             title=f"{model_label} · {split} · {len(frame)} pairs · {method.upper()}")
-app_state.show_figure(figure, "projection", f"projection_{split}_{method}")
+widgets.show_figure(figure, "projection", f"projection_{split}_{method}")

@@ -10,20 +10,22 @@ from pathlib import Path
 
 import streamlit as st
 
-from nlivis import app_state
+from nlivis.app import notes, paths, selection, widgets
+from nlivis.training import runs as training_runs
 from nlivis.training.config import SIZES, apply_size
 from nlivis.viz import training_curves
 
 POLL_SECONDS = 2.0  # how often a live run's curves and log are re-read
 WATCHED = "train_watched_run"  # session key: the output folder of the run the user last started or picked
 st.set_page_config(page_title="nlivis · train", page_icon="🔎", layout="wide")
+selection.follow_url()
 st.title("Train a model")
-st.caption(f"{app_state.NOTE_ICON} {app_state.SMALL_PROTOCOL_NOTE} Curves below are the run's own metrics.jsonl.")
-app_state.image_format_choice()
+st.caption(f"{notes.NOTE_ICON} {notes.SMALL_PROTOCOL_NOTE} Curves below are the run's own metrics.jsonl.")
+widgets.image_format_choice()
 
-root = app_state.runs_root()
-device = app_state.training_device()
-configs, config_error = app_state.training_configs()
+root = paths.runs_root()
+device = training_runs.training_device()
+configs, config_error = training_runs.training_configs()
 if config_error:
     st.error(config_error)
     st.stop()
@@ -42,10 +44,10 @@ config = configs[config_name]
 sizes = [s for s in SIZES if s != "shipped" or "shipped" in config]
 size = middle.radio("Size", sizes, index=len(sizes) - 1, horizontal=True, key=f"train_size_{config_name}",
                     help="paper: the config as the paper sets it; shipped: its reduced CPU size (the shipped checkpoints)")
-dataset = right.selectbox("Dataset / protocol", app_state.TRAINING_DATASETS, key="train_dataset",
+dataset = right.selectbox("Dataset / protocol", training_runs.TRAINING_DATASETS, key="train_dataset",
                           help="-small: the reduced protocols over the data root; snli, mnli, quora: the full datasets")
 resolved = apply_size(config, size)
-default_folder = app_state.default_training_folder(dataset)
+default_folder = training_runs.default_training_folder(dataset, paths.data_root())
 if dataset.endswith("-small"):
     data_folder = default_folder
     st.caption(f"data root: {data_folder}" if data_folder else "no data root found")
@@ -69,15 +71,15 @@ epochs = epochs_column.number_input("Epochs", min_value=0.01, max_value=1000.0, 
                                     key=f"train_epochs_{config_name}_{size}")
 max_steps = int(steps_column.number_input("Max steps (0: no limit)", min_value=0, value=0, step=10, key="train_max_steps",
                                           help="the run stops at whichever of epochs and steps comes first"))
-name = st.text_input("Run name (checkpoint folder)", value=app_state.run_name(config_name, dataset, seed),
+name = st.text_input("Run name (checkpoint folder)", value=training_runs.run_name(config_name, dataset, seed),
                      key=f"train_name_{config_name}_{dataset}_{seed}").strip()
 out = root / name
 
-problems = [p for p in (app_state.training_data_problem(dataset, data_folder),
-                        app_state.embeddings_problem(embeddings or default_embeddings)) if p]
+problems = [p for p in (training_runs.training_data_problem(dataset, data_folder),
+                        training_runs.embeddings_problem(embeddings or default_embeddings)) if p]
 if not name or "/" in name or name.startswith("."):
     problems.append("give the run a folder name (no '/', not starting with '.')")
-elif folder_problem := app_state.out_folder_problem(out):
+elif folder_problem := training_runs.out_folder_problem(out):
     problems.append(folder_problem)
 for problem in problems:
     st.warning(f"Cannot start: {problem}")
@@ -86,7 +88,7 @@ command_options = dict(size=size, embeddings=embeddings, epochs=None if epochs =
                        max_steps=max_steps or None, seed=seed, device=device)
 if st.button("Start training", type="primary", disabled=bool(problems), key="train_start") and data_folder is not None:
     try:
-        app_state.start_run(app_state.train_command(config_name, dataset, data_folder, out, **command_options), out)
+        training_runs.start_run(training_runs.train_command(config_name, dataset, data_folder, out, **command_options), out)
     except (RuntimeError, OSError) as error:
         st.error(f"Could not start the run: {error}")
     else:
@@ -94,16 +96,16 @@ if st.button("Start training", type="primary", disabled=bool(problems), key="tra
         st.rerun()
 if not problems:
     with st.expander("Command line"):
-        st.code(" ".join(app_state.train_command(config_name, dataset, data_folder or Path("DATA"), out, **command_options)),
+        st.code(" ".join(training_runs.train_command(config_name, dataset, data_folder or Path("DATA"), out, **command_options)),
                 language="bash")
 
 # ---------------------------------------------------------------- runs started from the app
 st.subheader("Runs")
-runs = app_state.find_runs(root)
+runs = training_runs.find_runs(root)
 if not runs:
     st.info(f"No run has been started from the app under {root} yet.")
     st.stop()
-statuses = {str(run.out): app_state.run_status(run) for run in runs}
+statuses = {str(run.out): training_runs.run_status(run) for run in runs}
 live = [str(run.out) for run in runs if statuses[str(run.out)] == "running"]
 if len(live) > 1:
     st.warning(f"{len(live)} runs are training at once; they share this machine's {device.upper()}.")
@@ -126,15 +128,15 @@ st.session_state[WATCHED] = picked
 def show_run(out_path: str, drawn_status: str) -> None:
     """Status, numbers, curves and log of one run; re-run on a timer while the run lives, and the whole page
     once its status differs from `drawn_status` (the one the run list shows)."""
-    run = app_state.read_run(Path(out_path))
+    run = training_runs.read_run(Path(out_path))
     if run is None:
         st.info(f"{out_path} has no run record.")
         return
-    status = app_state.run_status(run)
+    status = training_runs.run_status(run)
     if status != drawn_status:  # the run ended since the page was drawn: refresh the list and the start form
         st.rerun(scope="app")
-    records = app_state.read_run_metrics(Path(out_path))
-    summary = app_state.run_summary(records)
+    records = training_runs.read_run_metrics(Path(out_path))
+    summary = training_runs.run_summary(records)
     columns = st.columns([1.3, 1, 1, 1, 1.3, 1])
     columns[0].metric("status", status)
     columns[1].metric("step", f"{summary['step']:,}" if "step" in summary else "—")
@@ -145,13 +147,13 @@ def show_run(out_path: str, drawn_status: str) -> None:
                       help="training pairs per second over the last logged window"
                            + (f"; median {summary['median_pairs_per_s']:.0f}" if "median_pairs_per_s" in summary else ""))
     if records:
-        app_state.show_figure(training_curves(records), f"train_curves_{run.out.name}", f"training_{run.out.name}")
+        widgets.show_figure(training_curves(records), f"train_curves_{run.out.name}", f"training_{run.out.name}")
     else:
         st.caption("No metrics logged yet (the worker is reading and analysing the data).")
     if status == "running":
         if st.button("Stop", key=f"train_stop_{run.out.name}",
                      help="the run finishes its current step, saves its state and exits; Resume continues it"):
-            app_state.request_stop(run)
+            training_runs.request_stop(run)
             st.info("Stop requested: the run saves its state after its current step.")
     elif status == "finished":
         st.success(f"Finished: the checkpoint {run.out.name} is listed on Home, ready to load.")
@@ -160,14 +162,14 @@ def show_run(out_path: str, drawn_status: str) -> None:
         st.info("Stopped with its training state saved; Resume continues it with its own command line.")
         if st.button("Resume", key=f"train_resume_{run.out.name}", disabled=not run.command):
             try:
-                app_state.start_run(app_state.resume_command(run), run.out)
+                training_runs.start_run(training_runs.resume_command(run), run.out)
             except (RuntimeError, OSError) as error:
                 st.error(f"Could not resume the run: {error}")
             else:
                 st.rerun(scope="app")
     else:
         st.error("The worker ended without writing a checkpoint; its log says why.")
-    tail = app_state.log_tail(Path(out_path), lines=15)
+    tail = training_runs.log_tail(Path(out_path), lines=15)
     with st.expander("Worker log (last lines)", expanded=status == "failed"):
         st.code(tail or "(empty)", language=None)
     if run.command:

@@ -69,6 +69,17 @@ def show(app: AppTest, page: str) -> AppTest:
     return app
 
 
+def analyse(app: AppTest, prefix: str, premise: str | None = None, hypothesis: str | None = None) -> AppTest:
+    """Type into the pair form of the page with widget prefix `prefix` and press Analyse."""
+    if premise is not None:
+        app.text_area(key=f"{prefix}_premise").set_value(premise)
+    if hypothesis is not None:
+        app.text_area(key=f"{prefix}_hypothesis").set_value(hypothesis)
+    app.button(key=f"{prefix}_analyse").click().run()
+    assert not app.exception, app.exception
+    return app
+
+
 def texts(app: AppTest, *kinds: str) -> str:
     """Everything the page wrote in the given element kinds (info, warning, error, caption, markdown …)."""
     return "\n".join(str(element.value) for kind in kinds for element in getattr(app, kind))
@@ -133,8 +144,7 @@ def test_pair_explorer_predicts_and_draws_alignments(monkeypatch, tmp_path, chec
     types = trace_types(app)
     assert "bar" in types and "heatmap" in types
     assert [b.label for b in app.get("download_button")].count("data (CSV)") == len(charts(app))
-    app.text_area(key="explorer_hypothesis").set_value("Nobody is playing an instrument .").run()
-    assert not app.exception
+    analyse(app, "explorer", hypothesis="Nobody is playing an instrument .")
     assert app.toggle(key="explorer_compare").value, "the previous pair is offered beside the new one"
 
 
@@ -142,7 +152,8 @@ def test_pair_explorer_picks_a_pair_from_the_data(monkeypatch, tmp_path, checkpo
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
     show(app, "pages/2_Pair_explorer.py")
     app.radio(key="explorer_source").set_value("pick from a dataset split").run()
-    app.number_input(key="explorer_number").set_value(1).run()
+    app.number_input(key="explorer_number").set_value(1)
+    app.button(key="explorer_analyse_row").click().run()
     assert not app.exception
     assert "**Gold:** contradiction" in texts(app, "markdown")
     assert "gold" in app.dataframe[0].value.columns
@@ -153,18 +164,16 @@ def test_empty_sentence_asks_for_words(monkeypatch, tmp_path, checkpoints):
     for page, prefix in (("pages/2_Pair_explorer.py", "explorer"), ("pages/3_DIIN_interaction_space.py", "diin"),
                          ("pages/4_Gates.py", "gates")):
         show(app, page)
-        app.text_area(key=f"{prefix}_premise").set_value("   ").run()
-        assert not app.exception, page
+        analyse(app, prefix, premise="   ")
         assert "Type a premise and a hypothesis" in texts(app, "info"), page
         assert not charts(app), page
-        app.text_area(key=f"{prefix}_premise").set_value("A man is playing a guitar on a stage .").run()
+        analyse(app, prefix, premise="A man is playing a guitar on a stage .")
 
 
 def test_absurdly_long_sentence_is_cut_with_a_note(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
     show(app, "pages/2_Pair_explorer.py")
-    app.text_area(key="explorer_premise").set_value("the guitar player " * 3000).run()
-    assert not app.exception
+    analyse(app, "explorer", premise="the guitar player " * 3000)
     assert "cut to its first 2000 characters" in texts(app, "warning")
     assert len(app.dataframe[0].value) == 1
     assert "heatmap" in trace_types(app)
@@ -279,6 +288,90 @@ def test_ablations_with_seeds_from_different_data_warns_instead_of_failing(monke
     assert "bar" in trace_types(app)
 
 
+# ---------------------------------------------------------------- one selection in the URL
+
+def open_link(monkeypatch, tmp_path: Path, checkpoints: Path, data: Path, page: str, **params: str) -> AppTest:
+    """A fresh session opening `page` with the query parameters `params`, as a link or a reload does."""
+    monkeypatch.setenv("NLIVIS_CHECKPOINTS", str(checkpoints))
+    monkeypatch.setenv("NLIVIS_DATA", str(data))
+    monkeypatch.setenv("NLIVIS_PROJECTION_CACHE", str(tmp_path / "projections"))
+    monkeypatch.delenv("NLIVIS_RUNS", raising=False)
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    app.query_params.update(params)
+    app.switch_page(str(ROOT / page)).run()
+    assert not app.exception, app.exception
+    return app
+
+
+def fixture_row(row: int):
+    from nlivis.data.protocols import get_protocol, read_split
+
+    return read_split(get_protocol("snli-small").select, APP_DATA).pairs[row]
+
+
+def test_a_link_opens_its_pair_and_models_in_the_pair_explorer(monkeypatch, tmp_path, checkpoints):
+    app = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py",
+                    split="snli_dev", pair="3", models="gcnn-no_forget_gate-snli-small,gcnn-snli-small")
+    expected = fixture_row(3)
+    assert list(app.dataframe[0].value["model"]) == ["gcnn · snli-small · gcnn-no_forget_gate-snli-small",
+                                                     "gcnn · snli-small · gcnn-snli-small"]
+    assert f"**Premise:** {expected.premise}" in texts(app, "markdown")
+    assert "row 3 of snli_dev" in texts(app, "markdown")
+    assert app.number_input(key="explorer_number").value == 3 and app.selectbox(key="explorer_split").value == "snli_dev"
+    assert app.query_params == {"split": "snli_dev", "pair": "3", "models": "gcnn-no_forget_gate-snli-small,gcnn-snli-small"}
+    reloaded = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py", **app.query_params)
+    assert f"**Premise:** {expected.premise}" in texts(reloaded, "markdown")
+    assert len(reloaded.dataframe[0].value) == 2
+
+
+def test_a_link_with_an_unknown_model_says_so_and_loads_the_rest(monkeypatch, tmp_path, checkpoints):
+    app = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py",
+                    split="snli_dev", pair="1", models="no-such-model,gcnn-snli-small")
+    assert "no-such-model" in texts(app, "warning") and "the others are loaded" in texts(app, "warning")
+    assert list(app.dataframe[0].value["model"]) == ["gcnn · snli-small · gcnn-snli-small"]
+    assert app.query_params["models"] == "gcnn-snli-small"
+    bad_row = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py",
+                        split="snli_dev", pair="999", models="gcnn-snli-small")
+    assert "there is no row 999" in texts(bad_row, "warning")
+    assert "heatmap" in trace_types(bad_row), "the default pair is still analysed"
+
+
+def test_the_selection_follows_every_page_and_comes_back_after_the_sidebar_drops_it(monkeypatch, tmp_path, checkpoints):
+    app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
+    assert app.query_params["models"] == "gcnn-snli-small"
+    show(app, "pages/2_Pair_explorer.py")
+    analyse(app, "explorer", premise="A dog runs .", hypothesis="An animal moves .")
+    assert app.query_params["premise"] == "A dog runs ." and app.query_params["hypothesis"] == "An animal moves ."
+    app.query_params.clear()  # what the sidebar's page links do
+    show(app, "pages/3_DIIN_interaction_space.py")
+    assert app.query_params == {"models": "gcnn-snli-small", "premise": "A dog runs .", "hypothesis": "An animal moves ."}
+    assert app.text_area(key="diin_premise").value == "A dog runs ."
+    reloaded = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/4_Gates.py", **app.query_params)
+    assert reloaded.text_area(key="gates_premise").value == "A dog runs ." and "heatmap" in trace_types(reloaded)
+
+
+def test_a_half_typed_edit_is_not_analysed_and_previous_means_previously_analysed(monkeypatch, tmp_path, checkpoints):
+    app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
+    show(app, "pages/2_Pair_explorer.py")
+    first = app.dataframe[0].value.copy()
+    app.text_area(key="explorer_hypothesis").set_value("Nobody")
+    app.run()  # another widget reruns the page before Analyse is pressed
+    assert app.dataframe[0].value.equals(first), "the half-typed hypothesis was analysed"
+    assert "hypothesis" not in app.query_params and not app.get("toggle")
+    analyse(app, "explorer", hypothesis="Nobody is making music .")
+    assert "A man is playing a guitar" in app.toggle(key="explorer_compare").label
+    assert app.query_params["hypothesis"] == "Nobody is making music ."
+
+
+def test_split_picker_starts_on_the_select_split_and_names_a_training_split(monkeypatch, tmp_path, checkpoints):
+    app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
+    show(app, "pages/2_Pair_explorer.py")
+    app.radio(key="explorer_source").set_value("pick from a dataset split").run()
+    picker = app.selectbox(key="explorer_split")
+    assert picker.value == "snli_dev"
+    assert "snli_test (training split of gcnn-snli-small)" in picker.options, picker.options
+
+
 # ---------------------------------------------------------------- with checkpoints, without data
 
 def test_pages_without_data_say_what_is_missing(monkeypatch, tmp_path, checkpoints, empty_folder):
@@ -345,7 +438,7 @@ metrics.jsonl lines, waits for the STOP file and leaves a training state, as the
 def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, tmp_path):
     import sys
 
-    from nlivis import app_state
+    from nlivis.training import runs as training_runs
 
     runs = tmp_path / "runs"
     runs.mkdir()
@@ -353,10 +446,10 @@ def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, 
     assert app.selectbox(key="train_config").value == "gcnn" and app.radio(key="train_size_gcnn").value == "shipped"
     assert "--config gcnn --dataset snli-small" in texts(app, "code")
     out = runs / "gcnn-snli-small"
-    run = app_state.start_run([sys.executable, "-c", FAKE_WORKER, str(out)], out)
+    run = training_runs.start_run([sys.executable, "-c", FAKE_WORKER, str(out)], out)
     try:
         deadline = time.time() + 30
-        while len(app_state.read_run_metrics(out)) < 4:
+        while len(training_runs.read_run_metrics(out)) < 4:
             assert time.time() < deadline, "the fake worker wrote no metrics"
             time.sleep(0.1)
         app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py")  # a fresh session
@@ -368,16 +461,16 @@ def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, 
         app.button(key="train_stop_gcnn-snli-small").click().run()
         assert "Stop requested" in texts(app, "info")
         deadline = time.time() + 30
-        while app_state.read_run(out).running:
+        while training_runs.read_run(out).running:
             assert time.time() < deadline, "the worker did not stop"
             time.sleep(0.1)
         app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py")
         assert "stopped" in next(m.value for m in app.metric if m.label == "status")
         assert "holds the saved state of an unfinished run" in texts(app, "warning")
         assert app.button(key="train_start").disabled and not app.button(key="train_resume_gcnn-snli-small").disabled
-        assert app_state.resume_command(app_state.read_run(out))[-1] == "--resume"
+        assert training_runs.resume_command(training_runs.read_run(out))[-1] == "--resume"
     finally:
-        app_state.request_stop(run)
+        training_runs.request_stop(run)
 
 
 @pytest.mark.slow
@@ -464,3 +557,20 @@ def test_shipped_ablations_page_compares_gcnn_variants_with_the_second_seed(monk
     assert {"gcnn-snli-small", "gcnn-snli-small-seed2", "gcnn-no_forget_gate-snli-small",
             "gcnn-no_output_gate-snli-small"} <= set(variants["checkpoint"])
     assert "Seed noise: gcnn-snli-small and gcnn-snli-small-seed2" in texts(app, "caption")
+
+
+def test_the_link_contract_on_the_shipped_checkpoints(monkeypatch, tmp_path, shipped, shared_data):
+    """?split=snli_dev&pair=3934&models=esan-snli-small,gcnn-snli-small: SNLI dev row 3934 (0-based) by those two."""
+    from nlivis.data.protocols import get_protocol, read_split
+
+    link = {"split": "snli_dev", "pair": "3934", "models": "esan-snli-small,gcnn-snli-small"}
+    row = read_split(get_protocol("snli-small").select, shared_data).pairs[3934]
+    for attempt in range(2):  # the link, then a reload of the URL the page left
+        app = open_link(monkeypatch, tmp_path, shipped, shared_data, "pages/2_Pair_explorer.py", **link)
+        assert [m.split(" · ")[-1] for m in app.dataframe[0].value["model"]] == ["esan-snli-small", "gcnn-snli-small"]
+        assert f"**Premise:** {row.premise}  \n**Hypothesis:** {row.hypothesis}" in texts(app, "markdown")
+        assert "row 3934 of snli_dev" in texts(app, "markdown") and row.id == "3935"  # SNLI ids are 1-based lines
+        assert set(app.dataframe[0].value["gold"]) == {row.label}
+        assert trace_types(app).count("heatmap") >= 2
+        link = dict(app.query_params)
+    assert link == {"split": "snli_dev", "pair": "3934", "models": "esan-snli-small,gcnn-snli-small"}

@@ -75,14 +75,14 @@ def checkpoint_infos(root: Path) -> list:
 
 def models_to_load(roots: list[Path]) -> list[str]:
     """Home's labels of one checkpoint per model family: the full config, first seed, snli-small first."""
-    from nlivis import app_state
+    from nlivis.app import loading
 
     chosen: dict[str, object] = {}
     infos = [info for root in roots for info in checkpoint_infos(root)]
     for info in sorted(infos, key=lambda i: (i.config_name != i.model, i.protocol != "snli-small", i.seed or 1, i.name)):
         chosen.setdefault(info.model, info)
     order = sorted(chosen, key=lambda model: FAMILY_ORDER.index(model) if model in FAMILY_ORDER else len(FAMILY_ORDER))
-    return [app_state.checkpoint_label(chosen[model].path, chosen[model]) for model in order]
+    return [loading.checkpoint_label(chosen[model].path, chosen[model]) for model in order]
 
 
 def free_port() -> int:
