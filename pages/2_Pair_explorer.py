@@ -8,7 +8,7 @@ import streamlit as st
 
 from nlivis.app import loading, notes, selection, widgets
 from nlivis.models.trace import Alignment, MemoryKeys
-from nlivis.viz import MISSING_MESSAGES, alignment_heatmap, memory_keys_heatmap, probability_bars
+from nlivis.viz import MISSING_MESSAGES, ModelReading, alignment_heatmap, memory_keys_heatmap, overview_grid, probability_bars
 
 st.set_page_config(page_title="nlivis · pair explorer", page_icon="🔎", layout="wide")
 selection.follow_url()
@@ -69,8 +69,15 @@ for i, (labels, probs) in enumerate(by_labels.items()):
     else:
         widgets.show_figure(probability_bars(probs, list(labels)), f"probs_{i}", "probabilities")
 
+st.subheader("At a glance")
+st.caption("One row per model: its main alignment (last layer, both directions), DIIN's interaction summary and "
+           "AMN's memory keys, on shared token axes; details per model below.")
+readings = [ModelReading(label.split(" · ")[-1], r.trace, r.premise_tokens, r.hypothesis_tokens) for label, r in results.items()]
+widgets.show_figure(overview_grid(readings, title="all loaded models"), "overview", "overview_all_models")
+
 st.subheader("Alignments")
-st.caption("Rows attend over columns; padding is cut; softmax and sparsemax weights share the range 0–1. "
+st.caption("Rows attend over columns; padding is cut; softmax and sparsemax weights share the range 0–1 unless they span "
+           "less than a tenth of it (then the title states their own range). "
            "Models with several layers (ESAN blocks, GCNN aggregation) show one row per layer.")
 for m, (label, result) in enumerate(results.items()):
     output = result.trace["output"]

@@ -49,7 +49,9 @@ with tab_split:
         st.info("No dataset split found: set a data folder on the Home page to average gates over a split.")
     else:
         left, right = st.columns([2, 1])
-        split = left.selectbox("Split", list(splits), key="gates_split")
+        trained = loading.training_splits(models)
+        split = left.selectbox("Split", list(splits), key="gates_split", index=list(splits).index(loading.default_split(models, list(splits))),
+                               format_func=lambda key: loading.split_label(key, trained))
         size = right.slider("Sample size (pairs)", min_value=10, max_value=1000, value=100, step=10, key="gates_size",
                             help="pairs drawn at random (fixed seed) and analysed with spaCy; larger is slower")
         if st.button("Compute gate statistics", key="gates_compute"):

@@ -8,6 +8,7 @@ import streamlit as st
 from nlivis.app import loading, notes, selection, widgets
 from nlivis.analysis.breakdown import (TaggedSplit, accuracy_by_genre, accuracy_by_label, accuracy_by_tag,
                                        confusion_matrix, per_label_scores, table7)
+from nlivis.analysis.ablations import with_sentences
 from nlivis.analysis.predictions import predictions_frame
 from nlivis.viz import accuracy_by_tag_bars, comparison_bars, confusion_matrix_heatmap
 
@@ -28,7 +29,9 @@ if not all_splits:
             "`python -m nlivis evaluate CHECKPOINT --dataset … --split … --data-dir …` to create them.")
     st.stop()
 
-split = st.selectbox("Evaluation split", all_splits, key="errors_split")
+trained = loading.training_splits(models)
+split = st.selectbox("Evaluation split", all_splits, key="errors_split", index=all_splits.index(loading.default_split(models, all_splits)),
+                     format_func=lambda key: loading.split_label(key, trained))
 predictions: dict[str, list] = {}
 for model in models:
     if split not in splits_by_model[model.label]:
@@ -56,6 +59,7 @@ widgets.show_figure(comparison_bars(overall_table, "model", "accuracy", title=f"
 st.subheader("Per label and confusion matrices")
 columns = st.columns(min(3, len(predictions)))
 normalize = st.toggle("Show rows as fractions of each gold label", value=False, key="errors_normalize")
+clicked_cell = None
 for i, (label, preds) in enumerate(predictions.items()):
     with columns[i % len(columns)]:
         try:
@@ -64,9 +68,20 @@ for i, (label, preds) in enumerate(predictions.items()):
             st.error(f"{label}: {error}")
             continue
         figure = confusion_matrix_heatmap(matrix.to_numpy(), list(matrix.index), title=label, normalize=normalize)
-        widgets.show_figure(figure, f"confusion_{i}", f"confusion_{label}_{split}")
+        cell = widgets.clicked_cell(widgets.show_figure(figure, f"confusion_{i}", f"confusion_{label}_{split}", clickable=True))
+        clicked_cell = clicked_cell or (cell and (label, *cell))
         st.dataframe(per_label_scores(preds, labels_of[label]).round(3), hide_index=True, width="stretch")
         st.dataframe(accuracy_by_label(preds, labels_of[label]).round(3), hide_index=True, width="stretch")
+
+if clicked_cell:
+    cell_model, cell_gold, cell_predicted = clicked_cell
+    cell_frame = predictions_frame(predictions[cell_model])
+    cell_frame = cell_frame[(cell_frame["gold"] == cell_gold) & (cell_frame["predicted"] == cell_predicted)]
+    st.markdown(f"**{cell_model}: gold {cell_gold}, predicted {cell_predicted}** — {len(cell_frame)} pairs")
+    cell_table = with_sentences(cell_frame[["id", "gold", "predicted", "confidence"]].round(3), loading.read_local_split(split)[0])
+    widgets.pair_table(cell_table, "errors_cell_pairs", split)
+else:
+    st.caption(":material/touch_app: Click a cell of a confusion matrix to list its pairs.")
 
 st.subheader("Accuracy by annotation tag")
 size_total = loading.split_size(split)
@@ -139,4 +154,4 @@ else:
         "tags": frame["id"].map(lambda pid: ", ".join(sorted(tagged.tags.get(pid, ())))),
     })
     st.caption(f"{len(wrong)} wrong pairs")
-    st.dataframe(wrong, hide_index=True, width="stretch")
+    widgets.pair_table(wrong, "errors_wrong", split)

@@ -28,17 +28,21 @@ if not records:
     st.stop()
 
 by_family = families(records)
+linked = next((r for r in records if r.name == selection.current_variant()), None)  # the URL's variant, if any
 left, right = st.columns(2)
-model = left.selectbox("Model family", list(by_family), key="ablations_model")
-protocol = right.selectbox("Protocol (variants are compared within one)", by_family[model], key=f"ablations_protocol_{model}")
+model = left.selectbox("Model family", list(by_family), key="ablations_model",
+                       index=list(by_family).index(linked.model) if linked else 0)
+protocol = right.selectbox("Protocol (variants are compared within one)", by_family[model], key=f"ablations_protocol_{model}",
+                           index=by_family[model].index(linked.protocol) if linked and linked.model == model else 0)
 members = family_members(records, model, protocol)
 seeds = full_model_seeds(members)
 st.caption(f"{notes.NOTE_ICON} {notes.protocol_note_for(protocol)}")
 
 names = [m.name for m in members]
 reference_name = st.selectbox("Reference (differences are variant − reference)", names, key=f"ablations_reference_{model}_{protocol}",
-                              index=names.index(seeds[0].name) if seeds else 0,
+                              index=names.index(linked.name) if linked and linked.name in names else names.index(seeds[0].name) if seeds else 0,
                               help="the full model (its first seed) when one was trained")
+selection.set_variant(reference_name)
 reference = members[names.index(reference_name)]
 if not seeds:
     st.warning(f"No checkpoint of the full `{model}` config under {protocol}: differences are against {reference_name}.")
@@ -123,7 +127,8 @@ else:
             pairs, _ = loading.read_local_split(split)
             st.caption(f"{len(ranked)} pair(s), most distinct labels first, then the widest spread of the probability "
                        "given to the gold label" + ("" if pairs else " (sentences appear when the split is in the data folder)"))
-            st.dataframe(with_sentences(ranked.head(200), pairs), hide_index=True, width="stretch")
+            compared = [reference.folder] + [m.folder for m in members if m.name in variants]
+            widgets.pair_table(with_sentences(ranked.head(200), pairs), "ablations_disagreements", split, models=compared)
 
 st.subheader("What the paper reports")
 our_label = f"ours: {protocol} {reference.select_split or 'select split'} (%)"

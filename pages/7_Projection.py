@@ -24,7 +24,9 @@ if not splits:
 left, middle, right = st.columns([2, 2, 1])
 model_label = left.selectbox("Model", [m.label for m in models], key="projection_model")
 model = next(m for m in models if m.label == model_label)
-split = middle.selectbox("Split", list(splits), key="projection_split")
+trained = loading.training_splits([model])
+split = middle.selectbox("Split", list(splits), key="projection_split", index=list(splits).index(loading.default_split([model], list(splits))),
+                         format_func=lambda key: loading.split_label(key, trained))
 method = right.radio("Method", METHODS, horizontal=True, key="projection_method", format_func=str.upper)
 total = loading.split_size(split) or 0
 size = total
@@ -90,6 +92,9 @@ if colour == "tag":
         tag = st.selectbox("Tag", present, key="projection_tag")
         frame["tag"] = [tag if tag in tagged.tags.get(pid, ()) else "other" for pid in frame["id"]]
 frame["id"] = frame["id"].astype(str)
+rows = loading.split_rows(split)
+frame["split"], frame["row"] = split, [rows.get(pid, -1) for pid in frame["id"]]
 figure = projection_scatter(frame, colour, hover=("premise", "hypothesis", "gold", "prediction"),
                             title=f"{model_label} · {split} · {len(frame)} pairs · {method.upper()}")
-widgets.show_figure(figure, "projection", f"projection_{split}_{method}")
+widgets.open_clicked_pair(widgets.show_figure(figure, "projection", f"projection_{split}_{method}", clickable=True))
+st.caption(":material/touch_app: Click a point to open its pair in the Pair explorer with the loaded models.")

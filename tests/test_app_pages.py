@@ -17,7 +17,7 @@ from tests.fixtures.app_checkpoints import APP_DATA, gcnn_family, train_variant 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py"))
 MODEL_PAGES = ("pages/2_Pair_explorer.py", "pages/3_DIIN_interaction_space.py", "pages/4_Gates.py",
-               "pages/5_Error_analysis.py", "pages/7_Projection.py")
+               "pages/5_Error_analysis.py", "pages/7_Projection.py", "pages/9_Attribution.py")
 """The pages that work on the models loaded on Home."""
 TIMEOUT = 120
 
@@ -46,12 +46,17 @@ def empty_folder(tmp_path) -> Path:
     return folder
 
 
-def open_app(monkeypatch, tmp_path: Path, checkpoints: Path, data: Path) -> AppTest:
-    """Home, run once, with the given checkpoint and data folders (projections cached under tmp_path)."""
+def open_app(monkeypatch, tmp_path: Path, checkpoints: Path, data: Path, runs: Path | None = None) -> AppTest:
+    """Home, run once, with the given checkpoint and data folders (projections cached under tmp_path); the
+    Train page's runs go to `runs`, or by default to the user data folder under tmp_path/xdg-data."""
     monkeypatch.setenv("NLIVIS_CHECKPOINTS", str(checkpoints))
     monkeypatch.setenv("NLIVIS_DATA", str(data))
     monkeypatch.setenv("NLIVIS_PROJECTION_CACHE", str(tmp_path / "projections"))
-    monkeypatch.delenv("NLIVIS_RUNS", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    if runs is None:
+        monkeypatch.delenv("NLIVIS_RUNS", raising=False)
+    else:
+        monkeypatch.setenv("NLIVIS_RUNS", str(runs))
     app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
     assert not app.exception, app.exception
     return app
@@ -372,6 +377,67 @@ def test_split_picker_starts_on_the_select_split_and_names_a_training_split(monk
     assert "snli_test (training split of gcnn-snli-small)" in picker.options, picker.options
 
 
+# ---------------------------------------------------------------- click-through to the Pair explorer
+
+def click_table_row(app: AppTest, key: str, line: int) -> AppTest:
+    """What a click on line `line` of the selectable table `key` sends (streamlit's selection state)."""
+    app.session_state[key] = {"selection": {"rows": [line], "columns": []}}
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+def click_point(app: AppTest, chart_key: str, customdata: list) -> AppTest:
+    """What a click on a plotly point with `customdata` sends (streamlit's selection state of the chart)."""
+    point = {"curve_number": 0, "point_number": 0, "point_index": 0, "x": 0, "y": 0, "customdata": customdata}
+    app.session_state[f"chart_{chart_key}"] = {"selection": {"points": [point], "point_indices": [0], "box": [], "lasso": []}}
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+def assert_explorer_shows_row(app: AppTest, row: int, models: int) -> None:
+    expected = fixture_row(row)
+    assert [t.value for t in app.title] == ["Pair explorer"]
+    assert app.query_params["split"] == "snli_dev" and app.query_params["pair"] == str(row)
+    assert f"**Premise:** {expected.premise}" in texts(app, "markdown") and f"row {row} of snli_dev" in texts(app, "markdown")
+    assert len(app.dataframe[0].value) == models
+
+
+def test_a_wrong_pair_and_a_confusion_cell_open_their_pair_in_the_explorer(monkeypatch, tmp_path, checkpoints):
+    app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small",
+                      checkpoints / "gcnn-no_forget_gate-snli-small")
+    show(app, "pages/5_Error_analysis.py")
+    wrong = app.dataframe(key="errors_wrong").value
+    assert list(wrong.columns[:2]) == ["row", "id"] and (wrong["id"].astype(int) == wrong["row"] + 1).all()  # SNLI ids: lines
+    assert_explorer_shows_row(click_table_row(app, "errors_wrong", 1), int(wrong["row"].iloc[1]), models=2)
+
+    show(app, "pages/5_Error_analysis.py")
+    gold, predicted = wrong["gold"].iloc[0], wrong["predicted"].iloc[0]
+    click_point(app, "confusion_0", [gold, predicted, 1])
+    cell = app.dataframe(key="errors_cell_pairs").value
+    assert len(cell) >= 1 and set(cell["gold"]) == {gold} and set(cell["predicted"]) == {predicted}
+    assert cell["premise"].str.len().min() > 0
+    assert_explorer_shows_row(click_table_row(app, "errors_cell_pairs", 0), int(cell["row"].iloc[0]), models=2)
+
+
+def test_a_projection_point_and_a_disagreement_open_their_pair_in_the_explorer(monkeypatch, tmp_path, checkpoints):
+    app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
+    app.session_state["projection_method"] = "pca"
+    show(app, "pages/7_Projection.py")
+    points = [t for f in charts(app) for t in f["data"] if t.get("type") == "scattergl"]
+    customdata = points[0]["customdata"][0]
+    assert customdata[-2] == "snli_dev" and 0 <= int(customdata[-1]) < 12
+    assert_explorer_shows_row(click_point(app, "projection", customdata), int(customdata[-1]), models=1)
+
+    show(app, "pages/6_Ablations.py")
+    assert app.query_params["variant"] == "gcnn-snli-small"
+    disagreements = app.dataframe(key="ablations_disagreements").value
+    opened = click_table_row(app, "ablations_disagreements", 0)  # with the checkpoints the table compares
+    assert_explorer_shows_row(opened, int(disagreements["row"].iloc[0]), models=3)
+    assert opened.query_params["models"] == "gcnn-snli-small,gcnn-snli-small-seed2,gcnn-no_forget_gate-snli-small"
+
+
 # ---------------------------------------------------------------- with checkpoints, without data
 
 def test_pages_without_data_say_what_is_missing(monkeypatch, tmp_path, checkpoints, empty_folder):
@@ -400,7 +466,7 @@ def wait_for_status(monkeypatch, tmp_path, runs: Path, wanted: str, seconds: flo
     metric reads `wanted`."""
     deadline = time.time() + seconds
     while True:
-        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py")
+        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py")
         status = next((m.value for m in app.metric if m.label == "status"), "")
         if wanted in status or time.time() > deadline:
             return app
@@ -442,7 +508,7 @@ def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, 
 
     runs = tmp_path / "runs"
     runs.mkdir()
-    app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py")
+    app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py")
     assert app.selectbox(key="train_config").value == "gcnn" and app.radio(key="train_size_gcnn").value == "shipped"
     assert "--config gcnn --dataset snli-small" in texts(app, "code")
     out = runs / "gcnn-snli-small"
@@ -452,10 +518,14 @@ def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, 
         while len(training_runs.read_run_metrics(out)) < 4:
             assert time.time() < deadline, "the fake worker wrote no metrics"
             time.sleep(0.1)
-        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py")  # a fresh session
+        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py")  # a fresh session
         metrics = {m.label: m.value for m in app.metric}
         assert "running" in metrics["status"] and metrics["step"] == "30" and metrics["best dev accuracy"] == "50.0%"
         assert metrics["pairs/s"] == "130"
+        name_box = app.text_input(key="train_name_gcnn_snli-small_1")
+        assert name_box.value == "gcnn-snli-small-run2", "the default name is a free one"
+        assert not app.button(key="train_start").disabled
+        name_box.set_value("gcnn-snli-small").run()
         assert "already writing to" in texts(app, "warning") and app.button(key="train_start").disabled
         assert "scatter" in trace_types(app)
         app.button(key="train_stop_gcnn-snli-small").click().run()
@@ -464,8 +534,9 @@ def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, 
         while training_runs.read_run(out).running:
             assert time.time() < deadline, "the worker did not stop"
             time.sleep(0.1)
-        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py")
+        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py")
         assert "stopped" in next(m.value for m in app.metric if m.label == "status")
+        app.text_input(key="train_name_gcnn_snli-small_1").set_value("gcnn-snli-small").run()
         assert "holds the saved state of an unfinished run" in texts(app, "warning")
         assert app.button(key="train_start").disabled and not app.button(key="train_resume_gcnn-snli-small").disabled
         assert training_runs.resume_command(training_runs.read_run(out))[-1] == "--resume"
@@ -477,14 +548,16 @@ def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, 
 def test_train_page_runs_a_worker_that_becomes_a_checkpoint(monkeypatch, tmp_path):
     runs = tmp_path / "runs"
     runs.mkdir()
-    start_from_page(show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py"), max_steps=3)
+    start_from_page(show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py"), max_steps=3)
     app = wait_for_status(monkeypatch, tmp_path, runs, "finished")
     assert "finished" in next(m.value for m in app.metric if m.label == "status")
     assert "is listed on Home" in texts(app, "success")
     assert "scatter" in trace_types(app), "the loss / accuracy curves are drawn"
+    assert app.text_input(key="train_name_gcnn_snli-small_1").value == "gcnn-snli-small-run2", "a free default name"
+    app.text_input(key="train_name_gcnn_snli-small_1").set_value("gcnn-snli-small").run()
     assert "already holds a finished checkpoint" in texts(app, "warning")
     assert app.button(key="train_start").disabled, "a refreshed page does not start the run again"
-    home = open_app(monkeypatch, tmp_path, runs, APP_DATA)
+    home = open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs)
     assert "gcnn-snli-small" in set(home.dataframe[0].value["checkpoint"])
 
 
@@ -492,8 +565,9 @@ def test_train_page_runs_a_worker_that_becomes_a_checkpoint(monkeypatch, tmp_pat
 def test_train_page_stop_and_resume(monkeypatch, tmp_path):
     runs = tmp_path / "runs"
     runs.mkdir()
-    start_from_page(show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py"), max_steps=60, epochs=500)
+    start_from_page(show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py"), max_steps=60, epochs=500)
     app = wait_for_status(monkeypatch, tmp_path, runs, "running")
+    app.text_input(key="train_name_gcnn_snli-small_1").set_value("gcnn-snli-small").run()
     assert "already writing to" in texts(app, "warning") and app.button(key="train_start").disabled
     deadline = time.time() + 60
     while next(m.value for m in app.metric if m.label == "step") == "—":

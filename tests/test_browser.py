@@ -192,15 +192,22 @@ def test_every_page_in_chromium(server, app_folders, tmp_path):
             open_page(page, "Pair explorer")
             hypothesis = page.locator("textarea").nth(1)
             hypothesis.fill("Nobody is making music .")
-            hypothesis.press("Control+Enter")
             settle(page)
-            hypothesis.blur()  # no focused, red-framed text box in the screenshot
+            assert page.get_by_text("Show the previous pair beside this one").count() == 0, "a half-typed edit was analysed"
+            page.get_by_role("button", name="Analyse").click()
+            settle(page)
             page.mouse.move(0, 0)
             assert_clean(page, "Pair explorer")
             assert page.get_by_text("Show the previous pair beside this one").count() == 1, "the new pair was not run"
             assert heatmaps_drawn(page) >= 1, "no alignment heatmap drawn"
+            assert "hypothesis=Nobody" in page.url, page.url
             page.screenshot(path=str(SCREENSHOTS / "pair_explorer.png"))
             page.screenshot(path=str(shots / "pair_explorer.png"))
+            overview = page.locator(".st-key-chart_overview .js-plotly-plot")
+            if len(labels) >= 5:
+                overview.scroll_into_view_if_needed()
+                page.mouse.move(0, 0)
+                overview.screenshot(path=str(SCREENSHOTS / "overview_grid.png"))
 
             open_page(page, "DIIN interaction space")
             assert_clean(page, "DIIN interaction space")
@@ -236,3 +243,118 @@ def test_every_page_in_chromium(server, app_folders, tmp_path):
         finally:
             browser.close()
     print(f"screenshots: {shots} and {SCREENSHOTS}")
+
+
+# ---------------------------------------------------------------- click-through to the Pair explorer
+
+LINKED_MODELS = ("esan", "gcnn")
+"""The models the click-through test loads through the URL (first checkpoint of each, as models_to_load picks)."""
+
+
+def click_table_line(page, key: str, line: int) -> None:
+    """Click line `line` (0-based) of the selectable st.dataframe with key `key`, in its row-marker column."""
+    grid = page.locator(f".st-key-{key} [data-testid='stDataFrame']").first
+    grid.scroll_into_view_if_needed()
+    box = grid.bounding_box()
+    header, row_height = 35, 35
+    page.mouse.click(box["x"] + 14, box["y"] + header + row_height * line + row_height / 2)
+
+
+def click_plotly_point(page, chart_key: str, curve: int, index: int) -> None:
+    """Click the point `index` of trace `curve` of the plotly chart with key `chart_key`, at its pixel position."""
+    plot = page.locator(f".st-key-chart_{chart_key} .js-plotly-plot").first
+    plot.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    x, y = plot.evaluate("""(gd, [curve, index]) => {
+        const trace = gd._fullData[curve], layout = gd._fullLayout, rect = gd.getBoundingClientRect();
+        const xa = layout[trace.xaxis.replace('x', 'xaxis')], ya = layout[trace.yaxis.replace('y', 'yaxis')];
+        return [rect.left + xa._offset + xa.l2p(trace.x[index]), rect.top + ya._offset + ya.l2p(trace.y[index])];
+    }""", [curve, index])
+    page.mouse.move(x, y)
+    page.wait_for_timeout(300)
+    page.mouse.click(x, y)
+
+
+def landed_row(page, shots: Path, name: str) -> tuple[str, int]:
+    """Wait for the Pair explorer the click opened; (split, row) from its URL, checked against what it shows."""
+    from urllib.parse import parse_qs, urlparse
+
+    page.wait_for_function("() => document.querySelector('h1') && document.querySelector('h1').innerText.includes('Pair explorer')",
+                           timeout=PAGE_SECONDS * 1000)
+    settle(page)
+    assert_clean(page, f"Pair explorer after {name}")
+    query = parse_qs(urlparse(page.url).query)
+    split, row = query["split"][0], int(query["pair"][0])
+    assert query["models"][0].split(",") == [f"{m}-snli-small" for m in LINKED_MODELS], page.url
+    assert page.get_by_text(f"row {row} of {split}").count() >= 1, f"the explorer does not show row {row}"
+    assert heatmaps_drawn(page) >= 2
+    page.mouse.move(0, 0)
+    page.screenshot(path=str(shots / f"explorer_after_{name}.png"))
+    return split, row
+
+
+def go_back_to(page, title: str) -> None:
+    page.go_back()
+    page.wait_for_function("t => document.querySelector('h1') && document.querySelector('h1').innerText.includes(t)",
+                           arg=title, timeout=PAGE_SECONDS * 1000)
+    settle(page)
+
+
+def test_click_through_from_errors_confusions_and_projection_in_chromium(server, app_folders, tmp_path):
+    """An error row, a confusion-matrix cell and a projection point each open their pair in the Pair explorer with
+    the same models; the browser's Back returns. Needs the shipped snli-small checkpoints and the SNLI dev split."""
+    from nlivis.analysis.predictions import find_prediction_files, read_predictions
+    from nlivis.data.protocols import get_protocol, read_split
+
+    roots, data = app_folders
+    folders = [root / f"{m}-snli-small" for m in LINKED_MODELS for root in roots if (root / f"{m}-snli-small").is_dir()]
+    if len(folders) < len(LINKED_MODELS) or data != SHARED_DATA:
+        pytest.skip("needs the shipped esan- and gcnn-snli-small checkpoints and ../shared/data")
+    dev = read_split(get_protocol("snli-small").select, data).pairs
+    esan = {p.id: p for p in read_predictions(find_prediction_files(folders[0])["snli_dev"])}
+    models = ",".join(f.name for f in folders)
+    shots = tmp_path / "screenshots"
+    shots.mkdir()
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport=VIEWPORT)
+            page.goto(f"{server}/Error_analysis?models={models}", wait_until="networkidle")
+            page.wait_for_selector(".st-key-errors_wrong", timeout=PAGE_SECONDS * 1000)
+            settle(page)
+            assert_clean(page, "Error analysis")
+            page.screenshot(path=str(shots / "error_analysis.png"))
+
+            click_table_line(page, "errors_wrong", 0)
+            split, row = landed_row(page, shots, "error_row")
+            assert split == "snli_dev" and esan[dev[row].id].correct is False, "the opened pair is not one ESAN gets wrong"
+            go_back_to(page, "Error analysis")
+
+            cells = page.locator(".st-key-chart_confusion_0 .js-plotly-plot").first.evaluate(
+                "gd => gd._fullData[1].customdata.map(c => [c[0], c[1], c[2]])")
+            index, (gold, predicted, _) = next((i, c) for i, c in enumerate(cells) if c[0] != c[1] and c[2] > 0)
+            click_plotly_point(page, "confusion_0", 1, index)
+            page.wait_for_selector(".st-key-errors_cell_pairs", timeout=PAGE_SECONDS * 1000)
+            settle(page)
+            page.screenshot(path=str(shots / "confusion_cell_pairs.png"))
+            click_table_line(page, "errors_cell_pairs", 0)
+            split, row = landed_row(page, shots, "confusion_cell")
+            opened = esan[dev[row].id]
+            assert (opened.gold, opened.predicted) == (gold, predicted), "the opened pair is not in the clicked cell"
+            go_back_to(page, "Error analysis")
+
+            page.goto(f"{server}/Projection?models={models}", wait_until="networkidle")
+            page.wait_for_selector("h1", timeout=PAGE_SECONDS * 1000)
+            settle(page)
+            page.get_by_text("PCA", exact=True).click()
+            page.wait_for_selector(".st-key-chart_projection .js-plotly-plot", timeout=PAGE_SECONDS * 1000)
+            settle(page)
+            assert_clean(page, "Projection")
+            page.screenshot(path=str(shots / "projection.png"))
+            click_plotly_point(page, "projection", 0, 0)
+            split, row = landed_row(page, shots, "projection_point")
+            assert split == "snli_dev" and 0 <= row < len(dev)
+            go_back_to(page, "Projection")
+        finally:
+            browser.close()
+    print(f"screenshots: {shots}")

@@ -81,9 +81,11 @@ def open_clicked_pair(event: Any) -> None:
         custom = point.get("customdata")
         if isinstance(custom, (list, tuple)) and len(custom) >= 2:
             try:
-                selection.open_pair(str(custom[-2]), int(custom[-1]))
-            except ValueError:
+                row = int(custom[-1])
+            except (TypeError, ValueError):
                 continue
+            if row >= 0:  # -1: the pair is not in the local split
+                selection.open_pair(str(custom[-2]), row)
 
 
 def clicked_cell(event: Any) -> tuple[str, str] | None:
@@ -107,21 +109,23 @@ def with_rows(frame: pd.DataFrame, split: str, id_column: str = "id") -> pd.Data
     return shown
 
 
-def pair_table(frame: pd.DataFrame, key: str, split: str, id_column: str = "id", **options: Any) -> None:
-    """A table of pairs of `split`; clicking a line opens that pair in the Pair explorer with the same models.
-    Pairs are numbered by their 0-based split row (column `row`, added from `id_column` when missing)."""
+def pair_table(frame: pd.DataFrame, key: str, split: str, id_column: str = "id", models: Sequence[str] | None = None,
+               **options: Any) -> None:
+    """A table of pairs of `split`; clicking a line opens that pair in the Pair explorer with the models loaded
+    now, or with the checkpoint folders `models` (e.g. the variants a table compares). Pairs are numbered by their
+    0-based split row (column `row`, added from `id_column` when missing); `options` go to st.dataframe."""
     shown = with_rows(frame, split, id_column)
     options = {"hide_index": True, "width": "stretch", **options}
     event = st.dataframe(shown, key=key, on_select="rerun", selection_mode="single-row", **options)
-    st.caption(":material/touch_app: Click a line to open that pair in the Pair explorer with the loaded models "
-               "(the browser's Back returns here).")
+    st.caption(":material/touch_app: Click a line to open that pair in the Pair explorer with "
+               + ("these checkpoints" if models else "the loaded models") + " (the browser's Back returns here).")
     picked = list(getattr(getattr(event, "selection", None), "rows", []) or [])
     if picked:
         row = shown.iloc[picked[0]]["row"]
         if pd.isna(row):
             st.warning(f"That pair is not in the local copy of {split}, so it cannot be opened.")
         else:
-            selection.open_pair(split, int(row))
+            selection.open_pair(split, int(row), models)
 
 
 # ---------------------------------------------------------------- the pair form

@@ -88,7 +88,7 @@ def channel_grid(entry: FeatureMaps, index: int, premise_tokens: Sequence[str], 
         y_axis = {"autorange": "reversed", "title": "premise" if c == 0 else None}
         if entry.token_axes:
             x_axis |= token_ticks(col_labels)
-            y_axis |= token_ticks(row_labels)
+            y_axis |= token_ticks(row_labels, axis="y")
             x_axis["tickfont"] = y_axis["tickfont"] = {"size": 9}
         figure.update_xaxes(**x_axis, row=r + 1, col=c + 1)
         figure.update_yaxes(**y_axis, row=r + 1, col=c + 1)

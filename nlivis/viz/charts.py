@@ -110,22 +110,31 @@ def difference_intervals(table: pd.DataFrame, label: str = "variant", difference
 
 def projection_scatter(frame: pd.DataFrame, color: str, hover: Sequence[str] = ("premise", "hypothesis"),
                        title: str = "projection of pooled representations") -> go.Figure:
-    """Points at (x, y) coloured by the category in `color`; hovering shows the pair's columns in `hover`."""
+    """Points at (x, y) coloured by the category in `color`; hovering shows the pair's columns in `hover`.
+    When the frame has `split` and `row` columns (a split key and a 0-based row), each point's customdata ends
+    with them, so a click can open the pair (`nlivis.app.widgets.open_clicked_pair`)."""
     if frame.empty:
         return empty_figure("no points to project")
     hover_columns = [c for c in hover if c in frame.columns]
+    link_columns = ["split", "row"] if {"split", "row"} <= set(frame.columns) else []
     figure = go.Figure()
     for position, (value, rows) in enumerate(frame.groupby(color, sort=True, dropna=False)):
-        custom = rows[hover_columns].astype(str).to_numpy() if hover_columns else None
+        custom = None
+        if hover_columns or link_columns:
+            custom = rows[hover_columns].astype(str)
+            for column in link_columns:
+                custom[f"link_{column}"] = rows[column].tolist()
+            custom = custom.to_numpy(dtype=object)
         template = "<br>".join(f"{c}: %{{customdata[{i}]}}" for i, c in enumerate(hover_columns)) + "<extra>%{fullData.name}</extra>"
         figure.add_trace(go.Scattergl(
             x=rows["x"].tolist(), y=rows["y"].tolist(), mode="markers", name=str(value),
             marker={"size": 6, "opacity": 0.75, "color": CATEGORY_COLOURS[position % len(CATEGORY_COLOURS)]},
             customdata=custom, hovertemplate=template,
-            meta={"kind": "table", "records": _records(rows[[c for c in rows.columns if c in {"x", "y", color, *hover_columns, "id"}]])},
+            meta={"kind": "table", "records": _records(rows[[c for c in rows.columns if c in {"x", "y", color, *hover_columns, "id", *link_columns}]])},
         ))
     figure.update_layout(title=title, height=560, legend={"title": color}, margin={"l": 10, "r": 10, "t": 50, "b": 10},
-                         xaxis={"showticklabels": False, "title": ""}, yaxis={"showticklabels": False, "title": ""})
+                         xaxis={"showticklabels": False, "title": ""}, yaxis={"showticklabels": False, "title": ""},
+                         clickmode="event+select" if link_columns else None)
     return figure
 
 

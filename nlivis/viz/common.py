@@ -6,6 +6,7 @@ and the name of its value, so `figure_data` can give back exactly what is drawn 
 """
 from __future__ import annotations
 
+import unicodedata
 from typing import Any, Sequence
 
 import numpy as np
@@ -48,14 +49,76 @@ def real_length(tokens: Sequence[str], available: int) -> int:
     return max(0, min(len(tokens), int(available)))
 
 
-def token_ticks(tokens: Sequence[str]) -> dict[str, Any]:
-    """Axis settings that label positions 0..n-1 with the tokens (each position once, even repeats)."""
-    return {
-        "tickmode": "array",
-        "tickvals": list(range(len(tokens))),
-        "ticktext": [str(t) for t in tokens],
-        "tickangle": -45,
-    }
+INVISIBLE_NAMES = {"\u200d": "ZWJ", "\u200c": "ZWNJ", "\u200b": "ZWSP", "\u2060": "WJ", "\ufeff": "BOM", "\u00ad": "SHY"}
+"""Short names for the zero-width characters a tokenizer can leave as tokens of their own (emoji sequences)."""
+
+
+def _invisible(char: str) -> bool:
+    code = ord(char)
+    return (unicodedata.category(char) == "Cf" or 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF
+            or code in (0x180B, 0x180C, 0x180D, 0x180F))
+
+
+def _invisible_name(char: str) -> str:
+    code = ord(char)
+    if 0xFE00 <= code <= 0xFE0F:
+        return f"VS{code - 0xFE00 + 1}"
+    if 0xE0100 <= code <= 0xE01EF:
+        return f"VS{code - 0xE0100 + 17}"
+    return INVISIBLE_NAMES.get(char, f"U+{code:04X}")
+
+
+def visible_token(token: str) -> str:
+    """A token as an axis can show it: zero-width joiners and variation selectors are dropped from a token
+    that has visible characters, and a token made only of them is named ("ZWJ", "VS16"), never left blank."""
+    token = str(token)
+    visible = "".join(c for c in token if not _invisible(c))
+    if visible.strip():
+        return visible
+    if token and all(_invisible(c) for c in token):
+        return "·".join(_invisible_name(c) for c in token)
+    return token if token.strip() else "␣"
+
+
+LONG_AXIS = 16
+"""More tokens than this: x labels stand upright and get smaller, so neighbours never overlap."""
+
+MAX_TICK_CHARS = 14
+"""Longer tokens are cut with an ellipsis on the axis (hover shows them whole)."""
+
+
+def token_ticks(tokens: Sequence[str], axis: str = "x") -> dict[str, Any]:
+    """Axis settings that label positions 0..n-1 with the tokens (each position once, even repeats). Long
+    axes stay legible: upright, smaller x labels past LONG_AXIS tokens; every label visible and short."""
+    labels = [visible_token(t) for t in tokens]
+    labels = [label if len(label) <= MAX_TICK_CHARS else label[:MAX_TICK_CHARS - 1] + "…" for label in labels]
+    settings: dict[str, Any] = {"tickmode": "array", "tickvals": list(range(len(tokens))), "ticktext": labels}
+    if axis == "x":
+        settings["tickangle"] = -90 if len(tokens) > LONG_AXIS else -45
+    if len(tokens) > 2 * LONG_AXIS:
+        settings["tickfont"] = {"size": 9}
+    elif len(tokens) > LONG_AXIS:
+        settings["tickfont"] = {"size": 10}
+    return settings
+
+
+NARROW_SPAN = 0.1
+"""Values spanning less than this share of a fixed colour range get their own range (and say so)."""
+
+
+def fitted_range(values: np.ndarray, low: float = 0.0, high: float = 1.0) -> tuple[float, float, str | None]:
+    """(zmin, zmax, note): the fixed range [low, high] so figures compare by eye, unless the values span less
+    than NARROW_SPAN of it — then their own range (one flat block otherwise), with a note stating it."""
+    values = np.asarray(values, dtype=float)
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        return low, high, None
+    smallest, largest = float(finite.min()), float(finite.max())
+    if largest - smallest >= NARROW_SPAN * (high - low):
+        return low, high, None
+    if largest == smallest:
+        return smallest - 1e-6, largest + 1e-6, f"all values {smallest:.4g}"
+    return smallest, largest, f"own colour scale {smallest:.4g}–{largest:.4g} (narrow range)"
 
 
 def labelled_heatmap(
@@ -76,7 +139,8 @@ def labelled_heatmap(
     values = np.asarray(values, dtype=float)
     rows = [str(r) for r in row_labels]
     cols = [str(c) for c in col_labels]
-    hover = np.array([[f"{row_name}: {r}<br>{col_name}: {c}" for c in cols] for r in rows], dtype=object)
+    hover = np.array([[f"{row_name}: {visible_token(r)}<br>{col_name}: {visible_token(c)}" for c in cols] for r in rows],
+                     dtype=object)
     kwargs: dict[str, Any] = {}
     if coloraxis is not None:
         kwargs["coloraxis"] = coloraxis
@@ -104,6 +168,8 @@ def figure_data(figure: go.Figure) -> pd.DataFrame:
     frames: list[pd.DataFrame] = []
     for trace in figure.data:
         meta = trace.meta if isinstance(trace.meta, dict) else {}
+        if meta.get("kind") == "overlay":  # clickable markers laid over a figure carry no data of their own
+            continue
         if meta.get("kind") == "heatmap":
             z = np.asarray(trace.z, dtype=float)
             rows, cols = meta["rows"], meta["cols"]

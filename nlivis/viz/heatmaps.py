@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from nlivis.models.trace import Alignment, MemoryKeys
-from nlivis.viz.common import DIVERGING_SCALE, SEQUENTIAL_SCALE, labelled_heatmap, real_length, token_ticks
+from nlivis.viz.common import DIVERGING_SCALE, SEQUENTIAL_SCALE, fitted_range, labelled_heatmap, real_length, token_ticks
 
 
 def _tokens_of(sentence: str, premise_tokens: Sequence[str], hypothesis_tokens: Sequence[str]) -> Sequence[str]:
@@ -35,51 +35,64 @@ def alignment_heatmap(entry: Alignment, index: int, premise_tokens: Sequence[str
                       label: str = "", height: int | None = None) -> go.Figure:
     """One pair's alignment weights: rows and columns labelled by their sentence's tokens, padding cut.
 
-    Normalised kinds (softmax, sparsemax) share the fixed range [0, 1] so two figures compare by eye;
-    raw similarities use a diverging scale centred on zero.
+    Normalised kinds (softmax, sparsemax) share the fixed range [0, 1] so two figures compare by eye, unless
+    the weights span less than a tenth of it (near-uniform attention): then they get their own range, stated
+    in the title; raw similarities use a diverging scale centred on zero.
     """
     values, rows, cols = alignment_matrix(entry, index, premise_tokens, hypothesis_tokens)
+    note = None
     if entry.kind == "similarity":
         bound = float(np.abs(values).max()) if values.size else 1.0
         trace = labelled_heatmap(values, rows, cols, "similarity", entry.rows, entry.cols, DIVERGING_SCALE,
                                  zmin=-bound, zmax=bound, name=label or entry.direction)
     else:
+        zmin, zmax, note = fitted_range(values)
         trace = labelled_heatmap(values, rows, cols, f"{entry.kind} weight", entry.rows, entry.cols,
-                                 SEQUENTIAL_SCALE, zmin=0.0, zmax=1.0, name=label or entry.direction)
+                                 SEQUENTIAL_SCALE, zmin=zmin, zmax=zmax, name=label or entry.direction)
     figure = go.Figure(trace)
     figure.update_layout(
-        title=alignment_title(entry, label),
+        title=" · ".join(p for p in (alignment_title(entry, label), note) if p),
         xaxis={**token_ticks(cols), "title": f"{entry.cols} tokens", "side": "bottom"},
-        yaxis={**token_ticks(rows), "title": f"{entry.rows} tokens", "autorange": "reversed"},
-        height=height or max(260, 60 + 22 * len(rows) + 40),
+        yaxis={**token_ticks(rows, axis="y"), "title": f"{entry.rows} tokens", "autorange": "reversed"},
+        height=height or max(260, 60 + 22 * len(rows) + 40 + (40 if len(cols) > 16 else 0)),
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
     )
     return figure
 
 
 def memory_keys_heatmap(entry: MemoryKeys, index: int, tokens: Sequence[str], label: str = "") -> go.Figure:
-    """AMN's memory addressing: for each real token a distribution over the memory slots."""
-    weights = entry.weights[index].detach().float().cpu().numpy()
-    n = real_length(tokens, weights.shape[0])
-    values = weights[:n]
-    slots = [f"slot {s}" for s in range(values.shape[1])]
-    trace = labelled_heatmap(values, list(tokens)[:n], slots, "address weight", f"{entry.tokens} token", "memory slot",
-                             SEQUENTIAL_SCALE, zmin=0.0, zmax=1.0, name=label or f"memory keys {entry.tokens}")
+    """AMN's memory addressing: for each real token a distribution over the memory slots. Near-uniform
+    addressing (e.g. 0.098–0.102 over ten slots) gets its own colour range, stated in the title."""
+    values, rows, slots = memory_keys_matrix(entry, index, tokens)
+    zmin, zmax, note = fitted_range(values)
+    trace = labelled_heatmap(values, rows, slots, "address weight", f"{entry.tokens} token", "memory slot",
+                             SEQUENTIAL_SCALE, zmin=zmin, zmax=zmax, name=label or f"memory keys {entry.tokens}")
     figure = go.Figure(trace)
     figure.update_layout(
         title=" · ".join([p for p in (label, f"memory keys · {entry.tokens} · layer {entry.layer}",
-                                      f"weights {values.min():.3f}–{values.max():.3f}" if values.size else "") if p]),
+                                      note or (f"weights {values.min():.3f}–{values.max():.3f}" if values.size else "")) if p]),
         xaxis={**token_ticks(slots), "title": "memory slot"},
-        yaxis={**token_ticks(list(tokens)[:n]), "title": f"{entry.tokens} tokens", "autorange": "reversed"},
-        height=max(260, 60 + 22 * n + 40),
+        yaxis={**token_ticks(rows, axis="y"), "title": f"{entry.tokens} tokens", "autorange": "reversed"},
+        height=max(260, 60 + 22 * len(rows) + 40),
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
     )
     return figure
 
 
+def memory_keys_matrix(entry: MemoryKeys, index: int, tokens: Sequence[str]) -> tuple[np.ndarray, list[str], list[str]]:
+    """One pair's memory addressing [real tokens, slots], with the tokens and slot names."""
+    weights = entry.weights[index].detach().float().cpu().numpy()
+    n = real_length(tokens, weights.shape[0])
+    return weights[:n], list(tokens)[:n], [f"slot {s}" for s in range(weights.shape[1])]
+
+
 def confusion_matrix_heatmap(counts: Sequence[Sequence[float]], labels: Sequence[str], title: str = "confusion matrix",
                              normalize: bool = False) -> go.Figure:
-    """Gold labels on rows, predictions on columns; `normalize` shows each row as fractions of its gold count."""
+    """Gold labels on rows, predictions on columns; `normalize` shows each row as fractions of its gold count.
+
+    Each cell also carries an invisible, clickable marker whose customdata is (gold, predicted, pairs): plotly
+    cannot select heatmap cells, so a click on a cell selects its marker (`nlivis.app.widgets.clicked_cell`).
+    """
     matrix = np.asarray(counts, dtype=float)
     if matrix.shape != (len(labels), len(labels)):
         raise ValueError(f"confusion matrix has shape {matrix.shape}, expected {len(labels)}×{len(labels)} for labels {list(labels)}")
@@ -89,15 +102,25 @@ def confusion_matrix_heatmap(counts: Sequence[Sequence[float]], labels: Sequence
         totals = matrix.sum(axis=1, keepdims=True)
         shown = np.divide(matrix, totals, out=np.zeros_like(matrix), where=totals > 0)
         value_name = "fraction of gold"
-    trace = labelled_heatmap(shown, [str(l) for l in labels], [str(l) for l in labels], value_name, "gold", "predicted",
-                             "Blues", zmin=0.0, name=title)
+    names = [str(l) for l in labels]
+    trace = labelled_heatmap(shown, names, names, value_name, "gold", "predicted", "Blues", zmin=0.0, name=title)
     trace.update(text=[[f"{v:.2f}" if normalize else f"{int(v)}" for v in row] for row in shown],
-                 texttemplate="%{text}")
-    figure = go.Figure(trace)
+                 texttemplate="%{text}", hoverinfo="skip", hovertemplate=None)
+    gold, predicted = np.meshgrid(np.arange(len(names)), np.arange(len(names)), indexing="ij")
+    cells = go.Scatter(
+        x=predicted.ravel().tolist(), y=gold.ravel().tolist(), mode="markers", showlegend=False, name="cells",
+        marker={"size": 36, "symbol": "square", "color": "rgba(0,0,0,0)"},
+        customdata=[[names[g], names[c], int(matrix[g, c])] for g, c in zip(gold.ravel(), predicted.ravel())],
+        hovertemplate="gold: %{customdata[0]}<br>predicted: %{customdata[1]}<br>%{customdata[2]} pairs"
+                      "<br>click to list them<extra></extra>",
+        meta={"kind": "overlay"},
+    )
+    figure = go.Figure([trace, cells])
     figure.update_layout(
         title=title,
-        xaxis={**token_ticks([str(l) for l in labels]), "title": "predicted"},
-        yaxis={**token_ticks([str(l) for l in labels]), "title": "gold", "autorange": "reversed"},
-        height=320, margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        xaxis={**token_ticks(names), "title": "predicted", "range": [-0.5, len(names) - 0.5]},
+        yaxis={**token_ticks(names, axis="y"), "title": "gold", "autorange": "reversed"},
+        height=320, margin={"l": 10, "r": 10, "t": 50, "b": 10}, hovermode="closest", hoverdistance=-1,
+        clickmode="event+select",
     )
     return figure
