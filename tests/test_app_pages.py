@@ -614,6 +614,7 @@ def test_shipped_models_side_by_side_on_every_model_page(monkeypatch, tmp_path, 
     show(app, "pages/3_DIIN_interaction_space.py")
     assert app.selectbox(key="diin_model").options == ["diin · snli-small · diin-snli-small"]
     assert {"interaction", "scale_down", "dense_block_1"} <= {o.split(" ")[0] for o in app.selectbox(key="diin_stage").options}
+    assert app.selectbox(key="diin_stage").value == "dense_block_1"  # learned channels first
     assert "heatmap" in trace_types(app)
     assert "4 loaded models have no 2-D interaction maps" in texts(app, "info")  # and the page names them
 
