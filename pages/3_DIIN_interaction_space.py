@@ -46,7 +46,8 @@ for notice in result.notices:
     st.caption(f"{notes.NOTE_ICON} {notice}")
 stages = result.trace.of_type(FeatureMaps)
 left, middle, right = st.columns([2, 2, 1])
-stage_name = left.selectbox("Stage", list(stages), key="diin_stage",
+first_learned = next((i for i, name in enumerate(stages) if name.startswith("dense_block")), 0)  # learned 3×3 maps
+stage_name = left.selectbox("Stage", list(stages), index=first_learned, key="diin_stage",
                             format_func=lambda n: f"{n} ({stages[n].maps.shape[1]} channels, "
                                                   f"{stages[n].maps.shape[2]}×{stages[n].maps.shape[3]})")
 entry = stages[stage_name]

@@ -701,6 +701,7 @@ def test_shipped_models_side_by_side_on_every_model_page(monkeypatch, tmp_path, 
     show(app, "pages/3_DIIN_interaction_space.py")
     assert app.selectbox(key="diin_model").options == ["diin · snli-small · diin-snli-small"]
     assert {"interaction", "scale_down", "dense_block_1"} <= {o.split(" ")[0] for o in app.selectbox(key="diin_stage").options}
+    assert app.selectbox(key="diin_stage").value == "dense_block_1"  # learned channels first
     assert "heatmap" in trace_types(app)
     assert "4 loaded models have no 2-D interaction maps" in texts(app, "info")  # and the page names them
 
@@ -769,3 +770,86 @@ def test_quora_pair_ids_map_to_split_rows(monkeypatch, shared_data):
     assert sum(pair.id != str(row + 1) for row, pair in enumerate(pairs)) > 9_000  # ids are not line numbers
     table = widgets.with_rows(pd.DataFrame({"id": [pairs[5].id, pairs[4321].id, "not-a-quora-id"]}), "quora_dev")
     assert table["row"].tolist()[:2] == [5, 4321] and pd.isna(table["row"].iloc[2])
+
+
+# ---------------------------------------------------------------- gold tags and Table 7 (MultiNLI dev layout)
+
+MNLI_DEV_FIXTURE = {  # made-up pairs in the MultiNLI dev layout (the real files are never copied into tests)
+    "matched": [("9001e", "A man is not cooking soup .", "A man cooks nothing .", "entailment"),
+                ("9002c", "A woman can play a guitar .", "A woman cannot play .", "contradiction"),
+                ("9003n", "Two dogs run in a park .", "Two dogs think about food .", "neutral"),
+                ("9004e", "A boy reads a book .", "A boy reads .", "entailment"),
+                ("9005c", "If it rains , people stay inside .", "People stay outside .", "contradiction"),
+                ("9006n", "A girl is sleeping .", "A girl is tired .", "neutral")],
+    "mismatched": [("9101e", "Some people sing .", "People sing .", "entailment"),
+                   ("9102c", "The man will not eat .", "The man eats .", "contradiction"),
+                   ("9103n", "A cat sits on a mat .", "A cat may sleep .", "neutral"),
+                   ("9104e", "A dog barks loudly .", "A dog barks .", "entailment")],
+}
+MNLI_GOLD_FIXTURE = {  # the RepEval release's shape: '#' marks, a trailing tab for a pair without tags
+    "matched": "9001e\t#NEGATION\n9002c\t#MODAL\t#NEGATION\n9003n\t#BELIEF\n9005c\t#CONDITIONAL\t#ANTO\n9006n\t\n",
+    "mismatched": "9101e\t#QUANTIFIER\n9102c\t#MODAL\t#NEGATION\n9103n\t#MODAL\n",
+}
+
+
+@pytest.fixture
+def mnli_dev_setup(tmp_path, checkpoints) -> tuple[Path, Path]:
+    """(checkpoint root, data root): a copy of the fixture GCNN evaluated on a small MultiNLI-dev-shaped
+    matched and mismatched split whose gold annotation tags sit in mnli_annotations/."""
+    import json
+    import shutil
+
+    from nlivis.cli import main
+
+    data = tmp_path / "data"
+    shutil.copytree(APP_DATA, data)
+    (data / "mnli_dev").mkdir()
+    (data / "mnli_annotations").mkdir()
+    for half, rows in MNLI_DEV_FIXTURE.items():
+        (data / "mnli_dev" / f"multinli_1.0_dev_{half}.jsonl").write_text("".join(
+            json.dumps({"gold_label": label, "pairID": pid, "sentence1": p, "sentence2": h}) + "\n"
+            for pid, p, h, label in rows), encoding="utf-8")
+        (data / "mnli_annotations" / f"multinli_1.0_{half}_annotations.txt").write_text(
+            MNLI_GOLD_FIXTURE[half], encoding="utf-8")
+    root = tmp_path / "checkpoints"
+    shutil.copytree(checkpoints / "gcnn-snli-small", root / "gcnn-snli-small")
+    shutil.copytree(checkpoints / "embeddings", root / "embeddings")  # the shared word-vector file it loads
+    for half in MNLI_DEV_FIXTURE:
+        assert main(["evaluate", str(root / "gcnn-snli-small"), "--dataset", "mnli-small", "--split", f"mnli_dev_{half}",
+                     "--data-dir", str(data), "--cache-dir", str(tmp_path / "cache")]) == 0
+    return root, data
+
+
+def test_error_analysis_uses_gold_tags_and_shows_table7_with_counts(monkeypatch, tmp_path, mnli_dev_setup):
+    root, data = mnli_dev_setup
+    app = load_models(open_app(monkeypatch, tmp_path, root, data), root / "gcnn-snli-small")
+    show(app, "pages/5_Error_analysis.py")
+    app.selectbox(key="errors_split").set_value("mnli_dev_matched").run()
+    assert not app.exception, app.exception
+
+    overall = charts(app)[0]
+    assert overall["data"][0]["error_y"]["array"] and overall["layout"]["shapes"]  # 95% interval, majority line
+    assert "Gold tags" in texts(app, "caption") and "5 pairs of mnli_dev_matched" in texts(app, "caption")
+    tag_table = app.dataframe(key="errors_tag_table").value
+    gold = tag_table[tag_table["source"] == "gold"].set_index("tag")
+    assert gold.loc["NEGATION", "count"] == 2 and gold.loc["CONDITIONAL", "count"] == 1
+    assert set(tag_table["source"]) == {"gold", "automatic"}  # 9004e has no gold tags: scored automatically
+    assert {"ci_low", "ci_high", "majority_accuracy"} <= set(tag_table.columns)
+
+    table7 = next(d.value for d in app.dataframe if "matched pairs" in d.value.columns)
+    assert table7.loc["NEGATION", "matched pairs"] == 2 and table7.loc["MODAL", "mismatched pairs"] == 2
+    model_column = next(c for c in table7.columns if c.startswith("mismatched") and c.endswith("gcnn-snli-small"))
+    assert "mismatched majority" in table7.columns and "[" in table7.loc["MODAL", model_column]
+
+    line = int(tag_table.index[(tag_table["source"] == "gold") & (tag_table["tag"] == "NEGATION")][0])
+    click_table_row(app, "errors_tag_table", line)
+    behind = app.dataframe(key="errors_tag_pairs").value
+    assert set(behind["id"]) == {"9001e", "9002c"} and list(behind["row"]) == [0, 1]
+    assert_explorer_shows_pair(click_table_row(app, "errors_tag_pairs", 1), "mnli_dev_matched", 1,
+                               MNLI_DEV_FIXTURE["matched"][1][1])
+
+
+def assert_explorer_shows_pair(app: AppTest, split: str, row: int, premise: str) -> None:
+    assert [t.value for t in app.title] == ["Pair explorer"]
+    assert app.query_params["split"] == split and app.query_params["pair"] == str(row)
+    assert f"**Premise:** {premise}" in texts(app, "markdown")

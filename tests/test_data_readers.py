@@ -4,6 +4,7 @@ from __future__ import annotations
 import dataclasses
 import gzip
 import shutil
+import json
 from pathlib import Path
 
 import pytest
@@ -79,6 +80,22 @@ def test_jsonl_and_txt_of_the_same_pairs_agree(tmp_path: Path):
     assert [dataclasses.replace(pair, source=None, line=None) for pair in from_txt] == [
         dataclasses.replace(pair, source=None, line=None) for pair in from_jsonl
     ]
+
+
+def test_a_repeated_pair_id_is_made_unique_for_every_pair_carrying_it(tmp_path: Path):
+    """MultiNLI dev mismatched as distributed repeats 27 pairIDs; joins by id must not mix two pairs."""
+    rows = [("7c", "A man sleeps.", "A man is awake."), ("8e", "A dog runs.", "A dog moves."),
+            ("7c", "It rains.", "It is dry."), ("-", "ignored", "ignored")]
+    (tmp_path / "dev.jsonl").write_text("".join(
+        json.dumps({"gold_label": "contradiction" if pid.endswith("c") else "entailment" if pid != "-" else "-",
+                    "pairID": pid, "sentence1": p, "sentence2": h}) + "\n" for pid, p, h in rows), encoding="utf-8")
+    (tmp_path / "dev.txt").write_text("gold_label\tsentence1\tsentence2\tpairID\n" + "".join(
+        f"{'contradiction' if pid.endswith('c') else 'entailment'}\t{p}\t{h}\t{pid}\n" for pid, p, h in rows[:3]),
+        encoding="utf-8")
+    from_jsonl, from_txt = read_file(tmp_path / "dev.jsonl"), read_file(tmp_path / "dev.txt")
+    assert [p.id for p in from_jsonl.pairs] == ["7c-line1", "8e", "7c-line3"] and from_jsonl.ambiguous_ids == ("7c",)
+    assert from_jsonl.dropped_no_gold == 1
+    assert [p.id for p in from_txt.pairs] == ["7c-line2", "8e", "7c-line4"] and from_txt.ambiguous_ids == ("7c",)
 
 
 def test_tsv_with_multinli_column_names_and_extra_columns(data_fixtures: Path):

@@ -127,6 +127,7 @@ def test_memory_keys_and_confusion_matrix():
     weights = torch.softmax(torch.rand(1, 7, 4), dim=-1)
     figure = memory_keys_heatmap(MemoryKeys(weights=weights, tokens="premise"), 0, PREMISE)
     assert np.asarray(figure.data[0].z).shape == (6, 4)
+    assert "layer 1" in figure.layout.title.text and "layer 0" not in figure.layout.title.text
     matrix = [[5, 1, 0], [2, 3, 1], [0, 0, 4]]
     figure = confusion_matrix_heatmap(matrix, ["entailment", "neutral", "contradiction"], normalize=True)
     assert np.asarray(figure.data[0].z)[1].tolist() == pytest.approx([2 / 6, 3 / 6, 1 / 6])

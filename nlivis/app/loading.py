@@ -290,11 +290,26 @@ def encoded_batches(model: LoadedModel, items: Sequence[Any], batch_size: int = 
 
 # ---------------------------------------------------------------- predictions and tags for error analysis
 
-def prediction_splits(model: LoadedModel) -> dict[str, Path]:
-    """Split key → predictions file written with the checkpoint (e.g. "snli_dev")."""
+def prediction_files(folder: str | Path) -> dict[str, Path]:
+    """Split key → predictions file of a checkpoint folder: those written with the checkpoint (e.g.
+    "snli_dev"), then the named evaluations of other protocol splits (`python -m nlivis evaluate CK
+    --dataset mnli-small --split mnli_dev_matched` on a checkpoint that did not record it). A recorded
+    split always wins over a named evaluation of the same split, so what the checkpoint recorded is what
+    the app states."""
     from nlivis.analysis.predictions import find_prediction_files
+    from nlivis.training.evaluation import find_named_evaluations
 
-    return find_prediction_files(model.path)
+    files = find_prediction_files(folder)
+    for evaluation in find_named_evaluations(folder).values():
+        key = evaluation.record.get("split_key")
+        if key and key not in files:
+            files[key] = evaluation.predictions_file
+    return files
+
+
+def prediction_splits(model: LoadedModel) -> dict[str, Path]:
+    """`prediction_files` of a loaded model's checkpoint."""
+    return prediction_files(model.path)
 
 
 @st.cache_resource(max_entries=256, show_spinner=False)
@@ -306,9 +321,7 @@ def _predictions_cached(path: str, stamp: float) -> list[Any]:
 
 def checkpoint_predictions(folder: str | Path, key: str) -> tuple[list[Any], str | None]:
     """(predictions, None) for one split of a checkpoint folder (its weights are not loaded), or ([], why not)."""
-    from nlivis.analysis.predictions import find_prediction_files
-
-    path = find_prediction_files(folder).get(key)
+    path = prediction_files(folder).get(key)
     if path is None:
         return [], f"{Path(folder).name} has no predictions for {key}"
     try:

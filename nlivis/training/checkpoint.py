@@ -438,8 +438,6 @@ class TrainingState:
     pairs_seen: int = 0
     best_dev_accuracy: float | None = None
     best_step: int | None = None
-    best_epoch_seen: int = 0
-    """Last epoch whose end saw the best dev accuracy improve (drives the SGD fallback)."""
     optimizer_name: str = ""
     elapsed_s: float = 0.0
     curve: list[dict[str, Any]] = field(default_factory=list)
@@ -529,7 +527,8 @@ def load_training_state(out_dir: Path) -> LoadedTrainingState:
         raise CheckpointError(out_dir, f"nothing to resume: no {STATE_FOLDER}/state.json")
     record = _read_json(folder, "state.json")
     try:
-        state = TrainingState(**record["training"])
+        # states saved before the SGD fallback counted steps also carry best_epoch_seen, now unused
+        state = TrainingState(**{k: v for k, v in record["training"].items() if k != "best_epoch_seen"})
         optimizer_tensors = _load_tensors(folder, folder / "optimizer.safetensors", "optimizer.safetensors")
         optimizer_state = unflatten_optimizer_state(optimizer_tensors, record["optimizer"])
     except (KeyError, TypeError) as error:

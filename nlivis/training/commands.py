@@ -105,33 +105,73 @@ def resolve_split(dataset: str, split: str):
     return SplitRef(dataset, split, "")
 
 
-def tags_by_pair(pairs: Sequence, tags_file: str | None) -> tuple[dict[str, frozenset[str]], dict[str, str]]:
-    """Hand-annotated tags from `tags_file` when given, else the automatic tags; plus unavailable tags."""
-    from nlivis.analysis.tags import read_tag_file, tag_pairs, unavailable_tags
+def gold_tags_for(ref, data_dir: str | None, tags_file: str | None) -> tuple[dict[str, frozenset[str]], str | None]:
+    """(gold tags, their file): `tags_file` when given, else the split's published annotation tags found
+    under `data_dir` (MultiNLI dev matched/mismatched), else none. Read and checked in milliseconds,
+    so a bad file stops the command before any parsing or prediction."""
+    from nlivis.analysis.tags import read_tag_file
+    from nlivis.data.protocols import gold_tag_file
 
-    if tags_file:
-        return read_tag_file(tags_file), {}
-    return tag_pairs(pairs, progress=True), unavailable_tags()
+    path = tags_file or (gold_tag_file(ref, data_dir) if data_dir else None)
+    if path is None:
+        return {}, None
+    return read_tag_file(path), str(path)
+
+
+def tags_by_pair(pairs: Sequence, gold: dict[str, frozenset[str]], tag_source: str = "both"
+                 ) -> tuple[dict[str, frozenset[str]] | None, dict[str, str]]:
+    """Automatic tags for the pairs without gold tags (None when `tag_source` is "gold"), and the tags
+    the automatic tagger cannot decide here."""
+    from nlivis.analysis.tags import tag_pairs, unavailable_tags
+
+    if tag_source == "gold":
+        return None, {}
+    untagged = [pair for pair in pairs if pair.id not in gold]
+    return (tag_pairs(untagged, progress=True) if untagged else {}), unavailable_tags()
 
 
 def evaluate_command(args) -> int:
     """`python -m nlivis evaluate CHECKPOINT --dataset D --split S --data-dir DIR [--json] [--by-tag] [--name N]`,
-    or `... --file PATH [--group-by FIELD]` (see `nlivis.training.evaluation`: nothing recorded is overwritten)."""
+    or `... --file PATH [--group-by FIELD]` (see `nlivis.training.evaluation`: nothing recorded is overwritten).
+
+    With --by-tag, pairs with gold tags (--tags-file, or the split's published annotation file found
+    under DIR) are scored with them and the other pairs with the automatic tags, in rows whose
+    `source` says which (--tag-source gold / automatic keeps one kind). Every input (checkpoint, split
+    file, labels, tags file) is checked before any spaCy work."""
+    from nlivis.analysis.tags import TagFileError
     from nlivis.data.protocols import split_key
     from nlivis.training import evaluation
 
-    try:
-        loaded = load_checkpoint(args.checkpoint)
-    except CheckpointError as error:
-        return _fail(str(error))
     if getattr(args, "file", None):
+        try:
+            loaded = load_checkpoint(args.checkpoint)
+        except CheckpointError as error:
+            return _fail(str(error))
         return evaluation.evaluate_file_command(args, loaded)
     if not (args.dataset and args.split and args.data_dir):
         return _fail("give --dataset, --split and --data-dir (a protocol's split), or --file PATH")
     if getattr(args, "group_by", None):
         return _fail("--group-by needs --file (a protocol's split is broken down with --by-tag)")
     ref = resolve_split(args.dataset, args.split)
-    read = evaluation.read_split_checked(ref, args.data_dir, loaded.labels)  # before any spaCy work
+    gold, gold_file = {}, None
+    tag_source = getattr(args, "tag_source", "both")
+    if args.by_tag and tag_source != "automatic":
+        try:
+            gold, gold_file = gold_tags_for(ref, args.data_dir, args.tags_file)
+        except TagFileError as error:
+            return _fail(str(error))
+        if tag_source == "gold" and gold_file is None:
+            return _fail(f"--tag-source gold: {split_key(ref)} has no published gold tags under {args.data_dir}; "
+                         "give --tags-file")
+    read = evaluation.read_split_checked(ref, args.data_dir, labels=None)  # milliseconds, before any spaCy work
+    if gold and not {pair.id for pair in read.pairs} & set(gold):
+        return _fail(f"{gold_file}: none of its {len(gold)} pair ids is a pair of {split_key(ref)}; "
+                     "is it the tag file of another split?")
+    try:
+        loaded = load_checkpoint(args.checkpoint)
+    except CheckpointError as error:
+        return _fail(str(error))
+    evaluation.check_split_labels(ref, args.data_dir, read, loaded.labels)
     items = evaluation.analyze_split(ref, read, args.cache_dir)
     result = evaluate_checkpoint(loaded, items)
     key = split_key(ref)
@@ -143,14 +183,18 @@ def evaluate_command(args) -> int:
     predictions_file = stored.predictions_file
     notes = read.notes() + ([truncation.describe()] if truncation.pairs else [])
 
-    by_tag = None
+    by_tag, tag_note = None, ""
     if args.by_tag:
-        from nlivis.analysis.breakdown import accuracy_by_tag
+        from nlivis.analysis.breakdown import accuracy_by_tag_and_source
         from nlivis.analysis.predictions import Prediction
 
-        tags, unavailable = tags_by_pair([item.pair for item in items], args.tags_file)
+        split_ids = {item.pair.id for item in items}
+        gold = {pair_id: names for pair_id, names in gold.items() if pair_id in split_ids}
+        automatic, unavailable = tags_by_pair([item.pair for item in items], gold, tag_source)
         predictions = [Prediction(r["id"], r["gold"], r["predicted"], tuple(r["probs"])) for r in result.predictions]
-        by_tag = accuracy_by_tag(predictions, tags, unavailable=unavailable)
+        by_tag = accuracy_by_tag_and_source(predictions, gold, automatic, unavailable)
+        tag_note = (f"gold tags: {len(gold)} pairs" + (f" from {gold_file}" if gold_file else "")
+                    + (f"; automatic tags: {len(automatic)} other pairs" if automatic is not None else ""))
 
     if args.json:
         output = {"checkpoint": str(loaded.path), "split": key, **result.report.to_dict(),
@@ -159,6 +203,7 @@ def evaluate_command(args) -> int:
                   "written": stored.written, "name": stored.name, "message": stored.message}
         if by_tag is not None:
             output["by_tag"] = json.loads(by_tag.to_json(orient="records"))
+            output["tag_sources"] = tag_note
         print(json.dumps(output, indent=1))
         return 0
     print(f"checkpoint {loaded.path} on {key}")
@@ -168,8 +213,8 @@ def evaluate_command(args) -> int:
     for note in notes:
         print(f"\nnote: {note}")
     if by_tag is not None:
-        print("\naccuracy by tag:")
-        print(by_tag.to_string(index=False))
+        print(f"\naccuracy by tag ({tag_note}; source says which):")
+        print(by_tag.round(3).to_string(index=False))
     print(f"\n{stored.message}")
     return 0
 

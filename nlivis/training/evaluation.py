@@ -355,15 +355,25 @@ def score(scored: Scored) -> Any:
 
 # ------------------------------------------------------------------------------ a protocol's split
 
-def read_split_checked(ref: Any, data_dir: str | Path, labels: Sequence[str]) -> Any:
-    """Read a split and check it (pairs present, gold labels known to the model) before any spaCy work."""
+def read_split_checked(ref: Any, data_dir: str | Path, labels: Sequence[str] | None) -> Any:
+    """Read a split and check it (pairs present, gold labels known to the model) before any spaCy work.
+    With `labels` None the label check is left to the caller (`check_split_labels`), so a split can be
+    read and checked before the checkpoint is loaded."""
     from nlivis.data.protocols import find_split_file, read_split
 
     result = read_split(ref, data_dir)
     source = str(find_split_file(ref, data_dir) or result.path)
     check_pairs(result.pairs, source, result.dropped_no_gold)
-    check_gold_labels(result.pairs, labels, source)
+    if labels is not None:
+        check_gold_labels(result.pairs, labels, source)
     return result
+
+
+def check_split_labels(ref: Any, data_dir: str | Path, result: Any, labels: Sequence[str]) -> None:
+    """`check_gold_labels` for a split read by `read_split_checked(..., labels=None)`."""
+    from nlivis.data.protocols import find_split_file
+
+    check_gold_labels(result.pairs, labels, str(find_split_file(ref, data_dir) or result.path))
 
 
 def analyze_split(ref: Any, result: Any, cache_dir: str | Path | None, progress: bool = True) -> list[Any]:
