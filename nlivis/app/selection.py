@@ -197,18 +197,15 @@ def _apply(given: dict[str, str]) -> list[str]:
     pair: dict[str, Any] | None = None
     if PAIR in given or SPLIT in given:
         split = given.get(SPLIT) or current_pair().get("source")
-        try:
-            row = int(given.get(PAIR, "0"))
-        except ValueError:
-            row, split = -1, split or "?"
-            problems.append(f"pair={given.get(PAIR)!r} in the link is not a row number (0-based)")
-        if row >= 0:
-            if not split or split == TYPED:
-                problems.append("the link gives a pair row but no split")
-            else:
-                pair, error = split_row_pair(str(split), row)
-                if error:
-                    problems.append(f"The link's pair cannot be shown: {error}")
+        row_text = given.get(PAIR, "0")
+        if not row_text.isdigit():
+            problems.append(f"pair={row_text!r} in the link is not a row number (0-based)")
+        elif not split or split == TYPED:
+            problems.append("the link gives a pair row but no split")
+        else:
+            pair, error = split_row_pair(str(split), int(row_text))
+            if error:
+                problems.append(f"The link's pair cannot be shown: {error}")
     elif PREMISE in given or HYPOTHESIS in given:
         pair = {"premise": given.get(PREMISE, ""), "hypothesis": given.get(HYPOTHESIS, ""), "gold": None, "source": TYPED}
     if pair is not None and pair != st.session_state.get(_PAIR):
