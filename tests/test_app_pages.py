@@ -334,7 +334,8 @@ def test_a_link_with_an_unknown_model_says_so_and_loads_the_rest(monkeypatch, tm
                         split="snli_dev", pair="999", models="gcnn-snli-small")
     assert "there is no row 999" in texts(bad_row, "warning")
     assert "heatmap" in trace_types(bad_row), "the default pair is still analysed"
-    not_a_row = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py", split="snli_dev", pair="-1")
+    not_a_row = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py", split="snli_dev", pair="-1",
+                          models="gcnn-snli-small")
     assert "is not a row number" in texts(not_a_row, "warning") and "heatmap" in trace_types(not_a_row)
 
 
