@@ -18,6 +18,8 @@ python bench/ab.py "$BASELINE" worktree --models gcnn,diin,attentive_conv,esan,a
 python bench/ab.py 197deb5 7a4791e --models amn --sizes shipped,paper > bench/results/ab-amn.md
 python bench/ab.py 7a4791e 8ea9295 --models esan --sizes shipped,paper > bench/results/ab-esan-lstm.md
 python bench/ab.py 8ea9295 678cef5 --models gcnn,attentive_conv,esan,diin --sizes shipped > bench/results/ab-conv.md
+# Attribution: integrated gradients (50 steps) for one pair on the five shipped models
+OMP_NUM_THREADS=1 python bench/attribution_speed.py --threads 1 --out bench/results/attribution-speed.md
 # Where the time goes: top operators of a training step at the shipped size
 for model in gcnn diin attentive_conv esan amn; do
   echo "== $model"

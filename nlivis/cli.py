@@ -16,6 +16,8 @@ COMMANDS = {
     "predict": "nlivis.training.commands:predict_command",
     "inspect": "nlivis.models.inspect:inspect_command",
     "bench": "nlivis.bench:bench_command",
+    "explain": "nlivis.analysis.attribution_commands:explain_command",
+    "faithfulness": "nlivis.analysis.attribution_commands:faithfulness_command",
 }
 
 
@@ -72,6 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, default=None, help="torch intra-op threads (default: torch's choice)")
     p.add_argument("--checkpoints", default=None, help="checkpoint folder for the app latency (default: checkpoints/)")
     p.add_argument("--skip-app", action="store_true", help="leave out spaCy and the app's one-pair latency")
+
+    from nlivis.analysis.attribution_commands import add_arguments as add_attribution_commands
+    add_attribution_commands(sub)
     return parser
 
 

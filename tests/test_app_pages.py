@@ -17,7 +17,7 @@ from tests.fixtures.app_checkpoints import APP_DATA, gcnn_family, train_variant 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py"))
 MODEL_PAGES = ("pages/2_Pair_explorer.py", "pages/3_DIIN_interaction_space.py", "pages/4_Gates.py",
-               "pages/5_Error_analysis.py", "pages/7_Projection.py")
+               "pages/5_Error_analysis.py", "pages/7_Projection.py", "pages/9_Attribution.py")
 """The pages that work on the models loaded on Home."""
 TIMEOUT = 120
 

@@ -1,0 +1,383 @@
+"""Per-pair salience: one score per premise and hypothesis token, from gradients, integrated gradients,
+occlusion and the model's own attention, so attention and salience can be compared on equal terms.
+
+Where the attribution is taken: at the **word-vector input**, i.e. the output of each model's
+`features.word_embedding` (the vocabulary rows; for DIIN the grid of `sequence_length` rows its
+`to_grid` pads every sentence to). A forward hook substitutes the vectors being attributed for the
+embedding's output, so the models run unchanged and gradients reach every use of the word vectors. The
+other token features are **held at their real values** and get no score of their own: the char-CNN
+vector (DIIN, ESAN, GCNN's char switch), the POS one-hot (DIIN, ESAN, GCNN's pos switch) and the
+exact-match flag (DIIN, ESAN). Their effect shows only through how the word vectors' gradients depend on
+them. Padding positions are never scaled (integrated gradients' baseline equals the input there) and
+every score at a padded position is set to exactly zero.
+
+Methods (`METHODS`); the sign convention is part of each method:
+- `gradient`: the L2 norm over the embedding dimension of ∂ target logit / ∂ word vector (unsigned).
+- `grad_x_input`: Σ_d word vector · gradient (signed; positive = supports the target class).
+- `integrated_gradients`: Captum's `IntegratedGradients` from the baseline **all-zero word vector at every
+  real token** (the PAD row's vector, with the mask still marking the token as real and the char/POS/
+  exact-match features kept) to the input, `DEFAULT_STEPS` = 50 Gauss–Legendre steps evaluated in one
+  batch; summed over the embedding dimension (signed). `completeness_gap` =
+  (Σ attributions − (f(x) − f(baseline))) / |f(x) − f(baseline)| in the target logit.
+- `occlusion`: leave one token out — p(target | x) − p(target | x with that token deleted), the token
+  really deleted as `delete_tokens` does it (signed; positive = the token supported the target).
+- `attention`: the model's alignments reduced to one score per token by `attention_scores`' rule, per
+  layer and averaged over layers (unsigned).
+
+Targets are the predicted class by default; any class index on request.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass, field, fields, replace
+from typing import Iterator, Sequence
+
+import torch
+from torch import nn
+
+from nlivis.features.analysis import SentenceAnalysis
+from nlivis.features.batch import Batch
+from nlivis.models.base import MatchingModel
+from nlivis.models.trace import Alignment, MemoryKeys, Trace
+
+METHODS = ("integrated_gradients", "gradient", "grad_x_input", "occlusion", "attention")
+"""Every attribution method, in the order tables and pages list them."""
+SIGNED_METHODS = frozenset({"integrated_gradients", "grad_x_input", "occlusion"})
+"""Methods whose scores keep their sign (positive = evidence for the target class)."""
+DEFAULT_STEPS = 50
+"""Integrated-gradients interpolation steps (Gauss–Legendre), all evaluated in one forward/backward."""
+
+ATTENTION_RULE = (
+    "attention a token receives: for a cross-sentence alignment (p→h, h→p) the sum, over the other "
+    "sentence's real tokens, of the weights they put on it (the column sum); per layer, then averaged over "
+    "layers. A model without cross-sentence attention uses its intra-sentence attention the same way "
+    "(DIIN: self-attention p→p, h→h); AMN has no alignment at all and uses its memory keys: the addressing "
+    "weight a token's memory slot receives, summed over the reading steps. Raw similarity grids (DIIN's "
+    "similarity switch) are not distributions and are not used."
+)
+
+
+@dataclass
+class TokenScores:
+    """One method's scores for one pair; padding is already cut off (lists are as long as the tokens)."""
+
+    method: str
+    premise_tokens: list[str]
+    hypothesis_tokens: list[str]
+    premise_scores: list[float]
+    hypothesis_scores: list[float]
+    target: int
+    predicted: int
+    completeness_gap: float | None = None
+    """Integrated gradients only: the relative completeness gap (see the module docstring)."""
+    layers: dict[str, tuple[list[float], list[float]]] = field(default_factory=dict)
+    """Attention only: per-layer (premise, hypothesis) scores, keyed by a layer label."""
+    note: str = ""
+
+    @property
+    def scores(self) -> list[float]:
+        """Premise then hypothesis scores, the order every ranking uses."""
+        return list(self.premise_scores) + list(self.hypothesis_scores)
+
+
+# ------------------------------------------------------------------------------ word-vector plumbing
+
+def tile_batch(batch: Batch, copies: int) -> Batch:
+    """The whole batch repeated `copies` times along the batch axis (copy-major: rows 0..B-1, then again),
+    the order Captum lays out interpolation steps in."""
+    if copies == 1:
+        return batch
+    tiled = {}
+    for f in fields(batch):
+        value = getattr(batch, f.name)
+        if isinstance(value, torch.Tensor):
+            tiled[f.name] = value.repeat(copies, *([1] * (value.dim() - 1)))
+        elif isinstance(value, list):
+            tiled[f.name] = value * copies
+    return replace(batch, **tiled)
+
+
+def word_vectors(model: MatchingModel, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
+    """The word embedding's outputs for the premise and the hypothesis, [B, P', d] and [B, H', d], as the
+    model computes them (P' = P, or DIIN's grid length)."""
+    captured: list[torch.Tensor] = []
+
+    def record(module: nn.Module, inputs, output: torch.Tensor) -> None:
+        captured.append(output.detach())
+
+    handle = model.word_embedding.register_forward_hook(record)
+    try:
+        with torch.no_grad():
+            model(batch)
+    finally:
+        handle.remove()
+    if len(captured) != 2:
+        raise RuntimeError(f"{type(model).__name__} called its word embedding {len(captured)} times in one forward "
+                           "pass; word-vector attribution needs exactly two calls (premise, then hypothesis)")
+    return captured[0], captured[1]
+
+
+@contextmanager
+def substituted_word_vectors(model: MatchingModel, premise: torch.Tensor, hypothesis: torch.Tensor) -> Iterator[None]:
+    """Within the block, the word embedding returns `premise` on its first call and `hypothesis` on its
+    second (every model embeds the premise first); a third call or a shape mismatch is an error."""
+    queue = [premise, hypothesis]
+    calls = [0]
+
+    def substitute(module: nn.Module, inputs, output: torch.Tensor) -> torch.Tensor:
+        if calls[0] >= 2:
+            raise RuntimeError("the word embedding was called more than twice in one forward pass")
+        vectors = queue[calls[0]]
+        calls[0] += 1
+        if vectors.shape != output.shape:
+            raise RuntimeError(f"substituted word vectors have shape {tuple(vectors.shape)}, the embedding "
+                               f"produced {tuple(output.shape)}")
+        return vectors
+
+    handle = model.word_embedding.register_forward_hook(substitute)
+    try:
+        yield
+    finally:
+        handle.remove()
+
+
+class WordVectorForward:
+    """f(premise vectors, hypothesis vectors) → logits, for a fixed batch of B pairs.
+
+    Inputs may hold k·B rows (k copies, copy-major), as Captum passes interpolation steps; the batch's
+    other features are tiled to match.
+    """
+
+    def __init__(self, model: MatchingModel, batch: Batch):
+        self.model = model
+        self.batch = batch
+
+    def __call__(self, premise: torch.Tensor, hypothesis: torch.Tensor) -> torch.Tensor:
+        copies, remainder = divmod(premise.shape[0], len(self.batch))
+        if remainder:
+            raise ValueError(f"{premise.shape[0]} rows are not a multiple of the batch's {len(self.batch)} pairs")
+        with substituted_word_vectors(self.model, premise, hypothesis):
+            return self.model(tile_batch(self.batch, copies))
+
+
+def _grid_mask(mask: torch.Tensor, length: int) -> torch.Tensor:
+    """The token mask [B, T] cut or right-padded with False to the embedding's length (DIIN's grid)."""
+    if mask.shape[1] >= length:
+        return mask[:, :length]
+    return nn.functional.pad(mask, (0, length - mask.shape[1]), value=False)
+
+
+def _to_token_scores(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Per-position scores [B, L'] onto the batch's token axis [B, T], zero at padding."""
+    t = mask.shape[1]
+    if values.shape[1] < t:
+        values = nn.functional.pad(values, (0, t - values.shape[1]))
+    return values[:, :t] * mask.to(values.dtype)
+
+
+# ------------------------------------------------------------------------------------------- methods
+
+@dataclass
+class RawScores:
+    """Scores for every pair of a batch: premise [B, P] and hypothesis [B, H], zero at padding."""
+
+    premise: torch.Tensor
+    hypothesis: torch.Tensor
+    completeness_gap: torch.Tensor | None = None
+    layers: dict[str, tuple[torch.Tensor, torch.Tensor]] = field(default_factory=dict)
+
+
+def predicted_classes(model: MatchingModel, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
+    """(probabilities [B, K], predicted class [B]) in eval mode without gradients."""
+    with torch.no_grad():
+        probabilities = model.probabilities(model(batch).float())
+    return probabilities, probabilities.argmax(dim=-1)
+
+
+def integrated_gradients(model: MatchingModel, batch: Batch, target: torch.Tensor,
+                         steps: int = DEFAULT_STEPS) -> RawScores:
+    """Captum IntegratedGradients at the word vectors from the zero-vector baseline (module docstring)."""
+    from captum.attr import IntegratedGradients
+
+    premise, hypothesis = word_vectors(model, batch)
+    p_real = _grid_mask(batch.premise_mask, premise.shape[1]).unsqueeze(-1)
+    h_real = _grid_mask(batch.hypothesis_mask, hypothesis.shape[1]).unsqueeze(-1)
+    baselines = (premise * ~p_real, hypothesis * ~h_real)  # zero at real tokens, the input at padding
+    forward = WordVectorForward(model, batch)
+    attributions = IntegratedGradients(forward).attribute(
+        (premise, hypothesis), baselines=baselines, target=target, n_steps=steps, method="gausslegendre")
+    with torch.no_grad():  # f(x) and f(baseline) in one pass (Captum's own convergence delta would take another)
+        ends = forward(torch.cat([premise, baselines[0]]), torch.cat([hypothesis, baselines[1]]))
+    b = len(batch)
+    rows = torch.arange(b)
+    difference = (ends[:b][rows, target] - ends[b:][rows, target]).double()
+    total = attributions[0].double().sum(dim=(1, 2)) + attributions[1].double().sum(dim=(1, 2))
+    gap = (total - difference) / difference.abs()
+    return RawScores(_to_token_scores(attributions[0].sum(-1), batch.premise_mask),
+                     _to_token_scores(attributions[1].sum(-1), batch.hypothesis_mask), completeness_gap=gap)
+
+
+def gradients(model: MatchingModel, batch: Batch, target: torch.Tensor) -> tuple[RawScores, RawScores]:
+    """(`gradient` norm, `grad_x_input`) from one backward pass through Captum's Saliency."""
+    from captum.attr import Saliency
+
+    premise, hypothesis = (v.requires_grad_() for v in word_vectors(model, batch))
+    grads = Saliency(WordVectorForward(model, batch)).attribute((premise, hypothesis), target=target, abs=False)
+    norm = RawScores(_to_token_scores(grads[0].norm(dim=-1), batch.premise_mask),
+                     _to_token_scores(grads[1].norm(dim=-1), batch.hypothesis_mask))
+    times_input = RawScores(_to_token_scores((grads[0] * premise).sum(-1), batch.premise_mask),
+                            _to_token_scores((grads[1] * hypothesis).sum(-1), batch.hypothesis_mask))
+    return norm, times_input
+
+
+def attention_scores(trace: Trace, premise_mask: torch.Tensor, hypothesis_mask: torch.Tensor) -> RawScores | None:
+    """The trace's alignments reduced by `ATTENTION_RULE`; None when the model traced none of them."""
+    masks = {"premise": premise_mask, "hypothesis": hypothesis_mask}
+    alignments = [a for a in trace.of_type(Alignment).values() if a.kind != "similarity"]
+    cross = [a for a in alignments if a.rows != a.cols]
+    chosen: list[tuple[str, int, str, torch.Tensor]] = []  # (kind label, layer, receiving sentence, weights)
+    if cross:
+        chosen = [("cross-attention", a.layer, a.cols, a.weights) for a in cross]
+    elif alignments:
+        chosen = [("self-attention", a.layer, a.cols, a.weights) for a in alignments]
+    else:
+        chosen = [("memory keys", k.layer, k.tokens, k.weights) for k in trace.of_type(MemoryKeys).values()]
+    if not chosen:
+        return None
+    by_layer: dict[str, dict[str, torch.Tensor]] = {}
+    for label, layer, sentence, weights in chosen:
+        rows_sentence = "premise" if sentence == "hypothesis" else "hypothesis"
+        rows_mask = masks[sentence if label != "cross-attention" else rows_sentence]
+        weights = weights.detach().float()
+        rows_mask = _grid_mask(rows_mask, weights.shape[1]).to(weights.dtype)
+        received = (weights * rows_mask.unsqueeze(-1)).sum(dim=1)  # [B, cols]
+        by_layer.setdefault(f"{label} layer {layer}", {})[sentence] = _to_token_scores(received, masks[sentence])
+    layers = {name: (sides.get("premise", torch.zeros_like(premise_mask, dtype=torch.float32)),
+                     sides.get("hypothesis", torch.zeros_like(hypothesis_mask, dtype=torch.float32)))
+              for name, sides in by_layer.items()}
+
+    def average(sentence: str) -> torch.Tensor:
+        present = [sides[sentence] for sides in by_layer.values() if sentence in sides]
+        mask = masks[sentence]
+        return torch.stack(present).mean(0) if present else torch.zeros_like(mask, dtype=torch.float32)
+
+    return RawScores(average("premise"), average("hypothesis"), layers=layers)
+
+
+def delete_tokens(sentence: SentenceAnalysis, keep: Sequence[bool]) -> SentenceAnalysis:
+    """The sentence with the tokens where `keep` is False deleted (shortened, not replaced).
+
+    Removal is the same for every method and for ERASER's metrics: the pair is re-featurized from what
+    remains, so char ids and POS tags travel with their tokens (tags are not re-predicted), exact-match
+    flags are recomputed on the remaining tokens, and a sentence left with no tokens becomes the
+    featurizer's single UNK token for an empty sentence.
+    """
+    if len(keep) != len(sentence):
+        raise ValueError(f"keep has {len(keep)} flags for a sentence of {len(sentence)} tokens")
+    kept = [i for i, flag in enumerate(keep) if flag]
+    return SentenceAnalysis(tuple(sentence.tokens[i] for i in kept), tuple(sentence.tags[i] for i in kept),
+                            tuple(sentence.lemmas[i] for i in kept))
+
+
+def with_tokens_kept(item, keep_premise: Sequence[bool], keep_hypothesis: Sequence[bool]):
+    """An `AnalyzedPair` with the tokens whose flag is False deleted from each side (see `delete_tokens`)."""
+    return replace(item, premise=delete_tokens(item.premise, keep_premise),
+                   hypothesis=delete_tokens(item.hypothesis, keep_hypothesis))
+
+
+def cut_to_featurizer(item, featurizer):
+    """The pair as the model reads it: each side cut to the featurizer's maximum length."""
+    from nlivis.features.featurize import _cut
+
+    s = featurizer.settings
+    return replace(item, premise=_cut(item.premise, s.max_premise_len),
+                   hypothesis=_cut(item.hypothesis, s.max_hypothesis_len))
+
+
+def target_probabilities(model: MatchingModel, featurizer, items: Sequence, target: int,
+                         chunk: int = 256) -> torch.Tensor:
+    """p(target | pair) for every pair of `items` (re-featurized), in chunks of `chunk` pairs."""
+    out = []
+    with torch.no_grad():
+        for start in range(0, len(items), chunk):
+            batch = featurizer.encode(items[start:start + chunk])
+            out.append(model.probabilities(model(batch).float())[:, target])
+    return torch.cat(out)
+
+
+def occlusion(model: MatchingModel, featurizer, item, target: int) -> tuple[list[float], list[float]]:
+    """Leave-one-out for one (cut) analysed pair: p(target | x) − p(target | x without token i), every
+    variant in one batch. Returns (premise scores, hypothesis scores)."""
+    item = cut_to_featurizer(item, featurizer)
+    p, h = len(item.premise), len(item.hypothesis)
+    variants = [item]
+    for i in range(p):
+        variants.append(with_tokens_kept(item, [j != i for j in range(p)], [True] * h))
+    for i in range(h):
+        variants.append(with_tokens_kept(item, [True] * p, [j != i for j in range(h)]))
+    probabilities = target_probabilities(model, featurizer, variants, target)
+    drops = (probabilities[0] - probabilities[1:]).tolist()
+    return drops[:p], drops[p:]
+
+
+# ------------------------------------------------------------------------------------------ one pair
+
+def explain_pair(model: MatchingModel, featurizer, item, methods: Sequence[str] = METHODS,
+                 target: int | None = None, steps: int = DEFAULT_STEPS) -> dict[str, TokenScores]:
+    """Every requested method's `TokenScores` for one `AnalyzedPair`, against `target` (default: the
+    predicted class). The model must be in eval mode (dropout off)."""
+    unknown = sorted(set(methods) - set(METHODS))
+    if unknown:
+        raise ValueError(f"unknown attribution method(s) {unknown}; known: {list(METHODS)}")
+    model.eval()
+    batch = featurizer.encode([item])
+    probabilities, predicted = predicted_classes(model, batch)
+    k = probabilities.shape[1]
+    chosen = int(predicted[0]) if target is None else int(target)
+    if not 0 <= chosen < k:
+        raise ValueError(f"target class {chosen} is out of range for a model with {k} classes")
+    target_tensor = torch.tensor([chosen])
+    p_tokens, h_tokens = batch.premise_tokens[0], batch.hypothesis_tokens[0]
+    p_len, h_len = len(p_tokens), len(h_tokens)
+
+    def scores(method: str, raw: RawScores, note: str = "") -> TokenScores:
+        gap = None if raw.completeness_gap is None else float(raw.completeness_gap[0])
+        layers = {name: (p[0, :p_len].tolist(), h[0, :h_len].tolist()) for name, (p, h) in raw.layers.items()}
+        return TokenScores(method, list(p_tokens), list(h_tokens), raw.premise[0, :p_len].tolist(),
+                           raw.hypothesis[0, :h_len].tolist(), chosen, int(predicted[0]), gap, layers, note)
+
+    out: dict[str, TokenScores] = {}
+    gradient_pair: tuple[RawScores, RawScores] | None = None  # one backward pass serves both gradient methods
+    for method in methods:
+        if method == "integrated_gradients":
+            out[method] = scores(method, integrated_gradients(model, batch, target_tensor, steps),
+                                 f"{steps} steps from the zero word vector; signed")
+        elif method in ("gradient", "grad_x_input"):
+            gradient_pair = gradient_pair or gradients(model, batch, target_tensor)
+            norm, times_input = gradient_pair
+            out[method] = scores(method, norm if method == "gradient" else times_input,
+                                 "L2 norm of the gradient; unsigned" if method == "gradient" else "signed")
+        elif method == "occlusion":
+            premise_drop, hypothesis_drop = occlusion(model, featurizer, item, chosen)
+            out[method] = TokenScores(method, list(p_tokens), list(h_tokens), premise_drop, hypothesis_drop,
+                                      chosen, int(predicted[0]), note="probability drop when the token is deleted; signed")
+        elif method == "attention":
+            with torch.no_grad():
+                _, trace = model(batch, trace=True)
+            raw = attention_scores(trace, batch.premise_mask, batch.hypothesis_mask)
+            if raw is not None:
+                out[method] = scores(method, raw, ATTENTION_RULE)
+    return out
+
+
+def analysed_text_pair(premise: str, hypothesis: str):
+    """An `AnalyzedPair` for free text (runs spaCy); empty text raises ValueError."""
+    from nlivis.data.records import Pair
+    from nlivis.features.analysis import analyze_sentences
+    from nlivis.features.dataset import AnalyzedPair
+
+    for name, text in (("premise", premise), ("hypothesis", hypothesis)):
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"the {name} is empty; give a sentence with at least one word")
+    premise_analysis, hypothesis_analysis = analyze_sentences([premise, hypothesis])
+    return AnalyzedPair(Pair(id="input", premise=premise, hypothesis=hypothesis), premise_analysis, hypothesis_analysis)
