@@ -174,6 +174,7 @@ def test_absurdly_long_sentence_is_cut_with_a_note(monkeypatch, tmp_path, checkp
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
     show(app, "pages/2_Pair_explorer.py")
     analyse(app, "explorer", premise="the guitar player " * 3000)
+    assert len(app.query_params["premise"]) == 2000, "the URL carries the sentence as the models read it"
     assert "cut to its first 2000 characters" in texts(app, "warning")
     assert len(app.dataframe[0].value) == 1
     assert "heatmap" in trace_types(app)

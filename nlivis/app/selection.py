@@ -141,9 +141,11 @@ def url_parameters() -> dict[str, str]:
         if pair.get("source", TYPED) != TYPED and pair.get("number") is not None:
             params[SPLIT] = str(pair["source"])
             params[PAIR] = str(int(pair["number"]))
-        else:
-            params[PREMISE] = str(pair.get("premise", ""))
-            params[HYPOTHESIS] = str(pair.get("hypothesis", ""))
+        else:  # as the models read it: whitespace collapsed, cut to MAX_SENTENCE_CHARS (a URL stays short)
+            from nlivis.app.loading import clean_sentence
+
+            params[PREMISE] = clean_sentence(str(pair.get("premise", "")))[0]
+            params[HYPOTHESIS] = clean_sentence(str(pair.get("hypothesis", "")))[0]
     variant = current_variant()
     if variant:
         params[VARIANT] = variant
