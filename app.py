@@ -28,6 +28,8 @@ with st.sidebar:
         if error:
             st.error(error)
     root = paths.data_root()
+    if notice := paths.data_root_notice():
+        st.warning(notice)
     st.caption(f"data: {root}" if root else "no data folder found: dataset pairs and split statistics are unavailable")
 
 found = loading.scan_checkpoints()

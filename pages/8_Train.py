@@ -13,6 +13,7 @@ import streamlit as st
 from nlivis.app import notes, paths, selection, widgets
 from nlivis.training import runs as training_runs
 from nlivis.training.config import SIZES, apply_size
+from nlivis.training.run_folder import run_name_problem
 from nlivis.viz import training_curves
 
 POLL_SECONDS = 2.0  # how often a live run's curves and log are re-read
@@ -35,7 +36,8 @@ if not configs:
 
 # ---------------------------------------------------------------- start a run
 st.subheader("Start a run")
-st.caption(f"Writes a checkpoint folder under {root} (set NLIVIS_RUNS to change it) · computes on **{device}**"
+st.caption(f"Writes a checkpoint folder under **{root}** (your runs folder, outside the code; set NLIVIS_RUNS to "
+           f"change it; Home lists what finishes there) · computes on **{device}**"
            + (" (no GPU found)" if device == "cpu" else ""))
 names = list(configs)
 left, middle, right = st.columns(3)
@@ -71,18 +73,18 @@ epochs = epochs_column.number_input("Epochs", min_value=0.01, max_value=1000.0, 
                                     key=f"train_epochs_{config_name}_{size}")
 max_steps = int(steps_column.number_input("Max steps (0: no limit)", min_value=0, value=0, step=10, key="train_max_steps",
                                           help="the run stops at whichever of epochs and steps comes first"))
-name = st.text_input("Run name (checkpoint folder)", value=training_runs.run_name(config_name, dataset, seed),
+default_name = training_runs.free_run_name(config_name, dataset, seed, [root, *paths.checkpoint_roots()])
+name = st.text_input("Run name (checkpoint folder)", value=default_name,
                      key=f"train_name_{config_name}_{dataset}_{seed}").strip()
 out = root / name
 
 problems = [p for p in (training_runs.training_data_problem(dataset, data_folder),
-                        training_runs.embeddings_problem(embeddings or default_embeddings)) if p]
-if not name or "/" in name or name.startswith("."):
-    problems.append("give the run a folder name (no '/', not starting with '.')")
-elif folder_problem := training_runs.out_folder_problem(out):
-    problems.append(folder_problem)
+                        training_runs.embeddings_problem(embeddings or default_embeddings),
+                        run_name_problem(name) or training_runs.out_folder_problem(out)) if p]
 for problem in problems:
     st.warning(f"Cannot start: {problem}")
+if note := training_runs.embeddings_note(embeddings or default_embeddings):
+    st.caption(f"{notes.NOTE_ICON} {note}")
 
 command_options = dict(size=size, embeddings=embeddings, epochs=None if epochs == config_epochs else float(epochs),
                        max_steps=max_steps or None, seed=seed, device=device)

@@ -6,8 +6,9 @@ import math
 import pytest
 
 from nlivis.analysis.breakdown import (TaggedSplit, accuracy_by_genre, accuracy_by_label, accuracy_by_tag,
-                                       compare_models, confusion_matrix, disagreements, per_label_scores,
-                                       table7)
+                                       accuracy_by_tag_and_source, compare_models, confusion_matrix, disagreements,
+                                       overall_accuracy, pairs_with_tag, per_label_scores, table7, table7_long, table7_with_counts)
+from nlivis.analysis.significance import wilson_interval
 from nlivis.analysis.predictions import Prediction
 
 E, N, C = "entailment", "neutral", "contradiction"
@@ -126,3 +127,57 @@ def test_several_models_are_stacked_with_a_model_column():
     assert by_label.set_index(["model", "label"]).loc[("B", C), "accuracy"] == 1.0
     by_genre = accuracy_by_genre({"A": MODEL_A}, {"1": "fiction"})
     assert set(by_genre["model"]) == {"A"}
+
+
+def test_wilson_interval_known_values():
+    assert wilson_interval(8, 10) == pytest.approx((0.4902, 0.9433), abs=1e-4)
+    assert wilson_interval(0, 5) == pytest.approx((0.0, 0.4345), abs=1e-4)
+    assert all(math.isnan(v) for v in wilson_interval(0, 0))
+
+
+def test_accuracy_by_tag_carries_a_95_percent_interval():
+    negation = accuracy_by_tag(MODEL_A, TAGS).set_index("tag").loc["NEGATION"]
+    assert (negation["ci_low"], negation["ci_high"]) == pytest.approx(wilson_interval(2, 3))
+    assert negation["ci_low"] < negation["accuracy"] < negation["ci_high"]
+
+
+def test_gold_and_automatic_tags_are_scored_apart():
+    gold = {"1": frozenset({"NEGATION"}), "2": frozenset()}
+    automatic = {"1": frozenset({"MODAL"}), "2": frozenset({"NEGATION"}), "4": frozenset({"NEGATION"}),
+                 "5": frozenset({"NEGATION"})}
+    table = accuracy_by_tag_and_source(MODEL_A, gold, automatic).set_index(["source", "tag"])
+    # gold: pairs 1 (right, NEGATION) and 2 (no gold tag); their automatic tags are ignored
+    assert table.loc[("gold", "NEGATION"), "count"] == 1 and table.loc[("gold", "MODAL"), "count"] == 0
+    # automatic: only pairs 4 (right) and 5 (wrong), the pairs without gold tags
+    assert (table.loc[("automatic", "NEGATION"), "count"], table.loc[("automatic", "NEGATION"), "correct"]) == (2, 1)
+    assert set(accuracy_by_tag_and_source(MODEL_A, gold, None)["source"]) == {"gold"}
+    stacked = accuracy_by_tag_and_source({"A": MODEL_A}, gold, automatic)
+    assert list(stacked.columns[:3]) == ["model", "source", "tag"]
+
+
+def test_table7_with_counts_shows_pairs_majority_and_intervals():
+    long = table7_long({"matched": TaggedSplit({"A": MODEL_A, "B": MODEL_B}, TAGS),
+                        "mismatched": TaggedSplit({"A": MODEL_A}, {"1": TAGS["1"], "5": TAGS["5"]})})
+    assert set(long["split"]) == {"matched", "mismatched"} and set(long["source"]) == {"gold"}
+    table = table7_with_counts(long)
+    assert list(table.columns) == ["matched pairs", "matched majority", "matched A", "matched B",
+                                   "mismatched pairs", "mismatched majority", "mismatched A"]
+    assert table.loc["NEGATION", "matched pairs"] == 3
+    assert table.loc["NEGATION", "matched majority"] == "66.7"
+    low, high = wilson_interval(2, 3)
+    assert table.loc["NEGATION", "matched A"] == f"66.7 [{100 * low:.1f}, {100 * high:.1f}]"
+    assert table.loc["MODAL", "mismatched pairs"] == 2 and table.loc["BELIEF", "matched A"] == ""
+
+
+def test_pairs_with_tag_are_the_pairs_behind_the_number():
+    assert pairs_with_tag(MODEL_A, TAGS, "NEGATION")["id"].tolist() == ["1", "2", "4"]
+    assert pairs_with_tag(MODEL_A, TAGS, "NEGATION", only_wrong=True)["id"].tolist() == ["2"]
+    assert len(pairs_with_tag(MODEL_A, TAGS)) == 6
+
+
+def test_overall_accuracy_with_interval_and_majority_baseline():
+    table = overall_accuracy({"A": MODEL_A, "B": MODEL_B}).set_index("model")
+    assert table.loc["A", "count"] == 6 and table.loc["A", "accuracy"] == pytest.approx(4 / 6)
+    assert (table.loc["A", "ci_low"], table.loc["A", "ci_high"]) == pytest.approx(wilson_interval(4, 6))
+    # gold labels: E, E, N, C, C, N → each 2 of 6; the first most frequent is the baseline
+    assert table.loc["B", "majority_accuracy"] == pytest.approx(2 / 6)

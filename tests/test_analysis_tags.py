@@ -32,7 +32,11 @@ def nlp():
 
 @pytest.fixture(scope="module")
 def tags_of(nlp):
-    return lambda premise, hypothesis: tag_pair(nlp(premise), nlp(hypothesis))
+    def tags(premise: str, hypothesis: str) -> set[str]:
+        return tag_pair(nlp(premise), nlp(hypothesis))
+
+    tags.nlp = nlp
+    return tags
 
 
 def test_tag_list_is_table7_order_and_every_tag_documented():
@@ -52,8 +56,36 @@ def test_conditional_needs_the_word_if_not_a_substring(tags_of):
 def test_negation_ignores_know_and_another(tags_of):
     assert "NEGATION" in tags_of("A man is not sleeping.", "A man sleeps.")
     assert "NEGATION" in tags_of("The dogs are running.", "The dogs won't run.")
-    assert "NEGATION" in tags_of("There is no cat.", "A cat sits.")
+    assert "NEGATION" in tags_of("You cannot park here.", "Parking is allowed.")
     assert "NEGATION" not in tags_of("I know another man.", "I know a man.")
+
+
+def test_negation_is_sentential_not_as_the_gold_tags_use_it(tags_of):
+    """The gold NEGATION tag marks 'not'/n't; negative quantifiers are QUANTIFIER, and 'no matter
+    what' denies nothing."""
+    assert "NEGATION" not in tags_of("There is no cat.", "A cat sits.")
+    assert "NEGATION" not in tags_of("Nobody ever came.", "They never came.")
+    assert "NEGATION" not in tags_of("No matter what happens, we go.", "We go.")
+
+
+def test_paraphrase_polarity_sees_negative_quantifiers_but_not_no_matter(tags_of):
+    assert "PARAPHRASE" not in tags_of("Nobody bought the old house.", "Everybody bought the old house.")
+    assert tagging._has_negative_polarity(tagging._tokens(tags_of.nlp("Nobody came.")))
+    assert not tagging._has_negative_polarity(tagging._tokens(tags_of.nlp("No matter what, they came.")))
+
+
+def test_belief_needs_a_believer(tags_of):
+    assert "BELIEF" in tags_of("I think the shop is open.", "The shop is open.")
+    assert "BELIEF" in tags_of("She knew the answer.", "She had the answer.")
+    assert "BELIEF" not in tags_of("The school is known for engineering.", "The school teaches engineering.")
+    assert "BELIEF" not in tags_of("I was supposed to be here.", "I came here.")
+    assert "BELIEF" not in tags_of("Knowing the risks helps.", "Risks exist.")
+
+
+def test_word_overlap_is_the_share_of_hypothesis_words_in_the_premise(tags_of):
+    """The RepEval README's example: 'let's look for sticks.' after 'let's look for paua shells!'."""
+    assert "WORD_OVERLAP" in tags_of("let's look for paua shells!", "let's look for sticks.")
+    assert "WORD_OVERLAP" not in tags_of("The tall man is eating lunch in the park.", "The man sleeps at home.")
 
 
 def test_word_overlap_threshold(tags_of):
@@ -71,6 +103,14 @@ def test_antonym_pair_from_wordnet(tags_of):
     assert "ANTO" not in tags_of("The soup is hot.", "The soup is warm.")
 
 
+@needs_wordnet
+def test_antonyms_among_prepositions_and_opposite_quantifiers(tags_of):
+    assert "ANTO" in tags_of("The cat sleeps inside the house.", "The cat sleeps outside the house.")
+    assert "ANTO" in tags_of("Some children liked the film.", "All children liked the film.")
+    assert "ANTO" in tags_of("He always walks to work.", "He never walks to work.")
+    assert "ANTO" not in tags_of("Some children liked the film.", "Some children liked the book.")
+
+
 def test_long_sentence_thresholds(tags_of):
     words = " ".join(f"word{i}" for i in range(31))
     assert "LONG_SENTENCE" in tags_of(f"A {words}.", "A dog runs.")
@@ -86,10 +126,19 @@ def test_tense_difference_from_main_verbs(tags_of):
     assert "TENSE_DIFFERENCE" not in tags_of("A man walking home.", "The man walked home.")
 
 
+def test_tense_difference_sees_aspect_and_every_premise_clause(tags_of):
+    assert "TENSE_DIFFERENCE" in tags_of("Clinton has learned to wait.", "Clinton learned to wait.")
+    assert "TENSE_DIFFERENCE" in tags_of("She reads a book.", "She is reading a book.")
+    # the hypothesis restates the premise's past subordinate clause: no difference
+    assert "TENSE_DIFFERENCE" not in tags_of("He says that the train left early.", "The train left early.")
+
+
 def test_active_passive_needs_the_same_verb_in_both_voices(tags_of):
     assert "ACTIVE/PASSIVE" in tags_of("The dog chased the cat.", "The cat was chased by the dog.")
     assert "ACTIVE/PASSIVE" not in tags_of("The dog chased the cat.", "The cat was fed by the man.")
     assert "ACTIVE/PASSIVE" not in tags_of("The dog chased the cat.", "The dog chased a bird.")
+    # a passive only inside a subordinate clause, with both main clauses active: no voice change
+    assert "ACTIVE/PASSIVE" not in tags_of("Mary said the letter was written quickly.", "Tom wrote a letter.")
 
 
 def test_paraphrase_needs_covered_content_and_a_different_surface(tags_of):
@@ -97,6 +146,12 @@ def test_paraphrase_needs_covered_content_and_a_different_surface(tags_of):
     assert "PARAPHRASE" not in tags_of("The dog chased the cat.", "The dog chased the cat.")
     assert "PARAPHRASE" not in tags_of("The man walked home.", "The man walks home.")
     assert "PARAPHRASE" not in tags_of("The dog chased the cat.", "The dog did not chase the cat.")
+
+
+def test_paraphrase_keeps_numbers_and_quantifiers_as_content(tags_of):
+    assert "PARAPHRASE" not in tags_of("Two men chased the dog.", "The dog was chased by three men.")
+    assert "PARAPHRASE" not in tags_of("Some students passed the exam.", "The exam was passed by all students.")
+    assert "PARAPHRASE" in tags_of("Two men chased the dog.", "The dog was chased by two men.")
     assert "PARAPHRASE" not in tags_of("The dog chased the cat.", "A bird sang in the tree.")
 
 
@@ -126,8 +181,19 @@ def test_quantifier_word_list(tags_of):
 
 def test_modal_uses_the_md_tag(tags_of):
     assert "MODAL" in tags_of("The man can swim.", "The man swims.")
-    assert "MODAL" in tags_of("They won't come.", "They stay.")
+    assert "MODAL" in tags_of("They will not come.", "They stay.")
     assert "MODAL" not in tags_of("A can of soda costs a dollar.", "We met in May.")
+
+
+def test_modal_counts_written_out_modals_not_contractions(tags_of):
+    """The gold tags mostly leave out 'll / 'd / can't / won't; the rule does too."""
+    assert "MODAL" not in tags_of("They won't come.", "They'll stay.")
+    assert "MODAL" in tags_of("They would come.", "They stay.")
+
+
+def test_quantifier_is_not_the_answer_no(tags_of):
+    assert "QUANTIFIER" in tags_of("There is no cat.", "A cat sits.")
+    assert "QUANTIFIER" not in tags_of("No, said the man.", "The man agreed.")
 
 
 def test_belief_needs_a_belief_verb(tags_of):
@@ -155,6 +221,61 @@ def test_read_tag_file_formats(fixtures):
                                                                         "202": frozenset()}
     assert read_tag_file(fixtures / "analysis" / "tags_good.json") == {
         "301": {"COREF"}, "302": {"PARAPHRASE", "LONG_SENTENCE"}}
+
+
+REPEVAL_FIXTURE_TAGS = {
+    "900001e": {"BELIEF", "MODAL", "LONG_SENTENCE"},
+    "900002c": frozenset(),
+    "900003n": {"QUANTITY/TIME_REASONING", "MODAL"},
+    "900004e": {"ACTIVE/PASSIVE", "WORD_OVERLAP"},
+    "900005n": {"PARAPHRASE", "ANTO", "COREF", "TENSE_DIFFERENCE", "QUANTIFIER", "NEGATION", "CONDITIONAL"},
+    "900006c": {"NEGATION"},
+}
+
+
+def test_read_tag_file_reads_the_repeval_release_format(fixtures):
+    """The published shape: '#'-marked tags, one per tab-separated field, a trailing tab for a pair
+    without tags, a tag listed twice on one line, no newline after the last line."""
+    assert read_tag_file(fixtures / "analysis" / "tags_repeval.txt") == REPEVAL_FIXTURE_TAGS
+
+
+def test_read_tag_file_tolerates_crlf_bom_case_blank_lines_and_space_separated_marks(fixtures, tmp_path):
+    text = (fixtures / "analysis" / "tags_repeval.txt").read_text(encoding="utf-8")
+    variant = tmp_path / "variant.txt"
+    variant.write_bytes(b"\xef\xbb\xbf" + ("# a comment line\n\n" + text).replace("\n", "\r\n").encode()
+                        + b"\r\n900007e\t#modal #Word_Overlap \t\n")
+    assert read_tag_file(variant) == {**REPEVAL_FIXTURE_TAGS, "900007e": {"MODAL", "WORD_OVERLAP"}}
+
+
+def test_read_tag_file_errors_name_file_and_line(tmp_path):
+    unknown = tmp_path / "unknown.txt"
+    unknown.write_text("900001e\t#MODAL\n900002c\t#MODAL\t#SARCASM\n", encoding="utf-8")
+    with pytest.raises(TagFileError, match=r"unknown\.txt, line 2: unknown tag\(s\) SARCASM"):
+        read_tag_file(unknown)
+    no_id = tmp_path / "no_id.txt"
+    no_id.write_text("900001e\t#MODAL\n\t#NEGATION\n", encoding="utf-8")
+    with pytest.raises(TagFileError, match=r"no_id\.txt, line 2: expected `pair_id"):
+        read_tag_file(no_id)
+
+
+@pytest.mark.parametrize("subset, expected", [
+    ("matched", {"MODAL": 144, "NEGATION": 129, "QUANTIFIER": 125, "LONG_SENTENCE": 99, "BELIEF": 66,
+                 "TENSE_DIFFERENCE": 51, "COREF": 30, "WORD_OVERLAP": 28, "PARAPHRASE": 25, "CONDITIONAL": 23,
+                 "ANTO": 17, "ACTIVE/PASSIVE": 15, "QUANTITY/TIME_REASONING": 15}),
+    # Mismatched lists #QUANTITY/TIME_REASONING twice on 15 lines (39 marks on 24 pairs); a pair counts once.
+    ("mismatched", {"QUANTIFIER": 140, "MODAL": 126, "LONG_SENTENCE": 109, "NEGATION": 104, "BELIEF": 58,
+                    "WORD_OVERLAP": 37, "PARAPHRASE": 37, "COREF": 29, "CONDITIONAL": 26,
+                    "QUANTITY/TIME_REASONING": 24, "ANTO": 20, "TENSE_DIFFERENCE": 18, "ACTIVE/PASSIVE": 10}),
+])
+def test_gold_annotation_files_give_the_published_tag_counts(shared_data, subset, expected):
+    from collections import Counter
+
+    path = shared_data / "mnli_annotations" / f"multinli_1.0_{subset}_annotations.txt"
+    if not path.is_file():
+        pytest.skip(f"{path} not found")
+    tags = read_tag_file(path)
+    assert len(tags) == 495
+    assert dict(Counter(tag for pair_tags in tags.values() for tag in pair_tags)) == expected
 
 
 def test_read_tag_file_unknown_tag_names_file_and_line(fixtures):

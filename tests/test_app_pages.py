@@ -46,12 +46,17 @@ def empty_folder(tmp_path) -> Path:
     return folder
 
 
-def open_app(monkeypatch, tmp_path: Path, checkpoints: Path, data: Path) -> AppTest:
-    """Home, run once, with the given checkpoint and data folders (projections cached under tmp_path)."""
+def open_app(monkeypatch, tmp_path: Path, checkpoints: Path, data: Path, runs: Path | None = None) -> AppTest:
+    """Home, run once, with the given checkpoint and data folders (projections cached under tmp_path); the
+    Train page's runs go to `runs`, or by default to the user data folder under tmp_path/xdg-data."""
     monkeypatch.setenv("NLIVIS_CHECKPOINTS", str(checkpoints))
     monkeypatch.setenv("NLIVIS_DATA", str(data))
     monkeypatch.setenv("NLIVIS_PROJECTION_CACHE", str(tmp_path / "projections"))
-    monkeypatch.delenv("NLIVIS_RUNS", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    if runs is None:
+        monkeypatch.delenv("NLIVIS_RUNS", raising=False)
+    else:
+        monkeypatch.setenv("NLIVIS_RUNS", str(runs))
     app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
     assert not app.exception, app.exception
     return app
@@ -465,7 +470,7 @@ def wait_for_status(monkeypatch, tmp_path, runs: Path, wanted: str, seconds: flo
     metric reads `wanted`."""
     deadline = time.time() + seconds
     while True:
-        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py")
+        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py")
         status = next((m.value for m in app.metric if m.label == "status"), "")
         if wanted in status or time.time() > deadline:
             return app
@@ -507,7 +512,7 @@ def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, 
 
     runs = tmp_path / "runs"
     runs.mkdir()
-    app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py")
+    app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py")
     assert app.selectbox(key="train_config").value == "gcnn" and app.radio(key="train_size_gcnn").value == "shipped"
     assert "--config gcnn --dataset snli-small" in texts(app, "code")
     out = runs / "gcnn-snli-small"
@@ -517,10 +522,14 @@ def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, 
         while len(training_runs.read_run_metrics(out)) < 4:
             assert time.time() < deadline, "the fake worker wrote no metrics"
             time.sleep(0.1)
-        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py")  # a fresh session
+        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py")  # a fresh session
         metrics = {m.label: m.value for m in app.metric}
         assert "running" in metrics["status"] and metrics["step"] == "30" and metrics["best dev accuracy"] == "50.0%"
         assert metrics["pairs/s"] == "130"
+        name_box = app.text_input(key="train_name_gcnn_snli-small_1")
+        assert name_box.value == "gcnn-snli-small-run2", "the default name is a free one"
+        assert not app.button(key="train_start").disabled
+        name_box.set_value("gcnn-snli-small").run()
         assert "already writing to" in texts(app, "warning") and app.button(key="train_start").disabled
         assert "scatter" in trace_types(app)
         app.button(key="train_stop_gcnn-snli-small").click().run()
@@ -529,8 +538,9 @@ def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, 
         while training_runs.read_run(out).running:
             assert time.time() < deadline, "the worker did not stop"
             time.sleep(0.1)
-        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py")
+        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py")
         assert "stopped" in next(m.value for m in app.metric if m.label == "status")
+        app.text_input(key="train_name_gcnn_snli-small_1").set_value("gcnn-snli-small").run()
         assert "holds the saved state of an unfinished run" in texts(app, "warning")
         assert app.button(key="train_start").disabled and not app.button(key="train_resume_gcnn-snli-small").disabled
         assert training_runs.resume_command(training_runs.read_run(out))[-1] == "--resume"
@@ -542,14 +552,16 @@ def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, 
 def test_train_page_runs_a_worker_that_becomes_a_checkpoint(monkeypatch, tmp_path):
     runs = tmp_path / "runs"
     runs.mkdir()
-    start_from_page(show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py"), max_steps=3)
+    start_from_page(show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py"), max_steps=3)
     app = wait_for_status(monkeypatch, tmp_path, runs, "finished")
     assert "finished" in next(m.value for m in app.metric if m.label == "status")
     assert "is listed on Home" in texts(app, "success")
     assert "scatter" in trace_types(app), "the loss / accuracy curves are drawn"
+    assert app.text_input(key="train_name_gcnn_snli-small_1").value == "gcnn-snli-small-run2", "a free default name"
+    app.text_input(key="train_name_gcnn_snli-small_1").set_value("gcnn-snli-small").run()
     assert "already holds a finished checkpoint" in texts(app, "warning")
     assert app.button(key="train_start").disabled, "a refreshed page does not start the run again"
-    home = open_app(monkeypatch, tmp_path, runs, APP_DATA)
+    home = open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs)
     assert "gcnn-snli-small" in set(home.dataframe[0].value["checkpoint"])
 
 
@@ -557,8 +569,9 @@ def test_train_page_runs_a_worker_that_becomes_a_checkpoint(monkeypatch, tmp_pat
 def test_train_page_stop_and_resume(monkeypatch, tmp_path):
     runs = tmp_path / "runs"
     runs.mkdir()
-    start_from_page(show(open_app(monkeypatch, tmp_path, runs, APP_DATA), "pages/8_Train.py"), max_steps=60, epochs=500)
+    start_from_page(show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py"), max_steps=60, epochs=500)
     app = wait_for_status(monkeypatch, tmp_path, runs, "running")
+    app.text_input(key="train_name_gcnn_snli-small_1").set_value("gcnn-snli-small").run()
     assert "already writing to" in texts(app, "warning") and app.button(key="train_start").disabled
     deadline = time.time() + 60
     while next(m.value for m in app.metric if m.label == "step") == "—":
@@ -655,3 +668,86 @@ def test_quora_pair_ids_map_to_split_rows(monkeypatch, shared_data):
     assert sum(pair.id != str(row + 1) for row, pair in enumerate(pairs)) > 9_000  # ids are not line numbers
     table = widgets.with_rows(pd.DataFrame({"id": [pairs[5].id, pairs[4321].id, "not-a-quora-id"]}), "quora_dev")
     assert table["row"].tolist()[:2] == [5, 4321] and pd.isna(table["row"].iloc[2])
+
+
+# ---------------------------------------------------------------- gold tags and Table 7 (MultiNLI dev layout)
+
+MNLI_DEV_FIXTURE = {  # made-up pairs in the MultiNLI dev layout (the real files are never copied into tests)
+    "matched": [("9001e", "A man is not cooking soup .", "A man cooks nothing .", "entailment"),
+                ("9002c", "A woman can play a guitar .", "A woman cannot play .", "contradiction"),
+                ("9003n", "Two dogs run in a park .", "Two dogs think about food .", "neutral"),
+                ("9004e", "A boy reads a book .", "A boy reads .", "entailment"),
+                ("9005c", "If it rains , people stay inside .", "People stay outside .", "contradiction"),
+                ("9006n", "A girl is sleeping .", "A girl is tired .", "neutral")],
+    "mismatched": [("9101e", "Some people sing .", "People sing .", "entailment"),
+                   ("9102c", "The man will not eat .", "The man eats .", "contradiction"),
+                   ("9103n", "A cat sits on a mat .", "A cat may sleep .", "neutral"),
+                   ("9104e", "A dog barks loudly .", "A dog barks .", "entailment")],
+}
+MNLI_GOLD_FIXTURE = {  # the RepEval release's shape: '#' marks, a trailing tab for a pair without tags
+    "matched": "9001e\t#NEGATION\n9002c\t#MODAL\t#NEGATION\n9003n\t#BELIEF\n9005c\t#CONDITIONAL\t#ANTO\n9006n\t\n",
+    "mismatched": "9101e\t#QUANTIFIER\n9102c\t#MODAL\t#NEGATION\n9103n\t#MODAL\n",
+}
+
+
+@pytest.fixture
+def mnli_dev_setup(tmp_path, checkpoints) -> tuple[Path, Path]:
+    """(checkpoint root, data root): a copy of the fixture GCNN evaluated on a small MultiNLI-dev-shaped
+    matched and mismatched split whose gold annotation tags sit in mnli_annotations/."""
+    import json
+    import shutil
+
+    from nlivis.cli import main
+
+    data = tmp_path / "data"
+    shutil.copytree(APP_DATA, data)
+    (data / "mnli_dev").mkdir()
+    (data / "mnli_annotations").mkdir()
+    for half, rows in MNLI_DEV_FIXTURE.items():
+        (data / "mnli_dev" / f"multinli_1.0_dev_{half}.jsonl").write_text("".join(
+            json.dumps({"gold_label": label, "pairID": pid, "sentence1": p, "sentence2": h}) + "\n"
+            for pid, p, h, label in rows), encoding="utf-8")
+        (data / "mnli_annotations" / f"multinli_1.0_{half}_annotations.txt").write_text(
+            MNLI_GOLD_FIXTURE[half], encoding="utf-8")
+    root = tmp_path / "checkpoints"
+    shutil.copytree(checkpoints / "gcnn-snli-small", root / "gcnn-snli-small")
+    shutil.copytree(checkpoints / "embeddings", root / "embeddings")  # the shared word-vector file it loads
+    for half in MNLI_DEV_FIXTURE:
+        assert main(["evaluate", str(root / "gcnn-snli-small"), "--dataset", "mnli-small", "--split", f"mnli_dev_{half}",
+                     "--data-dir", str(data), "--cache-dir", str(tmp_path / "cache")]) == 0
+    return root, data
+
+
+def test_error_analysis_uses_gold_tags_and_shows_table7_with_counts(monkeypatch, tmp_path, mnli_dev_setup):
+    root, data = mnli_dev_setup
+    app = load_models(open_app(monkeypatch, tmp_path, root, data), root / "gcnn-snli-small")
+    show(app, "pages/5_Error_analysis.py")
+    app.selectbox(key="errors_split").set_value("mnli_dev_matched").run()
+    assert not app.exception, app.exception
+
+    overall = charts(app)[0]
+    assert overall["data"][0]["error_y"]["array"] and overall["layout"]["shapes"]  # 95% interval, majority line
+    assert "Gold tags" in texts(app, "caption") and "5 pairs of mnli_dev_matched" in texts(app, "caption")
+    tag_table = app.dataframe(key="errors_tag_table").value
+    gold = tag_table[tag_table["source"] == "gold"].set_index("tag")
+    assert gold.loc["NEGATION", "count"] == 2 and gold.loc["CONDITIONAL", "count"] == 1
+    assert set(tag_table["source"]) == {"gold", "automatic"}  # 9004e has no gold tags: scored automatically
+    assert {"ci_low", "ci_high", "majority_accuracy"} <= set(tag_table.columns)
+
+    table7 = next(d.value for d in app.dataframe if "matched pairs" in d.value.columns)
+    assert table7.loc["NEGATION", "matched pairs"] == 2 and table7.loc["MODAL", "mismatched pairs"] == 2
+    model_column = next(c for c in table7.columns if c.startswith("mismatched") and c.endswith("gcnn-snli-small"))
+    assert "mismatched majority" in table7.columns and "[" in table7.loc["MODAL", model_column]
+
+    line = int(tag_table.index[(tag_table["source"] == "gold") & (tag_table["tag"] == "NEGATION")][0])
+    click_table_row(app, "errors_tag_table", line)
+    behind = app.dataframe(key="errors_tag_pairs").value
+    assert set(behind["id"]) == {"9001e", "9002c"} and list(behind["row"]) == [0, 1]
+    assert_explorer_shows_pair(click_table_row(app, "errors_tag_pairs", 1), "mnli_dev_matched", 1,
+                               MNLI_DEV_FIXTURE["matched"][1][1])
+
+
+def assert_explorer_shows_pair(app: AppTest, split: str, row: int, premise: str) -> None:
+    assert [t.value for t in app.title] == ["Pair explorer"]
+    assert app.query_params["split"] == split and app.query_params["pair"] == str(row)
+    assert f"**Premise:** {premise}" in texts(app, "markdown")

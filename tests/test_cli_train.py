@@ -34,11 +34,9 @@ def test_train_refuses_to_overwrite_a_complete_checkpoint(trained, capsys):
     assert "already holds a complete checkpoint" in capsys.readouterr().err
 
 
-def test_evaluate_prints_scores_and_writes_predictions(trained, capsys):
-    target = trained / "predictions_snli_test.jsonl.gz"
-    target.unlink()
-    stale = trained / "predictions_snli_test.jsonl"  # an older uncompressed file of the split is replaced
-    stale.write_text('{"id":"x","gold":"neutral","predicted":"neutral","probs":[0.1,0.8,0.1]}\n')
+def test_evaluate_prints_scores_and_keeps_predictions_without_overwriting(trained, capsys):
+    recorded = trained / "predictions_snli_test.jsonl.gz"
+    before = recorded.read_bytes()
     code = main(["evaluate", str(trained), "--dataset", "snli", "--split", "test", "--data-dir", str(FIXTURE_DIR),
                  "--json", "--cache-dir", str(trained.parent / "cache")])
     assert code == 0
@@ -46,19 +44,59 @@ def test_evaluate_prints_scores_and_writes_predictions(trained, capsys):
     assert output["count"] == 12 and 0.0 <= output["accuracy"] <= 1.0
     assert set(output["per_label"]) == {"entailment", "neutral", "contradiction"}
     assert sum(map(sum, output["confusion"]["matrix"])) == 12
-    lines = gzip.decompress(target.read_bytes()).splitlines()
+    # the recorded split, same pairs, same results: nothing written, the recorded file named
+    assert output["written"] is False and output["predictions_file"] == str(recorded)
+    assert recorded.read_bytes() == before and not (trained / "evaluations").exists()
+    lines = gzip.decompress(recorded.read_bytes()).splitlines()
     assert len(lines) == 12 and set(json.loads(lines[0])) == {"id", "gold", "predicted", "probs"}
-    assert not stale.exists()
 
 
 def test_evaluate_by_tag_with_a_tags_file(trained, tmp_path, capsys):
     tags = tmp_path / "tags.tsv"
     tags.write_text("dev-000\tNEGATION\ndev-001\tWORD_OVERLAP,NEGATION\ndev-002\n")
     code = main(["evaluate", str(trained), "--dataset", "snli", "--split", "dev", "--data-dir", str(FIXTURE_DIR),
+                 "--by-tag", "--tags-file", str(tags), "--tag-source", "gold", "--json",
+                 "--cache-dir", str(trained.parent / "cache")])
+    assert code == 0
+    output = json.loads(capsys.readouterr().out)
+    rows = {row["tag"]: row for row in output["by_tag"]}
+    assert {row["source"] for row in output["by_tag"]} == {"gold"} and "3 pairs" in output["tag_sources"]
+    assert rows["NEGATION"]["count"] == 2 and rows["WORD_OVERLAP"]["count"] == 1
+    assert rows["NEGATION"]["ci_low"] < rows["NEGATION"]["ci_high"]
+
+
+def test_evaluate_by_tag_scores_gold_and_automatic_pairs_apart(trained, tmp_path, capsys):
+    tags = tmp_path / "repeval.txt"  # the RepEval release's shape: '#' marks, a trailing tab
+    tags.write_text("dev-000\t#NEGATION\ndev-001\t#WORD_OVERLAP\t#NEGATION\ndev-002\t\n")
+    code = main(["evaluate", str(trained), "--dataset", "snli", "--split", "dev", "--data-dir", str(FIXTURE_DIR),
                  "--by-tag", "--tags-file", str(tags), "--json", "--cache-dir", str(trained.parent / "cache")])
     assert code == 0
-    rows = {row["tag"]: row for row in json.loads(capsys.readouterr().out)["by_tag"]}
-    assert rows["NEGATION"]["count"] == 2 and rows["WORD_OVERLAP"]["count"] == 1
+    rows = json.loads(capsys.readouterr().out)["by_tag"]
+    gold = {row["tag"]: row for row in rows if row["source"] == "gold"}
+    automatic = [row for row in rows if row["source"] == "automatic"]
+    assert gold["NEGATION"]["count"] == 2 and automatic
+    from nlivis.analysis.tags import tag_pairs
+    from nlivis.data.readers import read_file
+
+    others = [pair for pair in read_file(FIXTURE_DIR / "snli_1.0_dev.jsonl").pairs
+              if pair.id not in ("dev-000", "dev-001", "dev-002")]
+    expected = tag_pairs(others)  # the automatic rows cover the other pairs only
+    assert {row["tag"]: row["count"] for row in automatic} == {
+        tag: sum(tag in names for names in expected.values()) for tag in {row["tag"] for row in automatic}}
+
+
+def test_a_bad_tags_file_stops_evaluate_before_any_work(tmp_path, capsys):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("dev-000\t#NEGATION\ndev-001\t#SARCASM\n")
+    # the checkpoint does not even exist: the tags file is checked first, in milliseconds
+    code = main(["evaluate", str(tmp_path / "no-checkpoint"), "--dataset", "snli", "--split", "dev",
+                 "--data-dir", str(FIXTURE_DIR), "--by-tag", "--tags-file", str(bad)])
+    assert code == 2 and "bad.txt, line 2: unknown tag(s) SARCASM" in capsys.readouterr().err
+    other = tmp_path / "other.txt"
+    other.write_text("113976e\t#MODAL\n")
+    code = main(["evaluate", str(tmp_path / "no-checkpoint"), "--dataset", "snli", "--split", "dev",
+                 "--data-dir", str(FIXTURE_DIR), "--by-tag", "--tags-file", str(other)])
+    assert code == 2 and "none of its 1 pair ids is a pair of snli_dev" in capsys.readouterr().err
 
 
 def test_predict_table_and_json(trained, capsys):

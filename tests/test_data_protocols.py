@@ -35,7 +35,9 @@ def test_small_protocols_follow_the_data_readme():
     assert snli_small.select == SplitRef("snli", "dev", "snli/esnli_tokenized") and snli_small.report == (snli_small.select,)
     assert [split_key(ref) for ref in mnli_small.train] == ["xnli_en_test", "snli_test"]
     assert split_key(mnli_small.select) == "xnli_en_dev"
-    assert [split_key(ref) for ref in mnli_small.report] == ["mnli_hard_matched_test", "mnli_hard_mismatched_test"]
+    assert [split_key(ref) for ref in mnli_small.report] == ["mnli_dev_matched", "mnli_dev_mismatched",
+                                                            "mnli_hard_matched_test", "mnli_hard_mismatched_test"]
+    assert {ref.subdir for ref in mnli_small.report} == {"mnli_dev", "mnli_hard"}
     assert [split_key(ref) for ref in (*quora_small.train, quora_small.select, *quora_small.report)] == ["quora_test", "quora_dev", "quora_dev"]
     assert quora_small.labels == PARAPHRASE_LABELS and snli_small.labels == mnli_small.labels == NLI_LABELS
     for protocol in (snli_small, mnli_small, quora_small):
@@ -58,7 +60,8 @@ def test_full_protocols():
 def test_all_protocol_refs_lists_each_split_once():
     refs = all_protocol_refs(get_protocol("mnli-small"))
     assert [split_key(ref) for ref in refs] == [
-        "xnli_en_test", "snli_test", "xnli_en_dev", "mnli_hard_matched_test", "mnli_hard_mismatched_test"
+        "xnli_en_test", "snli_test", "xnli_en_dev", "mnli_dev_matched", "mnli_dev_mismatched",
+        "mnli_hard_matched_test", "mnli_hard_mismatched_test"
     ]
     assert [split_key(ref) for ref in all_protocol_refs(get_protocol("snli-small"))] == ["snli_test", "snli_dev"]
 
@@ -141,6 +144,30 @@ def test_real_split_counts_and_labels(shared_data: Path, ref: SplitRef, count: i
     assert dict(Counter(pair.label for pair in result.pairs)) == labels
     assert result.dropped_no_gold == 0
     assert len({pair.id for pair in result.pairs}) == count
+
+
+@pytest.mark.parametrize(("split", "count", "dropped", "labels", "repeated_ids"), [
+    ("dev_matched", 9815, 185, {"entailment": 3479, "neutral": 3123, "contradiction": 3213}, 0),
+    ("dev_mismatched", 9832, 168, {"entailment": 3463, "neutral": 3129, "contradiction": 3240}, 27),
+])
+def test_full_multinli_dev_sets_of_mnli_small(shared_data: Path, split, count, dropped, labels, repeated_ids):
+    ref = SplitRef("mnli", split, "mnli_dev")
+    assert ref in get_protocol("mnli-small").report
+    result = read_split(ref, shared_data)
+    assert len(result.pairs) == count and result.dropped_no_gold == dropped
+    assert dict(Counter(pair.label for pair in result.pairs)) == labels
+    assert len(result.ambiguous_ids) == repeated_ids and len({pair.id for pair in result.pairs}) == count
+
+
+def test_gold_tag_file_is_found_for_the_full_dev_sets_only(shared_data: Path, tmp_path: Path):
+    from nlivis.data.protocols import gold_tag_file
+
+    matched = gold_tag_file(SplitRef("mnli", "dev_matched", "mnli_dev"), shared_data)
+    assert matched == shared_data / "mnli_annotations" / "multinli_1.0_matched_annotations.txt"
+    assert gold_tag_file(SplitRef("mnli_hard", "matched_test", "mnli_hard"), shared_data) is None
+    assert gold_tag_file(SplitRef("mnli", "dev_matched"), tmp_path) is None
+    (tmp_path / "multinli_1.0_mismatched_annotations.txt").write_text("1e\t#MODAL\n", encoding="utf-8")
+    assert gold_tag_file(SplitRef("mnli", "dev_mismatched"), tmp_path) == tmp_path / "multinli_1.0_mismatched_annotations.txt"
 
 
 @pytest.mark.parametrize(("split", "per_genre"), [("dev", 249), ("test", 501)])

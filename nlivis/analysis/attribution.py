@@ -371,13 +371,16 @@ def explain_pair(model: MatchingModel, featurizer, item, methods: Sequence[str] 
 
 
 def analysed_text_pair(premise: str, hypothesis: str):
-    """An `AnalyzedPair` for free text (runs spaCy); empty text raises ValueError."""
+    """An `AnalyzedPair` for free text (runs spaCy); empty text, text without a real word or with bytes that
+    were not UTF-8 raises ValueError (`data.text.text_problem`, as for predict)."""
     from nlivis.data.records import Pair
+    from nlivis.data.text import text_problem
     from nlivis.features.analysis import analyze_sentences
     from nlivis.features.dataset import AnalyzedPair
 
     for name, text in (("premise", premise), ("hypothesis", hypothesis)):
-        if not isinstance(text, str) or not text.strip():
-            raise ValueError(f"the {name} is empty; give a sentence with at least one word")
+        problem = text_problem(text, name)
+        if problem:
+            raise ValueError(problem)
     premise_analysis, hypothesis_analysis = analyze_sentences([premise, hypothesis])
     return AnalyzedPair(Pair(id="input", premise=premise, hypothesis=hypothesis), premise_analysis, hypothesis_analysis)

@@ -15,13 +15,18 @@ import pandas as pd
 
 from nlivis.analysis.predictions import Prediction, predictions_frame
 from nlivis.analysis.significance import (DEFAULT_RESAMPLES, DEFAULT_SEED, Interval, discordant_counts,
-                                          mcnemar_exact, paired_bootstrap)
+                                          mcnemar_exact, paired_bootstrap, wilson_interval)
 from nlivis.analysis.tags import TAGS
 from nlivis.data.records import NLI_LABELS
 
 Predictions = Sequence[Prediction] | pd.DataFrame
-TAG_COLUMNS = ["tag", "count", "frequency", "correct", "accuracy", "majority_label",
+TAG_COLUMNS = ["tag", "count", "frequency", "correct", "accuracy", "ci_low", "ci_high", "majority_label",
                "majority_accuracy", "status"]
+"""`ci_low`/`ci_high`: the accuracy's 95% Wilson interval; `majority_accuracy`: always answering the tag's
+most frequent gold label (`majority_label`), the baseline of the MultiNLI tag script."""
+TAG_SOURCES = ("gold", "automatic")
+"""Where a pair's tags come from: the human annotation (RepEval 2017 release, or a --tags-file), or
+the automatic tagger (`nlivis.analysis.tags`) for pairs nobody annotated."""
 
 
 def _for_each_model(table_fn, predictions, *args, **kwargs) -> pd.DataFrame:
@@ -48,8 +53,9 @@ def _group_row(group: pd.DataFrame) -> dict:
         majority_label, majority_count = label_counts.index[0], int(label_counts.iloc[0])
     else:
         majority_label, majority_count = None, 0
+    low, high = wilson_interval(correct, count)
     return {"count": count, "correct": correct,
-            "accuracy": correct / count if count else np.nan,
+            "accuracy": correct / count if count else np.nan, "ci_low": low, "ci_high": high,
             "majority_label": majority_label,
             "majority_accuracy": majority_count / count if count else np.nan}
 
@@ -78,7 +84,8 @@ def accuracy_by_tag(predictions: Predictions | Mapping[str, Predictions], tags: 
     for tag in order:
         if tag in unavailable:
             rows.append({"tag": tag, "count": np.nan, "frequency": np.nan, "correct": np.nan,
-                         "accuracy": np.nan, "majority_label": None, "majority_accuracy": np.nan,
+                         "accuracy": np.nan, "ci_low": np.nan, "ci_high": np.nan,
+                         "majority_label": None, "majority_accuracy": np.nan,
                          "status": f"unavailable: {unavailable[tag]}"})
             continue
         group = frame[pair_tags.map(lambda ts: tag in ts)] if annotated else frame
@@ -89,6 +96,37 @@ def accuracy_by_tag(predictions: Predictions | Mapping[str, Predictions], tags: 
     table = pd.DataFrame(rows, columns=TAG_COLUMNS)
     table.attrs["pairs"] = annotated
     return table
+
+
+def accuracy_by_tag_and_source(predictions: Predictions | Mapping[str, Predictions],
+                               gold: Mapping[str, frozenset[str]] | None,
+                               automatic: Mapping[str, frozenset[str]] | None,
+                               unavailable: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """`accuracy_by_tag` with a leading `source` column: "gold" rows over the pairs that have gold tags
+    (scored with those), "automatic" rows over the other pairs (scored with the automatic tags), so
+    the two kinds of tag are never mixed in one number. Either mapping may be None (left out);
+    `unavailable` applies to the automatic tags only (a human annotator needed no WordNet)."""
+    gold = dict(gold or {})
+    tables = []
+    if gold:
+        table = accuracy_by_tag(predictions, gold)
+        table.insert(1 if "model" in table.columns else 0, "source", "gold")
+        tables.append(table)
+    if automatic is not None:
+        rest = {pair_id: names for pair_id, names in automatic.items() if pair_id not in gold}
+        table = accuracy_by_tag(predictions, rest, unavailable=unavailable)
+        table.insert(1 if "model" in table.columns else 0, "source", "automatic")
+        tables.append(table)
+    return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=["source", *TAG_COLUMNS])
+
+
+def overall_accuracy(predictions: Mapping[str, Predictions]) -> pd.DataFrame:
+    """One row per model: labelled pairs, correct, accuracy with its 95% Wilson interval, and the
+    majority-label baseline of those pairs (what always answering the most frequent gold label scores)."""
+    rows = [{"model": model, **_group_row(_labelled(model_predictions))}
+            for model, model_predictions in predictions.items()]
+    return pd.DataFrame(rows, columns=["model", "count", "correct", "accuracy", "ci_low", "ci_high",
+                                       "majority_label", "majority_accuracy"])
 
 
 def accuracy_by_label(predictions: Predictions | Mapping[str, Predictions], labels: Sequence[str] | None = None) -> pd.DataFrame:
@@ -179,6 +217,62 @@ def table7(matched: TaggedSplit, mismatched: TaggedSplit | None = None,
     table = pd.DataFrame(columns)
     table.index.name = "tag"
     return table
+
+
+TABLE7_LONG_COLUMNS = ["split", "source", "model", "tag", "count", "frequency", "correct", "accuracy", "ci_low",
+                      "ci_high", "majority_label", "majority_accuracy"]
+
+
+def table7_long(splits: Mapping[str, TaggedSplit], source: str = "gold") -> pd.DataFrame:
+    """The numbers behind a Table 7 layout with counts: one row per split × model × tag, with the
+    count, accuracy and its 95% interval and the majority baseline, so any cell can be traced to its
+    pairs (`pairs_with_tag`). `source` labels where the tags came from (see TAG_SOURCES)."""
+    rows = []
+    for split_name, split in splits.items():
+        for model, predictions in split.predictions.items():
+            table = accuracy_by_tag(predictions, split.tags)
+            table.insert(0, "model", model)
+            table.insert(0, "source", source)
+            table.insert(0, "split", split_name)
+            rows.append(table)
+    if not rows:
+        return pd.DataFrame(columns=TABLE7_LONG_COLUMNS)
+    return pd.concat(rows, ignore_index=True)[TABLE7_LONG_COLUMNS]
+
+
+def table7_with_counts(long: pd.DataFrame) -> pd.DataFrame:
+    """DIIN's Table 7 layout from `table7_long`, with what the paper's table leaves out: tags as rows,
+    splits side by side; per split the pair count, the majority baseline and, per model, the accuracy
+    with its 95% interval (text cells such as "71.2 [64.0, 77.5]", in %)."""
+    if long.empty:
+        return pd.DataFrame()
+    columns: dict[str, pd.Series] = {}
+    order = list(dict.fromkeys(long["tag"]))
+    for split_name, split_rows in long.groupby("split", sort=False):
+        first = split_rows.drop_duplicates("tag").set_index("tag").reindex(order)
+        columns[f"{split_name} pairs"] = first["count"].astype("Int64")
+        columns[f"{split_name} majority"] = first["majority_accuracy"].map(
+            lambda v: "" if pd.isna(v) else f"{100 * v:.1f}")
+        for model, rows in split_rows.groupby("model", sort=False):
+            rows = rows.set_index("tag").reindex(order)
+            columns[f"{split_name} {model}"] = [
+                "" if pd.isna(a) else f"{100 * a:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]"
+                for a, lo, hi in zip(rows["accuracy"], rows["ci_low"], rows["ci_high"])]
+    table = pd.DataFrame(columns, index=pd.Index(order, name="tag"))
+    return table
+
+
+def pairs_with_tag(predictions: Predictions, tags: Mapping[str, frozenset[str]], tag: str | None = None,
+                   only_wrong: bool = False) -> pd.DataFrame:
+    """The labelled pairs behind one tag's number (all tagged pairs when `tag` is None): the predictions
+    frame restricted to them, optionally to the wrong ones."""
+    frame = _labelled(predictions)
+    frame = frame[frame["id"].isin(tags.keys())]
+    if tag is not None:
+        frame = frame[frame["id"].map(lambda pair_id: tag in tags[pair_id])]
+    if only_wrong:
+        frame = frame[~frame["correct"].astype(bool)]
+    return frame.reset_index(drop=True)
 
 
 @dataclass(frozen=True)

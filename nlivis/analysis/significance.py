@@ -96,3 +96,19 @@ def bootstrap_accuracy(correct: Sequence[bool], resamples: int = DEFAULT_RESAMPL
     samples = np.random.default_rng(seed).binomial(n, accuracy, size=resamples) / n
     low, high = _percentiles(samples, confidence)
     return Interval(accuracy, low, high, confidence, resamples, seed)
+
+
+def wilson_interval(correct: int, count: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of an accuracy `correct / count`: closed form, inside [0, 1] and sensible
+    for the small per-tag counts of an error analysis (23 CONDITIONAL pairs), where the normal
+    approximation is not. (nan, nan) when `count` is 0."""
+    if count <= 0:
+        return float("nan"), float("nan")
+    from scipy.stats import norm
+
+    z = float(norm.ppf(0.5 + confidence / 2))
+    share = correct / count
+    centre = share + z * z / (2 * count)
+    spread = z * np.sqrt(share * (1 - share) / count + z * z / (4 * count * count))
+    denominator = 1 + z * z / count
+    return float(max(0.0, (centre - spread) / denominator)), float(min(1.0, (centre + spread) / denominator))

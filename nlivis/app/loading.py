@@ -14,6 +14,7 @@ import streamlit as st
 
 from nlivis.app.paths import checkpoint_roots, data_root
 from nlivis.app.selection import selected_paths
+from nlivis.training.run_folder import live_lock
 from nlivis.training.runs import read_run
 
 
@@ -47,8 +48,11 @@ def scan_checkpoints(roots: Sequence[Path] | None = None) -> FoundCheckpoints:
             folder = Path(getattr(error, "folder", root))
             problem = getattr(error, "problem", str(error))
             run = read_run(folder)
+            holder = live_lock(folder)
             if run is not None and run.running:
                 problem = f"training in progress (pid {run.pid}); it appears here when the run finishes"
+            elif holder is not None:
+                problem = f"training in progress ({holder.describe()}); it appears here when the run finishes"
             found.broken.append((str(folder), problem))
     return found
 

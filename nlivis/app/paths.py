@@ -19,31 +19,51 @@ DATA_ENV = "NLIVIS_DATA"
 PROJECTION_CACHE_ENV = "NLIVIS_PROJECTION_CACHE"
 """Where projections are cached; default: nlivis.analysis.projection's (~/.cache/nlivis/projections)."""
 RUNS_ENV = "NLIVIS_RUNS"
-"""Where the Train page writes new checkpoints; default: the first checkpoint folder."""
+"""Where the Train page writes new checkpoints; default: `default_runs_root()`, outside the git checkout."""
 
 _EXTRA_ROOTS = "nlivis_extra_checkpoint_roots"
 _DATA_ROOT = "nlivis_data_root"
 
 
 def checkpoint_roots() -> list[Path]:
-    """Folders scanned for checkpoints: NLIVIS_CHECKPOINTS (or checkpoints/), NLIVIS_RUNS when set, and any the
-    user added."""
+    """Folders scanned for checkpoints: NLIVIS_CHECKPOINTS (or checkpoints/), the Train page's runs folder when it
+    exists (so finished runs show up on Home), and any the user added."""
     configured = os.environ.get(CHECKPOINTS_ENV)
     roots = [Path(p) for p in configured.split(os.pathsep) if p] if configured else [ROOT / "checkpoints"]
-    runs = os.environ.get(RUNS_ENV)
-    if runs and Path(runs).is_dir() and Path(runs) not in roots:  # finished Train-page runs show up on Home
-        roots.append(Path(runs))
+    runs = runs_root()
+    if _is_dir(runs) and runs not in roots:
+        roots.append(runs)
     for extra in st.session_state.get(_EXTRA_ROOTS, []):
         if Path(extra) not in roots:
             roots.append(Path(extra))
     return roots
 
 
+def _is_dir(path: Path) -> bool:
+    """`path.is_dir()` that is False, not an exception, for a path no file system accepts (NUL, too long)."""
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):
+        return False
+
+
+def folder_problem(folder: str) -> str | None:
+    """Why a folder typed by the user cannot be used (NUL byte, a name over 255 bytes, not a folder), or None."""
+    from nlivis.training.run_folder import path_problem
+
+    problem = path_problem(folder)
+    if problem:
+        return problem
+    path = Path(folder).expanduser()
+    return None if _is_dir(path) else f"{path} is not a folder"
+
+
 def add_checkpoint_root(folder: str) -> str | None:
     """Remember a user-given folder to scan; returns an error message when it is not a folder."""
+    problem = folder_problem(folder)
+    if problem:
+        return problem
     path = Path(folder).expanduser()
-    if not path.is_dir():
-        return f"{path} is not a folder"
     extras = list(st.session_state.get(_EXTRA_ROOTS, []))
     if str(path) not in extras:
         extras.append(str(path))
@@ -54,23 +74,41 @@ def add_checkpoint_root(folder: str) -> str | None:
 def data_root() -> Path | None:
     """The data folder (user-given, NLIVIS_DATA, or ../shared/data), or None when none exists."""
     for candidate in (st.session_state.get(_DATA_ROOT), os.environ.get(DATA_ENV), ROOT.parent / "shared" / "data"):
-        if candidate and Path(candidate).is_dir():
+        if candidate and _is_dir(Path(candidate)):
             return Path(candidate)
     return None
 
 
+def data_root_notice() -> str | None:
+    """What the user should know about where data comes from: NLIVIS_DATA names a folder that does not exist
+    (and which folder is used instead), or None."""
+    configured = os.environ.get(DATA_ENV)
+    if not configured or st.session_state.get(_DATA_ROOT) or _is_dir(Path(configured)):
+        return None
+    used = data_root()
+    instead = f"using {used} instead" if used else "no data folder is used"
+    return f"NLIVIS_DATA is set to {configured}, which is not a folder: {instead}"
+
+
 def set_data_root(folder: str) -> str | None:
-    path = Path(folder).expanduser()
-    if not path.is_dir():
-        return f"{path} is not a folder"
-    st.session_state[_DATA_ROOT] = str(path)
+    problem = folder_problem(folder)
+    if problem:
+        return problem
+    st.session_state[_DATA_ROOT] = str(Path(folder).expanduser())
     return None
 
 
+def default_runs_root() -> Path:
+    """The user's data folder for runs started from the app, outside the git checkout:
+    $XDG_DATA_HOME/nlivis/runs (~/.local/share/nlivis/runs)."""
+    data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data_home) / "nlivis" / "runs"
+
+
 def runs_root() -> Path:
-    """Where new training runs go: NLIVIS_RUNS, else the first checkpoint folder."""
+    """Where new training runs go: NLIVIS_RUNS, else `default_runs_root()`."""
     configured = os.environ.get(RUNS_ENV)
-    return Path(configured) if configured else checkpoint_roots()[0]
+    return Path(configured).expanduser() if configured else default_runs_root()
 
 
 def projection_cache_dir() -> Path | None:

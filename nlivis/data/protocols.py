@@ -118,6 +118,7 @@ def _small_protocols() -> dict[str, Protocol]:
     snli_dev, snli_test = (SplitRef("snli", split, "snli/esnli_tokenized") for split in ("dev", "test"))
     xnli_dev, xnli_test = (SplitRef("xnli_en", split, "xnli_en") for split in ("dev", "test"))
     hard_matched, hard_mismatched = (SplitRef("mnli_hard", split, "mnli_hard") for split in DATASET_SPLITS["mnli_hard"])
+    dev_matched, dev_mismatched = (SplitRef("mnli", split, "mnli_dev") for split in ("dev_matched", "dev_mismatched"))
     quora_dev, quora_test = (SplitRef("quora", split, "quora") for split in ("dev", "test"))
     protocols = (
         _make_protocol(
@@ -127,8 +128,8 @@ def _small_protocols() -> dict[str, Protocol]:
         _make_protocol(
             "mnli-small",
             "MultiNLI stand-in: train on XNLI-en test + SNLI test, select on XNLI-en dev, "
-            "report on the MultiNLI dev hard subsets (matched, mismatched)",
-            (xnli_test, snli_test), xnli_dev, (hard_matched, hard_mismatched), small=True,
+            "report on the full MultiNLI dev sets and their hard subsets (matched, mismatched; never trained on)",
+            (xnli_test, snli_test), xnli_dev, (dev_matched, dev_mismatched, hard_matched, hard_mismatched), small=True,
         ),
         _make_protocol(
             "quora-small", "Quora (Wang et al. split): train on test, select and report on dev",
@@ -203,6 +204,26 @@ def _looked_for(ref: SplitRef, data_root: str | Path) -> str:
 def find_split_file(ref: SplitRef, data_root: str | Path) -> Path | None:
     """The first existing file for the split, or None."""
     return next((path for path in candidate_files(ref, data_root) if path.is_file()), None)
+
+
+GOLD_TAG_FILES: dict[tuple[str, str], str] = {
+    ("mnli", "dev_matched"): "multinli_1.0_matched_annotations.txt",
+    ("mnli", "dev_mismatched"): "multinli_1.0_mismatched_annotations.txt",
+}
+"""Splits with published human annotation tags (the RepEval 2017 release), keyed by (dataset, split)."""
+GOLD_TAG_FOLDER = "mnli_annotations"
+"""The release's folder name in the shared data root (see ../shared/data/README.md)."""
+
+
+def gold_tag_file(ref: SplitRef, data_root: str | Path) -> Path | None:
+    """The split's published annotation-tag file, looked for beside the split's file, in
+    `mnli_annotations/` of the data root and of the split's folder; None when absent or not published."""
+    name = GOLD_TAG_FILES.get((ref.dataset, ref.split))
+    if name is None:
+        return None
+    folder = Path(data_root) / ref.subdir
+    candidates = (folder / name, Path(data_root) / GOLD_TAG_FOLDER / name, folder / GOLD_TAG_FOLDER / name)
+    return next((path for path in candidates if path.is_file()), None)
 
 
 def read_split(ref: SplitRef, data_root: str | Path) -> ReadResult:

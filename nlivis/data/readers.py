@@ -14,9 +14,12 @@ the line and what was expected; the only pairs left out on purpose are those wit
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import gzip
 import json
+from collections import Counter
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
@@ -80,15 +83,39 @@ def _check_sentence(text: object, name: str, path: Path, line: int) -> str:
     return text
 
 
+def make_ids_unique(result: ReadResult) -> ReadResult:
+    """The one rule for repeated pair ids, shared by every reader and the predictions files written from
+    them: a pair id the file gives to several pairs would join predictions, tags and comparisons to the
+    wrong pair, so every pair carrying it becomes `<id>-line<N>` (N its line), and
+    `ReadResult.ambiguous_ids` says so. Predictions files are then unique by construction, which
+    `analysis.predictions.read_predictions` requires."""
+    counts = Counter(pair.id for pair in result.pairs)
+    repeated = {pair_id for pair_id, count in counts.items() if count > 1}
+    if not repeated:
+        return result
+    taken = {pair.id for pair in result.pairs if pair.id not in repeated}
+    pairs: list[Pair] = []
+    for pair in result.pairs:
+        if pair.id in repeated:
+            new_id, suffix = f"{pair.id}-line{pair.line}", 2
+            while new_id in taken:  # only if the file itself uses such an id
+                new_id, suffix = f"{pair.id}-line{pair.line}.{suffix}", suffix + 1
+            taken.add(new_id)
+            pair = replace(pair, id=new_id)
+        pairs.append(pair)
+    return replace(result, pairs=pairs, ambiguous_ids=tuple(sorted(set(result.ambiguous_ids) | repeated)))
+
+
 def read_nli_jsonl(path: str | Path) -> ReadResult:
     """MultiNLI 1.0 / SNLI 1.0 `.jsonl`: gold_label, sentence1, sentence2, and optionally pairID, genre,
     annotator_labels."""
     path = Path(path)
     pairs: list[Pair] = []
-    dropped = 0
+    dropped = blank = 0
     for line_number, line in numbered_lines(path):
         if not line.strip():
-            raise DataFormatError(str(path), line_number, "a JSON object", line)
+            blank += 1
+            continue
         try:
             record = json.loads(line)
         except json.JSONDecodeError as error:
@@ -121,7 +148,7 @@ def read_nli_jsonl(path: str | Path) -> ReadResult:
                 line=line_number,
             )
         )
-    return ReadResult(pairs=pairs, dropped_no_gold=dropped, path=str(path))
+    return make_ids_unique(ReadResult(pairs=pairs, dropped_no_gold=dropped, path=str(path), skipped_blank_lines=blank))
 
 
 def read_nli_tsv(path: str | Path) -> ReadResult:
@@ -151,8 +178,11 @@ def read_nli_tsv(path: str | Path) -> ReadResult:
     shortest_row = 1 + max(index for index in range(len(header)) if header[index] not in ANNOTATOR_LABEL_COLUMNS[1:])
 
     pairs: list[Pair] = []
-    dropped = 0
+    dropped = blank = 0
     for line_number, line in lines:
+        if not line.strip():
+            blank += 1
+            continue
         fields = line.split("\t")
         if not shortest_row <= len(fields) <= len(header):
             raise DataFormatError(
@@ -181,7 +211,7 @@ def read_nli_tsv(path: str | Path) -> ReadResult:
                 line=line_number,
             )
         )
-    return ReadResult(pairs=pairs, dropped_no_gold=dropped, path=str(path))
+    return make_ids_unique(ReadResult(pairs=pairs, dropped_no_gold=dropped, path=str(path), skipped_blank_lines=blank))
 
 
 def read_quora_tsv(path: str | Path) -> ReadResult:
@@ -189,7 +219,11 @@ def read_quora_tsv(path: str | Path) -> ReadResult:
     label 1 means duplicate."""
     path = Path(path)
     pairs: list[Pair] = []
+    blank = 0
     for line_number, line in numbered_lines(path):
+        if not line.strip():
+            blank += 1
+            continue
         fields = line.split("\t")
         if len(fields) != 4:
             raise DataFormatError(str(path), line_number, f"4 tab-separated columns (label, question1, question2, id), found {len(fields)}", line)
@@ -206,7 +240,7 @@ def read_quora_tsv(path: str | Path) -> ReadResult:
                 line=line_number,
             )
         )
-    return ReadResult(pairs=pairs, path=str(path))
+    return make_ids_unique(ReadResult(pairs=pairs, path=str(path), skipped_blank_lines=blank))
 
 
 def line_aligned_files(folder: str | Path, split: str, compressed: bool = False) -> tuple[Path, Path, Path]:

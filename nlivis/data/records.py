@@ -37,6 +37,26 @@ class ReadResult:
     pairs: list[Pair]
     dropped_no_gold: int = 0
     path: str | None = None
+    ambiguous_ids: tuple[str, ...] = ()
+    """Official pair ids the file gives to more than one pair; each such pair's id became
+    `<official id>-line<N>` (MultiNLI dev mismatched as distributed repeats 27 pairIDs)."""
+    skipped_blank_lines: int = 0
+
+    def notes(self) -> list[str]:
+        """What the reader changed or skipped, one sentence each, for the user (empty when nothing)."""
+        where = self.path or "the file"
+        notes = []
+        if self.dropped_no_gold:
+            notes.append(f"{self.dropped_no_gold} pair(s) of {where} have gold label '-' (no annotator consensus) "
+                         "and were left out")
+        if self.ambiguous_ids:
+            shown = ", ".join(repr(pair_id) for pair_id in self.ambiguous_ids[:3])
+            notes.append(f"{len(self.ambiguous_ids)} pair id(s) of {where} are given to more than one pair "
+                         f"({shown}{' …' if len(self.ambiguous_ids) > 3 else ''}); each such pair's id became "
+                         "<id>-line<N>")
+        if self.skipped_blank_lines:
+            notes.append(f"{self.skipped_blank_lines} blank line(s) of {where} were skipped")
+        return notes
 
 
 class DataFormatError(ValueError):

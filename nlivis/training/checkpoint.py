@@ -11,13 +11,15 @@ A checkpoint folder holds
 Frozen word embeddings are not copied into every folder: the rows live once per (vocabulary, source)
 in `<checkpoint root>/embeddings/<hash>.safetensors`, referenced from config.json by relative path and
 sha256. A folder is built under a temporary name next to its final place and renamed into place, so a
-crash mid-save leaves either the old folder or a hidden `.partial` one, never a half checkpoint.
+crash mid-save leaves either the old folder or a hidden `.partial` one, never a half checkpoint; a kill
+between the final renames leaves a complete `.ready` one that `recover_folder` moves into place.
 
 While training, `<out>/state/` holds the resumable state (model, optimizer, best weights, RNG states)
 in safetensors plus `state.json`; it is replaced atomically too.
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -130,13 +132,60 @@ def save_tensors(tensors: Mapping[str, torch.Tensor], path: Path, metadata: dict
 
 
 def replace_folder(built: Path, final: Path) -> None:
-    """Move a fully written folder into place, replacing `final` if it exists."""
+    """Move a fully written folder into place, replacing `final` if it exists.
+
+    The built folder is first renamed to `.NAME.ready-PID`, which says it is complete; then the old folder
+    is moved aside and the ready one into place. A kill between these renames leaves a ready folder that
+    `recover_folder` (run when training starts or resumes) moves into place, so a save is never half done.
+    """
+    ready = final.with_name(f".{final.name}.ready-{os.getpid()}")
+    os.replace(built, ready)
     previous = final.with_name(f".{final.name}.old-{os.getpid()}")
     if final.exists():
         os.replace(final, previous)
-    os.replace(built, final)
+    os.replace(ready, final)
     if previous.exists():
         shutil.rmtree(previous)
+
+
+def recover_folder(final: Path) -> bool:
+    """Finish a `replace_folder` that a kill interrupted: move the newest `.NAME.ready-*` into place (the old
+    folder aside), and delete old folders that were moved aside. Returns whether a ready folder was moved in."""
+    final = Path(final)
+    if not final.parent.is_dir():
+        return False
+    readies = sorted(final.parent.glob(f".{final.name}.ready-*"), key=lambda p: p.stat().st_mtime)
+    moved = False
+    if readies:
+        try:
+            if final.exists():
+                os.replace(final, final.with_name(f".{final.name}.old-{os.getpid()}"))
+            os.replace(readies[-1], final)
+            moved = True
+        except FileNotFoundError:  # another process finished it first
+            pass
+        for extra in readies[:-1]:
+            shutil.rmtree(extra, ignore_errors=True)
+    if final.exists():
+        for old in final.parent.glob(f".{final.name}.old-*"):
+            shutil.rmtree(old, ignore_errors=True)
+    return moved
+
+
+def write_failure(error: BaseException, target: Path) -> str:
+    """A plain sentence for a failed write (no space left, read-only disk, …), naming `target` and, when the
+    disk is full, how much space is free on it."""
+    text = str(error)
+    full = getattr(error, "errno", None) == errno.ENOSPC or "No space left on device" in text
+    if full:
+        try:
+            free = shutil.disk_usage(next(p for p in [target, *target.parents] if p.exists())).free
+            space = f" ({free / 1e6:.0f} MB free)"
+        except (OSError, StopIteration):
+            space = ""
+        return f"no space left on the disk holding {target}{space}"
+    reason = getattr(error, "strerror", None) or (text.splitlines()[0] if text else type(error).__name__)
+    return f"could not write {target}: {reason}"
 
 
 def _fresh_folder(path: Path) -> Path:
@@ -194,13 +243,29 @@ def write_checkpoint(
     """Write a complete checkpoint folder atomically (see the module docstring) and return it.
 
     `record` is config.json without its `weights` and `embeddings.file` parts, which are added here;
-    `extra_files` (e.g. the live metrics log) are copied in as they are.
+    `extra_files` (e.g. the live metrics log, or files a user put into the run folder while it trained) are
+    copied in as they are. A failed write (e.g. a full disk) removes the partial folder and raises a
+    `CheckpointError` saying what happened; the run folder is left as it was.
     """
     out_dir = Path(out_dir)
     root = out_dir.parent
     root.mkdir(parents=True, exist_ok=True)
-    building = _fresh_folder(root / f".{out_dir.name}.partial-{os.getpid()}")
+    building = root / f".{out_dir.name}.partial-{os.getpid()}"
+    try:
+        _build_checkpoint(_fresh_folder(building), out_dir, model=model, vocab=vocab, char_vocab=char_vocab,
+                          record=record, metrics=metrics, predictions=predictions, weights_dtype=weights_dtype,
+                          share_embeddings=share_embeddings, extra_files=extra_files)
+    except (OSError, SafetensorError) as error:
+        shutil.rmtree(building, ignore_errors=True)
+        raise CheckpointError(out_dir, f"{write_failure(error, building)}; the partial checkpoint was removed") from error
+    replace_folder(building, out_dir)
+    return out_dir
 
+
+def _build_checkpoint(building: Path, out_dir: Path, *, model: nn.Module, vocab: Any, char_vocab: Any,
+                      record: dict[str, Any], metrics: dict[str, Any], predictions: Mapping[str, list[dict[str, Any]]],
+                      weights_dtype: torch.dtype, share_embeddings: bool, extra_files: tuple[Path, ...]) -> None:
+    root = out_dir.parent
     vocab.save(building / "vocab.json")
     char_vocab.save(building / "chars.json")
     state = {k: v for k, v in model.state_dict().items()}
@@ -224,15 +289,15 @@ def write_checkpoint(
     (building / "metrics.json").write_text(json.dumps(metrics, indent=1) + "\n", encoding="utf-8")
     for split_key, rows in predictions.items():
         write_predictions(predictions_path(building, split_key), rows)
-    for extra in extra_files:
-        if Path(extra).is_file():
-            shutil.copy2(extra, building / Path(extra).name)
+    for extra in map(Path, extra_files):
+        if extra.is_dir():
+            shutil.copytree(extra, building / extra.name, symlinks=True)
+        elif extra.exists() or extra.is_symlink():
+            shutil.copy2(extra, building / extra.name, follow_symlinks=False)
     manifest = {"format": FORMAT, "format_version": FORMAT_VERSION,
                 "files": {name: {"bytes": (building / name).stat().st_size, "sha256": sha256_file(building / name)}
                           for name in CORE_FILES}}
     (building / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
-    replace_folder(building, out_dir)
-    return out_dir
 
 
 def rewrite_checkpoint(
@@ -337,6 +402,7 @@ def _info(folder: Path, config: Mapping[str, Any], metrics: Mapping[str, Any]) -
 def read_checkpoint_info(folder: str | Path) -> CheckpointInfo:
     """Cheap check (files present, sizes, JSON parses) and the listing entry; weights are not read."""
     folder = Path(folder)
+    _check_inside_root(folder)
     _check_files(folder, verify_hashes=False)
     return _info(folder, _read_json(folder, "config.json"), _read_json(folder, "metrics.json"))
 
@@ -382,6 +448,97 @@ def _check_state_matches(folder: Path, expected: Mapping[str, torch.Tensor], sto
         raise CheckpointError(folder, "config.json does not match model.safetensors: " + "; ".join(problems))
 
 
+LABEL_CHECK_ROWS = 500
+"""Recorded prediction rows per split read by `_check_labels` (enough to see every label of a split)."""
+LABEL_CHECK_MARGIN = 1e-3
+"""Rows whose two highest stored probabilities are closer than this are not used to check the label order."""
+
+
+def _check_inside_root(folder: Path) -> Path:
+    """The checkpoint root (the resolved folder's parent). Every file of the folder, and of its named
+    evaluations, must resolve inside it: a symlink or path pointing elsewhere is refused, so a checkpoint
+    cannot make the app read (or hash, or show) files outside where it was found."""
+    root = folder.resolve().parent
+    if not folder.is_dir():
+        return root  # `_check_files` says what is wrong
+    entries = list(folder.iterdir())
+    evaluations = folder / "evaluations"
+    if evaluations.is_dir() and not evaluations.is_symlink():
+        for child in evaluations.iterdir():
+            entries.append(child)
+            if child.is_dir() and not child.is_symlink():
+                entries.extend(child.iterdir())
+    for entry in entries:
+        if not entry.resolve().is_relative_to(root):
+            raise CheckpointError(folder, f"{entry.relative_to(folder)} points outside the checkpoint root {root} "
+                                          f"(to {entry.resolve()}); refusing to read it")
+    return root
+
+
+def _recorded_rows(path: Path, limit: int) -> list[dict[str, Any]]:
+    import gzip
+
+    rows = []
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rt", encoding="utf-8") as handle:
+            for line in handle:
+                if line.strip():
+                    rows.append(json.loads(line))
+                if len(rows) >= limit:
+                    break
+    except (OSError, EOFError, ValueError):
+        return []  # an unreadable predictions file is reported where it is read, not here
+    return [row for row in rows if isinstance(row, dict)]
+
+
+def _check_labels(folder: Path, config: Mapping[str, Any]) -> tuple[str, ...]:
+    """The checkpoint's label order, checked against what it recorded: the model's output size
+    (`model.num_classes`, which the weights are checked against), the protocol it was trained on, and
+    its recorded predictions (each clear prediction must be the label of its highest probability), so a
+    hand-edited, shortened or reordered `labels` list in config.json is refused instead of crashing
+    `predict` or silently swapping labels."""
+    from nlivis.analysis.predictions import find_prediction_files
+    from nlivis.data.protocols import get_protocol
+
+    labels = config.get("labels")
+    if not isinstance(labels, list) or not labels or not all(isinstance(label, str) for label in labels) \
+            or len(set(labels)) != len(labels):
+        raise CheckpointError(folder, f"config.json 'labels' must be a list of distinct label names, got {labels!r:.200}")
+    restore = "; config.json was edited by hand? restore its labels list"
+    classes = config.get("model", {}).get("num_classes")
+    if classes is not None and classes != len(labels):
+        raise CheckpointError(folder, f"config.json lists {len(labels)} labels {labels} but the model has "
+                                      f"{classes} output classes{restore}")
+    try:
+        protocol_labels = list(get_protocol(str(config.get("dataset", {}).get("protocol"))).labels)
+    except ValueError:
+        protocol_labels = None
+    if protocol_labels is not None and labels != protocol_labels:
+        raise CheckpointError(folder, f"config.json lists the labels {labels}, but the protocol it was trained on "
+                                      f"({config['dataset']['protocol']}) has {protocol_labels} in this order{restore}")
+    for split, path in find_prediction_files(folder).items():
+        for row in _recorded_rows(path, LABEL_CHECK_ROWS):
+            probs, predicted = row.get("probs"), row.get("predicted")
+            if not isinstance(probs, list) or len(probs) != len(labels) or predicted not in labels \
+                    or (row.get("gold") is not None and row.get("gold") not in labels):
+                raise CheckpointError(folder, f"{path.name} (pair {row.get('id')!r}) does not fit the labels "
+                                              f"{labels} of config.json{restore}")
+            ranked = sorted(range(len(probs)), key=probs.__getitem__, reverse=True)
+            if probs[ranked[0]] - probs[ranked[1]] > LABEL_CHECK_MARGIN and labels[ranked[0]] != predicted:
+                raise CheckpointError(folder, f"{path.name} (pair {row.get('id')!r}) recorded {predicted!r} for its "
+                                              f"highest probability, which config.json's labels {labels} call "
+                                              f"{labels[ranked[0]]!r}: the labels were reordered{restore}")
+    return tuple(labels)
+
+
+def _check_finite_weights(folder: Path, tensors: Mapping[str, torch.Tensor], what: str) -> None:
+    bad = [key for key, tensor in tensors.items() if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all())]
+    if bad:
+        raise CheckpointError(folder, f"{what} holds NaN or infinite values in {bad[:3]}{' …' if len(bad) > 3 else ''}; "
+                                      "the weights are corrupt (retrain or restore the folder)")
+
+
 def load_checkpoint(folder: str | Path, device: str | torch.device = "cpu") -> LoadedCheckpoint:
     """Rebuild model and featurizer from a checkpoint folder; every problem is a `CheckpointError`."""
     from nlivis.features.featurize import FeatureSettings, Featurizer
@@ -389,10 +546,12 @@ def load_checkpoint(folder: str | Path, device: str | torch.device = "cpu") -> L
     from nlivis.models import build
 
     folder = Path(folder)
+    root = _check_inside_root(folder)  # before any file is read or hashed
     _check_files(folder, verify_hashes=True)
     config = _read_json(folder, "config.json")
     metrics = _read_json(folder, "metrics.json")
     info = _info(folder, config, metrics)
+    _check_labels(folder, config)
     try:
         vocab = Vocabulary.load(folder / "vocab.json")
         char_vocab = CharVocabulary.load(folder / "chars.json")
@@ -414,6 +573,9 @@ def load_checkpoint(folder: str | Path, device: str | torch.device = "cpu") -> L
     if embeddings.get("shared"):
         key = embeddings.get("state_key", "")
         shared_path = (folder / str(embeddings.get("file", ""))).resolve()
+        if not shared_path.is_relative_to(root):
+            raise CheckpointError(folder, f"config.json embeddings.file {embeddings.get('file')!r} points outside the "
+                                          f"checkpoint root {root} (to {shared_path}); refusing to read it")
         if not shared_path.is_file():
             raise CheckpointError(folder, f"shared embedding file {embeddings.get('file')} is missing (looked at {shared_path})")
         if sha256_file(shared_path) != embeddings.get("sha256"):
@@ -421,7 +583,9 @@ def load_checkpoint(folder: str | Path, device: str | torch.device = "cpu") -> L
         rows = _load_tensors(folder, shared_path, f"shared embedding file {shared_path}")
         if EMBEDDING_TENSOR not in rows:
             raise CheckpointError(folder, f"shared embedding file {shared_path} has no {EMBEDDING_TENSOR!r} tensor")
+        _check_finite_weights(folder, rows, f"shared embedding file {shared_path}")
         stored = {**stored, key: rows[EMBEDDING_TENSOR]}
+    _check_finite_weights(folder, stored, "model.safetensors")
     _check_state_matches(folder, expected, stored)
     model.load_state_dict({k: v.to(expected[k].dtype) for k, v in stored.items()}, strict=True)
     model.to(device).eval()
@@ -482,19 +646,36 @@ def save_training_state(
     best_model_state: Mapping[str, torch.Tensor] | None,
     rng_tensors: Mapping[str, torch.Tensor],
 ) -> None:
-    """Replace `<out>/state/` atomically with the current training state."""
+    """Replace `<out>/state/` atomically with the current training state. A failed write (e.g. a full disk)
+    removes the partial folder and raises a `CheckpointError` saying so; the previous state stays usable."""
     out_dir = Path(out_dir)
-    building = _fresh_folder(out_dir / f".{STATE_FOLDER}.partial-{os.getpid()}")
-    save_tensors(model_state, building / "model.safetensors")
-    optimizer_tensors, optimizer_meta = flatten_optimizer_state(optimizer_state)
-    save_tensors(optimizer_tensors, building / "optimizer.safetensors")
-    if best_model_state is not None:
-        save_tensors(best_model_state, building / "best_model.safetensors")
-    save_tensors(rng_tensors, building / "rng.safetensors")
-    record = {"format": "nlivis-training-state", "format_version": FORMAT_VERSION,
-              "training": state.__dict__, "optimizer": optimizer_meta}
-    (building / "state.json").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    building = out_dir / f".{STATE_FOLDER}.partial-{os.getpid()}"
+    try:
+        _fresh_folder(building)
+        save_tensors(model_state, building / "model.safetensors")
+        optimizer_tensors, optimizer_meta = flatten_optimizer_state(optimizer_state)
+        save_tensors(optimizer_tensors, building / "optimizer.safetensors")
+        if best_model_state is not None:
+            save_tensors(best_model_state, building / "best_model.safetensors")
+        save_tensors(rng_tensors, building / "rng.safetensors")
+        record = {"format": "nlivis-training-state", "format_version": FORMAT_VERSION,
+                  "training": state.__dict__, "optimizer": optimizer_meta}
+        (building / "state.json").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    except (OSError, SafetensorError) as error:
+        shutil.rmtree(building, ignore_errors=True)
+        previous = _saved_step(out_dir / STATE_FOLDER)
+        kept = (f"the state saved at step {previous} is kept: once there is room, continue with --resume"
+                if previous is not None else "no earlier state was saved")
+        raise CheckpointError(out_dir, f"saving the training state failed: {write_failure(error, building)}; "
+                                       f"the partial files were removed; {kept}") from error
     replace_folder(building, out_dir / STATE_FOLDER)
+
+
+def _saved_step(folder: Path) -> int | None:
+    try:
+        return int(json.loads((folder / "state.json").read_text(encoding="utf-8"))["training"]["step"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 @dataclass
@@ -509,6 +690,7 @@ class LoadedTrainingState:
 def load_training_state(out_dir: Path) -> LoadedTrainingState:
     """Read `<out>/state/`; a missing or damaged state is a `CheckpointError` naming the folder."""
     folder = Path(out_dir) / STATE_FOLDER
+    recover_folder(folder)
     if not (folder / "state.json").is_file():
         raise CheckpointError(out_dir, f"nothing to resume: no {STATE_FOLDER}/state.json")
     record = _read_json(folder, "state.json")

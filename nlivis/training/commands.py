@@ -18,7 +18,6 @@ from typing import Any, Sequence
 import torch
 
 from nlivis.features.chars import UNK_ID
-from nlivis.analysis.predictions import predictions_path, write_predictions
 from nlivis.training.checkpoint import CheckpointError, LoadedCheckpoint, load_checkpoint
 from nlivis.training.metrics import ClassificationReport, classification_report
 
@@ -27,7 +26,9 @@ EVALUATION_BATCH_SIZE = 128
 
 
 def _fail(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
+    from nlivis.data.text import shown
+
+    print(f"error: {shown(message, keep_newlines=True)}", file=sys.stderr)
     return 2
 
 
@@ -70,12 +71,14 @@ class EvaluationResult:
 
 def evaluate_checkpoint(loaded: LoadedCheckpoint, pairs_analyzed: Sequence, batch_size: int = EVALUATION_BATCH_SIZE) -> EvaluationResult:
     """Predict every analysed pair with a loaded checkpoint and score the labelled ones."""
+    from nlivis.training.evaluation import check_finite
     from nlivis.training.trainer import predict_probabilities, prediction_rows
 
     if not pairs_analyzed:
         raise ValueError("no pairs to evaluate")
     device = next(loaded.model.parameters()).device
-    probabilities = predict_probabilities(loaded.model, loaded.featurizer, pairs_analyzed, batch_size, device)
+    probabilities = check_finite(predict_probabilities(loaded.model, loaded.featurizer, pairs_analyzed, batch_size, device),
+                                 loaded.path)
     rows = prediction_rows(pairs_analyzed, probabilities, loaded.labels)
     index = {label: i for i, label in enumerate(loaded.labels)}
     labelled = [r for r in rows if r["gold"] is not None]
@@ -102,55 +105,117 @@ def resolve_split(dataset: str, split: str):
     return SplitRef(dataset, split, "")
 
 
-def tags_by_pair(pairs: Sequence, tags_file: str | None) -> tuple[dict[str, frozenset[str]], dict[str, str]]:
-    """Hand-annotated tags from `tags_file` when given, else the automatic tags; plus unavailable tags."""
-    from nlivis.analysis.tags import read_tag_file, tag_pairs, unavailable_tags
+def gold_tags_for(ref, data_dir: str | None, tags_file: str | None) -> tuple[dict[str, frozenset[str]], str | None]:
+    """(gold tags, their file): `tags_file` when given, else the split's published annotation tags found
+    under `data_dir` (MultiNLI dev matched/mismatched), else none. Read and checked in milliseconds,
+    so a bad file stops the command before any parsing or prediction."""
+    from nlivis.analysis.tags import read_tag_file
+    from nlivis.data.protocols import gold_tag_file
 
-    if tags_file:
-        return read_tag_file(tags_file), {}
-    return tag_pairs(pairs, progress=True), unavailable_tags()
+    path = tags_file or (gold_tag_file(ref, data_dir) if data_dir else None)
+    if path is None:
+        return {}, None
+    return read_tag_file(path), str(path)
+
+
+def tags_by_pair(pairs: Sequence, gold: dict[str, frozenset[str]], tag_source: str = "both"
+                 ) -> tuple[dict[str, frozenset[str]] | None, dict[str, str]]:
+    """Automatic tags for the pairs without gold tags (None when `tag_source` is "gold"), and the tags
+    the automatic tagger cannot decide here."""
+    from nlivis.analysis.tags import tag_pairs, unavailable_tags
+
+    if tag_source == "gold":
+        return None, {}
+    untagged = [pair for pair in pairs if pair.id not in gold]
+    return (tag_pairs(untagged, progress=True) if untagged else {}), unavailable_tags()
 
 
 def evaluate_command(args) -> int:
-    """`python -m nlivis evaluate CHECKPOINT --dataset D --split S --data-dir DIR [--json] [--by-tag]`."""
-    from nlivis.data.protocols import split_key
-    from nlivis.features.dataset import load_split_analyzed
+    """`python -m nlivis evaluate CHECKPOINT --dataset D --split S --data-dir DIR [--json] [--by-tag] [--name N]`,
+    or `... --file PATH [--group-by FIELD]` (see `nlivis.training.evaluation`: nothing recorded is overwritten).
 
+    With --by-tag, pairs with gold tags (--tags-file, or the split's published annotation file found
+    under DIR) are scored with them and the other pairs with the automatic tags, in rows whose
+    `source` says which (--tag-source gold / automatic keeps one kind). Every input (checkpoint, split
+    file, labels, tags file) is checked before any spaCy work."""
+    from nlivis.analysis.tags import TagFileError
+    from nlivis.data.protocols import split_key
+    from nlivis.training import evaluation
+
+    if getattr(args, "file", None):
+        try:
+            loaded = load_checkpoint(args.checkpoint)
+        except CheckpointError as error:
+            return _fail(str(error))
+        return evaluation.evaluate_file_command(args, loaded)
+    if not (args.dataset and args.split and args.data_dir):
+        return _fail("give --dataset, --split and --data-dir (a protocol's split), or --file PATH")
+    if getattr(args, "group_by", None):
+        return _fail("--group-by needs --file (a protocol's split is broken down with --by-tag)")
+    ref = resolve_split(args.dataset, args.split)
+    gold, gold_file = {}, None
+    tag_source = getattr(args, "tag_source", "both")
+    if args.by_tag and tag_source != "automatic":
+        try:
+            gold, gold_file = gold_tags_for(ref, args.data_dir, args.tags_file)
+        except TagFileError as error:
+            return _fail(str(error))
+        if tag_source == "gold" and gold_file is None:
+            return _fail(f"--tag-source gold: {split_key(ref)} has no published gold tags under {args.data_dir}; "
+                         "give --tags-file")
+    read = evaluation.read_split_checked(ref, args.data_dir, labels=None)  # milliseconds, before any spaCy work
+    if gold and not {pair.id for pair in read.pairs} & set(gold):
+        return _fail(f"{gold_file}: none of its {len(gold)} pair ids is a pair of {split_key(ref)}; "
+                     "is it the tag file of another split?")
     try:
         loaded = load_checkpoint(args.checkpoint)
     except CheckpointError as error:
         return _fail(str(error))
-    ref = resolve_split(args.dataset, args.split)
-    items, _ = load_split_analyzed(ref, args.data_dir, args.cache_dir)
+    evaluation.check_split_labels(ref, args.data_dir, read, loaded.labels)
+    items = evaluation.analyze_split(ref, read, args.cache_dir)
     result = evaluate_checkpoint(loaded, items)
     key = split_key(ref)
-    predictions_file = predictions_path(loaded.path, key)
-    write_predictions(predictions_file, result.predictions)  # replaces an older uncompressed file too
+    truncation = evaluation.count_truncated(loaded.featurizer, items)
+    stored = evaluation.store_evaluation(  # never over the recorded predictions_<split> file
+        loaded.path, result.predictions, evaluation.data_identity(evaluation.split_source_files(read)),
+        evaluation.evaluation_record(result.report, read, truncation, result.unlabelled),
+        split_key=key, name=getattr(args, "name", None))
+    predictions_file = stored.predictions_file
+    notes = read.notes() + ([truncation.describe()] if truncation.pairs else [])
 
-    by_tag = None
+    by_tag, tag_note = None, ""
     if args.by_tag:
-        from nlivis.analysis.breakdown import accuracy_by_tag
+        from nlivis.analysis.breakdown import accuracy_by_tag_and_source
         from nlivis.analysis.predictions import Prediction
 
-        tags, unavailable = tags_by_pair([item.pair for item in items], args.tags_file)
+        split_ids = {item.pair.id for item in items}
+        gold = {pair_id: names for pair_id, names in gold.items() if pair_id in split_ids}
+        automatic, unavailable = tags_by_pair([item.pair for item in items], gold, tag_source)
         predictions = [Prediction(r["id"], r["gold"], r["predicted"], tuple(r["probs"])) for r in result.predictions]
-        by_tag = accuracy_by_tag(predictions, tags, unavailable=unavailable)
+        by_tag = accuracy_by_tag_and_source(predictions, gold, automatic, unavailable)
+        tag_note = (f"gold tags: {len(gold)} pairs" + (f" from {gold_file}" if gold_file else "")
+                    + (f"; automatic tags: {len(automatic)} other pairs" if automatic is not None else ""))
 
     if args.json:
         output = {"checkpoint": str(loaded.path), "split": key, **result.report.to_dict(),
-                  "unlabelled": result.unlabelled, "predictions_file": str(predictions_file)}
+                  "unlabelled": result.unlabelled, "dropped_no_gold": read.dropped_no_gold,
+                  "truncated": truncation.to_dict(), "notes": notes, "predictions_file": str(predictions_file),
+                  "written": stored.written, "name": stored.name, "message": stored.message}
         if by_tag is not None:
             output["by_tag"] = json.loads(by_tag.to_json(orient="records"))
+            output["tag_sources"] = tag_note
         print(json.dumps(output, indent=1))
         return 0
     print(f"checkpoint {loaded.path} on {key}")
     print(result.report.format_table())
     if result.unlabelled:
         print(f"\n{result.unlabelled} pairs without a gold label were predicted but not scored")
+    for note in notes:
+        print(f"\nnote: {note}")
     if by_tag is not None:
-        print("\naccuracy by tag:")
-        print(by_tag.to_string(index=False))
-    print(f"\npredictions written to {predictions_file}")
+        print(f"\naccuracy by tag ({tag_note}; source says which):")
+        print(by_tag.round(3).to_string(index=False))
+    print(f"\n{stored.message}")
     return 0
 
 
@@ -175,11 +240,17 @@ class PairPrediction:
 
 @torch.no_grad()
 def predict_pairs(loaded: LoadedCheckpoint, premise: str, hypothesis: str, trace: bool = False) -> PairPrediction:
-    """Label one premise/hypothesis pair. Empty or whitespace-only text raises ValueError; text over the
-    cut-offs is cut (as in training) and said so in `truncation` / `notices`; unknown words map to UNK."""
+    """Label one premise/hypothesis pair. Text that is empty, has no real word (only invisible or control
+    characters) or held bytes that were not UTF-8 raises ValueError, as do non-finite outputs; text over the
+    cut-offs is cut (as in training) and said so in `truncation` / `notices` (tokens there are escaped and
+    cut, see `data.text.shown_token`); unknown words map to UNK."""
+    from nlivis.data.text import shown_token, text_problem
+    from nlivis.training.evaluation import check_finite
+
     for name, text in (("premise", premise), ("hypothesis", hypothesis)):
-        if not isinstance(text, str) or not text.strip():
-            raise ValueError(f"the {name} is empty; give a sentence with at least one word")
+        problem = text_problem(text, name)
+        if problem:
+            raise ValueError(problem)
     encoded = loaded.featurizer.encode_text_reported(premise, hypothesis)
     batch = encoded.batch.to(next(loaded.model.parameters()).device)
     loaded.model.eval()
@@ -188,7 +259,7 @@ def predict_pairs(loaded: LoadedCheckpoint, premise: str, hypothesis: str, trace
         logits, recorded = loaded.model(batch, trace=True)
     else:
         logits = loaded.model(batch)
-    probabilities = loaded.model.probabilities(logits.float())[0].cpu().tolist()
+    probabilities = check_finite(loaded.model.probabilities(logits.float()), loaded.path)[0].cpu().tolist()
     unknown = [token for side_tokens, ids in ((batch.premise_tokens[0], batch.premise_ids[0]),
                                               (batch.hypothesis_tokens[0], batch.hypothesis_ids[0]))
                for token, token_id in zip(side_tokens, ids.tolist()) if token_id == UNK_ID]
@@ -198,7 +269,8 @@ def predict_pairs(loaded: LoadedCheckpoint, premise: str, hypothesis: str, trace
         notices.append(f"{truncation} (this model reads at most {loaded.featurizer.settings.max_premise_len} premise "
                        f"and {loaded.featurizer.settings.max_hypothesis_len} hypothesis tokens)")
     if unknown:
-        notices.append(f"{len(unknown)} word(s) not in the vocabulary, read as unknown: {', '.join(unknown[:10])}"
+        notices.append(f"{len(unknown)} word(s) not in the vocabulary, read as unknown: "
+                       f"{', '.join(shown_token(token) for token in unknown[:10])}"
                        + (" …" if len(unknown) > 10 else ""))
     best = max(range(len(probabilities)), key=probabilities.__getitem__)
     return PairPrediction(loaded.labels[best], dict(zip(loaded.labels, probabilities)), truncation, unknown,
@@ -207,9 +279,12 @@ def predict_pairs(loaded: LoadedCheckpoint, premise: str, hypothesis: str, trace
 
 def predict_command(args) -> int:
     """`python -m nlivis predict CHECKPOINT --premise P --hypothesis H [--json]`."""
+    from nlivis.data.text import shown, text_problem
+
     for name, text in (("premise", args.premise), ("hypothesis", args.hypothesis)):
-        if not text.strip():
-            return _fail(f"the --{name} is empty; give a sentence with at least one word")
+        problem = text_problem(text, f"--{name}")
+        if problem:
+            return _fail(problem)
     try:
         loaded = load_checkpoint(args.checkpoint)
     except CheckpointError as error:
@@ -231,5 +306,5 @@ def predict_command(args) -> int:
             print(f"  {label:<{width}}  {probability:.4f}")
         print(f"unknown words: {len(result.unknown_words)}")
     for notice in result.notices:
-        print(f"notice: {notice}", file=sys.stderr)
+        print(f"notice: {shown(notice)}", file=sys.stderr)
     return 0

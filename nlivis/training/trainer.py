@@ -35,14 +35,13 @@ from torch import nn
 
 from nlivis.training import distributed, schedules
 from nlivis.training.checkpoint import (
-    MANIFEST, STATE_FOLDER, CheckpointInfo, TrainingState, load_training_state, read_checkpoint_info,
+    STATE_FOLDER, CheckpointError, CheckpointInfo, TrainingState, load_training_state, read_checkpoint_info,
     save_training_state, word_embedding_key, write_checkpoint,
 )
 from nlivis.training.config import FeatureOptions, TrainingSettings, apply_size
 from nlivis.training.metrics import MetricsLog
+from nlivis.training.run_folder import STOP_FILE, CoreShare, foreign_entries, open_run_folder
 
-STOP_FILE = "STOP"
-"""Creating `<out>/STOP` asks a running training to save its state and stop."""
 FP16_MAX_ACCURACY_CHANGE = 0.0005
 """fp16 weights are kept when they move select-split accuracy by at most this (0.05 points: 5 pairs in
 10k, a tenth of the seed-to-seed spread measured on snli-small)."""
@@ -365,7 +364,37 @@ def train(
     many optimizer steps (whichever of epochs and max_steps comes first); resume: continue from
     `<out>/state/`; stop_event: anything with `is_set()` (e.g. a multiprocessing Event) that asks the run
     to save its state and stop, raising `TrainingStopped` (so does a file `<out>/STOP`, SIGTERM, Ctrl-C).
+
+    The output folder must be new, empty, or this run's own (nlivis.training.run_folder); the run holds its
+    lock from before its first write until it ends, so a second run into the same folder is refused.
     """
+    options = dict(config=config, dataset=dataset, data_dir=data_dir, out_dir=Path(out_dir), device=device, seed=seed,
+                   max_steps=max_steps, epochs=epochs, embeddings=embeddings, resume=resume, size=size,
+                   cache_dir=cache_dir, progress=progress, stop_event=stop_event, model_name=model_name)
+    if not distributed.DistributedContext.from_environment().is_main:
+        return _train_in_folder(**options)  # rank 0 holds the folder for the whole group
+    with open_run_folder(Path(out_dir), resume), CoreShare():
+        return _train_in_folder(**options)
+
+
+def _train_in_folder(
+    config: Mapping[str, Any],
+    dataset: str,
+    data_dir: str | Path,
+    out_dir: str | Path,
+    device: str = "auto",
+    seed: int = 1,
+    max_steps: int | None = None,
+    epochs: float | None = None,
+    embeddings: str | None = None,
+    resume: bool = False,
+    size: str = "paper",
+    cache_dir: str | Path | None = None,
+    progress: bool = True,
+    stop_event: Any = None,
+    model_name: str | None = None,
+) -> CheckpointInfo:
+    """`train` once the output folder is checked and locked."""
     from nlivis.data.protocols import get_protocol
     from nlivis.features.batching import bucket_batches
     from nlivis.features.featurize import Featurizer, FeatureSettings
@@ -526,19 +555,22 @@ def train(
     if context.is_main:
         assert best_weights is not None
         model.load_state_dict(best_weights)
-        info = _write_final_checkpoint(
-            out_dir, model, featurizer, data, resolved, model_config, featurizer_settings, options, settings,
-            protocol, dataset, size, seed, run_device, elapsed_before + time.time() - started, state, frozen,
-            epochs_done=state.epoch + state.batch_in_epoch / max(1, batches_per_epoch),
-            select_probabilities=best_select_probabilities)
+        try:
+            info = _write_final_checkpoint(
+                out_dir, model, featurizer, data, resolved, model_config, featurizer_settings, options, settings,
+                protocol, dataset, size, seed, run_device, elapsed_before + time.time() - started, state, frozen,
+                epochs_done=state.epoch + state.batch_in_epoch / max(1, batches_per_epoch),
+                select_probabilities=best_select_probabilities)
+        except CheckpointError as error:  # e.g. a full disk: keep the finished training resumable
+            save_state()
+            raise CheckpointError(out_dir, f"{error.problem}; the finished training is saved in {STATE_FOLDER}/: "
+                                           "once there is room, --resume writes the checkpoint without training again") from error
     distributed.barrier(context)
     distributed.teardown(context)
     return info if info is not None else read_checkpoint_info(out_dir)
 
 
 def _check_out_dir(out_dir: Path, resume: bool) -> None:
-    if (out_dir / MANIFEST).is_file():
-        raise ValueError(f"{out_dir} already holds a complete checkpoint; choose another --out or remove it")
     if resume and not (out_dir / STATE_FOLDER / "state.json").is_file():
         raise ValueError(f"{out_dir} has no training state to resume ({out_dir / STATE_FOLDER} is missing)")
     if not resume and (out_dir / STATE_FOLDER).exists():
@@ -661,7 +693,7 @@ def _write_final_checkpoint(out_dir, model, featurizer, data: PreparedData, reso
     predictions = {key: prediction_rows(items_by_key[key], probabilities[key], labels) for key in probabilities}
     write_checkpoint(out_dir, model=model, vocab=data.vocab, char_vocab=data.char_vocab, record=record,
                      metrics=metrics, predictions=predictions, weights_dtype=weights_dtype, share_embeddings=frozen,
-                     extra_files=(out_dir / "metrics.jsonl",))
+                     extra_files=(out_dir / "metrics.jsonl", *(out_dir / name for name in foreign_entries(out_dir))))
     return read_checkpoint_info(out_dir)
 
 

@@ -4,7 +4,7 @@ Every figure carries the data it draws, so `figure_data` / `figure_data_csv` giv
 for download; `PLOTLY_CONFIG` makes the modebar camera save SVG.
 """
 from nlivis.viz.channel_grid import SELECTIONS, channel_grid, real_maps, select_channels
-from nlivis.viz.charts import (accuracy_by_tag_bars, comparison_bars, delta_bars, difference_intervals,
+from nlivis.viz.charts import (accuracy_by_tag_bars, accuracy_interval_bars, comparison_bars, delta_bars, difference_intervals,
                                probability_bars, projection_scatter, training_curves)
 from nlivis.viz.common import (PLOTLY_CONFIG, PLOTLY_CONFIG_PNG, empty_figure, figure_data, figure_data_csv,
                                plotly_config)
@@ -14,7 +14,7 @@ from nlivis.viz.heatmaps import alignment_heatmap, alignment_matrix, confusion_m
 from nlivis.viz.overview import ModelReading, overview_grid
 
 __all__ = [
-    "SELECTIONS", "channel_grid", "real_maps", "select_channels", "accuracy_by_tag_bars", "comparison_bars",
+    "SELECTIONS", "channel_grid", "real_maps", "select_channels", "accuracy_by_tag_bars", "accuracy_interval_bars", "comparison_bars",
     "delta_bars", "difference_intervals", "probability_bars", "projection_scatter", "training_curves", "PLOTLY_CONFIG", "PLOTLY_CONFIG_PNG",
     "empty_figure", "figure_data", "figure_data_csv", "plotly_config", "MISSING_MESSAGES", "VIEW_TYPES", "drawable",
     "gate_strip", "gate_summary_bars", "gate_values", "alignment_heatmap", "alignment_matrix",

@@ -36,10 +36,23 @@ def probability_bars(probabilities: Mapping[str, Sequence[float]], labels: Seque
     return figure
 
 
+def _interval_error(rows: pd.DataFrame, value: str, interval: tuple[str, str] | None) -> dict | None:
+    """Plotly asymmetric error bars from interval columns (low, high), or None when the table has none."""
+    if interval is None or not set(interval) <= set(rows.columns):
+        return None
+    low, high = interval
+    return {"type": "data", "symmetric": False, "array": (rows[high] - rows[value]).tolist(),
+            "arrayminus": (rows[value] - rows[low]).tolist(), "thickness": 1.2, "width": 3}
+
+
 def accuracy_by_tag_bars(table: pd.DataFrame, group: str | None = None, tag: str = "tag", accuracy: str = "accuracy",
-                         count: str = "count", title: str = "accuracy by annotation tag") -> go.Figure:
+                         count: str = "count", title: str = "accuracy by annotation tag",
+                         interval: tuple[str, str] | None = ("ci_low", "ci_high"),
+                         baseline: str | None = "majority_accuracy") -> go.Figure:
     """Horizontal bars of accuracy per tag (one series per value of `group`, e.g. matched/mismatched or
-    model), the tag's pair count shown beside each bar (small counts mean noisy accuracies)."""
+    model), the tag's pair count shown beside each bar (small counts mean noisy accuracies), the 95%
+    interval as error bars and the majority-label baseline as a black tick per tag (where the table has
+    those columns)."""
     if table.empty:
         return empty_figure("no tagged pairs to show")
     figure = go.Figure()
@@ -49,12 +62,51 @@ def accuracy_by_tag_bars(table: pd.DataFrame, group: str | None = None, tag: str
         figure.add_trace(go.Bar(
             y=rows[tag].astype(str).tolist(), x=rows[accuracy].tolist(), orientation="h", name=str(name) or "accuracy",
             text=[f"{a:.1%} (n={c})" if c is not None else f"{a:.1%}" for a, c in zip(rows[accuracy], counts)],
-            textposition="auto", meta={"kind": "table", "records": _records(rows)},
+            textposition="auto", error_x=_interval_error(rows, accuracy, interval),
+            meta={"kind": "table", "records": _records(rows)},
+        ))
+    if baseline and baseline in table.columns:
+        majority = table.drop_duplicates(tag)
+        label_of = majority["majority_label"] if "majority_label" in majority else [""] * len(majority)
+        figure.add_trace(go.Scatter(
+            y=majority[tag].astype(str).tolist(), x=majority[baseline].tolist(), mode="markers",
+            name="majority label (baseline)", marker={"symbol": "line-ns-open", "size": 22, "color": "black",
+                                                      "line": {"width": 2}},
+            customdata=list(label_of), hovertemplate="%{y}: always %{customdata} → %{x:.1%}<extra></extra>",
         ))
     n_tags = table[tag].nunique()
+    n_series = max(1, sum(1 for trace in figure.data if trace.type == "bar"))
     figure.update_layout(title=title, barmode="group", xaxis={"range": [0, 1], "title": "accuracy", "tickformat": ".0%"},
-                         yaxis={"autorange": "reversed"}, height=max(300, 80 + 28 * n_tags * max(1, len(figure.data))),
+                         yaxis={"autorange": "reversed"}, height=max(300, 80 + 28 * n_tags * n_series),
                          margin={"l": 10, "r": 10, "t": 50, "b": 10}, legend=BELOW_LEGEND)
+    return figure
+
+
+def accuracy_interval_bars(table: pd.DataFrame, category: str = "model", accuracy: str = "accuracy",
+                           interval: tuple[str, str] = ("ci_low", "ci_high"), baseline: str | None = "majority_accuracy",
+                           title: str = "accuracy") -> go.Figure:
+    """One bar per row (e.g. per model) with its 95% interval, and the majority-label baseline as a dashed
+    line (one line when every row shares it, as models scored on one split do; else a tick per bar)."""
+    if table.empty:
+        return empty_figure("nothing to compare")
+    categories = table[category].astype(str).tolist()
+    figure = go.Figure(go.Bar(
+        x=categories, y=table[accuracy].tolist(), name="accuracy", error_y=_interval_error(table, accuracy, interval),
+        text=[f"{a:.1%}" for a in table[accuracy]], textposition="inside",
+        meta={"kind": "table", "records": _records(table)},
+    ))
+    if baseline and baseline in table.columns:
+        values = table[baseline].dropna().unique()
+        label = table["majority_label"].iloc[0] if "majority_label" in table.columns else ""
+        if len(values) == 1:
+            figure.add_hline(y=float(values[0]), line_dash="dash", line_color="black",
+                             annotation_text=f"majority label ({label}) {values[0]:.1%}", annotation_position="top left")
+        else:
+            figure.add_trace(go.Scatter(x=categories, y=table[baseline].tolist(), mode="markers", name="majority label",
+                                        marker={"symbol": "line-ew-open", "size": 30, "color": "black", "line": {"width": 2}}))
+    figure.update_xaxes(automargin=True, tickangle=-30 if sum(map(len, categories)) > 120 else 0)
+    figure.update_layout(title=title, yaxis={"range": [0, 1], "tickformat": ".0%", "title": "accuracy"}, height=360,
+                         margin={"l": 10, "r": 10, "t": 50, "b": 10}, legend=BELOW_LEGEND, showlegend=False)
     return figure
 
 

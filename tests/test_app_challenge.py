@@ -1,0 +1,128 @@
+"""The Error analysis page's challenge-set section (issue 15), headless with AppTest: a file by path, the
+models side by side by category with intervals, the pairs behind a number, the click into the Pair explorer,
+and named evaluations kept apart from the recorded splits (issue 12 item 7)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("streamlit.testing.v1", reason="streamlit's AppTest is not installed")
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from tests.fixtures.app_checkpoints import APP_DATA, train_variant  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+CHALLENGE = Path(__file__).resolve().parent / "fixtures" / "challenge"
+TIMEOUT = 120
+
+
+@pytest.fixture(scope="module")
+def checkpoints(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("app_challenge") / "checkpoints"
+    train_variant(root, "gcnn")
+    train_variant(root, "gcnn", seed=2)
+    return root
+
+
+def error_analysis(monkeypatch, tmp_path: Path, checkpoints: Path) -> AppTest:
+    monkeypatch.setenv("NLIVIS_CHECKPOINTS", str(checkpoints))
+    monkeypatch.setenv("NLIVIS_DATA", str(APP_DATA))
+    monkeypatch.setenv("NLIVIS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("NLIVIS_RUNS", raising=False)
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    app.multiselect(key="home_selected").set_value(
+        [str(checkpoints / "gcnn-snli-small"), str(checkpoints / "gcnn-snli-small-seed2")]).run()
+    app.switch_page(str(ROOT / "pages/5_Error_analysis.py")).run()
+    assert not app.exception, app.exception
+    return app
+
+
+def give_path(app: AppTest, path: Path) -> AppTest:
+    """Choose "a path on this machine" (earlier named evaluations come first once there are some) and type it."""
+    app.radio(key="challenge_mode").set_value("a path on this machine").run()
+    app.text_input(key="challenge_path").set_value(str(path)).run()
+    assert not app.exception, app.exception
+    return app
+
+
+def test_challenge_file_by_category_for_two_models(monkeypatch, tmp_path, checkpoints):
+    from nlivis.analysis.predictions import find_prediction_files
+
+    recorded = {p: p.read_bytes() for p in (checkpoints / "gcnn-snli-small").glob("predictions_*")}
+    app = error_analysis(monkeypatch, tmp_path, checkpoints)
+    give_path(app, CHALLENGE / "anli_like.csv")
+    assert app.selectbox(key="challenge_field").value == "tags"
+    assert "Not evaluated on this file yet" in "\n".join(i.value for i in app.info)
+    app.button(key="challenge_run").click().run()
+    assert not app.exception, app.exception
+
+    wide = next(d.value for d in app.dataframe if "majority_label" in d.value.columns and "group" in d.value.columns)
+    assert {"Basic", "Lexical", "Negation", "(all pairs)"} <= set(wide["group"])
+    for model in ("gcnn-snli-small", "gcnn-snli-small-seed2"):
+        label = next(c for c in wide.columns if c.endswith(f"{model} · accuracy"))
+        low, high = label.replace("accuracy", "ci_low"), label.replace("accuracy", "ci_high")
+        assert ((wide[low] <= wide[label]) & (wide[label] <= wide[high])).all()
+    assert wide.set_index("group").filter(like="· count").loc["Basic"].tolist() == [2, 2]
+
+    # the pairs behind "Lexical": u1 and u4
+    app.selectbox(key="challenge_group").set_value("Lexical").run()
+    pairs = app.dataframe(key="challenge_pairs").value
+    assert set(pairs["id"]) == {"u1", "u4"} and "premise" in pairs.columns
+
+    # named evaluations, apart from the recorded splits, which are untouched
+    for model in ("gcnn-snli-small", "gcnn-snli-small-seed2"):
+        assert len(list((checkpoints / model / "evaluations").iterdir())) == 1
+    assert set(find_prediction_files(checkpoints / "gcnn-snli-small")) == {"snli_dev"}
+    assert {p: p.read_bytes() for p in recorded} == recorded
+
+    # the page again finds the stored evaluations without a button, and offers them as earlier evaluations
+    app = error_analysis(monkeypatch, tmp_path, checkpoints)
+    assert app.radio(key="challenge_mode").value == "an earlier named evaluation"
+    assert all("anli_like.csv (5 pairs" in option for option in app.selectbox(key="challenge_earlier").options)
+    assert "Not evaluated on this file yet" not in "\n".join(i.value for i in app.info)
+    assert "named evaluation 'anli_like-" in "\n".join(c.value for c in app.caption)
+
+
+def test_a_bad_challenge_file_is_named(monkeypatch, tmp_path, checkpoints):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("premise,hypothesis,label\nA man eats.,He sleeps.,maybe\n")
+    app = error_analysis(monkeypatch, tmp_path, checkpoints)
+    give_path(app, bad)
+    assert f"{bad}, line 2" in "\n".join(e.value for e in app.error)
+
+
+def test_keep_upload_names_by_content_and_strips_paths(monkeypatch, tmp_path):
+    from nlivis.app.challenge import keep_upload
+
+    monkeypatch.setenv("NLIVIS_CACHE_DIR", str(tmp_path / "cache"))
+    first = keep_upload("../../etc/ANLI r1 dev.csv", b"premise,hypothesis,label\n")
+    assert first.name == "ANLI_r1_dev.csv" and first.is_relative_to(tmp_path / "cache" / "uploads")
+    assert keep_upload("ANLI r1 dev.csv", b"premise,hypothesis,label\n") == first
+    assert keep_upload("ANLI r1 dev.csv", b"other\n").parent != first.parent
+
+
+def test_error_analysis_says_how_many_pairs_of_the_split_were_cut(monkeypatch, tmp_path, checkpoints):
+    """Issue 12 item 15 in the app: the fixture's dev split has one 9-token hypothesis; the tiny model reads 8."""
+    from nlivis.data.protocols import SplitRef, read_split
+    from nlivis.training.evaluation import analyze_split
+
+    app = error_analysis(monkeypatch, tmp_path, checkpoints)
+    assert "is shown once the split has been analysed" in "\n".join(c.value for c in app.caption)
+    ref = SplitRef("snli", "dev", "snli/esnli_tokenized")
+    analyze_split(ref, read_split(ref, APP_DATA), None, progress=False)  # NLIVIS_CACHE_DIR is the page's cache
+    app = error_analysis(monkeypatch, tmp_path, checkpoints)
+    captions = "\n".join(c.value for c in app.caption)
+    assert "on snli_dev: 1 of 12 pairs were cut to the model's 12 premise / 8 hypothesis tokens" in captions
+
+
+def test_pair_explorer_refuses_text_without_a_real_word(monkeypatch, tmp_path, checkpoints):
+    """Issue 12 item 14 in the app: zero-width spaces, a BOM and NUL got a confident label."""
+    app = error_analysis(monkeypatch, tmp_path, checkpoints)
+    app.switch_page(str(ROOT / "pages/2_Pair_explorer.py")).run()
+    app.text_area(key="explorer_premise").set_value("\u200b\ufeff\x00")
+    app.button(key="explorer_analyse").click().run()
+    assert not app.exception, app.exception
+    shown = "\n".join(str(e.value) for kind in ("error", "warning", "info") for e in getattr(app, kind))
+    assert "no real word" in shown, shown
+    assert not app.get("plotly_chart")

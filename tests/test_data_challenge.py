@@ -1,0 +1,120 @@
+"""Challenge-set reader (issue 15): header CSV/TSV with aliased columns, ANLI's quoted multi-line CSV and
+list-literal tags, ConjNLI's BOM, HANS's 2-way labels, stress tests as one file per category."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nlivis.data.challenge import BINARY_LABELS, NO_VALUE, parse_field_value, read_challenge_files
+from nlivis.data.records import NLI_LABELS, DataFormatError
+
+CHALLENGE = Path(__file__).resolve().parent / "fixtures" / "challenge"
+
+
+def test_anli_like_csv_columns_labels_fields_and_list_tags():
+    challenge = read_challenge_files([CHALLENGE / "anli_like.csv"])
+    assert [p.id for p in challenge.pairs] == ["u1", "u2", "u3", "u4", "u5"]  # u6 has gold '-'
+    assert challenge.result.dropped_no_gold == 1 and challenge.labels == NLI_LABELS
+    assert [p.label for p in challenge.pairs] == ["entailment", "contradiction", "neutral", "entailment", "contradiction"]
+    second = challenge.pairs[1]
+    assert second.premise == "A woman plays a guitar on the stage,\nand the crowd sings." and second.line == 3
+    assert challenge.pairs[3].premise == 'The "old" man reads a paper.'
+    assert challenge.fields["u1"]["reason"] == "cooking soup is making food"  # extra fields kept
+    assert challenge.fields["u1"]["model_pred"] == "e"
+    groups = challenge.groups("TAGS")  # matched case-insensitively
+    assert groups["u1"] == ("Basic", "Lexical") and groups["u3"] == (NO_VALUE,)
+    # never eval: an expression is kept as text, one group of its own
+    assert groups["u5"] == ("__import__('os').system('echo pwned')",)
+
+
+def test_list_literals_are_parsed_without_eval():
+    assert parse_field_value("['a', 'b']") == ("a", "b")
+    assert parse_field_value("[1, 2]") == ("1", "2")
+    assert parse_field_value("[__import__('os')]") == "[__import__('os')]"
+    assert parse_field_value(["x", 3]) == ("x", "3")
+    assert parse_field_value("plain") == "plain"
+
+
+def test_conjnli_tsv_with_bom_and_capitalised_header():
+    challenge = read_challenge_files([CHALLENGE / "conj_like.tsv"])
+    assert len(challenge.pairs) == 3 and challenge.pairs[0].premise == "A man and a woman are cooking ."
+    assert [p.label for p in challenge.pairs] == ["entailment", "neutral", "contradiction"]
+    assert challenge.groups("file") == {p.id: ("conj_like",) for p in challenge.pairs}
+
+
+def test_hans_two_way_labels_and_heuristic_fields():
+    challenge = read_challenge_files([CHALLENGE / "hans_like.txt"])
+    assert challenge.labels == BINARY_LABELS
+    assert [p.id for p in challenge.pairs] == ["ex0", "ex1", "ex2", "ex3"]
+    assert challenge.groups("heuristic")["ex2"] == ("constituent",)
+    assert challenge.groups("subcase")["ex0"] == ("ln_subject/object_swap",)
+
+
+def test_stress_tests_one_file_per_category():
+    files = [CHALLENGE / "multinli_0.9_antonym_matched.jsonl", CHALLENGE / "multinli_0.9_negation_matched.jsonl"]
+    challenge = read_challenge_files(files)
+    assert len(challenge.pairs) == 5  # the antonym file's trailing blank line is skipped
+    ids = [p.id for p in challenge.pairs]
+    assert len(set(ids)) == 5 and ids[0] == "multinli_0.9_antonym_matched:1"  # both files use ids 1, 2
+    by_file = challenge.groups("file")
+    assert sorted(v[0] for v in by_file.values()) == ["multinli_0.9_antonym_matched"] * 2 + ["multinli_0.9_negation_matched"] * 3
+    assert challenge.groups("genre")[ids[0]] == ("fiction",) and challenge.fields[ids[0]]["promptID"] == "10"
+
+
+def test_unknown_field_lists_the_known_ones():
+    challenge = read_challenge_files([CHALLENGE / "conj_like.tsv"])
+    with pytest.raises(ValueError, match="no field 'heuristic'.*file"):
+        challenge.groups("heuristic")
+
+
+@pytest.mark.parametrize(("content", "line", "words"), [
+    ("premise,hypothesis,label\nA b.,C d.,maybe\n", 2, "'maybe'"),
+    ("premise,hypothesis,label\nA b.,,e\n", 2, "non-empty hypothesis"),
+    ("premise,hypothesis,label\nA b.,C d.,e,extra\n", 2, "3 comma-separated fields"),
+    ("first,second\nA,B\n", 1, "premise column"),
+])
+def test_bad_csv_names_file_and_line(tmp_path, content, line, words):
+    path = tmp_path / "bad.csv"
+    path.write_text(content)
+    with pytest.raises(DataFormatError) as error:
+        read_challenge_files([path])
+    assert f"{path}, line {line}:" in str(error.value) and words in str(error.value)
+
+
+def test_mixed_two_and_three_way_labels_are_refused(tmp_path):
+    path = tmp_path / "mixed.tsv"
+    path.write_text("sentence1\tsentence2\tgold_label\nA b .\tC d .\tnon-entailment\nA b .\tC e .\tneutral\n")
+    with pytest.raises(ValueError, match="mix non-entailment"):
+        read_challenge_files([path])
+
+
+def test_real_anli_and_conjnli(shared_data):
+    anli = shared_data / "anli_annotated" / "ANLI_analysis_r1_dev.csv"
+    conj = shared_data / "conjnli" / "conj_dev.tsv"
+    if not anli.is_file() or not conj.is_file():
+        pytest.skip("../shared/data lacks anli_annotated/ or conjnli/")
+    challenge = read_challenge_files([anli])
+    assert len(challenge.pairs) == 1000
+    counts: dict[str, int] = {}
+    for values in challenge.groups("tags").values():
+        for value in values:
+            counts[value] = counts.get(value, 0) + 1
+    # pairs carrying each tag (a tag listed twice for one pair counts once), counted with csv + ast independently
+    assert counts["Reasoning"] == 584 and counts["Numerical"] == 408 and counts["Negation"] == 56
+    assert len(read_challenge_files([conj]).pairs) == 623
+
+
+def test_line_aligned_split_brings_its_three_files(fixtures):
+    split = fixtures / "app_data" / "snli" / "esnli_tokenized" / "s1.dev"
+    challenge = read_challenge_files([split])
+    assert len(challenge.pairs) == 12 and challenge.name == "esnli_tokenized_dev"
+    assert [p.name for p in challenge.source_files()] == ["s1.dev", "s2.dev", "labels.dev"]
+
+
+def test_wilson_interval_known_values():
+    from nlivis.analysis.significance import wilson_interval
+
+    low, high = wilson_interval(5, 5)
+    assert (round(low, 4), high) == (0.5655, 1.0)  # the bootstrap interval would collapse to [1, 1]
+    assert [round(v, 4) for v in wilson_interval(50, 100)] == [0.4038, 0.5962]
