@@ -218,6 +218,7 @@ def test_absurdly_long_sentence_is_cut_with_a_note(monkeypatch, tmp_path, checkp
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
     show(app, "pages/2_Pair_explorer.py")
     analyse(app, "explorer", premise="the guitar player " * 3000)
+    assert len(app.query_params["premise"]) == 2000, "the URL carries the sentence as the models read it"
     assert "cut to its first 2000 characters" in texts(app, "warning")
     assert len(app.dataframe[0].value) == 1
     assert "heatmap" in trace_types(app)
@@ -421,6 +422,9 @@ def test_a_link_with_an_unknown_model_says_so_and_loads_the_rest(monkeypatch, tm
                         split="snli_dev", pair="999", models="gcnn-snli-small")
     assert "there is no row 999" in texts(bad_row, "warning")
     assert "heatmap" in trace_types(bad_row), "the default pair is still analysed"
+    not_a_row = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py", split="snli_dev", pair="-1",
+                          models="gcnn-snli-small")
+    assert "is not a row number" in texts(not_a_row, "warning") and "heatmap" in trace_types(not_a_row)
 
 
 def test_the_selection_follows_every_page_and_comes_back_after_the_sidebar_drops_it(monkeypatch, tmp_path, checkpoints):
