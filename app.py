@@ -1,64 +1,22 @@
-"""nlivis home: the checkpoints found, which of them are loaded, where data is. `streamlit run app.py`."""
+"""nlivis: `streamlit run app.py`. The router: names every page (Home first) with a bundled icon, so the
+sidebar reads "Home" rather than the script's name and no icon depends on the browser's emoji font."""
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
-from nlivis.app import loading, notes, paths, selection
+# Every page of the app, in sidebar order; url paths follow the file names (/Pair_explorer). (A bare string here
+# would be drawn on every page by Streamlit's magic.)
+PAGES = [
+    st.Page("pages/1_Home.py", title="Home", icon=":material/home:", default=True),
+    st.Page("pages/2_Pair_explorer.py", title="Pair explorer", icon=":material/compare_arrows:"),
+    st.Page("pages/3_DIIN_interaction_space.py", title="DIIN interaction space", icon=":material/grid_on:"),
+    st.Page("pages/4_Gates.py", title="Gates", icon=":material/tune:"),
+    st.Page("pages/5_Error_analysis.py", title="Error analysis", icon=":material/rule:"),
+    st.Page("pages/6_Ablations.py", title="Ablations", icon=":material/science:"),
+    st.Page("pages/7_Projection.py", title="Projection", icon=":material/scatter_plot:"),
+    st.Page("pages/8_Train.py", title="Train", icon=":material/model_training:"),
+    st.Page("pages/9_Attribution.py", title="Attribution", icon=":material/highlight:"),
+]
 
-st.set_page_config(page_title="nlivis · models", page_icon="🔎", layout="wide")
-selection.follow_url()
-st.title("nlivis — look inside sentence-matching models")
-st.write("GCNN, DIIN, AttentiveConvNet, ESAN and AMN: load trained checkpoints here, then use the pages on the "
-         "left to see their alignments, gates, DIIN's interaction space, errors by annotation tag, ablations "
-         "and projections, or train a new model.")
-st.caption(f"{notes.NOTE_ICON} {notes.SMALL_PROTOCOL_NOTE}")
-
-with st.sidebar:
-    st.subheader("Folders")
-    folder = st.text_input("Another checkpoint folder", key="home_extra_root", placeholder="/path/to/checkpoints")
-    if st.button("Scan this folder", disabled=not folder):
-        error = paths.add_checkpoint_root(folder)
-        if error:
-            st.error(error)
-    data_folder = st.text_input("Data folder (layout of ../shared/data)", key="home_data_root",
-                                placeholder=str(paths.ROOT.parent / "shared" / "data"))
-    if st.button("Use this data folder", disabled=not data_folder):
-        error = paths.set_data_root(data_folder)
-        if error:
-            st.error(error)
-    root = paths.data_root()
-    if notice := paths.data_root_notice():
-        st.warning(notice)
-    st.caption(f"data: {root}" if root else "no data folder found: dataset pairs and split statistics are unavailable")
-
-found = loading.scan_checkpoints()
-roots = ", ".join(str(r) for r in paths.checkpoint_roots())
-st.subheader("Checkpoints")
-st.caption(f"scanned: {roots}")
-for missing in found.missing_roots:
-    st.warning(f"Checkpoint folder {missing} does not exist.")
-
-if not found.good:
-    st.info("No checkpoints found. Train one on the **Train** page (or with `python -m nlivis train … --out "
-            "checkpoints/<name>`), or point the sidebar at a folder holding checkpoint folders.")
-else:
-    table = pd.DataFrame([loading.checkpoint_row(info) for info in found.good])
-    st.dataframe(table, hide_index=True, width="stretch")
-    options = [str(info.path) for info in found.good]
-    labels = {str(info.path): loading.checkpoint_label(info.path, info) for info in found.good}
-    current = [p for p in selection.selected_paths() if p in options]
-    chosen = st.multiselect("Models to load (kept while you move between pages)", options, default=current,
-                            format_func=lambda p: labels.get(p, p), key="home_selected")
-    selection.set_selected_paths(chosen)
-    models, errors = loading.loaded_models()
-    for error in errors:
-        st.error(f"Could not load {error}")
-    if models:
-        st.success("Loaded: " + "; ".join(m.label for m in models))
-    else:
-        st.info("Select one or more checkpoints above to use them on the other pages.")
-
-if found.broken:
-    st.subheader("Checkpoints that cannot be used")
-    st.dataframe(pd.DataFrame(found.broken, columns=["folder", "problem"]), hide_index=True, width="stretch")
+st.set_page_config(page_title="nlivis", page_icon=":material/search:", layout="wide")
+st.navigation(PAGES).run()

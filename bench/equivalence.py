@@ -57,6 +57,7 @@ def fixed_batch(batch_size: int, max_premise: int, max_hypothesis: int, seed: in
 def run_one(config_name: str, size: str, state: dict | None) -> dict:
     config = bench_config(config_name, size)
     config["model"]["vocab_size"] = 500  # small embedding: this checks maths, not speed
+    config["model"]["word_dim"] = 300  # fixed, so references saved before bench_config used 384 for shipped still load
     torch.manual_seed(0)
     model = build(config["model"])
     if state is not None:
@@ -110,6 +111,8 @@ def main(argv: list[str]) -> int:
                         problems.append(f"grad {pname} differs by {diff:.2e}")
             elif key not in got:
                 problems.append(f"{key} missing")
+            elif got[key].shape != ref[key].shape:
+                problems.append(f"{key} shape {list(ref[key].shape)} → {list(got[key].shape)}")
             elif not torch.allclose(got[key], ref[key], atol=ATOL, rtol=RTOL, equal_nan=True):
                 problems.append(f"{key} differs by {(got[key] - ref[key]).abs().max().item():.2e}")
         extra = set(got) - set(ref)

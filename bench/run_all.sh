@@ -18,6 +18,15 @@ python bench/ab.py "$BASELINE" worktree --models gcnn,diin,attentive_conv,esan,a
 python bench/ab.py 197deb5 7a4791e --models amn --sizes shipped,paper > bench/results/ab-amn.md
 python bench/ab.py 7a4791e 8ea9295 --models esan --sizes shipped,paper > bench/results/ab-esan-lstm.md
 python bench/ab.py 8ea9295 678cef5 --models gcnn,attentive_conv,esan,diin --sizes shipped > bench/results/ab-conv.md
+# The unpacked MaskedLSTM against the packed one (14f9727, main before it), evaluation batch sizes, FLOP corrections
+python bench/ab.py 14f9727 1ed5a05 --models esan,esim --sizes shipped --rounds 5 --threads 1 > bench/results/ab-unpacked-lstm.md
+python bench/eval_batch.py --sizes shipped --rounds 3 > bench/results/eval-batch-shipped.md
+python bench/eval_batch.py --sizes paper --pairs 256 --rounds 3 > bench/results/eval-batch-paper.md
+python bench/flops_check.py > bench/results/flops-check.md
+# The peer comparison needs MatchZoo-py in a scratch environment (see bench/peer_esim.py); skipped without it
+if [ -x /tmp/peer/bin/python ]; then
+  /tmp/peer/bin/python bench/peer_esim.py --rounds 5 --threads 1 --sizes shipped,paper > bench/results/peer-esim.md
+fi
 # Attribution: integrated gradients (50 steps) for one pair on the five shipped models
 OMP_NUM_THREADS=1 python bench/attribution_speed.py --threads 1 --out bench/results/attribution-speed.md
 # Where the time goes: top operators of a training step at the shipped size

@@ -49,6 +49,8 @@ HYPOTHESIS_LENGTH = (2.47, 0.38)
 hypothesis 12±5) plus about one token that spaCy splits off (final punctuation): medians ≈ 19 and 12."""
 LATENCY_PAIRS, LATENCY_LENGTH = 8, 20
 """ESAN's Table 5 setting: one batch of 8 pairs, both sentences 20 tokens."""
+GLOVE_DIM = 300
+"""Word width of the paper configs' GloVe 840B vectors."""
 DIIN_LATENCY_S = 1.79
 """DIIN's time for the same 8×20 batch as quoted in the benchmark issue; its source is not among the
 papers in this project (DIIN's own paper reports no timing)."""
@@ -141,11 +143,15 @@ def length_bucketed_batches(batch_size: int, max_premise: int, max_hypothesis: i
 
 
 def bench_config(family: str, size: str) -> dict[str, Any]:
-    """The family's config at `size` ("paper" or "shipped"), with the benchmark vocabulary."""
+    """The family's config at `size` ("paper" or "shipped"), with the benchmark vocabulary and the word
+    width its embedding source gives (384 for the shipped MiniLM word pieces, 300 for GloVe)."""
+    from nlivis.features.embeddings import MINILM_DIM
+
     config = load_config(family)
     if size == "shipped":
         config = deep_merge(config, config.get("shipped", {}))
-    config["model"] = {**config["model"], "vocab_size": BENCH_VOCAB}
+    word_dim = MINILM_DIM if config.get("features", {}).get("embeddings") == "minilm" else GLOVE_DIM
+    config["model"] = {**config["model"], "vocab_size": BENCH_VOCAB, "word_dim": word_dim}
     return config
 
 
@@ -211,6 +217,8 @@ def peak_memory_mb(device: torch.device) -> float:
 
 MATMUL_SIZES = {"cpu": 2048, "cuda": 8192}
 """Square matmul sizes for the machine's reference rate: large enough to reach the library's peak."""
+CONV_SHAPES = {"cpu": (8, 256, 32), "cuda": (64, 512, 64)}
+"""(batch, channels in = out, map side) of the 3×3 convolution whose rate also bounds the ceiling."""
 
 
 def matmul_rate_gflops(device: torch.device, dtype: torch.dtype = torch.float32, size: int | None = None,
@@ -231,6 +239,33 @@ def matmul_rate_gflops(device: torch.device, dtype: torch.dtype = torch.float32,
     return 2 * n ** 3 / statistics.median(times) / 1e9
 
 
+def conv_rate_gflops(device: torch.device, dtype: torch.dtype = torch.float32, shape: tuple[int, int, int] | None = None,
+                     repeats: int = 5) -> float:
+    """Measured rate (GFLOP/s) of a dense 3×3 same-padded convolution: the convolution library (oneDNN on
+    CPU) can beat the BLAS matmul (on an AMD CPU by ~1.8×), so a ceiling from matmul alone is not one."""
+    batch, channels, side = shape or CONV_SHAPES.get(device.type, CONV_SHAPES["cpu"])
+    x = torch.randn(batch, channels, side, side, device=device, dtype=dtype)
+    weight = torch.randn(channels, channels, 3, 3, device=device, dtype=dtype)
+    times = []
+    with torch.inference_mode():
+        for i in range(repeats + 1):
+            _synchronize(device)
+            start = time.perf_counter()
+            torch.nn.functional.conv2d(x, weight, padding=1)
+            _synchronize(device)
+            if i:
+                times.append(time.perf_counter() - start)
+    return 2 * batch * channels * channels * 9 * side * side / statistics.median(times) / 1e9
+
+
+def kernel_ceiling_gflops(device: torch.device, dtype: torch.dtype = torch.float32, repeats: int = 5
+                          ) -> tuple[float, dict[str, float]]:
+    """The higher of the measured matmul and convolution rates (the last column's ceiling), and both."""
+    rates = {"matmul": matmul_rate_gflops(device, dtype, repeats=repeats),
+             "conv3x3": conv_rate_gflops(device, dtype, repeats=repeats)}
+    return max(rates.values()), rates
+
+
 def matmul_size(device: torch.device) -> int:
     return MATMUL_SIZES.get(device.type, MATMUL_SIZES["cpu"])
 
@@ -240,16 +275,35 @@ def _synchronize(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def flops_per_pair(model: torch.nn.Module, batch: Batch) -> float:
-    """Forward+backward FLOPs per pair counted by torch (matmuls and convolutions)."""
+def _fused_rnn_layer_flops(input_shape, w_ih_shape, w_hh_shape, *args, out_shape=None, **kwargs) -> int:
+    """One direction of one layer of oneDNN's fused LSTM (aten.mkldnn_rnn_layer, which FlopCounterMode
+    does not count): the input and recurrent matrix products, 2·tokens·(|W_ih| + |W_hh|); the gate
+    non-linearities are not counted, as for every other op."""
+    return 2 * input_shape[0] * input_shape[1] * (math.prod(w_ih_shape) + math.prod(w_hh_shape))
+
+
+def _fused_rnn_layer_backward_flops(input_shape, w_ih_shape, w_hh_shape, *args, out_shape=None, **kwargs) -> int:
+    """Its backward: gradients of the inputs and of both weights, twice the forward products."""
+    return 2 * _fused_rnn_layer_flops(input_shape, w_ih_shape, w_hh_shape)
+
+
+FUSED_RNN_FLOPS = {torch.ops.aten.mkldnn_rnn_layer: _fused_rnn_layer_flops,
+                   torch.ops.aten.mkldnn_rnn_layer_backward: _fused_rnn_layer_backward_flops}
+"""FLOP formulas for the fused recurrent ops torch's counter leaves out (ESIM's and ESAN's LSTMs on CPU)."""
+
+
+def flops_per_pair(model: torch.nn.Module, batches: Sequence[Batch]) -> float:
+    """Forward+backward FLOPs per pair counted by torch (matmuls, convolutions and fused LSTM layers),
+    over all the given batches (their lengths differ, so one batch stands for none of them)."""
     from torch.utils.flop_counter import FlopCounterMode
 
-    counter = FlopCounterMode(display=False)
+    counter = FlopCounterMode(display=False, custom_mapping=FUSED_RNN_FLOPS)
     with counter:
-        logits = model(batch)
-        model.loss(logits, batch.labels).backward()
+        for batch in batches:
+            logits = model(batch)
+            model.loss(logits, batch.labels).backward()
     model.zero_grad(set_to_none=True)
-    return counter.get_total_flops() / len(batch)
+    return counter.get_total_flops() / sum(len(batch) for batch in batches)
 
 
 def paper_epoch_minutes(family: str, size: str) -> float | None:
@@ -318,7 +372,7 @@ def bench_model(family: str, size: str, device: torch.device, repeats: int, warm
 
     train_s = median_seconds(train_pass, repeats, warmup)
     pairs_per_s = train_bs * len(batches) / train_s
-    flops = flops_per_pair(model, batches[len(batches) // 2]) if count_flops else float("nan")
+    flops = flops_per_pair(model, batches) if count_flops else float("nan")
     del batches, optimizer
 
     model.eval()
@@ -503,17 +557,17 @@ def _fmt_minutes(minutes: float | None) -> str:
     return f"{minutes:.1f} min"
 
 
-def format_table(rows: list[BenchRow], hardware: str = "here", matmul_gflops: Mapping[str, float] | None = None) -> str:
-    """The benchmark table; with `matmul_gflops` (dtype name → measured rate) a last column gives each
-    training step's achieved rate as a share of the matmul rate of its dtype (bf16 for "+bf16" rows)."""
+def format_table(rows: list[BenchRow], hardware: str = "here", ceiling_gflops: Mapping[str, float] | None = None) -> str:
+    """The benchmark table; with `ceiling_gflops` (dtype name → measured kernel ceiling) a last column gives
+    each training step's achieved rate as a share of the ceiling of its dtype (bf16 for "+bf16" rows)."""
     header = (f"| model | size | params | train batch | cut-offs P/H | train pairs/s | MultiNLI epoch ({hardware}) "
               "| paper epoch (GTX 1080) | infer pairs/s (b=256) | 8×20 latency (ms) | traced (ms) | tracing cost "
-              "| peak RSS (MB) | GFLOP/pair (fwd+bwd) | achieved GFLOP/s |" + (" of matmul rate |" if matmul_gflops else ""))
-    lines = [header, "|" + "---|" * (16 if matmul_gflops else 15)]
+              "| peak RSS (MB) | GFLOP/pair (fwd+bwd) | achieved GFLOP/s |" + (" of kernel ceiling |" if ceiling_gflops else ""))
+    lines = [header, "|" + "---|" * (16 if ceiling_gflops else 15)]
     for r in rows:
         share = ""
-        if matmul_gflops:
-            reference = matmul_gflops.get("bfloat16" if r.size.endswith("+bf16") else "float32")
+        if ceiling_gflops:
+            reference = ceiling_gflops.get("bfloat16" if r.size.endswith("+bf16") else "float32")
             share = f" {r.achieved_gflops / reference:.0%} |" if reference else " – |"
         lines.append(
             f"| {r.model} | {r.size} | {r.params / 1e6:.2f}M | {r.train_batch} | {r.cutoffs} | "
@@ -542,15 +596,20 @@ def reference_lines() -> list[str]:
 
 
 def bench_report(rows: list[BenchRow], device: torch.device, header_extra: Sequence[str] = (),
-                 matmul_gflops: Mapping[str, float] | None = None) -> list[str]:
+                 kernel_rates: Mapping[str, Mapping[str, float]] | None = None) -> list[str]:
+    """The report's lines; `kernel_rates` is dtype name → {kernel: measured GFLOP/s} (`kernel_ceiling_gflops`)."""
     hardware = "here, GPU" if device.type == "cuda" else "here, CPU"
-    rates = []
-    if matmul_gflops:
+    rates, ceilings = [], None
+    if kernel_rates:
         n = matmul_size(device)
-        rates = ["Matmul rate (the ceiling for the last column): " + ", ".join(
-            f"{dtype} {n}×{n}: {rate:.0f} GFLOP/s" for dtype, rate in matmul_gflops.items())]
+        batch, channels, side = CONV_SHAPES.get(device.type, CONV_SHAPES["cpu"])
+        ceilings = {dtype: max(r.values()) for dtype, r in kernel_rates.items()}
+        rates = ["Kernel ceiling (the last column's reference: the faster of a dense matmul and a dense convolution, "
+                 "measured here): " + "; ".join(
+                     f"{dtype} matmul {n}×{n} {r['matmul']:.0f} GFLOP/s, conv 3×3 {channels}→{channels} ch on "
+                     f"{batch}×{side}×{side} {r['conv3x3']:.0f} GFLOP/s" for dtype, r in kernel_rates.items())]
     lines = [f"Machine: {machine_description(device)}", f"Versions: {versions_description()}", *header_extra, *rates, "",
-             format_table(rows, hardware, matmul_gflops), ""]
+             format_table(rows, hardware, ceilings), ""]
     lines += reference_lines()
     return lines
 
@@ -574,7 +633,7 @@ def bench_command(args) -> int:
     load_before = load_average()
     baseline_rss = current_rss_mb()
     dtypes = (torch.float32, torch.bfloat16) if device.type == "cuda" else (torch.float32,)
-    matmul = {str(d).removeprefix("torch."): matmul_rate_gflops(device, d, repeats=repeats) for d in dtypes}
+    kernel_rates = {str(d).removeprefix("torch."): kernel_ceiling_gflops(device, d, repeats=repeats)[1] for d in dtypes}
     rows = []
     for size in sizes:
         for family in families:
@@ -607,7 +666,7 @@ def bench_command(args) -> int:
     if busy:
         header_extra.append(f"WARNING: {len(busy)} `nlivis train` process(es) ran during the measurement "
                             f"(pids {', '.join(map(str, busy))}); CPU timings are distorted")
-    lines = bench_report(rows, device, header_extra, matmul) + [""] + lines
+    lines = bench_report(rows, device, header_extra, kernel_rates) + [""] + lines
     lines.append(f"Total benchmark time: {time.perf_counter() - started:.0f} s")
     text = "\n".join(lines)
     print(text)

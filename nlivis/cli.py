@@ -72,7 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("inspect", help="describe a model: parameters, trace entries")
-    p.add_argument("--model", required=True, help="model name or config name")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--model", help="model name (its defaults) or config name")
+    which.add_argument("--config", help="config name or path to a TOML config (e.g. an ablation you wrote)")
     p.add_argument("--params", action="store_true", help="print parameter counts (word embeddings excluded)")
 
     p = sub.add_parser("bench", help="speed and memory table")

@@ -10,7 +10,7 @@ from nlivis.app import loading, notes, selection, widgets
 from nlivis.models.trace import Alignment, MemoryKeys
 from nlivis.viz import MISSING_MESSAGES, ModelReading, alignment_heatmap, memory_keys_heatmap, overview_grid, probability_bars
 
-st.set_page_config(page_title="nlivis · pair explorer", page_icon="🔎", layout="wide")
+st.set_page_config(page_title="nlivis · pair explorer", page_icon=":material/compare_arrows:", layout="wide")
 selection.follow_url()
 st.title("Pair explorer")
 widgets.image_format_choice()

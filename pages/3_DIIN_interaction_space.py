@@ -7,7 +7,7 @@ from nlivis.app import loading, notes, selection, widgets
 from nlivis.models.trace import FeatureMaps
 from nlivis.viz import MISSING_MESSAGES, SELECTIONS, channel_grid
 
-st.set_page_config(page_title="nlivis · DIIN interaction space", page_icon="🔎", layout="wide")
+st.set_page_config(page_title="nlivis · DIIN interaction space", page_icon=":material/grid_on:", layout="wide")
 selection.follow_url()
 st.title("DIIN interaction space")
 st.caption("Each panel is one channel over premise rows × hypothesis columns (viridis, as DIIN's Figure 2). "
@@ -46,7 +46,8 @@ for notice in result.notices:
     st.caption(f"{notes.NOTE_ICON} {notice}")
 stages = result.trace.of_type(FeatureMaps)
 left, middle, right = st.columns([2, 2, 1])
-stage_name = left.selectbox("Stage", list(stages), key="diin_stage",
+first_learned = next((i for i, name in enumerate(stages) if name.startswith("dense_block")), 0)  # learned 3×3 maps
+stage_name = left.selectbox("Stage", list(stages), index=first_learned, key="diin_stage",
                             format_func=lambda n: f"{n} ({stages[n].maps.shape[1]} channels, "
                                                   f"{stages[n].maps.shape[2]}×{stages[n].maps.shape[3]})")
 entry = stages[stage_name]

@@ -7,12 +7,14 @@ import streamlit as st
 from nlivis.app import loading, notes, selection, widgets
 from nlivis.models.trace import Gate
 from nlivis.viz import MISSING_MESSAGES, gate_strip, gate_summary_bars
+from nlivis.viz.gate_strips import GATE_DIMS_SHOWN, dimension_windows
 from nlivis.viz.tables import gate_summary
 
-st.set_page_config(page_title="nlivis · gates", page_icon="🔎", layout="wide")
+st.set_page_config(page_title="nlivis · gates", page_icon=":material/tune:", layout="wide")
 selection.follow_url()
 st.title("Gates")
-st.caption("Top strip: the gate's mean over its dimensions per token (1 = fully open); below: every dimension.")
+st.caption(f"Top strip: the gate's mean over all its dimensions per token (1 = fully open); below: its dimensions, "
+           f"{GATE_DIMS_SHOWN} at a time (pick the window). A model's figures are drawn when its section is opened.")
 widgets.image_format_choice()
 models = widgets.require_models("gate view")
 
@@ -32,16 +34,28 @@ with tab_pair:
             if not gates:
                 st.info(f"{model.label}: {MISSING_MESSAGES['gates']}.")
                 continue
-            with st.expander(f"{model.label} · predicts {result.predicted} · {len(gates)} gate entries", expanded=m == 0):
-                names = list(gates)
+            section = st.expander(f"{model.label} · predicts {result.predicted} · {len(gates)} gate entries",
+                                  expanded=m == 0, key=f"gates_open_{m}", on_change="rerun")
+            if not section.open:  # a closed section draws nothing: all figures of all models took 13 s
+                continue
+            with section:
                 layers = sorted({g.layer for g in gates.values()})
-                chosen_layers = st.multiselect("Layers", layers, default=layers, key=f"gates_layers_{m}")
-                for name in names:
-                    entry = gates[name]
+                left, right = st.columns([2, 1])
+                chosen_layers = left.multiselect("Layers", layers, default=layers, key=f"gates_layers_{m}")
+                widest = max(int(g.values.shape[-1]) for g in gates.values())
+                windows = dimension_windows(widest)
+                first_dim = 0
+                if len(windows) > 1:
+                    first_dim = right.select_slider(
+                        f"Dimensions (of {widest})", windows, key=f"gates_dims_{m}",
+                        format_func=lambda start: f"{start}–{min(start + GATE_DIMS_SHOWN, widest) - 1}")
+                for name, entry in gates.items():
                     if entry.layer not in chosen_layers:
                         continue
                     tokens = result.premise_tokens if entry.tokens == "premise" else result.hypothesis_tokens
-                    widgets.show_figure(gate_strip(entry, 0, tokens, label=name), f"gate_{m}_{name}", f"{model.label}_{name}")
+                    start = min(first_dim, dimension_windows(int(entry.values.shape[-1]))[-1])  # a narrower gate: its last window
+                    widgets.show_figure(gate_strip(entry, 0, tokens, label=f"{model.label} · {name}", first_dim=start),
+                                        f"gate_{m}_{name}", f"{model.label}_{name}_gate")
 
 with tab_split:
     splits = loading.local_splits()
@@ -64,6 +78,7 @@ with tab_split:
                 for i, model in enumerate(models):
                     tables.append(gate_summary(model.model, loading.encoded_batches(model, items), model.label))
                     progress.progress((i + 1) / len(models), text=f"{model.label} done")
+                progress.empty()
                 summary = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
                 st.session_state["gates_summary"] = (split, size, summary)
         stored = st.session_state.get("gates_summary")

@@ -16,7 +16,7 @@ from nlivis.viz import accuracy_by_tag_bars, accuracy_interval_bars, comparison_
 
 ANY_TAG = "(any tagged pair)"
 
-st.set_page_config(page_title="nlivis · error analysis", page_icon="🔎", layout="wide")
+st.set_page_config(page_title="nlivis · error analysis", page_icon=":material/rule:", layout="wide")
 selection.follow_url()
 st.title("Error analysis")
 widgets.image_format_choice()

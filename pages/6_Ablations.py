@@ -5,14 +5,17 @@ import streamlit as st
 
 from nlivis.app import loading, notes, selection, widgets
 from nlivis.analysis.ablations import (comparable_splits, compare_variants, families, family_members, full_model_seeds,
-                                       our_accuracies, paper_ablations, tag_deltas, variant_table, with_sentences)
+                                       our_accuracies, paper_ablations, short_names, tag_deltas, variant_table,
+                                       with_sentences)
 from nlivis.analysis.breakdown import disagreements
-from nlivis.analysis.paper_tables import SOURCE_NOTE
+from nlivis.analysis.paper_tables import SOURCE_NOTE, paper_dataset
 from nlivis.viz import comparison_bars, delta_bars, difference_intervals
 
 ACCURACY_COLUMNS = ("accuracy", "reference accuracy", "difference", "CI low", "CI high", "delta")
+# p-values in scientific notation: 1.5e-18, not 0.0000000000000000015
+P_VALUE_COLUMN = {"McNemar p": st.column_config.NumberColumn(format="%.1e", help="McNemar's exact p (two-sided)")}
 
-st.set_page_config(page_title="nlivis · ablations", page_icon="🔎", layout="wide")
+st.set_page_config(page_title="nlivis · ablations", page_icon=":material/science:", layout="wide")
 selection.follow_url()
 st.title("Ablations")
 st.caption("Every checkpoint of one model under one protocol — the full model, its ablations and other seeds — "
@@ -55,8 +58,8 @@ st.dataframe(table, hide_index=True, width="stretch", column_config={
     "training pairs/s": st.column_config.NumberColumn(format="%.0f")})
 select_column = table.attrs["select_column"]
 chart = table.dropna(subset=[select_column])
-widgets.show_figure(comparison_bars(chart, "checkpoint", select_column, title=f"{model} · {protocol} · accuracy on {select_column}"),
-                      "ablations_accuracy", f"ablations_{model}_{protocol}")
+widgets.show_figure(comparison_bars(chart, "variant", select_column, title=f"{model} · {protocol} · accuracy on {select_column}"),
+                    "ablations_accuracy", f"{model}_{protocol}_ablations_accuracy")
 if len(members) < 2:
     st.info(f"Only one checkpoint of {model} under {protocol}. Train a variant on the **Train** page (a config "
             f"named `{model}-…`) or a second seed to compare.")
@@ -86,13 +89,17 @@ else:
         else:
             st.warning(f"Seed noise cannot be measured: {noise_problem}.")
         comparison = compare_variants(reference_predictions, variants, noise)
-        widgets.show_figure(difference_intervals(comparison, noise=noise.gap if noise else None,
-                                                   title=f"accuracy difference vs {reference_name} on {split}"),
-                              "ablations_differences", f"ablations_differences_{split}")
+        labels = short_names(members)
+        widgets.show_figure(difference_intervals(comparison.assign(label=comparison["variant"].map(labels)), label="label",
+                                                 noise=noise.gap if noise else None,
+                                                 title=f"{model} · {protocol} · accuracy difference vs {labels[reference_name]} on {split}"),
+                            "ablations_differences", f"{model}_{protocol}_differences_{split}")
         st.dataframe(comparison, hide_index=True, width="stretch",
-                     column_config=widgets.percent_columns(c for c in ACCURACY_COLUMNS if c in comparison))
+                     column_config={**widgets.percent_columns(c for c in ACCURACY_COLUMNS if c in comparison), **P_VALUE_COLUMN})
         st.caption("Difference: variant − reference on the pairs both predicted, 95% paired-bootstrap interval; "
-                   "McNemar's exact test on the pairs only one of them gets right (significant: p < 0.05).")
+                   "McNemar's exact test on the pairs only one of them gets right (significant: p < 0.05)"
+                   + ("; within seed noise: the difference is no larger than the gap between two seeds of the full "
+                      "model, so even a significant one may be what re-training alone gives." if noise is not None else "."))
 
         st.subheader("Accuracy by annotation tag, variant − reference")
         total = loading.split_size(split)
@@ -114,10 +121,11 @@ else:
                 if deltas.empty:
                     st.info(f"No tagged pair of the {len(tagged.tags)} sampled is predicted by both the reference and a variant.")
                 else:
-                    widgets.show_figure(delta_bars(deltas, title=f"accuracy change per tag vs {reference_name} on {split}"),
-                                          "ablations_tags", f"ablations_tags_{split}")
+                    widgets.show_figure(delta_bars(deltas.assign(variant=deltas["variant"].map(labels)),
+                                                   title=f"{model} · {protocol} · accuracy change per tag vs {labels[reference_name]} on {split}"),
+                                        "ablations_tags", f"{model}_{protocol}_tag_differences_{split}")
                     st.dataframe(deltas, hide_index=True, width="stretch",
-                                 column_config=widgets.percent_columns(c for c in ACCURACY_COLUMNS if c in deltas))
+                                 column_config={**widgets.percent_columns(c for c in ACCURACY_COLUMNS if c in deltas), **P_VALUE_COLUMN})
 
         st.subheader("Pairs where the checkpoints disagree")
         ranked = disagreements({reference.name: reference_predictions, **variants}, reference.labels)
@@ -132,12 +140,19 @@ else:
 
 st.subheader("What the paper reports")
 our_label = f"ours: {protocol} {reference.select_split or 'select split'} (%)"
-reported = paper_ablations(model, our_accuracies(members), our_label)
-if reported.empty:
-    st.info(f"No paper table lists variants of {model}.")
+dataset = paper_dataset(protocol)
+reported = paper_ablations(model, our_accuracies(members), our_label, dataset=dataset) if dataset else None
+reported_formats = {our_label: st.column_config.NumberColumn(format="%.1f"),
+                    "reported parameters": st.column_config.NumberColumn(format="localized")}
+if reported is not None and not reported.empty:
+    st.caption(f"{reported.attrs['paper']}, its {dataset} rows: {SOURCE_NOTE}. The papers trained on the full datasets; "
+               f"ours come from the reduced protocol {protocol}, so compare the differences between rows, not the levels.")
+    st.dataframe(reported, hide_index=True, width="stretch", column_config=reported_formats)
 else:
-    st.caption(f"{reported.attrs['paper']}: {SOURCE_NOTE}. The papers trained on the full datasets; ours come from the "
-               f"reduced protocol {protocol}, so compare the differences between rows, not the levels.")
-    st.dataframe(reported, hide_index=True, width="stretch",
-                 column_config={our_label: st.column_config.NumberColumn(format="%.1f"),
-                                "reported parameters": st.column_config.NumberColumn(format="localized")})
+    elsewhere = paper_ablations(model)
+    if elsewhere.empty:
+        st.info(f"No paper table lists variants of {model}.")
+    else:
+        st.info(f"{elsewhere.attrs['paper']} reports no {dataset or protocol} rows for {model}, so ours ({protocol}) are "
+                "not set beside any: a number on another dataset is no comparison. Its rows on other datasets:")
+        st.dataframe(elsewhere, hide_index=True, width="stretch", column_config=reported_formats)

@@ -5,14 +5,16 @@ import pandas as pd
 import streamlit as st
 
 from nlivis.app import loading, notes, paths, selection, widgets
-from nlivis.analysis.projection import METHODS, ProjectionError, cached_projection, is_cached, pooled_representations
+from nlivis.analysis.projection import (METHODS, ProjectionError, informative_tag, is_cached, pooled_outputs, projected_pairs,
+                                        tag_counts)
 from nlivis.viz import projection_scatter
 
-st.set_page_config(page_title="nlivis · projection", page_icon="🔎", layout="wide")
+st.set_page_config(page_title="nlivis · projection", page_icon=":material/scatter_plot:", layout="wide")
 selection.follow_url()
 st.title("Projection of pooled representations")
 st.caption("Each point is one pair: the vector the model pools before its classifier, laid out in 2-D. "
-           "Hover a point to read the pair. Projections are cached on disk per checkpoint and sample.")
+           "Hover a point to read the pair. Vectors, predictions and projections are computed once per checkpoint and "
+           "sample and cached on disk, so changing the colouring never runs the model again.")
 widgets.image_format_choice()
 models = widgets.require_models("projection")
 
@@ -58,15 +60,17 @@ def report(message: str, fraction: float | None) -> None:
 
 
 try:
-    coordinates = cached_projection(model.path, cache_key, lambda: pooled_representations(model.checkpoint, items),
-                                    method=method, ids=ids, progress=report, cache_dir=cache_dir)
+    projected = projected_pairs(model.path, cache_key, lambda: pooled_outputs(model.checkpoint, items),
+                                method=method, ids=ids, progress=report, cache_dir=cache_dir)
 except (ProjectionError, ValueError) as error:
     st.error(f"{model_label}: {error}")
     st.stop()
-if progress is not None:
-    progress.empty()
+finally:
+    if progress is not None:
+        progress.empty()
 
-predicted = loading.predict_items(model, items)
+coordinates = projected.coordinates
+predicted = [model.labels[i] for i in projected.probabilities.argmax(axis=1)]
 frame = pd.DataFrame({
     "id": ids, "x": coordinates[:, 0], "y": coordinates[:, 1],
     "premise": [item.pair.premise for item in items], "hypothesis": [item.pair.hypothesis for item in items],
@@ -74,8 +78,9 @@ frame = pd.DataFrame({
     "genre": [item.pair.genre or "(none)" for item in items],
 })
 frame["correctness"] = ["right" if g == p else "wrong" if g != "(none)" else "(no gold)" for g, p in zip(frame["gold"], frame["prediction"])]
-colour_options = ["gold", "prediction", "correctness", "genre", "tag"]
-colour = st.radio("Colour by", colour_options, horizontal=True, key="projection_colour")
+colour_options = ["correctness", "gold", "prediction", "genre", "tag"]
+colour = st.radio("Colour by", colour_options, horizontal=True, key="projection_colour",
+                  help="right/wrong shows where the model errs; the others read the pairs or the model's answer")
 if colour == "genre" and set(frame["genre"]) == {"(none)"}:
     st.info(f"{split} has no genres; colouring by gold label instead.")
     colour = "gold"
@@ -84,17 +89,20 @@ if colour == "tag":
     if tag_error or tagged is None:
         st.error(tag_error)
         st.stop()
-    present = sorted({t for ts in tagged.tags.values() for t in ts})
-    if not present:
+    counts = tag_counts(tagged.tags, ids)
+    if not counts:
         st.info("No pair in this sample carries an annotation tag; colouring by gold label instead.")
         colour = "gold"
     else:
-        tag = st.selectbox("Tag", present, key="projection_tag")
+        present = sorted(counts)
+        tag = st.selectbox("Tag (first shown: the one that splits the points most evenly)", present,
+                           index=present.index(informative_tag(tagged.tags, ids)), key="projection_tag",
+                           format_func=lambda t: f"{t} ({counts[t]} of {len(ids)} pairs)")
         frame["tag"] = [tag if tag in tagged.tags.get(pid, ()) else "other" for pid in frame["id"]]
 frame["id"] = frame["id"].astype(str)
 rows = loading.split_rows(split)
 frame["split"], frame["row"] = split, [rows.get(pid, -1) for pid in frame["id"]]
 figure = projection_scatter(frame, colour, hover=("premise", "hypothesis", "gold", "prediction"),
                             title=f"{model_label} · {split} · {len(frame)} pairs · {method.upper()}")
-widgets.open_clicked_pair(widgets.show_figure(figure, "projection", f"projection_{split}_{method}", clickable=True))
+widgets.open_clicked_pair(widgets.show_figure(figure, "projection", f"{model_label}_projection_{split}_{method}", clickable=True))
 st.caption(":material/touch_app: Click a point to open its pair in the Pair explorer with the loaded models.")

@@ -18,7 +18,7 @@ from nlivis.viz import training_curves
 
 POLL_SECONDS = 2.0  # how often a live run's curves and log are re-read
 WATCHED = "train_watched_run"  # session key: the output folder of the run the user last started or picked
-st.set_page_config(page_title="nlivis · train", page_icon="🔎", layout="wide")
+st.set_page_config(page_title="nlivis · train", page_icon=":material/model_training:", layout="wide")
 selection.follow_url()
 st.title("Train a model")
 st.caption(f"{notes.NOTE_ICON} {notes.SMALL_PROTOCOL_NOTE} Curves below are the run's own metrics.jsonl.")
@@ -159,7 +159,7 @@ def show_run(out_path: str, drawn_status: str) -> None:
             st.info("Stop requested: the run saves its state after its current step.")
     elif status == "finished":
         st.success(f"Finished: the checkpoint {run.out.name} is listed on Home, ready to load.")
-        st.page_link("app.py", label="Go to Home", icon="🏠")
+        st.page_link("pages/1_Home.py", label="Go to Home", icon=":material/home:")
     elif status == "stopped":
         st.info("Stopped with its training state saved; Resume continues it with its own command line.")
         if st.button("Resume", key=f"train_resume_{run.out.name}", disabled=not run.command):

@@ -11,7 +11,7 @@ from nlivis.app.paths import data_root
 from nlivis.data.highlights import find_highlights_file
 from nlivis.viz.attribution import agreement_boxes, faithfulness_bars, plausibility_bars, token_strips
 
-st.set_page_config(page_title="nlivis · attribution", page_icon="🔎", layout="wide")
+st.set_page_config(page_title="nlivis · attribution", page_icon=":material/highlight:", layout="wide")
 selection.follow_url()
 st.title("Attribution")
 st.caption("Salience at the word vectors (char, POS and exact-match features held fixed), with respect to the "

@@ -87,3 +87,14 @@ def test_every_number_is_printed_on_its_row_in_the_paper():
         patterns = [re.compile(rf"(?<![\d.]){re.escape(form)}(?!\d)") for form in _printed_forms(row["value"])]
         assert any(key in line.lower() and any(p.search(line) for p in patterns)
                    for line in lines[row["paper_id"]]), row
+
+
+def test_paper_reference_is_the_papers_number_on_our_protocols_dataset():
+    from nlivis.analysis.paper_tables import paper_reference
+
+    diin = paper_reference("diin", "snli-small")
+    assert (diin.accuracy, diin.where) == (88.0, "DIIN Table 3 · SNLI test")
+    assert paper_reference("diin", "quora-small").split == "dev"  # a dev split first: ours are dev accuracies
+    assert paper_reference("gcnn", "mnli-small").where == "GCNN Table 1 · MultiNLI matched test"
+    assert paper_reference("gcnn", "snli-small") is None  # GCNN reports no SNLI number: none is set beside ours
+    assert paper_reference("amn-softmax", "snli-small") is None  # our own variant: no paper row

@@ -8,8 +8,8 @@ import pytest
 import torch
 from torch import nn
 
-from nlivis.analysis.projection import (ProjectionError, cached_projection, checkpoint_fingerprint,
-                                        is_cached, pooled_representations, project)
+from nlivis.analysis.projection import (PooledOutputs, ProjectionError, cached_projection, checkpoint_fingerprint,
+                                        is_cached, pooled_outputs, pooled_representations, project, projected_pairs)
 from nlivis.models.trace import Representation, Trace
 
 
@@ -64,6 +64,9 @@ class _Model(nn.Module):
         assert not torch.is_grad_enabled()
         return logits, record
 
+    def probabilities(self, logits):
+        return torch.softmax(logits, dim=-1)
+
 
 @dataclass
 class _Loaded:
@@ -86,6 +89,60 @@ def test_pooled_representations_keep_input_order_and_batch():
     np.testing.assert_array_equal(vectors[:, :2], np.array(lengths, dtype=np.float32))
     assert loaded.featurizer.batch_sizes == [2, 2, 1]
     assert seen == [(2, 5), (4, 5), (5, 5)]
+
+
+def test_pooled_outputs_keep_the_probabilities_of_the_same_pass_in_input_order():
+    lengths = [(5, 2), (1, 1), (9, 3)]
+    outputs = pooled_outputs(_Loaded(_Model(), _Featurizer()), _items(lengths), batch_size=2)
+    expected = torch.softmax(torch.tensor([[p, h, 1.0] for p, h in lengths]), dim=-1).numpy()
+    np.testing.assert_allclose(outputs.probabilities, expected, rtol=1e-6)
+    assert outputs.vectors.shape == (3, 3)
+
+
+def test_projected_pairs_compute_predictions_once_and_recolour_from_the_cache(tmp_path):
+    """Recolouring re-ran 1,000 predictions per click; now the model runs once per checkpoint × split."""
+    checkpoint = _fake_checkpoint(tmp_path / "ckpt")
+    ids = [str(i) for i in range(12)]
+    calls = []
+
+    def outputs_fn():
+        calls.append(1)
+        rng = np.random.default_rng(2)
+        return PooledOutputs(rng.normal(size=(12, 4)).astype(np.float32), rng.dirichlet(np.ones(3), size=12))
+
+    cache = tmp_path / "cache"
+    first = projected_pairs(checkpoint, "snli_dev-sample12", outputs_fn, method="pca", cache_dir=cache, ids=ids)
+    again = projected_pairs(checkpoint, "snli_dev-sample12", outputs_fn, method="pca", cache_dir=cache, ids=ids)
+    assert len(calls) == 1 and first.probabilities.shape == (12, 3)
+    np.testing.assert_array_equal(first.probabilities, again.probabilities)
+    np.testing.assert_array_equal(first.coordinates, again.coordinates)
+    # a cache written before probabilities were kept gets them once, without refitting the projection
+    (next(cache.rglob("probabilities.npy"))).unlink()
+    third = projected_pairs(checkpoint, "snli_dev-sample12", outputs_fn, method="pca", cache_dir=cache, ids=ids)
+    assert len(calls) == 2 and third.probabilities.shape == (12, 3)
+    projected_pairs(checkpoint, "snli_dev-sample12", outputs_fn, method="pca", cache_dir=cache, ids=ids)
+    assert len(calls) == 2
+    with pytest.raises(ProjectionError, match="no class probabilities"):
+        projected_pairs(checkpoint, "other", lambda: np.zeros((12, 4)), method="pca", cache_dir=cache, ids=ids)
+
+
+@pytest.mark.slow
+def test_umap_fit_reports_progress_and_uses_the_numba_disk_cache(tmp_path, monkeypatch):
+    from numba.core import config
+
+    from nlivis.analysis import projection
+
+    monkeypatch.setattr(config, "CACHE_DIR", config.CACHE_DIR)  # restored for the tests after this one
+    monkeypatch.setattr(projection, "PROGRESS_TICK_S", 0.01)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
+    seen = []
+    points = np.random.default_rng(0).normal(size=(40, 5)).astype(np.float32)
+    coordinates = project(points, method="umap", progress=lambda message, fraction: seen.append((message, fraction)))
+    assert coordinates.shape == (40, 2)
+    assert seen and all(m.startswith("fitting UMAP on 40 points") and 0.5 <= f < 0.95 for m, f in seen)
+    assert config.CACHE_DIR == str(tmp_path / "numba") and any((tmp_path / "numba").rglob("*.nbi"))
+    # umap's own uncached functions (17 s of compiling in every new process) are now kept too
+    assert any((tmp_path / "numba").rglob("*smooth_knn_dist*.nbi"))
 
 
 def test_model_without_representation_is_a_clear_error():
@@ -137,7 +194,7 @@ def test_cache_second_call_does_not_recompute(tmp_path):
                                ids=[str(i) for i in range(20)])
     np.testing.assert_array_equal(first, second)
     assert len(calls) == 1
-    assert "computing pooled representations" in messages
+    assert "computing pooled representations and predictions" in messages
     stored = list((tmp_path / "cache").rglob("*"))
     assert {p.suffix for p in stored if p.is_file()} <= {".npy", ".json"}
 
@@ -179,3 +236,25 @@ def test_umap_projection_is_deterministic_and_cached(tmp_path):
     assert np.linalg.norm(centre_a - centre_b) > 3 * spread
     cached = cached_projection(checkpoint, "dev", lambda: clusters, method="umap", seed=3, cache_dir=tmp_path)
     np.testing.assert_allclose(cached, first)
+
+
+def test_the_default_tag_splits_the_points_most_evenly():
+    from nlivis.analysis.projection import informative_tag, tag_counts
+
+    ids = [str(i) for i in range(10)]
+    tags = {"0": frozenset({"ACTIVE/PASSIVE", "NEGATION"}), "1": frozenset({"NEGATION"}),
+            **{str(i): frozenset({"QUANTIFIER"}) for i in range(2, 10)}}
+    assert tag_counts(tags, ids) == {"ACTIVE/PASSIVE": 1, "NEGATION": 2, "QUANTIFIER": 8}
+    assert informative_tag(tags, ids) == "NEGATION"  # 2 vs 8 beats QUANTIFIER's 8 vs 2 on the name; ACTIVE/PASSIVE 1 vs 9
+    assert informative_tag({}, ids) is None
+
+
+def test_exact_neighbours_match_a_brute_force_search():
+    from nlivis.analysis.projection import exact_neighbours
+
+    points = np.random.default_rng(4).normal(size=(50, 6)).astype(np.float32)
+    indices, distances = exact_neighbours(points, 5)
+    full = np.linalg.norm(points[:, None] - points[None], axis=-1)
+    np.testing.assert_array_equal(indices, np.argsort(full, axis=1, kind="stable")[:, :5])
+    np.testing.assert_allclose(distances, np.sort(full, axis=1)[:, :5], atol=1e-4)
+    assert (indices[:, 0] == np.arange(50)).all()

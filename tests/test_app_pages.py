@@ -104,7 +104,46 @@ def trace_types(app: AppTest) -> list[str]:
 # ---------------------------------------------------------------- every page, no checkpoints
 
 def test_every_page_exists_in_the_test_list():
-    assert set(MODEL_PAGES) | {"pages/6_Ablations.py", "pages/8_Train.py"} == set(PAGES)
+    assert set(MODEL_PAGES) | {"pages/1_Home.py", "pages/6_Ablations.py", "pages/8_Train.py"} == set(PAGES)
+
+
+def test_home_in_a_new_process_lists_checkpoints_without_importing_torch(tmp_path, checkpoints):
+    """Importing torch for the checkpoint scan cost 1.5–2 s of every cold start (bench/app_speed.py)."""
+    import os
+    import subprocess
+    import sys
+
+    script = ("import sys; from streamlit.testing.v1 import AppTest; "
+              f"app = AppTest.from_file({str(ROOT / 'app.py')!r}, default_timeout=120).run(); "
+              "print(len(app.dataframe[0].value), 'torch' in sys.modules)")
+    env = {**os.environ, "NLIVIS_CHECKPOINTS": str(checkpoints), "NLIVIS_DATA": str(APP_DATA),
+           "NLIVIS_RUNS": str(tmp_path / "runs")}
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=ROOT,
+                            timeout=TIMEOUT)
+    assert result.stdout.split()[-2:] == ["3", "False"], result.stderr[-2000:]
+
+
+def test_the_router_lists_every_page_home_first_with_bundled_icons():
+    """The sidebar said "app" for Home, and icons were emoji (a blank box without an emoji font)."""
+    import re
+
+    router = (ROOT / "app.py").read_text(encoding="utf-8")
+    listed = re.findall(r'st\.Page\("([^"]+)", title="([^"]+)"', router)
+    assert [path for path, _ in listed] == PAGES and listed[0][1] == "Home"
+    sources = [ROOT / "app.py", *(ROOT / p for p in PAGES), *sorted((ROOT / "nlivis" / "app").glob("*.py"))]
+    icons = [icon for source in sources for icon in re.findall(r'icon=["\']([^"\']*)["\']', source.read_text(encoding="utf-8"))]
+    assert icons and all(re.fullmatch(r":material/[a-z_]+:", icon) for icon in icons), icons
+
+
+def test_no_page_has_a_bare_string_that_streamlit_would_draw():
+    """Streamlit's magic writes any bare string statement: an attribute docstring in app.py was drawn atop every page."""
+    import ast
+
+    for source in [ROOT / "app.py", *(ROOT / p for p in PAGES)]:
+        body = ast.parse(source.read_text(encoding="utf-8")).body
+        bare = [node.lineno for node in body[1:] if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+                and isinstance(node.value.value, str)]
+        assert not bare, f"{source.name} line(s) {bare}"
 
 
 def test_every_page_without_checkpoints(monkeypatch, tmp_path, empty_folder):
@@ -179,6 +218,7 @@ def test_absurdly_long_sentence_is_cut_with_a_note(monkeypatch, tmp_path, checkp
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
     show(app, "pages/2_Pair_explorer.py")
     analyse(app, "explorer", premise="the guitar player " * 3000)
+    assert len(app.query_params["premise"]) == 2000, "the URL carries the sentence as the models read it"
     assert "cut to its first 2000 characters" in texts(app, "warning")
     assert len(app.dataframe[0].value) == 1
     assert "heatmap" in trace_types(app)
@@ -212,6 +252,23 @@ def test_gates_page_draws_gcnn_gates_per_pair_and_over_a_split(monkeypatch, tmp_
     assert not app.exception
     summary = app.dataframe[0].value
     assert len(summary) and summary["mean"].between(0, 1).all() and set(summary["pairs"]) == {12}
+    assert not app.get("progress")  # the bar is gone once the statistics are done
+
+
+def test_gates_draw_only_open_sections_and_reach_every_dimension(monkeypatch, tmp_path, checkpoints):
+    """All models' gate figures rendered inside closed expanders (13 s); only the first 64 dimensions were shown."""
+    folders = (checkpoints / "gcnn-snli-small", checkpoints / "gcnn-no_forget_gate-snli-small")
+    app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), *folders)
+    show(app, "pages/4_Gates.py")
+    first_only = len(charts(app))
+    assert first_only >= 1 and all(f["layout"]["title"]["text"].startswith("gcnn · snli-small · gcnn-snli-small")
+                                   for f in charts(app))
+    app.session_state["gates_open_1"] = True
+    app.run()
+    assert not app.exception, app.exception
+    assert len(charts(app)) > first_only
+    widths = {len(t["y"]) for f in charts(app) for t in f["data"] if t.get("type") == "heatmap"}
+    assert widths and max(widths) <= 64
 
 
 def test_error_analysis_shows_accuracy_confusions_and_tags(monkeypatch, tmp_path, checkpoints):
@@ -235,6 +292,26 @@ def test_projection_draws_a_pca_of_the_split(monkeypatch, tmp_path, checkpoints)
     assert sum(len(t["x"]) for t in scatter) == 12
 
 
+def test_projection_recolours_from_the_cache_without_running_the_model(monkeypatch, tmp_path, checkpoints):
+    """Each recolour re-predicted the whole sample (13–28 s for 1,000 pairs); the default colour was uninformative."""
+    from nlivis.analysis import projection
+
+    calls = []
+    real = projection.pooled_outputs
+    monkeypatch.setattr(projection, "pooled_outputs", lambda *a, **k: calls.append(1) or real(*a, **k))
+    app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
+    app.session_state["projection_method"] = "pca"
+    show(app, "pages/7_Projection.py")
+    assert app.radio(key="projection_colour").value == "correctness" and len(calls) == 1
+    names = {t["name"] for f in charts(app) for t in f["data"] if t.get("type") == "scattergl"}
+    assert names <= {"right", "wrong"} and names
+    for colour in ("prediction", "gold", "correctness"):
+        app.radio(key="projection_colour").set_value(colour).run()
+        assert not app.exception, app.exception
+    assert len(calls) == 1
+    assert not app.get("progress")  # nothing left over from the first computation
+
+
 def test_ablations_compare_variants_with_seed_noise_and_the_paper(monkeypatch, tmp_path, checkpoints):
     app = open_app(monkeypatch, tmp_path, checkpoints, APP_DATA)
     show(app, "pages/6_Ablations.py")
@@ -246,16 +323,22 @@ def test_ablations_compare_variants_with_seed_noise_and_the_paper(monkeypatch, t
     assert variants.set_index("config").loc["gcnn-no_forget_gate", "paper row"] == "GCNN - forget gate"
     comparison = next(d.value for d in app.dataframe if "McNemar p" in d.value.columns and "variant" in d.value.columns
                       and "tag" not in d.value.columns)
-    assert set(comparison["vs seed noise"]) <= {"within seed noise", "beyond seed noise"}
+    columns = list(comparison.columns)
+    assert columns.index("within seed noise") == columns.index("significant") + 1
+    assert comparison.set_index("variant").loc["gcnn-snli-small-seed2", "within seed noise"]  # the seed gap itself
     assert comparison.set_index("variant").loc["gcnn-snli-small-seed2", "pairs"] == 12
     assert "Seed noise: gcnn-snli-small and gcnn-snli-small-seed2" in texts(app, "caption")
+    # GCNN reports MultiNLI and Quora rows only: our snli-small numbers sit beside none of them
     reported = app.dataframe[-1].value
     assert "GCNN - forget gate" in set(reported["paper row"])
-    ours = reported.set_index("paper row")["ours: snli-small snli_dev (%)"]
-    assert ours.loc["GCNN"].notna().all()
-    assert "reported by the paper on the full dataset" in texts(app, "caption")
+    assert not any(column.startswith("ours") for column in reported.columns)
+    assert "reports no SNLI rows for gcnn" in texts(app, "info")
     assert "Protocol snli-small" in texts(app, "caption")
-    assert len(charts(app)) >= 2
+    figures = charts(app)
+    assert len(figures) >= 2
+    accuracy_bars = next(f for f in figures if "accuracy on" in f["layout"]["title"]["text"])
+    assert list(accuracy_bars["data"][0]["x"]) == ["full model · seed 1", "full model · seed 2", "no_forget_gate"]
+    assert accuracy_bars["layout"]["legend"]["x"] > 1  # beside the chart
 
 
 def test_ablations_without_a_second_seed_says_so(monkeypatch, tmp_path, checkpoints):
@@ -339,6 +422,9 @@ def test_a_link_with_an_unknown_model_says_so_and_loads_the_rest(monkeypatch, tm
                         split="snli_dev", pair="999", models="gcnn-snli-small")
     assert "there is no row 999" in texts(bad_row, "warning")
     assert "heatmap" in trace_types(bad_row), "the default pair is still analysed"
+    not_a_row = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py", split="snli_dev", pair="-1",
+                          models="gcnn-snli-small")
+    assert "is not a row number" in texts(not_a_row, "warning") and "heatmap" in trace_types(not_a_row)
 
 
 def test_the_selection_follows_every_page_and_comes_back_after_the_sidebar_drops_it(monkeypatch, tmp_path, checkpoints):
@@ -602,8 +688,13 @@ def shipped(shared_data) -> Path:
 
 def test_shipped_models_side_by_side_on_every_model_page(monkeypatch, tmp_path, shipped, shared_data):
     app = load_models(open_app(monkeypatch, tmp_path, shipped, shared_data), *SHIPPED_FULL)
-    listed = set(app.dataframe[0].value["checkpoint"])
+    home = app.dataframe[0].value.set_index("checkpoint")
+    listed = set(home.index)
     assert {folder.name for folder in SHIPPED_FULL} <= listed and "gcnn-snli-small-seed2" in listed
+    paper = home["paper reports (full data)"]  # the papers' numbers beside ours, each on our dataset only
+    assert paper["diin-snli-small"] == "88.0% (DIIN Table 3 · SNLI test)"
+    assert paper["esan-snli-small"] == "89.0% (ESAN Table 1 · SNLI test)"
+    assert paper["gcnn-snli-small"] == "—" and paper["gcnn-quora-small"] == "88.7% (GCNN Table 2 · Quora test)"
     assert "Loaded: " in texts(app, "success")
 
     show(app, "pages/2_Pair_explorer.py")
@@ -614,11 +705,22 @@ def test_shipped_models_side_by_side_on_every_model_page(monkeypatch, tmp_path, 
     show(app, "pages/3_DIIN_interaction_space.py")
     assert app.selectbox(key="diin_model").options == ["diin · snli-small · diin-snli-small"]
     assert {"interaction", "scale_down", "dense_block_1"} <= {o.split(" ")[0] for o in app.selectbox(key="diin_stage").options}
+    assert app.selectbox(key="diin_stage").value == "dense_block_1"  # learned channels first
     assert "heatmap" in trace_types(app)
     assert "4 loaded models have no 2-D interaction maps" in texts(app, "info")  # and the page names them
 
     show(app, "pages/4_Gates.py")
     assert "heatmap" in trace_types(app) or "bar" in trace_types(app)
+    # AttentiveConvNet's 384-wide gates: the last window shows dimensions 320–383
+    section = next(m for m, folder in enumerate(SHIPPED_FULL) if folder.name == "attentive_conv-snli-small")
+    app.session_state[f"gates_open_{section}"] = True
+    app.session_state[f"gates_dims_{section}"] = 320
+    app.run()
+    assert not app.exception, app.exception
+    rows = [t["y"] for f in charts(app) if "attentive_conv" in f["layout"]["title"]["text"]
+            for t in f["data"] if t.get("type") == "heatmap"]
+    assert rows and all(len(r) == 64 for r in rows)
+    assert any("dims 320–383 of 384" in f["layout"]["title"]["text"] for f in charts(app))
 
 
 def test_shipped_ablations_page_compares_gcnn_variants_with_the_second_seed(monkeypatch, tmp_path, shipped, shared_data):
@@ -630,6 +732,14 @@ def test_shipped_ablations_page_compares_gcnn_variants_with_the_second_seed(monk
     assert {"gcnn-snli-small", "gcnn-snli-small-seed2", "gcnn-no_forget_gate-snli-small",
             "gcnn-no_output_gate-snli-small"} <= set(variants["checkpoint"])
     assert "Seed noise: gcnn-snli-small and gcnn-snli-small-seed2" in texts(app, "caption")
+    # DIIN addition_fuse: −2.9%, significant, inside the 3.9% gap between DIIN's two seeds
+    app.selectbox(key="ablations_model").set_value("diin").run()
+    comparison = next(d.value for d in app.dataframe if "within seed noise" in d.value.columns).set_index("variant")
+    fuse = comparison.loc["diin-addition_fuse-snli-small"]
+    assert fuse["significant"] and fuse["within seed noise"] and -0.03 < fuse["difference"] < -0.028
+    reported = app.dataframe[-1].value
+    ours = "ours: snli-small snli_dev (%)"
+    assert set(reported["reported on (full data)"]) == {"SNLI dev", "SNLI test"} and reported[ours].notna().any()
 
 
 def test_the_link_contract_on_the_shipped_checkpoints(monkeypatch, tmp_path, shipped, shared_data):

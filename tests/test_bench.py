@@ -9,6 +9,7 @@ import torch
 from nlivis import bench
 from nlivis.bench import (BenchRow, bench_config, bench_model, format_table, length_bucketed_batches,
                           paper_epoch_minutes, reference_lines, sample_lengths, synthetic_batch)
+from nlivis.models import build
 
 
 def test_synthetic_batch_respects_cut_offs_and_masks():
@@ -82,10 +83,47 @@ def test_matmul_rate_column_reads_each_row_against_its_dtype():
     common = dict(model="esan", params=1, train_batch=8, cutoffs="20/20", train_pairs_per_s=1.0, epoch_minutes=1.0,
                   infer_pairs_per_s=1.0, latency_ms=1.0, latency_traced_ms=1.0, peak_mem_mb=1.0, gflops_per_pair=1.0)
     rows = [BenchRow(size="paper", achieved_gflops=50.0, **common), BenchRow(size="paper+bf16", achieved_gflops=300.0, **common)]
-    lines = format_table(rows, matmul_gflops={"float32": 200.0, "bfloat16": 1000.0}).splitlines()
-    assert lines[0].endswith("| of matmul rate |") and lines[1].count("---") == 16
+    lines = format_table(rows, ceiling_gflops={"float32": 200.0, "bfloat16": 1000.0}).splitlines()
+    assert lines[0].endswith("| of kernel ceiling |") and lines[1].count("---") == 16
     assert lines[2].endswith("| 50.0 | 25% |") and lines[3].endswith("| 300.0 | 30% |")
-    assert format_table(rows[:1], matmul_gflops={"float32": 200.0}).splitlines()[0].count("|") == lines[0].count("|")
+    assert format_table(rows[:1], ceiling_gflops={"float32": 200.0}).splitlines()[0].count("|") == lines[0].count("|")
+
+
+def test_kernel_ceiling_is_the_faster_of_matmul_and_convolution():
+    from nlivis.bench import conv_rate_gflops, kernel_ceiling_gflops
+
+    assert conv_rate_gflops(torch.device("cpu"), shape=(1, 8, 8), repeats=1) > 0
+    ceiling, rates = kernel_ceiling_gflops(torch.device("cpu"), repeats=1)
+    assert set(rates) == {"matmul", "conv3x3"} and ceiling == max(rates.values())
+
+
+def test_shipped_rows_use_the_shipped_word_width():
+    """Shipped configs read 384-d MiniLM word pieces, paper configs 300-d GloVe (AttentiveConvNet's shipped
+    model has 1.79M parameters with them, 1.16M with 300-d vectors)."""
+    assert bench_config("attentive_conv", "shipped")["model"]["word_dim"] == 384
+    assert bench_config("attentive_conv", "paper")["model"]["word_dim"] == 300
+    model = build(bench_config("attentive_conv", "shipped")["model"])
+    assert round(model.count_parameters() / 1e6, 2) == 1.79
+
+
+def test_flops_count_every_batch_and_the_fused_lstm():
+    from nlivis.bench import flops_per_pair, make_batch
+
+    model = build({"name": "esim", "hidden_size": 4, "word_dim": 6, "vocab_size": 30, "char_vocab_size": 10,
+                   "dropout": 0.0})
+    short, long = make_batch([3, 3], [2, 2], seed=0, vocab=30), make_batch([9, 9], [7, 7], seed=1, vocab=30)
+    one, other = flops_per_pair(model, [short]), flops_per_pair(model, [long])
+    assert flops_per_pair(model, [short, long]) == (one + other) / 2 and one < other
+    # the fused LSTM layers, counted by the bench's formulas: premise and hypothesis stacked and padded
+    # to 3 steps (4 rows × 3 = 12 tokens per layer and direction), 4 gates of width 4, encoder input 6,
+    # composition input 4; forward 2·tokens·(|W_ih| + |W_hh|) per direction, backward twice that
+    from torch.utils.flop_counter import FlopCounterMode
+
+    plain = FlopCounterMode(display=False)
+    with plain:
+        model.loss(model(short), short.labels).backward()
+    per_direction = [2 * 12 * (16 * d_in + 16 * 4) for d_in in (6, 4)]
+    assert one * 2 - plain.get_total_flops() == 3 * 2 * sum(per_direction)
 
 
 def test_reference_lines_quote_the_papers():

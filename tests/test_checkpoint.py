@@ -234,3 +234,19 @@ def test_rewrite_replaces_weights_predictions_and_metrics_as_one_checkpoint(dama
             torch.testing.assert_close(tensor, loaded.model.state_dict()[name], atol=2e-3, rtol=1e-3)
     assert "old_split" not in find_prediction_files(damaged)
     assert not [p for p in damaged.parent.iterdir() if ".partial" in p.name]
+
+
+def test_listing_checkpoints_does_not_import_torch(trained_root):
+    """Home's scan reads only checkpoint_files: importing torch there cost 1.5–2 s of every cold start."""
+    import subprocess
+    import sys
+
+    script = ("import sys; from nlivis.training.checkpoint_files import find_checkpoints; "
+              f"found = find_checkpoints({str(trained_root)!r}); "
+              "print(len(found), found[0].name, 'torch' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                            cwd=Path(__file__).resolve().parents[1])
+    assert result.stdout.split() == ["1", "tiny", "False"]
+    from nlivis.training import checkpoint_files
+
+    assert checkpoint.find_checkpoints is checkpoint_files.find_checkpoints  # existing callers keep working

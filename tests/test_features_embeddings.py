@@ -42,7 +42,8 @@ def test_glove_fixture_rows_pad_and_oov(tiny_glove, kind):
     assert matrix[5].tolist() == pytest.approx([-1, -2, -3, -0.45])
     assert not matrix[0].any(), "PAD row must be zero"
     assert matrix[6].abs().sum() > 0 and matrix[1].abs().sum() > 0
-    assert stats == {"source": f"glove:{tiny_glove[kind]}", "dim": 4, "found": 4, "total": 5, "oov_scale": 1.0}
+    assert stats == {"source": f"glove:{tiny_glove[kind]}", "dim": 4, "found": 4, "total": 5, "oov_init": "normal",
+                     "oov_scale": 1.0}
 
 
 def test_glove_lowercase_vocabulary_takes_first_casing(tiny_glove):
@@ -75,6 +76,19 @@ def test_glove_errors_never_echo_the_file(tmp_path, content):
     message = str(error.value)
     assert f"{secrets}, line {content.count(chr(10))}: expected" in message
     assert "sk-live" not in message and "4242" not in message and "API_KEY" not in message
+
+
+def test_oov_rows_uniform_within_scale(tiny_glove):
+    words = [f"oov{i}" for i in range(3000)]
+    normal, _ = build_embeddings(f"glove:{tiny_glove['plain']}", _vocab(words), seed=1, oov_scale=0.02)
+    uniform, stats = build_embeddings(f"glove:{tiny_glove['plain']}", _vocab(words), seed=1, oov_scale=0.02,
+                                      oov_init="uniform")
+    assert uniform[2:].abs().max().item() <= 0.02 and uniform[2:].abs().max().item() > 0.0199
+    assert uniform[2:].std().item() == pytest.approx(0.02 / 3 ** 0.5, rel=0.02)  # U(−a, a) has std a/√3
+    assert normal[2:].abs().max().item() > 0.05 and stats["oov_init"] == "uniform" and stats["oov_scale"] == 0.02
+    assert uniform[2].tolist() != normal[2].tolist() and (uniform[0] == 0).all()
+    with pytest.raises(ValueError, match="oov_init"):
+        build_embeddings(f"glove:{tiny_glove['plain']}", _vocab(words), oov_init="zeros")
 
 
 def test_glove_bad_line_names_file_and_line(tmp_path):

@@ -147,3 +147,28 @@ def test_ablation_changes_the_computation(config_name):
         same_scores = torch.allclose(child_logits, base_logits)
         same_probabilities = torch.allclose(child.probabilities(child_logits), base.probabilities(base_logits))
         assert not (same_scores and same_probabilities), f"{config_name} computes the same as {parent}"
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device here: the CUDA backward step runs wherever one is")
+def test_one_training_step_runs_on_cuda(config_name):
+    """Forward, loss and backward of every config on a GPU (cuDNN's recurrent kernels refuse a backward
+    through an inference-mode call, which CPU never checks)."""
+    model = tiny_model(config_name).cuda().train()
+    batch = batch_for(model).to(torch.device("cuda"))
+    loss = model.loss(model(batch), batch.labels)
+    loss.backward()
+    grads = [p.grad for p in model.parameters() if p.grad is not None]
+    assert torch.isfinite(loss) and grads and all(torch.isfinite(g).all() for g in grads)
+
+
+def test_inspect_takes_a_config_name_or_a_toml_path(tmp_path, capsys):
+    from nlivis.cli import main
+
+    assert main(["inspect", "--config", "esan-quora", "--params"]) == 0
+    assert "(3.85M)" in capsys.readouterr().out  # the paper's 3.9M Quora setting
+    ablation = tmp_path / "mine.toml"
+    ablation.write_text(f'extends = "{CONFIG_DIR / "esan.toml"}"\n[model]\nuse_pos = false\nuse_exact_match = false\n')
+    assert main(["inspect", "--config", str(ablation), "--params"]) == 0
+    out = capsys.readouterr().out
+    assert "(3.85M)" in out and str(ablation) in out
+    assert main(["inspect", "--model", "esan", "--params"]) == 0 and "(4.76M)" in capsys.readouterr().out

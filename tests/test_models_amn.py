@@ -101,6 +101,7 @@ def test_memory_keys_are_distributions_over_real_slots_on_real_steps():
     torch.testing.assert_close(keys.weights[1, :2].sum(-1), torch.ones(2))
     assert (keys.weights[1, 2:] == 0).all() and (keys.weights[1, :, 2:] == 0).all()
     assert trace["memory_keys_hypothesis"].weights.shape == (2, 3, 3)
+    assert keys.layer == 1  # one encoder layer; titles read "layer 1", never "layer 0"
 
 
 def test_sparsemax_output_has_exact_zeros_and_sums_to_one():
@@ -155,3 +156,22 @@ def test_paper_size_parameter_counts():
 def test_bad_options_are_refused_with_their_name(options):
     with pytest.raises(ValueError, match=next(iter(options))):
         tiny(**options)
+
+
+@pytest.mark.parametrize("cell,op", [("gru", "gru"), ("lstm", "lstm")])
+def test_reading_rnn_train_flag_follows_module_mode(cell, op, monkeypatch):
+    """torch.gru / torch.lstm get `train` = the module's mode, as nn.GRU passes it (on CUDA, False is
+    cuDNN's inference path, whose backward fails)."""
+    flags: list[bool] = []
+    original = getattr(torch, op)
+
+    def recording(*args):
+        flags.append(args[6])
+        return original(*args)
+
+    monkeypatch.setattr(torch, op, recording)
+    model = tiny(cell=cell)
+    batch = make_batch([3, 2], [2, 2])
+    model.train()(batch)
+    model.eval()(batch)
+    assert flags == [True, True, False, False]  # premise and hypothesis encoders, in each mode

@@ -48,10 +48,24 @@ def test_dense_blocks_grow_and_transitions_halve():
     with torch.no_grad():
         _, trace = model(pair, trace=True)
     assert trace["scale_down"].maps.shape[1] == 134  # floor(448 · 0.3)
-    assert trace["dense_block_1"].maps.shape[1] == 134 + 8 * 20
-    assert trace["dense_block_2"].maps.shape[1:] == (147 + 160, 24, 24)  # after the first 2×2 pool
-    assert trace["dense_block_3"].maps.shape[1:] == (153 + 160, 12, 12)
+    # each block's entry holds the 8 · 20 channels it adds (it also carries 134, 147, 153 channels in)
+    assert trace["dense_block_1"].maps.shape[1] == 8 * 20
+    assert trace["dense_block_2"].maps.shape[1:] == (160, 24, 24)  # after the first 2×2 pool
+    assert trace["dense_block_3"].maps.shape[1:] == (160, 12, 12)
     assert trace["pooled"].vector.shape == (1, 156 * 6 * 6)
+
+
+def test_dense_block_trace_is_the_channels_the_block_adds():
+    model = paper_size().eval()
+    pair = random_batch([5], [4], 50, 50, seed=0)
+    captured = {}
+    model.blocks[0].register_forward_hook(lambda module, inputs, output: captured.update(out=output))
+    with torch.no_grad():
+        _, trace = model(pair, trace=True)
+    block_output = captured["out"][:, :, :5, :4]
+    assert torch.equal(block_output[:, :134], trace["scale_down"].maps)  # the block carries the scale-down in
+    assert torch.equal(trace["dense_block_1"].maps, block_output[:, 134:])
+    assert not torch.equal(trace["dense_block_1"].maps[:, :8], trace["scale_down"].maps[:, :8])
 
 
 def test_tri_linear_score_and_two_gate_fuse_follow_eqs_1_to_6():

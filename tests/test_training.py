@@ -227,6 +227,98 @@ def test_shipped_size_and_overrides_reach_the_checkpoint(tmp_path, cache_dir):
     assert config["size"] == "shipped" and config["training"]["epochs"] == 1.0 and config["steps"] == 5
 
 
+def test_unknown_word_init_is_a_config_option_recorded_with_the_run(tmp_path, cache_dir):
+    from nlivis.training.config import deep_merge
+    from nlivis.training.trainer import train
+
+    config = deep_merge(tiny_config(), {"features": {"unknown_word_init": "uniform", "unknown_word_scale": 0.02},
+                                        "model": {"freeze_word_embeddings": True}})
+    out = tmp_path / "run"
+    train(config, "snli", FIXTURE_DIR, out, device="cpu", cache_dir=cache_dir, progress=False, max_steps=1)
+    record = json.loads((out / "config.json").read_text())
+    assert record["embeddings"]["stats"]["oov_init"] == "uniform" and record["embeddings"]["stats"]["oov_scale"] == 0.02
+    assert record["features"]["options"]["unknown_word_init"] == "uniform"
+    vectors = load_checkpoint(out).model.word_embedding.weight  # "random" source: every row is an unknown-word row
+    assert 0.0 < vectors.abs().max().item() <= 0.02 * (1 + 2 ** -10)  # stored in fp16
+    with pytest.raises(ValueError, match="unknown_word_init 'zeros' unknown"):
+        FeatureOptions.from_dict({"unknown_word_init": "zeros"})
+
+
+def _mnli_root(tmp_path, with_snli: bool):
+    """A full-data `mnli` root made of the fixture pairs: 40 MultiNLI training pairs, dev matched /
+    mismatched, and (with_snli) SNLI's 40 training pairs (ids renamed) in snli_1.0/."""
+    import shutil
+
+    root = tmp_path / "mnli_root"
+    root.mkdir()
+    shutil.copy(FIXTURE_DIR / "snli_1.0_train.jsonl", root / "multinli_1.0_train.jsonl")
+    for split in ("dev_matched", "dev_mismatched"):
+        shutil.copy(FIXTURE_DIR / "snli_1.0_dev.jsonl", root / f"multinli_1.0_{split}.jsonl")
+    if with_snli:
+        (root / "snli_1.0").mkdir()
+        lines = (FIXTURE_DIR / "snli_1.0_train.jsonl").read_text().replace('"train-', '"snli-train-')
+        (root / "snli_1.0" / "snli_1.0_train.jsonl").write_text(lines)
+    return root
+
+
+def test_snli_mix_in_adds_a_new_sample_each_epoch_under_mnli(tmp_path, cache_dir, monkeypatch):
+    from nlivis.training import trainer
+    from nlivis.training.config import deep_merge
+
+    from nlivis.features.featurize import Featurizer
+
+    encoded: list[list[str]] = []
+
+    real_encode = Featurizer.encode
+    monkeypatch.setattr(Featurizer, "encode", lambda self, items: (encoded.append([i.pair.id for i in items]),
+                                                                   real_encode(self, items))[1])
+    config = deep_merge(tiny_config(), {"training": {"snli_fraction_with_mnli": 0.25, "epochs": 2,
+                                                     "eval_every_steps": 0}})
+    out = tmp_path / "run"
+    trainer.train(config, "mnli", _mnli_root(tmp_path, with_snli=True), out, device="cpu", cache_dir=cache_dir,
+                  progress=False)
+    record = json.loads((out / "config.json").read_text())
+    assert record["dataset"]["mix_in"] == {"split": "snli_train", "fraction": 0.25, "pairs_per_epoch": 10, "of": 40}
+    assert "25% of snli_train" in record["dataset"]["description"]
+    assert record["pairs_seen"] == 2 * (40 + 10)
+    trained = [pair for batch in encoded for pair in batch if pair.startswith(("train-", "snli-"))]  # not dev
+    assert len(trained) == 100
+    epochs = [trained[:50], trained[50:]]
+    snli = [{p for p in epoch if p.startswith("snli-")} for epoch in epochs]
+    assert all(sum(p.startswith("train-") for p in e) == 40 for e in epochs)
+    assert [len(s) for s in snli] == [10, 10] and snli[0] != snli[1]  # a new sample each epoch
+
+
+def test_snli_mix_in_without_snli_names_where_it_looked(tmp_path, cache_dir):
+    from nlivis.training.config import deep_merge
+    from nlivis.training.trainer import train
+
+    config = deep_merge(tiny_config(), {"training": {"snli_fraction_with_mnli": 0.15}})
+    with pytest.raises(FileNotFoundError, match="snli_1.0/snli_1.0_train.jsonl.*set the fraction to 0"):
+        train(config, "mnli", _mnli_root(tmp_path, with_snli=False), tmp_path / "run", device="cpu",
+              cache_dir=cache_dir, progress=False)
+
+
+def test_evaluation_batches_respect_the_models_measured_cap(tmp_path, cache_dir, monkeypatch):
+    from nlivis.data.protocols import SplitRef
+    from nlivis.features.dataset import load_split_analyzed_reported
+    from nlivis.training.trainer import predict_probabilities
+
+    out = tmp_path / "run"
+    train_tiny(out, cache_dir, max_steps=1)
+    loaded = load_checkpoint(out)
+    items = load_split_analyzed_reported(SplitRef("snli", "dev"), FIXTURE_DIR, cache_dir, progress=False)[0]
+    uncapped = predict_probabilities(loaded.model, loaded.featurizer, items, 128, torch.device("cpu"))
+    sizes: list[int] = []
+    real_encode = type(loaded.featurizer).encode
+    monkeypatch.setattr(type(loaded.featurizer), "encode", lambda self, chunk: (sizes.append(len(chunk)),
+                                                                                real_encode(self, chunk))[1])
+    monkeypatch.setattr(type(loaded.model), "max_inference_batch", 5)
+    capped = predict_probabilities(loaded.model, loaded.featurizer, items, 128, torch.device("cpu"))
+    assert max(sizes) <= 5 and sum(sizes) == len(items) == 12
+    torch.testing.assert_close(capped, uncapped)
+
+
 def test_unknown_protocol_is_a_clear_error(tmp_path, cache_dir):
     from nlivis.training.trainer import train
 
@@ -258,10 +350,11 @@ def test_diin_schedules_drive_dropout_and_l2(tmp_path, cache_dir, monkeypatch):
     assert l2_weights[5] == pytest.approx(0.5e-3)
 
 
-def test_sgd_fallback_after_epochs_without_improvement(tmp_path, cache_dir):
-    _train_with(tmp_path, cache_dir, {"lr": 1e-12, "sgd_fallback_after_epochs": 1, "sgd_fallback_lr": 0.123,
-                                      "eval_every_steps": 0, "epochs": 3, "log_every_steps": 1})
+def test_sgd_fallback_counts_steps_without_improvement(tmp_path, cache_dir):
+    _train_with(tmp_path, cache_dir, {"lr": 1e-12, "sgd_fallback_after_steps": 4, "sgd_fallback_lr": 0.123,
+                                      "eval_every_steps": 2, "epochs": 3, "log_every_steps": 1})
     records = read_metrics_log(tmp_path / "ckpts" / "run" / "metrics.jsonl")
     rates = {r["step"]: r["lr"] for r in records if "train_acc" in r}
-    # epoch 1 (steps 6-10) does not beat epoch 0's dev accuracy with lr 1e-12 → SGD from epoch 2 on
-    assert rates[5] == rates[10] == pytest.approx(1e-12) and rates[11] == rates[15] == pytest.approx(0.123)
+    # the best dev score is step 2's (lr 1e-12 changes nothing); the evaluation at step 6 is 4 steps past
+    # it → SGD from step 7 on, in the middle of the second epoch (5 batches per epoch)
+    assert rates[6] == pytest.approx(1e-12) and rates[7] == rates[15] == pytest.approx(0.123)

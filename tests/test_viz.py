@@ -103,10 +103,31 @@ def test_gate_strip_means_per_token_and_cuts_padding():
     assert table.loc[table.panel == "mean over dims", "mean_gate"].tolist() == pytest.approx([0.5, 0.0, 1.0])
 
 
+def test_every_gate_dimension_is_reachable_window_by_window():
+    """Only the first 64 of a 128- or 384-wide gate were drawn."""
+    from nlivis.viz.gate_strips import dimension_windows
+
+    values = torch.arange(3 * 130, dtype=torch.float32).reshape(1, 3, 130) / 1000
+    entry = Gate(values=values, tokens="premise", layer=2, name="fuse")
+    windows = dimension_windows(130)
+    assert windows == [0, 64, 128]
+    seen = []
+    for first in windows:
+        heat = gate_strip(entry, 0, PREMISE[:3], first_dim=first).data[1]
+        seen += [int(label.split()[1]) for label in heat.meta["rows"]]
+        assert np.asarray(heat.z)[0, 0] == pytest.approx(values[0, 0, first].item())
+    assert seen == list(range(130))
+    last = gate_strip(entry, 0, PREMISE[:3], first_dim=128)
+    assert "dims 128–129 of 130" in last.layout.title.text
+    with pytest.raises(ValueError, match="outside the gate's 130 dimensions"):
+        gate_strip(entry, 0, PREMISE[:3], first_dim=130)
+
+
 def test_memory_keys_and_confusion_matrix():
     weights = torch.softmax(torch.rand(1, 7, 4), dim=-1)
     figure = memory_keys_heatmap(MemoryKeys(weights=weights, tokens="premise"), 0, PREMISE)
     assert np.asarray(figure.data[0].z).shape == (6, 4)
+    assert "layer 1" in figure.layout.title.text and "layer 0" not in figure.layout.title.text
     matrix = [[5, 1, 0], [2, 3, 1], [0, 0, 4]]
     figure = confusion_matrix_heatmap(matrix, ["entailment", "neutral", "contradiction"], normalize=True)
     assert np.asarray(figure.data[0].z)[1].tolist() == pytest.approx([2 / 6, 3 / 6, 1 / 6])
@@ -155,3 +176,34 @@ def test_comparison_bars_tilt_long_labels_instead_of_overlapping_them():
     tilted = comparison_bars(many, "checkpoint", "accuracy")
     assert tilted.layout.xaxis.tickangle == -30 and tilted.layout.height > figure.layout.height
     assert [bar.y for bar in tilted.data][0] == tuple([0.7] * len(names))
+
+
+def test_percent_ticks_label_every_step_distinctly():
+    from nlivis.viz.common import percent_ticks
+
+    half = percent_ticks(-0.011, 0.009)  # ESAN's chart: 0.5% steps were labelled −1%, −1%, +0%, +1%
+    assert half["tickvals"] == [-0.015, -0.01, -0.005, 0.0, 0.005, 0.01]
+    assert half["ticktext"] == ["−1.5%", "−1.0%", "−0.5%", "0.0%", "+0.5%", "+1.0%"]
+    wide = percent_ticks(-0.06, 0.045)
+    assert wide["ticktext"] == ["−6%", "−4%", "−2%", "0%", "+2%", "+4%", "+6%"]
+    assert len(set(wide["ticktext"])) == len(wide["ticktext"]) <= 8
+
+
+def test_difference_intervals_ticks_cover_the_intervals_and_the_seed_band():
+    import pandas as pd
+
+    from nlivis.viz.charts import difference_intervals
+
+    table = pd.DataFrame({"variant": ["a", "b"], "difference": [-0.004, 0.006], "CI low": [-0.009, 0.001],
+                          "CI high": [0.001, 0.011], "significant": [False, True]})
+    figure = difference_intervals(table, noise=0.012)
+    ticks = list(figure.layout.xaxis.tickvals)
+    assert ticks[0] <= -0.012 and ticks[-1] >= 0.012 and len(set(figure.layout.xaxis.ticktext)) == len(ticks)
+
+
+def test_downloaded_figures_get_clean_file_names():
+    from nlivis.viz.common import clean_file_name, plotly_config
+
+    assert clean_file_name("gcnn · snli-small · gcnn-snli-small_forget gate") == "gcnn_snli-small_gcnn-snli-small_forget_gate"
+    assert clean_file_name(" · ") == "nlivis_figure"
+    assert plotly_config("png", "esan · snli/dev")["toImageButtonOptions"]["filename"] == "esan_snli_dev"

@@ -17,48 +17,12 @@ import numpy as np
 import pandas as pd
 
 from nlivis.analysis.breakdown import Predictions, accuracy_by_tag, compare_models
-from nlivis.analysis.paper_tables import PAPERS, ablation_results, paper_table
+from nlivis.analysis.paper_tables import FAMILY_PAPERS, PAPER_ROWS, PAPERS, ablation_results, paper_table
 from nlivis.analysis.predictions import find_prediction_files, predictions_frame
+from nlivis.analysis.significance import discordant_counts, mcnemar_exact
 
 SIGNIFICANCE_LEVEL = 0.05
 """McNemar p below this marks a difference as significant (two-sided, not corrected for many tags)."""
-
-FAMILY_PAPERS: dict[str, str] = {"gcnn": "000", "diin": "001", "attentive_conv": "002", "esan": "003", "amn": "004"}
-"""Model name → the paper (id in paper_tables.PAPERS) whose tables its configs reproduce."""
-
-PAPER_ROWS: dict[str, tuple[str, ...]] = {
-    "gcnn": ("GCNN",),
-    "gcnn-cnn": ("CNN",),
-    "gcnn-glu": ("GLU",),
-    "gcnn-char": ("GCNN (char)",),
-    "gcnn-pos": ("GCNN (char+POS)",),
-    "gcnn-no_forget_gate": ("GCNN - forget gate",),
-    "gcnn-no_output_gate": ("GCNN - output gate",),
-    "diin": ("DIIN",),
-    "diin-no_conv": ("DIIN - conv structure",),
-    "diin-no_encoding": ("DIIN - encoding layer",),
-    "diin-no_self_attention": ("DIIN - self-att and fuse gate",),
-    "diin-no_fuse_gate": ("DIIN - fuse gate",),
-    "diin-addition_fuse": ("DIIN - fuse gate + addition as skip connection",),
-    "diin-similarity": ("DIIN - dense interaction tensor + similarity matrix",),
-    "attentive_conv": ("AttentiveConvNet advanced",),
-    "attentive_conv-light": ("AttentiveConvNet light",),
-    "attentive_conv-advanced_intra": ("AttentiveConvNet advanced&intra-attention",
-                                      "AttentiveConvNet (advanced+intra-attention)"),
-    "attentive_conv-no_tri": ("w/o tri-hidden",),
-    "attentive_conv-no_uni": ("w/o uni-hidden",),
-    "attentive_conv-no_gate": ("w/o gate",),
-    "esan": ("ESAN",),
-    "esan-no_augmentation": ("ESAN (w/o Feat. Augment.)",),
-    "esan-no_word_features": ("ESAN (w/o Word Feat.)",),
-    "esan-no_contextual_features": ("ESAN (w/o Contextual Feat.)",),
-    "esan-simple_augmentation": ("ESAN (w/ Simple Augment.)",),
-    "amn": ("AMNs-G (AMNN with GRU)",),
-    "amn-lstm": ("AMNs-L (AMNN with LSTM)",),
-}
-"""Config name → the rows of its paper's tables that it reproduces (configs with no paper row, such as
-esan-3_layers or amn-softmax, are our own variants and are absent)."""
-
 
 @dataclass(frozen=True)
 class VariantRecord:
@@ -199,23 +163,43 @@ def with_sentences(table: pd.DataFrame, pairs: Sequence) -> pd.DataFrame:
     return table
 
 
+def short_names(members: Sequence[VariantRecord]) -> dict[str, str]:
+    """Checkpoint folder name → a label without the family and protocol every member shares, for chart
+    axes: `diin-no_self_attention-snli-small` → `no_self_attention`, the full model → `full model`, a
+    second seed → `full model · seed 2`. The seed is named only where a config has several; a label two
+    members would share falls back to the folder name."""
+    seeds_of: dict[str, int] = {}
+    for record in members:
+        seeds_of[record.config_name] = seeds_of.get(record.config_name, 0) + 1
+    labels: dict[str, str] = {}
+    for record in members:
+        label = record.config_name.removeprefix(f"{record.model}-") if not record.is_full_model else "full model"
+        if seeds_of[record.config_name] > 1 and record.seed is not None:
+            label += f" · seed {record.seed}"
+        labels[record.name] = label
+    repeated = {label for label in labels.values() if list(labels.values()).count(label) > 1}
+    return {name: (name if label in repeated else label) for name, label in labels.items()}
+
+
 def variant_table(members: Sequence[VariantRecord], reference: VariantRecord | None = None) -> pd.DataFrame:
-    """One row per checkpoint: config, seed, select-split and report accuracies, the select accuracy's
-    difference to `reference`, parameters, training time, training pairs/s and the paper rows it matches.
+    """One row per checkpoint: its short label (`short_names`), config, seed, select-split and report
+    accuracies, the select accuracy's difference to `reference`, parameters, training time, training
+    pairs/s and the paper rows it matches.
     `attrs["accuracy_columns"]` lists the columns holding accuracies (0–1); `attrs["select_column"]` the
     first checkpoint's select-split column."""
     rows = []
     accuracy_columns: list[str] = []
+    labels = short_names(members)
     for record in members:
         select_column = f"{record.select_split} (select)"
-        row: dict[str, object] = {"checkpoint": record.name, "config": record.config_name, "seed": record.seed,
-                                  select_column: record.select_accuracy}
+        row: dict[str, object] = {"checkpoint": record.name, "variant": labels[record.name], "config": record.config_name,
+                                  "seed": record.seed, select_column: record.select_accuracy}
         for key, accuracy in record.report_accuracy.items():
             if key != record.select_split:
                 row[key] = accuracy
         if reference is not None and record.select_accuracy is not None and reference.select_accuracy is not None:
             row["Δ select vs reference"] = record.select_accuracy - reference.select_accuracy
-        accuracy_columns += [c for c in row if c not in accuracy_columns and c not in {"checkpoint", "config", "seed"}]
+        accuracy_columns += [c for c in row if c not in accuracy_columns and c not in {"checkpoint", "variant", "config", "seed"}]
         row.update({"parameters": record.parameters,
                     "training time (min)": None if record.wall_time_s is None else record.wall_time_s / 60,
                     "training pairs/s": record.pairs_per_s, "device": record.device,
@@ -249,8 +233,10 @@ def seed_noise(first: Predictions, second: Predictions, first_name: str = "seed 
 def compare_variants(reference: Predictions, variants: Mapping[str, Predictions], noise: SeedNoise | None = None,
                      level: float = SIGNIFICANCE_LEVEL) -> pd.DataFrame:
     """Each variant against the reference on their shared labelled pairs: accuracies, difference with its
-    95% paired-bootstrap interval, McNemar's exact p, and — with `noise` — whether the difference is
-    within the gap between two seeds of the full model. Variants sharing no pair get a `problem`."""
+    95% paired-bootstrap interval, McNemar's exact p and whether it is significant, then — with `noise` —
+    `within seed noise`: whether |difference| is no larger than the gap between two seeds of the full
+    model (a significant difference can be one that re-training alone gives), then the discordant
+    counts. Variants sharing no pair get a `problem`."""
     rows = []
     for name, predictions in variants.items():
         try:
@@ -261,11 +247,10 @@ def compare_variants(reference: Predictions, variants: Mapping[str, Predictions]
         row = {"variant": name, "pairs": result.pairs, "accuracy": result.accuracy_a,
                "reference accuracy": result.accuracy_b, "difference": result.difference.estimate,
                "CI low": result.difference.low, "CI high": result.difference.high,
-               "only variant right": result.only_a_correct, "only reference right": result.only_b_correct,
                "McNemar p": result.mcnemar_p, "significant": result.mcnemar_p < level}
-        if noise is not None:
-            row["vs seed noise"] = ("within seed noise" if abs(result.difference.estimate) <= noise.gap
-                                    else "beyond seed noise")
+        if noise is not None:  # beside `significant`: a significant difference can still be one re-training gives
+            row["within seed noise"] = bool(abs(result.difference.estimate) <= noise.gap)
+        row.update({"only variant right": result.only_a_correct, "only reference right": result.only_b_correct})
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -273,38 +258,50 @@ def compare_variants(reference: Predictions, variants: Mapping[str, Predictions]
 def tag_deltas(reference: Predictions, variants: Mapping[str, Predictions], tags: Mapping[str, frozenset[str]],
                unavailable: Mapping[str, str] | None = None, level: float = SIGNIFICANCE_LEVEL) -> pd.DataFrame:
     """Per annotation tag and variant: the reference's and the variant's accuracy on the tagged pairs, the
-    difference (variant − reference) and McNemar's p on those pairs. Tags no pair carries are left out.
-    Columns: variant, tag, count, reference accuracy, accuracy, delta, McNemar p, significant."""
+    difference (variant − reference) and McNemar's p on those pairs. Tags no pair carries are left out,
+    as are variants whose predictions share no labelled pair with the reference's or disagree with them
+    on a gold label (not the same split). Columns: variant, tag, count, reference accuracy, accuracy,
+    delta, McNemar p, significant. Each variant is joined with the reference once and every tag is a mask
+    over that join (joining per tag made the Ablations page take seconds per rerun)."""
     columns = ["variant", "tag", "count", "reference accuracy", "accuracy", "delta", "McNemar p", "significant"]
     reference_by_tag = accuracy_by_tag(reference, tags, unavailable=unavailable).set_index("tag")
     reference_frame = predictions_frame(reference)
+    reference_frame = reference_frame[reference_frame["gold"].notna()][["id", "gold", "correct"]]
+    tagged_ids = {tag: {pair_id for pair_id, pair_tags in tags.items() if tag in pair_tags}
+                  for tag in reference_by_tag.index}
     rows = []
     for name, predictions in variants.items():
-        by_tag = accuracy_by_tag(predictions, tags, unavailable=unavailable)
         frame = predictions_frame(predictions)
-        for _, tag_row in by_tag.iterrows():
-            tag = tag_row["tag"]
-            if not tag_row["count"] or np.isnan(tag_row["count"]) or tag not in reference_by_tag.index:
+        joined = frame[frame["gold"].notna()][["id", "gold", "correct"]].merge(reference_frame, on="id",
+                                                                               suffixes=("", " reference"))
+        if joined.empty or (joined["gold"] != joined["gold reference"]).any():
+            continue
+        correct = joined["correct"].astype(bool).to_numpy()
+        reference_correct = joined["correct reference"].astype(bool).to_numpy()
+        for tag, count in reference_by_tag["count"].items():
+            if not count or np.isnan(count):  # no pair carries it, or it cannot be computed (unavailable)
                 continue
-            tagged_ids = {pair_id for pair_id, pair_tags in tags.items() if tag in pair_tags}
-            try:
-                result = compare_models(frame[frame["id"].isin(tagged_ids)],
-                                        reference_frame[reference_frame["id"].isin(tagged_ids)], resamples=1)
-            except ValueError:
+            mask = joined["id"].isin(tagged_ids[tag]).to_numpy()
+            if not mask.any():
                 continue
-            rows.append({"variant": name, "tag": tag, "count": result.pairs,
-                         "reference accuracy": result.accuracy_b, "accuracy": result.accuracy_a,
-                         "delta": result.accuracy_a - result.accuracy_b, "McNemar p": result.mcnemar_p,
-                         "significant": result.mcnemar_p < level})
+            only_variant, only_reference = discordant_counts(correct[mask], reference_correct[mask])
+            p_value = mcnemar_exact(only_variant, only_reference)
+            accuracy, reference_accuracy = float(correct[mask].mean()), float(reference_correct[mask].mean())
+            rows.append({"variant": name, "tag": tag, "count": int(mask.sum()), "reference accuracy": reference_accuracy,
+                         "accuracy": accuracy, "delta": accuracy - reference_accuracy, "McNemar p": p_value,
+                         "significant": p_value < level})
     return pd.DataFrame(rows, columns=columns)
 
 
-def paper_ablations(model: str, ours: Mapping[str, float] | None = None, our_label: str = "ours") -> pd.DataFrame:
+def paper_ablations(model: str, ours: Mapping[str, float] | None = None, our_label: str = "ours",
+                    dataset: str | None = None) -> pd.DataFrame:
     """The paper's ablation and variant rows for a model family, one row per reported accuracy: table,
     paper row, the config reproducing it (`our config`), what it was reported on (full data) and the
     value in %; the time per epoch or parameter count the same row reports, when it does; with `ours`
-    (config name → accuracy, 0–1) our number in a column titled `our_label`. Empty for a family without
-    a paper (e.g. esim)."""
+    (config name → accuracy in %) our number in a column titled `our_label`. With `dataset` (a paper
+    tables' dataset name, see `paper_tables.paper_dataset`) only that dataset's rows: our snli-small numbers must not
+    sit beside MultiNLI or Quora rows. Empty for a family without a paper (e.g. esim) or without rows
+    on `dataset`."""
     paper_id = FAMILY_PAPERS.get(model)
     if paper_id is None:
         return pd.DataFrame()
@@ -316,7 +313,10 @@ def paper_ablations(model: str, ours: Mapping[str, float] | None = None, our_lab
     extras = (("time_per_epoch", "reported time per epoch (s)"), ("parameters", "reported parameters"))
     order = {key: position for position, key in enumerate(dict.fromkeys(zip(frame["table"], frame["model"])))}
     rows = []
-    for _, row in frame[(frame["metric"] == "accuracy") & (frame["split"] != "train")].iterrows():
+    reported = frame[(frame["metric"] == "accuracy") & (frame["split"] != "train")]
+    if dataset is not None:
+        reported = reported[reported["dataset"] == dataset]
+    for _, row in reported.iterrows():
         entry = {"table": row["table"], "paper row": row["model"], "our config": config_of.get(row["model"], "—"),
                  "reported on (full data)": f"{row['dataset']} {row['split']}", "reported accuracy (%)": row["value"]}
         for metric, label in extras:
@@ -328,9 +328,12 @@ def paper_ablations(model: str, ours: Mapping[str, float] | None = None, our_lab
         rows.append(entry)
     rows.sort(key=lambda entry: order[(entry["table"], entry["paper row"])])  # a paper row's columns together
     table = pd.DataFrame(rows)
+    table.attrs["paper"] = PAPERS[paper_id]["short"]
+    if table.empty:
+        return table
     if our_label in table:  # ours right beside the paper's number
         columns = [c for c in table.columns if c != our_label]
         at = columns.index("reported accuracy (%)") + 1
         table = table[columns[:at] + [our_label] + columns[at:]]
-    table.attrs["paper"] = PAPERS[paper_id]["short"]
+        table.attrs["paper"] = PAPERS[paper_id]["short"]
     return table

@@ -18,6 +18,7 @@ Read from the paper texts; left out on purpose:
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable
 
 import pandas as pd
@@ -319,3 +320,90 @@ def diin_table7() -> pd.DataFrame:
             columns[f"{split} {model}"] = [by_tag[tag][position] / 100 for tag in TAGS]
     table = pd.DataFrame(columns, index=pd.Index(TAGS, name="tag"))
     return table
+
+
+# ------------------------------------------------------------------ which of our configs reproduces which row
+
+FAMILY_PAPERS: dict[str, str] = {"gcnn": "000", "diin": "001", "attentive_conv": "002", "esan": "003", "amn": "004"}
+"""Model name → the paper (id in paper_tables.PAPERS) whose tables its configs reproduce."""
+
+PAPER_DATASETS: dict[str, str] = {"snli": "SNLI", "mnli": "MultiNLI", "quora": "Quora"}
+"""A protocol's dataset (the part of its name before the first `-`: snli-small → snli) → the dataset
+name the paper tables use. Our number is only set beside paper rows of the same dataset."""
+
+
+def paper_dataset(protocol: str) -> str | None:
+    """The paper tables' name of the dataset a protocol trains on (snli-small → SNLI), or None."""
+    return PAPER_DATASETS.get(protocol.split("-")[0])
+
+
+@dataclass(frozen=True)
+class PaperReference:
+    """One accuracy a paper reports (on its full dataset) for the row a config reproduces."""
+
+    accuracy: float
+    """In %."""
+    paper: str
+    table: str
+    row: str
+    dataset: str
+    split: str
+
+    @property
+    def where(self) -> str:
+        """'DIIN Table 3 · SNLI test'."""
+        return f"{self.paper} {self.table} · {self.dataset} {self.split}"
+
+
+def paper_reference(config_name: str, protocol: str) -> PaperReference | None:
+    """The paper's accuracy for the row `config_name` reproduces, on the dataset `protocol` trains on:
+    a dev split when the paper reports one (our numbers are dev accuracies), else its first test split
+    (MultiNLI: matched). None when the config has no paper row or the paper reports none on that dataset
+    (GCNN has no SNLI row): a number on another dataset is no reference."""
+    rows = PAPER_ROWS.get(config_name)
+    dataset = paper_dataset(protocol)
+    paper_id = FAMILY_PAPERS.get(config_name.split("-")[0])
+    if not rows or dataset is None or paper_id is None:
+        return None
+    frame = paper_table(paper_id)
+    frame = frame[frame["model"].isin(rows) & (frame["dataset"] == dataset) & (frame["metric"] == "accuracy")
+                  & (frame["split"] != "train")]
+    if frame.empty:
+        return None
+    best = frame.assign(order=[(0 if "dev" in split else 1, "mismatched" in split) for split in frame["split"]])
+    chosen = best.sort_values("order", kind="stable").iloc[0]
+    return PaperReference(float(chosen["value"]), PAPERS[paper_id]["short"], str(chosen["table"]), str(chosen["model"]),
+                          dataset, str(chosen["split"]))
+
+PAPER_ROWS: dict[str, tuple[str, ...]] = {
+    "gcnn": ("GCNN",),
+    "gcnn-cnn": ("CNN",),
+    "gcnn-glu": ("GLU",),
+    "gcnn-char": ("GCNN (char)",),
+    "gcnn-pos": ("GCNN (char+POS)",),
+    "gcnn-no_forget_gate": ("GCNN - forget gate",),
+    "gcnn-no_output_gate": ("GCNN - output gate",),
+    "diin": ("DIIN",),
+    "diin-no_conv": ("DIIN - conv structure",),
+    "diin-no_encoding": ("DIIN - encoding layer",),
+    "diin-no_self_attention": ("DIIN - self-att and fuse gate",),
+    "diin-no_fuse_gate": ("DIIN - fuse gate",),
+    "diin-addition_fuse": ("DIIN - fuse gate + addition as skip connection",),
+    "diin-similarity": ("DIIN - dense interaction tensor + similarity matrix",),
+    "attentive_conv": ("AttentiveConvNet advanced",),
+    "attentive_conv-light": ("AttentiveConvNet light",),
+    "attentive_conv-advanced_intra": ("AttentiveConvNet advanced&intra-attention",
+                                      "AttentiveConvNet (advanced+intra-attention)"),
+    "attentive_conv-no_tri": ("w/o tri-hidden",),
+    "attentive_conv-no_uni": ("w/o uni-hidden",),
+    "attentive_conv-no_gate": ("w/o gate",),
+    "esan": ("ESAN",),
+    "esan-no_augmentation": ("ESAN (w/o Feat. Augment.)",),
+    "esan-no_word_features": ("ESAN (w/o Word Feat.)",),
+    "esan-no_contextual_features": ("ESAN (w/o Contextual Feat.)",),
+    "esan-simple_augmentation": ("ESAN (w/ Simple Augment.)",),
+    "amn": ("AMNs-G (AMNN with GRU)",),
+    "amn-lstm": ("AMNs-L (AMNN with LSTM)",),
+}
+"""Config name → the rows of its paper's tables that it reproduces (configs with no paper row, such as
+esan-3_layers or amn-softmax, are our own variants and are absent)."""

@@ -35,7 +35,7 @@ class FoundCheckpoints:
 
 def scan_checkpoints(roots: Sequence[Path] | None = None) -> FoundCheckpoints:
     """Every complete checkpoint under the roots; folders that cannot be used are listed with their error."""
-    from nlivis.training.checkpoint import find_checkpoints
+    from nlivis.training.checkpoint_files import find_checkpoints
 
     found = FoundCheckpoints()
     for root in roots if roots is not None else checkpoint_roots():
@@ -57,9 +57,17 @@ def scan_checkpoints(roots: Sequence[Path] | None = None) -> FoundCheckpoints:
     return found
 
 
+PAPER_COLUMN = "paper reports (full data)"
+"""The Home table's column with the paper's own number for the row a checkpoint's config reproduces."""
+
+
 def checkpoint_row(info: Any) -> dict[str, Any]:
-    """One row of the Home table: what a checkpoint is, how it was trained and how well it did."""
+    """One row of the Home table: what a checkpoint is, how it was trained and how well it did, and beside
+    our accuracy what the paper reports for the same model on the same dataset (its full training data)."""
+    from nlivis.analysis.paper_tables import paper_reference
+
     accuracy = info.dev_accuracy
+    reference = paper_reference(info.config_name, info.protocol)
     return {
         "checkpoint": info.name,
         "model": info.model,
@@ -68,6 +76,7 @@ def checkpoint_row(info: Any) -> dict[str, Any]:
         "size": info.size,
         "embeddings": info.embedding_source,
         "dev accuracy": f"{accuracy:.2%}" if isinstance(accuracy, (int, float)) else "—",
+        PAPER_COLUMN: f"{reference.accuracy:.1f}% ({reference.where})" if reference else "—",
         "selected on": info.select_split,
         "parameters": f"{info.parameters:,}" if isinstance(info.parameters, int) else "—",
         "folder": str(info.path),
@@ -281,11 +290,26 @@ def encoded_batches(model: LoadedModel, items: Sequence[Any], batch_size: int = 
 
 # ---------------------------------------------------------------- predictions and tags for error analysis
 
-def prediction_splits(model: LoadedModel) -> dict[str, Path]:
-    """Split key → predictions file written with the checkpoint (e.g. "snli_dev")."""
+def prediction_files(folder: str | Path) -> dict[str, Path]:
+    """Split key → predictions file of a checkpoint folder: those written with the checkpoint (e.g.
+    "snli_dev"), then the named evaluations of other protocol splits (`python -m nlivis evaluate CK
+    --dataset mnli-small --split mnli_dev_matched` on a checkpoint that did not record it). A recorded
+    split always wins over a named evaluation of the same split, so what the checkpoint recorded is what
+    the app states."""
     from nlivis.analysis.predictions import find_prediction_files
+    from nlivis.training.evaluation import find_named_evaluations
 
-    return find_prediction_files(model.path)
+    files = find_prediction_files(folder)
+    for evaluation in find_named_evaluations(folder).values():
+        key = evaluation.record.get("split_key")
+        if key and key not in files:
+            files[key] = evaluation.predictions_file
+    return files
+
+
+def prediction_splits(model: LoadedModel) -> dict[str, Path]:
+    """`prediction_files` of a loaded model's checkpoint."""
+    return prediction_files(model.path)
 
 
 @st.cache_resource(max_entries=256, show_spinner=False)
@@ -297,9 +321,7 @@ def _predictions_cached(path: str, stamp: float) -> list[Any]:
 
 def checkpoint_predictions(folder: str | Path, key: str) -> tuple[list[Any], str | None]:
     """(predictions, None) for one split of a checkpoint folder (its weights are not loaded), or ([], why not)."""
-    from nlivis.analysis.predictions import find_prediction_files
-
-    path = find_prediction_files(folder).get(key)
+    path = prediction_files(folder).get(key)
     if path is None:
         return [], f"{Path(folder).name} has no predictions for {key}"
     try:
@@ -405,16 +427,6 @@ def split_size(key: str) -> int | None:
     """Pairs in a local split, or None when it is not local."""
     pairs, error = read_local_split(key)
     return None if error else len(pairs)
-
-
-def predict_items(model: LoadedModel, items: Sequence[Any]) -> list[str]:
-    """The model's predicted label for each analysed pair, in order (batched by length, no tracing)."""
-    import torch
-
-    from nlivis.training.trainer import predict_probabilities
-
-    probabilities = predict_probabilities(model.model, model.checkpoint.featurizer, items, 64, torch.device("cpu"))
-    return [model.labels[i] for i in probabilities.argmax(dim=-1).tolist()]
 
 
 # ---------------------------------------------------------------- which split a model was trained, selected and reported on

@@ -141,9 +141,11 @@ def url_parameters() -> dict[str, str]:
         if pair.get("source", TYPED) != TYPED and pair.get("number") is not None:
             params[SPLIT] = str(pair["source"])
             params[PAIR] = str(int(pair["number"]))
-        else:
-            params[PREMISE] = str(pair.get("premise", ""))
-            params[HYPOTHESIS] = str(pair.get("hypothesis", ""))
+        else:  # as the models read it: whitespace collapsed, cut to MAX_SENTENCE_CHARS (a URL stays short)
+            from nlivis.app.loading import clean_sentence
+
+            params[PREMISE] = clean_sentence(str(pair.get("premise", "")))[0]
+            params[HYPOTHESIS] = clean_sentence(str(pair.get("hypothesis", "")))[0]
     variant = current_variant()
     if variant:
         params[VARIANT] = variant
@@ -197,18 +199,15 @@ def _apply(given: dict[str, str]) -> list[str]:
     pair: dict[str, Any] | None = None
     if PAIR in given or SPLIT in given:
         split = given.get(SPLIT) or current_pair().get("source")
-        try:
-            row = int(given.get(PAIR, "0"))
-        except ValueError:
-            row, split = -1, split or "?"
-            problems.append(f"pair={given.get(PAIR)!r} in the link is not a row number (0-based)")
-        if row >= 0:
-            if not split or split == TYPED:
-                problems.append("the link gives a pair row but no split")
-            else:
-                pair, error = split_row_pair(str(split), row)
-                if error:
-                    problems.append(f"The link's pair cannot be shown: {error}")
+        row_text = given.get(PAIR, "0")
+        if not row_text.isdigit():
+            problems.append(f"pair={row_text!r} in the link is not a row number (0-based)")
+        elif not split or split == TYPED:
+            problems.append("the link gives a pair row but no split")
+        else:
+            pair, error = split_row_pair(str(split), int(row_text))
+            if error:
+                problems.append(f"The link's pair cannot be shown: {error}")
     elif PREMISE in given or HYPOTHESIS in given:
         pair = {"premise": given.get(PREMISE, ""), "hypothesis": given.get(HYPOTHESIS, ""), "gold": None, "source": TYPED}
     if pair is not None and pair != st.session_state.get(_PAIR):

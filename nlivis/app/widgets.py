@@ -34,7 +34,7 @@ def require_models(view: str) -> list[LoadedModel]:
         st.error(f"Could not load {error}")
     if not models:
         st.info(f"No model is loaded. Choose checkpoints on the Home page to use the {view}.")
-        st.page_link("app.py", label="Go to Home", icon=":material/home:")
+        st.page_link("pages/1_Home.py", label="Go to Home", icon=":material/home:")
         st.stop()
     return models
 
@@ -57,8 +57,9 @@ def show_figure(figure: Any, key: str, filename: str | None = None, clickable: b
     """A plotly figure with its camera button (SVG or PNG) and a CSV download of the data behind it.
     `clickable`: a click on a point reruns the page and the selection event is returned (else None)."""
     from nlivis.viz import figure_data_csv, plotly_config
+    from nlivis.viz.common import clean_file_name
 
-    name = filename or key
+    name = clean_file_name(filename or key)
     options: dict[str, Any] = {"on_select": "rerun", "selection_mode": "points"} if clickable else {}
     event = st.plotly_chart(figure, config=plotly_config(st.session_state.get(_IMAGE_FORMAT, "svg"), name),
                             key=f"chart_{key}", width="stretch", **options)

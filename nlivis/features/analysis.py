@@ -7,6 +7,7 @@ text typed into the app keeps vocabulary ids, POS tags and exact-match flags con
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 from nlivis.features.pos import spacy_to_ptb
@@ -14,6 +15,8 @@ from nlivis.features.spacy_pipeline import load_nlp
 
 DEFAULT_BATCH_SIZE = 256
 """Texts per `nlp.pipe` batch; larger batches gave no further speed on this CPU."""
+TYPED_PAIRS_REMEMBERED = 256
+"""Typed pairs whose analysis `analyze_text_pair` keeps (two small tuples of strings each)."""
 
 
 @dataclass(frozen=True)
@@ -81,3 +84,12 @@ def analyze_sentences(
             docs = tqdm(docs, total=len(unique_texts), desc="spaCy", unit="sent", smoothing=0.1)
         analyses = [_from_doc(doc) for doc in docs]
     return [analyses[distinct[text]] for text in texts]
+
+
+@lru_cache(maxsize=TYPED_PAIRS_REMEMBERED)
+def analyze_text_pair(premise: str, hypothesis: str) -> tuple[SentenceAnalysis, SentenceAnalysis]:
+    """`analyze_sentences` of one typed pair, remembered: the app reads a pair with every loaded model,
+    and all of them share the one spaCy pipeline, so five models cost one analysis instead of five.
+    The analyses are frozen, so sharing them is safe."""
+    premise_analysis, hypothesis_analysis = analyze_sentences([premise, hypothesis])
+    return premise_analysis, hypothesis_analysis

@@ -17,12 +17,14 @@
   file's sha256 is checked before every use either way.
 - "random": N(0, 1) · oov_scale rows.
 
-Rows the source has no vector for (OOV) are N(0, 1) · `oov_scale`, drawn from a generator seeded by
+Rows the source has no vector for (OOV) are N(0, 1) · `oov_scale` (`oov_init="normal"`) or
+U(−oov_scale, oov_scale) (`oov_init="uniform"`, AMN's U(−0.02, 0.02)), drawn from a generator seeded by
 `seed`, so the same vocabulary and seed give the same matrix. The default scale is 1.0 for GloVe
-and random, as the DIIN code does (`np.random.normal`, std 1; AttentiveConvNet uses 0.01, pass
-`oov_scale=0.01` for that). For MiniLM the default is the standard deviation of its word-piece matrix
-(about 0.05), because std-1 rows would be twenty times larger than every real row. PAD (row 0) is
-always zero; UNK (row 1) is an OOV row.
+and random, as the DIIN code does (`np.random.normal`, std 1; AttentiveConvNet's code uses 0.01).
+For MiniLM the default is the standard deviation of its word-piece matrix (about 0.05), because std-1
+rows would be twenty times larger than every real row. Configs choose both through
+`[features] unknown_word_init / unknown_word_scale`. PAD (row 0) is always zero; UNK (row 1) is an
+OOV row.
 """
 from __future__ import annotations
 
@@ -72,9 +74,9 @@ class EmbeddingSourceError(ValueError):
 
 def build_embeddings(
     source: str, vocab: Vocabulary, dim: int | None = None, seed: int = 0,
-    oov_scale: float | None = None,
+    oov_scale: float | None = None, oov_init: str = "normal",
 ) -> tuple[torch.Tensor, dict]:
-    """A float32 [len(vocab), d] matrix and stats {source, dim, found, total, oov_scale}.
+    """A float32 [len(vocab), d] matrix and stats {source, dim, found, total, oov_init, oov_scale}.
 
     `found` counts vocabulary words (PAD and UNK excluded) that got a vector from the source, `total`
     is the number of such words. `dim` is required to match the file for GloVe (None = read it from
@@ -100,12 +102,17 @@ def build_embeddings(
     if d < 1:
         raise EmbeddingSourceError(f"embedding dim must be positive; got {d}")
     generator = torch.Generator().manual_seed(seed)
-    matrix = torch.randn(len(vocab), d, generator=generator, dtype=torch.float32) * scale
+    if oov_init == "normal":
+        matrix = torch.randn(len(vocab), d, generator=generator, dtype=torch.float32) * scale
+    elif oov_init == "uniform":
+        matrix = (torch.rand(len(vocab), d, generator=generator, dtype=torch.float32) * 2 - 1) * scale
+    else:
+        raise EmbeddingSourceError(f"unknown oov_init {oov_init!r}; use normal or uniform")
     for row, vector in rows.items():
         matrix[row] = torch.from_numpy(np.asarray(vector, dtype=np.float32))
     matrix[PAD_ID] = 0.0
     stats = {"source": source, "dim": d, "found": len(rows), "total": max(len(vocab) - 2, 0),
-             "oov_scale": float(scale)}
+             "oov_init": oov_init, "oov_scale": float(scale)}
     return matrix, stats
 
 

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 import torch
 
-from nlivis.features.analysis import SentenceAnalysis, analyze_sentences
+from nlivis.features.analysis import SentenceAnalysis, analyze_text_pair
 from nlivis.features.batch import Batch
 from nlivis.features.chars import DEFAULT_MAX_CHARS, PAD_ID, UNK_ID
 from nlivis.features.exact_match import EXACT_MATCH_RULES, exact_match_flags
@@ -198,7 +198,7 @@ class Featurizer:
         for name, text in (("premise", premise), ("hypothesis", hypothesis)):
             if not isinstance(text, str) or not text.strip():
                 raise ValueError(f"the {name} is empty; type a sentence with at least one word")
-        premise_analysis, hypothesis_analysis = analyze_sentences([premise, hypothesis])
+        premise_analysis, hypothesis_analysis = analyze_text_pair(premise, hypothesis)
         for name, sentence in (("premise", premise_analysis), ("hypothesis", hypothesis_analysis)):
             if len(sentence) == 0:
                 raise ValueError(f"the {name} has no tokens after tokenisation; type a sentence")

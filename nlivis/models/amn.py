@@ -110,15 +110,17 @@ class AttentionMemoryEncoder(nn.Module):
         """o_1..o_T (eq. 1) for every step at once: f_input reads only the words and its own state, never
         the memory, so it runs as one fused recurrent op (torch.gru / torch.lstm with the cell's own
         weights, gate orders r,z,n / i,f,g,o as in GRUCell / LSTMCell). Right padding comes after the
-        real steps, so their outputs are those of the step-by-step cell; padded steps' outputs are unused."""
+        real steps, so their outputs are those of the step-by-step cell; padded steps' outputs are unused.
+        The `train` flag follows the module's mode, as nn.GRU / nn.LSTM pass it: on CUDA, False selects
+        cuDNN's inference path, whose results cannot be differentiated."""
         # B batch, T tokens, w input width, d width → [B, T, d]
         cell = self.reader
         params = [cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh]
         zeros = x.new_zeros(1, x.shape[0], self.dim)
         if self.is_lstm:
-            out, _, _ = torch.lstm(x, (zeros, zeros), params, True, 1, 0.0, False, False, True)
+            out, _, _ = torch.lstm(x, (zeros, zeros), params, True, 1, 0.0, self.training, False, True)
         else:
-            out, _ = torch.gru(x, zeros, params, True, 1, 0.0, False, False, True)
+            out, _ = torch.gru(x, zeros, params, True, 1, 0.0, self.training, False, True)
         return out
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -53,6 +53,9 @@ class MatchingModel(nn.Module):
     name: ClassVar[str] = ""
     config_class: ClassVar[type[ModelConfig]] = ModelConfig
     output_kind: ClassVar[str] = "softmax"
+    max_inference_batch: ClassVar[int] = 0
+    """Largest batch an evaluation forward pass should see (0 = no cap), chosen by measurement: on CPU
+    larger batches were slower per pair (bench/eval_batch.py, bench/RESULTS.md)."""
 
     def __init__(self, config: ModelConfig):
         super().__init__()

@@ -168,6 +168,9 @@ class GCNN(MatchingModel):
     """Gated convolutional compare-aggregate network; see the module docstring for the equations."""
 
     config_class = GCNNConfig
+    max_inference_batch: ClassVar[int] = 64
+    """Measured (bench/results/eval-batch-*.md): 1.39× less time per pair than 256 at the shipped size (paper
+    size: within 3% of 32)."""
     tiny_overrides: ClassVar[dict] = {
         "hidden_size": 8, "context_layers": 2, "aggregation_layers": 1, "char_dim": 4,
         "char_hidden_size": 6, "char_layers": 1, "mlp_hidden_size": 8, "word_dim": 10, "vocab_size": 30,

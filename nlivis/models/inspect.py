@@ -1,8 +1,11 @@
-"""`python -m nlivis inspect --model NAME [--params]`: what a model is made of and what it traces.
+"""`python -m nlivis inspect --model NAME | --config NAME_OR_PATH [--params]`: what a model is made of
+and what it traces.
 
 The model is built at its config's paper size (the [model] table, without [shipped] overrides) with
-300-d word vectors and a small vocabulary, so the parameter count excluding word embeddings is the
-number the papers report. Trace entries are listed for a tiny random batch of two pairs.
+300-d word vectors and a small vocabulary, so the parameter count excluding word embeddings can be set
+beside a paper's. It equals the paper's only for the setting that paper counted, which each config's
+header names: ESAN's 3.9M is its Quora model (esan-quora, 3.85M); esan.toml adds the NLI features (4.76M).
+Trace entries are listed for a tiny random batch of two pairs.
 """
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from nlivis.features.pos import NUM_POS_TAGS
 from nlivis.models.base import MatchingModel
 from nlivis.models.registry import available, build
 from nlivis.models.trace import Trace
-from nlivis.training.config import CONFIG_DIR, load_config
+from nlivis.training.config import CONFIG_DIR, load_config, resolve_config_path
 
 INSPECT_VOCAB_SIZE = 100
 """Word and char vocabulary rows used by `inspect` (word rows are excluded from the count anyway)."""
@@ -24,12 +27,14 @@ INSPECT_WORD_DIM = 300
 """GloVe width, as in every paper's parameter count."""
 
 
-def model_config_for(name: str) -> dict[str, Any]:
-    """The [model] table of `configs/<name>.toml`; for a model name without a config, its defaults."""
-    if (CONFIG_DIR / f"{name}.toml").is_file():
-        config = load_config(name)
+def model_config_for(name: str, config_path: str | None = None) -> dict[str, Any]:
+    """The [model] table of `config_path` (a config name or a TOML file) or of `configs/<name>.toml`; for
+    a model name without a config, its defaults."""
+    if config_path is not None or (CONFIG_DIR / f"{name}.toml").is_file():
+        source = config_path if config_path is not None else name
+        config = load_config(source)
         if "model" not in config or "name" not in config["model"]:
-            raise ValueError(f"{CONFIG_DIR / (name + '.toml')}: needs a [model] table with a 'name'")
+            raise ValueError(f"{resolve_config_path(source)}: needs a [model] table with a 'name'")
         return dict(config["model"])
     if name in available():
         return {"name": name}
@@ -37,9 +42,9 @@ def model_config_for(name: str) -> dict[str, Any]:
     raise ValueError(f"{name!r} is neither a model ({available()}) nor a config ({known})")
 
 
-def build_paper_size(name: str) -> MatchingModel:
+def build_paper_size(name: str, config_path: str | None = None) -> MatchingModel:
     """The model at its config's paper size, with 300-d word vectors and a small vocabulary."""
-    options = model_config_for(name)
+    options = model_config_for(name, config_path)
     options.update(word_dim=INSPECT_WORD_DIM, vocab_size=INSPECT_VOCAB_SIZE, char_vocab_size=INSPECT_VOCAB_SIZE)
     return build(options)
 
@@ -108,9 +113,10 @@ def trace_summary(trace: Trace) -> list[tuple[str, str, tuple[int, ...]]]:
 
 
 def inspect_command(args: argparse.Namespace) -> int:
-    model = build_paper_size(args.model)
+    source = args.config if args.config is not None else args.model
+    model = build_paper_size(source, args.config)
     model.eval()
-    print(f"model {model.name} ({args.model}), built with word_dim {INSPECT_WORD_DIM}, vocab {INSPECT_VOCAB_SIZE}")
+    print(f"model {model.name} ({source}), built with word_dim {INSPECT_WORD_DIM}, vocab {INSPECT_VOCAB_SIZE}")
     if args.params:
         rows = parameter_table(model)
         width = max(len(name) for name, _ in rows)

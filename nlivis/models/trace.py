@@ -65,7 +65,8 @@ class MemoryKeys:
 
     weights: torch.Tensor
     tokens: Sentence
-    layer: int = 0
+    layer: int = 1
+    """Encoder layer, counted from 1 as in every other entry (AMN's encoder has one)."""
 
 
 @dataclass

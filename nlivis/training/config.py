@@ -64,6 +64,7 @@ def all_configs() -> dict[str, dict[str, Any]]:
 OPTIMIZERS = ("adam", "adadelta", "adagrad", "rmsprop", "sgd")
 L2_SCHEDULES = ("none", "sigmoid_ramp")
 SIZES = ("paper", "shipped")
+UNKNOWN_WORD_INITS = ("normal", "uniform")
 
 
 @dataclass(frozen=True)
@@ -91,15 +92,20 @@ class TrainingSettings:
     l2_schedule: str = "none"
     """none | sigmoid_ramp (DIIN's eq. 8 over the weight matrices)."""
     l2_full_weight: float = 0.0
-    """Weight the sigmoid ramp reaches (DIIN: 9e-5)."""
+    """Weight the sigmoid ramp reaches (DIIN: 9e-6, the paper's L2FullRatio; the official code has 9e-5)."""
     l2_ramp_midpoint_step: int = 50_000
     """Step at which the ramp gives half the full weight (DIIN: L2FullStep/2 = 50,000)."""
     l2_ramp_steps: int = 50_000
     """Ramp length: the sigmoid's argument is (step − midpoint)·8 / ramp_steps (DIIN: 50,000)."""
     encoder_difference_weight: float = 0.0
     """Weight of the model's `encoder_difference` regularization term (DIIN: 1e-3)."""
-    sgd_fallback_after_epochs: int = 0
-    """Switch to SGD once the best dev accuracy has not improved for this many epochs (0 = never)."""
+    sgd_fallback_after_steps: int = 0
+    """Switch to SGD once this many optimizer steps have passed without a better select-split accuracy,
+    checked at every evaluation (0 = never; DIIN §4.2: 30,000 steps)."""
+    snli_fraction_with_mnli: float = 0.0
+    """Under the full-data `mnli` protocol, each epoch also trains on this fraction of SNLI's training
+    split, a new random sample every epoch (Williams et al. 2017's recipe, which DIIN §4.2 follows: 0.15).
+    SNLI is looked for in the data root's snli_1.0/ folder, then in the root. No other protocol reads it."""
     sgd_fallback_lr: float = 3e-4
     """Learning rate of the SGD fallback (DIIN §4.2: 3e-4)."""
     adadelta_rho: float = 0.95
@@ -126,8 +132,10 @@ class TrainingSettings:
                      "log_every_steps", "dropout_keep_decay_rate", "lr_decay_per_epoch"):
             if getattr(settings, name) <= 0:
                 raise ValueError(f"[training] {name} must be positive, got {getattr(settings, name)}")
+        if not 0.0 <= settings.snli_fraction_with_mnli <= 1.0:
+            raise ValueError(f"[training] snli_fraction_with_mnli must be between 0 and 1, got {settings.snli_fraction_with_mnli}")
         for name in ("weight_decay", "max_grad_norm", "l2_full_weight", "encoder_difference_weight",
-                     "sgd_fallback_after_epochs", "eval_every_steps", "checkpoint_every_steps"):
+                     "sgd_fallback_after_steps", "eval_every_steps", "checkpoint_every_steps"):
             if getattr(settings, name) < 0:
                 raise ValueError(f"[training] {name} must not be negative, got {getattr(settings, name)}")
         return settings
@@ -153,6 +161,12 @@ class FeatureOptions:
     """Word-vector source: random | minilm | glove:PATH."""
     lowercase: bool = False
     """Fold case in the word vocabulary (and in every lookup of typed text)."""
+    unknown_word_init: str = "normal"
+    """Rows of words the embedding source has no vector for (and UNK): "normal", N(0, s²), or "uniform",
+    U(−s, s), with s = `unknown_word_scale`. Runs recorded without this key used "normal"."""
+    unknown_word_scale: float = 0.0
+    """s of `unknown_word_init`; 0 = the source's default, which is also what runs recorded without the key
+    used: 1.0 for GloVe and random (the DIIN code's std-1 rows), the word-piece matrix's std (≈0.05) for MiniLM."""
 
     @classmethod
     def from_dict(cls, values: Mapping[str, Any]) -> "FeatureOptions":
@@ -160,6 +174,11 @@ class FeatureOptions:
         for name in ("max_premise_len", "max_hypothesis_len", "max_chars", "min_word_freq"):
             if getattr(options, name) <= 0:
                 raise ValueError(f"[features] {name} must be positive, got {getattr(options, name)}")
+        if options.unknown_word_init not in UNKNOWN_WORD_INITS:
+            raise ValueError(f"[features] unknown_word_init {options.unknown_word_init!r} unknown; "
+                             f"choose one of {list(UNKNOWN_WORD_INITS)}")
+        if options.unknown_word_scale < 0:
+            raise ValueError(f"[features] unknown_word_scale must not be negative, got {options.unknown_word_scale}")
         return options
 
     def to_dict(self) -> dict[str, Any]:

@@ -101,6 +101,23 @@ def resolve_config(config: Mapping[str, Any], size: str, embeddings: str | None,
 
 # ------------------------------------------------------------------------------------------------ data
 
+SNLI_MIX_IN_FOLDERS = ("snli_1.0", "")
+"""Where under an `mnli` data root SNLI's training split is looked for (the official zip's folder first)."""
+
+
+@dataclass
+class MixIn:
+    """Pairs drawn anew each epoch besides the protocol's training splits (DIIN's 15% of SNLI with MultiNLI)."""
+
+    split: str
+    fraction: float
+    items: list
+
+    @property
+    def per_epoch(self) -> int:
+        return round(self.fraction * len(self.items))
+
+
 @dataclass
 class PreparedData:
     protocol: Any
@@ -113,6 +130,7 @@ class PreparedData:
     vectors: torch.Tensor
     embedding_stats: dict[str, Any]
     vocabulary_record: dict[str, Any]
+    mix_in: MixIn | None = None
 
 
 def _token_lists(items: Sequence) -> list[Sequence[str]]:
@@ -137,8 +155,23 @@ def build_vocabulary(train_items: Sequence, eval_items: Sequence, options: Featu
     return vocab, record
 
 
+def snli_mix_in_ref(data_dir: Path):
+    """SNLI's training split under an `mnli` data root (snli_1.0/ first, then the root), or a clear error."""
+    from nlivis.data.protocols import SplitRef, candidate_files, find_split_file
+
+    refs = [SplitRef("snli", "train", folder) for folder in SNLI_MIX_IN_FOLDERS]
+    for ref in refs:
+        if find_split_file(ref, data_dir) is not None:
+            return ref
+    looked = ", ".join(str(path) for ref in refs for path in candidate_files(ref, data_dir) if path.suffix != ".gz")
+    raise FileNotFoundError(f"[training] snli_fraction_with_mnli needs SNLI's training split beside MultiNLI; looked for "
+                            f"{looked} (each also as .gz); put snli_1.0/ in {data_dir} or set the fraction to 0")
+
+
 def prepare_data(protocol, data_dir: Path, options: FeatureOptions, frozen: bool, word_dim: int, seed: int,
-                 cache_dir, progress: bool) -> PreparedData:
+                 cache_dir, progress: bool, snli_fraction: float = 0.0) -> PreparedData:
+    """The protocol's splits, analysed; with `snli_fraction` under the `mnli` protocol, SNLI's training split
+    too, as the pool each epoch's mix-in is drawn from (its words are training words)."""
     from nlivis.data.protocols import require_training_splits, split_key
     from nlivis.features.dataset import load_split_analyzed_reported
     from nlivis.features.embeddings import build_embeddings
@@ -157,14 +190,20 @@ def prepare_data(protocol, data_dir: Path, options: FeatureOptions, frozen: bool
         raise ValueError(f"protocol {protocol.name!r}: the training split(s) have no labelled pairs")
     select_items = items_of(protocol.select)
     report_items = {split_key(ref): items_of(ref) for ref in protocol.report}
+    mix_in = None
+    if snli_fraction > 0 and protocol.name == "mnli":
+        ref = snli_mix_in_ref(data_dir)
+        mix_in = MixIn(split_key(ref), snli_fraction, [i for i in items_of(ref) if i.pair.label is not None])
+    vocabulary_items = train_items + (mix_in.items if mix_in else [])
     pretrained = options.embeddings != "random"
     eval_items = [*select_items, *(i for items in report_items.values() for i in items)]
-    vocab, vocab_record = build_vocabulary(train_items, eval_items, options, add_eval_words=pretrained and frozen)
-    char_vocab = CharVocabulary.build(_token_lists(train_items), max_chars=options.max_chars)
-    vectors, stats = build_embeddings(options.embeddings, vocab, dim=None if pretrained else word_dim, seed=seed)
+    vocab, vocab_record = build_vocabulary(vocabulary_items, eval_items, options, add_eval_words=pretrained and frozen)
+    char_vocab = CharVocabulary.build(_token_lists(vocabulary_items), max_chars=options.max_chars)
+    vectors, stats = build_embeddings(options.embeddings, vocab, dim=None if pretrained else word_dim, seed=seed,
+                                      oov_scale=options.unknown_word_scale or None, oov_init=options.unknown_word_init)
     return PreparedData(protocol, train_items, select_items, report_items, split_key(protocol.select), vocab,
                         char_vocab, vectors, dict(stats) if isinstance(stats, Mapping) else _as_dict(stats),
-                        vocab_record)
+                        vocab_record, mix_in)
 
 
 def _as_dict(value: Any) -> dict[str, Any]:
@@ -193,9 +232,11 @@ def autocast_for(device: torch.device):
 @torch.no_grad()
 def predict_probabilities(model: nn.Module, featurizer, items: Sequence, batch_size: int,
                           device: torch.device) -> torch.Tensor:
-    """Class probabilities [N, K] for `items`, in their order (batched by length for speed)."""
+    """Class probabilities [N, K] for `items`, in their order (batched by length for speed, in batches of
+    at most `batch_size` and of the model's measured `max_inference_batch`)."""
     from nlivis.features.batching import bucket_batches
 
+    batch_size = min(batch_size, getattr(model, "max_inference_batch", 0) or batch_size)
     was_training = model.training
     model.eval()
     probabilities = torch.zeros(len(items), len(featurizer.labels))
@@ -417,7 +458,7 @@ def _train_in_folder(
     model_config = dict(resolved["model"])
     frozen = bool(model_config.get("freeze_word_embeddings", True))
     data = prepare_data(protocol, data_dir, options, frozen, int(model_config.get("word_dim", 300)), seed,
-                        cache_dir, progress and context.is_main)
+                        cache_dir, progress and context.is_main, settings.snli_fraction_with_mnli)
     model_config.update(vocab_size=len(data.vocab), char_vocab_size=len(data.char_vocab),
                         word_dim=int(data.vectors.shape[1]), num_classes=len(protocol.labels))
     featurizer = Featurizer(data.vocab, data.char_vocab, FeatureSettings(**featurizer_settings), protocol.labels)
@@ -453,11 +494,18 @@ def _train_in_folder(
     log = MetricsLog(metrics_path, resume_from_step=state.step if resume else None) if context.is_main else None
     train_model = distributed.wrap_model(model, context, run_device)
 
-    lengths = pair_lengths(data.train_items, featurizer_settings)
+    train_items = data.train_items + (data.mix_in.items if data.mix_in else [])  # the mix-in pool after them
+    lengths = pair_lengths(train_items, featurizer_settings)
 
     def epoch_batches(epoch: int) -> list[list[int]]:
-        batches = bucket_batches(lengths, settings.batch_size, seed=seed * 100_003 + epoch, shuffle=True)
-        return distributed.shard_batches(batches, context)
+        """Batches of indices into `train_items`: every training pair, plus this epoch's mix-in sample."""
+        if data.mix_in is None:
+            chosen = list(range(len(lengths)))
+        else:
+            pool = torch.randperm(len(data.mix_in.items), generator=torch.Generator().manual_seed(seed * 100_003 + epoch))
+            chosen = [*range(len(data.train_items)), *(len(data.train_items) + pool[:data.mix_in.per_epoch]).tolist()]
+        batches = bucket_batches([lengths[i] for i in chosen], settings.batch_size, seed=seed * 100_003 + epoch, shuffle=True)
+        return distributed.shard_batches([[chosen[j] for j in batch] for batch in batches], context)
 
     batches_per_epoch = len(epoch_batches(0))
     total_steps = math.ceil(settings.epochs * batches_per_epoch)
@@ -484,7 +532,6 @@ def _train_in_folder(
         improved = state.best_dev_accuracy is None or accuracy > state.best_dev_accuracy
         if improved:
             state.best_dev_accuracy, state.best_step = accuracy, state.step
-            state.best_epoch_seen = state.epoch + 1
             if context.is_main:
                 best_weights = {k: v.detach().to("cpu").clone() for k, v in model.state_dict().items()}
                 best_select_probabilities = probabilities
@@ -494,6 +541,16 @@ def _train_in_folder(
             log.write(step=state.step, epoch=round(state.epoch + state.batch_in_epoch / max(1, batches_per_epoch), 4),
                       dev_acc=accuracy, best_dev_acc=state.best_dev_accuracy, lr=current_lr())
         bar.set_postfix_str(f"dev {accuracy:.3f} (best {state.best_dev_accuracy:.3f})", refresh=False)
+        fall_back_to_sgd_if_stalled()
+
+    def fall_back_to_sgd_if_stalled() -> None:
+        """DIIN §4.2: switch to SGD once `sgd_fallback_after_steps` optimizer steps have passed without a
+        better select-split score (checked at every evaluation, as the paper's 30,000-step rule)."""
+        nonlocal optimizer
+        if (settings.sgd_fallback_after_steps and state.optimizer_name != "sgd"
+                and state.step - (state.best_step or 0) >= settings.sgd_fallback_after_steps):
+            optimizer = sgd_fallback(trainable, settings)
+            state.optimizer_name = "sgd"
 
     def save_state() -> None:
         if not context.is_main:
@@ -516,7 +573,7 @@ def _train_in_folder(
                         raise _StopRequested
                     indices = batches[state.batch_in_epoch]
                     loss_value, correct = _train_step(
-                        train_model, model, optimizer, featurizer.encode([data.train_items[i] for i in indices]),
+                        train_model, model, optimizer, featurizer.encode([train_items[i] for i in indices]),
                         settings, state.step, initial_dropout, regularization_weights, run_device)
                     state.step += 1
                     state.batch_in_epoch += 1
@@ -536,10 +593,6 @@ def _train_in_folder(
                         evaluate("epoch_end")
                     state.epoch += 1
                     state.batch_in_epoch = 0
-                    if (settings.sgd_fallback_after_epochs and state.optimizer_name != "sgd"
-                            and state.epoch - state.best_epoch_seen >= settings.sgd_fallback_after_epochs):
-                        optimizer = sgd_fallback(trainable, settings)
-                        state.optimizer_name = "sgd"
             if last_evaluated_step != state.step:
                 evaluate("end")
         except _StopRequested:
@@ -658,10 +711,15 @@ def _write_final_checkpoint(out_dir, model, featurizer, data: PreparedData, reso
         "model": model_config,
         "parameters": model.count_parameters(),
         "labels": list(labels),
-        "dataset": {"name": dataset, "protocol": protocol.name, "description": protocol.description,
+        "dataset": {"name": dataset, "protocol": protocol.name,
+                    "description": protocol.description + (f"; with {data.mix_in.fraction:.0%} of {data.mix_in.split} drawn anew "
+                                                           f"each epoch" if data.mix_in else ""),
                     "note": protocol.note, "small": protocol.small,
                     "train": [split_key(r) for r in protocol.train], "select": data.select_key,
-                    "report": [split_key(r) for r in protocol.report], "train_pairs": len(data.train_items)},
+                    "report": [split_key(r) for r in protocol.report], "train_pairs": len(data.train_items),
+                    **({"mix_in": {"split": data.mix_in.split, "fraction": data.mix_in.fraction,
+                                   "pairs_per_epoch": data.mix_in.per_epoch, "of": len(data.mix_in.items)}}
+                       if data.mix_in else {})},
         "features": {"options": options.to_dict(), "featurizer": featurizer_settings},
         "vocabulary": data.vocabulary_record,
         "chars": {"size": len(data.char_vocab), "file": "chars.json"},

@@ -7,7 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from nlivis.viz.common import BELOW_LEGEND, CATEGORY_COLOURS, empty_figure
+from nlivis.viz.common import BELOW_LEGEND, CATEGORY_COLOURS, SIDE_LEGEND, empty_figure, percent_ticks
 
 
 def _records(frame: pd.DataFrame) -> list[dict]:
@@ -122,10 +122,13 @@ def delta_bars(table: pd.DataFrame, label: str = "variant", tag: str = "tag", de
             y=rows[tag].astype(str).tolist(), x=rows[delta].tolist(), orientation="h", name=str(name),
             marker={"opacity": opacity}, meta={"kind": "table", "records": _records(rows)},
         ))
+    values = table[delta].astype(float)
     figure.update_layout(title=title + " (faded: not significant)", barmode="group",
-                         xaxis={"title": "accuracy difference", "tickformat": "+.1%"}, yaxis={"autorange": "reversed"},
+                         xaxis={"title": "accuracy difference", **percent_ticks(min(values.min(), 0.0), max(values.max(), 0.0)),
+                                "automargin": True},
+                         yaxis={"autorange": "reversed", "automargin": True},
                          height=max(300, 80 + 24 * table[tag].nunique() * max(1, len(figure.data))),
-                         margin={"l": 10, "r": 10, "t": 50, "b": 10}, legend=BELOW_LEGEND)
+                         margin={"l": 10, "r": 10, "t": 50, "b": 10}, legend=SIDE_LEGEND)
     return figure
 
 
@@ -153,9 +156,11 @@ def difference_intervals(table: pd.DataFrame, label: str = "variant", difference
         figure.add_vrect(x0=-noise, x1=noise, fillcolor="grey", opacity=0.15, line_width=0,
                          annotation_text="seed noise", annotation_position="top left")
     figure.add_vline(x=0, line_width=1, line_color="black")
+    ends = [*rows[low].astype(float), *rows[high].astype(float), *values, 0.0, *((-noise, noise) if noise is not None else ())]
     figure.update_layout(title=title + (" (faded: not significant)" if significant else ""),
-                         xaxis={"title": "accuracy difference (variant − reference)", "tickformat": "+.0%"},
-                         yaxis={"autorange": "reversed"}, height=max(260, 90 + 36 * len(rows)),
+                         xaxis={"title": "accuracy difference (variant − reference)", **percent_ticks(min(ends), max(ends)),
+                                "automargin": True},
+                         yaxis={"autorange": "reversed", "automargin": True}, height=max(260, 90 + 36 * len(rows)),
                          margin={"l": 10, "r": 10, "t": 50, "b": 10}, showlegend=False)
     return figure
 
@@ -234,6 +239,9 @@ def comparison_bars(table: pd.DataFrame, category: str, value: str, group: str |
     crowded = len(categories) * widest > 120  # e.g. eight "diin-no_self_attention-snli-small" bars
     figure.update_xaxes(tickmode="array", tickvals=categories, ticktext=ticktext, tickangle=-30 if crowded else 0,
                         automargin=True)
-    figure.update_layout(title=title, barmode="group", height=340 + (8 * widest if crowded else 0), margin={"l": 10, "r": 10, "t": 50, "b": 10},
-                         legend=BELOW_LEGEND, yaxis={"tickformat": value_format.replace("f", "")})
+    # a tilted label hangs left of its bar: the left margin leaves room for the first one
+    left = int(5.5 * len(ticktext[0].split("<br>")[0])) if crowded else 10
+    figure.update_layout(title=title, barmode="group", height=340 + (8 * widest if crowded else 0),
+                         margin={"l": left, "r": 10, "t": 50, "b": 10}, legend=SIDE_LEGEND,
+                         yaxis={"tickformat": value_format.replace("f", ""), "automargin": True})
     return figure

@@ -36,12 +36,45 @@ CATEGORY_COLOURS: tuple[str, ...] = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
 BELOW_LEGEND: dict[str, Any] = {"orientation": "h", "yanchor": "top", "y": -0.22, "x": 0}
 """A horizontal legend far enough below the plot that it never covers the x tick labels."""
 
+SIDE_LEGEND: dict[str, Any] = {"orientation": "v", "xanchor": "left", "x": 1.01, "yanchor": "top", "y": 1}
+"""A legend beside the plot's top right: read next to the bars it names, never lost below long tick labels."""
+
+NICE_PERCENT_STEPS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5)
+"""Tick steps (as fractions) an axis of percentages may use."""
+
+
+def percent_ticks(low: float, high: float, most: int = 8, signed: bool = True) -> dict[str, Any]:
+    """Axis settings with ticks at a round step covering [low, high] (fractions) and labels with just
+    enough decimals for that step: 0.5% steps read −1.0%, −0.5%, +0.0%, … rather than plotly's rounded
+    "+.0%" labels (−1%, −1%, +0%, …). At most `most` ticks; `signed` puts a + on positive values."""
+    low, high = float(min(low, high)), float(max(low, high))
+    if not np.isfinite(low) or not np.isfinite(high):
+        raise ValueError(f"percent ticks need finite bounds, got {low}, {high}")
+    span = max(high - low, 1e-9)
+    step = next((s for s in NICE_PERCENT_STEPS if span / s <= most - 1), NICE_PERCENT_STEPS[-1])
+    first, last = int(np.floor(low / step + 1e-9)), int(np.ceil(high / step - 1e-9))
+    values = [round(k * step, 10) for k in range(first, last + 1)]
+    decimals = max(0, int(np.ceil(-np.log10(step * 100) - 1e-9)))
+    sign = "+" if signed else ""
+    text = [f"{value * 100:{sign if value else ''}.{decimals}f}%".replace("-", "−") for value in values]
+    return {"tickmode": "array", "tickvals": values, "ticktext": text, "range": [values[0] - step, values[-1] + step]}
+
+
+def clean_file_name(name: str, fallback: str = "nlivis_figure") -> str:
+    """A file name any system accepts, from a label: `gcnn · snli-small · gcnn-snli-small_forget gate` →
+    `gcnn_snli-small_gcnn-snli-small_forget_gate` (runs of other characters become one `_`)."""
+    import re
+
+    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._-")
+    return cleaned[:150] or fallback
+
 
 def plotly_config(image_format: str = "svg", filename: str = "nlivis_figure") -> dict[str, Any]:
-    """Modebar settings for one figure: camera button saves `image_format` ("svg" or "png") as `filename`."""
+    """Modebar settings for one figure: camera button saves `image_format` ("svg" or "png") as `filename`
+    (cleaned by `clean_file_name`)."""
     if image_format not in {"svg", "png"}:
         raise ValueError(f"image format must be 'svg' or 'png', got {image_format!r}")
-    return {**PLOTLY_CONFIG, "toImageButtonOptions": {"format": image_format, "filename": filename, "scale": 2}}
+    return {**PLOTLY_CONFIG, "toImageButtonOptions": {"format": image_format, "filename": clean_file_name(filename), "scale": 2}}
 
 
 def real_length(tokens: Sequence[str], available: int) -> int:

@@ -22,13 +22,25 @@ def gate_title(entry: Gate, label: str = "") -> str:
     return " · ".join(p for p in (label, f"{entry.name} gate", f"layer {entry.layer}", entry.tokens) if p)
 
 
-def gate_strip(entry: Gate, index: int, tokens: Sequence[str], label: str = "", max_dims: int = 64) -> go.Figure:
-    """Top: the mean gate value per token (how open the gate is); bottom: every dimension per token.
+GATE_DIMS_SHOWN = 64
+"""Dimensions one gate heatmap shows at a time (more rows than this cannot be told apart); the rest are
+reached by moving the window (`first_dim`)."""
 
-    Dimensions beyond `max_dims` are dropped from the heatmap (the mean still uses all of them).
-    Values outside [0, 1] (a tanh transform) get a diverging scale.
-    """
+
+def dimension_windows(dimensions: int, size: int = GATE_DIMS_SHOWN) -> list[int]:
+    """First dimension of each window of `size` that together cover all `dimensions` (0, 64, 128, …)."""
+    return list(range(0, max(dimensions, 1), size))
+
+
+def gate_strip(entry: Gate, index: int, tokens: Sequence[str], label: str = "", first_dim: int = 0,
+               max_dims: int = GATE_DIMS_SHOWN) -> go.Figure:
+    """Top: the mean gate value per token over all dimensions (how open the gate is); bottom: dimensions
+    `first_dim` … `first_dim + max_dims − 1` per token, labelled with their true index, so every dimension
+    of a 128- or 384-wide gate is reachable window by window. Values outside [0, 1] (a tanh transform)
+    get a diverging scale."""
     values = gate_values(entry, index, tokens)
+    if not 0 <= first_dim < max(values.shape[1], 1):
+        raise ValueError(f"first_dim {first_dim} is outside the gate's {values.shape[1]} dimensions")
     shown_tokens = list(tokens)[: values.shape[0]]
     mean = values.mean(axis=1) if values.size else np.zeros(0)
     signed = bool(values.size) and float(values.min()) < 0.0
@@ -41,16 +53,18 @@ def gate_strip(entry: Gate, index: int, tokens: Sequence[str], label: str = "", 
         meta={"kind": "table", "records": [{"panel": "mean over dims", "position": i, "token": t, "mean_gate": float(m)}
                                             for i, (t, m) in enumerate(zip(shown_tokens, mean))]},
     ), row=1, col=1)
-    dims = values[:, :max_dims].T
+    last_dim = min(first_dim + max_dims, values.shape[1])
+    dims = values[:, first_dim:last_dim].T
     figure.add_trace(labelled_heatmap(
-        dims, [f"dim {d}" for d in range(dims.shape[0])], shown_tokens, "gate value", "dimension", "token",
+        dims, [f"dim {d}" for d in range(first_dim, last_dim)], shown_tokens, "gate value", "dimension", "token",
         DIVERGING_SCALE if signed else SEQUENTIAL_SCALE, zmin=-1.0 if signed else 0.0, zmax=1.0, name="per dimension"),
         row=2, col=1)
     figure.update_xaxes(**token_ticks(shown_tokens), row=2, col=1)
     figure.update_xaxes(showticklabels=False, row=1, col=1)
     figure.update_yaxes(title="mean", range=[-1.0 if signed else 0.0, 1.0], row=1, col=1)
     figure.update_yaxes(title="dimension", autorange="reversed", row=2, col=1)
-    dims_note = f" (first {max_dims} of {values.shape[1]} dims)" if values.shape[1] > max_dims else ""
+    window = values.shape[1] > last_dim - first_dim
+    dims_note = f" (dims {first_dim}–{last_dim - 1} of {values.shape[1]})" if window else ""
     figure.update_layout(title=gate_title(entry, label) + dims_note, height=420, showlegend=False,
                          margin={"l": 10, "r": 10, "t": 50, "b": 10})
     return figure

@@ -16,7 +16,8 @@ from plotly.subplots import make_subplots
 
 from nlivis.models.trace import Alignment, FeatureMaps, MemoryKeys, Trace
 from nlivis.viz.channel_grid import real_maps
-from nlivis.viz.common import DIVERGING_SCALE, SEQUENTIAL_SCALE, empty_figure, fitted_range, labelled_heatmap, token_ticks
+from nlivis.viz.common import (DIVERGING_SCALE, LONG_AXIS, SEQUENTIAL_SCALE, empty_figure, fitted_range, labelled_heatmap,
+                               token_ticks)
 from nlivis.viz.heatmaps import alignment_matrix, memory_keys_matrix
 
 
@@ -118,10 +119,14 @@ def overview_grid(readings: Sequence[ModelReading], title: str = "all loaded mod
         first = next((key for key in columns if key in panels), None)
         for key in columns:
             titles.append("" if key not in panels else (f"<b>{label}</b><br>" if key == first else "<br>") + panels[key].title)
-    row_heights = [max(len(p.rows) for p in panels.values()) if panels else 1 for _, panels in per_model]
+    row_tokens = [max(len(p.rows) for p in panels.values()) if panels else 1 for _, panels in per_model]
+    row_pixels = [max(120, 18 * n + 20) for n in row_tokens]
+    long_x = any(len(p.cols) > LONG_AXIS for _, panels in per_model for p in panels.values())
+    gap = 160 if long_x else 120  # room between rows for the x tick labels above and the next row's two-line titles
+    plot_pixels = sum(row_pixels) + gap * (len(per_model) - 1)
     figure = make_subplots(rows=len(per_model), cols=len(columns), subplot_titles=titles, horizontal_spacing=0.12,
-                           vertical_spacing=min(0.3 / max(1, len(per_model) - 1), 0.08) if len(per_model) > 1 else 0.0,
-                           row_heights=[float(h) for h in row_heights],
+                           vertical_spacing=gap / plot_pixels if len(per_model) > 1 else 0.0,
+                           row_heights=[float(h) for h in row_pixels],
                            column_widths=[float(max(6, *(len(p.cols) for _, ps in per_model for k, p in ps.items() if k == key)))
                                           for key in columns])
     used: dict[str, list[Panel]] = {}
@@ -150,6 +155,7 @@ def overview_grid(readings: Sequence[ModelReading], title: str = "all loaded mod
                          and abs(sum(a.get("domain", [0, 1])) / 2 - annotation.x) < 1e-6), None)
             if axis is not None:
                 annotation.update(x=axis["domain"][0], xanchor="left", font={"size": 11}, align="left")
-    figure.update_layout(title=title + (f"<br><sup>{' · '.join(notes)}</sup>" if notes else ""), height=120 + sum(60 + 18 * h for h in row_heights)
-                         + 40 * len(per_model), margin={"l": 10, "r": 90, "t": 100 if notes else 70, "b": 10})
+    top = 100 if notes else 70
+    figure.update_layout(title=title + (f"<br><sup>{' · '.join(notes)}</sup>" if notes else ""),
+                         height=top + plot_pixels + gap, margin={"l": 10, "r": 90, "t": top, "b": 20})
     return figure

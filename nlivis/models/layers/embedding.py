@@ -15,8 +15,11 @@ from nlivis.models.layers.conv import conv_tokens
 class CharCNN(nn.Module):
     """Char embedding → 1-D conv over the characters of each word → ReLU → max over characters.
 
-    Defaults follow the DIIN code (char_emb 8, 100 filters, width 5). Padding words (all-zero chars)
-    give a zero vector.
+    Sizes follow the DIIN code (char_emb 8, 100 filters, width 5); two details do not. The conv pads
+    "same" (width // 2 zeros on each side), where the code's is VALID over the 16-char buffer; and
+    padding characters are masked out of the max, where the code max-pools over every window of the
+    buffer, pads included (so there a word's vector depends on how far it is padded). Padding words
+    (all-zero chars) give a zero vector.
     """
 
     def __init__(self, char_vocab_size: int, char_dim: int = 8, filters: int = 100, width: int = 5):

@@ -20,15 +20,6 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor, dim: int = -1) -> t
     return torch.nan_to_num(weights, nan=0.0)
 
 
-def masked_sparsemax(scores: torch.Tensor, mask: torch.Tensor, dim: int = -1) -> torch.Tensor:
-    """Exact sparsemax (entmax's sort-based algorithm) with masked positions at -inf, hence zero."""
-    from entmax import sparsemax
-
-    scores = scores.masked_fill(~mask, NEG_INF)
-    weights = sparsemax(scores, dim=dim)
-    return torch.nan_to_num(weights, nan=0.0)
-
-
 def masked_max(values: torch.Tensor, mask: torch.Tensor, dim: int = 1) -> torch.Tensor:
     """Max over the token axis `dim` of [B, T, d] ignoring padding (mask [B, T])."""
     filled = values.masked_fill(~mask.unsqueeze(-1), NEG_INF)

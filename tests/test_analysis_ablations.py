@@ -1,0 +1,75 @@
+"""Ablation comparisons: the seed-noise verdict beside significance, short chart labels, and paper rows
+compared only on the dataset our protocol trains on."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from nlivis.analysis.ablations import VariantRecord, compare_variants, paper_ablations, seed_noise, short_names
+from nlivis.analysis.paper_tables import paper_dataset
+from nlivis.analysis.predictions import Prediction
+
+
+def answers(correct: list[bool]) -> list[Prediction]:
+    """Predictions on pairs p0, p1, … all with gold 'entailment', right where `correct` says."""
+    return [Prediction(f"p{i}", "entailment", "entailment" if ok else "neutral", (0.5, 0.5, 0.0))
+            for i, ok in enumerate(correct)]
+
+
+def test_a_significant_difference_inside_the_seed_spread_is_marked_within_seed_noise():
+    n = 1000
+    reference = answers([True] * 700 + [False] * 300)
+    second_seed = answers([False] * 40 + [True] * 660 + [False] * 300)   # 4.0% below the reference
+    variant = answers([False] * 30 + [True] * 670 + [False] * 300)      # 3.0% below: significant, yet inside 4.0%
+    other = answers([False] * 60 + [True] * 640 + [False] * 300)        # 6.0% below: beyond
+    noise = seed_noise(reference, second_seed)
+    assert np.isclose(noise.gap, 0.04) and noise.pairs == n
+    table = compare_variants(reference, {"variant": variant, "other": other}, noise).set_index("variant")
+    assert bool(table.loc["variant", "significant"]) and bool(table.loc["variant", "within seed noise"])
+    assert bool(table.loc["other", "significant"]) and not bool(table.loc["other", "within seed noise"])
+    columns = list(table.reset_index().columns)
+    assert columns.index("within seed noise") == columns.index("significant") + 1
+    assert "within seed noise" not in compare_variants(reference, {"variant": variant}).columns
+
+
+def record(name: str, config: str, seed: int) -> VariantRecord:
+    return VariantRecord(folder=Path("/checkpoints") / name, model=config.split("-")[0], config_name=config,
+                         protocol="snli-small", seed=seed, select_split="snli_dev", select_accuracy=0.7)
+
+
+def test_short_names_drop_the_family_and_protocol_and_name_seeds_only_where_needed():
+    members = [record("diin-snli-small", "diin", 1), record("diin-snli-small-seed2", "diin", 2),
+               record("diin-no_self_attention-snli-small", "diin-no_self_attention", 1)]
+    assert short_names(members) == {"diin-snli-small": "full model · seed 1", "diin-snli-small-seed2": "full model · seed 2",
+                                     "diin-no_self_attention-snli-small": "no_self_attention"}
+    twins = [record("a", "diin-no_conv", 1), record("b", "diin-no_conv", 1)]
+    assert short_names(twins) == {"a": "a", "b": "b"}
+
+
+def test_paper_rows_are_compared_only_on_the_protocols_dataset():
+    assert (paper_dataset("snli-small"), paper_dataset("mnli-small"), paper_dataset("quora-small")) == ("SNLI", "MultiNLI", "Quora")
+    assert paper_dataset("xnli") is None
+    quora = paper_ablations("gcnn", {"gcnn": 73.0}, "ours", dataset="Quora")
+    assert set(quora["reported on (full data)"]) == {"Quora test"}
+    assert quora.set_index("paper row").loc["GCNN", "ours"] == 73.0
+    everything = paper_ablations("gcnn", {"gcnn": 73.0}, "ours")
+    assert any(where.startswith("MultiNLI") for where in everything["reported on (full data)"])
+    assert paper_ablations("gcnn", {"gcnn": 73.0}, "ours", dataset="SNLI").empty  # GCNN reports no SNLI rows
+    diin = paper_ablations("diin", {"diin-no_conv": 72.3}, "ours", dataset="SNLI")
+    assert set(diin["reported on (full data)"]) == {"SNLI dev", "SNLI test"}
+
+
+def test_tag_deltas_compare_variant_and_reference_on_each_tags_shared_pairs():
+    from nlivis.analysis.ablations import tag_deltas
+
+    reference = answers([True, True, False, False, True, False])
+    variant = answers([True, False, True, True, True, False])
+    tags = {"p0": frozenset({"NEGATION"}), "p1": frozenset({"NEGATION"}), "p2": frozenset({"NEGATION", "QUANTIFIER"}),
+            "p3": frozenset({"QUANTIFIER"})}
+    other_split = [Prediction(p.id, "neutral", p.predicted, p.probs) for p in variant]
+    table = tag_deltas(reference, {"variant": variant, "other split": other_split}, tags).set_index("tag")
+    assert set(table["variant"]) == {"variant"}  # predictions of another split are left out
+    assert table.loc["NEGATION", "count"] == 3 and np.isclose(table.loc["NEGATION", "reference accuracy"], 2 / 3)
+    assert np.isclose(table.loc["NEGATION", "delta"], 0.0) and table.loc["QUANTIFIER", "delta"] == 1.0
+    assert not table["significant"].any()
