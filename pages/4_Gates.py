@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from nlivis.app import loading, notes, selection, widgets
+from nlivis.app import challenge, loading, notes, selection, widgets
 from nlivis.models.trace import Gate
 from nlivis.viz import MISSING_MESSAGES, gate_strip, gate_summary_bars
 from nlivis.viz.gate_strips import GATE_DIMS_SHOWN, dimension_windows
@@ -84,6 +84,7 @@ with tab_split:
         stored = st.session_state.get("gates_summary")
         if stored:
             split_used, size_used, summary = stored
+            challenge.show_sample_truncation(models, loading.analysed_sample(split_used, size_used)[0], split_used)
             without = [m.label for m in models if m.label not in set(summary.get("model", []))]
             for label in without:
                 st.info(f"{label}: {MISSING_MESSAGES['gates']}.")

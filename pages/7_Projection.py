@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from nlivis.app import loading, notes, paths, selection, widgets
+from nlivis.app import challenge, loading, notes, paths, selection, widgets
 from nlivis.analysis.projection import (METHODS, ProjectionError, informative_tag, is_cached, pooled_outputs, projected_pairs,
                                         tag_counts)
 from nlivis.viz import projection_scatter
@@ -44,6 +44,7 @@ if error:
 if not items:
     st.info("The split has no pairs.")
     st.stop()
+challenge.show_sample_truncation([model], items, split)
 
 ids = [item.pair.id for item in items]
 cache_key = f"{split}-sample{size}"

@@ -857,3 +857,27 @@ def assert_explorer_shows_pair(app: AppTest, split: str, row: int, premise: str)
     assert [t.value for t in app.title] == ["Pair explorer"]
     assert app.query_params["split"] == split and app.query_params["pair"] == str(row)
     assert f"**Premise:** {premise}" in texts(app, "markdown")
+
+
+def test_sample_pages_say_how_many_pairs_the_token_cut_offs_shorten(monkeypatch, tmp_path, checkpoints):
+    """Issue 12 item 15: a split shown in the app reports the pairs cut to the model's token limits — the
+    Gates statistics and the Projection work on a sample of the split, so they say it for that sample."""
+    import shutil
+
+    data = tmp_path / "data"
+    shutil.copytree(APP_DATA, data)
+    premise_file = data / "snli" / "esnli_tokenized" / "s1.dev"
+    premises = premise_file.read_text(encoding="utf-8").splitlines()
+    # 121 tokens; the fixture model keeps 12 premise / 8 hypothesis tokens, and one fixture hypothesis is
+    # already longer than 8: two pairs of the twelve are cut
+    premises[0] = " ".join(["a", "very", "long", "premise"] * 30) + " ."
+    premise_file.write_text("\n".join(premises) + "\n", encoding="utf-8")
+    app = load_models(open_app(monkeypatch, tmp_path, checkpoints, data), checkpoints / "gcnn-snli-small")
+    show(app, "pages/4_Gates.py")
+    app.button(key="gates_compute").click().run()
+    assert not app.exception, app.exception
+    assert "on this sample of snli_dev: 2 of 12 pairs were cut" in texts(app, "caption")
+    app.session_state["projection_method"] = "pca"
+    show(app, "pages/7_Projection.py")
+    assert not app.exception, app.exception
+    assert "on this sample of snli_dev: 2 of 12 pairs were cut" in texts(app, "caption")

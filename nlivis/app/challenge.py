@@ -227,6 +227,18 @@ class _NotAnalysedYet(Exception):
     """The split has no cached analyses on this machine yet."""
 
 
+def show_sample_truncation(models: Sequence[LoadedModel], items: Sequence[Any], split: str) -> None:
+    """A caption per model saying how many of the analysed sample pairs of `split` its token cut-offs
+    shorten (issue 12 item 15), for the pages that work on a sample (Gates over a split, Projection):
+    the sample is already analysed, so this costs one pass over its token counts and no spaCy run."""
+    from nlivis.training.evaluation import count_truncated
+
+    for model in models:
+        cut = count_truncated(model.checkpoint.featurizer, items)
+        if cut.pairs:
+            st.caption(f"{model.label} on this sample of {split}: {cut.describe()}.")
+
+
 def show_split_truncation(models: Sequence[LoadedModel], split: str) -> None:
     """A caption per model saying how many pairs of `split` its token cut-offs shorten (issue 12 item 15),
     from the feature cache (no spaCy run); a hint when the split was never analysed on this machine."""
