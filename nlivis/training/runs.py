@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Sequence
@@ -41,12 +42,11 @@ def run_record_folder(out: Path) -> Path:
 
 
 def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+    """`process_exists`, except that a finished child of this process (a zombie until reaped) is not alive."""
+    from nlivis.training.run_folder import process_exists
+
+    if not process_exists(pid):
         return False
-    except PermissionError:
-        return True
     try:  # a finished child of this process stays a zombie until reaped
         done, _ = os.waitpid(pid, os.WNOHANG)
         return done == 0
@@ -231,20 +231,27 @@ def start_run(command: list[str], out: Path) -> TrainingRun:
     records.mkdir(parents=True, exist_ok=True)
     record_path = records / LOCK_FILE
     started = time.time()
-    claim = json.dumps({"pid": None, "started": started, "command": command, "out": str(out)})
-    for _ in range(2):
-        try:
-            with open(record_path, "x", encoding="utf-8") as handle:
-                handle.write(claim)
-            break
-        except FileExistsError:
-            existing = read_run(out)
-            if existing is not None and existing.running:
-                who = "launching" if existing.pid is None else f"pid {existing.pid}"
-                raise RuntimeError(f"a training run ({who}) is already writing to {out}") from None
-            record_path.unlink(missing_ok=True)  # the record of a run that has ended
-    else:
-        raise RuntimeError(f"another Start request is launching a run into {out}")
+    # The claim is written whole to a file of its own, then hard-linked into place: the link either creates
+    # the record with its content in one step or fails, so a second request never reads a half-written claim
+    # (and takes it for the record of an ended run).
+    claim = records / f".{LOCK_FILE}.claim-{uuid.uuid4().hex}"
+    claim.write_text(json.dumps({"pid": None, "started": started, "command": command, "out": str(out)}),
+                     encoding="utf-8")
+    try:
+        for _ in range(2):
+            try:
+                os.link(claim, record_path)
+                break
+            except FileExistsError:
+                existing = read_run(out)
+                if existing is not None and existing.running:
+                    who = "launching" if existing.pid is None else f"pid {existing.pid}"
+                    raise RuntimeError(f"a training run ({who}) is already writing to {out}") from None
+                record_path.unlink(missing_ok=True)  # the record of a run that has ended
+        else:
+            raise RuntimeError(f"another Start request is launching a run into {out}")
+    finally:
+        claim.unlink(missing_ok=True)
     try:
         (Path(out) / STOP_FILE).unlink(missing_ok=True)
         with open(records / LOG_FILE, "ab") as log:
@@ -254,7 +261,7 @@ def start_run(command: list[str], out: Path) -> TrainingRun:
         record_path.unlink(missing_ok=True)
         raise
     record = {"pid": process.pid, "started": started, "command": command, "out": str(out)}
-    temporary = records / f".{LOCK_FILE}.{os.getpid()}"
+    temporary = records / f".{LOCK_FILE}.{uuid.uuid4().hex}"
     temporary.write_text(json.dumps(record), encoding="utf-8")
     os.replace(temporary, record_path)
     return TrainingRun(Path(out), process.pid, started, command, True)
