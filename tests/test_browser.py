@@ -236,6 +236,11 @@ def test_every_page_in_chromium(server, app_folders, tmp_path):
             assert page.locator(".js-plotly-plot").count() >= 1
             page.screenshot(path=str(shots / "projection.png"))
 
+            open_page(page, "Attribution")
+            assert_clean(page, "Attribution")
+            assert page.locator(".js-plotly-plot").count() >= 1, "no token strip drawn"
+            page.screenshot(path=str(shots / "attribution.png"))
+
             open_page(page, "Train")
             assert_clean(page, "Train")
             assert page.get_by_role("button", name="Start training").count() == 1

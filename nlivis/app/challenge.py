@@ -233,10 +233,19 @@ def show_sample_truncation(models: Sequence[LoadedModel], items: Sequence[Any], 
     the sample is already analysed, so this costs one pass over its token counts and no spaCy run."""
     from nlivis.training.evaluation import count_truncated
 
+    said: dict[str, list[str]] = {}
     for model in models:
         cut = count_truncated(model.checkpoint.featurizer, items)
         if cut.pairs:
-            st.caption(f"{model.label} on this sample of {split}: {cut.describe()}.")
+            said.setdefault(cut.describe(), []).append(model.label)
+    _caption_by_text(said, f"on this sample of {split}")
+
+
+def _caption_by_text(said: dict[str, list[str]], where: str) -> None:
+    """One caption per distinct truncation sentence, naming every model it holds for (models with the same
+    cut-offs say the same thing; five identical lines said it five times)."""
+    for text, labels in said.items():
+        st.caption(f"{', '.join(labels)} {where}: {text}.")
 
 
 def show_split_truncation(models: Sequence[LoadedModel], split: str) -> None:
@@ -248,7 +257,7 @@ def show_split_truncation(models: Sequence[LoadedModel], split: str) -> None:
     root = data_root()
     if root is None:
         return
-    unknown = []
+    unknown, said = [], {}
     for model in models:
         try:
             found = _split_truncation_cached(model.path, _folder_stamp(Path(model.path)), split, str(root),
@@ -258,7 +267,8 @@ def show_split_truncation(models: Sequence[LoadedModel], split: str) -> None:
         if found is None:
             unknown.append(model.label)
         elif found["pairs"]:
-            st.caption(f"{model.label} on {split}: {found['text']}.")
+            said.setdefault(found["text"], []).append(model.label)
+    _caption_by_text(said, f"on {split}")
     if unknown and len(unknown) == len(models):
         st.caption(f"How many pairs of {split} the models' token cut-offs shorten is shown once the split has been "
                    f"analysed here (`python -m nlivis prepare` or `evaluate`).")
