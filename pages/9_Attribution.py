@@ -45,7 +45,7 @@ with tab_pair:
                 continue
             predicted, explained = model.labels[any_scores.predicted], model.labels[any_scores.target]
             with st.expander(f"{model.label} · predicts {predicted} · explaining {explained}", expanded=m == 0):
-                salience, attention = st.columns([3, 2])
+                salience, attention = st.columns(2)  # equal widths: the attention strips were too narrow to read
                 with salience:
                     rows = {name: (scores[name].premise_scores, scores[name].hypothesis_scores)
                             for name in methods if name in scores}
