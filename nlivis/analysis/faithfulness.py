@@ -77,11 +77,11 @@ def bootstrap_interval(values: Sequence[float], resamples: int = BOOTSTRAP_RESAM
     data = np.asarray([v for v in values if not math.isnan(v)], dtype=float)
     if data.size == 0:
         return (math.nan, math.nan)
+    from nlivis.analysis.significance import percentile_interval
+
     rng = np.random.default_rng(seed)
     means = data[rng.integers(0, data.size, size=(resamples, data.size))].mean(axis=1)
-    tail = (1 - confidence) / 2 * 100
-    low, high = np.percentile(means, [tail, 100 - tail])
-    return (float(low), float(high))
+    return percentile_interval(means, confidence)
 
 
 def kendall_tau(a: Sequence[float], b: Sequence[float]) -> float:

@@ -54,7 +54,8 @@ def _as_bool(values: Sequence[bool]) -> np.ndarray:
     return np.asarray(values, dtype=bool).reshape(-1)
 
 
-def _percentiles(samples: np.ndarray, confidence: float) -> tuple[float, float]:
+def percentile_interval(samples: np.ndarray, confidence: float) -> tuple[float, float]:
+    """The central `confidence` share of bootstrap samples: (low, high) percentiles."""
     tail = (1.0 - confidence) / 2.0 * 100.0
     low, high = np.percentile(samples, [tail, 100.0 - tail])
     return float(low), float(high)
@@ -81,7 +82,7 @@ def paired_bootstrap(correct_a: Sequence[bool], correct_b: Sequence[bool],
     shares = np.array([only_a, only_b, n - only_a - only_b], dtype=float) / n
     counts = np.random.default_rng(seed).multinomial(n, shares, size=resamples)
     differences = (counts[:, 0] - counts[:, 1]) / n
-    low, high = _percentiles(differences, confidence)
+    low, high = percentile_interval(differences, confidence)
     return Interval((only_a - only_b) / n, low, high, confidence, resamples, seed)
 
 
@@ -94,7 +95,7 @@ def bootstrap_accuracy(correct: Sequence[bool], resamples: int = DEFAULT_RESAMPL
     n = values.size
     accuracy = float(values.mean())
     samples = np.random.default_rng(seed).binomial(n, accuracy, size=resamples) / n
-    low, high = _percentiles(samples, confidence)
+    low, high = percentile_interval(samples, confidence)
     return Interval(accuracy, low, high, confidence, resamples, seed)
 
 
