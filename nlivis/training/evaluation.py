@@ -24,9 +24,10 @@ import shutil
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-import torch
+if TYPE_CHECKING:  # torch is imported where a tensor is checked, so listing evaluations (the app) stays torch-free
+    import torch
 
 from nlivis.analysis.predictions import (Prediction, find_prediction_files, read_predictions,
                                          write_predictions)
@@ -49,6 +50,8 @@ re-evaluating the shipped gcnn-snli-small on SNLI dev gives every label as recor
 def check_finite(probabilities: torch.Tensor, checkpoint: str | Path) -> torch.Tensor:
     """`probabilities` unchanged, or a ValueError naming the checkpoint when any is NaN or infinite (a
     model with corrupt weights must not report a label)."""
+    import torch
+
     bad = ~torch.isfinite(probabilities).all(dim=-1)
     if bool(bad.any()):
         raise ValueError(f"checkpoint {checkpoint}: the model gave non-finite outputs (NaN or infinity) for "
