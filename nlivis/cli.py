@@ -21,6 +21,8 @@ COMMANDS = {
     "fetch-wordnet": "nlivis.features.wordnet:fetch_wordnet_command",
     "explain": "nlivis.analysis.attribution_commands:explain_command",
     "faithfulness": "nlivis.analysis.attribution_commands:faithfulness_command",
+    "edits": "nlivis.analysis.intervention_commands:edits_command",
+    "probe": "nlivis.analysis.intervention_commands:probe_command",
 }
 
 
@@ -103,6 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     from nlivis.analysis.attribution_commands import add_arguments as add_attribution_commands
     add_attribution_commands(sub)
+    from nlivis.analysis.intervention_commands import add_arguments as add_intervention_commands
+    add_intervention_commands(sub)
     return parser
 
 
