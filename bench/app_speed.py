@@ -64,9 +64,9 @@ def median_ms(times: list[float]) -> str:
 
 def pair_analysis(repeats: int) -> tuple[list[float], list[float]]:
     """Seconds per five-model analysis of a new pair: spaCy once per pair, and once per model."""
-    from nlivis.features import analysis
-    from nlivis.training.checkpoint import load_checkpoint
-    from nlivis.training.commands import predict_pairs
+    from nlivis.features import sentences as analysis
+    from nlivis.inference import load_checkpoint
+    from nlivis.inference import predict_pair as predict_pairs
 
     loaded = [load_checkpoint(folder) for folder in SHIPPED]
     for model in loaded:

@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     from nlivis.analysis.attribution import analysed_text_pair, integrated_gradients, predicted_classes
-    from nlivis.training.checkpoint import load_checkpoint
+    from nlivis.inference import load_checkpoint
 
     if args.threads:
         torch.set_num_threads(args.threads)

@@ -46,8 +46,8 @@ def main(argv: list[str] | None = None) -> int:
                                              cut_to_featurizer, integrated_gradients, predicted_classes)
     from nlivis.analysis.faithfulness import sample_items
     from nlivis.features.dataset import load_split_analyzed
-    from nlivis.training.checkpoint import load_checkpoint
-    from nlivis.training.commands import resolve_split
+    from nlivis.inference import load_checkpoint
+    from nlivis.data.protocols import resolve_split
 
     items, _ = load_split_analyzed(resolve_split("snli", "dev"), args.data_dir)
     chosen = sample_items(items, args.sample, args.seed)

@@ -8,7 +8,7 @@ from nlivis.app import challenge, loading, notes, selection, widgets
 from nlivis.models.trace import Gate
 from nlivis.viz import MISSING_MESSAGES, gate_strip, gate_summary_bars
 from nlivis.viz.gate_strips import GATE_DIMS_SHOWN, dimension_windows
-from nlivis.viz.tables import gate_summary
+from nlivis.analysis.gates import gate_summary
 
 st.set_page_config(page_title="nlivis · gates", page_icon=":material/tune:", layout="wide")
 selection.follow_url()

@@ -11,7 +11,7 @@ from nlivis.analysis.breakdown import (TaggedSplit, accuracy_by_genre, accuracy_
                                        confusion_matrix, overall_accuracy, pairs_with_tag, per_label_scores,
                                        table7_long, table7_with_counts)
 from nlivis.analysis.ablations import with_sentences
-from nlivis.analysis.predictions import predictions_frame
+from nlivis.store.predictions import predictions_frame
 from nlivis.viz import accuracy_by_tag_bars, accuracy_interval_bars, comparison_bars, confusion_matrix_heatmap
 
 ANY_TAG = "(any tagged pair)"

@@ -29,13 +29,15 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 from safetensors.torch import load_file  # noqa: E402
 
-from nlivis.analysis.predictions import PLAIN_SUFFIX, find_prediction_files, read_predictions  # noqa: E402
+from nlivis.store.predictions import PLAIN_SUFFIX, find_prediction_files, read_predictions
 from nlivis.data.protocols import get_protocol, split_key  # noqa: E402
-from nlivis.features.dataset import load_split_analyzed  # noqa: E402
-from nlivis.training.checkpoint import (EMBEDDING_TENSOR, LoadedCheckpoint, load_checkpoint,  # noqa: E402
-                                        rewrite_checkpoint, save_tensors, sha256_file)
-from nlivis.training.trainer import (accuracy_of, fp16_verdict, predict_probabilities,  # noqa: E402
-                                     prediction_rows, rounded_to_fp16)
+from nlivis.features.dataset import load_split_analyzed
+from nlivis.store.checkpoints import EMBEDDING_TENSOR
+from nlivis.inference import LoadedCheckpoint, load_checkpoint
+from nlivis.store.weights import rewrite_checkpoint, save_tensors
+from nlivis.store.files import sha256_file
+from nlivis.inference import accuracy_of, predict_probabilities, prediction_rows
+from nlivis.training.trainer import fp16_verdict, rounded_to_fp16
 
 CPU = torch.device("cpu")
 

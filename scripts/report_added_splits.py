@@ -26,9 +26,10 @@ import torch  # noqa: E402
 
 from nlivis.data.protocols import get_protocol, split_key  # noqa: E402
 from nlivis.features.chars import PAD_ID, UNK_ID  # noqa: E402
-from nlivis.features.dataset import load_split_analyzed  # noqa: E402
-from nlivis.training.checkpoint import LoadedCheckpoint, load_checkpoint, rewrite_checkpoint  # noqa: E402
-from nlivis.training.trainer import accuracy_of, predict_probabilities, prediction_rows  # noqa: E402
+from nlivis.features.dataset import load_split_analyzed
+from nlivis.inference import LoadedCheckpoint, load_checkpoint
+from nlivis.store.weights import rewrite_checkpoint
+from nlivis.inference import accuracy_of, predict_probabilities, prediction_rows
 
 CPU = torch.device("cpu")
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from nlivis.analysis.ablations import VariantRecord, compare_variants, paper_ablations, seed_noise, short_names
 from nlivis.analysis.paper_tables import paper_dataset
-from nlivis.analysis.predictions import Prediction
+from nlivis.store.predictions import Prediction
 
 
 def answers(correct: list[bool]) -> list[Prediction]:

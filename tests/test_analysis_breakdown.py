@@ -9,7 +9,7 @@ from nlivis.analysis.breakdown import (TaggedSplit, accuracy_by_genre, accuracy_
                                        accuracy_by_tag_and_source, compare_models, confusion_matrix, disagreements,
                                        overall_accuracy, pairs_with_tag, per_label_scores, table7, table7_long, table7_with_counts)
 from nlivis.analysis.significance import wilson_interval
-from nlivis.analysis.predictions import Prediction
+from nlivis.store.predictions import Prediction
 
 E, N, C = "entailment", "neutral", "contradiction"
 

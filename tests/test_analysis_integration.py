@@ -21,12 +21,12 @@ def trained(tmp_path_factory) -> Path:
 @pytest.mark.slow
 def test_checkpoint_analysis_end_to_end(trained):
     from nlivis.analysis.breakdown import accuracy_by_tag, confusion_matrix
-    from nlivis.analysis.predictions import find_prediction_files, read_predictions
+    from nlivis.store.predictions import find_prediction_files, read_predictions
     from nlivis.analysis.projection import cached_projection, pooled_representations
     from nlivis.analysis.tags import tag_pairs
     from nlivis.data.protocols import SplitRef
     from nlivis.features.dataset import load_split_analyzed
-    from nlivis.training.checkpoint import load_checkpoint
+    from nlivis.inference import load_checkpoint
 
     folder = trained / "tiny"
     predictions = read_predictions(find_prediction_files(folder)["snli_dev"])

@@ -3,9 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from nlivis.analysis.predictions import (Prediction, PredictionsFileError, find_prediction_files,
-                                         predictions_frame, predictions_path, read_predictions,
-                                         write_predictions)
+from nlivis.store.predictions import (Prediction, PredictionsFileError, find_prediction_files, predictions_frame, predictions_path, read_predictions, write_predictions)
 
 
 def test_read_fixture(fixtures):

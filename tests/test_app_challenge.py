@@ -47,7 +47,7 @@ def give_path(app: AppTest, path: Path) -> AppTest:
 
 
 def test_challenge_file_by_category_for_two_models(monkeypatch, tmp_path, checkpoints):
-    from nlivis.analysis.predictions import find_prediction_files
+    from nlivis.store.predictions import find_prediction_files
 
     recorded = {p: p.read_bytes() for p in (checkpoints / "gcnn-snli-small").glob("predictions_*")}
     app = error_analysis(monkeypatch, tmp_path, checkpoints)
@@ -105,7 +105,7 @@ def test_keep_upload_names_by_content_and_strips_paths(monkeypatch, tmp_path):
 def test_error_analysis_says_how_many_pairs_of_the_split_were_cut(monkeypatch, tmp_path, checkpoints):
     """Issue 12 item 15 in the app: the fixture's dev split has one 9-token hypothesis; the tiny model reads 8."""
     from nlivis.data.protocols import SplitRef, read_split
-    from nlivis.training.evaluation import analyze_split
+    from nlivis.analysis.evaluation import analyze_split
 
     app = error_analysis(monkeypatch, tmp_path, checkpoints)
     assert "is shown once the split has been analysed" in "\n".join(c.value for c in app.caption)

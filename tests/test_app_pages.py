@@ -358,7 +358,7 @@ def test_ablations_with_seeds_from_different_data_warns_instead_of_failing(monke
     import dataclasses
     import shutil
 
-    from nlivis.analysis.predictions import find_prediction_files, read_predictions, write_predictions
+    from nlivis.store.predictions import find_prediction_files, read_predictions, write_predictions
 
     root = tmp_path / "mixed"
     root.mkdir()

@@ -20,7 +20,7 @@ from nlivis.analysis.faithfulness import (BINS, aopc, average_precision, bootstr
 from nlivis.data.highlights import (Highlight, find_highlights_file, highlights_by_pair,
                                     read_esnli_highlights, token_labels)
 from nlivis.data.records import NLI_LABELS, DataFormatError, Pair
-from nlivis.features.analysis import SentenceAnalysis
+from nlivis.features.sentences import SentenceAnalysis
 from nlivis.features.batch import Batch
 from nlivis.features.dataset import AnalyzedPair
 from nlivis.features.featurize import FeatureSettings, Featurizer
@@ -160,8 +160,8 @@ def test_shipped_models_meet_the_completeness_target_by_default(family, shared_d
     from nlivis.analysis.attribution import cut_to_featurizer
     from nlivis.analysis.faithfulness import sample_items
     from nlivis.features.dataset import load_split_analyzed
-    from nlivis.training.checkpoint import load_checkpoint
-    from nlivis.training.commands import resolve_split
+    from nlivis.inference import load_checkpoint
+    from nlivis.data.protocols import resolve_split
 
     folder = Path(__file__).resolve().parent.parent / "checkpoints" / f"{family}-snli-small"
     loaded = load_checkpoint(folder)

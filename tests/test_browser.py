@@ -43,7 +43,7 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not 
 
 
 def complete_checkpoints(root: Path) -> list[Path]:
-    from nlivis.training.checkpoint import MANIFEST
+    from nlivis.store.checkpoints import MANIFEST
 
     return sorted(p for p in root.iterdir() if (p / MANIFEST).is_file()) if root.is_dir() else []
 
@@ -68,7 +68,7 @@ def app_folders(tmp_path_factory) -> tuple[list[Path], Path]:
 
 
 def checkpoint_infos(root: Path) -> list:
-    from nlivis.training.checkpoint import find_checkpoints
+    from nlivis.store.checkpoints import find_checkpoints
 
     return find_checkpoints(root)
 
@@ -308,7 +308,7 @@ def go_back_to(page, title: str) -> None:
 def test_click_through_from_errors_confusions_and_projection_in_chromium(server, app_folders, tmp_path):
     """An error row, a confusion-matrix cell and a projection point each open their pair in the Pair explorer with
     the same models; the browser's Back returns. Needs the shipped snli-small checkpoints and the SNLI dev split."""
-    from nlivis.analysis.predictions import find_prediction_files, read_predictions
+    from nlivis.store.predictions import find_prediction_files, read_predictions
     from nlivis.data.protocols import get_protocol, read_split
 
     roots, data = app_folders

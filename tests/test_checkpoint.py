@@ -8,9 +8,13 @@ from pathlib import Path
 import pytest
 import torch
 
-from nlivis.training import checkpoint
-from nlivis.training.checkpoint import (
-    CheckpointError, find_checkpoints, flatten_optimizer_state, load_checkpoint, unflatten_optimizer_state,
+from nlivis.inference import load_checkpoint
+from nlivis.store import weights
+from nlivis.store.checkpoints import CheckpointError, find_checkpoints
+from nlivis.store.files import sha256_file
+from nlivis.store.training_state import (
+    flatten_optimizer_state,
+    unflatten_optimizer_state,
 )
 from tests.fixtures.training.helpers import copy_root, train_tiny
 
@@ -39,10 +43,10 @@ def assert_error(folder: Path, *fragments: str) -> None:
 
 
 def test_good_checkpoint_loads_and_predicts_like_its_predictions_file(damaged):
-    from nlivis.analysis.predictions import read_predictions
-    from nlivis.training.commands import evaluate_checkpoint
-    from nlivis.features.dataset import load_split_analyzed
+    from nlivis.analysis.evaluation import evaluate_checkpoint
     from nlivis.data.protocols import SplitRef
+    from nlivis.features.dataset import load_split_analyzed
+    from nlivis.store.predictions import read_predictions
     from tests.fixtures.training.helpers import FIXTURE_DIR
 
     loaded = load_checkpoint(damaged)
@@ -77,7 +81,7 @@ def test_unreadable_safetensors_listed_in_manifest(damaged):
     path = damaged / "model.safetensors"
     path.write_bytes(b"not a safetensors file")
     manifest = json.loads((damaged / "COMPLETE").read_text())
-    manifest["files"]["model.safetensors"] = {"bytes": path.stat().st_size, "sha256": checkpoint.sha256_file(path)}
+    manifest["files"]["model.safetensors"] = {"bytes": path.stat().st_size, "sha256": sha256_file(path)}
     (damaged / "COMPLETE").write_text(json.dumps(manifest))
     assert_error(damaged, "model.safetensors cannot be read as safetensors")
 
@@ -155,7 +159,7 @@ def test_crash_mid_save_leaves_no_valid_looking_checkpoint_and_resume_finishes(t
         raise Killed("simulated kill while writing")
 
     with monkeypatch.context() as patch:
-        patch.setattr(checkpoint, "write_predictions", crash)
+        patch.setattr(weights, "write_predictions", crash)
         with pytest.raises(Killed, match="simulated kill"):
             train_tiny(out, tmp_path / "cache", max_steps=4)
     assert not (out / "COMPLETE").exists()
@@ -193,7 +197,9 @@ def test_optimizer_state_round_trip():
 def test_shared_embeddings_restored_in_fp16_load_through_a_rewritten_config(damaged):
     from safetensors.torch import load_file
 
-    from nlivis.training.checkpoint import EMBEDDING_TENSOR, rewrite_checkpoint, save_tensors, sha256_file
+    from nlivis.store.checkpoints import EMBEDDING_TENSOR
+    from nlivis.store.files import sha256_file
+    from nlivis.store.weights import rewrite_checkpoint, save_tensors
 
     before = load_checkpoint(damaged).model.word_embedding.weight.detach().clone()
     config = json.loads((damaged / "config.json").read_text())
@@ -212,8 +218,8 @@ def test_shared_embeddings_restored_in_fp16_load_through_a_rewritten_config(dama
 def test_rewrite_replaces_weights_predictions_and_metrics_as_one_checkpoint(damaged):
     from safetensors.torch import load_file
 
-    from nlivis.analysis.predictions import find_prediction_files, read_predictions
-    from nlivis.training.checkpoint import rewrite_checkpoint, word_embedding_key
+    from nlivis.store.predictions import find_prediction_files, read_predictions
+    from nlivis.store.weights import rewrite_checkpoint, word_embedding_key
 
     loaded = load_checkpoint(damaged)
     config = json.loads((damaged / "config.json").read_text())
@@ -237,16 +243,65 @@ def test_rewrite_replaces_weights_predictions_and_metrics_as_one_checkpoint(dama
 
 
 def test_listing_checkpoints_does_not_import_torch(trained_root):
-    """Home's scan reads only checkpoint_files: importing torch there cost 1.5–2 s of every cold start."""
+    """Home's scan reads only store.checkpoints: importing torch there cost 1.5–2 s of every cold start."""
     import subprocess
     import sys
 
-    script = ("import sys; from nlivis.training.checkpoint_files import find_checkpoints; "
+    script = ("import sys; from nlivis.store.checkpoints import find_checkpoints; "
               f"found = find_checkpoints({str(trained_root)!r}); "
               "print(len(found), found[0].name, 'torch' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
                             cwd=Path(__file__).resolve().parents[1])
     assert result.stdout.split() == ["1", "tiny", "False"]
-    from nlivis.training import checkpoint_files
 
-    assert checkpoint.find_checkpoints is checkpoint_files.find_checkpoints  # existing callers keep working
+
+# ------------------------------------------------------------------- malformed folders never crash a listing
+
+def _edit_json(path: Path, change) -> None:
+    data = json.loads(path.read_text())
+    data = change(data)
+    path.write_text(json.dumps(data))
+
+
+def _metrics_as_array(folder: Path) -> None:
+    (folder / "metrics.json").write_text("[]")
+
+
+def _null_embeddings(folder: Path) -> None:
+    _edit_json(folder / "config.json", lambda c: {**c, "embeddings": None})
+
+
+def _manifest_entry_without_bytes(folder: Path) -> None:
+    def change(manifest):
+        manifest["files"]["model.safetensors"].pop("bytes")
+        return manifest
+    _edit_json(folder / "COMPLETE", change)
+
+
+def _symlink_loop(folder: Path) -> None:
+    (folder / "loop").symlink_to(folder / "loop")
+
+
+def _model_table_is_a_number(folder: Path) -> None:
+    _edit_json(folder / "config.json", lambda c: {**c, "model": 5})
+
+
+@pytest.mark.parametrize("damage, fragment", [
+    (_metrics_as_array, "metrics.json must hold a JSON object, not array"),
+    (_null_embeddings, "config.json 'embeddings' must be a JSON object, not null"),
+    (_manifest_entry_without_bytes, "COMPLETE's entry for model.safetensors must give its \"bytes\""),
+    (_symlink_loop, "loop cannot be resolved"),
+    (_model_table_is_a_number, "config.json 'model' must be a JSON object, not number"),
+], ids=["metrics-array", "embeddings-null", "manifest-no-bytes", "symlink-loop", "model-number"])
+def test_a_malformed_folder_is_listed_as_broken_and_refused_in_one_line(damaged, damage, fragment, capsys):
+    from nlivis.cli import main
+
+    damage(damaged)
+    broken: list[CheckpointError] = []
+    assert find_checkpoints(damaged.parent, broken) == []
+    assert len(broken) == 1 and fragment in str(broken[0]) and str(damaged) in str(broken[0])
+    assert_error(damaged, fragment)
+    code = main(["predict", str(damaged), "--premise", "A man sleeps .", "--hypothesis", "A man rests .", "--json"])
+    captured = capsys.readouterr()
+    assert code == 2 and fragment in captured.err and len(captured.err.strip().splitlines()) == 1
+    assert fragment in json.loads(captured.out)["error"], "--json says what went wrong on stdout too"

@@ -11,8 +11,10 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from nlivis.analysis.predictions import find_prediction_files, read_predictions, write_predictions
-from nlivis.training.checkpoint import EMBEDDING_TENSOR, load_checkpoint, rewrite_checkpoint
+from nlivis.store.predictions import find_prediction_files, read_predictions, write_predictions
+from nlivis.store.checkpoints import EMBEDDING_TENSOR
+from nlivis.inference import load_checkpoint
+from nlivis.store.weights import rewrite_checkpoint
 from tests.fixtures.training.helpers import FIXTURE_DIR, train_tiny
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "compact_checkpoints.py"
@@ -73,7 +75,7 @@ def test_compaction_keeps_what_the_checkpoint_claims(old_style, tmp_path):
 
     from nlivis.features.dataset import load_split_analyzed
     from nlivis.data.protocols import SplitRef
-    from nlivis.training.commands import evaluate_checkpoint
+    from nlivis.analysis.evaluation import evaluate_checkpoint
 
     items, _ = load_split_analyzed(SplitRef("snli", "dev"), FIXTURE_DIR, tmp_path / "cache")
     again = evaluate_checkpoint(loaded, items)  # what `nlivis evaluate` reproduces

@@ -281,7 +281,7 @@ def test_repeated_pair_ids_are_made_unique_and_said(tmp_path: Path, name: str, l
     """Issue 12 item 8: readers accepted repeated ids, then the predictions file written from them was
     rejected by the app's reader. One rule now: every pair carrying a repeated id becomes `<id>-line<N>`
     (which of them an id-keyed annotation meant is unknown), said in the notes."""
-    from nlivis.analysis.predictions import read_predictions, write_predictions
+    from nlivis.store.predictions import read_predictions, write_predictions
 
     header = NLI_HEADER + "\n" if name.endswith(".txt") else ""
     first = 2 if header else 1

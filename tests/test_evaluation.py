@@ -2,7 +2,6 @@
 issue 15's challenge-set breakdown), through the command line on a tiny trained checkpoint."""
 from __future__ import annotations
 
-import gzip
 import json
 import shutil
 from pathlib import Path
@@ -10,9 +9,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from nlivis.analysis.predictions import find_prediction_files, read_predictions
 from nlivis.cli import main
-from nlivis.training.checkpoint import CheckpointError, load_checkpoint, rewrite_checkpoint
+from nlivis.inference import load_checkpoint
+from nlivis.store.checkpoints import CheckpointError
+from nlivis.store.predictions import find_prediction_files, read_predictions
+from nlivis.store.weights import rewrite_checkpoint
 from tests.fixtures.training.helpers import FIXTURE_DIR, TINY_CONFIG
 
 CHALLENGE = Path(__file__).resolve().parent / "fixtures" / "challenge"
@@ -38,7 +39,7 @@ def checkpoint(root, tmp_path) -> Path:
 
 
 def find_named_evaluations(folder: Path) -> dict:
-    from nlivis.training.evaluation import find_named_evaluations as find
+    from nlivis.store.evaluations import find_named_evaluations as find
 
     return find(folder)
 
@@ -119,7 +120,7 @@ def test_bad_evaluation_name_is_refused(checkpoint, tmp_path, capsys):
 @pytest.fixture
 def no_spacy(monkeypatch):
     """Fail the test if anything reaches the spaCy pass."""
-    from nlivis.features import analysis
+    from nlivis.features import sentences as analysis
 
     def refuse(*args, **kwargs):
         raise AssertionError("spaCy ran before the input was validated")
@@ -263,7 +264,7 @@ def test_nan_weights_are_refused_naming_the_checkpoint(checkpoint, capsys):
 
 
 def test_non_finite_outputs_are_an_error(checkpoint):
-    from nlivis.training.commands import predict_pairs
+    from nlivis.inference import predict_pair as predict_pairs
 
     loaded = load_checkpoint(checkpoint)
     with torch.no_grad():
@@ -282,7 +283,7 @@ def test_text_without_a_real_word_is_refused(checkpoint, capsys, premise):
 
 
 def test_predict_function_refuses_invisible_text_too(checkpoint):
-    from nlivis.training.commands import predict_pairs
+    from nlivis.inference import predict_pair as predict_pairs
 
     with pytest.raises(ValueError, match="no real word"):
         predict_pairs(load_checkpoint(checkpoint), "\u200b\ufeff", "A man sleeps .")
@@ -321,7 +322,7 @@ def test_embeddings_file_outside_the_root_is_refused(checkpoint, tmp_path):
 
 @pytest.mark.parametrize("name", ["vocab.json", "predictions_snli_dev.jsonl.gz"])
 def test_symlink_out_of_the_root_is_refused(checkpoint, tmp_path, name):
-    from nlivis.training.checkpoint import read_checkpoint_info
+    from nlivis.store.checkpoints import read_checkpoint_info
 
     outside = tmp_path / "outside" / name
     outside.parent.mkdir()
@@ -344,8 +345,8 @@ def test_symlink_inside_the_root_is_fine(checkpoint):
 # ----------------------------------------------------------------------- functions the app calls
 
 def test_split_truncation_from_the_cache_only(checkpoint, tmp_path, capsys, monkeypatch):
+    from nlivis.analysis.evaluation import cached_split_truncation
     from nlivis.data.protocols import SplitRef
-    from nlivis.training.evaluation import cached_split_truncation
 
     loaded = load_checkpoint(checkpoint)
     ref, cache = SplitRef("snli", "dev", ""), tmp_path / "fresh-cache"
@@ -357,8 +358,8 @@ def test_split_truncation_from_the_cache_only(checkpoint, tmp_path, capsys, monk
 
 
 def test_challenge_predictions_reuse_the_named_evaluation(checkpoint, tmp_path):
+    from nlivis.analysis.evaluation import challenge_predictions
     from nlivis.data.challenge import read_challenge_files
-    from nlivis.training.evaluation import challenge_predictions
 
     loaded = load_checkpoint(checkpoint)
     challenge = read_challenge_files([CHALLENGE / "conj_like.tsv"])

@@ -7,8 +7,10 @@ import pytest
 
 from nlivis.data.protocols import SplitRef
 from nlivis.data.records import Pair
-from nlivis.features import analysis, dataset
-from nlivis.features.cache import AnalysisCache, cache_root
+from nlivis.features import sentences as analysis
+from nlivis.features import dataset
+from nlivis.features.cache import AnalysisCache
+from nlivis.store.files import cache_root
 from nlivis.features.dataset import analyze_pairs, analyze_pairs_reported, load_split_analyzed
 
 
@@ -116,19 +118,21 @@ def test_split_cache_is_keyed_by_source_content(tmp_path, counted_spacy):
 def test_prepare_prints_counts_and_reports_cache_use(tmp_path, counted_spacy, capsys):
     from argparse import Namespace
 
+    from nlivis.cli import prepare
+
     data = tmp_path / "snli"
     _write_split(data, ["A dog moves .", "It is dry ."])
     args = Namespace(dataset="snli", data_dir=str(data), cache_dir=str(tmp_path / "cache"))
-    assert dataset.prepare_command(args) == 0
+    assert prepare.run(args) == 0
     first = capsys.readouterr().out
     row = next(line for line in first.splitlines() if line.startswith("snli_dev"))
     assert row.split()[1:4] == ["1", "1", "entailment:1"] and row.endswith("built")
     assert "snli_train, snli_test" in first
-    dataset.prepare_command(args)
+    prepare.run(args)
     assert next(line for line in capsys.readouterr().out.splitlines()
                 if line.startswith("snli_dev")).endswith("cached")
     with pytest.raises(FileNotFoundError, match="none of snli's splits"):
-        dataset.prepare_command(Namespace(dataset="snli", data_dir=str(tmp_path), cache_dir=None))
+        prepare.run(Namespace(dataset="snli", data_dir=str(tmp_path), cache_dir=None))
 
 
 def test_unwritable_cache_folder_warns_and_still_analyses(tmp_path, counted_spacy):

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from nlivis.data.records import NLI_LABELS, Pair
-from nlivis.features.analysis import SentenceAnalysis, analyze_sentences
+from nlivis.features.sentences import SentenceAnalysis, analyze_sentences
 from nlivis.features.dataset import AnalyzedPair
 from nlivis.features.featurize import FeatureSettings, Featurizer
 from nlivis.features.pos import TAG_INDEX
@@ -114,7 +114,7 @@ def test_encode_text_runs_spacy_and_reports_truncation(nlp):
 
 def test_a_typed_pair_is_analysed_once_for_every_featurizer(nlp, monkeypatch):
     """The app reads one pair with each loaded model; spaCy ran once per model (about 9 of 27 ms for five)."""
-    from nlivis.features import analysis
+    from nlivis.features import sentences as analysis
 
     calls = []
     real = analysis.analyze_sentences

@@ -98,6 +98,36 @@ def test_trace_entries_are_typed_and_batch_first(config_name):
     torch.testing.assert_close(last.probs.sum(-1), torch.ones(size))
 
 
+SWITCH_COMBINATIONS = [
+    ("gcnn", {"forget_gate": False, "output_gate": False}), ("gcnn", {"context_layer": "glu"}),
+    ("diin", {"highway_layers": 0}), ("diin", {"interaction": "similarity"}), ("diin", {"fuse": "addition"}),
+    ("diin", {"encoding": "none", "feature_extractor": "none"}), ("esan", {"augmentation": "simple"}),
+    ("esan", {"use_word_features": False, "use_contextual_features": False}), ("attentive_conv", {"version": "light"}),
+    ("attentive_conv", {"use_gate": False}),
+]
+"""Switch settings no shipped config uses, whose trace types must still be declared right."""
+
+
+def _emitted_types(model: MatchingModel) -> set[type]:
+    with torch.no_grad():
+        _, trace = model(batch_for(model), trace=True)
+    return {type(entry) for _, entry in trace.items()}
+
+
+def test_the_model_declares_exactly_the_trace_types_it_emits(config_name):
+    model = tiny_model(config_name).eval()
+    assert _emitted_types(model) == model.trace_types()
+
+
+@pytest.mark.parametrize("family,switches", SWITCH_COMBINATIONS, ids=lambda v: v if isinstance(v, str) else
+                         ",".join(f"{k}={s}" for k, s in v.items()))
+def test_switches_no_config_uses_declare_their_trace_types_too(family, switches):
+    options = {**dict(CONFIGS[family]["model"]), **model_class(family).tiny_overrides, **switches}
+    torch.manual_seed(0)
+    model = build(options).eval()
+    assert _emitted_types(model) == model.trace_types()
+
+
 def test_attention_ignores_padding_and_rows_sum_to_one(config_name):
     model = tiny_model(config_name).eval()
     batch = batch_for(model, pad_premise_to=max(PREMISE_LENGTHS) + 2, pad_hypothesis_to=max(HYPOTHESIS_LENGTHS) + 2)

@@ -15,10 +15,16 @@ import torch
 from safetensors import SafetensorError
 
 from nlivis.cli import main
-from nlivis.training import checkpoint, run_folder
-from nlivis.training.checkpoint import (
-    STATE_FOLDER, CheckpointError, TrainingState, load_checkpoint, load_training_state, save_training_state,
+from nlivis.inference import load_checkpoint
+from nlivis.store import files as store_files
+from nlivis.store import weights
+from nlivis.store.checkpoints import STATE_FOLDER, CheckpointError
+from nlivis.store.training_state import (
+    TrainingState,
+    load_training_state,
+    save_training_state,
 )
+from nlivis.training import run_folder
 from nlivis.training.run_folder import LOCK_FILE, path_problem, run_name_problem
 from tests.fixtures.training.helpers import FIXTURE_DIR, TINY_CONFIG, train_tiny
 
@@ -211,7 +217,7 @@ def _kill_when_moving_into(monkeypatch, target: Path) -> list[bool]:
             raise Killed(f"killed before {source} became {destination}")
         return real_replace(source, destination)
 
-    monkeypatch.setattr(checkpoint.os, "replace", replace)
+    monkeypatch.setattr(store_files.os, "replace", replace)
     return armed
 
 
@@ -255,7 +261,7 @@ def test_a_kill_between_the_final_renames_leaves_the_checkpoint_findable(tmp_pat
 def _disk_full_after(monkeypatch, writes: int) -> list[int]:
     """safetensors writes fail with 'No space left on device' after `writes` successful ones."""
     count = [0]
-    real_save_file = checkpoint.save_file
+    real_save_file = weights.save_file
 
     def save_file(tensors, path, metadata=None):
         count[0] += 1
@@ -265,7 +271,7 @@ def _disk_full_after(monkeypatch, writes: int) -> list[int]:
                                   'message: "No space left on device" })')
         return real_save_file(tensors, path, metadata=metadata)
 
-    monkeypatch.setattr(checkpoint, "save_file", save_file)
+    monkeypatch.setattr(weights, "save_file", save_file)
     return count
 
 
@@ -285,7 +291,7 @@ def test_a_full_disk_is_explained_cleaned_up_and_resumable(tmp_path, cache_dir, 
 def test_a_full_disk_at_the_final_save_keeps_the_finished_training(tmp_path, cache_dir, monkeypatch):
     out = tmp_path / "root" / "run"
     with monkeypatch.context() as patch:
-        patch.setattr(checkpoint, "write_predictions", _raise_disk_full)
+        patch.setattr(weights, "write_predictions", _raise_disk_full)
         with pytest.raises(CheckpointError, match="no space left .* --resume writes the checkpoint"):
             train_tiny(out, cache_dir, max_steps=2)
     assert not [p for p in out.parent.iterdir() if p.name.startswith(".")], "the partial checkpoint is removed"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from nlivis.analysis.predictions import find_prediction_files, read_predictions
-from nlivis.training.checkpoint import load_checkpoint
+from nlivis.store.predictions import find_prediction_files, read_predictions
+from nlivis.inference import load_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1] / "checkpoints"
 SHIPPED = sorted(p for p in ROOT.glob("*") if (p / "COMPLETE").is_file()) if ROOT.is_dir() else []
@@ -68,7 +68,7 @@ def analysis_cache(tmp_path_factory) -> Path:
 def test_shipped_checkpoint_reproduces_its_recorded_predictions(folder, shared_data, analysis_cache):
     from nlivis.data.protocols import get_protocol, read_split, split_key
     from nlivis.features.dataset import analyze_pairs
-    from nlivis.training.commands import evaluate_checkpoint
+    from nlivis.analysis.evaluation import evaluate_checkpoint
 
     loaded = load_checkpoint(folder)
     protocol = get_protocol(loaded.config["dataset"]["protocol"])

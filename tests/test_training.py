@@ -12,9 +12,11 @@ from safetensors.torch import load_file
 from torch import nn
 
 from nlivis.training import schedules
-from nlivis.training.checkpoint import STATE_FOLDER, load_checkpoint
+from nlivis.store.checkpoints import STATE_FOLDER
+from nlivis.inference import load_checkpoint
 from nlivis.training.config import FeatureOptions, TrainingSettings, all_configs, apply_size
-from nlivis.training.metrics import MetricsLog, classification_report, read_metrics_log
+from nlivis.store.metrics_log import MetricsLog, read_metrics_log
+from nlivis.analysis.metrics import classification_report
 from nlivis.training.trainer import TrainingStopped, split_feature_table
 from tests.fixtures.training.helpers import FIXTURE_DIR, tiny_config, train_tiny
 
@@ -302,7 +304,7 @@ def test_snli_mix_in_without_snli_names_where_it_looked(tmp_path, cache_dir):
 def test_evaluation_batches_respect_the_models_measured_cap(tmp_path, cache_dir, monkeypatch):
     from nlivis.data.protocols import SplitRef
     from nlivis.features.dataset import load_split_analyzed_reported
-    from nlivis.training.trainer import predict_probabilities
+    from nlivis.inference import predict_probabilities
 
     out = tmp_path / "run"
     train_tiny(out, cache_dir, max_steps=1)

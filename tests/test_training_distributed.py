@@ -8,7 +8,7 @@ import socket
 import pytest
 import torch.multiprocessing as mp
 
-from nlivis.training.checkpoint import load_checkpoint
+from nlivis.inference import load_checkpoint
 from nlivis.training.distributed import DistributedContext, shard_batches
 from tests.fixtures.training.helpers import FIXTURE_DIR, train_tiny
 

@@ -18,7 +18,7 @@ import pandas as pd
 
 from nlivis.analysis.breakdown import Predictions, accuracy_by_tag, compare_models
 from nlivis.analysis.paper_tables import FAMILY_PAPERS, PAPER_ROWS, PAPERS, ablation_results, paper_table
-from nlivis.analysis.predictions import find_prediction_files, predictions_frame
+from nlivis.store.predictions import find_prediction_files, predictions_frame
 from nlivis.analysis.significance import discordant_counts, mcnemar_exact
 
 SIGNIFICANCE_LEVEL = 0.05
@@ -67,7 +67,7 @@ def _read_json(path: Path) -> dict:
 
 
 def _median_throughput(path: Path) -> float | None:
-    from nlivis.training.metrics import read_metrics_log
+    from nlivis.store.metrics_log import read_metrics_log
 
     speeds = [float(r["pairs_per_s"]) for r in read_metrics_log(path)
               if isinstance(r.get("pairs_per_s"), (int, float)) and r["pairs_per_s"] > 0]

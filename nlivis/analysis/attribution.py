@@ -42,7 +42,7 @@ from typing import Iterator, Sequence
 import torch
 from torch import nn
 
-from nlivis.features.analysis import SentenceAnalysis
+from nlivis.features.sentences import SentenceAnalysis
 from nlivis.features.batch import Batch
 from nlivis.models.base import MatchingModel
 from nlivis.models.trace import Alignment, MemoryKeys, Trace
@@ -479,7 +479,7 @@ def analysed_text_pair(premise: str, hypothesis: str):
     were not UTF-8 raises ValueError (`data.text.text_problem`, as for predict)."""
     from nlivis.data.records import Pair
     from nlivis.data.text import text_problem
-    from nlivis.features.analysis import analyze_sentences
+    from nlivis.features.sentences import analyze_sentences
     from nlivis.features.dataset import AnalyzedPair
 
     for name, text in (("premise", premise), ("hypothesis", hypothesis)):

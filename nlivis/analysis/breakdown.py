@@ -13,7 +13,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from nlivis.analysis.predictions import Prediction, predictions_frame
+from nlivis.store.predictions import Prediction, predictions_frame
 from nlivis.analysis.significance import (DEFAULT_RESAMPLES, DEFAULT_SEED, Interval, discordant_counts,
                                           mcnemar_exact, paired_bootstrap, wilson_interval)
 from nlivis.analysis.tags import TAGS

@@ -2,7 +2,7 @@
 with whether the prediction flipped and whether it meets the edit's expectation.
 
 `predict_text_pairs` is the one place here that runs models: each distinct sentence is analysed by spaCy
-once per process (as `features.analysis` does for a typed pair), and each model sees all pairs in a few
+once per process (as `features.sentences` does for a typed pair), and each model sees all pairs in a few
 batches (`inference`'s batched prediction), so fifty edits cost about one batch per model.
 """
 from __future__ import annotations
@@ -25,8 +25,8 @@ _ANALYSES: OrderedDict = OrderedDict()
 
 
 def analyse_texts(texts: Sequence[str]) -> list:
-    """`features.analysis.analyze_sentences` of each text, remembered per text for this process."""
-    from nlivis.features.analysis import analyze_sentences
+    """`features.sentences.analyze_sentences` of each text, remembered per text for this process."""
+    from nlivis.features.sentences import analyze_sentences
 
     missing = list(dict.fromkeys(t for t in texts if t not in _ANALYSES))
     if missing:
@@ -35,6 +35,18 @@ def analyse_texts(texts: Sequence[str]) -> list:
             if len(_ANALYSES) > ANALYSES_REMEMBERED:
                 _ANALYSES.popitem(last=False)
     return [_ANALYSES[t] for t in texts]
+
+
+def load_checkpoints(paths: Sequence[str]) -> list:
+    """Every checkpoint loaded on the CPU (a `CheckpointError` names the one that failed)."""
+    from nlivis.inference import load_checkpoint
+
+    return [load_checkpoint(path) for path in paths]
+
+
+def protocol_notes(loaded: Sequence, names: Sequence[str]) -> dict[str, str | None]:
+    """Each checkpoint's protocol sentence (reduced protocols say what they trained on)."""
+    return {name: (item.config.get("dataset") or {}).get("note") for name, item in zip(names, loaded)}
 
 
 def checkpoint_names(loaded: Sequence) -> list[str]:
@@ -62,8 +74,7 @@ def predict_text_pairs(loaded: Sequence, pairs: Sequence[tuple[str, str]],
     """Class probabilities [len(pairs), labels] per checkpoint, in the order of `loaded`."""
     from nlivis.data.records import Pair
     from nlivis.features.dataset import AnalyzedPair
-    from nlivis.training.evaluation import check_finite
-    from nlivis.training.trainer import predict_probabilities
+    from nlivis.inference import check_finite, predict_probabilities
 
     analyses = analyse_texts([text for pair in pairs for text in pair])
     items = [AnalyzedPair(Pair(id=str(i), premise=premise, hypothesis=hypothesis), analyses[2 * i],

@@ -368,7 +368,7 @@ def cache_file(cache_dir: str | Path | None, checkpoint: str | Path, split: str,
     """Where one method's per-pair records are cached: by checkpoint, split, sample, seed and method (and a
     hash of the sampled pair ids, so two ways of drawing a sample never share a file); integrated gradients
     also by its settings (`ig_settings_key`)."""
-    from nlivis.features.cache import cache_root
+    from nlivis.store.files import cache_root
 
     size = "all" if sample is None else str(sample)
     extra = f"-{ig_settings_key(steps)}" if method == "integrated_gradients" else ""
@@ -392,7 +392,7 @@ def run_faithfulness(loaded, items: Sequence, split: str, sample: int | None = 5
                      steps: int | None = None, progress: bool = True) -> FaithfulnessRun:
     """Records for every method over a seeded sample of `items`, read from the cache when present. `steps`
     None: integrated gradients' adaptive default; an integer fixes its step count."""
-    from nlivis.training.checkpoint import atomic_write_json
+    from nlivis.store.files import atomic_write_json
 
     unknown = sorted(set(methods) - set(FAITHFULNESS_METHODS))
     if unknown:

@@ -12,10 +12,10 @@ cached on disk (NUMBA_CACHE_DIR, by default under the user cache) so later proce
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import sys
-import tempfile
 import threading
 import time
 import warnings
@@ -28,6 +28,7 @@ import numpy as np
 import torch
 
 from nlivis.models.trace import Representation
+from nlivis.store.files import atomic_write_bytes, atomic_write_json, cache_root, sha256_file
 
 METHODS = ("umap", "pca")
 DEFAULT_NEIGHBOURS = 15
@@ -140,8 +141,8 @@ def _pca(vectors: np.ndarray) -> np.ndarray:
 
 
 def default_numba_cache_dir() -> Path:
-    """Where numba keeps UMAP's compiled code between processes: `<user cache>/nlivis/numba`."""
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "nlivis" / "numba"
+    """Where numba keeps UMAP's compiled code between processes: `<cache root>/numba`."""
+    return cache_root() / "numba"
 
 
 def use_numba_disk_cache() -> Path:
@@ -274,7 +275,8 @@ def project(vectors: np.ndarray, method: str = "umap", seed: int = 0,
 # ------------------------------------------------------------------------------------------ cache
 
 def default_cache_dir() -> Path:
-    return Path.home() / ".cache" / "nlivis" / "projections"
+    """`<cache root>/projections` (the cache root honours NLIVIS_CACHE_DIR)."""
+    return cache_root() / "projections"
 
 
 def checkpoint_fingerprint(checkpoint_path: str | Path) -> str:
@@ -293,11 +295,7 @@ def checkpoint_fingerprint(checkpoint_path: str | Path) -> str:
 @lru_cache(maxsize=64)
 def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
     """Hash of a file, memoised on (path, size, mtime) so app reruns do not re-read large weights."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    return sha256_file(path)
 
 
 def _entry_dir(checkpoint_path, split_key: str, cache_dir: str | Path | None) -> Path:
@@ -311,14 +309,9 @@ def _projection_file(entry: Path, method: str, seed: int) -> Path:
 
 
 def _save_npy(path: Path, array: np.ndarray) -> None:
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".npy", dir=path.parent)
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            np.save(handle, array, allow_pickle=False)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=False)
+    atomic_write_bytes(path, buffer.getvalue())
 
 
 def _load_npy(path: Path) -> np.ndarray | None:
@@ -329,10 +322,7 @@ def _load_npy(path: Path) -> np.ndarray | None:
 
 
 def _save_json(path: Path, data) -> None:
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=1)
-    os.replace(temporary, path)
+    atomic_write_json(path, data)
 
 
 def _cached_ids(entry: Path) -> list[str] | None:

@@ -3,7 +3,7 @@
 The user names a file (a path, or an upload kept under the feature cache's `uploads/` folder by content
 hash) in any format `nlivis.data.challenge` reads — ANLI's annotated CSV, ConjNLI, HANS, a stress test —
 and a field to group by. Each loaded model's predictions come from its named evaluation of exactly that data
-(`nlivis.training.evaluation.challenge_predictions`, as `evaluate --file` writes them), or are computed on
+(`nlivis.analysis.evaluation.challenge_predictions`, as `evaluate --file` writes them), or are computed on
 request and kept the same way; they are never mixed with the checkpoint's recorded splits. The table puts
 the models side by side with Wilson 95% intervals; picking a model and a group lists the pairs behind the
 number, and clicking one opens it in the Pair explorer.
@@ -27,7 +27,7 @@ PREFERRED_GROUPS = ("tags", "heuristic", "subcase", "file")
 
 
 def _uploads_root() -> Path:
-    from nlivis.features.cache import cache_root
+    from nlivis.store.files import cache_root
 
     return cache_root(None) / UPLOADS_FOLDER
 
@@ -35,7 +35,7 @@ def _uploads_root() -> Path:
 def keep_upload(name: str, data: bytes) -> Path:
     """Write an uploaded file as `<cache>/uploads/<sha256[:16]>/<name>` (the name's last part only, made
     safe; the suffix tells the reader the format) and return its path; the same bytes reuse the file."""
-    from nlivis.data.challenge import sanitized_name
+    from nlivis.store.files import sanitized_name
 
     base = Path(name).name
     stem, dot, suffix = base.partition(".")
@@ -68,7 +68,7 @@ def read_challenge(paths: Sequence[Path]) -> tuple[Any | None, str | None]:
 def earlier_evaluations(models: Sequence[LoadedModel]) -> dict[str, list[Path]]:
     """"<description> (model)" → the files of each named evaluation of the loaded models whose files are still
     there (the recorded splits are not among them: they are the splits above)."""
-    from nlivis.training.evaluation import find_named_evaluations
+    from nlivis.store.evaluations import find_named_evaluations
 
     found: dict[str, list[Path]] = {}
     for model in models:
@@ -142,7 +142,7 @@ def _pairs_behind(challenge: Any, predictions: list, groups: dict, group: str, k
 def render_challenge_breakdown(models: Sequence[LoadedModel], key: str = "challenge") -> None:
     """The section: file, field, per-model accuracy by category side by side, and the pairs behind it."""
     from nlivis.analysis.challenge import OVERALL_GROUP, accuracy_by_group
-    from nlivis.training.evaluation import challenge_predictions
+    from nlivis.analysis.evaluation import challenge_predictions
     from nlivis.viz import comparison_bars
 
     st.subheader("Challenge set by category")
@@ -212,7 +212,7 @@ def render_challenge_breakdown(models: Sequence[LoadedModel], key: str = "challe
 @st.cache_data(max_entries=64, show_spinner=False)
 def _split_truncation_cached(path: str, stamp: float, split: str, root: str, _featurizer: Any) -> dict | None:
     from nlivis.app.loading import local_splits
-    from nlivis.training.evaluation import cached_split_truncation
+    from nlivis.analysis.evaluation import cached_split_truncation
 
     ref = local_splits().get(split)
     if ref is None:
@@ -231,7 +231,7 @@ def show_sample_truncation(models: Sequence[LoadedModel], items: Sequence[Any], 
     """A caption per model saying how many of the analysed sample pairs of `split` its token cut-offs
     shorten (issue 12 item 15), for the pages that work on a sample (Gates over a split, Projection):
     the sample is already analysed, so this costs one pass over its token counts and no spaCy run."""
-    from nlivis.training.evaluation import count_truncated
+    from nlivis.analysis.evaluation import count_truncated
 
     said: dict[str, list[str]] = {}
     for model in models:

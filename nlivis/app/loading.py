@@ -35,7 +35,7 @@ class FoundCheckpoints:
 
 def scan_checkpoints(roots: Sequence[Path] | None = None) -> FoundCheckpoints:
     """Every complete checkpoint under the roots; folders that cannot be used are listed with their error."""
-    from nlivis.training.checkpoint_files import find_checkpoints
+    from nlivis.store.checkpoints import find_checkpoints
 
     found = FoundCheckpoints()
     for root in roots if roots is not None else checkpoint_roots():
@@ -93,7 +93,7 @@ def _folder_stamp(path: Path) -> float:
 
 @st.cache_resource(show_spinner="loading checkpoint …", max_entries=32)
 def _load_cached(path: str, stamp: float) -> Any:
-    from nlivis.training.checkpoint import load_checkpoint
+    from nlivis.inference import load_checkpoint
 
     loaded = load_checkpoint(Path(path))
     loaded.model.eval()
@@ -237,7 +237,7 @@ class PairResult:
 
 @st.cache_resource(max_entries=256, show_spinner=False)
 def _analyse_cached(path: str, stamp: float, premise: str, hypothesis: str) -> PairResult:
-    from nlivis.training.commands import predict_pairs
+    from nlivis.inference import predict_pair as predict_pairs
 
     loaded = _load_cached(path, stamp)
     prediction = predict_pairs(loaded, premise, hypothesis, trace=True)
@@ -296,8 +296,8 @@ def prediction_files(folder: str | Path) -> dict[str, Path]:
     --dataset mnli-small --split mnli_dev_matched` on a checkpoint that did not record it). A recorded
     split always wins over a named evaluation of the same split, so what the checkpoint recorded is what
     the app states."""
-    from nlivis.analysis.predictions import find_prediction_files
-    from nlivis.training.evaluation import find_named_evaluations
+    from nlivis.store.predictions import find_prediction_files
+    from nlivis.store.evaluations import find_named_evaluations
 
     files = find_prediction_files(folder)
     for evaluation in find_named_evaluations(folder).values():
@@ -314,7 +314,7 @@ def prediction_splits(model: LoadedModel) -> dict[str, Path]:
 
 @st.cache_resource(max_entries=256, show_spinner=False)
 def _predictions_cached(path: str, stamp: float) -> list[Any]:
-    from nlivis.analysis.predictions import read_predictions
+    from nlivis.store.predictions import read_predictions
 
     return read_predictions(path)
 

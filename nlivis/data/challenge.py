@@ -21,7 +21,6 @@ from __future__ import annotations
 import ast
 import csv
 import json
-import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
@@ -324,6 +323,3 @@ def read_challenge_files(paths: Sequence[str | Path]) -> ChallengeSet:
     return ChallengeSet(result, fields, labels, files, notes)
 
 
-def sanitized_name(text: str) -> str:
-    """`text` reduced to the characters allowed in an evaluation name."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._-")[:60] or "file"

@@ -253,3 +253,18 @@ def require_training_splits(protocol: Protocol, data_root: str | Path) -> None:
     if missing:
         details = "; ".join(f"{ref.dataset} {ref.split} ({_looked_for(ref, data_root)})" for ref in missing)
         raise FileNotFoundError(f"protocol {protocol.name!r} needs splits that are not in {data_root}: {details}")
+
+
+def resolve_split(dataset: str, split: str):
+    """The `SplitRef` for `--dataset D --split S`: a protocol's split by name or key, or a dataset's split."""
+    from nlivis.data.protocols import SplitRef, all_protocol_refs, get_protocol, split_key
+
+    protocol = get_protocol(dataset)
+    refs = all_protocol_refs(protocol)
+    for ref in refs:
+        if split in (ref.split, split_key(ref)):
+            return ref
+    if protocol.small:
+        known = sorted({r.split for r in refs} | {split_key(r) for r in refs})
+        raise ValueError(f"protocol {dataset!r} has no split {split!r}; its splits: {', '.join(known)}")
+    return SplitRef(dataset, split, "")

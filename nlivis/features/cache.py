@@ -15,30 +15,19 @@ import gzip
 import hashlib
 import importlib.util
 import json
-import os
 import re
-import tempfile
 import warnings
 import zlib
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from nlivis.features.analysis import SentenceAnalysis
+from nlivis.features.sentences import SentenceAnalysis
+from nlivis.store.files import atomic_write_bytes, cache_root
 
 FEATURE_FORMAT_VERSION = 1
 """Bump when SentenceAnalysis or the tag mapping changes, so old cache files stop matching."""
 
 CACHE_FORMAT = "nlivis-analysis-cache"
-CACHE_ENV = "NLIVIS_CACHE_DIR"
-
-
-def cache_root(cache_dir: str | Path | None = None) -> Path:
-    """`cache_dir` if given, else $NLIVIS_CACHE_DIR, else ~/.cache/nlivis."""
-    if cache_dir is not None:
-        return Path(cache_dir)
-    if os.environ.get(CACHE_ENV):
-        return Path(os.environ[CACHE_ENV])
-    return Path.home() / ".cache" / "nlivis"
 
 
 def file_digest(paths: Iterable[str | Path]) -> str:
@@ -143,16 +132,8 @@ class AnalysisCache:
         header = {"format": CACHE_FORMAT, "feature_format": FEATURE_FORMAT_VERSION,
                   "pipeline": self.pipeline, "key": key, "content": content_digest,
                   "count": len(rows)}
-        descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-        try:
-            with os.fdopen(descriptor, "wb") as raw, gzip.open(raw, "wt", encoding="utf-8",
-                                                                compresslevel=5) as handle:
-                handle.write(json.dumps(header) + "\n")
-                for premise, hypothesis in rows:
-                    handle.write(json.dumps([_encode(premise), _encode(hypothesis)],
-                                            ensure_ascii=False) + "\n")
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        lines = [json.dumps(header) + "\n"]
+        lines.extend(json.dumps([_encode(premise), _encode(hypothesis)], ensure_ascii=False) + "\n"
+                     for premise, hypothesis in rows)
+        atomic_write_bytes(path, gzip.compress("".join(lines).encode("utf-8"), compresslevel=5))
         return path

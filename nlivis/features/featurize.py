@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 import torch
 
-from nlivis.features.analysis import SentenceAnalysis, analyze_text_pair
+from nlivis.features.sentences import SentenceAnalysis, analyze_text_pair
 from nlivis.features.batch import Batch
 from nlivis.features.chars import DEFAULT_MAX_CHARS, PAD_ID, UNK_ID
 from nlivis.features.exact_match import EXACT_MATCH_RULES, exact_match_flags
@@ -29,8 +29,8 @@ EMPTY_SENTENCE_TOKEN = ""
 class FeatureSettings:
     """How pairs become tensors; saved with every checkpoint (`to_dict` / `from_dict`).
 
-    max_premise_len / max_hypothesis_len: hard cut-offs in tokens (defaults: DIIN's 48, see
-        `features.batching.CUTOFFS` for each paper's values).
+    max_premise_len / max_hypothesis_len: hard cut-offs in tokens (defaults: DIIN's 48; each config in
+        configs/ sets its paper's values, with the source in a comment).
     max_chars: characters kept per word (default 16, DIIN and ESAN).
     exact_match_rule: "form_or_lemma" (default, the DIIN paper's definition) or "form".
     pad_to_cutoff: pad every batch to the cut-offs instead of its longest sentence (default False;

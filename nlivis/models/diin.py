@@ -230,6 +230,16 @@ class DIIN(MatchingModel):
                                       "dense_layers": 2, "growth_rate": 3, "dropout": 0.0,
                                       "freeze_word_embeddings": True}
 
+    def trace_types(self) -> frozenset[type]:
+        c = self.config
+        attends = c.encoding == "self_attention"
+        highway_gates = c.encoding != "none" and c.highway_layers > 0
+        fuse_gates = attends and c.fuse not in ("none", "addition")
+        maps = c.feature_extractor != "none"
+        return super().trace_types() | {*([Gate] if highway_gates or fuse_gates else []),
+                                        *([Alignment] if attends or (maps and c.interaction == "similarity") else []),
+                                        *([FeatureMaps] if maps else [])}
+
     def __init__(self, config: DIINConfig):
         super().__init__(config)
         c = config

@@ -146,6 +146,11 @@ class ESAN(MatchingModel):
                                       "char_width": 3, "word_dim": 10, "vocab_size": 30, "char_vocab_size": 20,
                                       "dropout": 0.0}
 
+    def trace_types(self) -> frozenset[type]:
+        c = self.config
+        gated = c.augmentation == "gated" and (c.use_word_features or c.use_contextual_features)
+        return super().trace_types() | {Alignment, *([Gate] if gated else [])}
+
     def __init__(self, config: ESANConfig):
         super().__init__(config)
         c = config

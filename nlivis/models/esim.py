@@ -39,6 +39,9 @@ class ESIM(MatchingModel):
     tiny_overrides: ClassVar[dict] = {"hidden_size": 6, "word_dim": 10, "vocab_size": 30, "char_vocab_size": 20,
                                       "dropout": 0.0}
 
+    def trace_types(self) -> frozenset[type]:
+        return super().trace_types() | {Alignment}
+
     def __init__(self, config: ESIMConfig):
         super().__init__(config)
         c = config

@@ -177,6 +177,11 @@ class GCNN(MatchingModel):
         "char_vocab_size": 20, "dropout": 0.0,
     }
 
+    def trace_types(self) -> frozenset[type]:
+        c = self.config
+        gated = c.context_layer == "glu" or (c.context_layer == "gcnn" and (c.forget_gate or c.output_gate))
+        return super().trace_types() | {Alignment, *([Gate] if gated else [])}
+
     def __init__(self, config: GCNNConfig):
         super().__init__(config)
         c = config

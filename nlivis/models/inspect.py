@@ -1,5 +1,4 @@
-"""`python -m nlivis inspect --model NAME | --config NAME_OR_PATH [--params]`: what a model is made of
-and what it traces.
+"""What a model is made of and what it traces (`python -m nlivis inspect`), and a random batch for tests.
 
 The model is built at its config's paper size (the [model] table, without [shipped] overrides) with
 300-d word vectors and a small vocabulary, so the parameter count excluding word embeddings can be set
@@ -9,7 +8,6 @@ Trace entries are listed for a tiny random batch of two pairs.
 """
 from __future__ import annotations
 
-import argparse
 from typing import Any, Sequence
 
 import torch
@@ -17,9 +15,8 @@ import torch
 from nlivis.features.batch import Batch
 from nlivis.features.pos import NUM_POS_TAGS
 from nlivis.models.base import MatchingModel
-from nlivis.models.registry import available, build
+from nlivis.models.registry import build
 from nlivis.models.trace import Trace
-from nlivis.training.config import CONFIG_DIR, load_config, resolve_config_path
 
 INSPECT_VOCAB_SIZE = 100
 """Word and char vocabulary rows used by `inspect` (word rows are excluded from the count anyway)."""
@@ -27,24 +24,10 @@ INSPECT_WORD_DIM = 300
 """GloVe width, as in every paper's parameter count."""
 
 
-def model_config_for(name: str, config_path: str | None = None) -> dict[str, Any]:
-    """The [model] table of `config_path` (a config name or a TOML file) or of `configs/<name>.toml`; for
-    a model name without a config, its defaults."""
-    if config_path is not None or (CONFIG_DIR / f"{name}.toml").is_file():
-        source = config_path if config_path is not None else name
-        config = load_config(source)
-        if "model" not in config or "name" not in config["model"]:
-            raise ValueError(f"{resolve_config_path(source)}: needs a [model] table with a 'name'")
-        return dict(config["model"])
-    if name in available():
-        return {"name": name}
-    known = sorted(p.stem for p in CONFIG_DIR.glob("*.toml"))
-    raise ValueError(f"{name!r} is neither a model ({available()}) nor a config ({known})")
-
-
-def build_paper_size(name: str, config_path: str | None = None) -> MatchingModel:
-    """The model at its config's paper size, with 300-d word vectors and a small vocabulary."""
-    options = model_config_for(name, config_path)
+def build_for_inspection(model_table: dict[str, Any]) -> MatchingModel:
+    """The model of a config's [model] table (paper size: no [shipped] overrides), with 300-d word vectors
+    and a small vocabulary."""
+    options = dict(model_table)
     options.update(word_dim=INSPECT_WORD_DIM, vocab_size=INSPECT_VOCAB_SIZE, char_vocab_size=INSPECT_VOCAB_SIZE)
     return build(options)
 
@@ -112,26 +95,3 @@ def trace_summary(trace: Trace) -> list[tuple[str, str, tuple[int, ...]]]:
     return rows
 
 
-def inspect_command(args: argparse.Namespace) -> int:
-    source = args.config if args.config is not None else args.model
-    model = build_paper_size(source, args.config)
-    model.eval()
-    print(f"model {model.name} ({source}), built with word_dim {INSPECT_WORD_DIM}, vocab {INSPECT_VOCAB_SIZE}")
-    if args.params:
-        rows = parameter_table(model)
-        width = max(len(name) for name, _ in rows)
-        print("\nparameters (word embeddings excluded)")
-        for name, count in rows:
-            print(f"  {name:<{width}}  {count:>12,}")
-        total = model.count_parameters()
-        print(f"  {'total':<{width}}  {total:>12,}  ({total / 1e6:.2f}M)")
-    batch = random_batch([5, 3], [4, 2], INSPECT_VOCAB_SIZE, INSPECT_VOCAB_SIZE,
-                         num_classes=model.config.num_classes)
-    with torch.no_grad():
-        _, trace = model(batch, trace=True)
-    rows = trace_summary(trace)
-    width = max(len(name) for name, _, _ in rows)
-    print("\ntrace entries for a batch of 2 pairs (premise lengths 5, 3; hypothesis lengths 4, 2)")
-    for name, kind, shape in rows:
-        print(f"  {name:<{width}}  {kind:<18} {list(shape)}")
-    return 0

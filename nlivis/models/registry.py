@@ -1,6 +1,9 @@
 """One registry: model name → class. `build(config)` is the only way models are made."""
 from __future__ import annotations
 
+import importlib
+import pkgutil
+from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from nlivis.models.base import MatchingModel
@@ -45,11 +48,6 @@ def build(config: Mapping[str, Any]) -> MatchingModel:
 
 def _import_models() -> None:
     """Import the model files so their @register decorators run."""
-    import importlib
-    import pkgutil
-
-    import nlivis.models as package
-
-    for info in pkgutil.iter_modules(package.__path__):
+    for info in pkgutil.iter_modules([str(Path(__file__).parent)]):
         if info.name not in {"base", "registry", "trace", "layers"}:
             importlib.import_module(f"nlivis.models.{info.name}")

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from nlivis.training.checkpoint_files import EMBEDDINGS_FOLDER, MANIFEST, STATE_FOLDER
+from nlivis.store.checkpoints import EMBEDDINGS_FOLDER, MANIFEST, STATE_FOLDER
 
 LOCK_FILE = ".nlivis-lock.json"
 STOP_FILE = "STOP"
@@ -224,7 +224,7 @@ def acquire_lock(out_dir: Path, command: Sequence[str] | None = None, notices: A
 def open_run_folder(out_dir: Path, resume: bool, command: Sequence[str] | None = None) -> HeldLock:
     """Everything a training run does to its folder before it writes: check the name and contents, finish a
     save a kill interrupted, take the lock, and remove the leftovers of interrupted saves."""
-    from nlivis.training.checkpoint import recover_folder  # imports torch: kept off the app's Home path
+    from nlivis.store.files import recover_folder  # imports torch: kept off the app's Home path
 
     out_dir = Path(out_dir)
     problem = path_problem(out_dir) or run_name_problem(out_dir.resolve().name)
@@ -251,7 +251,7 @@ def open_run_folder(out_dir: Path, resume: bool, command: Sequence[str] | None =
 # --------------------------------------------------------------------------------------- sharing the cores
 
 def _workers_folder() -> Path:
-    from nlivis.features.cache import cache_root
+    from nlivis.store.files import cache_root
 
     return cache_root() / WORKERS_FOLDER
 

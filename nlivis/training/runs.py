@@ -147,7 +147,7 @@ RunStatus = Literal["running", "finished", "stopped", "failed"]
 def run_status(run: TrainingRun) -> RunStatus:
     """running: the worker lives; finished: the checkpoint is complete; stopped: the worker is gone but
     left its training state (Stop, or killed), so it can resume; failed: neither (see its log)."""
-    from nlivis.training.checkpoint_files import MANIFEST, STATE_FOLDER
+    from nlivis.store.checkpoints import MANIFEST, STATE_FOLDER
 
     if run.running:
         return "running"
@@ -161,7 +161,7 @@ def run_status(run: TrainingRun) -> RunStatus:
 def out_folder_problem(out: Path) -> str | None:
     """Why a new run cannot write to `out` (a name that cannot be a folder, another live run started here or on
     a terminal, a complete checkpoint, the saved state of an unfinished run, files that are not a run's), or None."""
-    from nlivis.training.checkpoint_files import MANIFEST, STATE_FOLDER
+    from nlivis.store.checkpoints import MANIFEST, STATE_FOLDER
     from nlivis.training.run_folder import foreign_entries, live_lock, path_problem, run_name_problem
 
     problem = path_problem(out) or run_name_problem(Path(out).name)
@@ -275,7 +275,7 @@ def request_stop(run: TrainingRun) -> None:
 
 def read_run_metrics(out: Path) -> list[dict]:
     """Lines of the run's metrics.jsonl written so far (the trainer's own reader; half-written lines skipped)."""
-    from nlivis.training.metrics import read_metrics_log
+    from nlivis.store.metrics_log import read_metrics_log
 
     return read_metrics_log(Path(out) / "metrics.jsonl")
 

@@ -19,12 +19,9 @@ import copy
 import math
 import random
 import signal
-import subprocess
-import sys
 import threading
 import time
 from collections import Counter
-from contextlib import nullcontext
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -33,14 +30,35 @@ import numpy as np
 import torch
 from torch import nn
 
-from nlivis.training import distributed, schedules
-from nlivis.training.checkpoint import (
-    STATE_FOLDER, CheckpointError, CheckpointInfo, TrainingState, load_training_state, read_checkpoint_info,
-    save_training_state, word_embedding_key, write_checkpoint,
+from nlivis.inference import (
+    accuracy_of,
+    autocast_for,
+    pair_lengths,
+    predict_probabilities,
+    prediction_rows,
 )
+from nlivis.store.checkpoints import (
+    STATE_FOLDER,
+    CheckpointError,
+    CheckpointInfo,
+    read_checkpoint_info,
+)
+from nlivis.store.metrics_log import MetricsLog
+from nlivis.store.training_state import (
+    TrainingState,
+    load_training_state,
+    save_training_state,
+)
+from nlivis.store.weights import word_embedding_key, write_checkpoint
+from nlivis.training import distributed, schedules
 from nlivis.training.config import FeatureOptions, TrainingSettings, apply_size
-from nlivis.training.metrics import MetricsLog
-from nlivis.training.run_folder import STOP_FILE, CoreShare, foreign_entries, open_run_folder
+from nlivis.training.provenance import git_commit, library_versions
+from nlivis.training.run_folder import (
+    STOP_FILE,
+    CoreShare,
+    foreign_entries,
+    open_run_folder,
+)
 
 FP16_MAX_ACCURACY_CHANGE = 0.0005
 """fp16 weights are kept when they move select-split accuracy by at most this (0.05 points: 5 pairs in
@@ -214,53 +232,7 @@ def _as_dict(value: Any) -> dict[str, Any]:
     return {"value": str(value)}
 
 
-def pair_lengths(items: Sequence, featurizer_settings: Mapping[str, Any]) -> list[tuple[int, int]]:
-    """(premise, hypothesis) lengths after the cut-offs: what the batches are bucketed by."""
-    p_max, h_max = featurizer_settings["max_premise_len"], featurizer_settings["max_hypothesis_len"]
-    return [(min(len(i.premise), p_max), min(len(i.hypothesis), h_max)) for i in items]
-
-
 # ----------------------------------------------------------------------------------------- evaluation
-
-def autocast_for(device: torch.device):
-    """bf16 autocast on CUDA (no loss scaling needed); full precision on CPU."""
-    if device.type == "cuda":
-        return torch.autocast("cuda", dtype=torch.bfloat16)
-    return nullcontext()
-
-
-@torch.no_grad()
-def predict_probabilities(model: nn.Module, featurizer, items: Sequence, batch_size: int,
-                          device: torch.device) -> torch.Tensor:
-    """Class probabilities [N, K] for `items`, in their order (batched by length for speed, in batches of
-    at most `batch_size` and of the model's measured `max_inference_batch`)."""
-    from nlivis.features.batching import bucket_batches
-
-    batch_size = min(batch_size, getattr(model, "max_inference_batch", 0) or batch_size)
-    was_training = model.training
-    model.eval()
-    probabilities = torch.zeros(len(items), len(featurizer.labels))
-    lengths = pair_lengths(items, featurizer.settings.to_dict())
-    for indices in bucket_batches(lengths, batch_size, seed=0, shuffle=False):
-        batch = featurizer.encode([items[i] for i in indices]).to(device)
-        with autocast_for(device):
-            logits = model(batch)
-        probabilities[indices] = model.probabilities(logits.float()).cpu()
-    model.train(was_training)
-    return probabilities
-
-
-def prediction_rows(items: Sequence, probabilities: torch.Tensor, labels: Sequence[str]) -> list[dict[str, Any]]:
-    predicted = probabilities.argmax(dim=-1).tolist()
-    return [{"id": item.pair.id, "gold": item.pair.label, "predicted": labels[p], "probs": probs}
-            for item, p, probs in zip(items, predicted, probabilities.tolist())]
-
-
-def accuracy_of(items: Sequence, probabilities: torch.Tensor, labels: Sequence[str]) -> float:
-    """Accuracy over the labelled items."""
-    predicted = probabilities.argmax(dim=-1).tolist()
-    scored = [(item.pair.label, labels[p]) for item, p in zip(items, predicted) if item.pair.label is not None]
-    return sum(g == p for g, p in scored) / len(scored) if scored else 0.0
 
 
 # ----------------------------------------------------------------------------------------- optimizers
@@ -316,35 +288,6 @@ def rng_restore(tensors: Mapping[str, torch.Tensor], python_state: Any, numpy_st
 
 
 # ------------------------------------------------------------------------------------------ provenance
-
-def library_versions() -> dict[str, str]:
-    import safetensors
-
-    versions = {"python": sys.version.split()[0], "torch": torch.__version__, "numpy": np.__version__,
-                "safetensors": safetensors.__version__}
-    try:
-        import spacy
-
-        from nlivis.features.spacy_pipeline import pipeline_version
-
-        versions["spacy"] = spacy.__version__
-        versions["pipeline"] = pipeline_version()
-    except (ImportError, OSError) as error:
-        versions["spacy"] = f"unavailable ({error})"
-    return versions
-
-
-def git_commit() -> str | None:
-    """The project's commit (with `+dirty` when files differ from it), or None outside a git checkout."""
-    root = Path(__file__).resolve().parents[2]
-    try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
-                                timeout=10, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
-                               capture_output=True, text=True, timeout=10, check=True).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return commit + ("+dirty" if dirty else "")
 
 
 # ------------------------------------------------------------------------------------------- stopping
@@ -437,8 +380,8 @@ def _train_in_folder(
 ) -> CheckpointInfo:
     """`train` once the output folder is checked and locked."""
     from nlivis.data.protocols import get_protocol
-    from nlivis.features.batching import bucket_batches
-    from nlivis.features.featurize import Featurizer, FeatureSettings
+    from nlivis.features.buckets import bucket_batches
+    from nlivis.features.featurize import FeatureSettings, Featurizer
     from nlivis.models import build
 
     started = time.time()

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from nlivis.features.batching import CUTOFFS, bucket_batches, cutoff_for
+from nlivis.features.buckets import bucket_batches
 
 
 def _lengths(n=1000, seed=3):
@@ -50,12 +50,3 @@ def test_plain_int_lengths_and_bad_batch_size():
     assert bucket_batches([3, 1, 2], 3, seed=0, shuffle=False) == [[1, 2, 0]]
     with pytest.raises(ValueError):
         bucket_batches([1], 0, seed=0)
-
-
-def test_cutoffs_table_holds_the_papers_values():
-    assert (CUTOFFS[("diin", "mnli")].max_premise_len, CUTOFFS[("diin", "mnli")].max_hypothesis_len) == (48, 48)
-    gcnn = cutoff_for("gcnn", "mnli-small")
-    assert (gcnn.max_premise_len, gcnn.max_hypothesis_len) == (60, 30)
-    assert cutoff_for("diin", "quora").max_premise_len == 24
-    assert cutoff_for("gcnn", "quora").max_hypothesis_len == 40
-    assert cutoff_for("unknown_model", "snli").max_premise_len == 48

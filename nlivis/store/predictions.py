@@ -12,14 +12,14 @@ import gzip
 import io
 import json
 import math
-import os
-import tempfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 import pandas as pd
+
+from nlivis.store.files import atomic_write_bytes
 
 PREDICTIONS_PREFIX = "predictions_"
 PREDICTIONS_SUFFIX = ".jsonl.gz"
@@ -150,17 +150,7 @@ def write_predictions(path: str | Path, predictions: Iterable[Prediction | Mappi
     if path.suffix == ".gz":
         data = gzip.compress(data, compresslevel=9, mtime=0)
     path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    atomic_write_bytes(path, data)
     if path.name.endswith(PREDICTIONS_SUFFIX):
         path.with_name(path.name[:-len(PREDICTIONS_SUFFIX)] + PLAIN_SUFFIX).unlink(missing_ok=True)
     return path

@@ -1,10 +1,7 @@
-"""Scores from gold and predicted labels, and the live metrics log the app draws curves from."""
+"""Scores from gold and predicted labels: accuracy, per-label precision/recall/F1, the confusion matrix."""
 from __future__ import annotations
 
-import json
-import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Sequence
 
 
@@ -73,40 +70,3 @@ def classification_report(gold: Sequence[int], predicted: Sequence[int], labels:
                                 tuple(tuple(r) for r in confusion))
 
 
-class MetricsLog:
-    """`<out>/metrics.jsonl`: one JSON object per line (step, epoch, loss, train_acc, pairs_per_s, lr,
-    dev_acc when evaluated, time). Each line is flushed at once so the app can follow a live run."""
-
-    def __init__(self, path: Path, resume_from_step: int | None = None):
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        if resume_from_step is None:
-            self.path.write_text("", encoding="utf-8")
-        else:
-            self._truncate_after(resume_from_step)
-
-    def _truncate_after(self, step: int) -> None:
-        """Drop lines written after the state a resumed run starts from, so the curve has no duplicates."""
-        kept = [record for record in read_metrics_log(self.path) if record.get("step", 0) <= step]
-        text = "".join(json.dumps(record) + "\n" for record in kept)
-        self.path.write_text(text, encoding="utf-8")
-
-    def write(self, **record: Any) -> None:
-        record.setdefault("time", time.time())
-        with self.path.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(record) + "\n")
-            handle.flush()
-
-
-def read_metrics_log(path: Path) -> list[dict[str, Any]]:
-    """Lines of a metrics log; a half-written last line (a live run) is skipped."""
-    path = Path(path)
-    if not path.is_file():
-        return []
-    records = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue
-    return records

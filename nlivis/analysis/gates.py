@@ -1,7 +1,6 @@
-"""Tables the views draw that are computed from traces over many pairs (gate statistics, speed)."""
+"""Gate statistics over many pairs: how open each gate is on real tokens, computed from traces."""
 from __future__ import annotations
 
-import time
 from typing import Iterable
 
 import pandas as pd
@@ -45,18 +44,3 @@ def gate_summary(model: torch.nn.Module, batches: Iterable[Batch], model_label: 
                      "tokens": entry.tokens, "mean": mean, "std": variance ** 0.5, "pairs": pairs,
                      "tokens_seen": int(tokens)})
     return pd.DataFrame(rows, columns=["model", "entry", "gate", "layer", "tokens", "mean", "std", "pairs", "tokens_seen"])
-
-
-def pairs_per_second(model: torch.nn.Module, batch: Batch, repeats: int = 3) -> float:
-    """Inference speed on one batch (traces off, no gradients): the median of `repeats` timed passes
-    after one warm-up pass."""
-    model.eval()
-    timings = []
-    with torch.no_grad():
-        model(batch)
-        for _ in range(max(1, repeats)):
-            start = time.perf_counter()
-            model(batch)
-            timings.append(time.perf_counter() - start)
-    timings.sort()
-    return len(batch) / max(timings[len(timings) // 2], 1e-9)

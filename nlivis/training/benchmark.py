@@ -1,11 +1,11 @@
-"""`python -m nlivis bench`: speed and memory of every model, the way the papers measure them.
+"""Speed and memory of every model, the way the papers measure them.
 
 For each model family at its paper configuration and at the shipped (CPU) configuration, on the
 device at hand:
 - training throughput (pairs/s for forward + backward + optimizer step) at the config's batch size
   and cut-offs, on synthetic batches whose lengths follow MultiNLI's (log-normal fits to the MultiNLI
   dev "hard" sentences) and are length-bucketed the way training batches them
-  (`nlivis.features.batching.bucket_batches`); the implied time for one MultiNLI epoch (392,702 pairs),
+  (`nlivis.features.buckets.bucket_batches`); the implied time for one MultiNLI epoch (392,702 pairs),
   beside GCNN's Table 1 column (GTX 1080 GPU);
 - inference throughput at batch 256 and the latency of one batch of 8 pairs of length 20 (ESAN's
   Table 5 setting), with tracing off and on (the cost of tracing);
@@ -23,7 +23,6 @@ import math
 import os
 import platform
 import statistics
-import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,10 +31,11 @@ from typing import Any, Callable, Mapping, Sequence
 import torch
 
 from nlivis.features.batch import Batch
-from nlivis.features.batching import CHUNK_BATCHES, bucket_batches
+from nlivis.features.buckets import CHUNK_BATCHES, bucket_batches
 from nlivis.features.pos import NUM_POS_TAGS
 from nlivis.models import build
 from nlivis.training.config import deep_merge, load_config
+from nlivis.training.provenance import git_commit
 
 FAMILIES = ("gcnn", "diin", "attentive_conv", "esan", "amn")
 SIZES = ("shipped", "paper")
@@ -404,7 +404,7 @@ def bench_model(family: str, size: str, device: torch.device, repeats: int, warm
 def spacy_sentences_per_second(n_sentences: int = 2000, repeats: int = 3) -> float:
     """spaCy analysis speed (tagger + lemmatizer, parser off) on generated English sentences of about
     10 tokens, median of `repeats` runs over `n_sentences` distinct sentences (pipeline loaded first)."""
-    from nlivis.features.analysis import analyze_sentences
+    from nlivis.features.sentences import analyze_sentences
 
     subjects = ["A man", "Two women", "The little dog", "A group of children", "Somebody"]
     verbs = ["is playing", "were sitting", "walks", "has eaten", "will visit"]
@@ -437,8 +437,9 @@ def app_pair_latency(checkpoint_root: Path, repeats: int,
                      hypothesis: str = "A person is making music .") -> AppLatency | None:
     """Median seconds to analyse one pair with one full shipped model per family, traces on (models
     preloaded, as the app keeps them), plus each model's share and its preprocessing."""
-    from nlivis.training.checkpoint import find_checkpoints, load_checkpoint
-    from nlivis.training.commands import predict_pairs
+    from nlivis.inference import load_checkpoint
+    from nlivis.inference import predict_pair as predict_pairs
+    from nlivis.store.checkpoints import find_checkpoints
 
     # One checkpoint per family: the full model (not an ablation), first seed, snli-small first.
     infos = sorted((i for i in find_checkpoints(checkpoint_root) if i.config_name == i.model and i.seed in (None, 1)),
@@ -480,16 +481,6 @@ def _version(package: str) -> str:
         return "-"
 
 
-def _git_commit() -> str:
-    root = Path(__file__).resolve().parents[1]
-    try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
-                                text=True, timeout=5).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "nlivis"], cwd=root, capture_output=True,
-                               text=True, timeout=5).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return "-"
-    return (commit or "-") + (" (nlivis/ modified)" if dirty else "")
 
 
 def concurrent_training() -> list[int]:
@@ -536,7 +527,7 @@ def machine_description(device: torch.device) -> str:
 
 def versions_description() -> str:
     return (f"python {platform.python_version()}, torch {torch.__version__}, numpy {_version('numpy')}, "
-            f"spaCy {_version('spacy')} ({_spacy_model()}), entmax {_version('entmax')}; nlivis commit {_git_commit()}")
+            f"spaCy {_version('spacy')} ({_spacy_model()}), entmax {_version('entmax')}; nlivis commit {git_commit(short=True) or '-'}")
 
 
 def _spacy_model() -> str:
@@ -614,62 +605,3 @@ def bench_report(rows: list[BenchRow], device: torch.device, header_extra: Seque
     return lines
 
 
-def bench_command(args) -> int:
-    device = torch.device("cuda" if args.device == "cuda" or (args.device == "auto" and torch.cuda.is_available()) else "cpu")
-    if getattr(args, "threads", None):
-        torch.set_num_threads(args.threads)
-    quick = bool(args.quick)
-    sizes = ("shipped",) if quick else SIZES
-    if getattr(args, "sizes", None):
-        sizes = tuple(args.sizes.split(","))
-    families = tuple(args.models.split(",")) if getattr(args, "models", None) else FAMILIES
-    unknown = [f for f in families if f not in FAMILIES] + [s for s in sizes if s not in SIZES]
-    if unknown:
-        raise ValueError(f"unknown model or size {unknown}; models: {', '.join(FAMILIES)}; sizes: {', '.join(SIZES)}")
-    repeats, warmup = (3, 1) if quick else (5, 1)
-    train_batches = 2 if quick else 5
-    started = time.perf_counter()
-    busy_before = concurrent_training()
-    load_before = load_average()
-    baseline_rss = current_rss_mb()
-    dtypes = (torch.float32, torch.bfloat16) if device.type == "cuda" else (torch.float32,)
-    kernel_rates = {str(d).removeprefix("torch."): kernel_ceiling_gflops(device, d, repeats=repeats)[1] for d in dtypes}
-    rows = []
-    for size in sizes:
-        for family in families:
-            print(f"benchmarking {family} ({size}) …", flush=True)
-            rows.append(bench_model(family, size, device, repeats, warmup, train_batches=train_batches))
-            if device.type == "cuda":
-                rows.append(bench_model(family, size, device, repeats, warmup, mixed_precision=True,
-                                        train_batches=train_batches))
-    lines = []
-    if not getattr(args, "skip_app", False):
-        print("benchmarking spaCy and the app's one-pair analysis …", flush=True)
-        n_sentences = 500 if quick else 2000
-        lines.append(f"spaCy preprocessing (tokens, tags, lemmas; parser and NER off), {n_sentences} distinct "
-                     f"~10-token sentences: {spacy_sentences_per_second(n_sentences, repeats):.0f} sentences/s (median)")
-        root = Path(args.checkpoints) if getattr(args, "checkpoints", None) else Path(__file__).resolve().parents[1] / "checkpoints"
-        app = app_pair_latency(root, repeats=5 if quick else 10)
-        if app is None:
-            lines.append(f"App one-pair analysis: no complete checkpoints under {root}, not measured")
-        else:
-            parts = ", ".join(f"{name} {seconds * 1000:.0f} ms (text→batch {app.preprocessing_s[name] * 1000:.0f})"
-                              for name, seconds in app.per_model_s.items())
-            lines.append(f"App one-pair analysis with {len(app.per_model_s)} shipped models, traces on: "
-                         f"{app.total_s * 1000:.0f} ms (median of {5 if quick else 10}; {parts})")
-    busy = sorted(set(busy_before) | set(concurrent_training()))
-    header_extra = [f"Repetitions: median of {repeats} after {warmup} warm-up; training {train_batches} "
-                    f"length-bucketed batches per repetition; process RSS before the first model "
-                    f"{baseline_rss:.0f} MB (peak RSS includes it)"]
-    header_extra.append(f"Load average (1 min) at start {load_before}, at end {load_average()} "
-                        f"(about 0 when nothing else runs; the benchmark itself adds up to its thread count)")
-    if busy:
-        header_extra.append(f"WARNING: {len(busy)} `nlivis train` process(es) ran during the measurement "
-                            f"(pids {', '.join(map(str, busy))}); CPU timings are distorted")
-    lines = bench_report(rows, device, header_extra, kernel_rates) + [""] + lines
-    lines.append(f"Total benchmark time: {time.perf_counter() - started:.0f} s")
-    text = "\n".join(lines)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text + "\n", encoding="utf-8")
-    return 0

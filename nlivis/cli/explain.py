@@ -1,0 +1,75 @@
+"""Per-token salience of one pair: gradients, grad × input, integrated gradients, occlusion, attention.
+
+    python -m nlivis explain checkpoints/gcnn-snli-small --premise "A man plays." --hypothesis "A man sleeps." \
+        --method integrated_gradients --json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from nlivis.cli.common import STEPS_HELP, fail, ig_steps, without_nan
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("checkpoint", help="checkpoint folder")
+    parser.add_argument("--premise", required=True, help="the premise (or first question)")
+    parser.add_argument("--hypothesis", required=True, help="the hypothesis (or second question)")
+    parser.add_argument("--method", default="integrated_gradients",
+                        help="attribution method: integrated_gradients | gradient | grad_x_input | occlusion | attention")
+    parser.add_argument("--target", default=None,
+                        help="class to explain, as a label or index (default: the predicted class)")
+    parser.add_argument("--steps", type=ig_steps, default=None, help=STEPS_HELP)
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def class_index(labels: tuple[str, ...], target: str | None) -> int | None:
+    """A `--target` given as a label name or a class index; None keeps the predicted class."""
+    if target is None:
+        return None
+    if target in labels:
+        return labels.index(target)
+    if target.isdigit() and int(target) < len(labels):
+        return int(target)
+    raise ValueError(f"--target {target!r} is neither one of this model's labels {list(labels)} nor a class index")
+
+
+def run(args: argparse.Namespace) -> int:
+    from nlivis.analysis.attribution import analysed_text_pair, explain_pair
+    from nlivis.inference import load_checkpoint
+
+    loaded = load_checkpoint(args.checkpoint)
+    target = class_index(loaded.labels, args.target)
+    item = analysed_text_pair(args.premise, args.hypothesis)
+    result = explain_pair(loaded.model, loaded.featurizer, item, [args.method], target=target, steps=args.steps)
+    if args.method not in result:
+        return fail(f"{loaded.path.name} traces no attention this method can use (see nlivis.analysis.attribution)",
+                    args.json)
+    scores = result[args.method]
+    output: dict[str, Any] = {
+        "method": args.method, "premise_tokens": scores.premise_tokens, "premise_scores": scores.premise_scores,
+        "hypothesis_tokens": scores.hypothesis_tokens, "hypothesis_scores": scores.hypothesis_scores,
+        "predicted": loaded.labels[scores.predicted], "target": loaded.labels[scores.target], "note": scores.note}
+    if scores.completeness_gap is not None:
+        output["completeness_gap"] = scores.completeness_gap
+        output["completeness_difference"] = scores.completeness_difference
+        output["completeness_gap_note"] = scores.completeness_note
+        output["steps"] = scores.steps
+        output["steps_adaptive"] = args.steps is None
+    if scores.layers:
+        output["layers"] = {name: {"premise_scores": p, "hypothesis_scores": h} for name, (p, h) in scores.layers.items()}
+    if args.json:
+        print(json.dumps(without_nan(output), indent=1))  # a gap is NaN where f(x) = f(baseline) exactly
+        return 0
+    print(f"{args.method} for {output['target']} (predicted {output['predicted']}); {scores.note}")
+    for side in ("premise", "hypothesis"):
+        print(f"{side}:")
+        for token, value in zip(output[f"{side}_tokens"], output[f"{side}_scores"]):
+            print(f"  {token:<20} {value:+.4f}")
+    if scores.completeness_gap is not None:
+        print(f"completeness gap: {scores.completeness_gap:+.5f} ({scores.steps} steps; "
+              f"f(x) − f(baseline) = {scores.completeness_difference:+.4f})")
+        if scores.completeness_note:
+            print(f"note: {scores.completeness_note}")
+    return 0

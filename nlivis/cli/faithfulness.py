@@ -1,0 +1,96 @@
+"""ERASER faithfulness (comprehensiveness, sufficiency), agreement with attention and plausibility against
+e-SNLI highlights, over a sample of a split.
+
+    python -m nlivis faithfulness checkpoints/gcnn-snli-small --dataset snli --split dev \
+        --data-dir ../shared/data/snli/esnli_tokenized --sample 500 --json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from typing import Any
+
+from nlivis.cli.common import STEPS_HELP, ig_steps, positive_int, seed, without_nan
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("checkpoint", help="checkpoint folder")
+    parser.add_argument("--dataset", required=True, help="dataset or protocol of the split")
+    parser.add_argument("--split", required=True, help="split name or key, e.g. dev or snli_dev")
+    parser.add_argument("--data-dir", required=True, help="folder holding the split's files")
+    parser.add_argument("--sample", type=positive_int, default=500, help="pairs drawn from the split by --seed")
+    parser.add_argument("--seed", type=seed, default=1, help="seed of the sample, the random ranking and the bootstrap")
+    parser.add_argument("--methods", default=None,
+                        help="comma-separated subset of integrated_gradients,gradient,grad_x_input,occlusion,attention,"
+                             "random (default: all)")
+    parser.add_argument("--steps", type=ig_steps, default=None, help=STEPS_HELP)
+    parser.add_argument("--highlights", default=None,
+                        help="e-SNLI highlights file (default: esnli_highlights/ under --data-dir or up to two folders above)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--cache-dir", default=None,
+                        help="feature and attribution cache folder (default: $NLIVIS_CACHE_DIR or ~/.cache/nlivis)")
+
+
+def format_table(summary: dict[str, Any]) -> str:
+    """One line per method: AOPC comprehensiveness and sufficiency with intervals, plausibility, median τ."""
+    lines = [f"{'method':<22}{'comprehensiveness':>28}{'sufficiency':>28}{'AUPRC':>8}{'F1':>7}{'median τ(att)':>15}"]
+    for name, entry in summary["methods"].items():
+        def cell(metric: str) -> str:
+            low, high = entry[f"{metric}_interval"]
+            return f"{entry[metric]:.3f} [{low:.3f}, {high:.3f}]"
+        plausible = entry.get("plausibility", {})
+        tau = entry.get("agreement_with_attention", {}).get("average", {}).get("median")
+        lines.append(f"{name:<22}{cell('comprehensiveness'):>28}{cell('sufficiency'):>28}"
+                     f"{plausible.get('auprc', math.nan):>8.3f}{plausible.get('f1', math.nan):>7.3f}"
+                     f"{'' if tau is None else f'{tau:.3f}':>15}")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    from nlivis.analysis.faithfulness import (
+        FAITHFULNESS_METHODS,
+        hypothesis_tokens_by_id,
+        ig_settings_key,
+        run_faithfulness,
+        summarize,
+    )
+    from nlivis.data.highlights import (
+        find_highlights_file,
+        highlights_by_pair,
+        read_esnli_highlights,
+    )
+    from nlivis.data.protocols import resolve_split, split_key
+    from nlivis.features.dataset import load_split_analyzed
+    from nlivis.inference import load_checkpoint
+
+    methods = FAITHFULNESS_METHODS if args.methods is None else tuple(m.strip() for m in args.methods.split(","))
+    loaded = load_checkpoint(args.checkpoint)
+    ref = resolve_split(args.dataset, args.split)
+    items, _ = load_split_analyzed(ref, args.data_dir, args.cache_dir)
+    key = split_key(ref)
+    run = run_faithfulness(loaded, items, key, sample=args.sample, seed=args.seed, methods=methods,
+                           cache_dir=args.cache_dir, steps=args.steps, progress=not args.no_progress)
+    highlights_path = args.highlights or find_highlights_file(args.data_dir)
+    highlights = None
+    if highlights_path is not None:
+        highlights = highlights_by_pair([item.pair for item in run.items], read_esnli_highlights(highlights_path)) or None
+    summary = summarize(run.records, highlights, hypothesis_tokens_by_id(run.items, loaded.featurizer), seed=args.seed)
+    output = {"checkpoint": str(loaded.path), "split": key, "sample": len(run.items), "seed": args.seed,
+              "removal": "tokens deleted (sentence shortened and re-featurized), the same for every method",
+              "integrated_gradients_steps": ig_settings_key(args.steps),
+              "bins": ["1%", "5%", "10%", "20%", "50%"], "cached": run.cached, "unavailable": run.unavailable,
+              "highlights": None if highlights is None else {"file": str(highlights_path), "pairs": len(highlights)},
+              **summary}
+    if args.json:
+        print(json.dumps(without_nan(output), indent=1))
+        return 0
+    print(f"faithfulness of {loaded.path} on {key}, {len(run.items)} pairs (seed {args.seed}); AOPC over "
+          f"{', '.join(output['bins'])}, 95% bootstrap intervals; removed tokens are deleted")
+    print(format_table(summary))
+    if run.unavailable:
+        print(f"\nnot available for this model: {', '.join(run.unavailable)}")
+    if highlights is None:
+        print("\nno e-SNLI highlights for these pairs: plausibility left out")
+    return 0

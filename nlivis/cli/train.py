@@ -1,0 +1,67 @@
+"""Train a model under a protocol and write its checkpoint folder.
+
+    python -m nlivis train --config gcnn --dataset snli-small --data-dir ../shared/data \
+        --out checkpoints/gcnn-snli-small --size shipped --embeddings minilm
+
+The output folder must be new, empty or this run's own; Ctrl-C, SIGTERM or a file <out>/STOP saves the
+state, and --resume continues it to the same weights as an uninterrupted run.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from nlivis.cli.common import fail, finite_positive_float, positive_int, seed
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", required=True,
+                        help="config name in configs/ (e.g. gcnn, diin-no_conv) or the path of a TOML config")
+    parser.add_argument("--dataset", required=True,
+                        help="protocol (snli-small, mnli-small, quora-small) or full dataset (snli, mnli, quora); "
+                             "selects on the dev split, never on a test split")
+    parser.add_argument("--data-dir", required=True,
+                        help="folder holding the data: for a protocol the data root (e.g. ../shared/data), for a "
+                             "full dataset its own folder")
+    parser.add_argument("--out", required=True, help="checkpoint folder to write (new, empty, or this run's own)")
+    parser.add_argument("--model", default=None, help="model name to train instead of the config's (default: the config's)")
+    parser.add_argument("--size", default="paper", choices=["paper", "shipped"],
+                        help="paper: the config as the paper sets it; shipped: with the config's [shipped] overrides "
+                             "(the reduced CPU size of the shipped checkpoints)")
+    parser.add_argument("--embeddings", default=None,
+                        help="word vectors: random | minilm | glove:PATH (default: the config's [features] embeddings)")
+    parser.add_argument("--epochs", type=finite_positive_float, default=None,
+                        help="epochs to train, fractions allowed (default: the config's [training] epochs)")
+    parser.add_argument("--max-steps", type=positive_int, default=None,
+                        help="stop after this many optimizer steps, if that comes before the epochs (default: no limit)")
+    parser.add_argument("--seed", type=seed, default=1,
+                        help="seed of initialisation, batching and dropout; the same seed gives the same run")
+    parser.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"],
+                        help="auto uses CUDA when present, else the CPU")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue from the folder's last saved state (same config, dataset and seed)")
+    parser.add_argument("--cache-dir", default=None,
+                        help="cache folder for spaCy analyses and word pieces (default: $NLIVIS_CACHE_DIR or ~/.cache/nlivis)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from nlivis.store.checkpoints import CheckpointError
+    from nlivis.training.config import load_config
+    from nlivis.training.distributed import DistributedContext
+    from nlivis.training.trainer import TrainingStopped, train
+
+    try:
+        config = load_config(args.config)
+        info = train(config, args.dataset, args.data_dir, args.out, device=args.device, seed=args.seed,
+                     max_steps=args.max_steps, epochs=args.epochs, embeddings=args.embeddings, resume=args.resume,
+                     size=args.size, cache_dir=args.cache_dir, model_name=args.model)
+    except TrainingStopped as stopped:
+        print(str(stopped), file=sys.stderr)
+        return 130
+    except CheckpointError as error:
+        return fail(str(error))
+    if DistributedContext.from_environment().is_main:
+        accuracy = "n/a" if info.dev_accuracy is None else f"{info.dev_accuracy:.4f}"
+        print(f"checkpoint: {info.path}\nmodel: {info.model} ({info.parameters:,} parameters without word embeddings)\n"
+              f"best {info.select_split} accuracy: {accuracy}")
+    return 0

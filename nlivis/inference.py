@@ -1,0 +1,295 @@
+"""Inference: rebuild a model from a checkpoint folder, predict pairs, trace one pair, check the outputs.
+
+Everything that runs a trained model goes through here — the CLI's predict/evaluate, the app's pair
+analysis, attribution, probes, training's own evaluation of the select split — so a corrupt checkpoint
+or a non-finite output is caught in one place.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import torch
+from torch import nn
+
+from nlivis.data.protocols import get_protocol
+from nlivis.data.text import shown_token, text_problem
+from nlivis.features.batch import Batch
+from nlivis.features.buckets import bucket_batches
+from nlivis.features.chars import UNK_ID
+from nlivis.features.featurize import FeatureSettings, Featurizer
+from nlivis.features.vocab import CharVocabulary, Vocabulary, VocabularyFileError
+from nlivis.models import build
+from nlivis.models.trace import Trace
+from nlivis.store.checkpoints import (
+    EMBEDDING_TENSOR,
+    CheckpointError,
+    CheckpointInfo,
+    check_files,
+    check_inside_root,
+    checkpoint_info,
+    read_json,
+)
+from nlivis.store.files import sha256_file
+from nlivis.store.predictions import find_prediction_files
+from nlivis.store.weights import load_tensors
+
+
+@dataclass
+class LoadedCheckpoint:
+    """A model ready for inference (eval mode) with the featurizer that matches its training."""
+
+    model: nn.Module
+    featurizer: Any
+    config: dict[str, Any]
+    metrics: dict[str, Any]
+    labels: tuple[str, ...]
+    path: Path
+    info: CheckpointInfo
+
+
+def _check_state_matches(folder: Path, expected: Mapping[str, torch.Tensor], stored: Mapping[str, torch.Tensor]) -> None:
+    missing = sorted(set(expected) - set(stored))
+    unexpected = sorted(set(stored) - set(expected))
+    problems = []
+    if missing:
+        problems.append(f"missing keys {missing[:5]}{' …' if len(missing) > 5 else ''}")
+    if unexpected:
+        problems.append(f"unexpected keys {unexpected[:5]}{' …' if len(unexpected) > 5 else ''}")
+    shapes = [f"{k}: stored {tuple(stored[k].shape)}, config gives {tuple(expected[k].shape)}"
+              for k in sorted(set(expected) & set(stored)) if tuple(stored[k].shape) != tuple(expected[k].shape)]
+    if shapes:
+        problems.append("shape mismatch " + "; ".join(shapes[:3]) + (" …" if len(shapes) > 3 else ""))
+    if problems:
+        raise CheckpointError(folder, "config.json does not match model.safetensors: " + "; ".join(problems))
+
+
+LABEL_CHECK_ROWS = 500
+"""Recorded prediction rows per split read by `_check_labels` (enough to see every label of a split)."""
+
+
+LABEL_CHECK_MARGIN = 1e-3
+"""Rows whose two highest stored probabilities are closer than this are not used to check the label order."""
+
+
+def _recorded_rows(path: Path, limit: int) -> list[dict[str, Any]]:
+    rows = []
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rt", encoding="utf-8") as handle:
+            for line in handle:
+                if line.strip():
+                    rows.append(json.loads(line))
+                if len(rows) >= limit:
+                    break
+    except (OSError, EOFError, ValueError):
+        return []  # an unreadable predictions file is reported where it is read, not here
+    return [row for row in rows if isinstance(row, dict)]
+
+
+def _check_labels(folder: Path, config: Mapping[str, Any]) -> tuple[str, ...]:
+    """The checkpoint's label order, checked against what it recorded: the model's output size
+    (`model.num_classes`, which the weights are checked against), the protocol it was trained on, and
+    its recorded predictions (each clear prediction must be the label of its highest probability), so a
+    hand-edited, shortened or reordered `labels` list in config.json is refused instead of crashing
+    `predict` or silently swapping labels."""
+    labels = config.get("labels")
+    if not isinstance(labels, list) or not labels or not all(isinstance(label, str) for label in labels) \
+            or len(set(labels)) != len(labels):
+        raise CheckpointError(folder, f"config.json 'labels' must be a list of distinct label names, got {labels!r:.200}")
+    restore = "; config.json was edited by hand? restore its labels list"
+    classes = config.get("model", {}).get("num_classes")
+    if classes is not None and classes != len(labels):
+        raise CheckpointError(folder, f"config.json lists {len(labels)} labels {labels} but the model has "
+                                      f"{classes} output classes{restore}")
+    try:
+        protocol_labels = list(get_protocol(str(config.get("dataset", {}).get("protocol"))).labels)
+    except ValueError:
+        protocol_labels = None
+    if protocol_labels is not None and labels != protocol_labels:
+        raise CheckpointError(folder, f"config.json lists the labels {labels}, but the protocol it was trained on "
+                                      f"({config['dataset']['protocol']}) has {protocol_labels} in this order{restore}")
+    for split, path in find_prediction_files(folder).items():
+        for row in _recorded_rows(path, LABEL_CHECK_ROWS):
+            probs, predicted = row.get("probs"), row.get("predicted")
+            if not isinstance(probs, list) or len(probs) != len(labels) or predicted not in labels \
+                    or (row.get("gold") is not None and row.get("gold") not in labels):
+                raise CheckpointError(folder, f"{path.name} (pair {row.get('id')!r}) does not fit the labels "
+                                              f"{labels} of config.json{restore}")
+            ranked = sorted(range(len(probs)), key=probs.__getitem__, reverse=True)
+            if probs[ranked[0]] - probs[ranked[1]] > LABEL_CHECK_MARGIN and labels[ranked[0]] != predicted:
+                raise CheckpointError(folder, f"{path.name} (pair {row.get('id')!r}) recorded {predicted!r} for its "
+                                              f"highest probability, which config.json's labels {labels} call "
+                                              f"{labels[ranked[0]]!r}: the labels were reordered{restore}")
+    return tuple(labels)
+
+
+def _check_finite_weights(folder: Path, tensors: Mapping[str, torch.Tensor], what: str) -> None:
+    bad = [key for key, tensor in tensors.items() if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all())]
+    if bad:
+        raise CheckpointError(folder, f"{what} holds NaN or infinite values in {bad[:3]}{' …' if len(bad) > 3 else ''}; "
+                                      "the weights are corrupt (retrain or restore the folder)")
+
+
+def load_checkpoint(folder: str | Path, device: str | torch.device = "cpu") -> LoadedCheckpoint:
+    """Rebuild model and featurizer from a checkpoint folder; every problem is a `CheckpointError`."""
+    folder = Path(folder)
+    root = check_inside_root(folder)  # before any file is read or hashed
+    check_files(folder, verify_hashes=True)
+    config = read_json(folder, "config.json")
+    metrics = read_json(folder, "metrics.json")
+    info = checkpoint_info(folder, config, metrics)
+    _check_labels(folder, config)
+    try:
+        vocab = Vocabulary.load(folder / "vocab.json")
+        char_vocab = CharVocabulary.load(folder / "chars.json")
+    except VocabularyFileError as error:
+        raise CheckpointError(folder, str(error)) from error
+    try:
+        labels = tuple(config["labels"])
+        settings = FeatureSettings(**config["features"]["featurizer"])
+        featurizer = Featurizer(vocab, char_vocab, settings, labels)
+        model = build(config["model"])
+    except (KeyError, TypeError, ValueError, RuntimeError, MemoryError, OverflowError) as error:
+        raise CheckpointError(folder, f"config.json cannot rebuild the model or featurizer ({type(error).__name__}: {error})") from error
+    if len(vocab) != config["model"].get("vocab_size", len(vocab)):
+        raise CheckpointError(folder, f"vocab.json has {len(vocab)} words, config.json says vocab_size {config['model']['vocab_size']}")
+
+    expected = model.state_dict()
+    stored = load_tensors(folder, folder / "model.safetensors", "model.safetensors")
+    embeddings = config.get("embeddings", {})
+    if embeddings.get("shared"):
+        key = embeddings.get("state_key", "")
+        shared_path = (folder / str(embeddings.get("file", ""))).resolve()
+        if not shared_path.is_relative_to(root):
+            raise CheckpointError(folder, f"config.json embeddings.file {embeddings.get('file')!r} points outside the "
+                                          f"checkpoint root {root} (to {shared_path}); refusing to read it")
+        if not shared_path.is_file():
+            raise CheckpointError(folder, f"shared embedding file {embeddings.get('file')} is missing (looked at {shared_path})")
+        if sha256_file(shared_path) != embeddings.get("sha256"):
+            raise CheckpointError(folder, f"shared embedding file {shared_path} does not match the sha256 in config.json")
+        rows = load_tensors(folder, shared_path, f"shared embedding file {shared_path}")
+        if EMBEDDING_TENSOR not in rows:
+            raise CheckpointError(folder, f"shared embedding file {shared_path} has no {EMBEDDING_TENSOR!r} tensor")
+        _check_finite_weights(folder, rows, f"shared embedding file {shared_path}")
+        stored = {**stored, key: rows[EMBEDDING_TENSOR]}
+    _check_finite_weights(folder, stored, "model.safetensors")
+    _check_state_matches(folder, expected, stored)
+    model.load_state_dict({k: v.to(expected[k].dtype) for k, v in stored.items()}, strict=True)
+    model.to(device).eval()
+    return LoadedCheckpoint(model, featurizer, config, metrics, labels, folder, info)
+
+
+def pair_lengths(items: Sequence, featurizer_settings: Mapping[str, Any]) -> list[tuple[int, int]]:
+    """(premise, hypothesis) lengths after the cut-offs: what the batches are bucketed by."""
+    p_max, h_max = featurizer_settings["max_premise_len"], featurizer_settings["max_hypothesis_len"]
+    return [(min(len(i.premise), p_max), min(len(i.hypothesis), h_max)) for i in items]
+
+
+def autocast_for(device: torch.device):
+    """bf16 autocast on CUDA (no loss scaling needed); full precision on CPU."""
+    if device.type == "cuda":
+        return torch.autocast("cuda", dtype=torch.bfloat16)
+    return nullcontext()
+
+
+@torch.no_grad()
+def predict_probabilities(model: nn.Module, featurizer, items: Sequence, batch_size: int,
+                          device: torch.device) -> torch.Tensor:
+    """Class probabilities [N, K] for `items`, in their order (batched by length for speed, in batches of
+    at most `batch_size` and of the model's measured `max_inference_batch`)."""
+
+    batch_size = min(batch_size, getattr(model, "max_inference_batch", 0) or batch_size)
+    was_training = model.training
+    model.eval()
+    probabilities = torch.zeros(len(items), len(featurizer.labels))
+    lengths = pair_lengths(items, featurizer.settings.to_dict())
+    for indices in bucket_batches(lengths, batch_size, seed=0, shuffle=False):
+        batch = featurizer.encode([items[i] for i in indices]).to(device)
+        with autocast_for(device):
+            logits = model(batch)
+        probabilities[indices] = model.probabilities(logits.float()).cpu()
+    model.train(was_training)
+    return probabilities
+
+
+def prediction_rows(items: Sequence, probabilities: torch.Tensor, labels: Sequence[str]) -> list[dict[str, Any]]:
+    predicted = probabilities.argmax(dim=-1).tolist()
+    return [{"id": item.pair.id, "gold": item.pair.label, "predicted": labels[p], "probs": probs}
+            for item, p, probs in zip(items, predicted, probabilities.tolist())]
+
+
+def accuracy_of(items: Sequence, probabilities: torch.Tensor, labels: Sequence[str]) -> float:
+    """Accuracy over the labelled items."""
+    predicted = probabilities.argmax(dim=-1).tolist()
+    scored = [(item.pair.label, labels[p]) for item, p in zip(items, predicted) if item.pair.label is not None]
+    return sum(g == p for g, p in scored) / len(scored) if scored else 0.0
+
+
+def check_finite(probabilities: torch.Tensor, checkpoint: str | Path) -> torch.Tensor:
+    """`probabilities` unchanged, or a ValueError naming the checkpoint when any is NaN or infinite (a
+    model with corrupt weights must not report a label)."""
+    bad = ~torch.isfinite(probabilities).all(dim=-1)
+    if bool(bad.any()):
+        raise ValueError(f"checkpoint {checkpoint}: the model gave non-finite outputs (NaN or infinity) for "
+                         f"{int(bad.sum())} of {bad.numel()} pair(s); its weights are probably corrupt "
+                         "(retrain it or restore the folder)")
+    return probabilities
+
+
+@dataclass
+class PairPrediction:
+    """One typed pair's answer and what the user should know about how it was read."""
+
+    label: str
+    probabilities: dict[str, float]
+    truncation: str
+    """"" when nothing was cut, else e.g. "premise cut from 60 to 32 tokens"."""
+    unknown_words: list[str]
+    """Tokens with no vocabulary row (mapped to UNK)."""
+    premise_tokens: list[str]
+    hypothesis_tokens: list[str]
+    batch: Batch | None = None
+    trace: Trace | None = None
+    """The model's typed trace entries (with `trace=True`)."""
+    notices: list[str] = field(default_factory=list)
+
+
+@torch.no_grad()
+def predict_pair(loaded: LoadedCheckpoint, premise: str, hypothesis: str, trace: bool = False) -> PairPrediction:
+    """Label one premise/hypothesis pair. Text that is empty, has no real word (only invisible or control
+    characters) or held bytes that were not UTF-8 raises ValueError, as do non-finite outputs; text over the
+    cut-offs is cut (as in training) and said so in `truncation` / `notices` (tokens there are escaped and
+    cut, see `data.text.shown_token`); unknown words map to UNK."""
+    for name, text in (("premise", premise), ("hypothesis", hypothesis)):
+        problem = text_problem(text, name)
+        if problem:
+            raise ValueError(problem)
+    encoded = loaded.featurizer.encode_text_reported(premise, hypothesis)
+    batch = encoded.batch.to(next(loaded.model.parameters()).device)
+    loaded.model.eval()
+    recorded = None
+    if trace:
+        logits, recorded = loaded.model(batch, trace=True)
+    else:
+        logits = loaded.model(batch)
+    probabilities = check_finite(loaded.model.probabilities(logits.float()), loaded.path)[0].cpu().tolist()
+    unknown = [token for side_tokens, ids in ((batch.premise_tokens[0], batch.premise_ids[0]),
+                                              (batch.hypothesis_tokens[0], batch.hypothesis_ids[0]))
+               for token, token_id in zip(side_tokens, ids.tolist()) if token_id == UNK_ID]
+    truncation = encoded.truncation.describe()
+    notices = []
+    if truncation:
+        notices.append(f"{truncation} (this model reads at most {loaded.featurizer.settings.max_premise_len} premise "
+                       f"and {loaded.featurizer.settings.max_hypothesis_len} hypothesis tokens)")
+    if unknown:
+        notices.append(f"{len(unknown)} word(s) not in the vocabulary, read as unknown: "
+                       f"{', '.join(shown_token(token) for token in unknown[:10])}"
+                       + (" …" if len(unknown) > 10 else ""))
+    best = max(range(len(probabilities)), key=probabilities.__getitem__)
+    return PairPrediction(loaded.labels[best], dict(zip(loaded.labels, probabilities)), truncation, unknown,
+                          batch.premise_tokens[0], batch.hypothesis_tokens[0], batch, recorded, notices)

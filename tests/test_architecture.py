@@ -1,0 +1,104 @@
+"""The shape of the package (README, "Architecture"): layers that import only downwards (the import-linter
+contract in .importlinter), no import cycles, no private names taken from another module, and a help text
+with a default for every option of every command."""
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+from pathlib import Path
+
+import grimp
+import pytest
+from importlinter.cli import lint_imports
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_layer_contract_is_kept(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.syspath_prepend(str(ROOT))
+    assert lint_imports(config_filename=str(ROOT / ".importlinter"), no_cache=True, no_logo=True) == 0, \
+        "an import points up a layer: run `lint-imports` in the project root to see which"
+
+
+def _cycles(graph) -> list[list[str]]:
+    """Strongly connected groups of more than one module (Tarjan), over every import, in functions too."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for imported in graph.find_modules_directly_imported_by(module):
+            if imported not in index:
+                visit(imported)
+                low[module] = min(low[module], low[imported])
+            elif imported in on_stack:
+                low[module] = min(low[module], index[imported])
+        if low[module] == index[module]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == module:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10_000))
+    try:
+        for module in sorted(graph.modules):
+            if module not in index:
+                visit(module)
+    finally:
+        sys.setrecursionlimit(limit)
+    return found
+
+
+def test_no_import_cycles(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT))
+    assert _cycles(grimp.build_graph("nlivis", cache_dir=None)) == []
+
+
+def _python_files() -> list[Path]:
+    return [*sorted((ROOT / "nlivis").rglob("*.py")), *sorted((ROOT / "pages").glob("*.py")), ROOT / "app.py"]
+
+
+def test_no_private_name_is_imported_from_another_module():
+    offenders = []
+    for path in _python_files():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("nlivis"):
+                offenders += [f"{path.relative_to(ROOT)}: {node.module}.{alias.name}"
+                              for alias in node.names if alias.name.startswith("_")]
+    assert offenders == []
+
+
+def _commands():
+    from nlivis.cli import COMMANDS, build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return [(name, sub.choices[name]) for name in COMMANDS]
+
+
+@pytest.mark.parametrize("name,parser", _commands(), ids=lambda value: value if isinstance(value, str) else "")
+def test_every_option_says_what_it_does_and_its_default(name, parser):
+    chosen_one_of = {id(action) for group in parser._mutually_exclusive_groups if group.required
+                     for action in group._group_actions}
+    for action in parser._actions:
+        if isinstance(action, argparse._HelpAction):
+            continue
+        assert action.help, f"{name} {action.option_strings or action.dest}: no help text"
+        takes_value = action.option_strings and action.nargs != 0 and not action.required \
+            and id(action) not in chosen_one_of
+        if takes_value:
+            rendered = parser.formatter_class(prog="x")._get_help_string(action)
+            assert "default" in rendered, f"{name} {action.option_strings}: the help does not say the default"

@@ -1,0 +1,49 @@
+"""The command line refuses impossible numbers and bad paths in one line, before any work, and says what
+went wrong on stdout too under --json."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from nlivis.cli import main
+from tests.fixtures.training.helpers import FIXTURE_DIR, TINY_CONFIG
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["--epochs", "inf"], "argument --epochs: 'inf': give a finite number above 0"),
+    (["--epochs", "nan"], "argument --epochs: 'nan': give a finite number above 0"),
+    (["--epochs", "0"], "give a finite number above 0"),
+    (["--seed", str(2 ** 70)], "a seed must lie in 0 … 4294967295"),
+    (["--seed", "-1"], "a seed must lie in"),
+    (["--max-steps", "0"], "argument --max-steps: 0: give a whole number of at least 1"),
+], ids=["epochs-inf", "epochs-nan", "epochs-0", "seed-huge", "seed-negative", "max-steps-0"])
+def test_train_refuses_impossible_numbers_before_anything_is_written(tmp_path, capsys, argv, fragment):
+    out = tmp_path / "run"
+    with pytest.raises(SystemExit) as stopped:
+        main(["train", "--config", str(TINY_CONFIG), "--dataset", "snli", "--data-dir", str(FIXTURE_DIR),
+              "--out", str(out), *argv])
+    assert stopped.value.code == 2
+    assert fragment in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_explain_refuses_a_step_count_that_would_exhaust_memory(capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main(["explain", "checkpoints/gcnn-snli-small", "--premise", "A b .", "--hypothesis", "A .",
+              "--steps", "100000000"])
+    assert stopped.value.code == 2 and "at most 10,000" in capsys.readouterr().err
+
+
+def test_evaluate_file_that_is_a_folder_is_named(tmp_path, capsys):
+    code = main(["evaluate", "checkpoints/gcnn-snli-small", "--file", str(tmp_path), "--json"])
+    captured = capsys.readouterr()
+    assert code == 2 and "is a folder; give the file itself" in captured.err
+    assert "is a folder" in json.loads(captured.out)["error"]
+
+
+def test_json_errors_reach_stdout(tmp_path, capsys):
+    code = main(["predict", str(tmp_path / "missing"), "--premise", "A b .", "--hypothesis", "A .", "--json"])
+    captured = capsys.readouterr()
+    assert code == 2 and len(captured.err.strip().splitlines()) == 1
+    assert "missing" in json.loads(captured.out)["error"]
