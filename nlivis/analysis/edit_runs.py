@@ -69,22 +69,35 @@ def task_of(loaded: Sequence) -> str:
                      f"{list(TASK_LABELS['paraphrase'])}")
 
 
-def predict_text_pairs(loaded: Sequence, pairs: Sequence[tuple[str, str]],
-                       batch_size: int = PREDICTION_BATCH_SIZE) -> list[np.ndarray]:
-    """Class probabilities [len(pairs), labels] per checkpoint, in the order of `loaded`."""
+def analysed_pairs(pairs: Sequence[tuple[str, str]], cache_dir: str | Path | None = None,
+                   disk_cache: bool = False) -> list:
+    """`AnalyzedPair`s of text pairs: spaCy once per distinct sentence, remembered in memory, or (with
+    `disk_cache`, for a probe suite's thousands of pairs) through the feature cache on disk."""
     from nlivis.data.records import Pair
-    from nlivis.features.dataset import AnalyzedPair
+    from nlivis.features.dataset import AnalyzedPair, analyze_pairs
+
+    records = [Pair(id=str(i), premise=premise, hypothesis=hypothesis) for i, (premise, hypothesis) in enumerate(pairs)]
+    if disk_cache:
+        return analyze_pairs(records, cache_dir=cache_dir, progress=False)
+    analyses = analyse_texts([text for pair in pairs for text in pair])
+    return [AnalyzedPair(record, analyses[2 * i], analyses[2 * i + 1]) for i, record in enumerate(records)]
+
+
+def predict_items(loaded: Sequence, items: Sequence, batch_size: int = PREDICTION_BATCH_SIZE) -> list[np.ndarray]:
+    """Class probabilities [len(items), labels] per checkpoint, in the order of `loaded`."""
     from nlivis.inference import check_finite, predict_probabilities
 
-    analyses = analyse_texts([text for pair in pairs for text in pair])
-    items = [AnalyzedPair(Pair(id=str(i), premise=premise, hypothesis=hypothesis), analyses[2 * i],
-                          analyses[2 * i + 1]) for i, (premise, hypothesis) in enumerate(pairs)]
     results = []
     for checkpoint in loaded:
         device = next(checkpoint.model.parameters()).device
         probabilities = predict_probabilities(checkpoint.model, checkpoint.featurizer, items, batch_size, device)
         results.append(check_finite(probabilities, checkpoint.path).numpy())
     return results
+
+
+def predict_text_pairs(loaded: Sequence, pairs: Sequence[tuple[str, str]]) -> list[np.ndarray]:
+    """Class probabilities [len(pairs), labels] per checkpoint for text pairs (spaCy once per new sentence)."""
+    return predict_items(loaded, analysed_pairs(pairs))
 
 
 def expectation_met(expectation: str | None, expected: str | None, direction: str | None, labels: Sequence[str],

@@ -275,12 +275,19 @@ def dominant_synset(lemma: str, wordnet_pos: str):
         return None
     if len(synsets) == 1:
         return synsets[0]
-    counts = [sum(entry.count() for entry in synset.lemmas() if entry.name().lower() == lemma.lower())
+    counts = [sum(lemma_count(entry) for entry in synset.lemmas() if entry.name().lower() == lemma.lower())
               for synset in synsets]
     total = sum(counts)
     if total == 0 or counts[0] < DOMINANT_SHARE * total or counts[0] < DOMINANT_RATIO * counts[1]:
         return None
     return synsets[0]
+
+
+def lemma_count(entry) -> int:
+    """How often a WordNet lemma (one word in one sense) was sense-tagged: `features.wordnet.sense_counts`."""
+    from nlivis.features.wordnet import sense_counts
+
+    return sense_counts().get(entry.key().lower(), 0)
 
 
 def _single_word(name: str) -> bool:
@@ -293,7 +300,7 @@ def _candidates(synset, wordnet_pos: str, exclude: str) -> list[tuple[int, str]]
     for entry in synset.lemmas():
         name = entry.name()
         if name.lower() != exclude and _single_word(name) and dominant_synset(name, wordnet_pos) == synset:
-            found.append((entry.count(), name))
+            found.append((lemma_count(entry), name))
     return found
 
 

@@ -14,7 +14,8 @@ EXCLUSIVE_CATEGORIES: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {
     "colour": (("red", "blue", "green", "yellow", "black", "white", "purple", "pink", "brown"),
                frozenset({"ADJ"})),
     "nationality": (("American", "French", "German", "Chinese", "Japanese", "Italian", "Spanish", "Mexican",
-                     "Russian", "Brazilian", "Korean", "Canadian", "Swedish", "Greek"), frozenset({"ADJ", "PROPN"})),
+                     "Russian", "Brazilian", "Korean", "Canadian", "Swedish", "Greek", "Indian", "Pakistani", "British",
+                     "Australian", "Egyptian", "Turkish"), frozenset({"ADJ", "PROPN"})),
     "material": (("wooden", "metal", "plastic", "glass", "stone", "leather", "paper", "cotton", "wool"),
                  frozenset({"ADJ", "NOUN"})),
     "animal": (("dog", "cat", "horse", "cow", "sheep", "goat", "pig", "bird", "duck", "chicken", "rabbit",
@@ -97,13 +98,18 @@ TRANSITIVE_VERBS: tuple[tuple[str, str, str], ...] = (
     ("watch", "watched", "watched"), ("hit", "hit", "hit"), ("invite", "invited", "invited"),
     ("interview", "interviewed", "interviewed"), ("recognize", "recognized", "recognized"),
 )
-ADJECTIVE_ANTONYMS: tuple[str, ...] = (
-    "tall", "happy", "young", "strong", "rich", "busy", "early", "wet", "hot", "heavy", "loud", "fast",
-    "clean", "open", "full", "light", "hard", "new", "good", "long", "wide", "deep", "thick", "quiet",
-    "dark", "warm", "late", "asleep", "awake", "sad",
+PERSON_ADJECTIVES: tuple[str, ...] = (
+    "tall", "happy", "young", "strong", "rich", "busy", "early", "late", "asleep", "awake", "sad", "quiet",
+    "loud", "fast", "wet", "dry", "healthy", "honest", "polite", "careful",
 )
-"""Adjectives whose WordNet 3.0 antonym (first sense) makes a clear opposite for a person or thing; the
-antonym itself is looked up in WordNet when the probe is built, and a word without one is dropped."""
+OBJECT_ADJECTIVES: tuple[str, ...] = (
+    "open", "full", "heavy", "clean", "new", "long", "wide", "deep", "thick", "dark", "hot", "light", "hard",
+    "empty", "narrow", "cheap", "soft", "dirty", "cold", "old",
+)
+"""Adjectives for people and for things; each is paired with its WordNet 3.0 antonym (the engine's
+`wordnet_replacements`: the adjective's dominant first sense and a direct antonym) when a probe is built, and
+one without a clear antonym there is dropped."""
+OBJECTS: tuple[str, ...] = ("box", "bag", "bottle", "jar", "basket", "drawer", "cup", "room", "pot", "bucket")
 COMPARATIVES: tuple[tuple[str, str], ...] = (
     ("taller", "shorter"), ("older", "younger"), ("stronger", "weaker"), ("richer", "poorer"),
     ("faster", "slower"), ("heavier", "lighter"), ("louder", "quieter"), ("happier", "sadder"),

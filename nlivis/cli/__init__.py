@@ -28,6 +28,8 @@ COMMANDS = {
                      "CRLF files to LF and copy them into nlivis's NLTK data folder",
     "edits": "propose minimal edits of a pair (WordNet substitutions, negation, quantifiers, numbers, names, gender, "
              "swap, typo), each with what logic expects, and predict the original and every edit with each checkpoint",
+    "probe": "behavioural test suite (MFT / INV / DIR tests by capability): failure rates with Wilson intervals per "
+             "checkpoint, McNemar between checkpoints, the failing cases",
     "bench": "speed and memory table",
 }
 """Command → one-line help; the module is nlivis.cli.<command with - as _>."""

@@ -320,3 +320,17 @@ def load_wordnet():
     except WordNetUnavailable as error:
         _FAILURE.append(error)
     raise _FAILURE[0]
+
+
+@lru_cache(maxsize=1)
+def sense_counts() -> dict[str, int]:
+    """Sense key → how often that sense was tagged in Princeton's semantic concordance (index.sense's
+    tag_cnt), read once. NLTK's `Lemma.count()` binary-searches cntlist.rev on every call (2 ms each, the
+    bulk of an edit's cost) and fails where the file is absent (Debian's copy has none)."""
+    counts: dict[str, int] = {}
+    with load_wordnet().open("index.sense") as handle:
+        for line in handle:
+            fields = line.split()
+            if len(fields) == 4 and fields[3].isdigit():
+                counts[fields[0].lower()] = int(fields[3])
+    return counts
