@@ -640,9 +640,9 @@ def probe_record(result: ProbeResult, suite: str, seed: int, per_test: int, note
             outcome = per_model[name]
             failures = len(outcome.failures)
             low, high = wilson_interval(failures, count)
-            by_model[name] = {
-                "failures": failures, "rate": failures / count if count else None,
-                "interval": [low, high] if count else None,
+            by_model[name] = {  # six decimals: Wilson's end at 0 failures is 0 up to 1e-17 in floating point
+                "failures": failures, "rate": round(failures / count, 6) if count else None,
+                "interval": [round(low, 6), round(high, 6)] if count else None,
                 "failing": [{"case": i, "predicted": outcome.predicted[i],
                              "original_predicted": outcome.original_predicted[i]} for i in outcome.failures]}
         tests.append({"capability": test.capability, "name": test.name, "type": test.type,
