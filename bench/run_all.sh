@@ -35,3 +35,6 @@ for model in gcnn diin attentive_conv esan amn; do
   python bench/profile_model.py "$model" shipped --steps 5 --rows 5 2>&1 | grep -E "aten::|Self CPU time total|operator calls" \
       | awk '{ if ($1 ~ /aten/) print $1, $2, $3; else print }'
 done > bench/results/profile-shipped.txt
+# Issue 22: edits of new pairs through the five shipped snli-small models; the NLI probe suite, first and cached run
+OMP_NUM_THREADS=1 python bench/edits_speed.py --threads 1 --out bench/results/edits-speed.md
+OMP_NUM_THREADS=1 python bench/probe_speed.py --data-dir ../shared/data --threads 1 --out bench/results/probe-speed.md

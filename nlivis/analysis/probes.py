@@ -21,6 +21,7 @@ import re
 import sys
 import unicodedata
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from itertools import combinations
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -531,6 +532,12 @@ class ProbeResult:
     overlap: dict[str, dict | None]
 
 
+def _reference(case: ProbeCase) -> tuple[str, str] | None:
+    """The unedited pair a case is judged against: INV and direction cases only (a label case needs no
+    reference, and not predicting its original saves a fifth of the suite's model time)."""
+    return case.original if case.expectation in (INVARIANT, "direction") else None
+
+
 def run_probes(loaded: Sequence, tests: Sequence[ProbeTest], names: Sequence[str], cache_dir: str | Path | None = None,
                progress: Callable[[str], None] = lambda message: None) -> list[dict[str, ModelOutcome]]:
     """Predict every distinct pair of the suite (cases and INV / DIR originals) once per model, in batches
@@ -539,7 +546,7 @@ def run_probes(loaded: Sequence, tests: Sequence[ProbeTest], names: Sequence[str
 
     labels = tuple(loaded[0].labels)
     pairs = list(dict.fromkeys(pair for test in tests for case in test.cases
-                               for pair in ((case.premise, case.hypothesis), case.original) if pair is not None))
+                               for pair in ((case.premise, case.hypothesis), _reference(case)) if pair is not None))
     row = {pair: i for i, pair in enumerate(pairs)}
     progress(f"probe: spaCy on {len(pairs):,} distinct pairs")
     items = analysed_pairs(pairs, cache_dir, disk_cache=True)
@@ -555,9 +562,10 @@ def run_probes(loaded: Sequence, tests: Sequence[ProbeTest], names: Sequence[str
             failures, predicted, original_predicted = [], [], []
             for index, case in enumerate(test.cases):
                 after = table[row[(case.premise, case.hypothesis)]]
-                before = table[row[case.original]] if case.original is not None else after
+                reference = _reference(case)
+                before = table[row[reference]] if reference is not None else after
                 predicted.append(labels[int(np.argmax(after))])
-                original_predicted.append(labels[int(np.argmax(before))] if case.original is not None else None)
+                original_predicted.append(labels[int(np.argmax(before))] if reference is not None else None)
                 if expectation_met(case.expectation, case.expected, case.direction, labels, before, after) is False:
                     failures.append(index)
             per_model[name] = ModelOutcome(failures, predicted, original_predicted)
@@ -575,27 +583,33 @@ def training_overlap(checkpoint, tests: Sequence[ProbeTest], data_dir: str | Pat
     """How many dev-built cases share text with the checkpoint's recorded training split (normalised): pairs
     (premise and hypothesis together, either order), premises, hypotheses (each against every training
     sentence). None without `data_dir` or when the split cannot be read."""
-    from nlivis.data.protocols import get_protocol, read_split, split_key
-
     dataset = checkpoint.config.get("dataset") or {}
     if data_dir is None or not dataset.get("protocol"):
         return None
+    recorded = tuple(sorted(set(dataset.get("train") or [])))
     try:
-        protocol = get_protocol(dataset["protocol"])
-        recorded = set(dataset.get("train") or [])
-        refs = [ref for ref in protocol.train if split_key(ref) in recorded]
-        training = [pair for ref in refs for pair in read_split(ref, data_dir).pairs]
+        sentences, pairs = _training_texts(dataset["protocol"], recorded, str(data_dir))
     except (ValueError, OSError):
         return None
-    sentences = {normalised(text) for pair in training for text in (pair.premise, pair.hypothesis)}
-    pairs = {(normalised(p.premise), normalised(p.hypothesis)) for p in training}
     built = [case for test in tests for case in test.cases if case.source != "template"]
     premises = [normalised(case.premise) for case in built]
     hypotheses = [normalised(case.hypothesis) for case in built]
-    return {"split": " + ".join(sorted(recorded)), "cases_checked": len(built),
+    return {"split": " + ".join(recorded), "cases_checked": len(built),
             "pairs": sum((p, h) in pairs or (h, p) in pairs for p, h in zip(premises, hypotheses)),
             "premises": sum(p in sentences for p in premises),
             "hypotheses": sum(h in sentences for h in hypotheses)}
+
+
+@lru_cache(maxsize=8)
+def _training_texts(protocol_name: str, split_keys: tuple[str, ...],
+                    data_dir: str) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
+    """Normalised sentences and pairs of a protocol's training splits (read once for all checkpoints)."""
+    from nlivis.data.protocols import get_protocol, read_split, split_key
+
+    refs = [ref for ref in get_protocol(protocol_name).train if split_key(ref) in split_keys]
+    training = [pair for ref in refs for pair in read_split(ref, data_dir).pairs]
+    return (frozenset(normalised(text) for pair in training for text in (pair.premise, pair.hypothesis)),
+            frozenset((normalised(p.premise), normalised(p.hypothesis)) for p in training))
 
 
 def holm_adjusted(p_values: Sequence[float]) -> list[float]:

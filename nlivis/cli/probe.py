@@ -29,6 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=seed, default=1, help="seed of the template sampling and the dev-pair order")
     parser.add_argument("--json", action="store_true", help="print JSON (tests with their cases, failures per model "
                         "with the failing cases, McNemar comparisons, training overlap) instead of a table")
+    parser.add_argument("--markdown", action="store_true", help="print the table as markdown (the README's) "
+                        "instead of plain text")
     parser.add_argument("--cache-dir", default=None, help="folder for the built suite and the spaCy feature cache "
                         "(default: ~/.cache/nlivis, or $NLIVIS_CACHE_DIR)")
 
@@ -54,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
     record = probe_record(result, args.suite, args.seed, per_test, protocol_notes(loaded, names))
     if args.json:
         print(json.dumps(record, indent=1, ensure_ascii=False))
+    elif args.markdown:
+        print(format_probe_markdown(record))
     else:
         print(format_probe_table(record))
     return 0
@@ -94,4 +98,25 @@ def format_probe_table(record: dict[str, Any]) -> str:
                          f"{overlap['premises']} premises and {overlap['hypotheses']} hypotheses occur in its training "
                          f"split ({overlap['split']}, normalised text)")
     lines += sorted({entry["protocol_note"] for entry in record["checkpoints"].values() if entry["protocol_note"]})
+    return "\n".join(lines)
+
+
+def format_probe_markdown(record: dict[str, Any]) -> str:
+    """The same table as markdown: one row per test, failure rate % [Wilson 95% interval] per model."""
+    from nlivis.cli.edits import short_name
+
+    names = list(record["checkpoints"])
+    lines = ["| capability | test | type | cases | " + " | ".join(short_name(n) for n in names) + " |",
+             "|---|---|---|---|" + "---|" * len(names)]
+    for test in record["tests"]:
+        cells = []
+        for name in names:
+            entry = test["by_model"][name]
+            if entry["rate"] is None:
+                cells.append("—")
+            else:
+                low, high = entry["interval"]
+                cells.append(f"{100 * entry['rate']:.1f} [{100 * low:.1f}, {100 * high:.1f}]")
+        lines.append(f"| {test['capability']} | {test['name']} | {test['type']} | {test['cases']} | "
+                     + " | ".join(cells) + " |")
     return "\n".join(lines)
