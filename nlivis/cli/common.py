@@ -40,12 +40,16 @@ def finite_positive_float(text: str) -> float:
     return value
 
 
-def positive_int(text: str) -> int:
-    """argparse type: a whole number ≥ 1."""
+def _whole_number(text: str) -> int:
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def positive_int(text: str) -> int:
+    """argparse type: a whole number ≥ 1."""
+    value = _whole_number(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value}: give a whole number of at least 1")
     return value
@@ -53,10 +57,7 @@ def positive_int(text: str) -> int:
 
 def seed(text: str) -> int:
     """argparse type: a seed in [0, 2^32)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    value = _whole_number(text)
     if not 0 <= value < SEED_LIMIT:
         raise argparse.ArgumentTypeError(f"{text}: a seed must lie in 0 … {SEED_LIMIT - 1}")
     return value
