@@ -17,11 +17,12 @@ import codecs
 import dataclasses
 import gzip
 import json
+import zlib
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import BinaryIO, TextIO
+from typing import Any, BinaryIO, TextIO
 
 from nlivis.data.records import NLI_LABELS, PARAPHRASE_LABELS, DataFormatError, Pair, ReadResult
 
@@ -49,8 +50,8 @@ def _open_bytes(path: Path) -> BinaryIO:
     return gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
 
 
-def numbered_lines(path: str | Path) -> Iterator[tuple[int, str]]:
-    """Yield (1-based line number, line without its line ending).
+def numbered_lines(path: str | Path, keep_ends: bool = False) -> Iterator[tuple[int, str]]:
+    """Yield (1-based line number, line without its line ending, or with it when `keep_ends`).
 
     Lines are decoded one by one, so a byte that is not UTF-8 is reported on its own line.
     """
@@ -66,9 +67,23 @@ def numbered_lines(path: str | Path) -> Iterator[tuple[int, str]]:
                 except UnicodeDecodeError as error:
                     bad_bytes = raw[error.start : error.end]
                     raise DataFormatError(str(path), line_number, "UTF-8 text", f"the bytes {bad_bytes!r}") from None
-                yield line_number, line.rstrip("\n").rstrip("\r")
-        except (OSError, EOFError) as error:  # truncated or corrupt gzip stream
+                yield line_number, line if keep_ends else line.rstrip("\n").rstrip("\r")
+        except (OSError, EOFError, zlib.error) as error:  # truncated or corrupt gzip stream
             raise DataFormatError(str(path), line_number + 1, "a readable (gzip) stream", str(error)) from None
+
+
+def load_json(text: str) -> Any:
+    """`json.loads`, with every way it fails on hostile text raised as `json.JSONDecodeError`: besides bad
+    syntax, an integer of more than 4,300 digits (Python's ValueError) and nesting deeper than the recursion
+    limit (RecursionError), so a reader that catches JSONDecodeError names the line for those too."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply", text, 0) from None
+    except ValueError as error:  # int_max_str_digits
+        raise json.JSONDecodeError(str(error).split(";")[0], text, 0) from None
 
 
 def _check_label(label: str, allowed: tuple[str, ...], path: Path, line: int, what: str = "gold label") -> str:
@@ -117,7 +132,7 @@ def read_nli_jsonl(path: str | Path) -> ReadResult:
             blank += 1
             continue
         try:
-            record = json.loads(line)
+            record = load_json(line)
         except json.JSONDecodeError as error:
             raise DataFormatError(str(path), line_number, f"a JSON object ({error.msg})", line) from None
         if not isinstance(record, dict):
