@@ -363,3 +363,87 @@ def test_vocabulary_file_version_must_be_the_integer_one(tmp_path):
     path.write_text("[" * 100_000)
     with pytest.raises(VocabularyFileError, match="not JSON: nested too deeply"):
         Vocabulary.load(path)
+
+
+# ------------------------------------------------------------------------------------------------- configs
+
+def toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, str)):
+        return json.dumps(value) if isinstance(value, str) else str(value)
+    if isinstance(value, float):
+        return {float("inf"): "inf", float("-inf"): "-inf"}.get(value, "nan" if value != value else repr(value))
+    if isinstance(value, list):
+        return "[" + ", ".join(toml_value(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(key)} = {toml_value(item)}" for key, item in value.items()) + "}"
+    raise TypeError(value)
+
+
+def toml_document(data: dict[str, Any]) -> str:
+    """A tiny TOML writer (top-level keys, then one inline-table line per nested table)."""
+    lines = [f"{json.dumps(key)} = {toml_value(value)}" for key, value in data.items()]
+    return "\n".join(lines) + "\n"
+
+
+MODEL_NAMES = ["gcnn", "amn", "diin", "esan", "esim", "attentive_conv"]
+CONFIG_KEYS = {
+    "model": ["hidden_size", "dropout", "mlp_hidden_size", "cell", "output", "sequence_length", "dense_blocks", "kernel_width",
+              "first_scale_down_ratio", "num_layers", "use_chars", "freeze_word_embeddings", "word_dim", "vocab_size", "bogus"],
+    "training": ["lr", "epochs", "batch_size", "optimizer", "eps", "weight_decay", "snli_fraction_with_mnli", "adadelta_rho",
+                 "eval_every_steps", "lr_decay_per_epoch", "dropout_keep_decay_rate", "bogus"],
+    "features": ["max_premise_len", "embeddings", "lowercase", "unknown_word_scale", "unknown_word_init", "min_word_freq",
+                 "exact_match_rule", "pad_to_cutoff", "bogus"],
+}
+HOSTILE = st.one_of(st.sampled_from(["", "big", "gru", "sparsemax", "adam", "random", "normal", "form"]),
+                    st.sampled_from([0, -1, 2, 2**63 - 1, -(2**63), 10**9, 0.5, 1.0, 1.5, -0.0]),
+                    st.integers(-3, 10**12), st.floats(allow_nan=True, allow_infinity=True), st.booleans(),
+                    st.lists(st.integers(0, 3), max_size=2), st.dictionaries(st.sampled_from(["a", "name"]), st.integers(), max_size=1))
+PLAUSIBLE = st.sampled_from([1, 3, 4, 8, 0.1, 0.3, 1e-3, True, False, "gru", "softmax", "adam", "random", "normal"])
+VALUES = st.one_of(PLAUSIBLE, PLAUSIBLE, HOSTILE)
+
+
+def rarely(draw) -> bool:
+    """True about once in ten draws (hypothesis favours the ends of a range, so the middle is the rare one)."""
+    return draw(st.integers(0, 9)) == 4
+
+
+def option_table(draw, keys: list[str], model: bool) -> Any:
+    if rarely(draw):
+        return draw(HOSTILE)
+    table = draw(st.dictionaries(st.sampled_from(keys), VALUES, max_size=4))
+    if model and not rarely(draw):
+        table["name"] = draw(HOSTILE) if rarely(draw) else draw(st.sampled_from(MODEL_NAMES))
+    return table
+
+
+@st.composite
+def config_data(draw) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    for table, keys in CONFIG_KEYS.items():
+        if not rarely(draw):
+            data[table] = option_table(draw, keys, table == "model")
+    if draw(st.booleans()):
+        data["shipped"] = draw(HOSTILE) if rarely(draw) else {
+            table: option_table(draw, keys, False) for table, keys in CONFIG_KEYS.items() if draw(st.booleans())}
+    if rarely(draw):
+        data["extends"] = draw(st.one_of(HOSTILE, st.sampled_from(["gcnn.toml", "amn", "missing.toml", "child.toml"])))
+    if rarely(draw):
+        data[draw(st.sampled_from(["trainig", "config_name", "size"]))] = draw(VALUES)
+    return data
+
+
+@EXAMPLES
+@given(st.one_of(config_data().map(toml_document).map(str.encode), document([""], ["[model]", "[training]", "x = 1", "extends = 5",
+                                                                                 'name = "gcnn"', "= =", "[[a]]"], ["\n", " "]),
+                 raw_bytes),
+       st.sampled_from(["paper", "shipped"]))
+def test_config_reader(data, size):
+    """Any bytes as a config file: a config whose every table checks, or a ConfigError naming the file."""
+    from nlivis.training.config import check_config, load_config
+
+    path = write(fresh_folder(), "child.toml", data)
+    result = outcome(lambda: load_config(path), path)
+    if not isinstance(result, InputError):
+        assert isinstance(check_config(result, size if "shipped" in result else "paper")["model"], dict)
