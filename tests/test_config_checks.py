@@ -55,7 +55,7 @@ GCNN = f'extends = "{CONFIG_DIR / "gcnn.toml"}"\n'
     (GCNN + "[model]\nhidden_size = 1_000_000_000\n", ["[model]: the gcnn model these options describe is too large to build"]),
     (GCNN + "[training]\nlr = inf\n", ["[training] lr: must be a finite number, got inf"]),
     (GCNN + "[training]\nepochs = nan\n", ["[training] epochs: must be a finite number"]),
-    (GCNN + "[training]\nepochs = 1e300\n", ["[training] epochs must be at most 1,000,000"]),
+    (GCNN + "[training]\nepochs = 1e300\n", ["[training] epochs must be above 0 and at most 1,000,000"]),
     (GCNN + "[training]\nadadelta_rho = 2.0\n", ["[training] adadelta_rho must be between 0 and 1"]),
     (GCNN + "[features]\nunknown_word_scale = inf\n", ["[features] unknown_word_scale: must be a finite number"]),
     (GCNN + "[features]\npad_to_cutoff = 1\n", ["[features] pad_to_cutoff: expected true or false"]),
@@ -157,3 +157,50 @@ def test_build_checks_checkpoint_options(options, fragment):
 
 def test_json_integral_floats_are_integers():
     assert model_config({"name": "esim", "hidden_size": 8.0}).hidden_size == 8
+
+
+# ------------------------------------------------------------------------ command-line numbers (for cli/)
+
+def test_epochs_on_the_command_line():
+    from nlivis.data.options import epochs_problem
+
+    assert epochs_problem(0.5) is None and epochs_problem(3) is None and epochs_problem(1_000_000) is None
+    assert epochs_problem(float("inf")) == "--epochs must be a finite number of epochs above 0; got inf"
+    assert "finite" in epochs_problem(float("nan")) and "above 0" in epochs_problem(0.0)
+    assert epochs_problem(1e300) == "--epochs must be above 0 and at most 1,000,000; got 1e+300"
+
+
+def test_seed_range_is_what_numpy_and_torch_accept():
+    import numpy as np
+    import torch
+
+    from nlivis.data.options import SEED_RANGE, seed_problem
+
+    low, high = SEED_RANGE
+    assert seed_problem(low) is None and seed_problem(high) is None
+    np.random.seed(high)
+    torch.Generator().manual_seed(high * 100_003 + 1_000_000)  # the trainer's per-epoch batch seed at the bound
+    assert seed_problem(2 ** 70) == ("--seed must be an integer from 0 to 4,294,967,295 (the seeds numpy and torch "
+                                     "accept); got 1180591620717411303424")
+    assert seed_problem(-1) is not None and seed_problem(True) is not None
+    with pytest.raises((RuntimeError, ValueError), match="Overflow"):  # what --seed 2**70 met before: no option named
+        torch.manual_seed(2 ** 70)
+
+
+def test_integrated_gradients_steps():
+    from nlivis.data.options import MAX_INTEGRATED_GRADIENTS_STEPS, integrated_gradients_steps_problem
+
+    assert integrated_gradients_steps_problem(None) is None and integrated_gradients_steps_problem(1) is None
+    assert integrated_gradients_steps_problem(MAX_INTEGRATED_GRADIENTS_STEPS) is None
+    assert integrated_gradients_steps_problem(100_000_000) == (
+        "--steps must be an integer from 1 to 10,000 integrated-gradients steps (leave it out for the adaptive "
+        "50 to 800); got 100000000")
+    assert integrated_gradients_steps_problem(0) is not None
+
+
+def test_counts():
+    from nlivis.data.options import count_problem
+
+    assert count_problem(None, "--max-steps") is None and count_problem(5, "--max-steps") is None
+    assert count_problem(0, "--max-steps") == "--max-steps must be an integer of at least 1; got 0"
+    assert count_problem(65, "--threads", 1, 64) == "--threads must be an integer from 1 to 64; got 65"

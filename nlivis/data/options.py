@@ -78,3 +78,57 @@ def typed_value(default: Any, value: Any, table: str, key: str) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         raise ConfigError(f"{table} {key}: must be a finite number, got {value}", table, key)
     return value
+
+
+# ------------------------------------------------------------------ numbers given on the command line
+# Each returns None for a usable value, else one plain sentence naming the option, for the CLI to print
+# as its one-line error (exit code 2) before anything runs or is written.
+
+MAX_EPOCHS = 1_000_000
+"""More passes than any run makes; beyond it (1e308 epochs) the trainer's step count overflows."""
+SEED_RANGE = (0, 2 ** 32 - 1)
+"""Seeds numpy's legacy generator accepts; the trainer's derived seeds (seed × 100,003 + epoch) then stay
+within torch's 64-bit range (`--seed 2**70` overflowed torch.manual_seed)."""
+MAX_INTEGRATED_GRADIENTS_STEPS = 10_000
+"""Explicit integrated-gradients steps: 12.5 × the adaptive default's ceiling of 800. Captum keeps the
+Gauss–Legendre points and weights of all steps in memory (100,000,000 steps took 1.6 GB, then a MemoryError)
+and evaluates pairs × steps rows."""
+
+
+def epochs_problem(value: float, option: str = "--epochs") -> str | None:
+    """`--epochs` (or [training] epochs): a finite number above 0, at most `MAX_EPOCHS`."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return f"{option} must be a finite number of epochs above 0; got {shown_value(value)}"
+    if not 0 < value <= MAX_EPOCHS:
+        return f"{option} must be above 0 and at most {MAX_EPOCHS:,}; got {value:g}"
+    return None
+
+
+def seed_problem(value: int, option: str = "--seed") -> str | None:
+    """`--seed`: an integer from 0 to 2**32 − 1."""
+    low, high = SEED_RANGE
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        return f"{option} must be an integer from {low} to {high:,} (the seeds numpy and torch accept); got {shown_value(value)}"
+    return None
+
+
+def integrated_gradients_steps_problem(value: int | None, option: str = "--steps") -> str | None:
+    """`explain --steps` / `faithfulness --steps`: None (adaptive) or an integer from 1 to
+    `MAX_INTEGRATED_GRADIENTS_STEPS`."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_INTEGRATED_GRADIENTS_STEPS:
+        return (f"{option} must be an integer from 1 to {MAX_INTEGRATED_GRADIENTS_STEPS:,} integrated-gradients steps "
+                f"(leave it out for the adaptive 50 to 800); got {shown_value(value)}")
+    return None
+
+
+def count_problem(value: int | None, option: str, minimum: int = 1, maximum: int | None = None) -> str | None:
+    """A count such as `--max-steps`, `--sample` or `--threads`: None (the default) or an integer within
+    [minimum, maximum]."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum or (maximum is not None and value > maximum):
+        bound = f"from {minimum:,} to {maximum:,}" if maximum is not None else f"of at least {minimum:,}"
+        return f"{option} must be an integer {bound}; got {shown_value(value)}"
+    return None

@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Mapping
 
-from nlivis.data.options import ConfigError, shown_value, typed_options
+from nlivis.data.options import ConfigError, epochs_problem, shown_value, typed_options
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
 """The project's config folder; `load_config("gcnn")` looks here."""
@@ -193,8 +193,6 @@ def all_configs() -> dict[str, dict[str, Any]]:
 
 
 OPTIMIZERS = ("adam", "adadelta", "adagrad", "rmsprop", "sgd")
-MAX_EPOCHS = 1_000_000
-"""More passes than any run makes; beyond it (1e308 epochs) the step count overflows."""
 L2_SCHEDULES = ("none", "sigmoid_ramp")
 SIZES = ("paper", "shipped")
 UNKNOWN_WORD_INITS = ("normal", "uniform")
@@ -269,8 +267,9 @@ class TrainingSettings:
                      "log_every_steps", "dropout_keep_decay_rate", "lr_decay_per_epoch", "eps", "sgd_fallback_lr"):
             if getattr(settings, name) <= 0:
                 raise ConfigError(f"{table} {name} must be positive, got {getattr(settings, name)}", table, name)
-        if settings.epochs > MAX_EPOCHS:
-            raise ConfigError(f"{table} epochs must be at most {MAX_EPOCHS:,}, got {settings.epochs}", table, "epochs")
+        problem = epochs_problem(settings.epochs, f"{table} epochs")
+        if problem:
+            raise ConfigError(problem, table, "epochs")
         for name in ("snli_fraction_with_mnli", "adadelta_rho", "dropout_keep_decay_rate"):
             if not 0.0 <= getattr(settings, name) <= 1.0:
                 raise ConfigError(f"{table} {name} must be between 0 and 1, got {getattr(settings, name)}", table, name)
