@@ -325,3 +325,20 @@ def test_nan_or_infinite_vectors_are_refused_before_training(tmp_path, values):
 def test_non_finite_oov_scale_is_refused(tiny_glove):
     with pytest.raises(EmbeddingSourceError, match="NaN or infinite"):
         build_embeddings(f"glove:{tiny_glove['plain']}", _vocab(["unicorn"]), oov_scale=float("inf"))
+
+
+def test_the_source_can_be_checked_before_any_data_is_read(tiny_glove, tmp_path):
+    from nlivis.features.embeddings import check_embedding_source
+
+    for kind in ("plain", "gz", "zip"):
+        check_embedding_source(f"glove:{tiny_glove[kind]}")
+    check_embedding_source("random")
+    check_embedding_source("minilm")  # fetched on first use by build_embeddings, not here
+    fake = tmp_path / "x.txt.gz"
+    fake.write_text("the 1 2 3\n")
+    with pytest.raises(EmbeddingSourceError, match="x.txt.gz: not a readable gzip file"):
+        check_embedding_source(f"glove:{fake}")
+    with pytest.raises(EmbeddingSourceError, match="the first row has 4 values after the word, expected 300"):
+        check_embedding_source(f"glove:{tiny_glove['plain']}", dim=300)
+    with pytest.raises(EmbeddingSourceError, match="unknown embedding source 'word2vec'"):
+        check_embedding_source("word2vec")

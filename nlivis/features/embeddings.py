@@ -100,7 +100,7 @@ def build_embeddings(
         rows = {index[word]: vector for word, vector in found.items()}
         scale = 1.0 if oov_scale is None else oov_scale
     else:
-        raise EmbeddingSourceError(f"unknown embedding source {source!r}; use random, minilm or glove:PATH")
+        raise EmbeddingSourceError(_unknown_source(source))
     if d < 1:
         raise EmbeddingSourceError(f"embedding dim must be positive; got {d}")
     generator = torch.Generator().manual_seed(seed)
@@ -119,6 +119,22 @@ def build_embeddings(
     stats = {"source": source, "dim": d, "found": len(rows), "total": max(len(vocab) - 2, 0),
              "oov_init": oov_init, "oov_scale": float(scale)}
     return matrix, stats
+
+
+def check_embedding_source(source: str, dim: int | None = None) -> None:
+    """The cheap checks of `source`, for a command to make before it reads and analyses any data (which
+    takes minutes) and before it writes anything: a known kind; for GloVe, that the file is there, opens
+    as its container (.gz, .zip) and starts with a row of a word and finite numbers (of `dim` values when
+    given). `build_embeddings` reads the whole file later and checks every row it uses."""
+    if source in ("random", "minilm"):
+        return
+    if not source.startswith("glove:"):
+        raise EmbeddingSourceError(_unknown_source(source))
+    read_glove_vectors(source[len("glove:"):], set(), dim=dim, first_row_only=True)
+
+
+def _unknown_source(source: str) -> str:
+    return f"unknown embedding source {source!r}; use random, minilm or glove:PATH"
 
 
 # ---------------------------------------------------------------- GloVe text format
@@ -183,13 +199,14 @@ def _zip_member(archive: zipfile.ZipFile, path: Path, dim: int | None) -> str:
 
 
 def read_glove_vectors(
-    spec: str, words: Mapping[str, int] | set[str], dim: int | None = None, lowercase: bool = False
+    spec: str, words: Mapping[str, int] | set[str], dim: int | None = None, lowercase: bool = False,
+    first_row_only: bool = False,
 ) -> tuple[dict[str, np.ndarray], int]:
     """The vectors of `words` only (keys as given in `words`) and the file's dimension.
 
     Every line is checked for its number of fields; a bad line raises `EmbeddingSourceError` naming
     the file and line. With `lowercase`, file words are lowercased before matching (`words` must
-    already be lowercase then).
+    already be lowercase then). `first_row_only` stops after the first vector row (`check_embedding_source`).
     """
     wanted = set(words)
     found: dict[str, np.ndarray] = {}
@@ -221,6 +238,8 @@ def read_glove_vectors(
                 # Parsed whatever the word: a file that is not GloVe at all (a README, a binary read as text)
                 # is refused here instead of giving a `dim`-d "source" none of whose rows is ever used.
                 _parse_vector(line.rsplit(" ", dim)[1:], name, line_number, dim)
+                if first_row_only:
+                    break
             if spaces < dim:
                 raise EmbeddingSourceError(
                     f"{name}, line {line_number}: expected a word and {dim} values; got {spaces} fields after the first"
