@@ -133,3 +133,14 @@ def test_a_challenge_file_without_pairs_is_an_input_error(tmp_path):
     path.write_text("premise,hypothesis,label\n")
     with pytest.raises(InputError, match=f"{path}: no pairs to evaluate"):
         read_challenge_files([path])
+
+
+def test_a_folder_given_as_a_file_says_so(tmp_path):
+    """Before: 'DIR: no such file', though the folder is there."""
+    from nlivis.data.readers import read_file
+
+    for read in (read_file, lambda path: read_challenge_files([path])):
+        with pytest.raises(InputError, match=f"{tmp_path}: is a folder; give a data file"):
+            read(tmp_path)
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        read_challenge_files([tmp_path / "missing.csv"])

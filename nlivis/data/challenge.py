@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from nlivis.data.readers import (LINE_ALIGNED_PREFIXES, NO_GOLD_LABEL, _check_sentence, load_json, make_ids_unique,
-                                 numbered_lines, read_file)
+                                 numbered_lines, read_file, require_file)
 from nlivis.data.records import NLI_LABELS, PARAPHRASE_LABELS, DataFormatError, InputError, Pair, ReadResult
 
 PREMISE_COLUMNS: tuple[str, ...] = ("sentence1", "premise", "context")
@@ -284,8 +284,7 @@ def read_challenge_files(paths: Sequence[str | Path]) -> ChallengeSet:
         raise ValueError("no challenge file given")
     files = tuple(Path(p) for p in paths)
     for path in files:
-        if not path.is_file():
-            raise FileNotFoundError(f"{path}: no such file")
+        require_file(path)
     stems = [_stem(path) for path in files]
     pairs: list[Pair] = []
     fields: dict[str, dict[str, Any]] = {}

@@ -24,7 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-from nlivis.data.records import NLI_LABELS, PARAPHRASE_LABELS, DataFormatError, Pair, ReadResult
+from nlivis.data.records import NLI_LABELS, PARAPHRASE_LABELS, DataFormatError, InputError, Pair, ReadResult
 
 NO_GOLD_LABEL = "-"
 """Gold label of a pair whose annotators did not agree; such pairs are dropped, as in the papers."""
@@ -304,6 +304,16 @@ def read_line_aligned(folder: str | Path, split: str, compressed: bool = False) 
     return ReadResult(pairs=pairs, dropped_no_gold=dropped, path=str(premise_path))
 
 
+def require_file(path: Path) -> None:
+    """A data file to read must be a file: a folder is an `InputError` saying which file it wants, a missing
+    path a FileNotFoundError."""
+    if path.is_dir():
+        raise InputError(f"{path}: is a folder; give a data file (for a line-aligned split, its s1.<split> "
+                         "file)", str(path))
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+
+
 def _has_nli_header(path: Path) -> bool:
     first_line = next(numbered_lines(path), (1, ""))[1]
     return all(name in first_line.split("\t") for name in REQUIRED_COLUMNS)
@@ -317,8 +327,7 @@ def read_file(path: str | Path) -> ReadResult:
     `s1.<split>` (or `s2.`/`labels.`) → the line-aligned split in that folder.
     """
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such file")
+    require_file(path)
     compressed = path.suffix == ".gz"
     name = path.name[: -len(".gz")] if compressed else path.name
     prefix, _, split = name.partition(".")
