@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
-from nlivis.data.readers import (LINE_ALIGNED_PREFIXES, NO_GOLD_LABEL, _check_sentence, load_json, make_ids_unique,
+from nlivis.data.readers import (LINE_ALIGNED_PREFIXES, NO_GOLD_LABEL, checked_sentence, load_json, make_ids_unique,
                                  numbered_lines, read_file, require_file)
 from nlivis.data.records import NLI_LABELS, PARAPHRASE_LABELS, DataFormatError, InputError, Pair, ReadResult
 
@@ -175,8 +175,8 @@ class _Rows:
             return
         pair_id = record.get(self.id) if self.id else None
         pair = Pair(id=str(pair_id) if pair_id not in (None, "") else str(line),
-                    premise=_check_sentence(record.get(self.premise), self.premise, self.path, line),
-                    hypothesis=_check_sentence(record.get(self.hypothesis), self.hypothesis, self.path, line),
+                    premise=checked_sentence(record.get(self.premise), self.premise, self.path, line),
+                    hypothesis=checked_sentence(record.get(self.hypothesis), self.hypothesis, self.path, line),
                     label=label, genre=str(record["genre"]) if record.get("genre") else None,
                     source=str(self.path), line=line)
         used = {self.premise, self.hypothesis, self.label}

@@ -92,7 +92,8 @@ def _check_label(label: str, allowed: tuple[str, ...], path: Path, line: int, wh
     return label
 
 
-def _check_sentence(text: object, name: str, path: Path, line: int) -> str:
+def checked_sentence(text: object, name: str, path: Path, line: int) -> str:
+    """`text` when it is a non-empty string, else a `DataFormatError` naming the field, file and line."""
     if not isinstance(text, str) or not text.strip():
         raise DataFormatError(str(path), line, f"a non-empty {name}", None if text is None else str(text))
     return text
@@ -152,8 +153,8 @@ def read_nli_jsonl(path: str | Path) -> ReadResult:
         pairs.append(
             Pair(
                 id=str(pair_id) if pair_id not in (None, "") else str(line_number),
-                premise=_check_sentence(record["sentence1"], "sentence1", path, line_number),
-                hypothesis=_check_sentence(record["sentence2"], "sentence2", path, line_number),
+                premise=checked_sentence(record["sentence1"], "sentence1", path, line_number),
+                hypothesis=checked_sentence(record["sentence2"], "sentence2", path, line_number),
                 label=_check_label(str(gold), NLI_LABELS, path, line_number),
                 genre=str(genre) if genre else None,
                 annotator_labels=tuple(
@@ -217,8 +218,8 @@ def read_nli_tsv(path: str | Path) -> ReadResult:
         pairs.append(
             Pair(
                 id=pair_id or str(line_number),
-                premise=_check_sentence(fields[premise_at], "sentence1", path, line_number),
-                hypothesis=_check_sentence(fields[hypothesis_at], "sentence2", path, line_number),
+                premise=checked_sentence(fields[premise_at], "sentence1", path, line_number),
+                hypothesis=checked_sentence(fields[hypothesis_at], "sentence2", path, line_number),
                 label=_check_label(gold, NLI_LABELS, path, line_number),
                 genre=genre or None,
                 annotator_labels=annotator_labels,
@@ -248,8 +249,8 @@ def read_quora_tsv(path: str | Path) -> ReadResult:
         pairs.append(
             Pair(
                 id=pair_id or str(line_number),
-                premise=_check_sentence(question1, "question1", path, line_number),
-                hypothesis=_check_sentence(question2, "question2", path, line_number),
+                premise=checked_sentence(question1, "question1", path, line_number),
+                hypothesis=checked_sentence(question2, "question2", path, line_number),
                 label=QUORA_LABELS[label],
                 source=str(path),
                 line=line_number,
@@ -294,8 +295,8 @@ def read_line_aligned(folder: str | Path, split: str, compressed: bool = False) 
         pairs.append(
             Pair(
                 id=str(line_number),
-                premise=_check_sentence(premise, "premise", premise_path, line_number),
-                hypothesis=_check_sentence(hypothesis, "hypothesis", hypothesis_path, line_number),
+                premise=checked_sentence(premise, "premise", premise_path, line_number),
+                hypothesis=checked_sentence(hypothesis, "hypothesis", hypothesis_path, line_number),
                 label=_check_label(label, NLI_LABELS, label_path, line_number),
                 source=str(premise_path),
                 line=line_number,
