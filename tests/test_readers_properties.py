@@ -12,7 +12,6 @@ import gzip
 import io
 import json
 import os
-import tempfile
 import zipfile
 from pathlib import Path
 from typing import Any, Callable
@@ -27,13 +26,19 @@ EXAMPLES = settings(max_examples=int(os.environ.get("NLIVIS_PROPERTY_EXAMPLES", 
                     suppress_health_check=[HealthCheck.too_slow])
 """120 examples a reader by default (a few seconds each); NLIVIS_PROPERTY_EXAMPLES=5000 searches harder."""
 
-_WORK = Path(tempfile.mkdtemp(prefix="nlivis-properties-"))
 _counter = iter(range(10**9))
 
 
-def fresh_folder() -> Path:
-    """A new empty folder per example (pytest's tmp_path is per test, not per hypothesis example)."""
-    folder = _WORK / f"case{next(_counter)}"
+@pytest.fixture(scope="module")
+def work(tmp_path_factory) -> Path:
+    """The module's folder for examples (pytest cleans it up; a function-scoped tmp_path would be shared by
+    all of a test's hypothesis examples)."""
+    return tmp_path_factory.mktemp("properties")
+
+
+def fresh_folder(work: Path) -> Path:
+    """A new empty folder per hypothesis example."""
+    folder = work / f"case{next(_counter)}"
     folder.mkdir()
     return folder
 
@@ -164,41 +169,41 @@ def check_read_result(result: Any) -> None:
 
 @EXAMPLES
 @given(st.one_of(maybe_gzipped(json_lines()), maybe_gzipped(raw_bytes)))
-def test_nli_jsonl_reader(content):
+def test_nli_jsonl_reader(work, content):
     from nlivis.data.readers import read_file
 
     data, zipped = content
-    path = write(fresh_folder(), "pairs.jsonl" + (".gz" if zipped else ""), data)
+    path = write(fresh_folder(work), "pairs.jsonl" + (".gz" if zipped else ""), data)
     check_read_result(outcome(lambda: read_file(path), path))
 
 
 @EXAMPLES
 @given(st.one_of(maybe_gzipped(nli_tsv), maybe_gzipped(raw_bytes)), st.sampled_from(["txt", "tsv"]))
-def test_nli_tsv_reader(content, suffix):
+def test_nli_tsv_reader(work, content, suffix):
     from nlivis.data.readers import read_file
 
     data, zipped = content
-    path = write(fresh_folder(), f"pairs.{suffix}" + (".gz" if zipped else ""), data)
+    path = write(fresh_folder(work), f"pairs.{suffix}" + (".gz" if zipped else ""), data)
     check_read_result(outcome(lambda: read_file(path), path))
 
 
 @EXAMPLES
 @given(st.one_of(maybe_gzipped(quora_tsv), maybe_gzipped(raw_bytes)))
-def test_quora_reader(content):
+def test_quora_reader(work, content):
     from nlivis.data.readers import read_quora_tsv
 
     data, zipped = content
-    path = write(fresh_folder(), "quora.tsv" + (".gz" if zipped else ""), data)
+    path = write(fresh_folder(work), "quora.tsv" + (".gz" if zipped else ""), data)
     check_read_result(outcome(lambda: read_quora_tsv(path), path))
 
 
 @EXAMPLES
 @given(st.lists(st.one_of(document([""], SENTENCES + LABELS, ["", " "]), raw_bytes), min_size=3, max_size=3),
        st.booleans())
-def test_line_aligned_reader(contents, compressed):
+def test_line_aligned_reader(work, contents, compressed):
     from nlivis.data.readers import line_aligned_files, read_file
 
-    folder = fresh_folder()
+    folder = fresh_folder(work)
     for path, data in zip(line_aligned_files(folder, "dev", compressed), contents):
         path.write_bytes(gzip.compress(data) if compressed else data)
     first = line_aligned_files(folder, "dev", compressed)[0]
@@ -216,12 +221,12 @@ def test_line_aligned_reader(contents, compressed):
 
 @EXAMPLES
 @given(st.one_of(csv_text, raw_bytes), st.sampled_from(["anli.csv", "conj.tsv", "heuristics_evaluation_set.txt", "x.csv.gz"]))
-def test_challenge_header_files(data, name):
+def test_challenge_header_files(work, data, name):
     from nlivis.data.challenge import read_challenge_files
 
     if name.endswith(".gz"):
         data = gzip.compress(data)
-    path = write(fresh_folder(), name, data)
+    path = write(fresh_folder(work), name, data)
     result = outcome(lambda: read_challenge_files([path]), path)
     if not isinstance(result, InputError):
         check_read_result(result.result)
@@ -229,10 +234,10 @@ def test_challenge_header_files(data, name):
 
 @EXAMPLES
 @given(st.lists(st.one_of(json_lines(), raw_bytes), min_size=1, max_size=2))
-def test_challenge_stress_test_jsonl(contents):
+def test_challenge_stress_test_jsonl(work, contents):
     from nlivis.data.challenge import read_challenge_files
 
-    folder = fresh_folder()
+    folder = fresh_folder(work)
     paths = [write(folder, f"multinli_0.9_cat{index}_matched.jsonl", data) for index, data in enumerate(contents)]
     try:
         result = read_challenge_files(paths)
@@ -252,10 +257,10 @@ HIGHLIGHT_PIECES = ['{"sentB": "A dog runs .", "keywordB": ["dog"]}', '{"sentB":
 
 @EXAMPLES
 @given(st.one_of(document([""], HIGHLIGHT_PIECES, ["", " ", "\n"]), raw_bytes))
-def test_esnli_highlights_reader(data):
+def test_esnli_highlights_reader(work, data):
     from nlivis.data.highlights import read_esnli_highlights
 
-    path = write(fresh_folder(), "esnli_sents_highlight_contradict.dev.jsonl", data)
+    path = write(fresh_folder(work), "esnli_sents_highlight_contradict.dev.jsonl", data)
     outcome(lambda: read_esnli_highlights(path), path)
 
 
@@ -266,10 +271,10 @@ TAG_PIECES = ["113976e", "30824c", "#BELIEF", "#MODAL", "#NEGATION", "WORD OVERL
 
 @EXAMPLES
 @given(st.one_of(document([""], TAG_PIECES, ["\t", " ", ","]), raw_bytes))
-def test_tag_file_reader(data):
+def test_tag_file_reader(work, data):
     from nlivis.analysis.tags import read_tag_file
 
-    path = write(fresh_folder(), "tags.tsv", data)
+    path = write(fresh_folder(work), "tags.tsv", data)
     outcome(lambda: read_tag_file(path), path)
 
 
@@ -304,11 +309,11 @@ def glove_file(draw) -> tuple[str, bytes]:
 
 @EXAMPLES
 @given(glove_file(), st.sampled_from([None, 4, 3]), st.booleans())
-def test_glove_reader(named, dim, lowercase):
+def test_glove_reader(work, named, dim, lowercase):
     from nlivis.features.embeddings import read_glove_vectors
 
     name, data = named
-    path = write(fresh_folder(), name, data)
+    path = write(fresh_folder(work), name, data)
     result = outcome(lambda: read_glove_vectors(str(path), {"the", "dog", "x"}, dim=dim, lowercase=lowercase), path)
     if not isinstance(result, InputError):
         vectors, found_dim = result
@@ -326,11 +331,11 @@ VOCAB_PIECES = ['{"format": "nlivis-vocabulary", "version": 1, "kind": "word", "
 
 @EXAMPLES
 @given(st.one_of(document([""], VOCAB_PIECES, [" ", ""]), raw_bytes), st.sampled_from(["word", "char"]))
-def test_vocabulary_file_reader(data, kind):
+def test_vocabulary_file_reader(work, data, kind):
     from nlivis.features.vocab import CharVocabulary, Vocabulary
 
     cls = Vocabulary if kind == "word" else CharVocabulary
-    path = write(fresh_folder(), f"{kind}.json", data)
+    path = write(fresh_folder(work), f"{kind}.json", data)
     result = outcome(lambda: cls.load(path), path)
     if not isinstance(result, InputError):
         assert result.symbols[:2] == ("<PAD>", "<UNK>")
@@ -439,11 +444,11 @@ def config_data(draw) -> dict[str, Any]:
                                                                                  'name = "gcnn"', "= =", "[[a]]"], ["\n", " "]),
                  raw_bytes),
        st.sampled_from(["paper", "shipped"]))
-def test_config_reader(data, size):
+def test_config_reader(work, data, size):
     """Any bytes as a config file: a config whose every table checks, or a ConfigError naming the file."""
     from nlivis.training.config import check_config, load_config
 
-    path = write(fresh_folder(), "child.toml", data)
+    path = write(fresh_folder(work), "child.toml", data)
     result = outcome(lambda: load_config(path), path)
     if not isinstance(result, InputError):
         assert isinstance(check_config(result, size if "shipped" in result else "paper")["model"], dict)
