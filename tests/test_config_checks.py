@@ -204,3 +204,16 @@ def test_counts():
     assert count_problem(None, "--max-steps") is None and count_problem(5, "--max-steps") is None
     assert count_problem(0, "--max-steps") == "--max-steps must be an integer of at least 1; got 0"
     assert count_problem(65, "--threads", 1, 64) == "--threads must be an integer from 1 to 64; got 65"
+
+
+def test_a_resolved_config_with_command_line_overrides_is_checked():
+    """What the trainer can check once --model, --embeddings and --epochs are written in, before any data
+    is read: gcnn's options given to --model esim are unknown to it."""
+    from nlivis.training.config import check_resolved_config
+
+    resolved = apply_size(load_config("gcnn"), "shipped")
+    check_resolved_config(resolved)
+    with pytest.raises(ConfigError, match=r"\[model\]: unknown key\(s\) \['aggregation_layers'"):
+        check_resolved_config({**resolved, "model": {**resolved["model"], "name": "esim"}})
+    with pytest.raises(ConfigError, match=r"\[training\] epochs: must be a finite number, got inf"):
+        check_resolved_config({**resolved, "training": {**resolved["training"], "epochs": float("inf")}})

@@ -147,13 +147,19 @@ def _locate(error: ConfigError, chain: list[tuple[Path, dict[str, Any]]], size: 
 
 
 def check_config(config: Mapping[str, Any], size: str = "paper") -> dict[str, Any]:
-    """The config a run of `size` uses (`apply_size`), every table checked: `[model]` against the model's
-    declared options (types, ranges, and that it can be built in this machine's memory, at the config's
-    own sizes), `[features]` and `[training]` against theirs. Returns the resolved config; problems raise
-    `ConfigError` naming the table and key."""
+    """The config a run of `size` uses (`apply_size`), checked by `check_resolved_config`; returned."""
+    resolved = apply_size(config, size)
+    check_resolved_config(resolved)
+    return resolved
+
+
+def check_resolved_config(resolved: Mapping[str, Any]) -> None:
+    """Every table of a config as a run uses it (size applied, command-line overrides such as --model or
+    --embeddings written in): `[model]` against the model's declared options (types, ranges, and that it
+    can be built in this machine's memory at the config's own sizes), `[features]` and `[training]`
+    against theirs. Problems raise `ConfigError` naming the table and key."""
     from nlivis.models.registry import check_buildable, model_class, model_config
 
-    resolved = apply_size(config, size)
     _check_tables(resolved)
     model_table = resolved.get("model")
     if model_table is None:
@@ -162,7 +168,6 @@ def check_config(config: Mapping[str, Any], size: str = "paper") -> dict[str, An
     check_buildable(model_class(model_table["name"]), checked)
     TrainingSettings.from_dict(resolved.get("training", {}))
     check_feature_table(resolved.get("features", {}))
-    return resolved
 
 
 def check_feature_table(table: Mapping[str, Any]) -> None:
