@@ -53,6 +53,7 @@ GCNN = f'extends = "{CONFIG_DIR / "gcnn.toml"}"\n'
     (GCNN + "[model]\nhidden_size = 1_000_000\n", ["[model]: the gcnn model these options describe is too large for this machine",
                                                     "parameters need", "GB of memory"]),
     (GCNN + "[model]\nhidden_size = 1_000_000_000\n", ["[model]: the gcnn model these options describe is too large to build"]),
+    (GCNN + "[model]\ncontext_layers = 1_000_000_000\n", ["[model] context_layers: must be at most 64"]),
     (GCNN + "[training]\nlr = inf\n", ["[training] lr: must be a finite number, got inf"]),
     (GCNN + "[training]\nepochs = nan\n", ["[training] epochs: must be a finite number"]),
     (GCNN + "[training]\nepochs = 1e300\n", ["[training] epochs must be above 0 and at most 1,000,000"]),

@@ -25,6 +25,9 @@ FRACTION_OPTIONS: dict[str, tuple[bool, bool]] = {
 }
 """Float options that are fractions: name → (0 allowed, 1 allowed). Dropout 1 would zero every input;
 a scale-down ratio of 0 would keep no channels."""
+MAX_LAYERS = 64
+"""Most layers or blocks one option may ask for (the papers use at most 8): the model is constructed layer by
+layer, on the meta device too, so `dense_layers = 1000000000` would never finish being checked."""
 LOWER_SIZES = "Lower its sizes (hidden_size, layers, vocabulary or word_dim)"
 ODD_OPTIONS = frozenset({"kernel_width", "filter_width", "char_width", "dense_kernel"})
 """Kernel widths of "same"-padded convolutions over tokens or characters: an even width gives an output one
@@ -60,8 +63,9 @@ def model_class(name: str) -> type[MatchingModel]:
 def model_config(config: Any, table: str = MODEL_TABLE) -> ModelConfig:
     """The model's config from plain data (`{"name": "gcnn", <options of GCNNConfig>...}`), every option
     checked against the model's declared defaults: its type, finite numbers, sizes and counts at least 1
-    (at least 0 where the default is 0, which means "automatic"), fractions within [0, 1), odd kernel
-    widths. Problems raise `ConfigError` naming `table` and the key."""
+    (at least 0 where the default is 0, which means "automatic"), layer counts (`*_layers`, `*_blocks`) at
+    most `MAX_LAYERS`, fractions within [0, 1), odd kernel widths. Problems raise `ConfigError` naming
+    `table` and the key."""
     if not isinstance(config, Mapping):
         raise ConfigError(f"{table} must be a table of model options, got {shown_value(config)}", table)
     name = config.get("name")
@@ -92,6 +96,8 @@ def _range_problem(key: str, value: Any, default: Any) -> str | None:
             return "must be 0 (automatic) or a positive integer"
         if default != 0 and value < 1:
             return "must be a positive integer"
+        if key.endswith(("_layers", "_blocks")) and value > MAX_LAYERS:
+            return f"must be at most {MAX_LAYERS} (a count of layers; the papers use at most 8)"
         if key in ODD_OPTIONS and value % 2 == 0:
             return "must be odd (a \"same\"-padded convolution needs an odd width)"
         return None
