@@ -61,6 +61,9 @@ GCNN = f'extends = "{CONFIG_DIR / "gcnn.toml"}"\n'
     (GCNN + "[features]\nunknown_word_scale = inf\n", ["[features] unknown_word_scale: must be a finite number"]),
     (GCNN + "[features]\npad_to_cutoff = 1\n", ["[features] pad_to_cutoff: expected true or false"]),
     (GCNN + "[features]\nexact_match_rule = \"lemma\"\n", ["[features] feature setting exact_match_rule"]),
+    (GCNN + "[features]\nmax_premise_len = 1_000_000_000_000\npad_to_cutoff = true\n",
+     ["[features] feature setting max_premise_len must be an integer from 1 to 10,000"]),
+    (GCNN + "[features]\nmax_chars = 100_000\n", ["[features] feature setting max_chars must be an integer from 1 to 100"]),
     (GCNN + "[model\n", ["not valid TOML"]),
 ])
 def test_a_wrong_value_names_file_table_and_key(tmp_path, text, fragments):
@@ -105,9 +108,12 @@ def test_every_project_config_and_shipped_checkpoint_passes():
         config = load_config(path)
         for size in ("paper", "shipped") if "shipped" in config else ("paper",):
             check_config(config, size)
+    from nlivis.features.featurize import FeatureSettings
+
     for path in sorted((ROOT / "checkpoints").glob("*/config.json")):
-        model = json.loads(path.read_text())["model"]
-        registry.check_buildable(registry.model_class(model["name"]), model_config(model))
+        config = json.loads(path.read_text())
+        registry.check_buildable(registry.model_class(config["model"]["name"]), model_config(config["model"]))
+        FeatureSettings.from_dict(config["features"]["featurizer"])
 
 
 def test_training_settings_refuse_non_finite_and_out_of_range_numbers():

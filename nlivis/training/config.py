@@ -184,12 +184,12 @@ def check_feature_table(table: Mapping[str, Any]) -> None:
         raise ConfigError(f"[features]: unknown key(s) {unknown}; known keys: {sorted(option_keys | featurizer_keys)}",
                           "[features]", unknown[0])
     FeatureOptions.from_dict({k: v for k, v in table.items() if k in option_keys})
-    featurizer = typed_options(FeatureSettings, {k: v for k, v in table.items() if k in featurizer_keys - option_keys},
-                               "[features]")
+    featurizer = typed_options(FeatureSettings, {k: v for k, v in table.items() if k in featurizer_keys}, "[features]")
     try:
         FeatureSettings(**featurizer)
     except ValueError as error:
-        raise ConfigError(f"[features] {error}", "[features]", next(iter(featurizer), None)) from None
+        key = next((k for k in featurizer if f" {k} " in f" {error} "), None)
+        raise ConfigError(f"[features] {error}", "[features]", key) from None
 
 
 def all_configs() -> dict[str, dict[str, Any]]:
