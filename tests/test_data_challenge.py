@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from nlivis.data.challenge import BINARY_LABELS, NO_VALUE, parse_field_value, read_challenge_files
-from nlivis.data.records import NLI_LABELS, DataFormatError
+from nlivis.data.records import NLI_LABELS, DataFormatError, InputError
 
 CHALLENGE = Path(__file__).resolve().parent / "fixtures" / "challenge"
 
@@ -118,3 +118,29 @@ def test_wilson_interval_known_values():
     low, high = wilson_interval(5, 5)
     assert (round(low, 4), high) == (0.5655, 1.0)  # the bootstrap interval would collapse to [1, 1]
     assert [round(v, 4) for v in wilson_interval(50, 100)] == [0.4038, 0.5962]
+
+
+def test_invalid_utf8_in_a_csv_names_the_line(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_bytes(b'premise,hypothesis,label\n"A b.",C d.,e\n"A\nmultiline",C \xff d.,n\n')
+    with pytest.raises(DataFormatError) as error:
+        read_challenge_files([path])
+    assert f"{path}, line 4:" in str(error.value) and "UTF-8" in str(error.value)  # the byte's own line
+
+
+def test_a_challenge_file_without_pairs_is_an_input_error(tmp_path):
+    path = tmp_path / "empty.csv"
+    path.write_text("premise,hypothesis,label\n")
+    with pytest.raises(InputError, match=f"{path}: no pairs to evaluate"):
+        read_challenge_files([path])
+
+
+def test_a_folder_given_as_a_file_says_so(tmp_path):
+    """Before: 'DIR: no such file', though the folder is there."""
+    from nlivis.data.readers import read_file
+
+    for read in (read_file, lambda path: read_challenge_files([path])):
+        with pytest.raises(InputError, match=f"{tmp_path}: is a folder; give a data file"):
+            read(tmp_path)
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        read_challenge_files([tmp_path / "missing.csv"])

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
-from nlivis.data.readers import (LINE_ALIGNED_PREFIXES, NO_GOLD_LABEL, _check_sentence, make_ids_unique,
-                                 numbered_lines, open_text, read_file)
-from nlivis.data.records import NLI_LABELS, PARAPHRASE_LABELS, DataFormatError, Pair, ReadResult
+from nlivis.data.readers import (LINE_ALIGNED_PREFIXES, NO_GOLD_LABEL, checked_sentence, load_json, make_ids_unique,
+                                 numbered_lines, read_file, require_file)
+from nlivis.data.records import NLI_LABELS, PARAPHRASE_LABELS, DataFormatError, InputError, Pair, ReadResult
 
 PREMISE_COLUMNS: tuple[str, ...] = ("sentence1", "premise", "context")
 HYPOTHESIS_COLUMNS: tuple[str, ...] = ("sentence2", "hypothesis", "statement")
@@ -174,8 +174,8 @@ class _Rows:
             return
         pair_id = record.get(self.id) if self.id else None
         pair = Pair(id=str(pair_id) if pair_id not in (None, "") else str(line),
-                    premise=_check_sentence(record.get(self.premise), self.premise, self.path, line),
-                    hypothesis=_check_sentence(record.get(self.hypothesis), self.hypothesis, self.path, line),
+                    premise=checked_sentence(record.get(self.premise), self.premise, self.path, line),
+                    hypothesis=checked_sentence(record.get(self.hypothesis), self.hypothesis, self.path, line),
                     label=label, genre=str(record["genre"]) if record.get("genre") else None,
                     source=str(self.path), line=line)
         used = {self.premise, self.hypothesis, self.label}
@@ -192,28 +192,27 @@ def _read_delimited(path: Path, delimiter: str) -> _Rows | None:
     """A header CSV (quoted fields, as csv writes them) or TSV (unquoted, as MultiNLI writes them); None when
     the header names no premise/hypothesis columns."""
     if delimiter == ",":
-        with open_text(path) as handle:
-            reader = csv.reader(handle, delimiter=",")
-            try:
-                header = next(reader, None)
-                if header is None:
-                    raise DataFormatError(str(path), 1, "a header line", "an empty file")
-                rows = _Rows(path, header)
-                if not rows.usable:
-                    return None
-                line = reader.line_num
-                for values in reader:
-                    start, line = line + 1, reader.line_num
-                    if not any(value.strip() for value in values):
-                        continue
-                    if len(values) != len(header):
-                        raise DataFormatError(str(path), start, f"{len(header)} comma-separated fields as in the "
-                                              f"header, found {len(values)}")
-                    rows.add(start, dict(zip(header, values)))
-            except csv.Error as error:
-                raise DataFormatError(str(path), reader.line_num, f"CSV ({error})") from None
-            except UnicodeDecodeError as error:
-                raise DataFormatError(str(path), None, "UTF-8 text", f"the bytes {error.object[error.start:error.end]!r}") from None
+        # Lines are decoded one by one (numbered_lines), so a byte that is not UTF-8 is reported with its
+        # line; csv joins the lines of a quoted multi-line field itself and counts them in line_num.
+        reader = csv.reader((text for _, text in numbered_lines(path, keep_ends=True)), delimiter=",")
+        try:
+            header = next(reader, None)
+            if header is None:
+                raise DataFormatError(str(path), 1, "a header line", "an empty file")
+            rows = _Rows(path, header)
+            if not rows.usable:
+                return None
+            line = reader.line_num
+            for values in reader:
+                start, line = line + 1, reader.line_num
+                if not any(value.strip() for value in values):
+                    continue
+                if len(values) != len(header):
+                    raise DataFormatError(str(path), start, f"{len(header)} comma-separated fields as in the "
+                                          f"header, found {len(values)}")
+                rows.add(start, dict(zip(header, values)))
+        except csv.Error as error:
+            raise DataFormatError(str(path), max(reader.line_num, 1), f"CSV ({error})") from None
         return rows
     lines = numbered_lines(path)
     first = next(lines, None)
@@ -240,7 +239,7 @@ def _read_jsonl(path: Path) -> _Rows:
         if not text.strip():
             continue
         try:
-            record = json.loads(text)
+            record = load_json(text)
         except json.JSONDecodeError as error:
             raise DataFormatError(str(path), line, f"a JSON object ({error.msg})") from None
         if not isinstance(record, dict):
@@ -284,8 +283,7 @@ def read_challenge_files(paths: Sequence[str | Path]) -> ChallengeSet:
         raise ValueError("no challenge file given")
     files = tuple(Path(p) for p in paths)
     for path in files:
-        if not path.is_file():
-            raise FileNotFoundError(f"{path}: no such file")
+        require_file(path)
     stems = [_stem(path) for path in files]
     pairs: list[Pair] = []
     fields: dict[str, dict[str, Any]] = {}
@@ -302,15 +300,15 @@ def read_challenge_files(paths: Sequence[str | Path]) -> ChallengeSet:
             fields[new_id] = {**file_fields[pair.id], FILE_FIELD: stem}
             pairs.append(replace(pair, id=new_id))
     if len(set(stems)) < len(stems):
-        raise ValueError(f"two challenge files share the name {sorted(s for s in stems if stems.count(s) > 1)[0]!r}; "
-                         "their pairs could not be told apart")
+        raise InputError(f"two challenge files share the name {sorted(s for s in stems if stems.count(s) > 1)[0]!r} "
+                         f"({', '.join(map(str, files))}); their pairs could not be told apart")
     found = {pair.label for pair in pairs} - {None}
     if found & set(PARAPHRASE_LABELS):
         labels = PARAPHRASE_LABELS
     elif "non-entailment" in found:
         mixed = found & {"neutral", "contradiction"}
         if mixed:
-            raise ValueError(f"{', '.join(map(str, files))}: labels mix non-entailment with {sorted(mixed)}; "
+            raise InputError(f"{', '.join(map(str, files))}: labels mix non-entailment with {sorted(mixed)}; "
                              "a file is either 3-way NLI or 2-way (entailment / non-entailment, as HANS)")
         labels = BINARY_LABELS
     else:
@@ -318,7 +316,7 @@ def read_challenge_files(paths: Sequence[str | Path]) -> ChallengeSet:
     result = ReadResult(pairs=pairs, dropped_no_gold=dropped, path=", ".join(map(str, files)),
                         ambiguous_ids=tuple(ambiguous))
     if not pairs:
-        raise ValueError(f"{result.path}: no pairs to evaluate"
+        raise InputError(f"{result.path}: no pairs to evaluate"
                          + (f" ({dropped} pair(s) have gold label '-' and were left out)" if dropped else ""))
     return ChallengeSet(result, fields, labels, files, notes)
 
