@@ -14,7 +14,6 @@ the line and what was expected; the only pairs left out on purpose are those wit
 from __future__ import annotations
 
 import codecs
-import dataclasses
 import gzip
 import json
 import zlib
