@@ -249,6 +249,130 @@ def test_challenge_stress_test_jsonl(work, contents):
     check_read_result(result.result)
 
 
+PARAPHRASE_LABEL_PIECES = ["0", "1", "2", "true", "FALSE", "duplicate", "not_duplicate", "Not-Duplicate", "-", "",
+                           "entailment", "e", "1.0", "yes"]
+PARAPHRASE_HEADERS = ["question1\tquestion2\tis_duplicate\tcategory", "id,qid1,qid2,question1,question2,is_duplicate",
+                      "premise,hypothesis,label,category", "question1\tquestion2", "Question1,Question2,IS_DUPLICATE"]
+QUESTIONS = ["How do I cook rice ?", "What is rice ?", "Why ?", "A b", " ", "", '"a,b"', '"x ""y"""', "\x00", "ä ?"]
+
+
+@st.composite
+def rows_document(draw, header: str, good: list[st.SearchStrategy[str]], bad: list[st.SearchStrategy[str]],
+                  separator: str) -> bytes:
+    """`header` and rows of cells joined by `separator`. Half the documents are clean (every cell drawn from
+    `good`), so a reader's success branches are reached; the others draw cells from `bad`, lose or gain a
+    cell, and may be damaged (see `damaged`)."""
+    clean = draw(st.booleans())
+    rows = []
+    for _ in range(draw(st.integers(0 if not clean else 1, 6))):
+        row = [draw(cell) for cell in (good if clean else bad)]
+        change = 2 if clean else draw(st.integers(0, 9))
+        row = row[:-1] if change == 0 else row + [draw(SHORT_TEXT)] if change == 1 else row
+        rows.append(separator.join(row))
+    text = "\n".join([header, *rows]) + "\n"
+    return text.encode("utf-8") if clean else draw(damaged(text))
+
+
+GOOD_PARAPHRASE_LABEL, GOOD_QUESTION = st.sampled_from(PARAPHRASE_LABEL_PIECES[:8]), st.sampled_from(QUESTIONS[:3])
+ANY_PARAPHRASE_LABEL = st.one_of(GOOD_PARAPHRASE_LABEL, st.sampled_from(PARAPHRASE_LABEL_PIECES))
+ANY_QUESTION = st.one_of(GOOD_QUESTION, st.sampled_from(QUESTIONS), SHORT_TEXT)
+CATEGORY = st.sampled_from(["names", "['a', 'b']", "", "x"])
+paraphrase_tsv = st.one_of(
+    rows_document("question1\tquestion2\tis_duplicate\tcategory", [GOOD_QUESTION, GOOD_QUESTION, GOOD_PARAPHRASE_LABEL, CATEGORY],
+                  [ANY_QUESTION, ANY_QUESTION, ANY_PARAPHRASE_LABEL, SHORT_TEXT], "\t"),
+    document(PARAPHRASE_HEADERS, PARAPHRASE_LABEL_PIECES + QUESTIONS, ["\t"]))
+paraphrase_csv = st.one_of(
+    rows_document("id,qid1,qid2,question1,question2,is_duplicate",
+                  [st.sampled_from(["1", "2"]), st.sampled_from(["7", ""]), st.sampled_from(["8", ""]), GOOD_QUESTION,
+                   GOOD_QUESTION, GOOD_PARAPHRASE_LABEL],
+                  [st.sampled_from(["1", "2", ""]), SHORT_TEXT, SHORT_TEXT, ANY_QUESTION, ANY_QUESTION, ANY_PARAPHRASE_LABEL],
+                  ","),
+    document(PARAPHRASE_HEADERS, PARAPHRASE_LABEL_PIECES + QUESTIONS, [","]))
+
+
+@st.composite
+def paraphrase_json_lines(draw) -> bytes:
+    """JSON lines with question1 / question2 / is_duplicate: clean half the time (labels as JSON numbers,
+    booleans or names), else any values, stray lines and damage."""
+    value = st.one_of(st.sampled_from(PARAPHRASE_LABEL_PIECES + QUESTIONS), st.booleans(), st.integers(-1, 2),
+                      st.floats(), st.none(), st.lists(st.sampled_from(PARAPHRASE_LABEL_PIECES), max_size=2), SHORT_TEXT)
+    clean = draw(st.booleans())
+    label = st.one_of(st.booleans(), st.integers(0, 1), GOOD_PARAPHRASE_LABEL) if clean else value
+    question = GOOD_QUESTION if clean else st.one_of(GOOD_QUESTION, value)
+    record = st.fixed_dictionaries({"question1": question, "question2": question, "is_duplicate": label},
+                                   optional={"category": st.sampled_from(["a", "b"]) if clean else value,
+                                             "id": st.sampled_from(["1", "2"]) if clean else value})
+    line = record.map(json.dumps) if clean else st.one_of(record.map(lambda r: json.dumps(r, allow_nan=True)), SHORT_TEXT)
+    text = "\n".join(draw(st.lists(line, min_size=1 if clean else 0, max_size=6))) + "\n"
+    return text.encode("utf-8") if clean else draw(damaged(text))
+
+
+@EXAMPLES
+@given(st.one_of(st.tuples(paraphrase_tsv, st.just("qqp.tsv")), st.tuples(paraphrase_csv, st.just("qqp.csv")),
+                 st.tuples(paraphrase_json_lines(), st.just("qqp.jsonl")),
+                 st.tuples(raw_bytes, st.sampled_from(["qqp.tsv", "qqp.csv", "qqp.jsonl"]))))
+def test_challenge_paraphrase_files(work, named):
+    """0 / 1, true / false, duplicate / not_duplicate labels, is_duplicate and question1 / question2 columns:
+    pairs with one task's labels, or an InputError naming the file (and line)."""
+    from nlivis.data.challenge import read_challenge_files
+    from nlivis.data.records import NLI_LABELS, PARAPHRASE_LABELS
+
+    data, name = named
+    path = write(fresh_folder(work), name, data)
+    result = outcome(lambda: read_challenge_files([path]), path)
+    if not isinstance(result, InputError):
+        check_read_result(result.result)
+        labels = {pair.label for pair in result.pairs} - {None}
+        assert labels <= set(result.labels) and result.labels in (PARAPHRASE_LABELS, NLI_LABELS, ("entailment", "non-entailment"))
+
+
+COUNTERFACTUAL_CELLS = ["A man sleeps .", "A dog runs .", '"""Stop"" he said ."', '"a ""b"" c"', '"', '""',
+                        '"unterminated', " ", ""]
+
+
+@st.composite
+def counterfactual_split(draw) -> list[bytes]:
+    """original / revised_premise / revised_hypothesis files of one split. Half are clean (two revisions per
+    original, cells in and out of CSV quotes, known labels); the others may miss their header, have a row
+    more or less, odd cells and labels, and damage (see `damaged`)."""
+    clean = draw(st.booleans())
+    sentence = st.sampled_from(COUNTERFACTUAL_CELLS[:4]) if clean else st.one_of(
+        st.sampled_from(COUNTERFACTUAL_CELLS), SHORT_TEXT)
+    label = st.sampled_from(["entailment", "neutral", "contradiction", "-"] if clean else LABELS)
+    header = "sentence1\tsentence2\tgold_label" if clean else draw(
+        st.sampled_from(["sentence1\tsentence2\tgold_label", "sentence1\tsentence2", "gold_label", ""]))
+    originals = draw(st.integers(1 if clean else 0, 3))
+    files = []
+    for count in (originals, 2 * originals, 2 * originals):
+        count = count if clean else max(0, count + draw(st.sampled_from([0, 1, -1])))
+        text = "\n".join([header, *("\t".join([draw(sentence), draw(sentence), draw(label)]) for _ in range(count))])
+        files.append((text + "\n").encode("utf-8") if clean else draw(damaged(text + "\n")))
+    return files
+
+
+@EXAMPLES
+@given(st.one_of(counterfactual_split(), st.lists(raw_bytes, min_size=3, max_size=3)), st.booleans())
+def test_challenge_counterfactual_layout(work, contents, as_folder):
+    """Counterfactually-augmented NLI's three folders: pairs, each in one contrast group, or an InputError
+    naming one of the files (or the folder, for the split or the row counts)."""
+    from nlivis.data.challenge import CONTRAST_FIELD, read_challenge_files
+
+    folder = fresh_folder(work)
+    paths = []
+    for kind, data in zip(("original", "revised_premise", "revised_hypothesis"), contents):
+        (folder / kind).mkdir()
+        paths.append(write(folder / kind, "test.tsv", data))
+    try:
+        result = read_challenge_files([folder] if as_folder else paths)
+    except InputError as error:
+        assert str(folder) in str(error), str(error)
+        if error.line is not None:
+            assert f"line {error.line}" in str(error)
+        return
+    check_read_result(result.result)
+    assert all(len(result.groups(CONTRAST_FIELD)[pair.id]) == 1 for pair in result.pairs)
+
+
 # --------------------------------------------------------------------------------------- other file readers
 
 HIGHLIGHT_PIECES = ['{"sentB": "A dog runs .", "keywordB": ["dog"]}', '{"sentB": 1, "keywordB": "dog"}', '{"keywordB": []}',
