@@ -9,8 +9,9 @@ from types import SimpleNamespace
 import pytest
 
 from nlivis.analysis import probes
+from nlivis.analysis.overlap import normalised
 from nlivis.analysis.probes import (ModelOutcome, ProbeCase, ProbeTest, build_suite, comparisons, fill_edit_tests,
-                                    holm_adjusted, load_suite, nli_edit_tests, normalised, training_overlap)
+                                    holm_adjusted, load_suite, nli_edit_tests, training_overlap)
 from nlivis.analysis.significance import mcnemar_exact, wilson_interval
 from nlivis.data.records import Pair
 
@@ -128,8 +129,10 @@ def test_training_overlap_counts_dev_built_cases_found_in_the_training_split(tmp
              ProbeCase("A dog runs .", "An animal moves .", "label", "entailment"))  # template: not counted
     checkpoint = SimpleNamespace(config={"dataset": {"protocol": "snli-small", "train": ["snli_test"]}})
     overlap = training_overlap(checkpoint, [ProbeTest("c", "n", "INV", "", cases)], tmp_path)
-    assert overlap == {"split": "snli_test", "cases_checked": 3, "pairs": 1, "premises": 2, "hypotheses": 2}
-    assert training_overlap(checkpoint, [], None) is None
+    assert overlap == {"checked": True, "split": "snli_test", "cases_checked": 3, "total": 3, "pairs": 1,
+                       "premises": 2, "hypotheses": 2, "reason": None, "note": None}
+    missing = training_overlap(checkpoint, [], None)  # said, never a silent 0
+    assert missing["checked"] is False and missing["pairs"] is None and "training data not found" in missing["reason"]
 
 
 @pytest.mark.slow

@@ -132,4 +132,4 @@ def test_probe_compares_two_shipped_checkpoints_with_mcnemar(capsys, tmp_path, w
     result = json.loads(out)
     assert len(result["comparisons"]) == len(result["tests"]) == 11
     assert all(0 <= row["p"] <= row["p_holm"] <= 1 for row in result["comparisons"])
-    assert all(result["checkpoints"][name]["training_overlap"] is None for name in result["checkpoints"])
+    assert all(result["checkpoints"][name]["training_overlap"]["checked"] is False for name in result["checkpoints"])

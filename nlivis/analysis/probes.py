@@ -12,16 +12,15 @@ failing case is kept with what was expected and predicted, so a view can open it
 
 Suites are deterministic: templates are sampled and dev pairs visited in an order drawn from `seed`, and
 every edit choice is a fixed rule. Dev-built cases come from sentences a checkpoint may have seen in
-training: `training_overlap` counts them against the checkpoint's recorded training split.
+training: `training_overlap` counts them against the checkpoint's recorded training split
+(`analysis.overlap`, shared with `evaluate --file`).
 """
 from __future__ import annotations
 
 import random
 import re
 import sys
-import unicodedata
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
 from itertools import combinations
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -573,43 +572,15 @@ def run_probes(loaded: Sequence, tests: Sequence[ProbeTest], names: Sequence[str
     return outcomes
 
 
-def normalised(text: str) -> str:
-    """Lowercase letters and digits, single spaces: "A man ." and "a man." are the same sentence."""
-    text = unicodedata.normalize("NFKC", text).lower()
-    return " ".join(re.sub(r"[^\w\s]", " ", text).split())
+def training_overlap(checkpoint, tests: Sequence[ProbeTest], data_dir: str | Path | None) -> dict:
+    """How many dev-built cases share text with the checkpoint's recorded training split
+    (`analysis.overlap.training_overlap`: pairs, premises, hypotheses, normalised), with `cases_checked`;
+    template cases are not counted. `checked` False with the reason when the split cannot be read."""
+    from nlivis.analysis.overlap import training_overlap as overlap_of
 
-
-def training_overlap(checkpoint, tests: Sequence[ProbeTest], data_dir: str | Path | None) -> dict | None:
-    """How many dev-built cases share text with the checkpoint's recorded training split (normalised): pairs
-    (premise and hypothesis together, either order), premises, hypotheses (each against every training
-    sentence). None without `data_dir` or when the split cannot be read."""
-    dataset = checkpoint.config.get("dataset") or {}
-    if data_dir is None or not dataset.get("protocol"):
-        return None
-    recorded = tuple(sorted(set(dataset.get("train") or [])))
-    try:
-        sentences, pairs = _training_texts(dataset["protocol"], recorded, str(data_dir))
-    except (ValueError, OSError):
-        return None
     built = [case for test in tests for case in test.cases if case.source != "template"]
-    premises = [normalised(case.premise) for case in built]
-    hypotheses = [normalised(case.hypothesis) for case in built]
-    return {"split": " + ".join(recorded), "cases_checked": len(built),
-            "pairs": sum((p, h) in pairs or (h, p) in pairs for p, h in zip(premises, hypotheses)),
-            "premises": sum(p in sentences for p in premises),
-            "hypotheses": sum(h in sentences for h in hypotheses)}
-
-
-@lru_cache(maxsize=8)
-def _training_texts(protocol_name: str, split_keys: tuple[str, ...],
-                    data_dir: str) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
-    """Normalised sentences and pairs of a protocol's training splits (read once for all checkpoints)."""
-    from nlivis.data.protocols import get_protocol, read_split, split_key
-
-    refs = [ref for ref in get_protocol(protocol_name).train if split_key(ref) in split_keys]
-    training = [pair for ref in refs for pair in read_split(ref, data_dir).pairs]
-    return (frozenset(normalised(text) for pair in training for text in (pair.premise, pair.hypothesis)),
-            frozenset((normalised(p.premise), normalised(p.hypothesis)) for p in training))
+    overlap = overlap_of(checkpoint.config, [(case.premise, case.hypothesis) for case in built], data_dir)
+    return {**overlap.to_dict(), "cases_checked": len(built)}
 
 
 def holm_adjusted(p_values: Sequence[float]) -> list[float]:

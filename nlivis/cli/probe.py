@@ -93,7 +93,10 @@ def format_probe_table(record: dict[str, Any]) -> str:
                          f"(Holm {row['p_holm']:.3g})")
     for name in names:
         overlap = record["checkpoints"][name]["training_overlap"]
-        if overlap:
+        if not overlap["checked"]:
+            lines.append(f"{name}: training overlap of its {overlap['cases_checked']:,} dev-built cases not checked: "
+                         f"{overlap['reason']}")
+        else:
             lines.append(f"{name}: of {overlap['cases_checked']:,} dev-built cases, {overlap['pairs']} pairs, "
                          f"{overlap['premises']} premises and {overlap['hypotheses']} hypotheses occur in its training "
                          f"split ({overlap['split']}, normalised text)")
