@@ -18,6 +18,10 @@ from typing import Any
 # torch is imported inside the commands, so `python -m nlivis --help` stays fast
 STEPS_HELP = ("integrated-gradients steps, fixed (default: adaptive — 50 steps, doubled up to 800 for a pair whose "
               "completeness gap is ≥ 0.05; see nlivis.analysis.attribution)")
+AT_HELP = ("where gradients and integrated gradients attribute: token_features (default: each token's whole input "
+           "representation — word vector, char CNN, POS, exact match, as the model reads it — from a removed "
+           "token's representation, as deletion removes it) or word_vectors (the word vectors only, the other "
+           "features held at their values; the earlier default)")
 
 
 def _fail(message: str) -> int:
@@ -38,8 +42,10 @@ def class_index(labels: tuple[str, ...], target: str | None) -> int | None:
 
 def explain_command(args) -> int:
     """`python -m nlivis explain CHECKPOINT --premise P --hypothesis H --method M [--target T] [--json]`."""
-    from nlivis.analysis.attribution import analysed_text_pair, explain_pair
+    from nlivis.analysis.attribution import DEFAULT_INPUT, analysed_text_pair, explain_pair
     from nlivis.training.checkpoint import CheckpointError, load_checkpoint
+
+    args.attribute_at = args.attribute_at or DEFAULT_INPUT
 
     try:
         loaded = load_checkpoint(args.checkpoint)
@@ -48,7 +54,8 @@ def explain_command(args) -> int:
     try:
         target = class_index(loaded.labels, args.target)
         item = analysed_text_pair(args.premise, args.hypothesis)
-        result = explain_pair(loaded.model, loaded.featurizer, item, [args.method], target=target, steps=args.steps)
+        result = explain_pair(loaded.model, loaded.featurizer, item, [args.method], target=target, steps=args.steps,
+                              at=args.attribute_at)
     except ValueError as error:
         return _fail(str(error))
     if args.method not in result:
@@ -58,6 +65,8 @@ def explain_command(args) -> int:
         "method": args.method, "premise_tokens": scores.premise_tokens, "premise_scores": scores.premise_scores,
         "hypothesis_tokens": scores.hypothesis_tokens, "hypothesis_scores": scores.hypothesis_scores,
         "predicted": loaded.labels[scores.predicted], "target": loaded.labels[scores.target], "note": scores.note}
+    if args.method in ("integrated_gradients", "gradient", "grad_x_input"):
+        output["attribute_at"] = args.attribute_at
     if scores.completeness_gap is not None:
         output["completeness_gap"] = scores.completeness_gap
         output["completeness_difference"] = scores.completeness_difference
@@ -94,24 +103,34 @@ def _without_nan(value: Any) -> Any:
 
 
 def format_table(summary: dict[str, Any]) -> str:
-    """One line per method: AOPC comprehensiveness and sufficiency with intervals, plausibility, median τ."""
-    lines = [f"{'method':<22}{'comprehensiveness':>28}{'sufficiency':>28}{'AUPRC':>8}{'F1':>7}{'median τ(att)':>15}"]
+    """One line per method: AOPC comprehensiveness and sufficiency with intervals, comprehensiveness minus the
+    random floor with its paired interval, plausibility (by |score|), median τ with attention by |score| and
+    signed."""
+    lines = [f"{'method':<22}{'comprehensiveness':>28}{'sufficiency':>28}{'comp. − random':>28}{'AUPRC':>8}"
+             f"{'F1':>7}{'median τ(att) |s|':>19}{'signed':>8}"]
     for name, entry in summary["methods"].items():
-        def cell(metric: str) -> str:
-            low, high = entry[f"{metric}_interval"]
-            return f"{entry[metric]:.3f} [{low:.3f}, {high:.3f}]"
+        def cell(value: float | None, interval) -> str:
+            return "" if value is None else f"{value:.3f} [{interval[0]:.3f}, {interval[1]:.3f}]"
+
+        def median(key: str) -> str:
+            tau = entry.get(key, {}).get("average", {}).get("median")
+            return "" if tau is None else f"{tau:.3f}"
+
         plausible = entry.get("plausibility", {})
-        tau = entry.get("agreement_with_attention", {}).get("average", {}).get("median")
-        lines.append(f"{name:<22}{cell('comprehensiveness'):>28}{cell('sufficiency'):>28}"
+        versus = entry.get("versus_random", {}).get("comprehensiveness", {})
+        lines.append(f"{name:<22}{cell(entry['comprehensiveness'], entry['comprehensiveness_interval']):>28}"
+                     f"{cell(entry['sufficiency'], entry['sufficiency_interval']):>28}"
+                     f"{cell(versus.get('difference'), versus.get('interval')):>28}"
                      f"{plausible.get('auprc', math.nan):>8.3f}{plausible.get('f1', math.nan):>7.3f}"
-                     f"{'' if tau is None else f'{tau:.3f}':>15}")
+                     f"{median('agreement_with_attention'):>19}{median('agreement_with_attention_signed'):>8}")
     return "\n".join(lines)
 
 
 def faithfulness_command(args) -> int:
     """`python -m nlivis faithfulness CHECKPOINT --dataset D --split S --data-dir DIR [--sample N] [--json]`."""
-    from nlivis.analysis.faithfulness import (FAITHFULNESS_METHODS, hypothesis_tokens_by_id, ig_settings_key,
-                                              run_faithfulness, summarize)
+    from nlivis.analysis.attribution import ATTRIBUTION_INPUTS, DEFAULT_INPUT
+    from nlivis.analysis.faithfulness import (FAITHFULNESS_METHODS, RANDOM_PERMUTATIONS, hypothesis_tokens_by_id,
+                                              ig_settings_key, run_faithfulness, summarize)
     from nlivis.data.highlights import find_highlights_file, highlights_by_pair, read_esnli_highlights
     from nlivis.data.protocols import split_key
     from nlivis.features.dataset import load_split_analyzed
@@ -119,6 +138,12 @@ def faithfulness_command(args) -> int:
     from nlivis.training.commands import resolve_split
 
     methods = FAITHFULNESS_METHODS if args.methods is None else tuple(m.strip() for m in args.methods.split(","))
+    args.attribute_at = args.attribute_at or DEFAULT_INPUT
+    args.permutations = RANDOM_PERMUTATIONS if args.permutations is None else args.permutations
+    if args.attribute_at not in ATTRIBUTION_INPUTS:
+        return _fail(f"--attribute-at {args.attribute_at!r}: choose one of {', '.join(ATTRIBUTION_INPUTS)}")
+    if args.permutations < 1:
+        return _fail(f"--permutations must be at least 1; got {args.permutations}")
     try:
         loaded = load_checkpoint(args.checkpoint)
     except CheckpointError as error:
@@ -127,7 +152,8 @@ def faithfulness_command(args) -> int:
     items, _ = load_split_analyzed(ref, args.data_dir, args.cache_dir)
     key = split_key(ref)
     run = run_faithfulness(loaded, items, key, sample=args.sample, seed=args.seed, methods=methods,
-                           cache_dir=args.cache_dir, steps=args.steps, progress=not args.no_progress)
+                           cache_dir=args.cache_dir, steps=args.steps, progress=not args.no_progress,
+                           at=args.attribute_at, permutations=args.permutations)
     highlights_path = args.highlights or find_highlights_file(args.data_dir)
     highlights = None
     if highlights_path is not None:
@@ -135,7 +161,10 @@ def faithfulness_command(args) -> int:
     summary = summarize(run.records, highlights, hypothesis_tokens_by_id(run.items, loaded.featurizer), seed=args.seed)
     output = {"checkpoint": str(loaded.path), "split": key, "sample": len(run.items), "seed": args.seed,
               "removal": "tokens deleted (sentence shortened and re-featurized), the same for every method",
-              "integrated_gradients_steps": ig_settings_key(args.steps),
+              "integrated_gradients_steps": ig_settings_key(args.steps), "attribute_at": args.attribute_at,
+              "random_permutations": args.permutations,
+              "agreement_and_plausibility": "signed methods ranked by |score|; agreement_with_attention_signed keeps "
+                                            "the signed τ",
               "bins": ["1%", "5%", "10%", "20%", "50%"], "cached": run.cached, "unavailable": run.unavailable,
               "highlights": None if highlights is None else {"file": str(highlights_path), "pairs": len(highlights)},
               **summary}
@@ -143,7 +172,9 @@ def faithfulness_command(args) -> int:
         print(json.dumps(_without_nan(output), indent=1))
         return 0
     print(f"faithfulness of {loaded.path} on {key}, {len(run.items)} pairs (seed {args.seed}); AOPC over "
-          f"{', '.join(output['bins'])}, 95% bootstrap intervals; removed tokens are deleted")
+          f"{', '.join(output['bins'])}, 95% bootstrap intervals; removed tokens are deleted; gradients at the "
+          f"{args.attribute_at.replace('_', ' ')}; random floor over {args.permutations} permutations per pair; "
+          "AUPRC and τ rank signed methods by |score|")
     print(format_table(summary))
     if run.unavailable:
         print(f"\nnot available for this model: {', '.join(run.unavailable)}")
@@ -153,7 +184,8 @@ def faithfulness_command(args) -> int:
 
 
 def add_arguments(sub) -> None:
-    """Declare both sub-commands on the CLI's sub-parser collection."""
+    """Declare both sub-commands on the CLI's sub-parser collection (defaults None: the analysis modules'
+    own, so building the parser imports no torch)."""
     p = sub.add_parser("explain", help="per-token salience of one pair (gradients, integrated gradients, occlusion, attention)")
     p.add_argument("checkpoint")
     p.add_argument("--premise", required=True)
@@ -162,7 +194,8 @@ def add_arguments(sub) -> None:
                    help="integrated_gradients (default) | gradient | grad_x_input | occlusion | attention")
     p.add_argument("--target", default=None, help="class to explain, as a label or index (default: the predicted class)")
     p.add_argument("--steps", type=int, default=None, help=STEPS_HELP)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--attribute-at", default=None, help=AT_HELP)
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
     p = sub.add_parser("faithfulness", help="ERASER comprehensiveness/sufficiency, attention agreement and plausibility over a split")
     p.add_argument("checkpoint")
@@ -173,7 +206,10 @@ def add_arguments(sub) -> None:
     p.add_argument("--seed", type=int, default=1, help="seed of the sample, the random ranking and the bootstrap (default 1)")
     p.add_argument("--methods", default=None, help="comma-separated subset of integrated_gradients,gradient,grad_x_input,occlusion,attention,random (default: all)")
     p.add_argument("--steps", type=int, default=None, help=STEPS_HELP)
+    p.add_argument("--attribute-at", default=None, help=AT_HELP)
+    p.add_argument("--permutations", type=int, default=None,
+                   help="random rankings per pair averaged into the random floor (default 10)")
     p.add_argument("--highlights", default=None, help="e-SNLI highlights file (default: esnli_highlights/ under --data-dir or up to two folders above)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--cache-dir", default=None, help="feature and attribution cache folder (default: ~/.cache/nlivis)")
