@@ -327,7 +327,8 @@ def test_ablations_compare_variants_with_seed_noise_and_the_paper(monkeypatch, t
     assert columns.index("within seed noise") == columns.index("significant") + 1
     assert comparison.set_index("variant").loc["gcnn-snli-small-seed2", "within seed noise"]  # the seed gap itself
     assert comparison.set_index("variant").loc["gcnn-snli-small-seed2", "pairs"] == 12
-    assert "Seed noise: gcnn-snli-small and gcnn-snli-small-seed2" in texts(app, "caption")
+    assert "Seed noise: 2 seeds of the full model" in texts(app, "caption")
+    assert "gcnn-snli-small-seed2" in texts(app, "caption") and "train a third" in texts(app, "caption")
     # GCNN reports MultiNLI and Quora rows only: our snli-small numbers sit beside none of them
     reported = app.dataframe[-1].value
     assert "GCNN - forget gate" in set(reported["paper row"])
@@ -731,7 +732,8 @@ def test_shipped_ablations_page_compares_gcnn_variants_with_the_second_seed(monk
     variants = app.dataframe[0].value
     assert {"gcnn-snli-small", "gcnn-snli-small-seed2", "gcnn-no_forget_gate-snli-small",
             "gcnn-no_output_gate-snli-small"} <= set(variants["checkpoint"])
-    assert "Seed noise: gcnn-snli-small and gcnn-snli-small-seed2" in texts(app, "caption")
+    assert "Seed noise: 2 seeds of the full model" in texts(app, "caption")
+    assert "gcnn-snli-small-seed2" in texts(app, "caption") and "train a third" in texts(app, "caption")
     # DIIN addition_fuse: −2.9%, significant, inside the 3.9% gap between DIIN's two seeds
     app.selectbox(key="ablations_model").set_value("diin").run()
     comparison = next(d.value for d in app.dataframe if "within seed noise" in d.value.columns).set_index("variant")
