@@ -61,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default: the file's name and 8 hex digits of its content hash)")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.add_argument("--by-tag", action="store_true", help="add accuracy per annotation tag")
-    p.add_argument("--tags-file", default=None, help="hand-annotated tags (pair id → tags, e.g. the RepEval 2017 release), used for the pairs it lists; default: the split's published gold tags when they are in --data-dir (MultiNLI dev)")
+    p.add_argument("--tags-file", default=None, help="hand-annotated tags (pair id → tags, e.g. the RepEval 2017 release), used for the pairs it lists; default: the split's published gold tags when they are in --data-dir (MultiNLI dev). A TaxiNLI file (taxinli10k_MNLIDev.tsv) gives accuracy per TaxiNLI category and genre instead, with its reference models (ESIM, BERT, bag of words) on the same pairs")
     p.add_argument("--tag-source", default="both", choices=["both", "gold", "automatic"], help="with --by-tag: both (gold-tagged pairs with their gold tags, the others with automatic tags, reported apart), gold only, or automatic only (default: both)")
     p.add_argument("--cache-dir", default=None)
 

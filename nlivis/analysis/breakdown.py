@@ -8,7 +8,7 @@ gold label are left out of every accuracy.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -18,6 +18,9 @@ from nlivis.analysis.significance import (DEFAULT_RESAMPLES, DEFAULT_SEED, Inter
                                           mcnemar_exact, paired_bootstrap, wilson_interval)
 from nlivis.analysis.tags import TAGS
 from nlivis.data.records import NLI_LABELS
+
+if TYPE_CHECKING:
+    from nlivis.data.taxonomies import TaxonomyFile, TaxonomyRow
 
 Predictions = Sequence[Prediction] | pd.DataFrame
 TAG_COLUMNS = ["tag", "count", "frequency", "correct", "accuracy", "ci_low", "ci_high", "majority_label",
@@ -362,3 +365,91 @@ def disagreements(predictions_by_model: Mapping[str, Predictions],
                                 ascending=[False, False], kind="stable", na_position="last")
     return merged[["id", "gold", *models, "distinct_predictions", "models_correct",
                    "gold_probability_spread"]].reset_index(drop=True)
+
+
+# ----------------------------------------------------------------------------------- TaxiNLI categories
+
+TAXINLI_SOURCE = "taxinli"
+"""`source` of rows whose groups are TaxiNLI's human categories (or its genres)."""
+REFERENCE_SUFFIX = " (full MultiNLI)"
+"""Appended to a reference model's name wherever it stands beside ours: it was trained on all of MultiNLI."""
+
+
+def taxonomy_groups(rows_by_id: Mapping[str, "TaxonomyRow"], by: str = "category") -> dict[str, frozenset[str]]:
+    """Pair id → its TaxiNLI categories (`by` "category") or its genre as a one-element set (`by` "genre")."""
+    if by == "genre":
+        return {pair_id: frozenset({row.genre or "(none)"}) for pair_id, row in rows_by_id.items()}
+    return {pair_id: row.categories for pair_id, row in rows_by_id.items()}
+
+
+def reference_predictions(rows_by_id: Mapping[str, "TaxonomyRow"], gold: Mapping[str, str | None] | None = None
+                          ) -> dict[str, list[Prediction]]:
+    """The TaxiNLI file's reference models as predictions (display name + `REFERENCE_SUFFIX` → one per
+    pair), scored against `gold` (pair id → the split's gold label; default the file's own label), so
+    they go through the same tables as our models."""
+    from nlivis.data.taxonomies import REFERENCE_MODELS
+
+    names = list(dict.fromkeys(name for row in rows_by_id.values() for name, _ in row.references))
+    out: dict[str, list[Prediction]] = {}
+    for name in names:
+        out[f"{REFERENCE_MODELS.get(name, name)}{REFERENCE_SUFFIX}"] = [
+            Prediction(pair_id, (gold or {}).get(pair_id, row.label), row.reference_labels()[name], ())
+            for pair_id, row in rows_by_id.items() if name in row.reference_labels()]
+    return out
+
+
+def taxonomy_breakdown(predictions: Mapping[str, Predictions], rows_by_id: Mapping[str, "TaxonomyRow"],
+                       by: str = "category") -> pd.DataFrame:
+    """Accuracy per TaxiNLI category (or genre) for our models and, on the same pairs, the file's reference
+    models: one row per model × group with count, frequency, accuracy and its 95% Wilson interval and the
+    majority baseline (`accuracy_by_tag`'s columns), `source` "taxinli" and `reference` (True for a model
+    trained on the full MultiNLI). The pairs are those of `rows_by_id` our first model predicted with a
+    gold label, so every model is scored on the same pairs."""
+    from nlivis.data.taxonomies import TAXINLI_CATEGORIES
+
+    first = _labelled(next(iter(predictions.values()))) if predictions else pd.DataFrame(columns=["id", "gold"])
+    shared = {pair_id: row for pair_id, row in rows_by_id.items() if pair_id in set(first["id"])}
+    gold = dict(zip(first["id"], first["gold"]))
+    groups = taxonomy_groups(shared, by)
+    order = TAXINLI_CATEGORIES if by == "category" else sorted({g for names in groups.values() for g in names})
+    references = reference_predictions(shared, gold)
+    table = accuracy_by_tag({**predictions, **references}, groups, tag_order=order)
+    table.insert(1, "source", TAXINLI_SOURCE)
+    table.insert(2, "reference", table["model"].isin(list(references)))
+    table.attrs["pairs"] = len(shared)
+    return table
+
+
+def taxonomy_long(splits: Mapping[str, tuple[Mapping[str, Predictions], Mapping[str, "TaxonomyRow"]]],
+                  by: str = "category") -> pd.DataFrame:
+    """`taxonomy_breakdown` of several splits (name → (predictions by model, TaxiNLI rows by pair id)) in the
+    long layout `table7_with_counts` draws side by side (the reference models as models)."""
+    tables = []
+    for split_name, (predictions, rows_by_id) in splits.items():
+        table = taxonomy_breakdown(predictions, rows_by_id, by)
+        table.insert(0, "split", split_name)
+        tables.append(table)
+    if not tables:
+        return pd.DataFrame(columns=[*TABLE7_LONG_COLUMNS, "reference"])
+    return pd.concat(tables, ignore_index=True)[[*TABLE7_LONG_COLUMNS, "reference"]]
+
+
+def taxonomy_report(predictions: Predictions, model: str, taxonomy: "TaxonomyFile", pairs: Sequence
+                    ) -> tuple[pd.DataFrame, pd.DataFrame, str]:
+    """For `evaluate --by-tag --tags-file <TaxiNLI file>`: (accuracy per TaxiNLI category, per genre, a note
+    on what was joined) for one model's predictions on one split whose `pairs` (records with ids and
+    sentences) the file's rows join (`taxonomies.join_to_pairs`). ValueError when no row is a pair of the
+    split."""
+    from nlivis.data.taxonomies import join_to_pairs
+
+    rows = join_to_pairs(taxonomy.rows, pairs)
+    if not rows:
+        raise ValueError(f"{taxonomy.path}: none of its {len(taxonomy.rows)} rows is a pair of this split "
+                         "(TaxiNLI covers MultiNLI dev matched and mismatched)")
+    by_category = taxonomy_breakdown({model: predictions}, rows)
+    by_genre = taxonomy_breakdown({model: predictions}, rows, by="genre")
+    references = sorted(set(by_category.loc[by_category["reference"], "model"]))
+    note = (f"TaxiNLI categories (human annotation) from {taxonomy.path}: {by_category.attrs['pairs']} pairs of this "
+            f"split, of the file's {len(taxonomy.rows)}; reference models on the same pairs: {', '.join(references)}"
+            + "".join(f"; {line}" for line in taxonomy.notes))
+    return by_category, by_genre, note

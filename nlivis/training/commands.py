@@ -155,7 +155,17 @@ def evaluate_command(args) -> int:
     ref = resolve_split(args.dataset, args.split)
     gold, gold_file = {}, None
     tag_source = getattr(args, "tag_source", "both")
-    if args.by_tag and tag_source != "automatic":
+    taxonomy = None  # a TaxiNLI file given as --tags-file: its categories, genres and reference models
+    if args.by_tag and args.tags_file:
+        from nlivis.data.records import DataFormatError
+        from nlivis.data.taxonomies import is_taxinli_file, read_taxinli
+
+        if is_taxinli_file(args.tags_file):
+            try:
+                taxonomy = read_taxinli(args.tags_file)
+            except DataFormatError as error:
+                return _fail(str(error))
+    if args.by_tag and tag_source != "automatic" and taxonomy is None:
         try:
             gold, gold_file = gold_tags_for(ref, args.data_dir, args.tags_file)
         except TagFileError as error:
@@ -164,6 +174,12 @@ def evaluate_command(args) -> int:
             return _fail(f"--tag-source gold: {split_key(ref)} has no published gold tags under {args.data_dir}; "
                          "give --tags-file")
     read = evaluation.read_split_checked(ref, args.data_dir, labels=None)  # milliseconds, before any spaCy work
+    if taxonomy is not None:  # joined again after prediction; this stops a wrong file before any spaCy work
+        from nlivis.data.taxonomies import join_to_pairs
+
+        if not join_to_pairs(taxonomy.rows, read.pairs):
+            return _fail(f"{args.tags_file}: none of its {len(taxonomy.rows)} TaxiNLI rows is a pair of {split_key(ref)} "
+                         "(TaxiNLI covers MultiNLI dev matched and mismatched)")
     if gold and not {pair.id for pair in read.pairs} & set(gold):
         return _fail(f"{gold_file}: none of its {len(gold)} pair ids is a pair of {split_key(ref)}; "
                      "is it the tag file of another split?")
@@ -183,8 +199,17 @@ def evaluate_command(args) -> int:
     predictions_file = stored.predictions_file
     notes = read.notes() + ([truncation.describe()] if truncation.pairs else [])
 
-    by_tag, tag_note = None, ""
-    if args.by_tag:
+    by_tag, by_genre, tag_note = None, None, ""
+    if taxonomy is not None:
+        from nlivis.analysis.breakdown import taxonomy_report
+        from nlivis.analysis.predictions import Prediction
+
+        predictions = [Prediction(r["id"], r["gold"], r["predicted"], tuple(r["probs"])) for r in result.predictions]
+        try:
+            by_tag, by_genre, tag_note = taxonomy_report(predictions, loaded.path.name, taxonomy, read.pairs)
+        except ValueError as error:
+            return _fail(str(error))
+    elif args.by_tag:
         from nlivis.analysis.breakdown import accuracy_by_tag_and_source
         from nlivis.analysis.predictions import Prediction
 
@@ -204,6 +229,8 @@ def evaluate_command(args) -> int:
         if by_tag is not None:
             output["by_tag"] = json.loads(by_tag.to_json(orient="records"))
             output["tag_sources"] = tag_note
+        if by_genre is not None:
+            output["by_genre"] = json.loads(by_genre.to_json(orient="records"))
         print(json.dumps(output, indent=1))
         return 0
     print(f"checkpoint {loaded.path} on {key}")
@@ -215,6 +242,9 @@ def evaluate_command(args) -> int:
     if by_tag is not None:
         print(f"\naccuracy by tag ({tag_note}; source says which):")
         print(by_tag.round(3).to_string(index=False))
+    if by_genre is not None:
+        print("\naccuracy by genre (TaxiNLI's genres):")
+        print(by_genre.round(3).to_string(index=False))
     print(f"\n{stored.message}")
     return 0
 
