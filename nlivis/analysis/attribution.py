@@ -321,17 +321,18 @@ def misses_tolerance(error: torch.Tensor, difference: torch.Tensor) -> torch.Ten
 
 
 def integrated_gradients(model: MatchingModel, batch: Batch, target: torch.Tensor,
-                         steps: int | None = None, at: str = DEFAULT_INPUT) -> RawScores:
+                         steps: int | None = None, at: str = DEFAULT_INPUT, start_steps: int = DEFAULT_STEPS) -> RawScores:
     """Captum IntegratedGradients at input `at` from the removed-token baseline (module docstring).
 
-    `steps=None` (the default) starts at `DEFAULT_STEPS` and refines each pair that misses the tolerance by
-    doubling its steps up to `MAX_STEPS` (only those pairs are recomputed); an integer is used as given."""
+    `steps=None` (the default) starts at `start_steps` (`DEFAULT_STEPS`) and refines each pair that misses the
+    tolerance by doubling its steps up to `MAX_STEPS` (only those pairs are recomputed); an integer is used
+    as given."""
     if steps is not None:
         if steps < 1:
             raise ValueError(f"integrated gradients needs at least 1 step; got {steps}")
         return _integrate(model, batch, target, steps, at)
-    result = _integrate(model, batch, target, DEFAULT_STEPS, at)
-    current = DEFAULT_STEPS
+    result = _integrate(model, batch, target, start_steps, at)
+    current = start_steps
     while current < MAX_STEPS:
         pending = misses_tolerance(result.completeness_error, result.completeness_difference).nonzero().flatten()
         if len(pending) == 0:
