@@ -9,6 +9,7 @@ from nlivis.analysis.ablations import (comparable_splits, compare_variants, fami
                                        with_sentences)
 from nlivis.analysis.breakdown import disagreements
 from nlivis.analysis.paper_tables import SOURCE_NOTE, paper_dataset
+from nlivis.analysis.tags import approximate_tags
 from nlivis.viz import comparison_bars, delta_bars, difference_intervals
 
 ACCURACY_COLUMNS = ("accuracy", "reference accuracy", "difference", "CI low", "CI high", "delta")
@@ -121,7 +122,8 @@ else:
             else:
                 for tag, reason in tagged.unavailable.items():
                     st.caption(f"{tag}: {reason}")
-                deltas = tag_deltas(reference_predictions, variants, tagged.tags, tagged.unavailable)
+                deltas = tag_deltas(reference_predictions, variants, tagged.tags, tagged.unavailable,
+                                    approximate=approximate_tags())
                 if deltas.empty:
                     st.info(f"No tagged pair of the {len(tagged.tags)} sampled is predicted by both the reference and a variant.")
                 else:
@@ -131,8 +133,10 @@ else:
                     st.dataframe(deltas, hide_index=True, width="stretch",
                                  column_config={**widgets.percent_columns(c for c in ACCURACY_COLUMNS if c in deltas), **P_VALUE_COLUMN})
                     st.caption(f"McNemar's exact p per tag, Holm-adjusted over all {len(deltas)} tag × variant tests "
-                               "of this table (significant: Holm p < 0.05); BH q: Benjamini–Hochberg. Automatic tags "
-                               "whose held-out F1 is below 0.5 are approximate (see Error analysis).")
+                               "of this table (significant: Holm p < 0.05); BH q: Benjamini–Hochberg. `tag status` "
+                               "marks the automatic tags whose rule agrees poorly with the annotators (F1 below 0.5 "
+                               "on a half of the annotated MultiNLI dev pairs: `python -m nlivis tags-report`) as "
+                               "approximate.")
 
         st.subheader("Pairs where the checkpoints disagree")
         ranked = disagreements({reference.name: reference_predictions, **variants}, reference.labels)

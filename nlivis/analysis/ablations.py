@@ -304,17 +304,20 @@ def _with_adjusted_p(table: pd.DataFrame, level: float) -> pd.DataFrame:
 
 
 def tag_deltas(reference: Predictions, variants: Mapping[str, Predictions], tags: Mapping[str, frozenset[str]],
-               unavailable: Mapping[str, str] | None = None, level: float = SIGNIFICANCE_LEVEL) -> pd.DataFrame:
+               unavailable: Mapping[str, str] | None = None, level: float = SIGNIFICANCE_LEVEL,
+               approximate: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Per annotation tag and variant: the reference's and the variant's accuracy on the tagged pairs, the
     difference (variant − reference), McNemar's p on those pairs, its Holm-adjusted p and Benjamini–Hochberg
     q over every tag × variant test of the table (one family), and `significant` (Holm p < `level`). Tags
     no pair carries are left out, as are variants whose predictions share no labelled pair with the
     reference's or disagree with them on a gold label (not the same split). Each variant is joined with the
     reference once and every tag is a mask over that join (joining per tag made the Ablations page take
-    seconds per rerun)."""
-    columns = ["variant", "tag", "count", "reference accuracy", "accuracy", "delta", "McNemar p", "Holm p", "BH q",
-               "significant"]
-    reference_by_tag = accuracy_by_tag(reference, tags, unavailable=unavailable).set_index("tag")
+    seconds per rerun). `tag status` is "ok" or, for a tag in `approximate` (automatic tags whose rule
+    agrees poorly with the annotators, `tags.approximate_tags`), "approximate: …"."""
+    columns = ["variant", "tag", "tag status", "count", "reference accuracy", "accuracy", "delta", "McNemar p",
+               "Holm p", "BH q", "significant"]
+    reference_by_tag = accuracy_by_tag(reference, tags, unavailable=unavailable,
+                                       approximate=approximate).set_index("tag")
     reference_frame = predictions_frame(reference)
     reference_frame = reference_frame[reference_frame["gold"].notna()][["id", "gold", "correct"]]
     tagged_ids = {tag: {pair_id for pair_id, pair_tags in tags.items() if tag in pair_tags}
@@ -337,7 +340,8 @@ def tag_deltas(reference: Predictions, variants: Mapping[str, Predictions], tags
             only_variant, only_reference = discordant_counts(correct[mask], reference_correct[mask])
             p_value = mcnemar_exact(only_variant, only_reference)
             accuracy, reference_accuracy = float(correct[mask].mean()), float(reference_correct[mask].mean())
-            rows.append({"variant": name, "tag": tag, "count": int(mask.sum()), "reference accuracy": reference_accuracy,
+            rows.append({"variant": name, "tag": tag, "tag status": reference_by_tag.loc[tag, "status"],
+                         "count": int(mask.sum()), "reference accuracy": reference_accuracy,
                          "accuracy": accuracy, "delta": accuracy - reference_accuracy, "McNemar p": p_value})
     return _with_adjusted_p(pd.DataFrame(rows, columns=columns), level)
 

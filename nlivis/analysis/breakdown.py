@@ -65,19 +65,22 @@ def _group_row(group: pd.DataFrame) -> dict:
 
 def accuracy_by_tag(predictions: Predictions | Mapping[str, Predictions], tags: Mapping[str, frozenset[str]],
                     tag_order: Sequence[str] = TAGS,
-                    unavailable: Mapping[str, str] | None = None) -> pd.DataFrame:
+                    unavailable: Mapping[str, str] | None = None,
+                    approximate: Mapping[str, str] | None = None) -> pd.DataFrame:
     """One row per tag: count, frequency, correct, accuracy, majority label and its share.
 
     Only labelled pairs that appear in `tags` count (a hand-annotated subset covers part of a split);
     `frequency` is the share of those pairs carrying the tag. The majority baseline is the accuracy of
     always answering the tag's most frequent gold label, as in the MultiNLI tag script. Tags listed in
     `unavailable` (tag → reason, e.g. from `tags.unavailable_tags()`) get NaN numbers and the reason
-    in `status`, so a missing WordNet is shown rather than read as "no antonym pairs".
+    in `status`, so a missing WordNet is shown rather than read as "no antonym pairs"; tags listed in
+    `approximate` (tag → why, `tags.approximate_tags()`) keep their numbers with `status` "approximate: …".
     Given {model name: predictions}, the per-model tables are stacked with a leading `model` column.
     """
     if isinstance(predictions, Mapping):
-        return _for_each_model(accuracy_by_tag, predictions, tags, tag_order, unavailable)
+        return _for_each_model(accuracy_by_tag, predictions, tags, tag_order, unavailable, approximate)
     unavailable = dict(unavailable or {})
+    approximate = dict(approximate or {})
     frame = _labelled(predictions)
     frame = frame[frame["id"].isin(tags.keys())].reset_index(drop=True)
     annotated = len(frame)
@@ -94,7 +97,7 @@ def accuracy_by_tag(predictions: Predictions | Mapping[str, Predictions], tags: 
         group = frame[pair_tags.map(lambda ts: tag in ts)] if annotated else frame
         row = {"tag": tag, **_group_row(group)}
         row["frequency"] = row["count"] / annotated if annotated else np.nan
-        row["status"] = "ok"
+        row["status"] = f"approximate: {approximate[tag]}" if tag in approximate else "ok"
         rows.append(row)
     table = pd.DataFrame(rows, columns=TAG_COLUMNS)
     table.attrs["pairs"] = annotated
@@ -108,7 +111,11 @@ def accuracy_by_tag_and_source(predictions: Predictions | Mapping[str, Predictio
     """`accuracy_by_tag` with a leading `source` column: "gold" rows over the pairs that have gold tags
     (scored with those), "automatic" rows over the other pairs (scored with the automatic tags), so
     the two kinds of tag are never mixed in one number. Either mapping may be None (left out);
-    `unavailable` applies to the automatic tags only (a human annotator needed no WordNet)."""
+    `unavailable` applies to the automatic tags only (a human annotator needed no WordNet), and so does
+    the "approximate" status of an automatic tag whose rule agrees poorly with the annotators
+    (`tags.approximate_tags`)."""
+    from nlivis.analysis.tags import approximate_tags
+
     gold = dict(gold or {})
     tables = []
     if gold:
@@ -117,7 +124,7 @@ def accuracy_by_tag_and_source(predictions: Predictions | Mapping[str, Predictio
         tables.append(table)
     if automatic is not None:
         rest = {pair_id: names for pair_id, names in automatic.items() if pair_id not in gold}
-        table = accuracy_by_tag(predictions, rest, unavailable=unavailable)
+        table = accuracy_by_tag(predictions, rest, unavailable=unavailable, approximate=approximate_tags())
         table.insert(1 if "model" in table.columns else 0, "source", "automatic")
         tables.append(table)
     return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=["source", *TAG_COLUMNS])
@@ -223,17 +230,26 @@ def table7(matched: TaggedSplit, mismatched: TaggedSplit | None = None,
 
 
 TABLE7_LONG_COLUMNS = ["split", "source", "model", "tag", "count", "frequency", "correct", "accuracy", "ci_low",
-                      "ci_high", "majority_label", "majority_accuracy"]
+                      "ci_high", "majority_label", "majority_accuracy", "status"]
 
 
-def table7_long(splits: Mapping[str, TaggedSplit], source: str = "gold") -> pd.DataFrame:
+def table7_long(splits: Mapping[str, TaggedSplit], source: str = "gold",
+                unavailable: Mapping[str, str] | None = None) -> pd.DataFrame:
     """The numbers behind a Table 7 layout with counts: one row per split × model × tag, with the
-    count, accuracy and its 95% interval and the majority baseline, so any cell can be traced to its
-    pairs (`pairs_with_tag`). `source` labels where the tags came from (see TAG_SOURCES)."""
+    count, accuracy and its 95% interval, the majority baseline and the status, so any cell can be
+    traced to its pairs (`pairs_with_tag`). `source` labels where the tags came from (see TAG_SOURCES);
+    automatic tags are marked unavailable (`unavailable`, default `tags.unavailable_tags()`) or
+    approximate (`tags.approximate_tags()`) as in `accuracy_by_tag_and_source`."""
+    from nlivis.analysis.tags import approximate_tags, unavailable_tags
+
+    marks: dict = {}
+    if source == "automatic":
+        marks = {"unavailable": unavailable_tags() if unavailable is None else unavailable,
+                 "approximate": approximate_tags()}
     rows = []
     for split_name, split in splits.items():
         for model, predictions in split.predictions.items():
-            table = accuracy_by_tag(predictions, split.tags)
+            table = accuracy_by_tag(predictions, split.tags, **marks)
             table.insert(0, "model", model)
             table.insert(0, "source", source)
             table.insert(0, "split", split_name)
@@ -246,7 +262,8 @@ def table7_long(splits: Mapping[str, TaggedSplit], source: str = "gold") -> pd.D
 def table7_with_counts(long: pd.DataFrame) -> pd.DataFrame:
     """DIIN's Table 7 layout from `table7_long`, with what the paper's table leaves out: tags as rows,
     splits side by side; per split the pair count, the majority baseline and, per model, the accuracy
-    with its 95% interval (text cells such as "71.2 [64.0, 77.5]", in %)."""
+    with its 95% interval (text cells such as "71.2 [64.0, 77.5]", in %); a last `status` column where
+    any tag is not "ok" (unavailable, approximate)."""
     if long.empty:
         return pd.DataFrame()
     columns: dict[str, pd.Series] = {}
@@ -261,8 +278,19 @@ def table7_with_counts(long: pd.DataFrame) -> pd.DataFrame:
             columns[f"{split_name} {model}"] = [
                 "" if pd.isna(a) else f"{100 * a:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]"
                 for a, lo, hi in zip(rows["accuracy"], rows["ci_low"], rows["ci_high"])]
+    if "status" in long and (long["status"].fillna("ok") != "ok").any():
+        columns["status"] = long.drop_duplicates("tag").set_index("tag")["status"].reindex(order)
     table = pd.DataFrame(columns, index=pd.Index(order, name="tag"))
     return table
+
+
+def with_status_marks(table: pd.DataFrame) -> pd.DataFrame:
+    """A copy of a by-tag table whose approximate tags read "TAG ≈" (for a chart's axis, which shows no
+    status column)."""
+    marked = table.copy()
+    approximate = marked["status"].fillna("").str.startswith("approximate")
+    marked.loc[approximate, "tag"] = marked.loc[approximate, "tag"] + " ≈"
+    return marked
 
 
 def pairs_with_tag(predictions: Predictions, tags: Mapping[str, frozenset[str]], tag: str | None = None,
