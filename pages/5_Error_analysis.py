@@ -199,4 +199,5 @@ def show_tag_breakdown() -> None:
 
 
 show_tag_breakdown()
+tagging.render_taxinli_breakdown(models, split, predictions)
 challenge.render_challenge_breakdown(models)

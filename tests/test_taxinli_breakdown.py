@@ -133,3 +133,19 @@ def test_the_real_file_gives_every_category_with_the_files_counts_and_the_refere
         tagged = [row for row in table if row[name] != "0"]
         assert esim[name]["count"] == len(tagged)
         assert esim[name]["correct"] == sum(row["esim"] == row["label"] for row in tagged)
+
+
+def test_the_pair_card_finds_a_pair_by_id_by_renamed_id_and_typed_by_its_sentences():
+    from nlivis.analysis.breakdown import pair_taxonomy
+
+    rows = read_taxinli(FIXTURE).rows
+    card = pair_taxonomy(rows, "t1e", "The kettle whistled in the kitchen.", "Something in the kitchen made a sound.")
+    assert card["categories"] == ["lexical_linguistic", "world_knowledge"] and card["genre"] == "fiction"
+    assert card["references"] == {f"bag of words{REFERENCE_SUFFIX}": "neutral", f"BERT-base{REFERENCE_SUFFIX}": "entailment",
+                                  f"ESIM{REFERENCE_SUFFIX}": "entailment"}
+    renamed = pair_taxonomy(rows, "t6n-line9", "Spindles turned all night.", "The spindles never moved.")
+    assert renamed["label"] == "contradiction" and renamed["pair_id"] == "t6n"
+    typed = pair_taxonomy(rows, None, "Ferries  leave the harbour every hour.", "The ferries are always full.")
+    assert typed["categories"] == ["quantifier_logic", "temporal_reasoning"]
+    assert pair_taxonomy(rows, None, "Nothing here.", "Nor here.") is None
+    assert pair_taxonomy(rows, "t1e-line3", "Other.", "Text.") is None

@@ -481,3 +481,25 @@ def taxonomy_report(predictions: Predictions, model: str, taxonomy: "TaxonomyFil
             f"split, of the file's {len(taxonomy.rows)}; reference models on the same pairs: {', '.join(references)}"
             + "".join(f"; {line}" for line in taxonomy.notes))
     return by_category, by_genre, note
+
+
+def pair_taxonomy(rows: Sequence["TaxonomyRow"], pair_id: str | None, premise: str, hypothesis: str) -> dict | None:
+    """What TaxiNLI says about one pair, for the Pair explorer: its categories (in the file's order), genre,
+    gold label and each reference model's label (display name + `REFERENCE_SUFFIX`); None when the file does
+    not have the pair. Found by pair id (a renamed `<id>-line<N>` by its sentences too), or, for a typed pair
+    without an id, by its sentences (whitespace aside)."""
+    from nlivis.data.records import Pair
+    from nlivis.data.taxonomies import REFERENCE_MODELS, TAXINLI_CATEGORIES, join_to_pairs
+
+    if pair_id is not None:
+        found = join_to_pairs(rows, [Pair(pair_id, premise, hypothesis)]).get(pair_id)
+    else:
+        key = (" ".join(premise.split()), " ".join(hypothesis.split()))
+        found = next((row for row in rows if (" ".join(row.premise.split()), " ".join(row.hypothesis.split())) == key),
+                     None)
+    if found is None:
+        return None
+    return {"pair_id": found.pair_id, "categories": [name for name in TAXINLI_CATEGORIES if name in found.categories],
+            "genre": found.genre, "label": found.label,
+            "references": {f"{REFERENCE_MODELS.get(name, name)}{REFERENCE_SUFFIX}": label
+                           for name, label in found.references}}
