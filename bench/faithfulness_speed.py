@@ -99,10 +99,10 @@ def main(argv: list[str] | None = None) -> int:
              f"load average at the end {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores", "",
              "| model (snli-small) | wall s | CPU s | " + " | ".join(STAGES) + " | deletion variants |",
              "|---|---|---|" + "---|" * len(STAGES) + "---|"]
-    for r in results:  # each stage: wall / CPU seconds
-        lines.append(f"| {r['model']} | {r['wall']:.1f} | {r['cpu']:.1f} | "
-                     + " | ".join(f"{r.get(stage, 0.0):.1f} / {r.get(f'cpu:{stage}', 0.0):.1f}" for stage in STAGES)
-                     + f" | {int(r['variants']):,} |")
+    for r in results:  # each stage: wall / CPU seconds ("–" for an earlier commit, which times no stages)
+        stages = " | ".join(f"{r[stage]:.1f} / {r[f'cpu:{stage}']:.1f}" if stage in r else "–" for stage in STAGES)
+        variants = f"{int(r['variants']):,}" if r["variants"] else "–"
+        lines.append(f"| {r['model']} | {r['wall']:.1f} | {r['cpu']:.1f} | {stages} | {variants} |")
     lines += ["", f"total wall {wall:.1f} s ({wall / 60:.2f} min); CPU per worker "
               + ", ".join(f"{cpu:.1f}" for cpu in sorted(by_worker.values(), reverse=True))
               + f" s; idle estimate (largest worker's CPU) {max(by_worker.values()):.1f} s"]
