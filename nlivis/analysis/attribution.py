@@ -62,8 +62,9 @@ from nlivis.models.trace import Alignment, MemoryKeys, Trace
 ATTRIBUTION_INPUTS = ("token_features", "word_vectors")
 """Where gradients and integrated gradients attribute (module docstring); the first is the default."""
 DEFAULT_INPUT = ATTRIBUTION_INPUTS[0]
-INPUT_NOTES = {"token_features": "at the token features (word, char, POS, exact match) from a removed token's",
-               "word_vectors": "at the word vectors (other features held) from the zero word vector"}
+INPUT_NOTES = {"token_features": "at the token features (word, char, POS, exact match, as the model reads them), "
+                                 "from a removed token's representation",
+               "word_vectors": "at the word vectors (other features held), from the zero word vector"}
 """How a score's input and baseline are described to a user."""
 METHODS = ("integrated_gradients", "gradient", "grad_x_input", "occlusion", "attention")
 """Every attribution method, in the order tables and pages list them."""
