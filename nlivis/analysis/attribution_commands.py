@@ -16,7 +16,7 @@ import sys
 from typing import Any
 
 # torch is imported inside the commands, so `python -m nlivis --help` stays fast
-STEPS_HELP = ("integrated-gradients steps, fixed (default: adaptive — 50 steps, doubled up to 800 for a pair whose "
+STEPS_HELP = ("integrated-gradients steps, fixed (default: adaptive — 50 steps, doubled up to 1600 for a pair whose "
               "completeness gap is ≥ 0.05; see nlivis.analysis.attribution)")
 AT_HELP = ("where gradients and integrated gradients attribute: token_features (default: each token's whole input "
            "representation — word vector, char CNN, POS, exact match, as the model reads it — from a removed "

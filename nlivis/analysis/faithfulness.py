@@ -21,10 +21,10 @@ resamples); each method's difference from the floor is a paired interval of the 
 
 Agreement: Kendall τ-b, per pair, between the attention scores (each layer, and their average) and each
 salience method's scores over all the pair's tokens, reported as a distribution over the sample. Attention
-has no sign, so salience is ranked by |score| (`magnitudes`), as Jain & Wallace rank; the τ with the signed
+has no sign, so salience is ranked by |score| (`magnitudes`); the τ with the signed
 scores is kept beside it under its own name (`agreement_with_attention_signed`).
 
-Integrated gradients run adaptively from `IG_START_STEPS` = 16 steps, refined up to 800 for pairs that miss
+Integrated gradients run adaptively from `IG_START_STEPS` = 16 steps, refined up to 1600 for pairs that miss
 the completeness target (`attribution.integrated_gradients`), unless a fixed step count is given; each record keeps
 the gap, Δ, the error and the steps used, and the cache file name carries the settings
 (`method_settings_key`: also where gradients attribute, `attribution.ATTRIBUTION_INPUTS`).
