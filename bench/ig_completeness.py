@@ -40,7 +40,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=None, help="also write the table (markdown) here")
     args = parser.parse_args(argv)
 
-    import torch
 
     from nlivis.analysis.attribution import (DEFAULT_STEPS, DIFFERENCE_FLOOR, GAP_TOLERANCE, MAX_STEPS,
                                              cut_to_featurizer, integrated_gradients, predicted_classes)

@@ -29,6 +29,16 @@ if [ -x /tmp/peer/bin/python ]; then
 fi
 # Attribution: integrated gradients (50 steps) for one pair on the five shipped models
 OMP_NUM_THREADS=1 python bench/attribution_speed.py --threads 1 --out bench/results/attribution-speed.md
+# Faithfulness over a split: the code before issue 20 and now, 40 pairs, one process; and the 500-pair target
+OMP_NUM_THREADS=1 python bench/faithfulness_speed.py --data-dir ../shared/data/snli/esnli_tokenized --sample 40 \
+    --workers 1 --commit fc2cdb0 --out bench/results/faithfulness-speed-40-before.md
+OMP_NUM_THREADS=1 python bench/faithfulness_speed.py --data-dir ../shared/data/snli/esnli_tokenized --sample 40 \
+    --workers 1 --out bench/results/faithfulness-speed-40.md
+OMP_NUM_THREADS=1 python bench/faithfulness_speed.py --data-dir ../shared/data/snli/esnli_tokenized --sample 500 \
+    --out bench/results/faithfulness-speed-500.md
+# How much of a pair's evidence the word vectors carry, against the whole token representation
+OMP_NUM_THREADS=1 python bench/attribution_inputs.py --data-dir ../shared/data/snli/esnli_tokenized --sample 200 \
+    > bench/results/attribution-inputs.md
 # Where the time goes: top operators of a training step at the shipped size
 for model in gcnn diin attentive_conv esan amn; do
   echo "== $model"

@@ -6,7 +6,7 @@ from collections import defaultdict
 import pandas as pd
 import streamlit as st
 
-from nlivis.app import loading, notes, selection, widgets
+from nlivis.app import loading, notes, selection, tagging, widgets
 from nlivis.models.trace import Alignment, MemoryKeys
 from nlivis.viz import MISSING_MESSAGES, ModelReading, alignment_heatmap, memory_keys_heatmap, overview_grid, probability_bars
 
@@ -46,6 +46,11 @@ for label, result in results.items():
     row["notes"] = "; ".join(result.notices)
     rows.append(row)
 st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+taxonomy = tagging.pair_taxonomy(pair)
+if taxonomy is not None:
+    references = ", ".join(f"{name} **{label}**" for name, label in taxonomy["references"].items())
+    st.markdown(f"**TaxiNLI** (pair {taxonomy['pair_id']}, genre {taxonomy['genre']}): "
+                f"{', '.join(taxonomy['categories']) or 'no category'} · {references}")
 for label, result in results.items():
     st.markdown(f"**{label}** predicts **{result.predicted}**")
 

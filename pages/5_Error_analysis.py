@@ -3,13 +3,12 @@ accuracy per annotation tag (gold tags where MultiNLI dev has them, automatic el
 layout with counts; every number leads to its pairs, and a pair opens in the Pair explorer."""
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from nlivis.app import challenge, loading, notes, selection, tagging, widgets
 from nlivis.analysis.breakdown import (TaggedSplit, accuracy_by_genre, accuracy_by_label, accuracy_by_tag_and_source,
                                        confusion_matrix, overall_accuracy, pairs_with_tag, per_label_scores,
-                                       table7_long, table7_with_counts)
+                                       table7_long, table7_with_counts, with_status_marks)
 from nlivis.analysis.ablations import with_sentences
 from nlivis.store.predictions import predictions_frame
 from nlivis.viz import accuracy_by_tag_bars, accuracy_interval_bars, comparison_bars, confusion_matrix_heatmap
@@ -113,11 +112,14 @@ def show_tag_breakdown() -> None:
     if gold:
         st.caption(f"**Gold tags** (human annotation, RepEval 2017, `{gold_file}`) on {len(gold)} pairs of {split}; "
                    f"**automatic tags** (rules measured against the gold tags: `python -m nlivis tags-report`) on "
-                   f"{len(automatic)} other sampled pairs. The two are scored apart: `source` says which.")
+                   f"{len(automatic)} other sampled pairs. The two are scored apart: `source` says which; `status` "
+                   "marks an automatic tag approximate where its rule's F1 against the gold tags is below 0.5 on a "
+                   "half of the annotated pairs, unavailable where it cannot be decided here.")
     else:
         st.caption(f"Automatic tags (rules after Williams et al. as DIIN §4.6 lists them; their agreement with the "
                    f"MultiNLI gold tags: `python -m nlivis tags-report`) on {len(automatic)} of {size_total} pairs; "
-                   f"{split} has no published gold tags.")
+                   f"{split} has no published gold tags. `status` marks a tag approximate where its rule's F1 "
+                   "against the MultiNLI gold tags is below 0.5 on a half of the annotated pairs.")
     tag_table = accuracy_by_tag_and_source(predictions, gold, automatic, tagged.unavailable)
     tags_of = {"gold": gold, "automatic": automatic}
     sources = [source for source in ("gold", "automatic") if tags_of[source]]
@@ -126,8 +128,9 @@ def show_tag_breakdown() -> None:
         return
     shown_source = st.radio("Tags drawn", sources, horizontal=True, key="errors_tag_source") if len(sources) > 1 else sources[0]
     drawn = tag_table[(tag_table["source"] == shown_source) & (tag_table["count"].fillna(0) > 0)]
-    widgets.show_figure(accuracy_by_tag_bars(drawn, group="model", title=f"accuracy by {shown_source} tag on {split} "
-                                             "(95% intervals; black tick: majority label)"),
+    widgets.show_figure(accuracy_by_tag_bars(with_status_marks(drawn), group="model",
+                                             title=f"accuracy by {shown_source} tag on {split} "
+                                             "(95% intervals; black tick: majority label; ≈ approximate tag)"),
                         "errors_by_tag", f"tags_{shown_source}_{split}")
     st.caption(":material/touch_app: Click a line of the table to list the pairs behind its number.")
     tag_event = st.dataframe(tag_table, hide_index=True, width="stretch", key="errors_tag_table", on_select="rerun",
@@ -154,7 +157,8 @@ def show_tag_breakdown() -> None:
             other_predictions = {m.label: loading.model_predictions(m, other)[0] for m in models if m.label in predictions}
             halves = {tagging.split_half(split): TaggedSplit(predictions, gold if other_source == "gold" else automatic),
                       tagging.split_half(other): TaggedSplit(other_predictions, other_tags)}
-            long = table7_long({half: halves[half] for half in ("matched", "mismatched")}, source=other_source)
+            long = table7_long({half: halves[half] for half in ("matched", "mismatched")}, source=other_source,
+                               unavailable=tagged.unavailable)
             st.markdown(f"**DIIN Table 7 layout** ({other_source} tags; matched and mismatched side by side: pairs, "
                         "majority-label baseline and each model's accuracy [95% interval], in %)")
             st.dataframe(table7_with_counts(long), width="stretch")
@@ -194,4 +198,5 @@ def show_tag_breakdown() -> None:
 
 
 show_tag_breakdown()
+tagging.render_taxinli_breakdown(models, split, predictions)
 challenge.render_challenge_breakdown(models)

@@ -9,11 +9,14 @@ from nlivis.analysis.ablations import (comparable_splits, compare_variants, fami
                                        with_sentences)
 from nlivis.analysis.breakdown import disagreements
 from nlivis.analysis.paper_tables import SOURCE_NOTE, paper_dataset
+from nlivis.analysis.tags import approximate_tags
 from nlivis.viz import comparison_bars, delta_bars, difference_intervals
 
 ACCURACY_COLUMNS = ("accuracy", "reference accuracy", "difference", "CI low", "CI high", "delta")
 # p-values in scientific notation: 1.5e-18, not 0.0000000000000000015
-P_VALUE_COLUMN = {"McNemar p": st.column_config.NumberColumn(format="%.1e", help="McNemar's exact p (two-sided)")}
+P_VALUE_COLUMN = {"McNemar p": st.column_config.NumberColumn(format="%.1e", help="McNemar's exact p (two-sided), unadjusted"),
+                  "Holm p": st.column_config.NumberColumn(format="%.1e", help="Holm-adjusted over the table's tests"),
+                  "BH q": st.column_config.NumberColumn(format="%.1e", help="Benjamini–Hochberg q over the table's tests")}
 
 st.set_page_config(page_title="nlivis · ablations", page_icon=":material/science:", layout="wide")
 selection.follow_url()
@@ -80,9 +83,10 @@ else:
     else:
         noise, noise_problem = loading.measure_seed_noise(seeds, split)
         if noise is not None:
-            st.caption(f"Seed noise: {noise.first} and {noise.second} (the same config, different seeds) differ by "
-                       f"{noise.gap:.1%} on {split} ({noise.pairs} pairs). A variant whose difference is no larger "
-                       "is *within seed noise*: the ablation did not change accuracy by more than re-training does.")
+            st.caption(f"Seed noise: {noise.describe(split)}. A variant whose difference is no larger than the range "
+                       "is *within seed noise*: the ablation did not change accuracy by more than re-training does"
+                       + (" (two seeds give a rough estimate: train a third with `scripts/train_shipped.py --only "
+                          f"{model}-{protocol}-seed3`)." if len(noise.seeds) < 3 else "."))
         elif len(seeds) < 2:
             st.caption(f"Only one seed of the full `{model}` config under {protocol}: whether a difference is within "
                        f"seed noise cannot be said. Train `{model}` with seed 2 (folder suffix `-seed2`) to know.")
@@ -97,7 +101,8 @@ else:
         st.dataframe(comparison, hide_index=True, width="stretch",
                      column_config={**widgets.percent_columns(c for c in ACCURACY_COLUMNS if c in comparison), **P_VALUE_COLUMN})
         st.caption("Difference: variant − reference on the pairs both predicted, 95% paired-bootstrap interval; "
-                   "McNemar's exact test on the pairs only one of them gets right (significant: p < 0.05)"
+                   "McNemar's exact test on the pairs only one of them gets right, Holm-adjusted over the variants "
+                   "of this table (significant: Holm p < 0.05; Benjamini–Hochberg q beside it)"
                    + ("; within seed noise: the difference is no larger than the gap between two seeds of the full "
                       "model, so even a significant one may be what re-training alone gives." if noise is not None else "."))
 
@@ -117,7 +122,8 @@ else:
             else:
                 for tag, reason in tagged.unavailable.items():
                     st.caption(f"{tag}: {reason}")
-                deltas = tag_deltas(reference_predictions, variants, tagged.tags, tagged.unavailable)
+                deltas = tag_deltas(reference_predictions, variants, tagged.tags, tagged.unavailable,
+                                    approximate=approximate_tags())
                 if deltas.empty:
                     st.info(f"No tagged pair of the {len(tagged.tags)} sampled is predicted by both the reference and a variant.")
                 else:
@@ -126,6 +132,11 @@ else:
                                         "ablations_tags", f"{model}_{protocol}_tag_differences_{split}")
                     st.dataframe(deltas, hide_index=True, width="stretch",
                                  column_config={**widgets.percent_columns(c for c in ACCURACY_COLUMNS if c in deltas), **P_VALUE_COLUMN})
+                    st.caption(f"McNemar's exact p per tag, Holm-adjusted over all {len(deltas)} tag × variant tests "
+                               "of this table (significant: Holm p < 0.05); BH q: Benjamini–Hochberg. `tag status` "
+                               "marks the automatic tags whose rule agrees poorly with the annotators (F1 below 0.5 "
+                               "on a half of the annotated MultiNLI dev pairs: `python -m nlivis tags-report`) as "
+                               "approximate.")
 
         st.subheader("Pairs where the checkpoints disagree")
         ranked = disagreements({reference.name: reference_predictions, **variants}, reference.labels)

@@ -14,9 +14,10 @@ from nlivis.viz.attribution import agreement_boxes, faithfulness_bars, plausibil
 st.set_page_config(page_title="nlivis · attribution", page_icon=":material/highlight:", layout="wide")
 selection.follow_url()
 st.title("Attribution")
-st.caption("Salience at the word vectors (char, POS and exact-match features held fixed), with respect to the "
-           "predicted class unless you pick one. Signed methods (" + ", ".join(sorted(SIGNED_METHODS)) + "): red "
-           "supports the class, blue speaks against it. Each row is scaled by its largest |score|; hover for raw values.")
+st.caption("Salience at each token's whole input representation (word vector and, where the model reads them, char "
+           "CNN, POS and exact match), from the representation of a removed token, with respect to the predicted "
+           "class unless you pick one. Signed methods (" + ", ".join(sorted(SIGNED_METHODS)) + "): red supports the "
+           "class, blue speaks against it. Each row is scaled by its largest |score|; hover for raw values.")
 widgets.image_format_choice()
 models = widgets.require_models("attribution view")
 SALIENCE = [m for m in METHODS if m != "attention"]
@@ -87,8 +88,10 @@ with tab_split:
                                    key="attribution_split_methods")
         st.caption("ERASER (DeYoung et al., 2020): comprehensiveness = drop of the predicted class's probability when "
                    "the top-k% tokens are deleted, sufficiency = drop when only they are kept, AOPC over k = 1, 5, 10, "
-                   "20, 50%; 95% bootstrap intervals. `random` is the floor to beat. Removed tokens are deleted and "
-                   "the pair re-featurized, the same for every method.")
+                   "20, 50%; 95% bootstrap intervals. `random` is the floor to beat (each pair averaged over 10 random "
+                   "rankings); `comprehensiveness_minus_random` is each method's paired difference from it. Removed "
+                   "tokens are deleted and the pair re-featurized, the same for every method. Agreement with "
+                   "attention (Kendall τ) and plausibility rank signed methods by |score|; the signed τ is its own column.")
         if st.button("Compute faithfulness", key="attribution_compute", disabled=not chosen):
             items, error = loading.analysed_sample(split, int(size))
             if error:

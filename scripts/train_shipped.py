@@ -3,7 +3,7 @@
     python scripts/train_shipped.py --data-dir ../shared/data [--jobs 2] [--only gcnn-snli-small ...] [--list]
 
 Jobs run in priority order (full models on each protocol first, then ablations interleaved across the
-families, with the second seeds after the first five), `--jobs` at a time with one torch thread each; a
+families, with the second seeds after the first five, the third seeds last: `--only gcnn-snli-small-seed3`), `--jobs` at a time with one torch thread each; a
 job whose checkpoint folder is already complete is skipped, a job already running in another process is
 left to it, and an interrupted job resumes from its last periodic state. The command of each job is what
 the README's results table cites.
@@ -68,6 +68,7 @@ JOBS: tuple[Job, ...] = (
     *(Job(a, "snli-small") for a in ABLATIONS[:5]),
     *(Job(m, "snli-small", seed=2) for m in FULL_MODELS),
     *(Job(a, "snli-small") for a in ABLATIONS[5:]),
+    *(Job(m, "snli-small", seed=3) for m in FULL_MODELS),  # a third seed: seed noise from three (Ablations page)
 )
 
 

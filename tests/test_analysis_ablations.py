@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from nlivis.analysis.ablations import VariantRecord, compare_variants, paper_ablations, seed_noise, short_names
 from nlivis.analysis.paper_tables import paper_dataset
@@ -24,7 +25,7 @@ def test_a_significant_difference_inside_the_seed_spread_is_marked_within_seed_n
     variant = answers([False] * 30 + [True] * 670 + [False] * 300)      # 3.0% below: significant, yet inside 4.0%
     other = answers([False] * 60 + [True] * 640 + [False] * 300)        # 6.0% below: beyond
     noise = seed_noise(reference, second_seed)
-    assert np.isclose(noise.gap, 0.04) and noise.pairs == n
+    assert np.isclose(noise.gap, 0.04) and noise.pairs == n and noise.seeds == ("seed 1", "seed 2")
     table = compare_variants(reference, {"variant": variant, "other": other}, noise).set_index("variant")
     assert bool(table.loc["variant", "significant"]) and bool(table.loc["variant", "within seed noise"])
     assert bool(table.loc["other", "significant"]) and not bool(table.loc["other", "within seed noise"])
@@ -72,4 +73,47 @@ def test_tag_deltas_compare_variant_and_reference_on_each_tags_shared_pairs():
     assert set(table["variant"]) == {"variant"}  # predictions of another split are left out
     assert table.loc["NEGATION", "count"] == 3 and np.isclose(table.loc["NEGATION", "reference accuracy"], 2 / 3)
     assert np.isclose(table.loc["NEGATION", "delta"], 0.0) and table.loc["QUANTIFIER", "delta"] == 1.0
+    assert not table["significant"].any()
+
+
+def test_seed_noise_from_three_seeds_is_their_range_and_spread():
+    """Three seeds at 70%, 66% and 72%: range 6 points, sample SD 3.06 points; a variant 5 points below the
+    reference is outside two seeds' noise (4 points) but inside three's."""
+    first = answers([True] * 700 + [False] * 300)
+    second = answers([False] * 40 + [True] * 660 + [False] * 300)
+    third = answers([True] * 720 + [False] * 280)
+    variant = answers([False] * 50 + [True] * 650 + [False] * 300)
+    two, three = seed_noise(first, second), seed_noise(first, second, third, names=["a", "b", "c"])
+    assert three.seeds == ("a", "b", "c") and three.accuracies == pytest.approx((0.70, 0.66, 0.72))
+    assert three.gap == pytest.approx(0.06) and three.standard_deviation == pytest.approx(np.std([0.70, 0.66, 0.72], ddof=1))
+    assert not compare_variants(first, {"v": variant}, two).loc[0, "within seed noise"]
+    assert compare_variants(first, {"v": variant}, three).loc[0, "within seed noise"]
+    assert "3 seeds" in three.describe("snli_dev") and "range 6.0%" in three.describe("snli_dev")
+    with pytest.raises(ValueError, match="at least two"):
+        seed_noise(first)
+    with pytest.raises(ValueError, match="gold label"):
+        seed_noise(first, [Prediction(p.id, "neutral", p.predicted, p.probs) for p in second])
+
+
+def test_tag_differences_are_significant_only_after_holm_over_the_whole_table():
+    """Each of 13 tags has 9 pairs only the variant gets right and 1 only the reference gets right: McNemar
+    p = 2·11/1024 ≈ 0.021 < 0.05 for every tag, but Holm over the 13 tests multiplies the smallest by 13
+    (0.28): nothing is significant, which the unadjusted test would have called 13 findings."""
+    from nlivis.analysis.ablations import tag_deltas
+    from nlivis.analysis.significance import mcnemar_exact
+    from nlivis.analysis.tags import TAGS
+
+    reference, variant, tags = [], [], {}
+    for t, tag in enumerate(TAGS):
+        for i in range(10):
+            pair_id = f"t{t}-{i}"
+            tags[pair_id] = frozenset({tag})
+            reference.append(Prediction(pair_id, "entailment", "entailment" if i == 0 else "neutral", (0.5, 0.5, 0.0)))
+            variant.append(Prediction(pair_id, "entailment", "neutral" if i == 0 else "entailment", (0.5, 0.5, 0.0)))
+    table = tag_deltas(reference, {"variant": variant}, tags)
+    p = mcnemar_exact(9, 1)
+    assert p == pytest.approx(2 * 11 / 1024) and len(table) == 13
+    assert table["McNemar p"].tolist() == pytest.approx([p] * 13)
+    assert table["Holm p"].tolist() == pytest.approx([min(1.0, 13 * p)] * 13)
+    assert table["BH q"].tolist() == pytest.approx([p] * 13)  # equal p-values: BH leaves them
     assert not table["significant"].any()

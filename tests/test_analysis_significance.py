@@ -64,3 +64,18 @@ def test_bootstrap_accuracy_interval():
     assert interval.high == pytest.approx(0.8 + half_width, abs=0.003)
     with pytest.raises(ValueError, match="no pairs"):
         bootstrap_accuracy([])
+
+
+def test_holm_and_benjamini_hochberg_on_hand_computed_p_values():
+    """p = (0.01, 0.04, 0.03, 0.005), m = 4. Holm, sorted 0.005, 0.01, 0.03, 0.04: × 4, 3, 2, 1 = 0.02, 0.03,
+    0.06, 0.04 → running maximum 0.02, 0.03, 0.06, 0.06. BH: × 4/1, 4/2, 4/3, 4/4 = 0.02, 0.02, 0.04, 0.04 →
+    running minimum from the top leaves them. Unadjusted all four are below 0.05; Holm keeps two."""
+    from nlivis.analysis.significance import benjamini_hochberg, holm_adjusted
+
+    p = [0.01, 0.04, 0.03, 0.005]
+    assert holm_adjusted(p) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert benjamini_hochberg(p) == pytest.approx([0.02, 0.04, 0.04, 0.02])
+    assert sum(q < 0.05 for q in holm_adjusted(p)) == 2
+    assert holm_adjusted([0.5, 0.9]) == pytest.approx([1.0, 1.0])  # capped at 1
+    assert benjamini_hochberg([0.2, 0.01, 0.04]) == pytest.approx([0.2, 0.03, 0.06])
+    assert holm_adjusted([]) == [] and benjamini_hochberg([]) == []

@@ -70,8 +70,9 @@ def test_negation_is_sentential_not_as_the_gold_tags_use_it(tags_of):
 
 def test_paraphrase_polarity_sees_negative_quantifiers_but_not_no_matter(tags_of):
     assert "PARAPHRASE" not in tags_of("Nobody bought the old house.", "Everybody bought the old house.")
-    assert tagging._has_negative_polarity(tagging._tokens(tags_of.nlp("Nobody came.")))
-    assert not tagging._has_negative_polarity(tagging._tokens(tags_of.nlp("No matter what, they came.")))
+    assert tagging._negator_count(tagging._tokens(tags_of.nlp("Nobody came."))) == 1
+    assert tagging._negator_count(tagging._tokens(tags_of.nlp("No matter what, they came."))) == 0
+    assert tagging._negator_count(tagging._tokens(tags_of.nlp("Nobody can't say it never rained."))) == 3
 
 
 def test_belief_needs_a_believer(tags_of):
@@ -171,6 +172,21 @@ def test_coref_needs_an_antecedent_from_the_premise(tags_of):
     assert "COREF" in tags_of("John met Mary at the station.", "He was at the station.")
     assert "COREF" not in tags_of("John met Mary at the station.", "The man said he was there.")
     assert "COREF" not in tags_of("He met Mary at the station.", "He was at the station.")
+
+
+@needs_wordnet
+def test_paraphrase_compares_how_many_negators_each_side_has(tags_of):
+    """A presence test passed 'can ... no' against 'can't ... no' (both sides have a negator); the count
+    differs (one against two), so it is no paraphrase. The same count in another order still is."""
+    premise = "People can withdraw their money early, and there is no penalty."
+    assert "PARAPHRASE" not in tags_of(premise, "People can't withdraw their money early, and there is no penalty.")
+    assert "PARAPHRASE" in tags_of(premise, "There is no penalty, and people can withdraw their money early.")
+
+
+def test_coref_does_not_take_one_as_the_antecedent_of_her(tags_of):
+    """'No one would read one of her books': 'her' is the premise's author, not 'one'."""
+    assert "COREF" in tags_of("The author wrote a long book about Texas.", "No one would ever read one of her books.")
+    assert "COREF" not in tags_of("The author wrote a long book about Texas.", "The woman said she wrote about Texas.")
 
 
 def test_quantifier_word_list(tags_of):

@@ -327,7 +327,8 @@ def test_ablations_compare_variants_with_seed_noise_and_the_paper(monkeypatch, t
     assert columns.index("within seed noise") == columns.index("significant") + 1
     assert comparison.set_index("variant").loc["gcnn-snli-small-seed2", "within seed noise"]  # the seed gap itself
     assert comparison.set_index("variant").loc["gcnn-snli-small-seed2", "pairs"] == 12
-    assert "Seed noise: gcnn-snli-small and gcnn-snli-small-seed2" in texts(app, "caption")
+    assert "Seed noise: 2 seeds of the full model" in texts(app, "caption")
+    assert "gcnn-snli-small-seed2" in texts(app, "caption") and "train a third" in texts(app, "caption")
     # GCNN reports MultiNLI and Quora rows only: our snli-small numbers sit beside none of them
     reported = app.dataframe[-1].value
     assert "GCNN - forget gate" in set(reported["paper row"])
@@ -731,7 +732,8 @@ def test_shipped_ablations_page_compares_gcnn_variants_with_the_second_seed(monk
     variants = app.dataframe[0].value
     assert {"gcnn-snli-small", "gcnn-snli-small-seed2", "gcnn-no_forget_gate-snli-small",
             "gcnn-no_output_gate-snli-small"} <= set(variants["checkpoint"])
-    assert "Seed noise: gcnn-snli-small and gcnn-snli-small-seed2" in texts(app, "caption")
+    assert "Seed noise: 2 seeds of the full model" in texts(app, "caption")
+    assert "gcnn-snli-small-seed2" in texts(app, "caption") and "train a third" in texts(app, "caption")
     # DIIN addition_fuse: −2.9%, significant, inside the 3.9% gap between DIIN's two seeds
     app.selectbox(key="ablations_model").set_value("diin").run()
     comparison = next(d.value for d in app.dataframe if "within seed noise" in d.value.columns).set_index("variant")
@@ -851,6 +853,47 @@ def test_error_analysis_uses_gold_tags_and_shows_table7_with_counts(monkeypatch,
     assert set(behind["id"]) == {"9001e", "9002c"} and list(behind["row"]) == [0, 1]
     assert_explorer_shows_pair(click_table_row(app, "errors_tag_pairs", 1), "mnli_dev_matched", 1,
                                MNLI_DEV_FIXTURE["matched"][1][1])
+
+
+def write_taxinli(data: Path) -> None:
+    """A TaxiNLI-shaped file (made-up categories and reference labels) for the MultiNLI dev fixture pairs."""
+    from nlivis.data.taxonomies import TAXINLI_CATEGORIES, TAXINLI_FILE
+
+    header = ["", "Unnamed: 0", "prem", "hyp", "label", *TAXINLI_CATEGORIES, "pairID", "genre", "s1", "s2",
+              "bag_of_words", "aloxatel/bert-base-mnli", "esim"]
+    lines = ["\t".join(header)]
+    for half, rows in MNLI_DEV_FIXTURE.items():
+        for index, (pair_id, premise, hypothesis, label) in enumerate(rows):
+            on = {"lexical_linguistic", *(["negation_logic"] if " not " in premise else [])}
+            flags = ["1" if c in on else "0" for c in TAXINLI_CATEGORIES]
+            genre = "fiction" if half == "matched" else "letters"
+            lines.append("\t".join([str(index), str(index), premise, hypothesis, label, *flags, pair_id, genre, premise,
+                                    hypothesis, "neutral", label, "entailment"]))
+    (data / TAXINLI_FILE).parent.mkdir(parents=True, exist_ok=True)
+    (data / TAXINLI_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def test_error_analysis_and_pair_explorer_show_taxinli_with_the_reference_models(monkeypatch, tmp_path, mnli_dev_setup):
+    root, data = mnli_dev_setup
+    write_taxinli(data)
+    app = load_models(open_app(monkeypatch, tmp_path, root, data), root / "gcnn-snli-small")
+    show(app, "pages/5_Error_analysis.py")
+    app.selectbox(key="errors_split").set_value("mnli_dev_matched").run()
+    assert not app.exception, app.exception
+    assert "Accuracy by TaxiNLI category" in [h.value for h in app.subheader]
+    table = next(d.value for d in app.dataframe if "negation_logic" in d.value.index)
+    assert table.loc["lexical_linguistic", "matched pairs"] == 6 and table.loc["lexical_linguistic", "mismatched pairs"] == 4
+    assert table.loc["lexical_linguistic", "matched BERT-base (full MultiNLI)"].startswith("100.0")  # BERT = gold here
+    assert any(c.startswith("mismatched") and c.endswith("gcnn-snli-small") for c in table.columns)
+    genres = next(d.value for d in app.dataframe if "fiction" in d.value.index)
+    assert genres.loc["fiction", "matched pairs"] == 6
+    tag_table = app.dataframe(key="errors_tag_table").value
+    line = int(tag_table.index[(tag_table["source"] == "gold") & (tag_table["tag"] == "NEGATION")][0])
+    click_table_row(app, "errors_tag_table", line)
+    explorer = click_table_row(app, "errors_tag_pairs", 0)
+    assert not explorer.exception, explorer.exception
+    card = next(m for m in texts(explorer, "markdown").split("\n") if "**TaxiNLI**" in m)
+    assert "pair 9001e" in card and "negation_logic" in card and "ESIM (full MultiNLI) **entailment**" in card
 
 
 def assert_explorer_shows_pair(app: AppTest, split: str, row: int, premise: str) -> None:

@@ -11,12 +11,14 @@ import pytest
 import torch
 from torch import nn
 
-from nlivis.analysis.attribution import (DEFAULT_STEPS, DIFFERENCE_FLOOR, GAP_TOLERANCE, MAX_STEPS, METHODS,
-                                         attention_scores, explain_pair, gradients, integrated_gradients, occlusion,
-                                         predicted_classes)
-from nlivis.analysis.faithfulness import (BINS, aopc, average_precision, bootstrap_interval, eraser_variants,
-                                          f1_at_k, kendall_tau, method_records, plausibility, rationale_size,
-                                          ranking, summarize)
+from nlivis.analysis.attribution import (ATTRIBUTION_INPUTS, DEFAULT_STEPS, DIFFERENCE_FLOOR, GAP_TOLERANCE,
+                                         MAX_STEPS, METHODS, attention_scores, deleted_batch, deletion_source,
+                                         explain_pair, gradients, input_vectors, integrated_gradients, occlusion,
+                                         predicted_classes, with_tokens_kept)
+from nlivis.analysis.faithfulness import (BINS, RANDOM_PERMUTATIONS, agreement, aopc, average_precision,
+                                          bootstrap_interval, compute_records, eraser_variants, f1_at_k, kendall_tau,
+                                          method_records, plausibility, random_scores, rationale_size, ranking,
+                                          summarize)
 from nlivis.data.highlights import (Highlight, find_highlights_file, highlights_by_pair,
                                     read_esnli_highlights, token_labels)
 from nlivis.data.records import NLI_LABELS, DataFormatError, Pair
@@ -121,20 +123,31 @@ def config_name(request) -> str:
 
 # ------------------------------------------------------------------------------------ integrated gradients
 
-def test_integrated_gradients_are_complete_on_every_config(config_name):
-    """Σ attributions = f(x) − f(baseline) in the target logit, with the baseline built independently (every
-    word id set to PAD, whose row is the zero vector). Tiny random models are far from smooth (max pooling
-    and ReLU kinks on target-logit differences as small as 1e-4): the default call refines the steps, and
-    the error must be below 5 % of |Δ| or, where |Δ| is below the 0.01-logit floor, of the floor."""
+def removed_everywhere(batch: Batch, at: str) -> Batch:
+    """The baseline pair built independently of the module: every real token's word id set to PAD (whose row
+    is the zero vector) and, for the token features, its characters, POS and exact-match flag too."""
+    blank = dict(premise_ids=torch.zeros_like(batch.premise_ids), hypothesis_ids=torch.zeros_like(batch.hypothesis_ids))
+    if at == "token_features":
+        for side in ("premise", "hypothesis"):
+            for part in ("chars", "pos", "exact_match"):
+                blank[f"{side}_{part}"] = torch.zeros_like(getattr(batch, f"{side}_{part}"))
+    return replace(batch, **blank)
+
+
+@pytest.mark.parametrize("at", ATTRIBUTION_INPUTS)
+def test_integrated_gradients_are_complete_on_every_config(config_name, at):
+    """Σ attributions = f(x) − f(baseline) in the target logit, with the baseline built independently
+    (`removed_everywhere`). Tiny random models are far from smooth (max pooling and ReLU kinks on
+    target-logit differences as small as 1e-4): the default call refines the steps, and the error must be
+    below 5 % of |Δ| or, where |Δ| is below the 0.01-logit floor, of the floor."""
     model = tiny_model(config_name).eval()
     batch = batch_for(model)
     _, predicted = predicted_classes(model, batch)
-    raw = integrated_gradients(model, batch, predicted)
+    raw = integrated_gradients(model, batch, predicted, at=at)
     rows = torch.arange(len(batch))
     with torch.no_grad():
         full = model(batch)[rows, predicted]
-        baseline = model(replace(batch, premise_ids=torch.zeros_like(batch.premise_ids),
-                                 hypothesis_ids=torch.zeros_like(batch.hypothesis_ids)))[rows, predicted]
+        baseline = model(removed_everywhere(batch, at))[rows, predicted]
     difference = full - baseline
     error = raw.premise.sum(1) + raw.hypothesis.sum(1) - difference
     bound = 0.05 * difference.abs().clamp(min=0.01)  # written out, not taken from the module
@@ -261,6 +274,57 @@ def test_linear_model_attributions_equal_their_closed_form():
     assert out["gradient"].hypothesis_scores == pytest.approx([float(w_h.norm())] * len(h_ids), abs=1e-5)
     assert out["integrated_gradients"].completeness_gap == pytest.approx(0.0, abs=1e-5)
     assert out["integrated_gradients"].target == target
+
+
+class ExactMatchModel(LinearBagModel):
+    """A bag model over the whole token representation (word vector, POS one-hot, exact-match flag) whose
+    weights are zero everywhere but on the exact-match flag: the prediction rides on a non-word feature."""
+
+    def __init__(self, config: LinearConfig):
+        super().__init__(config)
+        self.features = TokenFeatures(config.vocab_size, config.word_dim, freeze_words=False, use_pos=True,
+                                      use_exact_match=True)
+        self.premise_weights = nn.Linear(self.features.output_dim, config.num_classes)
+        self.hypothesis_weights = nn.Linear(self.features.output_dim, config.num_classes, bias=False)
+        with torch.no_grad():
+            self.features.word_embedding.weight.normal_()
+            self.features.word_embedding.weight[0].zero_()
+            for layer in (self.premise_weights, self.hypothesis_weights):
+                layer.weight.zero_()
+                layer.weight[0, -1] = 3.0  # exact match → class 0
+            self.premise_weights.bias.zero_()
+
+
+def test_a_token_whose_non_word_features_carry_the_prediction_is_attributed_at_the_token_features():
+    """Only the exact-match flag moves the logit. At the word vectors nothing can be found (every score 0,
+    the old behaviour); at the token features integrated gradients and grad × input give each matched token
+    the flag's weight, 3 logits, the rest 0, and the scores add up to the logit drop of removing every token's
+    features."""
+    model = ExactMatchModel(LinearConfig(vocab_size=len(WORDS) + 2, word_dim=6, num_classes=3)).eval()
+    featurizer = featurizer_for()
+    item = pair(["a", "man", "plays", "guitar"], ["a", "person", "sleeps"])  # "a" is in both: flagged twice
+    methods = ["integrated_gradients", "grad_x_input", "gradient"]
+    words = explain_pair(model, featurizer, item, methods, target=0, at="word_vectors")
+    tokens = explain_pair(model, featurizer, item, methods, target=0)  # the default: token features
+    for method in ("integrated_gradients", "grad_x_input", "gradient"):
+        assert words[method].scores == pytest.approx([0.0] * 7, abs=1e-6)
+    for method in ("integrated_gradients", "grad_x_input"):
+        assert tokens[method].premise_scores == pytest.approx([3.0, 0.0, 0.0, 0.0], abs=1e-4)
+        assert tokens[method].hypothesis_scores == pytest.approx([3.0, 0.0, 0.0], abs=1e-4)
+    assert tokens["gradient"].premise_scores == pytest.approx([3.0] * 4, abs=1e-4)  # ∂logit/∂flag, at every token
+    assert tokens["integrated_gradients"].completeness_difference == pytest.approx(6.0, abs=1e-4)
+    with pytest.raises(ValueError, match="unknown attribution input"):
+        explain_pair(model, featurizer, item, ["gradient"], at="characters")
+
+
+def test_gcnn_char_composer_is_part_of_the_attributed_token_representation():
+    """GCNN concatenates its char composer's vector after `features`: the hooked module must output that
+    concatenation (the width its context layer reads), or char features would escape attribution."""
+    model = tiny_model("gcnn-char").eval()
+    batch = batch_for(model)
+    premise, hypothesis = input_vectors(model, batch, "token_features")
+    assert premise.shape[-1] == model.features.output_dim + model.char_composer.output_dim
+    assert input_vectors(model, batch, "word_vectors")[0].shape[-1] == model.config.word_dim
 
 
 def test_linear_model_occlusion_is_the_softmax_change_of_dropping_a_vector():
@@ -462,6 +526,136 @@ def test_method_records_beat_random_on_the_linear_model():
     assert len(salience) == len(items) and len(salience[0]["comprehensiveness"]) == len(BINS)
     assert sum(aopc(r["comprehensiveness"]) for r in salience) >= sum(aopc(r["comprehensiveness"]) for r in chance)
     assert method_records(model, featurizer, items, "attention") is None
+
+
+def test_agreement_ranks_signed_salience_by_magnitude_and_keeps_the_signed_tau_apart():
+    """Attention has no sign: a token with strong evidence *against* the class matters as much as one for
+    it. Here attention and |IG| rank the tokens identically (τ = 1) while the signed IG puts the
+    attended 'not' last (τ well below 1)."""
+    attention = [{"id": "1", "premise_scores": [0.9, 0.1], "hypothesis_scores": [0.6, 0.3],
+                  "comprehensiveness": [0.0] * 5, "sufficiency": [0.0] * 5}]
+    ig = [{"id": "1", "premise_scores": [-2.0, 0.1], "hypothesis_scores": [1.5, 0.5],
+           "comprehensiveness": [0.0] * 5, "sufficiency": [0.0] * 5}]
+    assert agreement(attention, ig, "integrated_gradients")["average"] == [pytest.approx(1.0)]
+    signed = agreement(attention, ig, "integrated_gradients", signed=True)["average"][0]
+    assert signed == pytest.approx(kendall_tau([0.9, 0.1, 0.6, 0.3], [-2.0, 0.1, 1.5, 0.5])) and signed < 0.5
+    # an unsigned method is ranked as it is
+    assert agreement(attention, ig, "gradient")["average"][0] == pytest.approx(signed)
+    summary = summarize({"attention": attention, "integrated_gradients": ig})["methods"]["integrated_gradients"]
+    assert summary["agreement_with_attention"]["average"]["median"] == pytest.approx(1.0)
+    assert summary["agreement_with_attention_signed"]["average"]["median"] == pytest.approx(signed)
+
+
+def test_plausibility_ranks_signed_salience_by_magnitude():
+    """The highlighted word carries strong evidence against the class (score −3): by |score| it is the top
+    token (AUPRC 1, F1 1); by the signed score it would be last."""
+    records = [{"id": "1", "hypothesis_scores": [0.5, -3.0, 0.1]}]
+    labels = {"1": frozenset({"not"})}
+    tokens = {"1": ["he", "not", "."]}
+    assert plausibility(records, labels, tokens, "integrated_gradients") == {"auprc": [1.0], "f1": [1.0]}
+    assert plausibility(records, labels, tokens, "gradient") == {"auprc": [pytest.approx(1 / 3)], "f1": [0.0]}
+
+
+def test_the_random_floor_averages_its_permutations_each_rebuilt_by_hand():
+    """Every pair's random comprehensiveness and sufficiency are the mean over RANDOM_PERMUTATIONS seeded
+    rankings; each ranking's values are recomputed here through the featurizer (`eraser_variants`), an
+    independent path from the indexed deletions the records use."""
+    model, featurizer = linear_model(), featurizer_for()
+    items = [pair(["a", "man", "plays", "the", "guitar", "."], ["a", "person", "sleeps"], "x"),
+             pair(["the", "man", "sleeps"], ["a", "man", "plays", "music", "."], "y")]
+    records = method_records(model, featurizer, items, "random", seed=4)
+    assert RANDOM_PERMUTATIONS >= 10
+    for index, (item, record) in enumerate(zip(items, records)):
+        assert record["permutations"] == RANDOM_PERMUTATIONS == len(record["permutation_scores"])
+        with torch.no_grad():
+            before = model.probabilities(model(featurizer.encode([item])))[0, record["target"]]
+        by_hand = []
+        for permutation in range(RANDOM_PERMUTATIONS):
+            order = ranking(random_scores(len(item.premise) + len(item.hypothesis), 4, index, permutation))
+            values = []
+            for without, only in eraser_variants(item, order):
+                with torch.no_grad():
+                    after = model.probabilities(model(featurizer.encode([without, only])))[:, record["target"]]
+                values.append([float(before - after[0]), float(before - after[1])])
+            by_hand.append(values)
+        by_hand = torch.tensor(by_hand).mean(0)  # [bins, 2]
+        assert record["comprehensiveness"] == pytest.approx(by_hand[:, 0].tolist(), abs=1e-6)
+        assert record["sufficiency"] == pytest.approx(by_hand[:, 1].tolist(), abs=1e-6)
+    # the permutations differ from one another, so the mean is not one ranking's values
+    assert len({tuple(ranking(s)) for s in records[0]["permutation_scores"]}) > 1
+
+
+def test_each_method_is_compared_with_the_random_floor_pair_by_pair():
+    """The difference from random is the mean of per-pair differences with a paired bootstrap interval:
+    here the method beats random on every pair by 0.1 ± 0.01 although the two methods' own values spread
+    widely (their separate intervals overlap)."""
+    spread = [0.05 * i for i in range(40)]
+    method = [{"id": str(i), "comprehensiveness": [v + 0.1 + (0.01 if i % 2 else -0.01)] * 5, "sufficiency": [v] * 5,
+               "premise_scores": [1.0], "hypothesis_scores": [0.0]} for i, v in enumerate(spread)]
+    chance = [{"id": str(i), "comprehensiveness": [v] * 5, "sufficiency": [v] * 5, "premise_scores": [0.5],
+               "hypothesis_scores": [0.5]} for i, v in enumerate(spread)]
+    summary = summarize({"grad_x_input": method, "random": chance})["methods"]
+    versus = summary["grad_x_input"]["versus_random"]["comprehensiveness"]
+    assert versus["difference"] == pytest.approx(0.1) and versus["pairs"] == 40
+    low, high = versus["interval"]
+    assert 0.09 <= low < 0.1 < high <= 0.11
+    assert summary["grad_x_input"]["comprehensiveness_interval"][0] < summary["random"]["comprehensiveness_interval"][1]
+    assert "versus_random" not in summary["random"]
+
+
+def test_deletions_built_by_indexing_equal_re_featurized_pairs():
+    """`deleted_batch` against `featurizer.encode` of the pairs with the tokens really deleted, for random
+    keep masks: ids, characters, POS, exact match recomputed (lemma matches too), a side left empty as
+    one UNK token, padding to the longest kept side (or the cut-offs)."""
+    vocab_words = ["a", "man", "men", "plays", "played", "music", "the", "."]
+    vocab = Vocabulary(["<PAD>", "<UNK>", *vocab_words])
+    chars = CharVocabulary(["<PAD>", "<UNK>", *sorted({c for w in vocab_words for c in w})])
+
+    def tagged(tokens, lemmas):
+        return SentenceAnalysis(tuple(tokens), tuple("NN" if i % 2 else "VBD" for i in range(len(tokens))), tuple(lemmas))
+
+    items = [AnalyzedPair(Pair(id="1", premise="", hypothesis=""),
+                          tagged(["The", "men", "played", "music", "."], ["the", "man", "play", "music", "."]),
+                          tagged(["a", "man", "plays", "."], ["a", "man", "play", "."])),
+             AnalyzedPair(Pair(id="2", premise="", hypothesis=""), tagged(["a", "man"], ["a", "man"]),
+                          tagged(["music", "music", "zither"], ["music", "music", "zither"]))]
+    generator = torch.Generator().manual_seed(0)
+    for settings in (FeatureSettings(), FeatureSettings(max_premise_len=7, max_hypothesis_len=6, pad_to_cutoff=True)):
+        featurizer = Featurizer(vocab, chars, settings, NLI_LABELS)
+        source = deletion_source(featurizer, items)
+        rows = torch.tensor([0, 1] * 12)
+        keep_p = torch.rand(len(rows), source.batch.premise_ids.shape[1], generator=generator) > 0.5
+        keep_h = torch.rand(len(rows), source.batch.hypothesis_ids.shape[1], generator=generator) > 0.5
+        keep_p[:2], keep_h[2:4] = False, False  # empty premises, empty hypotheses
+        keep_p[4:6], keep_h[4:6] = True, True  # nothing deleted
+        built = deleted_batch(source, rows, keep_p, keep_h)
+        by_hand = featurizer.encode([with_tokens_kept(items[r], keep_p[v, :len(items[r].premise)].tolist(),
+                                                      keep_h[v, :len(items[r].hypothesis)].tolist())
+                                     for v, r in enumerate(rows.tolist())])
+        for name in ("ids", "mask", "chars", "pos", "exact_match"):
+            for side in ("premise", "hypothesis"):
+                torch.testing.assert_close(getattr(built, f"{side}_{name}"), getattr(by_hand, f"{side}_{name}"),
+                                           msg=f"{side}_{name} differs")
+
+
+def test_methods_computed_together_equal_methods_computed_alone():
+    """Sharing deletions across methods and chunking pairs by length changes no number."""
+    model = tiny_model("esan").eval()
+    featurizer = featurizer_for(vocab_size=model.config.vocab_size)
+    items = [pair(["a", "man", "plays", "the", "guitar", "."], ["a", "person", "sleeps"], "x"),
+             pair(["the", "man", "sleeps"], ["a", "man", "plays", "music", "."], "y"),
+             pair(["a", "man"], ["the", "guitar", "music", "plays", "a", "."], "z")]
+    together = compute_records(model, featurizer, items, ["grad_x_input", "occlusion", "attention", "random"], seed=3)
+    for method in ("grad_x_input", "occlusion", "attention", "random"):
+        alone = method_records(model, featurizer, items, method, seed=3)
+        for a, b in zip(together[method], alone):
+            assert a["id"] == b["id"] and a["target"] == b["target"]
+            for key in ("premise_scores", "hypothesis_scores", "comprehensiveness", "sufficiency"):
+                assert a[key] == pytest.approx(b[key], abs=1e-6)
+    occluded = together["occlusion"][0]
+    alone_occlusion = occlusion(model, featurizer, items[0], occluded["target"])
+    assert occluded["premise_scores"] == pytest.approx(alone_occlusion[0], abs=1e-6)
+    assert occluded["hypothesis_scores"] == pytest.approx(alone_occlusion[1], abs=1e-6)
 
 
 # ---------------------------------------------------------------------------------------- highlights

@@ -93,14 +93,16 @@ def test_faithfulness_caches_integrated_gradients_by_its_settings(capsys, tmp_pa
     code, out, _ = run(capsys, *argv)
     assert code == 0
     adaptive = json.loads(out)
-    assert adaptive["integrated_gradients_steps"] == "steps50to800-tol0.05-floor0.01"
+    assert adaptive["integrated_gradients_steps"] == "steps16to1600-tol0.05-floor0.01"
     gap = adaptive["methods"]["integrated_gradients"]["completeness_gap"]
-    assert gap["pairs_missing_tolerance"] == 0 and gap["steps_max"] >= 50
+    assert gap["pairs_missing_tolerance"] == 0 and gap["steps_max"] >= 16
     code, out, _ = run(capsys, *argv, "--steps", "4")
     fixed = json.loads(out)
     assert fixed["cached"] == [] and fixed["integrated_gradients_steps"] == "steps4"
     assert fixed["methods"]["integrated_gradients"]["completeness_gap"]["steps_max"] == 4
     names = sorted(path.name.split("-integrated_gradients-")[1] for path in tmp_path.rglob("*integrated_gradients*.json"))
-    assert names == ["steps4.json", "steps50to800-tol0.05-floor0.01.json"]
+    assert names == ["token_features-steps16to1600-tol0.05-floor0.01.json", "token_features-steps4.json"]
+    code, out, _ = run(capsys, *argv, "--steps", "4", "--attribute-at", "word_vectors")
+    assert code == 0 and json.loads(out)["cached"] == [] and json.loads(out)["attribute_at"] == "word_vectors"
     code, out, _ = run(capsys, *argv)
     assert json.loads(out)["cached"] == ["integrated_gradients"]

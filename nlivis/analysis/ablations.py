@@ -19,10 +19,15 @@ import pandas as pd
 from nlivis.analysis.breakdown import Predictions, accuracy_by_tag, compare_models
 from nlivis.analysis.paper_tables import FAMILY_PAPERS, PAPER_ROWS, PAPERS, ablation_results, paper_table
 from nlivis.store.predictions import find_prediction_files, predictions_frame
-from nlivis.analysis.significance import discordant_counts, mcnemar_exact
+from nlivis.analysis.significance import benjamini_hochberg, discordant_counts, holm_adjusted, mcnemar_exact
 
 SIGNIFICANCE_LEVEL = 0.05
-"""McNemar p below this marks a difference as significant (two-sided, not corrected for many tags)."""
+"""A difference is significant when its Holm-adjusted McNemar p (two-sided) is below this: the tests of one
+table (each variant against the reference; each tag × variant) are one family, so 13 tags × 5 variants at
+0.05 do not make three "significant" tag differences out of noise alone."""
+ADJUSTMENT = "Holm"
+"""The correction `significant` uses (`significance.holm_adjusted`); Benjamini–Hochberg q-values are shown
+beside it for a reader who wants false-discovery control instead."""
 
 @dataclass(frozen=True)
 class VariantRecord:
@@ -213,30 +218,60 @@ def variant_table(members: Sequence[VariantRecord], reference: VariantRecord | N
 
 @dataclass(frozen=True)
 class SeedNoise:
-    """Two seeds of the full model on one split: how far apart their accuracies are."""
+    """Seeds of the full model on one split: how far apart their accuracies are."""
 
-    first: str
-    second: str
-    gap: float
-    """|accuracy(second) − accuracy(first)|: a variant differing by no more than this is within seed noise."""
+    seeds: tuple[str, ...]
+    """The checkpoints compared (one per seed)."""
+    accuracies: tuple[float, ...]
+    """Each seed's accuracy on the pairs every seed predicted."""
     pairs: int
 
+    @property
+    def gap(self) -> float:
+        """The range of the seeds' accuracies (largest − smallest): a variant differing from the reference by
+        no more than this is within seed noise. With two seeds it is their difference; each further seed can
+        only widen it."""
+        return max(self.accuracies) - min(self.accuracies)
 
-def seed_noise(first: Predictions, second: Predictions, first_name: str = "seed 1",
-               second_name: str = "seed 2") -> SeedNoise:
-    """The accuracy gap between two seeds of the same config on the pairs both predicted; ValueError when
-    the two share no labelled pair or disagree on gold labels (not the same split)."""
-    comparison = compare_models(second, first, resamples=1)
-    return SeedNoise(first_name, second_name, abs(comparison.difference.estimate), comparison.pairs)
+    @property
+    def standard_deviation(self) -> float:
+        """Sample standard deviation of the seeds' accuracies (n − 1 in the denominator); from 2 or 3 seeds
+        it is itself a rough estimate."""
+        return float(np.std(self.accuracies, ddof=1))
+
+    def describe(self, split: str) -> str:
+        """One sentence for a caption."""
+        each = ", ".join(f"{name} {accuracy:.1%}" for name, accuracy in zip(self.seeds, self.accuracies))
+        return (f"{len(self.seeds)} seeds of the full model on {split} ({self.pairs} pairs every seed predicted): "
+                f"{each}; range {self.gap:.1%}, standard deviation {self.standard_deviation:.1%}")
+
+
+def seed_noise(*predictions: Predictions, names: Sequence[str] | None = None) -> SeedNoise:
+    """The accuracies of two or more seeds of the same config on the labelled pairs all of them predicted;
+    ValueError when fewer than two are given, or two share no labelled pair or disagree on a gold label
+    (not the same split)."""
+    if len(predictions) < 2:
+        raise ValueError(f"seed noise needs at least two seeds; got {len(predictions)}")
+    names = tuple(names) if names is not None else tuple(f"seed {i + 1}" for i in range(len(predictions)))
+    if len(names) != len(predictions):
+        raise ValueError(f"{len(names)} names for {len(predictions)} seeds")
+    for other in predictions[1:]:
+        compare_models(other, predictions[0], resamples=1)  # raises for another split or no shared pair
+    frames = [predictions_frame(p) for p in predictions]
+    frames = [f[f["gold"].notna()][["id", "correct"]] for f in frames]
+    shared = set(frames[0]["id"]).intersection(*(set(f["id"]) for f in frames[1:]))
+    accuracies = tuple(float(f[f["id"].isin(shared)]["correct"].astype(bool).mean()) for f in frames)
+    return SeedNoise(names, accuracies, len(shared))
 
 
 def compare_variants(reference: Predictions, variants: Mapping[str, Predictions], noise: SeedNoise | None = None,
                      level: float = SIGNIFICANCE_LEVEL) -> pd.DataFrame:
     """Each variant against the reference on their shared labelled pairs: accuracies, difference with its
-    95% paired-bootstrap interval, McNemar's exact p and whether it is significant, then — with `noise` —
-    `within seed noise`: whether |difference| is no larger than the gap between two seeds of the full
-    model (a significant difference can be one that re-training alone gives), then the discordant
-    counts. Variants sharing no pair get a `problem`."""
+    95% paired-bootstrap interval, McNemar's exact p, its Holm-adjusted p over the table's variants and
+    Benjamini–Hochberg q, and whether it is significant (Holm p < `level`), then — with `noise` — `within
+    seed noise`: whether |difference| is no larger than the range of the full model's seeds (a significant
+    difference can be one that re-training alone gives), then the discordant counts. Variants sharing no
+    pair get a `problem`."""
     rows = []
     for name, predictions in variants.items():
         try:
@@ -247,24 +282,42 @@ def compare_variants(reference: Predictions, variants: Mapping[str, Predictions]
         row = {"variant": name, "pairs": result.pairs, "accuracy": result.accuracy_a,
                "reference accuracy": result.accuracy_b, "difference": result.difference.estimate,
                "CI low": result.difference.low, "CI high": result.difference.high,
-               "McNemar p": result.mcnemar_p, "significant": result.mcnemar_p < level}
+               "McNemar p": result.mcnemar_p, "Holm p": np.nan, "BH q": np.nan, "significant": False}
         if noise is not None:  # beside `significant`: a significant difference can still be one re-training gives
             row["within seed noise"] = bool(abs(result.difference.estimate) <= noise.gap)
         row.update({"only variant right": result.only_a_correct, "only reference right": result.only_b_correct})
         rows.append(row)
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    return _with_adjusted_p(table, level)
+
+
+def _with_adjusted_p(table: pd.DataFrame, level: float) -> pd.DataFrame:
+    """`Holm p`, `BH q` and `significant` (Holm p < level) over the rows that have a McNemar p: one family."""
+    if "McNemar p" not in table or table.empty:
+        return table
+    tested = table["McNemar p"].notna()
+    p_values = table.loc[tested, "McNemar p"].tolist()
+    table.loc[tested, "Holm p"] = holm_adjusted(p_values)
+    table.loc[tested, "BH q"] = benjamini_hochberg(p_values)
+    table["significant"] = (table["Holm p"] < level) & tested
+    return table
 
 
 def tag_deltas(reference: Predictions, variants: Mapping[str, Predictions], tags: Mapping[str, frozenset[str]],
-               unavailable: Mapping[str, str] | None = None, level: float = SIGNIFICANCE_LEVEL) -> pd.DataFrame:
+               unavailable: Mapping[str, str] | None = None, level: float = SIGNIFICANCE_LEVEL,
+               approximate: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Per annotation tag and variant: the reference's and the variant's accuracy on the tagged pairs, the
-    difference (variant − reference) and McNemar's p on those pairs. Tags no pair carries are left out,
-    as are variants whose predictions share no labelled pair with the reference's or disagree with them
-    on a gold label (not the same split). Columns: variant, tag, count, reference accuracy, accuracy,
-    delta, McNemar p, significant. Each variant is joined with the reference once and every tag is a mask
-    over that join (joining per tag made the Ablations page take seconds per rerun)."""
-    columns = ["variant", "tag", "count", "reference accuracy", "accuracy", "delta", "McNemar p", "significant"]
-    reference_by_tag = accuracy_by_tag(reference, tags, unavailable=unavailable).set_index("tag")
+    difference (variant − reference), McNemar's p on those pairs, its Holm-adjusted p and Benjamini–Hochberg
+    q over every tag × variant test of the table (one family), and `significant` (Holm p < `level`). Tags
+    no pair carries are left out, as are variants whose predictions share no labelled pair with the
+    reference's or disagree with them on a gold label (not the same split). Each variant is joined with the
+    reference once and every tag is a mask over that join (joining per tag made the Ablations page take
+    seconds per rerun). `tag status` is "ok" or, for a tag in `approximate` (automatic tags whose rule
+    agrees poorly with the annotators, `tags.approximate_tags`), "approximate: …"."""
+    columns = ["variant", "tag", "tag status", "count", "reference accuracy", "accuracy", "delta", "McNemar p",
+               "Holm p", "BH q", "significant"]
+    reference_by_tag = accuracy_by_tag(reference, tags, unavailable=unavailable,
+                                       approximate=approximate).set_index("tag")
     reference_frame = predictions_frame(reference)
     reference_frame = reference_frame[reference_frame["gold"].notna()][["id", "gold", "correct"]]
     tagged_ids = {tag: {pair_id for pair_id, pair_tags in tags.items() if tag in pair_tags}
@@ -287,10 +340,10 @@ def tag_deltas(reference: Predictions, variants: Mapping[str, Predictions], tags
             only_variant, only_reference = discordant_counts(correct[mask], reference_correct[mask])
             p_value = mcnemar_exact(only_variant, only_reference)
             accuracy, reference_accuracy = float(correct[mask].mean()), float(reference_correct[mask].mean())
-            rows.append({"variant": name, "tag": tag, "count": int(mask.sum()), "reference accuracy": reference_accuracy,
-                         "accuracy": accuracy, "delta": accuracy - reference_accuracy, "McNemar p": p_value,
-                         "significant": p_value < level})
-    return pd.DataFrame(rows, columns=columns)
+            rows.append({"variant": name, "tag": tag, "tag status": reference_by_tag.loc[tag, "status"],
+                         "count": int(mask.sum()), "reference accuracy": reference_accuracy,
+                         "accuracy": accuracy, "delta": accuracy - reference_accuracy, "McNemar p": p_value})
+    return _with_adjusted_p(pd.DataFrame(rows, columns=columns), level)
 
 
 def paper_ablations(model: str, ours: Mapping[str, float] | None = None, our_label: str = "ours",

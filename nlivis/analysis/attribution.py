@@ -1,26 +1,38 @@
 """Per-pair salience: one score per premise and hypothesis token, from gradients, integrated gradients,
 occlusion and the model's own attention, so attention and salience can be compared on equal terms.
 
-Where the attribution is taken: at the **word-vector input**, i.e. the output of each model's
-`features.word_embedding` (the vocabulary rows; for DIIN the grid of `sequence_length` rows its
-`to_grid` pads every sentence to). A forward hook substitutes the vectors being attributed for the
-embedding's output, so the models run unchanged and gradients reach every use of the word vectors. The
-other token features are **held at their real values** and get no score of their own: the char-CNN
-vector (DIIN, ESAN, GCNN's char switch), the POS one-hot (DIIN, ESAN, GCNN's pos switch) and the
-exact-match flag (DIIN, ESAN). Their effect shows only through how the word vectors' gradients depend on
-them. Padding positions are never scaled (integrated gradients' baseline equals the input there) and
-every score at a padded position is set to exactly zero.
+Where the attribution is taken (`ATTRIBUTION_INPUTS`, the `at` argument):
+- `token_features` (the default): the **whole per-token input representation**, the output of the model's
+  `token_representation` module (`models.base.MatchingModel`): the word vector and, where the model uses
+  them, the char-CNN vector (DIIN, ESAN, GCNN's char switch), the POS one-hot (DIIN, ESAN, GCNN's pos
+  switch) and the exact-match flag (DIIN, ESAN), concatenated as the model reads them. The baseline of a
+  real token is **the representation the model gives a removed token**: what `token_representation`
+  outputs for a padding position (PAD word row, no characters, POS index 0, no exact match), computed by
+  the model itself from the batch with every token set to padding. So integrated gradients ask the same
+  question as occlusion and the ERASER deletions, which remove all of a token's features: a score is
+  what the token contributes with everything it carries. (Deletion also re-computes the *other* tokens'
+  exact-match flags; the baseline moves only the token's own features.)
+- `word_vectors`: only the output of the word embedding (for DIIN the grid of `sequence_length` rows its
+  `to_grid` pads every sentence to); char, POS and exact-match features are **held at their real values**
+  and get no score. Baseline: the all-zero word vector (the PAD row's vector) at every real token. The
+  earlier default; it measures less than deletion removes (README, "Which tokens decide").
+
+A forward hook substitutes the vectors being attributed for the hooked module's output, so the models run
+unchanged and gradients reach every use of them. Padding positions are never scaled (the baseline equals
+the input there) and every score at a padded position is set to exactly zero.
 
 Methods (`METHODS`); the sign convention is part of each method:
-- `gradient`: the L2 norm over the embedding dimension of ∂ target logit / ∂ word vector (unsigned).
-- `grad_x_input`: Σ_d word vector · gradient (signed; positive = supports the target class).
-- `integrated_gradients`: Captum's `IntegratedGradients` from the baseline **all-zero word vector at every
-  real token** (the PAD row's vector, with the mask still marking the token as real and the char/POS/
-  exact-match features kept) to the input, Gauss–Legendre steps evaluated in one batch; summed over the
-  embedding dimension (signed). `completeness_gap` = (Σ attributions − Δ) / |Δ| with
+- `gradient`: the L2 norm over the representation's dimensions of ∂ target logit / ∂ representation
+  (unsigned).
+- `grad_x_input`: Σ_d gradient · (input − baseline) (signed; positive = supports the target class). With
+  the word-vector input the baseline is zero, so this is the classic gradient × input; with the token
+  features it is integrated gradients' one-step approximation, zero for a token that equals a removed one.
+- `integrated_gradients`: Captum's `IntegratedGradients` from the baseline above (the mask still marks the
+  token as real) to the input, Gauss–Legendre steps evaluated in one batch; summed over the
+  representation's dimensions (signed). `completeness_gap` = (Σ attributions − Δ) / |Δ| with
   Δ = f(x) − f(baseline) in the target logit. **By default the step count adapts**: every pair starts at
   `DEFAULT_STEPS` = 50, and a pair whose |Σ attributions − Δ| is at least `GAP_TOLERANCE` (0.05) of
-  max(|Δ|, `DIFFERENCE_FLOOR`) is recomputed at twice the steps, up to `MAX_STEPS` = 800 (max pooling and
+  max(|Δ|, `DIFFERENCE_FLOOR`) is recomputed at twice the steps, up to `MAX_STEPS` = 1600 (max pooling and
   ReLU kinks make the integrand rough, so a few pairs need more points). Each pair reports the steps it
   used. Where |Δ| < `DIFFERENCE_FLOOR` (0.01 logit) the relative gap divides by almost nothing and is not
   a meaningful measure; such a pair is refined until its absolute error is below 0.05 × the floor, and
@@ -47,14 +59,23 @@ from nlivis.features.batch import Batch
 from nlivis.models.base import MatchingModel
 from nlivis.models.trace import Alignment, MemoryKeys, Trace
 
+ATTRIBUTION_INPUTS = ("token_features", "word_vectors")
+"""Where gradients and integrated gradients attribute (module docstring); the first is the default."""
+DEFAULT_INPUT = ATTRIBUTION_INPUTS[0]
+INPUT_NOTES = {"token_features": "at the token features (word, char, POS, exact match, as the model reads them), "
+                                 "from a removed token's representation",
+               "word_vectors": "at the word vectors (other features held), from the zero word vector"}
+"""How a score's input and baseline are described to a user."""
 METHODS = ("integrated_gradients", "gradient", "grad_x_input", "occlusion", "attention")
 """Every attribution method, in the order tables and pages list them."""
 SIGNED_METHODS = frozenset({"integrated_gradients", "grad_x_input", "occlusion"})
 """Methods whose scores keep their sign (positive = evidence for the target class)."""
 DEFAULT_STEPS = 50
 """Integrated-gradients interpolation steps (Gauss–Legendre) of the first pass, all in one forward/backward."""
-MAX_STEPS = 800
-"""Refinement doubles a pair's steps (50, 100, 200, 400, 800) until it meets `GAP_TOLERANCE` or reaches this."""
+MAX_STEPS = 1600
+"""Refinement doubles a pair's steps (50, 100, 200, 400, 800, 1600) until it meets `GAP_TOLERANCE` or reaches
+this. 800 was enough for the word vectors; at the token features one ESAN pair of 200 (|Δ| = 0.011 logit,
+just above the floor) still missed at 800 (gap 0.069) and met it at 1600 (0.020)."""
 GAP_TOLERANCE = 0.05
 """The completeness target: |Σ attributions − Δ| < GAP_TOLERANCE · max(|Δ|, DIFFERENCE_FLOOR)."""
 DIFFERENCE_FLOOR = 0.01
@@ -104,7 +125,7 @@ class TokenScores:
         return list(self.premise_scores) + list(self.hypothesis_scores)
 
 
-# ------------------------------------------------------------------------------ word-vector plumbing
+# ------------------------------------------------------------------------------ input plumbing
 
 def tile_batch(batch: Batch, copies: int) -> Batch:
     """The whole batch repeated `copies` times along the batch axis (copy-major: rows 0..B-1, then again),
@@ -134,66 +155,101 @@ def select_rows(batch: Batch, rows: torch.Tensor) -> Batch:
     return replace(batch, **chosen)
 
 
-def word_vectors(model: MatchingModel, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
-    """The word embedding's outputs for the premise and the hypothesis, [B, P', d] and [B, H', d], as the
+def input_module(model: MatchingModel, at: str) -> nn.Module:
+    """The module whose output `at` attributes (see `ATTRIBUTION_INPUTS`)."""
+    if at not in ATTRIBUTION_INPUTS:
+        raise ValueError(f"unknown attribution input {at!r}; known: {list(ATTRIBUTION_INPUTS)}")
+    return model.token_representation if at == "token_features" else model.word_embedding
+
+
+def input_vectors(model: MatchingModel, batch: Batch, at: str = DEFAULT_INPUT) -> tuple[torch.Tensor, torch.Tensor]:
+    """The attributed module's outputs for the premise and the hypothesis, [B, P', d] and [B, H', d], as the
     model computes them (P' = P, or DIIN's grid length)."""
     captured: list[torch.Tensor] = []
 
     def record(module: nn.Module, inputs, output: torch.Tensor) -> None:
         captured.append(output.detach())
 
-    handle = model.word_embedding.register_forward_hook(record)
+    handle = input_module(model, at).register_forward_hook(record)
     try:
         with torch.no_grad():
             model(batch)
     finally:
         handle.remove()
     if len(captured) != 2:
-        raise RuntimeError(f"{type(model).__name__} called its word embedding {len(captured)} times in one forward "
-                           "pass; word-vector attribution needs exactly two calls (premise, then hypothesis)")
+        raise RuntimeError(f"{type(model).__name__} called its {at} module {len(captured)} times in one forward "
+                           "pass; attribution needs exactly two calls (premise, then hypothesis)")
     return captured[0], captured[1]
 
 
+def all_padding(batch: Batch) -> Batch:
+    """The batch with every token's features set to padding (PAD word, no characters, POS 0, no exact match)
+    and the masks unchanged: what the model computes from it at a real position is the representation it
+    gives a removed token."""
+    return replace(batch, premise_ids=torch.zeros_like(batch.premise_ids),
+                   hypothesis_ids=torch.zeros_like(batch.hypothesis_ids),
+                   premise_chars=torch.zeros_like(batch.premise_chars),
+                   hypothesis_chars=torch.zeros_like(batch.hypothesis_chars),
+                   premise_pos=torch.zeros_like(batch.premise_pos), hypothesis_pos=torch.zeros_like(batch.hypothesis_pos),
+                   premise_exact_match=torch.zeros_like(batch.premise_exact_match),
+                   hypothesis_exact_match=torch.zeros_like(batch.hypothesis_exact_match))
+
+
+def removed_token_baseline(model: MatchingModel, batch: Batch, premise: torch.Tensor, hypothesis: torch.Tensor,
+                           at: str = DEFAULT_INPUT) -> tuple[torch.Tensor, torch.Tensor]:
+    """Integrated gradients' baseline for `input_vectors` output: at every real token the representation of
+    a removed token (`token_features`: the padding representation the model computes; `word_vectors`: the
+    zero vector), at padding the input itself."""
+    p_real = _grid_mask(batch.premise_mask, premise.shape[1]).unsqueeze(-1)
+    h_real = _grid_mask(batch.hypothesis_mask, hypothesis.shape[1]).unsqueeze(-1)
+    if at == "word_vectors":
+        return premise * ~p_real, hypothesis * ~h_real
+    pad_premise, pad_hypothesis = input_vectors(model, all_padding(batch), at)
+    return torch.where(p_real, pad_premise, premise), torch.where(h_real, pad_hypothesis, hypothesis)
+
+
 @contextmanager
-def substituted_word_vectors(model: MatchingModel, premise: torch.Tensor, hypothesis: torch.Tensor) -> Iterator[None]:
-    """Within the block, the word embedding returns `premise` on its first call and `hypothesis` on its
-    second (every model embeds the premise first); a third call or a shape mismatch is an error."""
+def substituted_inputs(module: nn.Module, premise: torch.Tensor, hypothesis: torch.Tensor) -> Iterator[None]:
+    """Within the block, `module` returns `premise` on its first call and `hypothesis` on its second (every
+    model embeds the premise first); a third call or a shape mismatch is an error."""
     queue = [premise, hypothesis]
     calls = [0]
 
     def substitute(module: nn.Module, inputs, output: torch.Tensor) -> torch.Tensor:
         if calls[0] >= 2:
-            raise RuntimeError("the word embedding was called more than twice in one forward pass")
+            raise RuntimeError("the attributed input module was called more than twice in one forward pass")
         vectors = queue[calls[0]]
         calls[0] += 1
         if vectors.shape != output.shape:
-            raise RuntimeError(f"substituted word vectors have shape {tuple(vectors.shape)}, the embedding "
+            raise RuntimeError(f"substituted inputs have shape {tuple(vectors.shape)}, the module "
                                f"produced {tuple(output.shape)}")
         return vectors
 
-    handle = model.word_embedding.register_forward_hook(substitute)
+    handle = module.register_forward_hook(substitute)
     try:
         yield
     finally:
         handle.remove()
 
 
-class WordVectorForward:
-    """f(premise vectors, hypothesis vectors) → logits, for a fixed batch of B pairs.
+class InputForward:
+    """f(premise inputs, hypothesis inputs) → logits, for a fixed batch of B pairs, the inputs substituted
+    for the output of `input_module(model, at)`.
 
     Inputs may hold k·B rows (k copies, copy-major), as Captum passes interpolation steps; the batch's
     other features are tiled to match.
     """
 
-    def __init__(self, model: MatchingModel, batch: Batch):
+    def __init__(self, model: MatchingModel, batch: Batch, at: str = DEFAULT_INPUT):
         self.model = model
         self.batch = batch
+        self.module = input_module(model, at)
 
     def __call__(self, premise: torch.Tensor, hypothesis: torch.Tensor) -> torch.Tensor:
         copies, remainder = divmod(premise.shape[0], len(self.batch))
         if remainder:
             raise ValueError(f"{premise.shape[0]} rows are not a multiple of the batch's {len(self.batch)} pairs")
-        with substituted_word_vectors(self.model, premise, hypothesis):
+        with substituted_inputs(self.module, premise, hypothesis):
             return self.model(tile_batch(self.batch, copies))
 
 
@@ -237,15 +293,14 @@ def predicted_classes(model: MatchingModel, batch: Batch) -> tuple[torch.Tensor,
     return probabilities, probabilities.argmax(dim=-1)
 
 
-def _integrate(model: MatchingModel, batch: Batch, target: torch.Tensor, steps: int) -> RawScores:
+def _integrate(model: MatchingModel, batch: Batch, target: torch.Tensor, steps: int,
+               at: str = DEFAULT_INPUT) -> RawScores:
     """One Captum IntegratedGradients pass at `steps` steps for every pair of the batch (module docstring)."""
     from captum.attr import IntegratedGradients
 
-    premise, hypothesis = word_vectors(model, batch)
-    p_real = _grid_mask(batch.premise_mask, premise.shape[1]).unsqueeze(-1)
-    h_real = _grid_mask(batch.hypothesis_mask, hypothesis.shape[1]).unsqueeze(-1)
-    baselines = (premise * ~p_real, hypothesis * ~h_real)  # zero at real tokens, the input at padding
-    forward = WordVectorForward(model, batch)
+    premise, hypothesis = input_vectors(model, batch, at)
+    baselines = removed_token_baseline(model, batch, premise, hypothesis, at)
+    forward = InputForward(model, batch, at)
     b = len(batch)
     attributions = IntegratedGradients(forward).attribute(
         (premise, hypothesis), baselines=baselines, target=target, n_steps=steps, method="gausslegendre",
@@ -269,23 +324,24 @@ def misses_tolerance(error: torch.Tensor, difference: torch.Tensor) -> torch.Ten
 
 
 def integrated_gradients(model: MatchingModel, batch: Batch, target: torch.Tensor,
-                         steps: int | None = None) -> RawScores:
-    """Captum IntegratedGradients at the word vectors from the zero-vector baseline (module docstring).
+                         steps: int | None = None, at: str = DEFAULT_INPUT, start_steps: int = DEFAULT_STEPS) -> RawScores:
+    """Captum IntegratedGradients at input `at` from the removed-token baseline (module docstring).
 
-    `steps=None` (the default) starts at `DEFAULT_STEPS` and refines each pair that misses the tolerance by
-    doubling its steps up to `MAX_STEPS` (only those pairs are recomputed); an integer is used as given."""
+    `steps=None` (the default) starts at `start_steps` (`DEFAULT_STEPS`) and refines each pair that misses the
+    tolerance by doubling its steps up to `MAX_STEPS` (only those pairs are recomputed); an integer is used
+    as given."""
     if steps is not None:
         if steps < 1:
             raise ValueError(f"integrated gradients needs at least 1 step; got {steps}")
-        return _integrate(model, batch, target, steps)
-    result = _integrate(model, batch, target, DEFAULT_STEPS)
-    current = DEFAULT_STEPS
+        return _integrate(model, batch, target, steps, at)
+    result = _integrate(model, batch, target, start_steps, at)
+    current = start_steps
     while current < MAX_STEPS:
         pending = misses_tolerance(result.completeness_error, result.completeness_difference).nonzero().flatten()
         if len(pending) == 0:
             break
         current = min(2 * current, MAX_STEPS)
-        refined = _integrate(model, select_rows(batch, pending), target[pending], current)
+        refined = _integrate(model, select_rows(batch, pending), target[pending], current, at)
         result.premise[pending] = refined.premise
         result.hypothesis[pending] = refined.hypothesis
         result.completeness_gap[pending] = refined.completeness_gap
@@ -311,16 +367,19 @@ def completeness_note(gap: float, difference: float, error: float, steps: int, r
     return f"|gap| ≥ {GAP_TOLERANCE} at the {steps} steps requested (no refinement with an explicit step count)"
 
 
-def gradients(model: MatchingModel, batch: Batch, target: torch.Tensor) -> tuple[RawScores, RawScores]:
-    """(`gradient` norm, `grad_x_input`) from one backward pass through Captum's Saliency."""
+def gradients(model: MatchingModel, batch: Batch, target: torch.Tensor,
+              at: str = DEFAULT_INPUT) -> tuple[RawScores, RawScores]:
+    """(`gradient` norm, `grad_x_input`) at input `at` from one backward pass through Captum's Saliency."""
     from captum.attr import Saliency
 
-    premise, hypothesis = (v.requires_grad_() for v in word_vectors(model, batch))
-    grads = Saliency(WordVectorForward(model, batch)).attribute((premise, hypothesis), target=target, abs=False)
+    premise, hypothesis = input_vectors(model, batch, at)
+    base_premise, base_hypothesis = removed_token_baseline(model, batch, premise, hypothesis, at)
+    premise, hypothesis = premise.requires_grad_(), hypothesis.requires_grad_()
+    grads = Saliency(InputForward(model, batch, at)).attribute((premise, hypothesis), target=target, abs=False)
     norm = RawScores(_to_token_scores(grads[0].norm(dim=-1), batch.premise_mask),
                      _to_token_scores(grads[1].norm(dim=-1), batch.hypothesis_mask))
-    times_input = RawScores(_to_token_scores((grads[0] * premise).sum(-1), batch.premise_mask),
-                            _to_token_scores((grads[1] * hypothesis).sum(-1), batch.hypothesis_mask))
+    times_input = RawScores(_to_token_scores((grads[0] * (premise - base_premise)).sum(-1), batch.premise_mask),
+                            _to_token_scores((grads[1] * (hypothesis - base_hypothesis)).sum(-1), batch.hypothesis_mask))
     return norm, times_input
 
 
@@ -379,6 +438,86 @@ def with_tokens_kept(item, keep_premise: Sequence[bool], keep_hypothesis: Sequen
                    hypothesis=delete_tokens(item.hypothesis, keep_hypothesis))
 
 
+@dataclass
+class DeletionSource:
+    """A sample encoded once, with each pair's token-match matrix, from which the batch of any deletion of
+    its tokens is built by indexing (`deleted_batch`) instead of re-featurizing every variant: thousands
+    of ERASER and occlusion variants per model then cost tensor gathers, not Python featurizing."""
+
+    batch: Batch
+    """Every pair of the sample, [N, P] (cut to the featurizer's limits)."""
+    matches: torch.Tensor
+    """[N, P, H] bool: premise token i and hypothesis token j match under the featurizer's exact-match rule."""
+    widths: tuple[int, int] | None
+    """(premise, hypothesis) width of every batch when the featurizer pads to its cut-offs, else None."""
+
+
+def deletion_source(featurizer, items: Sequence) -> DeletionSource:
+    """The `DeletionSource` of `items` (`AnalyzedPair`s, cut to the featurizer's limits here)."""
+    from nlivis.features.exact_match import match_matrix
+
+    items = [cut_to_featurizer(item, featurizer) for item in items]
+    batch = featurizer.encode(items)
+    s = featurizer.settings
+    matches = torch.zeros(len(items), batch.premise_ids.shape[1], batch.hypothesis_ids.shape[1], dtype=torch.bool)
+    for row, item in enumerate(items):
+        p, h = item.premise, item.hypothesis
+        if len(p) and len(h):
+            matches[row, :len(p), :len(h)] = torch.tensor(match_matrix(p.tokens, p.lemmas, h.tokens, h.lemmas,
+                                                                       s.exact_match_rule), dtype=torch.bool)
+    widths = (s.max_premise_len, s.max_hypothesis_len) if s.pad_to_cutoff else None
+    return DeletionSource(batch, matches, widths)
+
+
+def _kept_side(ids: torch.Tensor, chars: torch.Tensor, pos: torch.Tensor, flags: torch.Tensor, keep: torch.Tensor,
+               width: int | None) -> tuple[torch.Tensor, ...]:
+    """One side of `deleted_batch`: the kept tokens moved left in order, an empty side one UNK token."""
+    # V variants, T source length, W output width, C chars per word
+    from nlivis.features.chars import UNK_ID
+
+    counts = keep.sum(1)
+    width = width or max(1, int(counts.max()))
+    v = keep.shape[0]
+    variant, token = keep.nonzero(as_tuple=True)
+    slot = (keep.cumsum(1) - 1)[variant, token]
+    out_ids = torch.zeros(v, width, dtype=ids.dtype)
+    out_mask = torch.zeros(v, width, dtype=torch.bool)
+    out_chars = torch.zeros(v, width, chars.shape[-1], dtype=chars.dtype)
+    out_pos = torch.zeros(v, width, dtype=pos.dtype)
+    out_flags = torch.zeros(v, width, dtype=flags.dtype)
+    out_ids[variant, slot] = ids[variant, token]
+    out_mask[variant, slot] = True
+    out_chars[variant, slot] = chars[variant, token]
+    out_pos[variant, slot] = pos[variant, token]
+    out_flags[variant, slot] = flags[variant, token]
+    empty = counts == 0
+    out_ids[empty, 0] = UNK_ID
+    out_mask[empty, 0] = True
+    return out_ids, out_mask, out_chars, out_pos, out_flags
+
+
+def deleted_batch(source: DeletionSource, rows: torch.Tensor, keep_premise: torch.Tensor,
+                  keep_hypothesis: torch.Tensor) -> Batch:
+    """The batch `featurizer.encode` gives for pair `rows[v]` of the source with the tokens where
+    `keep_premise[v]` / `keep_hypothesis[v]` is False deleted (`delete_tokens`): kept tokens keep their
+    ids, characters and POS, exact-match flags are recomputed from the kept tokens, a side left empty is
+    one UNK token. Keep masks are [V, P] / [V, H] over the source's widths (False at padding is implied)."""
+    b = source.batch
+    keep_p = keep_premise & b.premise_mask[rows]
+    keep_h = keep_hypothesis & b.hypothesis_mask[rows]
+    matches = source.matches[rows]  # [V, P, H]
+    flags_p = (matches & keep_h.unsqueeze(1)).any(2).to(b.premise_exact_match.dtype)
+    flags_h = (matches & keep_p.unsqueeze(2)).any(1).to(b.hypothesis_exact_match.dtype)
+    widths = source.widths or (None, None)
+    p_ids, p_mask, p_chars, p_pos, p_flags = _kept_side(b.premise_ids[rows], b.premise_chars[rows],
+                                                        b.premise_pos[rows], flags_p, keep_p, widths[0])
+    h_ids, h_mask, h_chars, h_pos, h_flags = _kept_side(b.hypothesis_ids[rows], b.hypothesis_chars[rows],
+                                                        b.hypothesis_pos[rows], flags_h, keep_h, widths[1])
+    return Batch(premise_ids=p_ids, hypothesis_ids=h_ids, premise_mask=p_mask, hypothesis_mask=h_mask,
+                 premise_chars=p_chars, hypothesis_chars=h_chars, premise_pos=p_pos, hypothesis_pos=h_pos,
+                 premise_exact_match=p_flags, hypothesis_exact_match=h_flags)
+
+
 def cut_to_featurizer(item, featurizer):
     """The pair as the model reads it: each side cut to the featurizer's maximum length."""
     from nlivis.features.featurize import _cut
@@ -417,13 +556,15 @@ def occlusion(model: MatchingModel, featurizer, item, target: int) -> tuple[list
 # ------------------------------------------------------------------------------------------ one pair
 
 def explain_pair(model: MatchingModel, featurizer, item, methods: Sequence[str] = METHODS,
-                 target: int | None = None, steps: int | None = None) -> dict[str, TokenScores]:
+                 target: int | None = None, steps: int | None = None, at: str = DEFAULT_INPUT) -> dict[str, TokenScores]:
     """Every requested method's `TokenScores` for one `AnalyzedPair`, against `target` (default: the
-    predicted class). `steps` None refines integrated gradients adaptively (`integrated_gradients`). The
-    model must be in eval mode (dropout off)."""
+    predicted class). `steps` None refines integrated gradients adaptively (`integrated_gradients`); `at`
+    says where gradients and integrated gradients attribute (`ATTRIBUTION_INPUTS`). The model must be in
+    eval mode (dropout off)."""
     unknown = sorted(set(methods) - set(METHODS))
     if unknown:
         raise ValueError(f"unknown attribution method(s) {unknown}; known: {list(METHODS)}")
+    input_module(model, at)  # an unknown `at` fails before any work
     model.eval()
     batch = featurizer.encode([item])
     probabilities, predicted = predicted_classes(model, batch)
@@ -446,21 +587,22 @@ def explain_pair(model: MatchingModel, featurizer, item, methods: Sequence[str] 
     gradient_pair: tuple[RawScores, RawScores] | None = None  # one backward pass serves both gradient methods
     for method in methods:
         if method == "integrated_gradients":
-            raw = integrated_gradients(model, batch, target_tensor, steps)
+            raw = integrated_gradients(model, batch, target_tensor, steps, at)
             used = int(raw.steps[0])
             how = ("as requested" if steps is not None else
                    f"refined from {DEFAULT_STEPS}, cap {MAX_STEPS}" if used > DEFAULT_STEPS else "no refinement needed")
-            ig = scores(method, raw, f"{used} Gauss–Legendre steps ({how}) from the zero word vector; signed")
+            ig = scores(method, raw, f"{used} Gauss–Legendre steps ({how}) {INPUT_NOTES[at]}; signed")
             ig.steps = used
             ig.completeness_difference = float(raw.completeness_difference[0])
             ig.completeness_note = completeness_note(ig.completeness_gap, ig.completeness_difference,
                                                      float(raw.completeness_error[0]), used, refined=steps is None)
             out[method] = ig
         elif method in ("gradient", "grad_x_input"):
-            gradient_pair = gradient_pair or gradients(model, batch, target_tensor)
+            gradient_pair = gradient_pair or gradients(model, batch, target_tensor, at)
             norm, times_input = gradient_pair
             out[method] = scores(method, norm if method == "gradient" else times_input,
-                                 "L2 norm of the gradient; unsigned" if method == "gradient" else "signed")
+                                 f"L2 norm of the gradient at the {at.replace('_', ' ')}; unsigned" if method == "gradient"
+                                 else f"gradient × (input − removed token) at the {at.replace('_', ' ')}; signed")
         elif method == "occlusion":
             premise_drop, hypothesis_drop = occlusion(model, featurizer, item, chosen)
             out[method] = TokenScores(method, list(p_tokens), list(h_tokens), premise_drop, hypothesis_drop,

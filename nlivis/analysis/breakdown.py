@@ -8,7 +8,7 @@ gold label are left out of every accuracy.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -18,6 +18,9 @@ from nlivis.analysis.significance import (DEFAULT_RESAMPLES, DEFAULT_SEED, Inter
                                           mcnemar_exact, paired_bootstrap, wilson_interval)
 from nlivis.analysis.tags import TAGS
 from nlivis.data.records import NLI_LABELS
+
+if TYPE_CHECKING:
+    from nlivis.data.taxonomies import TaxonomyFile, TaxonomyRow
 
 Predictions = Sequence[Prediction] | pd.DataFrame
 TAG_COLUMNS = ["tag", "count", "frequency", "correct", "accuracy", "ci_low", "ci_high", "majority_label",
@@ -62,19 +65,22 @@ def _group_row(group: pd.DataFrame) -> dict:
 
 def accuracy_by_tag(predictions: Predictions | Mapping[str, Predictions], tags: Mapping[str, frozenset[str]],
                     tag_order: Sequence[str] = TAGS,
-                    unavailable: Mapping[str, str] | None = None) -> pd.DataFrame:
+                    unavailable: Mapping[str, str] | None = None,
+                    approximate: Mapping[str, str] | None = None) -> pd.DataFrame:
     """One row per tag: count, frequency, correct, accuracy, majority label and its share.
 
     Only labelled pairs that appear in `tags` count (a hand-annotated subset covers part of a split);
     `frequency` is the share of those pairs carrying the tag. The majority baseline is the accuracy of
     always answering the tag's most frequent gold label, as in the MultiNLI tag script. Tags listed in
     `unavailable` (tag → reason, e.g. from `tags.unavailable_tags()`) get NaN numbers and the reason
-    in `status`, so a missing WordNet is shown rather than read as "no antonym pairs".
+    in `status`, so a missing WordNet is shown rather than read as "no antonym pairs"; tags listed in
+    `approximate` (tag → why, `tags.approximate_tags()`) keep their numbers with `status` "approximate: …".
     Given {model name: predictions}, the per-model tables are stacked with a leading `model` column.
     """
     if isinstance(predictions, Mapping):
-        return _for_each_model(accuracy_by_tag, predictions, tags, tag_order, unavailable)
+        return _for_each_model(accuracy_by_tag, predictions, tags, tag_order, unavailable, approximate)
     unavailable = dict(unavailable or {})
+    approximate = dict(approximate or {})
     frame = _labelled(predictions)
     frame = frame[frame["id"].isin(tags.keys())].reset_index(drop=True)
     annotated = len(frame)
@@ -91,7 +97,7 @@ def accuracy_by_tag(predictions: Predictions | Mapping[str, Predictions], tags: 
         group = frame[pair_tags.map(lambda ts: tag in ts)] if annotated else frame
         row = {"tag": tag, **_group_row(group)}
         row["frequency"] = row["count"] / annotated if annotated else np.nan
-        row["status"] = "ok"
+        row["status"] = f"approximate: {approximate[tag]}" if tag in approximate else "ok"
         rows.append(row)
     table = pd.DataFrame(rows, columns=TAG_COLUMNS)
     table.attrs["pairs"] = annotated
@@ -105,7 +111,11 @@ def accuracy_by_tag_and_source(predictions: Predictions | Mapping[str, Predictio
     """`accuracy_by_tag` with a leading `source` column: "gold" rows over the pairs that have gold tags
     (scored with those), "automatic" rows over the other pairs (scored with the automatic tags), so
     the two kinds of tag are never mixed in one number. Either mapping may be None (left out);
-    `unavailable` applies to the automatic tags only (a human annotator needed no WordNet)."""
+    `unavailable` applies to the automatic tags only (a human annotator needed no WordNet), and so does
+    the "approximate" status of an automatic tag whose rule agrees poorly with the annotators
+    (`tags.approximate_tags`)."""
+    from nlivis.analysis.tags import approximate_tags
+
     gold = dict(gold or {})
     tables = []
     if gold:
@@ -114,7 +124,7 @@ def accuracy_by_tag_and_source(predictions: Predictions | Mapping[str, Predictio
         tables.append(table)
     if automatic is not None:
         rest = {pair_id: names for pair_id, names in automatic.items() if pair_id not in gold}
-        table = accuracy_by_tag(predictions, rest, unavailable=unavailable)
+        table = accuracy_by_tag(predictions, rest, unavailable=unavailable, approximate=approximate_tags())
         table.insert(1 if "model" in table.columns else 0, "source", "automatic")
         tables.append(table)
     return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=["source", *TAG_COLUMNS])
@@ -220,17 +230,26 @@ def table7(matched: TaggedSplit, mismatched: TaggedSplit | None = None,
 
 
 TABLE7_LONG_COLUMNS = ["split", "source", "model", "tag", "count", "frequency", "correct", "accuracy", "ci_low",
-                      "ci_high", "majority_label", "majority_accuracy"]
+                      "ci_high", "majority_label", "majority_accuracy", "status"]
 
 
-def table7_long(splits: Mapping[str, TaggedSplit], source: str = "gold") -> pd.DataFrame:
+def table7_long(splits: Mapping[str, TaggedSplit], source: str = "gold",
+                unavailable: Mapping[str, str] | None = None) -> pd.DataFrame:
     """The numbers behind a Table 7 layout with counts: one row per split × model × tag, with the
-    count, accuracy and its 95% interval and the majority baseline, so any cell can be traced to its
-    pairs (`pairs_with_tag`). `source` labels where the tags came from (see TAG_SOURCES)."""
+    count, accuracy and its 95% interval, the majority baseline and the status, so any cell can be
+    traced to its pairs (`pairs_with_tag`). `source` labels where the tags came from (see TAG_SOURCES);
+    automatic tags are marked unavailable (`unavailable`, default `tags.unavailable_tags()`) or
+    approximate (`tags.approximate_tags()`) as in `accuracy_by_tag_and_source`."""
+    from nlivis.analysis.tags import approximate_tags, unavailable_tags
+
+    marks: dict = {}
+    if source == "automatic":
+        marks = {"unavailable": unavailable_tags() if unavailable is None else unavailable,
+                 "approximate": approximate_tags()}
     rows = []
     for split_name, split in splits.items():
         for model, predictions in split.predictions.items():
-            table = accuracy_by_tag(predictions, split.tags)
+            table = accuracy_by_tag(predictions, split.tags, **marks)
             table.insert(0, "model", model)
             table.insert(0, "source", source)
             table.insert(0, "split", split_name)
@@ -243,7 +262,8 @@ def table7_long(splits: Mapping[str, TaggedSplit], source: str = "gold") -> pd.D
 def table7_with_counts(long: pd.DataFrame) -> pd.DataFrame:
     """DIIN's Table 7 layout from `table7_long`, with what the paper's table leaves out: tags as rows,
     splits side by side; per split the pair count, the majority baseline and, per model, the accuracy
-    with its 95% interval (text cells such as "71.2 [64.0, 77.5]", in %)."""
+    with its 95% interval (text cells such as "71.2 [64.0, 77.5]", in %); a last `status` column where
+    any tag is not "ok" (unavailable, approximate)."""
     if long.empty:
         return pd.DataFrame()
     columns: dict[str, pd.Series] = {}
@@ -258,8 +278,19 @@ def table7_with_counts(long: pd.DataFrame) -> pd.DataFrame:
             columns[f"{split_name} {model}"] = [
                 "" if pd.isna(a) else f"{100 * a:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]"
                 for a, lo, hi in zip(rows["accuracy"], rows["ci_low"], rows["ci_high"])]
+    if "status" in long and (long["status"].fillna("ok") != "ok").any():
+        columns["status"] = long.drop_duplicates("tag").set_index("tag")["status"].reindex(order)
     table = pd.DataFrame(columns, index=pd.Index(order, name="tag"))
     return table
+
+
+def with_status_marks(table: pd.DataFrame) -> pd.DataFrame:
+    """A copy of a by-tag table whose approximate tags read "TAG ≈" (for a chart's axis, which shows no
+    status column)."""
+    marked = table.copy()
+    approximate = marked["status"].fillna("").str.startswith("approximate")
+    marked.loc[approximate, "tag"] = marked.loc[approximate, "tag"] + " ≈"
+    return marked
 
 
 def pairs_with_tag(predictions: Predictions, tags: Mapping[str, frozenset[str]], tag: str | None = None,
@@ -362,3 +393,113 @@ def disagreements(predictions_by_model: Mapping[str, Predictions],
                                 ascending=[False, False], kind="stable", na_position="last")
     return merged[["id", "gold", *models, "distinct_predictions", "models_correct",
                    "gold_probability_spread"]].reset_index(drop=True)
+
+
+# ----------------------------------------------------------------------------------- TaxiNLI categories
+
+TAXINLI_SOURCE = "taxinli"
+"""`source` of rows whose groups are TaxiNLI's human categories (or its genres)."""
+REFERENCE_SUFFIX = " (full MultiNLI)"
+"""Appended to a reference model's name wherever it stands beside ours: it was trained on all of MultiNLI."""
+
+
+def taxonomy_groups(rows_by_id: Mapping[str, "TaxonomyRow"], by: str = "category") -> dict[str, frozenset[str]]:
+    """Pair id → its TaxiNLI categories (`by` "category") or its genre as a one-element set (`by` "genre")."""
+    if by == "genre":
+        return {pair_id: frozenset({row.genre or "(none)"}) for pair_id, row in rows_by_id.items()}
+    return {pair_id: row.categories for pair_id, row in rows_by_id.items()}
+
+
+def reference_predictions(rows_by_id: Mapping[str, "TaxonomyRow"], gold: Mapping[str, str | None] | None = None
+                          ) -> dict[str, list[Prediction]]:
+    """The TaxiNLI file's reference models as predictions (display name + `REFERENCE_SUFFIX` → one per
+    pair), scored against `gold` (pair id → the split's gold label; default the file's own label), so
+    they go through the same tables as our models."""
+    from nlivis.data.taxonomies import REFERENCE_MODELS
+
+    names = list(dict.fromkeys(name for row in rows_by_id.values() for name, _ in row.references))
+    out: dict[str, list[Prediction]] = {}
+    for name in names:
+        out[f"{REFERENCE_MODELS.get(name, name)}{REFERENCE_SUFFIX}"] = [
+            Prediction(pair_id, (gold or {}).get(pair_id, row.label), row.reference_labels()[name], ())
+            for pair_id, row in rows_by_id.items() if name in row.reference_labels()]
+    return out
+
+
+def taxonomy_breakdown(predictions: Mapping[str, Predictions], rows_by_id: Mapping[str, "TaxonomyRow"],
+                       by: str = "category") -> pd.DataFrame:
+    """Accuracy per TaxiNLI category (or genre) for our models and, on the same pairs, the file's reference
+    models: one row per model × group with count, frequency, accuracy and its 95% Wilson interval and the
+    majority baseline (`accuracy_by_tag`'s columns), `source` "taxinli" and `reference` (True for a model
+    trained on the full MultiNLI). The pairs are those of `rows_by_id` our first model predicted with a
+    gold label, so every model is scored on the same pairs."""
+    from nlivis.data.taxonomies import TAXINLI_CATEGORIES
+
+    first = _labelled(next(iter(predictions.values()))) if predictions else pd.DataFrame(columns=["id", "gold"])
+    shared = {pair_id: row for pair_id, row in rows_by_id.items() if pair_id in set(first["id"])}
+    gold = dict(zip(first["id"], first["gold"]))
+    groups = taxonomy_groups(shared, by)
+    order = TAXINLI_CATEGORIES if by == "category" else sorted({g for names in groups.values() for g in names})
+    references = reference_predictions(shared, gold)
+    table = accuracy_by_tag({**predictions, **references}, groups, tag_order=order)
+    table.insert(1, "source", TAXINLI_SOURCE)
+    table.insert(2, "reference", table["model"].isin(list(references)))
+    table.attrs["pairs"] = len(shared)
+    return table
+
+
+def taxonomy_long(splits: Mapping[str, tuple[Mapping[str, Predictions], Mapping[str, "TaxonomyRow"]]],
+                  by: str = "category") -> pd.DataFrame:
+    """`taxonomy_breakdown` of several splits (name → (predictions by model, TaxiNLI rows by pair id)) in the
+    long layout `table7_with_counts` draws side by side (the reference models as models)."""
+    tables = []
+    for split_name, (predictions, rows_by_id) in splits.items():
+        table = taxonomy_breakdown(predictions, rows_by_id, by)
+        table.insert(0, "split", split_name)
+        tables.append(table)
+    if not tables:
+        return pd.DataFrame(columns=[*TABLE7_LONG_COLUMNS, "reference"])
+    return pd.concat(tables, ignore_index=True)[[*TABLE7_LONG_COLUMNS, "reference"]]
+
+
+def taxonomy_report(predictions: Predictions, model: str, taxonomy: "TaxonomyFile", pairs: Sequence
+                    ) -> tuple[pd.DataFrame, pd.DataFrame, str]:
+    """For `evaluate --by-tag --tags-file <TaxiNLI file>`: (accuracy per TaxiNLI category, per genre, a note
+    on what was joined) for one model's predictions on one split whose `pairs` (records with ids and
+    sentences) the file's rows join (`taxonomies.join_to_pairs`). ValueError when no row is a pair of the
+    split."""
+    from nlivis.data.taxonomies import join_to_pairs
+
+    rows = join_to_pairs(taxonomy.rows, pairs)
+    if not rows:
+        raise ValueError(f"{taxonomy.path}: none of its {len(taxonomy.rows)} rows is a pair of this split "
+                         "(TaxiNLI covers MultiNLI dev matched and mismatched)")
+    by_category = taxonomy_breakdown({model: predictions}, rows)
+    by_genre = taxonomy_breakdown({model: predictions}, rows, by="genre")
+    references = sorted(set(by_category.loc[by_category["reference"], "model"]))
+    note = (f"TaxiNLI categories (human annotation) from {taxonomy.path}: {by_category.attrs['pairs']} pairs of this "
+            f"split, of the file's {len(taxonomy.rows)}; reference models on the same pairs: {', '.join(references)}"
+            + "".join(f"; {line}" for line in taxonomy.notes))
+    return by_category, by_genre, note
+
+
+def pair_taxonomy(rows: Sequence["TaxonomyRow"], pair_id: str | None, premise: str, hypothesis: str) -> dict | None:
+    """What TaxiNLI says about one pair, for the Pair explorer: its categories (in the file's order), genre,
+    gold label and each reference model's label (display name + `REFERENCE_SUFFIX`); None when the file does
+    not have the pair. Found by pair id (a renamed `<id>-line<N>` by its sentences too), or, for a typed pair
+    without an id, by its sentences (whitespace aside)."""
+    from nlivis.data.records import Pair
+    from nlivis.data.taxonomies import REFERENCE_MODELS, TAXINLI_CATEGORIES, join_to_pairs
+
+    if pair_id is not None:
+        found = join_to_pairs(rows, [Pair(pair_id, premise, hypothesis)]).get(pair_id)
+    else:
+        key = (" ".join(premise.split()), " ".join(hypothesis.split()))
+        found = next((row for row in rows if (" ".join(row.premise.split()), " ".join(row.hypothesis.split())) == key),
+                     None)
+    if found is None:
+        return None
+    return {"pair_id": found.pair_id, "categories": [name for name in TAXINLI_CATEGORIES if name in found.categories],
+            "genre": found.genre, "label": found.label,
+            "references": {f"{REFERENCE_MODELS.get(name, name)}{REFERENCE_SUFFIX}": label
+                           for name, label in found.references}}

@@ -42,6 +42,37 @@ def mcnemar_exact(only_a_correct: int, only_b_correct: int) -> float:
     return float(min(1.0, 2.0 * binom.cdf(min(only_a_correct, only_b_correct), discordant, 0.5)))
 
 
+def holm_adjusted(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values (family-wise error control, valid under any dependence between the
+    tests): sorted ascending, p_(i) × (m − i + 1) for i = 1..m, made non-decreasing, capped at 1; returned
+    in the input order. A test is significant at level α when its adjusted p is below α."""
+    values = np.asarray(p_values, dtype=float)
+    m = values.size
+    if m == 0:
+        return []
+    order = np.argsort(values, kind="stable")
+    stepped = np.minimum(1.0, np.maximum.accumulate(values[order] * (m - np.arange(m))))
+    adjusted = np.empty(m)
+    adjusted[order] = stepped
+    return adjusted.tolist()
+
+
+def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:
+    """Benjamini–Hochberg adjusted p-values (q-values; false-discovery-rate control for independent or
+    positively dependent tests): sorted ascending, p_(i) × m / i, made non-decreasing from the largest down,
+    capped at 1; returned in the input order."""
+    values = np.asarray(p_values, dtype=float)
+    m = values.size
+    if m == 0:
+        return []
+    order = np.argsort(values, kind="stable")
+    scaled = values[order] * m / np.arange(1, m + 1)
+    stepped = np.minimum(1.0, np.minimum.accumulate(scaled[::-1])[::-1])
+    adjusted = np.empty(m)
+    adjusted[order] = stepped
+    return adjusted.tolist()
+
+
 def discordant_counts(correct_a: Sequence[bool], correct_b: Sequence[bool]) -> tuple[int, int]:
     """(pairs only A got right, pairs only B got right)."""
     a, b = _as_bool(correct_a), _as_bool(correct_b)

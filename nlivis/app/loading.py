@@ -369,21 +369,22 @@ def family_predictions(members: Sequence[Any], reference: Any, split: str) -> tu
 
 
 def measure_seed_noise(seeds: Sequence[Any], split: str) -> tuple[Any | None, str | None]:
-    """(SeedNoise between the first two seeds of the full model on `split`, None), or (None, why it cannot be
-    measured: one seed only, no predictions for the split, or predictions that are not of the same split)."""
+    """(SeedNoise over every seed of the full model with predictions on `split`, None), or (None, why it cannot
+    be measured: one seed only, no predictions for the split, or predictions that are not of the same split)."""
     from nlivis.analysis.ablations import seed_noise
 
     if len(seeds) < 2:
         return None, "one seed only"
-    first, second = seeds[0], seeds[1]
-    first_predictions, first_error = checkpoint_predictions(first.folder, split)
-    second_predictions, second_error = checkpoint_predictions(second.folder, split)
-    if first_error or second_error:
-        return None, first_error or second_error
+    found = []
+    for seed in seeds:
+        predictions, error = checkpoint_predictions(seed.folder, split)
+        if error:
+            return None, error
+        found.append(predictions)
     try:
-        return seed_noise(first_predictions, second_predictions, first.name, second.name), None
+        return seed_noise(*found, names=[seed.name for seed in seeds]), None
     except ValueError as error:
-        return None, f"{first.name} and {second.name}: {error}"
+        return None, f"{', '.join(seed.name for seed in seeds)}: {error}"
 
 
 @dataclass

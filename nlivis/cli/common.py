@@ -11,8 +11,15 @@ from typing import Any, Callable
 from nlivis.data import options
 
 USAGE_ERROR = 2
-STEPS_HELP = ("integrated-gradients steps, fixed (default: adaptive — 50 steps, doubled up to 800 for a pair whose "
+STEPS_HELP = ("integrated-gradients steps, fixed (default: adaptive — 50 steps, doubled up to 1600 for a pair whose "
               "completeness gap is ≥ 0.05; see nlivis.analysis.attribution)")
+ATTRIBUTE_AT_HELP = ("where gradients and integrated gradients attribute: token_features (each token's whole input "
+                     "representation — word vector, char CNN, POS, exact match, as the model reads it — from a removed "
+                     "token's representation, as deletion removes it) or word_vectors (the word vectors only, the other "
+                     "features held at their values; the earlier default)")
+ATTRIBUTE_AT_CHOICES = ("token_features", "word_vectors")
+"""`nlivis.analysis.attribution.ATTRIBUTION_INPUTS`, spelled here so building the parser imports no torch (a test
+keeps the two equal)."""
 
 
 def fail(message: str, as_json: bool = False) -> int:

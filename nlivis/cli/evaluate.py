@@ -56,7 +56,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--by-tag", action="store_true", help="add accuracy per annotation tag")
     parser.add_argument("--tags-file", default=None,
                         help="hand-annotated tags (pair id → tags, e.g. the RepEval 2017 release), used for the pairs "
-                             "it lists (default: the split's published gold tags when they are in --data-dir)")
+                             "it lists (default: the split's published gold tags when they are in --data-dir). A TaxiNLI file "
+                             "(taxinli10k_MNLIDev.tsv) gives accuracy per TaxiNLI category and genre instead, with "
+                             "its reference models (ESIM, BERT, bag of words) on the same pairs")
     parser.add_argument("--tag-source", default="both", choices=["both", "gold", "automatic"],
                         help="with --by-tag: both (gold-tagged pairs with their gold tags, the others with automatic "
                              "tags, reported apart), gold only, or automatic only")
@@ -70,7 +72,11 @@ def run(args) -> int:
     annotation file found under DIR) are scored with them and the other pairs with the automatic tags, in
     rows whose `source` says which (--tag-source gold / automatic keeps one kind)."""
     from nlivis.analysis import evaluation
+    from nlivis.analysis.breakdown import accuracy_by_tag_and_source, taxonomy_report
     from nlivis.analysis.tags import TagFileError
+    from nlivis.data.records import DataFormatError
+    from nlivis.data.taxonomies import is_taxinli_file, join_to_pairs, read_taxinli
+    from nlivis.store.predictions import Prediction
     from nlivis.data.protocols import resolve_split, split_key
     from nlivis.features.dataset import source_files
     from nlivis.inference import load_checkpoint
@@ -96,7 +102,13 @@ def run(args) -> int:
     ref = resolve_split(args.dataset, args.split)
     gold, gold_file = {}, None
     tag_source = args.tag_source
-    if args.by_tag and tag_source != "automatic":
+    taxonomy = None  # a TaxiNLI file given as --tags-file: its categories, genres and reference models
+    if args.by_tag and args.tags_file and is_taxinli_file(args.tags_file):
+        try:
+            taxonomy = read_taxinli(args.tags_file)
+        except DataFormatError as error:
+            return fail(str(error), args.json)
+    if args.by_tag and tag_source != "automatic" and taxonomy is None:
         try:
             gold, gold_file = evaluation.gold_tags_for(ref, args.data_dir, args.tags_file)
         except TagFileError as error:
@@ -105,6 +117,10 @@ def run(args) -> int:
             return fail(f"--tag-source gold: {split_key(ref)} has no published gold tags under {args.data_dir}; "
                         "give --tags-file", args.json)
     read = evaluation.read_split_checked(ref, args.data_dir, labels=None)  # milliseconds, before any spaCy work
+    if taxonomy is not None and not join_to_pairs(taxonomy.rows, read.pairs):
+        # joined again after prediction; this stops a wrong file before any spaCy work
+        return fail(f"{args.tags_file}: none of its {len(taxonomy.rows)} TaxiNLI rows is a pair of {split_key(ref)} "
+                    "(TaxiNLI covers MultiNLI dev matched and mismatched)", args.json)
     if gold and not {pair.id for pair in read.pairs} & set(gold):
         return fail(f"{gold_file}: none of its {len(gold)} pair ids is a pair of {split_key(ref)}; "
                     "is it the tag file of another split?", args.json)
@@ -121,10 +137,14 @@ def run(args) -> int:
     predictions_file = stored.predictions_file
     notes = read.notes() + ([truncation.describe()] if truncation.pairs else [])
 
-    by_tag, tag_note = None, ""
-    if args.by_tag:
-        from nlivis.analysis.breakdown import accuracy_by_tag_and_source
-        from nlivis.store.predictions import Prediction
+    by_tag, by_genre, tag_note = None, None, ""
+    if taxonomy is not None:
+        predictions = [Prediction(r["id"], r["gold"], r["predicted"], tuple(r["probs"])) for r in result.predictions]
+        try:
+            by_tag, by_genre, tag_note = taxonomy_report(predictions, loaded.path.name, taxonomy, read.pairs)
+        except ValueError as error:
+            return fail(str(error), args.json)
+    elif args.by_tag:
 
         split_ids = {item.pair.id for item in items}
         gold = {pair_id: names for pair_id, names in gold.items() if pair_id in split_ids}
@@ -142,6 +162,8 @@ def run(args) -> int:
         if by_tag is not None:
             output["by_tag"] = json.loads(by_tag.to_json(orient="records"))
             output["tag_sources"] = tag_note
+        if by_genre is not None:
+            output["by_genre"] = json.loads(by_genre.to_json(orient="records"))
         print(json.dumps(output, indent=1))
         return 0
     print(f"checkpoint {loaded.path} on {key}")
@@ -153,6 +175,9 @@ def run(args) -> int:
     if by_tag is not None:
         print(f"\naccuracy by tag ({tag_note}; source says which):")
         print(by_tag.round(3).to_string(index=False))
+    if by_genre is not None:
+        print("\naccuracy by genre (TaxiNLI's genres):")
+        print(by_genre.round(3).to_string(index=False))
     print(f"\n{stored.message}")
     return 0
 

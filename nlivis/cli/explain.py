@@ -9,7 +9,7 @@ import argparse
 import json
 from typing import Any
 
-from nlivis.cli.common import STEPS_HELP, fail, ig_steps, without_nan
+from nlivis.cli.common import ATTRIBUTE_AT_CHOICES, ATTRIBUTE_AT_HELP, STEPS_HELP, fail, ig_steps, without_nan
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,6 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--target", default=None,
                         help="class to explain, as a label or index (default: the predicted class)")
     parser.add_argument("--steps", type=ig_steps, default=None, help=STEPS_HELP)
+    parser.add_argument("--attribute-at", default="token_features", choices=ATTRIBUTE_AT_CHOICES, help=ATTRIBUTE_AT_HELP)
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
@@ -42,7 +43,8 @@ def run(args: argparse.Namespace) -> int:
     loaded = load_checkpoint(args.checkpoint)
     target = class_index(loaded.labels, args.target)
     item = analysed_text_pair(args.premise, args.hypothesis)
-    result = explain_pair(loaded.model, loaded.featurizer, item, [args.method], target=target, steps=args.steps)
+    result = explain_pair(loaded.model, loaded.featurizer, item, [args.method], target=target, steps=args.steps,
+                          at=args.attribute_at)
     if args.method not in result:
         return fail(f"{loaded.path.name} traces no attention this method can use (see nlivis.analysis.attribution)",
                     args.json)
@@ -51,6 +53,8 @@ def run(args: argparse.Namespace) -> int:
         "method": args.method, "premise_tokens": scores.premise_tokens, "premise_scores": scores.premise_scores,
         "hypothesis_tokens": scores.hypothesis_tokens, "hypothesis_scores": scores.hypothesis_scores,
         "predicted": loaded.labels[scores.predicted], "target": loaded.labels[scores.target], "note": scores.note}
+    if args.method in ("integrated_gradients", "gradient", "grad_x_input"):
+        output["attribute_at"] = args.attribute_at
     if scores.completeness_gap is not None:
         output["completeness_gap"] = scores.completeness_gap
         output["completeness_difference"] = scores.completeness_difference

@@ -11,7 +11,7 @@ import json
 import math
 from typing import Any
 
-from nlivis.cli.common import STEPS_HELP, ig_steps, positive_int, seed, without_nan
+from nlivis.cli.common import ATTRIBUTE_AT_CHOICES, ATTRIBUTE_AT_HELP, STEPS_HELP, ig_steps, positive_int, seed, without_nan
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,6 +25,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="comma-separated subset of integrated_gradients,gradient,grad_x_input,occlusion,attention,"
                              "random (default: all)")
     parser.add_argument("--steps", type=ig_steps, default=None, help=STEPS_HELP)
+    parser.add_argument("--attribute-at", default="token_features", choices=ATTRIBUTE_AT_CHOICES, help=ATTRIBUTE_AT_HELP)
+    parser.add_argument("--permutations", type=positive_int, default=10,
+                        help="random rankings per pair averaged into the random floor")
     parser.add_argument("--highlights", default=None,
                         help="e-SNLI highlights file (default: esnli_highlights/ under --data-dir or up to two folders above)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -34,17 +37,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def format_table(summary: dict[str, Any]) -> str:
-    """One line per method: AOPC comprehensiveness and sufficiency with intervals, plausibility, median τ."""
-    lines = [f"{'method':<22}{'comprehensiveness':>28}{'sufficiency':>28}{'AUPRC':>8}{'F1':>7}{'median τ(att)':>15}"]
+    """One line per method: AOPC comprehensiveness and sufficiency with intervals, comprehensiveness minus the
+    random floor with its paired interval, plausibility (by |score|), median τ with attention by |score| and
+    signed."""
+    lines = [f"{'method':<22}{'comprehensiveness':>28}{'sufficiency':>28}{'comp. − random':>28}{'AUPRC':>8}"
+             f"{'F1':>7}{'median τ(att) |s|':>19}{'signed':>8}"]
     for name, entry in summary["methods"].items():
-        def cell(metric: str) -> str:
-            low, high = entry[f"{metric}_interval"]
-            return f"{entry[metric]:.3f} [{low:.3f}, {high:.3f}]"
+        def cell(value: float | None, interval) -> str:
+            return "" if value is None else f"{value:.3f} [{interval[0]:.3f}, {interval[1]:.3f}]"
+
+        def median(key: str) -> str:
+            tau = entry.get(key, {}).get("average", {}).get("median")
+            return "" if tau is None else f"{tau:.3f}"
+
         plausible = entry.get("plausibility", {})
-        tau = entry.get("agreement_with_attention", {}).get("average", {}).get("median")
-        lines.append(f"{name:<22}{cell('comprehensiveness'):>28}{cell('sufficiency'):>28}"
+        versus = entry.get("versus_random", {}).get("comprehensiveness", {})
+        lines.append(f"{name:<22}{cell(entry['comprehensiveness'], entry['comprehensiveness_interval']):>28}"
+                     f"{cell(entry['sufficiency'], entry['sufficiency_interval']):>28}"
+                     f"{cell(versus.get('difference'), versus.get('interval')):>28}"
                      f"{plausible.get('auprc', math.nan):>8.3f}{plausible.get('f1', math.nan):>7.3f}"
-                     f"{'' if tau is None else f'{tau:.3f}':>15}")
+                     f"{median('agreement_with_attention'):>19}{median('agreement_with_attention_signed'):>8}")
     return "\n".join(lines)
 
 
@@ -71,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
     items, _ = load_split_analyzed(ref, args.data_dir, args.cache_dir)
     key = split_key(ref)
     run = run_faithfulness(loaded, items, key, sample=args.sample, seed=args.seed, methods=methods,
-                           cache_dir=args.cache_dir, steps=args.steps, progress=not args.no_progress)
+                           cache_dir=args.cache_dir, steps=args.steps, progress=not args.no_progress,
+                           at=args.attribute_at, permutations=args.permutations)
     highlights_path = args.highlights or find_highlights_file(args.data_dir)
     highlights = None
     if highlights_path is not None:
@@ -79,7 +92,10 @@ def run(args: argparse.Namespace) -> int:
     summary = summarize(run.records, highlights, hypothesis_tokens_by_id(run.items, loaded.featurizer), seed=args.seed)
     output = {"checkpoint": str(loaded.path), "split": key, "sample": len(run.items), "seed": args.seed,
               "removal": "tokens deleted (sentence shortened and re-featurized), the same for every method",
-              "integrated_gradients_steps": ig_settings_key(args.steps),
+              "integrated_gradients_steps": ig_settings_key(args.steps), "attribute_at": args.attribute_at,
+              "random_permutations": args.permutations,
+              "agreement_and_plausibility": "signed methods ranked by |score|; agreement_with_attention_signed keeps "
+                                            "the signed τ",
               "bins": ["1%", "5%", "10%", "20%", "50%"], "cached": run.cached, "unavailable": run.unavailable,
               "highlights": None if highlights is None else {"file": str(highlights_path), "pairs": len(highlights)},
               **summary}
@@ -87,7 +103,9 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(without_nan(output), indent=1))
         return 0
     print(f"faithfulness of {loaded.path} on {key}, {len(run.items)} pairs (seed {args.seed}); AOPC over "
-          f"{', '.join(output['bins'])}, 95% bootstrap intervals; removed tokens are deleted")
+          f"{', '.join(output['bins'])}, 95% bootstrap intervals; removed tokens are deleted; gradients at the "
+          f"{args.attribute_at.replace('_', ' ')}; random floor over {args.permutations} permutations per pair; "
+          "AUPRC and τ rank signed methods by |score|")
     print(format_table(summary))
     if run.unavailable:
         print(f"\nnot available for this model: {', '.join(run.unavailable)}")

@@ -41,3 +41,19 @@ def exact_match_flags(
     flags_a = [1.0 if keys & all_b else 0.0 for keys in keys_a]
     flags_b = [1.0 if keys & all_a else 0.0 for keys in keys_b]
     return flags_a, flags_b
+
+
+def match_matrix(
+    tokens_a: Sequence[str],
+    lemmas_a: Sequence[str],
+    tokens_b: Sequence[str],
+    lemmas_b: Sequence[str],
+    rule: str = "form_or_lemma",
+) -> list[list[bool]]:
+    """M[i][j]: token i of sentence a and token j of sentence b match under `rule`. A token's exact-match
+    flag is whether its row (column) has a match among the tokens present, so the flags of any sentence
+    with tokens deleted follow from M without re-reading the text (faithfulness builds its deletions so)."""
+    if rule not in EXACT_MATCH_RULES:
+        raise ValueError(f"unknown exact-match rule {rule!r}; choose one of {EXACT_MATCH_RULES}")
+    keys_b = _keys(tokens_b, lemmas_b, rule)
+    return [[bool(keys & other) for other in keys_b] for keys in _keys(tokens_a, lemmas_a, rule)]

@@ -83,6 +83,14 @@ class MatchingModel(nn.Module):
         return {}
 
     @property
+    def token_representation(self) -> nn.Module:
+        """The module whose output is the whole per-token input representation (word vector, and the char
+        vector, POS one-hot and exact-match flag where this model uses them), called once for the premise
+        and then once for the hypothesis in every forward pass: attribution hooks its output. Every model's
+        `features` is that module unless it concatenates more after it (GCNN's char composer)."""
+        return self.features  # type: ignore[attr-defined]
+
+    @property
     def word_embedding(self) -> nn.Embedding:
         """The vocabulary rows; every model keeps them at `self.features.word_embedding`."""
         return self.features.word_embedding  # type: ignore[attr-defined]

@@ -187,6 +187,7 @@ class GCNN(MatchingModel):
         c = config
         self.features = TokenFeatures(c.vocab_size, c.word_dim, c.freeze_word_embeddings, use_pos=c.use_pos)
         self.char_composer = CharComposer(c) if c.use_chars else None
+        self.token_input = nn.Identity()  # no parameters: marks the whole per-token input for attribution
         input_dim = self.features.output_dim + (c.char_hidden_size if c.use_chars else 0)
         self.dropout = nn.Dropout(c.dropout)
         self.context = ConvStack(input_dim, c.hidden_size, c.context_layers, c.kernel_width,
@@ -203,7 +204,12 @@ class GCNN(MatchingModel):
         x = self.features(ids, chars, pos, exact_match)
         if self.char_composer is not None:
             x = torch.cat([x, self.char_composer(chars)], dim=-1)
-        return self.dropout(x)
+        return self.dropout(self.token_input(x))
+
+    @property
+    def token_representation(self) -> nn.Module:
+        """Word vector (+ POS) and the char composer's vector together, as the context layers read them."""
+        return self.token_input
 
     def match(self, batch: Batch, trace: Trace | None) -> torch.Tensor:
         # B batch, P premise len, H hypothesis len, n hidden size, K classes
