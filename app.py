@@ -1,5 +1,6 @@
 """nlivis: `streamlit run app.py`. The router: names every page (Home first) with a bundled icon, so the
-sidebar reads "Home" rather than the script's name and no icon depends on the browser's emoji font."""
+sidebar reads "Home" rather than the script's name and no icon depends on the browser's emoji font. Each page
+runs inside `nlivis.app.components.frame.page`, so a link, a reload and Back show the same view."""
 from __future__ import annotations
 
 import streamlit as st

@@ -92,10 +92,10 @@ def app_runs(repeats: int, cache: Path) -> tuple[dict[str, list[float]], dict[st
     from streamlit.testing.v1 import AppTest
 
     os.environ.update({"NLIVIS_CHECKPOINTS": str(ROOT / "checkpoints"), "NLIVIS_DATA": str(DATA),
-                       "NLIVIS_PROJECTION_CACHE": str(cache)})
+                       "NLIVIS_CACHE_DIR": str(cache)})  # projections and spaCy analyses start empty
     os.environ.pop("NLIVIS_RUNS", None)
     app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600).run()
-    app.multiselect(key="home_selected").set_value([str(folder) for folder in SHIPPED]).run()
+    app.multiselect(key="home_selected").set_value([folder.name for folder in SHIPPED]).run()
     app.session_state["projection_method"] = "pca"  # the fit is timed on its own below; recolouring is the same
     app.session_state["projection_size"] = PROJECTION_PAIRS
     started = time.perf_counter()

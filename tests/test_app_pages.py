@@ -47,11 +47,11 @@ def empty_folder(tmp_path) -> Path:
 
 
 def open_app(monkeypatch, tmp_path: Path, checkpoints: Path, data: Path, runs: Path | None = None) -> AppTest:
-    """Home, run once, with the given checkpoint and data folders (projections cached under tmp_path); the
+    """Home, run once, with the given checkpoint and data folders (caches under tmp_path); the
     Train page's runs go to `runs`, or by default to the user data folder under tmp_path/xdg-data."""
     monkeypatch.setenv("NLIVIS_CHECKPOINTS", str(checkpoints))
     monkeypatch.setenv("NLIVIS_DATA", str(data))
-    monkeypatch.setenv("NLIVIS_PROJECTION_CACHE", str(tmp_path / "projections"))
+    monkeypatch.setenv("NLIVIS_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
     if runs is None:
         monkeypatch.delenv("NLIVIS_RUNS", raising=False)
@@ -63,7 +63,7 @@ def open_app(monkeypatch, tmp_path: Path, checkpoints: Path, data: Path, runs: P
 
 
 def load_models(app: AppTest, *folders: Path) -> AppTest:
-    app.multiselect(key="home_selected").set_value([str(f) for f in folders]).run()
+    app.multiselect(key="home_selected").set_value([f.name for f in folders]).run()
     assert not app.exception, app.exception
     return app
 
@@ -86,8 +86,11 @@ def analyse(app: AppTest, prefix: str, premise: str | None = None, hypothesis: s
 
 
 def texts(app: AppTest, *kinds: str) -> str:
-    """Everything the page wrote in the given element kinds (info, warning, error, caption, markdown …)."""
-    return "\n".join(str(element.value) for kind in kinds for element in getattr(app, kind))
+    """Everything the page wrote in the given element kinds (info, warning, error, caption, markdown …), as the
+    reader sees it: the backslashes that escape user-supplied text from Markdown are taken out."""
+    import re
+
+    return "\n".join(re.sub(r"\\(.)", r"\1", str(element.value)) for kind in kinds for element in getattr(app, kind))
 
 
 def charts(app: AppTest) -> list[dict]:
@@ -174,7 +177,7 @@ def test_home_lists_checkpoints_and_loads_the_selection(monkeypatch, tmp_path, c
     assert set(table["protocol"]) == {"snli-small"}
     assert "reduced protocols" in texts(app, "caption")
     load_models(app, checkpoints / "gcnn-snli-small")
-    assert "Loaded: gcnn · snli-small · gcnn-snli-small" in texts(app, "success")
+    assert "Selected: gcnn-snli-small" in texts(app, "success")
 
 
 def test_pair_explorer_predicts_and_draws_alignments(monkeypatch, tmp_path, checkpoints):
@@ -195,8 +198,8 @@ def test_pair_explorer_predicts_and_draws_alignments(monkeypatch, tmp_path, chec
 def test_pair_explorer_picks_a_pair_from_the_data(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
     show(app, "pages/2_Pair_explorer.py")
-    app.radio(key="explorer_source").set_value("pick from a dataset split").run()
-    app.number_input(key="explorer_number").set_value(1)
+    app.radio(key="explorer_pair_source").set_value("pick from a dataset split").run()
+    app.number_input(key="explorer_pair_row").set_value(1)
     app.button(key="explorer_analyse_row").click().run()
     assert not app.exception
     assert "**Gold:** contradiction" in texts(app, "markdown")
@@ -205,8 +208,7 @@ def test_pair_explorer_picks_a_pair_from_the_data(monkeypatch, tmp_path, checkpo
 
 def test_empty_sentence_asks_for_words(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
-    for page, prefix in (("pages/2_Pair_explorer.py", "explorer"), ("pages/3_DIIN_interaction_space.py", "diin"),
-                         ("pages/4_Gates.py", "gates")):
+    for page, prefix in (("pages/2_Pair_explorer.py", "explorer"), ("pages/4_Gates.py", "gates")):
         show(app, page)
         analyse(app, prefix, premise="   ")
         assert "Type a premise and a hypothesis" in texts(app, "info"), page
@@ -240,7 +242,7 @@ def test_diin_page_draws_channels_of_a_diin(monkeypatch, tmp_path, diin_checkpoi
     assert "predicts" in texts(app, "markdown")
     assert app.selectbox(key="diin_stage").options, "the DIIN trace names its feature-map stages"
     assert trace_types(app).count("heatmap") >= 1
-    app.radio(key="diin_selection").set_value("variance").run()
+    app.radio(key="diin_pick").set_value("variance").run()
     assert not app.exception and "heatmap" in trace_types(app)
 
 
@@ -248,7 +250,9 @@ def test_gates_page_draws_gcnn_gates_per_pair_and_over_a_split(monkeypatch, tmp_
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
     show(app, "pages/4_Gates.py")
     assert trace_types(app).count("heatmap") >= 1
-    app.button(key="gates_compute").click().run()
+    app.session_state["gates_tab"] = "Over a dataset split"
+    app.run()
+    app.button(key="gates_computed_button").click().run()
     assert not app.exception
     summary = app.dataframe[0].value
     assert len(summary) and summary["mean"].between(0, 1).all() and set(summary["pairs"]) == {12}
@@ -261,9 +265,9 @@ def test_gates_draw_only_open_sections_and_reach_every_dimension(monkeypatch, tm
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), *folders)
     show(app, "pages/4_Gates.py")
     first_only = len(charts(app))
-    assert first_only >= 1 and all(f["layout"]["title"]["text"].startswith("gcnn · snli-small · gcnn-snli-small")
+    assert first_only >= 1 and all(f["layout"]["title"]["text"].startswith("gcnn-snli-small · ")
                                    for f in charts(app))
-    app.session_state["gates_open_1"] = True
+    app.session_state["gates_open_gcnn-no_forget_gate-snli-small"] = True
     app.run()
     assert not app.exception, app.exception
     assert len(charts(app)) > first_only
@@ -315,8 +319,8 @@ def test_projection_recolours_from_the_cache_without_running_the_model(monkeypat
 def test_ablations_compare_variants_with_seed_noise_and_the_paper(monkeypatch, tmp_path, checkpoints):
     app = open_app(monkeypatch, tmp_path, checkpoints, APP_DATA)
     show(app, "pages/6_Ablations.py")
-    assert app.selectbox(key="ablations_model").value == "gcnn"
-    assert app.selectbox(key="ablations_reference_gcnn_snli-small").value == "gcnn-snli-small"
+    assert app.selectbox(key="ablations_family").value == "gcnn"
+    assert app.selectbox(key="ablations_variant").value == "gcnn-snli-small"
     variants = app.dataframe[0].value
     assert list(variants["checkpoint"]) == ["gcnn-snli-small", "gcnn-snli-small-seed2", "gcnn-no_forget_gate-snli-small"]
     assert variants["parameters"].notna().all() and variants["training pairs/s"].notna().all()
@@ -382,7 +386,7 @@ def open_link(monkeypatch, tmp_path: Path, checkpoints: Path, data: Path, page: 
     """A fresh session opening `page` with the query parameters `params`, as a link or a reload does."""
     monkeypatch.setenv("NLIVIS_CHECKPOINTS", str(checkpoints))
     monkeypatch.setenv("NLIVIS_DATA", str(data))
-    monkeypatch.setenv("NLIVIS_PROJECTION_CACHE", str(tmp_path / "projections"))
+    monkeypatch.setenv("NLIVIS_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("NLIVIS_RUNS", raising=False)
     app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
     app.query_params.update(params)
@@ -401,11 +405,10 @@ def test_a_link_opens_its_pair_and_models_in_the_pair_explorer(monkeypatch, tmp_
     app = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py",
                     split="snli_dev", pair="3", models="gcnn-no_forget_gate-snli-small,gcnn-snli-small")
     expected = fixture_row(3)
-    assert list(app.dataframe[0].value["model"]) == ["gcnn · snli-small · gcnn-no_forget_gate-snli-small",
-                                                     "gcnn · snli-small · gcnn-snli-small"]
+    assert list(app.dataframe[0].value["model"]) == ["gcnn-no_forget_gate-snli-small", "gcnn-snli-small"]
     assert f"**Premise:** {expected.premise}" in texts(app, "markdown")
     assert "row 3 of snli_dev" in texts(app, "markdown")
-    assert app.number_input(key="explorer_number").value == 3 and app.selectbox(key="explorer_split").value == "snli_dev"
+    assert app.number_input(key="explorer_pair_row").value == 3 and app.selectbox(key="explorer_pair_split").value == "snli_dev"
     assert app.query_params == {"split": "snli_dev", "pair": "3", "models": "gcnn-no_forget_gate-snli-small,gcnn-snli-small"}
     reloaded = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py", **app.query_params)
     assert f"**Premise:** {expected.premise}" in texts(reloaded, "markdown")
@@ -416,7 +419,7 @@ def test_a_link_with_an_unknown_model_says_so_and_loads_the_rest(monkeypatch, tm
     app = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py",
                     split="snli_dev", pair="1", models="no-such-model,gcnn-snli-small")
     assert "no-such-model" in texts(app, "warning") and "the others are loaded" in texts(app, "warning")
-    assert list(app.dataframe[0].value["model"]) == ["gcnn · snli-small · gcnn-snli-small"]
+    assert list(app.dataframe[0].value["model"]) == ["gcnn-snli-small"]
     assert app.query_params["models"] == "gcnn-snli-small"
     bad_row = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py",
                         split="snli_dev", pair="999", models="gcnn-snli-small")
@@ -434,9 +437,9 @@ def test_the_selection_follows_every_page_and_comes_back_after_the_sidebar_drops
     analyse(app, "explorer", premise="A dog runs .", hypothesis="An animal moves .")
     assert app.query_params["premise"] == "A dog runs ." and app.query_params["hypothesis"] == "An animal moves ."
     app.query_params.clear()  # what the sidebar's page links do
-    show(app, "pages/3_DIIN_interaction_space.py")
+    show(app, "pages/9_Attribution.py")
     assert app.query_params == {"models": "gcnn-snli-small", "premise": "A dog runs .", "hypothesis": "An animal moves ."}
-    assert app.text_area(key="diin_premise").value == "A dog runs ."
+    assert app.text_area(key="attribution_premise").value == "A dog runs ."
     reloaded = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/4_Gates.py", **app.query_params)
     assert reloaded.text_area(key="gates_premise").value == "A dog runs ." and "heatmap" in trace_types(reloaded)
 
@@ -448,7 +451,7 @@ def test_a_half_typed_edit_is_not_analysed_and_previous_means_previously_analyse
     app.text_area(key="explorer_hypothesis").set_value("Nobody")
     app.run()  # another widget reruns the page before Analyse is pressed
     assert app.dataframe[0].value.equals(first), "the half-typed hypothesis was analysed"
-    assert "hypothesis" not in app.query_params and not app.get("toggle")
+    assert app.query_params["hypothesis"] == "A person is making music ." and not app.get("toggle")
     analyse(app, "explorer", hypothesis="Nobody is making music .")
     assert "A man is playing a guitar" in app.toggle(key="explorer_compare").label
     assert app.query_params["hypothesis"] == "Nobody is making music ."
@@ -457,8 +460,8 @@ def test_a_half_typed_edit_is_not_analysed_and_previous_means_previously_analyse
 def test_split_picker_starts_on_the_select_split_and_names_a_training_split(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
     show(app, "pages/2_Pair_explorer.py")
-    app.radio(key="explorer_source").set_value("pick from a dataset split").run()
-    picker = app.selectbox(key="explorer_split")
+    app.radio(key="explorer_pair_source").set_value("pick from a dataset split").run()
+    picker = app.selectbox(key="explorer_pair_split")
     assert picker.value == "snli_dev"
     assert "snli_test (training split of gcnn-snli-small)" in picker.options, picker.options
 
@@ -494,17 +497,17 @@ def test_a_wrong_pair_and_a_confusion_cell_open_their_pair_in_the_explorer(monke
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small",
                       checkpoints / "gcnn-no_forget_gate-snli-small")
     show(app, "pages/5_Error_analysis.py")
-    wrong = app.dataframe(key="errors_wrong").value
+    wrong = app.dataframe(key="errors_wrong_pairs_table").value
     assert list(wrong.columns[:2]) == ["row", "id"] and (wrong["id"].astype(int) == wrong["row"] + 1).all()  # SNLI ids: lines
-    assert_explorer_shows_row(click_table_row(app, "errors_wrong", 1), int(wrong["row"].iloc[1]), models=2)
+    assert_explorer_shows_row(click_table_row(app, "errors_wrong_pairs_table", 1), int(wrong["row"].iloc[1]), models=2)
 
     show(app, "pages/5_Error_analysis.py")
     gold, predicted = wrong["gold"].iloc[0], wrong["predicted"].iloc[0]
     click_point(app, "confusion_0", [gold, predicted, 1])
-    cell = app.dataframe(key="errors_cell_pairs").value
+    cell = app.dataframe(key="errors_cell_pairs_table").value
     assert len(cell) >= 1 and set(cell["gold"]) == {gold} and set(cell["predicted"]) == {predicted}
     assert cell["premise"].str.len().min() > 0
-    assert_explorer_shows_row(click_table_row(app, "errors_cell_pairs", 0), int(cell["row"].iloc[0]), models=2)
+    assert_explorer_shows_row(click_table_row(app, "errors_cell_pairs_table", 0), int(cell["row"].iloc[0]), models=2)
 
 
 def test_a_projection_point_and_a_disagreement_open_their_pair_in_the_explorer(monkeypatch, tmp_path, checkpoints):
@@ -517,9 +520,9 @@ def test_a_projection_point_and_a_disagreement_open_their_pair_in_the_explorer(m
     assert_explorer_shows_row(click_point(app, "projection", customdata), int(customdata[-1]), models=1)
 
     show(app, "pages/6_Ablations.py")
-    assert app.query_params["variant"] == "gcnn-snli-small"
-    disagreements = app.dataframe(key="ablations_disagreements").value
-    opened = click_table_row(app, "ablations_disagreements", 0)  # with the checkpoints the table compares
+    assert app.selectbox(key="ablations_variant").value == "gcnn-snli-small" and "variant" not in app.query_params  # the default
+    disagreements = app.dataframe(key="ablations_disagreements_table").value
+    opened = click_table_row(app, "ablations_disagreements_table", 0)  # with the checkpoints the table compares
     assert_explorer_shows_row(opened, int(disagreements["row"].iloc[0]), models=3)
     assert opened.query_params["models"] == "gcnn-snli-small,gcnn-snli-small-seed2,gcnn-no_forget_gate-snli-small"
 
@@ -530,10 +533,11 @@ def test_pages_without_data_say_what_is_missing(monkeypatch, tmp_path, checkpoin
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, empty_folder), checkpoints / "gcnn-snli-small")
     show(app, "pages/2_Pair_explorer.py")
     assert "heatmap" in trace_types(app), "a typed pair needs no data"
-    app.radio(key="explorer_source").set_value("pick from a dataset split").run()
+    app.radio(key="explorer_pair_source").set_value("pick from a dataset split").run()
     assert not app.exception and "No dataset split found" in texts(app, "info")
     show(app, "pages/7_Projection.py")
     assert "No dataset split found" in texts(app, "info")
+    app.session_state["gates_tab"] = "Over a dataset split"
     show(app, "pages/4_Gates.py")
     assert "No dataset split found" in texts(app, "info")
     show(app, "pages/5_Error_analysis.py")
@@ -695,7 +699,7 @@ def test_shipped_models_side_by_side_on_every_model_page(monkeypatch, tmp_path, 
     assert paper["diin-snli-small"] == "88.0% (DIIN Table 3 · SNLI test)"
     assert paper["esan-snli-small"] == "89.0% (ESAN Table 1 · SNLI test)"
     assert paper["gcnn-snli-small"] == "—" and paper["gcnn-quora-small"] == "88.7% (GCNN Table 2 · Quora test)"
-    assert "Loaded: " in texts(app, "success")
+    assert "Selected: " in texts(app, "success")
 
     show(app, "pages/2_Pair_explorer.py")
     predictions = app.dataframe[0].value
@@ -703,7 +707,7 @@ def test_shipped_models_side_by_side_on_every_model_page(monkeypatch, tmp_path, 
     assert trace_types(app).count("heatmap") >= 4  # GCNN, DIIN, AttentiveConvNet and ESAN alignments at least
 
     show(app, "pages/3_DIIN_interaction_space.py")
-    assert app.selectbox(key="diin_model").options == ["diin · snli-small · diin-snli-small"]
+    assert app.selectbox(key="diin_model").options == ["diin-snli-small"]
     assert {"interaction", "scale_down", "dense_block_1"} <= {o.split(" ")[0] for o in app.selectbox(key="diin_stage").options}
     assert app.selectbox(key="diin_stage").value == "dense_block_1"  # learned channels first
     assert "heatmap" in trace_types(app)
@@ -712,9 +716,8 @@ def test_shipped_models_side_by_side_on_every_model_page(monkeypatch, tmp_path, 
     show(app, "pages/4_Gates.py")
     assert "heatmap" in trace_types(app) or "bar" in trace_types(app)
     # AttentiveConvNet's 384-wide gates: the last window shows dimensions 320–383
-    section = next(m for m, folder in enumerate(SHIPPED_FULL) if folder.name == "attentive_conv-snli-small")
-    app.session_state[f"gates_open_{section}"] = True
-    app.session_state[f"gates_dims_{section}"] = 320
+    app.session_state["gates_open_attentive_conv-snli-small"] = True
+    app.session_state["gates_dims_attentive_conv-snli-small"] = 320
     app.run()
     assert not app.exception, app.exception
     rows = [t["y"] for f in charts(app) if "attentive_conv" in f["layout"]["title"]["text"]
@@ -726,14 +729,14 @@ def test_shipped_models_side_by_side_on_every_model_page(monkeypatch, tmp_path, 
 def test_shipped_ablations_page_compares_gcnn_variants_with_the_second_seed(monkeypatch, tmp_path, shipped, shared_data):
     app = open_app(monkeypatch, tmp_path, shipped, shared_data)
     show(app, "pages/6_Ablations.py")
-    app.selectbox(key="ablations_model").set_value("gcnn").run()
+    app.selectbox(key="ablations_family").set_value("gcnn").run()
     assert not app.exception
     variants = app.dataframe[0].value
     assert {"gcnn-snli-small", "gcnn-snli-small-seed2", "gcnn-no_forget_gate-snli-small",
             "gcnn-no_output_gate-snli-small"} <= set(variants["checkpoint"])
     assert "Seed noise: gcnn-snli-small and gcnn-snli-small-seed2" in texts(app, "caption")
     # DIIN addition_fuse: −2.9%, significant, inside the 3.9% gap between DIIN's two seeds
-    app.selectbox(key="ablations_model").set_value("diin").run()
+    app.selectbox(key="ablations_family").set_value("diin").run()
     comparison = next(d.value for d in app.dataframe if "within seed noise" in d.value.columns).set_index("variant")
     fuse = comparison.loc["diin-addition_fuse-snli-small"]
     assert fuse["significant"] and fuse["within seed noise"] and -0.03 < fuse["difference"] < -0.028
@@ -761,19 +764,21 @@ def test_the_link_contract_on_the_shipped_checkpoints(monkeypatch, tmp_path, shi
 
 def test_quora_pair_ids_map_to_split_rows(monkeypatch, shared_data):
     """Quora's official pair ids are not line numbers; pair tables still number every pair by its 0-based row."""
-    import pandas as pd
-
-    from nlivis.app import loading, widgets
+    from nlivis.analysis.pair_lists import prediction_rows
+    from nlivis.app import cache
     from nlivis.data.protocols import get_protocol, read_split
+    from nlivis.store.predictions import Prediction
 
     monkeypatch.setenv("NLIVIS_DATA", str(shared_data))
     pairs = read_split(get_protocol("quora-small").select, shared_data).pairs
-    rows = loading.split_rows("quora_dev")
+    rows = cache.split_rows("quora_dev")
     assert len(rows) == len(pairs) == 10_000
     assert all(pairs[rows[pair.id]].id == pair.id for pair in pairs[::97])
     assert sum(pair.id != str(row + 1) for row, pair in enumerate(pairs)) > 9_000  # ids are not line numbers
-    table = widgets.with_rows(pd.DataFrame({"id": [pairs[5].id, pairs[4321].id, "not-a-quora-id"]}), "quora_dev")
-    assert table["row"].tolist()[:2] == [5, 4321] and pd.isna(table["row"].iloc[2])
+    predictions = [Prediction(pid, "duplicate", "duplicate", (0.2, 0.8)) for pid in (pairs[5].id, pairs[4321].id, "not-a-quora-id")]
+    table = prediction_rows(predictions, rows, pairs)
+    assert table["row"].tolist()[:2] == [5, 4321] and table["row"].isna().iloc[2]
+    assert table["premise"].iloc[1] == pairs[4321].premise
 
 
 # ---------------------------------------------------------------- gold tags and Table 7 (MultiNLI dev layout)
@@ -847,9 +852,9 @@ def test_error_analysis_uses_gold_tags_and_shows_table7_with_counts(monkeypatch,
 
     line = int(tag_table.index[(tag_table["source"] == "gold") & (tag_table["tag"] == "NEGATION")][0])
     click_table_row(app, "errors_tag_table", line)
-    behind = app.dataframe(key="errors_tag_pairs").value
+    behind = app.dataframe(key="errors_tag_pairs_table").value
     assert set(behind["id"]) == {"9001e", "9002c"} and list(behind["row"]) == [0, 1]
-    assert_explorer_shows_pair(click_table_row(app, "errors_tag_pairs", 1), "mnli_dev_matched", 1,
+    assert_explorer_shows_pair(click_table_row(app, "errors_tag_pairs_table", 1), "mnli_dev_matched", 1,
                                MNLI_DEV_FIXTURE["matched"][1][1])
 
 
@@ -874,7 +879,9 @@ def test_sample_pages_say_how_many_pairs_the_token_cut_offs_shorten(monkeypatch,
     premise_file.write_text("\n".join(premises) + "\n", encoding="utf-8")
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, data), checkpoints / "gcnn-snli-small")
     show(app, "pages/4_Gates.py")
-    app.button(key="gates_compute").click().run()
+    app.session_state["gates_tab"] = "Over a dataset split"
+    app.run()
+    app.button(key="gates_computed_button").click().run()
     assert not app.exception, app.exception
     assert "on this sample of snli_dev: 2 of 12 pairs were cut" in texts(app, "caption")
     app.session_state["projection_method"] = "pca"

@@ -74,15 +74,13 @@ def checkpoint_infos(root: Path) -> list:
 
 
 def models_to_load(roots: list[Path]) -> list[str]:
-    """Home's labels of one checkpoint per model family: the full config, first seed, snli-small first."""
-    from nlivis.app import loading
-
+    """The names of one checkpoint per model family: the full config, first seed, snli-small first."""
     chosen: dict[str, object] = {}
     infos = [info for root in roots for info in checkpoint_infos(root)]
     for info in sorted(infos, key=lambda i: (i.config_name != i.model, i.protocol != "snli-small", i.seed or 1, i.name)):
         chosen.setdefault(info.model, info)
     order = sorted(chosen, key=lambda model: FAMILY_ORDER.index(model) if model in FAMILY_ORDER else len(FAMILY_ORDER))
-    return [loading.checkpoint_label(chosen[model].path, chosen[model]) for model in order]
+    return [chosen[model].name for model in order]
 
 
 def free_port() -> int:
@@ -98,7 +96,7 @@ def server(app_folders, tmp_path_factory) -> Iterator[str]:
     scratch = tmp_path_factory.mktemp("server")
     port = free_port()
     env = {**os.environ, "NLIVIS_CHECKPOINTS": os.pathsep.join(map(str, roots)), "NLIVIS_DATA": str(data),
-           "NLIVIS_RUNS": str(scratch / "runs"), "NLIVIS_PROJECTION_CACHE": str(scratch / "projections")}
+           "NLIVIS_RUNS": str(scratch / "runs"), "NLIVIS_CACHE_DIR": str(scratch / "cache")}
     log = open(scratch / "streamlit.log", "wb")
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),

@@ -9,9 +9,11 @@ import pytest
 import torch
 
 from nlivis.models.trace import Alignment, FeatureMaps, Gate, MemoryKeys, OutputDistribution, Representation, Trace
-from nlivis.viz import (accuracy_by_tag_bars, alignment_heatmap, channel_grid, confusion_matrix_heatmap, drawable,
-                        figure_data, figure_data_csv, gate_strip, memory_keys_heatmap, probability_bars,
-                        projection_scatter, select_channels, training_curves)
+from nlivis.viz import (accuracy_by_tag_bars, alignment_heatmap, confusion_matrix_heatmap, figure_data, figure_data_csv,
+                        gate_strip, memory_keys_heatmap, probability_bars, projection_scatter, select_channels,
+                        training_curves)
+from nlivis.viz.channel_grid import channel_grid
+from nlivis.viz.drawable import drawable
 
 PREMISE = ["the", "cat", "sat", "on", "the", "mat"]
 HYPOTHESIS = ["a", "cat", "sits"]

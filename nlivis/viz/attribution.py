@@ -17,6 +17,11 @@ from plotly.subplots import make_subplots
 from nlivis.viz.common import BELOW_LEGEND, CATEGORY_COLOURS, DIVERGING_SCALE, token_ticks
 
 
+def _colour(colours: Mapping[str, str] | None, model: object, index: int) -> str:
+    """A model's colour on every page, or the palette's next one for a model `colours` does not name."""
+    return (colours or {}).get(str(model)) or CATEGORY_COLOURS[index % len(CATEGORY_COLOURS)]
+
+
 def _scaled(values: Sequence[float], scale: float) -> list[float]:
     return [float(v) / scale if scale > 0 else 0.0 for v in values]
 
@@ -57,14 +62,14 @@ def token_strips(rows: Mapping[str, tuple[Sequence[float], Sequence[float]]], pr
     return figure
 
 
-def faithfulness_bars(table: pd.DataFrame, metric: str, title: str) -> go.Figure:
+def faithfulness_bars(table: pd.DataFrame, metric: str, title: str, colours: Mapping[str, str] | None = None) -> go.Figure:
     """Bars of one AOPC metric ("comprehensiveness" or "sufficiency") per method, one colour per model, with
     the bootstrap interval as error bars (`faithfulness.faithfulness_table` columns)."""
     figure = go.Figure()
     for index, (model, rows) in enumerate(table.groupby("model", sort=False)):
         figure.add_trace(go.Bar(
             x=list(rows["method"]), y=list(rows[metric]), name=str(model),
-            marker={"color": CATEGORY_COLOURS[index % len(CATEGORY_COLOURS)]},
+            marker={"color": _colour(colours, model, index)},
             error_y={"type": "data", "symmetric": False, "array": list(rows[f"{metric}_high"] - rows[metric]),
                      "arrayminus": list(rows[metric] - rows[f"{metric}_low"])},
             hovertemplate="%{x}: %{y:.3f}<extra>" + str(model) + "</extra>",
@@ -76,14 +81,14 @@ def faithfulness_bars(table: pd.DataFrame, metric: str, title: str) -> go.Figure
     return figure
 
 
-def agreement_boxes(taus: pd.DataFrame, title: str) -> go.Figure:
+def agreement_boxes(taus: pd.DataFrame, title: str, colours: Mapping[str, str] | None = None) -> go.Figure:
     """Kendall τ between attention and each salience method, one box per (model, method), from a table with
     columns model, method, layer, tau (one row per pair): Jain & Wallace's figure."""
     figure = go.Figure()
     for index, (model, rows) in enumerate(taus.groupby("model", sort=False)):
         figure.add_trace(go.Box(
             x=list(rows["method"] + " · " + rows["layer"]), y=list(rows["tau"]), name=str(model),
-            marker={"color": CATEGORY_COLOURS[index % len(CATEGORY_COLOURS)]}, boxmean=True,
+            marker={"color": _colour(colours, model, index)}, boxmean=True,
             meta={"kind": "table", "records": rows.to_dict("records")}))
     figure.add_hline(y=0.0, line={"color": "grey", "dash": "dot"})
     figure.update_layout(title=title, boxmode="group", yaxis={"title": "Kendall τ with attention", "range": [-1.05, 1.05]},
@@ -91,11 +96,11 @@ def agreement_boxes(taus: pd.DataFrame, title: str) -> go.Figure:
     return figure
 
 
-def plausibility_bars(table: pd.DataFrame, title: str) -> go.Figure:
+def plausibility_bars(table: pd.DataFrame, title: str, colours: Mapping[str, str] | None = None) -> go.Figure:
     """AUPRC and F1 at the annotator's highlight count per method, one colour per model."""
     figure = make_subplots(rows=1, cols=2, subplot_titles=("token AUPRC", "F1 at the highlight count"))
     for index, (model, rows) in enumerate(table.groupby("model", sort=False)):
-        colour = CATEGORY_COLOURS[index % len(CATEGORY_COLOURS)]
+        colour = _colour(colours, model, index)
         for column, metric in enumerate(("auprc", "f1"), start=1):
             figure.add_trace(go.Bar(
                 x=list(rows["method"]), y=list(rows[metric]), name=str(model), legendgroup=str(model),
