@@ -11,10 +11,10 @@ import streamlit as st
 from nlivis.app import cache, state
 from nlivis.app.text import md
 
-EXPLORER = "pages/2_Pair_explorer.py"
+EXPLORER = "app_pages/2_Pair_explorer.py"
 """The page a clicked pair opens in."""
-PAIR_PAGES = {"Attribution": "pages/9_Attribution.py", "Gates": "pages/4_Gates.py",
-              "DIIN interaction space": "pages/3_DIIN_interaction_space.py"}
+PAIR_PAGES = {"Attribution": "app_pages/9_Attribution.py", "Gates": "app_pages/4_Gates.py",
+              "DIIN interaction space": "app_pages/3_DIIN_interaction_space.py"}
 """The other pages that show one pair, linked from the Pair explorer."""
 
 NOTE_ICON = ":material/info:"
@@ -70,7 +70,7 @@ def require_models(view: str) -> list[cache.Model]:
         st.error(f"Could not load {md(error)}")
     if not models:
         st.info(f"No model is loaded. Choose checkpoints on the Home page to use the {view}.")
-        st.page_link("pages/1_Home.py", label="Go to Home", icon=":material/home:")
+        st.page_link("app_pages/1_Home.py", label="Go to Home", icon=":material/home:")
         state.stop()
     return models
 
@@ -81,8 +81,7 @@ def protocol_note_for(name: str | None) -> str:
 
     protocol = protocol_named(name)
     if protocol is not None and protocol.note:
-        extra = " snli-small trains on SNLI **test**." if protocol.name == "snli-small" else ""
-        return f"Protocol {md(protocol.name)}: {md(protocol.note)}{extra}"
+        return f"Protocol {md(protocol.name)}: {md(protocol.note)}"
     return SMALL_PROTOCOL_NOTE
 
 

@@ -155,7 +155,7 @@ def links_to_other_pages(current: str) -> None:
     params = state.pair_link(state.pair(), state.pair_list())
     targets = [(title, path) for title, path in PAIR_PAGES.items() if title != current]
     if current != "Pair explorer":
-        targets.insert(0, ("Pair explorer", "pages/2_Pair_explorer.py"))
+        targets.insert(0, ("Pair explorer", "app_pages/2_Pair_explorer.py"))
     for column, (title, path) in zip(st.columns(len(targets)), targets):
         column.page_link(path, label=f"This pair in {title}", icon=":material/open_in_new:", query_params=params)
 
