@@ -123,6 +123,7 @@ def test_error_analysis_says_how_many_pairs_of_the_split_were_cut(monkeypatch, t
     app = error_analysis(monkeypatch, tmp_path, checkpoints)
     captions = shown(app.caption)
     assert "on snli_dev: 1 of 12 pairs were cut to the model's 12 premise / 8 hypothesis tokens" in captions
+    assert captions.count("were cut") == 1 and "gcnn-snli-small, gcnn-snli-small-seed2 on snli_dev" in captions  # once, not per model
 
 
 def test_pair_explorer_refuses_text_without_a_real_word(monkeypatch, tmp_path, checkpoints):

@@ -14,7 +14,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from nlivis.viz.common import BELOW_LEGEND, CATEGORY_COLOURS, DIVERGING_SCALE, token_ticks
+from nlivis.viz.common import BELOW_LEGEND, CATEGORY_COLOURS, DIVERGING_SCALE, SIDE_LEGEND, token_ticks
 
 
 def _colour(colours: Mapping[str, str] | None, model: object, index: int) -> str:
@@ -52,13 +52,16 @@ def token_strips(rows: Mapping[str, tuple[Sequence[float], Sequence[float]]], pr
         figure.add_trace(go.Heatmap(
             z=z, x=list(range(len(tokens))), y=list(range(len(names))), zmin=-1.0, zmax=1.0,
             colorscale=DIVERGING_SCALE, reversescale=True, showscale=column == 2,
-            colorbar={"title": "score / max |score|"}, customdata=hover if hover.size else None,
+            colorbar={"title": {"text": "score /<br>max |score|"}, "lenmode": "pixels", "len": 140, "thickness": 14,
+                      "yanchor": "top", "y": 1},
+            customdata=hover if hover.size else None,
             hovertemplate="%{customdata}<extra></extra>", name=side,
             meta={"kind": "table", "records": records if column == 2 else []}), row=1, col=column)
-        figure.update_xaxes(**token_ticks(tokens), row=1, col=column)
+        figure.update_xaxes(**{**token_ticks(tokens), "tickfont": {"size": 11}}, row=1, col=column)
         figure.update_yaxes(tickmode="array", tickvals=list(range(len(names))), ticktext=names if column == 1 else [""] * len(names),
                             autorange="reversed", row=1, col=column)
-    figure.update_layout(title=title, height=120 + 34 * len(names), margin={"l": 10, "r": 10, "t": 70, "b": 10})
+    # at least the colour bar's height, so a one- or two-row strip (the attention summary) is not squashed
+    figure.update_layout(title=title, height=max(260, 130 + 34 * len(names)), margin={"l": 10, "r": 10, "t": 70, "b": 10})
     return figure
 
 
@@ -91,8 +94,9 @@ def agreement_boxes(taus: pd.DataFrame, title: str, colours: Mapping[str, str] |
             marker={"color": _colour(colours, model, index)}, boxmean=True,
             meta={"kind": "table", "records": rows.to_dict("records")}))
     figure.add_hline(y=0.0, line={"color": "grey", "dash": "dot"})
+    figure.update_xaxes(automargin=True, tickangle=-30, tickfont={"size": 12})
     figure.update_layout(title=title, boxmode="group", yaxis={"title": "Kendall τ with attention", "range": [-1.05, 1.05]},
-                         legend=BELOW_LEGEND, height=460, margin={"l": 10, "r": 10, "t": 50, "b": 160})
+                         legend=SIDE_LEGEND, height=480, margin={"l": 10, "r": 10, "t": 50, "b": 10})
     return figure
 
 

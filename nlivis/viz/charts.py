@@ -83,8 +83,11 @@ def accuracy_by_tag_bars(table: pd.DataFrame, group: str | None = None, tag: str
         ))
     n_tags = table[tag].nunique()
     n_series = max(1, sum(1 for trace in figure.data if trace.type == "bar"))
-    figure.update_layout(title=title, barmode="group", xaxis={"range": [0, 1], "title": "accuracy", "tickformat": ".0%"},
-                         yaxis={"autorange": "reversed"}, height=max(300, 80 + 28 * n_tags * n_series),
+    figure.update_traces(textfont={"size": 12}, selector={"type": "bar"})
+    figure.update_layout(title=title, barmode="group", xaxis={"range": [0, 1], "title": "accuracy", "tickformat": ".0%",
+                                                              "tickfont": {"size": 12}},
+                         yaxis={"autorange": "reversed", "tickfont": {"size": 14}, "automargin": True},
+                         height=max(300, 80 + 28 * n_tags * n_series),
                          margin={"l": 10, "r": 10, "t": 50, "b": 10}, legend=BELOW_LEGEND)
     return figure
 
@@ -106,9 +109,9 @@ def accuracy_interval_bars(table: pd.DataFrame, category: str = "model", accurac
     if baseline and baseline in table.columns:
         values = table[baseline].dropna().unique()
         label = table["majority_label"].iloc[0] if "majority_label" in table.columns else ""
-        if len(values) == 1:
-            figure.add_hline(y=float(values[0]), line_dash="dash", line_color="black",
-                             annotation_text=f"majority label ({label}) {values[0]:.1%}", annotation_position="top left")
+        if len(values) == 1:  # said in the title: a text on the line sat over the first bar
+            figure.add_hline(y=float(values[0]), line_dash="dash", line_color="black")
+            title = f"{title} · majority label: {label}, {values[0]:.1%}"
         else:
             figure.add_trace(go.Scatter(x=categories, y=table[baseline].tolist(), mode="markers", name="majority label",
                                         marker={"symbol": "line-ew-open", "size": 30, "color": "black", "line": {"width": 2}}))
@@ -152,12 +155,12 @@ def difference_intervals(table: pd.DataFrame, label: str = "variant", difference
     opacity = [1.0 if (significant is None or significant not in rows or bool(s)) else 0.35
                for s in (rows[significant] if significant in rows else [True] * len(rows))]
     values = rows[difference].astype(float)
-    figure = go.Figure(go.Bar(
-        y=rows[label].astype(str).tolist(), x=values.tolist(), orientation="h", name="difference",
+    figure = go.Figure(go.Bar(  # the value goes in the bar's label: printed at the bar's end the whisker crossed it
+        y=[f"{name} ({v:+.1%})".replace("(-", "(−") for name, v in zip(rows[label].astype(str), values)], x=values.tolist(),
+        orientation="h", name="difference",
         marker={"opacity": opacity, "color": ["#2a9d8f" if v >= 0 else "#e76f51" for v in values]},
         error_x={"type": "data", "symmetric": False, "array": (rows[high].astype(float) - values).tolist(),
                  "arrayminus": (values - rows[low].astype(float)).tolist()},
-        text=[f"{v:+.1%}" for v in values], textposition="outside",
         meta={"kind": "table", "records": _records(rows)},
     ))
     if noise is not None:
@@ -171,6 +174,10 @@ def difference_intervals(table: pd.DataFrame, label: str = "variant", difference
                          yaxis={"autorange": "reversed", "automargin": True}, height=max(260, 90 + 36 * len(rows)),
                          margin={"l": 10, "r": 10, "t": 50, "b": 10}, showlegend=False)
     return figure
+
+
+FIXED_COLOURS = {"right": "#4c78a8", "wrong": "#e45756", "(no gold)": "#9d9d9d", "other": "#c7c7c7"}
+"""Colours that mean the same in every projection: wrong pairs red, right ones blue, the rest grey."""
 
 
 def projection_scatter(frame: pd.DataFrame, color: str, hover: Sequence[str] = ("premise", "hypothesis"),
@@ -193,7 +200,8 @@ def projection_scatter(frame: pd.DataFrame, color: str, hover: Sequence[str] = (
         template = "<br>".join(f"{c}: %{{customdata[{i}]}}" for i, c in enumerate(hover_columns)) + "<extra>%{fullData.name}</extra>"
         figure.add_trace(go.Scattergl(
             x=rows["x"].tolist(), y=rows["y"].tolist(), mode="markers", name=str(value),
-            marker={"size": 6, "opacity": 0.75, "color": CATEGORY_COLOURS[position % len(CATEGORY_COLOURS)]},
+            marker={"size": 6, "opacity": 0.75,
+                    "color": FIXED_COLOURS.get(str(value), CATEGORY_COLOURS[position % len(CATEGORY_COLOURS)])},
             customdata=custom, hovertemplate=template,
             meta={"kind": "table", "records": _records(rows[[c for c in rows.columns if c in {"x", "y", color, *hover_columns, "id", *link_columns}]])},
         ))

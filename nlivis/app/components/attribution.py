@@ -9,7 +9,7 @@ import streamlit as st
 
 from nlivis.analysis.attribution import ATTENTION_RULE, METHODS, SIGNED_METHODS
 from nlivis.analysis.faithfulness import FAITHFULNESS_METHODS, faithfulness_table
-from nlivis.app import cache, paths
+from nlivis.app import cache, paths, state
 from nlivis.app.components import controls, figures, pairs, samples
 from nlivis.app.components.frame import protocol_notes
 from nlivis.app.text import md
@@ -25,6 +25,7 @@ CAPTION = ("Salience at the word vectors (char, POS and exact-match features hel
 
 
 def page(models: Sequence[cache.Model]) -> None:
+    state.pair()  # the pair stays in the URL on either tab, so switching tabs after a link keeps it
     tab, (pair_tab, split_tab) = controls.tabs(PAGE, "tab", TABS)
     if tab == TABS[0]:
         with pair_tab:
@@ -74,28 +75,26 @@ def model_attribution(model: cache.Model, premise: str, hypothesis: str, methods
     predicted, explained = model.labels[any_scores.predicted], model.labels[any_scores.target]
     verdict = "" if not shown.gold else (" (right)" if predicted == shown.gold else f" (wrong: gold {md(shown.gold)})")
     st.markdown(f"predicts **{md(predicted)}**{verdict} · explaining **{md(explained)}**")
-    salience, attention = st.columns(2)  # equal widths: the attention strips were too narrow to read
-    with salience:
-        rows = {name: (scores[name].premise_scores, scores[name].hypothesis_scores) for name in methods if name in scores}
-        if rows:
-            figures.show(token_strips(rows, any_scores.premise_tokens, any_scores.hypothesis_tokens,
-                                      f"salience for {explained}"), f"attribution_salience_{model.name}",
-                         f"{model.name}_salience")
-        ig = scores.get("integrated_gradients")
-        if ig is not None and ig.completeness_gap is not None:
-            st.caption(f"Integrated gradients: {md(ig.note)}; completeness gap {ig.completeness_gap:+.4f} at {ig.steps} "
-                       f"steps (Σ attributions vs. f(x) − f(baseline) = {ig.completeness_difference:+.4f}, relative).")
-            if ig.completeness_note:
-                st.info(f"Completeness: {md(ig.completeness_note)}.")
-    with attention:
-        summary = scores.get("attention")
-        if summary is None:
-            st.info(f"{md(model.name)} traces no attention that can be reduced to token scores.")
-        else:
-            layer_rows = {"average": (summary.premise_scores, summary.hypothesis_scores), **summary.layers}
-            figures.show(token_strips(layer_rows, summary.premise_tokens, summary.hypothesis_tokens, "attention summary"),
-                         f"attribution_attention_{model.name}", f"{model.name}_attention")
-            st.caption(md(ATTENTION_RULE))
+    # one strip above the other, each the full width: side by side, token labels overlapped on real pairs
+    rows = {name: (scores[name].premise_scores, scores[name].hypothesis_scores) for name in methods if name in scores}
+    if rows:
+        figures.show(token_strips(rows, any_scores.premise_tokens, any_scores.hypothesis_tokens,
+                                  f"salience for {explained}"), f"attribution_salience_{model.name}",
+                     f"{model.name}_salience")
+    ig = scores.get("integrated_gradients")
+    if ig is not None and ig.completeness_gap is not None:
+        st.caption(f"Integrated gradients: {md(ig.note)}; completeness gap {ig.completeness_gap:+.4f} at {ig.steps} "
+                   f"steps (Σ attributions vs. f(x) − f(baseline) = {ig.completeness_difference:+.4f}, relative).")
+        if ig.completeness_note:
+            st.info(f"Completeness: {md(ig.completeness_note)}.")
+    summary = scores.get("attention")
+    if summary is None:
+        st.info(f"{md(model.name)} traces no attention that can be reduced to token scores.")
+    else:
+        layer_rows = {"average": (summary.premise_scores, summary.hypothesis_scores), **summary.layers}
+        figures.show(token_strips(layer_rows, summary.premise_tokens, summary.hypothesis_tokens, "attention summary"),
+                     f"attribution_attention_{model.name}", f"{model.name}_attention")
+        st.caption(md(ATTENTION_RULE))
 
 
 def over_split(models: Sequence[cache.Model]) -> None:

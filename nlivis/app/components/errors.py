@@ -7,7 +7,7 @@ from typing import Sequence
 
 import streamlit as st
 
-from nlivis.analysis.breakdown import accuracy_by_label, confusion_matrix, overall_accuracy, per_label_scores
+from nlivis.analysis.breakdown import confusion_matrix, overall_accuracy, per_label_scores
 from nlivis.analysis.pair_lists import UNKNOWN_FILTERS
 from nlivis.app import cache, state
 from nlivis.app.components import challenge, controls, figures, lists, pair_list, samples, tag_breakdown
@@ -85,9 +85,8 @@ def confusions(split: str, models: Sequence[cache.Model], predictions: dict[str,
                 state.remember(PAGE, "cell_model", name, "")
                 state.remember(PAGE, "cell_gold", str(custom[0]), "")
                 state.remember(PAGE, "cell_predicted", str(custom[1]), "")
-            scores = per_label_scores(preds, labels_of[name]).merge(
-                accuracy_by_label(preds, labels_of[name])[["label", "accuracy"]], on="label")
-            st.dataframe(scores.round(3), hide_index=True, width="stretch")
+            # per-label accuracy is the label's recall: one table, no repeated column cut off at the edge
+            st.dataframe(per_label_scores(preds, labels_of[name]).round(3), hide_index=True, width="stretch")
     cell = {name: controls.kept(PAGE, name, "") for name in ("cell_model", "cell_gold", "cell_predicted")}
     if cell["cell_model"] in predictions and cell["cell_gold"] and cell["cell_predicted"]:
         st.markdown(f"**{md(cell['cell_model'])}: gold {md(cell['cell_gold'])}, predicted {md(cell['cell_predicted'])}**")
