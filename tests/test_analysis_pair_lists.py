@@ -160,3 +160,18 @@ def test_family_predictions_and_seed_noise_read_through_the_given_reader():
     assert problem is None and noise.gap == pytest.approx(0.5) and noise.pairs == 2
     assert measure_seed_noise([first], "snli_dev", read) == (None, "one seed only")
     assert measure_seed_noise([first, other], "snli_dev", read)[1] == "gcnn-c has no predictions"
+
+
+def test_a_new_session_loads_the_full_snli_small_model_of_each_family():
+    from nlivis.app.cache import default_model_names
+    from nlivis.store.checkpoints import CheckpointInfo
+
+    def info(name, model, config, protocol, seed=1):
+        return CheckpointInfo(name, model, config, protocol, 0.7, 1, Path(name), "minilm", "shipped", 1, "snli_dev", seed)
+
+    infos = [info("esan-snli-small", "esan", "esan", "snli-small"), info("gcnn-mnli-small", "gcnn", "gcnn", "mnli-small"),
+             info("gcnn-snli-small-seed2", "gcnn", "gcnn", "snli-small", 2), info("gcnn-snli-small", "gcnn", "gcnn", "snli-small"),
+             info("gcnn-glu-snli-small", "gcnn", "gcnn-glu", "snli-small"), info("amn-snli-small", "amn", "amn", "snli-small")]
+    assert default_model_names(infos) == ["gcnn-snli-small", "esan-snli-small", "amn-snli-small"]
+    assert default_model_names([infos[1]]) == ["gcnn-mnli-small"]  # no snli-small: the protocol that has some
+    assert default_model_names([infos[4]]) == []  # an ablation alone is no default

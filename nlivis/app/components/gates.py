@@ -27,6 +27,7 @@ def page(models: Sequence[cache.Model]) -> None:
     if not with_gates:
         st.info("None of the loaded models has gates.")
         state.stop()
+    state.pair()  # the pair stays in the URL on either tab, so switching tabs after a link keeps it
     tab, (pair_tab, split_tab) = controls.tabs(PAGE, "tab", TABS)
     if tab == TABS[0]:
         with pair_tab:
