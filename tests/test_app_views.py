@@ -360,3 +360,54 @@ def test_the_shipped_gcnn_lists_all_its_snli_dev_errors(monkeypatch, tmp_path, s
     app = open_link(monkeypatch, tmp_path, shipped, shared_data, ERRORS, models="gcnn-snli-small")
     assert "of 2,794" in plain(app, "caption")
     assert len(app.dataframe(key="errors_wrong_pairs_table").value) == 50  # paged
+
+
+# ---------------------------------------------------------------- item 8: the Train page
+
+FAKE_STARTING_WORKER = """
+import pathlib, sys, time
+out = pathlib.Path(sys.argv[1])
+out.mkdir(parents=True, exist_ok=True)
+sys.stderr.write("\\rspaCy:  45%|####5     | 8900/19684 [00:21<00:26, 410.2sent/s]")
+sys.stderr.write("\\r  3%|3         | 37/1230 [00:04<02:10, 9.13step/s]")
+sys.stderr.flush()
+while not (out / "STOP").exists():
+    time.sleep(0.05)
+"""
+"""Stands in for a worker that has analysed its data and runs steps but logged no metrics yet."""
+
+
+def test_the_train_page_frees_its_form_after_start_and_says_what_the_run_does(monkeypatch, tmp_path):
+    """Item 8: right after Start the page warned "Cannot start: … already writing", the step lagged the worker and
+    71 s passed with only "No metrics logged yet"."""
+    import sys
+    import time
+
+    from nlivis.training import runs as training_runs
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    monkeypatch.setattr(training_runs, "train_command",
+                        lambda config, dataset, data_dir, out, **options: [sys.executable, "-c", FAKE_STARTING_WORKER, str(out)])
+    app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), TRAIN)
+    name_key = "train_name_gcnn_snli-small_1"
+    first = app.text_input(key=name_key).value
+    app.button(key="train_start").click().run()
+    out = runs / first
+    try:
+        assert not app.exception, app.exception
+        assert "Cannot start" not in plain(app, "warning")
+        assert app.text_input(key=name_key).value == f"{first}-run2", "the form moves on to a free name"
+        deadline = time.time() + 30
+        while training_runs.run_progress(out) is None or training_runs.run_progress(out).unit != "step":
+            assert time.time() < deadline, "the fake worker wrote no progress bar"
+            time.sleep(0.1)
+        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), TRAIN)  # a refreshed page finds it
+        assert next(m.value for m in app.metric if m.label == "step") == "37"
+        bar = app.get("progress")[0]
+        assert "training: 37 of 1,230 steps, about 02:10 left" in str(bar.proto.text).replace("\\", "")
+        assert "Cannot start" not in plain(app, "warning")
+    finally:
+        run = training_runs.read_run(out)
+        if run is not None:
+            training_runs.request_stop(run)

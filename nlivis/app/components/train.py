@@ -73,8 +73,8 @@ def start_form() -> None:
                                               key="train_max_steps",
                                               help="the run stops at whichever of epochs and steps comes first"))
     default_name = training_runs.free_run_name(config_name, dataset, seed, [root, *paths.checkpoint_roots()])
-    name = st.text_input("Run name (checkpoint folder)", value=default_name,
-                         key=f"train_name_{config_name}_{dataset}_{seed}").strip()
+    name_key = f"train_name_{config_name}_{dataset}_{seed}"
+    name = st.text_input("Run name (checkpoint folder)", value=default_name, key=name_key).strip()
     out = root / name
     problems = [p for p in (training_runs.training_data_problem(dataset, data_folder),
                             training_runs.embeddings_problem(embeddings or default_embeddings),
@@ -92,6 +92,9 @@ def start_form() -> None:
             st.error(f"Could not start the run: {md(error)}")
         else:
             st.session_state[state.widget_key(PAGE, "run")] = str(out)
+            # the form moves on to the next free name: the run just started owns this one, and its name left in
+            # the field made the form warn "Cannot start: … already writing" at once
+            st.session_state.pop(name_key, None)
             st.rerun()
     if not problems:
         with st.expander("Command line"):
@@ -135,19 +138,29 @@ def show_run(out_path: str, drawn_status: str) -> None:
         st.rerun(scope="app")
     records = training_runs.read_run_metrics(Path(out_path))
     summary = training_runs.run_summary(records)
+    progress = training_runs.run_progress(Path(out_path)) if status == "running" else None
+    step = summary.get("step")
+    if progress is not None and progress.unit == "step" and (step is None or progress.done > step):
+        step = progress.done  # the bar counts every step; metrics.jsonl only every logging interval
     columns = st.columns([1.3, 1, 1, 1, 1.3, 1])
     columns[0].metric("status", status)
-    columns[1].metric("step", f"{summary['step']:,}" if "step" in summary else "—")
+    columns[1].metric("step", f"{step:,}" if step is not None else "—")
     columns[2].metric("epoch", f"{summary['epoch']:.2f}" if "epoch" in summary else "—")
     columns[3].metric("loss", f"{summary['loss']:.3f}" if "loss" in summary else "—")
     columns[4].metric("best dev accuracy", f"{summary['best_dev_acc']:.1%}" if "best_dev_acc" in summary else "—")
     columns[5].metric("pairs/s", f"{summary['pairs_per_s']:.0f}" if "pairs_per_s" in summary else "—",
                       help="training pairs per second over the last logged window"
                            + (f"; median {summary['median_pairs_per_s']:.0f}" if "median_pairs_per_s" in summary else ""))
+    if progress is not None:
+        st.progress(progress.fraction, text=md(progress.describe()))
+    elif status == "running":
+        st.caption(f"Starting: the worker is loading its configuration and data (started "
+                   f"{time.time() - (run.started or time.time()):.0f} s ago); its log below says more.")
     if records:
         figures.show(training_curves(records), f"train_curves_{run.out.name}", f"training_{run.out.name}")
-    else:
-        st.caption("No metrics logged yet (the worker is reading and analysing the data).")
+    elif status == "running":
+        st.caption("No metrics logged yet: the first point comes after the first logging interval of training steps"
+                   + (f" ({md(progress.describe())})." if progress is not None else "."))
     if status == "running":
         if st.button("Stop", key=f"train_stop_{run.out.name}",
                      help="the run finishes its current step, saves its state and exits; Resume continues it"):
