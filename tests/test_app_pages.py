@@ -20,6 +20,8 @@ MODEL_PAGES = ("app_pages/2_Pair_explorer.py", "app_pages/3_DIIN_interaction_spa
                "app_pages/5_Error_analysis.py", "app_pages/7_Projection.py", "app_pages/9_Attribution.py")
 """The pages that work on the models loaded on Home."""
 TIMEOUT = 120
+TAG_TAB = "By annotation tag (Table 7)"
+"""Error analysis's tab with accuracy by tag and DIIN's Table 7."""
 
 
 @pytest.fixture(scope="session")
@@ -52,6 +54,7 @@ def open_app(monkeypatch, tmp_path: Path, checkpoints: Path, data: Path, runs: P
     monkeypatch.setenv("NLIVIS_CHECKPOINTS", str(checkpoints))
     monkeypatch.setenv("NLIVIS_DATA", str(data))
     monkeypatch.setenv("NLIVIS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("NLIVIS_WARM_UP", "0")  # each test starts its own app: no background loading
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
     if runs is None:
         monkeypatch.delenv("NLIVIS_RUNS", raising=False)
@@ -120,7 +123,7 @@ def test_home_in_a_new_process_lists_checkpoints_without_importing_torch(tmp_pat
               f"app = AppTest.from_file({str(ROOT / 'app.py')!r}, default_timeout=120).run(); "
               "print(len(app.dataframe[0].value), 'torch' in sys.modules)")
     env = {**os.environ, "NLIVIS_CHECKPOINTS": str(checkpoints), "NLIVIS_DATA": str(APP_DATA),
-           "NLIVIS_RUNS": str(tmp_path / "runs")}
+           "NLIVIS_RUNS": str(tmp_path / "runs"), "NLIVIS_WARM_UP": "0"}  # the background warm-up imports torch on purpose
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=ROOT,
                             timeout=TIMEOUT)
     assert result.stdout.split()[-2:] == ["3", "False"], result.stderr[-2000:]
@@ -282,6 +285,8 @@ def test_error_analysis_shows_accuracy_confusions_and_tags(monkeypatch, tmp_path
     assert "Protocol snli-small" in texts(app, "caption")
     types = trace_types(app)
     assert "heatmap" in types and "bar" in types
+    app.session_state["errors_tab"] = TAG_TAB
+    app.run()
     assert "on 12 of 12 pairs" in texts(app, "caption")
     tag_table = next(d.value for d in app.dataframe if "tag" in d.value.columns)
     assert "NEGATION" in set(tag_table["tag"])
@@ -387,6 +392,7 @@ def open_link(monkeypatch, tmp_path: Path, checkpoints: Path, data: Path, page: 
     monkeypatch.setenv("NLIVIS_CHECKPOINTS", str(checkpoints))
     monkeypatch.setenv("NLIVIS_DATA", str(data))
     monkeypatch.setenv("NLIVIS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("NLIVIS_WARM_UP", "0")
     monkeypatch.delenv("NLIVIS_RUNS", raising=False)
     app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
     app.query_params.update(params)
@@ -496,11 +502,13 @@ def assert_explorer_shows_row(app: AppTest, row: int, models: int) -> None:
 def test_a_wrong_pair_and_a_confusion_cell_open_their_pair_in_the_explorer(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small",
                       checkpoints / "gcnn-no_forget_gate-snli-small")
+    app.session_state["errors_tab"] = "Every error"
     show(app, "app_pages/5_Error_analysis.py")
     wrong = app.dataframe(key="errors_wrong_pairs_table").value
     assert list(wrong.columns[:2]) == ["row", "id"] and (wrong["id"].astype(int) == wrong["row"] + 1).all()  # SNLI ids: lines
     assert_explorer_shows_row(click_table_row(app, "errors_wrong_pairs_table", 1), int(wrong["row"].iloc[1]), models=2)
 
+    app.session_state["errors_tab"] = "Accuracy and confusions"
     show(app, "app_pages/5_Error_analysis.py")
     gold, predicted = wrong["gold"].iloc[0], wrong["predicted"].iloc[0]
     click_point(app, "confusion_0", [gold, predicted, 1])
@@ -541,7 +549,10 @@ def test_pages_without_data_say_what_is_missing(monkeypatch, tmp_path, checkpoin
     show(app, "app_pages/4_Gates.py")
     assert "No dataset split found" in texts(app, "info")
     show(app, "app_pages/5_Error_analysis.py")
-    assert "cannot be tagged" in texts(app, "info") and "heatmap" in trace_types(app)
+    assert "heatmap" in trace_types(app)
+    app.session_state["errors_tab"] = TAG_TAB
+    app.run()
+    assert "cannot be tagged" in texts(app, "info")
     show(app, "app_pages/6_Ablations.py")
     assert "cannot be tagged" in texts(app, "info")
     show(app, "app_pages/8_Train.py")
@@ -838,6 +849,8 @@ def test_error_analysis_uses_gold_tags_and_shows_table7_with_counts(monkeypatch,
 
     overall = charts(app)[0]
     assert overall["data"][0]["error_y"]["array"] and overall["layout"]["shapes"]  # 95% interval, majority line
+    app.session_state["errors_tab"] = TAG_TAB
+    app.run()
     assert "Gold tags" in texts(app, "caption") and "5 pairs of mnli_dev_matched" in texts(app, "caption")
     tag_table = app.dataframe(key="errors_tag_table").value
     gold = tag_table[tag_table["source"] == "gold"].set_index("tag")

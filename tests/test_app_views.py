@@ -4,8 +4,6 @@ a split work on every pair page, a pair says why it is there and steps through t
 of a split is listed, a bogus link value is said, and nothing a URL carries is rendered as Markdown."""
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
 
 import pytest
@@ -14,8 +12,7 @@ pytest.importorskip("streamlit.testing.v1", reason="streamlit's AppTest is not i
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from tests.fixtures.app_checkpoints import APP_DATA, train_variant  # noqa: E402
-from tests.test_app_pages import (TIMEOUT, ROOT, charts, click_point, click_table_row, fixture_row, load_models,  # noqa: E402
-                                  open_app, open_link, show, texts)
+from tests.test_app_pages import (ROOT, charts, click_point, click_table_row, fixture_row, open_app, open_link, show, texts)
 
 EXPLORER, DIIN, GATES, ERRORS = ("app_pages/2_Pair_explorer.py", "app_pages/3_DIIN_interaction_space.py",
                                  "app_pages/4_Gates.py", "app_pages/5_Error_analysis.py")
@@ -33,6 +30,15 @@ def checkpoints(tmp_path_factory) -> Path:
     root = gcnn_family(tmp_path_factory.mktemp("views") / "checkpoints")
     train_variant(root, "diin", model_name="diin")
     return root
+
+
+def first_error(checkpoints: Path) -> tuple[str, str]:
+    """(gold, predicted) of gcnn-snli-small's first error on the fixture's snli_dev: a confusion cell that has pairs."""
+    from nlivis.store.predictions import find_prediction_files, read_predictions
+
+    wrong = next(p for p in read_predictions(find_prediction_files(checkpoints / "gcnn-snli-small")["snli_dev"])
+                 if p.gold is not None and not p.correct)
+    return wrong.gold, wrong.predicted
 
 
 def link(monkeypatch, tmp_path, checkpoints, page: str, **params: str) -> AppTest:
@@ -142,11 +148,10 @@ def test_error_analysis_round_trips_split_cell_and_the_list_of_errors(monkeypatc
     """Item 2: Error analysis ignored split= and a clicked cell was gone after Back."""
     app = link(monkeypatch, tmp_path, checkpoints, ERRORS, models="gcnn-snli-small")
     assert "pair" not in app.query_params, "Error analysis silently added pair=0"
-    wrong = app.dataframe(key="errors_wrong_pairs_table").value
-    gold, predicted = wrong["gold"].iloc[0], wrong["predicted"].iloc[0]
+    gold, predicted = first_error(checkpoints)
     click_point(app, "confusion_0", [gold, predicted, 1])
     app.toggle(key="errors_normalize").set_value(True).run()
-    app.selectbox(key="errors_wrong_pairs_order").set_value("most confident first").run()
+    app.selectbox(key="errors_cell_pairs_order").set_value("most confident first").run()
     url = dict(app.query_params)
     assert (url["cell_model"], url["cell_gold"], url["cell_predicted"]) == ("gcnn-snli-small", gold, predicted)
     cell = app.dataframe(key="errors_cell_pairs_table").value
@@ -154,7 +159,7 @@ def test_error_analysis_round_trips_split_cell_and_the_list_of_errors(monkeypatc
                     back(show(app, EXPLORER), ERRORS, url)):  # Back after the explorer
         assert session.toggle(key="errors_normalize").value
         assert session.dataframe(key="errors_cell_pairs_table").value.equals(cell)
-        assert session.selectbox(key="errors_wrong_pairs_order").value == "most confident first"
+        assert session.selectbox(key="errors_cell_pairs_order").value == "most confident first"
         assert dict(session.query_params) == url
 
 
@@ -217,8 +222,7 @@ def test_sidebar_navigation_restores_each_page_from_the_session(monkeypatch, tmp
 
 def test_a_pair_from_a_confusion_cell_says_why_it_is_here_and_steps_through_the_cell(monkeypatch, tmp_path, checkpoints):
     app = link(monkeypatch, tmp_path, checkpoints, ERRORS, models="gcnn-snli-small,gcnn-no_forget_gate-snli-small")
-    wrong = app.dataframe(key="errors_wrong_pairs_table").value
-    gold, predicted = wrong["gold"].iloc[0], wrong["predicted"].iloc[0]
+    gold, predicted = first_error(checkpoints)
     click_point(app, "confusion_0", [gold, predicted, 1])
     cell = app.dataframe(key="errors_cell_pairs_table").value
     click_table_row(app, "errors_cell_pairs_table", 0)
@@ -243,7 +247,7 @@ def test_a_pair_from_a_confusion_cell_says_why_it_is_here_and_steps_through_the_
 
 def test_a_challenge_pair_keeps_its_gold_label_and_list(monkeypatch, tmp_path, checkpoints):
     challenge = Path(__file__).resolve().parent / "fixtures" / "challenge" / "anli_like.csv"
-    app = link(monkeypatch, tmp_path, checkpoints, ERRORS, models="gcnn-snli-small",
+    app = link(monkeypatch, tmp_path, checkpoints, ERRORS, models="gcnn-snli-small", tab="Challenge set",
                challenge_mode="a path on this machine", challenge_path=str(challenge))
     if app.get("button") and any(b.key == "errors_challenge_run" for b in app.button):
         app.button(key="errors_challenge_run").click().run()
@@ -260,7 +264,7 @@ def test_the_errors_list_holds_every_error_of_the_split_with_its_filters(monkeyp
 
     predictions = read_predictions(find_prediction_files(checkpoints / "gcnn-snli-small")["snli_dev"])
     errors = [p for p in predictions if p.gold is not None and not p.correct]
-    app = link(monkeypatch, tmp_path, checkpoints, ERRORS, models="gcnn-snli-small", tag_size="10")
+    app = link(monkeypatch, tmp_path, checkpoints, ERRORS, models="gcnn-snli-small", tab="Every error")
     listed = app.dataframe(key="errors_wrong_pairs_table").value
     assert len(listed) == len(errors) > 0 and set(listed["id"]) == {p.id for p in errors}
     assert f"of {len(errors)}" in plain(app, "caption")
@@ -350,14 +354,15 @@ def test_home_loads_the_five_shipped_models_and_says_what_they_were_trained_on(m
 
 def test_mnli_small_opens_error_analysis_on_multinli_dev_with_table7(monkeypatch, tmp_path, shipped, shared_data):
     """Item 5: mnli-small opened on XNLI-en dev, its select split; MultiNLI dev has the gold tags and Table 7."""
-    app = open_link(monkeypatch, tmp_path, shipped, shared_data, ERRORS, models="gcnn-mnli-small")
+    app = open_link(monkeypatch, tmp_path, shipped, shared_data, ERRORS, models="gcnn-mnli-small",
+                    tab="By annotation tag (Table 7)")
     assert app.selectbox(key="errors_split").value == "mnli_dev_matched"
     assert any("matched pairs" in d.value.columns for d in app.dataframe), "Table 7 is shown"
 
 
 def test_the_shipped_gcnn_lists_all_its_snli_dev_errors(monkeypatch, tmp_path, shipped, shared_data):
     """Item 4: the list held the 134 errors among 500 tagged pairs, of GCNN's 2,794 on snli_dev, without saying so."""
-    app = open_link(monkeypatch, tmp_path, shipped, shared_data, ERRORS, models="gcnn-snli-small")
+    app = open_link(monkeypatch, tmp_path, shipped, shared_data, ERRORS, models="gcnn-snli-small", tab="Every error")
     assert "of 2,794" in plain(app, "caption")
     assert len(app.dataframe(key="errors_wrong_pairs_table").value) == 50  # paged
 

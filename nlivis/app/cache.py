@@ -9,8 +9,11 @@ then takes about a second instead of three).
 """
 from __future__ import annotations
 
+import os
 import random
+import threading
 import warnings
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -447,6 +450,26 @@ def _variant_records_cached(folders: tuple[tuple[str, float], ...]) -> tuple[lis
     return records, problems
 
 
+# ---------------------------------------------------------------- results computed from the above
+
+@st.cache_resource(max_entries=128, show_spinner=False)
+def _memo(kind: str, key: tuple, _compute: Callable[[], Any]) -> Any:
+    return _compute()
+
+
+def memo(kind: str, key: tuple, compute: Callable[[], Any]) -> Any:
+    """`compute()` once per (kind, key) in this process — key names the inputs and their versions (folders and
+    file modification times) — so a rerun that shows the same numbers does not compute them again (the
+    bootstrap intervals of the Ablations page took a second per rerun). Results are shared: never modify them."""
+    return _memo(kind, key, compute)
+
+
+def predictions_stamp(folder: str | Path, key: str) -> float:
+    """The modification time of a checkpoint folder's predictions for split `key` (0 when there are none)."""
+    path = prediction_files(folder).get(key)
+    return _file_stamp(path) if path is not None else 0.0
+
+
 # ---------------------------------------------------------------- annotation tags
 
 @st.cache_resource(max_entries=4, show_spinner=False)
@@ -754,22 +777,76 @@ def projection_cached(model: Model, key: str, size: int, method: str) -> bool:
     return is_cached(model.path, f"{key}-sample{size}", method)
 
 
+# ---------------------------------------------------------------- work done in the background
+
+_BACKGROUND = ThreadPoolExecutor(max_workers=1, thread_name_prefix="nlivis-background")
+_JOBS: dict[tuple, Future] = {}
+_JOBS_LOCK = threading.Lock()
+WARM_UP_ENV = "NLIVIS_WARM_UP"
+"""Set to 0 to turn off the background warm-up (the tests do: each starts its own app)."""
+
+
+def in_background(key: tuple, work: Callable[[], Any]) -> Future:
+    """Run `work` once per `key` in this process's one background thread (jobs queue up, so they never compete
+    with each other for the two cores, only with the pages); later calls get the same future."""
+    with _JOBS_LOCK:
+        job = _JOBS.get(key)
+        if job is None:
+            job = _JOBS[key] = _BACKGROUND.submit(work)
+            if len(_JOBS) > 512:  # forget finished jobs; results live in the caches they filled
+                for old in [k for k, j in _JOBS.items() if j.done() and k != key][:256]:
+                    del _JOBS[old]
+        return job
+
+
+def warm_up() -> None:
+    """Once per server process, in the background: import torch and load the default models, spaCy's pipelines
+    and WordNet — what the first page a user opens would otherwise wait for (WordNet and the dependency parser
+    that the annotation tags need took 25 s on a busy 2-core machine). Pages never wait for it."""
+    if os.environ.get(WARM_UP_ENV, "1") == "0":
+        return
+    names = default_model_names(scan_checkpoints().good)
+    folders = [folder for folder in map(paths.find_checkpoint_folder, names) if folder is not None]
+
+    def work() -> None:
+        for folder in folders:
+            load_model(folder)
+        from nlivis.features.sentences import analyze_text_pair
+
+        analyze_text_pair(state.DEFAULT_PAIR.premise, state.DEFAULT_PAIR.hypothesis)
+        automatic_tags_now(state.DEFAULT_PAIR.premise, state.DEFAULT_PAIR.hypothesis)
+
+    in_background(("warm up",), work)
+
+
 # ---------------------------------------------------------------- one pair's tags
 
-@st.cache_resource(max_entries=256, show_spinner=False)
-def _automatic_tags_cached(premise: str, hypothesis: str) -> tuple[frozenset[str], dict[str, str]]:
+_TAGS: dict[tuple[str, str], tuple[frozenset[str], dict[str, str]]] = {}
+
+
+def automatic_tags_now(premise: str, hypothesis: str) -> tuple[frozenset[str], dict[str, str]]:
+    """(the automatic annotation tags of one pair, tags the rules cannot decide here with why); spaCy's parser
+    and WordNet load the first time (many seconds), then a pair takes milliseconds. Kept per pair."""
     from nlivis.analysis.tags import tag_pairs, unavailable_tags
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the missing-WordNet warning is returned as `unavailable`
-        tags = tag_pairs([Pair(id="shown", premise=premise, hypothesis=hypothesis)])
-    return tags["shown"], unavailable_tags()
+    key = (premise, hypothesis)
+    if key not in _TAGS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the missing-WordNet warning is returned as `unavailable`
+            tags = tag_pairs([Pair(id="shown", premise=premise, hypothesis=hypothesis)])
+        if len(_TAGS) > 1024:
+            _TAGS.clear()
+        _TAGS[key] = (tags["shown"], unavailable_tags())
+    return _TAGS[key]
 
 
-def automatic_tags(premise: str, hypothesis: str) -> tuple[frozenset[str], dict[str, str]]:
-    """(the automatic annotation tags of one pair, tags the rules cannot decide here with why); spaCy parses
-    the two sentences once (cached)."""
+def automatic_tags(premise: str, hypothesis: str) -> tuple[frozenset[str], dict[str, str]] | None:
+    """The pair's automatic tags when they are ready, else None — they are then computed in the background
+    (`in_background`), so a page shows everything else at once and the tags when they come."""
+    job = in_background(("tags", premise, hypothesis), lambda: automatic_tags_now(premise, hypothesis))
+    if not job.done():
+        return None
     try:
-        return _automatic_tags_cached(premise, hypothesis)
-    except (OSError, ValueError):
+        return job.result()
+    except (OSError, ValueError, RuntimeError):
         return frozenset(), {}

@@ -81,13 +81,15 @@ def paired(model: str, protocol: str, members, reference, seeds) -> None:
         st.info(f"{md(reference.name)} shares no prediction file (predictions_<split>.jsonl) with the other variants.")
         return
     split = controls.select(PAGE, "split", "Evaluation split", shared)
-    reference_predictions, variants, problems = family_predictions(members, reference, split, cache.checkpoint_predictions)
+    key = (tuple((m.name, cache.predictions_stamp(m.folder, split)) for m in members), reference.name, split)
+    reference_predictions, variants, problems = cache.memo(
+        "family predictions", key, lambda: family_predictions(members, reference, split, cache.checkpoint_predictions))
     for problem in problems:
         st.error(md(problem))
     if not (variants and reference_predictions):
         st.info(f"No predictions on {md(split)} to compare.")
         return
-    noise, noise_problem = measure_seed_noise(seeds, split, cache.checkpoint_predictions)
+    noise, noise_problem = cache.memo("seed noise", key, lambda: measure_seed_noise(seeds, split, cache.checkpoint_predictions))
     if noise is not None:
         st.caption(f"Seed noise: {md(noise.first)} and {md(noise.second)} (the same config, different seeds) differ by "
                    f"{noise.gap:.1%} on {md(split)} ({noise.pairs} pairs). A variant whose difference is no larger is "
@@ -97,7 +99,7 @@ def paired(model: str, protocol: str, members, reference, seeds) -> None:
                    f"seed noise cannot be said. Train `{md(model)}` with seed 2 (folder suffix `-seed2`) to know.")
     else:
         st.warning(f"Seed noise cannot be measured: {md(noise_problem)}.")
-    comparison = compare_variants(reference_predictions, variants, noise)
+    comparison = cache.memo("variant comparison", key, lambda: compare_variants(reference_predictions, variants, noise))
     labels = short_names(members)
     figures.show(difference_intervals(comparison.assign(label=comparison["variant"].map(labels)), label="label",
                                       noise=noise.gap if noise else None,
@@ -109,7 +111,7 @@ def paired(model: str, protocol: str, members, reference, seeds) -> None:
                "exact test on the pairs only one of them gets right (significant: p < 0.05)"
                + ("; within seed noise: the difference is no larger than the gap between two seeds of the full model, so "
                   "even a significant one may be what re-training alone gives." if noise is not None else "."))
-    by_tag(model, protocol, split, reference_predictions, variants, labels, reference)
+    by_tag(model, protocol, split, reference_predictions, variants, labels, reference, key)
     st.subheader("Pairs where the checkpoints disagree")
     compared = [reference.name] + [m.name for m in members if m.name in variants]
     ref = state.ListRef.of("disagreements", split=split, members=",".join(compared), via="disagreements")
@@ -117,7 +119,7 @@ def paired(model: str, protocol: str, members, reference, seeds) -> None:
     st.caption("Most distinct labels first, then the widest spread of the probability the checkpoints give the gold label.")
 
 
-def by_tag(model, protocol, split, reference_predictions, variants, labels, reference) -> None:
+def by_tag(model, protocol, split, reference_predictions, variants, labels, reference, key) -> None:
     st.subheader("Accuracy by annotation tag, variant − reference")
     total = cache.split_size(split)
     if total is None:
@@ -134,7 +136,8 @@ def by_tag(model, protocol, split, reference_predictions, variants, labels, refe
         return
     for tag, reason in tagged.unavailable.items():
         st.caption(f"{md(tag)}: {md(reason)}")
-    deltas = tag_deltas(reference_predictions, variants, tagged.tags, tagged.unavailable)
+    deltas = cache.memo("tag deltas", key + (tagged.size,),
+                        lambda: tag_deltas(reference_predictions, variants, tagged.tags, tagged.unavailable))
     if deltas.empty:
         st.info(f"No tagged pair of the {len(tagged.tags)} sampled is predicted by both the reference and a variant.")
         return

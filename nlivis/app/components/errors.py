@@ -19,6 +19,8 @@ from nlivis.viz.heatmaps import confusion_matrix_heatmap
 PAGE = "errors"
 LIST_COLUMNS = ["row", "id", "gold", "predicted", "confidence", "length", "unknown", "tags", "premise", "hypothesis"]
 ANY = "(any)"
+TABS = ("Accuracy and confusions", "Every error", "By annotation tag (Table 7)", "Challenge set")
+NO_TAGS, GOLD, SAMPLE, EVERY = "none", "gold", "automatic (a sample)", "automatic (every pair: once, then on disk)"
 
 
 def page(models: Sequence[cache.Model]) -> None:
@@ -48,11 +50,17 @@ def page(models: Sequence[cache.Model]) -> None:
     if not predictions:
         state.stop()
     shown = [m for m in models if m.name in predictions]
-    accuracy(split, shown, predictions)
-    confusions(split, shown, predictions)
-    tagged = tag_breakdown.section(PAGE, split, shown, predictions)
-    error_list(split, shown, tagged)
-    challenge.section(PAGE, models)
+    tab, containers = controls.tabs(PAGE, "tab", TABS)  # only the open tab is computed and drawn
+    with containers[TABS.index(tab)]:
+        if tab == TABS[0]:
+            accuracy(split, shown, predictions)
+            confusions(split, shown, predictions)
+        elif tab == TABS[1]:
+            error_list(split, shown)
+        elif tab == TABS[2]:
+            tag_breakdown.section(PAGE, split, shown, predictions)
+        else:
+            challenge.section(PAGE, models)
 
 
 def accuracy(split: str, models: Sequence[cache.Model], predictions: dict[str, list]) -> None:
@@ -98,7 +106,7 @@ def confusions(split: str, models: Sequence[cache.Model], predictions: dict[str,
         st.caption(":material/touch_app: Click a cell of a confusion matrix to list its pairs.")
 
 
-def error_list(split: str, models: Sequence[cache.Model], tagged) -> None:
+def error_list(split: str, models: Sequence[cache.Model]) -> None:
     """Every error of one model on the split — not a sample — filterable and sortable, paged."""
     st.subheader("Pairs a model gets wrong")
     names = [m.name for m in models]
@@ -107,14 +115,18 @@ def error_list(split: str, models: Sequence[cache.Model], tagged) -> None:
     labels = next(m.labels for m in models if m.name == name)
     cells = [ANY] + [f"{g} → {p}" for g in labels for p in labels if g != p]
     cell = controls.select(PAGE, "wrong_cell", "Gold → predicted", cells, ANY, where=second)
-    tag_spec, tag_names = None, []
-    if tagged is not None:
-        tags, automatic_spec = tagged
-        sources = {"gold": lists.TAGS_GOLD, "automatic": automatic_spec}
-        source = controls.select(PAGE, "wrong_tags", "Tags", [s for s in tags.sources], where=third)
-        if source is not None:
-            tag_spec = sources[source]
-            tag_names = sorted({t for ts in tags.of(source).values() for t in ts})
+    total = cache.split_size(split)
+    sources = [NO_TAGS] + ([GOLD] if cache.gold_tags(split)[0] else []) + ([SAMPLE, EVERY] if total else [])
+    source = controls.select(PAGE, "wrong_tags", "Tags (automatic ones parse every sentence)", sources, NO_TAGS,
+                             where=third)
+    sample = int(state.value(PAGE, "tag_size", min(tag_breakdown.DEFAULT_SAMPLE, total or 0))[0] or 0)
+    spec = {NO_TAGS: None, GOLD: lists.TAGS_GOLD, SAMPLE: f"automatic:{sample}", EVERY: lists.TAGS_ALL}[source]
+    tag_names: list[str] = []
+    if spec:
+        tags, problem, _ = lists.tags_for(split, spec)
+        if problem:
+            st.error(md(problem))
+        tag_names = sorted({t for names_ in (tags or {}).values() for t in names_})
     tag = controls.select(PAGE, "wrong_tag", "Tag", [ANY] + tag_names, ANY, where=fourth)
     low, high, unknown_column = st.columns([1, 1, 2])
     min_length = controls.number(PAGE, "wrong_min", "Min tokens (premise + hypothesis)", 0, 0, 10_000, where=low)
@@ -123,10 +135,9 @@ def error_list(split: str, models: Sequence[cache.Model], tagged) -> None:
                              where=unknown_column)
     gold, predicted = cell.split(" → ") if cell != ANY else (None, None)
     ref = state.ListRef.of("predictions", model=name, split=split, wrong="1", gold=gold, predicted=predicted,
-                           tag=None if tag == ANY else tag, tags=tag_spec,
-                           min_length=min_length or None, max_length=max_length or None,
-                           unknown=None if unknown == "any" else unknown, via="errors")
-    if tag != ANY and tag_spec and tag_spec.startswith("automatic:") and tag_spec != lists.TAGS_ALL:
-        st.caption(f"A tag filter keeps the errors among the {tag_spec.split(':')[1]} automatically tagged pairs; tag every "
-                   "pair (the slider above at its end) to filter all errors by tag.")
+                           tag=None if tag == ANY else tag, tags=spec, min_length=min_length or None,
+                           max_length=max_length or None, unknown=None if unknown == "any" else unknown, via="errors")
+    if tag != ANY and source == SAMPLE:
+        st.caption(f"A tag filter keeps the errors among the {sample:,} sampled pairs that were tagged; choose "
+                   f"\"{EVERY}\" to filter every error by tag.")
     pair_list.show(PAGE, "wrong_pairs", ref, columns=LIST_COLUMNS)

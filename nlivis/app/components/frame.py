@@ -33,6 +33,7 @@ def page(key: str, title: str, caption: str | None = None, icon: str = ":materia
     the problems the URL had and the sidebar's figure-format choice."""
     with state.page_run(key, cache.STATE_CHECKS):
         header(title, caption, icon)
+        cache.warm_up()
         yield
 
 

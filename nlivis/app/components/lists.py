@@ -122,8 +122,9 @@ def predictions_list(ref: ListRef) -> PairList:
                     or SORTS.get(order, ("row",))[0] in ("length", "unknown"))
     if counts is None and needs_counts:
         notes.append("lengths and unknown words need the split's spaCy analyses, which are not cached here yet")
-    pairs, _ = cache.split_pairs(split)
-    frame = prediction_rows(predictions, cache.split_rows(split), pairs or None, tags, counts)
+    key = (str(folder), cache.predictions_stamp(folder, split), split, str(paths.data_root()), ref.get("tags"), counts is None)
+    frame = cache.memo("prediction rows", key, lambda: prediction_rows(predictions, cache.split_rows(split),
+                                                                       cache.split_pairs(split)[0] or None, tags, counts))
     frame = sort_pairs(filter_pairs(frame, keep), order if order in SORTS else "row")
     return PairList(frame, described, split, tag_error, notes)
 
@@ -149,7 +150,8 @@ def disagreements_list(ref: ListRef) -> PairList:
             labels = next((r.labels for r in loaded if r.name == name and r.labels), None)
     if len(found) < 2:
         return PairList(pd.DataFrame(), described, split, "a disagreement needs at least two checkpoints")
-    ranked = disagreements(found, labels) if labels else disagreements(found)
+    key = (tuple((name, cache.predictions_stamp(paths.find_checkpoint_folder(name), split)) for name in members), split)
+    ranked = cache.memo("disagreements", key, lambda: disagreements(found, labels) if labels else disagreements(found)).copy()
     rows = cache.split_rows(split)
     ranked.insert(0, "row", pd.array([rows.get(pid) for pid in ranked["id"]], dtype="Int64"))
     pairs, _ = cache.split_pairs(split)

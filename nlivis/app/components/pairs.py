@@ -160,10 +160,10 @@ def links_to_other_pages(current: str) -> None:
         column.page_link(path, label=f"This pair in {title}", icon=":material/open_in_new:", query_params=params)
 
 
-def pair_tags(shown: cache.ShownPair) -> tuple[frozenset[str], frozenset[str], dict[str, str]]:
-    """(gold tags of the pair when its split has published ones, its automatic tags, tags that cannot be decided)."""
+def pair_tags(shown: cache.ShownPair) -> tuple[frozenset[str], tuple[frozenset[str], dict[str, str]] | None]:
+    """(gold tags of the pair when its split has published ones, (its automatic tags, tags that cannot be decided
+    here) — or None while they are computed in the background)."""
     gold: frozenset[str] = frozenset()
     if shown.split is not None and shown.id is not None:
         gold = cache.gold_tags(shown.split)[0].get(shown.id, frozenset())
-    automatic, unavailable = cache.automatic_tags(shown.premise, shown.hypothesis)
-    return gold, automatic, unavailable
+    return gold, cache.automatic_tags(shown.premise, shown.hypothesis)

@@ -32,15 +32,15 @@ def tag_source_spec(source: str, size: int, total: int) -> str:
     return lists.TAGS_ALL if size >= total else f"automatic:{size}"
 
 
-def section(page: str, split: str, models: Sequence[cache.Model], predictions: Mapping[str, list]) -> tuple[SplitTags, str] | None:
-    """The whole "accuracy by annotation tag" section; returns (the split's tags, the automatic tags' spec) for
-    the list of errors below it, or None when the split's pairs cannot be tagged."""
+def section(page: str, split: str, models: Sequence[cache.Model], predictions: Mapping[str, list]) -> None:
+    """The whole "accuracy by annotation tag" section: the chart and table by tag and source, the pairs behind a
+    line, DIIN's Table 7 and accuracy by genre (or why the split's pairs cannot be tagged)."""
     st.subheader("Accuracy by annotation tag")
     total = cache.split_size(split)
     if total is None:
         st.info(f"The pairs of {md(split)} are not in the data folder, so they cannot be tagged (tags need the sentences). "
                 "Set a data folder on the Home page.")
-        return None
+        return
     gold, gold_file, gold_error = cache.gold_tags(split)
     if gold_error:
         st.error(md(gold_error))
@@ -55,11 +55,10 @@ def section(page: str, split: str, models: Sequence[cache.Model], predictions: M
     tagged, error = cache.tagged_sample(split, cache.ALL_PAIRS if size >= total else size)
     if error or tagged is None:
         st.error(md(error))
-        return None
+        return
     for tag, reason in tagged.unavailable.items():
         st.warning(f"{md(tag)} (automatic): {md(reason)}")
     tags = split_tags(list(cache.split_rows(split)), gold, tagged.tags)
-    automatic_spec = tag_source_spec("automatic", size, total)
     if tags.gold:
         st.caption(f"**Gold tags** (human annotation, RepEval 2017, `{md(gold_file)}`) on {len(tags.gold):,} pairs of "
                    f"{md(split)}; **automatic tags** (rules measured against the gold tags: `python -m nlivis tags-report`) "
@@ -70,7 +69,7 @@ def section(page: str, split: str, models: Sequence[cache.Model], predictions: M
                    f"{md(split)} has no published gold tags.")
     if not tags.sources:
         st.info(f"No pair of {md(split)} could be tagged.")
-        return None
+        return
     table = accuracy_by_tag_and_source(predictions, tags.gold, tags.automatic, tagged.unavailable)
     shown_source = tags.sources[0]
     if len(tags.sources) > 1:
@@ -100,7 +99,6 @@ def section(page: str, split: str, models: Sequence[cache.Model], predictions: M
 
     table7(page, split, models, predictions, tags, size)
     genres(split, models, predictions)
-    return tags, automatic_spec
 
 
 def table7(page: str, split: str, models: Sequence[cache.Model], predictions: Mapping[str, list], tags: SplitTags,
