@@ -8,8 +8,10 @@ Starts `streamlit run app.py` (as the README does), drives Debian's Chromium hea
     which the priming pass below makes true);
   * warm: the same URL opened again in a new browser tab (a new Streamlit session on the warm server), median
     of `--warm` visits.
-A visit ends when Streamlit's script state is `notRunning` (its running indicator is gone) and every plotly chart
-on the page has drawn its SVG; "script" is when the running indicator went away, "drawn" when the last chart
+All visits share one browser profile, as a user's do: Streamlit's and plotly's JavaScript come from the browser
+cache after the priming pass. A visit ends when Streamlit's script state is `notRunning` (its running indicator is
+gone) and every plotly chart on the page has drawn its SVG; "script" is when the first full run of the page ended
+(a timer fragment that fills in later, such as the explorer's tags, does not count), "drawn" when the last chart
 finished. Launch is a new server process from spawn until Home is idle. A second table lists, per page, the
 figures that dominate: the largest by the JSON plotly receives, with when each was drawn.
 `--app-root` measures another checkout of the app (e.g. `git archive <commit> | tar -x -C /tmp/base`).
@@ -146,9 +148,8 @@ class Server:
         self.log.close()
 
 
-def visit(browser, url: str) -> Visit:
+def visit(context, url: str) -> Visit:
     """Open `url` in a new tab and wait until the script is done and every chart is drawn."""
-    context = browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
     page.add_init_script(RECORDER)
     received = [0]
@@ -158,13 +159,14 @@ def visit(browser, url: str) -> Visit:
         page.goto(url, wait_until="commit", timeout=TIMEOUT_S * 1000)
         page.wait_for_function(SETTLED, timeout=TIMEOUT_S * 1000, polling=100)
         states = page.evaluate("() => window.__nlivis.states")
-        script_ms = max(t for t, state in states if state == "notRunning")
+        started = next(t for t, state in states if state == "running")
+        script_ms = next(t for t, state in states if state == "notRunning" and t > started)
         figures = page.evaluate(FIGURES)
         drawn_ms = max([f["drawn"] or 0 for f in figures] or [0])
         problems = page.locator('[data-testid="stException"]').all_inner_texts()
         return Visit(script_ms / 1000, drawn_ms / 1000, received[0] / 1024, figures, problems)
     finally:
-        context.close()
+        page.close()
 
 
 def page_url(server: Server, page: str) -> str:
@@ -196,23 +198,24 @@ def main() -> None:
     launches: list[float] = []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport=VIEWPORT)
         try:
             if not args.no_prime:  # every page once, so disk caches (spaCy, projections) hold what a user's would
                 with Server(args.app_root, env, log) as server:
                     server.wait_healthy()
                     for page in pages:
-                        visit(browser, page_url(server, page))
+                        visit(context, page_url(server, page))
             for _ in range(args.launches):
                 with Server(args.app_root, env, log) as server:
                     server.wait_healthy()
-                    home = visit(browser, page_url(server, "Home").split("?")[0])
+                    home = visit(context, page_url(server, "Home").split("?")[0])
                     launches.append(time.perf_counter() - server.started)
                     del home
             for page in pages:
                 with Server(args.app_root, env, log) as server:
                     server.wait_healthy()
-                    cold[page] = visit(browser, page_url(server, page))
-                    warm[page] = [visit(browser, page_url(server, page)) for _ in range(args.warm)]
+                    cold[page] = visit(context, page_url(server, page))
+                    warm[page] = [visit(context, page_url(server, page)) for _ in range(args.warm)]
                 print(f"{page}: cold {cold[page].ready_s:.1f} s, warm "
                       f"{statistics.median(v.ready_s for v in warm[page]):.1f} s", file=sys.stderr)
         finally:
@@ -239,7 +242,8 @@ def main() -> None:
     lines += ["", "Figures that dominate (warm visit; largest plotly JSON first, at most three per page):", "",
               "| page | figure (chart key) | traces | JSON (kB) | drawn at (s) |", "|---|---|---|---|---|"]
     for page in pages:
-        figures = sorted(warm[page][-1].figures, key=lambda f: -f["bytes"])[:3]
+        seen = max((v.figures for v in (cold[page], *warm[page])), key=len)
+        figures = sorted(seen, key=lambda f: -f["bytes"])[:3]
         for figure in figures:
             drawn = f"{figure['drawn'] / 1000:.2f}" if figure["drawn"] else "—"
             lines.append(f"| {page.replace('_', ' ')} | {figure['key']} ({figure['types']}) | {figure['traces']} | "

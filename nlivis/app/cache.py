@@ -9,6 +9,7 @@ then takes about a second instead of three).
 """
 from __future__ import annotations
 
+import logging
 import os
 import random
 import threading
@@ -805,6 +806,8 @@ def warm_up() -> None:
     that the annotation tags need took 25 s on a busy 2-core machine). Pages never wait for it."""
     if os.environ.get(WARM_UP_ENV, "1") == "0":
         return
+    # the cached loaders it calls have no script context in that thread: Streamlit would log that at every call
+    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(logging.ERROR)
     names = default_model_names(scan_checkpoints().good)
     folders = [folder for folder in map(paths.find_checkpoint_folder, names) if folder is not None]
 
@@ -822,6 +825,8 @@ def warm_up() -> None:
 # ---------------------------------------------------------------- one pair's tags
 
 _TAGS: dict[tuple[str, str], tuple[frozenset[str], dict[str, str]]] = {}
+_TAGGER_LOCK = threading.Lock()
+"""One pair is parsed at a time: the page's thread and the background thread share spaCy's pipeline."""
 
 
 def automatic_tags_now(premise: str, hypothesis: str) -> tuple[frozenset[str], dict[str, str]]:
@@ -830,23 +835,32 @@ def automatic_tags_now(premise: str, hypothesis: str) -> tuple[frozenset[str], d
     from nlivis.analysis.tags import tag_pairs, unavailable_tags
 
     key = (premise, hypothesis)
-    if key not in _TAGS:
+    with _TAGGER_LOCK:
+        if key in _TAGS:
+            return _TAGS[key]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the missing-WordNet warning is returned as `unavailable`
             tags = tag_pairs([Pair(id="shown", premise=premise, hypothesis=hypothesis)])
         if len(_TAGS) > 1024:
             _TAGS.clear()
         _TAGS[key] = (tags["shown"], unavailable_tags())
-    return _TAGS[key]
+        return _TAGS[key]
 
 
 def automatic_tags(premise: str, hypothesis: str) -> tuple[frozenset[str], dict[str, str]] | None:
-    """The pair's automatic tags when they are ready, else None — they are then computed in the background
-    (`in_background`), so a page shows everything else at once and the tags when they come."""
-    job = in_background(("tags", premise, hypothesis), lambda: automatic_tags_now(premise, hypothesis))
-    if not job.done():
-        return None
-    try:
-        return job.result()
-    except (OSError, ValueError, RuntimeError):
-        return frozenset(), {}
+    """The pair's automatic tags, or None while the tagger (spaCy's parser and WordNet) is still loading: then they
+    are computed in the background, and the next run of the page shows them. Once the tagger is loaded, a pair
+    takes milliseconds and is tagged on the spot."""
+    key = (premise, hypothesis)
+    if key in _TAGS or _tagger_loaded():
+        try:
+            return automatic_tags_now(premise, hypothesis)
+        except (OSError, ValueError, RuntimeError):
+            return frozenset(), {}
+    in_background(("tags",) + key, lambda: automatic_tags_now(premise, hypothesis))
+    return None
+
+
+def _tagger_loaded() -> bool:
+    """Whether a pair was tagged in this process (the parser and WordNet are then in memory)."""
+    return bool(_TAGS)

@@ -25,51 +25,30 @@ WRONG_BACKGROUND = "background-color: #fde0dc"
 _HISTORY = "nlivis_pair_history"
 
 
-TAGS_POLL_SECONDS = 2.0
-"""How often the tags line looks again while the pair's automatic tags are computed in the background."""
-
-
 def why_here(models: Sequence[cache.Model], shown: cache.ShownPair, readings: dict[str, cache.PairReading]) -> None:
     """Gold label, tags (gold and automatic, marked), which models get it wrong, the list it was opened from
     (with Previous / Next) and links to the same pair on the other pair pages."""
-    verdict = ""
+    parts = []
+    gold, automatic = pairs.pair_tags(shown)
+    tags = [f"{md(t)} *(gold)*" for t in sorted(gold)]
+    if automatic is None:  # the tagger is still loading in the background: the page does not wait for it
+        parts.append(f"**Tags:** {', '.join(tags) + ', ' if tags else ''}automatic tags are being computed (spaCy's "
+                     "parser and WordNet load once after a launch; they show on the next run of the page)")
+    else:
+        found, unavailable = automatic
+        tags += [f"{md(t)} *(automatic)*" for t in sorted(found - gold)]
+        parts.append(f"**Tags:** {', '.join(tags) if tags else 'none'}")
+        if unavailable:
+            parts.append(f"({md('; '.join(f'{k}: {v}' for k, v in unavailable.items()))})")
     if shown.gold:
         wrong = [name for name, reading in readings.items() if reading.predicted != shown.gold]
         right = [name for name in readings if name not in wrong]
-        verdict = (f"**Wrong:** :red[{md(', '.join(wrong))}]" if wrong else "**Every model is right**") + (
-            f" · right: {md(', '.join(right))}" if wrong and right else "")
-    gold, automatic = pairs.pair_tags(shown)
-    if automatic is None:  # the tags come from a background job: the rest of the page does not wait for them
-        st.fragment(_tags_when_ready, run_every=TAGS_POLL_SECONDS)(shown, gold, verdict)
-    else:
-        _tags_line(gold, automatic, verdict)
+        parts.append(f"**Wrong:** :red[{md(', '.join(wrong))}]" if wrong else "**Every model is right**")
+        if wrong and right:
+            parts.append(f"right: {md(', '.join(right))}")
+    st.markdown(" · ".join(parts))
     pairs.came_from("explorer")
     pairs.links_to_other_pages("Pair explorer")
-
-
-def _tags_line(gold: frozenset[str], automatic: tuple[frozenset[str], dict[str, str]] | None, verdict: str) -> None:
-    if automatic is None:
-        text = ", ".join(f"{md(t)} *(gold)*" for t in sorted(gold))
-        parts = [f"**Tags:** {text + ', ' if text else ''}automatic tags are being computed (spaCy's parser and WordNet "
-                 "load once, then a pair takes milliseconds) …"]
-    else:
-        found, unavailable = automatic
-        tags = [f"{md(t)} *(gold)*" for t in sorted(gold)] + [f"{md(t)} *(automatic)*" for t in sorted(found - gold)]
-        parts = [f"**Tags:** {', '.join(tags) if tags else 'none'}"]
-        if unavailable:
-            parts.append(f"({md('; '.join(f'{k}: {v}' for k, v in unavailable.items()))})")
-    if verdict:
-        parts.append(verdict)
-    st.markdown(" · ".join(parts))
-
-
-def _tags_when_ready(shown: cache.ShownPair, gold: frozenset[str], verdict: str) -> None:
-    """The tags line while the automatic tags are computed; once they are there, the page runs again without
-    this timer."""
-    automatic = cache.automatic_tags(shown.premise, shown.hypothesis)
-    if automatic is not None:
-        st.rerun()
-    _tags_line(gold, None, verdict)
 
 
 def predictions(models: Sequence[cache.Model], shown: cache.ShownPair, readings: dict[str, cache.PairReading]) -> None:
