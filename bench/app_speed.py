@@ -32,8 +32,8 @@ sys.path.insert(0, str(ROOT))  # nlivis from this checkout
 MODELS = ("gcnn", "diin", "attentive_conv", "esan", "amn")
 SHIPPED = [ROOT / "checkpoints" / f"{model}-snli-small" for model in MODELS]
 DATA = Path(os.environ.get("NLIVIS_DATA", ROOT.parent / "shared" / "data"))
-PAGES = ("pages/2_Pair_explorer.py", "pages/4_Gates.py", "pages/5_Error_analysis.py", "pages/6_Ablations.py",
-         "pages/7_Projection.py", "pages/1_Home.py")
+PAGES = ("app_pages/2_Pair_explorer.py", "app_pages/4_Gates.py", "app_pages/5_Error_analysis.py", "app_pages/6_Ablations.py",
+         "app_pages/7_Projection.py", "app_pages/1_Home.py")
 PROJECTION_PAIRS = 1000
 
 COLD_START = """
@@ -92,14 +92,14 @@ def app_runs(repeats: int, cache: Path) -> tuple[dict[str, list[float]], dict[st
     from streamlit.testing.v1 import AppTest
 
     os.environ.update({"NLIVIS_CHECKPOINTS": str(ROOT / "checkpoints"), "NLIVIS_DATA": str(DATA),
-                       "NLIVIS_PROJECTION_CACHE": str(cache)})
+                       "NLIVIS_CACHE_DIR": str(cache)})  # projections and spaCy analyses start empty
     os.environ.pop("NLIVIS_RUNS", None)
     app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600).run()
-    app.multiselect(key="home_selected").set_value([str(folder) for folder in SHIPPED]).run()
+    app.multiselect(key="home_selected").set_value([folder.name for folder in SHIPPED]).run()
     app.session_state["projection_method"] = "pca"  # the fit is timed on its own below; recolouring is the same
     app.session_state["projection_size"] = PROJECTION_PAIRS
     started = time.perf_counter()
-    app.switch_page(str(ROOT / "pages/7_Projection.py")).run()
+    app.switch_page(str(ROOT / "app_pages/7_Projection.py")).run()
     first_projection = time.perf_counter() - started
     for page in PAGES:  # one visit each, so every page's caches are warm
         app.switch_page(str(ROOT / page)).run()
@@ -110,7 +110,7 @@ def app_runs(repeats: int, cache: Path) -> tuple[dict[str, list[float]], dict[st
             started = time.perf_counter()
             app.switch_page(str(ROOT / page)).run()
             switches[page].append(time.perf_counter() - started)
-    app.switch_page(str(ROOT / "pages/7_Projection.py")).run()
+    app.switch_page(str(ROOT / "app_pages/7_Projection.py")).run()
     colourings = ("prediction", "gold", "correctness", "tag")
     app.radio(key="projection_colour").set_value("tag").run()  # tagging the sample (spaCy parse) happens once
     recolours: dict[str, list[float]] = {colour: [] for colour in colourings}

@@ -14,7 +14,7 @@ pytest.importorskip("streamlit.testing.v1", reason="streamlit's AppTest is not i
 from tests.fixtures.app_checkpoints import APP_DATA, train_variant  # noqa: E402
 from tests.test_app_pages import charts, load_models, open_app, show, texts  # noqa: E402
 
-PAGE = "pages/9_Attribution.py"
+PAGE = "app_pages/9_Attribution.py"
 
 
 @pytest.fixture(scope="session")
@@ -58,17 +58,18 @@ def test_one_pair_shows_salience_beside_the_attention_summary(monkeypatch, tmp_p
 
     app.selectbox(key="attribution_target").set_value("neutral").run()
     assert not app.exception, app.exception
-    assert "explaining neutral" in str(app.get("expander")[0].label)
+    assert "explaining neutral" in texts(app, "markdown").replace("**", "")
 
 
 def test_split_tab_draws_faithfulness_agreement_and_plausibility(monkeypatch, tmp_path, gcnn_checkpoint,
                                                                  data_with_highlights):
     monkeypatch.setenv("NLIVIS_CACHE_DIR", str(tmp_path / "cache"))
     app = load_models(open_app(monkeypatch, tmp_path, gcnn_checkpoint.parent, data_with_highlights), gcnn_checkpoint)
+    app.session_state["attribution_tab"] = "Over a dataset split"
     show(app, PAGE)
-    app.selectbox(key="attribution_split").set_value("snli_dev")
-    app.number_input(key="attribution_size").set_value(6)
-    app.button(key="attribution_compute").click().run()
+    app.selectbox(key="attribution_over").set_value("snli_dev")
+    app.slider(key="attribution_size").set_value(6)
+    app.button(key="attribution_computed_button").click().run()
     assert not app.exception, app.exception
     table = app.dataframe[-1].value
     assert set(table["method"]) == {"integrated_gradients", "gradient", "grad_x_input", "occlusion", "attention", "random"}
@@ -84,11 +85,12 @@ def test_split_tab_draws_faithfulness_agreement_and_plausibility(monkeypatch, tm
 def test_split_tab_without_highlights_says_why_there_is_no_plausibility(monkeypatch, tmp_path, gcnn_checkpoint):
     monkeypatch.setenv("NLIVIS_CACHE_DIR", str(tmp_path / "cache"))
     app = load_models(open_app(monkeypatch, tmp_path, gcnn_checkpoint.parent, APP_DATA), gcnn_checkpoint)
+    app.session_state["attribution_tab"] = "Over a dataset split"
     show(app, PAGE)
-    app.selectbox(key="attribution_split").set_value("snli_dev")
-    app.number_input(key="attribution_size").set_value(5)
+    app.selectbox(key="attribution_over").set_value("snli_dev")
+    app.slider(key="attribution_size").set_value(5)
     app.multiselect(key="attribution_split_methods").set_value(["gradient", "random"])
-    app.button(key="attribution_compute").click().run()
+    app.button(key="attribution_computed_button").click().run()
     assert not app.exception, app.exception
     assert set(app.dataframe[-1].value["method"]) == {"gradient", "random"}
     assert "No plausibility" in texts(app, "info")

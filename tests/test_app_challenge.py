@@ -3,6 +3,7 @@ models side by side by category with intervals, the pairs behind a number, the c
 and named evaluations kept apart from the recorded splits (issue 12 item 7)."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -29,19 +30,25 @@ def error_analysis(monkeypatch, tmp_path: Path, checkpoints: Path) -> AppTest:
     monkeypatch.setenv("NLIVIS_CHECKPOINTS", str(checkpoints))
     monkeypatch.setenv("NLIVIS_DATA", str(APP_DATA))
     monkeypatch.setenv("NLIVIS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("NLIVIS_WARM_UP", "0")
     monkeypatch.delenv("NLIVIS_RUNS", raising=False)
     app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
-    app.multiselect(key="home_selected").set_value(
-        [str(checkpoints / "gcnn-snli-small"), str(checkpoints / "gcnn-snli-small-seed2")]).run()
-    app.switch_page(str(ROOT / "pages/5_Error_analysis.py")).run()
+    app.multiselect(key="home_selected").set_value(["gcnn-snli-small", "gcnn-snli-small-seed2"]).run()
+    app.session_state["errors_tab"] = "Challenge set"
+    app.switch_page(str(ROOT / "app_pages/5_Error_analysis.py")).run()
     assert not app.exception, app.exception
     return app
 
 
+def shown(elements) -> str:
+    """The text of the elements as the reader sees it (without the backslashes escaping file text from Markdown)."""
+    return "\n".join(re.sub(r"\\(.)", r"\1", str(e.value)) for e in elements)
+
+
 def give_path(app: AppTest, path: Path) -> AppTest:
     """Choose "a path on this machine" (earlier named evaluations come first once there are some) and type it."""
-    app.radio(key="challenge_mode").set_value("a path on this machine").run()
-    app.text_input(key="challenge_path").set_value(str(path)).run()
+    app.radio(key="errors_challenge_mode").set_value("a path on this machine").run()
+    app.text_input(key="errors_challenge_path").set_value(str(path)).run()
     assert not app.exception, app.exception
     return app
 
@@ -52,22 +59,26 @@ def test_challenge_file_by_category_for_two_models(monkeypatch, tmp_path, checkp
     recorded = {p: p.read_bytes() for p in (checkpoints / "gcnn-snli-small").glob("predictions_*")}
     app = error_analysis(monkeypatch, tmp_path, checkpoints)
     give_path(app, CHALLENGE / "anli_like.csv")
-    assert app.selectbox(key="challenge_field").value == "tags"
+    assert app.selectbox(key="errors_challenge_field").value == "tags"
     assert "Not evaluated on this file yet" in "\n".join(i.value for i in app.info)
-    app.button(key="challenge_run").click().run()
+    app.button(key="errors_challenge_run").click().run()
     assert not app.exception, app.exception
 
-    wide = next(d.value for d in app.dataframe if "majority_label" in d.value.columns and "group" in d.value.columns)
-    assert {"Basic", "Lexical", "Negation", "(all pairs)"} <= set(wide["group"])
+    wide = next(d.value for d in app.dataframe if "category" in d.value.columns)
+    assert {"Basic", "Lexical", "Negation", "(all pairs)"} <= set(wide["category"])
     for model in ("gcnn-snli-small", "gcnn-snli-small-seed2"):
-        label = next(c for c in wide.columns if c.endswith(f"{model} · accuracy"))
-        low, high = label.replace("accuracy", "ci_low"), label.replace("accuracy", "ci_high")
-        assert ((wide[low] <= wide[label]) & (wide[label] <= wide[high])).all()
-    assert wide.set_index("group").filter(like="· count").loc["Basic"].tolist() == [2, 2]
+        cells = wide[f"{model} (%)"]  # "60.0 [23.1, 88.2]": accuracy and its Wilson interval, in % as everywhere
+        parsed = cells.str.extract(r"([\d.]+) \[([\d.]+), ([\d.]+)\]").astype(float)
+        assert len(parsed.dropna()) == len(wide) and ((parsed[1] <= parsed[0]) & (parsed[0] <= parsed[2])).all()
+    assert wide.set_index("category").loc["Basic", "pairs"] == 2
+    assert len(wide.columns) == 5  # category, pairs, majority, one column per model: not 20+
+    figure = next(f for f in (__import__("json").loads(c.proto.spec) for c in app.get("plotly_chart"))
+                  if f["layout"]["title"]["text"].startswith("accuracy by tags"))
+    assert all(trace.get("error_x") for trace in figure["data"] if trace.get("name", "").startswith("gcnn"))
 
     # the pairs behind "Lexical": u1 and u4
-    app.selectbox(key="challenge_group").set_value("Lexical").run()
-    pairs = app.dataframe(key="challenge_pairs").value
+    app.selectbox(key="errors_challenge_group").set_value("Lexical").run()
+    pairs = app.dataframe(key="errors_challenge_pairs_table").value
     assert set(pairs["id"]) == {"u1", "u4"} and "premise" in pairs.columns
 
     # named evaluations, apart from the recorded splits, which are untouched
@@ -78,10 +89,10 @@ def test_challenge_file_by_category_for_two_models(monkeypatch, tmp_path, checkp
 
     # the page again finds the stored evaluations without a button, and offers them as earlier evaluations
     app = error_analysis(monkeypatch, tmp_path, checkpoints)
-    assert app.radio(key="challenge_mode").value == "an earlier named evaluation"
-    assert all("anli_like.csv (5 pairs" in option for option in app.selectbox(key="challenge_earlier").options)
+    assert app.radio(key="errors_challenge_mode").value == "an earlier named evaluation"
+    assert all("anli_like.csv (5 pairs" in option for option in app.selectbox(key="errors_challenge_earlier").options)
     assert "Not evaluated on this file yet" not in "\n".join(i.value for i in app.info)
-    assert "named evaluation 'anli_like-" in "\n".join(c.value for c in app.caption)
+    assert "named evaluation 'anli_like-" in shown(app.caption)
 
 
 def test_a_bad_challenge_file_is_named(monkeypatch, tmp_path, checkpoints):
@@ -89,11 +100,11 @@ def test_a_bad_challenge_file_is_named(monkeypatch, tmp_path, checkpoints):
     bad.write_text("premise,hypothesis,label\nA man eats.,He sleeps.,maybe\n")
     app = error_analysis(monkeypatch, tmp_path, checkpoints)
     give_path(app, bad)
-    assert f"{bad}, line 2" in "\n".join(e.value for e in app.error)
+    assert f"{bad}, line 2" in shown(app.error)
 
 
 def test_keep_upload_names_by_content_and_strips_paths(monkeypatch, tmp_path):
-    from nlivis.app.challenge import keep_upload
+    from nlivis.store.uploads import keep_upload
 
     monkeypatch.setenv("NLIVIS_CACHE_DIR", str(tmp_path / "cache"))
     first = keep_upload("../../etc/ANLI r1 dev.csv", b"premise,hypothesis,label\n")
@@ -108,18 +119,19 @@ def test_error_analysis_says_how_many_pairs_of_the_split_were_cut(monkeypatch, t
     from nlivis.analysis.evaluation import analyze_split
 
     app = error_analysis(monkeypatch, tmp_path, checkpoints)
-    assert "is shown once the split has been analysed" in "\n".join(c.value for c in app.caption)
+    assert "is shown once the split has been analysed" in shown(app.caption)
     ref = SplitRef("snli", "dev", "snli/esnli_tokenized")
     analyze_split(ref, read_split(ref, APP_DATA), None, progress=False)  # NLIVIS_CACHE_DIR is the page's cache
     app = error_analysis(monkeypatch, tmp_path, checkpoints)
-    captions = "\n".join(c.value for c in app.caption)
+    captions = shown(app.caption)
     assert "on snli_dev: 1 of 12 pairs were cut to the model's 12 premise / 8 hypothesis tokens" in captions
+    assert captions.count("on snli_dev: ") == 1 and "gcnn-snli-small, gcnn-snli-small-seed2 on snli_dev" in captions  # once
 
 
 def test_pair_explorer_refuses_text_without_a_real_word(monkeypatch, tmp_path, checkpoints):
     """Issue 12 item 14 in the app: zero-width spaces, a BOM and NUL got a confident label."""
     app = error_analysis(monkeypatch, tmp_path, checkpoints)
-    app.switch_page(str(ROOT / "pages/2_Pair_explorer.py")).run()
+    app.switch_page(str(ROOT / "app_pages/2_Pair_explorer.py")).run()
     app.text_area(key="explorer_premise").set_value("\u200b\ufeff\x00")
     app.button(key="explorer_analyse").click().run()
     assert not app.exception, app.exception

@@ -15,11 +15,13 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from tests.fixtures.app_checkpoints import APP_DATA, gcnn_family, train_variant  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py"))
-MODEL_PAGES = ("pages/2_Pair_explorer.py", "pages/3_DIIN_interaction_space.py", "pages/4_Gates.py",
-               "pages/5_Error_analysis.py", "pages/7_Projection.py", "pages/9_Attribution.py")
+PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "app_pages").glob("*.py"))
+MODEL_PAGES = ("app_pages/2_Pair_explorer.py", "app_pages/3_DIIN_interaction_space.py", "app_pages/4_Gates.py",
+               "app_pages/5_Error_analysis.py", "app_pages/7_Projection.py", "app_pages/9_Attribution.py")
 """The pages that work on the models loaded on Home."""
 TIMEOUT = 120
+TAG_TAB = "By annotation tag (Table 7)"
+"""Error analysis's tab with accuracy by tag and DIIN's Table 7."""
 
 
 @pytest.fixture(scope="session")
@@ -47,11 +49,12 @@ def empty_folder(tmp_path) -> Path:
 
 
 def open_app(monkeypatch, tmp_path: Path, checkpoints: Path, data: Path, runs: Path | None = None) -> AppTest:
-    """Home, run once, with the given checkpoint and data folders (projections cached under tmp_path); the
+    """Home, run once, with the given checkpoint and data folders (caches under tmp_path); the
     Train page's runs go to `runs`, or by default to the user data folder under tmp_path/xdg-data."""
     monkeypatch.setenv("NLIVIS_CHECKPOINTS", str(checkpoints))
     monkeypatch.setenv("NLIVIS_DATA", str(data))
-    monkeypatch.setenv("NLIVIS_PROJECTION_CACHE", str(tmp_path / "projections"))
+    monkeypatch.setenv("NLIVIS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("NLIVIS_WARM_UP", "0")  # each test starts its own app: no background loading
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
     if runs is None:
         monkeypatch.delenv("NLIVIS_RUNS", raising=False)
@@ -63,7 +66,7 @@ def open_app(monkeypatch, tmp_path: Path, checkpoints: Path, data: Path, runs: P
 
 
 def load_models(app: AppTest, *folders: Path) -> AppTest:
-    app.multiselect(key="home_selected").set_value([str(f) for f in folders]).run()
+    app.multiselect(key="home_selected").set_value([f.name for f in folders]).run()
     assert not app.exception, app.exception
     return app
 
@@ -86,8 +89,11 @@ def analyse(app: AppTest, prefix: str, premise: str | None = None, hypothesis: s
 
 
 def texts(app: AppTest, *kinds: str) -> str:
-    """Everything the page wrote in the given element kinds (info, warning, error, caption, markdown …)."""
-    return "\n".join(str(element.value) for kind in kinds for element in getattr(app, kind))
+    """Everything the page wrote in the given element kinds (info, warning, error, caption, markdown …), as the
+    reader sees it: the backslashes that escape user-supplied text from Markdown are taken out."""
+    import re
+
+    return "\n".join(re.sub(r"\\(.)", r"\1", str(element.value)) for kind in kinds for element in getattr(app, kind))
 
 
 def charts(app: AppTest) -> list[dict]:
@@ -104,7 +110,7 @@ def trace_types(app: AppTest) -> list[str]:
 # ---------------------------------------------------------------- every page, no checkpoints
 
 def test_every_page_exists_in_the_test_list():
-    assert set(MODEL_PAGES) | {"pages/1_Home.py", "pages/6_Ablations.py", "pages/8_Train.py"} == set(PAGES)
+    assert set(MODEL_PAGES) | {"app_pages/1_Home.py", "app_pages/6_Ablations.py", "app_pages/8_Train.py"} == set(PAGES)
 
 
 def test_home_in_a_new_process_lists_checkpoints_without_importing_torch(tmp_path, checkpoints):
@@ -117,7 +123,7 @@ def test_home_in_a_new_process_lists_checkpoints_without_importing_torch(tmp_pat
               f"app = AppTest.from_file({str(ROOT / 'app.py')!r}, default_timeout=120).run(); "
               "print(len(app.dataframe[0].value), 'torch' in sys.modules)")
     env = {**os.environ, "NLIVIS_CHECKPOINTS": str(checkpoints), "NLIVIS_DATA": str(APP_DATA),
-           "NLIVIS_RUNS": str(tmp_path / "runs")}
+           "NLIVIS_RUNS": str(tmp_path / "runs"), "NLIVIS_WARM_UP": "0"}  # the background warm-up imports torch on purpose
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=ROOT,
                             timeout=TIMEOUT)
     assert result.stdout.split()[-2:] == ["3", "False"], result.stderr[-2000:]
@@ -152,9 +158,9 @@ def test_every_page_without_checkpoints(monkeypatch, tmp_path, empty_folder):
     for page in MODEL_PAGES:
         show(app, page)
         assert "No model is loaded" in texts(app, "info"), page
-    show(app, "pages/6_Ablations.py")
+    show(app, "app_pages/6_Ablations.py")
     assert "No checkpoints found" in texts(app, "info")
-    show(app, "pages/8_Train.py")
+    show(app, "app_pages/8_Train.py")
     assert "No run has been started from the app" in texts(app, "info")
     assert not app.button(key="train_start").disabled
 
@@ -174,13 +180,13 @@ def test_home_lists_checkpoints_and_loads_the_selection(monkeypatch, tmp_path, c
     assert set(table["protocol"]) == {"snli-small"}
     assert "reduced protocols" in texts(app, "caption")
     load_models(app, checkpoints / "gcnn-snli-small")
-    assert "Loaded: gcnn · snli-small · gcnn-snli-small" in texts(app, "success")
+    assert "Selected: gcnn-snli-small" in texts(app, "success")
 
 
 def test_pair_explorer_predicts_and_draws_alignments(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small",
                       checkpoints / "gcnn-no_forget_gate-snli-small")
-    show(app, "pages/2_Pair_explorer.py")
+    show(app, "app_pages/2_Pair_explorer.py")
     predictions = app.dataframe[0].value
     assert len(predictions) == 2 and {"P(entailment)", "P(neutral)", "P(contradiction)"} <= set(predictions.columns)
     assert set(predictions["predicted"]) <= {"entailment", "neutral", "contradiction"}
@@ -194,9 +200,9 @@ def test_pair_explorer_predicts_and_draws_alignments(monkeypatch, tmp_path, chec
 
 def test_pair_explorer_picks_a_pair_from_the_data(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
-    show(app, "pages/2_Pair_explorer.py")
-    app.radio(key="explorer_source").set_value("pick from a dataset split").run()
-    app.number_input(key="explorer_number").set_value(1)
+    show(app, "app_pages/2_Pair_explorer.py")
+    app.radio(key="explorer_pair_source").set_value("pick from a dataset split").run()
+    app.number_input(key="explorer_pair_row").set_value(1)
     app.button(key="explorer_analyse_row").click().run()
     assert not app.exception
     assert "**Gold:** contradiction" in texts(app, "markdown")
@@ -205,8 +211,7 @@ def test_pair_explorer_picks_a_pair_from_the_data(monkeypatch, tmp_path, checkpo
 
 def test_empty_sentence_asks_for_words(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
-    for page, prefix in (("pages/2_Pair_explorer.py", "explorer"), ("pages/3_DIIN_interaction_space.py", "diin"),
-                         ("pages/4_Gates.py", "gates")):
+    for page, prefix in (("app_pages/2_Pair_explorer.py", "explorer"), ("app_pages/4_Gates.py", "gates")):
         show(app, page)
         analyse(app, prefix, premise="   ")
         assert "Type a premise and a hypothesis" in texts(app, "info"), page
@@ -216,19 +221,19 @@ def test_empty_sentence_asks_for_words(monkeypatch, tmp_path, checkpoints):
 
 def test_absurdly_long_sentence_is_cut_with_a_note(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
-    show(app, "pages/2_Pair_explorer.py")
+    show(app, "app_pages/2_Pair_explorer.py")
     analyse(app, "explorer", premise="the guitar player " * 3000)
     assert len(app.query_params["premise"]) == 2000, "the URL carries the sentence as the models read it"
     assert "cut to its first 2000 characters" in texts(app, "warning")
     assert len(app.dataframe[0].value) == 1
     assert "heatmap" in trace_types(app)
-    show(app, "pages/4_Gates.py")
+    show(app, "app_pages/4_Gates.py")
     assert "heatmap" in trace_types(app)
 
 
 def test_diin_page_says_a_gcnn_has_no_interaction_maps(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
-    show(app, "pages/3_DIIN_interaction_space.py")
+    show(app, "app_pages/3_DIIN_interaction_space.py")
     assert "has no 2-D interaction maps" in texts(app, "info")
     assert not charts(app)
 
@@ -236,19 +241,21 @@ def test_diin_page_says_a_gcnn_has_no_interaction_maps(monkeypatch, tmp_path, ch
 def test_diin_page_draws_channels_of_a_diin(monkeypatch, tmp_path, diin_checkpoints):
     folder = next(p for p in diin_checkpoints.iterdir() if p.name.startswith("diin"))
     app = load_models(open_app(monkeypatch, tmp_path, diin_checkpoints, APP_DATA), folder)
-    show(app, "pages/3_DIIN_interaction_space.py")
+    show(app, "app_pages/3_DIIN_interaction_space.py")
     assert "predicts" in texts(app, "markdown")
     assert app.selectbox(key="diin_stage").options, "the DIIN trace names its feature-map stages"
     assert trace_types(app).count("heatmap") >= 1
-    app.radio(key="diin_selection").set_value("variance").run()
+    app.radio(key="diin_pick").set_value("variance").run()
     assert not app.exception and "heatmap" in trace_types(app)
 
 
 def test_gates_page_draws_gcnn_gates_per_pair_and_over_a_split(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
-    show(app, "pages/4_Gates.py")
+    show(app, "app_pages/4_Gates.py")
     assert trace_types(app).count("heatmap") >= 1
-    app.button(key="gates_compute").click().run()
+    app.session_state["gates_tab"] = "Over a dataset split"
+    app.run()
+    app.button(key="gates_computed_button").click().run()
     assert not app.exception
     summary = app.dataframe[0].value
     assert len(summary) and summary["mean"].between(0, 1).all() and set(summary["pairs"]) == {12}
@@ -259,11 +266,11 @@ def test_gates_draw_only_open_sections_and_reach_every_dimension(monkeypatch, tm
     """All models' gate figures rendered inside closed expanders (13 s); only the first 64 dimensions were shown."""
     folders = (checkpoints / "gcnn-snli-small", checkpoints / "gcnn-no_forget_gate-snli-small")
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), *folders)
-    show(app, "pages/4_Gates.py")
+    show(app, "app_pages/4_Gates.py")
     first_only = len(charts(app))
-    assert first_only >= 1 and all(f["layout"]["title"]["text"].startswith("gcnn · snli-small · gcnn-snli-small")
+    assert first_only >= 1 and all(f["layout"]["title"]["text"].startswith("gcnn-snli-small · ")
                                    for f in charts(app))
-    app.session_state["gates_open_1"] = True
+    app.session_state["gates_open_gcnn-no_forget_gate-snli-small"] = True
     app.run()
     assert not app.exception, app.exception
     assert len(charts(app)) > first_only
@@ -273,11 +280,13 @@ def test_gates_draw_only_open_sections_and_reach_every_dimension(monkeypatch, tm
 
 def test_error_analysis_shows_accuracy_confusions_and_tags(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
-    show(app, "pages/5_Error_analysis.py")
+    show(app, "app_pages/5_Error_analysis.py")
     assert app.selectbox(key="errors_split").value == "snli_dev"
     assert "Protocol snli-small" in texts(app, "caption")
     types = trace_types(app)
     assert "heatmap" in types and "bar" in types
+    app.session_state["errors_tab"] = TAG_TAB
+    app.run()
     assert "on 12 of 12 pairs" in texts(app, "caption")
     tag_table = next(d.value for d in app.dataframe if "tag" in d.value.columns)
     assert "NEGATION" in set(tag_table["tag"])
@@ -286,7 +295,7 @@ def test_error_analysis_shows_accuracy_confusions_and_tags(monkeypatch, tmp_path
 def test_projection_draws_a_pca_of_the_split(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
     app.session_state["projection_method"] = "pca"  # UMAP (numba) takes long to start; PCA exercises the same page
-    show(app, "pages/7_Projection.py")
+    show(app, "app_pages/7_Projection.py")
     assert app.radio(key="projection_method").value == "pca"
     scatter = [t for f in charts(app) for t in f["data"] if t.get("type") == "scattergl"]
     assert sum(len(t["x"]) for t in scatter) == 12
@@ -301,7 +310,7 @@ def test_projection_recolours_from_the_cache_without_running_the_model(monkeypat
     monkeypatch.setattr(projection, "pooled_outputs", lambda *a, **k: calls.append(1) or real(*a, **k))
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
     app.session_state["projection_method"] = "pca"
-    show(app, "pages/7_Projection.py")
+    show(app, "app_pages/7_Projection.py")
     assert app.radio(key="projection_colour").value == "correctness" and len(calls) == 1
     names = {t["name"] for f in charts(app) for t in f["data"] if t.get("type") == "scattergl"}
     assert names <= {"right", "wrong"} and names
@@ -314,9 +323,9 @@ def test_projection_recolours_from_the_cache_without_running_the_model(monkeypat
 
 def test_ablations_compare_variants_with_seed_noise_and_the_paper(monkeypatch, tmp_path, checkpoints):
     app = open_app(monkeypatch, tmp_path, checkpoints, APP_DATA)
-    show(app, "pages/6_Ablations.py")
-    assert app.selectbox(key="ablations_model").value == "gcnn"
-    assert app.selectbox(key="ablations_reference_gcnn_snli-small").value == "gcnn-snli-small"
+    show(app, "app_pages/6_Ablations.py")
+    assert app.selectbox(key="ablations_family").value == "gcnn"
+    assert app.selectbox(key="ablations_variant").value == "gcnn-snli-small"
     variants = app.dataframe[0].value
     assert list(variants["checkpoint"]) == ["gcnn-snli-small", "gcnn-snli-small-seed2", "gcnn-no_forget_gate-snli-small"]
     assert variants["parameters"].notna().all() and variants["training pairs/s"].notna().all()
@@ -349,7 +358,7 @@ def test_ablations_without_a_second_seed_says_so(monkeypatch, tmp_path, checkpoi
         (root / name).symlink_to(checkpoints / name)
     (root / "embeddings").symlink_to(checkpoints / "embeddings")
     app = open_app(monkeypatch, tmp_path, root, APP_DATA)
-    show(app, "pages/6_Ablations.py")
+    show(app, "app_pages/6_Ablations.py")
     assert "cannot be said" in texts(app, "caption")
     assert "heatmap" not in trace_types(app) and "bar" in trace_types(app)
 
@@ -370,7 +379,7 @@ def test_ablations_with_seeds_from_different_data_warns_instead_of_failing(monke
     rotate = {"entailment": "contradiction", "contradiction": "neutral", "neutral": "entailment"}
     write_predictions(predictions, [dataclasses.replace(p, gold=rotate[p.gold]) for p in read_predictions(predictions)])
     app = open_app(monkeypatch, tmp_path, root, APP_DATA)
-    show(app, "pages/6_Ablations.py")
+    show(app, "app_pages/6_Ablations.py")
     assert "Seed noise cannot be measured" in texts(app, "warning")
     comparison = next(d.value for d in app.dataframe if "problem" in d.value.columns)
     assert "not from the same split" in comparison.set_index("variant").loc["gcnn-snli-small-seed2", "problem"]
@@ -383,7 +392,8 @@ def open_link(monkeypatch, tmp_path: Path, checkpoints: Path, data: Path, page: 
     """A fresh session opening `page` with the query parameters `params`, as a link or a reload does."""
     monkeypatch.setenv("NLIVIS_CHECKPOINTS", str(checkpoints))
     monkeypatch.setenv("NLIVIS_DATA", str(data))
-    monkeypatch.setenv("NLIVIS_PROJECTION_CACHE", str(tmp_path / "projections"))
+    monkeypatch.setenv("NLIVIS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("NLIVIS_WARM_UP", "0")
     monkeypatch.delenv("NLIVIS_RUNS", raising=False)
     app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
     app.query_params.update(params)
@@ -399,31 +409,30 @@ def fixture_row(row: int):
 
 
 def test_a_link_opens_its_pair_and_models_in_the_pair_explorer(monkeypatch, tmp_path, checkpoints):
-    app = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py",
+    app = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "app_pages/2_Pair_explorer.py",
                     split="snli_dev", pair="3", models="gcnn-no_forget_gate-snli-small,gcnn-snli-small")
     expected = fixture_row(3)
-    assert list(app.dataframe[0].value["model"]) == ["gcnn · snli-small · gcnn-no_forget_gate-snli-small",
-                                                     "gcnn · snli-small · gcnn-snli-small"]
+    assert list(app.dataframe[0].value["model"]) == ["gcnn-no_forget_gate-snli-small", "gcnn-snli-small"]
     assert f"**Premise:** {expected.premise}" in texts(app, "markdown")
     assert "row 3 of snli_dev" in texts(app, "markdown")
-    assert app.number_input(key="explorer_number").value == 3 and app.selectbox(key="explorer_split").value == "snli_dev"
+    assert app.number_input(key="explorer_pair_row").value == 3 and app.selectbox(key="explorer_pair_split").value == "snli_dev"
     assert app.query_params == {"split": "snli_dev", "pair": "3", "models": "gcnn-no_forget_gate-snli-small,gcnn-snli-small"}
-    reloaded = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py", **app.query_params)
+    reloaded = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "app_pages/2_Pair_explorer.py", **app.query_params)
     assert f"**Premise:** {expected.premise}" in texts(reloaded, "markdown")
     assert len(reloaded.dataframe[0].value) == 2
 
 
 def test_a_link_with_an_unknown_model_says_so_and_loads_the_rest(monkeypatch, tmp_path, checkpoints):
-    app = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py",
+    app = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "app_pages/2_Pair_explorer.py",
                     split="snli_dev", pair="1", models="no-such-model,gcnn-snli-small")
     assert "no-such-model" in texts(app, "warning") and "the others are loaded" in texts(app, "warning")
-    assert list(app.dataframe[0].value["model"]) == ["gcnn · snli-small · gcnn-snli-small"]
+    assert list(app.dataframe[0].value["model"]) == ["gcnn-snli-small"]
     assert app.query_params["models"] == "gcnn-snli-small"
-    bad_row = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py",
+    bad_row = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "app_pages/2_Pair_explorer.py",
                         split="snli_dev", pair="999", models="gcnn-snli-small")
     assert "there is no row 999" in texts(bad_row, "warning")
     assert "heatmap" in trace_types(bad_row), "the default pair is still analysed"
-    not_a_row = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py", split="snli_dev", pair="-1",
+    not_a_row = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "app_pages/2_Pair_explorer.py", split="snli_dev", pair="-1",
                           models="gcnn-snli-small")
     assert "is not a row number" in texts(not_a_row, "warning") and "heatmap" in trace_types(not_a_row)
 
@@ -431,25 +440,25 @@ def test_a_link_with_an_unknown_model_says_so_and_loads_the_rest(monkeypatch, tm
 def test_the_selection_follows_every_page_and_comes_back_after_the_sidebar_drops_it(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
     assert app.query_params["models"] == "gcnn-snli-small"
-    show(app, "pages/2_Pair_explorer.py")
+    show(app, "app_pages/2_Pair_explorer.py")
     analyse(app, "explorer", premise="A dog runs .", hypothesis="An animal moves .")
     assert app.query_params["premise"] == "A dog runs ." and app.query_params["hypothesis"] == "An animal moves ."
     app.query_params.clear()  # what the sidebar's page links do
-    show(app, "pages/3_DIIN_interaction_space.py")
+    show(app, "app_pages/9_Attribution.py")
     assert app.query_params == {"models": "gcnn-snli-small", "premise": "A dog runs .", "hypothesis": "An animal moves ."}
-    assert app.text_area(key="diin_premise").value == "A dog runs ."
-    reloaded = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/4_Gates.py", **app.query_params)
+    assert app.text_area(key="attribution_premise").value == "A dog runs ."
+    reloaded = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "app_pages/4_Gates.py", **app.query_params)
     assert reloaded.text_area(key="gates_premise").value == "A dog runs ." and "heatmap" in trace_types(reloaded)
 
 
 def test_a_half_typed_edit_is_not_analysed_and_previous_means_previously_analysed(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
-    show(app, "pages/2_Pair_explorer.py")
+    show(app, "app_pages/2_Pair_explorer.py")
     first = app.dataframe[0].value.copy()
     app.text_area(key="explorer_hypothesis").set_value("Nobody")
     app.run()  # another widget reruns the page before Analyse is pressed
     assert app.dataframe[0].value.equals(first), "the half-typed hypothesis was analysed"
-    assert "hypothesis" not in app.query_params and not app.get("toggle")
+    assert app.query_params["hypothesis"] == "A person is making music ." and not app.get("toggle")
     analyse(app, "explorer", hypothesis="Nobody is making music .")
     assert "A man is playing a guitar" in app.toggle(key="explorer_compare").label
     assert app.query_params["hypothesis"] == "Nobody is making music ."
@@ -457,9 +466,9 @@ def test_a_half_typed_edit_is_not_analysed_and_previous_means_previously_analyse
 
 def test_split_picker_starts_on_the_select_split_and_names_a_training_split(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
-    show(app, "pages/2_Pair_explorer.py")
-    app.radio(key="explorer_source").set_value("pick from a dataset split").run()
-    picker = app.selectbox(key="explorer_split")
+    show(app, "app_pages/2_Pair_explorer.py")
+    app.radio(key="explorer_pair_source").set_value("pick from a dataset split").run()
+    picker = app.selectbox(key="explorer_pair_split")
     assert picker.value == "snli_dev"
     assert "snli_test (training split of gcnn-snli-small)" in picker.options, picker.options
 
@@ -494,33 +503,35 @@ def assert_explorer_shows_row(app: AppTest, row: int, models: int) -> None:
 def test_a_wrong_pair_and_a_confusion_cell_open_their_pair_in_the_explorer(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small",
                       checkpoints / "gcnn-no_forget_gate-snli-small")
-    show(app, "pages/5_Error_analysis.py")
-    wrong = app.dataframe(key="errors_wrong").value
+    app.session_state["errors_tab"] = "Every error"
+    show(app, "app_pages/5_Error_analysis.py")
+    wrong = app.dataframe(key="errors_wrong_pairs_table").value
     assert list(wrong.columns[:2]) == ["row", "id"] and (wrong["id"].astype(int) == wrong["row"] + 1).all()  # SNLI ids: lines
-    assert_explorer_shows_row(click_table_row(app, "errors_wrong", 1), int(wrong["row"].iloc[1]), models=2)
+    assert_explorer_shows_row(click_table_row(app, "errors_wrong_pairs_table", 1), int(wrong["row"].iloc[1]), models=2)
 
-    show(app, "pages/5_Error_analysis.py")
+    app.session_state["errors_tab"] = "Accuracy and confusions"
+    show(app, "app_pages/5_Error_analysis.py")
     gold, predicted = wrong["gold"].iloc[0], wrong["predicted"].iloc[0]
     click_point(app, "confusion_0", [gold, predicted, 1])
-    cell = app.dataframe(key="errors_cell_pairs").value
+    cell = app.dataframe(key="errors_cell_pairs_table").value
     assert len(cell) >= 1 and set(cell["gold"]) == {gold} and set(cell["predicted"]) == {predicted}
     assert cell["premise"].str.len().min() > 0
-    assert_explorer_shows_row(click_table_row(app, "errors_cell_pairs", 0), int(cell["row"].iloc[0]), models=2)
+    assert_explorer_shows_row(click_table_row(app, "errors_cell_pairs_table", 0), int(cell["row"].iloc[0]), models=2)
 
 
 def test_a_projection_point_and_a_disagreement_open_their_pair_in_the_explorer(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
     app.session_state["projection_method"] = "pca"
-    show(app, "pages/7_Projection.py")
+    show(app, "app_pages/7_Projection.py")
     points = [t for f in charts(app) for t in f["data"] if t.get("type") == "scattergl"]
     customdata = points[0]["customdata"][0]
     assert customdata[-2] == "snli_dev" and 0 <= int(customdata[-1]) < 12
     assert_explorer_shows_row(click_point(app, "projection", customdata), int(customdata[-1]), models=1)
 
-    show(app, "pages/6_Ablations.py")
-    assert app.query_params["variant"] == "gcnn-snli-small"
-    disagreements = app.dataframe(key="ablations_disagreements").value
-    opened = click_table_row(app, "ablations_disagreements", 0)  # with the checkpoints the table compares
+    show(app, "app_pages/6_Ablations.py")
+    assert app.selectbox(key="ablations_variant").value == "gcnn-snli-small" and "variant" not in app.query_params  # the default
+    disagreements = app.dataframe(key="ablations_disagreements_table").value
+    opened = click_table_row(app, "ablations_disagreements_table", 0)  # with the checkpoints the table compares
     assert_explorer_shows_row(opened, int(disagreements["row"].iloc[0]), models=3)
     assert opened.query_params["models"] == "gcnn-snli-small,gcnn-snli-small-seed2,gcnn-no_forget_gate-snli-small"
 
@@ -529,19 +540,23 @@ def test_a_projection_point_and_a_disagreement_open_their_pair_in_the_explorer(m
 
 def test_pages_without_data_say_what_is_missing(monkeypatch, tmp_path, checkpoints, empty_folder):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, empty_folder), checkpoints / "gcnn-snli-small")
-    show(app, "pages/2_Pair_explorer.py")
+    show(app, "app_pages/2_Pair_explorer.py")
     assert "heatmap" in trace_types(app), "a typed pair needs no data"
-    app.radio(key="explorer_source").set_value("pick from a dataset split").run()
+    app.radio(key="explorer_pair_source").set_value("pick from a dataset split").run()
     assert not app.exception and "No dataset split found" in texts(app, "info")
-    show(app, "pages/7_Projection.py")
+    show(app, "app_pages/7_Projection.py")
     assert "No dataset split found" in texts(app, "info")
-    show(app, "pages/4_Gates.py")
+    app.session_state["gates_tab"] = "Over a dataset split"
+    show(app, "app_pages/4_Gates.py")
     assert "No dataset split found" in texts(app, "info")
-    show(app, "pages/5_Error_analysis.py")
-    assert "cannot be tagged" in texts(app, "info") and "heatmap" in trace_types(app)
-    show(app, "pages/6_Ablations.py")
+    show(app, "app_pages/5_Error_analysis.py")
+    assert "heatmap" in trace_types(app)
+    app.session_state["errors_tab"] = TAG_TAB
+    app.run()
     assert "cannot be tagged" in texts(app, "info")
-    show(app, "pages/8_Train.py")
+    show(app, "app_pages/6_Ablations.py")
+    assert "cannot be tagged" in texts(app, "info")
+    show(app, "app_pages/8_Train.py")
     assert "needs splits that are not in" in texts(app, "warning")
     assert app.button(key="train_start").disabled
 
@@ -553,7 +568,7 @@ def wait_for_status(monkeypatch, tmp_path, runs: Path, wanted: str, seconds: flo
     metric reads `wanted`."""
     deadline = time.time() + seconds
     while True:
-        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py")
+        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "app_pages/8_Train.py")
         status = next((m.value for m in app.metric if m.label == "status"), "")
         if wanted in status or time.time() > deadline:
             return app
@@ -595,7 +610,7 @@ def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, 
 
     runs = tmp_path / "runs"
     runs.mkdir()
-    app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py")
+    app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "app_pages/8_Train.py")
     assert app.selectbox(key="train_config").value == "gcnn" and app.radio(key="train_size_gcnn").value == "shipped"
     assert "--config gcnn --dataset snli-small" in texts(app, "code")
     out = runs / "gcnn-snli-small"
@@ -605,7 +620,7 @@ def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, 
         while len(training_runs.read_run_metrics(out)) < 4:
             assert time.time() < deadline, "the fake worker wrote no metrics"
             time.sleep(0.1)
-        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py")  # a fresh session
+        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "app_pages/8_Train.py")  # a fresh session
         metrics = {m.label: m.value for m in app.metric}
         assert "running" in metrics["status"] and metrics["step"] == "30" and metrics["best dev accuracy"] == "50.0%"
         assert metrics["pairs/s"] == "130"
@@ -621,7 +636,7 @@ def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, 
         while training_runs.read_run(out).running:
             assert time.time() < deadline, "the worker did not stop"
             time.sleep(0.1)
-        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py")
+        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "app_pages/8_Train.py")
         assert "stopped" in next(m.value for m in app.metric if m.label == "status")
         app.text_input(key="train_name_gcnn_snli-small_1").set_value("gcnn-snli-small").run()
         assert "holds the saved state of an unfinished run" in texts(app, "warning")
@@ -635,7 +650,7 @@ def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, 
 def test_train_page_runs_a_worker_that_becomes_a_checkpoint(monkeypatch, tmp_path):
     runs = tmp_path / "runs"
     runs.mkdir()
-    start_from_page(show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py"), max_steps=3)
+    start_from_page(show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "app_pages/8_Train.py"), max_steps=3)
     app = wait_for_status(monkeypatch, tmp_path, runs, "finished")
     assert "finished" in next(m.value for m in app.metric if m.label == "status")
     assert "is listed on Home" in texts(app, "success")
@@ -652,7 +667,7 @@ def test_train_page_runs_a_worker_that_becomes_a_checkpoint(monkeypatch, tmp_pat
 def test_train_page_stop_and_resume(monkeypatch, tmp_path):
     runs = tmp_path / "runs"
     runs.mkdir()
-    start_from_page(show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py"), max_steps=60, epochs=500)
+    start_from_page(show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "app_pages/8_Train.py"), max_steps=60, epochs=500)
     app = wait_for_status(monkeypatch, tmp_path, runs, "running")
     app.text_input(key="train_name_gcnn_snli-small_1").set_value("gcnn-snli-small").run()
     assert "already writing to" in texts(app, "warning") and app.button(key="train_start").disabled
@@ -696,26 +711,25 @@ def test_shipped_models_side_by_side_on_every_model_page(monkeypatch, tmp_path, 
     assert paper["diin-snli-small"] == "88.0% (DIIN Table 3 · SNLI test)"
     assert paper["esan-snli-small"] == "89.0% (ESAN Table 1 · SNLI test)"
     assert paper["gcnn-snli-small"] == "—" and paper["gcnn-quora-small"] == "88.7% (GCNN Table 2 · Quora test)"
-    assert "Loaded: " in texts(app, "success")
+    assert "Selected: " in texts(app, "success")
 
-    show(app, "pages/2_Pair_explorer.py")
+    show(app, "app_pages/2_Pair_explorer.py")
     predictions = app.dataframe[0].value
     assert len(predictions) == 5 and set(predictions["predicted"]) <= {"entailment", "neutral", "contradiction"}
     assert trace_types(app).count("heatmap") >= 4  # GCNN, DIIN, AttentiveConvNet and ESAN alignments at least
 
-    show(app, "pages/3_DIIN_interaction_space.py")
-    assert app.selectbox(key="diin_model").options == ["diin · snli-small · diin-snli-small"]
+    show(app, "app_pages/3_DIIN_interaction_space.py")
+    assert app.selectbox(key="diin_model").options == ["diin-snli-small"]
     assert {"interaction", "scale_down", "dense_block_1"} <= {o.split(" ")[0] for o in app.selectbox(key="diin_stage").options}
     assert app.selectbox(key="diin_stage").value == "dense_block_1"  # learned channels first
     assert "heatmap" in trace_types(app)
     assert "4 loaded models have no 2-D interaction maps" in texts(app, "info")  # and the page names them
 
-    show(app, "pages/4_Gates.py")
+    show(app, "app_pages/4_Gates.py")
     assert "heatmap" in trace_types(app) or "bar" in trace_types(app)
     # AttentiveConvNet's 384-wide gates: the last window shows dimensions 320–383
-    section = next(m for m, folder in enumerate(SHIPPED_FULL) if folder.name == "attentive_conv-snli-small")
-    app.session_state[f"gates_open_{section}"] = True
-    app.session_state[f"gates_dims_{section}"] = 320
+    app.session_state["gates_open_attentive_conv-snli-small"] = True
+    app.session_state["gates_dims_attentive_conv-snli-small"] = 320
     app.run()
     assert not app.exception, app.exception
     rows = [t["y"] for f in charts(app) if "attentive_conv" in f["layout"]["title"]["text"]
@@ -726,8 +740,8 @@ def test_shipped_models_side_by_side_on_every_model_page(monkeypatch, tmp_path, 
 
 def test_shipped_ablations_page_compares_gcnn_variants_with_the_second_seed(monkeypatch, tmp_path, shipped, shared_data):
     app = open_app(monkeypatch, tmp_path, shipped, shared_data)
-    show(app, "pages/6_Ablations.py")
-    app.selectbox(key="ablations_model").set_value("gcnn").run()
+    show(app, "app_pages/6_Ablations.py")
+    app.selectbox(key="ablations_family").set_value("gcnn").run()
     assert not app.exception
     variants = app.dataframe[0].value
     assert {"gcnn-snli-small", "gcnn-snli-small-seed2", "gcnn-no_forget_gate-snli-small",
@@ -735,7 +749,7 @@ def test_shipped_ablations_page_compares_gcnn_variants_with_the_second_seed(monk
     assert "Seed noise: 2 seeds of the full model" in texts(app, "caption")
     assert "gcnn-snli-small-seed2" in texts(app, "caption") and "train a third" in texts(app, "caption")
     # DIIN addition_fuse: −2.9%, significant, inside the 3.9% gap between DIIN's two seeds
-    app.selectbox(key="ablations_model").set_value("diin").run()
+    app.selectbox(key="ablations_family").set_value("diin").run()
     comparison = next(d.value for d in app.dataframe if "within seed noise" in d.value.columns).set_index("variant")
     fuse = comparison.loc["diin-addition_fuse-snli-small"]
     assert fuse["significant"] and fuse["within seed noise"] and -0.03 < fuse["difference"] < -0.028
@@ -751,7 +765,7 @@ def test_the_link_contract_on_the_shipped_checkpoints(monkeypatch, tmp_path, shi
     link = {"split": "snli_dev", "pair": "3934", "models": "esan-snli-small,gcnn-snli-small"}
     row = read_split(get_protocol("snli-small").select, shared_data).pairs[3934]
     for attempt in range(2):  # the link, then a reload of the URL the page left
-        app = open_link(monkeypatch, tmp_path, shipped, shared_data, "pages/2_Pair_explorer.py", **link)
+        app = open_link(monkeypatch, tmp_path, shipped, shared_data, "app_pages/2_Pair_explorer.py", **link)
         assert [m.split(" · ")[-1] for m in app.dataframe[0].value["model"]] == ["esan-snli-small", "gcnn-snli-small"]
         assert f"**Premise:** {row.premise}  \n**Hypothesis:** {row.hypothesis}" in texts(app, "markdown")
         assert "row 3934 of snli_dev" in texts(app, "markdown") and row.id == "3935"  # SNLI ids are 1-based lines
@@ -763,19 +777,21 @@ def test_the_link_contract_on_the_shipped_checkpoints(monkeypatch, tmp_path, shi
 
 def test_quora_pair_ids_map_to_split_rows(monkeypatch, shared_data):
     """Quora's official pair ids are not line numbers; pair tables still number every pair by its 0-based row."""
-    import pandas as pd
-
-    from nlivis.app import loading, widgets
+    from nlivis.analysis.pair_lists import prediction_rows
+    from nlivis.app import cache
     from nlivis.data.protocols import get_protocol, read_split
+    from nlivis.store.predictions import Prediction
 
     monkeypatch.setenv("NLIVIS_DATA", str(shared_data))
     pairs = read_split(get_protocol("quora-small").select, shared_data).pairs
-    rows = loading.split_rows("quora_dev")
+    rows = cache.split_rows("quora_dev")
     assert len(rows) == len(pairs) == 10_000
     assert all(pairs[rows[pair.id]].id == pair.id for pair in pairs[::97])
     assert sum(pair.id != str(row + 1) for row, pair in enumerate(pairs)) > 9_000  # ids are not line numbers
-    table = widgets.with_rows(pd.DataFrame({"id": [pairs[5].id, pairs[4321].id, "not-a-quora-id"]}), "quora_dev")
-    assert table["row"].tolist()[:2] == [5, 4321] and pd.isna(table["row"].iloc[2])
+    predictions = [Prediction(pid, "duplicate", "duplicate", (0.2, 0.8)) for pid in (pairs[5].id, pairs[4321].id, "not-a-quora-id")]
+    table = prediction_rows(predictions, rows, pairs)
+    assert table["row"].tolist()[:2] == [5, 4321] and table["row"].isna().iloc[2]
+    assert table["premise"].iloc[1] == pairs[4321].premise
 
 
 # ---------------------------------------------------------------- gold tags and Table 7 (MultiNLI dev layout)
@@ -829,12 +845,14 @@ def mnli_dev_setup(tmp_path, checkpoints) -> tuple[Path, Path]:
 def test_error_analysis_uses_gold_tags_and_shows_table7_with_counts(monkeypatch, tmp_path, mnli_dev_setup):
     root, data = mnli_dev_setup
     app = load_models(open_app(monkeypatch, tmp_path, root, data), root / "gcnn-snli-small")
-    show(app, "pages/5_Error_analysis.py")
+    show(app, "app_pages/5_Error_analysis.py")
     app.selectbox(key="errors_split").set_value("mnli_dev_matched").run()
     assert not app.exception, app.exception
 
     overall = charts(app)[0]
     assert overall["data"][0]["error_y"]["array"] and overall["layout"]["shapes"]  # 95% interval, majority line
+    app.session_state["errors_tab"] = TAG_TAB
+    app.run()
     assert "Gold tags" in texts(app, "caption") and "5 pairs of mnli_dev_matched" in texts(app, "caption")
     tag_table = app.dataframe(key="errors_tag_table").value
     gold = tag_table[tag_table["source"] == "gold"].set_index("tag")
@@ -849,9 +867,9 @@ def test_error_analysis_uses_gold_tags_and_shows_table7_with_counts(monkeypatch,
 
     line = int(tag_table.index[(tag_table["source"] == "gold") & (tag_table["tag"] == "NEGATION")][0])
     click_table_row(app, "errors_tag_table", line)
-    behind = app.dataframe(key="errors_tag_pairs").value
+    behind = app.dataframe(key="errors_tag_pairs_table").value
     assert set(behind["id"]) == {"9001e", "9002c"} and list(behind["row"]) == [0, 1]
-    assert_explorer_shows_pair(click_table_row(app, "errors_tag_pairs", 1), "mnli_dev_matched", 1,
+    assert_explorer_shows_pair(click_table_row(app, "errors_tag_pairs_table", 1), "mnli_dev_matched", 1,
                                MNLI_DEV_FIXTURE["matched"][1][1])
 
 
@@ -877,8 +895,10 @@ def test_error_analysis_and_pair_explorer_show_taxinli_with_the_reference_models
     root, data = mnli_dev_setup
     write_taxinli(data)
     app = load_models(open_app(monkeypatch, tmp_path, root, data), root / "gcnn-snli-small")
-    show(app, "pages/5_Error_analysis.py")
+    show(app, "app_pages/5_Error_analysis.py")
     app.selectbox(key="errors_split").set_value("mnli_dev_matched").run()
+    app.session_state["errors_tab"] = TAG_TAB
+    app.run()
     assert not app.exception, app.exception
     assert "Accuracy by TaxiNLI category" in [h.value for h in app.subheader]
     table = next(d.value for d in app.dataframe if "negation_logic" in d.value.index)
@@ -890,7 +910,7 @@ def test_error_analysis_and_pair_explorer_show_taxinli_with_the_reference_models
     tag_table = app.dataframe(key="errors_tag_table").value
     line = int(tag_table.index[(tag_table["source"] == "gold") & (tag_table["tag"] == "NEGATION")][0])
     click_table_row(app, "errors_tag_table", line)
-    explorer = click_table_row(app, "errors_tag_pairs", 0)
+    explorer = click_table_row(app, "errors_tag_pairs_table", 0)
     assert not explorer.exception, explorer.exception
     card = next(m for m in texts(explorer, "markdown").split("\n") if "**TaxiNLI**" in m)
     assert "pair 9001e" in card and "negation_logic" in card and "ESIM (full MultiNLI) **entailment**" in card
@@ -916,11 +936,13 @@ def test_sample_pages_say_how_many_pairs_the_token_cut_offs_shorten(monkeypatch,
     premises[0] = " ".join(["a", "very", "long", "premise"] * 30) + " ."
     premise_file.write_text("\n".join(premises) + "\n", encoding="utf-8")
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, data), checkpoints / "gcnn-snli-small")
-    show(app, "pages/4_Gates.py")
-    app.button(key="gates_compute").click().run()
+    show(app, "app_pages/4_Gates.py")
+    app.session_state["gates_tab"] = "Over a dataset split"
+    app.run()
+    app.button(key="gates_computed_button").click().run()
     assert not app.exception, app.exception
     assert "on this sample of snli_dev: 2 of 12 pairs were cut" in texts(app, "caption")
     app.session_state["projection_method"] = "pca"
-    show(app, "pages/7_Projection.py")
+    show(app, "app_pages/7_Projection.py")
     assert not app.exception, app.exception
     assert "on this sample of snli_dev: 2 of 12 pairs were cut" in texts(app, "caption")

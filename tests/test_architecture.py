@@ -68,7 +68,7 @@ def test_no_import_cycles(monkeypatch):
 
 
 def _python_files() -> list[Path]:
-    return [*sorted((ROOT / "nlivis").rglob("*.py")), *sorted((ROOT / "pages").glob("*.py")), ROOT / "app.py"]
+    return [*sorted((ROOT / "nlivis").rglob("*.py")), *sorted((ROOT / "app_pages").glob("*.py")), ROOT / "app.py"]
 
 
 def test_no_private_name_is_imported_from_another_module():
@@ -79,6 +79,29 @@ def test_no_private_name_is_imported_from_another_module():
                 offenders += [f"{path.relative_to(ROOT)}: {node.module}.{alias.name}"
                               for alias in node.names if alias.name.startswith("_")]
     assert offenders == []
+
+
+def test_pages_import_only_the_app_layer():
+    """A page is a title and a few component calls: everything it uses comes through `nlivis.app`, so domain logic
+    and figures cannot creep back into app_pages/ (named so: a folder called `pages` beside a script using
+    st.navigation makes Streamlit run the first links after a launch as old-style pages, without app.py)."""
+    offenders = []
+    for path in [*sorted((ROOT / "app_pages").glob("*.py")), ROOT / "app.py"]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            offenders += [f"{path.relative_to(ROOT)}: {name}" for name in names
+                          if name.split(".")[0] not in {"nlivis", "streamlit", "__future__"}
+                          or (name.startswith("nlivis") and not name.startswith("nlivis.app"))]
+    assert offenders == []
+
+
+def test_the_state_module_imports_nothing_else_of_the_app():
+    """`nlivis.app.state` is read and written by every page; the rest of the app sits on it, never the reverse."""
+    tree = ast.parse((ROOT / "nlivis" / "app" / "state.py").read_text(encoding="utf-8"))
+    imported = [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
+    imported += [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
+    assert not [name for name in imported if name and name.startswith("nlivis.app")]
 
 
 def _commands():

@@ -257,7 +257,7 @@ def test_nan_weights_are_refused_naming_the_checkpoint(checkpoint, capsys):
     rewrite_checkpoint(checkpoint, weights=(state, torch.float32))
     code, _, err = run_json(capsys, "predict", str(checkpoint), "--premise", "A man eats .", "--hypothesis", "He sleeps .")
     assert code == 2 and str(checkpoint) in err and "NaN" in err
-    from nlivis.app.loading import load_model  # the app loads through the same check
+    from nlivis.app.cache import load_model  # the app loads through the same check
 
     model, error = load_model(checkpoint)
     assert model is None and str(checkpoint) in error and "NaN" in error

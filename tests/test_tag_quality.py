@@ -17,7 +17,7 @@ from nlivis.analysis.breakdown import (TaggedSplit, accuracy_by_tag_and_source, 
 from nlivis.store.predictions import Prediction
 from nlivis.analysis.tag_report import AnnotatedPairs, markdown_table, tag_agreement, with_quality_status
 from nlivis.analysis.tags import TAG_QUALITY, TAGS, approximate_tags
-from nlivis.analysis.wordnet import WordNetUnavailable
+from nlivis.features.wordnet import WordNetUnavailable
 from nlivis.cli import main
 from nlivis.data.records import Pair
 from tests.fixtures.training.helpers import FIXTURE_DIR, TINY_CONFIG

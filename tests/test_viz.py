@@ -9,9 +9,11 @@ import pytest
 import torch
 
 from nlivis.models.trace import Alignment, FeatureMaps, Gate, MemoryKeys, OutputDistribution, Representation, Trace
-from nlivis.viz import (accuracy_by_tag_bars, alignment_heatmap, channel_grid, confusion_matrix_heatmap, drawable,
-                        figure_data, figure_data_csv, gate_strip, memory_keys_heatmap, probability_bars,
-                        projection_scatter, select_channels, training_curves)
+from nlivis.viz import (accuracy_by_tag_bars, alignment_heatmap, confusion_matrix_heatmap, figure_data, figure_data_csv,
+                        gate_strip, memory_keys_heatmap, probability_bars, projection_scatter, select_channels,
+                        training_curves)
+from nlivis.viz.channel_grid import channel_grid
+from nlivis.viz.drawable import drawable
 
 PREMISE = ["the", "cat", "sat", "on", "the", "mat"]
 HYPOTHESIS = ["a", "cat", "sits"]
@@ -207,3 +209,71 @@ def test_downloaded_figures_get_clean_file_names():
     assert clean_file_name("gcnn · snli-small · gcnn-snli-small_forget gate") == "gcnn_snli-small_gcnn-snli-small_forget_gate"
     assert clean_file_name(" · ") == "nlivis_figure"
     assert plotly_config("png", "esan · snli/dev")["toImageButtonOptions"]["filename"] == "esan_snli_dev"
+
+
+# ---------------------------------------------------------------- legibility (issue 21 item 6)
+
+def test_token_strips_of_one_or_two_rows_keep_a_readable_colour_bar():
+    from nlivis.viz.attribution import token_strips
+
+    figure = token_strips({"average": ([0.1, 0.5, 0.2], [0.3, 0.9])}, ["a", "b", "c"], ["d", "e"], "attention summary")
+    assert figure.layout.height >= 260
+    bar = figure.data[1].colorbar
+    assert bar.lenmode == "pixels" and bar.len >= 120
+
+
+def test_kendall_boxes_put_the_legend_beside_the_plot_not_over_the_axis_labels():
+    import pandas as pd
+
+    from nlivis.viz.attribution import agreement_boxes
+
+    taus = pd.DataFrame({"model": ["m1", "m2"], "method": ["gradient", "gradient"], "layer": ["l1", "l1"], "tau": [0.1, 0.3]})
+    figure = agreement_boxes(taus, "τ", colours={"m1": "#123456"})
+    assert figure.layout.legend.x > 1 and figure.data[0].marker.color == "#123456"
+
+
+def test_tag_bars_use_legible_labels_and_each_model_keeps_its_colour():
+    import pandas as pd
+
+    from nlivis.viz.charts import accuracy_by_tag_bars, accuracy_interval_bars
+
+    table = pd.DataFrame({"model": ["m1", "m2"], "tag": ["NEGATION", "NEGATION"], "accuracy": [0.5, 0.7], "count": [10, 10],
+                          "ci_low": [0.3, 0.5], "ci_high": [0.7, 0.9], "majority_accuracy": [0.4, 0.4],
+                          "majority_label": ["neutral", "neutral"]})
+    colours = {"m1": "#d62728", "m2": "#1f77b4"}
+    bars = accuracy_by_tag_bars(table, group="model", colours=colours)
+    assert bars.layout.yaxis.tickfont.size >= 14 and [t.marker.color for t in bars.data[:2]] == ["#d62728", "#1f77b4"]
+    overall = accuracy_interval_bars(table.drop(columns="tag"), colours=colours)
+    assert list(overall.data[0].marker.color) == ["#d62728", "#1f77b4"]
+    assert not overall.layout.annotations and "majority label: neutral, 40.0%" in overall.layout.title.text
+
+
+def test_many_categories_read_as_one_row_each_with_intervals():
+    import pandas as pd
+
+    from nlivis.viz.charts import accuracy_dots
+
+    rows = [{"group": f"cat{c}", "model": m, "count": 50 - c, "accuracy": 0.5, "ci_low": 0.4, "ci_high": 0.6,
+             "majority_accuracy": 0.34} for c in range(44) for m in ("m1", "m2", "m3")]
+    figure = accuracy_dots(pd.DataFrame(rows), "group", colours={"m1": "#000001"})
+    assert len(figure.layout.yaxis.tickvals) == 44 and figure.layout.height <= 110 + 26 * 44
+    assert all(trace.error_x.array is not None for trace in figure.data[:3]) and figure.data[0].marker.color == "#000001"
+
+
+def test_model_colours_are_the_family_colour_first_then_distinct():
+    from nlivis.viz.common import FAMILY_COLOURS, model_colours
+
+    colours = model_colours([("esan-snli-small", "esan"), ("gcnn-snli-small", "gcnn"), ("esan-snli-small-seed2", "esan")])
+    assert colours["esan-snli-small"] == FAMILY_COLOURS["esan"] == model_colours([("esan-snli-small", "esan")])["esan-snli-small"]
+    assert len(set(colours.values())) == 3
+
+
+def test_difference_bars_carry_their_value_in_the_label_not_under_the_whisker():
+    import pandas as pd
+
+    from nlivis.viz.charts import difference_intervals
+
+    table = pd.DataFrame({"variant": ["no-gate"], "difference": [-0.029], "CI low": [-0.04], "CI high": [-0.02],
+                          "significant": [True]})
+    figure = difference_intervals(table)
+    assert figure.data[0].y == ("no-gate (−2.9%)",) and figure.data[0].text is None

@@ -45,24 +45,29 @@ def amn_model() -> ModelReading:
     return ModelReading("amn-x", trace, PREMISE, HYPOTHESIS)
 
 
-def test_overview_has_one_row_per_model_and_a_column_per_kind_of_panel():
-    figure = overview_grid([alignment_model(), diin_model(), amn_model()])
+def test_overview_has_one_row_per_model_with_the_premise_across_every_panel():
+    model = alignment_model()
+    figure = overview_grid([model, diin_model(), amn_model()])
     names = [trace.name for trace in figure.data]
-    assert names == ["esan-x · p→h · layer 2 · softmax", "esan-x · h→p · layer 2 · softmax",
-                     "diin-x · interaction · mean of 4 channels", "amn-x · memory keys · premise"]
+    assert names == ["esan-x · h→p · layer 2 · softmax",
+                     "esan-x · p→h · layer 2 · softmax · transposed: each column sums to 1",
+                     "diin-x · interaction · mean of 4 channels", "amn-x · memory keys · premise tokens across"]
     shapes = [np.asarray(trace.z).shape for trace in figure.data]
-    assert shapes == [(6, 3), (3, 6), (6, 3), (6, 10)]  # padding cut to the real tokens
+    assert shapes == [(3, 6), (3, 6), (3, 6), (10, 6)]  # padding cut; hypothesis (or slots) down, premise across
+    source = model.trace["l2_ph"].weights[0, :6, :3].numpy()
+    assert np.asarray(figure.data[1].z) == pytest.approx(source.T)  # p→h, drawn with the premise across
     diin = np.asarray(figure.data[2].z)
-    assert diin[1, 2] == pytest.approx(3.0) and diin[0, 0] == 0.0
-    # the same column shares its axes: the alignment and DIIN panels label premise rows × hypothesis columns
-    assert figure.layout.yaxis.ticktext == figure.layout.yaxis4.ticktext == tuple(PREMISE)
-    assert figure.layout.xaxis.ticktext == figure.layout.xaxis4.ticktext == tuple(HYPOTHESIS)
+    assert diin[2, 1] == pytest.approx(3.0) and diin[0, 0] == 0.0  # (sits, cat)
+    # every alignment-like panel labels hypothesis rows × premise columns, so they compare down the page
+    assert figure.layout.xaxis.ticktext == figure.layout.xaxis2.ticktext == figure.layout.xaxis3.ticktext == tuple(PREMISE)
+    assert figure.layout.yaxis.ticktext == figure.layout.yaxis3.ticktext == tuple(HYPOTHESIS)
     assert [trace.coloraxis for trace in figure.data] == ["coloraxis", "coloraxis", "coloraxis2", "coloraxis3"]
     assert (figure.layout.coloraxis.cmin, figure.layout.coloraxis.cmax) == (0.0, 1.0)
     memory = figure.layout.coloraxis3
     assert (memory.cmin, memory.cmax) == pytest.approx((0.098, 0.102))
     assert "0.098–0.102" in memory.colorbar.title.text and "0.098–0.102" in figure.layout.title.text
     assert len(figure_data(figure)) == 18 + 18 + 18 + 60
+    assert figure.layout.xaxis.domain[1] - figure.layout.xaxis.domain[0] > 0.4  # half the width, not ~100 px
 
 
 def test_overview_says_so_when_no_model_has_anything_to_show():

@@ -56,6 +56,7 @@ from torch import nn
 
 from nlivis.features.sentences import SentenceAnalysis
 from nlivis.features.batch import Batch
+from nlivis.features.featurize import cut_sentence
 from nlivis.models.base import MatchingModel
 from nlivis.models.trace import Alignment, MemoryKeys, Trace
 
@@ -520,11 +521,9 @@ def deleted_batch(source: DeletionSource, rows: torch.Tensor, keep_premise: torc
 
 def cut_to_featurizer(item, featurizer):
     """The pair as the model reads it: each side cut to the featurizer's maximum length."""
-    from nlivis.features.featurize import _cut
-
     s = featurizer.settings
-    return replace(item, premise=_cut(item.premise, s.max_premise_len),
-                   hypothesis=_cut(item.hypothesis, s.max_hypothesis_len))
+    return replace(item, premise=cut_sentence(item.premise, s.max_premise_len),
+                   hypothesis=cut_sentence(item.hypothesis, s.max_hypothesis_len))
 
 
 def target_probabilities(model: MatchingModel, featurizer, items: Sequence, target: int,

@@ -32,7 +32,7 @@ TAG_SOURCES = ("gold", "automatic")
 the automatic tagger (`nlivis.analysis.tags`) for pairs nobody annotated."""
 
 
-def _for_each_model(table_fn, predictions, *args, **kwargs) -> pd.DataFrame:
+def for_each_model(table_fn, predictions, *args, **kwargs) -> pd.DataFrame:
     """Apply a one-model table function to every model of a {model: predictions} mapping and stack
     the results with a leading `model` column."""
     tables = []
@@ -43,12 +43,12 @@ def _for_each_model(table_fn, predictions, *args, **kwargs) -> pd.DataFrame:
     return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
 
 
-def _labelled(predictions: Predictions) -> pd.DataFrame:
+def labelled(predictions: Predictions) -> pd.DataFrame:
     frame = predictions_frame(predictions)
     return frame[frame["gold"].notna()].reset_index(drop=True)
 
 
-def _group_row(group: pd.DataFrame) -> dict:
+def group_row(group: pd.DataFrame) -> dict:
     count = len(group)
     correct = int(group["correct"].astype(bool).sum())
     if count:
@@ -78,10 +78,10 @@ def accuracy_by_tag(predictions: Predictions | Mapping[str, Predictions], tags: 
     Given {model name: predictions}, the per-model tables are stacked with a leading `model` column.
     """
     if isinstance(predictions, Mapping):
-        return _for_each_model(accuracy_by_tag, predictions, tags, tag_order, unavailable, approximate)
+        return for_each_model(accuracy_by_tag, predictions, tags, tag_order, unavailable, approximate)
     unavailable = dict(unavailable or {})
     approximate = dict(approximate or {})
-    frame = _labelled(predictions)
+    frame = labelled(predictions)
     frame = frame[frame["id"].isin(tags.keys())].reset_index(drop=True)
     annotated = len(frame)
     pair_tags = frame["id"].map(lambda pair_id: tags[pair_id])
@@ -95,7 +95,7 @@ def accuracy_by_tag(predictions: Predictions | Mapping[str, Predictions], tags: 
                          "status": f"unavailable: {unavailable[tag]}"})
             continue
         group = frame[pair_tags.map(lambda ts: tag in ts)] if annotated else frame
-        row = {"tag": tag, **_group_row(group)}
+        row = {"tag": tag, **group_row(group)}
         row["frequency"] = row["count"] / annotated if annotated else np.nan
         row["status"] = f"approximate: {approximate[tag]}" if tag in approximate else "ok"
         rows.append(row)
@@ -133,7 +133,7 @@ def accuracy_by_tag_and_source(predictions: Predictions | Mapping[str, Predictio
 def overall_accuracy(predictions: Mapping[str, Predictions]) -> pd.DataFrame:
     """One row per model: labelled pairs, correct, accuracy with its 95% Wilson interval, and the
     majority-label baseline of those pairs (what always answering the most frequent gold label scores)."""
-    rows = [{"model": model, **_group_row(_labelled(model_predictions))}
+    rows = [{"model": model, **group_row(labelled(model_predictions))}
             for model, model_predictions in predictions.items()]
     return pd.DataFrame(rows, columns=["model", "count", "correct", "accuracy", "ci_low", "ci_high",
                                        "majority_label", "majority_accuracy"])
@@ -143,8 +143,8 @@ def accuracy_by_label(predictions: Predictions | Mapping[str, Predictions], labe
     """One row per gold label: count, correct, accuracy (= recall of that label).
     Several models ({name: predictions}) are stacked with a leading `model` column."""
     if isinstance(predictions, Mapping):
-        return _for_each_model(accuracy_by_label, predictions, labels)
-    frame = _labelled(predictions)
+        return for_each_model(accuracy_by_label, predictions, labels)
+    frame = labelled(predictions)
     order = list(labels) if labels is not None else sorted(frame["gold"].unique())
     rows = [{"label": label, **_counts(frame[frame["gold"] == label])} for label in order]
     return pd.DataFrame(rows, columns=["label", "count", "correct", "accuracy"])
@@ -160,8 +160,8 @@ def accuracy_by_genre(predictions: Predictions | Mapping[str, Predictions], genr
     """One row per genre (pairs without a genre are grouped as "(none)"), sorted by genre name.
     Several models ({name: predictions}) are stacked with a leading `model` column."""
     if isinstance(predictions, Mapping):
-        return _for_each_model(accuracy_by_genre, predictions, genres)
-    frame = _labelled(predictions)
+        return for_each_model(accuracy_by_genre, predictions, genres)
+    frame = labelled(predictions)
     genre = frame["id"].map(lambda pair_id: genres.get(pair_id) or "(none)")
     rows = [{"genre": name, **_counts(frame[genre == name])} for name in sorted(genre.unique())]
     return pd.DataFrame(rows, columns=["genre", "count", "correct", "accuracy"])
@@ -169,7 +169,7 @@ def accuracy_by_genre(predictions: Predictions | Mapping[str, Predictions], genr
 
 def confusion_matrix(predictions: Predictions, labels: Sequence[str] = NLI_LABELS) -> pd.DataFrame:
     """Counts with gold labels as rows and predicted labels as columns (in `labels` order)."""
-    frame = _labelled(predictions)
+    frame = labelled(predictions)
     unknown = (set(frame["gold"]) | set(frame["predicted"])) - set(labels)
     if unknown:
         raise ValueError(f"labels {sorted(unknown)} are not among {list(labels)}")
@@ -297,7 +297,7 @@ def pairs_with_tag(predictions: Predictions, tags: Mapping[str, frozenset[str]],
                    only_wrong: bool = False) -> pd.DataFrame:
     """The labelled pairs behind one tag's number (all tagged pairs when `tag` is None): the predictions
     frame restricted to them, optionally to the wrong ones."""
-    frame = _labelled(predictions)
+    frame = labelled(predictions)
     frame = frame[frame["id"].isin(tags.keys())]
     if tag is not None:
         frame = frame[frame["id"].map(lambda pair_id: tag in tags[pair_id])]
@@ -328,7 +328,7 @@ class ModelComparison:
 
 
 def _paired(a: Predictions, b: Predictions) -> pd.DataFrame:
-    left, right = _labelled(a), _labelled(b)
+    left, right = labelled(a), labelled(b)
     joined = left.merge(right, on="id", suffixes=("_a", "_b"))
     mismatch = joined[joined["gold_a"] != joined["gold_b"]]
     if len(mismatch):
@@ -435,7 +435,7 @@ def taxonomy_breakdown(predictions: Mapping[str, Predictions], rows_by_id: Mappi
     gold label, so every model is scored on the same pairs."""
     from nlivis.data.taxonomies import TAXINLI_CATEGORIES
 
-    first = _labelled(next(iter(predictions.values()))) if predictions else pd.DataFrame(columns=["id", "gold"])
+    first = labelled(next(iter(predictions.values()))) if predictions else pd.DataFrame(columns=["id", "gold"])
     shared = {pair_id: row for pair_id, row in rows_by_id.items() if pair_id in set(first["id"])}
     gold = dict(zip(first["id"], first["gold"]))
     groups = taxonomy_groups(shared, by)

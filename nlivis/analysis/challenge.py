@@ -19,7 +19,7 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
-from nlivis.analysis.breakdown import Predictions, _for_each_model, _group_row, _labelled
+from nlivis.analysis.breakdown import Predictions, for_each_model, group_row, labelled
 from nlivis.analysis.significance import wilson_interval
 
 GROUP_COLUMNS = ["group", "count", "correct", "accuracy", "ci_low", "ci_high", "majority_label",
@@ -36,16 +36,16 @@ def accuracy_by_group(predictions: Predictions | Mapping[str, Predictions],
     row `OVERALL_GROUP` covers every such pair once. Given {model: predictions}, the per-model tables are
     stacked with a leading `model` column (side by side on the page)."""
     if isinstance(predictions, Mapping):
-        return _for_each_model(accuracy_by_group, predictions, groups, confidence, overall)
-    frame = _labelled(predictions)
+        return for_each_model(accuracy_by_group, predictions, groups, confidence, overall)
+    frame = labelled(predictions)
     frame = frame[frame["id"].isin(groups.keys())].reset_index(drop=True)
     exploded = frame.assign(group=frame["id"].map(lambda pair_id: tuple(groups[pair_id]))).explode("group")
     rows = []
     for value, members in exploded.groupby("group", sort=False):
-        rows.append({"group": str(value), **_group_row(members)})
+        rows.append({"group": str(value), **group_row(members)})
     rows.sort(key=lambda row: (-row["count"], row["group"]))
     if overall and len(frame):
-        rows.append({"group": OVERALL_GROUP, **_group_row(frame)})
+        rows.append({"group": OVERALL_GROUP, **group_row(frame)})
     for row in rows:
         row["ci_low"], row["ci_high"] = wilson_interval(row["correct"], row["count"], confidence)
     return pd.DataFrame(rows, columns=GROUP_COLUMNS)
@@ -53,7 +53,7 @@ def accuracy_by_group(predictions: Predictions | Mapping[str, Predictions],
 
 def pairs_in_group(predictions: Predictions, groups: Mapping[str, Sequence[str]], group: str) -> pd.DataFrame:
     """The labelled predictions behind one row of `accuracy_by_group` (all of them for `OVERALL_GROUP`)."""
-    frame = _labelled(predictions)
+    frame = labelled(predictions)
     if group == OVERALL_GROUP:
         return frame[frame["id"].isin(groups.keys())].reset_index(drop=True)
     return frame[frame["id"].map(lambda pair_id: group in groups.get(pair_id, ()))].reset_index(drop=True)
@@ -82,8 +82,8 @@ def contrast_consistency(predictions: Predictions | Mapping[str, Predictions],
     from nlivis.data.challenge import NO_VALUE
 
     if isinstance(predictions, Mapping):
-        return _for_each_model(contrast_consistency, predictions, contrast, groups, confidence)
-    frame = _labelled(predictions)
+        return for_each_model(contrast_consistency, predictions, contrast, groups, confidence)
+    frame = labelled(predictions)
     frame = frame[frame["id"].isin(contrast.keys())].reset_index(drop=True)
     members = frame.assign(contrast=frame["id"].map(lambda pair_id: tuple(contrast[pair_id]))).explode("contrast")
     members = members[members["contrast"].notna() & (members["contrast"] != NO_VALUE)]

@@ -80,7 +80,7 @@ def _names(rng: random.Random) -> tuple[str, str]:
     return rng.choice(lexicons.MALE_NAMES), rng.choice(lexicons.FEMALE_NAMES)
 
 
-def _labelled(rows: Iterable[tuple[str, str, str]]) -> list[ProbeCase]:
+def labelled(rows: Iterable[tuple[str, str, str]]) -> list[ProbeCase]:
     return [ProbeCase(premise, hypothesis, LABEL, label) for premise, hypothesis, label in rows]
 
 
@@ -105,7 +105,7 @@ def nli_templates(rng: random.Random) -> list[tuple[str, str, str, str, list[Pro
     tests = []
     tests.append(("Negation", "negated predicate contradicts", "MFT",
                   "P: The doctor is sleeping. H: The doctor is not sleeping. → contradiction",
-                  _labelled((f"The {o} is {a}.", f"The {o} is not {a}.", CONTRADICTION)
+                  labelled((f"The {o} is {a}.", f"The {o} is not {a}.", CONTRADICTION)
                             for o in occupations for a, _ in activities)))
     quantified = []
     for o in occupations:
@@ -115,14 +115,14 @@ def nli_templates(rng: random.Random) -> list[tuple[str, str, str, str, list[Pro
                            (f"All {group} are {a}.", f"Some {group} are {a}.", ENTAILMENT),
                            (f"Some {group} are {a}.", f"All {group} are {a}.", NEUTRAL)]
     tests.append(("Quantifiers", "some / all / no", "MFT",
-                  "some vs no → contradiction; all ⊨ some → entailment; some ⊭ all → neutral", _labelled(quantified)))
+                  "some vs no → contradiction; all ⊨ some → entailment; some ⊭ all → neutral", labelled(quantified)))
     people = _antonym_pairs(lexicons.PERSON_ADJECTIVES)
     things = _antonym_pairs(lexicons.OBJECT_ADJECTIVES)
     antonyms = [(f"The {o} is {a}.", f"The {o} is {b}.", CONTRADICTION) for o in occupations for a, b in people]
     antonyms += [(f"The {t} is {a}.", f"The {t} is {b}.", CONTRADICTION) for t in lexicons.OBJECTS for a, b in things]
     tests.append(("Taxonomy: antonyms", "WordNet antonym adjectives", "MFT",
                   "P: The nurse is tall. H: The nurse is short. (antonyms from WordNet 3.0) → contradiction",
-                  _labelled(antonyms)))
+                  labelled(antonyms)))
     hypernymy = []
     for small, large in _hypernym_pairs(lexicons.HOLDABLE_HYPONYMS):
         for o in occupations:
@@ -135,7 +135,7 @@ def nli_templates(rng: random.Random) -> list[tuple[str, str, str, str, list[Pro
                  NEUTRAL)]
     tests.append(("Taxonomy: hypernymy", "hypernyms upward and under negation (MoNLI)", "MFT",
                   "holding a puppy ⊨ holding a dog; not holding a dog ⊨ not holding a puppy; the converses → neutral "
-                  "(hypernyms from WordNet 3.0)", _labelled(hypernymy)))
+                  "(hypernyms from WordNet 3.0)", labelled(hypernymy)))
     exclusive = []
     colours = lexicons.EXCLUSIVE_CATEGORIES["colour"][0]
     categories = (("instrument", "is playing the {}."), ("animal", "is feeding {}."), ("drink", "is drinking {}."),
@@ -153,7 +153,7 @@ def nli_templates(rng: random.Random) -> list[tuple[str, str, str, str, list[Pro
                                   CONTRADICTION))
     tests.append(("Taxonomy: exclusive co-hyponyms", "a different colour, instrument, animal, drink, vehicle, fruit",
                   "MFT", "P: The pilot is playing the violin. H: The pilot is playing the cello. → contradiction",
-                  _labelled(exclusive)))
+                  labelled(exclusive)))
     counting = []
     for a, _ in activities:
         for _ in range(6):
@@ -166,7 +166,7 @@ def nli_templates(rng: random.Random) -> list[tuple[str, str, str, str, list[Pro
                              CONTRADICTION))
     tests.append(("Numbers and counting", "counting people, different numbers", "MFT",
                   "John and Mary are running ⊨ two people are running, not three; two doctors ≠ five doctors",
-                  _labelled(counting)))
+                  labelled(counting)))
     comparatives = []
     for more, less in lexicons.COMPARATIVES:
         for _ in range(12):
@@ -175,7 +175,7 @@ def nli_templates(rng: random.Random) -> list[tuple[str, str, str, str, list[Pro
                              (f"{a} is {more} than {b}.", f"{b} is {less} than {a}.", ENTAILMENT),
                              (f"{a} is {more} than {b}.", f"{a} is {less} than {b}.", CONTRADICTION)]
     tests.append(("Comparatives", "converse and reversed comparatives", "MFT",
-                  "A is taller than B ⊨ B is shorter than A; contradicts B is taller than A", _labelled(comparatives)))
+                  "A is taller than B ⊨ B is shorter than A; contradicts B is taller than A", labelled(comparatives)))
     passives, overlap = [], []
     for base, past, participle in lexicons.TRANSITIVE_VERBS:
         for first, second in combinations(occupations, 2):
@@ -190,7 +190,7 @@ def nli_templates(rng: random.Random) -> list[tuple[str, str, str, str, list[Pro
                              NEUTRAL)]
     tests.append(("SRL: active / passive", "passive of the same event, and with roles swapped", "MFT",
                   "The doctor saw the nurse ⊨ the nurse was seen by the doctor; ⊭ the doctor was seen by the nurse",
-                  _labelled(passives)))
+                  labelled(passives)))
     coreference = []
     for base, past, _ in lexicons.TRANSITIVE_VERBS:
         for place in lexicons.PLACES:
@@ -202,7 +202,7 @@ def nli_templates(rng: random.Random) -> list[tuple[str, str, str, str, list[Pro
                             (f"{man} and {woman} met at the {place}, and she {past} him.", f"{woman} {past} {man}.",
                              ENTAILMENT)]
     tests.append(("Coreference", "he / she resolved by gender", "MFT",
-                  "John and Mary met, and he helped her ⊨ John helped Mary; ⊭ Mary helped John", _labelled(coreference)))
+                  "John and Mary met, and he helped her ⊨ John helped Mary; ⊭ Mary helped John", labelled(coreference)))
     temporal = []
     for first, second in combinations(lexicons.ROUTINE_EVENTS, 2):
         for _ in range(4):
@@ -212,10 +212,10 @@ def nli_templates(rng: random.Random) -> list[tuple[str, str, str, str, list[Pro
                           CONTRADICTION)]
     tests.append(("Temporal order", "before / after", "MFT",
                   "Ann ate breakfast before going to work ⊨ Ann went to work after eating breakfast; contradicts "
-                  "Ann ate breakfast after going to work", _labelled(temporal)))
+                  "Ann ate breakfast after going to work", labelled(temporal)))
     tests.append(("Lexical overlap (HANS)", "subject/object swap and subsequence", "MFT",
                   "all words shared, different meaning: The doctor saw the nurse ⊭ the nurse saw the doctor; "
-                  "The doctor near the nurse saw the pilot ⊭ the nurse saw the pilot → neutral", _labelled(overlap)))
+                  "The doctor near the nurse saw the pilot ⊭ the nurse saw the pilot → neutral", labelled(overlap)))
     return tests
 
 
@@ -228,9 +228,9 @@ def paraphrase_templates(rng: random.Random) -> list[tuple[str, str, str, str, l
             negation.append((f"Why are {plural(o)} {a}?", f"Why are {plural(o)} not {a}?", NOT_DUPLICATE))
             antonyms.append((f"Why are {plural(o)} {a}?", f"Why are {plural(o)} {b}?", NOT_DUPLICATE))
     tests.append(("Negation", "negated question", "MFT", "Why are doctors busy? / Why are doctors not busy? → not "
-                  "duplicate", _labelled(negation)))
+                  "duplicate", labelled(negation)))
     tests.append(("Taxonomy: antonyms", "antonym in one question", "MFT", "Why are nurses happy? / Why are nurses "
-                  "unhappy? (WordNet 3.0 antonyms) → not duplicate", _labelled(antonyms)))
+                  "unhappy? (WordNet 3.0 antonyms) → not duplicate", labelled(antonyms)))
     passives = []
     for base, past, participle in lexicons.TRANSITIVE_VERBS:
         for _ in range(6):
@@ -241,7 +241,7 @@ def paraphrase_templates(rng: random.Random) -> list[tuple[str, str, str, str, l
                          (f"Did {a} {base} {b}?", f"Was {a} {participle} by {b}?", NOT_DUPLICATE)]
     tests.append(("SRL: active / passive", "passive of the same question, and with roles swapped", "MFT",
                   "Why did John help Mary? = Why was Mary helped by John? ≠ Why did Mary help John?",
-                  _labelled(passives)))
+                  labelled(passives)))
     return tests
 
 

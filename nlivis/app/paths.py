@@ -1,4 +1,4 @@
-"""Where the app finds things: checkpoint folders, the data root, the runs folder, the projection cache.
+"""Where the app finds things: checkpoint folders, the data root, the runs folder.
 
 Environment variables give the defaults; folders the user adds on Home live in `st.session_state`.
 """
@@ -16,8 +16,6 @@ CHECKPOINTS_ENV = "NLIVIS_CHECKPOINTS"
 """Checkpoint folders to scan (os.pathsep-separated); default: <repository>/checkpoints."""
 DATA_ENV = "NLIVIS_DATA"
 """Data root (the layout of ../shared/data); default: <repository>/../shared/data when it exists."""
-PROJECTION_CACHE_ENV = "NLIVIS_PROJECTION_CACHE"
-"""Where projections are cached; default: nlivis.analysis.projection's (~/.cache/nlivis/projections)."""
 RUNS_ENV = "NLIVIS_RUNS"
 """Where the Train page writes new checkpoints; default: `default_runs_root()`, outside the git checkout."""
 
@@ -111,6 +109,8 @@ def runs_root() -> Path:
     return Path(configured).expanduser() if configured else default_runs_root()
 
 
-def projection_cache_dir() -> Path | None:
-    configured = os.environ.get(PROJECTION_CACHE_ENV)
-    return Path(configured) if configured else None
+def find_checkpoint_folder(name: str) -> Path | None:
+    """The folder called `name` in the first checkpoint root that has one (URLs name checkpoints by folder)."""
+    if not name or "/" in name or "\\" in name or name in {".", ".."} or "\x00" in name:
+        return None
+    return next((root / name for root in checkpoint_roots() if _is_dir(root / name)), None)

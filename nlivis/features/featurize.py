@@ -141,8 +141,8 @@ class Featurizer:
         if not items:
             raise ValueError("cannot encode an empty list of pairs")
         s = self.settings
-        premises = [_cut(item.premise, s.max_premise_len) for item in items]
-        hypotheses = [_cut(item.hypothesis, s.max_hypothesis_len) for item in items]
+        premises = [cut_sentence(item.premise, s.max_premise_len) for item in items]
+        hypotheses = [cut_sentence(item.hypothesis, s.max_hypothesis_len) for item in items]
         flags = [exact_match_flags(p.tokens, p.lemmas, h.tokens, h.lemmas, s.exact_match_rule)
                  for p, h in zip(premises, hypotheses)]
         p_len = s.max_premise_len if s.pad_to_cutoff else max(1, *(len(p) for p in premises))
@@ -223,7 +223,8 @@ class Featurizer:
         return self.encode_text_reported(premise, hypothesis).batch
 
 
-def _cut(sentence: SentenceAnalysis, max_len: int) -> SentenceAnalysis:
+def cut_sentence(sentence: SentenceAnalysis, max_len: int) -> SentenceAnalysis:
+    """The first `max_len` tokens of a sentence, as the featurizer reads it."""
     if len(sentence) <= max_len:
         return sentence
     return SentenceAnalysis(sentence.tokens[:max_len], sentence.tags[:max_len], sentence.lemmas[:max_len])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -312,3 +313,53 @@ def log_tail(out: Path, lines: int = 20) -> str:
     if not path.is_file():
         return ""
     return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
+
+
+_PROGRESS_FRAME = re.compile(
+    r"(?P<label>[^|\r\n]*?):?\s*(?P<percent>\d+)%\|[^|\r\n]*\|\s*(?P<done>\d+)/(?P<total>\d+)\s*"
+    r"\[(?P<elapsed>[\d:]+)<(?P<left>[\d:?]+)(?:,\s*(?P<rate>[^,\]]*))?")
+"""A progress bar frame as tqdm prints it: `spaCy:  45%|████▌     | 4500/9842 [00:12<00:14, 371.2sent/s]`."""
+
+
+@dataclass(frozen=True)
+class RunProgress:
+    """The worker's latest progress bar: what it counts (`label`, `unit`), how far, and tqdm's time estimates."""
+
+    label: str
+    done: int
+    total: int
+    elapsed: str
+    left: str
+    unit: str
+
+    @property
+    def fraction(self) -> float:
+        return min(1.0, self.done / self.total) if self.total else 0.0
+
+    def describe(self) -> str:
+        """"analysing sentences with spaCy: 4,500 of 9,842, about 00:14 left" (steps when it counts steps)."""
+        what = {"sent": "analysing sentences with spaCy", "step": "training"}.get(self.unit, self.label or "working")
+        left = f", about {self.left} left" if self.left and "?" not in self.left else ""
+        unit = {"sent": "sentences", "step": "steps"}.get(self.unit, self.unit)
+        return f"{what}: {self.done:,} of {self.total:,} {unit}{left} ({self.elapsed} so far)"
+
+
+def run_progress(out: Path, tail_bytes: int = 16_384) -> RunProgress | None:
+    """The latest progress bar frame the worker wrote to its log (the last `tail_bytes` are read), or None when
+    there is none yet: what a run is doing before its first metrics line (spaCy over the data, then steps)."""
+    path = run_record_folder(out) / LOG_FILE
+    try:
+        with open(path, "rb") as log:
+            log.seek(0, os.SEEK_END)
+            log.seek(max(0, log.tell() - tail_bytes))
+            text = log.read().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    for frame in reversed(re.split(r"[\r\n]+", text)):
+        found = _PROGRESS_FRAME.search(frame)
+        if found:
+            rate = found["rate"] or ""
+            unit = re.sub(r"^[\d.?]+\s*", "", rate).removesuffix("/s") or ""
+            return RunProgress(found["label"].strip(), int(found["done"]), int(found["total"]), found["elapsed"],
+                               found["left"], unit)
+    return None

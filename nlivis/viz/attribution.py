@@ -14,7 +14,12 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from nlivis.viz.common import BELOW_LEGEND, CATEGORY_COLOURS, DIVERGING_SCALE, token_ticks
+from nlivis.viz.common import BELOW_LEGEND, CATEGORY_COLOURS, DIVERGING_SCALE, SIDE_LEGEND, token_ticks
+
+
+def _colour(colours: Mapping[str, str] | None, model: object, index: int) -> str:
+    """A model's colour on every page, or the palette's next one for a model `colours` does not name."""
+    return (colours or {}).get(str(model)) or CATEGORY_COLOURS[index % len(CATEGORY_COLOURS)]
 
 
 def _scaled(values: Sequence[float], scale: float) -> list[float]:
@@ -47,24 +52,27 @@ def token_strips(rows: Mapping[str, tuple[Sequence[float], Sequence[float]]], pr
         figure.add_trace(go.Heatmap(
             z=z, x=list(range(len(tokens))), y=list(range(len(names))), zmin=-1.0, zmax=1.0,
             colorscale=DIVERGING_SCALE, reversescale=True, showscale=column == 2,
-            colorbar={"title": "score / max |score|"}, customdata=hover if hover.size else None,
+            colorbar={"title": {"text": "score /<br>max |score|"}, "lenmode": "pixels", "len": 140, "thickness": 14,
+                      "yanchor": "top", "y": 1},
+            customdata=hover if hover.size else None,
             hovertemplate="%{customdata}<extra></extra>", name=side,
             meta={"kind": "table", "records": records if column == 2 else []}), row=1, col=column)
-        figure.update_xaxes(**token_ticks(tokens), row=1, col=column)
+        figure.update_xaxes(**{**token_ticks(tokens), "tickfont": {"size": 11}}, row=1, col=column)
         figure.update_yaxes(tickmode="array", tickvals=list(range(len(names))), ticktext=names if column == 1 else [""] * len(names),
                             autorange="reversed", row=1, col=column)
-    figure.update_layout(title=title, height=120 + 34 * len(names), margin={"l": 10, "r": 10, "t": 70, "b": 10})
+    # at least the colour bar's height, so a one- or two-row strip (the attention summary) is not squashed
+    figure.update_layout(title=title, height=max(260, 130 + 34 * len(names)), margin={"l": 10, "r": 10, "t": 70, "b": 10})
     return figure
 
 
-def faithfulness_bars(table: pd.DataFrame, metric: str, title: str) -> go.Figure:
+def faithfulness_bars(table: pd.DataFrame, metric: str, title: str, colours: Mapping[str, str] | None = None) -> go.Figure:
     """Bars of one AOPC metric ("comprehensiveness" or "sufficiency") per method, one colour per model, with
     the bootstrap interval as error bars (`faithfulness.faithfulness_table` columns)."""
     figure = go.Figure()
     for index, (model, rows) in enumerate(table.groupby("model", sort=False)):
         figure.add_trace(go.Bar(
             x=list(rows["method"]), y=list(rows[metric]), name=str(model),
-            marker={"color": CATEGORY_COLOURS[index % len(CATEGORY_COLOURS)]},
+            marker={"color": _colour(colours, model, index)},
             error_y={"type": "data", "symmetric": False, "array": list(rows[f"{metric}_high"] - rows[metric]),
                      "arrayminus": list(rows[metric] - rows[f"{metric}_low"])},
             hovertemplate="%{x}: %{y:.3f}<extra>" + str(model) + "</extra>",
@@ -76,26 +84,27 @@ def faithfulness_bars(table: pd.DataFrame, metric: str, title: str) -> go.Figure
     return figure
 
 
-def agreement_boxes(taus: pd.DataFrame, title: str) -> go.Figure:
+def agreement_boxes(taus: pd.DataFrame, title: str, colours: Mapping[str, str] | None = None) -> go.Figure:
     """Kendall τ between attention and each salience method, one box per (model, method), from a table with
     columns model, method, layer, tau (one row per pair): Jain & Wallace's figure."""
     figure = go.Figure()
     for index, (model, rows) in enumerate(taus.groupby("model", sort=False)):
         figure.add_trace(go.Box(
             x=list(rows["method"] + " · " + rows["layer"]), y=list(rows["tau"]), name=str(model),
-            marker={"color": CATEGORY_COLOURS[index % len(CATEGORY_COLOURS)]}, boxmean=True,
+            marker={"color": _colour(colours, model, index)}, boxmean=True,
             meta={"kind": "table", "records": rows.to_dict("records")}))
     figure.add_hline(y=0.0, line={"color": "grey", "dash": "dot"})
+    figure.update_xaxes(automargin=True, tickangle=-30, tickfont={"size": 12})
     figure.update_layout(title=title, boxmode="group", yaxis={"title": "Kendall τ with attention", "range": [-1.05, 1.05]},
-                         legend=BELOW_LEGEND, height=460, margin={"l": 10, "r": 10, "t": 50, "b": 160})
+                         legend=SIDE_LEGEND, height=480, margin={"l": 10, "r": 10, "t": 50, "b": 10})
     return figure
 
 
-def plausibility_bars(table: pd.DataFrame, title: str) -> go.Figure:
+def plausibility_bars(table: pd.DataFrame, title: str, colours: Mapping[str, str] | None = None) -> go.Figure:
     """AUPRC and F1 at the annotator's highlight count per method, one colour per model."""
     figure = make_subplots(rows=1, cols=2, subplot_titles=("token AUPRC", "F1 at the highlight count"))
     for index, (model, rows) in enumerate(table.groupby("model", sort=False)):
-        colour = CATEGORY_COLOURS[index % len(CATEGORY_COLOURS)]
+        colour = _colour(colours, model, index)
         for column, metric in enumerate(("auprc", "f1"), start=1):
             figure.add_trace(go.Bar(
                 x=list(rows["method"]), y=list(rows[metric]), name=str(model), legendgroup=str(model),

@@ -18,8 +18,9 @@ BAR_TEXT_MAX_MODELS = 3
 """Above this many models the values are left to the hover: printed over narrow bars they overlap."""
 
 
-def probability_bars(probabilities: Mapping[str, Sequence[float]], labels: Sequence[str], title: str = "class probabilities") -> go.Figure:
-    """One group of bars per class, one bar per model, so models compare side by side."""
+def probability_bars(probabilities: Mapping[str, Sequence[float]], labels: Sequence[str], title: str = "class probabilities",
+                     colours: Mapping[str, str] | None = None) -> go.Figure:
+    """One group of bars per class, one bar per model (in its colour from `colours`), so models compare side by side."""
     print_values = len(probabilities) <= BAR_TEXT_MAX_MODELS
     figure = go.Figure()
     for model, probs in probabilities.items():
@@ -28,12 +29,18 @@ def probability_bars(probabilities: Mapping[str, Sequence[float]], labels: Seque
             raise ValueError(f"{model}: {len(values)} probabilities for {len(labels)} labels {list(labels)}")
         figure.add_trace(go.Bar(
             x=list(labels), y=values, name=str(model), text=[f"{v:.2f}" for v in values] if print_values else None,
-            textposition="outside", hovertemplate="%{x}: %{y:.3f}",
+            textposition="outside", hovertemplate="%{x}: %{y:.3f}", marker=_marker(colours, model),
             meta={"kind": "table", "records": [{"model": model, "label": l, "probability": v} for l, v in zip(labels, values)]},
         ))
     figure.update_layout(title=title, barmode="group", yaxis={"range": [0, 1.1], "title": "probability"},
                          height=300, margin={"l": 10, "r": 10, "t": 50, "b": 10}, legend=BELOW_LEGEND)
     return figure
+
+
+def _marker(colours: Mapping[str, str] | None, name: object) -> dict | None:
+    """The marker of a model's series: its colour on every page (`nlivis.viz.common.model_colours`)."""
+    colour = (colours or {}).get(str(name))
+    return {"color": colour} if colour else None
 
 
 def _interval_error(rows: pd.DataFrame, value: str, interval: tuple[str, str] | None) -> dict | None:
@@ -48,7 +55,7 @@ def _interval_error(rows: pd.DataFrame, value: str, interval: tuple[str, str] | 
 def accuracy_by_tag_bars(table: pd.DataFrame, group: str | None = None, tag: str = "tag", accuracy: str = "accuracy",
                          count: str = "count", title: str = "accuracy by annotation tag",
                          interval: tuple[str, str] | None = ("ci_low", "ci_high"),
-                         baseline: str | None = "majority_accuracy") -> go.Figure:
+                         baseline: str | None = "majority_accuracy", colours: Mapping[str, str] | None = None) -> go.Figure:
     """Horizontal bars of accuracy per tag (one series per value of `group`, e.g. matched/mismatched or
     model), the tag's pair count shown beside each bar (small counts mean noisy accuracies), the 95%
     interval as error bars and the majority-label baseline as a black tick per tag (where the table has
@@ -62,7 +69,7 @@ def accuracy_by_tag_bars(table: pd.DataFrame, group: str | None = None, tag: str
         figure.add_trace(go.Bar(
             y=rows[tag].astype(str).tolist(), x=rows[accuracy].tolist(), orientation="h", name=str(name) or "accuracy",
             text=[f"{a:.1%} (n={c})" if c is not None else f"{a:.1%}" for a, c in zip(rows[accuracy], counts)],
-            textposition="auto", error_x=_interval_error(rows, accuracy, interval),
+            textposition="auto", error_x=_interval_error(rows, accuracy, interval), marker=_marker(colours, name),
             meta={"kind": "table", "records": _records(rows)},
         ))
     if baseline and baseline in table.columns:
@@ -76,16 +83,19 @@ def accuracy_by_tag_bars(table: pd.DataFrame, group: str | None = None, tag: str
         ))
     n_tags = table[tag].nunique()
     n_series = max(1, sum(1 for trace in figure.data if trace.type == "bar"))
-    figure.update_layout(title=title, barmode="group", xaxis={"range": [0, 1], "title": "accuracy", "tickformat": ".0%"},
-                         yaxis={"autorange": "reversed"}, height=max(300, 80 + 28 * n_tags * n_series),
+    figure.update_traces(textfont={"size": 12}, selector={"type": "bar"})
+    figure.update_layout(title=title, barmode="group", xaxis={"range": [0, 1], "title": "accuracy", "tickformat": ".0%",
+                                                              "tickfont": {"size": 12}},
+                         yaxis={"autorange": "reversed", "tickfont": {"size": 14}, "automargin": True},
+                         height=max(300, 80 + 28 * n_tags * n_series),
                          margin={"l": 10, "r": 10, "t": 50, "b": 10}, legend=BELOW_LEGEND)
     return figure
 
 
 def accuracy_interval_bars(table: pd.DataFrame, category: str = "model", accuracy: str = "accuracy",
                            interval: tuple[str, str] = ("ci_low", "ci_high"), baseline: str | None = "majority_accuracy",
-                           title: str = "accuracy") -> go.Figure:
-    """One bar per row (e.g. per model) with its 95% interval, and the majority-label baseline as a dashed
+                           title: str = "accuracy", colours: Mapping[str, str] | None = None) -> go.Figure:
+    """One bar per row (e.g. per model, each in its colour from `colours`) with its 95% interval, and the majority-label baseline as a dashed
     line (one line when every row shares it, as models scored on one split do; else a tick per bar)."""
     if table.empty:
         return empty_figure("nothing to compare")
@@ -93,14 +103,15 @@ def accuracy_interval_bars(table: pd.DataFrame, category: str = "model", accurac
     figure = go.Figure(go.Bar(
         x=categories, y=table[accuracy].tolist(), name="accuracy", error_y=_interval_error(table, accuracy, interval),
         text=[f"{a:.1%}" for a in table[accuracy]], textposition="inside",
+        marker={"color": [(colours or {}).get(c, "#1f77b4") for c in categories]} if colours else None,
         meta={"kind": "table", "records": _records(table)},
     ))
     if baseline and baseline in table.columns:
         values = table[baseline].dropna().unique()
         label = table["majority_label"].iloc[0] if "majority_label" in table.columns else ""
-        if len(values) == 1:
-            figure.add_hline(y=float(values[0]), line_dash="dash", line_color="black",
-                             annotation_text=f"majority label ({label}) {values[0]:.1%}", annotation_position="top left")
+        if len(values) == 1:  # said in the title: a text on the line sat over the first bar
+            figure.add_hline(y=float(values[0]), line_dash="dash", line_color="black")
+            title = f"{title} · majority label: {label}, {values[0]:.1%}"
         else:
             figure.add_trace(go.Scatter(x=categories, y=table[baseline].tolist(), mode="markers", name="majority label",
                                         marker={"symbol": "line-ew-open", "size": 30, "color": "black", "line": {"width": 2}}))
@@ -144,12 +155,12 @@ def difference_intervals(table: pd.DataFrame, label: str = "variant", difference
     opacity = [1.0 if (significant is None or significant not in rows or bool(s)) else 0.35
                for s in (rows[significant] if significant in rows else [True] * len(rows))]
     values = rows[difference].astype(float)
-    figure = go.Figure(go.Bar(
-        y=rows[label].astype(str).tolist(), x=values.tolist(), orientation="h", name="difference",
+    figure = go.Figure(go.Bar(  # the value goes in the bar's label: printed at the bar's end the whisker crossed it
+        y=[f"{name} ({v:+.1%})".replace("(-", "(−") for name, v in zip(rows[label].astype(str), values)], x=values.tolist(),
+        orientation="h", name="difference",
         marker={"opacity": opacity, "color": ["#2a9d8f" if v >= 0 else "#e76f51" for v in values]},
         error_x={"type": "data", "symmetric": False, "array": (rows[high].astype(float) - values).tolist(),
                  "arrayminus": (values - rows[low].astype(float)).tolist()},
-        text=[f"{v:+.1%}" for v in values], textposition="outside",
         meta={"kind": "table", "records": _records(rows)},
     ))
     if noise is not None:
@@ -165,11 +176,15 @@ def difference_intervals(table: pd.DataFrame, label: str = "variant", difference
     return figure
 
 
+FIXED_COLOURS = {"right": "#4c78a8", "wrong": "#e45756", "(no gold)": "#9d9d9d", "other": "#c7c7c7"}
+"""Colours that mean the same in every projection: wrong pairs red, right ones blue, the rest grey."""
+
+
 def projection_scatter(frame: pd.DataFrame, color: str, hover: Sequence[str] = ("premise", "hypothesis"),
                        title: str = "projection of pooled representations") -> go.Figure:
     """Points at (x, y) coloured by the category in `color`; hovering shows the pair's columns in `hover`.
     When the frame has `split` and `row` columns (a split key and a 0-based row), each point's customdata ends
-    with them, so a click can open the pair (`nlivis.app.widgets.open_clicked_pair`)."""
+    with them, so a click can open the pair (`nlivis.app.components.projection`)."""
     if frame.empty:
         return empty_figure("no points to project")
     hover_columns = [c for c in hover if c in frame.columns]
@@ -185,7 +200,8 @@ def projection_scatter(frame: pd.DataFrame, color: str, hover: Sequence[str] = (
         template = "<br>".join(f"{c}: %{{customdata[{i}]}}" for i, c in enumerate(hover_columns)) + "<extra>%{fullData.name}</extra>"
         figure.add_trace(go.Scattergl(
             x=rows["x"].tolist(), y=rows["y"].tolist(), mode="markers", name=str(value),
-            marker={"size": 6, "opacity": 0.75, "color": CATEGORY_COLOURS[position % len(CATEGORY_COLOURS)]},
+            marker={"size": 6, "opacity": 0.75,
+                    "color": FIXED_COLOURS.get(str(value), CATEGORY_COLOURS[position % len(CATEGORY_COLOURS)])},
             customdata=custom, hovertemplate=template,
             meta={"kind": "table", "records": _records(rows[[c for c in rows.columns if c in {"x", "y", color, *hover_columns, "id", *link_columns}]])},
         ))
@@ -221,7 +237,7 @@ def training_curves(records: Sequence[Mapping], step: str = "step") -> go.Figure
 
 
 def comparison_bars(table: pd.DataFrame, category: str, value: str, group: str | None = None,
-                    title: str = "", value_format: str = ".1%") -> go.Figure:
+                    title: str = "", value_format: str = ".1%", colours: Mapping[str, str] | None = None) -> go.Figure:
     """Plain grouped bars (e.g. dev accuracy per variant, ours vs reported)."""
     if table.empty:
         return empty_figure("nothing to compare")
@@ -230,7 +246,7 @@ def comparison_bars(table: pd.DataFrame, category: str, value: str, group: str |
     for name, rows in groups:
         figure.add_trace(go.Bar(
             x=rows[category].astype(str).tolist(), y=rows[value].tolist(), name=str(name),
-            text=[format(v, value_format) for v in rows[value]], textposition="outside",
+            text=[format(v, value_format) for v in rows[value]], textposition="outside", marker=_marker(colours, name),
             meta={"kind": "table", "records": _records(rows)},
         ))
     categories = list(dict.fromkeys(table[category].astype(str)))
@@ -244,4 +260,51 @@ def comparison_bars(table: pd.DataFrame, category: str, value: str, group: str |
     figure.update_layout(title=title, barmode="group", height=340 + (8 * widest if crowded else 0),
                          margin={"l": left, "r": 10, "t": 50, "b": 10}, legend=SIDE_LEGEND,
                          yaxis={"tickformat": value_format.replace("f", ""), "automargin": True})
+    return figure
+
+
+DOT_ROW_PIXELS = 26
+"""Height per category of `accuracy_dots`: one row per category however many models, so 44 categories fit."""
+
+
+def accuracy_dots(table: pd.DataFrame, category: str, group: str = "model", accuracy: str = "accuracy",
+                  interval: tuple[str, str] = ("ci_low", "ci_high"), count: str = "count",
+                  baseline: str | None = "majority_accuracy", title: str = "accuracy by category",
+                  colours: Mapping[str, str] | None = None) -> go.Figure:
+    """Accuracy per category as dots with their 95% interval, one row per category (most pairs first) and one
+    dot per model, side by side within the row (in the model's colour); the majority-label baseline as a
+    black tick. Reads where grouped bars of many categories and models overlap."""
+    if table.empty:
+        return empty_figure("nothing to compare")
+    order = (table.groupby(category, sort=False)[count].max().sort_values(ascending=False, kind="stable").index
+             if count in table else list(dict.fromkeys(table[category])))
+    position = {value: i for i, value in enumerate(order)}
+    groups = list(dict.fromkeys(table[group])) if group in table else [""]
+    figure = go.Figure()
+    for g_index, (name, rows) in enumerate(table.groupby(group, sort=False) if group in table else [("", table)]):
+        offset = (g_index - (len(groups) - 1) / 2) * min(0.8 / max(1, len(groups)), 0.2)
+        y = [position[value] + offset for value in rows[category]]
+        counts = rows[count].tolist() if count in rows else [None] * len(rows)
+        figure.add_trace(go.Scatter(
+            x=rows[accuracy].tolist(), y=y, mode="markers", name=str(name) or "accuracy",
+            marker={"size": 9, **({"color": colours[str(name)]} if colours and str(name) in colours else {})},
+            error_x=_interval_error(rows, accuracy, interval),
+            customdata=[[c, n] for c, n in zip(rows[category].astype(str), counts)],
+            hovertemplate="%{customdata[0]}: %{x:.1%} (n=%{customdata[1]})<extra>" + str(name) + "</extra>",
+            meta={"kind": "table", "records": _records(rows)}))
+    if baseline and baseline in table.columns:
+        majority = table.drop_duplicates(category)
+        figure.add_trace(go.Scatter(
+            x=majority[baseline].tolist(), y=[position[v] for v in majority[category]], mode="markers",
+            name="majority label (baseline)", marker={"symbol": "line-ns-open", "size": 18, "color": "black",
+                                                      "line": {"width": 2}},
+            hovertemplate="%{x:.1%}<extra>majority label</extra>", meta={"kind": "overlay"}))
+    labels = [f"{value} (n={int(table[table[category] == value][count].max())})" if count in table else str(value)
+              for value in order]
+    figure.update_layout(
+        title=title, height=max(300, 110 + DOT_ROW_PIXELS * len(order)),
+        xaxis={"range": [0, 1], "title": "accuracy", "tickformat": ".0%", "side": "top"},
+        yaxis={"tickmode": "array", "tickvals": list(range(len(order))), "ticktext": labels, "autorange": "reversed",
+               "automargin": True, "tickfont": {"size": 12}},
+        margin={"l": 10, "r": 10, "t": 80, "b": 10}, legend=SIDE_LEGEND, hovermode="closest")
     return figure

@@ -33,6 +33,31 @@ CATEGORY_COLOURS: tuple[str, ...] = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
                                      "#7f7f7f", "#bcbd22", "#17becf")
 """Distinct hues for categories (plotly's D3 palette): labels in a scatter must not differ only in lightness."""
 
+FAMILY_COLOURS: dict[str, str] = {"gcnn": "#1f77b4", "diin": "#ff7f0e", "attentive_conv": "#2ca02c",
+                                  "esan": "#d62728", "amn": "#9467bd", "esim": "#8c564b"}
+"""One colour per model family, the same on every page (a figure of several models colours each by it)."""
+
+EXTRA_COLOURS: tuple[str, ...] = ("#17becf", "#bcbd22", "#e377c2", "#7f7f7f", "#aec7e8", "#ffbb78", "#98df8a",
+                                  "#ff9896", "#c5b0d5", "#c49c94")
+"""For a second checkpoint of a family shown beside the first, and for families without a colour of their own."""
+
+
+def model_colours(models: Sequence[tuple[str, str]]) -> dict[str, str]:
+    """Checkpoint name → colour, for (name, model family) in display order: the first checkpoint of a family
+    gets the family's colour (FAMILY_COLOURS), any other checkpoint the next unused colour of EXTRA_COLOURS."""
+    colours: dict[str, str] = {}
+    used: set[str] = set()
+    spare = iter(EXTRA_COLOURS * (1 + len(models) // len(EXTRA_COLOURS)))
+    for name, family in models:
+        own = FAMILY_COLOURS.get(family)
+        if own is not None and own not in used:
+            colours[name] = own
+        else:
+            colours[name] = next(c for c in spare if c not in used)
+        used.add(colours[name])
+    return colours
+
+
 BELOW_LEGEND: dict[str, Any] = {"orientation": "h", "yanchor": "top", "y": -0.22, "x": 0}
 """A horizontal legend far enough below the plot that it never covers the x tick labels."""
 

@@ -1,6 +1,8 @@
 """Which views a trace can feed, decided by entry type only (pages never look at model attributes)."""
 from __future__ import annotations
 
+from typing import Iterable
+
 from nlivis.models.trace import Alignment, FeatureMaps, Gate, MemoryKeys, OutputDistribution, Representation, Trace
 
 VIEW_TYPES: dict[str, type] = {
@@ -32,3 +34,10 @@ def drawable(trace: Trace) -> dict[str, list[str]]:
         if names:
             found[view] = names
     return found
+
+
+def views_of(trace_types: Iterable[type]) -> set[str]:
+    """The views a model can feed, from the entry types it declares (`model.trace_types()`), known before it
+    runs: a page decides what it shows from this, never by running a model and filtering its trace."""
+    declared = set(trace_types)
+    return {view for view, kind in VIEW_TYPES.items() if kind in declared}

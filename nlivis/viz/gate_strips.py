@@ -70,7 +70,8 @@ def gate_strip(entry: Gate, index: int, tokens: Sequence[str], label: str = "", 
     return figure
 
 
-def gate_summary_bars(summary: pd.DataFrame, title: str = "mean gate value over the sample") -> go.Figure:
+def gate_summary_bars(summary: pd.DataFrame, title: str = "mean gate value over the sample",
+                      colours: dict[str, str] | None = None) -> go.Figure:
     """Bars of mean gate value per (model, gate), from a table with columns
     model, gate, layer, tokens, mean, std, pairs."""
     figure = go.Figure()
@@ -78,6 +79,7 @@ def gate_summary_bars(summary: pd.DataFrame, title: str = "mean gate value over 
         labels = [f"{g} · L{l} · {t}" for g, l, t in zip(rows["gate"], rows["layer"], rows["tokens"])]
         figure.add_trace(go.Bar(
             x=labels, y=rows["mean"], name=str(model), error_y={"type": "data", "array": rows["std"].tolist()},
+            marker={"color": colours[str(model)]} if colours and str(model) in colours else None,
             meta={"kind": "table", "records": rows.to_dict("records")},
         ))
     figure.update_layout(title=title, barmode="group", yaxis={"title": "mean gate value"}, height=380,

@@ -91,7 +91,7 @@ def confusion_matrix_heatmap(counts: Sequence[Sequence[float]], labels: Sequence
     """Gold labels on rows, predictions on columns; `normalize` shows each row as fractions of its gold count.
 
     Each cell also carries an invisible, clickable marker whose customdata is (gold, predicted, pairs): plotly
-    cannot select heatmap cells, so a click on a cell selects its marker (`nlivis.app.widgets.clicked_cell`).
+    cannot select heatmap cells, so a click on a cell selects its marker (`nlivis.app.components.figures.clicked_customdata`).
     """
     matrix = np.asarray(counts, dtype=float)
     if matrix.shape != (len(labels), len(labels)):

@@ -1,0 +1,259 @@
+"""How fast the app feels in a real browser: every page opened by URL with the five shipped snli-small models.
+
+    OMP_NUM_THREADS=1 python bench/browser_speed.py [--warm 3] [--pages Home,Gates] [--out bench/results/browser_speed.md]
+
+Starts `streamlit run app.py` (as the README does), drives Debian's Chromium headless through Playwright and, per page:
+  * cold: a freshly started server, the page's URL opened first (nothing in the server's memory yet; the disk
+    caches — spaCy analyses, projections — are those of a machine where every page was opened once before,
+    which the priming pass below makes true);
+  * warm: the same URL opened again in a new browser tab (a new Streamlit session on the warm server), median
+    of `--warm` visits.
+All visits share one browser profile, as a user's do: Streamlit's and plotly's JavaScript come from the browser
+cache after the priming pass. A visit ends when Streamlit's script state is `notRunning` (its running indicator is
+gone) and every plotly chart on the page has drawn its SVG; "script" is when the first full run of the page ended
+(a timer fragment that fills in later, such as the explorer's tags, does not count), "drawn" when the last chart
+finished. Launch is a new server process from spawn until Home is idle. A second table lists, per page, the
+figures that dominate: the largest by the JSON plotly receives, with when each was drawn.
+`--app-root` measures another checkout of the app (e.g. `git archive <commit> | tar -x -C /tmp/base`).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+MODELS = ("gcnn", "diin", "attentive_conv", "esan", "amn")
+PAGES = ("Home", "Pair_explorer", "DIIN_interaction_space", "Gates", "Error_analysis", "Ablations", "Projection",
+         "Train", "Attribution")
+VIEWPORT = {"width": 1600, "height": 1000}
+TIMEOUT_S = 300.0
+
+RECORDER = """
+(() => {
+  window.__nlivis = {states: [], drawn: {}};
+  const seen = () => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (app) {
+      const state = app.getAttribute('data-test-script-state');
+      const last = window.__nlivis.states[window.__nlivis.states.length - 1];
+      if (!last || last[1] !== state) window.__nlivis.states.push([performance.now(), state]);
+    }
+    document.querySelectorAll('[data-testid="stPlotlyChart"]').forEach((chart, i) => {
+      const holder = chart.closest('[class*="st-key-chart_"]');
+      const key = holder ? [...holder.classList].find(c => c.startsWith('st-key-chart_')).slice(13) : 'chart ' + i;
+      if (!(key in window.__nlivis.drawn) && chart.querySelector('.main-svg')) window.__nlivis.drawn[key] = performance.now();
+    });
+  };
+  new MutationObserver(seen).observe(document, {subtree: true, childList: true, attributes: true,
+                                                attributeFilter: ['data-test-script-state']});
+})();
+"""
+"""Installed in every tab before the page loads: records each change of Streamlit's script state and when each
+plotly chart first has its SVG, in ms since the navigation started."""
+
+SETTLED = """
+() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || !window.__nlivis) return false;
+  const states = window.__nlivis.states;
+  const last = states[states.length - 1];
+  if (!last || last[1] !== 'notRunning' || !states.some(s => s[1] === 'running')) return false;
+  if (performance.now() - last[0] < 1000) return false;  // a rerun (a switch_page, a fragment) may follow
+  const charts = document.querySelectorAll('[data-testid="stPlotlyChart"]');
+  return [...charts].every(c => c.querySelector('.main-svg'));
+}
+"""
+
+FIGURES = """
+() => [...document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot')].map((gd, i) => {
+  const holder = gd.closest('[class*="st-key-chart_"]');
+  const key = holder ? [...holder.classList].find(c => c.startsWith('st-key-chart_')).slice(13) : 'chart ' + i;
+  let size = 0;
+  try { size = JSON.stringify(gd.data).length + JSON.stringify(gd.layout).length; } catch (e) {}
+  return {key, traces: (gd.data || []).length, bytes: size, drawn: window.__nlivis.drawn[key] || null,
+          types: [...new Set((gd.data || []).map(t => t.type || 'scatter'))].join('+')};
+})
+"""
+
+
+@dataclass
+class Visit:
+    script_s: float
+    drawn_s: float
+    received_kb: float
+    figures: list[dict] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ready_s(self) -> float:
+        return max(self.script_s, self.drawn_s)
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Server:
+    """`streamlit run app.py` on a free loopback port, as a user starts it; stopped on exit."""
+
+    def __init__(self, app_root: Path, env: dict[str, str], log: Path):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = open(log, "ab")
+        self.started = time.perf_counter()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port",
+             str(self.port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+             "--server.fileWatcherType", "none"],
+            cwd=app_root, env=env, stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+
+    def wait_healthy(self) -> None:
+        deadline = time.time() + TIMEOUT_S
+        while time.time() < deadline:
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as response:
+                    if response.read().strip() == b"ok":
+                        return
+            except OSError:
+                pass
+            if self.process.poll() is not None:
+                raise RuntimeError(f"streamlit exited; see {self.log.name}")
+            time.sleep(0.05)
+        raise RuntimeError("streamlit did not start")
+
+    def __enter__(self) -> "Server":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.log.close()
+
+
+def visit(context, url: str) -> Visit:
+    """Open `url` in a new tab and wait until the script is done and every chart is drawn."""
+    page = context.new_page()
+    page.add_init_script(RECORDER)
+    received = [0]
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: received.__setitem__(
+        0, received[0] + len(payload))))
+    try:
+        page.goto(url, wait_until="commit", timeout=TIMEOUT_S * 1000)
+        page.wait_for_function(SETTLED, timeout=TIMEOUT_S * 1000, polling=100)
+        states = page.evaluate("() => window.__nlivis.states")
+        started = next(t for t, state in states if state == "running")
+        script_ms = next(t for t, state in states if state == "notRunning" and t > started)
+        figures = page.evaluate(FIGURES)
+        drawn_ms = max([f["drawn"] or 0 for f in figures] or [0])
+        problems = page.locator('[data-testid="stException"]').all_inner_texts()
+        return Visit(script_ms / 1000, drawn_ms / 1000, received[0] / 1024, figures, problems)
+    finally:
+        page.close()
+
+
+def page_url(server: Server, page: str) -> str:
+    models = ",".join(f"{m}-snli-small" for m in MODELS)
+    return f"{server.url}/{'' if page == 'Home' else page}?models={models}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--warm", type=int, default=3, help="warm visits per page, median reported (default 3)")
+    parser.add_argument("--launches", type=int, default=3, help="server launches timed to Home idle (default 3)")
+    parser.add_argument("--pages", default=",".join(PAGES), help="comma-separated url paths (default: every page)")
+    parser.add_argument("--app-root", type=Path, default=ROOT, help="the checkout whose app.py is run (default: this one)")
+    parser.add_argument("--no-prime", action="store_true", help="skip the pass that fills the disk caches first")
+    parser.add_argument("--out", type=Path, help="also write the tables here (default: print only)")
+    args = parser.parse_args()
+    if not CHROMIUM.is_file():
+        sys.exit(f"needs Debian's chromium at {CHROMIUM}")
+    from playwright.sync_api import sync_playwright
+
+    pages = [p for p in args.pages.split(",") if p]
+    scratch = Path(tempfile.mkdtemp(prefix="nlivis-browser-speed-"))
+    env = {**os.environ, "NLIVIS_CHECKPOINTS": str(args.app_root / "checkpoints"),
+           "NLIVIS_DATA": os.environ.get("NLIVIS_DATA", str(ROOT.parent / "shared" / "data")),
+           "NLIVIS_RUNS": str(scratch / "runs"), "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
+    log = scratch / "streamlit.log"
+    cold: dict[str, Visit] = {}
+    warm: dict[str, list[Visit]] = {}
+    launches: list[float] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport=VIEWPORT)
+        try:
+            if not args.no_prime:  # every page once, so disk caches (spaCy, projections) hold what a user's would
+                with Server(args.app_root, env, log) as server:
+                    server.wait_healthy()
+                    for page in pages:
+                        visit(context, page_url(server, page))
+            for _ in range(args.launches):
+                with Server(args.app_root, env, log) as server:
+                    server.wait_healthy()
+                    home = visit(context, page_url(server, "Home").split("?")[0])
+                    launches.append(time.perf_counter() - server.started)
+                    del home
+            for page in pages:
+                with Server(args.app_root, env, log) as server:
+                    server.wait_healthy()
+                    cold[page] = visit(context, page_url(server, page))
+                    warm[page] = [visit(context, page_url(server, page)) for _ in range(args.warm)]
+                print(f"{page}: cold {cold[page].ready_s:.1f} s, warm "
+                      f"{statistics.median(v.ready_s for v in warm[page]):.1f} s", file=sys.stderr)
+        finally:
+            browser.close()
+
+    load = os.getloadavg()
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=args.app_root, capture_output=True,
+                            text=True).stdout.strip() or str(args.app_root)
+    lines = [f"Browser speed, five shipped snli-small models, app at {commit} ({os.cpu_count()} CPUs, load average "
+             f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} at the end, headless Chromium {VIEWPORT['width']}×"
+             f"{VIEWPORT['height']})", "",
+             f"Launch to Home idle: {statistics.median(launches):.1f} s (median of {len(launches)}; target ≤ 3 s)", "",
+             "| page | cold: script / drawn (s) | warm: script / drawn (s) | target cold ≤ 3 s, warm ≤ 1 s | "
+             "received (kB) | figures |", "|---|---|---|---|---|---|"]
+    for page in pages:
+        c, ws = cold[page], warm[page]
+        w_script = statistics.median(v.script_s for v in ws)
+        w_ready = statistics.median(v.ready_s for v in ws)
+        met = ("met" if c.ready_s <= 3 and w_ready <= 1 else
+               "missed: " + ", ".join(p for p, bad in (("cold", c.ready_s > 3), ("warm", w_ready > 1)) if bad))
+        problems = f" — exception: {c.problems[0][:80]}" if c.problems else ""
+        lines.append(f"| {page.replace('_', ' ')} | {c.script_s:.2f} / {c.ready_s:.2f} | {w_script:.2f} / {w_ready:.2f} | "
+                     f"{met}{problems} | {statistics.median(v.received_kb for v in ws):.0f} | {len(c.figures)} |")
+    lines += ["", "Figures that dominate (warm visit; largest plotly JSON first, at most three per page):", "",
+              "| page | figure (chart key) | traces | JSON (kB) | drawn at (s) |", "|---|---|---|---|---|"]
+    for page in pages:
+        seen = max((v.figures for v in (cold[page], *warm[page])), key=len)
+        figures = sorted(seen, key=lambda f: -f["bytes"])[:3]
+        for figure in figures:
+            drawn = f"{figure['drawn'] / 1000:.2f}" if figure["drawn"] else "—"
+            lines.append(f"| {page.replace('_', ' ')} | {figure['key']} ({figure['types']}) | {figure['traces']} | "
+                         f"{figure['bytes'] / 1024:.0f} | {drawn} |")
+    table = "\n".join(lines)
+    print(table)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(table + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,181 @@
+"""Ablations: the checkpoints of one model family under one protocol side by side — the full model, its
+ablations and other seeds — against a reference, with seed noise, per-tag differences, the pairs where they
+disagree, and the paper's ablation rows. Read from what the folders recorded: no weights are loaded."""
+from __future__ import annotations
+
+import streamlit as st
+
+from nlivis.analysis.ablations import (comparable_splits, compare_variants, families, family_members, full_model_seeds,
+                                       our_accuracies, paper_ablations, short_names, tag_deltas, variant_table)
+from nlivis.analysis.tags import approximate_tags
+from nlivis.analysis.families import family_predictions, measure_seed_noise
+from nlivis.analysis.paper_tables import SOURCE_NOTE, paper_dataset
+from nlivis.app import cache, state
+from nlivis.app.components import controls, figures, pair_list
+from nlivis.app.components.frame import NOTE_ICON, protocol_note_for
+from nlivis.app.components.tag_breakdown import DEFAULT_SAMPLE, percent_columns
+from nlivis.app.text import md
+from nlivis.viz.charts import comparison_bars, delta_bars, difference_intervals
+
+PAGE = "ablations"
+ACCURACY_COLUMNS = ("accuracy", "reference accuracy", "difference", "CI low", "CI high", "delta")
+
+
+def p_value_column():
+    """p-values in scientific notation: 1.5e-18, not 0.0000000000000000015."""
+    return {"McNemar p": st.column_config.NumberColumn(format="%.1e", help="McNemar's exact p (two-sided), unadjusted"),
+            "Holm p": st.column_config.NumberColumn(format="%.1e", help="Holm-adjusted over the table's tests"),
+            "BH q": st.column_config.NumberColumn(format="%.1e", help="Benjamini–Hochberg q over the table's tests")}
+
+
+def page() -> None:
+    records, problems = cache.variant_records()
+    for problem in problems:
+        st.warning(md(problem))
+    if not records:
+        st.info("No checkpoints found. Train a model and its ablations on the **Train** page (e.g. configs `gcnn` and "
+                "`gcnn-no_forget_gate` on the same dataset), or point Home at a folder holding checkpoints.")
+        state.stop()
+    by_family = families(records)
+    linked = next((r for r in records if r.name == state.value(PAGE, "variant", "")[0]), None)  # the URL's variant
+    left, right = st.columns(2)
+    model = controls.select(PAGE, "family", "Model family", list(by_family), linked.model if linked else None, where=left)
+    protocol = controls.select(PAGE, "protocol", "Protocol (variants are compared within one)", by_family[model],
+                               linked.protocol if linked and linked.model == model else None, where=right)
+    members = family_members(records, model, protocol)
+    seeds = full_model_seeds(members)
+    st.caption(f"{NOTE_ICON} {protocol_note_for(protocol)}")
+    names = [m.name for m in members]
+    reference_name = controls.select(PAGE, "variant", "Reference (differences are variant − reference)", names,
+                                     seeds[0].name if seeds else names[0],
+                                     help="the full model (its first seed) when one was trained")
+    reference = members[names.index(reference_name)]
+    if not seeds:
+        st.warning(f"No checkpoint of the full `{md(model)}` config under {md(protocol)}: differences are against "
+                   f"{md(reference_name)}.")
+    variants_table(model, protocol, members, reference)
+    paired(model, protocol, members, reference, seeds)
+    paper(model, protocol, members, reference)
+
+
+def variants_table(model: str, protocol: str, members, reference) -> None:
+    st.subheader("Variants")
+    table = variant_table(members, reference)
+    st.dataframe(table, hide_index=True, width="stretch", column_config={
+        **percent_columns(table.attrs["accuracy_columns"]), "parameters": st.column_config.NumberColumn(format="localized"),
+        "training time (min)": st.column_config.NumberColumn(format="%.1f"),
+        "training pairs/s": st.column_config.NumberColumn(format="%.0f")})
+    select_column = table.attrs["select_column"]
+    chart = table.dropna(subset=[select_column])
+    figures.show(comparison_bars(chart, "variant", select_column, title=f"{model} · {protocol} · accuracy on {select_column}"),
+                 "ablations_accuracy", f"{model}_{protocol}_ablations_accuracy")
+    if len(members) < 2:
+        st.info(f"Only one checkpoint of {md(model)} under {md(protocol)}. Train a variant on the **Train** page (a config "
+                f"named `{md(model)}-…`) or a second seed to compare.")
+
+
+def paired(model: str, protocol: str, members, reference, seeds) -> None:
+    st.subheader("Paired comparison with the reference")
+    shared = comparable_splits(members, reference)
+    if len(members) < 2:
+        st.caption("Needs at least two checkpoints.")
+        return
+    if not shared:
+        st.info(f"{md(reference.name)} shares no prediction file (predictions_<split>.jsonl) with the other variants.")
+        return
+    split = controls.select(PAGE, "split", "Evaluation split", shared)
+    key = (tuple((m.name, cache.predictions_stamp(m.folder, split)) for m in members), reference.name, split)
+    reference_predictions, variants, problems = cache.memo(
+        "family predictions", key, lambda: family_predictions(members, reference, split, cache.checkpoint_predictions))
+    for problem in problems:
+        st.error(md(problem))
+    if not (variants and reference_predictions):
+        st.info(f"No predictions on {md(split)} to compare.")
+        return
+    noise, noise_problem = cache.memo("seed noise", key, lambda: measure_seed_noise(seeds, split, cache.checkpoint_predictions))
+    if noise is not None:
+        st.caption(f"Seed noise: {md(noise.describe(split))}. A variant whose difference is no larger than the range "
+                   "is *within seed noise*: the ablation did not change accuracy by more than re-training does"
+                   + (" (two seeds give a rough estimate: train a third with `scripts/train_shipped.py --only "
+                      f"{md(model)}-{md(protocol)}-seed3`)." if len(noise.seeds) < 3 else "."))
+    elif len(seeds) < 2:
+        st.caption(f"Only one seed of the full `{md(model)}` config under {md(protocol)}: whether a difference is within "
+                   f"seed noise cannot be said. Train `{md(model)}` with seed 2 (folder suffix `-seed2`) to know.")
+    else:
+        st.warning(f"Seed noise cannot be measured: {md(noise_problem)}.")
+    comparison = cache.memo("variant comparison", key, lambda: compare_variants(reference_predictions, variants, noise))
+    labels = short_names(members)
+    figures.show(difference_intervals(comparison.assign(label=comparison["variant"].map(labels)), label="label",
+                                      noise=noise.gap if noise else None,
+                                      title=f"{model} · {protocol} · accuracy difference vs {labels[reference.name]} on {split}"),
+                 "ablations_differences", f"{model}_{protocol}_differences_{split}")
+    st.dataframe(comparison, hide_index=True, width="stretch",
+                 column_config={**percent_columns([c for c in ACCURACY_COLUMNS if c in comparison]), **p_value_column()})
+    st.caption("Difference: variant − reference on the pairs both predicted, 95% paired-bootstrap interval; McNemar's "
+               "exact test on the pairs only one of them gets right, Holm-adjusted over the variants of this table "
+               "(significant: Holm p < 0.05; Benjamini–Hochberg q beside it)"
+               + ("; within seed noise: the difference is no larger than the gap between two seeds of the full model, so "
+                  "even a significant one may be what re-training alone gives." if noise is not None else "."))
+    by_tag(model, protocol, split, reference_predictions, variants, labels, reference, key)
+    st.subheader("Pairs where the checkpoints disagree")
+    compared = [reference.name] + [m.name for m in members if m.name in variants]
+    ref = state.ListRef.of("disagreements", split=split, members=",".join(compared), via="disagreements")
+    pair_list.show(PAGE, "disagreements", ref, sortable=False, open_models=compared, page_size=100)
+    st.caption("Most distinct labels first, then the widest spread of the probability the checkpoints give the gold label.")
+
+
+def by_tag(model, protocol, split, reference_predictions, variants, labels, reference, key) -> None:
+    st.subheader("Accuracy by annotation tag, variant − reference")
+    total = cache.split_size(split)
+    if total is None:
+        st.info(f"The pairs of {md(split)} are not in the data folder, so they cannot be tagged (tags need the sentences). "
+                "Set a data folder on the Home page.")
+        return
+    size = total
+    if total > 10:
+        size = controls.number(PAGE, "tag_size", "Pairs to tag (random sample, fixed seed; tagging parses every sentence)",
+                               min(DEFAULT_SAMPLE, total), 10, total, slider=True, step=10)
+    tagged, tag_error = cache.tagged_sample(split, cache.ALL_PAIRS if size >= total else size)
+    if tag_error or tagged is None:
+        st.error(md(tag_error))
+        return
+    for tag, reason in tagged.unavailable.items():
+        st.caption(f"{md(tag)}: {md(reason)}")
+    deltas = cache.memo("tag deltas", key + (tagged.size,),
+                        lambda: tag_deltas(reference_predictions, variants, tagged.tags, tagged.unavailable,
+                                           approximate=approximate_tags()))
+    if deltas.empty:
+        st.info(f"No tagged pair of the {len(tagged.tags)} sampled is predicted by both the reference and a variant.")
+        return
+    figures.show(delta_bars(deltas.assign(variant=deltas["variant"].map(labels)),
+                            title=f"{model} · {protocol} · accuracy change per tag vs {labels[reference.name]} on {split}"),
+                 "ablations_tags", f"{model}_{protocol}_tag_differences_{split}")
+    st.dataframe(deltas, hide_index=True, width="stretch",
+                 column_config={**percent_columns([c for c in ACCURACY_COLUMNS if c in deltas]), **p_value_column()})
+    st.caption(f"McNemar's exact p per tag, Holm-adjusted over all {len(deltas)} tag × variant tests of this table "
+               "(significant: Holm p < 0.05); BH q: Benjamini–Hochberg. `tag status` marks the automatic tags whose rule "
+               "agrees poorly with the annotators (F1 below 0.5 on a half of the annotated MultiNLI dev pairs: "
+               "`python -m nlivis tags-report`) as approximate.")
+
+
+def paper(model: str, protocol: str, members, reference) -> None:
+    st.subheader("What the paper reports")
+    our_label = f"ours: {protocol} {reference.select_split or 'select split'} (%)"
+    dataset = paper_dataset(protocol)
+    reported = paper_ablations(model, our_accuracies(members), our_label, dataset=dataset) if dataset else None
+    formats = {our_label: st.column_config.NumberColumn(format="%.1f"),
+               "reported parameters": st.column_config.NumberColumn(format="localized")}
+    if reported is not None and not reported.empty:
+        st.caption(f"{md(reported.attrs['paper'])}, its {md(dataset)} rows: {SOURCE_NOTE}. The papers trained on the full "
+                   f"datasets; ours come from the reduced protocol {md(protocol)}, so compare the differences between rows, "
+                   "not the levels.")
+        st.dataframe(reported, hide_index=True, width="stretch", column_config=formats)
+        return
+    elsewhere = paper_ablations(model)
+    if elsewhere.empty:
+        st.info(f"No paper table lists variants of {md(model)}.")
+        return
+    st.info(f"{md(elsewhere.attrs['paper'])} reports no {md(dataset or protocol)} rows for {md(model)}, so ours "
+            f"({md(protocol)}) are not set beside any: a number on another dataset is no comparison. Its rows on other "
+            "datasets:")
+    st.dataframe(elsewhere, hide_index=True, width="stretch", column_config=formats)

@@ -1,0 +1,143 @@
+"""Error analysis: accuracy with 95% intervals and the majority baseline, per label and confusion matrices (a
+clicked cell lists its pairs), every error of the split (sortable, filterable by confusion cell, tag, length and
+unknown words, paged), accuracy by annotation tag with DIIN's Table 7, and a challenge file by category."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import streamlit as st
+
+from nlivis.analysis.breakdown import confusion_matrix, overall_accuracy, per_label_scores
+from nlivis.analysis.pair_lists import UNKNOWN_FILTERS
+from nlivis.app import cache, state
+from nlivis.app.components import challenge, controls, figures, lists, pair_list, samples, tag_breakdown
+from nlivis.app.components.frame import protocol_notes
+from nlivis.app.text import md
+from nlivis.viz.charts import accuracy_interval_bars
+from nlivis.viz.heatmaps import confusion_matrix_heatmap
+
+PAGE = "errors"
+LIST_COLUMNS = ["row", "id", "gold", "predicted", "confidence", "length", "unknown", "tags", "premise", "hypothesis"]
+ANY = "(any)"
+TABS = ("Accuracy and confusions", "Every error", "By annotation tag (Table 7)", "Challenge set")
+NO_TAGS, GOLD, SAMPLE, EVERY = "none", "gold", "automatic (a sample)", "automatic (every pair: once, then on disk)"
+
+
+def page(models: Sequence[cache.Model]) -> None:
+    protocol_notes(models)
+    splits_by_model = {m.name: cache.prediction_files(m.path) for m in models}
+    all_splits = sorted({key for files in splits_by_model.values() for key in files})
+    if not all_splits:
+        st.info("The loaded checkpoints have no recorded prediction files (predictions_<split>.jsonl.gz, written when a "
+                "checkpoint is trained). Evaluate them on any file in the challenge-set section below, or with "
+                "`python -m nlivis evaluate CHECKPOINT --file PATH`.")
+        challenge.section(PAGE, models)
+        state.stop()
+    start, trained = cache.split_choice(models, all_splits)
+    split = controls.select(PAGE, "split", "Evaluation split", all_splits, start,
+                            format_func=lambda key: cache.describe_split(key, trained))
+    samples.split_truncation(models, split)
+    predictions: dict[str, list] = {}
+    for model in models:
+        if split not in splits_by_model[model.name]:
+            st.caption(f"{md(model.name)}: no predictions for {md(split)}.")
+            continue
+        loaded, error = cache.checkpoint_predictions(model.path, split)
+        if error:
+            st.error(md(error))
+        else:
+            predictions[model.name] = loaded
+    if not predictions:
+        state.stop()
+    shown = [m for m in models if m.name in predictions]
+    tab, containers = controls.tabs(PAGE, "tab", TABS)  # only the open tab is computed and drawn
+    with containers[TABS.index(tab)]:
+        if tab == TABS[0]:
+            accuracy(split, shown, predictions)
+            confusions(split, shown, predictions)
+        elif tab == TABS[1]:
+            error_list(split, shown)
+        elif tab == TABS[2]:
+            tag_breakdown.section(PAGE, split, shown, predictions)
+        else:
+            challenge.section(PAGE, models)
+
+
+def accuracy(split: str, models: Sequence[cache.Model], predictions: dict[str, list]) -> None:
+    st.subheader("Accuracy")
+    table = overall_accuracy(predictions)
+    figures.show(accuracy_interval_bars(table, title=f"accuracy on {split} (95% intervals; dashed: majority label)",
+                                        colours={m.name: m.colour for m in models}), "errors_overall", f"accuracy_{split}")
+    st.dataframe(table, hide_index=True, width="stretch",
+                 column_config=tag_breakdown.percent_columns(["accuracy", "ci_low", "ci_high", "majority_accuracy"]))
+
+
+def confusions(split: str, models: Sequence[cache.Model], predictions: dict[str, list]) -> None:
+    """One confusion matrix per model with its per-label scores; a clicked cell (kept in the view as
+    `cell_model`, `cell_gold`, `cell_predicted`) lists its pairs below."""
+    st.subheader("Per label and confusion matrices")
+    normalize = controls.toggle(PAGE, "normalize", "Show rows as fractions of each gold label", False)
+    columns = st.columns(min(3, len(predictions)))
+    labels_of = {m.name: m.labels for m in models}
+    for i, (name, preds) in enumerate(predictions.items()):
+        with columns[i % len(columns)]:
+            try:
+                matrix = confusion_matrix(preds, labels_of[name])
+            except ValueError as error:
+                st.error(f"{md(name)}: {md(error)}")
+                continue
+            figure = confusion_matrix_heatmap(matrix.to_numpy(), list(matrix.index), title=name, normalize=normalize)
+            event = figures.show(figure, f"confusion_{i}", f"confusion_{name}_{split}", clickable=True)
+            custom = figures.clicked_customdata(figures.new_click(f"confusion_{i}", event))
+            if custom and len(custom) >= 2:
+                state.remember(PAGE, "cell_model", name, "")
+                state.remember(PAGE, "cell_gold", str(custom[0]), "")
+                state.remember(PAGE, "cell_predicted", str(custom[1]), "")
+            # per-label accuracy is the label's recall: one table, no repeated column cut off at the edge
+            st.dataframe(per_label_scores(preds, labels_of[name]).round(3), hide_index=True, width="stretch")
+    cell = {name: controls.kept(PAGE, name, "") for name in ("cell_model", "cell_gold", "cell_predicted")}
+    if cell["cell_model"] in predictions and cell["cell_gold"] and cell["cell_predicted"]:
+        st.markdown(f"**{md(cell['cell_model'])}: gold {md(cell['cell_gold'])}, predicted {md(cell['cell_predicted'])}**")
+        pair_list.show(PAGE, "cell_pairs", state.ListRef.of("predictions", model=cell["cell_model"], split=split,
+                                                             gold=cell["cell_gold"], predicted=cell["cell_predicted"],
+                                                             via="cell"),
+                       columns=["row", "id", "gold", "predicted", "confidence", "premise", "hypothesis"])
+    else:
+        st.caption(":material/touch_app: Click a cell of a confusion matrix to list its pairs.")
+
+
+def error_list(split: str, models: Sequence[cache.Model]) -> None:
+    """Every error of one model on the split — not a sample — filterable and sortable, paged."""
+    st.subheader("Pairs a model gets wrong")
+    names = [m.name for m in models]
+    first, second, third, fourth = st.columns([2, 2, 2, 2])
+    name = controls.select(PAGE, "wrong_model", "Model", names, where=first)
+    labels = next(m.labels for m in models if m.name == name)
+    cells = [ANY] + [f"{g} → {p}" for g in labels for p in labels if g != p]
+    cell = controls.select(PAGE, "wrong_cell", "Gold → predicted", cells, ANY, where=second)
+    total = cache.split_size(split)
+    sources = [NO_TAGS] + ([GOLD] if cache.gold_tags(split)[0] else []) + ([SAMPLE, EVERY] if total else [])
+    source = controls.select(PAGE, "wrong_tags", "Tags (automatic ones parse every sentence)", sources, NO_TAGS,
+                             where=third)
+    sample = int(state.value(PAGE, "tag_size", min(tag_breakdown.DEFAULT_SAMPLE, total or 0))[0] or 0)
+    spec = {NO_TAGS: None, GOLD: lists.TAGS_GOLD, SAMPLE: f"automatic:{sample}", EVERY: lists.TAGS_ALL}[source]
+    tag_names: list[str] = []
+    if spec:
+        tags, problem, _ = lists.tags_for(split, spec)
+        if problem:
+            st.error(md(problem))
+        tag_names = sorted({t for names_ in (tags or {}).values() for t in names_})
+    tag = controls.select(PAGE, "wrong_tag", "Tag", [ANY] + tag_names, ANY, where=fourth)
+    low, high, unknown_column = st.columns([1, 1, 2])
+    min_length = controls.number(PAGE, "wrong_min", "Min tokens (premise + hypothesis)", 0, 0, 10_000, where=low)
+    max_length = controls.number(PAGE, "wrong_max", "Max tokens (0: no limit)", 0, 0, 10_000, where=high)
+    unknown = controls.radio(PAGE, "wrong_unknown", "Unknown words (to this model)", UNKNOWN_FILTERS, "any",
+                             where=unknown_column)
+    gold, predicted = cell.split(" → ") if cell != ANY else (None, None)
+    ref = state.ListRef.of("predictions", model=name, split=split, wrong="1", gold=gold, predicted=predicted,
+                           tag=None if tag == ANY else tag, tags=spec, min_length=min_length or None,
+                           max_length=max_length or None, unknown=None if unknown == "any" else unknown, via="errors")
+    if tag != ANY and source == SAMPLE:
+        st.caption(f"A tag filter keeps the errors among the {sample:,} sampled pairs that were tagged; choose "
+                   f"\"{EVERY}\" to filter every error by tag.")
+    pair_list.show(PAGE, "wrong_pairs", ref, columns=LIST_COLUMNS)

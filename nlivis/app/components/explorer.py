@@ -1,0 +1,193 @@
+"""The Pair explorer's parts: why the pair is here (gold label, tags, which models are wrong, the list it came
+from), every model's prediction, the previous pair beside this one, all models at a glance, and each model's
+alignments layer by layer."""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Sequence
+
+import pandas as pd
+import streamlit as st
+
+from nlivis.app import cache, state
+from nlivis.app.components import figures, pairs
+from nlivis.app.components.frame import NOTE_ICON, protocol_notes
+from nlivis.app.text import md
+from nlivis.models.trace import Alignment, MemoryKeys
+from nlivis.viz.drawable import MISSING_MESSAGES
+from nlivis.viz.heatmaps import alignment_heatmap, memory_keys_heatmap
+from nlivis.viz.charts import probability_bars
+from nlivis.viz.overview import ModelReading, overview_grid
+
+WRONG_BACKGROUND = "background-color: #fde0dc"
+"""A wrong model's line in the predictions table."""
+
+_HISTORY = "nlivis_pair_history"
+
+
+def why_here(models: Sequence[cache.Model], shown: cache.ShownPair, readings: dict[str, cache.PairReading]) -> None:
+    """Gold label, tags (gold and automatic, marked), which models get it wrong, the list it was opened from
+    (with Previous / Next) and links to the same pair on the other pair pages."""
+    parts = []
+    gold, automatic = pairs.pair_tags(shown)
+    tags = [f"{md(t)} *(gold)*" for t in sorted(gold)]
+    if automatic is None:  # the tagger is still loading in the background: the page does not wait for it
+        parts.append(f"**Tags:** {', '.join(tags) + ', ' if tags else ''}automatic tags are being computed (spaCy's "
+                     "parser and WordNet load once after a launch; they show on the next run of the page)")
+    else:
+        found, unavailable = automatic
+        tags += [f"{md(t)} *(automatic)*" for t in sorted(found - gold)]
+        parts.append(f"**Tags:** {', '.join(tags) if tags else 'none'}")
+        if unavailable:
+            parts.append(f"({md('; '.join(f'{k}: {v}' for k, v in unavailable.items()))})")
+    if shown.gold:
+        wrong = [name for name, reading in readings.items() if reading.predicted != shown.gold]
+        right = [name for name in readings if name not in wrong]
+        parts.append(f"**Wrong:** :red[{md(', '.join(wrong))}]" if wrong else "**Every model is right**")
+        if wrong and right:
+            parts.append(f"right: {md(', '.join(right))}")
+    st.markdown(" · ".join(parts))
+    taxonomy = cache.pair_taxonomy(shown.id, shown.premise, shown.hypothesis)
+    if taxonomy is not None:
+        references = ", ".join(f"{md(name)} **{md(label)}**" for name, label in taxonomy["references"].items())
+        st.markdown(f"**TaxiNLI** (pair {md(str(taxonomy['pair_id']))}, genre {md(str(taxonomy['genre']))}): "
+                    f"{md(', '.join(taxonomy['categories'])) or 'no category'} · {references}")
+    pairs.came_from("explorer")
+    pairs.links_to_other_pages("Pair explorer")
+
+
+def predictions(models: Sequence[cache.Model], shown: cache.ShownPair, readings: dict[str, cache.PairReading]) -> None:
+    """One line per model: its label, probabilities and notes; a model that is wrong on a labelled pair is marked."""
+    protocol_notes(models)
+    rows = []
+    for name, reading in readings.items():
+        row = {"model": name, "predicted": reading.predicted}
+        row.update({f"P({label})": round(p, 3) for label, p in zip(reading.labels, reading.probs)})
+        if shown.gold:
+            row["gold"] = shown.gold
+            row["right?"] = "✓ right" if reading.predicted == shown.gold else "✗ wrong"
+        row["notes"] = "; ".join(reading.notices)
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    if shown.gold:
+        styled = table.style.apply(lambda line: [WRONG_BACKGROUND if line["right?"] == "✗ wrong" else ""] * len(line), axis=1)
+        styled = styled.format({c: "{:.3f}" for c in table.columns if c.startswith("P(")})
+        st.dataframe(styled, hide_index=True, width="stretch")
+    else:
+        st.dataframe(table, hide_index=True, width="stretch")
+
+
+def remember(readings: dict[str, cache.PairReading]) -> dict[str, cache.PairReading] | None:
+    """Keep the last two distinct pairs' readings (this session); returns the previous pair's, or None."""
+    history: list[dict[str, cache.PairReading]] = st.session_state.get(_HISTORY, [])
+    key = lambda rs: next(((r.premise, r.hypothesis) for r in rs.values()), None)  # noqa: E731
+    if history and key(history[-1]) == key(readings):
+        history[-1] = readings
+    else:
+        history = (history + [readings])[-2:]
+    st.session_state[_HISTORY] = history
+    return history[0] if len(history) == 2 else None
+
+
+def probabilities(models: Sequence[cache.Model], readings: dict[str, cache.PairReading],
+                  previous: dict[str, cache.PairReading] | None) -> bool:
+    """Class probabilities per model (beside the previous pair's when the user wants); returns whether the
+    previous pair is shown beside this one."""
+    colours = {m.name: m.colour for m in models}
+    by_labels: dict[tuple[str, ...], dict[str, list[float]]] = defaultdict(dict)
+    for name, reading in readings.items():
+        by_labels[tuple(reading.labels)][name] = reading.probs
+    compare = False
+    if previous:
+        before = next(iter(previous.values()))
+        compare = st.toggle(f"Show the previous pair beside this one (premise “{md(before.premise[:60])}”, "
+                            f"hypothesis “{md(before.hypothesis[:60])}”)", value=True, key="explorer_compare")
+    for i, (labels, probs) in enumerate(by_labels.items()):
+        if compare and previous:
+            now_col, before_col = st.columns(2)
+            figures.show(probability_bars(probs, list(labels), "this pair", colours=colours), f"probs_{i}", "probabilities",
+                         where=now_col)
+            old = {m: r.probs for m, r in previous.items() if tuple(r.labels) == labels}
+            if old:
+                figures.show(probability_bars(old, list(labels), "previous pair", colours=colours), f"probs_prev_{i}",
+                             "probabilities_previous", where=before_col)
+        else:
+            figures.show(probability_bars(probs, list(labels), colours=colours), f"probs_{i}", "probabilities")
+    return compare
+
+
+def at_a_glance(readings: dict[str, cache.PairReading]) -> None:
+    st.subheader("At a glance")
+    st.caption("One row per model: its main alignment (last layer, both directions), DIIN's interaction summary and "
+               "AMN's memory keys, on shared token axes; details per model below.")
+    shown = [ModelReading(name, r.trace, r.premise_tokens, r.hypothesis_tokens) for name, r in readings.items()]
+    figures.show(overview_grid(shown, title="all loaded models"), "overview", "overview_all_models")
+
+
+def alignments(models: Sequence[cache.Model], readings: dict[str, cache.PairReading],
+               previous: dict[str, cache.PairReading] | None) -> None:
+    """Each model's alignments layer by layer (and AMN's memory keys) in an expander; the first is open."""
+    st.subheader("Alignments")
+    st.caption("Rows attend over columns; padding is cut; softmax and sparsemax weights share the range 0–1 unless they "
+               "span less than a tenth of it (then the title states their own range). Models with several layers "
+               "(ESAN blocks, GCNN aggregation) show one row per layer.")
+    by_name = {m.name: m for m in models}
+    for m, (name, reading) in enumerate(readings.items()):
+        output = reading.trace["output"]
+        declared = by_name[name].trace_types
+        if Alignment not in declared and MemoryKeys not in declared:
+            st.caption(f"{NOTE_ICON} {md(name)}: {MISSING_MESSAGES['alignment']}.")
+            continue
+        section = st.expander(f"{md(name)} · output normalised by {md(output.kind)}", expanded=m == 0,
+                              key=f"explorer_open_{name}", on_change="rerun")
+        if not section.open:  # a closed section draws nothing
+            continue
+        with section:
+            _model_alignments(m, name, reading, previous.get(name) if previous else None)
+
+
+def _model_alignments(m: int, name: str, reading: cache.PairReading, old: cache.PairReading | None) -> None:
+    layers: dict[int, list[tuple[str, Alignment]]] = defaultdict(list)
+    for entry_name, entry in reading.trace.of_type(Alignment).items():
+        layers[entry.layer].append((entry_name, entry))
+    for layer, entries in sorted(layers.items()):
+        st.markdown(f"**Layer {layer}**")
+        if old is None:  # both directions of a layer side by side
+            for start in range(0, len(entries), 2):
+                for column, (entry_name, entry) in zip(st.columns(2), entries[start:start + 2]):
+                    figure = alignment_heatmap(entry, 0, reading.premise_tokens, reading.hypothesis_tokens, label=entry_name)
+                    figures.show(figure, f"align_{m}_{entry_name}", f"{name}_{entry_name}", where=column)
+            continue
+        for entry_name, entry in entries:  # this pair | the previous pair
+            now_col, before_col = st.columns(2)
+            figure = alignment_heatmap(entry, 0, reading.premise_tokens, reading.hypothesis_tokens, label=entry_name)
+            figures.show(figure, f"align_{m}_{entry_name}", f"{name}_{entry_name}", where=now_col)
+            if entry_name in old.trace:
+                figure = alignment_heatmap(old.trace[entry_name], 0, old.premise_tokens, old.hypothesis_tokens,
+                                           label=f"{entry_name} (previous pair)")
+                figures.show(figure, f"align_prev_{m}_{entry_name}", f"{name}_{entry_name}_previous", where=before_col)
+    for entry_name, entry in reading.trace.of_type(MemoryKeys).items():
+        tokens = reading.premise_tokens if entry.tokens == "premise" else reading.hypothesis_tokens
+        figures.show(memory_keys_heatmap(entry, 0, tokens, label=entry_name), f"memory_{m}_{entry_name}", f"{name}_{entry_name}")
+
+
+def page(models: Sequence[cache.Model]) -> None:
+    """The whole explorer below its title: the pair, why it is here, predictions, glance and alignments."""
+    shown = pairs.picker("explorer", models)
+    premise, hypothesis, cut_notes = pairs.clean(shown)
+    for note in cut_notes:
+        st.warning(md(note))
+    if not premise or not hypothesis:
+        st.info("Type a premise and a hypothesis (both need at least one word) to see what the models make of them.")
+        state.stop()
+    pairs.describe(shown, cache.split_choice(models, list(cache.local_splits()))[1])
+    readings = pairs.read_all(models, shown)
+    if not readings:
+        state.stop()
+    why_here(models, shown, readings)
+    previous = remember(readings)
+    st.subheader("Predictions")
+    predictions(models, shown, readings)
+    compare = probabilities(models, readings, previous)
+    at_a_glance(readings)
+    alignments(models, readings, previous if compare else None)

@@ -1,0 +1,47 @@
+"""A figure with its downloads (camera button as SVG or PNG, the numbers behind it as CSV, made only when
+clicked), and the clicks a figure sends back (a point's customdata, a confusion-matrix cell)."""
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from nlivis.app import state
+from nlivis.app.components.frame import image_format
+from nlivis.viz.common import clean_file_name, figure_data_csv, plotly_config
+
+
+def show(figure: Any, key: str, filename: str | None = None, clickable: bool = False, where: Any = st) -> Any:
+    """Draw a plotly figure with its downloads; with `clickable`, a click on a point reruns the page and the
+    selection event is returned (else None)."""
+    name = clean_file_name(filename or key)
+    options: dict[str, Any] = {"on_select": "rerun", "selection_mode": "points"} if clickable else {}
+    event = where.plotly_chart(figure, config=plotly_config(image_format(), name), key=f"chart_{key}", width="stretch",
+                               **options)
+    where.download_button("data (CSV)", lambda: figure_data_csv(figure), file_name=f"{name}.csv", mime="text/csv",
+                          key=f"csv_{key}", help="the numbers drawn in this figure", on_click="ignore")
+    return event if clickable else None
+
+
+def clicked_points(event: Any) -> list[dict[str, Any]]:
+    """The points of a plotly selection event (empty when nothing is selected)."""
+    try:
+        return list(event["selection"]["points"])
+    except (KeyError, TypeError):
+        return []
+
+
+def new_click(key: str, event: Any) -> list[dict[str, Any]]:
+    """The clicked points of `event` when it is a click not acted on before (else []): a chart's selection
+    stays in the session on later reruns, and after Back the URL, not an old click, says what is shown."""
+    points = clicked_points(event)
+    return points if state.new_event(f"chart_{key}", points) else []
+
+
+def clicked_customdata(points: list[dict[str, Any]]) -> list[Any] | None:
+    """The customdata of the first clicked point, when it has some."""
+    for point in points:
+        custom = point.get("customdata")
+        if isinstance(custom, (list, tuple)) and custom:
+            return list(custom)
+    return None

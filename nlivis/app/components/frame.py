@@ -1,0 +1,98 @@
+"""The frame every page shares: running a page inside the state module's URL handling, its title and the
+problems the URL had, the loaded models (or a pointer to Home), the protocol notes every number carries, and
+the sidebar's figure-format choice."""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator, Sequence
+
+import streamlit as st
+
+from nlivis.app import cache, state
+from nlivis.app.text import md
+
+EXPLORER = "app_pages/2_Pair_explorer.py"
+"""The page a clicked pair opens in."""
+PAIR_PAGES = {"Attribution": "app_pages/9_Attribution.py", "Gates": "app_pages/4_Gates.py",
+              "DIIN interaction space": "app_pages/3_DIIN_interaction_space.py"}
+"""The other pages that show one pair, linked from the Pair explorer."""
+
+NOTE_ICON = ":material/info:"
+"""Starts every note caption (Streamlit's bundled icon font: no glyph depends on the browser's fonts)."""
+
+SMALL_PROTOCOL_NOTE = ("Numbers come from models trained on reduced protocols, not the papers' training data: snli-small "
+                       "trains on SNLI **test** (9,824 pairs) and is scored on SNLI dev; mnli-small trains on XNLI-en "
+                       "test + SNLI test (about 15k pairs); quora-small on Quora test (10k). They are not the papers' results.")
+"""Shown wherever a number is, unless a checkpoint's own protocol note is more specific."""
+
+
+@contextmanager
+def page(key: str, title: str, caption: str | None = None, icon: str = ":material/search:") -> Iterator[None]:
+    """Run the body as page `key` (its view parameters' namespace) inside the state module's URL handling
+    (`state.page_run`: follow a changed URL first, write the view into the URL once after), under its title,
+    the problems the URL had and the sidebar's figure-format choice."""
+    with state.page_run(key, cache.STATE_CHECKS):
+        header(title, caption, icon)
+        cache.warm_up()
+        yield
+
+
+def header(title: str, caption: str | None = None, icon: str = ":material/search:") -> None:
+    """The page's title, what the URL named but could not show, and the figure-format choice."""
+    st.set_page_config(page_title=f"nlivis · {title}", page_icon=icon, layout="wide")
+    st.title(title)
+    if caption:
+        st.caption(caption)
+    for problem in state.url_problems():
+        st.warning(md(problem))
+    image_format_choice()
+
+
+_IMAGE_FORMAT = "nlivis_image_format"
+
+
+def image_format_choice() -> None:
+    """Sidebar radio: which format the plotly camera button saves (kept across pages)."""
+    formats = ["svg", "png"]
+    current = st.session_state.get(_IMAGE_FORMAT, "svg")
+    chosen = st.sidebar.radio("Figure download format (camera button)", formats, index=formats.index(current),
+                              horizontal=True, key=f"{_IMAGE_FORMAT}_widget")
+    st.session_state[_IMAGE_FORMAT] = chosen
+
+
+def image_format() -> str:
+    return st.session_state.get(_IMAGE_FORMAT, "svg")
+
+
+def require_models(view: str) -> list[cache.Model]:
+    """The loaded models, or stop the page with a message saying how to load one."""
+    models, errors = cache.loaded_models()
+    for error in errors:
+        st.error(f"Could not load {md(error)}")
+    if not models:
+        st.info(f"No model is loaded. Choose checkpoints on the Home page to use the {view}.")
+        st.page_link("app_pages/1_Home.py", label="Go to Home", icon=":material/home:")
+        state.stop()
+    return models
+
+
+def protocol_note_for(name: str | None) -> str:
+    """The note of the protocol called `name` (a checkpoint's recorded protocol), or the general note."""
+    from nlivis.data.split_choice import protocol_named
+
+    protocol = protocol_named(name)
+    if protocol is not None and protocol.note:
+        return f"Protocol {md(protocol.name)}: {md(protocol.note)}"
+    return SMALL_PROTOCOL_NOTE
+
+
+def protocol_notes(models: Sequence[cache.Model] | Sequence[str | None]) -> None:
+    """One caption per distinct protocol among the models shown (or the general note)."""
+    names = [m.protocol if isinstance(m, cache.Model) else m for m in models]
+    for note in dict.fromkeys(protocol_note_for(name) for name in names) or [SMALL_PROTOCOL_NOTE]:
+        st.caption(f"{NOTE_ICON} {note}")
+
+
+def caption_note(text: str) -> None:
+    """A note caption (text already Markdown-safe)."""
+    st.caption(f"{NOTE_ICON} {text}")

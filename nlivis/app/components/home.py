@@ -1,0 +1,102 @@
+"""Home: where checkpoints and data come from, the checkpoints found (with the papers' numbers beside ours on the
+same dataset), and which are loaded — the five shipped snli-small models unless the reader or a link chose."""
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from nlivis.analysis.paper_tables import SOURCE_NOTE, paper_reference
+from nlivis.app import cache, paths, state
+from nlivis.app.components.frame import NOTE_ICON
+from nlivis.app.text import md
+from nlivis.store.checkpoints import CheckpointInfo
+
+PAPER_COLUMN = "paper reports (full data)"
+"""The Home table's column with the paper's own number for the row a checkpoint's config reproduces."""
+ACCURACY_COLUMN = "accuracy (selection split)"
+SELECTED_KEY = "home_selected"
+
+
+def checkpoint_row(info: CheckpointInfo) -> dict[str, Any]:
+    """One row of the Home table: what a checkpoint is, how it was trained and how well it did on the split that
+    selected it (named in the cell: snli_dev and xnli_en_dev are different tests), and the paper's number for the
+    same model on the same dataset (its full training data)."""
+    reference = paper_reference(info.config_name, info.protocol)
+    accuracy = info.dev_accuracy
+    return {
+        "checkpoint": info.name,
+        "model": info.model,
+        "config": info.config_name,
+        "protocol": info.protocol,
+        "size": info.size,
+        "embeddings": info.embedding_source,
+        ACCURACY_COLUMN: f"{accuracy:.1%} on {info.select_split}" if isinstance(accuracy, (int, float)) else "—",
+        PAPER_COLUMN: f"{reference.accuracy:.1f}% ({reference.where})" if reference else "—",
+        "parameters": f"{info.parameters:,}" if isinstance(info.parameters, int) else "—",
+        "folder": str(info.path),
+    }
+
+
+def folders_sidebar() -> None:
+    with st.sidebar:
+        st.subheader("Folders")
+        folder = st.text_input("Another checkpoint folder", key="home_extra_root", placeholder="/path/to/checkpoints")
+        if st.button("Scan this folder", disabled=not folder):
+            error = paths.add_checkpoint_root(folder)
+            if error:
+                st.error(md(error))
+        data_folder = st.text_input("Data folder (layout of ../shared/data)", key="home_data_root",
+                                    placeholder=str(paths.ROOT.parent / "shared" / "data"))
+        if st.button("Use this data folder", disabled=not data_folder):
+            error = paths.set_data_root(data_folder)
+            if error:
+                st.error(md(error))
+        root = paths.data_root()
+        if notice := paths.data_root_notice():
+            st.warning(md(notice))
+        st.caption(f"data: {md(root)}" if root else "no data folder found: dataset pairs and split statistics are unavailable")
+
+
+def _chosen() -> None:
+    state.set_model_names(st.session_state.get(SELECTED_KEY, []))
+
+
+def checkpoints() -> None:
+    found = cache.scan_checkpoints()
+    st.subheader("Checkpoints")
+    st.caption(f"scanned: {md(', '.join(str(r) for r in paths.checkpoint_roots()))}")
+    for missing in found.missing_roots:
+        st.warning(f"Checkpoint folder {md(missing)} does not exist.")
+    if not found.good:
+        st.info("No checkpoints found. Train one on the **Train** page (or with `python -m nlivis train … --out "
+                "checkpoints/<name>`), or point the sidebar at a folder holding checkpoint folders.")
+    else:
+        st.dataframe(pd.DataFrame([checkpoint_row(info) for info in found.good]), hide_index=True, width="stretch")
+        st.caption(f"{NOTE_ICON} *{ACCURACY_COLUMN}*: on the split that picked the checkpoint (the protocol's select "
+                   f"split; snli-small's is SNLI dev, mnli-small's XNLI-en dev). *{PAPER_COLUMN}*: the paper's accuracy "
+                   f"for the same model on the same dataset — {SOURCE_NOTE}, so it shows how far the reduced protocol is "
+                   "from the paper, not a comparison of methods; — where the paper reports no number on that dataset "
+                   "(e.g. GCNN on SNLI) or the config has no paper row.")
+        options = list(dict.fromkeys(info.name for info in found.good))
+        if not state.models_chosen():
+            state.set_model_names(cache.default_model_names(found.good))
+        st.session_state[SELECTED_KEY] = [name for name in state.model_names() if name in options]
+        st.multiselect("Models to use on the other pages (kept while you move between pages; the five shipped "
+                       "snli-small models unless you choose)", options, key=SELECTED_KEY, on_change=_chosen)
+        chosen = state.model_names()
+        if chosen:
+            st.success(f"Selected: {md(', '.join(chosen))} — each loads once, on the first page that needs it.")
+        else:
+            st.info("Select one or more checkpoints above to use them on the other pages.")
+    if found.broken:
+        st.subheader("Checkpoints that cannot be used")
+        st.dataframe(pd.DataFrame(found.broken, columns=["folder", "problem"]), hide_index=True, width="stretch")
+
+
+def introduction() -> None:
+    st.write("GCNN, DIIN, AttentiveConvNet, ESAN and AMN: the five shipped models are loaded for you (choose others "
+             "below); use the pages on the left to see their alignments, gates, DIIN's interaction space, errors by "
+             "annotation tag, ablations and projections, or train a new model. Start from **Error analysis** to see "
+             "where a model fails, then open any pair to see why.")

@@ -1,0 +1,227 @@
+"""The lists of pairs behind the app's numbers, rebuilt from a `state.ListRef` (which fits in the URL).
+
+The page that shows a number builds the list from the same ref that a clicked pair carries to the Pair
+explorer, which rebuilds it to say where the pair came from and to step to the previous / next pair in the
+same order. Kinds:
+  predictions    one model's labelled predictions on a split, filtered (confusion cell, errors only, tag,
+                 length, unknown words) and ordered — a confusion-matrix cell, a tag's or a Table 7 cell's
+                 pairs, the list of errors;
+  disagreements  pairs on which checkpoints of one family give different labels (Ablations);
+  projection     the points of one colour in a model's projection of a split sample;
+  challenge      one category of a challenge file, by one model (typed pairs with their gold label).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from nlivis.analysis.pair_lists import SORTS, PairFilter, filter_pairs, prediction_rows, sort_pairs
+from nlivis.app import cache, paths
+from nlivis.app.state import ListRef, PairRef
+
+TAGS_GOLD = "gold"
+TAGS_ALL = "automatic:all"
+"""Tag sources a list names: the published gold tags, automatic tags of every pair, or `automatic:<N>` of a
+fixed random sample of N pairs (seed 0)."""
+
+
+@dataclass
+class PairList:
+    """A resolved list: its pairs (a `split`/`row` column for split pairs, or premise / hypothesis / gold for
+    typed ones), what it is, and why it could not be built (then `frame` is empty)."""
+
+    frame: pd.DataFrame
+    description: str
+    split: str | None = None
+    problem: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def pair_at(self, position: int) -> PairRef:
+        row = self.frame.iloc[position]
+        if self.split is not None:
+            return PairRef(split=self.split, row=int(row["row"]))
+        gold = row.get("gold")
+        return PairRef(premise=str(row["premise"]), hypothesis=str(row["hypothesis"]),
+                       gold=None if pd.isna(gold) else str(gold))
+
+    def position_of(self, ref: PairRef) -> int | None:
+        from nlivis.analysis.pair_lists import position_of
+
+        if self.frame.empty:
+            return None
+        if ref.is_row and self.split == ref.split:
+            return position_of(self.frame, row=ref.row)
+        if not ref.is_row and "premise" in self.frame:
+            return position_of(self.frame, premise=ref.premise, hypothesis=ref.hypothesis)
+        return None
+
+
+def model_by_name(name: str) -> tuple[cache.Model | None, str | None]:
+    """The checkpoint `name` loaded (it need not be among the selected models)."""
+    folder = paths.find_checkpoint_folder(name)
+    if folder is None:
+        return None, f"no checkpoint folder named {name}"
+    loaded, error = cache.load_model(folder)
+    if error:
+        return None, error
+    return cache.Model(name, str(folder), loaded, ""), None
+
+
+def tags_for(split: str, source: str | None) -> tuple[dict[str, frozenset[str]] | None, str | None, dict[str, str]]:
+    """(pair id → tags from `source` for split `split`, None) — None tags when no source is named — and the
+    tags the rules could not decide (tag → why)."""
+    if not source:
+        return None, None, {}
+    if source == TAGS_GOLD:
+        gold, _, error = cache.gold_tags(split)
+        rows = cache.split_rows(split)
+        return {pid: tags for pid, tags in gold.items() if pid in rows}, error, {}
+    if source.startswith("automatic:"):
+        size_text = source.split(":", 1)[1]
+        size = cache.ALL_PAIRS if size_text == "all" else int(size_text) if size_text.isdigit() else None
+        if size is None:
+            return None, f"tag source {source!r} is not automatic:all or automatic:<pairs>", {}
+        tagged, error = cache.tagged_sample(split, size)
+        if tagged is None:
+            return None, error, {}
+        gold, _, _ = cache.gold_tags(split)
+        return {pid: tags for pid, tags in tagged.tags.items() if pid not in gold}, None, tagged.unavailable
+    return None, f"tag source {source!r} is not gold, automatic:all or automatic:<pairs>", {}
+
+
+def pair_filter(ref: ListRef) -> PairFilter:
+    def number(name: str) -> int | None:
+        text = ref.get(name)
+        return int(text) if text is not None and text.lstrip("-").isdigit() else None
+
+    return PairFilter(gold=ref.get("gold"), predicted=ref.get("predicted"), wrong_only=ref.get("wrong") == "1",
+                      tag=ref.get("tag"), min_length=number("min_length"), max_length=number("max_length"),
+                      unknown=ref.get("unknown", "any") or "any")
+
+
+def predictions_list(ref: ListRef) -> PairList:
+    name, split = ref.get("model", ""), ref.get("split", "")
+    order = ref.get("order", "row")
+    keep = pair_filter(ref)
+    described = f"{name} on {split}" + (f" · {keep.describe()}" if keep.describe() else "")
+    if ref.get("tags") and keep.tag:
+        described += f" ({'gold' if ref.get('tags') == TAGS_GOLD else 'automatic'} tags)"
+    folder = paths.find_checkpoint_folder(name)
+    if folder is None:
+        return PairList(pd.DataFrame(), described, split, f"no checkpoint folder named {name}")
+    predictions, error = cache.checkpoint_predictions(folder, split)
+    if error:
+        return PairList(pd.DataFrame(), described, split, error)
+    tags, tag_error, unavailable = tags_for(split, ref.get("tags"))
+    notes = [f"{tag} (automatic): {why}" for tag, why in unavailable.items()]
+    model, _ = model_by_name(name)
+    counts = cache.token_counts(model, split) if model is not None else None
+    needs_counts = (keep.min_length is not None or keep.max_length is not None or keep.unknown != "any"
+                    or SORTS.get(order, ("row",))[0] in ("length", "unknown"))
+    if counts is None and needs_counts:
+        notes.append("lengths and unknown words need the split's spaCy analyses, which are not cached here yet")
+    key = (str(folder), cache.predictions_stamp(folder, split), split, str(paths.data_root()), ref.get("tags"), counts is None)
+    frame = cache.memo("prediction rows", key, lambda: prediction_rows(predictions, cache.split_rows(split),
+                                                                       cache.split_pairs(split)[0] or None, tags, counts))
+    frame = sort_pairs(filter_pairs(frame, keep), order if order in SORTS else "row")
+    return PairList(frame, described, split, tag_error, notes)
+
+
+def disagreements_list(ref: ListRef) -> PairList:
+    from nlivis.analysis.breakdown import disagreements
+
+    split = ref.get("split", "")
+    members = [m for m in (ref.get("members") or "").split(",") if m]
+    described = f"pairs of {split} on which {', '.join(members)} disagree"
+    found: dict[str, list] = {}
+    labels = None
+    for name in members:
+        folder = paths.find_checkpoint_folder(name)
+        if folder is None:
+            return PairList(pd.DataFrame(), described, split, f"no checkpoint folder named {name}")
+        predictions, error = cache.checkpoint_predictions(folder, split)
+        if error:
+            return PairList(pd.DataFrame(), described, split, error)
+        found[name] = predictions
+        if labels is None:
+            loaded = cache.variant_records()[0]
+            labels = next((r.labels for r in loaded if r.name == name and r.labels), None)
+    if len(found) < 2:
+        return PairList(pd.DataFrame(), described, split, "a disagreement needs at least two checkpoints")
+    key = (tuple((name, cache.predictions_stamp(paths.find_checkpoint_folder(name), split)) for name in members), split)
+    ranked = cache.memo("disagreements", key, lambda: disagreements(found, labels) if labels else disagreements(found)).copy()
+    rows = cache.split_rows(split)
+    ranked.insert(0, "row", pd.array([rows.get(pid) for pid in ranked["id"]], dtype="Int64"))
+    pairs, _ = cache.split_pairs(split)
+    if pairs:
+        ranked.insert(2, "premise", [pairs[r].premise if not pd.isna(r) else "" for r in ranked["row"]])
+        ranked.insert(3, "hypothesis", [pairs[r].hypothesis if not pd.isna(r) else "" for r in ranked["row"]])
+    return PairList(ranked.reset_index(drop=True), described, split)
+
+
+def projection_list(ref: ListRef) -> PairList:
+    name, split = ref.get("model", ""), ref.get("split", "")
+    colour, value = ref.get("colour", "correctness"), ref.get("value", "")
+    described = f"{name}'s projection of {split}: points coloured {colour} = {value}"
+    model, error = model_by_name(name)
+    if model is None:
+        return PairList(pd.DataFrame(), described, split, error)
+    frame, problem = cache.projection_frame(model, split, int(ref.get("size", "1000") or 1000), ref.get("method", "umap") or "umap",
+                                      colour, ref.get("tag"), compute=False)
+    if frame is None:
+        return PairList(pd.DataFrame(), described, split, problem)
+    frame = frame[frame["colour"] == value].sort_values("row", kind="stable")
+    return PairList(frame.reset_index(drop=True), described, split)
+
+
+def challenge_list(ref: ListRef) -> PairList:
+    from nlivis.analysis.challenge import pairs_in_group
+
+    files = [Path(part) for part in (ref.get("files") or "").split(";") if part]
+    name, field_name, group = ref.get("model", ""), ref.get("field", ""), ref.get("group", "")
+    described = f"{name} on {', '.join(f.name for f in files)}: {field_name} = {group}" + (
+        " · errors only" if ref.get("wrong") == "1" else "")
+    challenge, error = cache.read_challenge(files)
+    if challenge is None:
+        return PairList(pd.DataFrame(), described, None, error)
+    model, error = model_by_name(name)
+    if model is None:
+        return PairList(pd.DataFrame(), described, None, error)
+    predictions, _, problem = cache.challenge_predictions(model, challenge)
+    if problem or not predictions:
+        return PairList(pd.DataFrame(), described, None, problem or f"{name} was not evaluated on this file yet")
+    try:
+        groups = challenge.groups(field_name)
+    except ValueError as problem:
+        return PairList(pd.DataFrame(), described, None, str(problem))
+    frame = pairs_in_group(predictions, groups, group)
+    by_id = {pair.id: pair for pair in challenge.pairs}
+    shown = pd.DataFrame({
+        "id": frame["id"], "premise": frame["id"].map(lambda pid: by_id[pid].premise),
+        "hypothesis": frame["id"].map(lambda pid: by_id[pid].hypothesis), "gold": frame["gold"],
+        "predicted": frame["predicted"], "correct": frame["correct"], "confidence": frame["confidence"].round(3)})
+    if ref.get("wrong") == "1":
+        shown = shown[~shown["correct"].astype(bool)]
+    return PairList(shown.reset_index(drop=True), described, None)
+
+
+PROVIDERS = {"predictions": predictions_list, "disagreements": disagreements_list, "projection": projection_list,
+             "challenge": challenge_list}
+
+VIA = {"cell": "a confusion-matrix cell", "tag": "a tag's accuracy", "table7": "a Table 7 cell",
+       "errors": "the list of errors", "point": "a projection point", "disagreements": "the Ablations disagreements",
+       "category": "a challenge-set category"}
+"""What a list's `via` field says the user clicked."""
+
+
+def resolve(ref: ListRef) -> PairList:
+    """The list `ref` names, rebuilt (cached reads), or an empty one saying why it cannot be."""
+    provider = PROVIDERS.get(ref.kind)
+    if provider is None:
+        return PairList(pd.DataFrame(), f"a list of kind {ref.kind}", None, f"unknown list kind {ref.kind!r}")
+    try:
+        return provider(ref)
+    except (OSError, ValueError, KeyError) as error:
+        return PairList(pd.DataFrame(), f"a list of kind {ref.kind}", None, str(error))

@@ -1,0 +1,69 @@
+"""A list of pairs behind a number, as a paged table: the reader picks an order and a page, and a click on a
+line opens that pair in the Pair explorer, carrying the list (so the explorer can say where the pair came from
+and step through the same list with Previous / Next). Pages give the list as a `state.ListRef`; the rows come
+from `lists.resolve`, the same code the explorer uses."""
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import pandas as pd
+import streamlit as st
+
+from nlivis.analysis.pair_lists import SORTS
+from nlivis.app import state
+from nlivis.app.components import controls, lists
+from nlivis.app.components.frame import EXPLORER
+from nlivis.app.text import md
+
+PAGE_SIZE = 50
+"""Lines per page of a pair list: enough to scan, few enough to draw at once."""
+
+
+def show(page: str, key: str, ref: state.ListRef, *, columns: Sequence[str] | None = None, sortable: bool = True,
+         open_models: Sequence[str] | None = None, page_size: int = PAGE_SIZE, where: Any = st,
+         column_config: dict[str, Any] | None = None) -> lists.PairList:
+    """The list `ref` names as a paged table with its order and page kept in the view (`<key>_order`,
+    `<key>_page`); a clicked line opens its pair with the loaded models (or the checkpoints `open_models`)."""
+    if sortable:
+        order = controls.select(page, f"{key}_order", "Order", list(SORTS), "row", where=where)
+        ref = ref.with_fields(order=order)
+    listed = lists.resolve(ref)
+    for note in listed.notes:
+        where.caption(md(note))
+    if listed.problem and listed.frame.empty:
+        where.info(md(listed.problem))
+        return listed
+    total = len(listed.frame)
+    if not total:
+        where.info(f"No pair: {md(listed.description)}.")
+        return listed
+    pages = max(1, math.ceil(total / page_size))
+    number = controls.number(page, f"{key}_page", f"Page (of {pages})", 1, 1, pages, where=where) if pages > 1 else 1
+    start = (number - 1) * page_size
+    shown = listed.frame.iloc[start:start + page_size]
+    if columns is not None:
+        shown = shown[[c for c in columns if c in shown.columns]]
+    event = where.dataframe(shown, key=f"{page}_{key}_table", on_select="rerun", selection_mode="single-row", hide_index=True,
+                            width="stretch", column_config=column_config)
+    where.caption(f":material/touch_app: Pairs {start + 1:,}–{min(start + page_size, total):,} of {total:,}. Click a "
+                  "line to open that pair in the Pair explorer with "
+                  + ("these checkpoints" if open_models else "the loaded models")
+                  + "; it steps through this list with Previous / Next, and the browser's Back returns here.")
+    picked = list(getattr(getattr(event, "selection", None), "rows", []) or [])
+    if state.new_event(f"{page}_{key}_table", picked) and picked:
+        open_position(listed, ref, start + picked[0], open_models, where)
+    return listed
+
+
+def open_position(listed: lists.PairList, ref: state.ListRef, position: int, open_models: Sequence[str] | None = None,
+                  where: Any = st) -> None:
+    """Open the pair at `position` of a list in the Pair explorer (the list goes with it)."""
+    row = listed.frame.iloc[position]
+    if listed.split is not None and ("row" not in row or pd.isna(row["row"])):
+        where.warning(f"That pair is not in the local copy of {md(listed.split)}, so it cannot be opened.")
+        return
+    params = state.pair_link(listed.pair_at(position), ref)
+    if open_models:
+        params[state.MODELS] = ",".join(open_models)
+    state.switch_to(EXPLORER, params)

@@ -1,0 +1,202 @@
+"""Accuracy by annotation tag for the models shown on one split — gold tags where MultiNLI dev has them,
+automatic tags elsewhere, never mixed in one number — with DIIN's Table 7 layout for a matched / mismatched
+pair of splits, accuracy by genre, and the pairs behind every number (a list that opens in the Pair explorer)."""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import streamlit as st
+
+from nlivis.analysis.breakdown import (accuracy_by_genre, accuracy_by_tag_and_source, table7_with_counts,
+                                       taxonomy_long, with_status_marks)
+from nlivis.data.split_choice import matching_split, split_half
+from nlivis.data.taxonomies import join_to_pairs
+from nlivis.analysis.tag_sources import SplitTags, split_tags, table7_halves
+from nlivis.app import cache, state
+from nlivis.app.components import controls, figures, lists, pair_list
+from nlivis.app.components.frame import NOTE_ICON
+from nlivis.app.text import md
+from nlivis.viz.charts import accuracy_by_tag_bars, comparison_bars
+
+PERCENT = ["frequency", "accuracy", "ci_low", "ci_high", "majority_accuracy"]
+DEFAULT_SAMPLE = 500
+"""Pairs tagged automatically unless the reader asks for more (tagging parses every sentence)."""
+
+
+def percent_columns(columns: Sequence[str]) -> dict[str, Any]:
+    """`st.dataframe(column_config=...)` showing the given 0–1 columns as percentages (one format on every page)."""
+    return {column: st.column_config.NumberColumn(format="percent") for column in columns}
+
+
+def tag_source_spec(source: str, size: int, total: int) -> str:
+    """How a list names its tags: "gold", or "automatic:<pairs>" / "automatic:all"."""
+    if source == "gold":
+        return lists.TAGS_GOLD
+    return lists.TAGS_ALL if size >= total else f"automatic:{size}"
+
+
+def section(page: str, split: str, models: Sequence[cache.Model], predictions: Mapping[str, list]) -> None:
+    """The whole "accuracy by annotation tag" section: the chart and table by tag and source, the pairs behind a
+    line, DIIN's Table 7 and accuracy by genre (or why the split's pairs cannot be tagged)."""
+    st.subheader("Accuracy by annotation tag")
+    total = cache.split_size(split)
+    if total is None:
+        st.info(f"The pairs of {md(split)} are not in the data folder, so they cannot be tagged (tags need the sentences). "
+                "Set a data folder on the Home page.")
+        return
+    gold, gold_file, gold_error = cache.gold_tags(split)
+    if gold_error:
+        st.error(md(gold_error))
+    size = total
+    if total > 10:
+        left, right = st.columns([3, 1], vertical_alignment="bottom")
+        on_disk = cache.tags_on_disk(split)
+        size = controls.number(page, "tag_size", "Pairs to tag automatically (random sample, fixed seed; tagging parses "
+                               "every sentence; all pairs are kept on disk once tagged)",
+                               total if on_disk else min(DEFAULT_SAMPLE, total), 10, total, where=left, slider=True, step=10)
+        right.caption(f"{total:,} pairs in {md(split)}" + (" · all tagged on disk" if on_disk else ""))
+    tagged, error = cache.tagged_sample(split, cache.ALL_PAIRS if size >= total else size)
+    if error or tagged is None:
+        st.error(md(error))
+        return
+    for tag, reason in tagged.unavailable.items():
+        st.warning(f"{md(tag)} (automatic): {md(reason)}")
+    tags = split_tags(list(cache.split_rows(split)), gold, tagged.tags)
+    if tags.gold:
+        st.caption(f"**Gold tags** (human annotation, RepEval 2017, `{md(gold_file)}`) on {len(tags.gold):,} pairs of "
+                   f"{md(split)}; **automatic tags** (rules measured against the gold tags: `python -m nlivis tags-report`) "
+                   f"on {len(tags.automatic):,} other sampled pairs. The two are scored apart: `source` says which; `status` marks "
+                   "an automatic tag approximate where its rule's F1 against the gold tags is below 0.5 on a half of the "
+                   "annotated pairs, unavailable where it cannot be decided here.")
+    else:
+        st.caption(f"Automatic tags (rules after Williams et al. as DIIN §4.6 lists them; their agreement with the MultiNLI "
+                   f"gold tags: `python -m nlivis tags-report`) on {len(tags.automatic):,} of {total:,} pairs; "
+                   f"{md(split)} has no published gold tags. `status` marks a tag approximate where its rule's F1 against "
+                   "the MultiNLI gold tags is below 0.5 on a half of the annotated pairs.")
+    if not tags.sources:
+        st.info(f"No pair of {md(split)} could be tagged.")
+        return
+    table = accuracy_by_tag_and_source(predictions, tags.gold, tags.automatic, tagged.unavailable)
+    shown_source = tags.sources[0]
+    if len(tags.sources) > 1:
+        shown_source = controls.radio(page, "tag_source", "Tags drawn", tags.sources, tags.sources[0])
+    drawn = table[(table["source"] == shown_source) & (table["count"].fillna(0) > 0)]
+    colours = {m.name: m.colour for m in models}
+    figures.show(accuracy_by_tag_bars(with_status_marks(drawn), group="model", colours=colours,
+                                      title=f"accuracy by {shown_source} tag on {split} (95% intervals; black tick: "
+                                            "majority label; ≈ approximate tag)"), "errors_by_tag", f"tags_{shown_source}_{split}")
+    st.caption(":material/touch_app: Click a line of the table to list the pairs behind its number.")
+    event = st.dataframe(table, hide_index=True, width="stretch", key="errors_tag_table", on_select="rerun",
+                         selection_mode="single-row", column_config=percent_columns(PERCENT))
+    picked = list(getattr(getattr(event, "selection", None), "rows", []) or [])
+    if state.new_event("errors_tag_table", picked) and picked:
+        row = table.iloc[picked[0]]
+        state.remember(page, "tag_model", row["model"], "")
+        state.remember(page, "tag", row["tag"], "")
+        state.remember(page, "tag_of", row["source"], "")
+    chosen = {name: controls.kept(page, name, "") for name in ("tag_model", "tag", "tag_of")}
+    if chosen["tag"] and chosen["tag_model"] in predictions:
+        source = chosen["tag_of"] if chosen["tag_of"] in ("gold", "automatic") else shown_source
+        spec = tag_source_spec(source, size, total)
+        st.markdown(f"**{md(chosen['tag_model'])} · {md(chosen['tag'])} ({md(source)} tags)**")
+        pair_list.show(page, "tag_pairs", state.ListRef.of("predictions", model=chosen["tag_model"], split=split,
+                                                            tag=chosen["tag"], tags=spec, via="tag"),
+                       columns=["row", "id", "gold", "predicted", "correct", "confidence", "premise", "hypothesis"])
+
+    table7(page, split, models, predictions, tags, size, tagged.unavailable)
+    genres(split, models, predictions)
+    taxinli(split, models, predictions)
+
+
+def table7(page: str, split: str, models: Sequence[cache.Model], predictions: Mapping[str, list], tags: SplitTags,
+           size: int, unavailable: Mapping[str, str]) -> None:
+    """DIIN's Table 7 when `split` has a matched / mismatched other half that every model was evaluated on."""
+    names = {m.name: m for m in models if m.name in predictions}
+
+    def other_predictions(key: str):
+        found = {}
+        for name, model in names.items():
+            loaded, error = cache.checkpoint_predictions(model.path, key)
+            if error:
+                return None
+            found[name] = loaded
+        return found
+
+    def other_tags(key: str, source: str):
+        other_total = cache.split_size(key) or size
+        spec = lists.TAGS_GOLD if source == "gold" else tag_source_spec("automatic", min(size, other_total), other_total)
+        return lists.tags_for(key, spec)[0] or {}
+
+    built = table7_halves(split, predictions, tags, other_predictions, other_tags, unavailable)
+    if built is None:
+        return
+    st.markdown(f"**DIIN Table 7 layout** ({built.source} tags; matched and mismatched side by side: pairs, majority-"
+                "label baseline and each model's accuracy [95% interval], in %)")
+    st.dataframe(built.table(), width="stretch")
+    st.caption("The pairs behind any cell:")
+    half_column, tag_column, model_column, wrong_column = st.columns(4, vertical_alignment="bottom")
+    half = controls.select(page, "t7_half", "Split", ["matched", "mismatched"], where=half_column)
+    tag = controls.select(page, "t7_tag", "Tag", list(dict.fromkeys(built.long["tag"])), where=tag_column)
+    model = controls.select(page, "t7_model", "Model", list(names), where=model_column)
+    only_wrong = controls.toggle(page, "t7_wrong", "Only wrong pairs", False, where=wrong_column)
+    half_split = built.splits[half]
+    half_total = cache.split_size(half_split) or size
+    spec = lists.TAGS_GOLD if built.source == "gold" else tag_source_spec("automatic", min(size, half_total), half_total)
+    pair_list.show(page, "t7_pairs", state.ListRef.of("predictions", model=model, split=half_split, tag=tag, tags=spec,
+                                                       wrong="1" if only_wrong else None, via="table7"),
+                   columns=["row", "id", "gold", "predicted", "correct", "confidence", "premise", "hypothesis"])
+
+
+def genres(split: str, models: Sequence[cache.Model], predictions: Mapping[str, list]) -> None:
+    pairs, _ = cache.split_pairs(split)
+    by_id = {pair.id: pair.genre for pair in pairs}
+    if not any(by_id.values()):
+        return
+    st.subheader("Accuracy by genre")
+    table = accuracy_by_genre(predictions, by_id)
+    figures.show(comparison_bars(table, "genre", "accuracy", group="model", title=f"accuracy by genre on {split}",
+                                 colours={m.name: m.colour for m in models}), "errors_by_genre", f"genres_{split}")
+    st.caption(f"{NOTE_ICON} every pair of {md(split)} that has a genre.")
+
+
+def taxinli(split: str, models: Sequence[cache.Model], predictions: Mapping[str, list]) -> None:
+    """Accuracy per TaxiNLI category (and genre) for the models shown on a MultiNLI dev split and, on the same
+    pairs, the release's full-data reference models; matched and mismatched side by side where both halves have
+    predictions. Nothing when the file or the split's pairs are absent."""
+    taxonomy, error = cache.taxinli()
+    if error:
+        st.error(md(error))
+    if taxonomy is None:
+        return
+    halves: dict[str, tuple[Mapping[str, list], dict]] = {}
+    for key in (split, matching_split(split)):
+        if key is None:
+            continue
+        pairs, _ = cache.split_pairs(key)
+        rows = join_to_pairs(taxonomy.rows, pairs) if pairs else {}
+        found: dict[str, list] | None = dict(predictions) if key == split else {}
+        if key != split:
+            for model in models:
+                if model.name in predictions:
+                    loaded, problem = cache.checkpoint_predictions(model.path, key)
+                    if problem:
+                        found = None
+                        break
+                    found[model.name] = loaded
+        if rows and found:
+            halves[split_half(key)] = (found, rows)
+    if split_half(split) not in halves:
+        return
+    st.subheader("Accuracy by TaxiNLI category")
+    st.caption(f"TaxiNLI (Joshi et al., 2020; `{md(str(taxonomy.path))}`): 15 reasoning categories annotated by hand on "
+               "MultiNLI dev pairs; beside ours, three models the release scored, trained on the **full** MultiNLI "
+               "training set, on the same pairs (ours follow the reduced protocol). Accuracy in % [95% interval]; a "
+               "pair with several categories counts in each." + "".join(f" {md(note)}." for note in taxonomy.notes))
+    ordered = {half: halves[half] for half in ("matched", "mismatched") if half in halves}
+    long = cache.memo("taxinli", (split, tuple(sorted(predictions))), lambda: taxonomy_long(ordered))
+    current = long[long["split"] == split_half(split)]
+    figures.show(accuracy_by_tag_bars(current, group="model", title=f"accuracy by TaxiNLI category on {split} "
+                                      "(95% intervals; black tick: majority label)"), "errors_taxinli", f"taxinli_{split}")
+    st.dataframe(table7_with_counts(long), width="stretch")
+    st.markdown("**By genre** (TaxiNLI's genre column: MultiNLI dev matched and mismatched have different genres)")
+    st.dataframe(table7_with_counts(taxonomy_long(ordered, by="genre")), width="stretch")

@@ -1,0 +1,187 @@
+"""Train: start a training run in a worker process, watch its curves live, stop or resume it.
+
+The run is a separate `python -m nlivis train` process recorded next to the checkpoints, so closing or refreshing
+the browser neither stops it nor starts it twice: the page finds it again from its folder."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import streamlit as st
+
+from nlivis.app import paths, state
+from nlivis.app.components import controls, figures
+from nlivis.app.components.frame import NOTE_ICON
+from nlivis.app.text import md
+from nlivis.training import runs as training_runs
+from nlivis.training.config import SIZES, apply_size
+from nlivis.training.run_folder import run_name_problem
+from nlivis.viz.charts import training_curves
+
+PAGE = "train"
+POLL_SECONDS = 2.0
+"""How often a live run's curves and log are re-read."""
+
+
+def start_form() -> None:
+    root = paths.runs_root()
+    device = training_runs.training_device()
+    configs, config_error = training_runs.training_configs()
+    if config_error:
+        st.error(md(config_error))
+        state.stop()
+    if not configs:
+        st.info("No config found in configs/: nothing to train.")
+        state.stop()
+    st.subheader("Start a run")
+    st.caption(f"Writes a checkpoint folder under **{md(root)}** (your runs folder, outside the code; set NLIVIS\\_RUNS "
+               f"to change it; Home lists what finishes there) · computes on **{md(device)}**"
+               + (" (no GPU found)" if device == "cpu" else ""))
+    names = list(configs)
+    left, middle, right = st.columns(3)
+    config_name = controls.select(PAGE, "config", "Config", names, "gcnn" if "gcnn" in names else names[0], where=left)
+    config = configs[config_name]
+    sizes = [s for s in SIZES if s != "shipped" or "shipped" in config]
+    size = middle.radio("Size", sizes, index=len(sizes) - 1, horizontal=True, key=f"train_size_{config_name}",
+                        help="paper: the config as the paper sets it; shipped: its reduced CPU size (the shipped checkpoints)")
+    dataset = controls.select(PAGE, "dataset", "Dataset / protocol", training_runs.TRAINING_DATASETS, where=right,
+                              help="-small: the reduced protocols over the data root; snli, mnli, quora: the full datasets")
+    resolved = apply_size(config, size)
+    default_folder = training_runs.default_training_folder(dataset, paths.data_root())
+    if dataset.endswith("-small"):
+        data_folder = default_folder
+        st.caption(f"data root: {md(data_folder)}" if data_folder else "no data root found")
+    else:
+        typed = st.text_input(f"Folder holding the {dataset} files", value=str(default_folder or ""),
+                              key=f"train_folder_{dataset}")
+        data_folder = Path(typed).expanduser() if typed.strip() else None
+    vectors_column, seed_column, epochs_column, steps_column = st.columns(4)
+    default_embeddings = str(resolved.get("features", {}).get("embeddings", "random"))
+    choice = vectors_column.selectbox("Word vectors", [f"config's ({default_embeddings})", "minilm", "random", "GloVe file"],
+                                      key="train_embeddings")
+    embeddings = None
+    if choice == "GloVe file":
+        glove = vectors_column.text_input("GloVe file", key="train_glove", placeholder="/path/to/glove.840B.300d.txt")
+        embeddings = f"glove:{glove.strip()}" if glove.strip() else None
+    elif choice in ("minilm", "random"):
+        embeddings = choice
+    seed = int(seed_column.number_input("Seed", min_value=1, max_value=10_000, value=1, step=1, key="train_seed"))
+    config_epochs = float(resolved.get("training", {}).get("epochs", 1))
+    epochs = epochs_column.number_input("Epochs", min_value=0.01, max_value=1000.0, value=config_epochs, step=1.0,
+                                        key=f"train_epochs_{config_name}_{size}")
+    max_steps = int(steps_column.number_input("Max steps (0: no limit)", min_value=0, value=0, step=10,
+                                              key="train_max_steps",
+                                              help="the run stops at whichever of epochs and steps comes first"))
+    default_name = training_runs.free_run_name(config_name, dataset, seed, [root, *paths.checkpoint_roots()])
+    name_key = f"train_name_{config_name}_{dataset}_{seed}"
+    name = st.text_input("Run name (checkpoint folder)", value=default_name, key=name_key).strip()
+    out = root / name
+    problems = [p for p in (training_runs.training_data_problem(dataset, data_folder),
+                            training_runs.embeddings_problem(embeddings or default_embeddings),
+                            run_name_problem(name) or training_runs.out_folder_problem(out)) if p]
+    for problem in problems:
+        st.warning(f"Cannot start: {md(problem)}")
+    if note := training_runs.embeddings_note(embeddings or default_embeddings):
+        st.caption(f"{NOTE_ICON} {md(note)}")
+    options = dict(size=size, embeddings=embeddings, epochs=None if epochs == config_epochs else float(epochs),
+                   max_steps=max_steps or None, seed=seed, device=device)
+    if st.button("Start training", type="primary", disabled=bool(problems), key="train_start") and data_folder is not None:
+        try:
+            training_runs.start_run(training_runs.train_command(config_name, dataset, data_folder, out, **options), out)
+        except (RuntimeError, OSError) as error:
+            st.error(f"Could not start the run: {md(error)}")
+        else:
+            st.session_state[state.widget_key(PAGE, "run")] = str(out)
+            # the form moves on to the next free name: the run just started owns this one, and its name left in
+            # the field made the form warn "Cannot start: … already writing" at once
+            st.session_state.pop(name_key, None)
+            st.rerun()
+    if not problems:
+        with st.expander("Command line"):
+            st.code(" ".join(training_runs.train_command(config_name, dataset, data_folder or Path("DATA"), out, **options)),
+                    language="bash")
+
+
+def runs() -> None:
+    root = paths.runs_root()
+    st.subheader("Runs")
+    found = training_runs.find_runs(root)
+    if not found:
+        st.info(f"No run has been started from the app under {md(root)} yet.")
+        state.stop()
+    statuses = {str(run.out): training_runs.run_status(run) for run in found}
+    live = [str(run.out) for run in found if statuses[str(run.out)] == "running"]
+    if len(live) > 1:
+        st.warning(f"{len(live)} runs are training at once; they share this machine's "
+                   f"{md(training_runs.training_device().upper())}.")
+    choices = [str(run.out) for run in found]
+
+    def run_label(path: str) -> str:
+        """The run's folder and start time (its status is shown below: a label that changes would not refresh)."""
+        run = next(r for r in found if str(r.out) == path)
+        started = time.strftime("%Y-%m-%d %H:%M", time.localtime(run.started)) if run.started else "?"
+        return f"{Path(path).name} · started {started}"
+
+    picked = controls.select(PAGE, "run", "Run", choices, live[0] if live else choices[0], format_func=run_label)
+    st.fragment(show_run, run_every=POLL_SECONDS if statuses[picked] == "running" else None)(picked, statuses[picked])
+
+
+def show_run(out_path: str, drawn_status: str) -> None:
+    """Status, numbers, curves and log of one run; re-run on a timer while the run lives, and the whole page once
+    its status differs from `drawn_status` (the one the run list shows)."""
+    run = training_runs.read_run(Path(out_path))
+    if run is None:
+        st.info(f"{md(out_path)} has no run record.")
+        return
+    status = training_runs.run_status(run)
+    if status != drawn_status:  # the run ended since the page was drawn: refresh the list and the start form
+        st.rerun(scope="app")
+    records = training_runs.read_run_metrics(Path(out_path))
+    summary = training_runs.run_summary(records)
+    progress = training_runs.run_progress(Path(out_path)) if status == "running" else None
+    step = summary.get("step")
+    if progress is not None and progress.unit == "step" and (step is None or progress.done > step):
+        step = progress.done  # the bar counts every step; metrics.jsonl only every logging interval
+    columns = st.columns([1.3, 1, 1, 1, 1.3, 1])
+    columns[0].metric("status", status)
+    columns[1].metric("step", f"{step:,}" if step is not None else "—")
+    columns[2].metric("epoch", f"{summary['epoch']:.2f}" if "epoch" in summary else "—")
+    columns[3].metric("loss", f"{summary['loss']:.3f}" if "loss" in summary else "—")
+    columns[4].metric("best dev accuracy", f"{summary['best_dev_acc']:.1%}" if "best_dev_acc" in summary else "—")
+    columns[5].metric("pairs/s", f"{summary['pairs_per_s']:.0f}" if "pairs_per_s" in summary else "—",
+                      help="training pairs per second over the last logged window"
+                           + (f"; median {summary['median_pairs_per_s']:.0f}" if "median_pairs_per_s" in summary else ""))
+    if progress is not None:
+        st.progress(progress.fraction, text=md(progress.describe()))
+    elif status == "running":
+        st.caption(f"Starting: the worker is loading its configuration and data (started "
+                   f"{time.time() - (run.started or time.time()):.0f} s ago); its log below says more.")
+    if records:
+        figures.show(training_curves(records), f"train_curves_{run.out.name}", f"training_{run.out.name}")
+    elif status == "running":
+        st.caption("No metrics logged yet: the first point comes after the first logging interval of training steps"
+                   + (f" ({md(progress.describe())})." if progress is not None else "."))
+    if status == "running":
+        if st.button("Stop", key=f"train_stop_{run.out.name}",
+                     help="the run finishes its current step, saves its state and exits; Resume continues it"):
+            training_runs.request_stop(run)
+            st.info("Stop requested: the run saves its state after its current step.")
+    elif status == "finished":
+        st.success(f"Finished: the checkpoint {md(run.out.name)} is listed on Home, ready to load.")
+        st.page_link("app_pages/1_Home.py", label="Go to Home", icon=":material/home:")
+    elif status == "stopped":
+        st.info("Stopped with its training state saved; Resume continues it with its own command line.")
+        if st.button("Resume", key=f"train_resume_{run.out.name}", disabled=not run.command):
+            try:
+                training_runs.start_run(training_runs.resume_command(run), run.out)
+            except (RuntimeError, OSError) as error:
+                st.error(f"Could not resume the run: {md(error)}")
+            else:
+                st.rerun(scope="app")
+    else:
+        st.error("The worker ended without writing a checkpoint; its log says why.")
+    tail = training_runs.log_tail(Path(out_path), lines=15)
+    with st.expander("Worker log (last lines)", expanded=status == "failed"):
+        st.code(tail or "(empty)", language=None)
+    if run.command:
+        st.caption("command: " + md(" ".join(run.command)))

@@ -1,0 +1,418 @@
+"""The app's state: what every page shows, kept in the session and in the URL, read and written only here.
+
+Two kinds of state, both in `st.session_state` (across page changes) and in the URL (across a reload, a
+pasted link and the browser's Back):
+
+* the selection all pages share —
+    models        checkpoint folder names, comma-separated (`esan-snli-small,gcnn-snli-small`)
+    split, pair   the current pair as a 0-based row of a local split (`split=snli_dev&pair=3934`), or
+    premise,
+    hypothesis    typed text (`gold` too when the typed pair came from a labelled file)
+    from, from.*  the list the pair was opened from (`from=predictions&from.model=esan-snli-small&…`), so
+                  the Pair explorer can say why the pair is there and step to the list's next pair;
+* each page's own view state (its model, split, colouring, selected cell / tag / category, tab …):
+  named parameters that components read with `value` and write with `remember` (widgets through
+  `nlivis.app.components.controls`, which does both).
+
+The URL of a page holds `models`, the pair (only on pages that show one, i.e. that called `pair()` in this
+run) and the page's parameters whose value differs from their default. Rules, applied by `begin` before a
+page runs and `finish` after it:
+  * a URL with parameters that differ from what the app last wrote (a link, a reload, Back, a click-through)
+    *is* the view: the selection it names is taken over, and the page's parameters are exactly those in it
+    (absent ones go back to their default);
+  * a URL without parameters (the sidebar's page links send none) restores the page's last view from the
+    session;
+  * after the page ran (completed or stopped, not when a rerun or a page switch interrupted it) the URL is
+    written once, so one user action is one step of the browser's history.
+
+This module imports nothing else of `nlivis.app`: checks that need the checkpoint folders or the data (does
+a model exist, is a row in its split) are passed in by the caller.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, NoReturn, Sequence
+
+import streamlit as st
+
+MODELS, SPLIT, PAIR, PREMISE, HYPOTHESIS, GOLD, FROM = "models", "split", "pair", "premise", "hypothesis", "gold", "from"
+PAIR_PARAMETERS = (SPLIT, PAIR, PREMISE, HYPOTHESIS, GOLD)
+FROM_PREFIX = "from."
+"""`from.<field>` parameters carry the fields of the list a pair was opened from."""
+
+MAX_SENTENCE_CHARS = 2000
+"""Longer typed sentences are cut (with a note) before analysis; a URL carries them as the models read them."""
+
+_MODELS = "nlivis.models"
+_PAIR = "nlivis.pair"
+_PAIR_VERSION = "nlivis.pair_version"
+_PAIR_USED = "nlivis.pair_used"
+_LIST = "nlivis.list"
+_VIEW = "nlivis.view"
+_FORCED = "nlivis.forced"
+_SHOWN = "nlivis.shown"
+_WRITTEN = "nlivis.url_written"
+_PROBLEMS = "nlivis.url_problems"
+_SWITCHING = "nlivis.switching"
+_MODELS_SET = "nlivis.models_set"
+_EVENTS = "nlivis.events"
+
+
+# ---------------------------------------------------------------- values
+
+@dataclass(frozen=True)
+class PairRef:
+    """The pair pages analyse: row `row` (0-based) of local split `split`, or typed `premise` / `hypothesis`
+    (with `gold` when it came from a labelled file, e.g. a challenge set)."""
+
+    split: str | None = None
+    row: int | None = None
+    premise: str = ""
+    hypothesis: str = ""
+    gold: str | None = None
+
+    @property
+    def is_row(self) -> bool:
+        return self.split is not None and self.row is not None
+
+    def parameters(self) -> dict[str, str]:
+        if self.is_row:
+            return {SPLIT: str(self.split), PAIR: str(int(self.row))}
+        params = {PREMISE: clean_sentence(self.premise)[0], HYPOTHESIS: clean_sentence(self.hypothesis)[0]}
+        if self.gold:
+            params[GOLD] = self.gold
+        return params
+
+
+DEFAULT_PAIR = PairRef(premise="A man is playing a guitar on a stage .", hypothesis="A person is making music .")
+"""The pair a page starts with before the user types or picks one."""
+
+
+@dataclass(frozen=True)
+class ListRef:
+    """The list a pair was opened from: a kind that a component knows how to rebuild (e.g. "predictions")
+    and its fields (model, split, filters, order …), all strings, so it fits in the URL."""
+
+    kind: str
+    fields: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def of(cls, kind: str, **fields: Any) -> "ListRef":
+        return cls(kind, tuple(sorted((k, str(v)) for k, v in fields.items() if v is not None and v != "")))
+
+    def get(self, name: str, default: str | None = None) -> str | None:
+        return dict(self.fields).get(name, default)
+
+    def with_fields(self, **fields: Any) -> "ListRef":
+        merged = {**dict(self.fields), **{k: v for k, v in fields.items()}}
+        return ListRef.of(self.kind, **merged)
+
+    def parameters(self) -> dict[str, str]:
+        return {FROM: self.kind, **{FROM_PREFIX + name: value for name, value in self.fields}}
+
+
+def clean_sentence(text: str) -> tuple[str, str | None]:
+    """Whitespace collapsed and cut to MAX_SENTENCE_CHARS; returns (text, a note when it was cut)."""
+    text = " ".join((text or "").split())
+    if len(text) > MAX_SENTENCE_CHARS:
+        return text[:MAX_SENTENCE_CHARS], f"the sentence was cut to its first {MAX_SENTENCE_CHARS} characters"
+    return text, None
+
+
+# ---------------------------------------------------------------- (de)serialising parameter values
+
+TRUE_WORDS = {"1", "true", "yes", "on"}
+FALSE_WORDS = {"0", "false", "no", "off"}
+
+
+def serialise(value: Any) -> str:
+    """A value as the URL writes it: bools as 1/0, sequences comma-separated."""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, (list, tuple)):
+        return ",".join(serialise(v) for v in value)
+    return str(value)
+
+
+def parse(text: str, like: Any) -> Any:
+    """`text` read as the type of `like` (bool, int, float, list of those, or str); ValueError when it is not."""
+    if isinstance(like, bool):
+        word = text.strip().lower()
+        if word in TRUE_WORDS:
+            return True
+        if word in FALSE_WORDS:
+            return False
+        raise ValueError(f"{text!r} is not yes/no (1 or 0)")
+    if isinstance(like, int):
+        return int(text.strip())
+    if isinstance(like, float):
+        value = float(text.strip())
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ValueError(f"{text!r} is not a finite number")
+        return value
+    if isinstance(like, (list, tuple)):
+        element = like[0] if like else ""
+        return [parse(part, element) for part in text.split(",") if part.strip()] if text.strip() else []
+    return text
+
+
+# ---------------------------------------------------------------- the shared selection
+
+def model_names() -> list[str]:
+    """Checkpoint folder names chosen to load (kept across pages)."""
+    return list(st.session_state.get(_MODELS, []))
+
+
+def models_chosen() -> bool:
+    """Whether a selection of models was ever made in this session (by Home or a link), even an empty one."""
+    return bool(st.session_state.get(_MODELS_SET))
+
+
+def set_model_names(names: Sequence[str]) -> None:
+    st.session_state[_MODELS] = list(dict.fromkeys(str(n) for n in names))
+    st.session_state[_MODELS_SET] = True
+
+
+def pair() -> PairRef:
+    """The current pair (and, from this call on, part of this page's URL)."""
+    st.session_state[_PAIR_USED] = True
+    return st.session_state.get(_PAIR, DEFAULT_PAIR)
+
+
+def pair_version() -> int:
+    """Grows each time the pair changes; a pair form re-reads the pair when it saw an older version."""
+    return int(st.session_state.get(_PAIR_VERSION, 0))
+
+
+def set_pair(new: PairRef, came_from: ListRef | None = None) -> None:
+    """Make `new` the pair every page analyses next; `came_from` is the list it was picked from (None: typed
+    or picked by row, so no list)."""
+    if new != st.session_state.get(_PAIR, DEFAULT_PAIR) or came_from != st.session_state.get(_LIST):
+        st.session_state[_PAIR] = new
+        st.session_state[_LIST] = came_from
+        st.session_state[_PAIR_VERSION] = pair_version() + 1
+
+
+def pair_list() -> ListRef | None:
+    """The list the current pair was opened from, if any."""
+    return st.session_state.get(_LIST)
+
+
+# ---------------------------------------------------------------- each page's own view state
+
+def _view(page: str) -> dict[str, str]:
+    views = st.session_state.setdefault(_VIEW, {})
+    return views.setdefault(page, {})
+
+
+def widget_key(page: str, name: str) -> str:
+    """The session key of the widget that shows view parameter `name` of `page` (unique across pages)."""
+    return f"{page}_{name}"
+
+
+def wanted(page: str, name: str) -> str | None:
+    """The serialised value the page should show for `name` (from the URL or the last visit), or None."""
+    return _view(page).get(name)
+
+
+def forced(page: str, name: str) -> bool:
+    """True once after a URL was followed: the widget for `name` must take the URL's value (or its default
+    when the URL has none), whatever it holds from before."""
+    pending = st.session_state.get(_FORCED, {}).get(page)
+    if pending is None or name in pending:
+        return False
+    pending.add(name)
+    return True
+
+
+def value(page: str, name: str, default: Any) -> tuple[Any, str | None]:
+    """(the view's value for `name` parsed like `default`, a problem when the stored text was not such a
+    value — it then gives way to `default`)."""
+    text = wanted(page, name)
+    if text is None:
+        return default, None
+    try:
+        return parse(text, default), None
+    except ValueError as error:
+        return default, f"{name}={text!r} in the link is not understood ({error}); showing the default"
+
+
+def remember(page: str, name: str, current: Any, default: Any) -> None:
+    """Record what the page shows for `name` now: kept for the next visit, and in the URL unless it is the default."""
+    text = serialise(current)
+    _view(page)[name] = text
+    shown = st.session_state.setdefault(_SHOWN, {})
+    shown[name] = None if text == serialise(default) else text
+
+
+def forget(page: str, name: str) -> None:
+    """`name` is back to its default and leaves the URL."""
+    _view(page).pop(name, None)
+    st.session_state.setdefault(_SHOWN, {})[name] = None
+
+
+# ---------------------------------------------------------------- following and writing the URL
+
+def _url_now() -> dict[str, str]:
+    return {name: st.query_params[name] for name in st.query_params}
+
+
+def url_problems() -> list[str]:
+    """What the URL followed before this run named but could not be shown (plain text, to be escaped)."""
+    return list(st.session_state.get(_PROBLEMS, []))
+
+
+def add_problem(text: str) -> None:
+    st.session_state.setdefault(_PROBLEMS, []).append(text)
+
+
+@dataclass
+class Checks:
+    """What `begin` cannot know itself: which checkpoint names exist, and whether a pair exists."""
+
+    known_models: Callable[[list[str]], tuple[list[str], list[str]]] = lambda names: (names, [])
+    """names → (those found, those not found)."""
+    pair_problem: Callable[[PairRef], str | None] = lambda pair: None
+    """Why a row pair cannot be shown (no such split, no such row), or None."""
+
+
+def begin(page: str, checks: Checks | None = None) -> None:
+    """Call before page `page` runs: follow the URL when it changed (see the module docstring)."""
+    checks = checks or Checks()
+    st.session_state[_SHOWN] = {}
+    st.session_state[_PAIR_USED] = False
+    st.session_state[_PROBLEMS] = []
+    st.session_state[_SWITCHING] = False
+    given = _url_now()
+    if not given or given == st.session_state.get(_WRITTEN):
+        return
+    st.session_state[_WRITTEN] = given  # consumed: an interrupted run must not follow it twice
+    problems: list[str] = []
+    if MODELS in given:
+        names = [n.strip() for n in given[MODELS].split(",") if n.strip()]
+        found, unknown = checks.known_models(names)
+        if unknown:
+            problems.append(f"The link names checkpoint(s) {', '.join(unknown)} that are not in the checkpoint "
+                            "folders; " + ("the others are loaded." if found else "no model from the link is loaded."))
+        if found or not unknown:
+            set_model_names(found)
+    followed = _pair_from(given, checks, problems)
+    if followed is not None:
+        set_pair(followed, _list_from(given))
+    st.session_state.setdefault(_VIEW, {})[page] = {
+        name: text for name, text in given.items()
+        if name not in (MODELS, PAIR, PREMISE, HYPOTHESIS, GOLD, FROM) and not name.startswith(FROM_PREFIX)}
+    st.session_state.setdefault(_FORCED, {})[page] = set()
+    st.session_state[_PROBLEMS] = problems
+
+
+def _pair_from(given: dict[str, str], checks: Checks, problems: list[str]) -> PairRef | None:
+    if PAIR in given:
+        row_text, split = given[PAIR].strip(), given.get(SPLIT, "").strip()
+        if not row_text.isdigit():
+            problems.append(f"pair={given[PAIR]} in the link is not a row number (0-based); the pair is unchanged")
+            return None
+        if not split:
+            problems.append(f"the link gives pair={row_text} but no split; the pair is unchanged")
+            return None
+        candidate = PairRef(split=split, row=int(row_text))
+        problem = checks.pair_problem(candidate)
+        if problem:
+            problems.append(f"The link's pair cannot be shown: {problem}; the pair is unchanged")
+            return None
+        return candidate
+    if PREMISE in given or HYPOTHESIS in given:
+        return PairRef(premise=given.get(PREMISE, ""), hypothesis=given.get(HYPOTHESIS, ""),
+                       gold=given.get(GOLD) or None)
+    return None
+
+
+def _list_from(given: dict[str, str]) -> ListRef | None:
+    kind = given.get(FROM)
+    if not kind:
+        return None
+    return ListRef.of(kind, **{name[len(FROM_PREFIX):]: text for name, text in given.items()
+                               if name.startswith(FROM_PREFIX)})
+
+
+def url_parameters() -> dict[str, str]:
+    """What this run's page shows, as URL parameters: models, the pair (if the page used it), its parameters."""
+    params: dict[str, str] = {}
+    if model_names():
+        params[MODELS] = ",".join(model_names())
+    if st.session_state.get(_PAIR_USED):
+        params.update(st.session_state.get(_PAIR, DEFAULT_PAIR).parameters())
+        listed = pair_list()
+        if listed is not None:
+            params.update(listed.parameters())
+    shown = {name: text for name, text in st.session_state.get(_SHOWN, {}).items() if text is not None}
+    clash = set(shown) & (set(params) | {MODELS, *PAIR_PARAMETERS, FROM})
+    if clash and st.session_state.get(_PAIR_USED):
+        raise AssertionError(f"page parameters {sorted(clash)} clash with the pair's URL parameters")
+    params.update({name: text for name, text in shown.items() if name not in params})
+    return params
+
+
+def finish() -> None:
+    """Call when the page completed (or stopped): write its view into the URL, once."""
+    if st.session_state.get(_SWITCHING):
+        return
+    params = url_parameters()
+    if params != _url_now():
+        st.query_params.from_dict(params)
+    st.session_state[_WRITTEN] = params
+
+
+@contextmanager
+def page_run(page: str, checks: Checks | None = None) -> Iterator[None]:
+    """`begin` … `finish` around one run of a page; a rerun, a page switch or a stop that interrupts it writes
+    nothing here (the next run does; `stop` writes before it stops)."""
+    begin(page, checks)
+    yield
+    finish()
+
+
+def stop() -> NoReturn:
+    """st.stop, after writing the view into the URL (once stopped, nothing more reaches the browser)."""
+    finish()
+    st.stop()
+    raise AssertionError("st.stop returned")  # pragma: no cover - st.stop raises
+
+
+def switch_to(page_path: str, params: dict[str, str]) -> None:
+    """Open another page with `params` as its URL (the browser's Back returns here)."""
+    st.session_state[_SWITCHING] = True
+    st.switch_page(page_path, query_params=params)
+
+
+def pair_link(pair_ref: PairRef, came_from: ListRef | None = None) -> dict[str, str]:
+    """URL parameters that open `pair_ref` (from list `came_from`) with the models loaded now."""
+    params = {MODELS: ",".join(model_names())} if model_names() else {}
+    params.update(pair_ref.parameters())
+    if came_from is not None:
+        params.update(came_from.parameters())
+    return params
+
+
+def _event_text(event: Any) -> str:
+    import json
+
+    return json.dumps(event, default=str, sort_keys=True)
+
+
+def new_event(key: str, event: Any) -> bool:
+    """True when `event` (a chart's or table's selection) differs from the last one seen for `key`: the event
+    stays in the session on later reruns, so one click must act once, and after Back the URL, not an old
+    click, decides what is shown."""
+    memory = st.session_state.setdefault(_EVENTS, {})
+    text = _event_text(event)
+    if memory.get(key) == text:
+        return False
+    memory[key] = text
+    return True
+
+
+def mark_seen(key: str, event: Any) -> None:
+    """Treat `event` as already acted on (a page that just followed a URL ignores stale clicks)."""
+    st.session_state.setdefault(_EVENTS, {})[key] = _event_text(event)

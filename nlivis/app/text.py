@@ -1,0 +1,22 @@
+"""Text from users and files, made safe to show through Streamlit's Markdown (st.markdown, st.caption,
+st.warning, st.error, st.info, widget and expander labels).
+
+A value from a URL, a typed sentence, a folder or file name is Markdown to Streamlit: `![x](http://host/x.png)`
+would make the browser fetch that host, `[y](http://z)` show a foreign link, `**` or `:red[…]` restyle the page.
+`md(value)` backslash-escapes every ASCII punctuation character (CommonMark lets any of them be escaped, and
+an escaped `:` or `.` also stops bare URLs and `www.` from becoming links) and turns line breaks into spaces,
+so the value reads exactly as it was given. Compose messages as `f"… {md(value)} …"`; a message that is plain
+text throughout (e.g. from `nlivis.app.state` or an exception) goes through `md` whole.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_PUNCTUATION = re.compile(r"([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])")
+
+
+def md(value: Any) -> str:
+    """`value` as Markdown that renders as the literal text (no links, images, formatting or directives)."""
+    text = " ".join(str(value).splitlines()) if value is not None else ""
+    return _PUNCTUATION.sub(r"\\\1", text)
