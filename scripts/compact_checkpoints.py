@@ -8,7 +8,7 @@
    complete checkpoint that loads it, the rounded rows pass the fp16 rule on its select split.
 3. fp32 weights are re-stored in fp16 when the rounded weights pass the same rule.
 
-The fp16 rule is the trainer's (`nlivis.training.trainer.fp16_verdict`): select-split accuracy moves by
+The fp16 rule is the trainer's (`nlivis.training.fp16.fp16_verdict`): select-split accuracy moves by
 at most 0.05 points and at most 0.2% of labels flip, each judged against the checkpoint as it was
 before this script touched it. Whenever rounding is applied, every recorded prediction and accuracy of
 the checkpoint is re-computed from what is now stored, and config.json's `fp16_check` keeps the fp32
@@ -37,7 +37,7 @@ from nlivis.inference import LoadedCheckpoint, load_checkpoint
 from nlivis.store.weights import rewrite_checkpoint, save_tensors
 from nlivis.store.files import sha256_file
 from nlivis.inference import accuracy_of, predict_probabilities, prediction_rows
-from nlivis.training.trainer import fp16_verdict, rounded_to_fp16
+from nlivis.training.fp16 import fp16_verdict, rounded_to_fp16
 
 CPU = torch.device("cpu")
 

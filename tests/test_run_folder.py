@@ -25,7 +25,7 @@ from nlivis.store.training_state import (
     save_training_state,
 )
 from nlivis.training import run_folder
-from nlivis.training.run_folder import LOCK_FILE, path_problem, run_name_problem
+from nlivis.training.run_folder import RUN_LOCK_FILE, path_problem, run_name_problem
 from tests.fixtures.training.helpers import FIXTURE_DIR, TINY_CONFIG, train_tiny
 
 
@@ -126,7 +126,7 @@ def other_process():
 
 def _write_lock(out: Path, pid: int, host: str | None = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    (out / LOCK_FILE).write_text(json.dumps({"pid": pid, "host": host or socket.gethostname(),
+    (out / RUN_LOCK_FILE).write_text(json.dumps({"pid": pid, "host": host or socket.gethostname(),
                                              "started": time.time() - 5, "command": ["train"]}))
 
 
@@ -136,7 +136,7 @@ def test_a_folder_locked_by_a_live_process_is_refused(tmp_path, cache_dir, capsy
     assert _cli_train(out, cache_dir) == 2
     err = capsys.readouterr().err
     assert f"locked by another training run (pid {other_process.pid} on {socket.gethostname()}" in err
-    assert sorted(p.name for p in out.iterdir()) == [LOCK_FILE], "nothing written next to the live run"
+    assert sorted(p.name for p in out.iterdir()) == [RUN_LOCK_FILE], "nothing written next to the live run"
 
 
 def test_a_stale_lock_is_reported_and_taken_over(tmp_path, cache_dir, capsys, other_process):
@@ -147,17 +147,17 @@ def test_a_stale_lock_is_reported_and_taken_over(tmp_path, cache_dir, capsys, ot
     assert _cli_train(out, cache_dir) == 0
     assert f"removed a stale lock of a run that is no longer running (pid {other_process.pid}" in capsys.readouterr().err
     load_checkpoint(out)
-    assert not (out / LOCK_FILE).exists()
+    assert not (out / RUN_LOCK_FILE).exists()
 
 
 def test_a_lock_that_names_no_process_is_held_for_a_minute_then_stale(tmp_path, cache_dir, capsys):
     out = tmp_path / "run"
     out.mkdir()
-    (out / LOCK_FILE).write_text("")  # created, not yet filled
+    (out / RUN_LOCK_FILE).write_text("")  # created, not yet filled
     assert _cli_train(out, cache_dir) == 2
     assert "locked by another training run (a process still writing its lock" in capsys.readouterr().err
     old = time.time() - 120
-    os.utime(out / LOCK_FILE, (old, old))
+    os.utime(out / RUN_LOCK_FILE, (old, old))
     assert _cli_train(out, cache_dir) == 0
     assert "removed a stale lock" in capsys.readouterr().err
 
@@ -186,18 +186,18 @@ def test_a_second_run_into_a_folder_in_use_is_refused(tmp_path, cache_dir):
     steps = [json.loads(line)["step"] for line in (out / "metrics.jsonl").read_text().splitlines()
              if "train_acc" in line]
     assert steps == sorted(set(steps)), "one run's log, no interleaving"
-    assert not (out / LOCK_FILE).exists()
+    assert not (out / RUN_LOCK_FILE).exists()
 
 
 def test_stopping_releases_the_lock(tmp_path, cache_dir):
-    from nlivis.training.trainer import TrainingStopped
+    from nlivis.training.stopping import TrainingStopped
 
     out = tmp_path / "run"
     (out).mkdir()
     (out / "STOP").write_text("")
     with pytest.raises(TrainingStopped):
         train_tiny(out, cache_dir)
-    assert not (out / LOCK_FILE).exists() and run_folder.live_lock(out) is None
+    assert not (out / RUN_LOCK_FILE).exists() and run_folder.live_lock(out) is None
 
 
 # ------------------------------------------------------------------------------ 4. a kill between the renames

@@ -17,7 +17,9 @@ from nlivis.inference import load_checkpoint
 from nlivis.training.config import FeatureOptions, TrainingSettings, all_configs, apply_size
 from nlivis.store.metrics_log import MetricsLog, read_metrics_log
 from nlivis.analysis.metrics import classification_report
-from nlivis.training.trainer import TrainingStopped, split_feature_table
+from nlivis.training.request import TrainRequest, split_feature_table
+from nlivis.training.stopping import TrainingStopped
+from nlivis.training.trainer import train
 from tests.fixtures.training.helpers import FIXTURE_DIR, tiny_config, train_tiny
 
 
@@ -231,12 +233,11 @@ def test_shipped_size_and_overrides_reach_the_checkpoint(tmp_path, cache_dir):
 
 def test_unknown_word_init_is_a_config_option_recorded_with_the_run(tmp_path, cache_dir):
     from nlivis.training.config import deep_merge
-    from nlivis.training.trainer import train
 
     config = deep_merge(tiny_config(), {"features": {"unknown_word_init": "uniform", "unknown_word_scale": 0.02},
                                         "model": {"freeze_word_embeddings": True}})
     out = tmp_path / "run"
-    train(config, "snli", FIXTURE_DIR, out, device="cpu", cache_dir=cache_dir, progress=False, max_steps=1)
+    train(TrainRequest(config, "snli", FIXTURE_DIR, out, device="cpu", cache_dir=cache_dir, progress=False, max_steps=1))
     record = json.loads((out / "config.json").read_text())
     assert record["embeddings"]["stats"]["oov_init"] == "uniform" and record["embeddings"]["stats"]["oov_scale"] == 0.02
     assert record["features"]["options"]["unknown_word_init"] == "uniform"
@@ -264,7 +265,6 @@ def _mnli_root(tmp_path, with_snli: bool):
 
 
 def test_snli_mix_in_adds_a_new_sample_each_epoch_under_mnli(tmp_path, cache_dir, monkeypatch):
-    from nlivis.training import trainer
     from nlivis.training.config import deep_merge
 
     from nlivis.features.featurize import Featurizer
@@ -277,8 +277,8 @@ def test_snli_mix_in_adds_a_new_sample_each_epoch_under_mnli(tmp_path, cache_dir
     config = deep_merge(tiny_config(), {"training": {"snli_fraction_with_mnli": 0.25, "epochs": 2,
                                                      "eval_every_steps": 0}})
     out = tmp_path / "run"
-    trainer.train(config, "mnli", _mnli_root(tmp_path, with_snli=True), out, device="cpu", cache_dir=cache_dir,
-                  progress=False)
+    train(TrainRequest(config, "mnli", _mnli_root(tmp_path, with_snli=True), out, device="cpu", cache_dir=cache_dir,
+                       progress=False))
     record = json.loads((out / "config.json").read_text())
     assert record["dataset"]["mix_in"] == {"split": "snli_train", "fraction": 0.25, "pairs_per_epoch": 10, "of": 40}
     assert "25% of snli_train" in record["dataset"]["description"]
@@ -293,12 +293,11 @@ def test_snli_mix_in_adds_a_new_sample_each_epoch_under_mnli(tmp_path, cache_dir
 
 def test_snli_mix_in_without_snli_names_where_it_looked(tmp_path, cache_dir):
     from nlivis.training.config import deep_merge
-    from nlivis.training.trainer import train
 
     config = deep_merge(tiny_config(), {"training": {"snli_fraction_with_mnli": 0.15}})
     with pytest.raises(FileNotFoundError, match="snli_1.0/snli_1.0_train.jsonl.*set the fraction to 0"):
-        train(config, "mnli", _mnli_root(tmp_path, with_snli=False), tmp_path / "run", device="cpu",
-              cache_dir=cache_dir, progress=False)
+        train(TrainRequest(config, "mnli", _mnli_root(tmp_path, with_snli=False), tmp_path / "run", device="cpu",
+                           cache_dir=cache_dir, progress=False))
 
 
 def test_evaluation_batches_respect_the_models_measured_cap(tmp_path, cache_dir, monkeypatch):
@@ -322,20 +321,19 @@ def test_evaluation_batches_respect_the_models_measured_cap(tmp_path, cache_dir,
 
 
 def test_unknown_protocol_is_a_clear_error(tmp_path, cache_dir):
-    from nlivis.training.trainer import train
 
     with pytest.raises(ValueError, match="unknown dataset or protocol 'snly'"):
-        train(tiny_config(), "snly", FIXTURE_DIR, tmp_path / "x", device="cpu", cache_dir=cache_dir, progress=False)
+        train(TrainRequest(tiny_config(), "snly", FIXTURE_DIR, tmp_path / "x", device="cpu", cache_dir=cache_dir,
+                           progress=False))
 
 
 def _train_with(tmp_path, cache_dir, training: dict, **overrides):
     from nlivis.training.config import deep_merge
-    from nlivis.training.trainer import train
 
     config = deep_merge(tiny_config(), {"training": training})
     options = dict(device="cpu", cache_dir=cache_dir, progress=False)
     options.update(overrides)
-    return train(config, "snli", FIXTURE_DIR, tmp_path / "ckpts" / "run", **options)
+    return train(TrainRequest(config, "snli", FIXTURE_DIR, tmp_path / "ckpts" / "run", **options))
 
 
 def test_diin_schedules_drive_dropout_and_l2(tmp_path, cache_dir, monkeypatch):

@@ -48,13 +48,16 @@ def run(args: argparse.Namespace) -> int:
     from nlivis.store.checkpoints import CheckpointError
     from nlivis.training.config import load_config
     from nlivis.training.distributed import DistributedContext
-    from nlivis.training.trainer import TrainingStopped, train
+    from nlivis.training.request import TrainRequest
+    from nlivis.training.stopping import TrainingStopped
+    from nlivis.training.trainer import train
 
     try:
-        config = load_config(args.config)
-        info = train(config, args.dataset, args.data_dir, args.out, device=args.device, seed=args.seed,
-                     max_steps=args.max_steps, epochs=args.epochs, embeddings=args.embeddings, resume=args.resume,
-                     size=args.size, cache_dir=args.cache_dir, model_name=args.model)
+        request = TrainRequest(config=load_config(args.config), dataset=args.dataset, data_dir=args.data_dir,
+                               out_dir=args.out, device=args.device, seed=args.seed, max_steps=args.max_steps,
+                               epochs=args.epochs, embeddings=args.embeddings, resume=args.resume, size=args.size,
+                               cache_dir=args.cache_dir, model_name=args.model)
+        info = train(request)
     except TrainingStopped as stopped:
         print(str(stopped), file=sys.stderr)
         return 130

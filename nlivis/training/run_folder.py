@@ -27,14 +27,15 @@ from typing import Any, Sequence
 
 from nlivis.store.checkpoints import EMBEDDINGS_FOLDER, MANIFEST, STATE_FOLDER
 
-LOCK_FILE = ".nlivis-lock.json"
+RUN_LOCK_FILE = ".nlivis-lock.json"
+"""`<out>/.nlivis-lock.json`: the lock of the process training into the folder (pid, host, start time, command)."""
 STOP_FILE = "STOP"
 """Creating `<out>/STOP` asks a running training to save its state and stop."""
 METRICS_LOG = "metrics.jsonl"
-RUN_OWNED = (LOCK_FILE, METRICS_LOG, STATE_FOLDER, STOP_FILE)
+RUN_OWNED = (RUN_LOCK_FILE, METRICS_LOG, STATE_FOLDER, STOP_FILE)
 """What a training run writes into its folder before the final checkpoint replaces it."""
 RUN_OWNED_HIDDEN_PREFIXES = (f".{STATE_FOLDER}.partial-", f".{STATE_FOLDER}.ready-", f".{STATE_FOLDER}.old-",
-                             f".{LOCK_FILE}.")
+                             f".{RUN_LOCK_FILE}.")
 """Leftovers of an interrupted state save or lock takeover (removed when the run starts)."""
 THREADS_ENV = "NLIVIS_TRAIN_THREADS"
 """torch threads for a training run; default: this machine's cores shared evenly among live training runs."""
@@ -147,7 +148,7 @@ def process_exists(pid: int) -> bool:
 
 def read_lock(out_dir: Path) -> RunLock | None:
     """The folder's lock, or None; a lock that cannot be parsed (being written, or damaged) has pid None."""
-    path = Path(out_dir) / LOCK_FILE
+    path = Path(out_dir) / RUN_LOCK_FILE
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         return RunLock(path, int(data["pid"]), str(data["host"]), float(data["started"]),
@@ -190,7 +191,7 @@ def acquire_lock(out_dir: Path, command: Sequence[str] | None = None, notices: A
     live holder. A stale lock is reported (to `notices`, default stderr) and taken over."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / LOCK_FILE
+    path = out_dir / RUN_LOCK_FILE
     record = {"pid": os.getpid(), "host": socket.gethostname(), "started": time.time(),
               "command": list(command if command is not None else sys.argv)}
     for _ in range(3):
@@ -204,7 +205,7 @@ def acquire_lock(out_dir: Path, command: Sequence[str] | None = None, notices: A
                 raise RunFolderError(
                     f"{out_dir} is locked by another training run ({holder.describe()}); one run per folder: "
                     f"wait for it, stop it, or choose another folder (if that process is gone, delete {path})")
-            aside = out_dir / f"{LOCK_FILE}.stale-{os.getpid()}"
+            aside = out_dir / f"{RUN_LOCK_FILE}.stale-{os.getpid()}"
             try:
                 os.replace(path, aside)
             except FileNotFoundError:
@@ -238,7 +239,7 @@ def open_run_folder(out_dir: Path, resume: bool, command: Sequence[str] | None =
         check_out_folder(out_dir)  # again, now that no other run can add to it
         recover_folder(out_dir / STATE_FOLDER)
         for entry in out_dir.iterdir():
-            if entry.name.startswith(RUN_OWNED_HIDDEN_PREFIXES) and entry.name != LOCK_FILE:
+            if entry.name.startswith(RUN_OWNED_HIDDEN_PREFIXES) and entry.name != RUN_LOCK_FILE:
                 shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
         for entry in out_dir.parent.glob(f".{out_dir.name}.partial-*"):
             shutil.rmtree(entry, ignore_errors=True)
