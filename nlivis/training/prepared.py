@@ -34,8 +34,13 @@ class MixIn:
 
 @dataclass
 class PreparedData:
+    """A run's analysed pairs, vocabularies and word vectors."""
+
     protocol: Any
     train_items: list
+    """The labelled pairs of the protocol's training split(s), in order."""
+    train_sources: list[tuple[str, int]]
+    """(split key, pairs) of each training split, in the order of `train_items`."""
     select_items: list
     report_items: dict[str, list]
     select_key: str
@@ -90,7 +95,8 @@ def prepare_data(protocol, data_dir: Path, options: FeatureOptions, frozen: bool
             loaded[ref] = load_split_analyzed_reported(ref, data_dir, cache_dir, progress=progress)[0]
         return loaded[ref]
 
-    train_items = [item for ref in protocol.train for item in items_of(ref) if item.pair.label is not None]
+    labelled = [(split_key(ref), [item for item in items_of(ref) if item.pair.label is not None]) for ref in protocol.train]
+    train_items = [item for _, items in labelled for item in items]
     if not train_items:
         raise ValueError(f"protocol {protocol.name!r}: the training split(s) have no labelled pairs")
     select_items = items_of(protocol.select)
@@ -106,9 +112,12 @@ def prepare_data(protocol, data_dir: Path, options: FeatureOptions, frozen: bool
     char_vocab = CharVocabulary.build(_token_lists(vocabulary_items), max_chars=options.max_chars)
     vectors, stats = build_embeddings(options.embeddings, vocab, dim=None if pretrained else word_dim, seed=seed,
                                       oov_scale=options.unknown_word_scale or None, oov_init=options.unknown_word_init)
-    return PreparedData(protocol, train_items, select_items, report_items, split_key(protocol.select), vocab,
-                        char_vocab, vectors, dict(stats) if isinstance(stats, Mapping) else _as_dict(stats),
-                        vocab_record, mix_in)
+    return PreparedData(protocol=protocol, train_items=train_items,
+                        train_sources=[(key, len(items)) for key, items in labelled], select_items=select_items,
+                        report_items=report_items, select_key=split_key(protocol.select), vocab=vocab,
+                        char_vocab=char_vocab, vectors=vectors,
+                        embedding_stats=dict(stats) if isinstance(stats, Mapping) else _as_dict(stats),
+                        vocabulary_record=vocab_record, mix_in=mix_in)
 
 
 def _as_dict(value: Any) -> dict[str, Any]:

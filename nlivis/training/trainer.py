@@ -9,10 +9,12 @@ phases are:
   state of `--resume`);
 - `run`: epochs until the budget (epochs or max_steps) is spent;
 - `run_epoch`: the epoch's length-bucketed batches (deterministic given the seed), one `step` each;
-- `step`: one optimizer step, then what is due: a log line, an `evaluate` on the select split every
-  `eval_every_steps` (and at each epoch's end), a `save_state` every `checkpoint_every_steps`;
+- `step`: one optimizer step, its training dynamics recorded (each pair's gold-label probability and
+  correctness, from the step's own logits: `nlivis.training.dynamics`), then what is due: a log line, an
+  `evaluate` on the select split every `eval_every_steps` (and at each epoch's end), a `save_state` every
+  `checkpoint_every_steps`;
 - `write_checkpoint`: the best select-split weights, the report splits predicted (never used to choose
-  anything), fp16 or fp32, the folder written atomically.
+  anything), fp16 or fp32, the training dynamics, the folder written atomically.
 
 Progress goes to a tqdm bar and, line by line, to `<out>/metrics.jsonl`. When the run is asked to stop
 (Ctrl-C, SIGTERM, the app's stop event, or a file `<out>/STOP`) it saves its state to `<out>/state/`;
@@ -21,6 +23,7 @@ Progress goes to a tqdm bar and, line by line, to `<out>/metrics.jsonl`. When th
 from __future__ import annotations
 
 import math
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,12 +37,13 @@ from nlivis.features.buckets import bucket_batches
 from nlivis.features.featurize import FeatureSettings, Featurizer
 from nlivis.inference import accuracy_of, autocast_for, pair_lengths, predict_probabilities, prediction_rows
 from nlivis.models import build
-from nlivis.store.checkpoints import STATE_FOLDER, CheckpointError, CheckpointInfo, read_checkpoint_info
+from nlivis.store.checkpoints import DYNAMICS_FILE, STATE_FOLDER, CheckpointError, CheckpointInfo, read_checkpoint_info
 from nlivis.store.metrics_log import MetricsLog
 from nlivis.store.training_state import TrainingState, load_training_state, save_training_state
 from nlivis.store.weights import write_checkpoint
 from nlivis.training import distributed, schedules
 from nlivis.training.config import TrainingSettings
+from nlivis.training.dynamics import DynamicsRecorder
 from nlivis.training.fp16 import choose_weights_dtype
 from nlivis.training.optimizers import make_optimizer, sgd_fallback
 from nlivis.training.prepared import prepare_data
@@ -112,6 +116,9 @@ class Trainer:
                                  word_dim=int(self.data.vectors.shape[1]), num_classes=len(self.protocol.labels))
         self.featurizer = Featurizer(self.data.vocab, self.data.char_vocab, FeatureSettings(**self.featurizer_settings),
                                      self.protocol.labels)
+        self.train_items = self.data.train_items + (self.data.mix_in.items if self.data.mix_in else [])
+        """Every training pair, then the mix-in pool: batches hold indices into this list."""
+        self.dynamics = self._dynamics_recorder()
         self._build_model()
         self.state = TrainingState(optimizer_name=self.settings.optimizer)
         self.optimizer = make_optimizer(self.settings.optimizer, self.trainable, self.settings)
@@ -127,8 +134,6 @@ class Trainer:
                     if self.context.is_main else None)
         self.train_model = distributed.wrap_model(self.model, self.context, self.device)
 
-        self.train_items = self.data.train_items + (self.data.mix_in.items if self.data.mix_in else [])
-        """Every training pair, then the mix-in pool: batches hold indices into this list."""
         self.lengths = pair_lengths(self.train_items, self.featurizer_settings)
         self.batches_per_epoch = len(self.epoch_batches(0))
         self.total_steps = math.ceil(self.settings.epochs * self.batches_per_epoch)
@@ -164,9 +169,25 @@ class Trainer:
             self.optimizer = sgd_fallback(self.trainable, self.settings)
         self.optimizer.load_state_dict(saved.optimizer_state)
         self.best_weights = saved.best_model_state
+        if saved.dynamics is not None:
+            self.dynamics.restore(saved.dynamics, complete_epochs=self.state.epoch)
+        elif self.context.is_main:
+            print(f"note: {self.out_dir / STATE_FOLDER} was saved before training dynamics were recorded: the epochs "
+                  "before this resume have none", file=sys.stderr)
         rng_restore(saved.rng_tensors, self.state.python_rng, self.state.numpy_rng)
         if self.context.enabled:
             torch.manual_seed(int(torch.randint(0, 2 ** 31, (1,)).item()) + self.context.rank)
+
+    def _dynamics_recorder(self) -> DynamicsRecorder:
+        """Columns: `train_items` (the training splits, then the mix-in pool) by pair id and gold label."""
+        sources, start = [], 0
+        mix_in = self.data.mix_in
+        for split, count in [*self.data.train_sources, *([(mix_in.split, len(mix_in.items))] if mix_in else [])]:
+            sources.append({"split": split, "start": start, "count": count})
+            start += count
+        return DynamicsRecorder(ids=[item.pair.id for item in self.train_items],
+                                gold=[self.featurizer.label_index[item.pair.label] for item in self.train_items],
+                                labels=self.protocol.labels, sources=sources)
 
     def epoch_batches(self, epoch: int) -> list[list[int]]:
         """Batches of indices into `train_items`: every training pair, plus this epoch's mix-in sample; this
@@ -192,6 +213,7 @@ class Trainer:
                     self.run_epoch()
                 if self.last_evaluated_step != self.state.step:
                     self.evaluate("end")
+                self.dynamics.gather(self.context, self.device)
             except StopRequested:
                 self.save_state()
                 self.stops.clear_file()
@@ -218,6 +240,7 @@ class Trainer:
                 raise StopRequested
             self.step(batches[self.state.batch_in_epoch])
         if self.state.batch_in_epoch >= len(batches):
+            self.dynamics.gather(self.context, self.device, epoch_complete=True)
             if self.last_evaluated_step != self.state.step:
                 self.evaluate("epoch_end")
             self.state.epoch += 1
@@ -226,7 +249,9 @@ class Trainer:
     def step(self, indices: list[int]) -> None:
         """One optimizer step on the training pairs at `indices`, then the log line, evaluation and state
         save that are due."""
-        loss, correct = self._optimize(self.featurizer.encode([self.train_items[i] for i in indices]))
+        loss, logits, labels = self._optimize(self.featurizer.encode([self.train_items[i] for i in indices]))
+        correct = int((logits.argmax(dim=-1) == labels).sum().item())
+        self.dynamics.record(self.state.epoch, indices, self.model.probabilities(logits.float()), labels)
         state, settings = self.state, self.settings
         state.step += 1
         state.batch_in_epoch += 1
@@ -264,14 +289,18 @@ class Trainer:
         self._fall_back_to_sgd_if_stalled()
 
     def save_state(self) -> None:
-        """Write the resumable state to `<out>/state/` (rank 0)."""
-        if not self.context.is_main:
-            return
+        """Write the resumable state to `<out>/state/` (rank 0; every rank takes part in gathering the
+        training dynamics)."""
+        self.dynamics.gather(self.context, self.device)
+        if self.context.is_main:
+            self._write_state()
+
+    def _write_state(self) -> None:
         tensors, python_state, numpy_state = rng_snapshot()
         self.state.python_rng, self.state.numpy_rng = python_state, numpy_state
         self.state.elapsed_s = self.wall_time()
         save_training_state(self.out_dir, self.state, self.model.state_dict(), self.optimizer.state_dict(),
-                            self.best_weights, tensors)
+                            self.best_weights, tensors, self.dynamics.dynamics())
 
     def write_checkpoint(self) -> CheckpointInfo:
         """The best weights, the select and report splits predicted with them (fp16 when that costs nothing),
@@ -283,7 +312,7 @@ class Trainer:
         try:
             return self._write_checkpoint()
         except CheckpointError as error:
-            self.save_state()
+            self._write_state()
             raise CheckpointError(self.out_dir, f"{error.problem}; the finished training is saved in {STATE_FOLDER}/: "
                                                 "once there is room, --resume writes the checkpoint without training "
                                                 "again") from error
@@ -300,8 +329,9 @@ class Trainer:
         """Seconds this run has trained, across resumes."""
         return self.elapsed_before + time.time() - self.started
 
-    def _optimize(self, batch) -> tuple[float, int]:
-        """One optimizer step on `batch`; returns (classification loss, correct predictions)."""
+    def _optimize(self, batch) -> tuple[float, torch.Tensor, torch.Tensor]:
+        """One optimizer step on `batch`; returns (classification loss, the step's logits [B, K] detached,
+        gold labels [B])."""
         model, settings, step = self.model, self.settings, self.state.step
         if settings.dropout_keep_decay_rate != 1.0:
             keep = schedules.dropout_keep_rate(step, 1.0 - self.initial_dropout, settings.dropout_keep_decay_rate,
@@ -328,8 +358,7 @@ class Trainer:
         if settings.max_grad_norm:
             nn.utils.clip_grad_norm_([p for p in model.parameters() if p.requires_grad], settings.max_grad_norm)
         self.optimizer.step()
-        correct = int((logits.detach().argmax(dim=-1) == batch.labels).sum().item())
-        return float(loss.detach().item()), correct
+        return float(loss.detach().item()), logits.detach(), batch.labels
 
     def _log_window(self) -> None:
         """The training loss, accuracy and speed since the last log line, to the bar and metrics.jsonl."""
@@ -386,7 +415,7 @@ class Trainer:
         predictions = {key: prediction_rows(items_by_key[key], probabilities[key], labels) for key in probabilities}
         write_checkpoint(self.out_dir, model=self.model, vocab=data.vocab, char_vocab=data.char_vocab,
                          record=self._checkpoint_record(fp16_check), metrics=metrics, predictions=predictions,
-                         weights_dtype=weights_dtype, share_embeddings=self.frozen,
+                         weights_dtype=weights_dtype, share_embeddings=self.frozen, dynamics=self.dynamics.dynamics(),
                          extra_files=(self.out_dir / "metrics.jsonl",
                                       *(self.out_dir / name for name in foreign_entries(self.out_dir))))
         return read_checkpoint_info(self.out_dir)
@@ -427,6 +456,7 @@ class Trainer:
             "pairs_seen": self.state.pairs_seen,
             "steps": self.state.step,
             "epochs": round(self.epochs_done(), 4),
+            "dynamics": {"file": DYNAMICS_FILE, "pairs": len(self.train_items), "epochs": len(self.dynamics.rows)},
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
 
