@@ -189,6 +189,41 @@ def test_a_second_run_into_a_folder_in_use_is_refused(tmp_path, cache_dir):
     assert not (out / RUN_LOCK_FILE).exists()
 
 
+def test_a_leftover_stop_file_does_not_stop_a_new_run(tmp_path, cache_dir, capsys):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "STOP").write_text("stop requested from the app\n")
+    an_hour_ago = time.time() - 3600  # before this process started: left by an earlier run
+    os.utime(out / "STOP", (an_hour_ago, an_hour_ago))
+    info = train_tiny(out, cache_dir, max_steps=4)  # used to stop at step 0
+    assert info.path == out and json.loads((out / "config.json").read_text())["steps"] == 4
+    assert not (out / "STOP").exists()
+    assert "removed a stop request (STOP, written" in capsys.readouterr().err
+
+
+def test_process_start_time_is_when_the_process_started():
+    script = ("import time; now = time.time(); from nlivis.training.run_folder import process_start_time; "
+              "print(now - process_start_time())")
+    before = time.time()
+    output = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                            cwd=Path(__file__).resolve().parents[1]).stdout
+    waited = time.time() - before
+    assert -0.05 <= float(output) <= waited + 0.05
+
+
+def test_a_refused_run_leaves_no_folder_behind(tmp_path, cache_dir, capsys):
+    out = tmp_path / "new" / "deeper" / "run"
+    assert _cli_train(out, cache_dir, "--dataset", "snly") == 2
+    assert "unknown dataset or protocol 'snly'" in capsys.readouterr().err
+    assert not (tmp_path / "new").exists(), "the folders the refused run created are gone"
+    assert _cli_train(tmp_path / "other", cache_dir, "--resume") == 2
+    assert "no training state to resume" in capsys.readouterr().err and not (tmp_path / "other").exists()
+    mine = tmp_path / "mine"
+    mine.mkdir()  # a folder the user made is theirs: kept
+    assert _cli_train(mine, cache_dir, "--dataset", "snly") == 2
+    assert mine.is_dir() and list(mine.iterdir()) == []
+
+
 def test_stopping_releases_the_lock(tmp_path, cache_dir):
     from nlivis.training.stopping import TrainingStopped
 
@@ -250,10 +285,38 @@ def test_a_kill_between_the_final_renames_leaves_the_checkpoint_findable(tmp_pat
         train_tiny(out, cache_dir, max_steps=4)
     armed.clear()
     assert not out.exists()
-    with pytest.raises(ValueError, match="already holds a complete checkpoint"):
-        train_tiny(out, cache_dir, max_steps=4, resume=True)  # the next start finishes the save
-    assert load_checkpoint(out).labels
+    info = train_tiny(out, cache_dir, max_steps=4, resume=True)  # the next start finishes the save
+    assert info.path == out and load_checkpoint(out).labels
     assert sorted(p.name for p in out.parent.iterdir()) == ["embeddings", "run"]
+
+
+def test_finishing_an_interrupted_final_rename_is_a_success_with_a_message(tmp_path, cache_dir, monkeypatch, capsys):
+    out = tmp_path / "root" / "run"
+    with monkeypatch.context() as patch:
+        armed = _kill_when_moving_into(patch, out)
+        armed.append(True)
+        with pytest.raises(Killed):
+            train_tiny(out, cache_dir, max_steps=4)
+    capsys.readouterr()
+    assert _cli_train(out, cache_dir, "--resume") == 0  # was exit 2, "already holds a complete checkpoint"
+    captured = capsys.readouterr()
+    assert "finished saving the checkpoint of this run" in captured.err and "nothing is left to train" in captured.err
+    assert f"checkpoint: {out}" in captured.out
+    assert json.loads((out / "config.json").read_text())["steps"] == 4
+
+
+def test_an_interrupted_save_of_another_run_is_finished_but_not_taken_for_this_one(tmp_path, cache_dir, monkeypatch,
+                                                                                    capsys):
+    out = tmp_path / "root" / "run"
+    with monkeypatch.context() as patch:
+        armed = _kill_when_moving_into(patch, out)
+        armed.append(True)
+        with pytest.raises(Killed):
+            train_tiny(out, cache_dir, max_steps=4)
+    capsys.readouterr()
+    assert _cli_train(out, cache_dir, "--seed", "2") == 2
+    assert "it is another run's (seed 2 (the saved run: 1))" in capsys.readouterr().err
+    assert load_checkpoint(out).labels  # the finished save stays
 
 
 # ------------------------------------------------------------------------------------------- 5. a full disk

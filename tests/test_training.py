@@ -217,6 +217,51 @@ def test_stop_file_saves_state_and_is_removed(tmp_path, cache_dir):
     assert (out / STATE_FOLDER / "state.json").is_file() and not (out / "STOP").exists()
 
 
+def test_resume_with_another_seed_config_or_dataset_is_refused(tmp_path, cache_dir):
+    from nlivis.training.config import deep_merge
+
+    out = tmp_path / "ckpts" / "tiny"
+    with pytest.raises(TrainingStopped):
+        train_tiny(out, cache_dir, max_steps=6, stop_event=StopAfter(3))
+    with pytest.raises(ValueError, match=r"--resume continues the run saved in .*: seed 2 \(the saved run: 1\)"):
+        train_tiny(out, cache_dir, max_steps=6, resume=True, seed=2)
+    changed = deep_merge(tiny_config(), {"training": {"lr": 0.5}, "model": {"hidden_size": 9}})
+    with pytest.raises(ValueError, match=r"\[model\] hidden_size 9 \(the saved run: 8\); \[training\] lr 0.5"):
+        train(TrainRequest(changed, "snli", FIXTURE_DIR, out, device="cpu", cache_dir=cache_dir, progress=False,
+                           resume=True))
+    with pytest.raises(ValueError, match="dataset 'snli-small' \\(the saved run: 'snli'\\)"):
+        train(TrainRequest(tiny_config(), "snli-small", FIXTURE_DIR, out, device="cpu", cache_dir=cache_dir,
+                           progress=False, resume=True))
+    train_tiny(out, cache_dir, max_steps=8, resume=True)  # the budget may change: it trains longer
+    assert json.loads((out / "config.json").read_text())["steps"] == 8
+
+
+def test_non_finite_word_vectors_are_refused_before_the_first_step(tmp_path, cache_dir, monkeypatch):
+    from nlivis.training import prepared
+
+    real_build = prepared.build_embeddings
+
+    def with_a_nan(*args, **kwargs):
+        vectors, stats = real_build(*args, **kwargs)
+        vectors[5, 2] = float("nan")
+        return vectors, stats
+
+    monkeypatch.setattr(prepared, "build_embeddings", with_a_nan)
+    out = tmp_path / "ckpts" / "tiny"
+    with pytest.raises(ValueError, match=r"word vectors \(random\) hold NaN or infinite values in 1 of .* nothing was"):
+        train_tiny(out, cache_dir)
+    assert not out.exists()
+
+
+def test_progress_in_a_log_is_plain_lines_not_terminal_frames(tmp_path, cache_dir, capsys):
+    train_tiny(tmp_path / "run", cache_dir, progress=True, epochs=8)  # capsys: stderr is not a terminal
+    err = capsys.readouterr().err
+    assert "\r" not in err and "\x1b" not in err
+    lines = [line for line in err.splitlines() if line.startswith("step ")]
+    assert len(lines) == 20 and lines[-1].startswith("step 40/40 (100%) · epoch 8.00 loss")
+    assert "dev " in lines[-1] and "elapsed" in lines[-1]
+
+
 def test_threading_event_stops_training(tmp_path, cache_dir):
     event = threading.Event()
     event.set()

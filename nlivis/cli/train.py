@@ -3,8 +3,10 @@
     python -m nlivis train --config gcnn --dataset snli-small --data-dir ../shared/data \
         --out checkpoints/gcnn-snli-small --size shipped --embeddings minilm
 
-The output folder must be new, empty or this run's own; Ctrl-C, SIGTERM or a file <out>/STOP saves the
-state, and --resume continues it to the same weights as an uninterrupted run.
+The output folder must be new, empty or this run's own; Ctrl-C, SIGTERM or a file <out>/STOP written while the
+run trains saves the state, and --resume continues it to the same weights as an uninterrupted run. Every run
+records its training dynamics (see `python -m nlivis datamap`). Progress goes to stderr: a bar on a terminal,
+a plain line every 5% of the steps when stderr is a file.
 """
 from __future__ import annotations
 
@@ -39,7 +41,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"],
                         help="auto uses CUDA when present, else the CPU")
     parser.add_argument("--resume", action="store_true",
-                        help="continue from the folder's last saved state (same config, dataset and seed)")
+                        help="continue from the folder's last saved state; the run must be the saved one (same "
+                             "config, --dataset, --size, --seed, --embeddings and --model: a difference is refused), "
+                             "only --epochs and --max-steps may change")
     parser.add_argument("--cache-dir", default=None,
                         help="cache folder for spaCy analyses and word pieces (default: $NLIVIS_CACHE_DIR or ~/.cache/nlivis)")
 

@@ -47,6 +47,9 @@ class TrainingState:
     """Dev evaluations so far: step, epoch, dev_acc."""
     python_rng: Any = None
     numpy_rng: dict[str, Any] = field(default_factory=dict)
+    identity: dict[str, Any] = field(default_factory=dict)
+    """What a resumed run must match (config, dataset, size, seed: training.request.run_identity); empty in
+    states saved before it was recorded."""
 
 
 def flatten_optimizer_state(state: Mapping[str, Any]) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
@@ -127,8 +130,9 @@ class LoadedTrainingState:
     """None for a state saved before training dynamics were recorded."""
 
 
-def load_training_state(out_dir: Path) -> LoadedTrainingState:
-    """Read `<out>/state/`; a missing or damaged state is a `CheckpointError` naming the folder."""
+def read_training_state(out_dir: Path) -> tuple[TrainingState, dict[str, Any]]:
+    """`<out>/state/state.json`: the counters (a `TrainingState`) and the whole record, without the tensors;
+    a missing or damaged state is a `CheckpointError` naming the folder."""
     folder = Path(out_dir) / STATE_FOLDER
     recover_folder(folder)
     if not (folder / "state.json").is_file():
@@ -136,7 +140,16 @@ def load_training_state(out_dir: Path) -> LoadedTrainingState:
     record = read_json(folder, "state.json")
     try:
         # states saved before the SGD fallback counted steps also carry best_epoch_seen, now unused
-        state = TrainingState(**{k: v for k, v in record["training"].items() if k != "best_epoch_seen"})
+        return TrainingState(**{k: v for k, v in record["training"].items() if k != "best_epoch_seen"}), record
+    except (KeyError, TypeError) as error:
+        raise CheckpointError(folder, f"state.json is not a training state ({error})") from error
+
+
+def load_training_state(out_dir: Path) -> LoadedTrainingState:
+    """Read `<out>/state/` with its tensors; a missing or damaged state is a `CheckpointError` naming the folder."""
+    folder = Path(out_dir) / STATE_FOLDER
+    state, record = read_training_state(out_dir)
+    try:
         optimizer_tensors = load_tensors(folder, folder / "optimizer.safetensors", "optimizer.safetensors")
         optimizer_state = unflatten_optimizer_state(optimizer_tensors, record["optimizer"])
     except (KeyError, TypeError) as error:

@@ -6,6 +6,7 @@ runs the command line), the tests and the scripts all build one and hand it to `
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Mapping
@@ -57,6 +58,59 @@ class TrainRequest:
     def resolved_config(self) -> dict[str, Any]:
         """The config this run uses: size applied, then the request's overrides."""
         return resolve_config(self.config, self.size, self.embeddings, self.epochs, self.model_name)
+
+    def identity(self, resolved: Mapping[str, Any]) -> dict[str, Any]:
+        """What a resumed run must share with the run it continues (`run_identity`)."""
+        return run_identity({k: v for k, v in resolved.items() if k != "size"}, self.dataset, self.size, self.seed)
+
+
+BUDGET_KEYS = ("epochs",)
+"""[training] keys a resumed run may change: how long it trains (as --max-steps may), not what it trains."""
+NAME_KEYS = ("config_name",)
+"""Config keys that name the config rather than say what it does (a renamed copy is the same config)."""
+
+
+def run_identity(config: Mapping[str, Any], dataset: str, size: str, seed: int) -> dict[str, Any]:
+    """The settings that make a run this run: the resolved config (model, features, training, without the
+    budget and the name), size, dataset and seed. Recorded in the training state; `--resume` must match it."""
+    canonical = json.loads(json.dumps(config, sort_keys=True, default=str))
+    for key in NAME_KEYS:
+        canonical.pop(key, None)
+    for key in BUDGET_KEYS:
+        canonical.get("training", {}).pop(key, None)
+    return {"dataset": dataset, "size": size, "seed": seed, "config": canonical}
+
+
+def checkpoint_identity(record: Mapping[str, Any]) -> dict[str, Any] | None:
+    """`run_identity` of the run that wrote a checkpoint's config.json, or None when it does not say."""
+    try:
+        return run_identity(record["source_config"], record["dataset"]["name"], record["size"], record["seed"])
+    except (KeyError, TypeError):
+        return None
+
+
+def identity_differences(saved: Mapping[str, Any], requested: Mapping[str, Any]) -> list[str]:
+    """Where two run identities differ, one phrase each: `seed 2 (the saved run: 1)`,
+    `[model] hidden_size 100 (the saved run: 200)`."""
+    def flat(identity: Mapping[str, Any]) -> dict[str, Any]:
+        rows = {key: value for key, value in identity.items() if key != "config"}
+
+        def walk(value: Any, path: tuple[str, ...]) -> None:
+            if isinstance(value, Mapping):
+                for key, child in value.items():
+                    walk(child, (*path, str(key)))
+            else:
+                rows[f"[{path[0]}] {'.'.join(path[1:])}" if len(path) > 1 else path[0]] = value
+
+        walk(identity.get("config", {}), ())
+        return rows
+
+    old, new = flat(saved), flat(requested)
+    unset = object()
+    shown = lambda value: "unset" if value is unset else repr(value)  # noqa: E731
+    return [f"{key} {shown(new.get(key, unset))} (the saved run: {shown(old.get(key, unset))})"
+            for key in sorted(set(old) | set(new), key=lambda k: (k.startswith("["), k))
+            if old.get(key, unset) != new.get(key, unset)]
 
 
 def resolve_config(config: Mapping[str, Any], size: str, embeddings: str | None, epochs: float | None,

@@ -16,7 +16,8 @@ phases are:
 - `write_checkpoint`: the best select-split weights, the report splits predicted (never used to choose
   anything), fp16 or fp32, the training dynamics, the folder written atomically.
 
-Progress goes to a tqdm bar and, line by line, to `<out>/metrics.jsonl`. When the run is asked to stop
+Progress goes to stderr (a bar on a terminal, a plain line every 5% of the steps in a log:
+`nlivis.training.progress`) and, line by line, to `<out>/metrics.jsonl`. When the run is asked to stop
 (Ctrl-C, SIGTERM, the app's stop event, or a file `<out>/STOP`) it saves its state to `<out>/state/`;
 `resume=True` continues from it and, on one process, reaches the same weights as an uninterrupted run.
 """
@@ -37,9 +38,21 @@ from nlivis.features.buckets import bucket_batches
 from nlivis.features.featurize import FeatureSettings, Featurizer
 from nlivis.inference import accuracy_of, autocast_for, pair_lengths, predict_probabilities, prediction_rows
 from nlivis.models import build
-from nlivis.store.checkpoints import DYNAMICS_FILE, STATE_FOLDER, CheckpointError, CheckpointInfo, read_checkpoint_info
+from nlivis.store.checkpoints import (
+    DYNAMICS_FILE,
+    STATE_FOLDER,
+    CheckpointError,
+    CheckpointInfo,
+    read_checkpoint_info,
+    read_json,
+)
 from nlivis.store.metrics_log import MetricsLog
-from nlivis.store.training_state import TrainingState, load_training_state, save_training_state
+from nlivis.store.training_state import (
+    TrainingState,
+    load_training_state,
+    read_training_state,
+    save_training_state,
+)
 from nlivis.store.weights import write_checkpoint
 from nlivis.training import distributed, schedules
 from nlivis.training.config import TrainingSettings
@@ -47,10 +60,17 @@ from nlivis.training.dynamics import DynamicsRecorder
 from nlivis.training.fp16 import choose_weights_dtype
 from nlivis.training.optimizers import make_optimizer, sgd_fallback
 from nlivis.training.prepared import prepare_data
+from nlivis.training.progress import Progress, is_terminal
 from nlivis.training.provenance import git_commit, library_versions
-from nlivis.training.request import TrainRequest, split_feature_table
+from nlivis.training.request import TrainRequest, checkpoint_identity, identity_differences, split_feature_table
 from nlivis.training.rng import rng_restore, rng_snapshot, seed_everything
-from nlivis.training.run_folder import CoreShare, foreign_entries, open_run_folder
+from nlivis.training.run_folder import (
+    CoreShare,
+    RunFolderError,
+    finish_interrupted_save,
+    foreign_entries,
+    open_run_folder,
+)
 from nlivis.training.stopping import StopRequested, StopRequests, TrainingStopped
 
 REGULARIZATION_WEIGHTS = {"encoder_difference": "encoder_difference_weight"}
@@ -62,12 +82,32 @@ def train(request: TrainRequest) -> CheckpointInfo:
 
     Raises `TrainingStopped` when asked to stop (its state is saved; `resume=True` continues it). The output
     folder must be new, empty, or this run's own (nlivis.training.run_folder); the run holds its lock from
-    before its first write until it ends, so a second run into the same folder is refused.
+    before its first write until it ends, so a second run into the same folder is refused. When the run
+    writing this folder was killed between the last renames of its checkpoint save, the save is finished
+    and, if that run is this request's, its checkpoint returned without training again.
     """
     if not distributed.DistributedContext.from_environment().is_main:
         return Trainer(request).run()  # rank 0 holds the folder for the whole group
+    if finish_interrupted_save(request.out_dir):
+        return finished_checkpoint(request)
     with open_run_folder(request.out_dir, request.resume), CoreShare():
         return Trainer(request).run()
+
+
+def finished_checkpoint(request: TrainRequest) -> CheckpointInfo:
+    """The checkpoint an interrupted save left at `request.out_dir` (now complete), when it is this request's run."""
+    out_dir = request.out_dir
+    info = read_checkpoint_info(out_dir)
+    recorded = checkpoint_identity(read_json(out_dir, "config.json"))
+    differences = (identity_differences(recorded, request.identity(request.resolved_config()))
+                   if recorded is not None else ["its config.json does not record the run's settings"])
+    if differences:
+        raise RunFolderError(f"{out_dir}: finished saving the checkpoint that a run killed between its last renames "
+                             f"had written; it is another run's ({'; '.join(differences)}), so nothing was trained: "
+                             "choose another --out")
+    print(f"note: {out_dir}: finished saving the checkpoint of this run, which was killed between the last renames "
+          "of its save; the checkpoint is complete, nothing is left to train", file=sys.stderr)
+    return info
 
 
 @dataclass
@@ -105,13 +145,21 @@ class Trainer:
         if request.max_steps is not None and request.max_steps < 1:
             raise ValueError(f"max_steps must be at least 1, got {request.max_steps}")
         check_out_dir(self.out_dir, request.resume)
+        self.identity = request.identity(self.resolved)
+        if request.resume:
+            check_resume_matches(self.out_dir, self.identity)
 
         seed_everything(request.seed)
+        if request.progress and self.context.is_main and not is_terminal(sys.stderr):
+            print("reading the splits (spaCy analyses each split once; later runs read them from the cache)",
+                  file=sys.stderr, flush=True)
         self.model_config = dict(self.resolved["model"])
         self.frozen = bool(self.model_config.get("freeze_word_embeddings", True))
         self.data = prepare_data(self.protocol, request.data_dir, self.options, self.frozen,
                                  int(self.model_config.get("word_dim", 300)), request.seed, request.cache_dir,
-                                 request.progress and self.context.is_main, self.settings.snli_fraction_with_mnli)
+                                 request.progress and self.context.is_main and is_terminal(sys.stderr),
+                                 self.settings.snli_fraction_with_mnli)
+        check_finite_vectors(self.data.vectors, self.data.vocab, self.options.embeddings)
         self.model_config.update(vocab_size=len(self.data.vocab), char_vocab_size=len(self.data.char_vocab),
                                  word_dim=int(self.data.vectors.shape[1]), num_classes=len(self.protocol.labels))
         self.featurizer = Featurizer(self.data.vocab, self.data.char_vocab, FeatureSettings(**self.featurizer_settings),
@@ -120,7 +168,7 @@ class Trainer:
         """Every training pair, then the mix-in pool: batches hold indices into this list."""
         self.dynamics = self._dynamics_recorder()
         self._build_model()
-        self.state = TrainingState(optimizer_name=self.settings.optimizer)
+        self.state = TrainingState(optimizer_name=self.settings.optimizer, identity=self.identity)
         self.optimizer = make_optimizer(self.settings.optimizer, self.trainable, self.settings)
         self.best_weights: dict[str, torch.Tensor] | None = None
         self.best_select_probabilities: torch.Tensor | None = None
@@ -143,7 +191,7 @@ class Trainer:
         self.stops = StopRequests(self.out_dir, request.stop_event)
         self.window = LogWindow()
         self.last_evaluated_step = -1
-        self.bar = progress_bar(self.total_steps, self.state.step, request.progress and self.context.is_main)
+        self.progress = Progress(self.total_steps, self.state.step, request.progress and self.context.is_main)
         self.elapsed_before = self.state.elapsed_s
         self.trained_seconds = 0.0
         """Wall time when training ended (set by `write_checkpoint`; recorded in config.json)."""
@@ -164,6 +212,7 @@ class Trainer:
         """Counters, weights, optimizer, best weights and random generators from `<out>/state/`."""
         saved = load_training_state(self.out_dir)
         self.state = saved.state
+        self.state.identity = self.identity  # (states saved before identities were recorded get one now)
         self.model.load_state_dict(saved.model_state)
         if self.state.optimizer_name != self.settings.optimizer:
             self.optimizer = sgd_fallback(self.trainable, self.settings)
@@ -217,11 +266,11 @@ class Trainer:
             except StopRequested:
                 self.save_state()
                 self.stops.clear_file()
-                self.bar.close()
+                self.progress.close()
                 distributed.barrier(self.context)
                 distributed.teardown(self.context)
                 raise TrainingStopped(self.out_dir, self.state.step) from None
-        self.bar.close()
+        self.progress.close()
         info = self.write_checkpoint() if self.context.is_main else None
         distributed.barrier(self.context)
         distributed.teardown(self.context)
@@ -257,13 +306,13 @@ class Trainer:
         state.batch_in_epoch += 1
         state.pairs_seen += len(indices) * self.context.world_size
         self.window.add(loss, correct, len(indices))
-        self.bar.update(1)
         if state.step % settings.log_every_steps == 0 or state.step == self.total_steps:
             self._log_window()
         if settings.eval_every_steps and state.step % settings.eval_every_steps == 0:
             self.evaluate("every_steps")
         if settings.checkpoint_every_steps and state.step % settings.checkpoint_every_steps == 0:
             self.save_state()
+        self.progress.update(1)
 
     def evaluate(self, reason: str) -> None:
         """Select-split accuracy (rank 0 computes, every rank gets it); keep the weights when it is the best
@@ -285,7 +334,7 @@ class Trainer:
         if self.log is not None:
             self.log.write(step=state.step, epoch=round(self.epochs_done(), 4), dev_acc=accuracy,
                            best_dev_acc=state.best_dev_accuracy, lr=self.current_lr())
-        self.bar.set_postfix_str(f"dev {accuracy:.3f} (best {state.best_dev_accuracy:.3f})", refresh=False)
+        self.progress.postfix(f"dev {accuracy:.3f} (best {state.best_dev_accuracy:.3f})")
         self._fall_back_to_sgd_if_stalled()
 
     def save_state(self) -> None:
@@ -361,14 +410,14 @@ class Trainer:
         return float(loss.detach().item()), logits.detach(), batch.labels
 
     def _log_window(self) -> None:
-        """The training loss, accuracy and speed since the last log line, to the bar and metrics.jsonl."""
+        """The training loss, accuracy and speed since the last log line, to the progress report and metrics.jsonl."""
         window = self.window
         if window.pairs == 0:
             return
         seconds = max(time.perf_counter() - window.start, 1e-9)
         loss, accuracy = window.loss / window.pairs, window.correct / window.pairs
         speed = window.pairs * self.context.world_size / seconds
-        self.bar.set_description_str(f"loss {loss:.3f} acc {accuracy:.3f} {speed:.0f} pairs/s", refresh=False)
+        self.progress.describe(f"epoch {self.epochs_done():.2f} loss {loss:.3f} acc {accuracy:.3f} {speed:.0f} pairs/s")
         if self.log is not None:
             self.log.write(step=self.state.step, epoch=round(self.epochs_done(), 4), loss=loss, train_acc=accuracy,
                            pairs_per_s=speed, lr=self.current_lr())
@@ -461,6 +510,30 @@ class Trainer:
         }
 
 
+def check_resume_matches(out_dir: Path, identity: dict[str, Any]) -> None:
+    """A resume continues the saved run: same config, dataset, size and seed (the budget may change)."""
+    saved, _ = read_training_state(out_dir)
+    if not saved.identity:
+        print(f"note: {out_dir / STATE_FOLDER} was saved before runs recorded their settings: this resume cannot check "
+              "that its config, dataset, size and seed are the saved run's", file=sys.stderr)
+        return
+    differences = identity_differences(saved.identity, identity)
+    if differences:
+        raise ValueError(f"--resume continues the run saved in {out_dir / STATE_FOLDER}, but this command differs "
+                         f"from it: {'; '.join(differences)}. Resume with that run's settings (only --epochs and "
+                         "--max-steps may change), or start this run in another folder")
+
+
+def check_finite_vectors(vectors: torch.Tensor, vocab, source: str) -> None:
+    """Refuse word vectors holding NaN or infinity before the first step: training on them only yields NaN."""
+    bad = ~torch.isfinite(vectors).all(dim=1)
+    if bool(bad.any()):
+        words = [vocab.symbols[i] for i in bad.nonzero().flatten()[:3].tolist()]
+        raise ValueError(f"the word vectors ({source}) hold NaN or infinite values in {int(bad.sum())} of "
+                         f"{len(bad)} rows (e.g. {', '.join(map(repr, words))}); nothing was trained: fix or replace "
+                         "the vectors")
+
+
 def check_out_dir(out_dir: Path, resume: bool) -> None:
     """A resume needs a saved state; a new run must not bury one."""
     if resume and not (out_dir / STATE_FOLDER / "state.json").is_file():
@@ -468,8 +541,3 @@ def check_out_dir(out_dir: Path, resume: bool) -> None:
     if not resume and (out_dir / STATE_FOLDER).exists():
         raise ValueError(f"{out_dir} holds the state of an unfinished run; continue it with --resume or remove the folder")
 
-
-def progress_bar(total: int, initial: int, enabled: bool):
-    from tqdm import tqdm
-
-    return tqdm(total=total, initial=initial, disable=not enabled, unit="step", dynamic_ncols=True)
