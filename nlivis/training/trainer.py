@@ -138,6 +138,17 @@ class Trainer:
         self.device = distributed.resolve_device(request.device, self.context)
         distributed.setup(self.context, self.device)
         self.out_dir = request.out_dir
+        self._configure()
+        self._prepare_data()
+        self._build_model()
+        self._start_or_resume()
+        self._plan()
+
+    # ------------------------------------------------------------------------------------------ set-up
+
+    def _configure(self) -> None:
+        """The resolved config and its settings, checked before any data is read."""
+        request = self.request
         self.resolved = request.resolved_config()
         self.settings = TrainingSettings.from_dict(self.resolved.get("training", {}))
         self.options, self.featurizer_settings = split_feature_table(self.resolved.get("features", {}))
@@ -148,16 +159,21 @@ class Trainer:
         self.identity = request.identity(self.resolved)
         if request.resume:
             check_resume_matches(self.out_dir, self.identity)
-
-        seed_everything(request.seed)
-        if request.progress and self.context.is_main and not is_terminal(sys.stderr):
-            print("reading the splits (spaCy analyses each split once; later runs read them from the cache)",
-                  file=sys.stderr, flush=True)
         self.model_config = dict(self.resolved["model"])
         self.frozen = bool(self.model_config.get("freeze_word_embeddings", True))
+
+    def _prepare_data(self) -> None:
+        """Splits, vocabularies and word vectors (seeded: unknown words get random rows); the featurizer; the
+        training pairs and their dynamics recorder."""
+        request = self.request
+        seed_everything(request.seed)
+        terminal = is_terminal(sys.stderr)
+        if request.progress and self.context.is_main and not terminal:
+            print("reading the splits (spaCy analyses each split once; later runs read them from the cache)",
+                  file=sys.stderr, flush=True)
         self.data = prepare_data(self.protocol, request.data_dir, self.options, self.frozen,
                                  int(self.model_config.get("word_dim", 300)), request.seed, request.cache_dir,
-                                 request.progress and self.context.is_main and is_terminal(sys.stderr),
+                                 request.progress and self.context.is_main and terminal,
                                  self.settings.snli_fraction_with_mnli)
         check_finite_vectors(self.data.vectors, self.data.vocab, self.options.embeddings)
         self.model_config.update(vocab_size=len(self.data.vocab), char_vocab_size=len(self.data.char_vocab),
@@ -167,7 +183,20 @@ class Trainer:
         self.train_items = self.data.train_items + (self.data.mix_in.items if self.data.mix_in else [])
         """Every training pair, then the mix-in pool: batches hold indices into this list."""
         self.dynamics = self._dynamics_recorder()
-        self._build_model()
+
+    def _build_model(self) -> None:
+        """The model from the resolved config, seeded, with the word vectors in (frozen or not)."""
+        seed_everything(self.request.seed)
+        self.model = build(self.model_config)
+        self.model.load_word_vectors(self.data.vectors)
+        self.model.word_embedding.weight.requires_grad_(not self.frozen)
+        self.initial_dropout = float(self.model_config.get("dropout", getattr(self.model.config, "dropout", 0.0)))
+        self.model.to(self.device)
+        self.trainable = [p for p in self.model.parameters() if p.requires_grad]
+
+    def _start_or_resume(self) -> None:
+        """Counters, optimizer and best weights: fresh, or from `<out>/state/`; the live log; DDP."""
+        request = self.request
         self.state = TrainingState(optimizer_name=self.settings.optimizer, identity=self.identity)
         self.optimizer = make_optimizer(self.settings.optimizer, self.trainable, self.settings)
         self.best_weights: dict[str, torch.Tensor] | None = None
@@ -182,31 +211,21 @@ class Trainer:
                     if self.context.is_main else None)
         self.train_model = distributed.wrap_model(self.model, self.context, self.device)
 
+    def _plan(self) -> None:
+        """Steps per epoch and in all (epochs or max_steps, whichever ends first); stop requests; progress."""
         self.lengths = pair_lengths(self.train_items, self.featurizer_settings)
         self.batches_per_epoch = len(self.epoch_batches(0))
         self.total_steps = math.ceil(self.settings.epochs * self.batches_per_epoch)
-        if request.max_steps is not None:
-            self.total_steps = min(self.total_steps, request.max_steps)
+        if self.request.max_steps is not None:
+            self.total_steps = min(self.total_steps, self.request.max_steps)
         self.regularization_weights = {term: getattr(self.settings, key) for term, key in REGULARIZATION_WEIGHTS.items()}
-        self.stops = StopRequests(self.out_dir, request.stop_event)
+        self.stops = StopRequests(self.out_dir, self.request.stop_event)
         self.window = LogWindow()
         self.last_evaluated_step = -1
-        self.progress = Progress(self.total_steps, self.state.step, request.progress and self.context.is_main)
+        self.progress = Progress(self.total_steps, self.state.step, self.request.progress and self.context.is_main)
         self.elapsed_before = self.state.elapsed_s
         self.trained_seconds = 0.0
         """Wall time when training ended (set by `write_checkpoint`; recorded in config.json)."""
-
-    # ------------------------------------------------------------------------------------------ set-up
-
-    def _build_model(self) -> None:
-        """The model from the resolved config, seeded, with the word vectors in (frozen or not)."""
-        seed_everything(self.request.seed)
-        self.model = build(self.model_config)
-        self.model.load_word_vectors(self.data.vectors)
-        self.model.word_embedding.weight.requires_grad_(not self.frozen)
-        self.initial_dropout = float(self.model_config.get("dropout", getattr(self.model.config, "dropout", 0.0)))
-        self.model.to(self.device)
-        self.trainable = [p for p in self.model.parameters() if p.requires_grad]
 
     def _restore_state(self) -> None:
         """Counters, weights, optimizer, best weights and random generators from `<out>/state/`."""
