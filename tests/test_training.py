@@ -262,6 +262,24 @@ def test_progress_in_a_log_is_plain_lines_not_terminal_frames(tmp_path, cache_di
     assert "dev " in lines[-1] and "elapsed" in lines[-1]
 
 
+def test_plain_progress_lines_every_5_percent_also_after_a_resume():
+    import io
+
+    from nlivis.training.progress import Progress
+
+    stream = io.StringIO()
+    progress = Progress(total=100, initial=37, enabled=True, stream=stream)  # resumed at step 37
+    progress.describe("loss 0.500")
+    for _ in range(63):
+        progress.update()
+    lines = stream.getvalue().splitlines()
+    assert [line.split()[1] for line in lines] == [f"{step}/100" for step in range(40, 101, 5)]
+    assert lines[0].startswith("step 40/100 (40%) · loss 0.500 · ") and "left" in lines[0] and "left" not in lines[-1]
+    quiet = io.StringIO()
+    Progress(total=10, initial=0, enabled=False, stream=quiet).update(10)
+    assert quiet.getvalue() == ""
+
+
 def test_threading_event_stops_training(tmp_path, cache_dir):
     event = threading.Event()
     event.set()
