@@ -163,8 +163,15 @@ def main() -> int:
             print(f"{path.name}: kept in fp32" + (" (dry run)" if args.dry_run else ""))
             continue
         target = path.with_name(path.stem + "-fp16.safetensors")
-        save_tensors({EMBEDDING_TENSOR: half.contiguous()}, target,
-                     metadata={"source": "fp16 rounding of " + path.name, "rows": str(half.shape[0])})
+        if target.is_file():  # these rows were rounded before (the name carries their hash): keep the file as it is,
+            # since other checkpoints record its sha256 (rewriting it, even with the same rows, changes its bytes)
+            if not torch.equal(load_file(str(target))[EMBEDDING_TENSOR], half):
+                print(f"{target.name} exists with other rows than the rounding of {path.name}: kept in fp32")
+                continue
+            print(f"{target.name} already holds these rows in fp16: reused")
+        else:
+            save_tensors({EMBEDDING_TENSOR: half.contiguous()}, target,
+                         metadata={"source": "fp16 rounding of " + path.name, "rows": str(half.shape[0])})
         digest = sha256_file(target)
         for folder in group:
             config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
