@@ -35,3 +35,5 @@ for model in gcnn diin attentive_conv esan amn; do
   python bench/profile_model.py "$model" shipped --steps 5 --rows 5 2>&1 | grep -E "aten::|Self CPU time total|operator calls" \
       | awk '{ if ($1 ~ /aten/) print $1, $2, $3; else print }'
 done > bench/results/profile-shipped.txt
+# Training dynamics: what recording them costs per training step (issue 23)
+python bench/dynamics_overhead.py --steps 30 --rounds 3 > bench/results/dynamics-overhead.md
