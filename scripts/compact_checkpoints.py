@@ -8,7 +8,7 @@
    complete checkpoint that loads it, the rounded rows pass the fp16 rule on its select split.
 3. fp32 weights are re-stored in fp16 when the rounded weights pass the same rule.
 
-The fp16 rule is the trainer's (`nlivis.training.trainer.fp16_verdict`): select-split accuracy moves by
+The fp16 rule is the trainer's (`nlivis.training.fp16.fp16_verdict`): select-split accuracy moves by
 at most 0.05 points and at most 0.2% of labels flip, each judged against the checkpoint as it was
 before this script touched it. Whenever rounding is applied, every recorded prediction and accuracy of
 the checkpoint is re-computed from what is now stored, and config.json's `fp16_check` keeps the fp32
@@ -37,7 +37,7 @@ from nlivis.inference import LoadedCheckpoint, load_checkpoint
 from nlivis.store.weights import rewrite_checkpoint, save_tensors
 from nlivis.store.files import sha256_file
 from nlivis.inference import accuracy_of, predict_probabilities, prediction_rows
-from nlivis.training.trainer import fp16_verdict, rounded_to_fp16
+from nlivis.training.fp16 import fp16_verdict, rounded_to_fp16
 
 CPU = torch.device("cpu")
 
@@ -163,8 +163,15 @@ def main() -> int:
             print(f"{path.name}: kept in fp32" + (" (dry run)" if args.dry_run else ""))
             continue
         target = path.with_name(path.stem + "-fp16.safetensors")
-        save_tensors({EMBEDDING_TENSOR: half.contiguous()}, target,
-                     metadata={"source": "fp16 rounding of " + path.name, "rows": str(half.shape[0])})
+        if target.is_file():  # these rows were rounded before (the name carries their hash): keep the file as it is,
+            # since other checkpoints record its sha256 (rewriting it, even with the same rows, changes its bytes)
+            if not torch.equal(load_file(str(target))[EMBEDDING_TENSOR], half):
+                print(f"{target.name} exists with other rows than the rounding of {path.name}: kept in fp32")
+                continue
+            print(f"{target.name} already holds these rows in fp16: reused")
+        else:
+            save_tensors({EMBEDDING_TENSOR: half.contiguous()}, target,
+                         metadata={"source": "fp16 rounding of " + path.name, "rows": str(half.shape[0])})
         digest = sha256_file(target)
         for folder in group:
             config = json.loads((folder / "config.json").read_text(encoding="utf-8"))

@@ -18,7 +18,7 @@ import pytest
 pytest.importorskip("streamlit.testing.v1", reason="streamlit's AppTest is not installed")
 
 from nlivis.training import runs as training_runs  # noqa: E402
-from nlivis.training.run_folder import LOCK_FILE  # noqa: E402
+from nlivis.training.run_folder import RUN_LOCK_FILE  # noqa: E402
 from tests.fixtures.app_checkpoints import APP_DATA, gcnn_family  # noqa: E402
 from tests.test_app_pages import FAKE_WORKER, open_app, show, texts  # noqa: E402
 
@@ -120,7 +120,7 @@ def test_train_page_offers_no_start_on_a_folder_a_terminal_run_is_preparing(monk
     runs = tmp_path / "runs"
     out = runs / "from-terminal"
     out.mkdir(parents=True)
-    (out / LOCK_FILE).write_text(json.dumps({"pid": sleeper.pid, "host": socket.gethostname(),
+    (out / RUN_LOCK_FILE).write_text(json.dumps({"pid": sleeper.pid, "host": socket.gethostname(),
                                              "started": time.time(), "command": ["python", "-m", "nlivis", "train"]}))
     app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "app_pages/8_Train.py")
     app.text_input(key=NAME_BOX).set_value("from-terminal").run()

@@ -166,3 +166,21 @@ def test_sigterm_saves_state_and_resume_completes(tmp_path):
                               cwd=ROOT, capture_output=True, text=True, env=env, timeout=300)
     assert finished.returncode == 0, finished.stderr
     assert (out / "COMPLETE").is_file()
+
+
+def test_train_says_a_missing_glove_file_before_reading_any_data(tmp_path, capsys, monkeypatch):
+    """The embeddings' source is checked with the config, before spaCy analyses a split (minutes on real data)
+    and before the output folder is made."""
+    from nlivis.training import trainer
+
+    def no_data(*args, **kwargs):
+        raise AssertionError("data was read before the embeddings' source was checked")
+
+    monkeypatch.setattr(trainer, "prepare_data", no_data)
+    missing = tmp_path / "glove.840B.300d.txt"
+    code = main(["train", "--config", str(TINY_CONFIG), "--dataset", "snli", "--data-dir", str(FIXTURE_DIR),
+                 "--out", str(tmp_path / "run"), "--device", "cpu", "--max-steps", "1",
+                 "--embeddings", f"glove:{missing}"])
+    assert code == 2
+    assert str(missing) in capsys.readouterr().err
+    assert not (tmp_path / "run" / "COMPLETE").exists()

@@ -97,3 +97,23 @@ def test_missing_data_leaves_weights_alone(old_style, tmp_path, capsys):
     assert "splits unavailable" in capsys.readouterr().out
     assert load_checkpoint(old_style).config["weights"]["dtype"] == "float32"
     assert all(p.name.endswith(".gz") for p in find_prediction_files(old_style).values())  # step 1 needs no data
+
+
+def test_an_existing_fp16_file_of_the_same_rows_is_reused_byte_for_byte(old_style, tmp_path):
+    """A retrained checkpoint whose rows another checkpoint already uses in fp16: the file other checkpoints record
+    by sha256 must not be rewritten (its bytes, not its rows, would change)."""
+    from nlivis.store.files import sha256_file
+    from nlivis.store.weights import save_tensors
+
+    folder = old_style
+    fp32_file = (folder / json.loads((folder / "config.json").read_text())["embeddings"]["file"]).resolve()
+    existing = fp32_file.with_name(fp32_file.stem + "-fp16.safetensors")
+    rows = load_file(str(fp32_file))[EMBEDDING_TENSOR].half()
+    save_tensors({EMBEDDING_TENSOR: rows}, existing, metadata={"source": "an earlier compaction"})
+    before = existing.read_bytes()
+    assert run_script("--checkpoints", str(folder.parent), "--data-dir", str(FIXTURE_DIR),
+                      "--cache-dir", str(tmp_path / "cache")) == 0
+    assert existing.read_bytes() == before and not fp32_file.exists()
+    config = json.loads((folder / "config.json").read_text())
+    assert config["embeddings"]["file"].endswith(existing.name) and config["embeddings"]["sha256"] == sha256_file(existing)
+    load_checkpoint(folder)

@@ -25,7 +25,7 @@ from nlivis.store.training_state import (
     save_training_state,
 )
 from nlivis.training import run_folder
-from nlivis.training.run_folder import LOCK_FILE, path_problem, run_name_problem
+from nlivis.training.run_folder import RUN_LOCK_FILE, path_problem, run_name_problem
 from tests.fixtures.training.helpers import FIXTURE_DIR, TINY_CONFIG, train_tiny
 
 
@@ -126,7 +126,7 @@ def other_process():
 
 def _write_lock(out: Path, pid: int, host: str | None = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    (out / LOCK_FILE).write_text(json.dumps({"pid": pid, "host": host or socket.gethostname(),
+    (out / RUN_LOCK_FILE).write_text(json.dumps({"pid": pid, "host": host or socket.gethostname(),
                                              "started": time.time() - 5, "command": ["train"]}))
 
 
@@ -136,7 +136,7 @@ def test_a_folder_locked_by_a_live_process_is_refused(tmp_path, cache_dir, capsy
     assert _cli_train(out, cache_dir) == 2
     err = capsys.readouterr().err
     assert f"locked by another training run (pid {other_process.pid} on {socket.gethostname()}" in err
-    assert sorted(p.name for p in out.iterdir()) == [LOCK_FILE], "nothing written next to the live run"
+    assert sorted(p.name for p in out.iterdir()) == [RUN_LOCK_FILE], "nothing written next to the live run"
 
 
 def test_a_stale_lock_is_reported_and_taken_over(tmp_path, cache_dir, capsys, other_process):
@@ -147,17 +147,17 @@ def test_a_stale_lock_is_reported_and_taken_over(tmp_path, cache_dir, capsys, ot
     assert _cli_train(out, cache_dir) == 0
     assert f"removed a stale lock of a run that is no longer running (pid {other_process.pid}" in capsys.readouterr().err
     load_checkpoint(out)
-    assert not (out / LOCK_FILE).exists()
+    assert not (out / RUN_LOCK_FILE).exists()
 
 
 def test_a_lock_that_names_no_process_is_held_for_a_minute_then_stale(tmp_path, cache_dir, capsys):
     out = tmp_path / "run"
     out.mkdir()
-    (out / LOCK_FILE).write_text("")  # created, not yet filled
+    (out / RUN_LOCK_FILE).write_text("")  # created, not yet filled
     assert _cli_train(out, cache_dir) == 2
     assert "locked by another training run (a process still writing its lock" in capsys.readouterr().err
     old = time.time() - 120
-    os.utime(out / LOCK_FILE, (old, old))
+    os.utime(out / RUN_LOCK_FILE, (old, old))
     assert _cli_train(out, cache_dir) == 0
     assert "removed a stale lock" in capsys.readouterr().err
 
@@ -186,18 +186,53 @@ def test_a_second_run_into_a_folder_in_use_is_refused(tmp_path, cache_dir):
     steps = [json.loads(line)["step"] for line in (out / "metrics.jsonl").read_text().splitlines()
              if "train_acc" in line]
     assert steps == sorted(set(steps)), "one run's log, no interleaving"
-    assert not (out / LOCK_FILE).exists()
+    assert not (out / RUN_LOCK_FILE).exists()
+
+
+def test_a_leftover_stop_file_does_not_stop_a_new_run(tmp_path, cache_dir, capsys):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "STOP").write_text("stop requested from the app\n")
+    an_hour_ago = time.time() - 3600  # before this process started: left by an earlier run
+    os.utime(out / "STOP", (an_hour_ago, an_hour_ago))
+    info = train_tiny(out, cache_dir, max_steps=4)  # used to stop at step 0
+    assert info.path == out and json.loads((out / "config.json").read_text())["steps"] == 4
+    assert not (out / "STOP").exists()
+    assert "removed a stop request (STOP, written" in capsys.readouterr().err
+
+
+def test_process_start_time_is_when_the_process_started():
+    script = ("import time; now = time.time(); from nlivis.training.run_folder import process_start_time; "
+              "print(now - process_start_time())")
+    before = time.time()
+    output = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                            cwd=Path(__file__).resolve().parents[1]).stdout
+    waited = time.time() - before
+    assert -0.05 <= float(output) <= waited + 0.05
+
+
+def test_a_refused_run_leaves_no_folder_behind(tmp_path, cache_dir, capsys):
+    out = tmp_path / "new" / "deeper" / "run"
+    assert _cli_train(out, cache_dir, "--dataset", "snly") == 2
+    assert "unknown dataset or protocol 'snly'" in capsys.readouterr().err
+    assert not (tmp_path / "new").exists(), "the folders the refused run created are gone"
+    assert _cli_train(tmp_path / "other", cache_dir, "--resume") == 2
+    assert "no training state to resume" in capsys.readouterr().err and not (tmp_path / "other").exists()
+    mine = tmp_path / "mine"
+    mine.mkdir()  # a folder the user made is theirs: kept
+    assert _cli_train(mine, cache_dir, "--dataset", "snly") == 2
+    assert mine.is_dir() and list(mine.iterdir()) == []
 
 
 def test_stopping_releases_the_lock(tmp_path, cache_dir):
-    from nlivis.training.trainer import TrainingStopped
+    from nlivis.training.stopping import TrainingStopped
 
     out = tmp_path / "run"
     (out).mkdir()
     (out / "STOP").write_text("")
     with pytest.raises(TrainingStopped):
         train_tiny(out, cache_dir)
-    assert not (out / LOCK_FILE).exists() and run_folder.live_lock(out) is None
+    assert not (out / RUN_LOCK_FILE).exists() and run_folder.live_lock(out) is None
 
 
 # ------------------------------------------------------------------------------ 4. a kill between the renames
@@ -250,10 +285,38 @@ def test_a_kill_between_the_final_renames_leaves_the_checkpoint_findable(tmp_pat
         train_tiny(out, cache_dir, max_steps=4)
     armed.clear()
     assert not out.exists()
-    with pytest.raises(ValueError, match="already holds a complete checkpoint"):
-        train_tiny(out, cache_dir, max_steps=4, resume=True)  # the next start finishes the save
-    assert load_checkpoint(out).labels
+    info = train_tiny(out, cache_dir, max_steps=4, resume=True)  # the next start finishes the save
+    assert info.path == out and load_checkpoint(out).labels
     assert sorted(p.name for p in out.parent.iterdir()) == ["embeddings", "run"]
+
+
+def test_finishing_an_interrupted_final_rename_is_a_success_with_a_message(tmp_path, cache_dir, monkeypatch, capsys):
+    out = tmp_path / "root" / "run"
+    with monkeypatch.context() as patch:
+        armed = _kill_when_moving_into(patch, out)
+        armed.append(True)
+        with pytest.raises(Killed):
+            train_tiny(out, cache_dir, max_steps=4)
+    capsys.readouterr()
+    assert _cli_train(out, cache_dir, "--resume") == 0  # was exit 2, "already holds a complete checkpoint"
+    captured = capsys.readouterr()
+    assert "finished saving the checkpoint of this run" in captured.err and "nothing is left to train" in captured.err
+    assert f"checkpoint: {out}" in captured.out
+    assert json.loads((out / "config.json").read_text())["steps"] == 4
+
+
+def test_an_interrupted_save_of_another_run_is_finished_but_not_taken_for_this_one(tmp_path, cache_dir, monkeypatch,
+                                                                                    capsys):
+    out = tmp_path / "root" / "run"
+    with monkeypatch.context() as patch:
+        armed = _kill_when_moving_into(patch, out)
+        armed.append(True)
+        with pytest.raises(Killed):
+            train_tiny(out, cache_dir, max_steps=4)
+    capsys.readouterr()
+    assert _cli_train(out, cache_dir, "--seed", "2") == 2
+    assert "it is another run's (seed 2 (the saved run: 1))" in capsys.readouterr().err
+    assert load_checkpoint(out).labels  # the finished save stays
 
 
 # ------------------------------------------------------------------------------------------- 5. a full disk

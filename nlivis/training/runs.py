@@ -14,16 +14,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Sequence
 
+from nlivis.training.run_folder import STOP_FILE
+
 REPOSITORY = Path(__file__).resolve().parents[2]
 """The repository root: runs start there, and relative GloVe paths are read from there."""
 
 RUNS_FOLDER = ".runs"
 """Next to the checkpoints: `.runs/<name>/` keeps each run's lock and log. Not inside the run's own
 folder, because the trainer replaces that folder atomically when it writes the finished checkpoint."""
-LOCK_FILE = "run.lock.json"
-"""{"pid", "started", "command", "out"}: lets a refreshed page find a live run instead of starting another."""
-STOP_FILE = "STOP"
-"""Written into the run's output folder by the Stop button; the trainer stops after its current step."""
+RUN_RECORD_FILE = "run.lock.json"
+"""`.runs/<name>/run.lock.json`, the app's record of a run it started: {"pid", "started", "command", "out"}; lets a
+refreshed page find a live run instead of starting another. (The run's own folder lock is
+`run_folder.RUN_LOCK_FILE`; the Stop button writes `run_folder.STOP_FILE` into the run's folder.)"""
 LOG_FILE = "train.log"
 LAUNCH_CLAIM_S = 60.0
 """A run record without a pid claims the folder for a worker being launched; after this long it is stale."""
@@ -57,7 +59,7 @@ def _pid_alive(pid: int) -> bool:
 
 def read_run(out: Path) -> TrainingRun | None:
     """The run recorded for output folder `out`, or None when it was not started from the app."""
-    lock = run_record_folder(out) / LOCK_FILE
+    lock = run_record_folder(out) / RUN_RECORD_FILE
     if not lock.is_file():
         return None
     try:
@@ -230,12 +232,12 @@ def start_run(command: list[str], out: Path) -> TrainingRun:
     (nlivis.training.run_folder), which terminal runs honour too."""
     records = run_record_folder(out)
     records.mkdir(parents=True, exist_ok=True)
-    record_path = records / LOCK_FILE
+    record_path = records / RUN_RECORD_FILE
     started = time.time()
     # The claim is written whole to a file of its own, then hard-linked into place: the link either creates
     # the record with its content in one step or fails, so a second request never reads a half-written claim
     # (and takes it for the record of an ended run).
-    claim = records / f".{LOCK_FILE}.claim-{uuid.uuid4().hex}"
+    claim = records / f".{RUN_RECORD_FILE}.claim-{uuid.uuid4().hex}"
     claim.write_text(json.dumps({"pid": None, "started": started, "command": command, "out": str(out)}),
                      encoding="utf-8")
     try:
@@ -262,7 +264,7 @@ def start_run(command: list[str], out: Path) -> TrainingRun:
         record_path.unlink(missing_ok=True)
         raise
     record = {"pid": process.pid, "started": started, "command": command, "out": str(out)}
-    temporary = records / f".{LOCK_FILE}.{uuid.uuid4().hex}"
+    temporary = records / f".{RUN_RECORD_FILE}.{uuid.uuid4().hex}"
     temporary.write_text(json.dumps(record), encoding="utf-8")
     os.replace(temporary, record_path)
     return TrainingRun(Path(out), process.pid, started, command, True)

@@ -1,0 +1,78 @@
+"""Where each training pair sits on the checkpoint's data map (dataset cartography, Swayamdipta et al. 2020).
+
+    python -m nlivis datamap checkpoints/esan-snli-small
+    python -m nlivis datamap checkpoints/esan-snli-small --json > esan-datamap.json
+
+From the training dynamics the run recorded (each pair's gold-label probability and correctness in every
+epoch's training pass): per pair its confidence (mean probability), variability (population standard
+deviation) and correctness (share of epochs right), and how many pairs fall in the easy-to-learn, ambiguous
+and hard-to-learn regions under the thresholds given (defaults and reasons: nlivis.analysis.datamap). The
+text output lists the hard-to-learn pairs with the lowest confidence, the candidates for mislabelling;
+--json gives every pair.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+from nlivis.cli.common import fail
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from nlivis.analysis.datamap import Thresholds
+
+    defaults = Thresholds()
+    parser.add_argument("checkpoint", help="checkpoint folder trained with training dynamics recorded")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON object: thresholds, region counts, the paper's 33%% cut values and "
+                             "every pair {id, split, gold, confidence, variability, correctness, epochs, region}")
+    parser.add_argument("--ambiguous-variability", type=float, default=defaults.ambiguous_variability,
+                        help="a pair whose variability is at least this is ambiguous (0 … 0.5)")
+    parser.add_argument("--easy-confidence", type=float, default=defaults.easy_confidence,
+                        help="a pair below the ambiguous variability with at least this confidence is easy-to-learn")
+    parser.add_argument("--hard-confidence", type=float, default=defaults.hard_confidence,
+                        help="a pair below the ambiguous variability with at most this confidence is hard-to-learn")
+    parser.add_argument("--show", type=int, default=10,
+                        help="hard-to-learn pairs listed in the text output, lowest confidence first (0: none)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from nlivis.analysis.datamap import Thresholds, data_map, hardest, paper_cuts
+    from nlivis.store.checkpoints import read_checkpoint_info
+    from nlivis.store.dynamics import read_dynamics
+
+    try:
+        thresholds = Thresholds(args.ambiguous_variability, args.easy_confidence, args.hard_confidence)
+    except ValueError as error:
+        return fail(str(error), args.json)
+    folder = Path(args.checkpoint)
+    read_checkpoint_info(folder)  # a folder that is not a complete checkpoint is named as such
+    points = data_map(read_dynamics(folder), thresholds)
+    counts = points.region_counts()
+    cuts = paper_cuts(points)
+    if args.json:
+        print(json.dumps({"checkpoint": str(folder), "epochs": points.total_epochs, "thresholds": asdict(thresholds),
+                          "regions": counts, "paper_cuts": cuts, "pairs": points.rows()}))
+        return 0
+    splits = ", ".join(dict.fromkeys(points.splits))
+    print(f"{folder}: {len(points.ids):,} training pairs ({splits}) over {points.total_epochs} epochs, from each "
+          "epoch's training pass")
+    print(f"regions — {thresholds.describe()}")
+    width = max(len(name) for name in counts)
+    for name, count in counts.items():
+        print(f"  {name:<{width}}  {count:>8,}  {count / max(1, len(points.ids)):6.1%}")
+    if cuts["ambiguous_variability"] is not None:
+        print(f"the paper's 33% subsets on this map begin at variability ≥ {cuts['ambiguous_variability']:.4f} "
+              f"(most ambiguous), confidence ≥ {cuts['easy_confidence']:.4f} (easiest), ≤ {cuts['hard_confidence']:.4f} "
+              "(hardest)")
+    shown = hardest(points, args.show)
+    if shown:
+        print(f"\nhard-to-learn pairs with the lowest confidence (possibly mislabelled), {len(shown)} of "
+              f"{counts['hard-to-learn']:,}:")
+        print(f"  {'id':<24} {'gold':<14} confidence  variability  correctness  epochs")
+        for i in shown:
+            print(f"  {points.ids[i]:<24} {points.gold[i]:<14} {points.confidence[i]:10.4f}  {points.variability[i]:11.4f}"
+                  f"  {points.correctness[i]:11.2f}  {points.epochs[i]:6d}")
+    return 0
