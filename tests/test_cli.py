@@ -11,12 +11,12 @@ from tests.fixtures.training.helpers import FIXTURE_DIR, TINY_CONFIG
 
 
 @pytest.mark.parametrize("argv, fragment", [
-    (["--epochs", "inf"], "argument --epochs: 'inf': give a finite number above 0"),
-    (["--epochs", "nan"], "argument --epochs: 'nan': give a finite number above 0"),
-    (["--epochs", "0"], "give a finite number above 0"),
-    (["--seed", str(2 ** 70)], "a seed must lie in 0 … 4294967295"),
-    (["--seed", "-1"], "a seed must lie in"),
-    (["--max-steps", "0"], "argument --max-steps: 0: give a whole number of at least 1"),
+    (["--epochs", "inf"], "argument --epochs: the value must be a finite number of epochs above 0; got inf"),
+    (["--epochs", "nan"], "argument --epochs: the value must be a finite number of epochs above 0; got nan"),
+    (["--epochs", "0"], "must be above 0 and at most 1,000,000; got 0"),
+    (["--seed", str(2 ** 70)], "argument --seed: the value must be an integer from 0 to 4,294,967,295"),
+    (["--seed", "-1"], "must be an integer from 0 to 4,294,967,295"),
+    (["--max-steps", "0"], "argument --max-steps: the value must be an integer of at least 1; got 0"),
 ], ids=["epochs-inf", "epochs-nan", "epochs-0", "seed-huge", "seed-negative", "max-steps-0"])
 def test_train_refuses_impossible_numbers_before_anything_is_written(tmp_path, capsys, argv, fragment):
     out = tmp_path / "run"
@@ -32,7 +32,7 @@ def test_explain_refuses_a_step_count_that_would_exhaust_memory(capsys):
     with pytest.raises(SystemExit) as stopped:
         main(["explain", "checkpoints/gcnn-snli-small", "--premise", "A b .", "--hypothesis", "A .",
               "--steps", "100000000"])
-    assert stopped.value.code == 2 and "at most 10,000" in capsys.readouterr().err
+    assert stopped.value.code == 2 and "from 1 to 10,000 integrated-gradients steps" in capsys.readouterr().err
 
 
 def test_evaluate_file_that_is_a_folder_is_named(tmp_path, capsys):

@@ -296,3 +296,24 @@ def test_repeated_pair_ids_are_made_unique_and_said(tmp_path: Path, name: str, l
     written = write_predictions(tmp_path / "predictions_x.jsonl.gz",
                                 [{"id": i, "gold": "neutral", "predicted": "neutral", "probs": [0.2, 0.6, 0.2]} for i in got])
     assert [p.id for p in read_predictions(written)] == got
+
+
+@pytest.mark.parametrize(("line", "words"), [
+    ("[" * 100_000, "nested too deeply"),
+    ('{"gold_label": "neutral", "sentence1": "A", "sentence2": "B", "pairID": ' + "9" * 5000 + "}", "Exceeds the limit"),
+], ids=["deep-nesting", "5000-digit-integer"])
+def test_json_that_python_cannot_parse_names_the_line(tmp_path: Path, line: str, words: str):
+    """json.loads raises RecursionError or a plain ValueError (not JSONDecodeError) for these, which escaped
+    every JSON-lines reader as a traceback."""
+    from nlivis.data.challenge import read_challenge_files
+    from nlivis.data.highlights import read_esnli_highlights
+
+    pair = '{"gold_label": "neutral", "sentence1": "A", "sentence2": "B"}'
+    readers = [(read_file, pair), (lambda p: read_challenge_files([p]), pair),
+               (read_esnli_highlights, '{"sentB": "A b", "keywordB": ["b"]}')]
+    for read, first_line in readers:
+        path = tmp_path / "pairs.jsonl"
+        path.write_text(first_line + "\n" + line + "\n")
+        with pytest.raises(DataFormatError) as error:
+            read(path)
+        assert f"{path}, line 2:" in str(error.value) and words in str(error.value)

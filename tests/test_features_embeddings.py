@@ -262,3 +262,83 @@ def test_minilm_without_network_says_how_to_fetch(no_installed_minilm, monkeypat
         build_embeddings("minilm", _vocab(["the"]))
     with pytest.raises(EmbeddingSourceError, match="python -m nlivis fetch-minilm"):
         embeddings.minilm_folder(fetch=False)
+
+
+# ------------------------------------------------------------------- damaged or mislabelled GloVe files
+
+
+def test_a_gz_that_is_not_gzip_names_the_file(tmp_path):
+    fake = tmp_path / "x.txt.gz"
+    fake.write_text("the 1 2 3\n", encoding="utf-8")
+    with pytest.raises(EmbeddingSourceError, match=r"x.txt.gz: not a readable gzip file"):
+        build_embeddings(f"glove:{fake}", _vocab(["the"]))
+    truncated = tmp_path / "cut.txt.gz"
+    truncated.write_bytes(gzip.compress(b"the 1 2 3\n" * 1000)[:40])
+    with pytest.raises(EmbeddingSourceError, match=r"cut.txt.gz: not a readable gzip file"):
+        build_embeddings(f"glove:{truncated}", _vocab(["the"]))
+
+
+def test_a_zip_that_is_not_a_zip_or_holds_nothing_names_the_file(tmp_path):
+    fake = tmp_path / "x.zip"
+    fake.write_text("the 1 2 3\n", encoding="utf-8")
+    with pytest.raises(EmbeddingSourceError, match=r"x.zip: not a readable zip archive"):
+        build_embeddings(f"glove:{fake}", _vocab(["the"]))
+    empty = tmp_path / "empty.zip"
+    with zipfile.ZipFile(empty, "w"):
+        pass
+    with pytest.raises(EmbeddingSourceError, match=r"empty.zip: the zip archive holds no files"):
+        build_embeddings(f"glove:{empty}", _vocab(["the"]))
+    hollow = tmp_path / "hollow.zip"
+    with zipfile.ZipFile(hollow, "w") as archive:
+        archive.writestr("glove.txt", "")
+    with pytest.raises(EmbeddingSourceError, match=r"hollow.zip.*empty"):
+        build_embeddings(f"glove:{hollow}", _vocab(["the"]))
+    damaged = tmp_path / "damaged.zip"
+    with zipfile.ZipFile(damaged, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("glove.txt", "the 1 2 3\n" * 5000)
+    data = bytearray(damaged.read_bytes())
+    data[60:80] = b"\x00" * 20  # inside the compressed member
+    damaged.write_bytes(bytes(data))
+    with pytest.raises(EmbeddingSourceError, match=r"damaged.zip#glove.txt: the zip member cannot be read"):
+        build_embeddings(f"glove:{damaged}", _vocab(["the"]))
+
+
+@pytest.mark.parametrize("content", ["# A README\nSome words here and there\n", "\x89PNG \x1a\x00 IHDR \x01\n"])
+def test_a_file_that_is_not_glove_is_refused_not_read_as_junk_vectors(tmp_path, content):
+    """Before: any text file whose first line had spaces became a "source" of that many dimensions (two for
+    '# A README'), none of whose rows matched, so training went on with random vectors."""
+    path = tmp_path / "notes.txt"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(EmbeddingSourceError, match=r"notes.txt, line 1: expected a word and \d+ numbers"):
+        build_embeddings(f"glove:{path}", _vocab(["the"]))
+
+
+@pytest.mark.parametrize("values", ["nan 1 2", "1 inf 2", "1 2 -inf", "1e40 1 2"])
+def test_nan_or_infinite_vectors_are_refused_before_training(tmp_path, values):
+    path = tmp_path / "glove.txt"
+    path.write_text(f"the 1 2 3\nbad {values}\n", encoding="utf-8")
+    with pytest.raises(EmbeddingSourceError, match=r"glove.txt, line 2: the vector holds NaN or infinite values"):
+        build_embeddings(f"glove:{path}", _vocab(["bad"]))
+    assert build_embeddings(f"glove:{path}", _vocab(["the"]))[1]["found"] == 1  # rows never used are not parsed
+
+
+def test_non_finite_oov_scale_is_refused(tiny_glove):
+    with pytest.raises(EmbeddingSourceError, match="NaN or infinite"):
+        build_embeddings(f"glove:{tiny_glove['plain']}", _vocab(["unicorn"]), oov_scale=float("inf"))
+
+
+def test_the_source_can_be_checked_before_any_data_is_read(tiny_glove, tmp_path):
+    from nlivis.features.embeddings import check_embedding_source
+
+    for kind in ("plain", "gz", "zip"):
+        check_embedding_source(f"glove:{tiny_glove[kind]}")
+    check_embedding_source("random")
+    check_embedding_source("minilm")  # fetched on first use by build_embeddings, not here
+    fake = tmp_path / "x.txt.gz"
+    fake.write_text("the 1 2 3\n")
+    with pytest.raises(EmbeddingSourceError, match="x.txt.gz: not a readable gzip file"):
+        check_embedding_source(f"glove:{fake}")
+    with pytest.raises(EmbeddingSourceError, match="the first row has 4 values after the word, expected 300"):
+        check_embedding_source(f"glove:{tiny_glove['plain']}", dim=300)
+    with pytest.raises(EmbeddingSourceError, match="unknown embedding source 'word2vec'"):
+        check_embedding_source("word2vec")

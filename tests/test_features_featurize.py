@@ -154,3 +154,42 @@ def test_cache_key_pipeline_version_matches_the_loaded_pipeline(nlp):
     from nlivis.features.spacy_pipeline import pipeline_version
 
     assert installed_pipeline_version() == pipeline_version()
+
+
+# ------------------------------------------------------------------------- sentences longer than spaCy reads
+
+@pytest.fixture
+def short_spacy_limit(monkeypatch):
+    """spaCy's nlp.max_length lowered to 60 characters, so a test needs no million-character sentence
+    (the check must follow the pipeline's own limit, whatever it is set to)."""
+    from nlivis.features.spacy_pipeline import load_nlp
+
+    monkeypatch.setattr(load_nlp(), "max_length", 60)
+    return 60
+
+
+def test_an_over_long_sentence_in_a_file_names_file_and_line(tmp_path, short_spacy_limit):
+    """Before: spaCy's E088 ('Text of length 1000001 exceeds maximum of 1000000') with no file or line."""
+    from nlivis.data.readers import read_file
+    from nlivis.data.records import InputError
+    from nlivis.features.dataset import analyze_pairs
+
+    path = tmp_path / "pairs.jsonl"
+    long_hypothesis = "word " * 20
+    path.write_text('{"gold_label": "neutral", "sentence1": "A b.", "sentence2": "C d."}\n'
+                    f'{{"gold_label": "neutral", "sentence1": "A b.", "sentence2": "{long_hypothesis}"}}\n')
+    with pytest.raises(InputError) as caught:
+        analyze_pairs(read_file(path).pairs, cache_dir=tmp_path / "cache", progress=False)
+    assert str(caught.value).startswith(f"{path}, line 2: the hypothesis has 100 characters; spaCy reads at most 60")
+    assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob("*.*")), "nothing cached"
+
+
+def test_an_over_long_typed_sentence_names_the_field(short_spacy_limit):
+    from nlivis.data.records import InputError
+    from nlivis.features.sentences import analyze_sentences, analyze_text_pair
+
+    with pytest.raises(InputError, match="the premise has 61 characters; spaCy reads at most 60"):
+        analyze_text_pair("x" * 61, "A dog runs.")
+    with pytest.raises(InputError, match="sentence 2 has 70 characters"):
+        analyze_sentences(["A dog.", "y" * 70])
+    assert len(analyze_text_pair("x" * 60, "A dog runs.")[0]) == 1

@@ -100,7 +100,7 @@ def test_trace_entries_are_typed_and_batch_first(config_name):
 
 SWITCH_COMBINATIONS = [
     ("gcnn", {"forget_gate": False, "output_gate": False}), ("gcnn", {"context_layer": "glu"}),
-    ("diin", {"highway_layers": 0}), ("diin", {"interaction": "similarity"}), ("diin", {"fuse": "addition"}),
+    ("diin", {"fuse": "one_gate"}), ("diin", {"interaction": "similarity"}), ("diin", {"fuse": "addition"}),
     ("diin", {"encoding": "none", "feature_extractor": "none"}), ("esan", {"augmentation": "simple"}),
     ("esan", {"use_word_features": False, "use_contextual_features": False}), ("attentive_conv", {"version": "light"}),
     ("attentive_conv", {"use_gate": False}),

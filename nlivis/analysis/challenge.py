@@ -8,6 +8,10 @@ the counts may add up to more than the number of pairs.
 The interval is Wilson's score interval for a binomial proportion: categories are often small (ANLI R1
 has categories of 1 to 659 pairs) and accuracies near 0 or 1, where the bootstrap percentile interval of
 `significance.bootstrap_accuracy` collapses to a point (every resample of 5/5 correct is 5/5).
+
+`contrast_consistency` is the contrast-set number beside it (`evaluate --file F --contrast-group FIELD`, and
+files in counterfactually-augmented NLI's layout by themselves): the share of groups — an original and its
+edits — where the model is right on every member.
 """
 from __future__ import annotations
 
@@ -53,3 +57,58 @@ def pairs_in_group(predictions: Predictions, groups: Mapping[str, Sequence[str]]
     if group == OVERALL_GROUP:
         return frame[frame["id"].isin(groups.keys())].reset_index(drop=True)
     return frame[frame["id"].map(lambda pair_id: group in groups.get(pair_id, ()))].reset_index(drop=True)
+
+
+CONTRAST_COLUMNS = ["group", "contrast_groups", "consistent", "consistency", "ci_low", "ci_high", "members",
+                    "member_accuracy", "single_member_groups"]
+"""`contrast_groups`: groups of two or more labelled members; `consistent`: those the model gets right on
+every member; `consistency` = consistent / contrast_groups with its Wilson interval; `members` and
+`member_accuracy`: the pairs of those groups and the plain accuracy on them; `single_member_groups`: groups
+with one labelled member, which are no contrast groups and are left out."""
+
+
+def contrast_consistency(predictions: Predictions | Mapping[str, Predictions],
+                         contrast: Mapping[str, Sequence[str]],
+                         groups: Mapping[str, Sequence[str]] | None = None,
+                         confidence: float = 0.95) -> pd.DataFrame:
+    """Contrast consistency (Gardner et al. 2020): the share of contrast groups — an original and its edits,
+    the pairs sharing a value of `contrast` (pair id → its group ids; `NO_VALUE` is no group) — where the model
+    is right on every labelled member, with a Wilson interval, beside the accuracy on the same pairs.
+
+    The last row, `OVERALL_GROUP`, takes whole groups. With `groups` (a category field: pair id → values),
+    one row per category first, each group cut to its members of that category: grouped by which file of the
+    counterfactual layout a pair comes from, `revised_premise` asks whether both revised premises of an
+    original are right. Given {model: predictions}, tables are stacked with a leading `model` column."""
+    from nlivis.data.challenge import NO_VALUE
+
+    if isinstance(predictions, Mapping):
+        return _for_each_model(contrast_consistency, predictions, contrast, groups, confidence)
+    frame = _labelled(predictions)
+    frame = frame[frame["id"].isin(contrast.keys())].reset_index(drop=True)
+    members = frame.assign(contrast=frame["id"].map(lambda pair_id: tuple(contrast[pair_id]))).explode("contrast")
+    members = members[members["contrast"].notna() & (members["contrast"] != NO_VALUE)]
+    rows = []
+    if groups is not None:
+        by_category = members.assign(category=members["id"].map(lambda pair_id: tuple(groups.get(pair_id, ()))))
+        for value, part in by_category.explode("category").dropna(subset=["category"]).groupby("category", sort=False):
+            rows.append({"group": str(value), **_consistency_row(part, confidence)})
+        rows.sort(key=lambda row: (-row["contrast_groups"], row["group"]))
+    rows.append({"group": OVERALL_GROUP, **_consistency_row(members, confidence)})
+    return pd.DataFrame(rows, columns=CONTRAST_COLUMNS)
+
+
+def _consistency_row(members: pd.DataFrame, confidence: float) -> dict:
+    """Consistency over the contrast groups of `members` (one row per pair and group id it belongs to)."""
+    sizes = members["correct"].astype(bool).groupby(members["contrast"]).agg(["size", "all"])
+    contrast_groups = sizes[sizes["size"] >= 2]
+    counted = members[members["contrast"].isin(contrast_groups.index)]
+    consistent = int(contrast_groups["all"].sum())
+    total = len(contrast_groups)
+    low, high = wilson_interval(consistent, total, confidence)
+    if total:  # the closed form leaves ~1e-17 where the bound is exactly 0 or 1
+        low, high = (0.0 if consistent == 0 else low), (1.0 if consistent == total else high)
+    correct = int(counted["correct"].astype(bool).sum())
+    return {"contrast_groups": total, "consistent": consistent,
+            "consistency": consistent / total if total else float("nan"), "ci_low": low, "ci_high": high,
+            "members": len(counted), "member_accuracy": correct / len(counted) if len(counted) else float("nan"),
+            "single_member_groups": int((sizes["size"] == 1).sum())}

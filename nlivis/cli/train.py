@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from nlivis.cli.common import fail, finite_positive_float, positive_int, seed
+from nlivis.cli.common import epochs, fail, positive_int, seed
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(the reduced CPU size of the shipped checkpoints)")
     parser.add_argument("--embeddings", default=None,
                         help="word vectors: random | minilm | glove:PATH (default: the config's [features] embeddings)")
-    parser.add_argument("--epochs", type=finite_positive_float, default=None,
+    parser.add_argument("--epochs", type=epochs, default=None,
                         help="epochs to train, fractions allowed (default: the config's [training] epochs)")
     parser.add_argument("--max-steps", type=positive_int, default=None,
                         help="stop after this many optimizer steps, if that comes before the epochs (default: no limit)")

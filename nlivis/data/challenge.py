@@ -9,7 +9,17 @@ evaluate:
   HANS's `heuristics_evaluation_set.txt` (labels entailment / non-entailment, `heuristic` and `subcase`);
 - JSON lines with the same field names (SNLI/MultiNLI `.jsonl`, and the NLI stress tests, which publish one
   MultiNLI-format file per category: give them all and group by `file`);
-- the line-aligned and Quora formats of `readers.read_file` (no extra fields).
+- the line-aligned and Quora formats of `readers.read_file` (no extra fields);
+- counterfactually-augmented NLI's layout (Kaushik et al. 2020): `original/`, `revised_premise/` and
+  `revised_hypothesis/` folders each holding a `<split>.tsv` (`sentence1 \t sentence2 \t gold_label`), where
+  rows 2i and 2i+1 of a revised file are the two revisions of original row i. Give the folder above them (and
+  the split when it holds several) or the files; every pair gets a `contrast_group` field (the original's
+  1-based row) joining an original to its revisions, and `file` says which of the three it is.
+
+Paraphrase files (a Quora model's challenge sets) are read the same way: `question1`/`question2` columns,
+and labels 0 / 1 (1 = duplicate, as Quora writes them), true / false, duplicate / not_duplicate, in a
+`label` or `is_duplicate` column; they become the `PARAPHRASE_LABELS`. A file is one task: NLI and
+paraphrase labels in one set of files are refused, naming where each kind first appears.
 
 Every other column or field is kept in `ChallengeSet.fields` (pair id → field → value). A value written as
 a Python list literal (ANLI's `tags`: "['Numerical', 'Cardinal']") is parsed with `ast.literal_eval` —
@@ -25,13 +35,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
-from nlivis.data.readers import (LINE_ALIGNED_PREFIXES, NO_GOLD_LABEL, _check_sentence, make_ids_unique,
-                                 numbered_lines, open_text, read_file)
-from nlivis.data.records import NLI_LABELS, PARAPHRASE_LABELS, DataFormatError, Pair, ReadResult
+from nlivis.data.readers import (LINE_ALIGNED_PREFIXES, NO_GOLD_LABEL, checked_sentence, load_json, make_ids_unique,
+                                 numbered_lines, read_file, require_file)
+from nlivis.data.records import NLI_LABELS, PARAPHRASE_LABELS, DataFormatError, InputError, Pair, ReadResult
 
-PREMISE_COLUMNS: tuple[str, ...] = ("sentence1", "premise", "context")
-HYPOTHESIS_COLUMNS: tuple[str, ...] = ("sentence2", "hypothesis", "statement")
-LABEL_COLUMNS: tuple[str, ...] = ("gold_label", "label")
+PREMISE_COLUMNS: tuple[str, ...] = ("sentence1", "premise", "context", "question1")
+HYPOTHESIS_COLUMNS: tuple[str, ...] = ("sentence2", "hypothesis", "statement", "question2")
+LABEL_COLUMNS: tuple[str, ...] = ("gold_label", "label", "is_duplicate")
 ID_COLUMNS: tuple[str, ...] = ("pairid", "uid", "id", "pair_id", "guid")
 """Column names (lowercase) tried in order; the first present is used."""
 BINARY_LABELS: tuple[str, ...] = ("entailment", "non-entailment")
@@ -41,11 +51,24 @@ LABEL_SPELLINGS: dict[str, str] = {
     "entailment": "entailment", "neutral": "neutral", "contradiction": "contradiction",
     "non-entailment": "non-entailment", "non_entailment": "non-entailment", "not_entailment": "non-entailment",
     "nonentailment": "non-entailment",
+    # paraphrase (Quora writes 0 / 1, 1 = duplicate; JSON may hold true / false)
+    "0": PARAPHRASE_LABELS[0], "1": PARAPHRASE_LABELS[1], "false": PARAPHRASE_LABELS[0],
+    "true": PARAPHRASE_LABELS[1], "not_duplicate": PARAPHRASE_LABELS[0], "not-duplicate": PARAPHRASE_LABELS[0],
+    "not duplicate": PARAPHRASE_LABELS[0], "non_duplicate": PARAPHRASE_LABELS[0],
+    "non-duplicate": PARAPHRASE_LABELS[0], "duplicate": PARAPHRASE_LABELS[1],
 }
+LABEL_DESCRIPTION = ("a label e / n / c, entailment / neutral / contradiction or non-entailment (NLI), or 0 / 1, "
+                     "true / false or duplicate / not_duplicate (paraphrase; 1 = duplicate), any case")
 FILE_FIELD = "file"
 """Added to every pair: the name of the file it came from without suffixes (the category of a stress test)."""
 NO_VALUE = "(none)"
 """The group of a pair whose field is empty (an empty list, an empty cell)."""
+CONTRAST_FIELD = "contrast_group"
+"""Added to every pair of a counterfactually-augmented set: the 1-based row of the original it belongs to."""
+ORIGINAL_FOLDER = "original"
+REVISION_FOLDERS: tuple[str, ...] = ("revised_premise", "revised_hypothesis")
+"""Counterfactually-augmented NLI's folders besides `original/` (its `*_combined/` folders repeat these)."""
+REVISIONS_PER_ORIGINAL = 2
 
 
 @dataclass
@@ -58,6 +81,12 @@ class ChallengeSet:
     labels: tuple[str, ...]
     files: tuple[Path, ...]
     notes: list[str] = field(default_factory=list)
+    contrast_field: str | None = None
+    """The field that joins an original to its edits when the layout says so (counterfactually-augmented
+    NLI: `CONTRAST_FIELD`); None when only the user can name one."""
+    data_name: str | None = None
+    """A name for the data when the files' own names do not make one (`<folder>_<split>` for the
+    counterfactual layout, whose three files share one name)."""
 
     @property
     def pairs(self) -> list[Pair]:
@@ -82,6 +111,8 @@ class ChallengeSet:
     def name(self) -> str:
         """A short name for the data: the file's stem (`<folder>_<split>` for a line-aligned split), with
         `-and-more` when several files were given."""
+        if self.data_name:
+            return self.data_name
         return _stem(self.files[0]) + ("-and-more" if len(self.files) > 1 else "")
 
     def field_names(self) -> list[str]:
@@ -132,8 +163,7 @@ def normalise_label(raw: Any, path: Path, line: int | None) -> str | None:
         return text or None
     label = LABEL_SPELLINGS.get(text.lower())
     if label is None:
-        raise DataFormatError(str(path), line, "a label e / n / c, entailment / neutral / contradiction or "
-                              "non-entailment (any case)", text)
+        raise DataFormatError(str(path), line, LABEL_DESCRIPTION, text)
     return label
 
 
@@ -150,8 +180,17 @@ def _stem(path: Path) -> str:
     return name.rsplit(".", 1)[0] if "." in name else name
 
 
+def _unquoted(value: str) -> str:
+    """A TSV cell written with CSV quoting (`"He said ""hi"", then left."`, as pandas writes a cell holding a
+    quote) as its text; any other cell unchanged."""
+    if len(value) >= 2 and value[0] == value[-1] == '"' and '"' not in value[1:-1].replace('""', ""):
+        return value[1:-1].replace('""', '"')
+    return value
+
+
 class _Rows:
-    """Collects pairs and fields from (line, record) rows of one file."""
+    """Collects pairs and fields from (line, record) rows of one file, and the 0-based data row of each pair
+    (blank lines are not rows; a row with gold label `-` is: the counterfactual layout counts it)."""
 
     def __init__(self, path: Path, names: Sequence[str]):
         self.path = path
@@ -161,6 +200,8 @@ class _Rows:
         self.id = _find_column(names, ID_COLUMNS)
         self.pairs: list[Pair] = []
         self.fields: dict[int, dict[str, Any]] = {}
+        self.rows: dict[int, int] = {}
+        self.data_rows = 0
         self.dropped = 0
 
     @property
@@ -168,19 +209,22 @@ class _Rows:
         return self.premise is not None and self.hypothesis is not None
 
     def add(self, line: int, record: dict[str, Any]) -> None:
+        row = self.data_rows
+        self.data_rows += 1
         label = normalise_label(record.get(self.label), self.path, line) if self.label else None
         if label == NO_GOLD_LABEL:
             self.dropped += 1
             return
         pair_id = record.get(self.id) if self.id else None
         pair = Pair(id=str(pair_id) if pair_id not in (None, "") else str(line),
-                    premise=_check_sentence(record.get(self.premise), self.premise, self.path, line),
-                    hypothesis=_check_sentence(record.get(self.hypothesis), self.hypothesis, self.path, line),
+                    premise=checked_sentence(record.get(self.premise), self.premise, self.path, line),
+                    hypothesis=checked_sentence(record.get(self.hypothesis), self.hypothesis, self.path, line),
                     label=label, genre=str(record["genre"]) if record.get("genre") else None,
                     source=str(self.path), line=line)
         used = {self.premise, self.hypothesis, self.label}
         self.fields[len(self.pairs)] = {name: parse_field_value(value) for name, value in record.items()
                                         if name not in used}
+        self.rows[len(self.pairs)] = row
         self.pairs.append(pair)
 
     def missing_message(self, names: Sequence[str]) -> str:
@@ -188,32 +232,32 @@ class _Rows:
                 f"({' / '.join(HYPOTHESIS_COLUMNS)}), any case; found {list(names)[:12]}")
 
 
-def _read_delimited(path: Path, delimiter: str) -> _Rows | None:
-    """A header CSV (quoted fields, as csv writes them) or TSV (unquoted, as MultiNLI writes them); None when
-    the header names no premise/hypothesis columns."""
+def _read_delimited(path: Path, delimiter: str, unquote: bool = False) -> _Rows | None:
+    """A header CSV (quoted fields, as csv writes them) or TSV (unquoted, as MultiNLI writes them; with
+    `unquote`, cells in CSV quotes are unquoted, as the counterfactual layout needs); None when the header
+    names no premise/hypothesis columns."""
     if delimiter == ",":
-        with open_text(path) as handle:
-            reader = csv.reader(handle, delimiter=",")
-            try:
-                header = next(reader, None)
-                if header is None:
-                    raise DataFormatError(str(path), 1, "a header line", "an empty file")
-                rows = _Rows(path, header)
-                if not rows.usable:
-                    return None
-                line = reader.line_num
-                for values in reader:
-                    start, line = line + 1, reader.line_num
-                    if not any(value.strip() for value in values):
-                        continue
-                    if len(values) != len(header):
-                        raise DataFormatError(str(path), start, f"{len(header)} comma-separated fields as in the "
-                                              f"header, found {len(values)}")
-                    rows.add(start, dict(zip(header, values)))
-            except csv.Error as error:
-                raise DataFormatError(str(path), reader.line_num, f"CSV ({error})") from None
-            except UnicodeDecodeError as error:
-                raise DataFormatError(str(path), None, "UTF-8 text", f"the bytes {error.object[error.start:error.end]!r}") from None
+        # Lines are decoded one by one (numbered_lines), so a byte that is not UTF-8 is reported with its
+        # line; csv joins the lines of a quoted multi-line field itself and counts them in line_num.
+        reader = csv.reader((text for _, text in numbered_lines(path, keep_ends=True)), delimiter=",")
+        try:
+            header = next(reader, None)
+            if header is None:
+                raise DataFormatError(str(path), 1, "a header line", "an empty file")
+            rows = _Rows(path, header)
+            if not rows.usable:
+                return None
+            line = reader.line_num
+            for values in reader:
+                start, line = line + 1, reader.line_num
+                if not any(value.strip() for value in values):
+                    continue
+                if len(values) != len(header):
+                    raise DataFormatError(str(path), start, f"{len(header)} comma-separated fields as in the "
+                                          f"header, found {len(values)}")
+                rows.add(start, dict(zip(header, values)))
+        except csv.Error as error:
+            raise DataFormatError(str(path), max(reader.line_num, 1), f"CSV ({error})") from None
         return rows
     lines = numbered_lines(path)
     first = next(lines, None)
@@ -227,6 +271,8 @@ def _read_delimited(path: Path, delimiter: str) -> _Rows | None:
         if not text.strip():
             continue
         values = text.split(delimiter)
+        if unquote:
+            values = [_unquoted(value) for value in values]
         if len(values) > len(header):
             raise DataFormatError(str(path), line, f"at most {len(header)} tab-separated columns as in the header, "
                                   f"found {len(values)}")
@@ -240,7 +286,7 @@ def _read_jsonl(path: Path) -> _Rows:
         if not text.strip():
             continue
         try:
-            record = json.loads(text)
+            record = load_json(text)
         except json.JSONDecodeError as error:
             raise DataFormatError(str(path), line, f"a JSON object ({error.msg})") from None
         if not isinstance(record, dict):
@@ -255,8 +301,18 @@ def _read_jsonl(path: Path) -> _Rows:
     return rows
 
 
-def _read_one(path: Path) -> tuple[ReadResult, dict[str, dict[str, Any]]]:
-    """One file's pairs (ids unique within the file) and fields by pair id."""
+@dataclass
+class _OneFile:
+    """One file as read: pairs (ids unique within the file), fields and 0-based data row by pair id, and the
+    number of data rows (None for the formats `readers.read_file` reads, which have no extra fields)."""
+
+    result: ReadResult
+    fields: dict[str, dict[str, Any]]
+    rows: dict[str, int]
+    data_rows: int | None
+
+
+def _read_one(path: Path, counterfactual: bool = False) -> _OneFile:
     name = path.name[: -len(".gz")] if path.name.endswith(".gz") else path.name
     prefix, _, split = name.partition(".")
     rows: _Rows | None = None
@@ -269,57 +325,152 @@ def _read_one(path: Path) -> tuple[ReadResult, dict[str, dict[str, Any]]]:
                 header = next(numbered_lines(path), (1, ""))[1]
                 raise DataFormatError(str(path), 1, _Rows(path, []).missing_message(header.split(",")))
         elif name.endswith((".tsv", ".txt")):
-            rows = _read_delimited(path, "\t")
+            rows = _read_delimited(path, "\t", unquote=counterfactual)
+    if rows is None and counterfactual:
+        raise DataFormatError(str(path), 1, "a header line sentence1 \\t sentence2 \\t gold_label "
+                              "(counterfactually-augmented NLI's layout)")
     if rows is None:  # line-aligned, Quora, or a format read_file names in its error
         result = read_file(path)
-        return result, {pair.id: {} for pair in result.pairs}
+        return _OneFile(result, {pair.id: {} for pair in result.pairs}, {}, None)
     result = make_ids_unique(ReadResult(pairs=rows.pairs, dropped_no_gold=rows.dropped, path=str(path)))
-    return result, {pair.id: rows.fields[index] for index, pair in enumerate(result.pairs)}
+    return _OneFile(result, {pair.id: rows.fields[index] for index, pair in enumerate(result.pairs)},
+                    {pair.id: rows.rows[index] for index, pair in enumerate(result.pairs)}, rows.data_rows)
 
 
-def read_challenge_files(paths: Sequence[str | Path]) -> ChallengeSet:
+# ------------------------------------------------------------------- counterfactually-augmented NLI
+
+
+def is_counterfactual_folder(folder: Path) -> bool:
+    """True when `folder` holds `original/` or a revision folder in counterfactually-augmented NLI's layout."""
+    return folder.is_dir() and any((folder / name).is_dir() for name in (ORIGINAL_FOLDER, *REVISION_FOLDERS)) \
+        and any((folder / name).is_dir() for name in REVISION_FOLDERS)
+
+
+def counterfactual_files(folder: str | Path, split: str | None = None) -> list[Path]:
+    """The files of one split of a counterfactually-augmented folder (`original/<split>.tsv`,
+    `revised_premise/<split>.tsv`, `revised_hypothesis/<split>.tsv`, those present). `split` may be left
+    out when the folders share only one; otherwise an InputError lists the splits there."""
+    folder = Path(folder)
+    present = [folder / name for name in (ORIGINAL_FOLDER, *REVISION_FOLDERS) if (folder / name).is_dir()]
+    splits = [sorted(p.name[: -len(".tsv")] for p in kind.iterdir() if p.name.endswith(".tsv") and p.is_file())
+              for kind in present]
+    shared = sorted(set.intersection(*map(set, splits))) if splits else []
+    if split is None:
+        if len(shared) != 1:
+            found = ", ".join(shared) or "none"
+            raise InputError(f"{folder}: a counterfactually-augmented folder with {len(shared)} split(s) in every "
+                             f"one of {', '.join(p.name for p in present)} ({found}); give --split NAME", str(folder))
+        split = shared[0]
+    files = [kind / f"{split}.tsv" for kind in present]
+    missing = [str(path) for path in files if not path.is_file()]
+    if missing:
+        raise InputError(f"{folder}: split {split!r} lacks {', '.join(missing)} (splits in every folder: "
+                         f"{', '.join(shared) or 'none'})", str(folder))
+    return files
+
+
+def counterfactual_layout(files: Sequence[Path]) -> dict[Path, str] | None:
+    """{file: `original` / `revised_premise` / `revised_hypothesis`} when the files are one split of the
+    counterfactual layout (each in its own one of those folders, one file name, at least one revision), else
+    None."""
+    kinds = {path: path.parent.name for path in files}
+    if not files or any(kind not in (ORIGINAL_FOLDER, *REVISION_FOLDERS) for kind in kinds.values()):
+        return None
+    if len(set(kinds.values())) < len(files) or len({path.name for path in files}) != 1:
+        return None
+    return kinds if set(kinds.values()) & set(REVISION_FOLDERS) else None
+
+
+def _contrast_groups(reads: dict[Path, _OneFile], kinds: dict[Path, str]) -> dict[Path, dict[str, str]]:
+    """Per file, pair id → its original's 1-based row: row i of the original, rows 2i and 2i+1 of a revision.
+    The row counts must fit (a revision file has two rows per original), or an InputError names the file."""
+    originals = next((read.data_rows for path, read in reads.items() if kinds[path] == ORIGINAL_FOLDER), None)
+    for path, read in reads.items():
+        if kinds[path] == ORIGINAL_FOLDER:
+            continue
+        expected = None if originals is None else REVISIONS_PER_ORIGINAL * originals
+        if (expected is not None and read.data_rows != expected) or read.data_rows % REVISIONS_PER_ORIGINAL:
+            wanted = (f"{expected} rows ({REVISIONS_PER_ORIGINAL} for each of the {originals} originals)"
+                      if expected is not None else f"a multiple of {REVISIONS_PER_ORIGINAL} rows")
+            raise InputError(f"{path}: expected {wanted}, found {read.data_rows}; rows 2i and 2i+1 of a revised "
+                             "file must be the revisions of original row i", str(path))
+    return {path: {pair_id: str(row + 1 if kinds[path] == ORIGINAL_FOLDER else row // REVISIONS_PER_ORIGINAL + 1)
+                   for pair_id, row in read.rows.items()} for path, read in reads.items()}
+
+
+def read_challenge_files(paths: Sequence[str | Path], split: str | None = None) -> ChallengeSet:
     """Read one or more challenge files (see the module docstring). With several files, each pair id is
-    prefixed with its file's name (`<file>:<id>`) so that ids stay unique; every pair gets a `file` field."""
+    prefixed with its file's name (`<file>:<id>`) so that ids stay unique; every pair gets a `file` field.
+    A folder in the counterfactual layout stands for its files of `split` (needed only when it holds
+    several splits); its files, given or found, get the `contrast_group` field."""
     if not paths:
         raise ValueError("no challenge file given")
-    files = tuple(Path(p) for p in paths)
+    expanded: list[Path] = []
+    for given in map(Path, paths):
+        expanded += counterfactual_files(given, split) if is_counterfactual_folder(given) else [given]
+    files = tuple(dict.fromkeys(expanded))
     for path in files:
-        if not path.is_file():
-            raise FileNotFoundError(f"{path}: no such file")
-    stems = [_stem(path) for path in files]
+        require_file(path)
+    kinds = counterfactual_layout(files)
+    stems = [kinds[path] if kinds else _stem(path) for path in files]
+    if len(set(stems)) < len(stems):
+        raise InputError(f"two challenge files share the name {sorted(s for s in stems if stems.count(s) > 1)[0]!r} "
+                         f"({', '.join(map(str, files))}); their pairs could not be told apart")
+    reads = {path: _read_one(path, counterfactual=kinds is not None) for path in files}
+    contrast = _contrast_groups(reads, kinds) if kinds else {}
     pairs: list[Pair] = []
     fields: dict[str, dict[str, Any]] = {}
     dropped = 0
     notes: list[str] = []
     ambiguous: list[str] = []
-    for path, stem in zip(files, stems):
-        result, file_fields = _read_one(path)
+    for (path, read), stem in zip(reads.items(), stems):
+        result = read.result
         dropped += result.dropped_no_gold
         notes += result.notes()
         ambiguous += result.ambiguous_ids
         for pair in result.pairs:
             new_id = pair.id if len(files) == 1 else f"{stem}:{pair.id}"
-            fields[new_id] = {**file_fields[pair.id], FILE_FIELD: stem}
+            fields[new_id] = {**read.fields[pair.id], FILE_FIELD: stem}
+            if kinds:
+                fields[new_id][CONTRAST_FIELD] = contrast[path][pair.id]
             pairs.append(replace(pair, id=new_id))
-    if len(set(stems)) < len(stems):
-        raise ValueError(f"two challenge files share the name {sorted(s for s in stems if stems.count(s) > 1)[0]!r}; "
-                         "their pairs could not be told apart")
-    found = {pair.label for pair in pairs} - {None}
-    if found & set(PARAPHRASE_LABELS):
-        labels = PARAPHRASE_LABELS
-    elif "non-entailment" in found:
-        mixed = found & {"neutral", "contradiction"}
-        if mixed:
-            raise ValueError(f"{', '.join(map(str, files))}: labels mix non-entailment with {sorted(mixed)}; "
-                             "a file is either 3-way NLI or 2-way (entailment / non-entailment, as HANS)")
-        labels = BINARY_LABELS
-    else:
-        labels = NLI_LABELS
+    labels = _label_set(pairs, files)
     result = ReadResult(pairs=pairs, dropped_no_gold=dropped, path=", ".join(map(str, files)),
                         ambiguous_ids=tuple(ambiguous))
     if not pairs:
-        raise ValueError(f"{result.path}: no pairs to evaluate"
+        raise InputError(f"{result.path}: no pairs to evaluate"
                          + (f" ({dropped} pair(s) have gold label '-' and were left out)" if dropped else ""))
-    return ChallengeSet(result, fields, labels, files, notes)
+    if not kinds:
+        return ChallengeSet(result, fields, labels, files, notes)
+    counts = {kind: reads[path].data_rows for path, kind in kinds.items()}
+    notes.append("counterfactually-augmented NLI layout (Kaushik et al. 2020): "
+                 + ", ".join(f"{count:,} rows of {kind}" for kind, count in counts.items())
+                 + f"; field {CONTRAST_FIELD} joins each original to its revisions (rows 2i and 2i+1 of a revised "
+                 "file belong to original row i)")
+    return ChallengeSet(result, fields, labels, files, notes, contrast_field=CONTRAST_FIELD,
+                        data_name=f"{files[0].parent.parent.name or 'counterfactual'}_{files[0].stem}")
 
 
+def _label_set(pairs: Sequence[Pair], files: Sequence[Path]) -> tuple[str, ...]:
+    """The label set the files use: paraphrase, HANS's 2-way, or 3-way NLI. A mix of tasks (or of 2-way and
+    3-way NLI) is an InputError naming where each kind first appears."""
+    def first(kind: set[str]) -> str:
+        pair = next(pair for pair in pairs if pair.label in kind)
+        return f"{pair.label!r} on line {pair.line} of {pair.source}"
+
+    found = {pair.label for pair in pairs} - {None}
+    paraphrase = found & set(PARAPHRASE_LABELS)
+    if paraphrase:
+        nli = found - paraphrase
+        if nli:
+            raise InputError(f"{', '.join(map(str, files))}: labels mix paraphrase ({first(paraphrase)}) and NLI "
+                             f"({first(nli)}); a file is either NLI or paraphrase (0 / 1 read as paraphrase, "
+                             "1 = duplicate)", str(files[0]))
+        return PARAPHRASE_LABELS
+    if "non-entailment" in found:
+        mixed = found & {"neutral", "contradiction"}
+        if mixed:
+            raise InputError(f"{', '.join(map(str, files))}: labels mix non-entailment with {sorted(mixed)}; "
+                             "a file is either 3-way NLI or 2-way (entailment / non-entailment, as HANS)", str(files[0]))
+        return BINARY_LABELS
+    return NLI_LABELS

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Sequence
 
 from nlivis.data.records import DataFormatError, Pair
-from nlivis.data.readers import numbered_lines
+from nlivis.data.readers import load_json, numbered_lines
 
 HIGHLIGHTS_FILE = Path("esnli_highlights") / "esnli_sents_highlight_contradict.dev.jsonl"
 """Where the file lies relative to a data root."""
@@ -40,7 +40,7 @@ def read_esnli_highlights(path: str | Path) -> list[Highlight]:
         if not text.strip():
             raise DataFormatError(str(path), line_number, "a JSON object with sentB and keywordB", "an empty line")
         try:
-            record = json.loads(text)
+            record = load_json(text)
         except json.JSONDecodeError as error:
             raise DataFormatError(str(path), line_number, "a JSON object", str(error)) from error
         hypothesis, words = record.get("sentB") if isinstance(record, dict) else None, (

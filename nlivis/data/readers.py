@@ -14,16 +14,16 @@ the line and what was expected; the only pairs left out on purpose are those wit
 from __future__ import annotations
 
 import codecs
-import dataclasses
 import gzip
 import json
+import zlib
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import BinaryIO, TextIO
+from typing import Any, BinaryIO, TextIO
 
-from nlivis.data.records import NLI_LABELS, PARAPHRASE_LABELS, DataFormatError, Pair, ReadResult
+from nlivis.data.records import NLI_LABELS, PARAPHRASE_LABELS, DataFormatError, InputError, Pair, ReadResult
 
 NO_GOLD_LABEL = "-"
 """Gold label of a pair whose annotators did not agree; such pairs are dropped, as in the papers."""
@@ -49,8 +49,8 @@ def _open_bytes(path: Path) -> BinaryIO:
     return gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
 
 
-def numbered_lines(path: str | Path) -> Iterator[tuple[int, str]]:
-    """Yield (1-based line number, line without its line ending).
+def numbered_lines(path: str | Path, keep_ends: bool = False) -> Iterator[tuple[int, str]]:
+    """Yield (1-based line number, line without its line ending, or with it when `keep_ends`).
 
     Lines are decoded one by one, so a byte that is not UTF-8 is reported on its own line.
     """
@@ -66,9 +66,23 @@ def numbered_lines(path: str | Path) -> Iterator[tuple[int, str]]:
                 except UnicodeDecodeError as error:
                     bad_bytes = raw[error.start : error.end]
                     raise DataFormatError(str(path), line_number, "UTF-8 text", f"the bytes {bad_bytes!r}") from None
-                yield line_number, line.rstrip("\n").rstrip("\r")
-        except (OSError, EOFError) as error:  # truncated or corrupt gzip stream
+                yield line_number, line if keep_ends else line.rstrip("\n").rstrip("\r")
+        except (OSError, EOFError, zlib.error) as error:  # truncated or corrupt gzip stream
             raise DataFormatError(str(path), line_number + 1, "a readable (gzip) stream", str(error)) from None
+
+
+def load_json(text: str) -> Any:
+    """`json.loads`, with every way it fails on hostile text raised as `json.JSONDecodeError`: besides bad
+    syntax, an integer of more than 4,300 digits (Python's ValueError) and nesting deeper than the recursion
+    limit (RecursionError), so a reader that catches JSONDecodeError names the line for those too."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply", text, 0) from None
+    except ValueError as error:  # int_max_str_digits
+        raise json.JSONDecodeError(str(error).split(";")[0], text, 0) from None
 
 
 def _check_label(label: str, allowed: tuple[str, ...], path: Path, line: int, what: str = "gold label") -> str:
@@ -77,7 +91,8 @@ def _check_label(label: str, allowed: tuple[str, ...], path: Path, line: int, wh
     return label
 
 
-def _check_sentence(text: object, name: str, path: Path, line: int) -> str:
+def checked_sentence(text: object, name: str, path: Path, line: int) -> str:
+    """`text` when it is a non-empty string, else a `DataFormatError` naming the field, file and line."""
     if not isinstance(text, str) or not text.strip():
         raise DataFormatError(str(path), line, f"a non-empty {name}", None if text is None else str(text))
     return text
@@ -117,7 +132,7 @@ def read_nli_jsonl(path: str | Path) -> ReadResult:
             blank += 1
             continue
         try:
-            record = json.loads(line)
+            record = load_json(line)
         except json.JSONDecodeError as error:
             raise DataFormatError(str(path), line_number, f"a JSON object ({error.msg})", line) from None
         if not isinstance(record, dict):
@@ -137,8 +152,8 @@ def read_nli_jsonl(path: str | Path) -> ReadResult:
         pairs.append(
             Pair(
                 id=str(pair_id) if pair_id not in (None, "") else str(line_number),
-                premise=_check_sentence(record["sentence1"], "sentence1", path, line_number),
-                hypothesis=_check_sentence(record["sentence2"], "sentence2", path, line_number),
+                premise=checked_sentence(record["sentence1"], "sentence1", path, line_number),
+                hypothesis=checked_sentence(record["sentence2"], "sentence2", path, line_number),
                 label=_check_label(str(gold), NLI_LABELS, path, line_number),
                 genre=str(genre) if genre else None,
                 annotator_labels=tuple(
@@ -202,8 +217,8 @@ def read_nli_tsv(path: str | Path) -> ReadResult:
         pairs.append(
             Pair(
                 id=pair_id or str(line_number),
-                premise=_check_sentence(fields[premise_at], "sentence1", path, line_number),
-                hypothesis=_check_sentence(fields[hypothesis_at], "sentence2", path, line_number),
+                premise=checked_sentence(fields[premise_at], "sentence1", path, line_number),
+                hypothesis=checked_sentence(fields[hypothesis_at], "sentence2", path, line_number),
                 label=_check_label(gold, NLI_LABELS, path, line_number),
                 genre=genre or None,
                 annotator_labels=annotator_labels,
@@ -233,8 +248,8 @@ def read_quora_tsv(path: str | Path) -> ReadResult:
         pairs.append(
             Pair(
                 id=pair_id or str(line_number),
-                premise=_check_sentence(question1, "question1", path, line_number),
-                hypothesis=_check_sentence(question2, "question2", path, line_number),
+                premise=checked_sentence(question1, "question1", path, line_number),
+                hypothesis=checked_sentence(question2, "question2", path, line_number),
                 label=QUORA_LABELS[label],
                 source=str(path),
                 line=line_number,
@@ -279,14 +294,24 @@ def read_line_aligned(folder: str | Path, split: str, compressed: bool = False) 
         pairs.append(
             Pair(
                 id=str(line_number),
-                premise=_check_sentence(premise, "premise", premise_path, line_number),
-                hypothesis=_check_sentence(hypothesis, "hypothesis", hypothesis_path, line_number),
+                premise=checked_sentence(premise, "premise", premise_path, line_number),
+                hypothesis=checked_sentence(hypothesis, "hypothesis", hypothesis_path, line_number),
                 label=_check_label(label, NLI_LABELS, label_path, line_number),
                 source=str(premise_path),
                 line=line_number,
             )
         )
     return ReadResult(pairs=pairs, dropped_no_gold=dropped, path=str(premise_path))
+
+
+def require_file(path: Path) -> None:
+    """A data file to read must be a file: a folder is an `InputError` saying which file it wants, a missing
+    path a FileNotFoundError."""
+    if path.is_dir():
+        raise InputError(f"{path}: is a folder; give a data file (for a line-aligned split, its s1.<split> "
+                         "file)", str(path))
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
 
 
 def _has_nli_header(path: Path) -> bool:
@@ -302,8 +327,7 @@ def read_file(path: str | Path) -> ReadResult:
     `s1.<split>` (or `s2.`/`labels.`) → the line-aligned split in that folder.
     """
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such file")
+    require_file(path)
     compressed = path.suffix == ".gz"
     name = path.name[: -len(".gz")] if compressed else path.name
     prefix, _, split = name.partition(".")

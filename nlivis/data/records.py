@@ -59,7 +59,21 @@ class ReadResult:
         return notes
 
 
-class DataFormatError(ValueError):
+class InputError(ValueError):
+    """Input from outside that cannot be used — a data, tag, vocabulary, embedding or config file, or a
+    value typed on the command line. The message names where (file and line, table and key, or option)
+    and what was wrong; `path` and `line` say the same for code (None where they do not apply).
+
+    Every reader raises this (or a subclass) for anything a file can hold, and nothing else, so callers
+    catch one type; it is a ValueError so the CLI's one-line error handling covers it."""
+
+    def __init__(self, message: str, path: str | None = None, line: int | None = None):
+        super().__init__(message)
+        self.path = path
+        self.line = line
+
+
+class DataFormatError(InputError):
     """A line that does not fit its format; the message names file, line and what was expected."""
 
     def __init__(self, path: str, line: int | None, expected: str, got: str | None = None):
@@ -68,6 +82,4 @@ class DataFormatError(ValueError):
         if got is not None:
             shown = got if len(got) <= 120 else got[:117] + "..."
             message += f"; got {shown!r}"
-        super().__init__(message)
-        self.path = path
-        self.line = line
+        super().__init__(message, path, line)

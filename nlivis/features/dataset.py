@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from nlivis.data.records import Pair, ReadResult
+from nlivis.data.records import InputError, Pair, ReadResult
 from nlivis.features import sentences as analysis
 from nlivis.features.sentences import SentenceAnalysis
 from nlivis.features.cache import AnalysisCache, file_digest, texts_digest
@@ -61,6 +61,7 @@ def analyze_pairs_reported(
     cached = rows is not None
     if rows is None:
         load_nlp()  # load the model before timing, so `seconds` measures the analysis itself
+        check_lengths(pairs)
         start = time.perf_counter()
         texts = [text for p in pairs for text in (p.premise, p.hypothesis)]
         analysed = analysis.analyze_sentences(texts, progress=progress)
@@ -73,6 +74,17 @@ def analyze_pairs_reported(
     items = [AnalyzedPair(pair, premise, hypothesis) for pair, (premise, hypothesis) in zip(pairs, rows)]
     tokens = sum(len(item.premise) + len(item.hypothesis) for item in items)
     return items, AnalysisReport(cached, time.perf_counter() - start, tokens)
+
+
+def check_lengths(pairs: Sequence[Pair]) -> None:
+    """Refuse, before spaCy runs, a sentence longer than spaCy reads, naming its file and line (or its
+    pair id where the pair was typed)."""
+    for pair in pairs:
+        for text, name in ((pair.premise, "premise"), (pair.hypothesis, "hypothesis")):
+            problem = analysis.length_problem(text, name)
+            if problem:
+                where = f"{pair.source}, line {pair.line}" if pair.source and pair.line else f"pair {pair.id!r}"
+                raise InputError(f"{where}: {problem}", pair.source, pair.line)
 
 
 def analyze_pairs(

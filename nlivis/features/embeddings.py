@@ -39,6 +39,7 @@ import sys
 import tempfile
 import unicodedata
 import zipfile
+import zlib
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Mapping, TextIO
@@ -46,6 +47,7 @@ from typing import Iterator, Mapping, TextIO
 import numpy as np
 import torch
 
+from nlivis.data.records import InputError
 from nlivis.features.vocab import PAD_ID, Vocabulary
 
 DEFAULT_RANDOM_DIM = 300
@@ -68,7 +70,7 @@ WORDPIECE_MAX_CHARS = 100
 """BERT's limit: a longer word is [UNK] as a whole."""
 
 
-class EmbeddingSourceError(ValueError):
+class EmbeddingSourceError(InputError):
     """An embedding source that cannot be used; the message names the file (and line) and the problem."""
 
 
@@ -98,7 +100,7 @@ def build_embeddings(
         rows = {index[word]: vector for word, vector in found.items()}
         scale = 1.0 if oov_scale is None else oov_scale
     else:
-        raise EmbeddingSourceError(f"unknown embedding source {source!r}; use random, minilm or glove:PATH")
+        raise EmbeddingSourceError(_unknown_source(source))
     if d < 1:
         raise EmbeddingSourceError(f"embedding dim must be positive; got {d}")
     generator = torch.Generator().manual_seed(seed)
@@ -111,9 +113,28 @@ def build_embeddings(
     for row, vector in rows.items():
         matrix[row] = torch.from_numpy(np.asarray(vector, dtype=np.float32))
     matrix[PAD_ID] = 0.0
+    if not bool(torch.isfinite(matrix).all()):  # refused before training, not as NaN probabilities at its end
+        raise EmbeddingSourceError(f"embeddings from {source} hold NaN or infinite values (oov_scale {scale}); "
+                                   "training on them would give NaN losses")
     stats = {"source": source, "dim": d, "found": len(rows), "total": max(len(vocab) - 2, 0),
              "oov_init": oov_init, "oov_scale": float(scale)}
     return matrix, stats
+
+
+def check_embedding_source(source: str, dim: int | None = None) -> None:
+    """The cheap checks of `source`, for a command to make before it reads and analyses any data (which
+    takes minutes) and before it writes anything: a known kind; for GloVe, that the file is there, opens
+    as its container (.gz, .zip) and starts with a row of a word and finite numbers (of `dim` values when
+    given). `build_embeddings` reads the whole file later and checks every row it uses."""
+    if source in ("random", "minilm"):
+        return
+    if not source.startswith("glove:"):
+        raise EmbeddingSourceError(_unknown_source(source))
+    read_glove_vectors(source[len("glove:"):], set(), dim=dim, first_row_only=True)
+
+
+def _unknown_source(source: str) -> str:
+    return f"unknown embedding source {source!r}; use random, minilm or glove:PATH"
 
 
 # ---------------------------------------------------------------- GloVe text format
@@ -129,23 +150,43 @@ def open_glove(spec: str, dim: int | None = None) -> Iterator[tuple[TextIO, str]
     path = Path(path_text).expanduser()
     if not path.is_file():
         raise EmbeddingSourceError(f"{path}: GloVe file not found")
+    # A damaged or mislabelled file fails while it is read (in the caller's loop), so the read errors of
+    # each container are turned into a message naming the file here, around the `yield`.
     if path.suffix == ".zip":
-        with zipfile.ZipFile(path) as archive:
+        try:
+            archive = zipfile.ZipFile(path)
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError) as error:
+            raise EmbeddingSourceError(f"{path}: not a readable zip archive ({error}); give a GloVe .zip, "
+                                       "a .txt.gz or a plain .txt file") from None
+        with archive:
             name = member or _zip_member(archive, path, dim)
             if name not in archive.namelist():
                 raise EmbeddingSourceError(f"{path}: no member {name!r}; it holds {archive.namelist()}")
-            with archive.open(name) as raw:
-                yield io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="\n"), f"{path}#{name}"
+            try:
+                with archive.open(name) as raw:
+                    yield io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="\n"), f"{path}#{name}"
+            except (zipfile.BadZipFile, OSError, EOFError, zlib.error, RuntimeError, NotImplementedError) as error:
+                raise EmbeddingSourceError(f"{path}#{name}: the zip member cannot be read ({error}); the archive "
+                                           "is damaged, encrypted or uses an unsupported compression") from None
     elif path.suffix == ".gz":
-        with gzip.open(path, "rt", encoding="utf-8", errors="replace", newline="\n") as handle:
-            yield handle, str(path)
+        try:
+            with gzip.open(path, "rt", encoding="utf-8", errors="replace", newline="\n") as handle:
+                yield handle, str(path)
+        except (OSError, EOFError, zlib.error) as error:
+            raise EmbeddingSourceError(f"{path}: not a readable gzip file ({error}); a .gz name needs gzip "
+                                       "content (or rename a plain text file to .txt)") from None
     else:
-        with open(path, encoding="utf-8", errors="replace", newline="\n") as handle:
-            yield handle, str(path)
+        try:
+            with open(path, encoding="utf-8", errors="replace", newline="\n") as handle:
+                yield handle, str(path)
+        except OSError as error:
+            raise EmbeddingSourceError(f"{path}: cannot be read ({error.strerror or error})") from None
 
 
 def _zip_member(archive: zipfile.ZipFile, path: Path, dim: int | None) -> str:
     files = [n for n in archive.namelist() if not n.endswith("/")]
+    if not files:
+        raise EmbeddingSourceError(f"{path}: the zip archive holds no files, so no vectors")
     if len(files) == 1:
         return files[0]
     if dim is not None:
@@ -158,13 +199,14 @@ def _zip_member(archive: zipfile.ZipFile, path: Path, dim: int | None) -> str:
 
 
 def read_glove_vectors(
-    spec: str, words: Mapping[str, int] | set[str], dim: int | None = None, lowercase: bool = False
+    spec: str, words: Mapping[str, int] | set[str], dim: int | None = None, lowercase: bool = False,
+    first_row_only: bool = False,
 ) -> tuple[dict[str, np.ndarray], int]:
     """The vectors of `words` only (keys as given in `words`) and the file's dimension.
 
     Every line is checked for its number of fields; a bad line raises `EmbeddingSourceError` naming
     the file and line. With `lowercase`, file words are lowercased before matching (`words` must
-    already be lowercase then).
+    already be lowercase then). `first_row_only` stops after the first vector row (`check_embedding_source`).
     """
     wanted = set(words)
     found: dict[str, np.ndarray] = {}
@@ -193,6 +235,11 @@ def read_glove_vectors(
                     raise EmbeddingSourceError(
                         f"{name}, line {line_number}: the first row has {spaces} values after the word, "
                         f"expected {dim} (the dim asked for)")
+                # Parsed whatever the word: a file that is not GloVe at all (a README, a binary read as text)
+                # is refused here instead of giving a `dim`-d "source" none of whose rows is ever used.
+                _parse_vector(line.rsplit(" ", dim)[1:], name, line_number, dim)
+                if first_row_only:
+                    break
             if spaces < dim:
                 raise EmbeddingSourceError(
                     f"{name}, line {line_number}: expected a word and {dim} values; got {spaces} fields after the first"
@@ -201,22 +248,33 @@ def read_glove_vectors(
             key = word.lower() if lowercase else word
             if key not in wanted or key in found:
                 continue
-            values = line.rsplit(" ", dim)[1:]
-            try:
-                found[key] = np.array(values, dtype=np.float32)
-            except ValueError:
-                raise EmbeddingSourceError(
-                    f"{name}, line {line_number}: expected a word and {dim} numbers; some of the {dim} fields after "
-                    "the word are not numbers"
-                ) from None
+            found[key] = _parse_vector(line.rsplit(" ", dim)[1:], name, line_number, dim)
     if dim is None:
         raise EmbeddingSourceError(f"{spec}: the GloVe file is empty")
     return found, dim
 
 
+def _parse_vector(values: list[str], name: str, line_number: int, dim: int) -> np.ndarray:
+    """The row's numbers as float32; not numbers, or NaN / infinite ones (also values beyond float32's
+    range), are an error naming the line (never echoing it)."""
+    try:
+        with np.errstate(over="ignore"):
+            vector = np.array(values, dtype=np.float32)
+    except ValueError:
+        raise EmbeddingSourceError(
+            f"{name}, line {line_number}: expected a word and {dim} numbers; some of the {dim} fields after "
+            "the word are not numbers"
+        ) from None
+    if not np.isfinite(vector).all():
+        raise EmbeddingSourceError(
+            f"{name}, line {line_number}: the vector holds NaN or infinite values (or numbers beyond float32's "
+            "range); training on it would give NaN losses")
+    return vector
+
+
 def _is_word2vec_header(line: str) -> bool:
     fields = line.split(" ")
-    return len(fields) == 2 and all(f.isdigit() for f in fields)
+    return len(fields) == 2 and all(f.isascii() and f.isdigit() and len(f) < 19 for f in fields)
 
 
 # ---------------------------------------------------------------- MiniLM word pieces

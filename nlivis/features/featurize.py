@@ -21,6 +21,13 @@ from nlivis.features.exact_match import EXACT_MATCH_RULES, exact_match_flags
 from nlivis.features.pos import pos_index
 from nlivis.features.vocab import CharVocabulary, Vocabulary
 
+MAX_CUTOFF_TOKENS = 10_000
+"""Largest token cut-off: with `pad_to_cutoff` every batch is that wide (and a char tensor
+`max_chars` times wider), so a cut-off of 10**12 in a config would fail at the first batch, not at the
+check. The papers cut at 24 to 70 tokens; MultiNLI's longest premise has about 200."""
+MAX_WORD_CHARS = 100
+"""Largest `max_chars`: every token is padded to it (BERT's word pieces stop at 100 characters too)."""
+
 EMPTY_SENTENCE_TOKEN = ""
 """Token string shown for the single UNK position standing in for an empty sentence."""
 
@@ -44,10 +51,11 @@ class FeatureSettings:
     pad_to_cutoff: bool = False
 
     def __post_init__(self) -> None:
-        for name in ("max_premise_len", "max_hypothesis_len", "max_chars"):
+        for name, most in (("max_premise_len", MAX_CUTOFF_TOKENS), ("max_hypothesis_len", MAX_CUTOFF_TOKENS),
+                           ("max_chars", MAX_WORD_CHARS)):
             value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"feature setting {name} must be a positive integer; got {value!r}")
+            if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= most:
+                raise ValueError(f"feature setting {name} must be an integer from 1 to {most:,}; got {value!r}")
         if self.exact_match_rule not in EXACT_MATCH_RULES:
             raise ValueError(f"feature setting exact_match_rule must be one of {EXACT_MATCH_RULES}; "
                              f"got {self.exact_match_rule!r}")

@@ -11,6 +11,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable, Sequence, TypeVar
 
+from nlivis.data.readers import load_json
+from nlivis.data.records import InputError
 from nlivis.features.chars import DEFAULT_MAX_CHARS, PAD_ID, UNK_ID, char_ids, word_characters
 
 PAD = "<PAD>"
@@ -21,12 +23,11 @@ FILE_VERSION = 1
 V = TypeVar("V", bound="_SymbolVocabulary")
 
 
-class VocabularyFileError(ValueError):
+class VocabularyFileError(InputError):
     """A vocabulary file that cannot be read; the message names the file and the problem."""
 
     def __init__(self, path: str | Path, problem: str):
-        super().__init__(f"{path}: not a valid vocabulary file ({problem})")
-        self.path = str(path)
+        super().__init__(f"{path}: not a valid vocabulary file ({problem})", str(path))
 
 
 class _SymbolVocabulary:
@@ -39,7 +40,7 @@ class _SymbolVocabulary:
         if symbols[:2] != [PAD, UNK]:
             raise ValueError(f"a vocabulary starts with {PAD!r}, {UNK!r}; got {symbols[:2]!r}")
         if len(set(symbols)) != len(symbols):
-            duplicates = sorted({s for s in symbols if symbols.count(s) > 1})[:5]
+            duplicates = sorted(s for s, n in Counter(symbols).items() if n > 1)[:5]
             raise ValueError(f"vocabulary symbols must be unique; repeated: {duplicates}")
         self.symbols: tuple[str, ...] = tuple(symbols)
         self.lowercase = bool(lowercase)
@@ -87,7 +88,7 @@ class _SymbolVocabulary:
             raise VocabularyFileError(where, f"expected a JSON object, got {type(data).__name__}")
         if data.get("format") != FILE_FORMAT:
             raise VocabularyFileError(where, f"'format' must be {FILE_FORMAT!r}, got {data.get('format')!r}")
-        if data.get("version") != FILE_VERSION:
+        if type(data.get("version")) is not int or data.get("version") != FILE_VERSION:
             raise VocabularyFileError(where, f"unsupported version {data.get('version')!r} (this code reads {FILE_VERSION})")
         if data.get("kind") != cls.KIND:
             raise VocabularyFileError(where, f"holds a {data.get('kind')!r} vocabulary, expected {cls.KIND!r}")
@@ -111,7 +112,7 @@ class _SymbolVocabulary:
         except UnicodeDecodeError as error:
             raise VocabularyFileError(path, f"not UTF-8 text: {error}") from error
         try:
-            data = json.loads(text)
+            data = load_json(text)
         except json.JSONDecodeError as error:
             raise VocabularyFileError(path, f"not JSON: {error}") from error
         return cls.from_dict(data, where=path)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar, Mapping
+from typing import Any, ClassVar
 
 import torch
 from torch import nn
@@ -28,15 +28,6 @@ class ModelConfig:
     """3 for NLI (entailment, neutral, contradiction), 2 for Quora."""
     dropout: float = 0.1
     """Dropout rate; schedules (DIIN's decaying keep-rate) change it during training."""
-
-    @classmethod
-    def from_dict(cls, values: Mapping[str, Any]) -> "ModelConfig":
-        """Build from plain data; an unknown key is an error that lists the known ones."""
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise ValueError(f"{cls.__name__}: unknown option(s) {unknown}; known options: {sorted(known)}")
-        return cls(**dict(values))
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}

@@ -1,7 +1,9 @@
 """Configs as data: TOML files with single inheritance (`extends = "parent.toml"`) and deep merge.
 
 An ablation is a small file that extends its parent and overrides a few keys; `load_config` returns
-the merged plain dict (with `extends` resolved away and `config_name` set to the file's stem).
+the merged plain dict (with `extends` resolved away and `config_name` set to the file's stem), checked
+whole: every table's keys, types and ranges, for the paper size and for the `[shipped]` overrides, with a
+`ConfigError` naming the file that set the offending key, its table and the key.
 """
 from __future__ import annotations
 
@@ -11,8 +13,14 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Mapping
 
+from nlivis.data.options import ConfigError, epochs_problem, shown_value, typed_options
+
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
 """The project's config folder; `load_config("gcnn")` looks here."""
+
+OPTION_TABLES = ("model", "features", "training")
+"""The tables a config (and its `[shipped]` table) may hold."""
+TOP_LEVEL_KEYS = ("extends", "shipped", *OPTION_TABLES)
 
 
 def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
@@ -38,22 +46,150 @@ def resolve_config_path(name_or_path: str | Path) -> Path:
     raise FileNotFoundError(f"config {str(name_or_path)!r} not found; known configs: {known}")
 
 
-def load_config(name_or_path: str | Path, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
-    """Load a TOML config, following `extends` chains (cycles are an error naming the chain)."""
-    path = resolve_config_path(name_or_path).resolve()
-    if path in _seen:
-        chain = " → ".join(p.name for p in (*_seen, path))
-        raise ValueError(f"config inheritance cycle: {chain}")
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as error:
-        raise ValueError(f"{path}: not valid TOML ({error})") from error
-    parent = data.pop("extends", None)
-    if parent is not None:
-        base = load_config(path.parent / parent, (*_seen, path))
-        data = deep_merge(base, data)
-    data["config_name"] = path.stem
+def load_config(name_or_path: str | Path) -> dict[str, Any]:
+    """Load a TOML config, following `extends` chains (cycles are an error naming the chain), and check it
+    (`check_config`) for the paper size and, when it has a `[shipped]` table, the shipped size; a problem
+    is a `ConfigError` naming the file that set the offending key."""
+    chain = _read_chain(resolve_config_path(name_or_path).resolve(), ())
+    data: dict[str, Any] = {}
+    for _, raw in reversed(chain):  # the root first, each child deep-merged over it
+        data = deep_merge(data, {k: v for k, v in raw.items() if k != "extends"})
+    data["config_name"] = chain[0][0].stem
+    for size in SIZES if "shipped" in data else SIZES[:1]:
+        try:
+            check_config(data, size)
+        except ConfigError as error:
+            raise _locate(error, chain, size) from None
     return data
+
+
+def _read_chain(path: Path, seen: tuple[Path, ...]) -> list[tuple[Path, dict[str, Any]]]:
+    """[(file, its own data)] from `path` up its `extends` chain, each file's structure checked."""
+    if path in seen:
+        chain = " → ".join(p.name for p in (*seen, path))
+        raise ConfigError(f"config inheritance cycle: {chain}", path=str(seen[-1]))
+    data = _read_toml(path)
+    _check_structure(data, path)
+    parent = data.get("extends")
+    if parent is None:
+        return [(path, data)]
+    try:
+        parent_path = resolve_config_path(path.parent / parent).resolve()
+    except FileNotFoundError as error:
+        raise ConfigError(f"extends = {parent!r}: {error}", key="extends", path=str(path)) from None
+    return [(path, data), *_read_chain(parent_path, (*seen, path))]
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise ConfigError(f"cannot read the config ({error.strerror or error})", path=str(path)) from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise ConfigError(f"line {line}: not UTF-8 text (the bytes {raw[error.start:error.end]!r})",
+                          path=str(path)) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"not valid TOML ({error})", path=str(path)) from None
+    except RecursionError:
+        raise ConfigError("not valid TOML (nested too deeply)", path=str(path)) from None
+
+
+def _check_structure(data: dict[str, Any], path: Path) -> None:
+    """The file's own top level: known keys, `extends` a file name, every option table a table."""
+    unknown = sorted(set(data) - set(TOP_LEVEL_KEYS))
+    if unknown:
+        raise ConfigError(f"unknown top-level key(s) {unknown}; a config holds {list(TOP_LEVEL_KEYS)}",
+                          key=unknown[0], path=str(path))
+    parent = data.get("extends")
+    if parent is not None and (not isinstance(parent, str) or not parent.strip()):
+        raise ConfigError(f"extends must name the parent config file (a string such as \"gcnn.toml\"), "
+                          f"got {shown_value(parent)}", key="extends", path=str(path))
+    _check_tables(data, "", path)
+    if "shipped" in data:
+        if not isinstance(data["shipped"], dict):
+            raise ConfigError(f"[shipped] must be a table of overrides ([shipped.model], [shipped.features], "
+                              f"[shipped.training]), got {shown_value(data['shipped'])}", "[shipped]", path=str(path))
+        unknown = sorted(set(data["shipped"]) - set(OPTION_TABLES))
+        if unknown:
+            raise ConfigError(f"[shipped]: unknown key(s) {unknown}; it may hold {list(OPTION_TABLES)}", "[shipped]",
+                              unknown[0], path=str(path))
+        _check_tables(data["shipped"], "shipped.", path)
+
+
+def _check_tables(data: Mapping[str, Any], prefix: str = "", path: Path | None = None) -> None:
+    for table in OPTION_TABLES:
+        if table in data and not isinstance(data[table], Mapping):
+            raise ConfigError(f"[{prefix}{table}] must be a table of options, got {table} = "
+                              f"{shown_value(data[table])}", f"[{prefix}{table}]", path=None if path is None else str(path))
+
+
+def _locate(error: ConfigError, chain: list[tuple[Path, dict[str, Any]]], size: str) -> ConfigError:
+    """`error` naming the file (child-most first) that set its key, under `[shipped.*]` when the shipped
+    overrides set it; the loaded file when no file sets it (a missing key)."""
+    table = (error.table or "").strip("[]")
+    searched = ([("shipped", table)] if size == "shipped" else []) + [(table,)]
+    for keys in searched:
+        for path, raw in chain:
+            node: Any = raw
+            for part in (*keys, *([error.key] if error.key else [])):
+                node = node.get(part) if isinstance(node, dict) else None
+            if node is not None:
+                if keys[0] == "shipped":
+                    return ConfigError(error.bare_message.replace(f"[{table}]", f"[shipped.{table}]", 1),
+                                       f"[shipped.{table}]", error.key, str(path))
+                return error.located(path)
+    return error.located(chain[0][0])
+
+
+def check_config(config: Mapping[str, Any], size: str = "paper") -> dict[str, Any]:
+    """The config a run of `size` uses (`apply_size`), checked by `check_resolved_config`; returned."""
+    resolved = apply_size(config, size)
+    check_resolved_config(resolved)
+    return resolved
+
+
+def check_resolved_config(resolved: Mapping[str, Any]) -> None:
+    """Every table of a config as a run uses it (size applied, command-line overrides such as --model or
+    --embeddings written in): `[model]` against the model's declared options (types, ranges, and that it
+    can be built in this machine's memory at the config's own sizes), `[features]` and `[training]`
+    against theirs. Problems raise `ConfigError` naming the table and key."""
+    from nlivis.models.registry import check_buildable, model_class, model_config
+
+    _check_tables(resolved)
+    model_table = resolved.get("model")
+    if model_table is None:
+        raise ConfigError("needs a [model] table with a name", "[model]", "name")
+    checked = model_config(model_table)
+    check_buildable(model_class(model_table["name"]), checked)
+    TrainingSettings.from_dict(resolved.get("training", {}))
+    check_feature_table(resolved.get("features", {}))
+
+
+def check_feature_table(table: Mapping[str, Any]) -> None:
+    """`[features]`: the keys of `FeatureOptions` (vocabulary, embeddings) and of the featurizer's
+    `FeatureSettings` (cut-offs, exact_match_rule, pad_to_cutoff), each of its type and range."""
+    from nlivis.features.featurize import FeatureSettings
+
+    if not isinstance(table, Mapping):
+        raise ConfigError(f"[features] must be a table of options, got {shown_value(table)}", "[features]")
+    option_keys = {f.name for f in fields(FeatureOptions)}
+    featurizer_keys = {f.name for f in fields(FeatureSettings)}
+    unknown = sorted(str(key) for key in set(table) - option_keys - featurizer_keys)
+    if unknown:
+        raise ConfigError(f"[features]: unknown key(s) {unknown}; known keys: {sorted(option_keys | featurizer_keys)}",
+                          "[features]", unknown[0])
+    FeatureOptions.from_dict({k: v for k, v in table.items() if k in option_keys})
+    featurizer = typed_options(FeatureSettings, {k: v for k, v in table.items() if k in featurizer_keys}, "[features]")
+    try:
+        FeatureSettings(**featurizer)
+    except ValueError as error:
+        key = next((k for k in featurizer if f" {k} " in f" {error} "), None)
+        raise ConfigError(f"[features] {error}", "[features]", key) from None
 
 
 def all_configs() -> dict[str, dict[str, Any]]:
@@ -123,21 +259,29 @@ class TrainingSettings:
 
     @classmethod
     def from_dict(cls, values: Mapping[str, Any]) -> "TrainingSettings":
-        settings = _checked(cls, values, "[training]")
+        """Checked: known keys of the right types, finite numbers, each within its range (`ConfigError`)."""
+        table = "[training]"
+        settings = cls(**typed_options(cls, values, table))
         if settings.optimizer not in OPTIMIZERS:
-            raise ValueError(f"[training] optimizer {settings.optimizer!r} unknown; choose one of {list(OPTIMIZERS)}")
+            raise ConfigError(f"{table} optimizer {settings.optimizer!r} unknown; choose one of {list(OPTIMIZERS)}",
+                              table, "optimizer")
         if settings.l2_schedule not in L2_SCHEDULES:
-            raise ValueError(f"[training] l2_schedule {settings.l2_schedule!r} unknown; choose one of {list(L2_SCHEDULES)}")
+            raise ConfigError(f"{table} l2_schedule {settings.l2_schedule!r} unknown; choose one of "
+                              f"{list(L2_SCHEDULES)}", table, "l2_schedule")
         for name in ("lr", "batch_size", "epochs", "dropout_keep_decay_steps", "l2_ramp_steps", "eval_batch_size",
-                     "log_every_steps", "dropout_keep_decay_rate", "lr_decay_per_epoch"):
+                     "log_every_steps", "dropout_keep_decay_rate", "lr_decay_per_epoch", "eps", "sgd_fallback_lr"):
             if getattr(settings, name) <= 0:
-                raise ValueError(f"[training] {name} must be positive, got {getattr(settings, name)}")
-        if not 0.0 <= settings.snli_fraction_with_mnli <= 1.0:
-            raise ValueError(f"[training] snli_fraction_with_mnli must be between 0 and 1, got {settings.snli_fraction_with_mnli}")
+                raise ConfigError(f"{table} {name} must be positive, got {getattr(settings, name)}", table, name)
+        problem = epochs_problem(settings.epochs, f"{table} epochs")
+        if problem:
+            raise ConfigError(problem, table, "epochs")
+        for name in ("snli_fraction_with_mnli", "adadelta_rho", "dropout_keep_decay_rate"):
+            if not 0.0 <= getattr(settings, name) <= 1.0:
+                raise ConfigError(f"{table} {name} must be between 0 and 1, got {getattr(settings, name)}", table, name)
         for name in ("weight_decay", "max_grad_norm", "l2_full_weight", "encoder_difference_weight",
                      "sgd_fallback_after_steps", "eval_every_steps", "checkpoint_every_steps"):
             if getattr(settings, name) < 0:
-                raise ValueError(f"[training] {name} must not be negative, got {getattr(settings, name)}")
+                raise ConfigError(f"{table} {name} must not be negative, got {getattr(settings, name)}", table, name)
         return settings
 
     def to_dict(self) -> dict[str, Any]:
@@ -170,40 +314,22 @@ class FeatureOptions:
 
     @classmethod
     def from_dict(cls, values: Mapping[str, Any]) -> "FeatureOptions":
-        options = _checked(cls, values, "[features]")
+        """Checked: known keys of the right types, finite numbers, each within its range (`ConfigError`)."""
+        table = "[features]"
+        options = cls(**typed_options(cls, values, table))
         for name in ("max_premise_len", "max_hypothesis_len", "max_chars", "min_word_freq"):
             if getattr(options, name) <= 0:
-                raise ValueError(f"[features] {name} must be positive, got {getattr(options, name)}")
+                raise ConfigError(f"{table} {name} must be positive, got {getattr(options, name)}", table, name)
         if options.unknown_word_init not in UNKNOWN_WORD_INITS:
-            raise ValueError(f"[features] unknown_word_init {options.unknown_word_init!r} unknown; "
-                             f"choose one of {list(UNKNOWN_WORD_INITS)}")
+            raise ConfigError(f"{table} unknown_word_init {options.unknown_word_init!r} unknown; "
+                              f"choose one of {list(UNKNOWN_WORD_INITS)}", table, "unknown_word_init")
         if options.unknown_word_scale < 0:
-            raise ValueError(f"[features] unknown_word_scale must not be negative, got {options.unknown_word_scale}")
+            raise ConfigError(f"{table} unknown_word_scale must not be negative, got {options.unknown_word_scale}",
+                              table, "unknown_word_scale")
         return options
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
-
-
-def _checked(cls: type, values: Mapping[str, Any], table: str):
-    """Build a settings dataclass; unknown keys and wrong types are errors naming the table and key."""
-    known = {f.name: f for f in fields(cls)}
-    unknown = sorted(set(values) - set(known))
-    if unknown:
-        raise ValueError(f"{table}: unknown key(s) {unknown}; known keys: {sorted(known)}")
-    converted: dict[str, Any] = {}
-    for key, value in values.items():
-        default = known[key].default
-        if isinstance(default, bool) != isinstance(value, bool):
-            raise ValueError(f"{table} {key}: expected {type(default).__name__}, got {value!r}")
-        if isinstance(default, float) and isinstance(value, int):
-            value = float(value)
-        if isinstance(default, int) and isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if type(value) is not type(default):
-            raise ValueError(f"{table} {key}: expected {type(default).__name__}, got {value!r}")
-        converted[key] = value
-    return cls(**converted)
 
 
 def apply_size(config: Mapping[str, Any], size: str) -> dict[str, Any]:
@@ -214,7 +340,11 @@ def apply_size(config: Mapping[str, Any], size: str) -> dict[str, Any]:
     base = {k: v for k, v in config.items() if k != "shipped"}
     if size == "shipped":
         if "shipped" not in config:
-            raise ValueError(f"config {config.get('config_name', '?')!r} has no [shipped] table for --size shipped")
+            raise ConfigError(f"config {config.get('config_name', '?')!r} has no [shipped] table for --size shipped",
+                              "[shipped]")
+        if not isinstance(config["shipped"], Mapping):
+            raise ConfigError(f"[shipped] must be a table of overrides, got {shown_value(config['shipped'])}",
+                              "[shipped]")
         base = deep_merge(base, config["shipped"])
     base["size"] = size
     return base

@@ -1,0 +1,788 @@
+"""Minimal edits of a sentence pair, each with the relation to the original that logic fixes, and only that.
+
+An `Edit` is one changed pair: what changed (`Change`: the word, its replacement, where, the relation and
+where the relation comes from) and what a model should do with it (`expectation`):
+- "label": logic fixes the new pair's label (`expected`);
+- "invariant": the new pair means the same, so the prediction must not change;
+- "direction": the label is not fixed, but the probability of `expected` must move one way (`direction`:
+  "fall" — must fall; "not_rise" / "not_fall" — must not move the other way by more than
+  `DIRECTION_TOLERANCE`);
+- None: logic fixes nothing here; `reason` says why.
+
+Kinds (`KINDS`): one-word substitutions by part of speech — WordNet 3.0 synonyms, hypernyms, hyponyms and
+antonyms of a word's first (most frequent) sense, and mutually exclusive co-hyponyms from nlivis's own
+lexicons (`analysis.lexicons`) — on either sentence; negation inserted or removed on the main verb (spaCy's
+dependency parse); quantifier swaps (a/every/no, some/all/no/most); number changes; person names and
+gender swapped consistently on both sides; premise ↔ hypothesis; a typo. A substitution's label follows
+from the original label, the word relation and the polarity of the word's context (`analysis.monotonicity`:
+upward, downward under not/no/never/without …, or unknown), as in MoNLI: a hypernym in an upward context
+makes a sentence weaker, under negation stronger. A user's own edit (`user_edit`) is the same object with
+no expectation.
+
+Word sense: a word is substituted only when its first WordNet sense is clearly its most frequent one
+(`dominant_synset`: at least half of the word's sense-tagged occurrences and twice the second sense), and a
+replacement only when that synset is its own dominant sense too; otherwise the word is skipped rather than
+guessed. Inflection follows the replaced word's PTB tag (`analysis.inflection`). Each distinct sentence is
+parsed once per process (`analysis.parsed`).
+"""
+from __future__ import annotations
+
+import zlib
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from typing import Iterable, Sequence
+
+from nlivis.analysis import lexicons
+from nlivis.analysis.inflection import indefinite_article, inflect, same_case
+from nlivis.analysis.monotonicity import polarities
+from nlivis.analysis.parsed import ParsedSentence, parse_sentences
+from nlivis.data.records import NLI_LABELS, PARAPHRASE_LABELS
+
+ENTAILMENT, NEUTRAL, CONTRADICTION = NLI_LABELS
+NOT_DUPLICATE, DUPLICATE = PARAPHRASE_LABELS
+TASK_LABELS: dict[str, tuple[str, ...]] = {"nli": NLI_LABELS, "paraphrase": PARAPHRASE_LABELS}
+
+LABEL, INVARIANT, DIRECTION = "label", "invariant", "direction"
+FALL, NOT_RISE, NOT_FALL = "fall", "not_rise", "not_fall"
+DIRECTION_TOLERANCE = 0.05
+"""How far a probability may move the wrong way under "not_rise" / "not_fall" (numerical noise of a
+confident model's near-identical inputs is far below it)."""
+
+KINDS: tuple[str, ...] = ("substitution", "number", "quantifier", "negation", "name", "gender", "swap", "typo")
+RELATIONS: tuple[str, ...] = ("synonym", "hypernym", "hyponym", "antonym", "exclusive")
+"""Word relations of a substitution; `--kinds` accepts these too, to ask for one relation only."""
+
+# Sentence-level relation of the edited sentence S' to the original S.
+EQUIVALENT, WEAKER, STRONGER, EXCLUSIVE, NEGATED = "equivalent", "weaker", "stronger", "exclusive", "negated"
+
+SUBSTITUTABLE_POS = {"NOUN": "n", "VERB": "v", "ADJ": "a"}
+"""spaCy coarse part of speech → WordNet part of speech (adjective satellites are found under "a")."""
+LIGHT_LEMMAS = frozenset({"be", "have", "do", "get", "go", "make", "take", "give", "say", "let", "use", "put",
+                          "thing", "something", "lot", "one", "way", "other", "same", "own", "such", "many",
+                          "much", "few", "more", "most", "several", "certain", "various", "able", "else"})
+"""Words whose substitution says nothing about lexical knowledge (light verbs, pro-forms, quantity words)."""
+ABSTRACT_SYNSETS = frozenset({
+    "entity.n.01", "physical_entity.n.01", "abstraction.n.06", "object.n.01", "whole.n.02", "artifact.n.01",
+    "instrumentality.n.03", "matter.n.03", "causal_agent.n.01", "living_thing.n.01", "organism.n.01",
+    "device.n.01", "thing.n.12", "unit.n.03", "group.n.01", "attribute.n.02", "measure.n.02", "act.v.01",
+    "act.n.02", "event.n.01", "psychological_feature.n.01", "change.v.01", "be.v.01", "have.v.01", "make.v.03",
+})
+"""Hypernyms too general to make a natural sentence ("A man plays a device"): never used."""
+HYPERNYM_DEPTH = 4
+"""Hypernym levels looked through for the nearest unambiguous single-word one."""
+DOMINANT_SHARE, DOMINANT_RATIO = 0.5, 2.0
+WORDNET_SOURCE = "WordNet 3.0, first sense"
+
+
+@dataclass(frozen=True)
+class Change:
+    """What an edit changed. Positions are token indices (spaCy's tokens, as the models read them) in the
+    original sentences: of the replaced or removed words, or where a word was inserted before."""
+
+    word: str
+    replacement: str
+    relation: str
+    source: str
+    premise_positions: tuple[int, ...] = ()
+    hypothesis_positions: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Expectation:
+    kind: str | None
+    label: str | None
+    direction: str | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class Edit:
+    kind: str
+    side: str
+    """"premise", "hypothesis", "both" (the same change on both sides) or "pair" (premise ↔ hypothesis)."""
+    change: Change
+    premise: str
+    hypothesis: str
+    expected: str | None
+    expectation: str | None
+    direction: str | None
+    reason: str
+
+    def to_dict(self) -> dict:
+        change = asdict(self.change)
+        positions = {"premise": list(change.pop("premise_positions")),
+                     "hypothesis": list(change.pop("hypothesis_positions"))}
+        return {"kind": self.kind, "side": self.side, "change": {**change, "position": positions},
+                "premise": self.premise, "hypothesis": self.hypothesis, "expected": self.expected,
+                "expectation": self.expectation, "direction": self.direction, "reason": self.reason}
+
+
+def _with(kind: str, side: str, change: Change, premise: str, hypothesis: str, expectation: Expectation) -> Edit:
+    return Edit(kind, side, change, premise, hypothesis, expectation.label, expectation.kind,
+                expectation.direction, expectation.reason)
+
+
+# ------------------------------------------------------------------------------------------ expectations
+
+def word_to_sentence_relation(word_relation: str, polarity: int | None) -> str | None:
+    """How a sentence relates to itself with one word replaced, given the word's polarity (MoNLI): a
+    synonym keeps it equivalent; a hypernym weakens it in an upward context and strengthens it in a downward
+    one (a hyponym the other way round); an antonym or exclusive co-hyponym contradicts it in an upward
+    context (read as the same entity) and fixes nothing in a downward one. None where nothing is fixed."""
+    if word_relation == "synonym":
+        return EQUIVALENT
+    if polarity is None:
+        return None
+    if word_relation == "hypernym":
+        return WEAKER if polarity > 0 else STRONGER
+    if word_relation == "hyponym":
+        return STRONGER if polarity > 0 else WEAKER
+    if word_relation in ("antonym", "exclusive"):
+        return EXCLUSIVE if polarity > 0 else None
+    raise ValueError(f"unknown word relation {word_relation!r}")
+
+
+def nli_expectation(side: str, relation: str | None, label: str | None, repeated_in_hypothesis: bool = False,
+                    what: str = "") -> Expectation:
+    """The expectation of an NLI pair whose `side` became `relation` to what it was (see the module's
+    docstring). `repeated_in_hypothesis`: a premise word replaced by an exclusive one also stands, upward, in
+    the hypothesis. `what` names the change in the reason ("tall → short")."""
+    change = f" ({what})" if what else ""
+    if relation == EQUIVALENT:
+        if label is not None:
+            return Expectation(LABEL, label, None, f"same meaning{change}: the label stays {label}")
+        return Expectation(INVARIANT, None, None, f"same meaning{change}: the prediction must not change")
+    if relation is None:
+        return Expectation(None, None, None, f"the word's context is neither upward nor downward monotone{change} "
+                                             "(or the parse does not show it): logic fixes nothing")
+    if side == "hypothesis":
+        if relation == WEAKER:
+            if label == ENTAILMENT:
+                return Expectation(LABEL, ENTAILMENT, None, f"the new hypothesis follows from the old one{change}, "
+                                   "which the premise entails: entailment")
+            return Expectation(DIRECTION, ENTAILMENT, NOT_FALL, f"the new hypothesis is weaker{change}: it follows "
+                               "from the old one, so entailment can only become more likely; the label is not fixed")
+        if relation == STRONGER:
+            if label == CONTRADICTION:
+                return Expectation(LABEL, CONTRADICTION, None, f"the new hypothesis implies the old one{change}, "
+                                   "which the premise contradicts: contradiction")
+            return Expectation(DIRECTION, ENTAILMENT, NOT_RISE, f"the new hypothesis is stronger{change}: it implies "
+                               "the old one, so entailment can only become less likely; the label is not fixed")
+        if relation == EXCLUSIVE:
+            if label == ENTAILMENT:
+                return Expectation(LABEL, CONTRADICTION, None, f"the new hypothesis excludes the old one{change}, "
+                                   "read as the same entity (as SNLI's annotators read a pair); the premise entails "
+                                   "the old one, so it contradicts the new one")
+            return Expectation(None, None, None, f"the new hypothesis excludes the old one{change}; from "
+                               f"{label or 'an unknown label'} that fixes no label")
+        if relation == NEGATED:
+            if label == ENTAILMENT:
+                return Expectation(LABEL, CONTRADICTION, None, "the premise entails the hypothesis, so it contradicts "
+                                   "its negation (negating the main verb read as negating the hypothesis; annotators "
+                                   "do not always agree, Hossain et al. 2020)")
+            if label == NEUTRAL:
+                return Expectation(LABEL, NEUTRAL, None, "the premise decides neither the hypothesis nor its "
+                                   "negation: neutral")
+            if label == CONTRADICTION:
+                return Expectation(DIRECTION, CONTRADICTION, FALL, "the premise contradicts the hypothesis and cannot "
+                                   "contradict its negation too: contradiction must become less likely (logic says "
+                                   "entailment, but SNLI's contradictions are often incompatible scenes, for which "
+                                   "the negation does not follow)")
+            return Expectation(None, None, None, "negating the hypothesis turns entailment into contradiction and "
+                               "keeps neutral; without the original label nothing is fixed")
+    if side == "premise":
+        if relation == STRONGER:
+            if label in (ENTAILMENT, CONTRADICTION):
+                return Expectation(LABEL, label, None, f"the new premise implies the old one{change}, so it still "
+                                   f"decides the hypothesis: {label}")
+            return Expectation(DIRECTION, NEUTRAL, NOT_RISE, f"the new premise is stronger{change}: it decides at "
+                               "least what the old one decided, so neutral can only become less likely")
+        if relation == WEAKER:
+            if label == NEUTRAL:
+                return Expectation(LABEL, NEUTRAL, None, f"the new premise follows from the old one{change}, which "
+                                   "decided nothing about the hypothesis: neutral")
+            return Expectation(DIRECTION, NEUTRAL, NOT_FALL, f"the new premise is weaker{change}: it decides at most "
+                               "what the old one decided, so neutral can only become more likely")
+        if relation == EXCLUSIVE:
+            if label == ENTAILMENT and repeated_in_hypothesis:
+                return Expectation(LABEL, CONTRADICTION, None, f"the hypothesis repeats the word the new premise "
+                                   f"excludes{change}, read as the same entity: contradiction")
+            return Expectation(None, None, None, f"the new premise excludes the old one{change}, but "
+                               + ("the hypothesis does not repeat the word upward" if label == ENTAILMENT
+                                  else f"from {label or 'an unknown label'} that fixes no label"))
+        if relation == NEGATED:
+            return Expectation(None, None, None, "a negated premise says nothing about the hypothesis that logic "
+                                                 "fixes")
+    raise ValueError(f"no NLI expectation for side {side!r} and relation {relation!r}")
+
+
+def paraphrase_expectation(relation: str | None, label: str | None, what: str = "") -> Expectation:
+    """The expectation of a question pair one of whose questions became `relation` to what it was."""
+    change = f" ({what})" if what else ""
+    if relation == EQUIVALENT:
+        if label is not None:
+            return Expectation(LABEL, label, None, f"same meaning{change}: the label stays {label}")
+        return Expectation(INVARIANT, None, None, f"same meaning{change}: the prediction must not change")
+    if relation in (EXCLUSIVE, NEGATED):
+        if label == DUPLICATE:
+            return Expectation(LABEL, NOT_DUPLICATE, None, f"one question now asks something else{change}: "
+                               "not the same question")
+        return Expectation(None, None, None, f"one question now asks something else{change}; from "
+                           f"{label or 'an unknown label'} that fixes nothing")
+    if relation in (WEAKER, STRONGER):
+        if label == DUPLICATE:
+            return Expectation(DIRECTION, DUPLICATE, NOT_RISE, f"one question became more "
+                               f"{'general' if relation == WEAKER else 'specific'}{change}: it may or may not still "
+                               "ask the same, so duplicate can only become less likely")
+        return Expectation(None, None, None, f"one question became more "
+                           f"{'general' if relation == WEAKER else 'specific'}{change}; from "
+                           f"{label or 'an unknown label'} that fixes nothing")
+    return Expectation(None, None, None, f"the word's context is not monotone{change}: logic fixes nothing")
+
+
+def swap_expectation(task: str, label: str | None) -> Expectation:
+    if task == "paraphrase":
+        if label is not None:
+            return Expectation(LABEL, label, None, f"being the same question is symmetric: the label stays {label}")
+        return Expectation(INVARIANT, None, None, "being the same question is symmetric: the prediction must "
+                                                  "not change")
+    if label == CONTRADICTION:
+        return Expectation(LABEL, CONTRADICTION, None, "contradiction is symmetric: the swapped pair contradicts too")
+    if label in (ENTAILMENT, NEUTRAL):
+        return Expectation(DIRECTION, CONTRADICTION, NOT_RISE, f"entailment is not symmetric: the swapped {label} "
+                           "pair is entailment (when the two say the same) or neutral, never contradiction "
+                           "(contradiction is symmetric), so contradiction must not become more likely")
+    return Expectation(None, None, None, "contradiction is symmetric, entailment is not; without the original "
+                                         "label nothing is fixed")
+
+
+def invariant_expectation(why: str, label: str | None) -> Expectation:
+    stays = f"; the label stays {label}" if label else ""
+    return Expectation(INVARIANT, None, None, f"{why}: the prediction must not change{stays}")
+
+
+# ------------------------------------------------------------------------------------- WordNet lookups
+
+@lru_cache(maxsize=100_000)
+def dominant_synset(lemma: str, wordnet_pos: str):
+    """The lemma's first WordNet sense when it is clearly the most frequent one (sense-tagged counts: at
+    least `DOMINANT_SHARE` of the lemma's occurrences and `DOMINANT_RATIO` × the second sense; a lemma with
+    one sense passes, one whose senses were never tagged does not), else None."""
+    from nlivis.features.wordnet import load_wordnet
+
+    synsets = load_wordnet().synsets(lemma, wordnet_pos)
+    if not synsets:
+        return None
+    if len(synsets) == 1:
+        return synsets[0]
+    counts = [sum(lemma_count(entry) for entry in synset.lemmas() if entry.name().lower() == lemma.lower())
+              for synset in synsets]
+    total = sum(counts)
+    if total == 0 or counts[0] < DOMINANT_SHARE * total or counts[0] < DOMINANT_RATIO * counts[1]:
+        return None
+    return synsets[0]
+
+
+def lemma_count(entry) -> int:
+    """How often a WordNet lemma (one word in one sense) was sense-tagged: `features.wordnet.sense_counts`."""
+    from nlivis.features.wordnet import sense_counts
+
+    return sense_counts().get(entry.key().lower(), 0)
+
+
+def _single_word(name: str) -> bool:
+    return name.isalpha() and name.islower()
+
+
+def _candidates(synset, wordnet_pos: str, exclude: str) -> list[tuple[int, str]]:
+    """(count, word) for the synset's single-word lemmas whose own dominant sense is this synset."""
+    found = []
+    for entry in synset.lemmas():
+        name = entry.name()
+        if name.lower() != exclude and _single_word(name) and dominant_synset(name, wordnet_pos) == synset:
+            found.append((lemma_count(entry), name))
+    return found
+
+
+def _best(candidates: Iterable[tuple[int, str]]) -> str | None:
+    ranked = sorted(candidates, key=lambda item: (-item[0], item[1]))
+    return ranked[0][1] if ranked else None
+
+
+@lru_cache(maxsize=100_000)
+def wordnet_replacements(lemma: str, wordnet_pos: str) -> dict[str, str]:
+    """relation → replacement lemma (synonym, hypernym, hyponym, antonym) for the lemma's dominant sense."""
+    synset = dominant_synset(lemma, wordnet_pos)
+    if synset is None:
+        return {}
+    found: dict[str, str] = {}
+    synonym = _best(_candidates(synset, wordnet_pos, lemma)) if synset.pos() != "s" else None
+    if synonym:  # an adjective satellite's lemmas are similar, not the same ("red", "carmine", "crimson")
+        found["synonym"] = synonym
+    level, seen = [synset], {synset}
+    for _ in range(HYPERNYM_DEPTH):
+        level = [h for s in level for h in (*s.hypernyms(), *s.instance_hypernyms())
+                 if h not in seen and h.name() not in ABSTRACT_SYNSETS]
+        seen.update(level)
+        hypernym = _best(c for s in level for c in _candidates(s, wordnet_pos, lemma))
+        if hypernym:
+            found["hypernym"] = hypernym
+            break
+    hyponym = _best((count, name) for s in synset.hyponyms() for count, name in _candidates(s, wordnet_pos, lemma)
+                    if count > 0)
+    if hyponym:
+        found["hyponym"] = hyponym
+    antonyms = [a.name() for entry in synset.lemmas() if entry.name().lower() == lemma.lower()
+                for a in entry.antonyms() if _single_word(a.name())]
+    if antonyms:
+        found["antonym"] = antonyms[0]
+    return found
+
+
+EXCLUSIVE_MEMBERS: dict[str, tuple[str, tuple[str, ...], frozenset[str]]] = {
+    member.lower(): (category, members, pos)
+    for category, (members, pos) in lexicons.EXCLUSIVE_CATEGORIES.items() for member in members
+}
+
+
+def exclusive_replacement(word: str, pos: str) -> tuple[str, str] | None:
+    """(category, the next member of the word's exclusive category) when the word is one in this part of speech."""
+    entry = EXCLUSIVE_MEMBERS.get(word.lower())
+    if entry is None or pos not in entry[2]:
+        return None
+    category, members, _ = entry
+    index = [m.lower() for m in members].index(word.lower())
+    return category, members[(index + 1) % len(members)]
+
+
+# -------------------------------------------------------------------------------------- text rewriting
+
+def rewrite(sentence: ParsedSentence, replaced: dict[int, str], inserted: dict[int, str] | None = None,
+            removed: frozenset[int] = frozenset()) -> str:
+    """`sentence.with_words` with "a"/"an" made to agree with a replaced word right after them and the
+    first word capitalised as the original's was."""
+    replaced = dict(replaced)
+    for i, text in list(replaced.items()):
+        if i > 0 and sentence.words[i - 1].lower in ("a", "an") and i - 1 not in replaced and text:
+            previous = sentence.words[i - 1].text
+            replaced[i - 1] = indefinite_article(text, capital=previous[:1].isupper())
+    inserted = inserted or {}
+    if 0 in replaced and sentence.words[0].text[:1].isupper():
+        replaced[0] = replaced[0][:1].upper() + replaced[0][1:]
+    if 0 in inserted and sentence.words[0].text[:1].isupper():
+        inserted = {**inserted, 0: inserted[0][:1].upper() + inserted[0][1:]}
+        replaced.setdefault(0, _lowered_if_common(sentence.words[0]))
+    return sentence.with_words(replaced, inserted, removed)
+
+
+def _lowered_if_common(word) -> str:
+    return word.text if word.pos == "PROPN" or word.text == "I" else word.text[:1].lower() + word.text[1:]
+
+
+# ------------------------------------------------------------------------------------------ generators
+
+@dataclass
+class _Context:
+    task: str
+    label: str | None
+    parsed: dict[str, ParsedSentence]
+    polarity: dict[str, tuple[int | None, ...]]
+    texts: dict[str, str] = field(default_factory=dict)
+
+    def other(self, side: str) -> str:
+        return "hypothesis" if side == "premise" else "premise"
+
+    def pair_with(self, side: str, text: str) -> tuple[str, str]:
+        return (text, self.texts["hypothesis"]) if side == "premise" else (self.texts["premise"], text)
+
+    def expectation(self, side: str, relation: str | None, what: str, repeated: bool = False) -> Expectation:
+        if self.task == "paraphrase":
+            return paraphrase_expectation(relation, self.label, what)
+        return nli_expectation(side, relation, self.label, repeated, what)
+
+    def repeated_upward(self, side: str, lemma: str) -> bool:
+        """Whether the other sentence holds `lemma` (or the same word) in an upward context."""
+        other = self.other(side)
+        return any((w.lemma.lower() == lemma.lower() or w.lower == lemma.lower()) and self.polarity[other][w.i] == 1
+                   for w in self.parsed[other].words)
+
+
+def _positions(side: str, indices: Sequence[int]) -> dict[str, tuple[int, ...]]:
+    key = "premise_positions" if side == "premise" else "hypothesis_positions"
+    return {key: tuple(indices)}
+
+
+def _substitutions(context: _Context, side: str) -> list[Edit]:
+    sentence, polarity = context.parsed[side], context.polarity[side]
+    edits = []
+    for word in sentence.words:
+        if not (word.pos in SUBSTITUTABLE_POS or word.pos == "PROPN") or not word.text.isalpha() or len(word.text) < 2:
+            continue
+        if word.lemma.lower() in LIGHT_LEMMAS or word.text in NAME_GENDER:
+            continue
+        if any(sentence.words[c].dep == "prt" for c in sentence.children(word.i)):
+            continue  # phrasal verbs ("pick up") do not substitute word by word
+        lemma = word.lemma.lower()
+        options = []
+        if word.pos in SUBSTITUTABLE_POS:  # proper nouns only through the lexicons (nationalities, weekdays)
+            options = [(relation, replacement, WORDNET_SOURCE)
+                       for relation, replacement in wordnet_replacements(lemma, SUBSTITUTABLE_POS[word.pos]).items()]
+        exclusive = exclusive_replacement(word.text, word.pos) or exclusive_replacement(lemma, word.pos)
+        if exclusive:
+            options.append(("exclusive", exclusive[1], f"nlivis lexicon: {exclusive[0]}"))
+        for relation, replacement, source in sorted(options, key=lambda o: RELATIONS.index(o[0])):
+            form = inflect(replacement, word.tag) if word.tag not in ("NNP", "NNPS") else replacement
+            if form is None or form.lower() == word.lower:
+                continue
+            form = same_case(word.text, form) if not replacement[:1].isupper() else form
+            text = rewrite(sentence, {word.i: form})
+            sentence_relation = word_to_sentence_relation(relation, polarity[word.i])
+            what = f"{word.text} → {form}, {relation}"
+            expectation = context.expectation(side, sentence_relation, what,
+                                              repeated=context.repeated_upward(side, lemma))
+            change = Change(word.text, form, relation, source, **_positions(side, [word.i]))
+            edits.append(_with("substitution", side, change, *context.pair_with(side, text), expectation))
+    return edits
+
+
+def _numbers(context: _Context, side: str) -> list[Edit]:
+    sentence, polarity = context.parsed[side], context.polarity[side]
+    edits = []
+    for word in sentence.words:
+        if word.tag != "CD":
+            continue
+        lower = word.lower
+        if lower in lexicons.NUMBER_WORDS:
+            index = lexicons.NUMBER_WORDS.index(lower)
+            new = lexicons.NUMBER_WORDS[index + 1 if index + 1 < len(lexicons.NUMBER_WORDS) else index - 1]
+            new = same_case(word.text, new)
+        elif word.text.isdigit() and len(word.text) <= 4 and int(word.text) >= 1:
+            new = str(int(word.text) + 1)
+        else:
+            continue
+        if new == "2" or (lower in lexicons.NUMBER_WORDS and word.head != word.i
+                          and sentence.words[word.head].tag not in ("NNS", "NNPS")):
+            continue  # from one (singular noun) or a count word that does not count a plural noun
+        relation = EXCLUSIVE if polarity[word.i] == 1 else None
+        what = f"{word.text} → {new}, numbers read exactly"
+        expectation = context.expectation(side, relation, what, repeated=context.repeated_upward(side, word.text))
+        change = Change(word.text, new, "different number", "number", **_positions(side, [word.i]))
+        edits.append(_with("number", side, change, *context.pair_with(side, rewrite(sentence, {word.i: new})),
+                           expectation))
+    return edits
+
+
+def quantifier_relation(old: str, new: str) -> str:
+    """The relation of "Q' N V" to "Q N V" (same noun and predicate, existential import): every/all ⊨ most ⊨
+    some/a; "no" excludes each of them."""
+    old, new = old.lower(), new.lower()
+    if (old == "no") != (new == "no"):
+        return EXCLUSIVE
+    strength_old, strength_new = lexicons.QUANTIFIER_STRENGTH[old], lexicons.QUANTIFIER_STRENGTH[new]
+    if strength_new == strength_old:
+        return EQUIVALENT
+    return STRONGER if strength_new > strength_old else WEAKER
+
+
+def _quantifiers(context: _Context, side: str) -> list[Edit]:
+    sentence, polarity = context.parsed[side], context.polarity[side]
+    edits = []
+    for word in sentence.words:
+        lower = word.lower
+        if word.dep not in ("det", "predet") or word.head == word.i:
+            continue
+        noun = sentence.words[word.head]
+        determiners = [c for c in sentence.children(noun.i) if sentence.words[c].dep in ("det", "predet", "poss")]
+        if determiners != [word.i] or noun.pos not in ("NOUN", "PROPN") or noun.dep not in ("nsubj", "nsubjpass"):
+            continue  # subjects only: their quantifier's scope is the clause, as the lattice assumes
+        if noun.tag == "NN" and lower in ("a", "an", "every", "each", "no"):
+            choices = lexicons.SINGULAR_QUANTIFIERS
+        elif noun.tag == "NNS" and lower in ("some", "all", "no", "most"):
+            choices = lexicons.PLURAL_QUANTIFIERS
+        else:
+            continue
+        old = "a" if lower == "an" else lower
+        for new in choices:
+            if new == old:
+                continue
+            relation = quantifier_relation(old, new)
+            outer = polarity[word.i]
+            if outer is None:
+                relation = None
+            elif outer < 0:
+                relation = {STRONGER: WEAKER, WEAKER: STRONGER}.get(relation)
+            shown = indefinite_article(sentence.words[word.i + 1].text) if new == "a" else new
+            shown = same_case(word.text, shown)
+            text = rewrite(sentence, {word.i: shown})
+            what = f"{word.text} → {shown}"
+            expectation = context.expectation(side, relation, what)
+            change = Change(word.text, shown, f"quantifier ({relation or 'not fixed'})", "nlivis quantifier lattice",
+                            **_positions(side, [word.i]))
+            edits.append(_with("quantifier", side, change, *context.pair_with(side, text), expectation))
+    return edits
+
+
+AUX_EXPANSIONS = {"ca": "can", "wo": "will", "sha": "shall"}
+
+
+def negate(sentence: ParsedSentence) -> tuple[str, str, str, str, int] | None:
+    """(new text, removed word, inserted word, relation, position): the sentence with its main verb's negation
+    removed (when it has one) or inserted; None for a fragment without a finite main verb ("A man sitting on
+    a bench.")."""
+    root = sentence.root
+    if root is None or sentence.words[root].pos not in ("VERB", "AUX"):
+        return None
+    verb = sentence.words[root]
+    children = [sentence.words[c] for c in sentence.children(root)]
+    negation = next((c for c in children if c.dep == "neg" and c.lower in ("not", "n't", "never")), None)
+    auxiliaries = [c for c in children if c.dep in ("aux", "auxpass") and c.tag in ("MD", "VBZ", "VBP", "VBD")
+                   and c.i < root]
+    if negation is not None:
+        replaced: dict[int, str] = {}
+        removed = {negation.i}
+        support = next((a for a in auxiliaries if a.lemma == "do" and a.i < negation.i), None)
+        if support is not None and verb.tag == "VB" and support.i > 0:
+            form = inflect(verb.lemma, {"VBZ": "VBZ", "VBD": "VBD"}.get(support.tag, "VBP"))
+            if form is None:
+                return None
+            removed.add(support.i)
+            replaced[root] = form
+        else:
+            before = sentence.words[negation.i - 1] if negation.i > 0 else None
+            if negation.lower == "n't" and before is not None and before.lower in AUX_EXPANSIONS:
+                replaced[before.i] = same_case(before.text, AUX_EXPANSIONS[before.lower])
+        text = rewrite(sentence, replaced, removed=frozenset(removed))
+        return text, negation.text, "", "negation removed", negation.i
+    if verb.tag not in ("VBZ", "VBP", "VBD", "MD", "VB") and not auxiliaries:
+        return None
+    subject = next((c.i for c in children if c.dep in ("nsubj", "nsubjpass", "expl")), None)
+    inverted = subject is not None and auxiliaries and auxiliaries[0].i < subject  # a question
+    if auxiliaries and not inverted:
+        position = auxiliaries[0].i + 1
+        text = rewrite(sentence, {}, {position: "not"})
+    elif auxiliaries or verb.pos == "AUX":
+        position = root if auxiliaries else root + 1
+        if position >= len(sentence):
+            return None
+        text = rewrite(sentence, {}, {position: "not"})
+    elif verb.tag in ("VBZ", "VBP", "VBD"):
+        support = {"VBZ": "does", "VBP": "do", "VBD": "did"}[verb.tag]
+        position = root
+        text = rewrite(sentence, {root: verb.lemma.lower()}, {root: f"{support} not"})
+    else:
+        return None
+    return text, "", "not", "negation inserted", position
+
+
+def _negations(context: _Context, side: str) -> list[Edit]:
+    negated = negate(context.parsed[side])
+    if negated is None:
+        return []
+    text, word, replacement, relation, position = negated
+    change = Change(word, replacement, relation, "spaCy parse: main verb", **_positions(side, [position]))
+    return [_with("negation", side, change, *context.pair_with(side, text),
+                  context.expectation(side, NEGATED, relation))]
+
+
+NAME_GENDER = {**{n: "male" for n in lexicons.MALE_NAMES}, **{n: "female" for n in lexicons.FEMALE_NAMES}}
+GENDER_SWAP = {**{a: b for a, b in lexicons.GENDER_PAIRS}, **{b: a for a, b in lexicons.GENDER_PAIRS}}
+
+
+def _stable_pick(key: str, options: Sequence[str]) -> str:
+    """A choice that depends only on `key` (crc32), so edits are the same on every run and machine."""
+    return options[zlib.crc32(key.encode("utf-8")) % len(options)]
+
+
+def _names_in(context: _Context) -> list[str]:
+    return list(dict.fromkeys(w.text for side in ("premise", "hypothesis") for w in context.parsed[side].words
+                              if w.text in NAME_GENDER and w.pos == "PROPN"))
+
+
+def _name_map(context: _Context, names: Sequence[str], other_gender: bool) -> dict[str, str]:
+    present = {w.text for side in ("premise", "hypothesis") for w in context.parsed[side].words}
+    mapping = {}
+    for name in names:
+        gender = NAME_GENDER[name]
+        if other_gender:
+            gender = "female" if gender == "male" else "male"
+        pool = [n for n in (lexicons.MALE_NAMES if gender == "male" else lexicons.FEMALE_NAMES)
+                if n not in present and n not in mapping.values()]
+        mapping[name] = _stable_pick(name, pool)
+    return mapping
+
+
+def _replace_everywhere(context: _Context, replacement_of) -> tuple[dict[str, str], dict[str, list[int]], list[str]]:
+    """Apply `replacement_of(word) -> str | None` on both sides: new texts, changed positions, changed words."""
+    texts, positions, changed = {}, {}, []
+    for side in ("premise", "hypothesis"):
+        sentence = context.parsed[side]
+        replaced = {}
+        for word in sentence.words:
+            new = replacement_of(word)
+            if new is not None and new != word.text:
+                replaced[word.i] = new
+                changed.append(f"{word.text} → {new}")
+        texts[side] = rewrite(sentence, replaced) if replaced else context.texts[side]
+        positions[side] = sorted(replaced)
+    return texts, positions, list(dict.fromkeys(changed))
+
+
+def _name_edits(context: _Context) -> list[Edit]:
+    names = _names_in(context)
+    if not names:
+        return []
+    mapping = _name_map(context, names, other_gender=False)
+    texts, positions, changed = _replace_everywhere(
+        context, lambda w: mapping.get(w.text) if w.pos == "PROPN" else None)
+    change = Change(", ".join(names), ", ".join(mapping[n] for n in names), "other person's name (same gender)",
+                    "nlivis lexicon: given names", tuple(positions["premise"]), tuple(positions["hypothesis"]))
+    edits = [_with("name", "both", change, texts["premise"], texts["hypothesis"],
+                   invariant_expectation("the same people under other names on both sides", context.label))]
+    if context.task == "paraphrase":
+        for side in ("hypothesis",):
+            if not positions[side]:
+                continue
+            sentence = context.parsed[side]
+            text = rewrite(sentence, {i: mapping[sentence.words[i].text] for i in positions[side]})
+            one = Change(change.word, change.replacement, "another person on one side", change.source,
+                         **_positions(side, positions[side]))
+            expectation = paraphrase_expectation(EXCLUSIVE, context.label, "a different person")
+            edits.append(_with("name", side, one, *context.pair_with(side, text), expectation))
+    return edits
+
+
+def _gendered(word, name_map: dict[str, str]) -> str | None:
+    lower = word.lower
+    if word.text in name_map and word.pos == "PROPN":
+        return name_map[word.text]
+    if lower == "her":
+        new = "his" if word.tag == "PRP$" else "him"
+    elif lower == "his":
+        new = "her" if word.tag == "PRP$" else "hers"
+    elif lower == "him":
+        new = "her"
+    elif lower == "hers":
+        new = "his"
+    elif lower in GENDER_SWAP:
+        new = GENDER_SWAP[lower]
+    else:
+        return None
+    return same_case(word.text, new)
+
+
+def _gender_edits(context: _Context) -> list[Edit]:
+    name_map = _name_map(context, _names_in(context), other_gender=True)
+    texts, positions, changed = _replace_everywhere(context, lambda w: _gendered(w, name_map))
+    if not changed:
+        return []
+    change = Change(", ".join(c.split(" → ")[0] for c in changed), ", ".join(c.split(" → ")[1] for c in changed),
+                    "other gender, consistently", "nlivis lexicon: gendered words and names",
+                    tuple(positions["premise"]), tuple(positions["hypothesis"]))
+    return [_with("gender", "both", change, texts["premise"], texts["hypothesis"],
+                  invariant_expectation("every gendered word and name swapped consistently on both sides",
+                                        context.label))]
+
+
+def typo(word: str) -> str | None:
+    """The word with two neighbouring letters near its middle swapped (None when all of them are equal)."""
+    for start in (len(word) // 2 - 1, len(word) // 2, len(word) // 2 - 2):
+        if 0 < start < len(word) - 1 and word[start] != word[start + 1]:
+            return word[:start] + word[start + 1] + word[start] + word[start + 2:]
+    return None
+
+
+def _typos(context: _Context, side: str) -> list[Edit]:
+    sentence = context.parsed[side]
+    eligible = [w for w in sentence.words if w.pos in SUBSTITUTABLE_POS and w.text.isalpha() and len(w.text) >= 4]
+    if not eligible:
+        return []
+    word = max(eligible, key=lambda w: (len(w.text), -w.i))
+    misspelt = typo(word.text)
+    if misspelt is None:
+        return []
+    change = Change(word.text, misspelt, "typo", "two letters swapped", **_positions(side, [word.i]))
+    text = sentence.with_words({word.i: misspelt})
+    return [_with("typo", side, change, *context.pair_with(side, text),
+                  invariant_expectation("one misspelt word", context.label))]
+
+
+def _swap(context: _Context) -> list[Edit]:
+    change = Change("", "", "premise ↔ hypothesis", "pair")
+    return [_with("swap", "pair", change, context.texts["hypothesis"], context.texts["premise"],
+                  swap_expectation(context.task, context.label))]
+
+
+def check_kinds(kinds: Iterable[str] | None) -> tuple[str, ...]:
+    """The asked kinds (kind names or substitution relations), or every kind; ValueError naming the unknown."""
+    if kinds is None:
+        return KINDS + RELATIONS
+    kinds = tuple(kinds)
+    unknown = [k for k in kinds if k not in KINDS + RELATIONS]
+    if unknown:
+        raise ValueError(f"unknown edit kind(s) {', '.join(unknown)}; known: {', '.join(KINDS + RELATIONS)}")
+    return kinds
+
+
+def propose_edits(premise: str, hypothesis: str, label: str | None = None, task: str = "nli",
+                  kinds: Iterable[str] | None = None) -> list[Edit]:
+    """Every edit of the pair, in a fixed order (kind, side, position), each new pair once.
+
+    `label` is the original pair's label (a name of `TASK_LABELS[task]`) or None; `kinds` limits the kinds
+    (names from `KINDS`, or substitution relations from `RELATIONS`).
+    """
+    if task not in TASK_LABELS:
+        raise ValueError(f"unknown task {task!r}; use nli or paraphrase")
+    if label is not None and label not in TASK_LABELS[task]:
+        raise ValueError(f"label {label!r} is not one of {task}'s labels {list(TASK_LABELS[task])}")
+    wanted = check_kinds(kinds)
+    parsed_premise, parsed_hypothesis = parse_sentences([premise, hypothesis])
+    parsed = {"premise": parsed_premise, "hypothesis": parsed_hypothesis}
+    context = _Context(task, label, parsed, {side: polarities(s) for side, s in parsed.items()},
+                       {"premise": premise, "hypothesis": hypothesis})
+    sides = ("hypothesis", "premise")
+    edits: list[Edit] = []
+    if "substitution" in wanted or any(r in wanted for r in RELATIONS):
+        relations = RELATIONS if "substitution" in wanted else [r for r in RELATIONS if r in wanted]
+        edits += [e for side in sides for e in _substitutions(context, side) if e.change.relation in relations]
+    generators = {"number": lambda: [e for side in sides for e in _numbers(context, side)],
+                  "quantifier": lambda: [e for side in sides for e in _quantifiers(context, side)],
+                  "negation": lambda: [e for side in sides for e in _negations(context, side)],
+                  "name": lambda: _name_edits(context),
+                  "gender": lambda: _gender_edits(context),
+                  "swap": lambda: _swap(context),
+                  "typo": lambda: [e for side in sides for e in _typos(context, side)]}
+    for kind in KINDS[1:]:
+        if kind in wanted:
+            edits += generators[kind]()
+    seen = {(premise, hypothesis)}
+    unique = []
+    for edit in edits:
+        if (edit.premise, edit.hypothesis) not in seen:
+            seen.add((edit.premise, edit.hypothesis))
+            unique.append(edit)
+    return unique
+
+
+def user_edit(original_premise: str, original_hypothesis: str, premise: str, hypothesis: str) -> Edit:
+    """A pair the user typed as an edit of the original: the same object as a proposed edit, with the
+    changed words found by comparing tokens, and no expectation."""
+    from difflib import SequenceMatcher
+
+    old = parse_sentences([original_premise, original_hypothesis])
+    new = parse_sentences([premise, hypothesis])
+    removed, added, positions = [], [], {}
+    for side, before, after in zip(("premise", "hypothesis"), old, new):
+        a, b = [w.text for w in before.words], [w.text for w in after.words]
+        changed = []
+        for tag, i1, i2, j1, j2 in SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+            if tag != "equal":
+                removed += a[i1:i2]
+                added += b[j1:j2]
+                changed += list(range(i1, i2)) or [i1]
+        positions[side] = tuple(changed)
+    sides = [side for side in ("premise", "hypothesis") if positions[side]]
+    side = sides[0] if len(sides) == 1 else "both"
+    change = Change(" ".join(removed), " ".join(added), "typed by the user", "user",
+                    positions["premise"], positions["hypothesis"])
+    return Edit("user", side, change, premise, hypothesis, None, None, None,
+                "typed by the user: no expectation")

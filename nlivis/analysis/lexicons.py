@@ -1,0 +1,136 @@
+"""Small word lists for edits and probes where WordNet is poor: mutually exclusive categories, numbers,
+given names by gender, gendered word pairs, quantifiers, and the vocabulary of the probe templates.
+
+Written for nlivis (not taken from CheckList or any published suite). A category is *exclusive* when one
+thing, read as the same thing in premise and hypothesis, cannot be two of its members at once: a shirt
+that is red is not blue (for a single-coloured reading), a dog is not a cat, a violin is not a guitar.
+Members that overlap are left out on purpose (no "football" beside "soccer", no "grey" beside
+"silver", no "taxi" beside "car", no "orange" among fruits since it is also a colour).
+"""
+from __future__ import annotations
+
+EXCLUSIVE_CATEGORIES: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {
+    # name: (members, spaCy coarse parts of speech they are replaced as)
+    "colour": (("red", "blue", "green", "yellow", "black", "white", "purple", "pink", "brown"),
+               frozenset({"ADJ"})),
+    "nationality": (("American", "French", "German", "Chinese", "Japanese", "Italian", "Spanish", "Mexican",
+                     "Russian", "Brazilian", "Korean", "Canadian", "Swedish", "Greek", "Indian", "Pakistani", "British",
+                     "Australian", "Egyptian", "Turkish"), frozenset({"ADJ", "PROPN"})),
+    "material": (("wooden", "metal", "plastic", "glass", "stone", "leather", "paper", "cotton", "wool"),
+                 frozenset({"ADJ", "NOUN"})),
+    "animal": (("dog", "cat", "horse", "cow", "sheep", "goat", "pig", "bird", "duck", "chicken", "rabbit",
+                "camel", "elephant", "lion"), frozenset({"NOUN"})),
+    "instrument": (("guitar", "violin", "piano", "drum", "trumpet", "flute", "cello", "saxophone", "harp",
+                    "accordion", "banjo", "clarinet"), frozenset({"NOUN"})),
+    "sport": (("soccer", "basketball", "baseball", "tennis", "volleyball", "hockey", "golf", "rugby", "cricket"),
+              frozenset({"NOUN"})),
+    "vehicle": (("bicycle", "motorcycle", "bus", "truck", "train", "boat", "airplane", "tractor", "helicopter"),
+                frozenset({"NOUN"})),
+    "drink": (("coffee", "tea", "milk", "beer", "wine", "juice", "soda"), frozenset({"NOUN"})),
+    "fruit": (("apple", "banana", "grape", "lemon", "peach", "pear", "cherry", "strawberry", "watermelon"),
+              frozenset({"NOUN"})),
+    "weekday": (("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
+                frozenset({"PROPN", "NOUN"})),
+    "season": (("spring", "summer", "autumn", "winter"), frozenset({"NOUN"})),
+    "daytime": (("morning", "afternoon", "evening", "night"), frozenset({"NOUN"})),
+    "room": (("kitchen", "bedroom", "bathroom", "garage", "basement", "attic"), frozenset({"NOUN"})),
+}
+"""Exclusive co-hyponyms by category: a member is replaced by the next member of its list (cyclically)."""
+
+NUMBER_WORDS: tuple[str, ...] = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+                                 "eleven", "twelve")
+"""Counts from two up: a change keeps the noun plural. "one" and "a" are left alone (the noun would change)."""
+
+MALE_NAMES: tuple[str, ...] = (
+    "James", "John", "Robert", "Michael", "David", "William", "Richard", "Joseph", "Thomas", "Charles",
+    "Daniel", "Matthew", "Anthony", "Mark", "Paul", "Steven", "Andrew", "Kevin", "Brian", "George",
+    "Edward", "Peter", "Frank", "Henry", "Samuel", "Patrick", "Jack", "Adam", "Carlos", "Ahmed",
+    "Hiroshi", "Ivan", "Luis", "Omar", "Raj", "Wei",
+)
+FEMALE_NAMES: tuple[str, ...] = (
+    "Mary", "Patricia", "Jennifer", "Linda", "Elizabeth", "Susan", "Jessica", "Sarah", "Karen", "Nancy",
+    "Lisa", "Emily", "Michelle", "Laura", "Anna", "Rachel", "Julia", "Emma", "Olivia", "Sophia",
+    "Grace", "Helen", "Alice", "Claire", "Hannah", "Kate", "Maria", "Fatima", "Yuki", "Elena",
+    "Lucia", "Aisha", "Priya", "Mei", "Sofia", "Nina",
+)
+"""Given names whose gender is clear in English; names that are also common words (Rose, May, Will, Bill,
+Mark is kept as it is rarely a noun in captions) are avoided."""
+
+GENDER_PAIRS: tuple[tuple[str, str], ...] = (
+    ("man", "woman"), ("men", "women"), ("boy", "girl"), ("boys", "girls"), ("gentleman", "lady"),
+    ("gentlemen", "ladies"), ("father", "mother"), ("fathers", "mothers"), ("son", "daughter"),
+    ("sons", "daughters"), ("brother", "sister"), ("brothers", "sisters"), ("husband", "wife"),
+    ("husbands", "wives"), ("uncle", "aunt"), ("uncles", "aunts"), ("nephew", "niece"), ("king", "queen"),
+    ("prince", "princess"), ("grandfather", "grandmother"), ("grandpa", "grandma"), ("dad", "mom"),
+    ("boyfriend", "girlfriend"), ("groom", "bride"), ("male", "female"), ("males", "females"),
+    ("he", "she"), ("himself", "herself"), ("mr.", "mrs."), ("mr", "mrs"),
+)
+"""Gendered words and their counterparts, swapped both ways. his/him/her are decided by part of speech
+(her → his as a determiner, him as an object); "guy" is left out (plural "guys" is used for any group)."""
+
+SINGULAR_QUANTIFIERS: tuple[str, ...] = ("a", "every", "no")
+PLURAL_QUANTIFIERS: tuple[str, ...] = ("some", "all", "no", "most")
+QUANTIFIER_STRENGTH: dict[str, int] = {"every": 3, "all": 3, "each": 3, "most": 2, "a": 1, "an": 1, "some": 1}
+"""Positive quantifiers ordered by strength over the same noun and predicate, with existential import:
+every/all ⊨ most ⊨ some/a. "no" is exclusive with each of them."""
+
+# ---------------------------------------------------------------- probe templates (NLI and paraphrase)
+
+OCCUPATIONS: tuple[str, ...] = (
+    "doctor", "teacher", "lawyer", "farmer", "nurse", "chef", "pilot", "artist", "student", "soldier",
+    "baker", "dancer", "writer", "singer", "engineer", "waiter", "painter", "scientist", "banker", "athlete",
+)
+ACTIVITIES: tuple[tuple[str, str], ...] = (
+    # (progressive, simple past)
+    ("sleeping", "slept"), ("running", "ran"), ("eating", "ate"), ("swimming", "swam"), ("singing", "sang"),
+    ("dancing", "danced"), ("reading", "read"), ("cooking", "cooked"), ("laughing", "laughed"),
+    ("walking", "walked"), ("smiling", "smiled"), ("writing", "wrote"), ("painting", "painted"),
+    ("working", "worked"), ("waiting", "waited"), ("shouting", "shouted"), ("sitting", "sat"),
+    ("jumping", "jumped"), ("crying", "cried"), ("driving", "drove"),
+)
+TRANSITIVE_VERBS: tuple[tuple[str, str, str], ...] = (
+    # (base, past, past participle) of verbs whose object is a person
+    ("help", "helped", "helped"), ("call", "called", "called"), ("see", "saw", "seen"),
+    ("hug", "hugged", "hugged"), ("follow", "followed", "followed"), ("visit", "visited", "visited"),
+    ("thank", "thanked", "thanked"), ("push", "pushed", "pushed"), ("pay", "paid", "paid"),
+    ("hire", "hired", "hired"), ("meet", "met", "met"), ("teach", "taught", "taught"),
+    ("warn", "warned", "warned"), ("trust", "trusted", "trusted"), ("admire", "admired", "admired"),
+    ("watch", "watched", "watched"), ("hit", "hit", "hit"), ("invite", "invited", "invited"),
+    ("interview", "interviewed", "interviewed"), ("recognize", "recognized", "recognized"),
+)
+PERSON_ADJECTIVES: tuple[str, ...] = (
+    "tall", "happy", "young", "strong", "rich", "busy", "early", "late", "asleep", "awake", "sad", "quiet",
+    "loud", "fast", "wet", "dry", "healthy", "honest", "polite", "careful",
+)
+OBJECT_ADJECTIVES: tuple[str, ...] = (
+    "open", "full", "heavy", "clean", "new", "long", "wide", "deep", "thick", "dark", "hot", "light", "hard",
+    "empty", "narrow", "cheap", "soft", "dirty", "cold", "old",
+)
+"""Adjectives for people and for things; each is paired with its WordNet 3.0 antonym (the engine's
+`wordnet_replacements`: the adjective's dominant first sense and a direct antonym) when a probe is built, and
+one without a clear antonym there is dropped."""
+OBJECTS: tuple[str, ...] = ("box", "bag", "bottle", "jar", "basket", "drawer", "cup", "room", "pot", "bucket")
+COMPARATIVES: tuple[tuple[str, str], ...] = (
+    ("taller", "shorter"), ("older", "younger"), ("stronger", "weaker"), ("richer", "poorer"),
+    ("faster", "slower"), ("heavier", "lighter"), ("louder", "quieter"), ("happier", "sadder"),
+    ("bigger", "smaller"), ("earlier", "later"),
+)
+"""Comparative adjectives and their converse: "A is taller than B" ⊨ "B is shorter than A"."""
+HOLDABLE_HYPONYMS: tuple[str, ...] = (
+    "guitar", "violin", "puppy", "kitten", "rose", "hammer", "apple", "sandwich", "shirt", "jacket", "hat",
+    "spoon", "camera", "newspaper", "novel", "bicycle", "bucket", "candle", "knife", "umbrella",
+    "cup", "pencil", "baby", "trumpet", "banana",
+)
+"""Nouns a person can hold or carry, whose WordNet hypernym (nearest unambiguous one, looked up when the
+probe is built) gives upward / downward substitution cases."""
+ROUTINE_EVENTS: tuple[tuple[str, str, str], ...] = (
+    # (past tense phrase, gerund phrase, noun-phrase of the event) for temporal order templates
+    ("ate breakfast", "eating breakfast", "breakfast"), ("went to work", "going to work", "work"),
+    ("called a friend", "calling a friend", "the call"), ("read the news", "reading the news", "the news"),
+    ("took a shower", "taking a shower", "the shower"), ("walked the dog", "walking the dog", "the walk"),
+    ("cleaned the kitchen", "cleaning the kitchen", "the cleaning"), ("paid the bills", "paying the bills",
+                                                                      "the payment"),
+    ("watched a movie", "watching a movie", "the movie"), ("fixed the car", "fixing the car", "the repair"),
+)
+PLACES: tuple[str, ...] = ("park", "library", "station", "market", "museum", "beach", "garden", "school",
+                           "office", "hospital")

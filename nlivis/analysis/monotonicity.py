@@ -1,0 +1,119 @@
+"""The polarity of every word of a parsed sentence: +1 upward monotone, -1 downward, None unknown.
+
+A word is *upward* when replacing it by something more general (a hypernym) makes the sentence weaker
+("A man holds a dog" ⊨ "A man holds an animal") and *downward* when it makes it stronger ("A man does not
+hold an animal" ⊨ "A man does not hold a dog"). MoNLI's rules (Geiger et al. 2020): each downward operator
+whose scope holds the word flips its polarity; a word in the scope of an operator that is neither (most,
+few in its restrictor, exactly/only, the complement of think/want/try …) gets no polarity, and the edit
+engine then assigns no label. Scopes come from spaCy's dependency parse:
+
+- sentential negation (not, n't, never) on a verb: the verb's subtree without its subject (the subject of
+  "A man is not sleeping" is read outside the negation, as SNLI annotators read the same man);
+- no / neither as a determiner: the noun's restrictor and the rest of its clause (without the subject when
+  the noun is an object); nobody / nothing / none: the clause;
+- every / all / each: their restrictor only (the predicate stays upward);
+- without: its object; if: the antecedent clause; refuse / fail / avoid / deny / doubt / prevent / lack /
+  decline / neglect: their clausal complement;
+- a definite noun phrase (the, this, a possessive) inside a downward scope is left unknown: "the dog" is read
+  as naming one dog, whose substitution under negation logic alone does not settle.
+Where the parse does not show the operator's scope (spaCy's small model reads "Few people like spinach"
+as a noun phrase), the whole sentence is unknown: no expectation beats a wrong one.
+"""
+from __future__ import annotations
+
+from nlivis.analysis.parsed import ParsedSentence
+
+NEGATORS = frozenset({"not", "n't", "never"})
+NEGATIVE_DETERMINERS = frozenset({"no", "neither"})
+UNIVERSAL_DETERMINERS = frozenset({"every", "all", "each"})
+NEGATIVE_PRONOUNS = frozenset({"nobody", "nothing", "none", "noone", "nowhere"})
+NON_MONOTONE_WORDS = frozenset({"most", "exactly", "only", "fewer", "less", "least", "few", "rarely", "seldom",
+                                "hardly", "barely", "scarcely", "unless"})
+"""Operators whose scope this module does not mark (few and the frequency adverbs are downward in their
+scope but not in their restrictor, and the parse of their scope is unreliable): their clause is unknown."""
+DOWNWARD_VERBS = frozenset({"refuse", "fail", "avoid", "deny", "doubt", "prevent", "lack", "decline", "neglect"})
+UPWARD_COMPLEMENT_VERBS = frozenset({"start", "begin", "continue", "keep", "go", "come", "get", "help",
+                                     "manage", "be"})
+"""Verbs whose clausal complement keeps its polarity (aspectual and implicative verbs). Every other verb's
+clausal complement (think, believe, want, try, plan, say …) is opaque: unknown."""
+VERIDICAL_MARKERS = frozenset({"while", "as", "when", "because", "after", "before", "since", "and", "where"})
+SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "expl", "csubj", "csubjpass"})
+ARGUMENT_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "attr", "dative", "oprd", "obj", "iobj"})
+COMPLEMENT_DEPS = frozenset({"ccomp", "xcomp", "csubj"})
+DEFINITE_DETERMINERS = frozenset({"the", "this", "that", "these", "those", "his", "her", "its", "their", "my",
+                                  "your", "our"})
+
+
+def polarities(sentence: ParsedSentence) -> tuple[int | None, ...]:
+    """Polarity of each word: +1, -1 or None (unknown)."""
+    size = len(sentence)
+    sign = [1] * size
+    unknown = [False] * size
+    everything = frozenset(range(size))
+
+    def flip(indices) -> None:
+        for i in indices:
+            sign[i] = -sign[i]
+
+    def opaque(indices) -> None:
+        for i in indices:
+            unknown[i] = True
+
+    def without_subjects(head: int) -> frozenset[int]:
+        scope = set(sentence.subtree(head))
+        for child in sentence.children(head):
+            if sentence.words[child].dep in SUBJECT_DEPS:
+                scope -= sentence.subtree(child)
+        return frozenset(scope)
+
+    def clause_scope(noun: int) -> frozenset[int] | None:
+        """The rest of the clause of an argument noun, or None when the parse shows no clause."""
+        word = sentence.words[noun]
+        head = sentence.words[word.head]
+        if word.dep == "pobj":
+            head = sentence.words[head.head]
+        if word.dep not in ARGUMENT_DEPS or head.pos not in ("VERB", "AUX") or head.i == noun:
+            return None
+        scope = sentence.subtree(head.i) if word.dep in SUBJECT_DEPS else without_subjects(head.i)
+        return scope - sentence.subtree(noun)
+
+    for word in sentence.words:
+        lower = word.lower
+        if lower in NEGATORS and word.dep in ("neg", "advmod"):
+            flip(without_subjects(word.head) - {word.i})
+        elif lower in NEGATIVE_DETERMINERS and word.dep in ("det", "predet"):
+            scope = clause_scope(word.head)
+            if scope is None:
+                opaque(everything)
+            else:
+                flip((sentence.subtree(word.head) - {word.i}) | scope)
+        elif lower in UNIVERSAL_DETERMINERS and word.dep in ("det", "predet"):
+            flip(sentence.subtree(word.head) - {word.i})
+        elif lower in NEGATIVE_PRONOUNS and word.pos in ("PRON", "NOUN"):
+            scope = clause_scope(word.i)
+            if scope is None:
+                opaque(everything)
+            else:
+                flip(scope)
+        elif lower == "without" and word.dep == "prep":
+            flip(sentence.subtree(word.i) - {word.i})
+        elif lower == "if" and word.dep == "mark":
+            flip(sentence.subtree(word.head) - {word.i})
+        elif lower in NON_MONOTONE_WORDS:
+            opaque(everything)
+        elif word.dep == "mark" and lower not in VERIDICAL_MARKERS and lower != "that":
+            opaque(sentence.subtree(word.head))
+        if word.pos in ("VERB", "AUX"):
+            for child in sentence.children(word.i):
+                if sentence.words[child].dep not in COMPLEMENT_DEPS:
+                    continue
+                if word.lemma in DOWNWARD_VERBS:
+                    flip(sentence.subtree(child))
+                elif word.lemma not in UPWARD_COMPLEMENT_VERBS:
+                    opaque(sentence.subtree(child))
+    for word in sentence.words:  # definite descriptions under a downward operator
+        if word.pos in ("NOUN", "PROPN") and sign[word.i] == -1 and any(
+                sentence.words[child].lower in DEFINITE_DETERMINERS or sentence.words[child].dep == "poss"
+                for child in sentence.children(word.i)):
+            opaque(sentence.subtree(word.i))
+    return tuple(None if unknown[i] else sign[i] for i in range(size))

@@ -1,0 +1,644 @@
+"""Behavioural test suites (CheckList's three test types, Ribeiro et al. 2020), written for nlivis.
+
+A suite is a list of tests, each testing one capability:
+- MFT (minimum functionality): pairs built from templates and nlivis's lexicons (`analysis.lexicons`, with
+  WordNet 3.0 antonyms and hypernyms looked up at build time), each with the label logic gives it;
+- INV (invariance) and DIR (directional): real dev pairs (SNLI dev and MultiNLI dev matched for "nli", Quora
+  dev for "paraphrase") changed by the edit engine (`analysis.edits`); an INV case fails when the prediction
+  changes, a DIR case when it misses the edit's label or direction expectation.
+A case fails or passes per model; a test reports its failure rate with a Wilson 95% interval, two models on
+the same cases are compared with McNemar's exact test (Holm-adjusted over all comparisons), and every
+failing case is kept with what was expected and predicted, so a view can open it as a pair.
+
+Suites are deterministic: templates are sampled and dev pairs visited in an order drawn from `seed`, and
+every edit choice is a fixed rule. Dev-built cases come from sentences a checkpoint may have seen in
+training: `training_overlap` counts them against the checkpoint's recorded training split
+(`analysis.overlap`, shared with `evaluate --file`).
+"""
+from __future__ import annotations
+
+import random
+import re
+import sys
+from dataclasses import asdict, dataclass, field
+from itertools import combinations
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+
+from nlivis.analysis import lexicons
+from nlivis.analysis.edits import (CONTRADICTION, DUPLICATE, ENTAILMENT, INVARIANT, LABEL, NEUTRAL, NOT_DUPLICATE,
+                                   Edit, propose_edits, wordnet_replacements)
+from nlivis.analysis.inflection import indefinite_article, plural
+
+DEFAULT_CASES_PER_TEST = 110
+"""Cases per test unless --max-cases says otherwise: the 19 NLI tests give a suite of 2,090 cases."""
+MAX_DEV_PAIRS = 12_000
+"""Dev pairs looked at, at most, to fill the edit-based tests (their order is drawn from the seed)."""
+DEV_CHUNK = 256
+"""Dev pairs parsed together (spaCy's batch)."""
+SUITES = ("nli", "paraphrase")
+DEV_SPLITS = {
+    "nli": (("snli", "dev", "snli/esnli_tokenized"), ("mnli", "dev_matched", "mnli_dev")),
+    "paraphrase": (("quora", "dev", "quora"),),
+}
+"""The dev splits an edit-based test draws from: (dataset, split, folder under --data-dir)."""
+
+
+@dataclass(frozen=True)
+class ProbeCase:
+    """One pair to predict and what a model must do with it. INV and DIR cases keep the unedited pair, whose
+    prediction is their reference; `source` is "template" or "<split>:<pair id>"."""
+
+    premise: str
+    hypothesis: str
+    expectation: str
+    expected: str | None
+    direction: str | None = None
+    original: tuple[str, str] | None = None
+    source: str = "template"
+
+
+@dataclass(frozen=True)
+class ProbeTest:
+    capability: str
+    name: str
+    type: str
+    description: str
+    cases: tuple[ProbeCase, ...]
+
+
+# ------------------------------------------------------------------------------------------- templates
+
+
+def _article(word: str) -> str:
+    return f"{indefinite_article(word)} {word}"
+
+
+def _names(rng: random.Random) -> tuple[str, str]:
+    return rng.choice(lexicons.MALE_NAMES), rng.choice(lexicons.FEMALE_NAMES)
+
+
+def _labelled(rows: Iterable[tuple[str, str, str]]) -> list[ProbeCase]:
+    return [ProbeCase(premise, hypothesis, LABEL, label) for premise, hypothesis, label in rows]
+
+
+def _antonym_pairs(words: Sequence[str]) -> list[tuple[str, str]]:
+    """(adjective, its WordNet antonym) for the words whose dominant sense has a direct antonym."""
+    pairs = []
+    for word in words:
+        antonym = wordnet_replacements(word, "a").get("antonym")
+        if antonym:
+            pairs.append((word, antonym))
+    return pairs
+
+
+def _hypernym_pairs(nouns: Sequence[str]) -> list[tuple[str, str]]:
+    return [(noun, wordnet_replacements(noun, "n")["hypernym"]) for noun in nouns
+            if "hypernym" in wordnet_replacements(noun, "n")]
+
+
+def nli_templates(rng: random.Random) -> list[tuple[str, str, str, str, list[ProbeCase]]]:
+    """(capability, name, type, description, candidate cases) of every NLI template test."""
+    occupations, activities = lexicons.OCCUPATIONS, lexicons.ACTIVITIES
+    tests = []
+    tests.append(("Negation", "negated predicate contradicts", "MFT",
+                  "P: The doctor is sleeping. H: The doctor is not sleeping. → contradiction",
+                  _labelled((f"The {o} is {a}.", f"The {o} is not {a}.", CONTRADICTION)
+                            for o in occupations for a, _ in activities)))
+    quantified = []
+    for o in occupations:
+        for a, _ in activities:
+            group = plural(o)
+            quantified += [(f"Some {group} are {a}.", f"No {group} are {a}.", CONTRADICTION),
+                           (f"All {group} are {a}.", f"Some {group} are {a}.", ENTAILMENT),
+                           (f"Some {group} are {a}.", f"All {group} are {a}.", NEUTRAL)]
+    tests.append(("Quantifiers", "some / all / no", "MFT",
+                  "some vs no → contradiction; all ⊨ some → entailment; some ⊭ all → neutral", _labelled(quantified)))
+    people = _antonym_pairs(lexicons.PERSON_ADJECTIVES)
+    things = _antonym_pairs(lexicons.OBJECT_ADJECTIVES)
+    antonyms = [(f"The {o} is {a}.", f"The {o} is {b}.", CONTRADICTION) for o in occupations for a, b in people]
+    antonyms += [(f"The {t} is {a}.", f"The {t} is {b}.", CONTRADICTION) for t in lexicons.OBJECTS for a, b in things]
+    tests.append(("Taxonomy: antonyms", "WordNet antonym adjectives", "MFT",
+                  "P: The nurse is tall. H: The nurse is short. (antonyms from WordNet 3.0) → contradiction",
+                  _labelled(antonyms)))
+    hypernymy = []
+    for small, large in _hypernym_pairs(lexicons.HOLDABLE_HYPONYMS):
+        for o in occupations:
+            hypernymy += [
+                (f"The {o} is holding {_article(small)}.", f"The {o} is holding {_article(large)}.", ENTAILMENT),
+                (f"The {o} is not holding {_article(large)}.", f"The {o} is not holding {_article(small)}.",
+                 ENTAILMENT),
+                (f"The {o} is holding {_article(large)}.", f"The {o} is holding {_article(small)}.", NEUTRAL),
+                (f"The {o} is not holding {_article(small)}.", f"The {o} is not holding {_article(large)}.",
+                 NEUTRAL)]
+    tests.append(("Taxonomy: hypernymy", "hypernyms upward and under negation (MoNLI)", "MFT",
+                  "holding a puppy ⊨ holding a dog; not holding a dog ⊨ not holding a puppy; the converses → neutral "
+                  "(hypernyms from WordNet 3.0)", _labelled(hypernymy)))
+    exclusive = []
+    colours = lexicons.EXCLUSIVE_CATEGORIES["colour"][0]
+    categories = (("instrument", "is playing the {}."), ("animal", "is feeding {}."), ("drink", "is drinking {}."),
+                  ("vehicle", "is riding {}."), ("fruit", "is eating {}."))
+    for o in occupations:
+        for first, second in combinations(colours, 2):
+            thing = lexicons.OBJECTS[(colours.index(first) + colours.index(second)) % len(lexicons.OBJECTS)]
+            exclusive.append((f"The {o} is holding {_article(first)} {thing}.",
+                              f"The {o} is holding {_article(second)} {thing}.", CONTRADICTION))
+        for category, frame in categories:
+            members = lexicons.EXCLUSIVE_CATEGORIES[category][0]
+            for first, second in combinations(members, 2):
+                shown = [m if category in ("instrument", "drink") else _article(m) for m in (first, second)]
+                exclusive.append((f"The {o} {frame.format(shown[0])}", f"The {o} {frame.format(shown[1])}",
+                                  CONTRADICTION))
+    tests.append(("Taxonomy: exclusive co-hyponyms", "a different colour, instrument, animal, drink, vehicle, fruit",
+                  "MFT", "P: The pilot is playing the violin. H: The pilot is playing the cello. → contradiction",
+                  _labelled(exclusive)))
+    counting = []
+    for a, _ in activities:
+        for _ in range(6):
+            man, woman = _names(rng)
+            counting += [(f"{man} and {woman} are {a}.", f"Two people are {a}.", ENTAILMENT),
+                         (f"{man} and {woman} are {a}.", f"Three people are {a}.", CONTRADICTION)]
+        for o in occupations:
+            first, second = rng.sample(lexicons.NUMBER_WORDS, 2)
+            counting.append((f"{first.capitalize()} {plural(o)} are {a}.", f"{second.capitalize()} {plural(o)} are {a}.",
+                             CONTRADICTION))
+    tests.append(("Numbers and counting", "counting people, different numbers", "MFT",
+                  "John and Mary are running ⊨ two people are running, not three; two doctors ≠ five doctors",
+                  _labelled(counting)))
+    comparatives = []
+    for more, less in lexicons.COMPARATIVES:
+        for _ in range(12):
+            a, b = rng.sample(lexicons.MALE_NAMES + lexicons.FEMALE_NAMES, 2)
+            comparatives += [(f"{a} is {more} than {b}.", f"{b} is {more} than {a}.", CONTRADICTION),
+                             (f"{a} is {more} than {b}.", f"{b} is {less} than {a}.", ENTAILMENT),
+                             (f"{a} is {more} than {b}.", f"{a} is {less} than {b}.", CONTRADICTION)]
+    tests.append(("Comparatives", "converse and reversed comparatives", "MFT",
+                  "A is taller than B ⊨ B is shorter than A; contradicts B is taller than A", _labelled(comparatives)))
+    passives, overlap = [], []
+    for base, past, participle in lexicons.TRANSITIVE_VERBS:
+        for first, second in combinations(occupations, 2):
+            passives += [(f"The {first} {past} the {second}.", f"The {second} was {participle} by the {first}.",
+                          ENTAILMENT),
+                         (f"The {first} {past} the {second}.", f"The {first} was {participle} by the {second}.",
+                          NEUTRAL)]
+            third = occupations[(occupations.index(first) + occupations.index(second) + 1) % len(occupations)]
+            if third not in (first, second):
+                overlap += [(f"The {first} {past} the {second}.", f"The {second} {past} the {first}.", NEUTRAL),
+                            (f"The {first} near the {second} {past} the {third}.", f"The {second} {past} the {third}.",
+                             NEUTRAL)]
+    tests.append(("SRL: active / passive", "passive of the same event, and with roles swapped", "MFT",
+                  "The doctor saw the nurse ⊨ the nurse was seen by the doctor; ⊭ the doctor was seen by the nurse",
+                  _labelled(passives)))
+    coreference = []
+    for base, past, _ in lexicons.TRANSITIVE_VERBS:
+        for place in lexicons.PLACES:
+            man, woman = _names(rng)
+            coreference += [(f"{man} and {woman} met at the {place}, and he {past} her.", f"{man} {past} {woman}.",
+                             ENTAILMENT),
+                            (f"{man} and {woman} met at the {place}, and he {past} her.", f"{woman} {past} {man}.",
+                             NEUTRAL),
+                            (f"{man} and {woman} met at the {place}, and she {past} him.", f"{woman} {past} {man}.",
+                             ENTAILMENT)]
+    tests.append(("Coreference", "he / she resolved by gender", "MFT",
+                  "John and Mary met, and he helped her ⊨ John helped Mary; ⊭ Mary helped John", _labelled(coreference)))
+    temporal = []
+    for first, second in combinations(lexicons.ROUTINE_EVENTS, 2):
+        for _ in range(4):
+            name = rng.choice(lexicons.MALE_NAMES + lexicons.FEMALE_NAMES)
+            temporal += [(f"{name} {first[0]} before {second[1]}.", f"{name} {second[0]} after {first[1]}.", ENTAILMENT),
+                         (f"{name} {first[0]} before {second[1]}.", f"{name} {first[0]} after {second[1]}.",
+                          CONTRADICTION)]
+    tests.append(("Temporal order", "before / after", "MFT",
+                  "Ann ate breakfast before going to work ⊨ Ann went to work after eating breakfast; contradicts "
+                  "Ann ate breakfast after going to work", _labelled(temporal)))
+    tests.append(("Lexical overlap (HANS)", "subject/object swap and subsequence", "MFT",
+                  "all words shared, different meaning: The doctor saw the nurse ⊭ the nurse saw the doctor; "
+                  "The doctor near the nurse saw the pilot ⊭ the nurse saw the pilot → neutral", _labelled(overlap)))
+    return tests
+
+
+def paraphrase_templates(rng: random.Random) -> list[tuple[str, str, str, str, list[ProbeCase]]]:
+    tests = []
+    people = _antonym_pairs(lexicons.PERSON_ADJECTIVES)
+    negation, antonyms = [], []
+    for o in lexicons.OCCUPATIONS:
+        for a, b in people:
+            negation.append((f"Why are {plural(o)} {a}?", f"Why are {plural(o)} not {a}?", NOT_DUPLICATE))
+            antonyms.append((f"Why are {plural(o)} {a}?", f"Why are {plural(o)} {b}?", NOT_DUPLICATE))
+    tests.append(("Negation", "negated question", "MFT", "Why are doctors busy? / Why are doctors not busy? → not "
+                  "duplicate", _labelled(negation)))
+    tests.append(("Taxonomy: antonyms", "antonym in one question", "MFT", "Why are nurses happy? / Why are nurses "
+                  "unhappy? (WordNet 3.0 antonyms) → not duplicate", _labelled(antonyms)))
+    passives = []
+    for base, past, participle in lexicons.TRANSITIVE_VERBS:
+        for _ in range(6):
+            a, b = rng.sample(lexicons.MALE_NAMES + lexicons.FEMALE_NAMES, 2)
+            passives += [(f"Why did {a} {base} {b}?", f"Why was {b} {participle} by {a}?", DUPLICATE),
+                         (f"Why did {a} {base} {b}?", f"Why did {b} {base} {a}?", NOT_DUPLICATE),
+                         (f"Did {a} {base} {b}?", f"Was {b} {participle} by {a}?", DUPLICATE),
+                         (f"Did {a} {base} {b}?", f"Was {a} {participle} by {b}?", NOT_DUPLICATE)]
+    tests.append(("SRL: active / passive", "passive of the same question, and with roles swapped", "MFT",
+                  "Why did John help Mary? = Why was Mary helped by John? ≠ Why did Mary help John?",
+                  _labelled(passives)))
+    return tests
+
+
+# --------------------------------------------------------------------------------- tests built from dev
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[\w']+", text.lower()))
+
+
+EXCLUSIVE_WORDS = frozenset(member.lower() for members, _ in lexicons.EXCLUSIVE_CATEGORIES.values()
+                            for member in members)
+GENDERED_WORDS = frozenset({w for pair in lexicons.GENDER_PAIRS for w in pair} | {"his", "her", "him", "hers"})
+NAMES = frozenset(n.lower() for n in lexicons.MALE_NAMES + lexicons.FEMALE_NAMES)
+QUANTIFIER_WORDS = frozenset({"a", "an", "some", "every", "all", "no", "most", "each"})
+
+
+def _has_number(words: set[str]) -> bool:
+    return bool(words & set(lexicons.NUMBER_WORDS)) or any(w.isdigit() for w in words)
+
+
+@dataclass
+class EditTest:
+    """An INV / DIR test filled with the first edit of each dev pair that `accepts` (gold label, edit).
+
+    `kinds` are the edit kinds it needs; `may_fit(gold, premise, hypothesis)` is a cheap text test that rules
+    out pairs no accepted edit can come from, so they are never parsed."""
+
+    capability: str
+    name: str
+    type: str
+    description: str
+    kinds: tuple[str, ...]
+    may_fit: Callable[[str, str, str], bool]
+    accepts: Callable[[str, Edit], bool]
+    cases: list[ProbeCase] = field(default_factory=list)
+
+    def case_of(self, edit: Edit, original: tuple[str, str], source: str) -> ProbeCase:
+        if self.type == "INV":
+            return ProbeCase(edit.premise, edit.hypothesis, INVARIANT, None, None, original, source)
+        return ProbeCase(edit.premise, edit.hypothesis, edit.expectation, edit.expected, edit.direction, original,
+                         source)
+
+
+def _labelled_edit(edit: Edit) -> bool:
+    return edit.expectation in (LABEL, "direction")
+
+
+def _anything(gold: str, premise: str, hypothesis: str) -> bool:
+    return True
+
+
+def nli_edit_tests() -> list[EditTest]:
+    return [
+        EditTest("Negation", "negated entailed hypothesis (dev)", "DIR",
+                 "the main verb of an entailed SNLI / MultiNLI dev hypothesis negated → contradiction",
+                 ("negation",), lambda gold, p, h: gold == ENTAILMENT,
+                 lambda gold, e: e.kind == "negation" and e.side == "hypothesis" and gold == ENTAILMENT),
+        EditTest("Quantifiers", "quantifier swapped on a subject (dev)", "DIR",
+                 "a / every / no, some / all / no / most on a dev subject, with the label or direction the lattice "
+                 "and the original label fix",
+                 ("quantifier",), lambda gold, p, h: bool((_words(p) | _words(h)) & QUANTIFIER_WORDS),
+                 lambda gold, e: e.kind == "quantifier" and _labelled_edit(e)),
+        EditTest("Taxonomy: antonyms", "WordNet antonym in an entailed hypothesis (dev)", "DIR",
+                 "one hypothesis word of an entailed dev pair replaced by its WordNet antonym, upward context → "
+                 "contradiction",
+                 ("antonym",), lambda gold, p, h: gold == ENTAILMENT,
+                 lambda gold, e: e.change.relation == "antonym" and e.side == "hypothesis" and e.expectation == LABEL),
+        EditTest("Taxonomy: hypernymy", "WordNet hypernym / hyponym (dev)", "DIR",
+                 "a hypernym or hyponym on either side of a dev pair, with the label or direction monotonicity fixes "
+                 "(MoNLI)",
+                 ("hypernym", "hyponym"), _anything,
+                 lambda gold, e: e.change.relation in ("hypernym", "hyponym") and _labelled_edit(e)),
+        EditTest("Taxonomy: exclusive co-hyponyms", "exclusive word or number in an entailed hypothesis (dev)", "DIR",
+                 "one hypothesis word of an entailed dev pair replaced by a different colour, animal, number … "
+                 "(Breaking NLI) → contradiction",
+                 ("exclusive", "number"),
+                 lambda gold, p, h: gold == ENTAILMENT and bool(_words(h) & EXCLUSIVE_WORDS or _has_number(_words(h))),
+                 lambda gold, e: (e.change.relation == "exclusive" or e.kind == "number") and e.side == "hypothesis"
+                 and e.expectation == LABEL),
+        EditTest("Logic: symmetry", "swapped contradiction (dev)", "DIR",
+                 "premise and hypothesis of a dev contradiction swapped → contradiction (contradiction is symmetric)",
+                 ("swap",), lambda gold, p, h: gold == CONTRADICTION,
+                 lambda gold, e: e.kind == "swap" and gold == CONTRADICTION),
+        EditTest("Robustness", "typo in the hypothesis (dev)", "INV",
+                 "two letters of the hypothesis's longest content word swapped: the prediction must not change",
+                 ("typo",), _anything, lambda gold, e: e.kind == "typo" and e.side == "hypothesis"),
+        EditTest("Fairness", "gender swapped on both sides (dev)", "INV",
+                 "every gendered word and name of a dev pair swapped consistently: the prediction must not change",
+                 ("gender",), lambda gold, p, h: bool((_words(p) | _words(h)) & (GENDERED_WORDS | NAMES)),
+                 lambda gold, e: e.kind == "gender"),
+    ]
+
+
+def paraphrase_edit_tests() -> list[EditTest]:
+    one_side = ("hypothesis", "premise")
+    return [
+        EditTest("Logic: symmetry", "questions swapped (dev)", "INV",
+                 "the two questions of a Quora dev pair in the other order: the prediction must not change",
+                 ("swap",), _anything, lambda gold, e: e.kind == "swap"),
+        EditTest("Negation", "one question of a duplicate negated (dev)", "DIR",
+                 "the main verb of one question of a duplicate dev pair negated → not duplicate",
+                 ("negation",), lambda gold, p, h: gold == DUPLICATE,
+                 lambda gold, e: e.kind == "negation" and e.side in one_side and gold == DUPLICATE),
+        EditTest("Taxonomy: antonyms", "WordNet antonym in one question of a duplicate (dev)", "DIR",
+                 "one word of one question of a duplicate dev pair replaced by its WordNet antonym → not duplicate",
+                 ("antonym",), lambda gold, p, h: gold == DUPLICATE,
+                 lambda gold, e: e.change.relation == "antonym" and e.expectation == LABEL and gold == DUPLICATE),
+        EditTest("NER: names and numbers", "name, number or exclusive word changed on one side (dev)", "DIR",
+                 "a person's name, a number, a nationality, colour … changed in one question of a duplicate → not "
+                 "duplicate",
+                 ("number", "name", "exclusive"),
+                 lambda gold, p, h: gold == DUPLICATE and bool(
+                     (_words(p) | _words(h)) & (EXCLUSIVE_WORDS | NAMES) or _has_number(_words(p) | _words(h))),
+                 lambda gold, e: (e.kind in ("number", "name") or e.change.relation == "exclusive")
+                 and e.side in one_side and e.expectation == LABEL and gold == DUPLICATE),
+        EditTest("Robustness", "typo in one question (dev)", "INV",
+                 "two letters of the second question's longest content word swapped: the prediction must not change",
+                 ("typo",), _anything, lambda gold, e: e.kind == "typo" and e.side == "hypothesis"),
+        EditTest("Vocabulary: synonyms", "WordNet synonym in one question (dev)", "INV",
+                 "one word replaced by a WordNet synonym of its dominant sense: the prediction must not change",
+                 ("synonym",), _anything, lambda gold, e: e.change.relation == "synonym"),
+    ]
+
+
+def read_dev_pairs(suite: str, data_dir: str | Path) -> tuple[list[tuple[str, object]], list[str]]:
+    """(split key, Pair) of the suite's dev splits under `data_dir` (those present; labelled pairs only) and
+    each split's cache key (its name and its files' sha256)."""
+    from nlivis.data.protocols import SplitRef, find_split_file, read_split, split_key
+    from nlivis.features.dataset import split_cache_key
+
+    pairs, sources = [], []
+    for dataset, split, folder in DEV_SPLITS[suite]:
+        ref = SplitRef(dataset, split, folder)
+        if find_split_file(ref, data_dir) is None:
+            continue
+        result = read_split(ref, data_dir)
+        sources.append(split_cache_key(ref, result))
+        pairs += [(split_key(ref), pair) for pair in result.pairs if pair.label is not None]
+    return pairs, sources
+
+
+def fill_edit_tests(tests: Sequence[EditTest], suite: str, dev: Sequence[tuple[str, object]], per_test: int,
+                    rng: random.Random, progress: Callable[[str], None]) -> int:
+    """Visit dev pairs in a seeded order and give each test the first accepted edit of each pair until every
+    test has `per_test` cases; returns how many dev pairs were visited."""
+    from nlivis.analysis.parsed import parse_sentences
+
+    order = list(range(len(dev)))
+    rng.shuffle(order)
+    order = order[:MAX_DEV_PAIRS]
+    visited = 0
+    for start in range(0, len(order), DEV_CHUNK):
+        open_tests = [test for test in tests if len(test.cases) < per_test]
+        if not open_tests:
+            break
+        chunk = []
+        for i in order[start:start + DEV_CHUNK]:
+            split, pair = dev[i]
+            fitting = [t for t in open_tests if t.may_fit(pair.label, pair.premise, pair.hypothesis)]
+            if fitting:
+                chunk.append((split, pair, fitting))
+        parse_sentences([text for _, pair, _ in chunk for text in (pair.premise, pair.hypothesis)])
+        for split, pair, fitting in chunk:
+            fitting = [test for test in fitting if len(test.cases) < per_test]
+            if not fitting:
+                continue
+            kinds = tuple(dict.fromkeys(kind for test in fitting for kind in test.kinds))
+            edits = propose_edits(pair.premise, pair.hypothesis, pair.label, suite, kinds)
+            for test in fitting:
+                chosen = next((edit for edit in edits if test.accepts(pair.label, edit)), None)
+                if chosen is not None:
+                    test.cases.append(test.case_of(chosen, (pair.premise, pair.hypothesis), f"{split}:{pair.id}"))
+        visited = min(start + DEV_CHUNK, len(order))
+        progress(f"probe: {visited:,} dev pairs looked at ({len(chunk):,} of the last {DEV_CHUNK} parsed); "
+                 + ", ".join(f"{len(t.cases)}/{per_test}" for t in tests))
+    return visited
+
+
+def reflexivity_cases(dev: Sequence[tuple[str, object]], rng: random.Random) -> list[ProbeCase]:
+    questions = sorted({text for _, pair in dev for text in (pair.premise, pair.hypothesis)})
+    rng.shuffle(questions)
+    return [ProbeCase(q, q, LABEL, DUPLICATE, source="quora_dev") for q in questions]
+
+
+def build_suite(suite: str, dev: Sequence[tuple[str, object]] = (), per_test: int = DEFAULT_CASES_PER_TEST,
+                seed: int = 1, progress: Callable[[str], None] = lambda message: None) -> list[ProbeTest]:
+    """The suite's tests, each with at most `per_test` cases: template tests sample theirs with the seed,
+    edit-based tests (and paraphrase reflexivity) draw from the `dev` pairs (none: template tests only)."""
+    if suite not in SUITES:
+        raise ValueError(f"unknown suite {suite!r}; use {' or '.join(SUITES)}")
+    if per_test < 1:
+        raise ValueError("cases per test must be at least 1")
+    rng = random.Random(seed)
+    templates = nli_templates(rng) if suite == "nli" else paraphrase_templates(rng)
+    tests = []
+    for capability, name, kind, description, candidates in templates:
+        chosen = candidates if len(candidates) <= per_test else rng.sample(candidates, per_test)
+        tests.append(ProbeTest(capability, name, kind, description, tuple(chosen)))
+    if dev:
+        edit_tests = nli_edit_tests() if suite == "nli" else paraphrase_edit_tests()
+        fill_edit_tests(edit_tests, suite, dev, per_test, random.Random(seed + 1), progress)
+        tests += [ProbeTest(t.capability, t.name, t.type, t.description, tuple(t.cases)) for t in edit_tests]
+        if suite == "paraphrase":
+            tests.append(ProbeTest("Logic: reflexivity", "a question and itself (dev)", "MFT",
+                                   "a Quora dev question paired with itself → duplicate",
+                                   tuple(reflexivity_cases(dev, random.Random(seed + 2))[:per_test])))
+    order = {capability: i for i, capability in enumerate(dict.fromkeys(t.capability for t in tests))}
+    return sorted(tests, key=lambda t: (order[t.capability], t.type != "MFT"))
+
+
+SUITE_FORMAT = "nlivis-probe-suite-1"
+SUITE_CODE = ("probes.py", "edits.py", "monotonicity.py", "lexicons.py", "inflection.py", "parsed.py")
+"""The modules a suite's cases follow from: a change to any of them gives a new cache entry."""
+
+
+def suite_cache_path(suite: str, per_test: int, seed: int, sources: Sequence[str],
+                     cache_dir: str | Path | None = None) -> Path:
+    """Where a built suite is kept: keyed by its settings, the dev files' sha256, the spaCy pipeline and the
+    code that builds it."""
+    import hashlib
+    import json
+
+    from nlivis.features.cache import file_digest, installed_pipeline_version
+    from nlivis.store.files import cache_root
+
+    code = file_digest(Path(__file__).with_name(name) for name in SUITE_CODE)
+    key = json.dumps([SUITE_FORMAT, suite, per_test, seed, list(sources), installed_pipeline_version(), code])
+    return cache_root(cache_dir) / "probes" / f"{suite}-{hashlib.sha256(key.encode()).hexdigest()[:20]}.json"
+
+
+def _suite_from_json(data: object) -> list[ProbeTest]:
+    if not (isinstance(data, dict) and data.get("format") == SUITE_FORMAT and isinstance(data.get("tests"), list)):
+        raise ValueError("not a suite file of this version")
+    return [ProbeTest(t["capability"], t["name"], t["type"], t["description"],
+                      tuple(ProbeCase(**{**c, "original": tuple(c["original"]) if c["original"] else None})
+                            for c in t["cases"]))
+            for t in data["tests"]]
+
+
+def load_suite(suite: str, data_dir: str | Path | None = None, per_test: int = DEFAULT_CASES_PER_TEST,
+               seed: int = 1, cache_dir: str | Path | None = None,
+               progress: Callable[[str], None] = lambda message: None) -> list[ProbeTest]:
+    """`build_suite` from the dev splits under `data_dir`, kept in the cache: the same settings, dev files,
+    pipeline and code read the suite back instead of parsing dev pairs again. An unreadable cache file is
+    rebuilt (with a note on `progress`)."""
+    import json
+
+    from nlivis.store.files import atomic_write_json
+
+    dev, sources = read_dev_pairs(suite, data_dir) if data_dir is not None else ([], [])
+    path = suite_cache_path(suite, per_test, seed, sources, cache_dir)
+    if path.is_file():
+        try:
+            tests = _suite_from_json(json.loads(path.read_text(encoding="utf-8")))
+            progress(f"probe: suite read from {path}")
+            return tests
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            progress(f"probe: cached suite {path} unreadable ({error}); building it again")
+    tests = build_suite(suite, dev, per_test, seed, progress)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_json(path, {"format": SUITE_FORMAT, "tests": [
+            {**asdict(test), "cases": [asdict(case) for case in test.cases]} for test in tests]}, indent=None)
+    except OSError as error:
+        progress(f"probe: could not keep the suite in {path.parent} ({error}); it is used without caching")
+    return tests
+
+
+# ------------------------------------------------------------------------------------------ evaluation
+
+
+@dataclass
+class ModelOutcome:
+    failures: list[int]
+    predicted: list[str]
+    original_predicted: list[str | None]
+
+
+@dataclass
+class ProbeResult:
+    tests: list[ProbeTest]
+    labels: tuple[str, ...]
+    names: list[str]
+    outcomes: list[dict[str, ModelOutcome]]
+    """Per test, per model."""
+    overlap: dict[str, dict | None]
+
+
+def _reference(case: ProbeCase) -> tuple[str, str] | None:
+    """The unedited pair a case is judged against: INV and direction cases only (a label case needs no
+    reference, and not predicting its original saves a fifth of the suite's model time)."""
+    return case.original if case.expectation in (INVARIANT, "direction") else None
+
+
+def run_probes(loaded: Sequence, tests: Sequence[ProbeTest], names: Sequence[str], cache_dir: str | Path | None = None,
+               progress: Callable[[str], None] = lambda message: None) -> list[dict[str, ModelOutcome]]:
+    """Predict every distinct pair of the suite (cases and INV / DIR originals) once per model, in batches
+    through the feature cache, and decide each case per model."""
+    from nlivis.analysis.edit_runs import analysed_pairs, expectation_met, predict_items
+
+    labels = tuple(loaded[0].labels)
+    pairs = list(dict.fromkeys(pair for test in tests for case in test.cases
+                               for pair in ((case.premise, case.hypothesis), _reference(case)) if pair is not None))
+    row = {pair: i for i, pair in enumerate(pairs)}
+    progress(f"probe: spaCy on {len(pairs):,} distinct pairs")
+    items = analysed_pairs(pairs, cache_dir, disk_cache=True)
+    probabilities = {}
+    for number, (name, checkpoint) in enumerate(zip(names, loaded), start=1):
+        progress(f"probe: predicting {len(pairs):,} pairs with {name} ({number}/{len(loaded)})")
+        probabilities[name] = predict_items([checkpoint], items)[0]
+    outcomes = []
+    for test in tests:
+        per_model = {}
+        for name in names:
+            table = probabilities[name]
+            failures, predicted, original_predicted = [], [], []
+            for index, case in enumerate(test.cases):
+                after = table[row[(case.premise, case.hypothesis)]]
+                reference = _reference(case)
+                before = table[row[reference]] if reference is not None else after
+                predicted.append(labels[int(np.argmax(after))])
+                original_predicted.append(labels[int(np.argmax(before))] if reference is not None else None)
+                if expectation_met(case.expectation, case.expected, case.direction, labels, before, after) is False:
+                    failures.append(index)
+            per_model[name] = ModelOutcome(failures, predicted, original_predicted)
+        outcomes.append(per_model)
+    return outcomes
+
+
+def training_overlap(checkpoint, tests: Sequence[ProbeTest], data_dir: str | Path | None) -> dict:
+    """How many dev-built cases share text with the checkpoint's recorded training split
+    (`analysis.overlap.training_overlap`: pairs, premises, hypotheses, normalised), with `cases_checked`;
+    template cases are not counted. `checked` False with the reason when the split cannot be read."""
+    from nlivis.analysis.overlap import training_overlap as overlap_of
+
+    built = [case for test in tests for case in test.cases if case.source != "template"]
+    overlap = overlap_of(checkpoint.config, [(case.premise, case.hypothesis) for case in built], data_dir)
+    return {**overlap.to_dict(), "cases_checked": len(built)}
+
+
+def holm_adjusted(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjustment: the k-th smallest p times (m − k + 1), made monotone, capped at 1."""
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    adjusted = [0.0] * len(p_values)
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[index]))
+        adjusted[index] = running
+    return adjusted
+
+
+def comparisons(tests: Sequence[ProbeTest], outcomes: Sequence[dict[str, ModelOutcome]],
+                names: Sequence[str]) -> list[dict]:
+    """McNemar's exact test per test for every two checkpoints on the same cases (discordant failures), with
+    Holm's adjustment over all of them."""
+    from nlivis.analysis.significance import mcnemar_exact
+
+    rows = []
+    for test, per_model in zip(tests, outcomes):
+        for a, b in combinations(names, 2):
+            failed_a, failed_b = set(per_model[a].failures), set(per_model[b].failures)
+            only_a, only_b = len(failed_a - failed_b), len(failed_b - failed_a)
+            rows.append({"capability": test.capability, "name": test.name, "a": a, "b": b,
+                         "only_a_fails": only_a, "only_b_fails": only_b, "p": mcnemar_exact(only_a, only_b)})
+    for row, adjusted in zip(rows, holm_adjusted([row["p"] for row in rows])):
+        row["p_holm"] = adjusted
+    return rows
+
+
+def probe_record(result: ProbeResult, suite: str, seed: int, per_test: int, notes: dict[str, str | None]) -> dict:
+    """The `probe --json` output: `{tests: [{capability, name, type, cases, by_model: {CK: {failures, rate,
+    interval, failing}}, case_list}], comparisons, checkpoints: {CK: {protocol_note, training_overlap}}}`."""
+    from nlivis.analysis.significance import wilson_interval
+
+    tests = []
+    for test, per_model in zip(result.tests, result.outcomes):
+        count = len(test.cases)
+        by_model = {}
+        for name in result.names:
+            outcome = per_model[name]
+            failures = len(outcome.failures)
+            low, high = wilson_interval(failures, count)
+            by_model[name] = {  # six decimals: Wilson's end at 0 failures is 0 up to 1e-17 in floating point
+                "failures": failures, "rate": round(failures / count, 6) if count else None,
+                "interval": [round(low, 6), round(high, 6)] if count else None,
+                "failing": [{"case": i, "predicted": outcome.predicted[i],
+                             "original_predicted": outcome.original_predicted[i]} for i in outcome.failures]}
+        tests.append({"capability": test.capability, "name": test.name, "type": test.type,
+                      "description": test.description, "cases": count, "by_model": by_model,
+                      "case_list": [{**asdict(case), "original": list(case.original) if case.original else None}
+                                    for case in test.cases]})
+    return {"suite": suite, "seed": seed, "cases_per_test": per_test, "labels": list(result.labels),
+            "checkpoints": {name: {"protocol_note": notes.get(name), "training_overlap": result.overlap.get(name)}
+                            for name in result.names},
+            "tests": tests, "comparisons": comparisons(result.tests, result.outcomes, result.names)}
+
+
+def stderr_progress(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)

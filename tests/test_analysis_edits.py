@@ -1,0 +1,313 @@
+"""The edit engine on hand-written sentences: each kind's output, monotonicity, and the expectation logic
+(label only where logic fixes it)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nlivis.analysis import edits as engine
+from nlivis.analysis.edit_runs import expectation_met
+from nlivis.analysis.edits import (CONTRADICTION, DUPLICATE, ENTAILMENT, EQUIVALENT, EXCLUSIVE, NEGATED, NEUTRAL,
+                                   NOT_DUPLICATE, STRONGER, WEAKER, check_kinds, negate, nli_expectation,
+                                   paraphrase_expectation, propose_edits, quantifier_relation, swap_expectation,
+                                   typo, user_edit, word_to_sentence_relation)
+from nlivis.analysis.inflection import gerund, indefinite_article, inflect, past, plural, third_person
+from nlivis.analysis.monotonicity import polarities
+from nlivis.analysis.parsed import parse_sentences
+
+
+@pytest.fixture(scope="module")
+def wordnet():
+    from nlivis.features.wordnet import WordNetUnavailable, load_wordnet
+
+    try:
+        return load_wordnet()
+    except WordNetUnavailable as error:
+        pytest.skip(f"WordNet unavailable: {error}")
+
+
+def edit(edits, kind, side, relation=None, replacement=None):
+    found = [e for e in edits if e.kind == kind and e.side == side
+             and (relation is None or e.change.relation == relation)
+             and (replacement is None or e.change.replacement == replacement)]
+    assert len(found) == 1, [(e.kind, e.side, e.change) for e in edits]
+    return found[0]
+
+
+# ------------------------------------------------------------------------------------- inflection
+
+
+def test_inflection_rules_and_irregular_forms():
+    assert [plural(w) for w in ("man", "box", "city", "day", "knife", "dog", "church")] == \
+        ["men", "boxes", "cities", "days", "knives", "dogs", "churches"]
+    assert [past(w) for w in ("play", "stop", "carry", "dance", "run", "visit")] == \
+        ["played", "stopped", "carried", "danced", "ran", "visited"]
+    assert [gerund(w) for w in ("run", "make", "lie", "see", "visit", "swim")] == \
+        ["running", "making", "lying", "seeing", "visiting", "swimming"]
+    assert [third_person(w) for w in ("watch", "fly", "play", "go", "have")] == \
+        ["watches", "flies", "plays", "goes", "has"]
+    assert inflect("sit", "VBN") == "sat" and inflect("eat", "VBN") == "eaten"
+    assert inflect("tall", "JJR") is None  # comparatives are not rewritten by rule
+
+
+def test_indefinite_article_follows_the_sound():
+    assert [indefinite_article(w) for w in ("apple", "hour", "unicorn", "dog", "honest", "one")] == \
+        ["an", "an", "a", "a", "an", "a"]
+    assert indefinite_article("elephant", capital=True) == "An"
+
+
+# ----------------------------------------------------------------------------------- monotonicity
+
+
+def polarity_of(text: str) -> dict[str, int | None]:
+    sentence = parse_sentences([text])[0]
+    return {w.text: p for w, p in zip(sentence.words, polarities(sentence))}
+
+
+def test_negation_flips_its_scope_but_not_the_subject():
+    marks = polarity_of("A man is not playing a guitar.")
+    assert marks["man"] == 1 and marks["guitar"] == -1 and marks["playing"] == -1
+
+
+def test_no_flips_restrictor_and_clause_every_only_its_restrictor():
+    no = polarity_of("No dog is running in a field.")
+    assert no["dog"] == -1 and no["running"] == -1 and no["field"] == -1
+    every = polarity_of("Every tall man eats an apple.")
+    assert every["tall"] == -1 and every["man"] == -1 and every["apple"] == 1
+
+
+def test_two_negations_cancel_and_without_flips_its_object():
+    assert polarity_of("Nobody is not eating a sandwich.")["sandwich"] == 1
+    assert polarity_of("The man left without a coat.")["coat"] == -1
+
+
+def test_unknown_where_the_context_is_not_monotone():
+    assert polarity_of("She thinks that the man is tall.")["tall"] is None
+    assert set(polarity_of("Few people like spinach.").values()) == {None}
+    assert polarity_of("The man is not holding the dog.")["dog"] is None  # definite under negation
+
+
+# ------------------------------------------------------------------------------- expectation logic
+
+
+@pytest.mark.parametrize("relation, polarity, expected", [
+    ("synonym", 1, EQUIVALENT), ("synonym", None, EQUIVALENT),
+    ("hypernym", 1, WEAKER), ("hypernym", -1, STRONGER), ("hypernym", None, None),
+    ("hyponym", 1, STRONGER), ("hyponym", -1, WEAKER),
+    ("antonym", 1, EXCLUSIVE), ("antonym", -1, None), ("exclusive", 1, EXCLUSIVE),
+])
+def test_word_relation_and_polarity_give_the_sentence_relation(relation, polarity, expected):
+    assert word_to_sentence_relation(relation, polarity) == expected
+
+
+@pytest.mark.parametrize("side, relation, label, expectation, expected, direction", [
+    ("hypothesis", EQUIVALENT, NEUTRAL, "label", NEUTRAL, None),
+    ("hypothesis", EQUIVALENT, None, "invariant", None, None),
+    ("hypothesis", WEAKER, ENTAILMENT, "label", ENTAILMENT, None),
+    ("hypothesis", WEAKER, CONTRADICTION, "direction", ENTAILMENT, "not_fall"),
+    ("hypothesis", STRONGER, CONTRADICTION, "label", CONTRADICTION, None),
+    ("hypothesis", STRONGER, ENTAILMENT, "direction", ENTAILMENT, "not_rise"),
+    ("hypothesis", EXCLUSIVE, ENTAILMENT, "label", CONTRADICTION, None),
+    ("hypothesis", EXCLUSIVE, NEUTRAL, None, None, None),
+    ("hypothesis", EXCLUSIVE, CONTRADICTION, None, None, None),
+    ("hypothesis", NEGATED, ENTAILMENT, "label", CONTRADICTION, None),
+    ("hypothesis", NEGATED, NEUTRAL, "label", NEUTRAL, None),
+    ("hypothesis", NEGATED, CONTRADICTION, "direction", CONTRADICTION, "fall"),
+    ("hypothesis", NEGATED, None, None, None, None),
+    ("premise", STRONGER, ENTAILMENT, "label", ENTAILMENT, None),
+    ("premise", STRONGER, CONTRADICTION, "label", CONTRADICTION, None),
+    ("premise", STRONGER, NEUTRAL, "direction", NEUTRAL, "not_rise"),
+    ("premise", WEAKER, NEUTRAL, "label", NEUTRAL, None),
+    ("premise", WEAKER, ENTAILMENT, "direction", NEUTRAL, "not_fall"),
+    ("premise", EXCLUSIVE, ENTAILMENT, None, None, None),  # the hypothesis does not repeat the word
+    ("premise", NEGATED, ENTAILMENT, None, None, None),
+    ("hypothesis", None, ENTAILMENT, None, None, None),
+])
+def test_nli_expectation_assigns_a_label_only_where_logic_fixes_it(side, relation, label, expectation, expected,
+                                                                    direction):
+    result = nli_expectation(side, relation, label)
+    assert (result.kind, result.label, result.direction) == (expectation, expected, direction)
+    assert result.reason
+
+
+def test_an_exclusive_premise_word_repeated_in_the_hypothesis_gives_contradiction():
+    result = nli_expectation("premise", EXCLUSIVE, ENTAILMENT, repeated_in_hypothesis=True)
+    assert (result.kind, result.label) == ("label", CONTRADICTION)
+
+
+def test_paraphrase_and_swap_expectations():
+    assert paraphrase_expectation(EXCLUSIVE, DUPLICATE).label == NOT_DUPLICATE
+    assert paraphrase_expectation(EXCLUSIVE, NOT_DUPLICATE).kind is None
+    assert (paraphrase_expectation(WEAKER, DUPLICATE).kind, paraphrase_expectation(WEAKER, DUPLICATE).direction) == \
+        ("direction", "not_rise")
+    assert swap_expectation("paraphrase", NOT_DUPLICATE).label == NOT_DUPLICATE
+    assert swap_expectation("paraphrase", None).kind == "invariant"
+    assert swap_expectation("nli", CONTRADICTION).label == CONTRADICTION
+    entailment = swap_expectation("nli", ENTAILMENT)
+    assert (entailment.kind, entailment.label, entailment.direction) == ("direction", CONTRADICTION, "not_rise")
+    assert swap_expectation("nli", None).kind is None
+
+
+def test_quantifier_lattice():
+    assert quantifier_relation("a", "every") == STRONGER
+    assert quantifier_relation("all", "some") == WEAKER
+    assert quantifier_relation("some", "no") == EXCLUSIVE and quantifier_relation("no", "all") == EXCLUSIVE
+    assert quantifier_relation("most", "all") == STRONGER
+
+
+def test_expectation_met_for_each_kind():
+    labels = (ENTAILMENT, NEUTRAL, CONTRADICTION)
+    before, after = np.array([0.7, 0.2, 0.1]), np.array([0.1, 0.2, 0.7])
+    assert expectation_met("label", CONTRADICTION, None, labels, before, after) is True
+    assert expectation_met("invariant", None, None, labels, before, after) is False
+    assert expectation_met("invariant", None, None, labels, before, before) is True
+    assert expectation_met("direction", ENTAILMENT, "fall", labels, before, after) is True
+    assert expectation_met("direction", ENTAILMENT, "not_rise", labels, after, before) is False
+    assert expectation_met("direction", ENTAILMENT, "not_rise", labels, before, before + [0.04, -0.04, 0]) is True
+    assert expectation_met("direction", CONTRADICTION, "not_fall", labels, after, before) is False
+    assert expectation_met(None, None, None, labels, before, after) is None
+
+
+# ----------------------------------------------------------------------------------------- edits
+
+
+def test_antonym_of_tall_is_short_and_contradicts_an_entailed_hypothesis(wordnet):
+    assert engine.wordnet_replacements("tall", "a")["antonym"] == "short"
+    edits = propose_edits("The tall man is sleeping on a bench.", "The man is tall.", ENTAILMENT,
+                          kinds=["antonym"])
+    hypothesis = edit(edits, "substitution", "hypothesis", "antonym", "short")
+    assert hypothesis.hypothesis == "The man is short."
+    assert (hypothesis.change.word, hypothesis.change.replacement, hypothesis.change.hypothesis_positions) == \
+        ("tall", "short", (3,))
+    assert (hypothesis.expectation, hypothesis.expected) == ("label", CONTRADICTION)
+    premise = edit(edits, "substitution", "premise", "antonym", "short")
+    assert premise.premise == "The short man is sleeping on a bench."
+    assert (premise.expectation, premise.expected) == ("label", CONTRADICTION)  # "tall" stands in the hypothesis
+
+
+def test_no_expectation_where_logic_gives_none(wordnet):
+    edits = propose_edits("A tall man is sleeping.", "A man is sleeping.", ENTAILMENT, kinds=["antonym", "negation"])
+    premise_antonym = edit(edits, "substitution", "premise", "antonym", "short")
+    assert premise_antonym.expectation is None and "does not repeat" in premise_antonym.reason
+    negated_premise = edit(edits, "negation", "premise")
+    assert negated_premise.premise == "A tall man is not sleeping."
+    assert negated_premise.expectation is None and negated_premise.expected is None
+
+
+def test_hypernym_entails_upward_and_strengthens_under_negation(wordnet):
+    upward = edit(propose_edits("A man is holding a puppy.", "A man is holding a puppy.", ENTAILMENT,
+                                kinds=["hypernym"]), "substitution", "hypothesis", "hypernym", "dog")
+    assert upward.hypothesis == "A man is holding a dog."
+    assert (upward.expectation, upward.expected) == ("label", ENTAILMENT)
+    negated = propose_edits("A man is not holding a puppy.", "A man is not holding a puppy.", CONTRADICTION,
+                            kinds=["hypernym"])
+    downward = edit(negated, "substitution", "hypothesis", "hypernym", "dog")
+    assert downward.hypothesis == "A man is not holding a dog."
+    assert (downward.expectation, downward.expected) == ("label", CONTRADICTION)  # stronger hypothesis
+    unlabelled = edit(propose_edits("A man is not holding a puppy.", "A man is not holding a puppy.",
+                                    kinds=["hypernym"]), "substitution", "hypothesis", "hypernym", "dog")
+    assert (unlabelled.expectation, unlabelled.expected, unlabelled.direction) == ("direction", ENTAILMENT,
+                                                                                   "not_rise")
+
+
+def test_exclusive_co_hyponym_keeps_number_and_article(wordnet):
+    edits = propose_edits("Two men are eating apples.", "A man holds an apple.", ENTAILMENT, kinds=["exclusive"])
+    hypothesis = edit(edits, "substitution", "hypothesis", "exclusive")
+    assert hypothesis.hypothesis == "A man holds a banana."
+    assert hypothesis.change.source == "nlivis lexicon: fruit"
+    premise = edit(edits, "substitution", "premise", "exclusive")
+    assert premise.premise == "Two men are eating bananas."
+
+
+def test_negation_inserted_and_removed_on_the_main_verb():
+    cases = {
+        "The man plays guitar.": "The man does not play guitar.",
+        "A man is sleeping.": "A man is not sleeping.",
+        "The man isn't sleeping.": "The man is sleeping.",
+        "The man doesn't sleep.": "The man sleeps.",
+        "The man did not sit.": "The man sat.",
+        "He can't swim.": "He can swim.",
+        "The boy never cries.": "The boy cries.",
+        "The dog is brown.": "The dog is not brown.",
+        "How do I learn Python ?": "How do I not learn Python ?",
+    }
+    for sentence, negated in cases.items():
+        assert negate(parse_sentences([sentence])[0])[0] == negated, sentence
+    assert negate(parse_sentences(["A man sitting on a bench."])[0]) is None  # no finite main verb
+
+
+def test_negating_an_entailed_hypothesis_expects_contradiction():
+    edits = propose_edits("A man is sleeping on a couch.", "A man is sleeping.", ENTAILMENT, kinds=["negation"])
+    negated = edit(edits, "negation", "hypothesis")
+    assert negated.hypothesis == "A man is not sleeping."
+    assert (negated.expectation, negated.expected) == ("label", CONTRADICTION)
+    assert (negated.change.word, negated.change.replacement, negated.change.relation) == ("", "not",
+                                                                                          "negation inserted")
+
+
+def test_quantifier_and_number_edits():
+    quantified = propose_edits("A dog is running in the snow.", "A dog is running.", ENTAILMENT,
+                               kinds=["quantifier"])
+    no_dog = edit(quantified, "quantifier", "hypothesis", replacement="No")
+    assert no_dog.hypothesis == "No dog is running." and no_dog.expected == CONTRADICTION
+    every = edit(quantified, "quantifier", "hypothesis", replacement="Every")
+    assert (every.expectation, every.direction) == ("direction", "not_rise")
+    numbers = propose_edits("Two dogs are running.", "Two dogs are running.", ENTAILMENT, kinds=["number"])
+    hypothesis = edit(numbers, "number", "hypothesis")
+    assert hypothesis.hypothesis == "Three dogs are running." and hypothesis.expected == CONTRADICTION
+    premise = edit(numbers, "number", "premise")
+    assert premise.premise == "Three dogs are running." and premise.expected == CONTRADICTION
+
+
+def test_names_and_gender_swap_consistently_on_both_sides_and_expect_invariance():
+    edits = propose_edits("John gave Mary his book.", "Mary got a book from John.", ENTAILMENT,
+                          kinds=["name", "gender"])
+    names = edit(edits, "name", "both")
+    first, second = names.change.replacement.split(", ")
+    assert names.premise == f"{first} gave {second} his book." and names.hypothesis == f"{second} got a book from {first}."
+    assert first in engine.lexicons.MALE_NAMES and second in engine.lexicons.FEMALE_NAMES
+    assert names.expectation == "invariant" and "stays entailment" in names.reason
+    assert names == edit(propose_edits("John gave Mary his book.", "Mary got a book from John.", ENTAILMENT,
+                                       kinds=["name"]), "name", "both")  # deterministic
+    gender = edit(edits, "gender", "both")
+    assert gender.premise.endswith(" her book.") and gender.expectation == "invariant"
+    pronouns = edit(propose_edits("A woman hugs her son.", "The woman hugs him.", kinds=["gender"]), "gender", "both")
+    assert (pronouns.premise, pronouns.hypothesis) == ("A man hugs his daughter.", "The man hugs her.")
+
+
+def test_swap_typo_and_paraphrase_task():
+    edits = propose_edits("How can I lose weight quickly ?", "What is the fastest way to lose weight ?", DUPLICATE,
+                          task="paraphrase", kinds=["swap", "typo", "negation"])
+    swapped = edit(edits, "swap", "pair")
+    assert swapped.premise.startswith("What is") and swapped.expected == DUPLICATE
+    typo_edit = edit(edits, "typo", "hypothesis")
+    assert typo_edit.hypothesis == "What is the fatsest way to lose weight ?" and typo_edit.expectation == "invariant"
+    negated = edit(edits, "negation", "premise")
+    assert negated.premise == "How can I not lose weight quickly ?" and negated.expected == NOT_DUPLICATE
+    assert typo("playing") == "plyaing" and typo("aaaa") is None
+
+
+def test_user_edit_has_no_expectation_and_records_the_change():
+    mine = user_edit("A man plays a guitar.", "A man plays music.", "A man plays a violin.", "A man plays music.")
+    assert (mine.kind, mine.side, mine.expectation, mine.expected) == ("user", "premise", None, None)
+    assert (mine.change.word, mine.change.replacement, mine.change.premise_positions) == ("guitar", "violin", (4,))
+    assert mine.to_dict()["change"]["position"] == {"premise": [4], "hypothesis": []}
+
+
+def test_kinds_and_labels_are_checked():
+    assert check_kinds(["antonym", "typo"]) == ("antonym", "typo")
+    with pytest.raises(ValueError, match="unknown edit kind"):
+        check_kinds(["paraphrasing"])
+    with pytest.raises(ValueError, match="not one of nli's labels"):
+        propose_edits("A man sleeps.", "A man sleeps.", "duplicate")
+    with pytest.raises(ValueError, match="unknown task"):
+        propose_edits("A man sleeps.", "A man sleeps.", task="qa")
+
+
+def test_edits_are_unique_new_pairs_in_a_fixed_order(wordnet):
+    premise, hypothesis = "A tall man is playing a red guitar in the park.", "A man is playing a guitar."
+    first = propose_edits(premise, hypothesis, ENTAILMENT)
+    assert first == propose_edits(premise, hypothesis, ENTAILMENT)
+    pairs = [(e.premise, e.hypothesis) for e in first]
+    assert len(set(pairs)) == len(pairs) and (premise, hypothesis) not in pairs
+    assert [e.kind for e in first] == sorted((e.kind for e in first), key=engine.KINDS.index)

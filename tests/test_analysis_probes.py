@@ -1,0 +1,144 @@
+"""Behavioural test suites: sizes, determinism, the dev-built tests on hand-written pairs, Wilson, McNemar and
+Holm against hand-computed values, and the overlap with a training split."""
+from __future__ import annotations
+
+import json
+import random
+from types import SimpleNamespace
+
+import pytest
+
+from nlivis.analysis import probes
+from nlivis.analysis.overlap import normalised
+from nlivis.analysis.probes import (ModelOutcome, ProbeCase, ProbeTest, build_suite, comparisons, fill_edit_tests,
+                                    holm_adjusted, load_suite, nli_edit_tests, training_overlap)
+from nlivis.analysis.significance import mcnemar_exact, wilson_interval
+from nlivis.data.records import Pair
+
+
+@pytest.fixture(scope="module")
+def wordnet():
+    from nlivis.features.wordnet import WordNetUnavailable, load_wordnet
+
+    try:
+        return load_wordnet()
+    except WordNetUnavailable as error:
+        pytest.skip(f"WordNet unavailable: {error}")
+
+
+def test_wilson_interval_against_hand_computed_values():
+    # p = 0.1, n = 100, z = 1.95996: centre 0.119207, half-width 0.061857, denominator 1.038415
+    low, high = wilson_interval(10, 100)
+    assert low == pytest.approx(0.05523, abs=5e-5) and high == pytest.approx(0.17437, abs=5e-5)
+    # 0 of 20: upper end z²/n / (1 + z²/n) = 0.19207 / 1.19207
+    assert wilson_interval(0, 20) == (0.0, pytest.approx(0.16113, abs=5e-5))
+    assert wilson_interval(20, 20) == (pytest.approx(0.83887, abs=5e-5), 1.0)
+
+
+def test_mcnemar_and_holm_against_hand_computed_values():
+    assert mcnemar_exact(1, 6) == pytest.approx(2 * 8 / 128)  # P(X ≤ 1 | n = 7) = (1 + 7) / 2^7
+    assert holm_adjusted([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+    assert holm_adjusted([0.5, 0.6]) == pytest.approx([1.0, 1.0])
+
+
+def test_comparisons_count_discordant_failures_on_the_same_cases():
+    cases = tuple(ProbeCase(f"p{i}", f"h{i}", "label", "entailment") for i in range(10))
+    test = ProbeTest("Negation", "t", "MFT", "", cases)
+    outcome = {"a": ModelOutcome([0, 1, 2], [], []), "b": ModelOutcome([2, 3, 4, 5, 6, 7, 8], [], [])}
+    [row] = comparisons([test], [outcome], ["a", "b"])
+    assert (row["only_a_fails"], row["only_b_fails"]) == (2, 6)
+    assert row["p"] == pytest.approx(mcnemar_exact(2, 6)) and row["p_holm"] == row["p"]
+
+
+def test_template_suites_have_their_sizes_and_are_deterministic(wordnet):
+    nli = build_suite("nli", per_test=100, seed=1)
+    assert len(nli) == 11 and all(len(t.cases) == 100 for t in nli) and {t.type for t in nli} == {"MFT"}
+    assert len({t.capability for t in nli}) == 11
+    assert nli == build_suite("nli", per_test=100, seed=1)
+    assert nli != build_suite("nli", per_test=100, seed=2)
+    paraphrase = build_suite("paraphrase", per_test=100, seed=1)
+    assert [len(t.cases) for t in paraphrase] == [100, 100, 100]
+    antonyms = next(t for t in build_suite("nli", per_test=10_000, seed=1) if t.capability == "Taxonomy: antonyms")
+    assert ProbeCase("The box is heavy.", "The box is light.", "label", "contradiction") in antonyms.cases
+    assert ProbeCase("The nurse is tall.", "The nurse is short.", "label", "contradiction") in antonyms.cases
+    assert len(antonyms.cases) > 100 and all(case.expected == "contradiction" for case in antonyms.cases)
+
+
+def test_template_cases_say_what_logic_gives_them(wordnet):
+    suite = {t.capability: t for t in build_suite("nli", per_test=10_000, seed=1)}
+    cases = {(c.premise, c.hypothesis): c.expected for t in suite.values() for c in t.cases}
+    assert cases[("The nurse is sleeping.", "The nurse is not sleeping.")] == "contradiction"
+    assert cases[("All nurses are sleeping.", "Some nurses are sleeping.")] == "entailment"
+    assert cases[("Some nurses are sleeping.", "All nurses are sleeping.")] == "neutral"
+    assert cases[("The nurse is holding a puppy.", "The nurse is holding a dog.")] == "entailment"
+    assert cases[("The nurse is not holding a dog.", "The nurse is not holding a puppy.")] == "entailment"
+    assert cases[("The nurse is holding a dog.", "The nurse is holding a puppy.")] == "neutral"
+    assert cases[("The doctor saw the nurse.", "The nurse was seen by the doctor.")] == "entailment"
+    assert cases[("The doctor saw the nurse.", "The nurse saw the doctor.")] == "neutral"
+
+
+def test_dev_built_tests_take_the_first_fitting_edit_of_each_pair(wordnet):
+    dev = [("snli_dev", Pair("1", "A man is sleeping on a red couch .", "A man is sleeping .", "entailment")),
+           ("snli_dev", Pair("2", "A woman is singing .", "A man is dancing .", "contradiction")),
+           ("snli_dev", Pair("3", "Two boys play soccer .", "Two boys play .", "entailment"))]
+    tests = nli_edit_tests()
+    fill_edit_tests(tests, "nli", dev, 5, random.Random(0), lambda message: None)
+    by_name = {t.capability: t for t in tests}
+    negation = by_name["Negation"].cases
+    assert sorted(c.hypothesis for c in negation) == ["A man is not sleeping .", "Two boys do not play ."]
+    assert {c.expected for c in negation} == {"contradiction"}
+    assert negation[0].original in {("A man is sleeping on a red couch .", "A man is sleeping ."),
+                                    ("Two boys play soccer .", "Two boys play .")}
+    [symmetry] = by_name["Logic: symmetry"].cases
+    assert (symmetry.premise, symmetry.hypothesis, symmetry.expected) == ("A man is dancing .", "A woman is singing .",
+                                                                          "contradiction")
+    assert symmetry.source == "snli_dev:2"
+    [number] = by_name["Taxonomy: exclusive co-hyponyms"].cases
+    assert number.hypothesis == "Three boys play ." and number.expected == "contradiction"
+    assert all(c.expectation == "invariant" for c in by_name["Robustness"].cases + by_name["Fairness"].cases)
+    assert sorted((c.premise, c.hypothesis) for c in by_name["Fairness"].cases) == [
+        ("A man is singing .", "A woman is dancing ."), ("A woman is sleeping on a red couch .", "A woman is sleeping ."),
+        ("Two girls play soccer .", "Two girls play .")]
+
+
+def test_suite_is_cached_and_read_back(tmp_path, monkeypatch, wordnet):
+    first = load_suite("nli", None, 5, 3, tmp_path)
+    [cached] = list((tmp_path / "probes").iterdir())
+    assert json.loads(cached.read_text())["format"] == probes.SUITE_FORMAT
+    monkeypatch.setattr(probes, "build_suite", lambda *args, **kwargs: pytest.fail("rebuilt a cached suite"))
+    assert load_suite("nli", None, 5, 3, tmp_path) == first
+    cached.write_text("{not json")
+    monkeypatch.undo()
+    assert load_suite("nli", None, 5, 3, tmp_path) == first  # a damaged file is rebuilt
+
+
+def test_normalised_text_ignores_case_spacing_and_punctuation():
+    assert normalised("A man .") == normalised("a  man.") == "a man"
+    assert normalised("Don't!") == "don t"
+
+
+def test_training_overlap_counts_dev_built_cases_found_in_the_training_split(tmp_path):
+    folder = tmp_path / "snli" / "esnli_tokenized"
+    folder.mkdir(parents=True)
+    (folder / "s1.test").write_text("A dog runs .\nA cat sleeps .\n")
+    (folder / "s2.test").write_text("An animal moves .\nA cat is awake .\n")
+    (folder / "labels.test").write_text("entailment\ncontradiction\n")
+    cases = (ProbeCase("A dog runs.", "An animal moves.", "invariant", None, source="snli_dev:1"),
+             ProbeCase("A cat sleeps .", "A dog is happy .", "invariant", None, source="snli_dev:2"),
+             ProbeCase("A bird sings .", "a dog runs", "invariant", None, source="snli_dev:3"),
+             ProbeCase("A dog runs .", "An animal moves .", "label", "entailment"))  # template: not counted
+    checkpoint = SimpleNamespace(config={"dataset": {"protocol": "snli-small", "train": ["snli_test"]}})
+    overlap = training_overlap(checkpoint, [ProbeTest("c", "n", "INV", "", cases)], tmp_path)
+    assert overlap == {"checked": True, "split": "snli_test", "cases_checked": 3, "total": 3, "pairs": 1,
+                       "premises": 2, "hypotheses": 2, "reason": None, "note": None}
+    missing = training_overlap(checkpoint, [], None)  # said, never a silent 0
+    assert missing["checked"] is False and missing["pairs"] is None and "training data not found" in missing["reason"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("suite, tests, capabilities", [("nli", 19, 14), ("paraphrase", 10, 8)])
+def test_suites_on_the_real_dev_sets_fill_every_test(shared_data, wordnet, suite, tests, capabilities):
+    built = load_suite(suite, shared_data, 100, 1)
+    assert len(built) == tests and len({t.capability for t in built}) == capabilities
+    assert all(len(t.cases) == 100 for t in built), [(t.name, len(t.cases)) for t in built]
+    assert {t.type for t in built} == {"MFT", "INV", "DIR"}
