@@ -246,6 +246,18 @@ def test_a_plural_material_noun_is_a_thing_not_the_material(wordnet):
     assert [e.change.replacement for e in edits if e.side == "hypothesis"] == ["stone"]
 
 
+def test_a_game_with_an_article_is_its_ball(wordnet):
+    edits = propose_edits("A man hits a baseball .", "A man hits a baseball .", ENTAILMENT, kinds=["exclusive"])
+    assert edits == []  # the ball, not the game: no "hits a tennis"
+    edits = propose_edits("Boys play baseball .", "Boys play baseball .", ENTAILMENT, kinds=["exclusive"])
+    assert [e.hypothesis for e in edits if e.side == "hypothesis"] == ["Boys play tennis ."]
+
+
+def test_there_is_is_negated_after_the_verb():
+    parsed = parse_sentences(["There is a photo of a mountain ."])[0]
+    assert negate(parsed)[0] == "There is not a photo of a mountain ."
+
+
 def test_negation_inserted_and_removed_on_the_main_verb():
     cases = {
         "The man plays guitar.": "The man does not play guitar.",

@@ -81,6 +81,9 @@ vehicles under containers, which made "car" and "bicycle" into "container"."""
 MASS_CATEGORIES = frozenset({"material"})
 """Exclusive categories whose nouns are materials: a plural names things, not the material ("glasses",
 "papers", "woods"), so only the singular is replaced."""
+GAME_CATEGORIES = frozenset({"sport"})
+"""Exclusive categories of games: with an article or in the plural the name is the ball ("hits a baseball",
+"two basketballs"), which another game's name does not replace."""
 DOMINANT_SHARE, DOMINANT_RATIO = 0.5, 2.0
 WORDNET_SOURCE = "WordNet 3.0, first sense"
 
@@ -457,6 +460,9 @@ def _substitutions(context: _Context, side: str) -> list[Edit]:
         if exclusive is None and not (word.tag in ("NNS", "NNPS") and EXCLUSIVE_MEMBERS.get(lemma, ("",))[0]
                                       in MASS_CATEGORIES):
             exclusive = exclusive_replacement(lemma, word.pos, known)
+        if exclusive and exclusive[0] in GAME_CATEGORIES and (word.tag in ("NNS", "NNPS") or any(
+                sentence.words[c].dep in ("det", "nummod") for c in sentence.children(word.i))):
+            exclusive = None
         if exclusive:
             options.append(("exclusive", exclusive[1], f"nlivis lexicon: {exclusive[0]}"))
         for relation, replacement, source in sorted(options, key=lambda o: RELATIONS.index(o[0])):
@@ -589,7 +595,7 @@ def negate(sentence: ParsedSentence) -> tuple[str, str, str, str, int] | None:
     if auxiliaries and not inverted:
         position = auxiliaries[0].i + 1
         text = rewrite(sentence, {}, {position: "not"})
-    elif auxiliaries or verb.pos == "AUX":
+    elif auxiliaries or verb.pos == "AUX" or verb.lemma == "be":  # "There is …" (spaCy may call it VERB)
         position = root if auxiliaries else root + 1
         if position >= len(sentence):
             return None
