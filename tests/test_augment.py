@@ -139,13 +139,17 @@ def test_the_ratio_caps_the_draw_which_is_deterministic_given_the_seed():
     pool = _candidates(200)
     chosen, available = draw(pool, ("antonym", "synonym"), 0.25, 40, seed=1)
     assert len(chosen) == 10 == 0.25 * 40 and available == {"antonym": 100, "synonym": 100}
-    assert Counter(c.kind for c in chosen) == {"antonym": 5, "synonym": 5}
+    assert sorted(Counter(c.label for c in chosen).values()) == [3, 3, 4]  # the labels share the cap
+    assert set(Counter(c.kind for c in chosen)) == {"antonym", "synonym"}  # each label's share split among kinds
     assert draw(pool, ("antonym", "synonym"), 0.25, 40, seed=1)[0] == chosen
     assert draw(pool, ("antonym", "synonym"), 0.25, 40, seed=2)[0] != chosen
     assert len(draw(pool, ("antonym",), 10.0, 40, seed=1)[0]) == 100  # fewer candidates than the cap: all
     many, _ = draw(pool, ("synonym",), 0.75, 40, seed=3)
-    assert len({c.label for c in many[:3]}) == 3  # the draw alternates between labels
-    assert len({(c.word, c.replacement) for c in many[:6]}) == 6  # then between word changes (6 in all)
+    assert Counter(c.label for c in many) == {"entailment": 10, "neutral": 10, "contradiction": 10}
+    contradictions = [c for c in many if c.label == "contradiction"]
+    assert len({(c.word, c.replacement) for c in contradictions[:2]}) == 2  # alternating word changes
+    only_contradiction = Pool([c for c in pool.candidates if c.label == "contradiction"], {})
+    assert len(draw(only_contradiction, ("antonym",), 0.5, 40, seed=1)[0]) == 20  # no other label: all to it
 
 
 def test_a_candidate_equal_to_a_training_pair_or_to_another_candidate_is_not_drawn():

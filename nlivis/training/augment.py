@@ -33,9 +33,11 @@ What is filtered out, and why (counts per reason go into config.json):
 
 How many (`--augment-ratio R`): at most R × (the number of training pairs) augmented pairs, drawn once with
 the run's seed and added to every epoch (the same set each epoch, so each has training dynamics over every
-epoch like an original pair). The cap is shared evenly among the kinds asked for (a kind with fewer
-candidates leaves its share to the others); within a kind the draw alternates between the labels the
-edits give, then between distinct word changes (so "man → woman" does not crowd out rarer antonyms).
+epoch like an original pair). The cap is shared evenly among the labels the asked kinds give — antonyms,
+exclusive words, numbers and swaps only ever give contradiction, and an unbalanced set would move the
+model's label prior — and each label's share evenly among the kinds that give it (a label or kind with
+fewer candidates leaves its share to the others); within a kind the draw alternates between distinct word
+changes (so "man → woman" does not crowd out rarer antonyms).
 
 Cost: the candidate edits of the whole training split are made once (spaCy's parser, WordNet) and kept in
 the cache root (`augment/`), keyed by the training pairs, the engine's code and spaCy's pipeline; the
@@ -407,25 +409,19 @@ def load_pool(pairs: Sequence, task: str, counts: WordCounts, min_count: int = M
 
 
 def _spread(candidates: Sequence[Candidate], rng: random.Random) -> list[Candidate]:
-    """Candidates in an order that alternates between their labels, and within a label between distinct word
-    changes (each change's candidates shuffled), so any prefix is as varied as the candidates allow."""
-    by_label: dict[str, dict[tuple[str, str], list[Candidate]]] = defaultdict(lambda: defaultdict(list))
+    """Candidates in an order that alternates between distinct word changes (each change's candidates
+    shuffled, the changes in a shuffled order), so any prefix is as varied as the candidates allow."""
+    by_change: dict[tuple[str, str], list[Candidate]] = defaultdict(list)
     for candidate in candidates:
-        by_label[candidate.label][(candidate.word.lower(), candidate.replacement.lower())].append(candidate)
-    orders = []
-    for label in sorted(by_label):
-        groups = [by_label[label][change] for change in sorted(by_label[label])]
-        for group in groups:
-            rng.shuffle(group)
-        rng.shuffle(groups)
-        order = []
-        for depth in range(max(len(g) for g in groups)):
-            order += [group[depth] for group in groups if depth < len(group)]
-        orders.append(order)
-    spread = []
-    for depth in range(max((len(o) for o in orders), default=0)):
-        spread += [order[depth] for order in orders if depth < len(order)]
-    return spread
+        by_change[(candidate.word.lower(), candidate.replacement.lower())].append(candidate)
+    groups = [by_change[change] for change in sorted(by_change)]
+    for group in groups:
+        rng.shuffle(group)
+    rng.shuffle(groups)
+    order = []
+    for depth in range(max((len(g) for g in groups), default=0)):
+        order += [group[depth] for group in groups if depth < len(group)]
+    return order
 
 
 def shares(available: Mapping[str, int], cap: int) -> dict[str, int]:
@@ -448,20 +444,27 @@ def shares(available: Mapping[str, int], cap: int) -> dict[str, int]:
 
 def draw(pool: Pool, kinds: Sequence[str], ratio: float, train_count: int, seed: int,
          existing: Iterable[tuple[str, str]] = ()) -> tuple[list[Candidate], dict[str, int]]:
-    """The augmented pairs of a run: at most floor(ratio × train_count), shared among `kinds` (`shares`),
-    each new pair once and none equal to a training pair; returns them and the candidates per kind."""
+    """The augmented pairs of a run: at most floor(ratio × train_count), each new pair once and none equal to
+    a training pair. The cap is shared evenly among the labels the asked kinds give (so augmentation moves
+    the label prior as little as they allow), each label's share evenly among the kinds that give it
+    (`shares` at both levels), and each (label, kind) drawn in `_spread` order. Returns the pairs and the
+    candidates per kind."""
     cap = math.floor(ratio * train_count)
     seen = set(existing)
-    by_kind: dict[str, list[Candidate]] = {kind: [] for kind in kinds}
+    by_label: dict[str, dict[str, list[Candidate]]] = defaultdict(lambda: {kind: [] for kind in kinds})
+    available = {kind: 0 for kind in kinds}
     for candidate in pool.candidates:
-        if candidate.kind in by_kind and (candidate.premise, candidate.hypothesis) not in seen:
+        if candidate.kind in available and (candidate.premise, candidate.hypothesis) not in seen:
             seen.add((candidate.premise, candidate.hypothesis))
-            by_kind[candidate.kind].append(candidate)
-    available = {kind: len(found) for kind, found in by_kind.items()}
+            by_label[candidate.label][candidate.kind].append(candidate)
+            available[candidate.kind] += 1
+    labels = sorted(by_label)
     chosen: list[Candidate] = []
-    for kind, take in shares(available, cap).items():
-        rng = random.Random(f"{seed}:{kind}")
-        chosen += _spread(by_kind[kind], rng)[:take]
+    label_shares = shares({label: sum(map(len, by_label[label].values())) for label in labels}, cap)
+    for label in labels:
+        found = by_label[label]
+        for kind, take in shares({kind: len(found[kind]) for kind in kinds}, label_shares[label]).items():
+            chosen += _spread(found[kind], random.Random(f"{seed}:{label}:{kind}"))[:take]
     return chosen, available
 
 
