@@ -219,6 +219,45 @@ def test_exclusive_co_hyponym_keeps_number_and_article(wordnet):
     assert premise.premise == "Two men are eating bananas."
 
 
+def test_vehicles_are_not_containers(wordnet):
+    """WordNet files wheeled vehicles under "container" too; that link is never walked."""
+    for vehicle in ("car", "bicycle"):
+        assert engine.wordnet_replacements(vehicle, "n").get("hypernym") != "container"
+    assert engine.wordnet_replacements("bag", "n")["hypernym"] == "container"
+
+
+def test_known_words_limit_replacements_and_reach_the_nearest_known_hypernym(wordnet):
+    assert engine.wordnet_replacements("dog", "n")["hypernym"] == "canid"
+    known = frozenset({"mammal", "puppy", "cat"})
+    assert engine.wordnet_replacements("dog", "n", known) == {"hypernym": "mammal", "hyponym": "puppy"}
+    # dog → domestic animal → animal is nearer than dog → canine → carnivore → placental → mammal
+    assert engine.wordnet_replacements("dog", "n", known | {"animal"})["hypernym"] == "animal"
+    assert engine.wordnet_replacements("tall", "a", frozenset({"big"})) == {}  # "short" is not known
+    edits = propose_edits("A dog runs.", "A dog runs.", ENTAILMENT, kinds=["hypernym", "exclusive"],
+                          known=frozenset({"animal", "horse"}))
+    assert [(e.change.relation, e.hypothesis) for e in edits if e.side == "hypothesis"] == \
+        [("hypernym", "An animal runs."), ("exclusive", "A horse runs.")]  # the next known member, not "cat"
+
+
+def test_a_plural_material_noun_is_a_thing_not_the_material(wordnet):
+    edits = propose_edits("A man wearing glasses.", "A man wearing glasses.", ENTAILMENT, kinds=["exclusive"])
+    assert edits == []  # "glasses" are not glass: no "stones"
+    edits = propose_edits("A man holds a glass cup.", "A man holds a glass cup.", ENTAILMENT, kinds=["exclusive"])
+    assert [e.change.replacement for e in edits if e.side == "hypothesis"] == ["stone"]
+
+
+def test_a_game_with_an_article_is_its_ball(wordnet):
+    edits = propose_edits("A man hits a baseball .", "A man hits a baseball .", ENTAILMENT, kinds=["exclusive"])
+    assert edits == []  # the ball, not the game: no "hits a tennis"
+    edits = propose_edits("Boys play baseball .", "Boys play baseball .", ENTAILMENT, kinds=["exclusive"])
+    assert [e.hypothesis for e in edits if e.side == "hypothesis"] == ["Boys play tennis ."]
+
+
+def test_there_is_is_negated_after_the_verb():
+    parsed = parse_sentences(["There is a photo of a mountain ."])[0]
+    assert negate(parsed)[0] == "There is not a photo of a mountain ."
+
+
 def test_negation_inserted_and_removed_on_the_main_verb():
     cases = {
         "The man plays guitar.": "The man does not play guitar.",

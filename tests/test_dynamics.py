@@ -229,7 +229,8 @@ def test_datamap_command_prints_counts_and_json(three_epochs, capsys):
     assert result["epochs"] == 3 and len(result["pairs"]) == 40
     assert sum(result["regions"].values()) == 40 and result["thresholds"]["hard_confidence"] == 0.3
     assert set(result["pairs"][0]) == {"id", "split", "gold", "confidence", "variability", "correctness", "epochs",
-                                       "region"}
+                                       "region", "augmented", "original"}
+    assert result["pairs"][0]["augmented"] is None and result["regions_by_origin"] == {}  # trained without --augment
     assert main(["datamap", str(out)]) == 0
     text = capsys.readouterr().out
     assert "40 training pairs (snli_train) over 3 epochs" in text and "hard-to-learn" in text

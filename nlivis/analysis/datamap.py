@@ -27,7 +27,8 @@ the values at which this map's 33% subsets begin, so the paper's subsets are one
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -82,17 +83,39 @@ class DataMap:
     region: list[str]
     thresholds: Thresholds
     total_epochs: int
+    augmented: list[str | None] = field(default_factory=list)
+    """Per pair: its augmentation kind when it is an augmented pair (`train --augment`), else None."""
+    original: list[str | None] = field(default_factory=list)
+    """Per pair: the id of the training pair an augmented pair was made from, else None."""
+
+    def __post_init__(self) -> None:
+        self.augmented = self.augmented or [None] * len(self.ids)
+        self.original = self.original or [None] * len(self.ids)
+
+    def is_augmented(self) -> np.ndarray:
+        """bool [pairs]: which pairs are augmented (the Data map's "augmented or not" colouring)."""
+        return np.array([kind is not None for kind in self.augmented], dtype=bool)
 
     def rows(self) -> list[dict]:
-        """Per pair: id, split, gold, confidence, variability, correctness, epochs, region (numbers rounded
-        to 4 decimals; None for a pair never trained on)."""
+        """Per pair: id, split, gold, confidence, variability, correctness, epochs, region, augmented (the
+        kind or None) and original (the id it was made from, or None); numbers rounded to 4 decimals, None
+        for a pair never trained on."""
         def number(value: float) -> float | None:
             return None if np.isnan(value) else round(float(value), 4)
 
         return [{"id": self.ids[i], "split": self.splits[i], "gold": self.gold[i],
                  "confidence": number(self.confidence[i]), "variability": number(self.variability[i]),
-                 "correctness": number(self.correctness[i]), "epochs": int(self.epochs[i]), "region": self.region[i]}
+                 "correctness": number(self.correctness[i]), "epochs": int(self.epochs[i]), "region": self.region[i],
+                 "augmented": self.augmented[i], "original": self.original[i]}
                 for i in range(len(self.ids))]
+
+    def region_counts_by_origin(self) -> dict[str, dict[str, int]]:
+        """Region counts of the training pairs and of the augmented pairs apart (empty without augmentation)."""
+        flags = self.is_augmented()
+        if not flags.any():
+            return {}
+        return {origin: dict(Counter(r for r, f in zip(self.region, flags) if f == wanted))
+                for origin, wanted in (("training pairs", False), ("augmented pairs", True))}
 
     def region_counts(self) -> dict[str, int]:
         """Pairs per region (REGIONS order, then pairs never trained on when there are any)."""
@@ -121,9 +144,12 @@ def data_map(dynamics: TrainingDynamics, thresholds: Thresholds | None = None) -
     splits = [""] * dynamics.pairs
     for source in dynamics.sources:
         splits[source["start"]:source["start"] + source["count"]] = [source["split"]] * source["count"]
+    originals = dynamics.augmented_originals()
     return DataMap(ids=list(dynamics.ids), splits=splits, gold=[dynamics.labels[g] for g in dynamics.gold],
                    confidence=confidence, variability=variability, correctness=correctness, epochs=epochs,
-                   region=region, thresholds=thresholds, total_epochs=dynamics.epochs)
+                   region=region, thresholds=thresholds, total_epochs=dynamics.epochs,
+                   augmented=dynamics.augmented_kinds(),
+                   original=[None if column is None else dynamics.ids[column] for column in originals])
 
 
 def _region(confidence: float, variability: float, trained: bool, thresholds: Thresholds) -> str:

@@ -22,8 +22,10 @@ no expectation.
 Word sense: a word is substituted only when its first WordNet sense is clearly its most frequent one
 (`dominant_synset`: at least half of the word's sense-tagged occurrences and twice the second sense), and a
 replacement only when that synset is its own dominant sense too; otherwise the word is skipped rather than
-guessed. Inflection follows the replaced word's PTB tag (`analysis.inflection`). Each distinct sentence is
-parsed once per process (`analysis.parsed`).
+guessed. Given a set of `known` words (a training split's), replacements are drawn from it only, and a
+hypernym is the nearest known one further up ("dog" → "animal" rather than "canid"). Inflection follows the
+replaced word's PTB tag (`analysis.inflection`). Each distinct sentence is parsed once per process
+(`analysis.parsed`).
 """
 from __future__ import annotations
 
@@ -70,6 +72,18 @@ ABSTRACT_SYNSETS = frozenset({
 """Hypernyms too general to make a natural sentence ("A man plays a device"): never used."""
 HYPERNYM_DEPTH = 4
 """Hypernym levels looked through for the nearest unambiguous single-word one."""
+KNOWN_HYPERNYM_DEPTH = 8
+"""Levels looked through when the hypernym must be a known word (`known`): "dog" passes canid, carnivore,
+placental and mammal (words a caption corpus never uses) on its way to "animal"."""
+MISLEADING_HYPERNYM_EDGES = frozenset({("wheeled_vehicle.n.01", "container.n.01")})
+"""WordNet 3.0 hypernym links that are not an everyday "is a" and are never walked: WordNet files wheeled
+vehicles under containers, which made "car" and "bicycle" into "container"."""
+MASS_CATEGORIES = frozenset({"material"})
+"""Exclusive categories whose nouns are materials: a plural names things, not the material ("glasses",
+"papers", "woods"), so only the singular is replaced."""
+GAME_CATEGORIES = frozenset({"sport"})
+"""Exclusive categories of games: with an article or in the plural the name is the ball ("hits a baseball",
+"two basketballs"), which another game's name does not replace."""
 DOMINANT_SHARE, DOMINANT_RATIO = 0.5, 2.0
 WORDNET_SOURCE = "WordNet 3.0, first sense"
 
@@ -310,30 +324,38 @@ def _best(candidates: Iterable[tuple[int, str]]) -> str | None:
 
 
 @lru_cache(maxsize=100_000)
-def wordnet_replacements(lemma: str, wordnet_pos: str) -> dict[str, str]:
-    """relation → replacement lemma (synonym, hypernym, hyponym, antonym) for the lemma's dominant sense."""
+def wordnet_replacements(lemma: str, wordnet_pos: str, known: frozenset[str] | None = None) -> dict[str, str]:
+    """relation → replacement lemma (synonym, hypernym, hyponym, antonym) for the lemma's dominant sense.
+
+    `known` (lower-case words, e.g. a training split's vocabulary) keeps only replacements among them, and
+    then hypernyms are looked for `KNOWN_HYPERNYM_DEPTH` levels up, so the nearest *known* one is found."""
     synset = dominant_synset(lemma, wordnet_pos)
     if synset is None:
         return {}
+
+    def usable(candidates: Iterable[tuple[int, str]]) -> list[tuple[int, str]]:
+        return [c for c in candidates if known is None or c[1].lower() in known]
+
     found: dict[str, str] = {}
-    synonym = _best(_candidates(synset, wordnet_pos, lemma)) if synset.pos() != "s" else None
+    synonym = _best(usable(_candidates(synset, wordnet_pos, lemma))) if synset.pos() != "s" else None
     if synonym:  # an adjective satellite's lemmas are similar, not the same ("red", "carmine", "crimson")
         found["synonym"] = synonym
     level, seen = [synset], {synset}
-    for _ in range(HYPERNYM_DEPTH):
+    for _ in range(HYPERNYM_DEPTH if known is None else KNOWN_HYPERNYM_DEPTH):
         level = [h for s in level for h in (*s.hypernyms(), *s.instance_hypernyms())
-                 if h not in seen and h.name() not in ABSTRACT_SYNSETS]
+                 if h not in seen and h.name() not in ABSTRACT_SYNSETS
+                 and (s.name(), h.name()) not in MISLEADING_HYPERNYM_EDGES]
         seen.update(level)
-        hypernym = _best(c for s in level for c in _candidates(s, wordnet_pos, lemma))
+        hypernym = _best(usable(c for s in level for c in _candidates(s, wordnet_pos, lemma)))
         if hypernym:
             found["hypernym"] = hypernym
             break
-    hyponym = _best((count, name) for s in synset.hyponyms() for count, name in _candidates(s, wordnet_pos, lemma)
-                    if count > 0)
+    hyponym = _best(usable((count, name) for s in synset.hyponyms()
+                           for count, name in _candidates(s, wordnet_pos, lemma) if count > 0))
     if hyponym:
         found["hyponym"] = hyponym
     antonyms = [a.name() for entry in synset.lemmas() if entry.name().lower() == lemma.lower()
-                for a in entry.antonyms() if _single_word(a.name())]
+                for a in entry.antonyms() if _single_word(a.name()) and (known is None or a.name().lower() in known)]
     if antonyms:
         found["antonym"] = antonyms[0]
     return found
@@ -345,14 +367,19 @@ EXCLUSIVE_MEMBERS: dict[str, tuple[str, tuple[str, ...], frozenset[str]]] = {
 }
 
 
-def exclusive_replacement(word: str, pos: str) -> tuple[str, str] | None:
-    """(category, the next member of the word's exclusive category) when the word is one in this part of speech."""
+def exclusive_replacement(word: str, pos: str, known: frozenset[str] | None = None) -> tuple[str, str] | None:
+    """(category, the next member of the word's exclusive category) when the word is one in this part of
+    speech; with `known`, the next member that is a known word (None when no other member is)."""
     entry = EXCLUSIVE_MEMBERS.get(word.lower())
     if entry is None or pos not in entry[2]:
         return None
     category, members, _ = entry
     index = [m.lower() for m in members].index(word.lower())
-    return category, members[(index + 1) % len(members)]
+    for step in range(1, len(members)):
+        member = members[(index + step) % len(members)]
+        if known is None or member.lower() in known:
+            return category, member
+    return None
 
 
 # -------------------------------------------------------------------------------------- text rewriting
@@ -388,6 +415,8 @@ class _Context:
     parsed: dict[str, ParsedSentence]
     polarity: dict[str, tuple[int | None, ...]]
     texts: dict[str, str] = field(default_factory=dict)
+    known: frozenset[str] | None = None
+    """Replacement words must be among these (lower case), when given."""
 
     def other(self, side: str) -> str:
         return "hypothesis" if side == "premise" else "premise"
@@ -413,7 +442,7 @@ def _positions(side: str, indices: Sequence[int]) -> dict[str, tuple[int, ...]]:
 
 
 def _substitutions(context: _Context, side: str) -> list[Edit]:
-    sentence, polarity = context.parsed[side], context.polarity[side]
+    sentence, polarity, known = context.parsed[side], context.polarity[side], context.known
     edits = []
     for word in sentence.words:
         if not (word.pos in SUBSTITUTABLE_POS or word.pos == "PROPN") or not word.text.isalpha() or len(word.text) < 2:
@@ -425,9 +454,15 @@ def _substitutions(context: _Context, side: str) -> list[Edit]:
         lemma = word.lemma.lower()
         options = []
         if word.pos in SUBSTITUTABLE_POS:  # proper nouns only through the lexicons (nationalities, weekdays)
-            options = [(relation, replacement, WORDNET_SOURCE)
-                       for relation, replacement in wordnet_replacements(lemma, SUBSTITUTABLE_POS[word.pos]).items()]
-        exclusive = exclusive_replacement(word.text, word.pos) or exclusive_replacement(lemma, word.pos)
+            options = [(relation, replacement, WORDNET_SOURCE) for relation, replacement
+                       in wordnet_replacements(lemma, SUBSTITUTABLE_POS[word.pos], known).items()]
+        exclusive = exclusive_replacement(word.text, word.pos, known)
+        if exclusive is None and not (word.tag in ("NNS", "NNPS") and EXCLUSIVE_MEMBERS.get(lemma, ("",))[0]
+                                      in MASS_CATEGORIES):
+            exclusive = exclusive_replacement(lemma, word.pos, known)
+        if exclusive and exclusive[0] in GAME_CATEGORIES and (word.tag in ("NNS", "NNPS") or any(
+                sentence.words[c].dep in ("det", "nummod") for c in sentence.children(word.i))):
+            exclusive = None
         if exclusive:
             options.append(("exclusive", exclusive[1], f"nlivis lexicon: {exclusive[0]}"))
         for relation, replacement, source in sorted(options, key=lambda o: RELATIONS.index(o[0])):
@@ -560,7 +595,7 @@ def negate(sentence: ParsedSentence) -> tuple[str, str, str, str, int] | None:
     if auxiliaries and not inverted:
         position = auxiliaries[0].i + 1
         text = rewrite(sentence, {}, {position: "not"})
-    elif auxiliaries or verb.pos == "AUX":
+    elif auxiliaries or verb.pos == "AUX" or verb.lemma == "be":  # "There is …" (spaCy may call it VERB)
         position = root if auxiliaries else root + 1
         if position >= len(sentence):
             return None
@@ -724,11 +759,13 @@ def check_kinds(kinds: Iterable[str] | None) -> tuple[str, ...]:
 
 
 def propose_edits(premise: str, hypothesis: str, label: str | None = None, task: str = "nli",
-                  kinds: Iterable[str] | None = None) -> list[Edit]:
+                  kinds: Iterable[str] | None = None, known: frozenset[str] | None = None) -> list[Edit]:
     """Every edit of the pair, in a fixed order (kind, side, position), each new pair once.
 
     `label` is the original pair's label (a name of `TASK_LABELS[task]`) or None; `kinds` limits the kinds
-    (names from `KINDS`, or substitution relations from `RELATIONS`).
+    (names from `KINDS`, or substitution relations from `RELATIONS`); `known` (lower-case words) limits a
+    substitution's replacements to those words (`wordnet_replacements`), e.g. to the words a training split
+    uses, so that an edit reads like the data it is made from.
     """
     if task not in TASK_LABELS:
         raise ValueError(f"unknown task {task!r}; use nli or paraphrase")
@@ -738,7 +775,7 @@ def propose_edits(premise: str, hypothesis: str, label: str | None = None, task:
     parsed_premise, parsed_hypothesis = parse_sentences([premise, hypothesis])
     parsed = {"premise": parsed_premise, "hypothesis": parsed_hypothesis}
     context = _Context(task, label, parsed, {side: polarities(s) for side, s in parsed.items()},
-                       {"premise": premise, "hypothesis": hypothesis})
+                       {"premise": premise, "hypothesis": hypothesis}, known)
     sides = ("hypothesis", "premise")
     edits: list[Edit] = []
     if "substitution" in wanted or any(r in wanted for r in RELATIONS):

@@ -55,6 +55,20 @@ seed = _checked(int, options.seed_problem, "a whole number")
 """argparse type: a seed numpy and torch both accept."""
 positive_int = _checked(int, options.count_problem, "a whole number")
 """argparse type: a whole number ≥ 1."""
+augment_ratio = _checked(float, options.augment_ratio_problem, "a number")
+"""argparse type: augmented pairs per training pair, above 0 and at most `options.MAX_AUGMENT_RATIO`."""
+
+
+def augment_kinds(text: str) -> tuple[str, ...]:
+    """argparse type: comma-separated augmentation kinds, each one `train --augment` knows."""
+    from nlivis.training.augment import parse_kinds
+
+    try:
+        return parse_kinds(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 ig_steps = _checked(int, options.integrated_gradients_steps_problem, "a whole number")
 """argparse type: integrated-gradients steps within what memory allows."""
 

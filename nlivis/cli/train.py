@@ -5,7 +5,8 @@
 
 The output folder must be new, empty or this run's own; Ctrl-C, SIGTERM or a file <out>/STOP written while the
 run trains saves the state, and --resume continues it to the same weights as an uninterrupted run. Every run
-records its training dynamics (see `python -m nlivis datamap`). Progress goes to stderr: a bar on a terminal,
+records its training dynamics (see `python -m nlivis datamap`). `--augment antonym,exclusive,…` adds label-fixed
+edits of the training pairs to every epoch (nlivis.training.augment). Progress goes to stderr: a bar on a terminal,
 a plain line every 5% of the steps when stderr is a file.
 """
 from __future__ import annotations
@@ -13,7 +14,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from nlivis.cli.common import epochs, fail, positive_int, seed
+from nlivis.cli.common import augment_kinds, augment_ratio, epochs, fail, positive_int, seed
+from nlivis.training.augment import AUGMENT_KINDS, DEFAULT_AUGMENT_RATIO
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,8 +44,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="auto uses CUDA when present, else the CPU")
     parser.add_argument("--resume", action="store_true",
                         help="continue from the folder's last saved state; the run must be the saved one (same "
-                             "config, --dataset, --size, --seed, --embeddings and --model: a difference is refused), "
-                             "only --epochs and --max-steps may change")
+                             "config, --dataset, --size, --seed, --embeddings, --model and --augment/--augment-ratio: "
+                             "a difference is refused), only --epochs and --max-steps may change")
+    parser.add_argument("--augment", type=augment_kinds, default=(), metavar="KIND[,KIND…]",
+                        help="add label-fixed edits of the training pairs to every epoch, made by the edit engine: "
+                             f"{', '.join(AUGMENT_KINDS)} (one or more, comma-separated; only edits whose label logic "
+                             "fixes are added, with ids derived from their originals; see nlivis.training.augment; "
+                             "default: none)")
+    parser.add_argument("--augment-ratio", type=augment_ratio, default=None, metavar="R",
+                        help="with --augment: at most R augmented pairs per training pair (R × the training pairs in "
+                             "all, shared evenly among the kinds, drawn once with --seed and added to every epoch; "
+                             f"default: {DEFAULT_AUGMENT_RATIO:g})")
     parser.add_argument("--cache-dir", default=None,
                         help="cache folder for spaCy analyses and word pieces (default: $NLIVIS_CACHE_DIR or ~/.cache/nlivis)")
 
@@ -60,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
         request = TrainRequest(config=load_config(args.config), dataset=args.dataset, data_dir=args.data_dir,
                                out_dir=args.out, device=args.device, seed=args.seed, max_steps=args.max_steps,
                                epochs=args.epochs, embeddings=args.embeddings, resume=args.resume, size=args.size,
-                               cache_dir=args.cache_dir, model_name=args.model)
+                               cache_dir=args.cache_dir, model_name=args.model, augment=args.augment,
+                               augment_ratio=args.augment_ratio)
         info = train(request)
     except TrainingStopped as stopped:
         print(str(stopped), file=sys.stderr)

@@ -104,6 +104,20 @@ def epochs_problem(value: float, option: str = "--epochs") -> str | None:
     return None
 
 
+MAX_AUGMENT_RATIO = 20.0
+"""Augmented pairs per training pair, at most: twenty times the data is far past where edits stop adding."""
+
+
+def augment_ratio_problem(value: float, option: str = "--augment-ratio") -> str | None:
+    """`--augment-ratio`: a finite number above 0, at most `MAX_AUGMENT_RATIO`."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return f"{option} must be a finite number above 0; got {shown_value(value)}"
+    if not 0 < value <= MAX_AUGMENT_RATIO:
+        return (f"{option} must be above 0 and at most {MAX_AUGMENT_RATIO:g} (augmented pairs per training pair); "
+                f"got {value:g}")
+    return None
+
+
 def seed_problem(value: int, option: str = "--seed") -> str | None:
     """`--seed`: an integer from 0 to 2**32 − 1."""
     low, high = SEED_RANGE

@@ -12,6 +12,9 @@ dataset cartography is computed from: Swayamdipta et al., EMNLP 2020; `nlivis.an
 - metadata (strings, JSON-encoded): `format`, `format_version`, `labels`, `ids` (the pairs' ids in column
   order) and `sources` ([{"split", "start", "count"}]: which split each run of columns comes from). Ids and
   numbers only, never sentences. Nothing is unpickled.
+- the augmented pairs of a run trained with `--augment` (`nlivis.training.augment`) are one source of split
+  `AUGMENTED_SPLIT` whose entry also lists, per column, its augmentation `kinds` and `originals` (the column
+  of the training pair it was made from); their ids are `<original id>~<kind>~<where>`.
 """
 from __future__ import annotations
 
@@ -29,6 +32,8 @@ from nlivis.store.files import atomic_write_bytes
 
 FORMAT = "nlivis-training-dynamics"
 FORMAT_VERSION = 1
+AUGMENTED_SPLIT = "augmented"
+"""The split name of the columns that hold a run's augmented pairs."""
 MISSING = 0xFFFF
 """A record slot for a pair that was not trained on in that epoch."""
 PROBABILITY_SCALE = 32766
@@ -76,6 +81,22 @@ class TrainingDynamics:
     def correct(self) -> np.ndarray:
         """bool [epochs, pairs]: right in that epoch (False where not trained on: see `seen`)."""
         return ((self.records & 1) == 1) & self.seen()
+
+    def augmented_kinds(self) -> list[str | None]:
+        """Per column: the augmentation kind of an augmented pair, None for a training pair."""
+        kinds: list[str | None] = [None] * self.pairs
+        for source in self.sources:
+            if source["split"] == AUGMENTED_SPLIT:
+                kinds[source["start"]:source["start"] + source["count"]] = source["kinds"]
+        return kinds
+
+    def augmented_originals(self) -> list[int | None]:
+        """Per column: the column of the training pair an augmented pair was made from, None for a training pair."""
+        originals: list[int | None] = [None] * self.pairs
+        for source in self.sources:
+            if source["split"] == AUGMENTED_SPLIT:
+                originals[source["start"]:source["start"] + source["count"]] = source["originals"]
+        return originals
 
     def split_of(self, column: int) -> str:
         for source in self.sources:
@@ -152,6 +173,14 @@ def _check_shapes(path: Path, dynamics: TrainingDynamics) -> None:
     for source in dynamics.sources:
         if source["start"] != covered or source["count"] < 0:
             raise broken("'sources' must cover the pairs in order, without gaps")
+        if source["split"] == AUGMENTED_SPLIT:
+            kinds, originals = source.get("kinds"), source.get("originals")
+            if not (isinstance(kinds, list) and len(kinds) == source["count"] and all(isinstance(k, str) for k in kinds)
+                    and isinstance(originals, list) and len(originals) == source["count"]
+                    and all(isinstance(o, int) and not isinstance(o, bool) and 0 <= o < source["start"]
+                            for o in originals)):
+                raise broken(f"the {AUGMENTED_SPLIT!r} source must list a kind and an original column (before it) "
+                             "for each of its pairs")
         covered += source["count"]
     if covered != len(dynamics.ids):
         raise broken(f"'sources' cover {covered} pairs, the file has {len(dynamics.ids)}")

@@ -48,12 +48,31 @@ class TrainRequest:
     """Anything with `is_set()` (e.g. a multiprocessing Event): when set, the run saves its state and stops."""
     model_name: str | None = None
     """Overrides the config's model name."""
+    augment: tuple[str, ...] = ()
+    """Augmentation kinds (`nlivis.training.augment.AUGMENT_KINDS`): label-fixed edits of the training pairs
+    added to every epoch; () trains on the training pairs alone."""
+    augment_ratio: float | None = None
+    """At most this many augmented pairs per training pair (default `DEFAULT_AUGMENT_RATIO` with `augment`)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "data_dir", Path(self.data_dir))
         object.__setattr__(self, "out_dir", Path(self.out_dir))
         if self.cache_dir is not None:
             object.__setattr__(self, "cache_dir", Path(self.cache_dir))
+        if self.augment:
+            from nlivis.data.options import augment_ratio_problem
+            from nlivis.training.augment import DEFAULT_AUGMENT_RATIO, parse_kinds
+
+            object.__setattr__(self, "augment", parse_kinds(self.augment))
+            ratio = DEFAULT_AUGMENT_RATIO if self.augment_ratio is None else self.augment_ratio
+            problem = augment_ratio_problem(ratio, "augment_ratio")
+            if problem:
+                raise ValueError(problem)
+            object.__setattr__(self, "augment_ratio", float(ratio))
+        elif self.augment_ratio is not None:
+            raise ValueError("an augmentation ratio was given without augmentation kinds (--augment)")
+        else:
+            object.__setattr__(self, "augment", ())
 
     def resolved_config(self) -> dict[str, Any]:
         """The config this run uses: size applied, then the request's overrides."""
@@ -61,7 +80,9 @@ class TrainRequest:
 
     def identity(self, resolved: Mapping[str, Any]) -> dict[str, Any]:
         """What a resumed run must share with the run it continues (`run_identity`)."""
-        return run_identity({k: v for k, v in resolved.items() if k != "size"}, self.dataset, self.size, self.seed)
+        augment = {"kinds": list(self.augment), "ratio": self.augment_ratio} if self.augment else None
+        return run_identity({k: v for k, v in resolved.items() if k != "size"}, self.dataset, self.size, self.seed,
+                            augment)
 
 
 BUDGET_KEYS = ("epochs",)
@@ -70,21 +91,27 @@ NAME_KEYS = ("config_name",)
 """Config keys that name the config rather than say what it does (a renamed copy is the same config)."""
 
 
-def run_identity(config: Mapping[str, Any], dataset: str, size: str, seed: int) -> dict[str, Any]:
+def run_identity(config: Mapping[str, Any], dataset: str, size: str, seed: int,
+                 augment: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The settings that make a run this run: the resolved config (model, features, training, without the
-    budget and the name), size, dataset and seed. Recorded in the training state; `--resume` must match it."""
+    budget and the name), size, dataset, seed and augmentation (kinds and ratio, when any). Recorded in the
+    training state; `--resume` must match it."""
     canonical = json.loads(json.dumps(config, sort_keys=True, default=str))
     for key in NAME_KEYS:
         canonical.pop(key, None)
     for key in BUDGET_KEYS:
         canonical.get("training", {}).pop(key, None)
-    return {"dataset": dataset, "size": size, "seed": seed, "config": canonical}
+    identity = {"dataset": dataset, "size": size, "seed": seed, "config": canonical}
+    if augment:
+        identity["augment"] = f"{','.join(augment['kinds'])} at ratio {float(augment['ratio']):g}"
+    return identity
 
 
 def checkpoint_identity(record: Mapping[str, Any]) -> dict[str, Any] | None:
     """`run_identity` of the run that wrote a checkpoint's config.json, or None when it does not say."""
     try:
-        return run_identity(record["source_config"], record["dataset"]["name"], record["size"], record["seed"])
+        return run_identity(record["source_config"], record["dataset"]["name"], record["size"], record["seed"],
+                            record.get("augmentation"))
     except (KeyError, TypeError):
         return None
 

@@ -105,8 +105,10 @@ def training_device() -> str:
 
 def train_command(config: str, dataset: str, data_dir: Path, out: Path, size: str = "shipped",
                   embeddings: str | None = None, epochs: float | None = None, max_steps: int | None = None,
-                  seed: int = 1, device: str = "cpu") -> list[str]:
-    """The `python -m nlivis train …` command line the Train page runs (the same as on a terminal)."""
+                  seed: int = 1, device: str = "cpu", augment: Sequence[str] = (),
+                  augment_ratio: float | None = None) -> list[str]:
+    """The `python -m nlivis train …` command line the Train page runs (the same as on a terminal).
+    `augment`: kinds from `nlivis.training.augment.augment_choices()`; `augment_ratio` only with them."""
     command = [sys.executable, "-m", "nlivis", "train", "--config", config, "--dataset", dataset,
                "--data-dir", str(Path(data_dir).expanduser().resolve()), "--out", str(Path(out).expanduser().resolve()),
                "--size", size, "--seed", str(seed), "--device", device]
@@ -116,6 +118,10 @@ def train_command(config: str, dataset: str, data_dir: Path, out: Path, size: st
         command += ["--epochs", str(epochs)]
     if max_steps is not None:
         command += ["--max-steps", str(max_steps)]
+    if augment:
+        command += ["--augment", ",".join(augment)]
+        if augment_ratio is not None:
+            command += ["--augment-ratio", f"{augment_ratio:g}"]
     return command
 
 

@@ -5,8 +5,9 @@ command), the tests and the scripts call. It takes the output folder's lock and 
 phases are:
 - set-up: protocol → read and analyse the train / select / report splits (spaCy, cached) → vocabulary
   (training words; when the word vectors are pretrained and frozen, the select/report words get rows too,
-  as one does with GloVe) → char vocabulary → word vectors → featurizer → model → optimizer (or the saved
-  state of `--resume`);
+  as one does with GloVe) → char vocabulary → word vectors → featurizer → the augmented pairs of `--augment`
+  (label-fixed edits of the training pairs, drawn once, trained on in every epoch: `nlivis.training.augment`)
+  → model → optimizer (or the saved state of `--resume`);
 - `run`: epochs until the budget (epochs or max_steps) is spent;
 - `run_epoch`: the epoch's length-bucketed batches (deterministic given the seed), one `step` each;
 - `step`: one optimizer step, its training dynamics recorded (each pair's gold-label probability and
@@ -182,9 +183,24 @@ class Trainer:
                                  word_dim=int(self.data.vectors.shape[1]), num_classes=len(self.protocol.labels))
         self.featurizer = Featurizer(self.data.vocab, self.data.char_vocab, FeatureSettings(**self.featurizer_settings),
                                      self.protocol.labels)
-        self.train_items = self.data.train_items + (self.data.mix_in.items if self.data.mix_in else [])
-        """Every training pair, then the mix-in pool: batches hold indices into this list."""
+        self.augmentation = self._augment()
+        self.train_items = (self.data.train_items + (self.data.mix_in.items if self.data.mix_in else [])
+                            + (self.augmentation.items if self.augmentation else []))
+        """Every training pair, then the mix-in pool, then the augmented pairs: batches hold indices into this
+        list."""
         self.dynamics = self._dynamics_recorder()
+
+    def _augment(self):
+        """The run's augmented pairs (`--augment`): label-fixed edits of the training pairs, drawn once with the
+        seed (`nlivis.training.augment`); None without augmentation."""
+        request = self.request
+        if not request.augment:
+            return None
+        from nlivis.training.augment import augment_training, stderr_progress
+
+        report = request.progress and self.context.is_main
+        return augment_training(self.data.train_items, self.protocol.labels, request.augment, request.augment_ratio,
+                                request.seed, request.cache_dir, stderr_progress if report else lambda message: None)
 
     def _build_model(self) -> None:
         """The model from the resolved config, seeded, with the word vectors in (frozen or not)."""
@@ -255,6 +271,8 @@ class Trainer:
         for split, count in [*self.data.train_sources, *([(mix_in.split, len(mix_in.items))] if mix_in else [])]:
             sources.append({"split": split, "start": start, "count": count})
             start += count
+        if self.augmentation is not None:
+            sources.append(augmented_source(start, self.augmentation))
         return DynamicsRecorder(ids=[item.pair.id for item in self.train_items],
                                 gold=[self.featurizer.label_index[item.pair.label] for item in self.train_items],
                                 labels=self.protocol.labels, sources=sources)
@@ -268,7 +286,8 @@ class Trainer:
         else:
             pool = torch.randperm(len(mix_in.items), generator=torch.Generator().manual_seed(seed * 100_003 + epoch))
             first = len(self.data.train_items)
-            chosen = [*range(first), *(first + pool[:mix_in.per_epoch]).tolist()]
+            augmented = range(first + len(mix_in.items), len(self.lengths))
+            chosen = [*range(first), *(first + pool[:mix_in.per_epoch]).tolist(), *augmented]
         batches = bucket_batches([self.lengths[i] for i in chosen], self.settings.batch_size,
                                  seed=seed * 100_003 + epoch, shuffle=True)
         return distributed.shard_batches([[chosen[j] for j in batch] for batch in batches], self.context)
@@ -507,6 +526,7 @@ class Trainer:
                         "note": protocol.note, "small": protocol.small,
                         "train": [split_key(r) for r in protocol.train], "select": data.select_key,
                         "report": [split_key(r) for r in protocol.report], "train_pairs": len(data.train_items),
+                        **({"augmented_pairs": len(self.augmentation.items)} if self.augmentation else {}),
                         **({"mix_in": {"split": mix_in.split, "fraction": mix_in.fraction,
                                        "pairs_per_epoch": mix_in.per_epoch, "of": len(mix_in.items)}}
                            if mix_in else {})},
@@ -527,8 +547,18 @@ class Trainer:
             "steps": self.state.step,
             "epochs": round(self.epochs_done(), 4),
             "dynamics": {"file": DYNAMICS_FILE, "pairs": len(self.train_items), "epochs": len(self.dynamics.rows)},
+            **({"augmentation": self.augmentation.record} if self.augmentation else {}),
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
+
+
+def augmented_source(start: int, augmentation) -> dict[str, Any]:
+    """The dynamics' source entry of the augmented columns: their kinds and the columns of their originals
+    (so a data map can mark them and lead back to the pair each was made from)."""
+    from nlivis.store.dynamics import AUGMENTED_SPLIT
+
+    return {"split": AUGMENTED_SPLIT, "start": start, "count": len(augmentation.items),
+            "kinds": list(augmentation.kinds), "originals": [int(i) for i in augmentation.originals]}
 
 
 def check_resume_matches(out_dir: Path, identity: dict[str, Any]) -> None:

@@ -1,0 +1,541 @@
+"""Targeted augmentation (`train --augment KIND[,KIND…] [--augment-ratio R]`): edits of the training pairs,
+made by the edit engine (`nlivis.analysis.edits`), added to every epoch — only edits whose label logic
+fixes (the engine's `expectation == "label"`), never a guessed one.
+
+Where the edits come from, for each training pair (P, H) with gold label L:
+- the pair itself, its hypothesis ("h") or premise ("p") edited, or the two swapped ("x"): an antonym or
+  exclusive co-hyponym of a word of an entailed hypothesis gives contradiction, a known hypernym of an
+  upward noun keeps entailment, a negated entailed hypothesis contradicts, a neutral one stays neutral,
+  a swapped contradiction is still one …, as the engine decides;
+- the premise paired with itself ("s"): P entails P (a duplicate of itself, for paraphrase), so the copy's
+  edits follow the same logic — "A man in a red shirt is sitting" / "A man in a blue shirt is sitting" is
+  a contradiction, "… a man …" / "… a person …" an entailment (Breaking NLI's one-word pairs, Glockner et
+  al. 2018, made with label logic instead of by hand).
+
+What is filtered out, and why (counts per reason go into config.json):
+- replacements the training split uses in fewer than `MIN_WORD_COUNT` distinct sentences (the engine's `known`,
+  and every new word of an edit): WordNet's rare synonyms and hypernyms ("aerodrome", "canid") read like
+  no caption; it also keeps the vocabulary — and so the shared word-vector file — the baseline's;
+- words inside a compound ("safety gear" → "danger gear", "pickup truck" → "pickup train") or attached by a
+  hyphen ("t-shirt"): the substitution changes a name, not a word;
+- words whose spaCy lemma does not give the word back ("riding" read as "rid", "striped" as "strip"): the
+  lemma's senses are another word's; plurals that are WordNet words of their own ("glasses", "shorts");
+- synonyms of verbs: a verb's dominant sense's synonyms often take other arguments or mean another act
+  ("arrested" → "collared", "flies" → "wings", "laying" → "placing"); nouns' and adjectives' are kept;
+- hypernyms and hyponyms of anything but a concrete noun (a person, animal, artefact, food, plant, body
+  part, substance, natural object or place): verb hypernyms break the sentence's frame ("crossed the street"
+  → "gone the street") and abstract nouns' dominant senses are often not a caption's ("table" → "array");
+- antonyms and exclusive words already in the sentence ("black and white ball" → "white and white ball");
+  hypernyms too general for a caption ("water" → "material"); a gendered word ("man" → "woman") in a
+  sentence whose pronouns would then disagree ("A woman sits with his belongings");
+- a negation inserted before a gerund that spaCy tagged as a finite verb ("People do not landscaping"),
+  and a quantifier of a coordinated subject ("No man and a woman are laughing").
+
+How many (`--augment-ratio R`): at most R × (the number of training pairs) augmented pairs, drawn once with
+the run's seed and added to every epoch (the same set each epoch, so each has training dynamics over every
+epoch like an original pair). The cap is shared evenly among the labels the asked kinds give — antonyms,
+exclusive words, numbers and swaps only ever give contradiction, and an unbalanced set would move the
+model's label prior — and each label's share evenly among the kinds that give it (a label or kind with
+fewer candidates leaves its share to the others); within a kind the draw alternates between distinct word
+changes (so "man → woman" does not crowd out rarer antonyms).
+
+Cost: the candidate edits of the whole training split are made once (spaCy's parser, WordNet) and kept in
+the cache root (`augment/`), keyed by the training pairs, the engine's code and spaCy's pipeline; the
+chosen pairs' analyses go through the feature cache. A later run (another kind, ratio or seed) only draws.
+"""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import inspect
+import json
+import math
+import random
+import re
+import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Mapping, Sequence
+
+from nlivis.analysis import lexicons
+from nlivis.analysis.edits import LABEL, TASK_LABELS, Edit, propose_edits
+
+AUGMENT_KINDS: dict[str, str] = {
+    "antonym": "a word replaced by its WordNet antonym (standing → sitting, man → woman): contradiction from "
+               "an entailed pair or from a premise paired with itself",
+    "exclusive": "a word replaced by another of an exclusive category (red → blue, dog → cat, guitar → violin; "
+                 "nlivis's lexicons): contradiction",
+    "number": "a number changed (two → three): contradiction",
+    "negation": "the main verb negated or its negation removed: an entailed hypothesis (or the premise paired with "
+                "itself) becomes a contradiction, a neutral one stays neutral",
+    "quantifier": "a subject's quantifier swapped (a → no, all → some …) where the quantifier lattice fixes the "
+                  "label",
+    "synonym": "a word replaced by a WordNet synonym of its dominant sense (big → large): the label stays",
+    "hypernym": "a concrete noun replaced by its nearest WordNet hypernym the training data uses (dog → animal), "
+                "where monotonicity fixes the label",
+    "hyponym": "a concrete noun replaced by a WordNet hyponym (dog → puppy), where monotonicity fixes the label",
+    "swap": "premise and hypothesis of a contradiction swapped: still a contradiction",
+}
+"""What `--augment` accepts, with the help text a form shows for each. The engine's name, gender and typo
+edits keep a label too but are invariance edits; they are not offered here."""
+DEFAULT_AUGMENT_RATIO = 0.5
+MIN_WORD_COUNT = 3
+"""A replacement (and every new word of an edit) must occur in this many distinct sentences of the training
+split."""
+GENERAL_HYPERNYMS = frozenset({"material", "substance", "matter", "thing", "object", "stuff", "item", "article"})
+"""Hypernyms too general to say anything in a caption ("sprayed with material"): not used."""
+GENDERED_PRONOUNS = frozenset({"he", "she", "his", "her", "him", "hers", "himself", "herself"})
+GENDERED_WORDS = frozenset(w for pair in lexicons.GENDER_PAIRS for w in pair)
+SOURCES = {"h": "the pair's hypothesis edited", "p": "the pair's premise edited", "x": "the pair swapped",
+           "s": "the premise paired with itself, its copy edited"}
+CONCRETE_LEXNAMES = frozenset({"noun.animal", "noun.artifact", "noun.person", "noun.food", "noun.plant",
+                               "noun.body", "noun.substance", "noun.object", "noun.location"})
+"""WordNet lexicographer files whose nouns take hypernym / hyponym substitutions."""
+SELF_LABEL = {"nli": "entailment", "paraphrase": "duplicate"}
+"""What a sentence is to itself."""
+ENGINE_MODULES = ("edits.py", "monotonicity.py", "lexicons.py", "inflection.py", "parsed.py")
+POOL_FORMAT = "nlivis-augmentation-pool-1"
+CHUNK = 256
+"""Training pairs parsed together (spaCy's batch) while the candidates are made."""
+WORD = re.compile(r"[\w'-]+")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One label-fixed edit of training pair number `original`."""
+
+    original: int
+    kind: str
+    source: str
+    """"h", "p", "x" or "s" (`SOURCES`)."""
+    position: int
+    """Token index of the change in the edited sentence (-1 for a swap)."""
+    word: str
+    replacement: str
+    premise: str
+    hypothesis: str
+    label: str
+
+
+@dataclass
+class Pool:
+    """Every label-fixed candidate of a training split that passed the filters, and what was filtered."""
+
+    candidates: list[Candidate]
+    filtered: dict[str, int]
+    seconds: float = 0.0
+    cached: bool = False
+
+
+@dataclass
+class Augmentation:
+    """The augmented pairs of one run (analysed, in the order they join the training pairs) and their record."""
+
+    items: list
+    kinds: list[str]
+    originals: list[int]
+    """Per augmented pair: the index of the training pair it was made from."""
+    record: dict
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+# -------------------------------------------------------------------------------------------- kinds
+
+
+def parse_kinds(text: str | Iterable[str]) -> tuple[str, ...]:
+    """Kind names (a comma-separated string or a list) in `AUGMENT_KINDS` order, each once; ValueError
+    naming the unknown ones and listing the known."""
+    names = [k.strip() for k in (text.split(",") if isinstance(text, str) else text)]
+    names = [k for k in names if k]
+    if not names:
+        raise ValueError(f"give at least one augmentation kind: {', '.join(AUGMENT_KINDS)}")
+    unknown = [k for k in names if k not in AUGMENT_KINDS]
+    if unknown:
+        hint = (" (name, gender and typo edits are invariances, not label-fixing edits)"
+                if set(unknown) & {"name", "gender", "typo"} else "")
+        raise ValueError(f"unknown augmentation kind(s) {', '.join(map(repr, unknown))}{hint}; "
+                         f"choose from {', '.join(AUGMENT_KINDS)}")
+    return tuple(k for k in AUGMENT_KINDS if k in names)
+
+
+def augment_choices() -> list[tuple[str, str]]:
+    """(kind, help text) of every kind `--augment` accepts, for a form's options."""
+    return list(AUGMENT_KINDS.items())
+
+
+def kind_of(edit: Edit) -> str:
+    """The augmentation kind of an engine edit: a substitution's relation, else the engine's kind."""
+    return edit.change.relation if edit.kind == "substitution" else edit.kind
+
+
+# -------------------------------------------------------------------------------------------- filters
+
+
+@dataclass(frozen=True)
+class WordCounts:
+    """How often a training split uses each lower-case token and each lemma."""
+
+    tokens: Mapping[str, int]
+    lemmas: Mapping[str, int]
+
+    @classmethod
+    def of(cls, items: Sequence) -> "WordCounts":
+        """Counted once per distinct sentence (an SNLI premise stands in three pairs: one rare caption must
+        not make its words look common)."""
+        tokens: Counter = Counter()
+        lemmas: Counter = Counter()
+        seen: set[tuple[str, ...]] = set()
+        for item in items:
+            for sentence in (item.premise, item.hypothesis):
+                if sentence.tokens in seen:
+                    continue
+                seen.add(sentence.tokens)
+                tokens.update({token.lower() for token in sentence.tokens})
+                lemmas.update({lemma.lower() for lemma in sentence.lemmas})
+        return cls(tokens, lemmas)
+
+    def known(self, min_count: int) -> frozenset[str]:
+        """Tokens and lemmas used at least `min_count` times: the engine's `known` words (it looks lemmas up)."""
+        return frozenset([*(w for w, c in self.tokens.items() if c >= min_count),
+                          *(w for w, c in self.lemmas.items() if c >= min_count)])
+
+
+def _own_wordnet_noun(text: str) -> bool:
+    """A plural that WordNet lists as a noun of its own ("glasses", "shorts", "steps")."""
+    from nlivis.features.wordnet import load_wordnet
+
+    lower = text.lower()
+    return any(entry.name().lower() == lower for synset in load_wordnet().synsets(lower, "n")
+               for entry in synset.lemmas())
+
+
+def _a_wordnet_verb(text: str) -> bool:
+    from nlivis.features.wordnet import load_wordnet
+
+    lower = text.lower()
+    return any(entry.name().lower() == lower for synset in load_wordnet().synsets(lower, "v")
+               for entry in synset.lemmas())
+
+
+def _concrete_noun(lemma: str) -> bool:
+    from nlivis.analysis.edits import dominant_synset
+
+    synset = dominant_synset(lemma.lower(), "n")
+    return synset is not None and synset.lexname() in CONCRETE_LEXNAMES
+
+
+def substitution_problem(kind: str, word, sentence) -> str | None:
+    """Why a substitution of `word` (a parsed word of `sentence`) is not used, or None."""
+    from nlivis.analysis.inflection import inflect
+
+    words = sentence.words
+    if word.dep == "compound" or any(words[c].dep == "compound" for c in sentence.children(word.i)):
+        return "word inside a compound"
+    before = words[word.i - 1] if word.i > 0 else None
+    after = words[word.i + 1] if word.i + 1 < len(words) else None
+    if (before is not None and not before.ws and before.text in "-/") or (not word.ws and after is not None
+                                                                         and after.text in "-/"):
+        return "word joined by a hyphen"
+    form = inflect(word.lemma.lower(), word.tag)
+    if form is not None and form != word.lower and word.pos != "PROPN":
+        return "lemma does not give the word back"
+    if word.tag == "NNS" and _own_wordnet_noun(word.text):
+        return "plural that is a word of its own"
+    if kind in ("hypernym", "hyponym") and (word.pos != "NOUN" or not _concrete_noun(word.lemma)):
+        return "hypernym/hyponym of a non-concrete noun or a non-noun"
+    if kind == "synonym" and word.pos == "VERB":
+        return "verb synonym"
+    return None
+
+
+def _new_words(edit: Edit, original: str) -> set[str]:
+    edited = edit.hypothesis if edit.side != "premise" else edit.premise
+    return {w.lower() for w in WORD.findall(edited)} - {w.lower() for w in WORD.findall(original)}
+
+
+def edit_problem(kind: str, edit: Edit, parsed, original_text: str, counts: WordCounts, min_count: int) -> str | None:
+    """Why an engine edit is not used as a training pair, or None (see the module docstring)."""
+    if edit.expectation != LABEL or edit.expected is None:
+        return "label not fixed by logic"
+    if kind == "swap":
+        return None
+    unknown = [w for w in _new_words(edit, original_text) if counts.tokens.get(w, 0) < min_count]
+    if unknown:
+        return "new word rare in the training split"
+    position = next(iter(edit.change.premise_positions or edit.change.hypothesis_positions), None)
+    if position is None or position >= len(parsed):
+        return None
+    word = parsed.words[position]
+    if edit.kind == "substitution":
+        problem = substitution_problem(kind, word, parsed)
+        if problem:
+            return problem
+        words = {w.lower for w in parsed.words}
+        if kind in ("antonym", "exclusive") and edit.change.replacement.lower() in words:
+            return "replacement already in the sentence"
+        if kind == "hypernym" and edit.change.replacement.lower() in GENERAL_HYPERNYMS:
+            return "hypernym too general"
+        if word.lower in GENDERED_WORDS and words & GENDERED_PRONOUNS:
+            return "gendered word with a pronoun that would disagree"
+    elif kind == "negation" and edit.change.replacement:
+        root = parsed.words[parsed.root] if parsed.root is not None else None
+        if root is not None and root.lower.endswith("ing") and root.tag != "VBG" and not _a_wordnet_verb(root.text):
+            return "gerund tagged as a finite verb"
+    elif kind == "quantifier":
+        noun = parsed.words[word.head]
+        if any(parsed.words[c].dep == "conj" for c in parsed.children(noun.i)):
+            return "quantifier of a coordinated subject"
+    return None
+
+
+# ----------------------------------------------------------------------------------------- candidates
+
+
+def candidates_of(index: int, premise: str, hypothesis: str, label: str, task: str, known: frozenset[str],
+                  counts: WordCounts, min_count: int, filtered: Counter) -> list[Candidate]:
+    """The label-fixed candidates of one training pair (itself and its premise paired with itself) that pass
+    the filters; `filtered` counts the others by reason."""
+    from nlivis.analysis.parsed import parse_sentences
+
+    engine_kinds = tuple(AUGMENT_KINDS)
+    parsed_premise, parsed_hypothesis = parse_sentences([premise, hypothesis])
+    found: list[Candidate] = []
+    sources = [("pair", propose_edits(premise, hypothesis, label, task, engine_kinds, known))]
+    sources.append(("self", propose_edits(premise, premise, SELF_LABEL[task], task,
+                                          tuple(k for k in engine_kinds if k != "swap"), known)))
+    for origin, edits in sources:
+        for edit in edits:
+            if origin == "self" and edit.side != "hypothesis":
+                continue  # the premise side of (P, P) repeats the hypothesis side's edits the other way round
+            kind = kind_of(edit)
+            if kind not in AUGMENT_KINDS:
+                continue
+            source = "s" if origin == "self" else {"hypothesis": "h", "premise": "p", "pair": "x"}[edit.side]
+            parsed = parsed_hypothesis if source == "h" else parsed_premise
+            original_text = hypothesis if source == "h" else premise
+            problem = edit_problem(kind, edit, parsed, original_text, counts, min_count)
+            if problem:
+                filtered[problem] += 1
+                continue
+            positions = edit.change.premise_positions or edit.change.hypothesis_positions
+            found.append(Candidate(index, kind, source, positions[0] if positions else -1, edit.change.word,
+                                   edit.change.replacement, edit.premise, edit.hypothesis, edit.expected))
+    return found
+
+
+def build_pool(pairs: Sequence, task: str, counts: WordCounts, min_count: int = MIN_WORD_COUNT,
+               progress: Callable[[str], None] = lambda message: None) -> Pool:
+    """Every filtered, label-fixed candidate of the training pairs (`data.records.Pair`s with labels)."""
+    from nlivis.analysis.parsed import parse_sentences
+
+    known = counts.known(min_count)
+    start = time.perf_counter()
+    filtered: Counter = Counter()
+    candidates: list[Candidate] = []
+    reported = 0
+    for first in range(0, len(pairs), CHUNK):
+        chunk = pairs[first:first + CHUNK]
+        parse_sentences([text for pair in chunk for text in (pair.premise, pair.hypothesis)])
+        for offset, pair in enumerate(chunk):
+            candidates += candidates_of(first + offset, pair.premise, pair.hypothesis, pair.label, task, known,
+                                        counts, min_count, filtered)
+        done = min(first + CHUNK, len(pairs))
+        if done == len(pairs) or done - reported >= len(pairs) / 20:
+            reported = done
+            progress(f"augment: edits of {done:,} of {len(pairs):,} training pairs made "
+                     f"({len(candidates):,} label-fixed candidates, {time.perf_counter() - start:.0f} s)")
+    return Pool(candidates, dict(sorted(filtered.items())), time.perf_counter() - start)
+
+
+def pool_cache_path(pairs: Sequence, task: str, min_count: int, cache_dir: str | Path | None = None) -> Path:
+    """Where the pool of these training pairs is kept: keyed by the pairs (ids, texts, labels), the task, the
+    word-count threshold, the engine's and this module's code and spaCy's pipeline."""
+    from nlivis.analysis import edits as engine
+    from nlivis.features.cache import file_digest, installed_pipeline_version, texts_digest
+    from nlivis.store.files import cache_root
+
+    content = texts_digest((p.id, p.premise, p.hypothesis + "\t" + str(p.label)) for p in pairs)
+    code = file_digest(Path(engine.__file__).with_name(name) for name in ENGINE_MODULES)
+    key = json.dumps([POOL_FORMAT, task, min_count, content, code, candidate_rules_digest(),
+                      installed_pipeline_version()])
+    return cache_root(cache_dir) / "augment" / f"{hashlib.sha256(key.encode()).hexdigest()[:24]}.json.gz"
+
+
+def candidate_rules_digest() -> str:
+    """sha256 of the code and constants that decide which candidates a pool holds (this module's filters),
+    so that editing the draw or the docs here keeps the cache, and changing a rule does not."""
+    rules = [WordCounts, substitution_problem, _new_words, edit_problem, candidates_of, build_pool, _own_wordnet_noun,
+             _a_wordnet_verb, _concrete_noun, kind_of]
+    constants = [sorted(AUGMENT_KINDS), sorted(CONCRETE_LEXNAMES), sorted(GENERAL_HYPERNYMS), sorted(GENDERED_PRONOUNS),
+                 sorted(GENDERED_WORDS), SELF_LABEL, CHUNK, WORD.pattern]
+    text = "".join(inspect.getsource(rule) for rule in rules) + json.dumps(constants)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def load_pool(pairs: Sequence, task: str, counts: WordCounts, min_count: int = MIN_WORD_COUNT,
+              cache_dir: str | Path | None = None, progress: Callable[[str], None] = lambda message: None) -> Pool:
+    """`build_pool`, read from the cache when these pairs were augmented before by the same code."""
+    from nlivis.store.files import atomic_write_bytes
+
+    path = pool_cache_path(pairs, task, min_count, cache_dir)
+    start = time.perf_counter()
+    if path.is_file():
+        try:
+            data = json.loads(gzip.decompress(path.read_bytes()).decode("utf-8"))
+            if data.get("format") != POOL_FORMAT:
+                raise ValueError("another format")
+            pool = Pool([Candidate(**c) for c in data["candidates"]], data["filtered"],
+                        time.perf_counter() - start, cached=True)
+            progress(f"augment: {len(pool.candidates):,} candidate edits read from {path}")
+            return pool
+        except (OSError, ValueError, KeyError, TypeError, EOFError) as error:
+            progress(f"augment: cached candidates {path} unreadable ({error}); making them again")
+    progress(f"augment: making the candidate edits of {len(pairs):,} training pairs (spaCy's parser and WordNet, "
+             "once; later runs read them from the cache)")
+    pool = build_pool(pairs, task, counts, min_count, progress)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        payload = {"format": POOL_FORMAT, "candidates": [asdict(c) for c in pool.candidates],
+                   "filtered": pool.filtered}
+        atomic_write_bytes(path, gzip.compress(json.dumps(payload, ensure_ascii=False).encode("utf-8"), mtime=0))
+    except OSError as error:
+        progress(f"augment: could not keep the candidates in {path.parent} ({error}); they are used uncached")
+    return pool
+
+
+# ------------------------------------------------------------------------------------------ the draw
+
+
+def _spread(candidates: Sequence[Candidate], rng: random.Random) -> list[Candidate]:
+    """Candidates in an order that alternates between distinct word changes (each change's candidates
+    shuffled, the changes in a shuffled order), so any prefix is as varied as the candidates allow."""
+    by_change: dict[tuple[str, str], list[Candidate]] = defaultdict(list)
+    for candidate in candidates:
+        by_change[(candidate.word.lower(), candidate.replacement.lower())].append(candidate)
+    groups = [by_change[change] for change in sorted(by_change)]
+    for group in groups:
+        rng.shuffle(group)
+    rng.shuffle(groups)
+    order = []
+    for depth in range(max((len(g) for g in groups), default=0)):
+        order += [group[depth] for group in groups if depth < len(group)]
+    return order
+
+
+def shares(available: Mapping[str, int], cap: int) -> dict[str, int]:
+    """The cap split evenly among the kinds; a kind with fewer candidates than its share takes them all and
+    leaves the rest to the others (water-filling). Remainders go to the kinds in order."""
+    share = {kind: 0 for kind in available}
+    left, open_kinds = cap, [k for k in available if available[k] > 0]
+    while left > 0 and open_kinds:
+        each = max(1, left // len(open_kinds))
+        for kind in list(open_kinds):
+            take = min(each, available[kind] - share[kind], left)
+            share[kind] += take
+            left -= take
+            if share[kind] >= available[kind]:
+                open_kinds.remove(kind)
+            if left == 0:
+                break
+    return share
+
+
+def draw(pool: Pool, kinds: Sequence[str], ratio: float, train_count: int, seed: int,
+         existing: Iterable[tuple[str, str]] = ()) -> tuple[list[Candidate], dict[str, int]]:
+    """The augmented pairs of a run: at most floor(ratio × train_count), each new pair once and none equal to
+    a training pair. The cap is shared evenly among the labels the asked kinds give (so augmentation moves
+    the label prior as little as they allow), each label's share evenly among the kinds that give it
+    (`shares` at both levels), and each (label, kind) drawn in `_spread` order. Returns the pairs and the
+    candidates per kind."""
+    cap = math.floor(ratio * train_count)
+    seen = set(existing)
+    by_label: dict[str, dict[str, list[Candidate]]] = defaultdict(lambda: {kind: [] for kind in kinds})
+    available = {kind: 0 for kind in kinds}
+    for candidate in pool.candidates:
+        if candidate.kind in available and (candidate.premise, candidate.hypothesis) not in seen:
+            seen.add((candidate.premise, candidate.hypothesis))
+            by_label[candidate.label][candidate.kind].append(candidate)
+            available[candidate.kind] += 1
+    labels = sorted(by_label)
+    chosen: list[Candidate] = []
+    label_shares = shares({label: sum(map(len, by_label[label].values())) for label in labels}, cap)
+    for label in labels:
+        found = by_label[label]
+        for kind, take in shares({kind: len(found[kind]) for kind in kinds}, label_shares[label]).items():
+            chosen += _spread(found[kind], random.Random(f"{seed}:{label}:{kind}"))[:take]
+    return chosen, available
+
+
+def augmented_id(original_id: str, candidate: Candidate) -> str:
+    """`<original id>~<kind>~<source><position>`: where the pair came from, readable in any listing."""
+    return f"{original_id}~{candidate.kind}~{candidate.source}{candidate.position}"
+
+
+def unique_ids(ids: Sequence[str]) -> list[str]:
+    """Ids with a second, third … occurrence suffixed `.2`, `.3` (two quantifier swaps at one position)."""
+    seen: Counter = Counter()
+    unique = []
+    for value in ids:
+        seen[value] += 1
+        unique.append(value if seen[value] == 1 else f"{value}.{seen[value]}")
+    return unique
+
+
+def augmentation_record(kinds: Sequence[str], ratio: float, seed: int, train_count: int, chosen: Sequence[Candidate],
+                        available: Mapping[str, int], pool: Pool, min_count: int) -> dict:
+    """What config.json says about a run's augmentation."""
+    return {
+        "kinds": list(kinds), "ratio": ratio, "seed": seed,
+        "relative_to": "training pairs: at most ratio × training pairs are added, drawn once and trained on in "
+                       "every epoch",
+        "cap": math.floor(ratio * train_count), "pairs": len(chosen),
+        "added": {kind: sum(c.kind == kind for c in chosen) for kind in kinds},
+        "candidates": dict(available),
+        "by_label": dict(sorted(Counter(c.label for c in chosen).items())),
+        "by_source": {SOURCES[s]: n for s, n in sorted(Counter(c.source for c in chosen).items())},
+        "filtered_out": pool.filtered,
+        "min_word_count": min_count,
+        "id_format": "<original id>~<kind>~<source><token position>; sources: "
+                     + ", ".join(f"{k} = {v}" for k, v in SOURCES.items()),
+    }
+
+
+def task_of_labels(labels: Sequence[str]) -> str:
+    for task, task_labels in TASK_LABELS.items():
+        if tuple(labels) == task_labels:
+            return task
+    raise ValueError(f"augmentation needs NLI or paraphrase labels; this protocol's are {list(labels)}")
+
+
+def augment_training(train_items: Sequence, labels: Sequence[str], kinds: Sequence[str], ratio: float, seed: int,
+                     cache_dir: str | Path | None = None, progress: Callable[[str], None] = lambda message: None,
+                     min_count: int | None = None) -> Augmentation:
+    """The augmented pairs of a run over `train_items` (analysed training pairs): candidates (cached),
+    the seeded draw, and the chosen pairs analysed (feature cache). `min_count`: `MIN_WORD_COUNT` unless given."""
+    from nlivis.data.records import Pair
+    from nlivis.features.dataset import analyze_pairs
+
+    min_count = MIN_WORD_COUNT if min_count is None else min_count
+    task = task_of_labels(labels)
+    pairs = [item.pair for item in train_items]
+    counts = WordCounts.of(train_items)
+    pool = load_pool(pairs, task, counts, min_count, cache_dir, progress)
+    start = time.perf_counter()
+    chosen, available = draw(pool, kinds, ratio, len(pairs), seed, ((p.premise, p.hypothesis) for p in pairs))
+    ids = unique_ids([augmented_id(pairs[c.original].id, c) for c in chosen])
+    records = [Pair(id=i, premise=c.premise, hypothesis=c.hypothesis, label=c.label) for i, c in zip(ids, chosen)]
+    drawn = time.perf_counter() - start
+    progress(f"augment: {len(records):,} pairs added to every epoch "
+             f"({', '.join(f'{k} {sum(c.kind == k for c in chosen):,}' for k in kinds)}); analysing them")
+    start = time.perf_counter()
+    items = analyze_pairs(records, cache_dir=cache_dir, progress=False)
+    record = augmentation_record(kinds, ratio, seed, len(pairs), chosen, available, pool, min_count)
+    return Augmentation(items, [c.kind for c in chosen], [c.original for c in chosen], record,
+                        {"candidates_s": pool.seconds, "candidates_cached": float(pool.cached), "draw_s": drawn,
+                         "analysis_s": time.perf_counter() - start})
+
+
+def stderr_progress(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)

@@ -1,0 +1,332 @@
+"""Targeted augmentation (issue 23 §2): `train --augment` on the tiny fixture adds only edits whose label logic
+fixes, with ids derived from their originals, counts recorded, deterministically, marked in the training
+dynamics and the data map, consistent across a stop and --resume; kind and ratio validation; the ratio cap;
+the filters on hand-written sentences."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from nlivis.analysis.datamap import data_map
+from nlivis.analysis.edits import LABEL, propose_edits
+from nlivis.cli import main
+from nlivis.features.dataset import analyze_pairs
+from nlivis.store.dynamics import AUGMENTED_SPLIT, read_dynamics
+from nlivis.training import augment
+from nlivis.training.augment import (AUGMENT_KINDS, SELF_LABEL, Candidate, Pool, augment_choices, draw, parse_kinds,
+                                     shares, unique_ids)
+from nlivis.training.request import TrainRequest
+from nlivis.training.runs import train_command
+from nlivis.training.stopping import TrainingStopped
+from tests.fixtures.training.helpers import FIXTURE_DIR, TINY_CONFIG, train_tiny
+
+ALL_KINDS = tuple(AUGMENT_KINDS)
+
+
+@pytest.fixture(scope="module")
+def wordnet():
+    from nlivis.features.wordnet import WordNetUnavailable, load_wordnet
+
+    try:
+        return load_wordnet()
+    except WordNetUnavailable as error:
+        pytest.skip(f"WordNet unavailable: {error}")
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("augment-cache")
+
+
+@pytest.fixture(scope="module")
+def every_word_known():
+    """The fixture's 40 hand-written pairs use few words three times: every word it uses counts as known."""
+    patch = pytest.MonkeyPatch()
+    patch.setattr(augment, "MIN_WORD_COUNT", 1)
+    yield
+    patch.undo()
+
+
+@pytest.fixture(scope="module")
+def augmented_run(tmp_path_factory, cache_dir, every_word_known, wordnet):
+    out = tmp_path_factory.mktemp("augmented") / "tiny"
+    train_tiny(out, cache_dir, epochs=3, augment=ALL_KINDS, augment_ratio=1.0)
+    return out
+
+
+def fixture_pairs() -> list[Pair]:
+    from nlivis.data.readers import read_nli_jsonl
+
+    return [p for p in read_nli_jsonl(FIXTURE_DIR / "snli_1.0_train.jsonl").pairs if p.label]
+
+
+# ------------------------------------------------------------------------------------------ validation
+
+
+def test_kinds_are_validated_with_a_clear_message():
+    assert parse_kinds("negation, antonym,antonym") == ("antonym", "negation")  # canonical order, once each
+    with pytest.raises(ValueError, match=r"unknown augmentation kind\(s\) 'antonyms'; choose from antonym, exclusive"):
+        parse_kinds("antonyms")
+    with pytest.raises(ValueError, match="invariances, not label-fixing"):
+        parse_kinds("typo")
+    with pytest.raises(ValueError, match="at least one"):
+        parse_kinds(" , ")
+    assert [kind for kind, _ in augment_choices()] == list(AUGMENT_KINDS)
+    assert all(help_text for _, help_text in augment_choices())
+
+
+def test_request_checks_the_ratio_and_needs_kinds_for_it():
+    config = {"model": {"name": "gcnn"}}
+    with pytest.raises(ValueError, match="above 0 and at most 20"):
+        TrainRequest(config, "snli", FIXTURE_DIR, "out", augment=("antonym",), augment_ratio=0)
+    with pytest.raises(ValueError, match="without augmentation kinds"):
+        TrainRequest(config, "snli", FIXTURE_DIR, "out", augment_ratio=0.5)
+    request = TrainRequest(config, "snli", FIXTURE_DIR, "out", augment=["synonym", "antonym"])
+    assert request.augment == ("antonym", "synonym") and request.augment_ratio == augment.DEFAULT_AUGMENT_RATIO
+    assert request.identity({"model": {"name": "gcnn"}})["augment"] == "antonym,synonym at ratio 0.5"
+    assert "augment" not in TrainRequest(config, "snli", FIXTURE_DIR, "out").identity({"model": {"name": "gcnn"}})
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--augment", "antonym,colour"], "unknown augmentation kind(s) 'colour'"),
+    (["--augment", "antonym", "--augment-ratio", "-1"], "--augment-ratio: the value must be above 0"),
+    (["--augment", "antonym", "--augment-ratio", "nan"], "--augment-ratio: the value must be a finite number"),
+    (["--augment-ratio", "0.5"], "without augmentation kinds"),
+])
+def test_the_command_line_refuses_bad_kinds_and_ratios_in_one_line(tmp_path, capsys, arguments, message):
+    code = None
+    try:
+        code = main(["train", "--config", str(TINY_CONFIG), "--dataset", "snli", "--data-dir", str(FIXTURE_DIR),
+                     "--out", str(tmp_path / "run"), *arguments])
+    except SystemExit as exit_:  # argparse's own exit for a bad type
+        code = exit_.code
+    assert code == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
+def test_train_command_carries_the_augmentation(tmp_path):
+    command = train_command("esan", "snli-small", tmp_path, tmp_path / "out", augment=("antonym", "negation"),
+                            augment_ratio=0.25)
+    assert command[-4:] == ["--augment", "antonym,negation", "--augment-ratio", "0.25"]
+    assert "--augment" not in train_command("esan", "snli-small", tmp_path, tmp_path / "out")
+
+
+# ------------------------------------------------------------------------------------------- the draw
+
+
+def test_shares_split_the_cap_evenly_and_pass_on_what_a_kind_cannot_use():
+    assert shares({"a": 100, "b": 100, "c": 100}, 30) == {"a": 10, "b": 10, "c": 10}
+    assert shares({"a": 2, "b": 100, "c": 100}, 30) == {"a": 2, "b": 14, "c": 14}
+    assert shares({"a": 2, "b": 3, "c": 0}, 30) == {"a": 2, "b": 3, "c": 0}
+    assert shares({"a": 5, "b": 5}, 3) == {"a": 2, "b": 1}
+    assert shares({"a": 5}, 0) == {"a": 0}
+
+
+def _candidates(count: int) -> Pool:
+    labels = ("entailment", "neutral", "contradiction")
+    return Pool([Candidate(i % 7, "synonym" if i % 2 else "antonym", "s", i % 5, f"w{i % 4}", f"r{i % 3}",
+                           f"premise {i}", f"hypothesis {i}", labels[i % 3]) for i in range(count)], {})
+
+
+def test_the_ratio_caps_the_draw_which_is_deterministic_given_the_seed():
+    pool = _candidates(200)
+    chosen, available = draw(pool, ("antonym", "synonym"), 0.25, 40, seed=1)
+    assert len(chosen) == 10 == 0.25 * 40 and available == {"antonym": 100, "synonym": 100}
+    assert sorted(Counter(c.label for c in chosen).values()) == [3, 3, 4]  # the labels share the cap
+    assert set(Counter(c.kind for c in chosen)) == {"antonym", "synonym"}  # each label's share split among kinds
+    assert draw(pool, ("antonym", "synonym"), 0.25, 40, seed=1)[0] == chosen
+    assert draw(pool, ("antonym", "synonym"), 0.25, 40, seed=2)[0] != chosen
+    assert len(draw(pool, ("antonym",), 10.0, 40, seed=1)[0]) == 100  # fewer candidates than the cap: all
+    many, _ = draw(pool, ("synonym",), 0.75, 40, seed=3)
+    assert Counter(c.label for c in many) == {"entailment": 10, "neutral": 10, "contradiction": 10}
+    contradictions = [c for c in many if c.label == "contradiction"]
+    assert len({(c.word, c.replacement) for c in contradictions[:2]}) == 2  # alternating word changes
+    only_contradiction = Pool([c for c in pool.candidates if c.label == "contradiction"], {})
+    assert len(draw(only_contradiction, ("antonym",), 0.5, 40, seed=1)[0]) == 20  # no other label: all to it
+
+
+def test_a_candidate_equal_to_a_training_pair_or_to_another_candidate_is_not_drawn():
+    pool = _candidates(6)
+    twin = Pool([*pool.candidates, pool.candidates[1]], {})
+    chosen, available = draw(twin, ("antonym", "synonym"), 10.0, 10, seed=1,
+                             existing=[("premise 0", "hypothesis 0")])
+    assert available == {"antonym": 2, "synonym": 3} and len(chosen) == 5
+
+
+def test_ids_are_derived_from_the_original_and_unique():
+    candidate = Candidate(3, "antonym", "h", 4, "tall", "short", "p", "h", "contradiction")
+    assert augment.augmented_id("train-003", candidate) == "train-003~antonym~h4"
+    assert unique_ids(["a~x~h1", "a~x~h1", "b", "a~x~h1"]) == ["a~x~h1", "a~x~h1.2", "b", "a~x~h1.3"]
+
+
+# ------------------------------------------------------------------------------------------ the filters
+
+
+def _problems(premise: str, hypothesis: str, label: str, known: set[str]) -> dict[str, list[str]]:
+    """{"<h|p|x|self>:<word>-><replacement>": [filter reason or "kept", …]} of the pair's candidates (h, p, x:
+    the pair's hypothesis, premise, both swapped; self: the premise paired with itself) with `known` as the
+    training words."""
+    from nlivis.analysis.parsed import parse_sentences
+    from nlivis.training.augment import WordCounts, kind_of
+
+    counts = WordCounts({w: 99 for w in known}, {w: 99 for w in known})
+    found: dict[str, list[str]] = {}
+    parsed_premise, parsed_hypothesis = parse_sentences([premise, hypothesis])
+    for origin, edits in (("pair", propose_edits(premise, hypothesis, label, "nli", ALL_KINDS, frozenset(known))),
+                          ("self", propose_edits(premise, premise, SELF_LABEL["nli"], "nli", ALL_KINDS,
+                                                 frozenset(known)))):
+        for edit in edits:
+            if origin == "self" and edit.side != "hypothesis":
+                continue
+            parsed = parsed_hypothesis if (origin, edit.side) == ("pair", "hypothesis") else parsed_premise
+            original = hypothesis if (origin, edit.side) == ("pair", "hypothesis") else premise
+            problem = augment.edit_problem(kind_of(edit), edit, parsed, original, counts, 1)
+            side = "self" if origin == "self" else edit.side[0]
+            found.setdefault(f"{side}:{edit.change.word}->{edit.change.replacement}", []).append(problem or "kept")
+    return found
+
+
+def test_filters_on_hand_written_sentences(wordnet):
+    words = {"a", "an", "the", "man", "woman", "men", "person", "is", "in", "gear", "danger", "safety", "standing",
+             "sitting", "on", "white", "black", "and", "ball", "with", "his", "dog", "not", "does", "animal",
+             "table", "group", "array", "red", "blue", "shirt", "cat", "kicks", "garment", "clothing", "short",
+             "tall", "wearing", "one", "sits", "stands"}
+    found = _problems("A man in safety gear is standing .", "A man is standing .", "entailment", words)
+    assert "word inside a compound" in found["self:safety->danger"]
+    assert found["h:man->woman"] == ["kept"]  # an antonym of an entailed hypothesis: contradiction
+    found = _problems("A dog with a black and white ball .", "A dog with a ball .", "entailment", words)
+    assert found["self:black->white"] == ["replacement already in the sentence"]
+    assert found["self:dog->animal"] == ["kept"]  # a concrete noun's known hypernym
+    found = _problems("A man sits with his dog .", "A man sits with his dog .", "entailment", words)
+    assert "gendered word with a pronoun that would disagree" in found["self:man->woman"]
+    found = _problems("A man sits at a table .", "A man sits at a table .", "entailment", words)
+    assert not any(key.startswith("self:table->") and "kept" in value for key, value in found.items())
+    found = _problems("A tall man in a red shirt kicks a ball .", "A man kicks a ball .", "neutral", words)
+    assert found["h:man->woman"] == ["label not fixed by logic"]  # from neutral an antonym fixes nothing
+
+
+def test_every_pair_added_to_training_is_one_the_engine_labels_by_logic(augmented_run, cache_dir):
+    config = json.loads((augmented_run / "config.json").read_text())
+    dynamics = read_dynamics(augmented_run)
+    source = dynamics.sources[-1]
+    assert source["split"] == AUGMENTED_SPLIT and source["start"] == 40
+    pairs = fixture_pairs()
+    by_id = {p.id: p for p in pairs}
+    analysed = {item.pair.id: item.pair for item in augment_items(augmented_run, cache_dir)}
+    known = augment.WordCounts.of(analyze_pairs(pairs, cache_dir=cache_dir, progress=False)).known(1)
+    assert list(analysed) == dynamics.ids[40:]
+    for column, (pair_id, kind, original) in enumerate(zip(dynamics.ids[40:], source["kinds"], source["originals"])):
+        origin = pairs[original]
+        assert pair_id.startswith(f"{origin.id}~{kind}~"), pair_id
+        assert dynamics.gold[40 + column] == dynamics.labels.index(analysed[pair_id].label)
+        new = analysed[pair_id]
+        where = pair_id.split("~")[2][0]
+        if where == "s":
+            edits = propose_edits(origin.premise, origin.premise, SELF_LABEL["nli"], "nli", known=known)
+        else:
+            edits = propose_edits(origin.premise, origin.hypothesis, origin.label, "nli", known=known)
+        match = [e for e in edits if (e.premise, e.hypothesis) == (new.premise, new.hypothesis)]
+        assert match and all(e.expectation == LABEL and e.expected == new.label for e in match), pair_id
+        assert by_id[origin.id] is not None
+    record = config["augmentation"]
+    assert record["kinds"] == list(ALL_KINDS) and record["ratio"] == 1.0 and record["seed"] == 1
+    assert record["pairs"] == config["dataset"]["augmented_pairs"] == len(source["kinds"]) <= record["cap"] == 40
+    assert record["added"] == {kind: source["kinds"].count(kind) for kind in ALL_KINDS}
+    assert all(record["added"][k] <= record["candidates"][k] for k in ALL_KINDS)
+    assert record["filtered_out"]["label not fixed by logic"] > 0
+    assert config["dynamics"]["pairs"] == 40 + record["pairs"]
+
+
+def augment_items(run: Path, cache_dir: Path) -> list:
+    """The run's augmented pairs made again from its config (the same draw, read from the candidate cache)."""
+    config = json.loads((run / "config.json").read_text())
+    record = config["augmentation"]
+    items = analyze_pairs(fixture_pairs(), cache_dir=cache_dir, progress=False)
+    made = augment.augment_training(items, config["labels"], record["kinds"], record["ratio"], record["seed"],
+                                    cache_dir, min_count=record["min_word_count"])
+    return made.items
+
+
+def test_augmentation_is_deterministic_given_the_seed(augmented_run, cache_dir):
+    items = analyze_pairs(fixture_pairs(), cache_dir=cache_dir, progress=False)
+    first = augment.augment_training(items, ["entailment", "neutral", "contradiction"], ALL_KINDS, 0.5, 1,
+                                     cache_dir, min_count=1)
+    again = augment.augment_training(items, ["entailment", "neutral", "contradiction"], ALL_KINDS, 0.5, 1,
+                                     cache_dir, min_count=1)
+    other = augment.augment_training(items, ["entailment", "neutral", "contradiction"], ALL_KINDS, 0.5, 2,
+                                     cache_dir, min_count=1)
+    ids = lambda made: [item.pair.id for item in made.items]  # noqa: E731
+    assert ids(first) == ids(again) and len(ids(first)) == 20
+    assert ids(other) != ids(first) and Counter(other.kinds) == Counter(first.kinds)
+    assert again.timings["candidates_cached"] == 1.0  # the second run read the candidates from the cache
+
+
+def test_dynamics_and_the_data_map_mark_the_augmented_pairs(augmented_run, capsys):
+    dynamics = read_dynamics(augmented_run)
+    assert dynamics.seen().all()  # augmented pairs are trained on in every epoch
+    points = data_map(dynamics)
+    flags = points.is_augmented()
+    assert not flags[:40].any() and flags[40:].all()
+    rows = points.rows()
+    assert rows[0]["augmented"] is None and rows[0]["original"] is None
+    assert rows[40]["augmented"] == dynamics.sources[-1]["kinds"][0]
+    assert rows[40]["original"] == dynamics.ids[dynamics.sources[-1]["originals"][0]]
+    assert rows[40]["id"].startswith(rows[40]["original"] + "~")
+    by_origin = points.region_counts_by_origin()
+    assert sum(by_origin["training pairs"].values()) == 40
+    assert sum(by_origin["augmented pairs"].values()) == dynamics.pairs - 40
+    assert main(["datamap", str(augmented_run)]) == 0
+    assert "augmented pairs (train --augment)" in capsys.readouterr().out
+    assert main(["datamap", str(augmented_run), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["regions_by_origin"] == by_origin and printed["pairs"][40]["augmented"] is not None
+
+
+def test_a_damaged_augmented_source_is_refused(augmented_run, tmp_path):
+    from nlivis.store.checkpoints import CheckpointError
+    from nlivis.store.dynamics import write_dynamics
+
+    dynamics = read_dynamics(augmented_run)
+    dynamics.sources[-1]["originals"] = dynamics.sources[-1]["originals"][:-1]
+    with pytest.raises(CheckpointError, match="must list a kind and an original column"):
+        write_dynamics(tmp_path / "d.safetensors", dynamics)
+
+
+class StopAfter:
+    """A stop event that turns on at its n-th check (the trainer checks once per step)."""
+
+    def __init__(self, checks: int):
+        self.remaining = checks
+
+    def is_set(self) -> bool:
+        self.remaining -= 1
+        return self.remaining < 0
+
+
+def test_a_stopped_and_resumed_augmented_run_ends_as_an_uninterrupted_one(tmp_path, cache_dir, every_word_known,
+                                                                          wordnet):
+    options = dict(epochs=3, augment=("antonym", "negation", "synonym", "swap"), augment_ratio=0.5)
+    straight = tmp_path / "a" / "run"
+    train_tiny(straight, cache_dir, **options)
+    resumed = tmp_path / "b" / "run"
+    with pytest.raises(TrainingStopped):
+        train_tiny(resumed, cache_dir, stop_event=StopAfter(10), **options)  # in the second epoch
+    with pytest.raises(ValueError, match=r"augment 'antonym,negation,synonym,swap at ratio 0.25' \(the saved run: "
+                                         r"'antonym,negation,synonym,swap at ratio 0.5'\)"):
+        train_tiny(resumed, cache_dir, resume=True, **{**options, "augment_ratio": 0.25})
+    with pytest.raises(ValueError, match=r"augment unset \(the saved run"):
+        train_tiny(resumed, cache_dir, resume=True, epochs=3)
+    train_tiny(resumed, cache_dir, resume=True, **options)
+    a, b = read_dynamics(straight), read_dynamics(resumed)
+    assert a.ids == b.ids and a.sources == b.sources and np.array_equal(a.records, b.records)
+    weights_a, weights_b = load_file(str(straight / "model.safetensors")), load_file(str(resumed / "model.safetensors"))
+    assert all(torch.equal(weights_a[k], weights_b[k]) for k in weights_a)
+    assert json.loads((straight / "config.json").read_text())["augmentation"] == \
+        json.loads((resumed / "config.json").read_text())["augmentation"]
