@@ -98,7 +98,7 @@ def analyze_pairs(
     `cache_key` names the source (e.g. split key + source file hash); the cache file also depends on
     the spaCy pipeline version and the feature format, and its stored digest of the pairs' ids and
     texts must match, so a stale file is never used. Without a key, the digest of the pairs' texts is
-    the key. `cache_dir` overrides the default folder (`features.cache.cache_root`). `progress` shows a
+    the key. `cache_dir` overrides the default folder (`store.files.cache_root`). `progress` shows a
     tqdm bar while spaCy runs.
     """
     return analyze_pairs_reported(pairs, cache_dir, cache_key, progress)[0]
