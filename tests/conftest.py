@@ -22,3 +22,14 @@ def shared_data() -> Path:
 @pytest.fixture
 def fixtures() -> Path:
     return FIXTURES
+
+
+@pytest.fixture(scope="session")
+def wordnet():
+    """WordNet 3.0 as nlivis fetches and checks it (`features.wordnet`), or skip saying why it is unavailable."""
+    from nlivis.features.wordnet import WordNetUnavailable, load_wordnet
+
+    try:
+        return load_wordnet()
+    except WordNetUnavailable as error:
+        pytest.skip(f"WordNet unavailable: {error}")

@@ -16,16 +16,6 @@ from nlivis.analysis.monotonicity import polarities
 from nlivis.analysis.parsed import parse_sentences
 
 
-@pytest.fixture(scope="module")
-def wordnet():
-    from nlivis.features.wordnet import WordNetUnavailable, load_wordnet
-
-    try:
-        return load_wordnet()
-    except WordNetUnavailable as error:
-        pytest.skip(f"WordNet unavailable: {error}")
-
-
 def edit(edits, kind, side, relation=None, replacement=None):
     found = [e for e in edits if e.kind == kind and e.side == side
              and (relation is None or e.change.relation == relation)

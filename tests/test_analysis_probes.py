@@ -16,16 +16,6 @@ from nlivis.analysis.significance import mcnemar_exact, wilson_interval
 from nlivis.data.records import Pair
 
 
-@pytest.fixture(scope="module")
-def wordnet():
-    from nlivis.features.wordnet import WordNetUnavailable, load_wordnet
-
-    try:
-        return load_wordnet()
-    except WordNetUnavailable as error:
-        pytest.skip(f"WordNet unavailable: {error}")
-
-
 def test_wilson_interval_against_hand_computed_values():
     # p = 0.1, n = 100, z = 1.95996: centre 0.119207, half-width 0.061857, denominator 1.038415
     low, high = wilson_interval(10, 100)

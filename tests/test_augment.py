@@ -16,6 +16,7 @@ from safetensors.torch import load_file
 from nlivis.analysis.datamap import data_map
 from nlivis.analysis.edits import LABEL, propose_edits
 from nlivis.cli import main
+from nlivis.data.records import Pair
 from nlivis.features.dataset import analyze_pairs
 from nlivis.store.dynamics import AUGMENTED_SPLIT, read_dynamics
 from nlivis.training import augment
@@ -27,16 +28,6 @@ from nlivis.training.stopping import TrainingStopped
 from tests.fixtures.training.helpers import FIXTURE_DIR, TINY_CONFIG, train_tiny
 
 ALL_KINDS = tuple(AUGMENT_KINDS)
-
-
-@pytest.fixture(scope="module")
-def wordnet():
-    from nlivis.features.wordnet import WordNetUnavailable, load_wordnet
-
-    try:
-        return load_wordnet()
-    except WordNetUnavailable as error:
-        pytest.skip(f"WordNet unavailable: {error}")
 
 
 @pytest.fixture(scope="module")

@@ -23,16 +23,6 @@ def tiny(tmp_path_factory) -> Path:
     return train_variant(tmp_path_factory.mktemp("interventions") / "checkpoints", "gcnn")
 
 
-@pytest.fixture(scope="module")
-def wordnet():
-    from nlivis.features.wordnet import WordNetUnavailable, load_wordnet
-
-    try:
-        return load_wordnet()
-    except WordNetUnavailable as error:
-        pytest.skip(f"WordNet unavailable: {error}")
-
-
 def run(capsys, *argv: str) -> tuple[int, str, str]:
     code = main([str(a) for a in argv])
     out, err = capsys.readouterr()
