@@ -11,8 +11,8 @@ import pytest
 from nlivis.analysis import probes
 from nlivis.analysis.overlap import normalised
 from nlivis.analysis.probes import (ModelOutcome, ProbeCase, ProbeTest, build_suite, comparisons, fill_edit_tests,
-                                    holm_adjusted, load_suite, nli_edit_tests, training_overlap)
-from nlivis.analysis.significance import mcnemar_exact, wilson_interval
+                                    load_suite, nli_edit_tests, training_overlap)
+from nlivis.analysis.significance import holm_adjusted, mcnemar_exact, wilson_interval
 from nlivis.data.records import Pair
 
 
@@ -29,6 +29,24 @@ def test_mcnemar_and_holm_against_hand_computed_values():
     assert mcnemar_exact(1, 6) == pytest.approx(2 * 8 / 128)  # P(X ≤ 1 | n = 7) = (1 + 7) / 2^7
     assert holm_adjusted([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
     assert holm_adjusted([0.5, 0.6]) == pytest.approx([1.0, 1.0])
+
+
+def test_comparisons_adjust_with_holm_over_every_pair_of_checkpoints():
+    """Three checkpoints, one test: three McNemar tests. Only a or only b fails on 0 vs 7 cases (p = 2 / 2^7 =
+    0.015625), a vs c on 0 vs 6 (p = 2 / 2^6 = 0.03125), b vs c on 4 vs 3 (p = 2 · 64 / 128 = 1). Holm:
+    0.015625 × 3 = 0.046875, 0.03125 × 2 = 0.0625, 1 × 1 = 1."""
+    from nlivis.analysis import significance
+
+    assert not hasattr(probes, "holm_adjusted")  # one copy: nlivis.analysis.significance
+    cases = tuple(ProbeCase(f"p{i}", f"h{i}", "label", "entailment") for i in range(10))
+    test = ProbeTest("Negation", "t", "MFT", "", cases)
+    outcome = {"a": ModelOutcome([], [], []), "b": ModelOutcome(list(range(7)), [], []),
+               "c": ModelOutcome(list(range(4, 10)), [], [])}
+    rows = comparisons([test], [outcome], ["a", "b", "c"])
+    assert [(row["a"], row["b"]) for row in rows] == [("a", "b"), ("a", "c"), ("b", "c")]
+    assert [row["p"] for row in rows] == pytest.approx([0.015625, 0.03125, 1.0])
+    assert [row["p_holm"] for row in rows] == pytest.approx([0.046875, 0.0625, 1.0])
+    assert [row["p_holm"] for row in rows] == significance.holm_adjusted([row["p"] for row in rows])
 
 
 def test_comparisons_count_discordant_failures_on_the_same_cases():

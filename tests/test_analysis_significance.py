@@ -79,3 +79,24 @@ def test_holm_and_benjamini_hochberg_on_hand_computed_p_values():
     assert holm_adjusted([0.5, 0.9]) == pytest.approx([1.0, 1.0])  # capped at 1
     assert benjamini_hochberg([0.2, 0.01, 0.04]) == pytest.approx([0.2, 0.03, 0.06])
     assert holm_adjusted([]) == [] and benjamini_hochberg([]) == []
+
+
+def test_wilson_interval_hand_computed_and_exact_at_the_edges():
+    """z = 1.959964 (95%), z² = 3.841459. 0 of 10: the upper end is z² / (n + z²) = 3.841459 / 13.841459 =
+    0.277533; 10 of 10 mirrors it, lower end n / (n + z²) = 0.722467. 5 of 10: centre (0.5 + z²/20) / (1 + z²/10)
+    = 0.5, half-width z·√(0.025 + z²/400) / (1 + z²/10) = 0.364592 / 1.384146 = 0.263407 → [0.236593, 0.763407].
+    The edge ends are exactly 0.0 and 1.0: the closed form gave 4.9e-17 for 0 of 3 and 0.9999999999999999 for
+    10 of 10 in floating point."""
+    from nlivis.analysis.significance import wilson_interval
+
+    assert wilson_interval(0, 10) == (0.0, pytest.approx(0.277533, abs=1e-6))
+    assert wilson_interval(10, 10) == (pytest.approx(0.722467, abs=1e-6), 1.0)
+    assert wilson_interval(5, 10) == (pytest.approx(0.236593, abs=1e-6), pytest.approx(0.763407, abs=1e-6))
+    for count in range(1, 300):
+        low, _ = wilson_interval(0, count)
+        _, high = wilson_interval(count, count)
+        assert low == 0.0 and high == 1.0, count
+        assert 0.0 < wilson_interval(1, count)[0] and wilson_interval(count - 1, count)[1] < 1.0
+    assert all(math.isnan(end) for end in wilson_interval(0, 0))
+    with pytest.raises(ValueError):
+        wilson_interval(11, 10)

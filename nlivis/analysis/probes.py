@@ -583,22 +583,11 @@ def training_overlap(checkpoint, tests: Sequence[ProbeTest], data_dir: str | Pat
     return {**overlap.to_dict(), "cases_checked": len(built)}
 
 
-def holm_adjusted(p_values: Sequence[float]) -> list[float]:
-    """Holm's step-down adjustment: the k-th smallest p times (m − k + 1), made monotone, capped at 1."""
-    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
-    adjusted = [0.0] * len(p_values)
-    running = 0.0
-    for rank, index in enumerate(order):
-        running = max(running, min(1.0, (len(p_values) - rank) * p_values[index]))
-        adjusted[index] = running
-    return adjusted
-
-
 def comparisons(tests: Sequence[ProbeTest], outcomes: Sequence[dict[str, ModelOutcome]],
                 names: Sequence[str]) -> list[dict]:
     """McNemar's exact test per test for every two checkpoints on the same cases (discordant failures), with
     Holm's adjustment over all of them."""
-    from nlivis.analysis.significance import mcnemar_exact
+    from nlivis.analysis.significance import holm_adjusted, mcnemar_exact
 
     rows = []
     for test, per_model in zip(tests, outcomes):
@@ -625,7 +614,7 @@ def probe_record(result: ProbeResult, suite: str, seed: int, per_test: int, note
             outcome = per_model[name]
             failures = len(outcome.failures)
             low, high = wilson_interval(failures, count)
-            by_model[name] = {  # six decimals: Wilson's end at 0 failures is 0 up to 1e-17 in floating point
+            by_model[name] = {  # six decimals: the JSON holds shares, not float noise
                 "failures": failures, "rate": round(failures / count, 6) if count else None,
                 "interval": [round(low, 6), round(high, 6)] if count else None,
                 "failing": [{"case": i, "predicted": outcome.predicted[i],

@@ -133,9 +133,13 @@ def bootstrap_accuracy(correct: Sequence[bool], resamples: int = DEFAULT_RESAMPL
 def wilson_interval(correct: int, count: int, confidence: float = 0.95) -> tuple[float, float]:
     """Wilson score interval of an accuracy `correct / count`: closed form, inside [0, 1] and sensible
     for the small per-tag counts of an error analysis (23 CONDITIONAL pairs), where the normal
-    approximation is not. (nan, nan) when `count` is 0."""
+    approximation is not. (nan, nan) when `count` is 0. At the edges the closed form's end is exact
+    mathematically but not in floating point (0 of 3 gave a lower end of 4.9e-17, 10 of 10 an upper end of
+    0.9999999999999999), so 0 successes give exactly 0.0 and `count` of `count` exactly 1.0."""
     if count <= 0:
         return float("nan"), float("nan")
+    if not 0 <= correct <= count:
+        raise ValueError(f"successes must be between 0 and the count {count}, got {correct}")
     from scipy.stats import norm
 
     z = float(norm.ppf(0.5 + confidence / 2))
@@ -143,4 +147,6 @@ def wilson_interval(correct: int, count: int, confidence: float = 0.95) -> tuple
     centre = share + z * z / (2 * count)
     spread = z * np.sqrt(share * (1 - share) / count + z * z / (4 * count * count))
     denominator = 1 + z * z / count
-    return float(max(0.0, (centre - spread) / denominator)), float(min(1.0, (centre + spread) / denominator))
+    low = 0.0 if correct == 0 else max(0.0, (centre - spread) / denominator)
+    high = 1.0 if correct == count else min(1.0, (centre + spread) / denominator)
+    return float(low), float(high)
