@@ -146,18 +146,23 @@ def test_the_figure_draws_every_trained_pair_once_with_its_column_thresholds_and
     figure = data_map_scatter(points.variability, points.confidence, correctness_groups(points), points.ids,
                               (0.2, 0.75, 0.25), points.region_counts(), "map", outline=("box", (0.0, 0.1), (0.1, 0.3)))
     assert {t.type for t in figure.data} == {"scattergl"}
-    columns = sorted(int(c) for t in figure.data for c in t.customdata)
+    markers = [t for t in figure.data if t.mode == "markers"]
+    columns = sorted(int(c) for t in markers for c in t.customdata)
     assert columns == [0, 1, 2, 3], "one point per trained pair; customdata is its column"
-    assert [t.name for t in figure.data] == ["0/3 right (1)", "2/3 right (2)", "3/3 right (1)"]
-    shapes = figure.layout.shapes
-    assert [s.type for s in shapes] == ["line", "line", "line", "rect"] and shapes[0].x0 == 0.2 and shapes[1].y0 == 0.75
+    assert [t.name for t in markers] == ["0/3 right (1)", "2/3 right (2)", "3/3 right (1)"]
+    lines = {t.name: t for t in figure.data if t.mode == "lines"}
+    assert list(lines) == ["thresholds", "selection"] and figure.data[-1].name == "selection", "drawn over the points"
+    assert list(lines["thresholds"].x) == [0.2, 0.2, None, 0, 0.2, None, 0, 0.2]
+    assert list(lines["thresholds"].y) == [0, 1, None, 0.75, 0.75, None, 0.25, 0.25]
+    assert list(lines["selection"].x) == [0.0, 0.1, 0.1, 0.0, 0.0] and list(lines["selection"].y) == [0.1, 0.1, 0.3, 0.3, 0.1]
+    assert not any(t.showlegend for t in lines.values()) and {t.hoverinfo for t in lines.values()} == {"skip"}
     assert any("hard-to-learn: 1" in a.text for a in figure.layout.annotations)
     assert "variability" in figure.layout.xaxis.title.text and "confidence" in figure.layout.yaxis.title.text
     data = figure_data(figure)
-    assert sorted(data["text"]) == ["p0", "p1", "p2", "p3"] and len(data) == 4, "the CSV names every pair"
+    assert sorted(data["text"]) == ["p0", "p1", "p2", "p3"] and len(data) == 4, "the CSV names every pair, no lines"
     lasso = data_map_scatter(points.variability, points.confidence, ["x"] * 5, points.ids, (0.2, 0.75, 0.25), {}, "map",
                              outline=("lasso", (0, 0.1, 0), (0, 0.3, 0.6)))
-    assert lasso.layout.shapes[-1].type == "path" and lasso.layout.shapes[-1].path.endswith("Z")
+    assert lasso.data[-1].name == "selection" and list(lasso.data[-1].x) == [0, 0.1, 0, 0], "a closed polygon"
     empty = data_map_scatter(np.full(2, np.nan), np.full(2, np.nan), ["a", "a"], ["x", "y"], (0.2, 0.75, 0.25), {}, "map")
     assert "nothing to map" in empty.layout.annotations[0].text
 

@@ -36,7 +36,12 @@ def root(tmp_path_factory) -> Path:
 
 
 def map_points(app) -> list[dict]:
-    return [t for f in charts(app) for t in f["data"] if t.get("type") == "scattergl"]
+    return [t for f in charts(app) for t in f["data"] if t.get("type") == "scattergl" and t.get("mode") == "markers"]
+
+
+def overlays(figure: dict) -> list[str]:
+    """The names of the lines drawn over the points (thresholds, the selection's outline)."""
+    return [t["name"] for t in figure["data"] if t.get("mode") == "lines"]
 
 
 def drawn_columns(traces: list[dict]) -> list[int]:
@@ -65,7 +70,7 @@ def test_the_map_draws_every_trained_pair_and_a_box_lists_them_into_the_explorer
     assert "trained on snli test" in texts(app, "caption"), "the reduced protocol is stated"
     figure = charts(app)[0]
     assert "variability" in figure["layout"]["xaxis"]["title"]["text"]
-    assert [s["type"] for s in figure["layout"]["shapes"]] == ["line"] * 3  # thresholds, no selection drawn yet
+    assert overlays(figure) == ["thresholds"], "no selection drawn yet"
 
     box = {"xref": "x", "yref": "y", "x": [0.0, 0.5], "y": [0.0, 1.0]}
     app.session_state["chart_datamap_0"] = {"selection": {"points": [], "point_indices": [], "box": [box], "lasso": []}}
@@ -76,7 +81,7 @@ def test_the_map_draws_every_trained_pair_and_a_box_lists_them_into_the_explorer
     assert len(listed) == len(trained) and set(listed["split"]) == {"snli_test"}
     assert (listed["confidence"].diff().dropna() >= 0).all(), "lowest confidence first"
     assert (listed["id"].astype(int) == listed["row"] + 1).all() and listed["premise"].str.len().min() > 0
-    assert [s["type"] for s in charts(app)[0]["layout"]["shapes"]][-1] == "rect", "the box is drawn"
+    assert overlays(charts(app)[0]) == ["thresholds", "selection"], "the box is drawn"
     view = dict(app.query_params)
 
     click_table_row(app, "datamap_selected_pairs_table", 0)
@@ -93,7 +98,7 @@ def test_the_map_draws_every_trained_pair_and_a_box_lists_them_into_the_explorer
     back = open_link(monkeypatch, tmp_path, root, APP_DATA, PAGE, **view)  # what Back (or the link) opens
     assert dict(back.query_params) == view
     assert len(back.dataframe(key="datamap_selected_pairs_table").value) == len(trained)
-    assert [s["type"] for s in charts(back)[0]["layout"]["shapes"]][-1] == "rect"
+    assert overlays(charts(back)[0]) == ["thresholds", "selection"]
 
 
 def test_hard_to_learn_pairs_show_every_models_prediction_beside_the_gold_label(monkeypatch, tmp_path, root):

@@ -47,7 +47,8 @@ def data_map_scatter(variability: np.ndarray, confidence: np.ndarray, groups: Se
     """One Scattergl trace per group (legend order: groups sorted, "k/E right" by k); each point's customdata is
     its column in the map (what a click or a selection sends back), its text the pair id. `thresholds` =
     (ambiguous variability, easy confidence, hard confidence); `counts` = pairs per region, written in the
-    regions; `outline` = ("box" or "lasso", xs, ys) draws the current selection, so a restored view shows it."""
+    regions; `outline` = ("box" or "lasso", xs, ys) draws the current selection, so a restored view shows it.
+    Thresholds and outline are line traces drawn after the points (`overlay`), named "thresholds" and "selection"."""
     variability, confidence = np.asarray(variability, dtype=float), np.asarray(confidence, dtype=float)
     drawable = np.isfinite(variability) & np.isfinite(confidence)
     if not drawable.any():
@@ -64,10 +65,9 @@ def data_map_scatter(variability: np.ndarray, confidence: np.ndarray, groups: Se
             marker={"size": POINT_SIZE, "color": colours[group], "opacity": 0.7}, customdata=chosen, text=ids[chosen].tolist(),
             hovertemplate="pair %{text}<br>variability %{x:.3f}<br>confidence %{y:.3f}<extra>%{fullData.name}</extra>"))
     ambiguous, easy, hard = thresholds
-    line = {"color": "#444444", "width": 1.5, "dash": "dash"}
-    figure.add_shape(type="line", x0=ambiguous, x1=ambiguous, y0=0, y1=1, line=line)
-    figure.add_shape(type="line", x0=0, x1=ambiguous, y0=easy, y1=easy, line=line)
-    figure.add_shape(type="line", x0=0, x1=ambiguous, y0=hard, y1=hard, line=line)
+    # lines as WebGL traces after the points: plotly draws layout shapes under a WebGL canvas, hidden by dense points
+    overlay(figure, [ambiguous, ambiguous, None, 0, ambiguous, None, 0, ambiguous], [0, 1, None, easy, easy, None, hard, hard],
+            "thresholds", {"color": "#222222", "width": 2, "dash": "dash"})
     for text, x, y, anchor in ((f"easy-to-learn: {counts.get('easy-to-learn', 0):,}", 0.005, 1.0, "top"),
                                (f"hard-to-learn: {counts.get('hard-to-learn', 0):,}", 0.005, 0.0, "bottom"),
                                (f"ambiguous: {counts.get('ambiguous', 0):,}", ambiguous + 0.005, 1.0, "top")):
@@ -76,18 +76,22 @@ def data_map_scatter(variability: np.ndarray, confidence: np.ndarray, groups: Se
     if outline is not None:
         kind, xs, ys = outline
         if kind == "box":
-            figure.add_shape(type="rect", x0=xs[0], x1=xs[1], y0=ys[0], y1=ys[1], line={"color": OUTLINE_COLOUR, "width": 2})
-        else:
-            path = "M " + " L ".join(f"{x},{y}" for x, y in zip(xs, ys)) + " Z"
-            figure.add_shape(type="path", path=path, line={"color": OUTLINE_COLOUR, "width": 2})
+            xs, ys = [xs[0], xs[1], xs[1], xs[0]], [ys[0], ys[0], ys[1], ys[1]]
+        overlay(figure, [*xs, xs[0]], [*ys, ys[0]], "selection", {"color": OUTLINE_COLOUR, "width": 2.5})
     top = 1.02
     figure.update_layout(
         title=title, height=height, margin={"l": 60, "r": 10, "t": 60, "b": 50}, dragmode="select",
-        clickmode="event+select", legend={"title": colour_name, "itemsizing": "constant"},
+        clickmode="event+select", legend={"title": colour_name, "itemsizing": "constant", "font": {"size": 11}},
         xaxis={"title": "variability (std of the gold label's probability over epochs)", "range": [-0.005, MAX_VARIABILITY],
                "zeroline": False},
         yaxis={"title": "confidence (mean probability of the gold label)", "range": [-0.02, top], "zeroline": False})
     return figure
+
+
+def overlay(figure: go.Figure, xs: Sequence[float | None], ys: Sequence[float | None], name: str, line: dict) -> None:
+    """A line drawn over the points, not in the legend, not hoverable or selectable, left out of the CSV."""
+    figure.add_trace(go.Scattergl(x=list(xs), y=list(ys), mode="lines", name=name, line=line, showlegend=False,
+                                  hoverinfo="skip", meta={"kind": "overlay"}))
 
 
 def _group_key(group: str) -> tuple:

@@ -142,7 +142,8 @@ def draw_maps(maps: dict[str, Any], colour: str, thresholds: tuple[float, float,
                                   height=620 if len(maps) == 1 else 560)
         key = f"datamap_{position}"
         with column:
-            event = figures.show(figure, key, f"{name}_data_map", clickable=True)
+            event = figures.show(figure, key, f"{name}_data_map", clickable=True,
+                                 selection_mode=("points", "box", "lasso"))
             cuts = paper_cuts(points)
             if cuts["ambiguous_variability"] is not None:
                 st.caption(f"The paper's 33% subsets on this map begin at variability ≥ {cuts['ambiguous_variability']:.3f} "
