@@ -944,17 +944,23 @@ def training_lengths(key: str) -> dict[str, int]:
                 lambda: {p.id: len(p.premise.split()) + len(p.hypothesis.split()) for p in pairs})
 
 
+@st.cache_resource(max_entries=4, show_spinner="reading the training split's analyses (spaCy, once per split) …")
+def _analysed_split_cached(ref: SplitRef, root: str) -> dict[str, Any]:
+    from nlivis.features.dataset import analyze_pairs, split_cache_key
+
+    result = _read_split_cached(ref, root)
+    return {item.pair.id: item for item in analyze_pairs(result.pairs, cache_key=split_cache_key(ref, result), progress=False)}
+
+
 @st.cache_resource(max_entries=32, show_spinner="predicting the listed training pairs …")
 def _training_predictions_cached(path: str, stamp: float, ref: SplitRef, root: str, ids: tuple[str, ...]) -> dict[str, str]:
-    from nlivis.features.dataset import analyze_pairs
     from nlivis.inference import predict_probabilities
 
     loaded = _load_cached(path, stamp)
-    wanted = set(ids)
-    pairs = [pair for pair in _read_split_cached(ref, root).pairs if pair.id in wanted]
-    if not pairs:
+    analysed = _analysed_split_cached(ref, root)  # the split's analyses, as its training run cached them on disk
+    items = [analysed[pid] for pid in ids if pid in analysed]
+    if not items:
         return {}
-    items = analyze_pairs(pairs, progress=False)
     probabilities = predict_probabilities(loaded.model, loaded.featurizer, items, 256, next(loaded.model.parameters()).device)
     labels = list(loaded.labels)
     return {item.pair.id: labels[int(p)] for item, p in zip(items, probabilities.argmax(dim=-1).tolist())}

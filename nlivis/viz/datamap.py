@@ -62,7 +62,7 @@ def data_map_scatter(variability: np.ndarray, confidence: np.ndarray, groups: Se
         chosen = np.flatnonzero(drawable & (groups == group))
         figure.add_trace(go.Scattergl(
             x=variability[chosen].round(4), y=confidence[chosen].round(4), mode="markers", name=f"{group} ({len(chosen):,})",
-            marker={"size": POINT_SIZE, "color": colours[group], "opacity": 0.7}, customdata=chosen, text=ids[chosen].tolist(),
+            marker={"size": POINT_SIZE, "color": colours[group], "opacity": 0.7}, customdata=chosen, text=ids[chosen],
             hovertemplate="pair %{text}<br>variability %{x:.3f}<br>confidence %{y:.3f}<extra>%{fullData.name}</extra>"))
     ambiguous, easy, hard = thresholds
     # lines as WebGL traces after the points: plotly draws layout shapes under a WebGL canvas, hidden by dense points
@@ -80,8 +80,7 @@ def data_map_scatter(variability: np.ndarray, confidence: np.ndarray, groups: Se
         overlay(figure, [*xs, xs[0]], [*ys, ys[0]], "selection", {"color": OUTLINE_COLOUR, "width": 2.5})
     top = 1.02
     figure.update_layout(
-        title=title, height=height, margin={"l": 60, "r": 10, "t": 60, "b": 50}, dragmode="select",
-        clickmode="event+select", legend={"title": colour_name, "itemsizing": "constant", "font": {"size": 11}},
+        title=title, height=height, margin={"l": 60, "r": 10, "t": 60, "b": 50}, clickmode="event+select", legend={"title": colour_name, "itemsizing": "constant", "font": {"size": 11}},
         xaxis={"title": "variability (std of the gold label's probability over epochs)", "range": [-0.005, MAX_VARIABILITY],
                "zeroline": False},
         yaxis={"title": "confidence (mean probability of the gold label)", "range": [-0.02, top], "zeroline": False})

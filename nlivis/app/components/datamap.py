@@ -59,8 +59,9 @@ def page() -> None:
         state.stop()
     selection, selected_on = current_selection(first, maps)
     draw_maps(maps, colour, thresholds, selection, selected_on)
-    st.caption(":material/touch_app: Drag a box or a lasso (toolbar above the map) to list its pairs below; click a "
-               "point to open its pair in the Pair explorer. Hover a point for its pair id.")
+    st.caption(":material/touch_app: Click a point to open its pair in the Pair explorer. To list a part of a map, choose "
+               "Box Select or Lasso Select in the toolbar above it and drag; the pairs are listed below. Hover a point for "
+               "its pair id.")
     tabs = list(TABS if len(maps) == 2 else TABS[:2])
     tab, containers = controls.tabs(PAGE, "tab", tabs)
     with containers[tabs.index(tab)]:
