@@ -21,6 +21,7 @@ PAGES = [
     st.Page("app_pages/7_Projection.py", title="Projection", icon=":material/scatter_plot:"),
     st.Page("app_pages/8_Train.py", title="Train", icon=":material/model_training:"),
     st.Page("app_pages/9_Attribution.py", title="Attribution", icon=":material/highlight:"),
+    st.Page("app_pages/10_Data_map.py", title="Data map", icon=":material/bubble_chart:"),
 ]
 
 st.set_page_config(page_title="nlivis", page_icon=":material/search:", layout="wide")

@@ -50,3 +50,5 @@ OMP_NUM_THREADS=1 python bench/edits_speed.py --threads 1 --out bench/results/ed
 OMP_NUM_THREADS=1 python bench/probe_speed.py --data-dir ../shared/data --threads 1 --out bench/results/probe-speed.md
 # Training dynamics: what recording them costs per training step (issue 23)
 python bench/dynamics_overhead.py --steps 30 --rounds 3 > bench/results/dynamics-overhead.md
+# The Data map's WebGL scatter in headless Chromium: the draw alone, and the page on a warm server
+OMP_NUM_THREADS=1 python bench/datamap_draw.py --repeat 10 --warm 3 --out bench/results/datamap_draw.md

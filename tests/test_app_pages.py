@@ -15,7 +15,8 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from tests.fixtures.app_checkpoints import APP_DATA, gcnn_family, train_variant  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "app_pages").glob("*.py"))
+PAGES = sorted((str(p.relative_to(ROOT)) for p in (ROOT / "app_pages").glob("*.py")), key=lambda p: int(Path(p).name.split("_")[0]))
+"""Every page, in the sidebar's order (the number its file name starts with)."""
 MODEL_PAGES = ("app_pages/2_Pair_explorer.py", "app_pages/3_DIIN_interaction_space.py", "app_pages/4_Gates.py",
                "app_pages/5_Error_analysis.py", "app_pages/7_Projection.py", "app_pages/9_Attribution.py")
 """The pages that work on the models loaded on Home."""
@@ -110,7 +111,8 @@ def trace_types(app: AppTest) -> list[str]:
 # ---------------------------------------------------------------- every page, no checkpoints
 
 def test_every_page_exists_in_the_test_list():
-    assert set(MODEL_PAGES) | {"app_pages/1_Home.py", "app_pages/6_Ablations.py", "app_pages/8_Train.py"} == set(PAGES)
+    assert set(MODEL_PAGES) | {"app_pages/1_Home.py", "app_pages/6_Ablations.py", "app_pages/8_Train.py",
+                               "app_pages/10_Data_map.py"} == set(PAGES)
 
 
 def test_home_in_a_new_process_lists_checkpoints_without_importing_torch(tmp_path, checkpoints):
@@ -163,6 +165,8 @@ def test_every_page_without_checkpoints(monkeypatch, tmp_path, empty_folder):
     show(app, "app_pages/8_Train.py")
     assert "No run has been started from the app" in texts(app, "info")
     assert not app.button(key="train_start").disabled
+    show(app, "app_pages/10_Data_map.py")
+    assert "No checkpoints found" in texts(app, "info")
 
 
 def test_home_with_a_missing_checkpoint_folder(monkeypatch, tmp_path):

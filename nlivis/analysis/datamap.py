@@ -31,6 +31,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
 from nlivis.store.dynamics import TrainingDynamics
 
@@ -181,3 +182,189 @@ def hardest(points: DataMap, limit: int) -> list[int]:
     """Indices of the hard-to-learn pairs, lowest confidence first (the "possibly mislabelled" list)."""
     hard = [i for i, name in enumerate(points.region) if name == "hard-to-learn"]
     return sorted(hard, key=lambda i: (points.confidence[i], points.ids[i]))[:max(0, limit)]
+
+
+# ---------------------------------------------------------------- what the Data map page shows and lists
+
+SELECTION_KINDS = ("region", "box", "lasso")
+MAX_LASSO_VERTICES = 64
+"""A lasso is kept (in the URL, in the list a pair carries) with at most this many vertices."""
+COORDINATE_DIGITS = 4
+"""Box and lasso coordinates are rounded to this many decimals (1e-4: far below a marker's size)."""
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Pairs picked on a map: a region by name, a box of variability × confidence (inclusive bounds), or a
+    lasso polygon (even-odd rule). `text` is how the URL carries it; `parse_selection` reads it back."""
+
+    kind: str
+    region: str = ""
+    xs: tuple[float, ...] = ()
+    ys: tuple[float, ...] = ()
+
+    @property
+    def text(self) -> str:
+        if self.kind == "region":
+            return f"region:{self.region}"
+        if self.kind == "box":
+            return "box:" + ",".join(f"{v:g}" for v in (*self.xs, *self.ys))
+        return "lasso:" + ";".join(f"{x:g},{y:g}" for x, y in zip(self.xs, self.ys))
+
+    def describe(self) -> str:
+        if self.kind == "region":
+            return f"the {self.region} region"
+        if self.kind == "box":
+            return (f"the box variability {self.xs[0]:.3f}–{self.xs[1]:.3f} × confidence "
+                    f"{self.ys[0]:.3f}–{self.ys[1]:.3f}")
+        return f"the lasso of {len(self.xs)} vertices"
+
+
+def region_selection(name: str) -> Selection:
+    if name not in (*REGIONS, NOT_TRAINED):
+        raise ValueError(f"region {name!r} is not one of {', '.join(REGIONS)}")
+    return Selection("region", region=name)
+
+
+def box_selection(xs: tuple[float, float] | list[float], ys: tuple[float, float] | list[float]) -> Selection:
+    """A box from two corners in any order (rounded to COORDINATE_DIGITS)."""
+    if len(xs) != 2 or len(ys) != 2:
+        raise ValueError("a box needs two x and two y values")
+    x0, x1 = sorted(round(float(v), COORDINATE_DIGITS) for v in xs)
+    y0, y1 = sorted(round(float(v), COORDINATE_DIGITS) for v in ys)
+    if not all(np.isfinite([x0, x1, y0, y1])):
+        raise ValueError("a box's corners must be finite numbers")
+    return Selection("box", xs=(x0, x1), ys=(y0, y1))
+
+
+def lasso_selection(xs: list[float], ys: list[float], max_vertices: int = MAX_LASSO_VERTICES) -> Selection:
+    """A lasso polygon, thinned to at most `max_vertices` evenly spaced vertices (a drawn lasso has hundreds;
+    the URL keeps the thinned one, and the pairs listed are those inside it)."""
+    if len(xs) != len(ys) or len(xs) < 3:
+        raise ValueError("a lasso needs at least three vertices, each with x and y")
+    points = np.column_stack([np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)])
+    if not np.isfinite(points).all():
+        raise ValueError("a lasso's vertices must be finite numbers")
+    if len(points) > max_vertices:
+        points = points[np.linspace(0, len(points) - 1, max_vertices).round().astype(int)]
+    points = points.round(COORDINATE_DIGITS)
+    return Selection("lasso", xs=tuple(float(v) for v in points[:, 0]), ys=tuple(float(v) for v in points[:, 1]))
+
+
+def parse_selection(text: str) -> Selection:
+    """`Selection.text` read back; ValueError saying what is wrong with any other text."""
+    kind, _, body = (text or "").partition(":")
+    try:
+        if kind == "region":
+            return region_selection(body)
+        if kind == "box":
+            values = [float(v) for v in body.split(",")]
+            if len(values) != 4:
+                raise ValueError("a box is box:x0,x1,y0,y1")
+            return box_selection(values[:2], values[2:])
+        if kind == "lasso":
+            vertices = [tuple(float(v) for v in part.split(",")) for part in body.split(";") if part]
+            if any(len(v) != 2 for v in vertices):
+                raise ValueError("a lasso is lasso:x,y;x,y;…")
+            return lasso_selection([v[0] for v in vertices], [v[1] for v in vertices])
+    except ValueError as error:
+        raise ValueError(f"selection {text!r}: {error}") from error
+    raise ValueError(f"selection {text!r} is not region:NAME, box:x0,x1,y0,y1 or lasso:x,y;x,y;…")
+
+
+def inside_polygon(x: np.ndarray, y: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """bool per point: inside the closed polygon (xs, ys) by the even-odd rule (plotly's lasso uses it too)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    inside = np.zeros(x.shape, dtype=bool)
+    xs, ys = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+    for i in range(len(xs)):
+        x0, y0, x1, y1 = xs[i - 1], ys[i - 1], xs[i], ys[i]
+        crosses = (y0 > y) != (y1 > y)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            at = x0 + (y - y0) * (x1 - x0) / (y1 - y0)
+        inside ^= crosses & (x < at)
+    return inside
+
+
+def members(points: DataMap, selection: Selection) -> np.ndarray:
+    """Indices (column order) of the trained pairs the selection holds."""
+    trained = points.epochs > 0
+    if selection.kind == "region":
+        return np.flatnonzero(np.array([r == selection.region for r in points.region], dtype=bool))
+    x, y = points.variability, points.confidence
+    if selection.kind == "box":
+        (x0, x1), (y0, y1) = selection.xs, selection.ys
+        return np.flatnonzero(trained & (x >= x0) & (x <= x1) & (y >= y0) & (y <= y1))
+    return np.flatnonzero(trained & inside_polygon(np.nan_to_num(x), np.nan_to_num(y), np.array(selection.xs),
+                                                   np.array(selection.ys)))
+
+
+COLOURINGS = ("correctness", "gold label", "length", "augmented", "tag")
+"""What the map's points can be coloured by."""
+
+
+def correctness_groups(points: DataMap) -> list[str]:
+    """Per pair: how many of its epochs it was right in, as "k/E right" (the paper's colouring), or NOT_TRAINED."""
+    return [NOT_TRAINED if e == 0 else f"{int(round(c * e))}/{int(e)} right"
+            for c, e in zip(points.correctness, points.epochs)]
+
+
+def length_groups(lengths: np.ndarray | list[int], groups: int = 4) -> list[str]:
+    """Per pair: its quantile group of lengths (premise + hypothesis tokens) as a token range, e.g. "17–20
+    tokens"; groups with the same edges are merged."""
+    lengths = np.asarray(lengths, dtype=int)
+    if lengths.size == 0:
+        return []
+    edges = np.unique(np.quantile(lengths, np.linspace(0, 1, groups + 1)).round().astype(int))
+    if len(edges) == 1:
+        return [f"{edges[0]} tokens"] * len(lengths)
+    # group 0 holds [edges[0], edges[1]], group i > 0 holds (edges[i], edges[i + 1]]
+    which = np.clip(np.searchsorted(edges, lengths, side="left") - 1, 0, len(edges) - 2)
+    starts = [edges[0]] + [edges[i] + 1 for i in range(1, len(edges) - 1)]
+    names = [f"{start}–{end} tokens" if start < end else f"{end} tokens" for start, end in zip(starts, edges[1:])]
+    return [names[i] for i in which]
+
+
+def augmented_groups(points: DataMap) -> list[str]:
+    """Per pair: "training pair" or "augmented: <kind>"."""
+    return ["training pair" if kind is None else f"augmented: {kind}" for kind in points.augmented]
+
+
+def tag_groups(ids: list[str], tags: dict[str, frozenset[str]], tag: str) -> list[str]:
+    """Per pair: the tag, "other" when the pair has tags but not this one, "(not tagged)" when it has none."""
+    return [tag if tag in tags.get(pid, ()) else "other" if pid in tags else "(not tagged)" for pid in ids]
+
+
+ORDERS = {"lowest confidence first": ("confidence", True), "highest variability first": ("variability", False),
+          "least often right first": ("correctness", True), "row": ("row", True)}
+"""How a list of map pairs can be read: name → (column, ascending). Ties keep the column order of the map."""
+
+
+def listing(points: DataMap, indices: np.ndarray | list[int], order: str = "lowest confidence first") -> pd.DataFrame:
+    """The pairs at `indices` as a table (position = column of the map; id, split, gold, confidence,
+    variability, correctness, epochs, region, augmented, original), in `order` (a key of ORDERS)."""
+    if order not in ORDERS:
+        raise ValueError(f"order must be one of {list(ORDERS)}, got {order!r}")
+    indices = np.asarray(indices, dtype=int)
+    frame = pd.DataFrame({
+        "column": indices, "id": [points.ids[i] for i in indices], "split": [points.splits[i] for i in indices],
+        "gold": [points.gold[i] for i in indices], "confidence": points.confidence[indices].round(4),
+        "variability": points.variability[indices].round(4), "correctness": points.correctness[indices].round(4),
+        "epochs": points.epochs[indices], "region": [points.region[i] for i in indices],
+        "augmented": [points.augmented[i] for i in indices], "original": [points.original[i] for i in indices]})
+    column, ascending = ORDERS[order]
+    if column == "row":
+        return frame.reset_index(drop=True)
+    return frame.sort_values(column, ascending=ascending, kind="stable").reset_index(drop=True)
+
+
+def compare_regions(first: DataMap, second: DataMap) -> pd.DataFrame:
+    """Pairs per (region on `first`, region on `second`) over the pair ids both maps hold: rows are the
+    first map's regions, columns the second's; the ids only one map has are left out (the caller says how many)."""
+    other = dict(zip(second.ids, second.region))
+    shared = [(r, other[i]) for i, r in zip(first.ids, first.region) if i in other]
+    order = [*REGIONS, NOT_TRAINED]
+    table = pd.crosstab(pd.Categorical([a for a, _ in shared], categories=order),
+                        pd.Categorical([b for _, b in shared], categories=order), dropna=False)
+    keep = [name for name in order if name in REGIONS or table.loc[name].sum() or table[name].sum()]
+    return pd.DataFrame(table.loc[keep, keep].to_numpy(), index=pd.Index(keep), columns=pd.Index(keep))

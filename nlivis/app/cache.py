@@ -175,14 +175,20 @@ class Model:
         return frozenset(self.checkpoint.model.trace_types())
 
 
+def chosen_model_names() -> list[str]:
+    """The checkpoints chosen to load (state's model names), without loading them; a session that never chose
+    gets the default models (`default_model_names`)."""
+    if not state.models_chosen():
+        state.set_model_names(default_model_names(scan_checkpoints().good))
+    return state.model_names()
+
+
 def loaded_models() -> tuple[list[Model], list[str]]:
     """The chosen checkpoints (state's model names) loaded, in the order chosen, and the errors of those that
     failed. A session that never chose loads the default models (`default_model_names`)."""
-    if not state.models_chosen():
-        state.set_model_names(default_model_names(scan_checkpoints().good))
     loaded: list[tuple[str, str, Any]] = []
     errors: list[str] = []
-    for name in state.model_names():
+    for name in chosen_model_names():
         folder = paths.find_checkpoint_folder(name)
         if folder is None:
             errors.append(f"{name}: no checkpoint folder of that name in {', '.join(map(str, paths.checkpoint_roots()))}")
@@ -895,3 +901,81 @@ def automatic_tags(premise: str, hypothesis: str) -> tuple[frozenset[str], dict[
 def _tagger_loaded() -> bool:
     """Whether a pair was tagged in this process (the parser and WordNet are then in memory)."""
     return bool(_TAGS)
+
+
+# ---------------------------------------------------------------- data maps (training dynamics)
+
+@st.cache_resource(max_entries=16, show_spinner="reading the training dynamics …")
+def _data_map_cached(folder: str, stamp: float, thresholds: tuple[float, float, float]) -> Any:
+    from nlivis.analysis.datamap import Thresholds, data_map
+    from nlivis.store.dynamics import read_dynamics
+
+    return data_map(read_dynamics(folder), Thresholds(*thresholds))
+
+
+def data_map(name: str, thresholds: tuple[float, float, float]) -> tuple[Any | None, str | None]:
+    """(the DataMap of checkpoint `name` under `thresholds` = (ambiguous variability, easy confidence, hard
+    confidence), None), or (None, why there is none: no such folder, no dynamics recorded, a damaged file)."""
+    from nlivis.store.checkpoints import DYNAMICS_FILE, CheckpointError
+
+    folder = paths.find_checkpoint_folder(name)
+    if folder is None:
+        return None, f"no checkpoint folder named {name}"
+    try:
+        return _data_map_cached(str(folder), _file_stamp(folder / DYNAMICS_FILE), tuple(thresholds)), None
+    except (CheckpointError, ValueError) as error:
+        return None, str(error)
+
+
+def has_dynamics(name: str) -> bool:
+    from nlivis.store.checkpoints import DYNAMICS_FILE
+
+    folder = paths.find_checkpoint_folder(name)
+    return folder is not None and (folder / DYNAMICS_FILE).is_file()
+
+
+def training_lengths(key: str) -> dict[str, int]:
+    """Pair id → tokens in premise + hypothesis (whitespace-separated: the shipped SNLI files are tokenised) of
+    local split `key`; empty when it is not local."""
+    pairs, error = split_pairs(key)
+    if error:
+        return {}
+    return memo("lengths", (key, str(paths.data_root())),
+                lambda: {p.id: len(p.premise.split()) + len(p.hypothesis.split()) for p in pairs})
+
+
+@st.cache_resource(max_entries=4, show_spinner="reading the training split's analyses (spaCy, once per split) …")
+def _analysed_split_cached(ref: SplitRef, root: str) -> dict[str, Any]:
+    from nlivis.features.dataset import analyze_pairs, split_cache_key
+
+    result = _read_split_cached(ref, root)
+    return {item.pair.id: item for item in analyze_pairs(result.pairs, cache_key=split_cache_key(ref, result), progress=False)}
+
+
+@st.cache_resource(max_entries=32, show_spinner="predicting the listed training pairs …")
+def _training_predictions_cached(path: str, stamp: float, ref: SplitRef, root: str, ids: tuple[str, ...]) -> dict[str, str]:
+    from nlivis.inference import predict_probabilities
+
+    loaded = _load_cached(path, stamp)
+    analysed = _analysed_split_cached(ref, root)  # the split's analyses, as its training run cached them on disk
+    items = [analysed[pid] for pid in ids if pid in analysed]
+    if not items:
+        return {}
+    probabilities = predict_probabilities(loaded.model, loaded.featurizer, items, 256, next(loaded.model.parameters()).device)
+    labels = list(loaded.labels)
+    return {item.pair.id: labels[int(p)] for item, p in zip(items, probabilities.argmax(dim=-1).tolist())}
+
+
+def training_predictions(name: str, key: str, ids: Sequence[str]) -> tuple[dict[str, str], str | None]:
+    """(pair id → the label checkpoint `name` predicts now, None) for the pairs `ids` of local split `key` (the
+    model is run on them once per checkpoint state and id set), or ({}, why not)."""
+    ref, root = local_splits().get(key), paths.data_root()
+    if ref is None or root is None:
+        return {}, f"split {key!r} is not in the data folder ({root or 'none found'})"
+    folder = paths.find_checkpoint_folder(name)
+    if folder is None:
+        return {}, f"no checkpoint folder named {name}"
+    try:
+        return _training_predictions_cached(str(folder), checkpoint_stamp(folder), ref, str(root), tuple(sorted(ids))), None
+    except Exception as error:  # a model failing must not take the page down
+        return {}, f"{name} could not predict these pairs ({type(error).__name__}: {error})"

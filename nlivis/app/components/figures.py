@@ -11,11 +11,12 @@ from nlivis.app.components.frame import image_format
 from nlivis.viz.common import clean_file_name, figure_data_csv, plotly_config
 
 
-def show(figure: Any, key: str, filename: str | None = None, clickable: bool = False, where: Any = st) -> Any:
-    """Draw a plotly figure with its downloads; with `clickable`, a click on a point reruns the page and the
-    selection event is returned (else None)."""
+def show(figure: Any, key: str, filename: str | None = None, clickable: bool = False, where: Any = st,
+         selection_mode: tuple[str, ...] = ("points",)) -> Any:
+    """Draw a plotly figure with its downloads; with `clickable`, a click on a point (and a box or lasso drawn,
+    when `selection_mode` names them) reruns the page and the selection event is returned (else None)."""
     name = clean_file_name(filename or key)
-    options: dict[str, Any] = {"on_select": "rerun", "selection_mode": "points"} if clickable else {}
+    options: dict[str, Any] = {"on_select": "rerun", "selection_mode": selection_mode} if clickable else {}
     event = where.plotly_chart(figure, config=plotly_config(image_format(), name), key=f"chart_{key}", width="stretch",
                                **options)
     where.download_button("data (CSV)", lambda: figure_data_csv(figure), file_name=f"{name}.csv", mime="text/csv",

@@ -8,7 +8,9 @@ same order. Kinds:
                  pairs, the list of errors;
   disagreements  pairs on which checkpoints of one family give different labels (Ablations);
   projection     the points of one colour in a model's projection of a split sample;
-  challenge      one category of a challenge file, by one model (typed pairs with their gold label).
+  challenge      one category of a challenge file, by one model (typed pairs with their gold label);
+  datamap        the training pairs in a region, box or lasso of a checkpoint's data map, with the gold
+                 label beside the listed checkpoints' predictions (the "possibly mislabelled" list).
 """
 from __future__ import annotations
 
@@ -38,10 +40,17 @@ class PairList:
     problem: str | None = None
     notes: list[str] = field(default_factory=list)
 
+    @property
+    def split_rows(self) -> bool:
+        """Whether the pairs are split rows (one split for the list, or a `split` column per pair)."""
+        return self.split is not None or {"split", "row"} <= set(self.frame.columns)
+
     def pair_at(self, position: int) -> PairRef:
         row = self.frame.iloc[position]
         if self.split is not None:
             return PairRef(split=self.split, row=int(row["row"]))
+        if self.split_rows:
+            return PairRef(split=str(row["split"]), row=int(row["row"]))
         gold = row.get("gold")
         return PairRef(premise=str(row["premise"]), hypothesis=str(row["hypothesis"]),
                        gold=None if pd.isna(gold) else str(gold))
@@ -53,6 +62,9 @@ class PairList:
             return None
         if ref.is_row and self.split == ref.split:
             return position_of(self.frame, row=ref.row)
+        if ref.is_row and self.split is None and self.split_rows:
+            found = self.frame.index[(self.frame["split"] == ref.split) & (self.frame["row"] == ref.row)]
+            return int(found[0]) if len(found) else None
         if not ref.is_row and "premise" in self.frame:
             return position_of(self.frame, premise=ref.premise, hypothesis=ref.hypothesis)
         return None
@@ -207,12 +219,91 @@ def challenge_list(ref: ListRef) -> PairList:
     return PairList(shown.reset_index(drop=True), described, None)
 
 
+MAX_PREDICTED = 2000
+"""A data-map list gets the checkpoints' predictions when it has at most this many pairs (each model runs on them)."""
+
+
+def datamap_thresholds(ref: ListRef) -> tuple[float, float, float]:
+    from nlivis.analysis.datamap import Thresholds
+
+    defaults = Thresholds()
+    return (float(ref.get("amb", str(defaults.ambiguous_variability))), float(ref.get("easy", str(defaults.easy_confidence))),
+            float(ref.get("hard", str(defaults.hard_confidence))))
+
+
+def datamap_list(ref: ListRef) -> PairList:
+    """The training pairs of one checkpoint's data map that a selection holds (`sel`: region:NAME, box:…,
+    lasso:…), in `order`, with premise and hypothesis read from the training split by id; `compare` adds a
+    second checkpoint's confidence and region, `models` the label each listed checkpoint predicts."""
+    from nlivis.analysis.datamap import ORDERS, listing, members, parse_selection
+    from nlivis.store.dynamics import AUGMENTED_SPLIT
+
+    name = ref.get("checkpoint", "")
+    selection = parse_selection(ref.get("sel", "region:hard-to-learn"))
+    described = f"{name}'s data map: {selection.describe()}"
+    points, problem = cache.data_map(name, datamap_thresholds(ref))
+    if points is None:
+        return PairList(pd.DataFrame(), described, None, problem)
+    order = ref.get("order") or next(iter(ORDERS))
+    frame = listing(points, members(points, selection), order if order in ORDERS else next(iter(ORDERS)))
+    notes: list[str] = []
+    augmented = frame["augmented"].notna()
+    # an augmented pair's text is not stored: it opens as the training pair it was made from
+    if augmented.any():
+        column_of = {pid: i for i, pid in enumerate(points.ids)}
+        frame.loc[augmented, "split"] = [points.splits[column_of[o]] for o in frame.loc[augmented, "original"]]
+    if augmented.any():
+        notes.append(f"{int(augmented.sum()):,} augmented pairs are listed with the training pair each was made from "
+                     "(their edited text is not stored: they open as that pair)")
+    looked_up = frame["original"].where(augmented, frame["id"])
+    rows, texts = [], []
+    for split, pid in zip(frame["split"], looked_up):
+        row = cache.split_rows(split).get(pid) if split and split != AUGMENTED_SPLIT else None
+        pairs, _ = cache.split_pairs(split) if row is not None else ([], None)
+        rows.append(row)
+        texts.append((pairs[row].premise, pairs[row].hypothesis) if row is not None else ("", ""))
+    missing = sum(r is None for r in rows)
+    if missing:
+        notes.append(f"{missing:,} of these pairs are not in the local copy of their split, so their text is not shown")
+    frame.insert(0, "row", pd.array(rows, dtype="Int64"))
+    frame["premise"], frame["hypothesis"] = [t[0] for t in texts], [t[1] for t in texts]
+    compare = ref.get("compare")
+    if compare and compare != name:
+        other, problem = cache.data_map(compare, datamap_thresholds(ref))
+        if other is None:
+            notes.append(f"{compare}: {problem}")
+        else:
+            where = {pid: i for i, pid in enumerate(other.ids)}
+            at = [where.get(pid) for pid in frame["id"]]
+            frame[f"{compare} confidence"] = [None if i is None else round(float(other.confidence[i]), 4) for i in at]
+            frame[f"{compare} region"] = [None if i is None else other.region[i] for i in at]
+    predictors = [m for m in (ref.get("models") or "").split(",") if m]
+    if predictors and len(frame) > MAX_PREDICTED:
+        notes.append(f"predictions are shown for lists of at most {MAX_PREDICTED:,} pairs; this one has {len(frame):,} "
+                     "(narrow the selection)")
+    elif predictors:
+        for split in sorted({s for s in frame.loc[~augmented, "split"] if s}):
+            ids = frame.loc[(frame["split"] == split) & ~augmented, "id"].tolist()
+            for model in predictors:
+                predicted, problem = cache.training_predictions(model, split, ids)
+                if problem:
+                    notes.append(problem)
+                column = f"{model} predicts"
+                if column not in frame:
+                    frame[column] = None
+                chosen = (frame["split"] == split) & ~augmented
+                frame.loc[chosen, column] = frame.loc[chosen, "id"].map(predicted)
+    frame["augmented"] = frame["augmented"].fillna("")
+    return PairList(frame.drop(columns=["column", "original"]), described, None, None, notes)
+
+
 PROVIDERS = {"predictions": predictions_list, "disagreements": disagreements_list, "projection": projection_list,
-             "challenge": challenge_list}
+             "challenge": challenge_list, "datamap": datamap_list}
 
 VIA = {"cell": "a confusion-matrix cell", "tag": "a tag's accuracy", "table7": "a Table 7 cell",
        "errors": "the list of errors", "point": "a projection point", "disagreements": "the Ablations disagreements",
-       "category": "a challenge-set category"}
+       "category": "a challenge-set category", "datamap": "a data-map selection",
+       "mislabelled": "the possibly mislabelled training pairs"}
 """What a list's `via` field says the user clicked."""
 
 

@@ -60,8 +60,8 @@ def open_position(listed: lists.PairList, ref: state.ListRef, position: int, ope
                   where: Any = st) -> None:
     """Open the pair at `position` of a list in the Pair explorer (the list goes with it)."""
     row = listed.frame.iloc[position]
-    if listed.split is not None and ("row" not in row or pd.isna(row["row"])):
-        where.warning(f"That pair is not in the local copy of {md(listed.split)}, so it cannot be opened.")
+    if listed.split_rows and ("row" not in row or pd.isna(row["row"])):
+        where.warning(f"That pair is not in the local copy of {md(listed.split or row.get('split'))}, so it cannot be opened.")
         return
     params = state.pair_link(listed.pair_at(position), ref)
     if open_models:
