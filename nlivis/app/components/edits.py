@@ -16,7 +16,7 @@ from nlivis.analysis.edit_compare import alignment_difference, changed_share, ma
 from nlivis.app import cache, state
 from nlivis.app.components import controls, figures
 from nlivis.app.components.frame import caption_note, protocol_notes
-from nlivis.app.text import md
+from nlivis.app.text import md, short_names
 from nlivis.models.trace import Alignment
 from nlivis.viz.attribution import token_strips
 from nlivis.viz.heatmaps import alignment_heatmap, alignment_matrix, difference_heatmap
@@ -143,10 +143,15 @@ def section(models: Sequence[cache.Model], shown: cache.ShownPair, premise: str,
     st.markdown(f"**{len(frame)} edit(s)** · {flips} flip at least one model · {missed} miss an expectation for at "
                 f"least one model" + (f" · gold label **{md(shown.gold)}**" if shown.gold else " · no gold label: only "
                                       "invariances and directions are expected"))
+    columns = {"edit": st.column_config.TextColumn("edit", width=40), "kind": st.column_config.TextColumn(width=90),
+               "side": st.column_config.TextColumn(width=75), "change": st.column_config.TextColumn(width=190),
+               "expected": st.column_config.TextColumn(width=170),
+               "flips": st.column_config.NumberColumn(width=40), "missed": st.column_config.NumberColumn(width=50),
+               "edited pair": st.column_config.TextColumn("edited sentence", width="large")}
+    columns.update({name: st.column_config.TextColumn(label, width=95, help=name)
+                    for name, label in short_names(run.names).items()})
     event = st.dataframe(_styled(frame, run.names), key=f"{PAGE}_edits_table", on_select="rerun",
-                         selection_mode="single-row", hide_index=True, width="stretch",
-                         column_config={"edit": st.column_config.TextColumn("edit", width="small"),
-                                        "edited pair": st.column_config.TextColumn("edited sentence", width="large")})
+                         selection_mode="single-row", hide_index=True, width="stretch", column_config=columns)
     picked = list(getattr(getattr(event, "selection", None), "rows", []) or [])
     if state.new_event(f"{PAGE}_edits_table", picked) and picked:
         pin = str(frame["edit"].iloc[picked[0]])
@@ -260,8 +265,9 @@ def alignments(name: str, entry_name: str, before: cache.PairReading, after: cac
                                     old_entry.rows, old_entry.cols, f"{entry_name} · edited − original"),
                  "edits_difference", f"{name}_{entry_name}_difference")
     note = ("Red: the edited pair puts more weight there, blue: less; the changed token's row and column are outlined "
-            "(`old→new` on the axis). Rows sum to 1 in both pairs, so weight that leaves one cell of a row goes to "
-            "others of the same row.")
+            "(old→new on the axis).")
+    if old_entry.kind != "similarity":
+        note += " Rows sum to 1 in both pairs, so weight that leaves one cell of a row goes to others of the same row."
     if diff.left_out:
         note += f" Left out (no counterpart in the other pair): {md(', '.join(diff.left_out))}."
     caption_note(note)

@@ -236,7 +236,7 @@ def probes_list(ref: ListRef) -> PairList:
                      "gold": case["expected"] if case["expectation"] == "label" else None,
                      "expected": case["expected"] if case["expectation"] == "label"
                      else f"{case['expectation']}" + (f" ({case['direction']} {case['expected']})" if case.get("direction") else ""),
-                     "predicted": failure["predicted"], "before edit": failure["original_predicted"],
+                     "predicted": failure["predicted"], "before edit": failure["original_predicted"] or "",
                      "original premise": original[0], "original hypothesis": original[1], "source": case["source"]})
     return PairList(pd.DataFrame(rows), described, None)
 

@@ -12,12 +12,15 @@ import streamlit as st
 from nlivis.analysis.probes import DEFAULT_CASES_PER_TEST
 from nlivis.app import cache, paths, state
 from nlivis.app.components import controls, figures, pair_list, samples
-from nlivis.app.components.frame import caption_note, protocol_notes
-from nlivis.app.text import md
+from nlivis.app.components.frame import caption_note
+from nlivis.app.text import md, short_names
 from nlivis.viz.charts import accuracy_dots
 
 CASE_COLUMNS = ["case", "premise", "hypothesis", "expected", "predicted", "before edit", "original premise",
                 "original hypothesis", "source"]
+COLUMN_WIDTHS = {"capability": 150, "test": 240, "type": 45, "cases": 50}
+MODEL_COLUMN_WIDTH = 128
+"""Fixed pixel widths: the table reads the same for any suite, and a test can find a model's column."""
 PROGRESS_STEPS = ("probe: spaCy", "probe: predicting")
 """Progress messages that mark a step of a run (spaCy once, then one per model), after building the suite."""
 
@@ -88,14 +91,16 @@ def section(page: str, models: Sequence[cache.Model]) -> None:
     if record is None:
         st.error(md(error))
         return
-    protocol_notes(models)
     names = list(record["checkpoints"])
     table = rate_table(record)
     cases = sum(int(c) for c in table["cases"])
     st.markdown(f"**{record['suite']} suite** · {len(table)} tests · {cases:,} cases · failure rate % "
                 "[Wilson 95% interval]. Click a model's cell to list its failing cases.")
+    widths = {column: st.column_config.Column(width=width) for column, width in COLUMN_WIDTHS.items()}
+    widths.update({name: st.column_config.Column(label, width=MODEL_COLUMN_WIDTH, help=name)
+                   for name, label in short_names(names).items()})
     event = st.dataframe(table, key=f"{page}_probes_table", on_select="rerun", selection_mode="single-cell",
-                         hide_index=True, width="stretch")
+                         hide_index=True, width="stretch", column_config=widths, height=36 + 35 * len(table))
     clicked = list(getattr(getattr(event, "selection", None), "cells", []) or [])
     if state.new_event(f"{page}_probes_table", clicked) and clicked:
         line, column = clicked[0]
