@@ -93,7 +93,7 @@ def probes_tab(monkeypatch, tmp_path, checkpoints, **extra: str):
                      tab="Behavioural tests", probe_cases="10", **extra)
 
 
-def test_probe_table_to_a_cells_failing_cases_to_a_pair_on_the_edits_tab(monkeypatch, tmp_path, checkpoints, wordnet):
+def test_probe_table_to_a_cells_failing_cases_to_a_pair_and_its_edits(monkeypatch, tmp_path, checkpoints, wordnet):
     from nlivis.analysis.significance import wilson_interval
 
     app = probes_tab(monkeypatch, tmp_path, checkpoints)
@@ -119,10 +119,11 @@ def test_probe_table_to_a_cells_failing_cases_to_a_pair_on_the_edits_tab(monkeyp
 
     opened = click_table_row(app, "errors_probe_cases_table", 0)
     assert [t.value for t in opened.title] == ["Pair explorer"]
-    assert opened.query_params["tab"] == "Edits" and opened.query_params["from"] == "probes"
-    assert opened.query_params["hypothesis"] == cases["hypothesis"].iloc[0]
+    assert opened.query_params["from"] == "probes" and opened.query_params["hypothesis"] == cases["hypothesis"].iloc[0]
     assert f"pair 1 of {len(cases)}" in texts(opened, "markdown")  # the explorer steps through the failing cases
-    assert opened.dataframe(key="explorer_edits_table") is not None
+    opened.session_state["explorer_tab"] = "Edits"  # and its Edits tab edits the case
+    show(opened, EXPLORER)
+    assert opened.query_params["tab"] == "Edits" and len(opened.dataframe(key="explorer_edits_table").value) > 0
 
 
 def test_a_link_to_failing_cases_before_the_suite_ran_asks_for_the_run(monkeypatch, tmp_path, checkpoints):

@@ -22,11 +22,9 @@ PAGE_SIZE = 50
 
 def show(page: str, key: str, ref: state.ListRef, *, columns: Sequence[str] | None = None, sortable: bool = True,
          open_models: Sequence[str] | None = None, page_size: int = PAGE_SIZE, where: Any = st,
-         column_config: dict[str, Any] | None = None, open_params: dict[str, str] | None = None,
-         target: str = "the Pair explorer") -> lists.PairList:
+         column_config: dict[str, Any] | None = None) -> lists.PairList:
     """The list `ref` names as a paged table with its order and page kept in the view (`<key>_order`,
-    `<key>_page`); a clicked line opens its pair with the loaded models (or the checkpoints `open_models`), in the
-    Pair explorer's view `open_params` (e.g. its Edits tab), which `target` names in the table's caption."""
+    `<key>_page`); a clicked line opens its pair with the loaded models (or the checkpoints `open_models`)."""
     if sortable:
         order = controls.select(page, f"{key}_order", "Order", list(SORTS), "row", where=where)
         ref = ref.with_fields(order=order)
@@ -49,19 +47,18 @@ def show(page: str, key: str, ref: state.ListRef, *, columns: Sequence[str] | No
     event = where.dataframe(shown, key=f"{page}_{key}_table", on_select="rerun", selection_mode="single-row", hide_index=True,
                             width="stretch", column_config=column_config)
     where.caption(f":material/touch_app: Pairs {start + 1:,}–{min(start + page_size, total):,} of {total:,}. Click a "
-                  f"line to open that pair in {target} with "
+                  "line to open that pair in the Pair explorer with "
                   + ("these checkpoints" if open_models else "the loaded models")
                   + "; it steps through this list with Previous / Next, and the browser's Back returns here.")
     picked = list(getattr(getattr(event, "selection", None), "rows", []) or [])
     if state.new_event(f"{page}_{key}_table", picked) and picked:
-        open_position(listed, ref, start + picked[0], open_models, where, open_params)
+        open_position(listed, ref, start + picked[0], open_models, where)
     return listed
 
 
 def open_position(listed: lists.PairList, ref: state.ListRef, position: int, open_models: Sequence[str] | None = None,
-                  where: Any = st, open_params: dict[str, str] | None = None) -> None:
-    """Open the pair at `position` of a list in the Pair explorer (the list goes with it), in its view
-    `open_params` when given."""
+                  where: Any = st) -> None:
+    """Open the pair at `position` of a list in the Pair explorer (the list goes with it)."""
     row = listed.frame.iloc[position]
     if listed.split is not None and ("row" not in row or pd.isna(row["row"])):
         where.warning(f"That pair is not in the local copy of {md(listed.split)}, so it cannot be opened.")
@@ -69,4 +66,4 @@ def open_position(listed: lists.PairList, ref: state.ListRef, position: int, ope
     params = state.pair_link(listed.pair_at(position), ref)
     if open_models:
         params[state.MODELS] = ",".join(open_models)
-    state.switch_to(EXPLORER, {**params, **(open_params or {})})
+    state.switch_to(EXPLORER, params)

@@ -1,7 +1,7 @@
 """Error analysis's behavioural-tests tab: the CheckList-style suite of the loaded models' task (`analysis.probes`,
 the `probe` command's) run on every loaded model with progress, kept for the server's life; a test × model table
 of failure rates with Wilson 95% intervals, grouped by capability; a clicked cell lists that model's failing
-cases, and a case opens as a pair on the Pair explorer's Edits tab (stepping through the same failing cases)."""
+cases, and a case opens as a pair in the Pair explorer (stepping through the same failing cases; its Edits tab edits it)."""
 from __future__ import annotations
 
 from typing import Any, Sequence
@@ -122,18 +122,23 @@ def section(page: str, models: Sequence[cache.Model]) -> None:
 
 
 def overlaps(record: dict[str, Any]) -> None:
-    """One caption per model: how many dev-built cases share text with its training split."""
+    """How many dev-built cases share text with each model's training split: one caption per distinct count,
+    naming its models (the five snli-small models share a split, so one line)."""
+    said: dict[str, list[str]] = {}
     for name, entry in record["checkpoints"].items():
         overlap = entry.get("training_overlap") or {}
         if not overlap.get("cases_checked"):
             continue
         if not overlap.get("checked"):
-            caption_note(f"{md(name)}: overlap of its {overlap['cases_checked']:,} dev-built cases with its training "
-                         f"split not checked ({md(str(overlap.get('reason')))}).")
+            text = (f"overlap of the {overlap['cases_checked']:,} dev-built cases with the training split not checked "
+                    f"({md(str(overlap.get('reason')))})")
         else:
-            caption_note(f"{md(name)}: of {overlap['cases_checked']:,} dev-built cases, {overlap['pairs']} pairs, "
-                         f"{overlap['premises']} premises and {overlap['hypotheses']} hypotheses occur in its training "
-                         f"split ({md(str(overlap['split']))}): those are not held out.")
+            text = (f"of {overlap['cases_checked']:,} dev-built cases, {overlap['pairs']} pairs, {overlap['premises']} "
+                    f"premises and {overlap['hypotheses']} hypotheses occur in the training split "
+                    f"({md(str(overlap['split']))}): those are not held out")
+        said.setdefault(text, []).append(name)
+    for text, names in said.items():
+        caption_note(f"{md(', '.join(names))}: {text}.")
 
 
 def failing(page: str, models: Sequence[cache.Model], per_test: int, test: dict[str, Any], model: str) -> None:
@@ -142,5 +147,4 @@ def failing(page: str, models: Sequence[cache.Model], per_test: int, test: dict[
                 f"({md(test['capability'])}, {md(test['type'])}: {md(test['description'])})")
     ref = state.ListRef.of("probes", models=",".join(m.name for m in models), cases=per_test, test=test["name"],
                            model=model, via="probe")
-    pair_list.show(page, "probe_cases", ref, sortable=False, columns=CASE_COLUMNS, open_params={"tab": "Edits"},
-                   target="the Pair explorer's Edits tab")
+    pair_list.show(page, "probe_cases", ref, sortable=False, columns=CASE_COLUMNS)
