@@ -48,6 +48,8 @@ done > bench/results/profile-shipped.txt
 # Issue 22: edits of new pairs through the five shipped snli-small models; the NLI probe suite, first and cached run
 OMP_NUM_THREADS=1 python bench/edits_speed.py --threads 1 --out bench/results/edits-speed.md
 OMP_NUM_THREADS=1 python bench/probe_speed.py --data-dir ../shared/data --threads 1 --out bench/results/probe-speed.md
+# Issue 22 in the browser: the Edits tab, warm, new and seen pairs (needs Debian's chromium)
+OMP_NUM_THREADS=1 python bench/browser_edits_speed.py --pairs 8 --out bench/results/browser_edits_speed.md
 # Training dynamics: what recording them costs per training step (issue 23)
 python bench/dynamics_overhead.py --steps 30 --rounds 3 > bench/results/dynamics-overhead.md
 # The Data map's WebGL scatter in headless Chromium: the draw alone, and the page on a warm server

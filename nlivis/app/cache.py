@@ -979,3 +979,99 @@ def training_predictions(name: str, key: str, ids: Sequence[str]) -> tuple[dict[
         return _training_predictions_cached(str(folder), checkpoint_stamp(folder), ref, str(root), tuple(sorted(ids))), None
     except Exception as error:  # a model failing must not take the page down
         return {}, f"{name} could not predict these pairs ({type(error).__name__}: {error})"
+
+
+# ---------------------------------------------------------------- edits of one pair, behavioural tests
+
+def _checkpoints_key(models: Sequence[Model]) -> tuple[tuple[str, str, float], ...]:
+    """(name, folder, stamp) per model: what an edit run or a probe run of these models is keyed by."""
+    return tuple((m.name, m.path, checkpoint_stamp(m.path)) for m in models)
+
+
+def _renamed(run: Any, names: Sequence[str]) -> Any:
+    """An `EditRun` whose per-model dicts are keyed by the app's model names (the folder names a URL carries)."""
+    from dataclasses import replace
+
+    new = dict(zip(run.names, names))
+    outcomes = [replace(o, probabilities={new[k]: v for k, v in o.probabilities.items()},
+                        flipped={new[k]: v for k, v in o.flipped.items()},
+                        meets_expectation={new[k]: v for k, v in o.meets_expectation.items()}) for o in run.outcomes]
+    return replace(run, names=list(names), original={new[k]: v for k, v in run.original.items()}, outcomes=outcomes)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _edit_run_cached(key: tuple[tuple[str, str, float], ...], premise: str, hypothesis: str, label: str | None,
+                     own: tuple[str, str] | None) -> Any:
+    from nlivis.analysis.edit_runs import run_edits
+    from nlivis.analysis.edits import user_edit
+
+    loaded = [_load_cached(path, stamp) for _, path, stamp in key]
+    with _TAGGER_LOCK:  # spaCy's parser is shared with the background tagger
+        if own is None:
+            run = run_edits(loaded, premise, hypothesis, label)
+        else:
+            run = run_edits(loaded, premise, hypothesis, label, kinds=(),
+                            extra=[user_edit(premise, hypothesis, *own)])
+    return _renamed(run, [name for name, _, _ in key])
+
+
+def edit_run(models: Sequence[Model], premise: str, hypothesis: str, label: str | None,
+             own: tuple[str, str] | None = None) -> tuple[Any | None, str | None]:
+    """(`EditRun`: every proposed edit of the pair — or, with `own`, only the user's own edited pair — predicted
+    by every model in batches, None) or (None, why not: models of two tasks, a label the task does not have …).
+    `label` is the pair's gold label (the edits' expectations follow from it), or None."""
+    if not models:
+        return None, "no model is loaded"
+    try:
+        return _edit_run_cached(_checkpoints_key(models), premise, hypothesis, label, own), None
+    except ValueError as error:
+        return None, str(error)
+    except Exception as error:  # WordNet or spaCy missing, a model failing: a message, not a broken page
+        return None, f"the edits could not be computed ({type(error).__name__}: {error})"
+
+
+_PROBE_RESULTS: dict[tuple, dict] = {}
+_PROBE_LOCK = threading.Lock()
+PROBE_SEED = 1
+"""The suite's seed in the app (the CLI's default), so the app's table is `probe … --seed 1`'s."""
+
+
+def probe_key(models: Sequence[Model], per_test: int) -> tuple:
+    return _checkpoints_key(models), int(per_test), PROBE_SEED, str(paths.data_root())
+
+
+def probe_results(models: Sequence[Model], per_test: int, compute: bool = False,
+                  progress: Callable[[str], None] | None = None) -> tuple[dict | None, str | None]:
+    """(the `probe --json` record of the behavioural suite of the models' task, run on every model, None) —
+    kept in this server process per models, cases per test and data folder — or (None, why not: not run yet
+    when `compute` is False, models of two tasks, a failure). The suite itself is cached on disk."""
+    key = probe_key(models, per_test)
+    if key in _PROBE_RESULTS:
+        return _PROBE_RESULTS[key], None
+    if not compute:
+        return None, "the suite has not been run on these models in this server yet"
+    from nlivis.analysis.edit_runs import protocol_notes, task_of
+    from nlivis.analysis.probes import ProbeResult, load_suite, probe_record, run_probes, training_overlap
+
+    say = progress or (lambda message: None)
+    loaded = [m.checkpoint for m in models]
+    names = [m.name for m in models]
+    root = paths.data_root()
+    try:
+        suite = task_of(loaded)
+        with _PROBE_LOCK, _TAGGER_LOCK:  # one suite at a time; spaCy's parser is shared with the tagger
+            if key in _PROBE_RESULTS:
+                return _PROBE_RESULTS[key], None
+            tests = load_suite(suite, root, per_test, PROBE_SEED, None, say)
+            outcomes = run_probes(loaded, tests, names, None, say)
+            overlap = {name: training_overlap(item, tests, root) for name, item in zip(names, loaded)}
+            record = probe_record(ProbeResult(tests, tuple(loaded[0].labels), names, outcomes, overlap), suite,
+                                  PROBE_SEED, per_test, protocol_notes(loaded, names))
+            if len(_PROBE_RESULTS) > 16:
+                _PROBE_RESULTS.clear()
+            _PROBE_RESULTS[key] = record
+        return record, None
+    except ValueError as error:
+        return None, str(error)
+    except Exception as error:  # WordNet or spaCy missing, a dev file unreadable: a message, not a broken page
+        return None, f"the suite could not be run ({type(error).__name__}: {error})"

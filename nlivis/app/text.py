@@ -6,12 +6,14 @@ would make the browser fetch that host, `[y](http://z)` show a foreign link, `**
 `md(value)` backslash-escapes every ASCII punctuation character (CommonMark lets any of them be escaped, and
 an escaped `:` or `.` also stops bare URLs and `www.` from becoming links) and turns line breaks into spaces,
 so the value reads exactly as it was given. Compose messages as `f"… {md(value)} …"`; a message that is plain
-text throughout (e.g. from `nlivis.app.state` or an exception) goes through `md` whole.
+text throughout (e.g. from `nlivis.app.state` or an exception) goes through `md` whole. `short_names` shortens
+checkpoint names for table headers.
 """
 from __future__ import annotations
 
 import re
-from typing import Any
+from os.path import commonprefix
+from typing import Any, Sequence
 
 _PUNCTUATION = re.compile(r"([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])")
 
@@ -20,3 +22,14 @@ def md(value: Any) -> str:
     """`value` as Markdown that renders as the literal text (no links, images, formatting or directives)."""
     text = " ".join(str(value).splitlines()) if value is not None else ""
     return _PUNCTUATION.sub(r"\\\1", text)
+
+
+def short_names(names: Sequence[str]) -> dict[str, str]:
+    """Column labels without the suffix every name shares ("gcnn" for "gcnn-snli-small" beside "esan-snli-small"),
+    so five models fit in a table's width; the full name goes in the column's tooltip."""
+    if len(names) < 2:
+        return {name: name for name in names}
+    cut = commonprefix([name[::-1] for name in names])[::-1]
+    cut = cut[cut.find("-"):] if "-" in cut else ""  # cut at a dash, never inside a name
+    shown = {name: name[:len(name) - len(cut)] if cut and name.endswith(cut) else name for name in names}
+    return shown if len(set(shown.values())) == len(names) and all(shown.values()) else {name: name for name in names}

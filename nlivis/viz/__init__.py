@@ -19,7 +19,8 @@ _MODULES = {
                "plotly_config"),
     "drawable": ("MISSING_MESSAGES", "VIEW_TYPES", "views_of"),
     "gate_strips": ("gate_strip", "gate_summary_bars", "gate_values"),
-    "heatmaps": ("alignment_heatmap", "alignment_matrix", "confusion_matrix_heatmap", "memory_keys_heatmap"),
+    "heatmaps": ("alignment_heatmap", "alignment_matrix", "confusion_matrix_heatmap", "difference_heatmap",
+                 "memory_keys_heatmap"),
     "overview": ("ModelReading", "overview_grid"),
 }
 _WHERE = {name: module for module, names in _MODULES.items() for name in names}

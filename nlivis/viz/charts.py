@@ -270,10 +270,11 @@ DOT_ROW_PIXELS = 26
 def accuracy_dots(table: pd.DataFrame, category: str, group: str = "model", accuracy: str = "accuracy",
                   interval: tuple[str, str] = ("ci_low", "ci_high"), count: str = "count",
                   baseline: str | None = "majority_accuracy", title: str = "accuracy by category",
-                  colours: Mapping[str, str] | None = None) -> go.Figure:
+                  colours: Mapping[str, str] | None = None, axis_title: str = "accuracy") -> go.Figure:
     """Accuracy per category as dots with their 95% interval, one row per category (most pairs first) and one
     dot per model, side by side within the row (in the model's colour); the majority-label baseline as a
-    black tick. Reads where grouped bars of many categories and models overlap."""
+    black tick. Reads where grouped bars of many categories and models overlap. Any share with an interval reads
+    the same way (`axis_title`: e.g. a failure rate)."""
     if table.empty:
         return empty_figure("nothing to compare")
     order = (table.groupby(category, sort=False)[count].max().sort_values(ascending=False, kind="stable").index
@@ -303,7 +304,7 @@ def accuracy_dots(table: pd.DataFrame, category: str, group: str = "model", accu
               for value in order]
     figure.update_layout(
         title=title, height=max(300, 110 + DOT_ROW_PIXELS * len(order)),
-        xaxis={"range": [0, 1], "title": "accuracy", "tickformat": ".0%", "side": "top"},
+        xaxis={"range": [0, 1], "title": axis_title, "tickformat": ".0%", "side": "top"},
         yaxis={"tickmode": "array", "tickvals": list(range(len(order))), "ticktext": labels, "autorange": "reversed",
                "automargin": True, "tickfont": {"size": 12}},
         margin={"l": 10, "r": 10, "t": 80, "b": 10}, legend=SIDE_LEGEND, hovermode="closest")

@@ -124,3 +124,34 @@ def confusion_matrix_heatmap(counts: Sequence[Sequence[float]], labels: Sequence
         clickmode="event+select",
     )
     return figure
+
+
+def difference_heatmap(values: np.ndarray, row_labels: Sequence[str], col_labels: Sequence[str],
+                       changed_rows: Sequence[bool], changed_cols: Sequence[bool], row_name: str, col_name: str,
+                       title: str) -> go.Figure:
+    """Edited minus original weights on the tokens two alignments share, on a diverging scale centred on zero
+    (red: the edited pair attends more). Changed tokens (labelled `old→new`) are bold on the axes and their row
+    and column are outlined, so one sees whether the attention moved to or from the word that changed."""
+    values = np.asarray(values, dtype=float)
+    bound = float(np.abs(values).max()) if values.size else 0.0
+    bound = bound if bound > 0 else 1.0
+    trace = labelled_heatmap(values, row_labels, col_labels, "edited − original", row_name, col_name, DIVERGING_SCALE,
+                             zmin=-bound, zmax=bound, name=title)
+    trace.update(reversescale=True)
+    x_ticks, y_ticks = token_ticks(col_labels), token_ticks(row_labels, axis="y")
+    x_ticks["ticktext"] = [f"<b>{t}</b>" if c else t for t, c in zip(x_ticks["ticktext"], changed_cols)]
+    y_ticks["ticktext"] = [f"<b>{t}</b>" if c else t for t, c in zip(y_ticks["ticktext"], changed_rows)]
+    outline = {"type": "rect", "line": {"color": "#222", "width": 2}, "fillcolor": "rgba(0,0,0,0)"}
+    shapes = [{**outline, "x0": -0.5, "x1": len(col_labels) - 0.5, "y0": r - 0.5, "y1": r + 0.5}
+              for r, changed in enumerate(changed_rows) if changed]
+    shapes += [{**outline, "x0": c - 0.5, "x1": c + 0.5, "y0": -0.5, "y1": len(row_labels) - 0.5}
+               for c, changed in enumerate(changed_cols) if changed]
+    figure = go.Figure(trace)
+    figure.update_layout(
+        title=f"{title} · largest change {bound:.3f}" if values.size else f"{title} · no shared tokens",
+        xaxis={**x_ticks, "title": f"{col_name} tokens (shared)", "side": "bottom"},
+        yaxis={**y_ticks, "title": f"{row_name} tokens (shared)", "autorange": "reversed"},
+        shapes=shapes, height=max(260, 60 + 22 * len(row_labels) + 40 + (40 if len(col_labels) > 16 else 0)),
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+    )
+    return figure

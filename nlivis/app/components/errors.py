@@ -1,6 +1,7 @@
 """Error analysis: accuracy with 95% intervals and the majority baseline, per label and confusion matrices (a
 clicked cell lists its pairs), every error of the split (sortable, filterable by confusion cell, tag, length and
-unknown words, paged), accuracy by annotation tag with DIIN's Table 7, and a challenge file by category."""
+unknown words, paged), accuracy by annotation tag with DIIN's Table 7, a challenge file by category, and behavioural
+tests (`components.probes`)."""
 from __future__ import annotations
 
 from typing import Sequence
@@ -10,7 +11,7 @@ import streamlit as st
 from nlivis.analysis.breakdown import confusion_matrix, overall_accuracy, per_label_scores
 from nlivis.analysis.pair_lists import UNKNOWN_FILTERS
 from nlivis.app import cache, state
-from nlivis.app.components import challenge, controls, figures, lists, pair_list, samples, tag_breakdown
+from nlivis.app.components import challenge, controls, figures, lists, pair_list, probes, samples, tag_breakdown
 from nlivis.app.components.frame import protocol_notes
 from nlivis.app.text import md
 from nlivis.viz.charts import accuracy_interval_bars
@@ -19,12 +20,23 @@ from nlivis.viz.heatmaps import confusion_matrix_heatmap
 PAGE = "errors"
 LIST_COLUMNS = ["row", "id", "gold", "predicted", "confidence", "length", "unknown", "tags", "premise", "hypothesis"]
 ANY = "(any)"
-TABS = ("Accuracy and confusions", "Every error", "By annotation tag (Table 7)", "Challenge set")
+TABS = ("Accuracy and confusions", "Every error", "By annotation tag (Table 7)", "Challenge set", "Behavioural tests")
+"""Only the open tab is computed and drawn; the behavioural tests need no split, the others one split's predictions."""
 NO_TAGS, GOLD, SAMPLE, EVERY = "none", "gold", "automatic (a sample)", "automatic (every pair: once, then on disk)"
 
 
 def page(models: Sequence[cache.Model]) -> None:
     protocol_notes(models)
+    tab, containers = controls.tabs(PAGE, "tab", TABS)  # only the open tab is computed and drawn
+    with containers[TABS.index(tab)]:
+        if tab == TABS[4]:
+            probes.section(PAGE, models)
+        else:
+            split_tab(models, tab)
+
+
+def split_tab(models: Sequence[cache.Model], tab: str) -> None:
+    """A tab over one split's recorded predictions (or the challenge set, which needs none)."""
     splits_by_model = {m.name: cache.prediction_files(m.path) for m in models}
     all_splits = sorted({key for files in splits_by_model.values() for key in files})
     if not all_splits:
@@ -33,6 +45,9 @@ def page(models: Sequence[cache.Model]) -> None:
                 "`python -m nlivis evaluate CHECKPOINT --file PATH`.")
         challenge.section(PAGE, models)
         state.stop()
+    if tab == TABS[3]:
+        challenge.section(PAGE, models)
+        return
     start, trained = cache.split_choice(models, all_splits)
     split = controls.select(PAGE, "split", "Evaluation split", all_splits, start,
                             format_func=lambda key: cache.describe_split(key, trained))
@@ -50,17 +65,13 @@ def page(models: Sequence[cache.Model]) -> None:
     if not predictions:
         state.stop()
     shown = [m for m in models if m.name in predictions]
-    tab, containers = controls.tabs(PAGE, "tab", TABS)  # only the open tab is computed and drawn
-    with containers[TABS.index(tab)]:
-        if tab == TABS[0]:
-            accuracy(split, shown, predictions)
-            confusions(split, shown, predictions)
-        elif tab == TABS[1]:
-            error_list(split, shown)
-        elif tab == TABS[2]:
-            tag_breakdown.section(PAGE, split, shown, predictions)
-        else:
-            challenge.section(PAGE, models)
+    if tab == TABS[0]:
+        accuracy(split, shown, predictions)
+        confusions(split, shown, predictions)
+    elif tab == TABS[1]:
+        error_list(split, shown)
+    else:
+        tag_breakdown.section(PAGE, split, shown, predictions)
 
 
 def accuracy(split: str, models: Sequence[cache.Model], predictions: dict[str, list]) -> None:

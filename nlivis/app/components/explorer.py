@@ -1,6 +1,6 @@
 """The Pair explorer's parts: why the pair is here (gold label, tags, which models are wrong, the list it came
 from), every model's prediction, the previous pair beside this one, all models at a glance, and each model's
-alignments layer by layer."""
+alignments layer by layer; on its Edits tab, the pair's edits (`components.edits`)."""
 from __future__ import annotations
 
 from collections import defaultdict
@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from nlivis.app import cache, state
-from nlivis.app.components import figures, pairs
+from nlivis.app.components import controls, edits, figures, pairs
 from nlivis.app.components.frame import NOTE_ICON, protocol_notes
 from nlivis.app.text import md
 from nlivis.models.trace import Alignment, MemoryKeys
@@ -23,6 +23,9 @@ WRONG_BACKGROUND = "background-color: #fde0dc"
 """A wrong model's line in the predictions table."""
 
 _HISTORY = "nlivis_pair_history"
+PAGE = "explorer"
+TABS = ("Predictions and alignments", "Edits")
+"""The open tab is view state (`tab=Edits`); only the open one is computed."""
 
 
 def why_here(models: Sequence[cache.Model], shown: cache.ShownPair, readings: dict[str, cache.PairReading]) -> None:
@@ -185,9 +188,14 @@ def page(models: Sequence[cache.Model]) -> None:
     if not readings:
         state.stop()
     why_here(models, shown, readings)
-    previous = remember(readings)
-    st.subheader("Predictions")
-    predictions(models, shown, readings)
-    compare = probabilities(models, readings, previous)
-    at_a_glance(readings)
-    alignments(models, readings, previous if compare else None)
+    tab, containers = controls.tabs(PAGE, "tab", TABS)
+    with containers[TABS.index(tab)]:
+        if tab == TABS[1]:
+            edits.section(models, shown, premise, hypothesis)
+            return
+        previous = remember(readings)
+        st.subheader("Predictions")
+        predictions(models, shown, readings)
+        compare = probabilities(models, readings, previous)
+        at_a_glance(readings)
+        alignments(models, readings, previous if compare else None)

@@ -11,6 +11,8 @@ same order. Kinds:
   challenge      one category of a challenge file, by one model (typed pairs with their gold label);
   datamap        the training pairs in a region, box or lasso of a checkpoint's data map, with the gold
                  label beside the listed checkpoints' predictions (the "possibly mislabelled" list).
+  probes         one model's failing cases of one behavioural test (typed pairs; the gold label where the
+                 case's expectation is a label), from the suite run kept in this server.
 """
 from __future__ import annotations
 
@@ -297,13 +299,45 @@ def datamap_list(ref: ListRef) -> PairList:
     return PairList(frame.drop(columns=["column", "original"]), described, None, None, notes)
 
 
+def probes_list(ref: ListRef) -> PairList:
+    names = [name for name in (ref.get("models") or "").split(",") if name]
+    test, name = ref.get("test", ""), ref.get("model", "")
+    cases = ref.get("cases") or ""
+    described = f"{name}'s failing cases of the behavioural test “{test}”"
+    models = []
+    for member in names:
+        model, error = model_by_name(member)
+        if model is None:
+            return PairList(pd.DataFrame(), described, None, error)
+        models.append(model)
+    if not models or not cases.isdigit():
+        return PairList(pd.DataFrame(), described, None, "the link names no models or cases per test")
+    record, problem = cache.probe_results(models, int(cases))
+    if record is None:
+        return PairList(pd.DataFrame(), described, None, f"{problem}: run it on Error analysis's Behavioural tests tab")
+    found = next((t for t in record["tests"] if t["name"] == test), None)
+    if found is None or name not in found["by_model"]:
+        return PairList(pd.DataFrame(), described, None, f"the suite has no test “{test}” for {name}")
+    rows = []
+    for failure in found["by_model"][name]["failing"]:
+        case = found["case_list"][failure["case"]]
+        original = case.get("original") or ["", ""]
+        rows.append({"case": failure["case"], "premise": case["premise"], "hypothesis": case["hypothesis"],
+                     "gold": case["expected"] if case["expectation"] == "label" else None,
+                     "expected": case["expected"] if case["expectation"] == "label"
+                     else f"{case['expectation']}" + (f" ({case['direction']} {case['expected']})" if case.get("direction") else ""),
+                     "predicted": failure["predicted"], "before edit": failure["original_predicted"] or "",
+                     "original premise": original[0], "original hypothesis": original[1], "source": case["source"]})
+    return PairList(pd.DataFrame(rows), described, None)
+
+
 PROVIDERS = {"predictions": predictions_list, "disagreements": disagreements_list, "projection": projection_list,
-             "challenge": challenge_list, "datamap": datamap_list}
+             "challenge": challenge_list, "datamap": datamap_list, "probes": probes_list}
 
 VIA = {"cell": "a confusion-matrix cell", "tag": "a tag's accuracy", "table7": "a Table 7 cell",
        "errors": "the list of errors", "point": "a projection point", "disagreements": "the Ablations disagreements",
        "category": "a challenge-set category", "datamap": "a data-map selection",
-       "mislabelled": "the possibly mislabelled training pairs"}
+       "mislabelled": "the possibly mislabelled training pairs", "probe": "a behavioural test's failing cases"}
 """What a list's `via` field says the user clicked."""
 
 
