@@ -567,14 +567,6 @@ def tagged_sample(key: str, size: int, seed: int = 0) -> tuple[TaggedSample | No
         return None, str(error)
 
 
-def tags_on_disk(key: str) -> bool:
-    """Whether every pair of split `key` has automatic tags cached on disk (tagging it again costs nothing)."""
-    from nlivis.analysis.tags import tag_cache_key
-
-    pairs, error = split_pairs(key)
-    return not error and (cache_root() / "tags" / f"tags-{tag_cache_key(pairs)}.json").is_file()
-
-
 # ---------------------------------------------------------------- tokens of a split, as each model reads them
 
 class _NotAnalysedYet(Exception):
