@@ -6,7 +6,9 @@ would make the browser fetch that host, `[y](http://z)` show a foreign link, `**
 `md(value)` backslash-escapes every ASCII punctuation character (CommonMark lets any of them be escaped, and
 an escaped `:` or `.` also stops bare URLs and `www.` from becoming links) and turns line breaks into spaces,
 so the value reads exactly as it was given. Compose messages as `f"… {md(value)} …"`; a message that is plain
-text throughout (e.g. from `nlivis.app.state` or an exception) goes through `md` whole.
+text throughout (e.g. from `nlivis.app.state` or an exception) goes through `md` whole. `code(value)` shows a
+value (a path, a config name) as a code span: nothing inside one is Markdown, so it is not escaped (escapes
+there would show as backslashes).
 """
 from __future__ import annotations
 
@@ -20,3 +22,11 @@ def md(value: Any) -> str:
     """`value` as Markdown that renders as the literal text (no links, images, formatting or directives)."""
     text = " ".join(str(value).splitlines()) if value is not None else ""
     return _PUNCTUATION.sub(r"\\\1", text)
+
+
+def code(value: Any) -> str:
+    """`value` as a Markdown code span showing it literally (fenced with more backticks than it holds)."""
+    text = " ".join(str(value).splitlines()) if value is not None else ""
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"

@@ -16,7 +16,7 @@ from nlivis.app import cache, state
 from nlivis.app.cache import TaggedSample
 from nlivis.app.components import controls, figures, lists, pair_list, samples
 from nlivis.app.components.frame import NOTE_ICON
-from nlivis.app.text import md
+from nlivis.app.text import code, md
 from nlivis.viz.charts import accuracy_by_tag_bars, comparison_bars
 
 PERCENT = ["frequency", "accuracy", "ci_low", "ci_high", "majority_accuracy"]
@@ -80,7 +80,7 @@ def section(page: str, split: str, models: Sequence[cache.Model], predictions: M
         st.warning(f"{md(tag)} (automatic): {md(reason)}")
     tags = split_tags(list(cache.split_rows(split)), gold, tagged.tags)
     if tags.gold:
-        st.caption(f"**Gold tags** (human annotation, RepEval 2017, `{md(gold_file)}`) on {len(tags.gold):,} pairs of "
+        st.caption(f"**Gold tags** (human annotation, RepEval 2017, {code(gold_file)}) on {len(tags.gold):,} pairs of "
                    f"{md(split)}; **automatic tags** (rules measured against the gold tags: `python -m nlivis tags-report`) "
                    + (f"on {len(tags.automatic):,} other sampled pairs" if tags.automatic else
                       "on none of the other pairs (the slider above adds them)")
@@ -207,7 +207,7 @@ def taxinli(split: str, models: Sequence[cache.Model], predictions: Mapping[str,
     if split_half(split) not in halves:
         return
     st.subheader("Accuracy by TaxiNLI category")
-    st.caption(f"TaxiNLI (Joshi et al., 2020; `{md(str(taxonomy.path))}`): 15 reasoning categories annotated by hand on "
+    st.caption(f"TaxiNLI (Joshi et al., 2020; {code(str(taxonomy.path))}): 15 reasoning categories annotated by hand on "
                "MultiNLI dev pairs; beside ours, three models the release scored, trained on the **full** MultiNLI "
                "training set, on the same pairs (ours follow the reduced protocol). Accuracy in % [95% interval]; a "
                "pair with several categories counts in each." + "".join(f" {md(note)}." for note in taxonomy.notes))
