@@ -96,8 +96,8 @@ def paired(model: str, protocol: str, members, reference, seeds) -> None:
     if noise is not None:
         st.caption(f"Seed noise: {md(noise.describe(split))}. A variant whose difference is no larger than the range "
                    "is *within seed noise*: the ablation did not change accuracy by more than re-training does"
-                   + (" (two seeds give a rough estimate: train a third with `scripts/train_shipped.py --only "
-                      f"{md(model)}-{md(protocol)}-seed3`)." if len(noise.seeds) < 3 else "."))
+                   + (" (two seeds give a rough estimate: train a third with "
+                      f"{code(f'scripts/train_shipped.py --only {model}-{protocol}-seed3')})." if len(noise.seeds) < 3 else "."))
     elif len(seeds) < 2:
         st.caption(f"Only one seed of the full {code(model)} config under {md(protocol)}: whether a difference is within "
                    f"seed noise cannot be said. Train {code(model)} with seed 2 (folder suffix `-seed2`) to know.")
