@@ -47,6 +47,8 @@ def test_markdown_escaping_leaves_no_link_image_or_formatting():
     assert not kinds & {"image", "link_open", "strong_open", "heading_open", "html_inline", "html_block"}
     rendered = MarkdownIt("commonmark").render(md(hostile))
     assert "x.png)" in rendered and "<img" not in rendered and "\n# h" not in md(hostile)
+    shown = md(hostile).replace("\\", "")  # the text a GFM autolinker sees once the escapes are read
+    assert "://" not in shown and "www." not in shown and "x.png)" in shown.replace("\u200b", "")
 
 
 @pytest.mark.parametrize("value", ["/data/mnli_annotations/multinli_1.0_matched_annotations.txt", "a`b``c", "`x`",
