@@ -12,7 +12,10 @@ All visits share one browser profile, as a user's do: Streamlit's and plotly's J
 cache after the priming pass. A visit ends when Streamlit's script state is `notRunning` (its running indicator is
 gone) and every plotly chart on the page has drawn its SVG; "script" is when the first full run of the page ended
 (a timer fragment that fills in later, such as the explorer's tags, does not count), "drawn" when the last chart
-finished. Launch is a new server process from spawn until Home is idle. A second table lists, per page, the
+finished. Launch is a new server process from spawn until Home is idle. A second table times what a reader
+does inside one tab of a warm server (median of `--warm`): switching page by the sidebar, each tab of Error
+analysis, and opening a pair from Error analysis's list of errors (click on a line until the Pair explorer has
+drawn) — from the click until the script is done and every chart drawn. A third table lists, per page, the
 figures that dominate: the largest by the JSON plotly receives, with when each was drawn.
 `--app-root` measures another checkout of the app (e.g. `git archive <commit> | tar -x -C /tmp/base`).
 """
@@ -75,6 +78,21 @@ SETTLED = """
   return [...charts].every(c => c.querySelector('.main-svg'));
 }
 """
+
+SETTLED_AFTER = """
+(since) => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || !window.__nlivis) return false;
+  const states = window.__nlivis.states;
+  const last = states[states.length - 1];
+  if (!last || last[1] !== 'notRunning' || !states.some(s => s[0] >= since && s[1] === 'running')) return false;
+  if (performance.now() - last[0] < 1000) return false;
+  return [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].every(c => c.querySelector('.main-svg'));
+}
+"""
+"""After a click at `since` (ms): a run started after it has ended, nothing ran for a second, every chart drew."""
+
+ERROR_TABS = ("Accuracy and confusions", "Every error", "By annotation tag (Table 7)", "Challenge set")
 
 FIGURES = """
 () => [...document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot')].map((gd, i) => {
@@ -169,6 +187,54 @@ def visit(context, url: str) -> Visit:
         page.close()
 
 
+def after_click(page, click, title: str | None = None) -> float:
+    """Seconds from `click()` until the run it starts has ended and every chart is drawn (script state and
+    charts as the recorder saw them; the last chart's first SVG or the script's end, whichever is later); with
+    `title`, not before that page's title shows (a switch first reruns the page it leaves)."""
+    since = page.evaluate("() => performance.now()")
+    click()
+    if title:
+        page.wait_for_function("t => document.querySelector('h1') && document.querySelector('h1').innerText.includes(t)",
+                               arg=title, timeout=TIMEOUT_S * 1000, polling=100)
+    page.wait_for_function(SETTLED_AFTER, arg=since, timeout=TIMEOUT_S * 1000, polling=100)
+    states = page.evaluate("() => window.__nlivis.states")
+    ended = max(t for t, state in states if state == "notRunning" and t >= since)
+    drawn = page.evaluate("since => Math.max(0, ...Object.values(window.__nlivis.drawn).filter(t => t >= since))", since)
+    return (max(ended, drawn) - since) / 1000
+
+
+def interactions(context, server: "Server", repeats: int) -> dict[str, list[float]]:
+    """What a reader waits for inside one tab: sidebar switches, Error analysis's tabs, a pair opened from its list
+    of errors (each in a fresh tab of the warm server, `repeats` times)."""
+    timed: dict[str, list[float]] = {}
+    for _ in range(repeats):
+        page = context.new_page()
+        page.add_init_script(RECORDER)
+        try:
+            page.goto(page_url(server, "Home"), wait_until="commit", timeout=TIMEOUT_S * 1000)
+            page.wait_for_function(SETTLED, timeout=TIMEOUT_S * 1000, polling=100)
+            for target in ("Pair explorer", "Gates", "Attribution", "Error analysis"):
+                link = page.locator('[data-testid="stSidebarNav"] a', has_text=target).first
+                timed.setdefault(f"switch to {target} (sidebar)", []).append(after_click(page, link.click, target))
+            for tab in (*ERROR_TABS[1:3], ERROR_TABS[0]):
+                button = page.get_by_role("tab", name=tab)
+                timed.setdefault(f"Error analysis tab: {tab}", []).append(after_click(page, button.click))
+            page.get_by_role("tab", name=ERROR_TABS[1]).click()
+            page.wait_for_selector(".st-key-errors_wrong_pairs_table [data-testid='stDataFrame']", timeout=TIMEOUT_S * 1000)
+            page.wait_for_function(SETTLED, timeout=TIMEOUT_S * 1000, polling=100)
+            grid = page.locator(".st-key-errors_wrong_pairs_table [data-testid='stDataFrame']").first
+            grid.scroll_into_view_if_needed()
+            box = grid.bounding_box()
+            timed.setdefault("open a pair from the list of errors", []).append(
+                after_click(page, lambda: page.mouse.click(box["x"] + 14, box["y"] + 35 + 35 / 2), "Pair explorer"))
+        except Exception as error:  # the pages' table is printed whatever happens here
+            print(f"interactions stopped: {type(error).__name__}: {error}", file=sys.stderr)
+            break
+        finally:
+            page.close()
+    return timed
+
+
 def page_url(server: Server, page: str) -> str:
     models = ",".join(f"{m}-snli-small" for m in MODELS)
     return f"{server.url}/{'' if page == 'Home' else page}?models={models}"
@@ -218,6 +284,11 @@ def main() -> None:
                     warm[page] = [visit(context, page_url(server, page)) for _ in range(args.warm)]
                 print(f"{page}: cold {cold[page].ready_s:.1f} s, warm "
                       f"{statistics.median(v.ready_s for v in warm[page]):.1f} s", file=sys.stderr)
+            with Server(args.app_root, env, log) as server:
+                server.wait_healthy()
+                for page in ("Home", "Error_analysis", "Pair_explorer", "Gates", "Attribution"):
+                    visit(context, page_url(server, page))  # the server warm for these pages, as after a first visit
+                clicked = interactions(context, server, args.warm)
         finally:
             browser.close()
 
@@ -239,7 +310,13 @@ def main() -> None:
         problems = f" — exception: {c.problems[0][:80]}" if c.problems else ""
         lines.append(f"| {page.replace('_', ' ')} | {c.script_s:.2f} / {c.ready_s:.2f} | {w_script:.2f} / {w_ready:.2f} | "
                      f"{met}{problems} | {statistics.median(v.received_kb for v in ws):.0f} | {len(c.figures)} |")
-    lines += ["", "Figures that dominate (warm visit; largest plotly JSON first, at most three per page):", "",
+    lines += ["", f"Inside one tab of a warm server (median of {args.warm}; from the click until the run ended and every "
+              "chart drew):", "", "| action | median (s) | slowest (s) | target ≤ 1 s |", "|---|---|---|---|"]
+    for action, seconds in clicked.items():
+        lines.append(f"| {action} | {statistics.median(seconds):.2f} | {max(seconds):.2f} | "
+                     f"{'met' if statistics.median(seconds) <= 1 else 'missed'} |")
+    lines += ["", "Figures that dominate (from the visit that drew the most figures, the cold one on a tie; largest plotly "
+              "JSON first, at most three per page):", "",
               "| page | figure (chart key) | traces | JSON (kB) | drawn at (s) |", "|---|---|---|---|---|"]
     for page in pages:
         seen = max((v.figures for v in (cold[page], *warm[page])), key=len)

@@ -7,7 +7,7 @@ import pytest
 pytest.importorskip("streamlit", reason="streamlit is not installed")
 
 from nlivis.app.state import DEFAULT_PAIR, ListRef, PairRef, clean_sentence, parse, serialise  # noqa: E402
-from nlivis.app.text import md  # noqa: E402
+from nlivis.app.text import code, md  # noqa: E402
 
 
 @pytest.mark.parametrize("value", [True, False, 0, 42, 2.5, "snli_dev", ["gold", "automatic"], [0, 64, 128], []])
@@ -47,3 +47,16 @@ def test_markdown_escaping_leaves_no_link_image_or_formatting():
     assert not kinds & {"image", "link_open", "strong_open", "heading_open", "html_inline", "html_block"}
     rendered = MarkdownIt("commonmark").render(md(hostile))
     assert "x.png)" in rendered and "<img" not in rendered and "\n# h" not in md(hostile)
+    shown = md(hostile).replace("\\", "")  # the text a GFM autolinker sees once the escapes are read
+    assert "://" not in shown and "www." not in shown and "x.png)" in shown.replace("\u200b", "")
+
+
+@pytest.mark.parametrize("value", ["/data/mnli_annotations/multinli_1.0_matched_annotations.txt", "a`b``c", "`x`",
+                                   "![x](http://nlivis-fetch-test.invalid/x.png)", "two\nlines"])
+def test_a_code_span_shows_a_path_literally_and_nothing_else(value):
+    """A path in backticks was md()-escaped, so the page showed `\\/work\\/wt\\/…`."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").parse(code(value))[1].children
+    assert [t.type for t in tokens] == ["code_inline"]
+    assert tokens[0].content == " ".join(value.splitlines())

@@ -324,6 +324,7 @@ def test_no_value_from_a_link_is_rendered_as_markdown(monkeypatch, tmp_path, che
             bad = [t.type for t in [*tokens, *inline] if t.type in ("image", "link_open", "html_inline", "html_block")]
             assert not bad, f"{page}: {body!r} renders {bad}"
             assert "nlivis-fetch-test.invalid" not in body or "\\." in body, body
+            assert "://nlivis" not in body.replace("\\", ""), f"{page}: GFM autolinks {body!r}"  # escapes do not stop it
 
 
 # ---------------------------------------------------------------- items 4, 5, 7 on the shipped checkpoints
@@ -421,3 +422,20 @@ def test_the_train_page_frees_its_form_after_start_and_says_what_the_run_does(mo
         run = training_runs.read_run(out)
         if run is not None:
             training_runs.request_stop(run)
+
+
+def test_back_from_a_pair_opened_from_a_list_lands_on_the_list_not_on_a_reset_page(monkeypatch, tmp_path, checkpoints):
+    """A click that opens a pair (st.switch_page with the pair's parameters) puts two steps in the browser's
+    history: the pair's parameters on the page being left, then the Pair explorer. Back landed on the first and
+    showed Error analysis reset (its tab and cell gone); the page now shows its own last view there."""
+    app = link(monkeypatch, tmp_path, checkpoints, ERRORS, models="gcnn-snli-small")
+    gold, predicted = first_error(checkpoints)
+    click_point(app, "confusion_0", [gold, predicted, 1])
+    before = dict(app.query_params)
+    assert before["cell_gold"] == gold
+    click_table_row(app, "errors_cell_pairs_table", 0)
+    assert [t.value for t in app.title] == ["Pair explorer"]
+    back(app, ERRORS, dict(app.query_params))  # the first history step: the pair's parameters on Error analysis
+    assert [t.value for t in app.title] == ["Error analysis"]
+    assert dict(app.query_params) == before, "the view comes back, and its URL replaces the intermediate step"
+    assert app.dataframe(key="errors_cell_pairs_table").value is not None

@@ -94,15 +94,24 @@ def _scan_root(root: str, stamp: tuple) -> tuple[list[CheckpointInfo], list[tupl
 
 def scan_checkpoints(roots: Sequence[Path] | None = None) -> FoundCheckpoints:
     """Every complete checkpoint under the roots (default: `paths.checkpoint_roots()`); folders that cannot be
-    used are listed with their problem. Cached per root until a checkpoint folder in it changes."""
+    used are listed with their problem, and so is a checkpoint whose name an earlier root already has (a name is
+    what URLs and pages use; the first root's folder is the one loaded). Cached per root until a checkpoint
+    folder in it changes."""
     found = FoundCheckpoints()
+    first: dict[str, Path] = {}
     for root in roots if roots is not None else paths.checkpoint_roots():
         root = Path(root)
         if not root.is_dir():
             found.missing_roots.append(str(root))
             continue
         good, broken = _scan_root(str(root), _root_stamp(root))
-        found.good.extend(good)
+        for info in good:
+            if info.name in first:
+                found.broken.append((str(info.path), f"same name as {first[info.name]}, which is used (the first "
+                                                     "checkpoint folder listed wins)"))
+            else:
+                first[info.name] = Path(info.path)
+                found.good.append(info)
         found.broken.extend(broken)
     return found
 
@@ -571,14 +580,6 @@ def tagged_sample(key: str, size: int, seed: int = 0) -> tuple[TaggedSample | No
         return _tagged_sample_cached(ref, str(root), int(size), int(seed)), None
     except (OSError, ValueError) as error:
         return None, str(error)
-
-
-def tags_on_disk(key: str) -> bool:
-    """Whether every pair of split `key` has automatic tags cached on disk (tagging it again costs nothing)."""
-    from nlivis.analysis.tags import tag_cache_key
-
-    pairs, error = split_pairs(key)
-    return not error and (cache_root() / "tags" / f"tags-{tag_cache_key(pairs)}.json").is_file()
 
 
 # ---------------------------------------------------------------- tokens of a split, as each model reads them

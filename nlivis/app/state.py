@@ -57,6 +57,8 @@ _PROBLEMS = "nlivis.url_problems"
 _SWITCHING = "nlivis.switching"
 _MODELS_SET = "nlivis.models_set"
 _EVENTS = "nlivis.events"
+_SWITCHES = "nlivis.switches"
+_PAGE = "nlivis.page"
 
 
 # ---------------------------------------------------------------- values
@@ -280,12 +282,13 @@ class Checks:
 def begin(page: str, checks: Checks | None = None) -> None:
     """Call before page `page` runs: follow the URL when it changed (see the module docstring)."""
     checks = checks or Checks()
+    st.session_state[_PAGE] = page
     st.session_state[_SHOWN] = {}
     st.session_state[_PAIR_USED] = False
     st.session_state[_PROBLEMS] = []
     st.session_state[_SWITCHING] = False
     given = _url_now()
-    if not given or given == st.session_state.get(_WRITTEN):
+    if not given or given == st.session_state.get(_WRITTEN) or _left_by_switch(page, given):
         return
     st.session_state[_WRITTEN] = given  # consumed: an interrupted run must not follow it twice
     problems: list[str] = []
@@ -381,9 +384,22 @@ def stop() -> NoReturn:
 
 
 def switch_to(page_path: str, params: dict[str, str]) -> None:
-    """Open another page with `params` as its URL (the browser's Back returns here)."""
+    """Leave this page for another with `params` as its URL (the browser's Back returns here).
+
+    Streamlit writes such a switch into the browser's history as two steps: first the new parameters on the
+    page being left, then the new page. Back from the new page lands on that first step, whose parameters
+    are not this page's view; `begin` recognises it (`_left_by_switch`) and shows the page's own last view,
+    whose URL then replaces it."""
     st.session_state[_SWITCHING] = True
+    switches = st.session_state.setdefault(_SWITCHES, [])
+    switches.append((st.session_state.get(_PAGE), dict(params)))
+    del switches[:-32]
     st.switch_page(page_path, query_params=params)
+
+
+def _left_by_switch(page: str, given: dict[str, str]) -> bool:
+    """Whether the URL `given` on page `page` is the first history step of a switch away from that page."""
+    return any(left == page and params == given for left, params in st.session_state.get(_SWITCHES, []))
 
 
 def pair_link(pair_ref: PairRef, came_from: ListRef | None = None) -> dict[str, str]:

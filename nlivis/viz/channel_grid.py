@@ -90,6 +90,7 @@ def channel_grid(entry: FeatureMaps, index: int, premise_tokens: Sequence[str], 
             x_axis |= token_ticks(col_labels)
             y_axis |= token_ticks(row_labels, axis="y")
             x_axis["tickfont"] = y_axis["tickfont"] = {"size": 9}
+            y_axis["showticklabels"] = c == 0  # every panel has the premise down: its words once, at the left
         figure.update_xaxes(**x_axis, row=r + 1, col=c + 1)
         figure.update_yaxes(**y_axis, row=r + 1, col=c + 1)
     if shared_scale:

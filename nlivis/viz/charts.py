@@ -69,7 +69,8 @@ def accuracy_by_tag_bars(table: pd.DataFrame, group: str | None = None, tag: str
         figure.add_trace(go.Bar(
             y=rows[tag].astype(str).tolist(), x=rows[accuracy].tolist(), orientation="h", name=str(name) or "accuracy",
             text=[f"{a:.1%} (n={c})" if c is not None else f"{a:.1%}" for a, c in zip(rows[accuracy], counts)],
-            textposition="auto", error_x=_interval_error(rows, accuracy, interval), marker=_marker(colours, name),
+            textposition="inside", insidetextanchor="start", error_x=_interval_error(rows, accuracy, interval),
+            marker=_marker(colours, name),
             meta={"kind": "table", "records": _records(rows)},
         ))
     if baseline and baseline in table.columns:
@@ -88,7 +89,8 @@ def accuracy_by_tag_bars(table: pd.DataFrame, group: str | None = None, tag: str
                                                               "tickfont": {"size": 12}},
                          yaxis={"autorange": "reversed", "tickfont": {"size": 14}, "automargin": True},
                          height=max(300, 80 + 28 * n_tags * n_series),
-                         margin={"l": 10, "r": 10, "t": 50, "b": 10}, legend=BELOW_LEGEND)
+                         margin={"l": 10, "r": 10, "t": 50, "b": 10}, legend=BELOW_LEGEND,
+                         uniformtext={"minsize": 11, "mode": "hide"})  # a label too long for its bar is left out, not shrunk
     return figure
 
 

@@ -97,10 +97,12 @@ def model_panels(reading: ModelReading) -> list[Panel]:
     return panels[:2]
 
 
-def _colour_axis(panels: Sequence[Panel], colour: str, position: int) -> tuple[dict, str | None]:
-    """Layout of one colour axis fitted to the panels using it, and the note saying its range when narrow."""
+def _colour_axis(panels: Sequence[Panel], colour: str, position: int, count: int) -> tuple[dict, str | None]:
+    """Layout of one colour axis fitted to the panels using it (its bar the `position`-th of `count` stacked down
+    the right edge, all inside the figure), and the note saying its range when narrow."""
     values = np.concatenate([p.values.ravel() for p in panels]) if panels else np.zeros(0)
-    colourbar = {"len": 0.22, "y": 1.0 - 0.26 * position, "yanchor": "top", "x": 1.02, "thickness": 12}
+    share = 1.0 / max(1, count)
+    colourbar = {"len": share * 0.7, "y": 1.0 - share * position, "yanchor": "top", "x": 1.02, "thickness": 12}
     if colour == INTERACTION:
         bound = float(np.abs(values).max()) if values.size else 1.0
         bound = bound or 1.0
@@ -150,7 +152,7 @@ def overview_grid(readings: Sequence[ModelReading], title: str = "all loaded mod
                                 autorange="reversed", row=r, col=c)
     notes = []
     for position, colour in enumerate(sorted(used)):
-        axis, note = _colour_axis(used[colour], colour, position)
+        axis, note = _colour_axis(used[colour], colour, position, len(used))
         figure.update_layout({colour: axis})
         if note:
             notes.append({MEMORY_PREMISE: "premise memory keys: ", MEMORY_HYPOTHESIS: "hypothesis memory keys: "}.get(colour, "") + note)

@@ -14,7 +14,7 @@ from nlivis.app import cache, state
 from nlivis.app.components import controls, figures, pair_list
 from nlivis.app.components.frame import NOTE_ICON, protocol_note_for
 from nlivis.app.components.tag_breakdown import DEFAULT_SAMPLE, percent_columns
-from nlivis.app.text import md
+from nlivis.app.text import code, md
 from nlivis.viz.charts import comparison_bars, delta_bars, difference_intervals
 
 PAGE = "ablations"
@@ -51,7 +51,7 @@ def page() -> None:
                                      help="the full model (its first seed) when one was trained")
     reference = members[names.index(reference_name)]
     if not seeds:
-        st.warning(f"No checkpoint of the full `{md(model)}` config under {md(protocol)}: differences are against "
+        st.warning(f"No checkpoint of the full {code(model)} config under {md(protocol)}: differences are against "
                    f"{md(reference_name)}.")
     variants_table(model, protocol, members, reference)
     paired(model, protocol, members, reference, seeds)
@@ -71,7 +71,7 @@ def variants_table(model: str, protocol: str, members, reference) -> None:
                  "ablations_accuracy", f"{model}_{protocol}_ablations_accuracy")
     if len(members) < 2:
         st.info(f"Only one checkpoint of {md(model)} under {md(protocol)}. Train a variant on the **Train** page (a config "
-                f"named `{md(model)}-…`) or a second seed to compare.")
+                f"named {code(f'{model}-…')}) or a second seed to compare.")
 
 
 def paired(model: str, protocol: str, members, reference, seeds) -> None:
@@ -96,11 +96,11 @@ def paired(model: str, protocol: str, members, reference, seeds) -> None:
     if noise is not None:
         st.caption(f"Seed noise: {md(noise.describe(split))}. A variant whose difference is no larger than the range "
                    "is *within seed noise*: the ablation did not change accuracy by more than re-training does"
-                   + (" (two seeds give a rough estimate: train a third with `scripts/train_shipped.py --only "
-                      f"{md(model)}-{md(protocol)}-seed3`)." if len(noise.seeds) < 3 else "."))
+                   + (" (two seeds give a rough estimate: train a third with "
+                      f"{code(f'scripts/train_shipped.py --only {model}-{protocol}-seed3')})." if len(noise.seeds) < 3 else "."))
     elif len(seeds) < 2:
-        st.caption(f"Only one seed of the full `{md(model)}` config under {md(protocol)}: whether a difference is within "
-                   f"seed noise cannot be said. Train `{md(model)}` with seed 2 (folder suffix `-seed2`) to know.")
+        st.caption(f"Only one seed of the full {code(model)} config under {md(protocol)}: whether a difference is within "
+                   f"seed noise cannot be said. Train {code(model)} with seed 2 (folder suffix `-seed2`) to know.")
     else:
         st.warning(f"Seed noise cannot be measured: {md(noise_problem)}.")
     comparison = cache.memo("variant comparison", key, lambda: compare_variants(reference_predictions, variants, noise))

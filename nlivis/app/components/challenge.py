@@ -15,7 +15,7 @@ import streamlit as st
 from nlivis.analysis.challenge import OVERALL_GROUP, accuracy_by_group
 from nlivis.app import cache, state
 from nlivis.app.components import controls, figures, pair_list
-from nlivis.app.text import md
+from nlivis.app.text import code, md
 from nlivis.store.uploads import keep_upload
 from nlivis.viz.charts import accuracy_dots
 
@@ -120,7 +120,7 @@ def section(page: str, models: Sequence[cache.Model]) -> None:
                                      "black tick: majority label)"), f"{page}_challenge_bars", f"challenge_{field}")
     st.dataframe(side_by_side(table), hide_index=True, width="stretch")
     st.caption(f"A pair with several {md(field)} values counts in each, so counts may add up to more than the "
-               f"{len(challenge.pairs):,} pairs. `{md(OVERALL_GROUP)}` counts every pair once.")
+               f"{len(challenge.pairs):,} pairs. {code(OVERALL_GROUP)} counts every pair once.")
 
     st.markdown("**The pairs behind a number**")
     left, middle, right = st.columns([2, 2, 1], vertical_alignment="bottom")

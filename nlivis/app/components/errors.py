@@ -130,7 +130,8 @@ def error_list(split: str, models: Sequence[cache.Model]) -> None:
     sources = [NO_TAGS] + ([GOLD] if cache.gold_tags(split)[0] else []) + ([SAMPLE, EVERY] if total else [])
     source = controls.select(PAGE, "wrong_tags", "Tags (automatic ones parse every sentence)", sources, NO_TAGS,
                              where=third)
-    sample = int(state.value(PAGE, "tag_size", min(tag_breakdown.DEFAULT_SAMPLE, total or 0))[0] or 0)
+    default_sample = min(tag_breakdown.DEFAULT_SAMPLE, total or 0)
+    sample = int(state.value(PAGE, "tag_size", default_sample)[0] or 0) or default_sample  # 0 there: gold tags only
     spec = {NO_TAGS: None, GOLD: lists.TAGS_GOLD, SAMPLE: f"automatic:{sample}", EVERY: lists.TAGS_ALL}[source]
     tag_names: list[str] = []
     if spec:

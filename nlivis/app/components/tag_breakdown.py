@@ -13,14 +13,18 @@ from nlivis.data.split_choice import matching_split, split_half
 from nlivis.data.taxonomies import join_to_pairs
 from nlivis.analysis.tag_sources import SplitTags, split_tags, table7_halves
 from nlivis.app import cache, state
-from nlivis.app.components import controls, figures, lists, pair_list
+from nlivis.app.cache import TaggedSample
+from nlivis.app.components import controls, figures, lists, pair_list, samples
 from nlivis.app.components.frame import NOTE_ICON
-from nlivis.app.text import md
+from nlivis.app.text import code, md
 from nlivis.viz.charts import accuracy_by_tag_bars, comparison_bars
 
 PERCENT = ["frequency", "accuracy", "ci_low", "ci_high", "majority_accuracy"]
 DEFAULT_SAMPLE = 500
 """Pairs tagged automatically unless the reader asks for more (tagging parses every sentence)."""
+TAG_AT_ONCE = 50
+"""Up to this many pairs are tagged as the tab opens; more wait for a button (500 pairs with WordNet and the
+parser loading took minutes on a busy 2-core machine, and a split with gold tags needs none to show Table 7)."""
 
 
 def percent_columns(columns: Sequence[str]) -> dict[str, Any]:
@@ -47,25 +51,40 @@ def section(page: str, split: str, models: Sequence[cache.Model], predictions: M
     gold, gold_file, gold_error = cache.gold_tags(split)
     if gold_error:
         st.error(md(gold_error))
+    has_gold = any(pair_id in gold for pair_id in cache.split_rows(split))
     size = total
     if total > 10:
         left, right = st.columns([3, 1], vertical_alignment="bottom")
-        on_disk = cache.tags_on_disk(split)
-        size = controls.number(page, "tag_size", "Pairs to tag automatically (random sample, fixed seed; tagging parses "
-                               "every sentence; all pairs are kept on disk once tagged)",
-                               total if on_disk else min(DEFAULT_SAMPLE, total), 10, total, where=left, slider=True, step=10)
-        right.caption(f"{total:,} pairs in {md(split)}" + (" · all tagged on disk" if on_disk else ""))
-    tagged, error = cache.tagged_sample(split, cache.ALL_PAIRS if size >= total else size)
-    if error or tagged is None:
-        st.error(md(error))
-        return
+        label = ("Pairs without gold tags to tag automatically as well (0: gold tags only; random sample, fixed seed; "
+                 "tagging parses every sentence)" if has_gold else
+                 "Pairs to tag automatically (random sample, fixed seed; tagging parses every sentence; kept on disk)")
+        size = controls.number(page, "tag_size", label, 0 if has_gold else min(DEFAULT_SAMPLE, total),
+                               0 if has_gold else 10, total, where=left, slider=True, step=10)
+        right.caption(f"{total:,} pairs in {md(split)}")
+    tagged = TaggedSample({}, {}, 0)
+    if size and (size <= TAG_AT_ONCE or samples.computed(
+            page, f"Tag {size:,} pairs", f"parses {size:,} pairs of {split} with spaCy's dependency parser and applies the "
+            "tag rules (WordNet and the parser load once; minutes on a busy machine); kept on disk, so once only",
+            f"{split}:{size}", name="tagged")):
+        found, error = cache.tagged_sample(split, cache.ALL_PAIRS if size >= total else size)
+        if error or found is None:
+            st.error(md(error))
+            return
+        tagged = found
+    elif size:
+        st.caption(f"{NOTE_ICON} Automatic tags are computed when you ask (the button above): "
+                   + ("the gold tags below need none." if has_gold else "until then there is nothing to break down."))
+        if not has_gold:
+            return
     for tag, reason in tagged.unavailable.items():
         st.warning(f"{md(tag)} (automatic): {md(reason)}")
     tags = split_tags(list(cache.split_rows(split)), gold, tagged.tags)
     if tags.gold:
-        st.caption(f"**Gold tags** (human annotation, RepEval 2017, `{md(gold_file)}`) on {len(tags.gold):,} pairs of "
+        st.caption(f"**Gold tags** (human annotation, RepEval 2017, {code(gold_file)}) on {len(tags.gold):,} pairs of "
                    f"{md(split)}; **automatic tags** (rules measured against the gold tags: `python -m nlivis tags-report`) "
-                   f"on {len(tags.automatic):,} other sampled pairs. The two are scored apart: `source` says which; `status` marks "
+                   + (f"on {len(tags.automatic):,} other sampled pairs" if tags.automatic else
+                      "on none of the other pairs (the slider above adds them)")
+                   + ". The two are scored apart: `source` says which; `status` marks "
                    "an automatic tag approximate where its rule's F1 against the gold tags is below 0.5 on a half of the "
                    "annotated pairs, unavailable where it cannot be decided here.")
     else:
@@ -188,7 +207,7 @@ def taxinli(split: str, models: Sequence[cache.Model], predictions: Mapping[str,
     if split_half(split) not in halves:
         return
     st.subheader("Accuracy by TaxiNLI category")
-    st.caption(f"TaxiNLI (Joshi et al., 2020; `{md(str(taxonomy.path))}`): 15 reasoning categories annotated by hand on "
+    st.caption(f"TaxiNLI (Joshi et al., 2020; {code(str(taxonomy.path))}): 15 reasoning categories annotated by hand on "
                "MultiNLI dev pairs; beside ours, three models the release scored, trained on the **full** MultiNLI "
                "training set, on the same pairs (ours follow the reduced protocol). Accuracy in % [95% interval]; a "
                "pair with several categories counts in each." + "".join(f" {md(note)}." for note in taxonomy.notes))
