@@ -50,3 +50,5 @@ OMP_NUM_THREADS=1 python bench/edits_speed.py --threads 1 --out bench/results/ed
 OMP_NUM_THREADS=1 python bench/probe_speed.py --data-dir ../shared/data --threads 1 --out bench/results/probe-speed.md
 # Training dynamics: what recording them costs per training step (issue 23)
 python bench/dynamics_overhead.py --steps 30 --rounds 3 > bench/results/dynamics-overhead.md
+# Targeted augmentation: candidate generation (uncached, 300 training pairs), cached reuse, training overhead (issue 23)
+OMP_NUM_THREADS=1 python bench/augment_cost.py --pairs 300 --steps 10 --rounds 1 --threads 1 > bench/results/augment-cost.md
