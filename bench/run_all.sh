@@ -54,3 +54,5 @@ OMP_NUM_THREADS=1 python bench/browser_edits_speed.py --pairs 8 --out bench/resu
 python bench/dynamics_overhead.py --steps 30 --rounds 3 > bench/results/dynamics-overhead.md
 # The Data map's WebGL scatter in headless Chromium: the draw alone, and the page on a warm server
 OMP_NUM_THREADS=1 python bench/datamap_draw.py --repeat 10 --warm 3 --out bench/results/datamap_draw.md
+# Targeted augmentation: candidate generation (uncached, 300 training pairs), cached reuse, training overhead (issue 23)
+OMP_NUM_THREADS=1 python bench/augment_cost.py --pairs 300 --steps 10 --rounds 1 --threads 1 > bench/results/augment-cost.md

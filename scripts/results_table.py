@@ -45,6 +45,8 @@ def reproduce_command(config: dict, out_name: str) -> str:
              f"--seed {config['seed']}"]
     if epochs is not None and epochs != source_epochs:
         parts.append(f"--epochs {epochs:g}")
+    if augmentation := config.get("augmentation"):
+        parts.append(f"--augment {','.join(augmentation['kinds'])} --augment-ratio {augmentation['ratio']:g}")
     parts.append(f"--out checkpoints/{out_name}")
     return " ".join(parts)
 

@@ -10,8 +10,8 @@ import pytest
 
 from nlivis.analysis import probes
 from nlivis.analysis.overlap import normalised
-from nlivis.analysis.probes import (ModelOutcome, ProbeCase, ProbeTest, build_suite, comparisons, fill_edit_tests,
-                                    load_suite, nli_edit_tests, training_overlap)
+from nlivis.analysis.probes import (ModelOutcome, ProbeCase, ProbeTest, build_suite, capability_comparisons,
+                                    comparisons, fill_edit_tests, load_suite, nli_edit_tests, training_overlap)
 from nlivis.analysis.significance import holm_adjusted, mcnemar_exact, wilson_interval
 from nlivis.data.records import Pair
 
@@ -56,6 +56,27 @@ def test_comparisons_count_discordant_failures_on_the_same_cases():
     [row] = comparisons([test], [outcome], ["a", "b"])
     assert (row["only_a_fails"], row["only_b_fails"]) == (2, 6)
     assert row["p"] == pytest.approx(mcnemar_exact(2, 6)) and row["p_holm"] == row["p"]
+
+
+def test_capability_comparisons_pool_a_capabilitys_tests_and_adjust_over_capabilities():
+    def test(capability, cases, failing_a, failing_b):
+        return {"capability": capability, "cases": cases,
+                "by_model": {"base": {"failing": [{"case": i} for i in failing_a]},
+                             "aug": {"failing": [{"case": i} for i in failing_b]}}}
+
+    record = {"tests": [test("Negation", 10, [0, 1, 2, 3, 4, 5, 6, 7], [0]),  # two tests of one capability
+                        test("Negation", 10, [0, 1, 2], [1, 2, 3]),
+                        test("Fairness", 5, [], [])]}
+    negation, fairness = capability_comparisons(record, "base", "aug")
+    assert negation["capability"] == "Negation" and (negation["tests"], negation["cases"]) == (2, 20)
+    assert (negation["failures_a"], negation["failures_b"]) == (11, 4)
+    assert (negation["only_a_fails"], negation["only_b_fails"]) == (8, 1)  # 7 + 1 and 0 + 1
+    assert negation["rate_a"] == pytest.approx(0.55) and negation["rate_b"] == pytest.approx(0.2)
+    assert negation["p"] == pytest.approx(mcnemar_exact(8, 1))
+    assert fairness["p"] == 1.0 and fairness["rate_a"] == 0.0
+    assert [negation["p_holm"], fairness["p_holm"]] == pytest.approx(holm_adjusted([mcnemar_exact(8, 1), 1.0]))
+    with pytest.raises(ValueError, match="no results for other"):
+        capability_comparisons(record, "base", "other")
 
 
 def test_template_suites_have_their_sizes_and_are_deterministic(wordnet):

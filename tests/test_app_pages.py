@@ -651,6 +651,25 @@ def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, 
         training_runs.request_stop(run)
 
 
+def test_train_page_offers_augmentation_and_its_command_carries_it(monkeypatch, tmp_path):
+    from nlivis.training.augment import augment_choices
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "app_pages/8_Train.py")
+    kinds = app.multiselect(key="train_augment")
+    assert kinds.options == [kind for kind, _ in augment_choices()] and kinds.value == []
+    assert app.number_input(key="train_augment_ratio").disabled, "no kind, no ratio"
+    assert "--augment" not in texts(app, "code")
+    app.multiselect(key="train_augment").set_value(["antonym", "negation"]).run()
+    assert not app.number_input(key="train_augment_ratio").disabled
+    app.number_input(key="train_augment_ratio").set_value(0.25).run()
+    assert not app.exception, app.exception
+    command = texts(app, "code")
+    assert "--augment antonym,negation --augment-ratio 0.25" in command, command
+    assert not app.button(key="train_start").disabled
+
+
 @pytest.mark.slow
 def test_train_page_runs_a_worker_that_becomes_a_checkpoint(monkeypatch, tmp_path):
     runs = tmp_path / "runs"

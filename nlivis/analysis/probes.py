@@ -601,6 +601,40 @@ def comparisons(tests: Sequence[ProbeTest], outcomes: Sequence[dict[str, ModelOu
     return rows
 
 
+def capability_comparisons(record: dict, a: str, b: str) -> list[dict]:
+    """Checkpoints `a` and `b` of a `probe --json` record compared per capability (a before → after view, e.g.
+    a baseline and its augmented run): the cases of the capability's tests pooled, each one's failure rate,
+    the failures only one of them has, McNemar's exact test on those, and Holm's adjustment over the
+    capabilities. In the record's capability order."""
+    from nlivis.analysis.significance import holm_adjusted as holm, mcnemar_exact
+
+    pooled: dict[str, dict] = {}
+    for test in record["tests"]:
+        missing = [name for name in (a, b) if name not in test["by_model"]]
+        if missing:
+            raise ValueError(f"the probe record has no results for {', '.join(missing)}; it has "
+                             f"{', '.join(test['by_model'])}")
+        row = pooled.setdefault(test["capability"], {"capability": test["capability"], "tests": 0, "cases": 0,
+                                                     "failures_a": 0, "failures_b": 0, "only_a_fails": 0,
+                                                     "only_b_fails": 0})
+        failed_a = {f["case"] for f in test["by_model"][a]["failing"]}
+        failed_b = {f["case"] for f in test["by_model"][b]["failing"]}
+        row["tests"] += 1
+        row["cases"] += test["cases"]
+        row["failures_a"] += len(failed_a)
+        row["failures_b"] += len(failed_b)
+        row["only_a_fails"] += len(failed_a - failed_b)
+        row["only_b_fails"] += len(failed_b - failed_a)
+    rows = list(pooled.values())
+    for row in rows:
+        row["rate_a"] = row["failures_a"] / row["cases"] if row["cases"] else None
+        row["rate_b"] = row["failures_b"] / row["cases"] if row["cases"] else None
+        row["p"] = mcnemar_exact(row["only_a_fails"], row["only_b_fails"])
+    for row, adjusted in zip(rows, holm([row["p"] for row in rows])):
+        row["p_holm"] = adjusted
+    return rows
+
+
 def probe_record(result: ProbeResult, suite: str, seed: int, per_test: int, notes: dict[str, str | None]) -> dict:
     """The `probe --json` output: `{tests: [{capability, name, type, cases, by_model: {CK: {failures, rate,
     interval, failing}}, case_list}], comparisons, checkpoints: {CK: {protocol_note, training_overlap}}}`."""

@@ -14,6 +14,7 @@ from nlivis.app.components import controls, figures
 from nlivis.app.components.frame import NOTE_ICON
 from nlivis.app.text import md
 from nlivis.training import runs as training_runs
+from nlivis.training.augment import DEFAULT_AUGMENT_RATIO, augment_choices
 from nlivis.training.config import SIZES, apply_size
 from nlivis.training.run_folder import run_name_problem
 from nlivis.viz.charts import training_curves
@@ -72,6 +73,7 @@ def start_form() -> None:
     max_steps = int(steps_column.number_input("Max steps (0: no limit)", min_value=0, value=0, step=10,
                                               key="train_max_steps",
                                               help="the run stops at whichever of epochs and steps comes first"))
+    kinds, ratio = augmentation_inputs()
     default_name = training_runs.free_run_name(config_name, dataset, seed, [root, *paths.checkpoint_roots()])
     name_key = f"train_name_{config_name}_{dataset}_{seed}"
     name = st.text_input("Run name (checkpoint folder)", value=default_name, key=name_key).strip()
@@ -84,7 +86,8 @@ def start_form() -> None:
     if note := training_runs.embeddings_note(embeddings or default_embeddings):
         st.caption(f"{NOTE_ICON} {md(note)}")
     options = dict(size=size, embeddings=embeddings, epochs=None if epochs == config_epochs else float(epochs),
-                   max_steps=max_steps or None, seed=seed, device=device)
+                   max_steps=max_steps or None, seed=seed, device=device, augment=kinds,
+                   augment_ratio=ratio if kinds else None)
     if st.button("Start training", type="primary", disabled=bool(problems), key="train_start") and data_folder is not None:
         try:
             training_runs.start_run(training_runs.train_command(config_name, dataset, data_folder, out, **options), out)
@@ -100,6 +103,24 @@ def start_form() -> None:
         with st.expander("Command line"):
             st.code(" ".join(training_runs.train_command(config_name, dataset, data_folder or Path("DATA"), out, **options)),
                     language="bash")
+
+
+def augmentation_inputs() -> tuple[list[str], float]:
+    """The targeted-augmentation choice (`train --augment KIND[,KIND…] --augment-ratio R`): the kinds of label-fixed
+    edits to add to every epoch and how many per training pair; no kind = no augmentation."""
+    choices = dict(augment_choices())
+    kinds_column, ratio_column = st.columns([3, 1])
+    kinds = kinds_column.multiselect(
+        "Augment with label-fixed edits (optional)", list(choices), default=[], key="train_augment",
+        format_func=lambda kind: kind,
+        help="Edits of the training pairs made by the edit engine, added to every epoch; only edits whose label "
+             "logic fixes, never a guessed label. " + " · ".join(f"**{k}**: {md(v)}" for k, v in choices.items()))
+    ratio = float(ratio_column.number_input(
+        "Augmented pairs per training pair", min_value=0.01, max_value=10.0, value=DEFAULT_AUGMENT_RATIO, step=0.1,
+        key="train_augment_ratio", disabled=not kinds,
+        help="at most this many augmented pairs per training pair, shared evenly among the labels and kinds; "
+             "an epoch grows by as many pairs (fewer when the kinds have fewer candidates)"))
+    return kinds, ratio
 
 
 def runs() -> None:
