@@ -118,11 +118,17 @@ def test_error_analysis_says_how_many_pairs_of_the_split_were_cut(monkeypatch, t
     from nlivis.data.protocols import SplitRef, read_split
     from nlivis.analysis.evaluation import analyze_split
 
-    app = error_analysis(monkeypatch, tmp_path, checkpoints)
+    def on_a_split_tab():  # the challenge-set tab has no split, so no truncation of one
+        app = error_analysis(monkeypatch, tmp_path, checkpoints)
+        app.session_state["errors_tab"] = "Accuracy and confusions"
+        return app.run()
+
+    app = on_a_split_tab()
+    assert not app.exception, app.exception
     assert "is shown once the split has been analysed" in shown(app.caption)
     ref = SplitRef("snli", "dev", "snli/esnli_tokenized")
     analyze_split(ref, read_split(ref, APP_DATA), None, progress=False)  # NLIVIS_CACHE_DIR is the page's cache
-    app = error_analysis(monkeypatch, tmp_path, checkpoints)
+    app = on_a_split_tab()
     captions = shown(app.caption)
     assert "on snli_dev: 1 of 12 pairs were cut to the model's 12 premise / 8 hypothesis tokens" in captions
     assert captions.count("on snli_dev: ") == 1 and "gcnn-snli-small, gcnn-snli-small-seed2 on snli_dev" in captions  # once
