@@ -20,7 +20,7 @@ from nlivis.analysis.tags import TAG_QUALITY, TAGS, approximate_tags
 from nlivis.features.wordnet import WordNetUnavailable
 from nlivis.cli import main
 from nlivis.data.records import Pair
-from tests.fixtures.training.helpers import FIXTURE_DIR, TINY_CONFIG
+from tests.fixtures.training.helpers import FIXTURE_DIR, train_tiny
 
 
 @pytest.fixture
@@ -112,9 +112,7 @@ def test_tags_report_without_wordnet_prints_unavailable_not_a_recall_of_zero(no_
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("quality")
-    code = main(["train", "--config", str(TINY_CONFIG), "--dataset", "snli", "--data-dir", str(FIXTURE_DIR),
-                 "--out", str(root / "tiny"), "--device", "cpu", "--max-steps", "2", "--cache-dir", str(root / "cache")])
-    assert code == 0
+    train_tiny(root / "tiny", root / "cache", max_steps=2)
     return root / "tiny"
 
 

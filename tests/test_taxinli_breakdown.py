@@ -14,7 +14,7 @@ from nlivis.store.predictions import Prediction
 from nlivis.cli import main
 from nlivis.data.records import Pair
 from nlivis.data.taxonomies import TAXINLI_CATEGORIES, join_to_pairs, read_taxinli
-from tests.fixtures.training.helpers import FIXTURE_DIR, TINY_CONFIG
+from tests.fixtures.training.helpers import FIXTURE_DIR, train_tiny
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "data" / "taxinli_sample.tsv"
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,9 +73,7 @@ def test_a_file_that_joins_no_pair_of_the_split_is_an_error():
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("taxinli")
-    code = main(["train", "--config", str(TINY_CONFIG), "--dataset", "snli", "--data-dir", str(FIXTURE_DIR),
-                 "--out", str(root / "tiny"), "--device", "cpu", "--max-steps", "2", "--cache-dir", str(root / "cache")])
-    assert code == 0
+    train_tiny(root / "tiny", root / "cache", max_steps=2)
     return root / "tiny"
 
 
