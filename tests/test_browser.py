@@ -9,6 +9,7 @@ with the reason otherwise); never downloads a browser.
 """
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import shutil
@@ -36,8 +37,6 @@ FIVE = [f"{m}-snli-small" for m in ("gcnn", "diin", "attentive_conv", "esan", "a
 MODELS = ",".join(FIVE)
 PAGE_SECONDS = 300
 """The longest a page may take to settle (a busy machine, the first page after launch, tagging a split)."""
-KNOWN_FAILURE_SECONDS = 45
-"""How long a step that is known to fail (an expected failure naming it) waits before it is reported."""
 VIEWPORT = {"width": 1600, "height": 1600}
 HOSTILE_HOST = "nlivis-fetch-test.invalid"
 CHALLENGE = ROOT / "tests" / "fixtures" / "challenge" / "anli_like.csv"
@@ -147,7 +146,7 @@ def settle(page, quiet: float = 1.5) -> None:
         else:
             calm_since = None
         time.sleep(0.2)
-    raise AssertionError(f"{page.url}: the page was still running after {PAGE_SECONDS} s")
+    raise AssertionError(f"{address(page)}: the page was still running after {PAGE_SECONDS} s")
 
 
 def assert_clean(page, name: str) -> None:
@@ -164,42 +163,51 @@ def open_url(page, url: str, name: str) -> None:
     assert_clean(page, name)
 
 
+def address(page) -> str:
+    """The URL the page shows now. Not Playwright's `page.url`: that keeps a history entry's URL after the app
+    replaces it (history.replaceState, as after Back over a `switch_page` step), while the address bar and
+    `location` show the new one."""
+    return page.evaluate("() => location.href")
+
+
 def query(url: str) -> tuple[str, tuple]:
     """A URL's path and its parameters, decoded and sorted (`a,b` and `a%2Cb` are one URL)."""
     parsed = urlparse(url)
     return parsed.path, tuple(sorted(parse_qsl(parsed.query)))
 
 
+COMPARE_OFFER = "Show the previous pair beside this one"
+"""The Pair explorer's offer (a toggle, off for a split's pair) to compare with the pair seen just before: it names
+whichever pair that was, so it is not part of the view a Back restores."""
+
+
 def view(page) -> tuple[tuple, str, str]:
     """What the reader sees, to compare after Back: the URL, the title and the main area's text (less the tags
-    line, which fills in when the background tagging is done)."""
+    line, which fills in when the background tagging is done, and the explorer's COMPARE_OFFER)."""
+    page.mouse.move(0, 0)  # a chart's hover label is not part of the view
+    page.wait_for_timeout(300)
     text = page.locator('[data-testid="stMain"]').inner_text()
-    lines = [line for line in text.splitlines() if "automatic tags are being computed" not in line and "Tags:" not in line]
-    return query(page.url), page.locator("h1").first.inner_text(), "\n".join(lines)
+    lines = [line for line in text.splitlines() if "automatic tags are being computed" not in line and "Tags:" not in line
+             and not line.startswith(COMPARE_OFFER) and line.strip()]
+    return query(address(page)), page.locator("h1").first.inner_text(), "\n".join(lines)
 
 
-def go_back(page, expected: tuple[tuple, str, str], name: str, seconds: float = PAGE_SECONDS) -> None:
-    """Back, then wait up to `seconds` for the URL and the view of `expected` (a step known to fail waits less)."""
+def go_back(page, expected: tuple[tuple, str, str], name: str) -> None:
+    """Back, then the URL, title and text of `expected`. After a clicked line or point (`state.switch_to`) Back
+    first lands on the step Streamlit's switch_page writes into the history (the old page carrying the new page's
+    parameters); the page then shows its own last view and replaces that URL."""
     page.go_back()
-    deadline = time.time() + seconds
-    while query(page.url) != expected[0]:
-        assert time.time() < deadline, f"{name}: Back landed on {page.url}, expected {expected[0]}"
+    deadline = time.time() + PAGE_SECONDS
+    while query(address(page)) != expected[0]:
+        assert time.time() < deadline, f"{name}: Back shows {address(page)}, expected {expected[0]}"
         time.sleep(0.2)
     settle(page)
     assert_clean(page, name)
     now = view(page)
     assert now[:2] == expected[:2], f"{name}: Back landed on {now[:2]}, expected {expected[:2]}"
-    assert now[2] == expected[2], f"{name}: the view after Back differs"
-
-
-def back_known_to_fail(page, expected: tuple[tuple, str, str], name: str, failures: list[str]) -> None:
-    """A Back after `state.switch_to` (a clicked table line or point): known to fail since 2026-11-25 — Streamlit
-    1.67's switch_page writes two history entries and Back lands on the first, the old page carrying the new
-    page's parameters. Waits briefly and records a failure instead of failing the walk."""
-    try:
-        go_back(page, expected, name, seconds=KNOWN_FAILURE_SECONDS)
-    except AssertionError as error:
-        failures.append(str(error)[:300])
+    changed = [line for line in difflib.unified_diff(expected[2].splitlines(), now[2].splitlines(), lineterm="", n=0)
+               if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+    assert not changed, f"{name}: the view after Back differs: {changed[:8]}"
 
 
 def click_table_line(page, key: str, line: int) -> None:
@@ -233,7 +241,7 @@ def landed(page, title: str, name: str) -> dict[str, str]:
                            arg=title, timeout=PAGE_SECONDS * 1000)
     settle(page)
     assert_clean(page, name)
-    return {key: values[0] for key, values in parse_qs(urlparse(page.url).query).items()}
+    return {key: values[0] for key, values in parse_qs(urlparse(address(page)).query).items()}
 
 
 def follow_link(page, label: str, title: str) -> dict[str, str]:
@@ -283,7 +291,8 @@ def test_every_page_opens_clean_at_1600_px_with_its_screenshot(server, page):
 # ---------------------------------------------------------------- the diagnosis path
 
 def test_confusion_cell_to_pair_to_attribution_gates_diin_and_back(server, page):
-    """Error analysis → a confusion cell → a pair → Attribution → Gates → DIIN → Back → Back, on a split pair."""
+    """Error analysis → a confusion cell → a pair → Next → Attribution → Gates → DIIN, on a split pair, then Back
+    step by step to the cell's list: every Back shows the view that step showed."""
     open_url(page, f"{server}/Error_analysis?models={MODELS}", "Error analysis")
     cells = page.locator(".st-key-chart_confusion_3 .js-plotly-plot").first.evaluate(
         "gd => gd._fullData[1].customdata.map(c => [c[0], c[1], c[2]])")
@@ -299,6 +308,7 @@ def test_confusion_cell_to_pair_to_attribution_gates_diin_and_back(server, page)
     params = landed(page, "Pair explorer", "the cell's first pair")
     assert params["split"] == "snli_dev" and params["from.via"] == "cell" and params["from.gold"] == gold
     assert page.get_by_text(f"pair 1 of {count:,}").count() >= 1
+    first_pair_view = view(page)
     page.locator(".st-key-explorer_list_next button").click()  # Next steps through the cell, in its order
     page.wait_for_function("t => document.body.innerText.includes(t)", arg=f"pair 2 of {count:,}",
                            timeout=PAGE_SECONDS * 1000)
@@ -306,6 +316,7 @@ def test_confusion_cell_to_pair_to_attribution_gates_diin_and_back(server, page)
                            timeout=PAGE_SECONDS * 1000)
     settle(page)
     assert_clean(page, "the cell's second pair")
+    second_pair_view = view(page)
 
     follow_link(page, "This pair in Attribution", "Attribution")
     attribution_view = view(page)
@@ -315,17 +326,19 @@ def test_confusion_cell_to_pair_to_attribution_gates_diin_and_back(server, page)
     assert page.locator("g.heatmaplayer g.hm").count() >= 1
     go_back(page, gates_view, "Back to Gates")
     go_back(page, attribution_view, "Back to Attribution")
+    go_back(page, second_pair_view, "Back to the cell's second pair")
+    go_back(page, first_pair_view, "Back to the cell's first pair")
+    go_back(page, cell_view, "Back to the cell's list")
 
 
 def test_projection_and_challenge_pairs_open_and_come_back(server, page):
-    failures: list[str] = []
     # a projection point → its pair → Back
     open_url(page, f"{server}/Projection?models={MODELS}&method=pca&colour=gold", "Projection")
     projection_view = view(page)
     click_plotly_point(page, "projection", 0, 0)
     params = landed(page, "Pair explorer", "a projection point")
     assert params["from"] == "projection" and params["from.colour"] == "gold"
-    back_known_to_fail(page, projection_view, "Back to the projection", failures)
+    go_back(page, projection_view, "Back to the projection")
 
     # a challenge-set category → a pair → Back (evaluated into the writable copy of gcnn-snli-small)
     open_url(page, f"{server}/Error_analysis?models=gcnn-snli-small&tab=Challenge+set"
@@ -338,10 +351,7 @@ def test_projection_and_challenge_pairs_open_and_come_back(server, page):
     click_table_line(page, "errors_challenge_pairs_table", 0)
     params = landed(page, "Pair explorer", "a challenge pair")
     assert params["from"] == "challenge" and params.get("gold")
-    back_known_to_fail(page, challenge_view, "Back to the challenge set", failures)
-    if failures:
-        pytest.xfail("known problem, not fixed yet: Back after opening a pair by a click lands on the old page "
-                     "carrying the Pair explorer's parameters and stays there: " + " | ".join(failures))
+    go_back(page, challenge_view, "Back to the challenge set")
 
 
 def test_a_table7_pair_opens_and_back_returns_to_table7(server, page):
@@ -353,11 +363,7 @@ def test_a_table7_pair_opens_and_back_returns_to_table7(server, page):
     params = landed(page, "Pair explorer", "a Table 7 pair")
     assert params["split"] == "mnli_dev_matched" and params["from.via"] == "table7" and params["from.tags"] == "gold"
     assert page.get_by_text("(gold)").count() >= 1, "the pair's gold tags are shown, marked"
-    try:
-        go_back(page, table7_view, "Back to Table 7", seconds=KNOWN_FAILURE_SECONDS)
-    except AssertionError as error:  # seen in every run on 2026-11-25; the cause is not found yet
-        pytest.xfail("known problem, not fixed yet: Back from a pair opened from Table 7 lands on /Error_analysis "
-                     f"carrying the Pair explorer's parameters and stays there ({str(error)[:300]})")
+    go_back(page, table7_view, "Back to Table 7")
 
 
 def test_a_link_carrying_markdown_makes_the_browser_fetch_nothing(server, page):

@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-import time
-
 from tests.test_browser import (PAGE_SECONDS, SCREENSHOTS, assert_clean, browser, click_plotly_point,  # noqa: F401
-                                click_table_line, landed, open_url, page, query, roots, server, settle, view)
+                                click_table_line, go_back, landed, open_url, page, roots, server, settle, view)
 
 pytestmark = pytest.mark.slow
 
@@ -53,22 +51,6 @@ def drag_box(tab, key: str, xs: tuple[float, float], ys: tuple[float, float]) ->
     tab.mouse.up()
 
 
-def back_to(tab, expected: tuple[tuple, str, str], name: str) -> None:
-    """The browser's Back, then the same URL, title and text as `expected`. Streamlit's switch_page sends the next
-    page's query parameters to the current page first (a history entry of its own), so Back lands there; the page
-    then restores its view from the session and replaces the URL (history.replaceState, which the address bar
-    and `location` show; Playwright's page.url keeps the entry's)."""
-    tab.go_back()
-    deadline = time.time() + PAGE_SECONDS
-    while query(tab.evaluate("() => location.href")) != expected[0]:
-        assert time.time() < deadline, f"{name}: Back shows {tab.evaluate('() => location.href')}, expected {expected[0]}"
-        time.sleep(0.2)
-    settle(tab)
-    assert_clean(tab, name)
-    now = view(tab)
-    assert now[1:] == expected[1:], f"{name}: the view after Back differs"
-
-
 def test_data_map_draws_every_pair_lists_a_box_opens_a_pair_and_back_restores_it(server, page):
     open_url(page, f"{server}/{URL}", "Data map")
     assert "Data map" in page.locator("h1").first.inner_text()
@@ -95,11 +77,11 @@ def test_data_map_draws_every_pair_lists_a_box_opens_a_pair_and_back_restores_it
     opened = landed(page, "Pair explorer", "a pair of the box")
     assert opened["split"] == "snli_test" and opened["from"] == "datamap" and opened["from.sel"] == params["sel"]
     assert page.get_by_text("a data-map selection").count() >= 1
-    back_to(page, boxed, "Back to the data map")
+    go_back(page, boxed, "Back to the data map")
     assert "selection" in plot(page, "datamap_0").evaluate(OVERLAYS), "Back brings the box back"
 
     curve, index = plot(page, "datamap_1").evaluate(MIDDLE_POINT)  # a point of GCNN's map, clear of the labels
     click_plotly_point(page, "datamap_1", curve, index)
     clicked = landed(page, "Pair explorer", "a clicked point")
     assert clicked["split"] == "snli_test" and clicked["from.checkpoint"] == "gcnn-snli-small"
-    back_to(page, boxed, "Back to the data map after a click")
+    go_back(page, boxed, "Back to the data map after a click")

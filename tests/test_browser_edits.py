@@ -2,7 +2,7 @@
 Playwright; the server and browser fixtures of tests/test_browser.py): a pair's edits → one pinned → its
 difference map drawn with the changed token outlined → Attribution → Back restores the pinned view → Back the
 unpinned one; the probe table → a model's cell → its failing cases → one opens as a pair in the Pair explorer → Back
-(which does not restore the probe table yet: that step is an expected failure, said with what the browser showed).
+restores the probe table with the model's failing cases.
 Saves docs/screenshots/edits.png and probes.png at 1600 px. Needs the shipped checkpoints and ../shared/data.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from nlivis.app.components.probes import COLUMN_WIDTHS, MODEL_COLUMN_WIDTH
-from tests.test_browser import (KNOWN_FAILURE_SECONDS, MODELS, PAGE_SECONDS, SCREENSHOTS, assert_clean, browser, click_table_line,  # noqa: F401
+from tests.test_browser import (MODELS, PAGE_SECONDS, SCREENSHOTS, address, assert_clean, browser, click_table_line,  # noqa: F401
                                 follow_link, go_back, landed, open_url, page, roots, server, settle, view)
 
 pytestmark = pytest.mark.slow
@@ -24,7 +24,7 @@ SCREENSHOT_HEIGHT = 3000
 
 
 def params(page) -> dict[str, str]:
-    return {key: values[0] for key, values in parse_qs(urlparse(page.url).query).items()}
+    return {key: values[0] for key, values in parse_qs(urlparse(address(page)).query).items()}
 
 
 def wait_for_url(page, fragment: str) -> None:
@@ -98,8 +98,4 @@ def test_probe_table_cell_failing_case_pair_and_back(server, page):
     opened = landed(page, "Pair explorer", "a failing case")
     assert opened["from"] == "probes" and opened["from.model"] == model
     assert page.get_by_text("Opened from a behavioural test's failing cases").count() >= 1
-    try:
-        go_back(page, listed, "Back to the failing cases", seconds=KNOWN_FAILURE_SECONDS)
-    except AssertionError as error:  # seen in three runs, with and without the explorer's Edits tab in the link
-        pytest.xfail("known problem, not fixed yet: Back from a failing case lands on /Error_analysis carrying the "
-                     f"Pair explorer's parameters and stays there ({str(error)[:300]})")
+    go_back(page, listed, "Back to the failing cases")

@@ -95,7 +95,8 @@ def remember(readings: dict[str, cache.PairReading]) -> dict[str, cache.PairRead
 def probabilities(models: Sequence[cache.Model], readings: dict[str, cache.PairReading],
                   previous: dict[str, cache.PairReading] | None) -> bool:
     """Class probabilities per model (beside the previous pair's when the user wants); returns whether the
-    previous pair is shown beside this one."""
+    previous pair is shown beside this one. The comparison starts on for a typed pair (an edit is read against
+    the pair before it) and off for a pair of a split, so stepping through a list and Back show the same screen."""
     colours = {m.name: m.colour for m in models}
     by_labels: dict[tuple[str, ...], dict[str, list[float]]] = defaultdict(dict)
     for name, reading in readings.items():
@@ -104,7 +105,8 @@ def probabilities(models: Sequence[cache.Model], readings: dict[str, cache.PairR
     if previous:
         before = next(iter(previous.values()))
         compare = st.toggle(f"Show the previous pair beside this one (premise “{md(before.premise[:60])}”, "
-                            f"hypothesis “{md(before.hypothesis[:60])}”)", value=True, key="explorer_compare")
+                            f"hypothesis “{md(before.hypothesis[:60])}”)", value=not state.pair().is_row,
+                            key="explorer_compare")
     for i, (labels, probs) in enumerate(by_labels.items()):
         if compare and previous:
             now_col, before_col = st.columns(2)
