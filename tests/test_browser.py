@@ -170,6 +170,11 @@ def address(page) -> str:
     return page.evaluate("() => location.href")
 
 
+def parameters(page) -> dict[str, str]:
+    """The query parameters of the URL the page shows now."""
+    return {key: values[0] for key, values in parse_qs(urlparse(address(page)).query).items()}
+
+
 def query(url: str) -> tuple[str, tuple]:
     """A URL's path and its parameters, decoded and sorted (`a,b` and `a%2Cb` are one URL)."""
     parsed = urlparse(url)
@@ -241,7 +246,7 @@ def landed(page, title: str, name: str) -> dict[str, str]:
                            arg=title, timeout=PAGE_SECONDS * 1000)
     settle(page)
     assert_clean(page, name)
-    return {key: values[0] for key, values in parse_qs(urlparse(address(page)).query).items()}
+    return parameters(page)
 
 
 def follow_link(page, label: str, title: str) -> dict[str, str]:

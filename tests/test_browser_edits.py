@@ -7,13 +7,11 @@ Saves docs/screenshots/edits.png and probes.png at 1600 px. Needs the shipped ch
 """
 from __future__ import annotations
 
-from urllib.parse import parse_qs, urlparse
-
 import pytest
 
 from nlivis.app.components.probes import COLUMN_WIDTHS, MODEL_COLUMN_WIDTH
-from tests.test_browser import (MODELS, PAGE_SECONDS, SCREENSHOTS, address, assert_clean, browser, click_table_line,  # noqa: F401
-                                follow_link, go_back, landed, open_url, page, roots, server, settle, view)
+from tests.test_browser import (MODELS, PAGE_SECONDS, SCREENSHOTS, assert_clean, browser, click_table_line,  # noqa: F401
+                                follow_link, go_back, landed, open_url, page, parameters, roots, server, settle, view)
 
 pytestmark = pytest.mark.slow
 
@@ -21,10 +19,6 @@ PAIR = "split=snli_dev&pair=3934"
 """Two white-haired women … / These two women aren't making any noise . (contradiction)"""
 SCREENSHOT_HEIGHT = 3000
 """Tall enough for the pair, the edits table, the pinned edit's predictions, both alignments and their difference."""
-
-
-def params(page) -> dict[str, str]:
-    return {key: values[0] for key, values in parse_qs(urlparse(address(page)).query).items()}
 
 
 def wait_for_url(page, fragment: str) -> None:
@@ -90,7 +84,7 @@ def test_probe_table_cell_failing_case_pair_and_back(server, page):
             break
     else:
         pytest.fail(f"{model} fails none of the first 12 tests")
-    assert params(page)["probe_model"] == model
+    assert parameters(page)["probe_model"] == model
     shot(page, "probes.png")
     listed = view(page)
 
