@@ -1,6 +1,6 @@
 """How fast the app feels in a real browser: every page opened by URL with the five shipped snli-small models.
 
-    OMP_NUM_THREADS=1 python bench/browser_speed.py [--warm 3] [--pages Home,Gates] [--out bench/results/browser_speed.md]
+    OMP_NUM_THREADS=1 python bench/browser_speed.py [--warm 3] [--pages Home,Gates] [--floor] [--out bench/results/browser_speed.md]
 
 Starts `streamlit run app.py` (as the README does), drives Debian's Chromium headless through Playwright and, per page:
   * cold: a freshly started server, the page's URL opened first (nothing in the server's memory yet; the disk
@@ -17,7 +17,8 @@ does inside one tab of a warm server (median of `--warm`): switching page by the
 analysis, and opening a pair from Error analysis's list of errors (click on a line until the Pair explorer has
 drawn) — from the click until the script is done and every chart drawn. A third table lists, per page, the
 figures that dominate: the largest by the JSON plotly receives, with when each was drawn.
-`--app-root` measures another checkout of the app (e.g. `git archive <commit> | tar -x -C /tmp/base`).
+`--floor` times a one-title Streamlit page the same way, so each number can be read against what any page costs
+on the machine. `--app-root` measures another checkout of the app (e.g. `git archive <commit> | tar -x -C /tmp/base`).
 """
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-sync", "--no-first-run"]
 MODELS = ("gcnn", "diin", "attentive_conv", "esan", "amn")
 PAGES = ("Home", "Pair_explorer", "DIIN_interaction_space", "Gates", "Error_analysis", "Ablations", "Projection",
-         "Train", "Attribution")
+         "Train", "Attribution", "Data_map")
 VIEWPORT = {"width": 1600, "height": 1000}
 TIMEOUT_S = 300.0
 
@@ -235,6 +236,28 @@ def interactions(context, server: "Server", repeats: int) -> dict[str, list[floa
     return timed
 
 
+FLOOR_APP = {"app.py": 'import streamlit as st\nst.navigation([st.Page("home.py", title="Home", default=True)]).run()\n',
+             "home.py": 'import streamlit as st\nst.title("Home")\nst.write("One line of text.")\n'}
+"""The smallest app with nlivis's router shape: what Streamlit and the browser cost before any nlivis code runs."""
+
+
+def streamlit_floor(context, env: dict, log: Path, folder: Path, warm: int, launches: int) -> dict[str, float]:
+    """Launch, cold and warm times (medians) of `FLOOR_APP`, measured as the app's pages are."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in FLOOR_APP.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    started: list[float] = []
+    cold: list[float] = []
+    warm_visits: list[float] = []
+    for _ in range(launches):
+        with Server(folder, env, log) as server:
+            server.wait_healthy()
+            cold.append(visit(context, server.url).ready_s)
+            started.append(time.perf_counter() - server.started)
+            warm_visits += [visit(context, server.url).ready_s for _ in range(warm)]
+    return {"launch": statistics.median(started), "cold": statistics.median(cold), "warm": statistics.median(warm_visits)}
+
+
 def page_url(server: Server, page: str) -> str:
     models = ",".join(f"{m}-snli-small" for m in MODELS)
     return f"{server.url}/{'' if page == 'Home' else page}?models={models}"
@@ -247,6 +270,8 @@ def main() -> None:
     parser.add_argument("--pages", default=",".join(PAGES), help="comma-separated url paths (default: every page)")
     parser.add_argument("--app-root", type=Path, default=ROOT, help="the checkout whose app.py is run (default: this one)")
     parser.add_argument("--no-prime", action="store_true", help="skip the pass that fills the disk caches first")
+    parser.add_argument("--floor", action="store_true",
+                        help="also time a one-title Streamlit page the same way: what any page costs on this machine")
     parser.add_argument("--out", type=Path, help="also write the tables here (default: print only)")
     args = parser.parse_args()
     if not CHROMIUM.is_file():
@@ -262,6 +287,7 @@ def main() -> None:
     cold: dict[str, Visit] = {}
     warm: dict[str, list[Visit]] = {}
     launches: list[float] = []
+    floor: dict[str, float] = {}
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         context = browser.new_context(viewport=VIEWPORT)
@@ -284,6 +310,8 @@ def main() -> None:
                     warm[page] = [visit(context, page_url(server, page)) for _ in range(args.warm)]
                 print(f"{page}: cold {cold[page].ready_s:.1f} s, warm "
                       f"{statistics.median(v.ready_s for v in warm[page]):.1f} s", file=sys.stderr)
+            if args.floor:
+                floor = streamlit_floor(context, env, log, scratch / "floor", args.warm, args.launches)
             with Server(args.app_root, env, log) as server:
                 server.wait_healthy()
                 for page in ("Home", "Error_analysis", "Pair_explorer", "Gates", "Attribution"):
@@ -299,6 +327,9 @@ def main() -> None:
              f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} at the end, headless Chromium {VIEWPORT['width']}×"
              f"{VIEWPORT['height']})", "",
              f"Launch to Home idle: {statistics.median(launches):.1f} s (median of {len(launches)}; target ≤ 3 s)", "",
+             *([f"Streamlit's floor on this machine (`--floor`: a page with one title and one line, no nlivis, timed "
+                f"the same way): launch to idle {floor['launch']:.1f} s, cold {floor['cold']:.2f} s, warm "
+                f"{floor['warm']:.2f} s", ""] if floor else []),
              "| page | cold: script / drawn (s) | warm: script / drawn (s) | target cold ≤ 3 s, warm ≤ 1 s | "
              "received (kB) | figures |", "|---|---|---|---|---|---|"]
     for page in pages:
@@ -313,6 +344,9 @@ def main() -> None:
     lines += ["", f"Inside one tab of a warm server (median of {args.warm}; from the click until the run ended and every "
               "chart drew):", "", "| action | median (s) | slowest (s) | target ≤ 1 s |", "|---|---|---|---|"]
     for action, seconds in clicked.items():
+        if not seconds:
+            lines.append(f"| {action} | — | — | not measured (the click failed) |")
+            continue
         lines.append(f"| {action} | {statistics.median(seconds):.2f} | {max(seconds):.2f} | "
                      f"{'met' if statistics.median(seconds) <= 1 else 'missed'} |")
     lines += ["", "Figures that dominate (from the visit that drew the most figures, the cold one on a tie; largest plotly "

@@ -19,6 +19,7 @@ Read from the paper texts; left out on purpose:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable
 
 import pandas as pd
@@ -355,23 +356,23 @@ class PaperReference:
         return f"{self.paper} {self.table} · {self.dataset} {self.split}"
 
 
+@lru_cache(maxsize=None)
 def paper_reference(config_name: str, protocol: str) -> PaperReference | None:
     """The paper's accuracy for the row `config_name` reproduces, on the dataset `protocol` trains on:
     a dev split when the paper reports one (our numbers are dev accuracies), else its first test split
     (MultiNLI: matched). None when the config has no paper row or the paper reports none on that dataset
-    (GCNN has no SNLI row): a number on another dataset is no reference."""
+    (GCNN has no SNLI row): a number on another dataset is no reference. Plain rows, not a DataFrame, and
+    remembered: Home asks once per checkpoint on every visit."""
     rows = PAPER_ROWS.get(config_name)
     dataset = paper_dataset(protocol)
     paper_id = FAMILY_PAPERS.get(config_name.split("-")[0])
     if not rows or dataset is None or paper_id is None:
         return None
-    frame = paper_table(paper_id)
-    frame = frame[frame["model"].isin(rows) & (frame["dataset"] == dataset) & (frame["metric"] == "accuracy")
-                  & (frame["split"] != "train")]
-    if frame.empty:
+    candidates = [row for row in paper_rows() if row["paper_id"] == paper_id and row["model"] in rows
+                  and row["dataset"] == dataset and row["metric"] == "accuracy" and row["split"] != "train"]
+    if not candidates:
         return None
-    best = frame.assign(order=[(0 if "dev" in split else 1, "mismatched" in split) for split in frame["split"]])
-    chosen = best.sort_values("order", kind="stable").iloc[0]
+    chosen = min(candidates, key=lambda row: (0 if "dev" in row["split"] else 1, "mismatched" in row["split"]))
     return PaperReference(float(chosen["value"]), PAPERS[paper_id]["short"], str(chosen["table"]), str(chosen["model"]),
                           dataset, str(chosen["split"]))
 

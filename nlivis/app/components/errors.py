@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import pandas as pd
 import streamlit as st
 
 from nlivis.analysis.breakdown import confusion_matrix, overall_accuracy, per_label_scores
@@ -14,6 +15,7 @@ from nlivis.app import cache, state
 from nlivis.app.components import challenge, controls, figures, lists, pair_list, probes, samples, tag_breakdown
 from nlivis.app.components.frame import protocol_notes
 from nlivis.app.text import md
+from nlivis.store.predictions import predictions_frame
 from nlivis.viz.charts import accuracy_interval_bars
 from nlivis.viz.heatmaps import confusion_matrix_heatmap
 
@@ -66,15 +68,16 @@ def split_tab(models: Sequence[cache.Model], tab: str) -> None:
         state.stop()
     shown = [m for m in models if m.name in predictions]
     if tab == TABS[0]:
-        accuracy(split, shown, predictions)
-        confusions(split, shown, predictions)
+        tables = {name: predictions_frame(loaded) for name, loaded in predictions.items()}  # once, not per chart
+        accuracy(split, shown, tables)
+        confusions(split, shown, tables)
     elif tab == TABS[1]:
         error_list(split, shown)
     else:
         tag_breakdown.section(PAGE, split, shown, predictions)
 
 
-def accuracy(split: str, models: Sequence[cache.Model], predictions: dict[str, list]) -> None:
+def accuracy(split: str, models: Sequence[cache.Model], predictions: dict[str, pd.DataFrame]) -> None:
     st.subheader("Accuracy")
     table = overall_accuracy(predictions)
     figures.show(accuracy_interval_bars(table, title=f"accuracy on {split} (95% intervals; dashed: majority label)",
@@ -83,7 +86,7 @@ def accuracy(split: str, models: Sequence[cache.Model], predictions: dict[str, l
                  column_config=tag_breakdown.percent_columns(["accuracy", "ci_low", "ci_high", "majority_accuracy"]))
 
 
-def confusions(split: str, models: Sequence[cache.Model], predictions: dict[str, list]) -> None:
+def confusions(split: str, models: Sequence[cache.Model], predictions: dict[str, pd.DataFrame]) -> None:
     """One confusion matrix per model with its per-label scores; a clicked cell (kept in the view as
     `cell_model`, `cell_gold`, `cell_predicted`) lists its pairs below."""
     st.subheader("Per label and confusion matrices")

@@ -258,12 +258,14 @@ def datamap_list(ref: ListRef) -> PairList:
         notes.append(f"{int(augmented.sum()):,} augmented pairs are listed with the training pair each was made from "
                      "(their edited text is not stored: they open as that pair)")
     looked_up = frame["original"].where(augmented, frame["id"])
+    readable = {split for split in frame["split"] if split and split != AUGMENTED_SPLIT}
+    rows_of = {split: cache.split_rows(split) for split in readable}  # once per split, not once per listed pair
+    pairs_of = {split: cache.split_pairs(split)[0] for split in readable}
     rows, texts = [], []
     for split, pid in zip(frame["split"], looked_up):
-        row = cache.split_rows(split).get(pid) if split and split != AUGMENTED_SPLIT else None
-        pairs, _ = cache.split_pairs(split) if row is not None else ([], None)
+        row = rows_of[split].get(pid) if split in rows_of else None
         rows.append(row)
-        texts.append((pairs[row].premise, pairs[row].hypothesis) if row is not None else ("", ""))
+        texts.append((pairs_of[split][row].premise, pairs_of[split][row].hypothesis) if row is not None else ("", ""))
     missing = sum(r is None for r in rows)
     if missing:
         notes.append(f"{missing:,} of these pairs are not in the local copy of their split, so their text is not shown")
