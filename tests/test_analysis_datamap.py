@@ -12,7 +12,8 @@ from nlivis.analysis.datamap import (NOT_TRAINED, Thresholds, augmented_groups, 
                                      listing, members, parse_selection, region_selection, tag_groups)
 from nlivis.store.dynamics import AUGMENTED_SPLIT, MISSING, TrainingDynamics, encode
 from nlivis.viz.common import figure_data
-from nlivis.viz.datamap import data_map_scatter, group_colours
+from nlivis.viz.common import CATEGORY_COLOURS
+from nlivis.viz.datamap import data_map_scatter, group_colours, is_grey
 
 LABELS = ["entailment", "neutral", "contradiction"]
 BY_EPOCH = [  # (gold probability, right) per pair; pair 4 never trained on
@@ -165,6 +166,15 @@ def test_the_figure_draws_every_trained_pair_once_with_its_column_thresholds_and
     assert lasso.data[-1].name == "selection" and list(lasso.data[-1].x) == [0, 0.1, 0, 0], "a closed polygon"
     empty = data_map_scatter(np.full(2, np.nan), np.full(2, np.nan), ["a", "a"], ["x", "y"], (0.2, 0.75, 0.25), {}, "map")
     assert "nothing to map" in empty.layout.annotations[0].text
+
+
+def test_augmented_kinds_and_training_pairs_never_share_a_colour():
+    kinds = ["antonym", "exclusive", "hypernym", "hyponym", "negation", "number", "quantifier", "swap", "synonym"]
+    colours = group_colours(["training pair", *(f"augmented: {kind}" for kind in kinds)])
+    assert len(set(colours.values())) == len(kinds) + 1
+    assert is_grey(colours["training pair"]), "training pairs are the grey background"
+    assert not any(is_grey(colours[f"augmented: {kind}"]) for kind in kinds), "no kind differs from it only in lightness"
+    assert group_colours(["a", "b"]) == {"a": CATEGORY_COLOURS[0], "b": CATEGORY_COLOURS[1]}
 
 
 def test_correctness_colours_run_from_never_right_to_always_right():

@@ -27,7 +27,10 @@ def group_colours(groups: Sequence[str]) -> dict[str, str]:
         for group in right:
             share = int(group.split("/")[0]) / max(1, int(group.split("/")[1].split()[0]))
             colours[group] = sample_colorscale("RdYlBu", [0.05 + 0.9 * share])[0] if epochs else "#4c78a8"
-    grey = {"other": "#c7c7c7", "(not tagged)": "#e0e0e0", "not trained on": "#9d9d9d", "training pair": "#4c78a8"}
+    # training pairs are the light background the augmented kinds stand out on (blue collided with the first kind)
+    grey = {"other": "#c7c7c7", "(not tagged)": "#e0e0e0", "not trained on": "#9d9d9d", "training pair": "#d4d4d4"}
+    # beside a grey group, a grey hue would differ from it only in lightness
+    hues = [c for c in CATEGORY_COLOURS if not is_grey(c)] if any(g in grey for g in groups) else list(CATEGORY_COLOURS)
     position = 0
     for group in groups:
         if group in colours:
@@ -35,9 +38,15 @@ def group_colours(groups: Sequence[str]) -> dict[str, str]:
         if group in grey:
             colours[group] = grey[group]
         else:
-            colours[group] = CATEGORY_COLOURS[position % len(CATEGORY_COLOURS)]
+            colours[group] = hues[position % len(hues)]
             position += 1
     return colours
+
+
+def is_grey(colour: str) -> bool:
+    """Whether a "#rrggbb" colour has no hue."""
+    red, green, blue = (colour[i:i + 2] for i in (1, 3, 5))
+    return red == green == blue
 
 
 def data_map_scatter(variability: np.ndarray, confidence: np.ndarray, groups: Sequence[str], ids: Sequence[str],
