@@ -144,3 +144,11 @@ def test_pair_explorer_refuses_text_without_a_real_word(monkeypatch, tmp_path, c
     shown = "\n".join(str(e.value) for kind in ("error", "warning", "info") for e in getattr(app, kind))
     assert "no real word" in shown, shown
     assert not app.get("plotly_chart")
+
+
+def test_the_challenge_mode_is_in_the_url_even_at_its_default(monkeypatch, tmp_path, checkpoints):
+    """Its default depends on what was evaluated before, so a link keeps it even when it is the default."""
+    app = error_analysis(monkeypatch, tmp_path, checkpoints)
+    mode = app.radio(key="errors_challenge_mode")
+    assert mode.value == mode.options[0]
+    assert app.query_params.get("challenge_mode") in (mode.value, [mode.value])

@@ -27,10 +27,8 @@ MODES = ("an earlier named evaluation", "a path on this machine", "upload")
 def chosen_files(page: str, models: Sequence[cache.Model]) -> list[Path]:
     earlier = cache.earlier_evaluations(models)
     modes = [m for m in MODES if m != MODES[0] or earlier]
-    mode = controls.radio(page, "challenge_mode", "Challenge file", modes, modes[0])
-    # The default mode changes once a file has been evaluated (earlier evaluations come first), so the mode is
-    # always in the URL: a link or Back shows the same file later.
-    state.remember(page, "challenge_mode", mode, default=None)
+    # the default mode changes once a file has been evaluated (earlier evaluations come first)
+    mode = controls.radio(page, "challenge_mode", "Challenge file", modes, modes[0], always_in_url=True)
     if mode == MODES[0]:
         chosen = controls.select(page, "challenge_earlier", "Named evaluation", list(earlier))
         return earlier[chosen]

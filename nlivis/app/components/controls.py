@@ -58,12 +58,16 @@ def select(page: str, name: str, label: str, options: Sequence[Any], default: An
 
 
 def radio(page: str, name: str, label: str, options: Sequence[Any], default: Any = None, *, where: Any = st,
-          format_func: Callable[[Any], str] = str, horizontal: bool = True, **options_: Any) -> Any:
+          format_func: Callable[[Any], str] = str, horizontal: bool = True, always_in_url: bool = False,
+          **options_: Any) -> Any:
+    """Radio buttons over `options` (default: `default`, else the first). `always_in_url` keeps the choice in the
+    URL even when it is the default: for a default that depends on state (what exists now), so a link or Back
+    shows the same choice later."""
     options = list(options)
     default = default if default in options else options[0]
     key = _prepare(page, name, default, _one_of(name, options, default, format_func), where)
     chosen = where.radio(label, options, key=key, format_func=format_func, horizontal=horizontal, **options_)
-    state.remember(page, name, chosen, default)
+    state.remember(page, name, chosen, None if always_in_url else default)
     return chosen
 
 
