@@ -13,12 +13,13 @@ from nlivis.data.readers import read_line_aligned
 from nlivis.data.records import NLI_LABELS
 from nlivis.features.dataset import analyze_pairs
 from nlivis.features.featurize import FeatureSettings, Featurizer
+from nlivis.models.families import FAMILIES
 from nlivis.features.vocab import CharVocabulary, Vocabulary
 from nlivis.models.registry import build
 from nlivis.training.config import apply_size, load_config
 
 PAIRS, BATCH, MAX_STEPS, CHECK_EVERY = 64, 16, 400, 8
-MODELS = ("gcnn", "diin", "attentive_conv", "esan", "amn", "esim")
+MODELS = tuple(FAMILIES)
 
 
 @pytest.fixture(scope="module")

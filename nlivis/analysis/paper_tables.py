@@ -25,6 +25,7 @@ from typing import Iterable
 import pandas as pd
 
 from nlivis.analysis.tags import TAGS
+from nlivis.models.families import FAMILIES
 
 SOURCE_NOTE = "reported by the paper on the full dataset; not reproduced by nlivis"
 
@@ -325,8 +326,9 @@ def diin_table7() -> pd.DataFrame:
 
 # ------------------------------------------------------------------ which of our configs reproduces which row
 
-FAMILY_PAPERS: dict[str, str] = {"gcnn": "000", "diin": "001", "attentive_conv": "002", "esan": "003", "amn": "004"}
-"""Model name → the paper (id in paper_tables.PAPERS) whose tables its configs reproduce."""
+FAMILY_PAPERS: dict[str, str] = {name: family.paper_id for name, family in FAMILIES.items() if family.paper_id}
+"""Model name → the paper (id in paper_tables.PAPERS) whose tables its configs reproduce (declared in
+`models.families`)."""
 
 PAPER_DATASETS: dict[str, str] = {"snli": "SNLI", "mnli": "MultiNLI", "quora": "Quora"}
 """A protocol's dataset (the part of its name before the first `-`: snli-small → snli) → the dataset

@@ -26,6 +26,7 @@ from nlivis.app import paths, state
 from nlivis.data.protocols import PROTOCOLS, SplitRef, all_protocol_refs, find_split_file, read_split, split_key
 from nlivis.data.records import Pair
 from nlivis.data.split_choice import default_split, split_label, training_splits
+from nlivis.models.families import family_rank
 from nlivis.store.checkpoints import CheckpointInfo, find_checkpoints
 from nlivis.store.evaluations import find_named_evaluations
 from nlivis.store.files import cache_root
@@ -117,13 +118,11 @@ def scan_checkpoints(roots: Sequence[Path] | None = None) -> FoundCheckpoints:
 
 
 DEFAULT_PROTOCOL = "snli-small"
-FAMILY_ORDER = ("gcnn", "diin", "attentive_conv", "esan", "amn", "esim")
-"""The order models are listed and loaded in by default (the papers' order, the ESIM baseline last)."""
 
 
 def default_model_names(infos: Sequence[CheckpointInfo]) -> list[str]:
     """What a new session loads: per model family, its full config (no ablation) trained under snli-small with
-    seed 1 — the five shipped models — in FAMILY_ORDER. Without any snli-small checkpoint, the full-config
+    seed 1 — the five shipped models — in the families' display order (`models.families`). Without any snli-small checkpoint, the full-config
     checkpoints of the protocol that has most of them."""
     full = [info for info in infos if info.config_name == info.model and (info.seed in (None, 1))]
     protocols = [info.protocol for info in full]
@@ -134,7 +133,7 @@ def default_model_names(infos: Sequence[CheckpointInfo]) -> list[str]:
     for info in full:
         if info.protocol == chosen_protocol:
             picked.setdefault(info.model, info)
-    order = sorted(picked, key=lambda m: (FAMILY_ORDER.index(m) if m in FAMILY_ORDER else len(FAMILY_ORDER), m))
+    order = sorted(picked, key=lambda m: (family_rank(m), m))
     return [picked[model].name for model in order]
 
 

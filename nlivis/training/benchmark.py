@@ -34,10 +34,11 @@ from nlivis.features.batch import Batch
 from nlivis.features.buckets import CHUNK_BATCHES, bucket_batches
 from nlivis.features.pos import NUM_POS_TAGS
 from nlivis.models import build
+from nlivis.models.families import SHIPPED_FAMILIES
 from nlivis.training.config import deep_merge, load_config
 from nlivis.training.provenance import git_commit
 
-FAMILIES = ("gcnn", "diin", "attentive_conv", "esan", "amn")
+FAMILIES = SHIPPED_FAMILIES
 SIZES = ("shipped", "paper")
 MULTINLI_TRAIN_PAIRS = 392_702
 BENCH_VOCAB = 20_000
