@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from nlivis.cli.common import fail
+from nlivis.data.challenge import COMPRESSED_SUFFIX, FORMATS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,7 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "file's pairs and sentences found there (default: none — the overlap is reported as "
                              "not checked)")
     parser.add_argument("--file", action="append", default=None,
-                        help="evaluate this file instead (any supported format, e.g. ANLI's annotated CSV, ConjNLI, "
+                        help=f"evaluate this file instead (formats: {', '.join(FORMATS)}, any also {COMPRESSED_SUFFIX}; "
+                             "e.g. ANLI's annotated CSV, ConjNLI, "
                              "HANS, a paraphrase file with 0 / 1 labels), or a folder in counterfactually-augmented "
                              "NLI's layout (original/, revised_premise/, revised_hypothesis/); repeat for one file "
                              "per category (default: none)")
