@@ -39,7 +39,7 @@ def test_table_6_width_projects_in_the_first_highway_layer():
     model = paper_size(model_dim=100)
     assert model.model_dim == 100
     assert model.highway.carry.weight.shape == (100, 448)
-    assert model.scale_down.out_channels == 30  # floor(100 · 0.3)
+    assert model.extractor.scale_down.out_channels == 30  # floor(100 · 0.3)
 
 
 def test_dense_blocks_grow_and_transitions_halve():
@@ -59,7 +59,7 @@ def test_dense_block_trace_is_the_channels_the_block_adds():
     model = paper_size().eval()
     pair = random_batch([5], [4], 50, 50, seed=0)
     captured = {}
-    model.blocks[0].register_forward_hook(lambda module, inputs, output: captured.update(out=output))
+    model.extractor.blocks[0].register_forward_hook(lambda module, inputs, output: captured.update(out=output))
     with torch.no_grad():
         _, trace = model(pair, trace=True)
     block_output = captured["out"][:, :, :5, :4]
