@@ -59,7 +59,6 @@ from nlivis.models.registry import register
 from nlivis.models.trace import Alignment, FeatureMaps, Gate, Representation, Trace
 
 ENCODINGS = ("self_attention", "highway_only", "none")
-FUSES = ("two_gates", "one_gate", "addition", "none")
 HIGHWAY_ACTIVATIONS = {"relu": torch.relu, "tanh": torch.tanh}
 
 
@@ -166,18 +165,26 @@ class Highway(nn.Module):
 
 
 class SelfAttentionEncoder(nn.Module):
-    """Tri-linear self-attention (eqs. 1–2) and the fuse gate (eqs. 3–6) for one sentence."""
+    """Tri-linear self-attention (eqs. 1–2) and the fuse of its output with its input, for one sentence. This
+    base class keeps the self-attention output alone (Table 5 row 5, `fuse = "none"`); its subclasses in FUSES
+    are the other fuses, chosen by name (the `fuse` option)."""
 
-    def __init__(self, dim: int, fuse: str, dropout: nn.Dropout):
+    has_gates: ClassVar[bool] = False
+    """Whether its fuse has gates to trace (as `Gate` entries)."""
+
+    def __init__(self, dim: int, dropout: nn.Dropout):
         super().__init__()
         self.score_weight = nn.Parameter(torch.empty(3, dim))  # w_itrAtt = [w_a; w_b; w_ab]
         nn.init.uniform_(self.score_weight, -1.0 / math.sqrt(dim), 1.0 / math.sqrt(dim))
-        self.fuse = fuse
-        gated = fuse in ("two_gates", "one_gate")
-        self.candidate = nn.Linear(2 * dim, dim) if gated else None  # W1, b1  eq. 3
-        self.keep_gate = nn.Linear(2 * dim, dim) if gated else None  # W2, b2  eq. 4 (one_gate: f)
-        self.write_gate = nn.Linear(2 * dim, dim) if fuse == "two_gates" else None  # W3, b3  eq. 5
+        self.add_fuse_weights(dim)
         self.dropout = dropout
+
+    def add_fuse_weights(self, dim: int) -> None:
+        """The fuse's own weights, if any."""
+
+    def fuse(self, x: torch.Tensor, attended: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        """P_enc from P_hw (x) and P_itrAtt (attended), both [B, T, d], and the fuse's gates. Here P_itrAtt."""
+        return attended, {}
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor
                 ) -> tuple[torch.Tensor, torch.Tensor, dict[str, torch.Tensor]]:
@@ -188,18 +195,54 @@ class SelfAttentionEncoder(nn.Module):
                   + torch.bmm(a * w_ab, a.transpose(1, 2)))  # A_ij  [B, T, T]  eq. 1
         weights = masked_softmax(scores, mask.unsqueeze(1), dim=2)  # over j  eq. 2
         attended = torch.bmm(weights, x)  # P_itrAtt  [B, T, d]
-        gates: dict[str, torch.Tensor] = {}
-        if self.fuse == "addition":
-            return x + attended, weights, gates
-        if self.fuse == "none":
-            return attended, weights, gates
+        encoded, gates = self.fuse(x, attended)  # P_enc  [B, T, d]
+        return encoded, weights, gates
+
+
+class AdditionFuse(SelfAttentionEncoder):
+    """Table 5 row 6: P_enc = P_hw + P_itrAtt."""
+
+    def fuse(self, x: torch.Tensor, attended: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        return x + attended, {}  # [B, T, d]
+
+
+class OneGateFuse(SelfAttentionEncoder):
+    """The often-quoted one-gate form: P_enc = f∘P_hw + (1−f)∘z."""
+
+    has_gates = True
+
+    def add_fuse_weights(self, dim: int) -> None:
+        self.candidate = nn.Linear(2 * dim, dim)  # W1, b1  eq. 3
+        self.keep_gate = nn.Linear(2 * dim, dim)  # W2, b2  eq. 4 (here f)
+
+    def candidate_and_keep(self, x: torch.Tensor, attended: torch.Tensor
+                           ) -> tuple[torch.Tensor, torch.Tensor, dict[str, torch.Tensor]]:
+        """The joined input [B, T, 2d], the candidate z [B, T, d] and the keep gate."""
         joined = self.dropout(torch.cat([x, attended], dim=-1))  # [B, T, 2d]
-        z = torch.tanh(self.candidate(joined))  # eq. 3
-        gates["fuse_keep"] = torch.sigmoid(self.keep_gate(joined))  # r  eq. 4
-        if self.write_gate is not None:
-            gates["fuse_write"] = torch.sigmoid(self.write_gate(joined))  # f  eq. 5
-            return gates["fuse_keep"] * x + gates["fuse_write"] * z, weights, gates  # eq. 6
-        return gates["fuse_keep"] * x + (1.0 - gates["fuse_keep"]) * z, weights, gates
+        z = torch.tanh(self.candidate(joined))  # [B, T, d]  eq. 3
+        return joined, z, {"fuse_keep": torch.sigmoid(self.keep_gate(joined))}  # r  [B, T, d]  eq. 4
+
+    def fuse(self, x: torch.Tensor, attended: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        _, z, gates = self.candidate_and_keep(x, attended)
+        return gates["fuse_keep"] * x + (1.0 - gates["fuse_keep"]) * z, gates  # [B, T, d]
+
+
+class TwoGateFuse(OneGateFuse):
+    """Eqs. 3–6 as printed (and the official code's default): P_enc = r∘P_hw + f∘z, two independent gates."""
+
+    def add_fuse_weights(self, dim: int) -> None:
+        super().add_fuse_weights(dim)
+        self.write_gate = nn.Linear(2 * dim, dim)  # W3, b3  eq. 5
+
+    def fuse(self, x: torch.Tensor, attended: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        joined, z, gates = self.candidate_and_keep(x, attended)
+        gates["fuse_write"] = torch.sigmoid(self.write_gate(joined))  # f  [B, T, d]  eq. 5
+        return gates["fuse_keep"] * x + gates["fuse_write"] * z, gates  # [B, T, d]  eq. 6
+
+
+FUSES: dict[str, type[SelfAttentionEncoder]] = {
+    "two_gates": TwoGateFuse, "one_gate": OneGateFuse, "addition": AdditionFuse, "none": SelfAttentionEncoder}
+"""The `fuse` option → the self-attention encoder that fuses so (RE2-style: a part chosen by name)."""
 
 
 class DenseBlock(nn.Module):
@@ -357,14 +400,14 @@ class DIIN(MatchingModel):
         c = self.config
         attends = c.encoding == "self_attention"
         highway_gates = c.encoding != "none" and c.highway_layers > 0
-        fuse_gates = attends and c.fuse not in ("none", "addition")
+        fuse_gates = attends and FUSES[c.fuse].has_gates
         return (super().trace_types() | FEATURE_EXTRACTORS[c.feature_extractor].trace_types(c)
                 | {*([Gate] if highway_gates or fuse_gates else []), *([Alignment] if attends else [])})
 
     def __init__(self, config: DIINConfig):
         super().__init__(config)
         c = config
-        for option, value, allowed in (("encoding", c.encoding, ENCODINGS), ("fuse", c.fuse, FUSES),
+        for option, value, allowed in (("encoding", c.encoding, ENCODINGS), ("fuse", c.fuse, tuple(FUSES)),
                                        ("interaction", c.interaction, tuple(INTERACTIONS)),
                                        ("feature_extractor", c.feature_extractor, tuple(FEATURE_EXTRACTORS))):
             if value not in allowed:
@@ -383,9 +426,8 @@ class DIIN(MatchingModel):
         self.projection = nn.Linear(embedding_dim, d) if c.encoding == "none" and d != embedding_dim else None
         self.premise_encoder = self.hypothesis_encoder = None
         if c.encoding == "self_attention":
-            self.premise_encoder = SelfAttentionEncoder(d, c.fuse, self.dropout)
-            self.hypothesis_encoder = (self.premise_encoder if c.share_encoders
-                                       else SelfAttentionEncoder(d, c.fuse, self.dropout))
+            self.premise_encoder = FUSES[c.fuse](d, self.dropout)
+            self.hypothesis_encoder = self.premise_encoder if c.share_encoders else FUSES[c.fuse](d, self.dropout)
         self.extractor = FEATURE_EXTRACTORS[c.feature_extractor](c, d, self.dropout)  # stages 3–4
         self.classifier = nn.Linear(self.extractor.output_dim, c.num_classes)
         self.register_state_dict_post_hook(_flatten_extractor_keys)
