@@ -26,7 +26,7 @@ every state and the memory unchanged, so results do not depend on how far a batc
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Callable, ClassVar
 
 import torch
 from entmax import sparsemax, sparsemax_loss
@@ -41,7 +41,23 @@ from nlivis.models.registry import register
 from nlivis.models.trace import MemoryKeys, Representation, Trace
 
 CELLS = ("gru", "lstm")
-OUTPUTS = ("sparsemax", "softmax")
+
+
+@dataclass(frozen=True)
+class OutputLayer:
+    """How logits [B, K] become label probabilities, and the loss trained with them."""
+
+    probabilities: Callable[[torch.Tensor], torch.Tensor]
+    loss: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+    """(logits [B, K], labels [B]) → the mean loss."""
+
+
+OUTPUTS: dict[str, OutputLayer] = {
+    "sparsemax": OutputLayer(lambda logits: sparsemax(logits, dim=-1),  # exact zeros possible
+                             lambda logits, labels: sparsemax_loss(logits, labels).mean()),  # the logistic loss's analogue
+    "softmax": OutputLayer(lambda logits: torch.softmax(logits, dim=-1), F.cross_entropy),
+}
+"""The `output` option → the output layer (RE2-style: a part chosen by name)."""
 
 
 @dataclass
@@ -168,7 +184,7 @@ class AMN(MatchingModel):
         super().__init__(config)
         c = config
         if c.output not in OUTPUTS:
-            raise ValueError(f"output must be one of {OUTPUTS}, got {c.output!r}")
+            raise ValueError(f"output must be one of {tuple(OUTPUTS)}, got {c.output!r}")
         self.output_kind = c.output
         d = c.hidden_size or c.word_dim
         self.features = TokenFeatures(c.vocab_size, c.word_dim, c.freeze_word_embeddings)
@@ -198,12 +214,8 @@ class AMN(MatchingModel):
 
     def probabilities(self, logits: torch.Tensor) -> torch.Tensor:
         """Sparsemax (exact zeros possible) or softmax, as configured."""
-        if self.output_kind == "sparsemax":
-            return sparsemax(logits, dim=-1)
-        return torch.softmax(logits, dim=-1)
+        return OUTPUTS[self.output_kind].probabilities(logits)  # [B, K]
 
     def loss(self, logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         """Mean sparsemax loss (the sparsemax analogue of the logistic loss) or cross-entropy."""
-        if self.output_kind == "sparsemax":
-            return sparsemax_loss(logits, labels).mean()
-        return F.cross_entropy(logits, labels)
+        return OUTPUTS[self.output_kind].loss(logits, labels)
