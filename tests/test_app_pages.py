@@ -14,6 +14,7 @@ pytest.importorskip("streamlit.testing.v1", reason="streamlit's AppTest is not i
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from nlivis.app import paths  # noqa: E402
+from nlivis.models.families import SHIPPED_FAMILIES  # noqa: E402
 from tests.fixtures.app_checkpoints import APP_DATA, gcnn_family, train_variant  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -743,7 +744,7 @@ def test_train_page_stop_and_resume(monkeypatch, tmp_path):
 # ---------------------------------------------------------------- the shipped checkpoints
 
 SHIPPED = ROOT / "checkpoints"
-SHIPPED_FULL = [SHIPPED / f"{m}-snli-small" for m in ("gcnn", "diin", "attentive_conv", "esan", "amn")]
+SHIPPED_FULL = [SHIPPED / f"{m}-snli-small" for m in SHIPPED_FAMILIES]
 
 
 @pytest.fixture

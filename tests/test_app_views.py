@@ -12,6 +12,7 @@ pytest.importorskip("streamlit.testing.v1", reason="streamlit's AppTest is not i
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from nlivis.app import paths  # noqa: E402
+from nlivis.models.families import SHIPPED_FAMILIES  # noqa: E402
 from tests.fixtures.app_checkpoints import APP_DATA, train_variant  # noqa: E402
 from tests.test_app_pages import (ROOT, charts, click_point, click_table_row, fixture_row, open_app, open_link, show, texts)
 
@@ -329,7 +330,7 @@ def test_no_value_from_a_link_is_rendered_as_markdown(monkeypatch, tmp_path, che
 # ---------------------------------------------------------------- items 4, 5, 7 on the shipped checkpoints
 
 SHIPPED = ROOT / "checkpoints"
-FIVE = [f"{m}-snli-small" for m in ("gcnn", "diin", "attentive_conv", "esan", "amn")]
+FIVE = [f"{m}-snli-small" for m in SHIPPED_FAMILIES]
 
 
 @pytest.fixture

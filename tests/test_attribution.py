@@ -28,6 +28,7 @@ from nlivis.features.dataset import AnalyzedPair
 from nlivis.features.featurize import FeatureSettings, Featurizer
 from nlivis.features.vocab import CharVocabulary, Vocabulary
 from nlivis.models.base import MatchingModel, ModelConfig
+from nlivis.models.families import SHIPPED_FAMILIES
 from nlivis.models.layers.embedding import TokenFeatures
 from tests.test_models import CONFIGS, batch_for, tiny_model
 
@@ -156,7 +157,7 @@ def test_integrated_gradients_are_complete_on_every_config(config_name, at):
     assert (raw.premise.abs().sum(1) > 0).all() and (raw.hypothesis.abs().sum(1) > 0).all()
 
 
-SHIPPED = ["gcnn", "diin", "attentive_conv", "esan", "amn"]
+SHIPPED = list(SHIPPED_FAMILIES)
 
 
 SHIPPED_SAMPLE = 200

@@ -4,9 +4,12 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from nlivis.analysis.paper_tables import FAMILY_PAPERS, PAPERS
+from nlivis.models.base import MatchingModel
 from nlivis.models.families import FAMILIES, SHIPPED_FAMILIES, family_rank
-from nlivis.models.registry import available, model_class
+from nlivis.models.registry import available, model_class, register
 from nlivis.viz.common import FAMILY_COLOURS
 
 
@@ -17,23 +20,19 @@ def test_every_registered_model_has_a_family_and_every_family_a_model():
 
 
 def test_a_model_without_family_metadata_cannot_register():
-    from nlivis.models.base import MatchingModel
-    from nlivis.models.registry import register
-
-    try:
+    with pytest.raises(ValueError, match="families.py"):
         register("no_such_family")(type("Orphan", (MatchingModel,), {}))
-    except ValueError as error:
-        assert "families.py" in str(error)
-    else:
-        raise AssertionError("a model without a family entry registered")
+    assert "no_such_family" not in available()
 
 
 def test_families_differ_in_colour_and_label_and_name_their_papers():
     assert len({f.colour for f in FAMILIES.values()}) == len(FAMILIES)
     assert len({f.label for f in FAMILIES.values()}) == len(FAMILIES)
+    assert list(PAPERS) == ["000", "001", "002", "003", "004"]
     for family in FAMILIES.values():
+        assert (family.paper_id is None) == (family.paper_title is None), family.name
         if family.paper_id is not None:
-            assert PAPERS[family.paper_id]["short"] == family.label
+            assert PAPERS[family.paper_id] == {"short": family.label, "title": family.paper_title}
 
 
 def test_readers_take_the_declared_facts():

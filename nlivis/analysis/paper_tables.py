@@ -29,14 +29,9 @@ from nlivis.models.families import FAMILIES
 
 SOURCE_NOTE = "reported by the paper on the full dataset; not reproduced by nlivis"
 
-PAPERS: dict[str, dict[str, str]] = {
-    "000": {"short": "GCNN", "title": "Gated Convolutional Neural Network for Sentence Matching"},
-    "001": {"short": "DIIN", "title": "Natural Language Inference over Interaction Space"},
-    "002": {"short": "AttentiveConvNet", "title": "Attentive Convolution"},
-    "003": {"short": "ESAN", "title": "Enhanced Sentence Alignment Network for Efficient Short Text Matching"},
-    "004": {"short": "AMN", "title": "Research on attention memory networks as a model for learning "
-                                     "natural language inference"},
-}
+PAPERS: dict[str, dict[str, str]] = {family.paper_id: {"short": family.label, "title": family.paper_title}
+                                     for family in FAMILIES.values() if family.paper_id and family.paper_title}
+"""Paper id (folder papers/<id>) → its short name and title, from the families that reproduce them."""
 
 COLUMNS = ["paper_id", "paper", "table", "kind", "model", "dataset", "split", "metric", "unit", "value",
            "own", "note"]

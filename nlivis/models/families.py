@@ -23,17 +23,22 @@ class Family:
     paper_id: str | None
     """The paper (id in `analysis.paper_tables.PAPERS`, folder papers/<id>) whose tables its configs
     reproduce; None for a baseline without one."""
+    paper_title: str | None
+    """That paper's title (None with paper_id)."""
     shipped: bool
     """One of the five paper models trained and shipped under every protocol (ESIM is the baseline)."""
 
 
 FAMILIES: dict[str, Family] = {family.name: family for family in (
-    Family("gcnn", "GCNN", "#1f77b4", "000", shipped=True),
-    Family("diin", "DIIN", "#ff7f0e", "001", shipped=True),
-    Family("attentive_conv", "AttentiveConvNet", "#2ca02c", "002", shipped=True),
-    Family("esan", "ESAN", "#d62728", "003", shipped=True),
-    Family("amn", "AMN", "#9467bd", "004", shipped=True),
-    Family("esim", "ESIM", "#8c564b", None, shipped=False),
+    Family("gcnn", "GCNN", "#1f77b4", "000", "Gated Convolutional Neural Network for Sentence Matching",
+           shipped=True),
+    Family("diin", "DIIN", "#ff7f0e", "001", "Natural Language Inference over Interaction Space", shipped=True),
+    Family("attentive_conv", "AttentiveConvNet", "#2ca02c", "002", "Attentive Convolution", shipped=True),
+    Family("esan", "ESAN", "#d62728", "003",
+           "Enhanced Sentence Alignment Network for Efficient Short Text Matching", shipped=True),
+    Family("amn", "AMN", "#9467bd", "004",
+           "Research on attention memory networks as a model for learning natural language inference", shipped=True),
+    Family("esim", "ESIM", "#8c564b", None, None, shipped=False),
 )}
 """Every model family in display order: the papers' order, the ESIM baseline last."""
 
