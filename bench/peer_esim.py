@@ -27,18 +27,15 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import time
-from pathlib import Path
 
 import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from nlivis.features.batch import Batch  # noqa: E402
-from nlivis.models import build  # noqa: E402
+from harness import Report, add_out_option, command_line, load_average
+from nlivis.features.batch import Batch
+from nlivis.models import build
 
 SIZES = {"paper": (300, 300), "shipped": (100, 384)}
 """ESIM hidden width n per LSTM direction and word-vector width: configs/esim.toml's paper and shipped sizes."""
@@ -162,7 +159,7 @@ def measure(model: nn.Module, call, batches, train: bool, optimizer) -> float:
     return PAIRS * len(batches) / (time.perf_counter() - start)
 
 
-def run(size: str, threads: int, rounds: int) -> None:
+def run(report: Report, size: str, threads: int, rounds: int) -> None:
     torch.set_num_threads(threads)
     n, word_dim = SIZES[size]
     models, reason = contenders(n, word_dim)
@@ -184,10 +181,10 @@ def run(size: str, threads: int, rounds: int) -> None:
     for name, (model, _) in models.items():
         params = sum(p.numel() for p in model.parameters() if p.requires_grad)
         m = medians[name]
-        print(f"| {size} (n={n}, d={word_dim}) | {threads} | {name} | {params / 1e6:.2f}M | {m['train']:.0f} | "
-              f"{m['infer']:.0f} | {base['train'] / m['train']:.2f}× | {base['infer'] / m['infer']:.2f}× |", flush=True)
+        report.print(f"| {size} (n={n}, d={word_dim}) | {threads} | {name} | {params / 1e6:.2f}M | {m['train']:.0f} | "
+                     f"{m['infer']:.0f} | {base['train'] / m['train']:.2f}× | {base['infer'] / m['infer']:.2f}× |")
     if reason:
-        print(f"| {size} | {threads} | MatchZoo-py | — | — | — | {reason} | |", flush=True)
+        report.print(f"| {size} | {threads} | MatchZoo-py | — | — | — | {reason} | |")
 
 
 def main() -> int:
@@ -195,17 +192,17 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--threads", default="1")
     parser.add_argument("--sizes", default="paper,shipped")
+    add_out_option(parser)
     args = parser.parse_args()
-    print(f"Command: python bench/peer_esim.py {' '.join(sys.argv[1:])}  (torch {torch.__version__}, "
-          f"{os.cpu_count()} CPUs, median of {args.rounds} alternating rounds)")
-    print(f"Load average (1 min) at start {os.getloadavg()[0]:.2f}\n")
-    print("| size | threads | model | trained parameters | train pairs/s | infer pairs/s | "
-          "nlivis ÷ it, train | nlivis ÷ it, infer |")
-    print("|---|---|---|---|---|---|---|---|")
-    for size in args.sizes.split(","):
-        for threads in (int(t) for t in args.threads.split(",")):
-            run(size, threads, args.rounds)
-    print(f"\nLoad average (1 min) at end {os.getloadavg()[0]:.2f}")
+    with Report(args.out) as report:
+        report.print(command_line(f"torch {torch.__version__}, {os.cpu_count()} CPUs, median of {args.rounds} "
+                                  "alternating rounds"), load_average("start") + "\n",
+                     "| size | threads | model | trained parameters | train pairs/s | infer pairs/s | "
+                     "nlivis ÷ it, train | nlivis ÷ it, infer |", "|---|---|---|---|---|---|---|---|")
+        for size in args.sizes.split(","):
+            for threads in (int(t) for t in args.threads.split(",")):
+                run(report, size, threads, args.rounds)
+        report.print("\n" + load_average("end"))
     return 0
 
 
