@@ -1,6 +1,7 @@
 """Before/after for one speed change: two commits' models measured in alternating rounds.
 
     python bench/ab.py BEFORE AFTER --models amn --sizes shipped,paper [--rounds 5] [--threads N]
+        [--out FILE]
 
 On a shared two-core machine one benchmark run drifts by ±20 % from the next, so a change is judged
 by interleaving: each round runs `nlivis.training.benchmark.bench_model` (today's benchmark code, quick settings:

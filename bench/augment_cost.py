@@ -1,7 +1,7 @@
 """What targeted augmentation (`train --augment`) costs: making the candidates, reusing them, and training.
 
     OMP_NUM_THREADS=1 python bench/augment_cost.py [--data-dir ../shared/data] [--model esan] [--pairs 1000]
-        [--kinds antonym,exclusive,…] [--ratio 0.5] [--steps 20] [--rounds 2] [--threads 1]
+        [--kinds antonym,exclusive,…] [--ratio 0.5] [--steps 20] [--rounds 2] [--threads 1] [--out FILE]
 
 Three tables, on snli-small (the shipped checkpoints' protocol, 9,824 training pairs):
 1. Candidate generation, uncached: the edit engine (spaCy's parser, WordNet, the filters) over the first `--pairs`

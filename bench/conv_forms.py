@@ -1,6 +1,6 @@
 """oneDNN `nn.Conv1d` against the window product of nlivis/models/layers/conv.py, shape by shape.
 
-    python bench/conv_forms.py [--threads 1]
+    python bench/conv_forms.py [--threads 1] [--out FILE]
 
 Process CPU time per call (median of 3 rounds), inference and forward+backward, at the shapes the
 models meet: one pair (the app), ESAN's 8×20 latency batch, training and inference batches. The

@@ -1,7 +1,7 @@
 """What recording training dynamics costs (issue 23: at most 3% of training time, 2 bytes per pair per epoch).
 
     OMP_NUM_THREADS=1 python bench/dynamics_overhead.py [--models gcnn,diin,attentive_conv,esan,amn]
-                                                        [--data-dir ../shared/data] [--steps 40] [--rounds 3]
+                                                        [--data-dir ../shared/data] [--steps 40] [--rounds 3] [--out FILE]
 
 Each model is set up at its shipped size on snli-small (the shipped checkpoints' protocol and word vectors) and
 trains `--steps` optimizer steps with a state save every 10 steps, no evaluation: once as the trainer runs

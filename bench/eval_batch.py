@@ -1,7 +1,7 @@
 """Evaluation throughput by batch size, per model: the measurement behind each model's `inference_chunk`.
 
     OMP_NUM_THREADS=1 python bench/eval_batch.py [--models diin,gcnn] [--sizes shipped,paper]
-                                                 [--batches 32,64,128,256] [--rounds 3]
+                                                 [--batches 32,64,128,256] [--rounds 3] [--out FILE]
 
 For each model and size, 512 (`--pairs`) MultiNLI-like pairs are length-bucketed into batches of each size (as
 `predict_probabilities` buckets them) and run in eval mode under inference_mode; every round measures

@@ -1,6 +1,6 @@
 """FLOPs per pair as the benchmark counted them before its corrections and as it counts them now.
 
-    OMP_NUM_THREADS=1 python bench/flops_check.py [--models gcnn,esan] [--sizes shipped,paper] [--batches 5]
+    OMP_NUM_THREADS=1 python bench/flops_check.py [--models gcnn,esan] [--sizes shipped,paper] [--batches 5] [--out FILE]
 
 Counts do not depend on the machine's speed or load, so this table is exact wherever it runs. "Before":
 the middle one of the length-bucketed training batches only, torch's FlopCounterMode as it is (it

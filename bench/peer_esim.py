@@ -3,7 +3,7 @@
     python -m venv /tmp/peer --system-site-packages
     /tmp/peer/bin/pip install --no-deps matchzoo-py==1.1.1 dill==0.4.1 hyperopt==0.3.0 \
         pytorch-transformers==1.2.0 sacremoses==0.2.0
-    OMP_NUM_THREADS=1 /tmp/peer/bin/python bench/peer_esim.py [--rounds 7] [--threads 1,2] [--sizes paper,shipped]
+    OMP_NUM_THREADS=1 /tmp/peer/bin/python bench/peer_esim.py [--rounds 7] [--threads 1,2] [--sizes paper,shipped] [--out FILE]
 
 The peers are never project dependencies: MatchZoo-py lives in the scratch environment above (it is
 imported only here, after giving `collections` the `Iterable`-style aliases Python 3.10 removed, which
