@@ -20,14 +20,12 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from harness import add_checkpoints_option, add_out_option, commit_tree, publish
 
 SHIPPED = ("diin", "esan", "gcnn", "attentive_conv", "amn")
 """Slowest first, so the last model to start is a quick one."""
@@ -67,16 +65,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", type=int, default=500, help="SNLI dev pairs (seed 1, the faithfulness draw; default 500)")
     parser.add_argument("--workers", type=int, default=2, help="processes, one torch thread each (default 2)")
     parser.add_argument("--steps", type=int, default=None, help="fixed integrated-gradients steps (default: adaptive)")
-    parser.add_argument("--checkpoints", default=str(ROOT / "checkpoints"), help="folder of the shipped checkpoints")
+    add_checkpoints_option(parser)
     parser.add_argument("--commit", default=None, help="time the nlivis/ of this earlier commit (default: the working tree)")
-    parser.add_argument("--out", default=None, help="also write the table (markdown) here")
+    add_out_option(parser)
     args = parser.parse_args(argv)
     if args.commit:
-        folder = tempfile.mkdtemp(prefix="nlivis-faithfulness-")
-        archive = subprocess.run(["git", "archive", args.commit, "nlivis", "configs"], cwd=ROOT, check=True,
-                                 capture_output=True).stdout
-        subprocess.run(["tar", "-x", "-C", folder], input=archive, check=True)
-        sys.path.insert(0, folder)
+        sys.path.insert(0, str(commit_tree(args.commit, Path(tempfile.mkdtemp(prefix="nlivis-faithfulness-")))))
 
     from nlivis.analysis.faithfulness import sample_items
     from nlivis.features.dataset import load_split_analyzed
@@ -106,10 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     lines += ["", f"total wall {wall:.1f} s ({wall / 60:.2f} min); CPU per worker "
               + ", ".join(f"{cpu:.1f}" for cpu in sorted(by_worker.values(), reverse=True))
               + f" s; idle estimate (largest worker's CPU) {max(by_worker.values()):.1f} s"]
-    table = "\n".join(lines)
-    print(table)
-    if args.out:
-        Path(args.out).write_text(table + "\n", encoding="utf-8")
+    publish(lines, args.out)
     return 0
 
 
