@@ -29,10 +29,11 @@ from pathlib import Path
 
 from harness import ROOT, SHIPPED, add_out_option, publish
 
+from nlivis.app import paths
+
 SHIPPED_FOLDERS = [ROOT / "checkpoints" / f"{family}-snli-small" for family in SHIPPED]
 DATA = Path(os.environ.get("NLIVIS_DATA", ROOT.parent / "shared" / "data"))
-PAGES = ("app_pages/2_Pair_explorer.py", "app_pages/4_Gates.py", "app_pages/5_Error_analysis.py", "app_pages/6_Ablations.py",
-         "app_pages/7_Projection.py", "app_pages/1_Home.py")
+PAGES = tuple(page.path for page in (paths.EXPLORER, paths.GATES, paths.ERRORS, paths.ABLATIONS, paths.PROJECTION, paths.HOME))
 PROJECTION_PAIRS = 1000
 
 COLD_START = """

@@ -35,8 +35,9 @@ from pathlib import Path
 from browser import CHROMIUM, AppServer, app_environment, chromium
 from harness import ROOT, SHIPPED, add_out_option, publish
 
-PAGES = ("Home", "Pair_explorer", "DIIN_interaction_space", "Gates", "Error_analysis", "Ablations", "Projection",
-         "Train", "Attribution", "Data_map")
+from nlivis.app import paths
+
+PAGES = tuple(page.url_path for page in paths.PAGES)
 VIEWPORT = {"width": 1600, "height": 1000}
 TIMEOUT_S = 300.0
 

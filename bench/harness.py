@@ -20,8 +20,11 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(1, str(ROOT))
 
-SHIPPED = ("gcnn", "diin", "attentive_conv", "esan", "amn")
-"""The five families shipped as snli-small checkpoints (checkpoints/FAMILY-snli-small), in the app's order."""
+from nlivis.models.families import SHIPPED_FAMILIES  # noqa: E402  (torch-free; importable once ROOT is on the path)
+
+SHIPPED = SHIPPED_FAMILIES
+"""The five families shipped as snli-small checkpoints (checkpoints/FAMILY-snli-small), in the app's order
+(`nlivis.models.families`, the one place that declares them)."""
 
 
 def add_out_option(parser: argparse.ArgumentParser) -> None:

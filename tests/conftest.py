@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from nlivis.models.families import SHIPPED_FAMILIES
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SHARED_DATA = Path(os.environ.get("NLIVIS_SHARED_DATA", ROOT.parent / "shared" / "data"))
@@ -43,7 +45,7 @@ from collections.abc import Iterator  # noqa: E402
 
 from bench.browser import CHROMIUM, AppServer, app_environment, chromium  # noqa: E402
 
-BROWSER_CHECKPOINTS = [*(f"{family}-snli-small" for family in ("gcnn", "diin", "attentive_conv", "esan", "amn")),
+BROWSER_CHECKPOINTS = [*(f"{family}-snli-small" for family in SHIPPED_FAMILIES),
                        "gcnn-mnli-small"]
 """What the browser tests open: the five shipped snli-small models, and gcnn-mnli-small for Table 7's gold tags."""
 

@@ -19,11 +19,13 @@ from urllib.parse import parse_qs, parse_qsl, urlparse
 
 import pytest
 
+from nlivis.models.families import SHIPPED_FAMILIES
+
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOTS = ROOT / "docs" / "screenshots"
-MODELS = ",".join(f"{m}-snli-small" for m in ("gcnn", "diin", "attentive_conv", "esan", "amn"))
+MODELS = ",".join(f"{family}-snli-small" for family in SHIPPED_FAMILIES)
 PAGE_SECONDS = 300
 """A hang guard, not a speed criterion: how long a page may go on running before the test calls it stuck (a busy
 machine, the first page after launch, tagging a split all take tens of seconds)."""
