@@ -19,7 +19,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from nlivis.training.benchmark import bench_config
+from nlivis.workflows.bench import bench_config
 from nlivis.features.batch import Batch  # noqa: E402
 from nlivis.features.pos import NUM_POS_TAGS  # noqa: E402
 from nlivis.models import build  # noqa: E402

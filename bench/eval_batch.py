@@ -23,7 +23,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from nlivis.training.benchmark import FAMILIES, bench_config, length_bucketed_batches
+from nlivis.workflows.bench import FAMILIES, bench_config, length_bucketed_batches
 from nlivis.models import build  # noqa: E402
 
 

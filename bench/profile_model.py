@@ -17,7 +17,7 @@ from torch.profiler import ProfilerActivity, profile
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from nlivis.training.benchmark import bench_config, length_bucketed_batches
+from nlivis.workflows.bench import bench_config, length_bucketed_batches
 from nlivis.models import build  # noqa: E402
 
 

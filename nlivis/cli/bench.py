@@ -1,4 +1,4 @@
-"""Speed and memory of every model, the way the papers measure them (see nlivis.training.benchmark).
+"""Speed and memory of every model, the way the papers measure them (see nlivis.workflows.bench).
 
     python -m nlivis bench --quick
 """
@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import torch
 
-    from nlivis.training.benchmark import (
+    from nlivis.workflows.bench import (
         FAMILIES,
         SIZES,
         app_pair_latency,

@@ -18,22 +18,31 @@ not depend on which words a batch holds, only on its shapes, so no dataset is ne
 """
 from __future__ import annotations
 
+import ctypes
 import gc
 import math
 import os
 import platform
+import resource
 import statistics
 import time
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 import torch
+from torch.utils.flop_counter import FlopCounterMode
 
 from nlivis.features.batch import Batch
 from nlivis.features.buckets import CHUNK_BATCHES, bucket_batches
+from nlivis.features.embeddings import MINILM_DIM
 from nlivis.features.pos import NUM_POS_TAGS
+from nlivis.features.sentences import analyze_sentences
+from nlivis.inference import load_checkpoint
+from nlivis.inference import predict_pair as predict_pairs
 from nlivis.models import build
+from nlivis.store.checkpoints import find_checkpoints
 from nlivis.training.config import deep_merge, load_config
 from nlivis.training.provenance import git_commit
 
@@ -145,8 +154,6 @@ def length_bucketed_batches(batch_size: int, max_premise: int, max_hypothesis: i
 def bench_config(family: str, size: str) -> dict[str, Any]:
     """The family's config at `size` ("paper" or "shipped"), with the benchmark vocabulary and the word
     width its embedding source gives (384 for the shipped MiniLM word pieces, 300 for GloVe)."""
-    from nlivis.features.embeddings import MINILM_DIM
-
     config = load_config(family)
     if size == "shipped":
         config = deep_merge(config, config.get("shipped", {}))
@@ -170,8 +177,6 @@ def median_seconds(fn: Callable[[], Any], repeats: int, warmup: int) -> float:
 def _release_memory() -> None:
     gc.collect()
     try:  # hand freed heap back to the OS so the next row's peak starts from what is really in use
-        import ctypes
-
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):
         pass
@@ -210,8 +215,6 @@ def peak_memory_mb(device: torch.device) -> float:
     kb = _status_kb("VmHWM")
     if kb is not None:
         return kb / 1024
-    import resource
-
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
@@ -295,8 +298,6 @@ FUSED_RNN_FLOPS = {torch.ops.aten.mkldnn_rnn_layer: _fused_rnn_layer_flops,
 def flops_per_pair(model: torch.nn.Module, batches: Sequence[Batch]) -> float:
     """Forward+backward FLOPs per pair counted by torch (matmuls, convolutions and fused LSTM layers),
     over all the given batches (their lengths differ, so one batch stands for none of them)."""
-    from torch.utils.flop_counter import FlopCounterMode
-
     counter = FlopCounterMode(display=False, custom_mapping=FUSED_RNN_FLOPS)
     with counter:
         for batch in batches:
@@ -404,8 +405,6 @@ def bench_model(family: str, size: str, device: torch.device, repeats: int, warm
 def spacy_sentences_per_second(n_sentences: int = 2000, repeats: int = 3) -> float:
     """spaCy analysis speed (tagger + lemmatizer, parser off) on generated English sentences of about
     10 tokens, median of `repeats` runs over `n_sentences` distinct sentences (pipeline loaded first)."""
-    from nlivis.features.sentences import analyze_sentences
-
     subjects = ["A man", "Two women", "The little dog", "A group of children", "Somebody"]
     verbs = ["is playing", "were sitting", "walks", "has eaten", "will visit"]
     objects = ["in the park .", "a red ball near the old station .", "the food quickly .", "outside ."]
@@ -437,10 +436,6 @@ def app_pair_latency(checkpoint_root: Path, repeats: int,
                      hypothesis: str = "A person is making music .") -> AppLatency | None:
     """Median seconds to analyse one pair with one full shipped model per family, traces on (models
     preloaded, as the app keeps them), plus each model's share and its preprocessing."""
-    from nlivis.inference import load_checkpoint
-    from nlivis.inference import predict_pair as predict_pairs
-    from nlivis.store.checkpoints import find_checkpoints
-
     # One checkpoint per family: the full model (not an ablation), first seed, snli-small first.
     infos = sorted((i for i in find_checkpoints(checkpoint_root) if i.config_name == i.model and i.seed in (None, 1)),
                    key=lambda i: (i.protocol != "snli-small", i.name))
@@ -473,8 +468,6 @@ def app_pair_latency(checkpoint_root: Path, repeats: int,
 
 # -------------------------------------------------------------------------------------------- report
 def _version(package: str) -> str:
-    from importlib import metadata
-
     try:
         return metadata.version(package)
     except metadata.PackageNotFoundError:
