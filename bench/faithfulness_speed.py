@@ -38,7 +38,7 @@ _ITEMS: list = []
 def _run_model(job: tuple[str, str, int | None]) -> dict:
     import torch
 
-    import nlivis.analysis.faithfulness as faithfulness
+    import nlivis.workflows.faithfulness as faithfulness
     from nlivis.inference import load_checkpoint
 
     FAITHFULNESS_METHODS = faithfulness.FAITHFULNESS_METHODS
@@ -50,7 +50,7 @@ def _run_model(job: tuple[str, str, int | None]) -> dict:
     timings: dict[str, float] = {"variants": 0}
     start, cpu_start = time.perf_counter(), time.process_time()
     if compute_records is None:  # an earlier commit: one method at a time
-        from nlivis.analysis.faithfulness import method_records
+        from nlivis.workflows.faithfulness import method_records
 
         for method in FAITHFULNESS_METHODS:
             method_records(loaded.model, loaded.featurizer, _ITEMS, method, seed=1, steps=steps)

@@ -16,9 +16,8 @@ from nlivis.analysis.attribution import (ATTRIBUTION_INPUTS, DEFAULT_STEPS, DIFF
                                          explain_pair, gradients, input_vectors, integrated_gradients, occlusion,
                                          predicted_classes, with_tokens_kept)
 from nlivis.analysis.faithfulness import (BINS, RANDOM_PERMUTATIONS, agreement, aopc, average_precision,
-                                          bootstrap_interval, compute_records, eraser_variants, f1_at_k, kendall_tau,
-                                          method_records, plausibility, random_scores, rationale_size, ranking,
-                                          summarize)
+                                          bootstrap_interval, eraser_variants, f1_at_k, kendall_tau, plausibility,
+                                          random_scores, rationale_size, ranking, summarize)
 from nlivis.data.highlights import (Highlight, find_highlights_file, highlights_by_pair,
                                     read_esnli_highlights, token_labels)
 from nlivis.data.records import NLI_LABELS, DataFormatError, Pair
@@ -29,6 +28,7 @@ from nlivis.features.featurize import FeatureSettings, Featurizer
 from nlivis.features.vocab import CharVocabulary, Vocabulary
 from nlivis.models.base import MatchingModel, ModelConfig
 from nlivis.models.layers.embedding import TokenFeatures
+from nlivis.workflows.faithfulness import compute_records, method_records
 from tests.test_models import CONFIGS, batch_for, tiny_model
 
 # ------------------------------------------------------------------------------------------ fixtures

@@ -700,21 +700,13 @@ def explain(model: Model, premise: str, hypothesis: str, methods: Sequence[str],
 def split_faithfulness(model: Model, items: Sequence[Any], split: str, seed: int, methods: Sequence[str],
                        highlights_file: Path | None, on_method: Callable[[str], None] | None = None) -> dict[str, Any]:
     """`summarize` output (with per-pair distributions) for `items`, every method cached on disk by checkpoint,
-    split, sample and method (the same cache as `python -m nlivis faithfulness`)."""
-    from nlivis.analysis.faithfulness import hypothesis_tokens_by_id, run_faithfulness, summarize
-    from nlivis.data.highlights import highlights_by_pair, read_esnli_highlights
+    split, sample and method (the same cache and workflow as `python -m nlivis faithfulness`)."""
+    from nlivis.workflows.faithfulness import FaithfulnessOptions
+    from nlivis.workflows.faithfulness import split_faithfulness as computed
 
-    records: dict[str, list[dict[str, Any]]] = {}
-    for method in methods:
-        if on_method is not None:
-            on_method(method)
-        run = run_faithfulness(model.checkpoint, items, split, sample=None, seed=seed, methods=[method], progress=False)
-        records.update(run.records)
-    highlights = None
-    if highlights_file is not None:
-        highlights = highlights_by_pair([item.pair for item in items], read_esnli_highlights(highlights_file)) or None
-    return summarize(records, highlights, hypothesis_tokens_by_id(items, model.checkpoint.featurizer), seed=seed,
-                     keep_distributions=True)
+    options = FaithfulnessOptions(sample=None, seed=seed, methods=tuple(methods))
+    return computed(model.checkpoint, items, split, options, highlights_file, on_method=on_method,
+                    keep_distributions=True).summary
 
 
 # ---------------------------------------------------------------- challenge files
