@@ -390,7 +390,7 @@ def test_group_by_without_a_file_is_refused(checkpoint, capsys, no_spacy):
 
 @pytest.mark.parametrize("premise", ["", "\u200b\ufeff", "\x00"])
 def test_attribution_refuses_text_without_a_real_word(premise):
-    from nlivis.analysis.attribution import analysed_text_pair
+    from nlivis.features.dataset import analysed_text_pair
 
     with pytest.raises(ValueError, match="empty|no real word"):
         analysed_text_pair(premise, "A man sleeps .")

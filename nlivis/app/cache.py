@@ -674,13 +674,12 @@ def sample_truncation(model: Model, items: Sequence[Any]) -> tuple[str, int]:
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _explained(path: str, stamp: float, premise: str, hypothesis: str, methods: tuple[str, ...],
                target: str | None) -> dict[str, Any]:
-    from nlivis.analysis.attribution import analysed_text_pair, explain_pair
+    from nlivis.workflows.explain import ExplainOptions
+    from nlivis.workflows.explain import explain as explained
 
     loaded = _load_cached(path, stamp)
-    labels = list(loaded.labels)
-    item = analysed_text_pair(premise, hypothesis)
-    return explain_pair(loaded.model, loaded.featurizer, item, methods,
-                        target=None if target is None else labels.index(target))
+    options = ExplainOptions(methods=methods, target=None if target is None else list(loaded.labels).index(target))
+    return explained(loaded, premise, hypothesis, options).scores
 
 
 def explain(model: Model, premise: str, hypothesis: str, methods: Sequence[str],

@@ -11,7 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from nlivis.data.protocols import read_split, split_key
+from nlivis.data.readers import LINE_ALIGNED_PREFIXES, line_aligned_files
 from nlivis.data.records import InputError, Pair, ReadResult
+from nlivis.data.text import text_problem
 from nlivis.features import sentences as analysis
 from nlivis.features.sentences import SentenceAnalysis
 from nlivis.features.cache import AnalysisCache, file_digest, texts_digest
@@ -76,6 +79,18 @@ def analyze_pairs_reported(
     return items, AnalysisReport(cached, time.perf_counter() - start, tokens)
 
 
+def analysed_text_pair(premise: str, hypothesis: str) -> AnalyzedPair:
+    """An `AnalyzedPair` (pair id "input") for typed text, through `sentences.analyze_text_pair` (remembered, so
+    every model that reads the pair shares one spaCy run); empty text, text without a real word or with bytes
+    that were not UTF-8 raises ValueError (`data.text.text_problem`, as for predict)."""
+    for name, text in (("premise", premise), ("hypothesis", hypothesis)):
+        problem = text_problem(text, name)
+        if problem:
+            raise ValueError(problem)
+    premise_analysis, hypothesis_analysis = analysis.analyze_text_pair(premise, hypothesis)
+    return AnalyzedPair(Pair(id="input", premise=premise, hypothesis=hypothesis), premise_analysis, hypothesis_analysis)
+
+
 def check_lengths(pairs: Sequence[Pair]) -> None:
     """Refuse, before spaCy runs, a sentence longer than spaCy reads, naming its file and line (or its
     pair id where the pair was typed)."""
@@ -106,8 +121,6 @@ def analyze_pairs(
 
 def source_files(result: ReadResult) -> list[Path]:
     """Every file the split was read from (a line-aligned split has three)."""
-    from nlivis.data.readers import LINE_ALIGNED_PREFIXES, line_aligned_files
-
     files = {Path(p.source) for p in result.pairs if p.source}
     if result.path:
         files.add(Path(result.path))
@@ -122,8 +135,6 @@ def source_files(result: ReadResult) -> list[Path]:
 
 def split_cache_key(ref, result: ReadResult) -> str:
     """`<split_key>-<sha256 of the source files>`: a changed file gets a new cache entry."""
-    from nlivis.data.protocols import split_key
-
     return f"{split_key(ref)}-{file_digest(source_files(result))[:16]}"
 
 
@@ -131,8 +142,6 @@ def load_split_analyzed_reported(
     ref, data_root: str | Path, cache_dir: str | Path | None = None, progress: bool = True
 ) -> tuple[list[AnalyzedPair], ReadResult, AnalysisReport]:
     """`load_split_analyzed` plus the `AnalysisReport`."""
-    from nlivis.data.protocols import read_split
-
     result = read_split(ref, data_root)
     items, report = analyze_pairs_reported(
         result.pairs, cache_dir=cache_dir, cache_key=split_cache_key(ref, result), progress=progress
