@@ -43,7 +43,7 @@ def assert_error(folder: Path, *fragments: str) -> None:
 
 
 def test_good_checkpoint_loads_and_predicts_like_its_predictions_file(damaged):
-    from nlivis.analysis.evaluation import evaluate_checkpoint
+    from nlivis.workflows.evaluate import evaluate_checkpoint
     from nlivis.data.protocols import SplitRef
     from nlivis.features.dataset import load_split_analyzed
     from nlivis.store.predictions import read_predictions

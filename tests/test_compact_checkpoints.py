@@ -75,7 +75,7 @@ def test_compaction_keeps_what_the_checkpoint_claims(old_style, tmp_path):
 
     from nlivis.features.dataset import load_split_analyzed
     from nlivis.data.protocols import SplitRef
-    from nlivis.analysis.evaluation import evaluate_checkpoint
+    from nlivis.workflows.evaluate import evaluate_checkpoint
 
     items, _ = load_split_analyzed(SplitRef("snli", "dev"), FIXTURE_DIR, tmp_path / "cache")
     again = evaluate_checkpoint(loaded, items)  # what `nlivis evaluate` reproduces

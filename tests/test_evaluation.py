@@ -345,7 +345,7 @@ def test_symlink_inside_the_root_is_fine(checkpoint):
 # ----------------------------------------------------------------------- functions the app calls
 
 def test_split_truncation_from_the_cache_only(checkpoint, tmp_path, capsys, monkeypatch):
-    from nlivis.analysis.evaluation import cached_split_truncation
+    from nlivis.workflows.evaluate import cached_split_truncation
     from nlivis.data.protocols import SplitRef
 
     loaded = load_checkpoint(checkpoint)
@@ -358,7 +358,7 @@ def test_split_truncation_from_the_cache_only(checkpoint, tmp_path, capsys, monk
 
 
 def test_challenge_predictions_reuse_the_named_evaluation(checkpoint, tmp_path):
-    from nlivis.analysis.evaluation import challenge_predictions
+    from nlivis.workflows.evaluate import challenge_predictions
     from nlivis.data.challenge import read_challenge_files
 
     loaded = load_checkpoint(checkpoint)

@@ -68,7 +68,7 @@ def analysis_cache(tmp_path_factory) -> Path:
 def test_shipped_checkpoint_reproduces_its_recorded_predictions(folder, shared_data, analysis_cache):
     from nlivis.data.protocols import get_protocol, read_split, split_key
     from nlivis.features.dataset import analyze_pairs
-    from nlivis.analysis.evaluation import evaluate_checkpoint
+    from nlivis.workflows.evaluate import evaluate_checkpoint
 
     loaded = load_checkpoint(folder)
     protocol = get_protocol(loaded.config["dataset"]["protocol"])

@@ -23,6 +23,7 @@ import pandas as pd
 import streamlit as st
 
 from nlivis.app import paths, state
+from nlivis.data.challenge import read_challenge_files
 from nlivis.data.protocols import PROTOCOLS, SplitRef, all_protocol_refs, find_split_file, read_split, split_key
 from nlivis.data.records import Pair
 from nlivis.data.split_choice import default_split, split_label, training_splits
@@ -641,7 +642,7 @@ def token_counts(model: Model, key: str) -> dict[str, tuple[int, int]] | None:
 
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _split_truncation_cached(path: str, stamp: float, ref: SplitRef, root: str) -> tuple[str, int]:
-    from nlivis.analysis.evaluation import cached_split_truncation
+    from nlivis.workflows.evaluate import cached_split_truncation
 
     count = cached_split_truncation(_load_cached(path, stamp).featurizer, ref, root)
     if count is None:
@@ -712,8 +713,6 @@ def split_faithfulness(model: Model, items: Sequence[Any], split: str, seed: int
 
 @st.cache_resource(max_entries=8, show_spinner="reading the challenge file …")
 def _read_challenge_cached(files: tuple[str, ...], stamps: tuple[float, ...]) -> Any:
-    from nlivis.data.challenge import read_challenge_files
-
     return read_challenge_files(list(files))
 
 
@@ -728,19 +727,16 @@ def read_challenge(files: Sequence[Path]) -> tuple[Any | None, str | None]:
 def earlier_evaluations(models: Sequence[Model]) -> dict[str, list[Path]]:
     """"<description> — model" → the files of each named evaluation of the models whose files are still there
     (named evaluations of recorded splits are left out: those are the splits)."""
-    found: dict[str, list[Path]] = {}
-    for model in models:
-        for evaluation in find_named_evaluations(model.path).values():
-            files = [Path(f.get("path", "")) for f in evaluation.record.get("data", {}).get("files", [])]
-            if files and all(f.is_file() for f in files) and not evaluation.record.get("split_key"):
-                found[f"{evaluation.describe()} — {model.name}"] = files
-    return found
+    from nlivis.workflows.evaluate import evaluated_files
+
+    return {f"{description} — {model.name}": files
+            for model in models for description, files in evaluated_files(model.path).items()}
 
 
 def challenge_predictions(model: Model, challenge: Any, compute: bool = False) -> tuple[list[Prediction], Any, str | None]:
     """(predictions, the named evaluation they come from, None) of `model` on a challenge set — ([], None, None)
     when it was not evaluated yet and `compute` is False — or ([], None, why it failed)."""
-    from nlivis.analysis.evaluation import challenge_predictions as stored_or_computed
+    from nlivis.workflows.evaluate import challenge_predictions as stored_or_computed
 
     try:
         found, evaluation = stored_or_computed(model.checkpoint, challenge, compute=compute)
