@@ -333,6 +333,35 @@ def esan_table5_seconds() -> dict[str, float]:
     return {str(r.model): float(r.value) for r in table.itertuples()}
 
 
+def training_pass(model: torch.nn.Module, batches: Sequence[Batch], optimizer: torch.optim.Optimizer,
+                  autocast: Any, device: torch.device) -> Callable[[], None]:
+    """One timed training repetition: a step on each batch (under `autocast` when given), then a device sync."""
+    def call() -> None:
+        model.train()
+        for batch in batches:
+            optimizer.zero_grad(set_to_none=True)
+            if autocast is not None:
+                with autocast:
+                    loss = model.loss(model(batch), batch.labels)
+            else:
+                loss = model.loss(model(batch), batch.labels)
+            loss.backward()
+            optimizer.step()
+        _synchronize(device)
+    return call
+
+
+def inference_pass(model: torch.nn.Module, batches: Sequence[Batch], trace: bool,
+                   device: torch.device) -> Callable[[], None]:
+    """One timed inference repetition over `batches` (traces on or off), then a device sync."""
+    def call() -> None:
+        with torch.inference_mode():
+            for batch in batches:
+                model(batch, trace=trace)
+        _synchronize(device)
+    return call
+
+
 def bench_model(family: str, size: str, device: torch.device, repeats: int, warmup: int,
                 mixed_precision: bool = False, infer_batch_size: int = 256,
                 train_batch_size: int | None = None, train_batches: int = 5, infer_batches: int = 2,
@@ -355,23 +384,7 @@ def bench_model(family: str, size: str, device: torch.device, repeats: int, warm
     batches = [b.to(device) for b in length_bucketed_batches(train_bs, max_p, max_h, train_batches, seed=1)]
     autocast = torch.autocast("cuda", dtype=torch.bfloat16) if mixed_precision and device.type == "cuda" else None
 
-    def sync() -> None:
-        _synchronize(device)
-
-    def train_pass() -> None:
-        model.train()
-        for batch in batches:
-            optimizer.zero_grad(set_to_none=True)
-            if autocast is not None:
-                with autocast:
-                    loss = model.loss(model(batch), batch.labels)
-            else:
-                loss = model.loss(model(batch), batch.labels)
-            loss.backward()
-            optimizer.step()
-        sync()
-
-    train_s = median_seconds(train_pass, repeats, warmup)
+    train_s = median_seconds(training_pass(model, batches, optimizer, autocast, device), repeats, warmup)
     pairs_per_s = train_bs * len(batches) / train_s
     flops = flops_per_pair(model, batches) if count_flops else float("nan")
     del batches, optimizer
@@ -380,17 +393,9 @@ def bench_model(family: str, size: str, device: torch.device, repeats: int, warm
     infer = [b.to(device) for b in length_bucketed_batches(infer_batch_size, max_p, max_h, infer_batches, seed=2)]
     latency_batch = synthetic_batch(LATENCY_PAIRS, max_p, max_h, seed=11, fixed_length=LATENCY_LENGTH).to(device)
 
-    def run(batches_: list[Batch], trace: bool) -> Callable[[], None]:
-        def call() -> None:
-            with torch.inference_mode():
-                for batch in batches_:
-                    model(batch, trace=trace)
-            sync()
-        return call
-
-    infer_s = median_seconds(run(infer, False), repeats, warmup)
-    latency_s = median_seconds(run([latency_batch], False), repeats, warmup)
-    traced_s = median_seconds(run([latency_batch], True), repeats, warmup)
+    infer_s = median_seconds(inference_pass(model, infer, False, device), repeats, warmup)
+    latency_s = median_seconds(inference_pass(model, [latency_batch], False, device), repeats, warmup)
+    traced_s = median_seconds(inference_pass(model, [latency_batch], True, device), repeats, warmup)
     return BenchRow(
         model=family, size=size + ("+bf16" if autocast is not None else ""), params=model.count_parameters(),
         train_batch=train_bs, cutoffs=f"{max_p}/{max_h}", train_pairs_per_s=pairs_per_s,
@@ -466,7 +471,39 @@ def app_pair_latency(checkpoint_root: Path, repeats: int,
                       {n: statistics.median(t) for n, t in preprocessing.items()})
 
 
+
+def app_lines(checkpoint_root: Path, n_sentences: int, repeats: int, latency_repeats: int) -> list[str]:
+    """The report's lines on spaCy's speed (`spacy_sentences_per_second`) and the app's one-pair latency with
+    the checkpoints under `checkpoint_root` (`app_pair_latency`)."""
+    lines = [f"spaCy preprocessing (tokens, tags, lemmas; parser and NER off), {n_sentences} distinct "
+             f"~10-token sentences: {spacy_sentences_per_second(n_sentences, repeats):.0f} sentences/s (median)"]
+    app = app_pair_latency(checkpoint_root, repeats=latency_repeats)
+    if app is None:
+        lines.append(f"App one-pair analysis: no complete checkpoints under {checkpoint_root}, not measured")
+    else:
+        parts = ", ".join(f"{name} {seconds * 1000:.0f} ms (text→batch {app.preprocessing_s[name] * 1000:.0f})"
+                          for name, seconds in app.per_model_s.items())
+        lines.append(f"App one-pair analysis with {len(app.per_model_s)} shipped models, traces on: "
+                     f"{app.total_s * 1000:.0f} ms (median of {latency_repeats}; {parts})")
+    return lines
+
 # -------------------------------------------------------------------------------------------- report
+def measurement_notes(repeats: int, warmup: int, train_batches: int, baseline_rss: float, load_before: Any,
+                      busy_before: Sequence[int]) -> list[str]:
+    """The report's header lines on how it was measured: repetitions, the RSS before the first model, the load
+    average at start and end, and a warning naming `nlivis train` processes that ran meanwhile."""
+    busy = sorted(set(busy_before) | set(concurrent_training()))
+    notes = [f"Repetitions: median of {repeats} after {warmup} warm-up; training {train_batches} "
+             f"length-bucketed batches per repetition; process RSS before the first model "
+             f"{baseline_rss:.0f} MB (peak RSS includes it)",
+             f"Load average (1 min) at start {load_before}, at end {load_average()} "
+             f"(about 0 when nothing else runs; the benchmark itself adds up to its thread count)"]
+    if busy:
+        notes.append(f"WARNING: {len(busy)} `nlivis train` process(es) ran during the measurement "
+                     f"(pids {', '.join(map(str, busy))}); CPU timings are distorted")
+    return notes
+
+
 def _version(package: str) -> str:
     try:
         return metadata.version(package)
