@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Sequence
 
+from tqdm import tqdm
+
 from nlivis.data.records import InputError
 from nlivis.features.pos import spacy_to_ptb
 from nlivis.features.spacy_pipeline import load_nlp
@@ -96,8 +98,6 @@ def analyze_sentences(
                 raise InputError(problem)
         docs: Iterable = nlp.pipe(unique_texts, batch_size=batch_size)
         if progress:
-            from tqdm import tqdm
-
             docs = tqdm(docs, total=len(unique_texts), desc="spaCy", unit="sent", smoothing=0.1)
         analyses = [_from_doc(doc) for doc in docs]
     return [analyses[distinct[text]] for text in texts]
