@@ -34,12 +34,12 @@ def main(argv: list[str] | None = None) -> int:
     from nlivis.analysis.attribution import (DIFFERENCE_FLOOR, InputForward, cut_to_featurizer, input_vectors,
                                              predicted_classes, removed_token_baseline)
     from nlivis.analysis.faithfulness import sample_items
-    from nlivis.features.dataset import load_split_analyzed
+    from nlivis.features.dataset import load_split_analysed
     from nlivis.inference import load_checkpoint
     from nlivis.data.protocols import resolve_split
 
     torch.set_num_threads(1)
-    items, _ = load_split_analyzed(resolve_split("snli", "dev"), args.data_dir)
+    items, _ = load_split_analysed(resolve_split("snli", "dev"), args.data_dir)
     chosen = sample_items(items, args.sample, seed=1)
     print(f"Δ_words / Δ_tokens in the predicted class's logit, {args.sample} SNLI dev pairs (seed 1); pairs with "
           f"|Δ_tokens| < {DIFFERENCE_FLOOR} left out\n")

@@ -79,10 +79,10 @@ def main(argv: list[str] | None = None) -> int:
         sys.path.insert(0, folder)
 
     from nlivis.analysis.faithfulness import sample_items
-    from nlivis.features.dataset import load_split_analyzed
+    from nlivis.features.dataset import load_split_analysed
     from nlivis.data.protocols import resolve_split
 
-    items, _ = load_split_analyzed(resolve_split("snli", "dev"), args.data_dir)
+    items, _ = load_split_analysed(resolve_split("snli", "dev"), args.data_dir)
     _ITEMS[:] = sample_items(items, args.sample, seed=1)
     jobs = [(family, args.checkpoints, args.steps) for family in SHIPPED]
     start = time.perf_counter()

@@ -23,7 +23,7 @@ from nlivis.data.highlights import (Highlight, find_highlights_file, highlights_
 from nlivis.data.records import NLI_LABELS, DataFormatError, Pair
 from nlivis.features.sentences import SentenceAnalysis
 from nlivis.features.batch import Batch
-from nlivis.features.dataset import AnalyzedPair
+from nlivis.features.dataset import AnalysedPair
 from nlivis.features.featurize import FeatureSettings, Featurizer
 from nlivis.features.vocab import CharVocabulary, Vocabulary
 from nlivis.models.base import MatchingModel, ModelConfig
@@ -40,8 +40,8 @@ def analysed(tokens: list[str]) -> SentenceAnalysis:
     return SentenceAnalysis(tuple(tokens), tuple("NN" for _ in tokens), tuple(t.lower() for t in tokens))
 
 
-def pair(premise: list[str], hypothesis: list[str], pair_id: str = "p1", line: int | None = None) -> AnalyzedPair:
-    return AnalyzedPair(Pair(id=pair_id, premise=" ".join(premise), hypothesis=" ".join(hypothesis), line=line),
+def pair(premise: list[str], hypothesis: list[str], pair_id: str = "p1", line: int | None = None) -> AnalysedPair:
+    return AnalysedPair(Pair(id=pair_id, premise=" ".join(premise), hypothesis=" ".join(hypothesis), line=line),
                         analysed(premise), analysed(hypothesis))
 
 
@@ -172,13 +172,13 @@ def test_shipped_models_meet_the_completeness_target_by_default(family, shared_d
 
     from nlivis.analysis.attribution import cut_to_featurizer
     from nlivis.analysis.faithfulness import sample_items
-    from nlivis.features.dataset import load_split_analyzed
+    from nlivis.features.dataset import load_split_analysed
     from nlivis.inference import load_checkpoint
     from nlivis.data.protocols import resolve_split
 
     folder = Path(__file__).resolve().parent.parent / "checkpoints" / f"{family}-snli-small"
     loaded = load_checkpoint(folder)
-    items, _ = load_split_analyzed(resolve_split("snli", "dev"), shared_data / "snli" / "esnli_tokenized")
+    items, _ = load_split_analysed(resolve_split("snli", "dev"), shared_data / "snli" / "esnli_tokenized")
     # batches of four sampled pairs as bench/ig_completeness.py forms them, then the two typed pairs
     items = [*sample_items(items, SHIPPED_SAMPLE, seed=1),
              pair(["a", "man", "plays", "the", "guitar", "."], ["a", "man", "sleeps", "."]),
@@ -614,10 +614,10 @@ def test_deletions_built_by_indexing_equal_re_featurized_pairs():
     def tagged(tokens, lemmas):
         return SentenceAnalysis(tuple(tokens), tuple("NN" if i % 2 else "VBD" for i in range(len(tokens))), tuple(lemmas))
 
-    items = [AnalyzedPair(Pair(id="1", premise="", hypothesis=""),
+    items = [AnalysedPair(Pair(id="1", premise="", hypothesis=""),
                           tagged(["The", "men", "played", "music", "."], ["the", "man", "play", "music", "."]),
                           tagged(["a", "man", "plays", "."], ["a", "man", "play", "."])),
-             AnalyzedPair(Pair(id="2", premise="", hypothesis=""), tagged(["a", "man"], ["a", "man"]),
+             AnalysedPair(Pair(id="2", premise="", hypothesis=""), tagged(["a", "man"], ["a", "man"]),
                           tagged(["music", "music", "zither"], ["music", "music", "zither"]))]
     generator = torch.Generator().manual_seed(0)
     for settings in (FeatureSettings(), FeatureSettings(max_premise_len=7, max_hypothesis_len=6, pad_to_cutoff=True)):

@@ -125,7 +125,7 @@ def no_spacy(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("spaCy ran before the input was validated")
 
-    monkeypatch.setattr(analysis, "analyze_sentences", refuse)
+    monkeypatch.setattr(analysis, "analyse_sentences", refuse)
 
 
 def test_label_mismatch_is_found_before_spacy(checkpoint, tmp_path, capsys, no_spacy):

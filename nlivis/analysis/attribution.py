@@ -436,7 +436,7 @@ def delete_tokens(sentence: SentenceAnalysis, keep: Sequence[bool]) -> SentenceA
 
 
 def with_tokens_kept(item, keep_premise: Sequence[bool], keep_hypothesis: Sequence[bool]):
-    """An `AnalyzedPair` with the tokens whose flag is False deleted from each side (see `delete_tokens`)."""
+    """An `AnalysedPair` with the tokens whose flag is False deleted from each side (see `delete_tokens`)."""
     return replace(item, premise=delete_tokens(item.premise, keep_premise),
                    hypothesis=delete_tokens(item.hypothesis, keep_hypothesis))
 
@@ -456,7 +456,7 @@ class DeletionSource:
 
 
 def deletion_source(featurizer, items: Sequence) -> DeletionSource:
-    """The `DeletionSource` of `items` (`AnalyzedPair`s, cut to the featurizer's limits here)."""
+    """The `DeletionSource` of `items` (`AnalysedPair`s, cut to the featurizer's limits here)."""
     items = [cut_to_featurizer(item, featurizer) for item in items]
     batch = featurizer.encode(items)
     s = featurizer.settings
@@ -554,7 +554,7 @@ def occlusion(model: MatchingModel, featurizer, item, target: int) -> tuple[list
 
 def explain_pair(model: MatchingModel, featurizer, item, methods: Sequence[str] = METHODS,
                  target: int | None = None, steps: int | None = None, at: str = DEFAULT_INPUT) -> dict[str, TokenScores]:
-    """Every requested method's `TokenScores` for one `AnalyzedPair`, against `target` (default: the
+    """Every requested method's `TokenScores` for one `AnalysedPair`, against `target` (default: the
     predicted class). `steps` None refines integrated gradients adaptively (`integrated_gradients`); `at`
     says where gradients and integrated gradients attribute (`ATTRIBUTION_INPUTS`). The model must be in
     eval mode (dropout off)."""

@@ -67,7 +67,7 @@ class TruncationCount:
 
 
 def count_truncated(featurizer: Any, items: Sequence[Any]) -> TruncationCount:
-    """Count the analysed pairs (`AnalyzedPair`) that `featurizer`'s cut-offs shorten; the app calls this
+    """Count the analysed pairs (`AnalysedPair`) that `featurizer`'s cut-offs shorten; the app calls this
     for a split as the CLI does."""
     premises = hypotheses = pairs = 0
     for item in items:

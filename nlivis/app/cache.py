@@ -380,9 +380,9 @@ def _sample(pairs: Sequence[Pair], size: int, seed: int) -> list[Pair]:
 
 @st.cache_resource(max_entries=8, show_spinner="analysing a sample of the split with spaCy …")
 def _analysed_sample_cached(ref: SplitRef, root: str, size: int, seed: int) -> list[Any]:
-    from nlivis.features.dataset import analyze_pairs
+    from nlivis.features.dataset import analyse_pairs
 
-    return analyze_pairs(_sample(list(_read_split_cached(ref, root).pairs), size, seed), progress=False)
+    return analyse_pairs(_sample(list(_read_split_cached(ref, root).pairs), size, seed), progress=False)
 
 
 def analysed_sample(key: str, size: int, seed: int = 0) -> tuple[list[Any], str | None]:
@@ -593,12 +593,12 @@ class _NotAnalysedYet(Exception):
 @st.cache_resource(max_entries=8, show_spinner="reading the split's cached analyses …")
 def _split_tokens_cached(ref: SplitRef, root: str, analyse: bool) -> dict[str, tuple[list[str], list[str]]]:
     from nlivis.features.cache import AnalysisCache, texts_digest
-    from nlivis.features.dataset import analyze_pairs, split_cache_key
+    from nlivis.features.dataset import analyse_pairs, split_cache_key
 
     result = _read_split_cached(ref, root)
     pairs = result.pairs
     if analyse:
-        items = analyze_pairs(pairs, cache_key=split_cache_key(ref, result), progress=False)
+        items = analyse_pairs(pairs, cache_key=split_cache_key(ref, result), progress=False)
         return {item.pair.id: (list(item.premise.tokens), list(item.hypothesis.tokens)) for item in items}
     rows = AnalysisCache(None).read(split_cache_key(ref, result), texts_digest((p.id, p.premise, p.hypothesis) for p in pairs),
                                     len(pairs))
@@ -839,9 +839,9 @@ def warm_up() -> None:
     def work() -> None:
         for folder in folders:
             load_model(folder)
-        from nlivis.features.sentences import analyze_text_pair
+        from nlivis.features.sentences import analyse_text_pair
 
-        analyze_text_pair(state.DEFAULT_PAIR.premise, state.DEFAULT_PAIR.hypothesis)
+        analyse_text_pair(state.DEFAULT_PAIR.premise, state.DEFAULT_PAIR.hypothesis)
         automatic_tags_now(state.DEFAULT_PAIR.premise, state.DEFAULT_PAIR.hypothesis)
 
     in_background(("warm up",), work)
@@ -934,10 +934,10 @@ def training_lengths(key: str) -> dict[str, int]:
 
 @st.cache_resource(max_entries=4, show_spinner="reading the training split's analyses (spaCy, once per split) …")
 def _analysed_split_cached(ref: SplitRef, root: str) -> dict[str, Any]:
-    from nlivis.features.dataset import analyze_pairs, split_cache_key
+    from nlivis.features.dataset import analyse_pairs, split_cache_key
 
     result = _read_split_cached(ref, root)
-    return {item.pair.id: item for item in analyze_pairs(result.pairs, cache_key=split_cache_key(ref, result), progress=False)}
+    return {item.pair.id: item for item in analyse_pairs(result.pairs, cache_key=split_cache_key(ref, result), progress=False)}
 
 
 @st.cache_resource(max_entries=32, show_spinner="predicting the listed training pairs …")

@@ -14,7 +14,7 @@ from typing import Any
 from nlivis.cli.common import ATTRIBUTE_AT_CHOICES, ATTRIBUTE_AT_HELP, STEPS_HELP, ig_steps, positive_int, seed, without_nan
 from nlivis.data.highlights import find_highlights_file
 from nlivis.data.protocols import resolve_split, split_key
-from nlivis.features.dataset import load_split_analyzed
+from nlivis.features.dataset import load_split_analysed
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     methods = FAITHFULNESS_METHODS if args.methods is None else tuple(m.strip() for m in args.methods.split(","))
     loaded = load_checkpoint(args.checkpoint)
     ref = resolve_split(args.dataset, args.split)
-    items, _ = load_split_analyzed(ref, args.data_dir, args.cache_dir)
+    items, _ = load_split_analysed(ref, args.data_dir, args.cache_dir)
     options = FaithfulnessOptions(sample=args.sample, seed=args.seed, methods=methods, steps=args.steps,
                                   at=args.attribute_at, permutations=args.permutations)
     result = split_faithfulness(loaded, items, split_key(ref), options,

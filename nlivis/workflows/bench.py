@@ -38,7 +38,7 @@ from nlivis.features.batch import Batch
 from nlivis.features.buckets import CHUNK_BATCHES, bucket_batches
 from nlivis.features.embeddings import MINILM_DIM
 from nlivis.features.pos import NUM_POS_TAGS
-from nlivis.features.sentences import analyze_sentences
+from nlivis.features.sentences import analyse_sentences
 from nlivis.inference import load_checkpoint
 from nlivis.inference import predict_pair as predict_pairs
 from nlivis.models import build
@@ -413,13 +413,13 @@ def spacy_sentences_per_second(n_sentences: int = 2000, repeats: int = 3) -> flo
     subjects = ["A man", "Two women", "The little dog", "A group of children", "Somebody"]
     verbs = ["is playing", "were sitting", "walks", "has eaten", "will visit"]
     objects = ["in the park .", "a red ball near the old station .", "the food quickly .", "outside ."]
-    analyze_sentences(["A man is playing a guitar ."])  # load the pipeline outside the timing
+    analyse_sentences(["A man is playing a guitar ."])  # load the pipeline outside the timing
     times = []
-    for rep in range(repeats):  # distinct texts every run: analyze_sentences analyses each distinct text once
+    for rep in range(repeats):  # distinct texts every run: analyse_sentences analyses each distinct text once
         texts = [f"{subjects[i % 5]} {verbs[(i // 5) % 5]} {objects[(i // 25) % 4]} ({rep}-{i})"
                  for i in range(n_sentences)]
         start = time.perf_counter()
-        analyze_sentences(texts)
+        analyse_sentences(texts)
         times.append(time.perf_counter() - start)
     return n_sentences / statistics.median(times)
 

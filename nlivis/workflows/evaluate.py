@@ -30,7 +30,7 @@ from nlivis.data.protocols import find_split_file, gold_tag_file, read_split, sp
 from nlivis.data.records import NLI_LABELS, ReadResult
 from nlivis.data.taxonomies import TaxonomyFile, is_taxinli_file, join_to_pairs, read_taxinli
 from nlivis.features.cache import AnalysisCache, texts_digest
-from nlivis.features.dataset import AnalyzedPair, analyze_pairs, source_files, split_cache_key
+from nlivis.features.dataset import AnalysedPair, analyse_pairs, source_files, split_cache_key
 from nlivis.inference import LoadedCheckpoint, check_finite, load_checkpoint, predict_probabilities, prediction_rows
 from nlivis.store.evaluations import (DataIdentity, NamedEvaluation, StoredEvaluation, as_predictions,
                                       data_identity, find_named_evaluations, named_evaluation_for,
@@ -53,15 +53,15 @@ class EvaluationResult:
     unlabelled: int = 0
 
 
-def evaluate_checkpoint(loaded: LoadedCheckpoint, pairs_analyzed: Sequence,
+def evaluate_checkpoint(loaded: LoadedCheckpoint, pairs_analysed: Sequence,
                         batch_size: int = EVALUATION_BATCH_SIZE) -> EvaluationResult:
     """Predict every analysed pair with a loaded checkpoint and score the labelled ones."""
-    if not pairs_analyzed:
+    if not pairs_analysed:
         raise ValueError("no pairs to evaluate")
     device = next(loaded.model.parameters()).device
-    probabilities = check_finite(predict_probabilities(loaded.model, loaded.featurizer, pairs_analyzed, batch_size,
+    probabilities = check_finite(predict_probabilities(loaded.model, loaded.featurizer, pairs_analysed, batch_size,
                                                        device), loaded.path)
-    rows = prediction_rows(pairs_analyzed, probabilities, loaded.labels)
+    rows = prediction_rows(pairs_analysed, probabilities, loaded.labels)
     index = {label: i for i, label in enumerate(loaded.labels)}
     labelled = [r for r in rows if r["gold"] is not None]
     unknown = sorted({r["gold"] for r in labelled} - set(index))
@@ -164,7 +164,7 @@ class TagTables:
     note: str = ""
 
 
-def tag_tables(tags: SplitTags, loaded: Any, items: Sequence[AnalyzedPair], read: ReadResult,
+def tag_tables(tags: SplitTags, loaded: Any, items: Sequence[AnalysedPair], read: ReadResult,
                predictions: list[Prediction]) -> TagTables:
     """Accuracy by TaxiNLI category and genre (with its reference models), or by tag and source: the pairs with
     gold tags scored with them, the others with the automatic tags."""
@@ -223,7 +223,7 @@ def evaluate_split(checkpoint: str | Path, ref: Any, data_dir: str | Path, *, by
         check_tags_join(tags, ref, read)
     loaded = load(checkpoint)
     check_split_labels(ref, data_dir, read, loaded.labels)
-    items = analyze_pairs(read.pairs, cache_dir=cache_dir, cache_key=split_cache_key(ref, read))
+    items = analyse_pairs(read.pairs, cache_dir=cache_dir, cache_key=split_cache_key(ref, read))
     result = evaluate_checkpoint(loaded, items)
     truncation = count_truncated(loaded.featurizer, items)
     stored = store_evaluation(loaded.path, result.predictions, data_identity(source_files(read)),
@@ -244,7 +244,7 @@ def cached_split_truncation(featurizer: Any, ref: Any, data_root: str | Path,
                                          texts_digest((p.id, p.premise, p.hypothesis) for p in pairs), len(pairs))
     if rows is None:
         return None
-    return count_truncated(featurizer, [AnalyzedPair(p, a, b) for p, (a, b) in zip(pairs, rows)])
+    return count_truncated(featurizer, [AnalysedPair(p, a, b) for p, (a, b) in zip(pairs, rows)])
 
 # ------------------------------------------------------------------------------------------ challenge files
 
@@ -332,7 +332,7 @@ def challenge_overlap(config: Any, challenge: Any, data_dir: str | Path | None) 
     return training_overlap(config, [(pair.premise, pair.hypothesis) for pair in challenge.pairs], data_dir)
 
 
-def scored_rows(loaded: Any, challenge: Any, items: Sequence[AnalyzedPair]) -> Scored:
+def scored_rows(loaded: Any, challenge: Any, items: Sequence[AnalysedPair]) -> Scored:
     """The model's prediction rows on a challenge set's analysed pairs, in the file's label set (a 2-way file's
     gold labels are not the model's, so its pairs are predicted unlabelled and folded afterwards)."""
     device = next(loaded.model.parameters()).device
@@ -375,7 +375,7 @@ def evaluate_file(loaded: Any, paths: Sequence[str | Path], *, split: str | None
         challenge.groups(contrast_field)
     overlap = challenge_overlap(loaded.config, challenge, data_dir)
     identity = data_identity(challenge.source_files())
-    items = analyze_pairs(challenge.pairs, cache_dir=cache_dir, progress=progress,
+    items = analyse_pairs(challenge.pairs, cache_dir=cache_dir, progress=progress,
                           cache_key=f"challenge-{sanitized_name(challenge.name)}-{identity.digest[:16]}")
     scored = scored_rows(loaded, challenge, items)
     evaluation = FileEvaluation(Path(loaded.path), challenge, scored, score(scored),
