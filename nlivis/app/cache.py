@@ -27,6 +27,7 @@ from nlivis.data.challenge import read_challenge_files
 from nlivis.data.protocols import PROTOCOLS, SplitRef, all_protocol_refs, find_split_file, read_split, split_key
 from nlivis.data.records import Pair
 from nlivis.data.split_choice import default_split, split_label, training_splits
+from nlivis.features.dataset import analyse_pairs
 from nlivis.store.checkpoints import CheckpointInfo, find_checkpoints
 from nlivis.store.evaluations import find_named_evaluations
 from nlivis.store.files import cache_root
@@ -380,8 +381,6 @@ def _sample(pairs: Sequence[Pair], size: int, seed: int) -> list[Pair]:
 
 @st.cache_resource(max_entries=8, show_spinner="analysing a sample of the split with spaCy …")
 def _analysed_sample_cached(ref: SplitRef, root: str, size: int, seed: int) -> list[Any]:
-    from nlivis.features.dataset import analyse_pairs
-
     return analyse_pairs(_sample(list(_read_split_cached(ref, root).pairs), size, seed), progress=False)
 
 
