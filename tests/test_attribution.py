@@ -692,3 +692,15 @@ def test_plausibility_skips_pairs_without_highlighted_tokens():
     values = plausibility(records, {"1": frozenset({"cat"}), "2": frozenset({"dog"})},
                           {"1": ["a", "dog"], "2": ["a", "dog"]})
     assert values == {"auprc": [1.0], "f1": [1.0]}
+
+
+def test_attribution_and_faithfulness_are_registered_analyses_that_apply_to_every_model():
+    """Both read only outputs and gradients (attention is optional), so they need no trace type."""
+    from nlivis.workflows.explain import ATTRIBUTION, ExplainOptions, explain
+    from nlivis.workflows.faithfulness import FAITHFULNESS, FaithfulnessOptions, split_faithfulness
+    from nlivis.workflows.protocol import ANALYSES
+
+    assert ANALYSES["attribution"] is ATTRIBUTION and ATTRIBUTION.run is explain
+    assert ANALYSES["faithfulness"] is FAITHFULNESS and FAITHFULNESS.run is split_faithfulness
+    assert ATTRIBUTION.options is ExplainOptions and FAITHFULNESS.options is FaithfulnessOptions
+    assert ATTRIBUTION.applies_to(frozenset()) and FAITHFULNESS.applies_to(frozenset())

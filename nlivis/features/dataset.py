@@ -1,7 +1,8 @@
 """Pairs with their spaCy analyses, cached on disk, and the `prepare` command that fills the cache.
 
-`analyse_pairs` is the one way from `Pair` records to analysed pairs: it reads the cache when the
-same pairs were analysed by the same pipeline before, and runs spaCy (and writes the cache) otherwise.
+The one way from text to analysed pairs: `analyse_pairs` for `Pair` records (it reads the cache when the same
+pairs were analysed by the same pipeline before, and runs spaCy and writes the cache otherwise), and
+`analysed_text_pair` for one typed pair (spaCy through `sentences.analyse_text_pair`, remembered in memory).
 """
 from __future__ import annotations
 
