@@ -4,7 +4,7 @@
         [--out FILE]
 
 On a shared two-core machine one benchmark run drifts by ±20 % from the next, so a change is judged
-by interleaving: each round runs `nlivis.training.benchmark.bench_model` (today's benchmark code, quick settings:
+by interleaving: each round runs `nlivis.workflows.bench.bench_model` (today's benchmark code, quick settings:
 3 repetitions after 1 warm-up, 2 length-bucketed training batches) once on BEFORE's models and once
 on AFTER's, each in a fresh process, and the table gives the median over rounds of each side, plus
 the one-pair latency (one 10-token pair, traces on, the app's path without spaCy). AFTER may be

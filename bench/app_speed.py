@@ -71,7 +71,7 @@ def pair_analysis(repeats: int) -> tuple[list[float], list[float]]:
     loaded = [load_checkpoint(folder) for folder in SHIPPED_FOLDERS]
     for model in loaded:
         model.model.eval()
-    analysis.analyze_sentences(["A warm-up sentence ."])  # the spaCy pipeline loads outside the timing
+    analysis.analyse_sentences(["A warm-up sentence ."])  # the spaCy pipeline loads outside the timing
     predict_pairs(loaded[0], "A dog runs .", "An animal moves .", trace=True)
     once, per_model = [], []
     for repeat in range(repeats):
@@ -81,7 +81,7 @@ def pair_analysis(repeats: int) -> tuple[list[float], list[float]]:
             started = time.perf_counter()
             for model in loaded:
                 if not memo:
-                    analysis.analyze_text_pair.cache_clear()
+                    analysis.analyse_text_pair.cache_clear()
                 predict_pairs(model, premise, hypothesis, trace=True)
             times.append(time.perf_counter() - started)
     return once, per_model

@@ -58,12 +58,12 @@ def main(argv: list[str] | None = None) -> int:
 
     from nlivis.analysis.attribution import DIFFERENCE_FLOOR
     from nlivis.analysis.faithfulness import sample_items
-    from nlivis.features.dataset import load_split_analyzed
+    from nlivis.features.dataset import load_split_analysed
     from nlivis.inference import load_checkpoint
     from nlivis.data.protocols import resolve_split
 
     torch.set_num_threads(1)
-    items, _ = load_split_analyzed(resolve_split("snli", "dev"), args.data_dir)
+    items, _ = load_split_analysed(resolve_split("snli", "dev"), args.data_dir)
     chosen = sample_items(items, args.sample, seed=1)
     with Report(args.out) as report:
         report.print(f"Δ_words / Δ_tokens in the predicted class's logit, {args.sample} SNLI dev pairs (seed 1); "

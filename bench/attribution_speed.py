@@ -37,7 +37,8 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
-    from nlivis.analysis.attribution import analysed_text_pair, integrated_gradients, predicted_classes
+    from nlivis.analysis.attribution import integrated_gradients, predicted_classes
+    from nlivis.features.dataset import analysed_text_pair
     from nlivis.inference import load_checkpoint
 
     if args.threads:

@@ -17,7 +17,7 @@ import sys
 import torch
 
 import harness  # noqa: F401  (puts this checkout's nlivis first on sys.path)
-from nlivis.training.benchmark import bench_config
+from nlivis.workflows.bench import bench_config
 from nlivis.features.batch import Batch
 from nlivis.features.pos import NUM_POS_TAGS
 from nlivis.models import build

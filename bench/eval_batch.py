@@ -19,7 +19,7 @@ import time
 import torch
 
 from harness import Report, add_out_option, command_line, length_limits, load_average
-from nlivis.training.benchmark import FAMILIES, bench_config, length_bucketed_batches
+from nlivis.workflows.bench import FAMILIES, bench_config, length_bucketed_batches
 from nlivis.models import build
 
 

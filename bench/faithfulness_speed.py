@@ -37,7 +37,7 @@ _ITEMS: list = []
 def _run_model(job: tuple[str, str, int | None]) -> dict:
     import torch
 
-    import nlivis.analysis.faithfulness as faithfulness
+    import nlivis.workflows.faithfulness as faithfulness
     from nlivis.inference import load_checkpoint
 
     FAITHFULNESS_METHODS = faithfulness.FAITHFULNESS_METHODS
@@ -49,7 +49,7 @@ def _run_model(job: tuple[str, str, int | None]) -> dict:
     timings: dict[str, float] = {"variants": 0}
     start, cpu_start = time.perf_counter(), time.process_time()
     if compute_records is None:  # an earlier commit: one method at a time
-        from nlivis.analysis.faithfulness import method_records
+        from nlivis.workflows.faithfulness import method_records
 
         for method in FAITHFULNESS_METHODS:
             method_records(loaded.model, loaded.featurizer, _ITEMS, method, seed=1, steps=steps)
@@ -74,10 +74,10 @@ def main(argv: list[str] | None = None) -> int:
         sys.path.insert(0, str(commit_tree(args.commit, Path(tempfile.mkdtemp(prefix="nlivis-faithfulness-")))))
 
     from nlivis.analysis.faithfulness import sample_items
-    from nlivis.features.dataset import load_split_analyzed
+    from nlivis.features.dataset import load_split_analysed
     from nlivis.data.protocols import resolve_split
 
-    items, _ = load_split_analyzed(resolve_split("snli", "dev"), args.data_dir)
+    items, _ = load_split_analysed(resolve_split("snli", "dev"), args.data_dir)
     _ITEMS[:] = sample_items(items, args.sample, seed=1)
     jobs = [(family, args.checkpoints, args.steps) for family in SHIPPED]
     start = time.perf_counter()

@@ -5,7 +5,7 @@
 Counts do not depend on the machine's speed or load, so this table is exact wherever it runs. "Before":
 the middle one of the length-bucketed training batches only, torch's FlopCounterMode as it is (it
 counts nothing for the fused CPU LSTM layer), 300-d word vectors at every size. "Now"
-(`nlivis.training.benchmark.flops_per_pair` over `bench_config`): every training batch, the fused LSTM layer
+(`nlivis.workflows.bench.flops_per_pair` over `bench_config`): every training batch, the fused LSTM layer
 counted, and the shipped rows at the 384-d MiniLM width they are trained with.
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from harness import Report, add_out_option, command_line, length_limits
-from nlivis.training.benchmark import FAMILIES, GLOVE_DIM, bench_config, flops_per_pair, length_bucketed_batches
+from nlivis.workflows.bench import FAMILIES, GLOVE_DIM, bench_config, flops_per_pair, length_bucketed_batches
 from nlivis.models import build
 
 

@@ -79,10 +79,11 @@ def main(argv: list[str] | None = None) -> int:
 
     from nlivis.analysis.attribution import DEFAULT_STEPS, DIFFERENCE_FLOOR, GAP_TOLERANCE, MAX_STEPS
     from nlivis.analysis.faithfulness import sample_items
-    from nlivis.features.dataset import load_split_analyzed
+    from nlivis.features.dataset import load_split_analysed
+    from nlivis.inference import load_checkpoint
     from nlivis.data.protocols import resolve_split
 
-    items, _ = load_split_analyzed(resolve_split("snli", "dev"), args.data_dir)
+    items, _ = load_split_analysed(resolve_split("snli", "dev"), args.data_dir)
     chosen = sample_items(items, args.sample, args.seed)
     lines = [f"IG completeness on {len(chosen)} SNLI dev pairs (seed {args.seed}), predicted class; tolerance "
              f"{GAP_TOLERANCE}, floor |Δ| < {DIFFERENCE_FLOOR} logit, refinement {DEFAULT_STEPS}→{MAX_STEPS} steps", "",

@@ -14,7 +14,7 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 from harness import add_threads_option, length_limits
-from nlivis.training.benchmark import bench_config, length_bucketed_batches
+from nlivis.workflows.bench import bench_config, length_bucketed_batches
 from nlivis.models import build
 
 

@@ -68,14 +68,14 @@ def analysis_cache(tmp_path_factory) -> Path:
 @pytest.mark.parametrize("folder", SHIPPED, ids=[p.name for p in SHIPPED])
 def test_shipped_checkpoint_reproduces_its_recorded_predictions(folder, shared_data, analysis_cache):
     from nlivis.data.protocols import get_protocol, read_split, split_key
-    from nlivis.features.dataset import analyze_pairs
-    from nlivis.analysis.evaluation import evaluate_checkpoint
+    from nlivis.features.dataset import analyse_pairs
+    from nlivis.workflows.evaluate import evaluate_checkpoint
 
     loaded = load_checkpoint(folder)
     protocol = get_protocol(loaded.config["dataset"]["protocol"])
     ref = protocol.select
     pairs = read_split(ref, shared_data).pairs[:RECHECKED_PAIRS]
-    result = evaluate_checkpoint(loaded, analyze_pairs(pairs, cache_dir=analysis_cache, progress=False))
+    result = evaluate_checkpoint(loaded, analyse_pairs(pairs, cache_dir=analysis_cache, progress=False))
     recorded = {p.id: p for p in read_predictions(find_prediction_files(folder)[split_key(ref)])}
     for pair, row in zip(pairs, result.predictions):
         saved = recorded[pair.id]

@@ -515,7 +515,7 @@ def augment_training(train_items: Sequence, labels: Sequence[str], kinds: Sequen
     """The augmented pairs of a run over `train_items` (analysed training pairs): candidates (cached),
     the seeded draw, and the chosen pairs analysed (feature cache). `min_count`: `MIN_WORD_COUNT` unless given."""
     from nlivis.data.records import Pair
-    from nlivis.features.dataset import analyze_pairs
+    from nlivis.features.dataset import analyse_pairs
 
     min_count = MIN_WORD_COUNT if min_count is None else min_count
     task = task_of_labels(labels)
@@ -530,7 +530,7 @@ def augment_training(train_items: Sequence, labels: Sequence[str], kinds: Sequen
     progress(f"augment: {len(records):,} pairs added to every epoch "
              f"({', '.join(f'{k} {sum(c.kind == k for c in chosen):,}' for k in kinds)}); analysing them")
     start = time.perf_counter()
-    items = analyze_pairs(records, cache_dir=cache_dir, progress=False)
+    items = analyse_pairs(records, cache_dir=cache_dir, progress=False)
     record = augmentation_record(kinds, ratio, seed, len(pairs), chosen, available, pool, min_count)
     return Augmentation(items, [c.kind for c in chosen], [c.original for c in chosen], record,
                         {"candidates_s": pool.seconds, "candidates_cached": float(pool.cached), "draw_s": drawn,
