@@ -11,9 +11,11 @@ import pytest
 from nlivis.analysis import probes
 from nlivis.analysis.overlap import normalised
 from nlivis.analysis.probes import (ModelOutcome, ProbeCase, ProbeTest, build_suite, capability_comparisons,
-                                    comparisons, fill_edit_tests, load_suite, nli_edit_tests, training_overlap)
+                                    comparisons, fill_edit_tests, nli_edit_tests)
 from nlivis.analysis.significance import holm_adjusted, mcnemar_exact, wilson_interval
 from nlivis.data.records import Pair
+from nlivis.workflows import probes as probe_runs
+from nlivis.workflows.probes import load_suite, training_overlap
 
 
 def test_wilson_interval_against_hand_computed_values():
@@ -134,7 +136,7 @@ def test_suite_is_cached_and_read_back(tmp_path, monkeypatch, wordnet):
     first = load_suite("nli", None, 5, 3, tmp_path)
     [cached] = list((tmp_path / "probes").iterdir())
     assert json.loads(cached.read_text())["format"] == probes.SUITE_FORMAT
-    monkeypatch.setattr(probes, "build_suite", lambda *args, **kwargs: pytest.fail("rebuilt a cached suite"))
+    monkeypatch.setattr(probe_runs, "build_suite", lambda *args, **kwargs: pytest.fail("rebuilt a cached suite"))
     assert load_suite("nli", None, 5, 3, tmp_path) == first
     cached.write_text("{not json")
     monkeypatch.undo()

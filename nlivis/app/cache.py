@@ -16,13 +16,15 @@ import threading
 import warnings
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import pandas as pd
 import streamlit as st
 
-from nlivis.app import paths, state
+from nlivis.analysis.edit_runs import EditOptions, EditRun, task_of
+from nlivis.app import background, paths, state
 from nlivis.data.protocols import PROTOCOLS, SplitRef, all_protocol_refs, find_split_file, read_split, split_key
 from nlivis.data.records import Pair
 from nlivis.data.split_choice import default_split, split_label, training_splits
@@ -37,6 +39,7 @@ from nlivis.viz.common import model_colours
 if TYPE_CHECKING:
     from nlivis.inference import LoadedCheckpoint
     from nlivis.models.trace import Trace
+    from nlivis.workflows.probes import ProbeRun
 
 
 def checkpoint_stamp(path: str | Path) -> float:
@@ -119,6 +122,12 @@ def scan_checkpoints(roots: Sequence[Path] | None = None) -> FoundCheckpoints:
 DEFAULT_PROTOCOL = "snli-small"
 FAMILY_ORDER = ("gcnn", "diin", "attentive_conv", "esan", "amn", "esim")
 """The order models are listed and loaded in by default (the papers' order, the ESIM baseline last)."""
+
+
+def default_model_folders() -> list[Path]:
+    """The checkpoint folders of `default_model_names` (what the background warm-up loads)."""
+    names = default_model_names(scan_checkpoints().good)
+    return [folder for folder in map(paths.find_checkpoint_folder, names) if folder is not None]
 
 
 def default_model_names(infos: Sequence[CheckpointInfo]) -> list[str]:
@@ -816,94 +825,6 @@ def projection_cached(model: Model, key: str, size: int, method: str) -> bool:
     return is_cached(model.path, f"{key}-sample{size}", method)
 
 
-# ---------------------------------------------------------------- work done in the background
-
-_BACKGROUND = ThreadPoolExecutor(max_workers=1, thread_name_prefix="nlivis-background")
-_JOBS: dict[tuple, Future] = {}
-_JOBS_LOCK = threading.Lock()
-WARM_UP_ENV = "NLIVIS_WARM_UP"
-"""Set to 0 to turn off the background warm-up (the tests do: each starts its own app)."""
-
-
-def in_background(key: tuple, work: Callable[[], Any]) -> Future:
-    """Run `work` once per `key` in this process's one background thread (jobs queue up, so they never compete
-    with each other for the two cores, only with the pages); later calls get the same future."""
-    with _JOBS_LOCK:
-        job = _JOBS.get(key)
-        if job is None:
-            job = _JOBS[key] = _BACKGROUND.submit(work)
-            if len(_JOBS) > 512:  # forget finished jobs; results live in the caches they filled
-                for old in [k for k, j in _JOBS.items() if j.done() and k != key][:256]:
-                    del _JOBS[old]
-        return job
-
-
-def warm_up() -> None:
-    """Once per server process, in the background: import torch and load the default models, spaCy's pipelines
-    and WordNet — what the first page a user opens would otherwise wait for (WordNet and the dependency parser
-    that the annotation tags need took 25 s on a busy 2-core machine). Pages never wait for it."""
-    if os.environ.get(WARM_UP_ENV, "1") == "0":
-        return
-    # the cached loaders it calls have no script context in that thread: Streamlit would log that at every call
-    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(logging.ERROR)
-    names = default_model_names(scan_checkpoints().good)
-    folders = [folder for folder in map(paths.find_checkpoint_folder, names) if folder is not None]
-
-    def work() -> None:
-        for folder in folders:
-            load_model(folder)
-        from nlivis.features.sentences import analyze_text_pair
-
-        analyze_text_pair(state.DEFAULT_PAIR.premise, state.DEFAULT_PAIR.hypothesis)
-        automatic_tags_now(state.DEFAULT_PAIR.premise, state.DEFAULT_PAIR.hypothesis)
-
-    in_background(("warm up",), work)
-
-
-# ---------------------------------------------------------------- one pair's tags
-
-_TAGS: dict[tuple[str, str], tuple[frozenset[str], dict[str, str]]] = {}
-_TAGGER_LOCK = threading.Lock()
-"""One pair is parsed at a time: the page's thread and the background thread share spaCy's pipeline."""
-
-
-def automatic_tags_now(premise: str, hypothesis: str) -> tuple[frozenset[str], dict[str, str]]:
-    """(the automatic annotation tags of one pair, tags the rules cannot decide here with why); spaCy's parser
-    and WordNet load the first time (many seconds), then a pair takes milliseconds. Kept per pair."""
-    from nlivis.analysis.tags import tag_pairs, unavailable_tags
-
-    key = (premise, hypothesis)
-    with _TAGGER_LOCK:
-        if key in _TAGS:
-            return _TAGS[key]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the missing-WordNet warning is returned as `unavailable`
-            tags = tag_pairs([Pair(id="shown", premise=premise, hypothesis=hypothesis)])
-        if len(_TAGS) > 1024:
-            _TAGS.clear()
-        _TAGS[key] = (tags["shown"], unavailable_tags())
-        return _TAGS[key]
-
-
-def automatic_tags(premise: str, hypothesis: str) -> tuple[frozenset[str], dict[str, str]] | None:
-    """The pair's automatic tags, or None while the tagger (spaCy's parser and WordNet) is still loading: then they
-    are computed in the background, and the next run of the page shows them. Once the tagger is loaded, a pair
-    takes milliseconds and is tagged on the spot."""
-    key = (premise, hypothesis)
-    if key in _TAGS or _tagger_loaded():
-        try:
-            return automatic_tags_now(premise, hypothesis)
-        except (OSError, ValueError, RuntimeError):
-            return frozenset(), {}
-    in_background(("tags",) + key, lambda: automatic_tags_now(premise, hypothesis))
-    return None
-
-
-def _tagger_loaded() -> bool:
-    """Whether a pair was tagged in this process (the parser and WordNet are then in memory)."""
-    return bool(_TAGS)
-
-
 # ---------------------------------------------------------------- data maps (training dynamics)
 
 @st.cache_resource(max_entries=16, show_spinner="reading the training dynamics …")
@@ -989,89 +910,64 @@ def _checkpoints_key(models: Sequence[Model]) -> tuple[tuple[str, str, float], .
     return tuple((m.name, m.path, checkpoint_stamp(m.path)) for m in models)
 
 
-def _renamed(run: Any, names: Sequence[str]) -> Any:
-    """An `EditRun` whose per-model dicts are keyed by the app's model names (the folder names a URL carries)."""
-    from dataclasses import replace
-
-    new = dict(zip(run.names, names))
-    outcomes = [replace(o, probabilities={new[k]: v for k, v in o.probabilities.items()},
-                        flipped={new[k]: v for k, v in o.flipped.items()},
-                        meets_expectation={new[k]: v for k, v in o.meets_expectation.items()}) for o in run.outcomes]
-    return replace(run, names=list(names), original={new[k]: v for k, v in run.original.items()}, outcomes=outcomes)
-
-
 @st.cache_resource(max_entries=32, show_spinner=False)
-def _edit_run_cached(key: tuple[tuple[str, str, float], ...], premise: str, hypothesis: str, label: str | None,
-                     own: tuple[str, str] | None) -> Any:
-    from nlivis.analysis.edit_runs import run_edits
-    from nlivis.analysis.edits import user_edit
+def _edit_run_cached(key: tuple[tuple[str, str, float], ...], options: EditOptions) -> EditRun:
+    from nlivis.workflows.edits import edit_pair
 
     loaded = [_load_cached(path, stamp) for _, path, stamp in key]
-    with _TAGGER_LOCK:  # spaCy's parser is shared with the background tagger
-        if own is None:
-            run = run_edits(loaded, premise, hypothesis, label)
-        else:
-            run = run_edits(loaded, premise, hypothesis, label, kinds=(),
-                            extra=[user_edit(premise, hypothesis, *own)])
-    return _renamed(run, [name for name, _, _ in key])
+    with background.TAGGER_LOCK:  # spaCy's parser is shared with the background tagger
+        return edit_pair(loaded, options, names=[name for name, _, _ in key])
 
 
 def edit_run(models: Sequence[Model], premise: str, hypothesis: str, label: str | None,
-             own: tuple[str, str] | None = None) -> tuple[Any | None, str | None]:
+             own: tuple[str, str] | None = None) -> tuple[EditRun | None, str | None]:
     """(`EditRun`: every proposed edit of the pair — or, with `own`, only the user's own edited pair — predicted
     by every model in batches, None) or (None, why not: models of two tasks, a label the task does not have …).
     `label` is the pair's gold label (the edits' expectations follow from it), or None."""
     if not models:
         return None, "no model is loaded"
     try:
-        return _edit_run_cached(_checkpoints_key(models), premise, hypothesis, label, own), None
+        return _edit_run_cached(_checkpoints_key(models), EditOptions(premise, hypothesis, label, own=own)), None
     except ValueError as error:
         return None, str(error)
     except Exception as error:  # WordNet or spaCy missing, a model failing: a message, not a broken page
         return None, f"the edits could not be computed ({type(error).__name__}: {error})"
 
 
-_PROBE_RESULTS: dict[tuple, dict] = {}
-_PROBE_LOCK = threading.Lock()
 PROBE_SEED = 1
 """The suite's seed in the app (the CLI's default), so the app's table is `probe … --seed 1`'s."""
 
 
-def probe_key(models: Sequence[Model], per_test: int) -> tuple:
-    return _checkpoints_key(models), int(per_test), PROBE_SEED, str(paths.data_root())
+class _NotRunYet(Exception):
+    """A probe run asked for without `compute` that this server has not run (not cached: asked again later)."""
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _probe_run_cached(key: tuple[tuple[str, str, float], ...], per_test: int, root: str | None, _compute: bool,
+                      _progress: Callable[[str], None]) -> ProbeRun:
+    from nlivis.workflows.probes import ProbeOptions, probe_models
+
+    if not _compute:
+        raise _NotRunYet
+    loaded = [_load_cached(path, stamp) for _, path, stamp in key]
+    options = ProbeOptions(task_of(loaded), root, per_test, PROBE_SEED)
+    with background.TAGGER_LOCK:  # one suite at a time; spaCy's parser is shared with the background tagger
+        return probe_models(loaded, options, [name for name, _, _ in key], _progress)
 
 
 def probe_results(models: Sequence[Model], per_test: int, compute: bool = False,
-                  progress: Callable[[str], None] | None = None) -> tuple[dict | None, str | None]:
-    """(the `probe --json` record of the behavioural suite of the models' task, run on every model, None) —
-    kept in this server process per models, cases per test and data folder — or (None, why not: not run yet
-    when `compute` is False, models of two tasks, a failure). The suite itself is cached on disk."""
-    key = probe_key(models, per_test)
-    if key in _PROBE_RESULTS:
-        return _PROBE_RESULTS[key], None
-    if not compute:
-        return None, "the suite has not been run on these models in this server yet"
-    from nlivis.analysis.edit_runs import protocol_notes, task_of
-    from nlivis.analysis.probes import ProbeResult, load_suite, probe_record, run_probes, training_overlap
-
-    say = progress or (lambda message: None)
-    loaded = [m.checkpoint for m in models]
-    names = [m.name for m in models]
+                  progress: Callable[[str], None] | None = None) -> tuple[ProbeRun | None, str | None]:
+    """(the behavioural suite of the models' task run on every model, None) — kept in this server process per
+    models, cases per test and data folder — or (None, why not: not run yet when `compute` is False, models of
+    two tasks, a failure). The suite itself is cached on disk; `progress` hears each step of a run."""
     root = paths.data_root()
+    run = partial(_probe_run_cached, _checkpoints_key(models), int(per_test), None if root is None else str(root))
     try:
-        suite = task_of(loaded)
-        with _PROBE_LOCK, _TAGGER_LOCK:  # one suite at a time; spaCy's parser is shared with the tagger
-            if key in _PROBE_RESULTS:
-                return _PROBE_RESULTS[key], None
-            tests = load_suite(suite, root, per_test, PROBE_SEED, None, say)
-            outcomes = run_probes(loaded, tests, names, None, say)
-            overlap = {name: training_overlap(item, tests, root) for name, item in zip(names, loaded)}
-            record = probe_record(ProbeResult(tests, tuple(loaded[0].labels), names, outcomes, overlap), suite,
-                                  PROBE_SEED, per_test, protocol_notes(loaded, names))
-            if len(_PROBE_RESULTS) > 16:
-                _PROBE_RESULTS.clear()
-            _PROBE_RESULTS[key] = record
-        return record, None
+        if not compute:
+            return run(False, None), None
+        return background.reporting(partial(run, True), progress or (lambda message: None)), None
+    except _NotRunYet:
+        return None, "the suite has not been run on these models in this server yet"
     except ValueError as error:
         return None, str(error)
     except Exception as error:  # WordNet or spaCy missing, a dev file unreadable: a message, not a broken page

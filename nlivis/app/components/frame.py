@@ -8,7 +8,7 @@ from typing import Iterator, Sequence
 
 import streamlit as st
 
-from nlivis.app import cache, state
+from nlivis.app import background, cache, state
 from nlivis.app.text import md
 
 EXPLORER = "app_pages/2_Pair_explorer.py"
@@ -33,7 +33,7 @@ def page(key: str, title: str, caption: str | None = None, icon: str = ":materia
     the problems the URL had and the sidebar's figure-format choice."""
     with state.page_run(key, cache.STATE_CHECKS):
         header(title, caption, icon)
-        cache.warm_up()
+        background.warm_up(cache.default_model_folders(), cache.load_model)
         yield
 
 

@@ -314,22 +314,23 @@ def probes_list(ref: ListRef) -> PairList:
         models.append(model)
     if not models or not cases.isdigit():
         return PairList(pd.DataFrame(), described, None, "the link names no models or cases per test")
-    record, problem = cache.probe_results(models, int(cases))
-    if record is None:
+    run, problem = cache.probe_results(models, int(cases))
+    if run is None:
         return PairList(pd.DataFrame(), described, None, f"{problem}: run it on Error analysis's Behavioural tests tab")
-    found = next((t for t in record["tests"] if t["name"] == test), None)
-    if found is None or name not in found["by_model"]:
+    failing = run.failing(test, name)
+    if failing is None:
         return PairList(pd.DataFrame(), described, None, f"the suite has no test “{test}” for {name}")
     rows = []
-    for failure in found["by_model"][name]["failing"]:
-        case = found["case_list"][failure["case"]]
-        original = case.get("original") or ["", ""]
-        rows.append({"case": failure["case"], "premise": case["premise"], "hypothesis": case["hypothesis"],
-                     "gold": case["expected"] if case["expectation"] == "label" else None,
-                     "expected": case["expected"] if case["expectation"] == "label"
-                     else f"{case['expectation']}" + (f" ({case['direction']} {case['expected']})" if case.get("direction") else ""),
-                     "predicted": failure["predicted"], "before edit": failure["original_predicted"] or "",
-                     "original premise": original[0], "original hypothesis": original[1], "source": case["source"]})
+    for failure in failing:
+        case = failure.case
+        original = case.original or ("", "")
+        is_label = case.expectation == "label"
+        rows.append({"case": failure.index, "premise": case.premise, "hypothesis": case.hypothesis,
+                     "gold": case.expected if is_label else None,
+                     "expected": case.expected if is_label
+                     else case.expectation + (f" ({case.direction} {case.expected})" if case.direction else ""),
+                     "predicted": failure.predicted, "before edit": failure.original_predicted or "",
+                     "original premise": original[0], "original hypothesis": original[1], "source": case.source})
     return PairList(pd.DataFrame(rows), described, None)
 
 
