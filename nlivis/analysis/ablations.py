@@ -157,17 +157,6 @@ def our_accuracies(members: Sequence[VariantRecord]) -> dict[str, float]:
     return accuracies
 
 
-def with_sentences(table: pd.DataFrame, pairs: Sequence) -> pd.DataFrame:
-    """`table` (with an `id` column) with premise and hypothesis columns after it, taken from `pairs`
-    (records with id, premise, hypothesis); blank for ids not among them."""
-    by_id = {pair.id: pair for pair in pairs}
-    table = table.copy()
-    at = list(table.columns).index("id") + 1
-    table.insert(at, "premise", table["id"].map(lambda i: by_id[i].premise if i in by_id else ""))
-    table.insert(at + 1, "hypothesis", table["id"].map(lambda i: by_id[i].hypothesis if i in by_id else ""))
-    return table
-
-
 def short_names(members: Sequence[VariantRecord]) -> dict[str, str]:
     """Checkpoint folder name → a label without the family and protocol every member shares, for chart
     axes: `diin-no_self_attention-snli-small` → `no_self_attention`, the full model → `full model`, a

@@ -9,12 +9,8 @@ then takes about a second instead of three).
 """
 from __future__ import annotations
 
-import logging
-import os
 import random
-import threading
 import warnings
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -23,18 +19,27 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 import pandas as pd
 import streamlit as st
 
+from nlivis.analysis.datamap import DataMap, Thresholds
 from nlivis.analysis.edit_runs import EditOptions, EditRun, task_of
+from nlivis.analysis import pair_lists
+from nlivis.analysis.projection import Progress, ProjectionError
+from nlivis.analysis.tags import TagFileError, cached_tag_pairs, read_tag_file, unavailable_tags
 from nlivis.app import background, paths, state
-from nlivis.data.protocols import PROTOCOLS, SplitRef, all_protocol_refs, find_split_file, read_split, split_key
-from nlivis.data.records import Pair
+from nlivis.data.protocols import (PROTOCOLS, SplitRef, all_protocol_refs, find_split_file, gold_tag_file, read_split,
+                                   split_key)
+from nlivis.data.records import DataFormatError, Pair
 from nlivis.data.split_choice import default_split, split_label, training_splits
-from nlivis.store.checkpoints import CheckpointInfo, find_checkpoints
+from nlivis.data.taxonomies import find_taxinli_file, read_taxinli
+from nlivis.features.cache import AnalysisCache, texts_digest
+from nlivis.features.dataset import analyze_pairs, split_cache_key
+from nlivis.store.checkpoints import DYNAMICS_FILE, CheckpointError, CheckpointInfo, find_checkpoints
 from nlivis.store.evaluations import find_named_evaluations
 from nlivis.store.files import cache_root
 from nlivis.store.predictions import Prediction, find_prediction_files, read_predictions
 from nlivis.training.run_folder import live_lock
 from nlivis.training.runs import read_run
 from nlivis.viz.common import model_colours
+from nlivis.workflows.datamap import pair_lengths, predicted_labels, read_data_map
 
 if TYPE_CHECKING:
     from nlivis.inference import LoadedCheckpoint
@@ -499,17 +504,12 @@ def predictions_stamp(folder: str | Path, key: str) -> float:
 
 @st.cache_resource(max_entries=4, show_spinner=False)
 def _gold_tags_cached(path: str, stamp: float) -> dict[str, frozenset[str]]:
-    from nlivis.analysis.tags import read_tag_file
-
     return read_tag_file(path)
 
 
 def gold_tags(key: str) -> tuple[dict[str, frozenset[str]], str | None, str | None]:
     """(pair id → gold tags, the file they come from, an error) for local split `key`; ({}, None, None) when
     the split has no published gold tags in the data folder."""
-    from nlivis.analysis.tags import TagFileError
-    from nlivis.data.protocols import gold_tag_file
-
     ref, root = local_splits().get(key), paths.data_root()
     if ref is None or root is None:
         return {}, None, None
@@ -524,17 +524,12 @@ def gold_tags(key: str) -> tuple[dict[str, frozenset[str]], str | None, str | No
 
 @st.cache_resource(max_entries=2, show_spinner=False)
 def _taxinli_cached(path: str, stamp: float) -> Any:
-    from nlivis.data.taxonomies import read_taxinli
-
     return read_taxinli(path)
 
 
 def taxinli() -> tuple[Any | None, str | None]:
     """(TaxiNLI's file under the data folder, read, None), (None, why it cannot be read), or (None, None) when
     absent."""
-    from nlivis.data.records import DataFormatError
-    from nlivis.data.taxonomies import find_taxinli_file
-
     root = paths.data_root()
     path = None if root is None else find_taxinli_file(root)
     if path is None:
@@ -569,8 +564,6 @@ ALL_PAIRS = 0
 
 @st.cache_resource(max_entries=8, show_spinner="tagging pairs (spaCy parse) …")
 def _tagged_sample_cached(ref: SplitRef, root: str, size: int, seed: int) -> TaggedSample:
-    from nlivis.analysis.tags import cached_tag_pairs, unavailable_tags
-
     pairs = list(_read_split_cached(ref, root).pairs)
     sample = pairs if size == ALL_PAIRS or size >= len(pairs) else _sample(pairs, size, seed)
     with warnings.catch_warnings():
@@ -599,15 +592,10 @@ class _NotAnalysedYet(Exception):
 
 
 @st.cache_resource(max_entries=8, show_spinner="reading the split's cached analyses …")
-def _split_tokens_cached(ref: SplitRef, root: str, analyse: bool) -> dict[str, tuple[list[str], list[str]]]:
-    from nlivis.features.cache import AnalysisCache, texts_digest
-    from nlivis.features.dataset import analyze_pairs, split_cache_key
-
+def _split_tokens_cached(ref: SplitRef, root: str) -> dict[str, tuple[list[str], list[str]]]:
+    """Pair id → (premise tokens, hypothesis tokens) of a split from the feature cache (never runs spaCy)."""
     result = _read_split_cached(ref, root)
     pairs = result.pairs
-    if analyse:
-        items = analyze_pairs(pairs, cache_key=split_cache_key(ref, result), progress=False)
-        return {item.pair.id: (list(item.premise.tokens), list(item.hypothesis.tokens)) for item in items}
     rows = AnalysisCache(None).read(split_cache_key(ref, result), texts_digest((p.id, p.premise, p.hypothesis) for p in pairs),
                                     len(pairs))
     if rows is None:
@@ -615,23 +603,9 @@ def _split_tokens_cached(ref: SplitRef, root: str, analyse: bool) -> dict[str, t
     return {pair.id: (list(a.tokens), list(b.tokens)) for pair, (a, b) in zip(pairs, rows)}
 
 
-def split_tokens(key: str, analyse: bool = False) -> dict[str, tuple[list[str], list[str]]] | None:
-    """Pair id → (premise tokens, hypothesis tokens) of split `key` from the feature cache (None when the split
-    was never analysed here); `analyse` runs spaCy over it first (once; kept in the feature cache)."""
-    ref, root = local_splits().get(key), paths.data_root()
-    if ref is None or root is None:
-        return None
-    try:
-        return _split_tokens_cached(ref, str(root), bool(analyse))
-    except (_NotAnalysedYet, OSError, ValueError):
-        return None
-
-
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _token_counts_cached(name: str, path: str, stamp: float, ref: SplitRef, root: str) -> dict[str, tuple[int, int]]:
-    from nlivis.analysis.pair_lists import token_counts
-
-    return token_counts(_split_tokens_cached(ref, root, False), _load_cached(path, stamp).featurizer.vocab)
+    return pair_lists.token_counts(_split_tokens_cached(ref, root), _load_cached(path, stamp).featurizer.vocab)
 
 
 def token_counts(model: Model, key: str) -> dict[str, tuple[int, int]] | None:
@@ -769,58 +743,36 @@ def challenge_predictions(model: Model, challenge: Any, compute: bool = False) -
 
 # ---------------------------------------------------------------- projections
 
-def projection(model: Model, key: str, size: int, method: str,
-               progress: Callable[[str, float | None], None] | None = None) -> tuple[Any | None, list[Any], str | None]:
-    """(projected pairs, the analysed sample, None) of a sample of split `key` by `model` (vectors, predictions
-    and the 2-D layout cached on disk under the cache root), or (None, [], why not)."""
-    from nlivis.analysis.projection import ProjectionError, pooled_outputs, projected_pairs
-
-    items, error = analysed_sample(key, size)
-    if error:
-        return None, [], error
-    if not items:
-        return None, [], f"{key} has no pairs"
-    try:
-        projected = projected_pairs(model.path, f"{key}-sample{size}", lambda: pooled_outputs(model.checkpoint, items),
-                                    method=method, ids=[item.pair.id for item in items], progress=progress)
-    except (ProjectionError, ValueError) as problem:
-        return None, items, f"{model.name}: {problem}"
-    return projected, items, None
-
-
 def projection_frame(model: Model, split: str, size: int, method: str, colour: str, tag: str | None,
-                     compute: bool = True, progress=None) -> tuple[pd.DataFrame | None, str | None]:
-    """The projected sample as a table — id, x, y, sentences, gold, prediction, genre, correctness, split, row,
-    and `colour` (the value of the chosen colouring) — or (None, why not). Without `compute`, only what is
-    cached on disk is used."""
+                     compute: bool = True, progress: Progress | None = None) -> tuple[pd.DataFrame | None, str | None]:
+    """The projected sample of `size` pairs of split `split` as a table (`workflows.projection.projection_table`)
+    with `colour` (the value of the chosen colouring), or (None, why not). Vectors, predictions and the 2-D
+    layout are cached on disk under the cache root; without `compute`, only what is cached there is used."""
+    from nlivis.workflows.projection import ProjectionOptions, project_sample, projection_table
+
     if not compute and not projection_cached(model, split, size, method):
         return None, f"{model.name}'s {method.upper()} projection of {size} pairs of {split} is not computed yet"
-    projected, items, error = projection(model, split, size, method, progress)
-    if projected is None:
-        return None, error
-    ids = [item.pair.id for item in items]
-    predicted = [model.labels[i] for i in projected.probabilities.argmax(axis=1)]
-    frame = pd.DataFrame({
-        "id": [str(i) for i in ids], "x": projected.coordinates[:, 0], "y": projected.coordinates[:, 1],
-        "premise": [item.pair.premise for item in items], "hypothesis": [item.pair.hypothesis for item in items],
-        "gold": [item.pair.label or "(none)" for item in items], "prediction": predicted,
-        "genre": [item.pair.genre or "(none)" for item in items]})
-    frame["correctness"] = ["right" if g == p else "wrong" if g != "(none)" else "(no gold)"
-                            for g, p in zip(frame["gold"], frame["prediction"])]
-    rows = split_rows(split)
-    frame["split"], frame["row"] = split, [rows.get(pid, -1) for pid in frame["id"]]
+    items, error = analysed_sample(split, size)
+    if error or not items:
+        return None, error or f"{split} has no pairs"
+    try:
+        projected = project_sample(model.checkpoint, items, ProjectionOptions(f"{split}-sample{size}", method), progress)
+    except (ProjectionError, ValueError) as problem:
+        return None, f"{model.name}: {problem}"
+    tags = None
     if colour == "tag":
         tagged, tag_error = tagged_sample(split, size)
         if tagged is None:
             return None, tag_error
-        frame["tag"] = [tag if tag and tag in tagged.tags.get(pid, ()) else "other" for pid in frame["id"]]
+        tags = tagged.tags
+    frame = projection_table(projected, items, model.labels, split, split_rows(split), tags, tag)
     frame["colour"] = frame[colour] if colour in frame else ""
     return frame, None
 
 
 def projection_cached(model: Model, key: str, size: int, method: str) -> bool:
     """Whether this projection is already on disk (no progress bar is needed)."""
-    from nlivis.analysis.projection import is_cached
+    from nlivis.workflows.projection import is_cached
 
     return is_cached(model.path, f"{key}-sample{size}", method)
 
@@ -828,18 +780,13 @@ def projection_cached(model: Model, key: str, size: int, method: str) -> bool:
 # ---------------------------------------------------------------- data maps (training dynamics)
 
 @st.cache_resource(max_entries=16, show_spinner="reading the training dynamics …")
-def _data_map_cached(folder: str, stamp: float, thresholds: tuple[float, float, float]) -> Any:
-    from nlivis.analysis.datamap import Thresholds, data_map
-    from nlivis.store.dynamics import read_dynamics
-
-    return data_map(read_dynamics(folder), Thresholds(*thresholds))
+def _data_map_cached(folder: str, stamp: float, thresholds: tuple[float, float, float]) -> DataMap:
+    return read_data_map(folder, Thresholds(*thresholds))
 
 
-def data_map(name: str, thresholds: tuple[float, float, float]) -> tuple[Any | None, str | None]:
+def data_map(name: str, thresholds: tuple[float, float, float]) -> tuple[DataMap | None, str | None]:
     """(the DataMap of checkpoint `name` under `thresholds` = (ambiguous variability, easy confidence, hard
     confidence), None), or (None, why there is none: no such folder, no dynamics recorded, a damaged file)."""
-    from nlivis.store.checkpoints import DYNAMICS_FILE, CheckpointError
-
     folder = paths.find_checkpoint_folder(name)
     if folder is None:
         return None, f"no checkpoint folder named {name}"
@@ -850,42 +797,26 @@ def data_map(name: str, thresholds: tuple[float, float, float]) -> tuple[Any | N
 
 
 def has_dynamics(name: str) -> bool:
-    from nlivis.store.checkpoints import DYNAMICS_FILE
-
     folder = paths.find_checkpoint_folder(name)
     return folder is not None and (folder / DYNAMICS_FILE).is_file()
 
 
 def training_lengths(key: str) -> dict[str, int]:
-    """Pair id → tokens in premise + hypothesis (whitespace-separated: the shipped SNLI files are tokenised) of
-    local split `key`; empty when it is not local."""
+    """Pair id → tokens in premise + hypothesis of local split `key` (`pair_lengths`); empty when it is not local."""
     pairs, error = split_pairs(key)
-    if error:
-        return {}
-    return memo("lengths", (key, str(paths.data_root())),
-                lambda: {p.id: len(p.premise.split()) + len(p.hypothesis.split()) for p in pairs})
+    return {} if error else memo("lengths", (key, str(paths.data_root())), lambda: pair_lengths(pairs))
 
 
 @st.cache_resource(max_entries=4, show_spinner="reading the training split's analyses (spaCy, once per split) …")
 def _analysed_split_cached(ref: SplitRef, root: str) -> dict[str, Any]:
-    from nlivis.features.dataset import analyze_pairs, split_cache_key
-
     result = _read_split_cached(ref, root)
     return {item.pair.id: item for item in analyze_pairs(result.pairs, cache_key=split_cache_key(ref, result), progress=False)}
 
 
 @st.cache_resource(max_entries=32, show_spinner="predicting the listed training pairs …")
 def _training_predictions_cached(path: str, stamp: float, ref: SplitRef, root: str, ids: tuple[str, ...]) -> dict[str, str]:
-    from nlivis.inference import predict_probabilities
-
-    loaded = _load_cached(path, stamp)
     analysed = _analysed_split_cached(ref, root)  # the split's analyses, as its training run cached them on disk
-    items = [analysed[pid] for pid in ids if pid in analysed]
-    if not items:
-        return {}
-    probabilities = predict_probabilities(loaded.model, loaded.featurizer, items, 256, next(loaded.model.parameters()).device)
-    labels = list(loaded.labels)
-    return {item.pair.id: labels[int(p)] for item, p in zip(items, probabilities.argmax(dim=-1).tolist())}
+    return predicted_labels(_load_cached(path, stamp), [analysed[pid] for pid in ids if pid in analysed])
 
 
 def training_predictions(name: str, key: str, ids: Sequence[str]) -> tuple[dict[str, str], str | None]:
