@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
-    from nlivis.analysis.edit_runs import analyse_texts, predict_text_pairs, run_edits
+    from nlivis.workflows.edits import analyse_texts, predict_text_pairs, run_edits
     from nlivis.analysis.edits import propose_edits
     from nlivis.inference import load_checkpoint
 

@@ -14,7 +14,7 @@ import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -166,6 +166,11 @@ class ProjectedPairs:
 
     coordinates: np.ndarray
     probabilities: np.ndarray
+
+    def record(self) -> dict[str, Any]:
+        """JSON-ready: each pair's coordinates [x, y] and class probabilities, in the order of the pairs."""
+        return {"coordinates": np.round(self.coordinates, 6).tolist(),
+                "probabilities": np.round(self.probabilities, 6).tolist()}
 
 
 def cached_projection(checkpoint_path: str | Path, split_key: str,
