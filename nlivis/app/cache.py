@@ -3,14 +3,15 @@ samples analysed with spaCy, gate statistics, attributions, challenge files and 
 
 Everything is cached in the server process (`st.cache_resource`, never pickled), keyed by the folder or file
 and its modification time, so a retrained checkpoint or a changed file is read again. Functions return
-(value, None) or (empty, why not), so a component shows a message instead of failing. Modules that import
-torch are imported inside the functions that need them: Home lists checkpoints without torch (a cold start
-then takes about a second instead of three).
+(value, None) or (empty, why not), so a component shows a message instead of failing. The work itself —
+edit runs, behavioural suites, projections, data maps — is `nlivis.workflows`'; work done off the page's thread
+(warm-up, a pair's automatic tags, the tagger lock) is `app.background`. Modules that import torch are imported
+inside the functions that need them: Home lists checkpoints without torch (a cold start then takes about a
+second instead of three).
 """
 from __future__ import annotations
 
 import random
-import warnings
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -23,7 +24,7 @@ from nlivis.analysis.datamap import DataMap, Thresholds
 from nlivis.analysis.edit_runs import EditOptions, EditRun, task_of
 from nlivis.analysis import pair_lists
 from nlivis.analysis.projection import Progress, ProjectionError
-from nlivis.analysis.tags import TagFileError, cached_tag_pairs, read_tag_file, unavailable_tags
+from nlivis.analysis.tags import TagFileError, read_tag_file
 from nlivis.app import background, paths, state
 from nlivis.data.protocols import (PROTOCOLS, SplitRef, all_protocol_refs, find_split_file, gold_tag_file, read_split,
                                    split_key)
@@ -39,7 +40,9 @@ from nlivis.store.predictions import Prediction, find_prediction_files, read_pre
 from nlivis.training.run_folder import live_lock
 from nlivis.training.runs import read_run
 from nlivis.viz.common import model_colours
+from nlivis.workflows import samples
 from nlivis.workflows.datamap import pair_lengths, predicted_labels, read_data_map
+from nlivis.workflows.samples import TaggedSample
 
 if TYPE_CHECKING:
     from nlivis.inference import LoadedCheckpoint
@@ -411,13 +414,7 @@ def analysed_sample(key: str, size: int, seed: int = 0) -> tuple[list[Any], str 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _gate_statistics_cached(name: str, path: str, stamp: float, ref: SplitRef, root: str, size: int) -> pd.DataFrame:
-    from nlivis.analysis.gates import gate_summary
-
-    loaded = _load_cached(path, stamp)
-    items = _analysed_sample_cached(ref, root, size, 0)
-    featurizer = loaded.featurizer
-    batches = [featurizer.encode(items[i:i + 32]) for i in range(0, len(items), 32)]
-    return gate_summary(loaded.model, batches, name)
+    return samples.gate_statistics(_load_cached(path, stamp), _analysed_sample_cached(ref, root, size, 0), name)
 
 
 def gate_statistics(model: Model, key: str, size: int) -> tuple[pd.DataFrame, str | None]:
@@ -548,32 +545,15 @@ def pair_taxonomy(pair_id: str | None, premise: str, hypothesis: str) -> dict | 
     return None if taxonomy is None else find(taxonomy.rows, pair_id, premise, hypothesis)
 
 
-@dataclass
-class TaggedSample:
-    """Automatic annotation tags for a sample of a split's pairs (pair id → tags), and the tags the rules
-    cannot decide here (tag → why)."""
-
-    tags: dict[str, frozenset[str]]
-    unavailable: dict[str, str]
-    size: int
-
-
-ALL_PAIRS = 0
-"""`tagged_sample(key, ALL_PAIRS)` tags every pair of the split (kept on disk under the cache root)."""
-
-
 @st.cache_resource(max_entries=8, show_spinner="tagging pairs (spaCy parse) …")
 def _tagged_sample_cached(ref: SplitRef, root: str, size: int, seed: int) -> TaggedSample:
     pairs = list(_read_split_cached(ref, root).pairs)
-    sample = pairs if size == ALL_PAIRS or size >= len(pairs) else _sample(pairs, size, seed)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the missing-WordNet warning is shown through `unavailable`
-        tags = cached_tag_pairs(sample, cache_dir=cache_root() / "tags")
-    return TaggedSample(dict(tags), unavailable_tags(), len(sample))
+    sample = pairs if size == samples.ALL_PAIRS or size >= len(pairs) else _sample(pairs, size, seed)
+    return samples.tag_sample(sample, cache_root() / "tags")
 
 
 def tagged_sample(key: str, size: int, seed: int = 0) -> tuple[TaggedSample | None, str | None]:
-    """Automatic tags for a fixed random sample of `size` pairs of a local split (ALL_PAIRS: every pair),
+    """Automatic tags for a fixed random sample of `size` pairs of a local split (`samples.ALL_PAIRS`: every pair),
     cached in memory and on disk, or (None, why there are none)."""
     ref, root = local_splits().get(key), paths.data_root()
     if ref is None or root is None:

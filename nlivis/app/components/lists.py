@@ -26,6 +26,7 @@ from nlivis.analysis.pair_lists import SORTS, PairFilter, filter_pairs, position
 from nlivis.app import cache, paths
 from nlivis.app.state import ListRef, PairRef
 from nlivis.workflows.datamap import ListingSources, datamap_listing
+from nlivis.workflows.samples import ALL_PAIRS
 
 TAGS_GOLD = "gold"
 TAGS_ALL = "automatic:all"
@@ -94,7 +95,7 @@ def tags_for(split: str, source: str | None) -> tuple[dict[str, frozenset[str]] 
         return {pid: tags for pid, tags in gold.items() if pid in rows}, error, {}
     if source.startswith("automatic:"):
         size_text = source.split(":", 1)[1]
-        size = cache.ALL_PAIRS if size_text == "all" else int(size_text) if size_text.isdigit() else None
+        size = ALL_PAIRS if size_text == "all" else int(size_text) if size_text.isdigit() else None
         if size is None:
             return None, f"tag source {source!r} is not automatic:all or automatic:<pairs>", {}
         tagged, error = cache.tagged_sample(split, size)
