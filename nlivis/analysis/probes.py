@@ -100,18 +100,8 @@ def _hypernym_pairs(nouns: Sequence[str]) -> list[tuple[str, str]]:
             if "hypernym" in wordnet_replacements(noun, "n")]
 
 
-TemplateTests = list[tuple[str, str, str, str, list[ProbeCase]]]
-"""(capability, name, type, description, candidate cases) per template test."""
-
-
-def nli_templates(rng: random.Random) -> TemplateTests:
-    """(capability, name, type, description, candidate cases) of every NLI template test, in the suite's order
-    (the seeded draws happen in that order too)."""
-    return [*_nli_logic_tests(), *_nli_taxonomy_tests(), *_nli_counting_tests(rng), *_nli_structure_tests(rng)]
-
-
-def _nli_logic_tests() -> TemplateTests:
-    """Negation and the quantifiers some / all / no."""
+def nli_templates(rng: random.Random) -> list[tuple[str, str, str, str, list[ProbeCase]]]:
+    """(capability, name, type, description, candidate cases) of every NLI template test."""
     occupations, activities = lexicons.OCCUPATIONS, lexicons.ACTIVITIES
     tests = []
     tests.append(("Negation", "negated predicate contradicts", "MFT",
@@ -127,13 +117,6 @@ def _nli_logic_tests() -> TemplateTests:
                            (f"Some {group} are {a}.", f"All {group} are {a}.", NEUTRAL)]
     tests.append(("Quantifiers", "some / all / no", "MFT",
                   "some vs no → contradiction; all ⊨ some → entailment; some ⊭ all → neutral", labelled(quantified)))
-    return tests
-
-
-def _nli_taxonomy_tests() -> TemplateTests:
-    """WordNet antonyms, hypernyms upward and under negation, exclusive co-hyponyms."""
-    occupations = lexicons.OCCUPATIONS
-    tests = []
     people = _antonym_pairs(lexicons.PERSON_ADJECTIVES)
     things = _antonym_pairs(lexicons.OBJECT_ADJECTIVES)
     antonyms = [(f"The {o} is {a}.", f"The {o} is {b}.", CONTRADICTION) for o in occupations for a, b in people]
@@ -172,13 +155,6 @@ def _nli_taxonomy_tests() -> TemplateTests:
     tests.append(("Taxonomy: exclusive co-hyponyms", "a different colour, instrument, animal, drink, vehicle, fruit",
                   "MFT", "P: The pilot is playing the violin. H: The pilot is playing the cello. → contradiction",
                   labelled(exclusive)))
-    return tests
-
-
-def _nli_counting_tests(rng: random.Random) -> TemplateTests:
-    """Counting people, different numbers, and comparatives."""
-    occupations, activities = lexicons.OCCUPATIONS, lexicons.ACTIVITIES
-    tests = []
     counting = []
     for a, _ in activities:
         for _ in range(6):
@@ -201,13 +177,6 @@ def _nli_counting_tests(rng: random.Random) -> TemplateTests:
                              (f"{a} is {more} than {b}.", f"{a} is {less} than {b}.", CONTRADICTION)]
     tests.append(("Comparatives", "converse and reversed comparatives", "MFT",
                   "A is taller than B ⊨ B is shorter than A; contradicts B is taller than A", labelled(comparatives)))
-    return tests
-
-
-def _nli_structure_tests(rng: random.Random) -> TemplateTests:
-    """Active / passive, coreference, temporal order and lexical overlap (HANS)."""
-    occupations = lexicons.OCCUPATIONS
-    tests = []
     passives, overlap = [], []
     for base, past, participle in lexicons.TRANSITIVE_VERBS:
         for first, second in combinations(occupations, 2):
@@ -251,7 +220,7 @@ def _nli_structure_tests(rng: random.Random) -> TemplateTests:
     return tests
 
 
-def paraphrase_templates(rng: random.Random) -> TemplateTests:
+def paraphrase_templates(rng: random.Random) -> list[tuple[str, str, str, str, list[ProbeCase]]]:
     tests = []
     people = _antonym_pairs(lexicons.PERSON_ADJECTIVES)
     negation, antonyms = [], []

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from nlivis.analysis.datamap import Thresholds, hardest, paper_cuts
 from nlivis.cli.common import fail
+from nlivis.workflows.datamap import read_data_map
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,8 +42,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nlivis.workflows.datamap import read_data_map
-
     try:
         thresholds = Thresholds(args.ambiguous_variability, args.easy_confidence, args.hard_confidence)
     except ValueError as error:
