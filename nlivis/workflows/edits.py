@@ -7,7 +7,6 @@ pairs in a few batches (`inference`'s batched prediction), so fifty edits cost a
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -84,8 +83,7 @@ def run_edits(loaded: Sequence[LoadedCheckpoint], premise: str, hypothesis: str,
             {name: int(np.argmax(after[name])) != int(np.argmax(original[name])) for name in names},
             {name: expectation_met(edit.expectation, edit.expected, edit.direction, labels, original[name], after[name])
              for name in names}))
-    return replace(EditRun(task, labels, names, premise, hypothesis, label, original, outcomes),
-                   notes=protocol_notes(loaded, names))
+    return EditRun(task, labels, names, premise, hypothesis, label, original, outcomes, protocol_notes(loaded, names))
 
 
 def edit_pair(loaded: Sequence[LoadedCheckpoint], options: EditOptions,
