@@ -15,7 +15,7 @@ import argparse
 import json
 from typing import Any
 
-from nlivis.analysis.edit_runs import task_of
+from nlivis.analysis.edit_runs import EditOptions, task_of
 from nlivis.analysis.edits import TASK_LABELS
 from nlivis.cli.common import fail
 from nlivis.data.text import text_problem
@@ -52,7 +52,7 @@ def task_label(value: str | None, task: str) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nlivis.workflows.edits import EditOptions, edit_pair, load_checkpoints
+    from nlivis.workflows.edits import edit_pair, load_checkpoints
 
     for name, text in (("premise", args.premise), ("hypothesis", args.hypothesis)):
         problem = text_problem(text, f"--{name}")
