@@ -50,7 +50,8 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
-    from nlivis.analysis.edit_runs import analyse_texts, predict_text_pairs, run_edits
+    from nlivis.features.dataset import analyse_text_pairs
+    from nlivis.workflows.edits import predict_items, run_edits
     from nlivis.analysis.edits import propose_edits
     from nlivis.inference import load_checkpoint
 
@@ -65,9 +66,9 @@ def main(argv: list[str] | None = None) -> int:
         edits = propose_edits(premise, hypothesis, label)
         proposed = time.perf_counter()
         pairs = [(premise, hypothesis), *((e.premise, e.hypothesis) for e in edits)]
-        analyse_texts([text for pair in pairs for text in pair])
+        items = analyse_text_pairs(pairs)
         analysed = time.perf_counter()
-        predict_text_pairs(loaded, pairs)
+        predict_items(loaded, items)
         predicted = time.perf_counter()
         # the same work through the one call the CLI makes, on a second new pair (the swapped one)
         call_start, cpu_start = time.perf_counter(), time.process_time()

@@ -37,8 +37,10 @@ def measure(data_dir: str, cache_dir: str, threads: int | None, checkpoints: str
 
     if threads:
         torch.set_num_threads(threads)
-    from nlivis.analysis.edit_runs import checkpoint_names, load_checkpoints, protocol_notes
-    from nlivis.analysis.probes import ProbeResult, load_suite, probe_record, run_probes, training_overlap
+    from nlivis.analysis.edit_runs import checkpoint_names, protocol_notes
+    from nlivis.analysis.probes import ProbeResult, probe_record
+    from nlivis.workflows.edits import load_checkpoints
+    from nlivis.workflows.probes import load_suite, run_probes, training_overlap
 
     loaded = load_checkpoints([str(Path(checkpoints) / f"{family}-snli-small") for family in SHIPPED])
     names = checkpoint_names(loaded)

@@ -22,7 +22,7 @@ def trained(tmp_path_factory) -> Path:
 def test_checkpoint_analysis_end_to_end(trained):
     from nlivis.analysis.breakdown import accuracy_by_tag, confusion_matrix
     from nlivis.store.predictions import find_prediction_files, read_predictions
-    from nlivis.analysis.projection import cached_projection, pooled_representations
+    from nlivis.workflows.projection import cached_projection, pooled_representations
     from nlivis.analysis.tags import tag_pairs
     from nlivis.data.protocols import SplitRef
     from nlivis.features.dataset import load_split_analysed

@@ -6,14 +6,18 @@ import json
 import random
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from nlivis.analysis import probes
 from nlivis.analysis.overlap import normalised
-from nlivis.analysis.probes import (ModelOutcome, ProbeCase, ProbeTest, build_suite, capability_comparisons,
-                                    comparisons, fill_edit_tests, load_suite, nli_edit_tests, training_overlap)
+from nlivis.analysis.probes import (ModelOutcome, ProbeCase, ProbeResult, ProbeTest, build_suite,
+                                    capability_comparisons, comparisons, decide_cases, fill_edit_tests, nli_edit_tests,
+                                    probe_record)
 from nlivis.analysis.significance import holm_adjusted, mcnemar_exact, wilson_interval
 from nlivis.data.records import Pair
+from nlivis.workflows import probes as probe_runs
+from nlivis.workflows.probes import load_suite, training_overlap
 
 
 def test_wilson_interval_against_hand_computed_values():
@@ -56,6 +60,28 @@ def test_comparisons_count_discordant_failures_on_the_same_cases():
     [row] = comparisons([test], [outcome], ["a", "b"])
     assert (row["only_a_fails"], row["only_b_fails"]) == (2, 6)
     assert row["p"] == pytest.approx(mcnemar_exact(2, 6)) and row["p_holm"] == row["p"]
+
+
+def test_cases_are_decided_per_model_and_failing_cases_read_as_the_record_lists_them():
+    labels = ("entailment", "neutral", "contradiction")
+    cases = (ProbeCase("p", "h", "label", "entailment"),
+             ProbeCase("p2", "h2", "invariant", None, original=("p", "h"), source="snli_dev:7"),
+             ProbeCase("p3", "h3", "direction", "entailment", "fall", original=("p", "h"), source="snli_dev:8"))
+    test = ProbeTest("Negation", "t", "INV", "", cases)
+    row = {("p", "h"): 0, ("p2", "h2"): 1, ("p3", "h3"): 2}
+    probabilities = {"a": np.array([[0.8, 0.1, 0.1], [0.2, 0.7, 0.1], [0.9, 0.05, 0.05]]),  # flips; p(e) rises
+                     "b": np.array([[0.1, 0.1, 0.8], [0.1, 0.1, 0.8], [0.05, 0.15, 0.8]])}  # wrong label; p(e) falls
+    [outcomes] = decide_cases([test], ["a", "b"], labels, probabilities, row)
+    assert outcomes["a"].failures == [1, 2] and outcomes["b"].failures == [0]
+    assert outcomes["a"].original_predicted == [None, "entailment", "entailment"]
+    result = ProbeResult([test], labels, ["a", "b"], [outcomes], {"a": None, "b": None})
+    failing = result.failing("t", "a")
+    assert [(f.index, f.case, f.predicted, f.original_predicted) for f in failing] == [
+        (1, cases[1], "neutral", "entailment"), (2, cases[2], "entailment", "entailment")]
+    recorded = probe_record(result, "nli", 1, 3, {})["tests"][0]["by_model"]["a"]["failing"]
+    assert [(f["case"], f["predicted"], f["original_predicted"]) for f in recorded] == [
+        (f.index, f.predicted, f.original_predicted) for f in failing]
+    assert result.failing("t", "nobody") is None and result.failing("no such test", "a") is None
 
 
 def test_capability_comparisons_pool_a_capabilitys_tests_and_adjust_over_capabilities():
@@ -134,7 +160,7 @@ def test_suite_is_cached_and_read_back(tmp_path, monkeypatch, wordnet):
     first = load_suite("nli", None, 5, 3, tmp_path)
     [cached] = list((tmp_path / "probes").iterdir())
     assert json.loads(cached.read_text())["format"] == probes.SUITE_FORMAT
-    monkeypatch.setattr(probes, "build_suite", lambda *args, **kwargs: pytest.fail("rebuilt a cached suite"))
+    monkeypatch.setattr(probe_runs, "build_suite", lambda *args, **kwargs: pytest.fail("rebuilt a cached suite"))
     assert load_suite("nli", None, 5, 3, tmp_path) == first
     cached.write_text("{not json")
     monkeypatch.undo()

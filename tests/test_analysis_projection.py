@@ -8,9 +8,10 @@ import pytest
 import torch
 from torch import nn
 
-from nlivis.analysis.projection import (PooledOutputs, ProjectionError, cached_projection, checkpoint_fingerprint,
-                                        is_cached, pooled_outputs, pooled_representations, project, projected_pairs)
+from nlivis.analysis.projection import ProjectionError, project
 from nlivis.models.trace import Representation, Trace
+from nlivis.workflows.projection import (PooledOutputs, cached_projection, checkpoint_fingerprint, is_cached,
+                                         pooled_outputs, pooled_representations, projected_pairs)
 
 
 @dataclass

@@ -336,7 +336,7 @@ def test_projection_draws_a_pca_of_the_split(monkeypatch, tmp_path, checkpoints)
 
 def test_projection_recolours_from_the_cache_without_running_the_model(monkeypatch, tmp_path, checkpoints):
     """Each recolour re-predicted the whole sample (13–28 s for 1,000 pairs); the default colour was uninformative."""
-    from nlivis.analysis import projection
+    from nlivis.workflows import projection
 
     calls = []
     real = projection.pooled_outputs

@@ -20,6 +20,7 @@ from nlivis.analysis.breakdown import Predictions, accuracy_by_tag, compare_mode
 from nlivis.analysis.paper_tables import FAMILY_PAPERS, PAPER_ROWS, PAPERS, ablation_results, paper_table
 from nlivis.store.predictions import find_prediction_files, predictions_frame
 from nlivis.analysis.significance import benjamini_hochberg, discordant_counts, holm_adjusted, mcnemar_exact
+from nlivis.store.metrics_log import read_metrics_log
 
 SIGNIFICANCE_LEVEL = 0.05
 """A difference is significant when its Holm-adjusted McNemar p (two-sided) is below this: the tests of one
@@ -72,8 +73,6 @@ def _read_json(path: Path) -> dict:
 
 
 def _median_throughput(path: Path) -> float | None:
-    from nlivis.store.metrics_log import read_metrics_log
-
     speeds = [float(r["pairs_per_s"]) for r in read_metrics_log(path)
               if isinstance(r.get("pairs_per_s"), (int, float)) and r["pairs_per_s"] > 0]
     return statistics.median(speeds) if speeds else None
@@ -155,17 +154,6 @@ def our_accuracies(members: Sequence[VariantRecord]) -> dict[str, float]:
         if member.select_accuracy is not None:
             accuracies.setdefault(member.config_name, 100 * member.select_accuracy)
     return accuracies
-
-
-def with_sentences(table: pd.DataFrame, pairs: Sequence) -> pd.DataFrame:
-    """`table` (with an `id` column) with premise and hypothesis columns after it, taken from `pairs`
-    (records with id, premise, hypothesis); blank for ids not among them."""
-    by_id = {pair.id: pair for pair in pairs}
-    table = table.copy()
-    at = list(table.columns).index("id") + 1
-    table.insert(at, "premise", table["id"].map(lambda i: by_id[i].premise if i in by_id else ""))
-    table.insert(at + 1, "hypothesis", table["id"].map(lambda i: by_id[i].hypothesis if i in by_id else ""))
-    return table
 
 
 def short_names(members: Sequence[VariantRecord]) -> dict[str, str]:

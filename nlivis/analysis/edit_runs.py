@@ -1,47 +1,16 @@
-"""Edits run through models: every proposed edit of a pair, predicted by every loaded checkpoint in batches,
-with whether the prediction flipped and whether it meets the edit's expectation.
-
-`predict_text_pairs` is the one place here that runs models: each distinct sentence is analysed by spaCy
-once per process (as `features.sentences` does for a typed pair), and each model sees all pairs in a few
-batches (`inference`'s batched prediction), so fifty edits cost about one batch per model.
+"""What an edit run found, and how it is judged: whether a model's probabilities before and after an edit
+meet the edit's expectation, the run's typed result and its `edits --json` record. Pure: the models are run by
+`nlivis.workflows.edits`, which loads the checkpoints and predicts every edit in batches.
 """
 from __future__ import annotations
 
-from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from nlivis.analysis.edits import (DIRECTION_TOLERANCE, FALL, INVARIANT, LABEL, NOT_FALL, NOT_RISE, TASK_LABELS,
-                                   Edit, propose_edits)
-
-PREDICTION_BATCH_SIZE = 128
-ANALYSES_REMEMBERED = 50_000
-"""Distinct sentences whose spaCy analysis (tokens, tags, lemmas: a few hundred bytes) is kept."""
-
-_ANALYSES: OrderedDict = OrderedDict()
-
-
-def analyse_texts(texts: Sequence[str]) -> list:
-    """`features.sentences.analyze_sentences` of each text, remembered per text for this process."""
-    from nlivis.features.sentences import analyze_sentences
-
-    missing = list(dict.fromkeys(t for t in texts if t not in _ANALYSES))
-    if missing:
-        for text, analysis in zip(missing, analyze_sentences(missing)):
-            _ANALYSES[text] = analysis
-            if len(_ANALYSES) > ANALYSES_REMEMBERED:
-                _ANALYSES.popitem(last=False)
-    return [_ANALYSES[t] for t in texts]
-
-
-def load_checkpoints(paths: Sequence[str]) -> list:
-    """Every checkpoint loaded on the CPU (a `CheckpointError` names the one that failed)."""
-    from nlivis.inference import load_checkpoint
-
-    return [load_checkpoint(path) for path in paths]
+from nlivis.analysis.edits import DIRECTION_TOLERANCE, FALL, INVARIANT, LABEL, NOT_FALL, NOT_RISE, TASK_LABELS, Edit
 
 
 def protocol_notes(loaded: Sequence, names: Sequence[str]) -> dict[str, str | None]:
@@ -69,37 +38,6 @@ def task_of(loaded: Sequence) -> str:
                      f"{list(TASK_LABELS['paraphrase'])}")
 
 
-def analysed_pairs(pairs: Sequence[tuple[str, str]], cache_dir: str | Path | None = None,
-                   disk_cache: bool = False) -> list:
-    """`AnalyzedPair`s of text pairs: spaCy once per distinct sentence, remembered in memory, or (with
-    `disk_cache`, for a probe suite's thousands of pairs) through the feature cache on disk."""
-    from nlivis.data.records import Pair
-    from nlivis.features.dataset import AnalyzedPair, analyze_pairs
-
-    records = [Pair(id=str(i), premise=premise, hypothesis=hypothesis) for i, (premise, hypothesis) in enumerate(pairs)]
-    if disk_cache:
-        return analyze_pairs(records, cache_dir=cache_dir, progress=False)
-    analyses = analyse_texts([text for pair in pairs for text in pair])
-    return [AnalyzedPair(record, analyses[2 * i], analyses[2 * i + 1]) for i, record in enumerate(records)]
-
-
-def predict_items(loaded: Sequence, items: Sequence, batch_size: int = PREDICTION_BATCH_SIZE) -> list[np.ndarray]:
-    """Class probabilities [len(items), labels] per checkpoint, in the order of `loaded`."""
-    from nlivis.inference import check_finite, predict_probabilities
-
-    results = []
-    for checkpoint in loaded:
-        device = next(checkpoint.model.parameters()).device
-        probabilities = predict_probabilities(checkpoint.model, checkpoint.featurizer, items, batch_size, device)
-        results.append(check_finite(probabilities, checkpoint.path).numpy())
-    return results
-
-
-def predict_text_pairs(loaded: Sequence, pairs: Sequence[tuple[str, str]]) -> list[np.ndarray]:
-    """Class probabilities [len(pairs), labels] per checkpoint for text pairs (spaCy once per new sentence)."""
-    return predict_items(loaded, analysed_pairs(pairs))
-
-
 def expectation_met(expectation: str | None, expected: str | None, direction: str | None, labels: Sequence[str],
                     before: np.ndarray, after: np.ndarray) -> bool | None:
     """Whether a model's probabilities before and after an edit meet the edit's expectation (its
@@ -121,6 +59,18 @@ def expectation_met(expectation: str | None, expected: str | None, direction: st
     raise ValueError(f"unknown direction {direction!r}")
 
 
+@dataclass(frozen=True)
+class EditOptions:
+    """What an edit run is asked: the pair, its gold label (None: only invariance and direction expectations
+    apply), the edit kinds (None: all) and, instead of the proposed edits, the user's own edited pair."""
+
+    premise: str
+    hypothesis: str
+    label: str | None = None
+    kinds: tuple[str, ...] | None = None
+    own: tuple[str, str] | None = None
+
+
 @dataclass
 class EditOutcome:
     edit: Edit
@@ -139,28 +89,12 @@ class EditRun:
     label: str | None
     original: dict[str, np.ndarray]
     outcomes: list[EditOutcome]
+    notes: dict[str, str | None] = field(default_factory=dict)
+    """Each checkpoint's protocol sentence (`protocol_notes`), for the record."""
 
-
-def run_edits(loaded: Sequence, premise: str, hypothesis: str, label: str | None = None,
-              kinds: Iterable[str] | None = None, extra: Sequence[Edit] = ()) -> EditRun:
-    """Propose the pair's edits (plus `extra`, e.g. a user's own) and predict the original and every edit with
-    every checkpoint, in batches."""
-    task = task_of(loaded)
-    labels = tuple(loaded[0].labels)
-    names = checkpoint_names(loaded)
-    edits = [*propose_edits(premise, hypothesis, label, task, kinds), *extra]
-    pairs = [(premise, hypothesis), *((edit.premise, edit.hypothesis) for edit in edits)]
-    predicted = dict(zip(names, predict_text_pairs(loaded, pairs)))
-    original = {name: probabilities[0] for name, probabilities in predicted.items()}
-    outcomes = []
-    for row, edit in enumerate(edits, start=1):
-        after = {name: probabilities[row] for name, probabilities in predicted.items()}
-        outcomes.append(EditOutcome(
-            edit, after,
-            {name: int(np.argmax(after[name])) != int(np.argmax(original[name])) for name in names},
-            {name: expectation_met(edit.expectation, edit.expected, edit.direction, labels, original[name], after[name])
-             for name in names}))
-    return EditRun(task, labels, names, premise, hypothesis, label, original, outcomes)
+    def record(self) -> dict[str, Any]:
+        """The `edits --json` output (`edit_run_record`)."""
+        return edit_run_record(self, self.notes)
 
 
 def prediction_record(labels: Sequence[str], probabilities: np.ndarray) -> dict:

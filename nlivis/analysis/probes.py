@@ -12,25 +12,26 @@ failing case is kept with what was expected and predicted, so a view can open it
 
 Suites are deterministic: templates are sampled and dev pairs visited in an order drawn from `seed`, and
 every edit choice is a fixed rule. Dev-built cases come from sentences a checkpoint may have seen in
-training: `training_overlap` counts them against the checkpoint's recorded training split
-(`analysis.overlap`, shared with `evaluate --file`).
+training: `nlivis.workflows.probes.training_overlap` counts them against the checkpoint's recorded training
+split (`analysis.overlap`, shared with `evaluate --file`). This module builds and judges; reading the dev
+splits, the suite's disk cache and running the models are `nlivis.workflows.probes`.
 """
 from __future__ import annotations
 
 import random
 import re
-import sys
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
-from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from nlivis.analysis import lexicons
+from nlivis.analysis.edit_runs import expectation_met
 from nlivis.analysis.edits import (CONTRADICTION, DUPLICATE, ENTAILMENT, INVARIANT, LABEL, NEUTRAL, NOT_DUPLICATE,
                                    Edit, propose_edits, wordnet_replacements)
 from nlivis.analysis.inflection import indefinite_article, plural
+from nlivis.analysis.parsed import parse_sentences
 
 DEFAULT_CASES_PER_TEST = 110
 """Cases per test unless --max-cases says otherwise: the 19 NLI tests give a suite of 2,090 cases."""
@@ -367,29 +368,10 @@ def paraphrase_edit_tests() -> list[EditTest]:
     ]
 
 
-def read_dev_pairs(suite: str, data_dir: str | Path) -> tuple[list[tuple[str, object]], list[str]]:
-    """(split key, Pair) of the suite's dev splits under `data_dir` (those present; labelled pairs only) and
-    each split's cache key (its name and its files' sha256)."""
-    from nlivis.data.protocols import SplitRef, find_split_file, read_split, split_key
-    from nlivis.features.dataset import split_cache_key
-
-    pairs, sources = [], []
-    for dataset, split, folder in DEV_SPLITS[suite]:
-        ref = SplitRef(dataset, split, folder)
-        if find_split_file(ref, data_dir) is None:
-            continue
-        result = read_split(ref, data_dir)
-        sources.append(split_cache_key(ref, result))
-        pairs += [(split_key(ref), pair) for pair in result.pairs if pair.label is not None]
-    return pairs, sources
-
-
 def fill_edit_tests(tests: Sequence[EditTest], suite: str, dev: Sequence[tuple[str, object]], per_test: int,
                     rng: random.Random, progress: Callable[[str], None]) -> int:
     """Visit dev pairs in a seeded order and give each test the first accepted edit of each pair until every
     test has `per_test` cases; returns how many dev pairs were visited."""
-    from nlivis.analysis.parsed import parse_sentences
-
     order = list(range(len(dev)))
     rng.shuffle(order)
     order = order[:MAX_DEV_PAIRS]
@@ -455,60 +437,8 @@ def build_suite(suite: str, dev: Sequence[tuple[str, object]] = (), per_test: in
 
 SUITE_FORMAT = "nlivis-probe-suite-1"
 SUITE_CODE = ("probes.py", "edits.py", "monotonicity.py", "lexicons.py", "inflection.py", "parsed.py")
-"""The modules a suite's cases follow from: a change to any of them gives a new cache entry."""
-
-
-def suite_cache_path(suite: str, per_test: int, seed: int, sources: Sequence[str],
-                     cache_dir: str | Path | None = None) -> Path:
-    """Where a built suite is kept: keyed by its settings, the dev files' sha256, the spaCy pipeline and the
-    code that builds it."""
-    import hashlib
-    import json
-
-    from nlivis.features.cache import file_digest, installed_pipeline_version
-    from nlivis.store.files import cache_root
-
-    code = file_digest(Path(__file__).with_name(name) for name in SUITE_CODE)
-    key = json.dumps([SUITE_FORMAT, suite, per_test, seed, list(sources), installed_pipeline_version(), code])
-    return cache_root(cache_dir) / "probes" / f"{suite}-{hashlib.sha256(key.encode()).hexdigest()[:20]}.json"
-
-
-def _suite_from_json(data: object) -> list[ProbeTest]:
-    if not (isinstance(data, dict) and data.get("format") == SUITE_FORMAT and isinstance(data.get("tests"), list)):
-        raise ValueError("not a suite file of this version")
-    return [ProbeTest(t["capability"], t["name"], t["type"], t["description"],
-                      tuple(ProbeCase(**{**c, "original": tuple(c["original"]) if c["original"] else None})
-                            for c in t["cases"]))
-            for t in data["tests"]]
-
-
-def load_suite(suite: str, data_dir: str | Path | None = None, per_test: int = DEFAULT_CASES_PER_TEST,
-               seed: int = 1, cache_dir: str | Path | None = None,
-               progress: Callable[[str], None] = lambda message: None) -> list[ProbeTest]:
-    """`build_suite` from the dev splits under `data_dir`, kept in the cache: the same settings, dev files,
-    pipeline and code read the suite back instead of parsing dev pairs again. An unreadable cache file is
-    rebuilt (with a note on `progress`)."""
-    import json
-
-    from nlivis.store.files import atomic_write_json
-
-    dev, sources = read_dev_pairs(suite, data_dir) if data_dir is not None else ([], [])
-    path = suite_cache_path(suite, per_test, seed, sources, cache_dir)
-    if path.is_file():
-        try:
-            tests = _suite_from_json(json.loads(path.read_text(encoding="utf-8")))
-            progress(f"probe: suite read from {path}")
-            return tests
-        except (OSError, ValueError, KeyError, TypeError) as error:
-            progress(f"probe: cached suite {path} unreadable ({error}); building it again")
-    tests = build_suite(suite, dev, per_test, seed, progress)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_json(path, {"format": SUITE_FORMAT, "tests": [
-            {**asdict(test), "cases": [asdict(case) for case in test.cases]} for test in tests]}, indent=None)
-    except OSError as error:
-        progress(f"probe: could not keep the suite in {path.parent} ({error}); it is used without caching")
-    return tests
+"""The modules of `nlivis.analysis` a suite's cases follow from: a change to any of them gives a new entry in
+the suite cache (`nlivis.workflows.probes.load_suite`)."""
 
 
 # ------------------------------------------------------------------------------------------ evaluation
@@ -521,6 +451,17 @@ class ModelOutcome:
     original_predicted: list[str | None]
 
 
+@dataclass(frozen=True)
+class FailingCase:
+    """One case a model failed: its index in its test, the case, and the labels predicted for it and (INV and
+    DIR cases) for its unedited original."""
+
+    index: int
+    case: ProbeCase
+    predicted: str
+    original_predicted: str | None
+
+
 @dataclass
 class ProbeResult:
     tests: list[ProbeTest]
@@ -530,29 +471,25 @@ class ProbeResult:
     """Per test, per model."""
     overlap: dict[str, dict | None]
 
+    def failing(self, test_name: str, model: str) -> list[FailingCase] | None:
+        """The failing cases of test `test_name` for `model`, in case order (None: no such test or model)."""
+        found = next((i for i, test in enumerate(self.tests) if test.name == test_name), None)
+        if found is None or model not in self.outcomes[found]:
+            return None
+        outcome, cases = self.outcomes[found][model], self.tests[found].cases
+        return [FailingCase(i, cases[i], outcome.predicted[i], outcome.original_predicted[i]) for i in outcome.failures]
 
-def _reference(case: ProbeCase) -> tuple[str, str] | None:
+
+def reference_of(case: ProbeCase) -> tuple[str, str] | None:
     """The unedited pair a case is judged against: INV and direction cases only (a label case needs no
     reference, and not predicting its original saves a fifth of the suite's model time)."""
     return case.original if case.expectation in (INVARIANT, "direction") else None
 
 
-def run_probes(loaded: Sequence, tests: Sequence[ProbeTest], names: Sequence[str], cache_dir: str | Path | None = None,
-               progress: Callable[[str], None] = lambda message: None) -> list[dict[str, ModelOutcome]]:
-    """Predict every distinct pair of the suite (cases and INV / DIR originals) once per model, in batches
-    through the feature cache, and decide each case per model."""
-    from nlivis.analysis.edit_runs import analysed_pairs, expectation_met, predict_items
-
-    labels = tuple(loaded[0].labels)
-    pairs = list(dict.fromkeys(pair for test in tests for case in test.cases
-                               for pair in ((case.premise, case.hypothesis), _reference(case)) if pair is not None))
-    row = {pair: i for i, pair in enumerate(pairs)}
-    progress(f"probe: spaCy on {len(pairs):,} distinct pairs")
-    items = analysed_pairs(pairs, cache_dir, disk_cache=True)
-    probabilities = {}
-    for number, (name, checkpoint) in enumerate(zip(names, loaded), start=1):
-        progress(f"probe: predicting {len(pairs):,} pairs with {name} ({number}/{len(loaded)})")
-        probabilities[name] = predict_items([checkpoint], items)[0]
+def decide_cases(tests: Sequence[ProbeTest], names: Sequence[str], labels: Sequence[str],
+                 probabilities: Mapping[str, np.ndarray], row: Mapping[tuple[str, str], int]) -> list[dict[str, ModelOutcome]]:
+    """Each case of each test decided per model, from `probabilities[model]` [pairs, labels] whose row of a
+    pair (a case's or its reference's) is `row[(premise, hypothesis)]`."""
     outcomes = []
     for test in tests:
         per_model = {}
@@ -561,7 +498,7 @@ def run_probes(loaded: Sequence, tests: Sequence[ProbeTest], names: Sequence[str
             failures, predicted, original_predicted = [], [], []
             for index, case in enumerate(test.cases):
                 after = table[row[(case.premise, case.hypothesis)]]
-                reference = _reference(case)
+                reference = reference_of(case)
                 before = table[row[reference]] if reference is not None else after
                 predicted.append(labels[int(np.argmax(after))])
                 original_predicted.append(labels[int(np.argmax(before))] if reference is not None else None)
@@ -570,17 +507,6 @@ def run_probes(loaded: Sequence, tests: Sequence[ProbeTest], names: Sequence[str
             per_model[name] = ModelOutcome(failures, predicted, original_predicted)
         outcomes.append(per_model)
     return outcomes
-
-
-def training_overlap(checkpoint, tests: Sequence[ProbeTest], data_dir: str | Path | None) -> dict:
-    """How many dev-built cases share text with the checkpoint's recorded training split
-    (`analysis.overlap.training_overlap`: pairs, premises, hypotheses, normalised), with `cases_checked`;
-    template cases are not counted. `checked` False with the reason when the split cannot be read."""
-    from nlivis.analysis.overlap import training_overlap as overlap_of
-
-    built = [case for test in tests for case in test.cases if case.source != "template"]
-    overlap = overlap_of(checkpoint.config, [(case.premise, case.hypothesis) for case in built], data_dir)
-    return {**overlap.to_dict(), "cases_checked": len(built)}
 
 
 def comparisons(tests: Sequence[ProbeTest], outcomes: Sequence[dict[str, ModelOutcome]],
@@ -662,6 +588,3 @@ def probe_record(result: ProbeResult, suite: str, seed: int, per_test: int, note
                             for name in result.names},
             "tests": tests, "comparisons": comparisons(result.tests, result.outcomes, result.names)}
 
-
-def stderr_progress(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)

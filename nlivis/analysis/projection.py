@@ -1,34 +1,25 @@
-"""2-D maps of the pooled pair representations a model builds (its trace's `Representation` entry).
+"""2-D maps of vectors: the pooled pair representations a model builds (its trace's `Representation` entry,
+pooled and cached on disk by `nlivis.workflows.projection`).
 
 UMAP (umap-learn, fixed random_state) shows neighbourhoods; PCA (numpy SVD) is the fast, exact
-fallback. Both the vectors and the projections are cached on disk as .npy / .json (never pickle),
-keyed by the checkpoint's content (sha256 of model.safetensors and config.json) and the split, so a
-view re-opened later does not recompute anything. The same pass that pools the vectors keeps the
-model's class probabilities, cached beside them, so colouring points by prediction or correctness never
-runs the model again. The first UMAP fit in a process compiles numba code; numba's compiled code is
+fallback. The first UMAP fit in a process compiles numba code; numba's compiled code is
 cached on disk (NUMBA_CACHE_DIR, by default under the user cache) so later processes load it, and the
 `progress` callback ticks while UMAP fits.
 """
 from __future__ import annotations
 
-import hashlib
-import io
-import json
+import importlib
 import os
 import sys
 import threading
 import time
 import warnings
-from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
-import torch
 
-from nlivis.models.trace import Representation
-from nlivis.store.files import atomic_write_bytes, atomic_write_json, cache_root, sha256_file
+from nlivis.store.files import cache_root
 
 METHODS = ("umap", "pca")
 DEFAULT_NEIGHBOURS = 15
@@ -48,80 +39,6 @@ NUMBA_CACHE_ENV = "NUMBA_CACHE_DIR"
 
 class ProjectionError(RuntimeError):
     """A projection that cannot be computed (no Representation in the trace, bad vectors, ...)."""
-
-
-# ------------------------------------------------------------------------------ representations
-
-@dataclass(frozen=True)
-class PooledOutputs:
-    """One pass of a model over pairs: the pooled vectors [N, d] it classifies and its class
-    probabilities [N, C] (in the checkpoint's label order), both in the order of the pairs given."""
-
-    vectors: np.ndarray
-    probabilities: np.ndarray
-
-
-def pooled_outputs(loaded_checkpoint, analysed_pairs: Sequence, batch_size: int = 256,
-                   entry_name: str | None = None,
-                   progress: Callable[[int, int], None] | None = None) -> PooledOutputs:
-    """The pooled vector and the class probabilities the model computes for each pair.
-
-    Runs the checkpoint's model in eval mode without gradients on batches made by its featurizer,
-    with tracing on, and keeps the trace's `Representation` entry (the last one, or the one named
-    `entry_name`) and the probabilities of its logits. Pairs are batched by length (less padding) and
-    put back in input order. `progress(done, total)` is called after each batch. Tracing keeps every
-    internal of a batch alive at once (DIIN's interaction tensor is B·P·H·d floats), so large models
-    want a smaller batch.
-    """
-    model, featurizer = loaded_checkpoint.model, loaded_checkpoint.featurizer
-    where = f"checkpoint {getattr(loaded_checkpoint, 'path', '?')}"
-    total = len(analysed_pairs)
-    if total == 0:
-        raise ProjectionError(f"{where}: no pairs to represent")
-    try:
-        device = next(model.parameters()).device
-    except StopIteration:
-        device = torch.device("cpu")
-    order = sorted(range(total), key=lambda i: (len(analysed_pairs[i].premise.tokens)
-                                                 + len(analysed_pairs[i].hypothesis.tokens)))
-    vectors: np.ndarray | None = None
-    probabilities: np.ndarray | None = None
-    model.eval()
-    with torch.no_grad():
-        for start in range(0, total, batch_size):
-            chosen = order[start:start + batch_size]
-            batch = featurizer.encode([analysed_pairs[i] for i in chosen]).to(device)
-            logits, trace = model(batch, trace=True)  # logits [B, C]
-            entries = trace.of_type(Representation)
-            if not entries:
-                raise ProjectionError(f"{where}: the model emits no Representation trace entry, so it "
-                                      "has no pooled pair vector to project")
-            if entry_name is not None:
-                if entry_name not in entries:
-                    raise ProjectionError(f"{where}: no Representation entry named {entry_name!r} "
-                                          f"(has {', '.join(entries)})")
-                entry = entries[entry_name]
-            else:
-                entry = list(entries.values())[-1]
-            block = entry.vector.detach().float().cpu().numpy()  # [B, d]
-            chances = model.probabilities(logits.float()).cpu().numpy()  # [B, C]
-            if vectors is None or probabilities is None:
-                vectors = np.empty((total, block.shape[1]), dtype=np.float32)
-                probabilities = np.empty((total, chances.shape[1]), dtype=np.float32)
-            vectors[chosen] = block
-            probabilities[chosen] = chances
-            del trace
-            if progress is not None:
-                progress(min(start + batch_size, total), total)
-    assert vectors is not None and probabilities is not None
-    return PooledOutputs(vectors, probabilities)
-
-
-def pooled_representations(loaded_checkpoint, analysed_pairs: Sequence, batch_size: int = 256,
-                           entry_name: str | None = None,
-                           progress: Callable[[int, int], None] | None = None) -> np.ndarray:
-    """The pooled vectors [N, d] of `pooled_outputs`, in the order of `analysed_pairs`."""
-    return pooled_outputs(loaded_checkpoint, analysed_pairs, batch_size, entry_name, progress).vectors
 
 
 # ------------------------------------------------------------------------------------- projections
@@ -191,8 +108,6 @@ def cache_umap_compilation() -> int:
     some, but compiles `smooth_knn_dist`, `compute_membership_strengths` and the layout epoch again in
     every process: 17 s of a first fit here). The code is unchanged; only where its machine code is kept.
     Returns how many functions were switched."""
-    import importlib
-
     from numba.core.caching import NullCache
     from numba.core.registry import CPUDispatcher
 
@@ -270,165 +185,6 @@ def project(vectors: np.ndarray, method: str = "umap", seed: int = 0,
                           stacklevel=2)
         return _pca(vectors)
     return _fit_umap(vectors, seed, n_neighbors, min_dist, progress)
-
-
-# ------------------------------------------------------------------------------------------ cache
-
-def default_cache_dir() -> Path:
-    """`<cache root>/projections` (the cache root honours NLIVIS_CACHE_DIR)."""
-    return cache_root() / "projections"
-
-
-def checkpoint_fingerprint(checkpoint_path: str | Path) -> str:
-    """sha256 over the checkpoint's model.safetensors and config.json (first 16 hex digits)."""
-    folder = Path(checkpoint_path)
-    parts = []
-    for name in ("model.safetensors", "config.json"):
-        path = folder / name
-        if not path.is_file():
-            raise ProjectionError(f"checkpoint {folder}: {name} is missing")
-        stat = path.stat()
-        parts.append(_file_sha256(str(path.resolve()), stat.st_size, stat.st_mtime_ns))
-    return hashlib.sha256("".join(parts).encode()).hexdigest()[:16]
-
-
-@lru_cache(maxsize=64)
-def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
-    """Hash of a file, memoised on (path, size, mtime) so app reruns do not re-read large weights."""
-    return sha256_file(path)
-
-
-def _entry_dir(checkpoint_path, split_key: str, cache_dir: str | Path | None) -> Path:
-    safe_split = "".join(c if c.isalnum() or c in "-_." else "_" for c in split_key)
-    root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    return root / checkpoint_fingerprint(checkpoint_path) / safe_split
-
-
-def _projection_file(entry: Path, method: str, seed: int) -> Path:
-    return entry / (f"{method}-seed{seed}.npy" if method == "umap" else f"{method}.npy")
-
-
-def _save_npy(path: Path, array: np.ndarray) -> None:
-    buffer = io.BytesIO()
-    np.save(buffer, array, allow_pickle=False)
-    atomic_write_bytes(path, buffer.getvalue())
-
-
-def _load_npy(path: Path) -> np.ndarray | None:
-    try:
-        return np.load(path, allow_pickle=False)
-    except (OSError, ValueError):
-        return None  # absent or damaged: recompute
-
-
-def _save_json(path: Path, data) -> None:
-    atomic_write_json(path, data)
-
-
-def _cached_ids(entry: Path) -> list[str] | None:
-    try:
-        return json.loads((entry / "ids.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-
-
-def is_cached(checkpoint_path: str | Path, split_key: str, method: str = "umap", seed: int = 0,
-              cache_dir: str | Path | None = None) -> bool:
-    """Whether `cached_projection` would answer from disk (so the app can skip its progress bar)."""
-    return _projection_file(_entry_dir(checkpoint_path, split_key, cache_dir), method, seed).is_file()
-
-
-@dataclass(frozen=True)
-class ProjectedPairs:
-    """A checkpoint's view of a sample of pairs: 2-D coordinates [N, 2] and class probabilities [N, C]."""
-
-    coordinates: np.ndarray
-    probabilities: np.ndarray
-
-
-def cached_projection(checkpoint_path: str | Path, split_key: str,
-                      vectors_fn: Callable[[], np.ndarray | PooledOutputs], method: str = "umap",
-                      cache_dir: str | Path | None = None, seed: int = 0,
-                      ids: Sequence[str] | None = None,
-                      progress: Progress | None = None) -> np.ndarray:
-    """The [N, 2] projection of a split's pooled vectors for a checkpoint, computed at most once.
-
-    `vectors_fn()` returns the [N, d] vectors (e.g. a closure over `pooled_representations`) or a
-    `PooledOutputs`; it is called only when the vectors are not cached yet. Cache layout, under
-    `<cache_dir>/<checkpoint fingerprint>/<split_key>/`: vectors.npy, probabilities.npy (when known),
-    umap-seed<seed>.npy / pca.npy, ids.json (when `ids` is given: a cache made for other pair ids is
-    recomputed) and meta.json.
-    """
-    return _cached(checkpoint_path, split_key, vectors_fn, method, cache_dir, seed, ids, progress, False).coordinates
-
-
-def projected_pairs(checkpoint_path: str | Path, split_key: str, outputs_fn: Callable[[], PooledOutputs],
-                    method: str = "umap", cache_dir: str | Path | None = None, seed: int = 0,
-                    ids: Sequence[str] | None = None, progress: Progress | None = None) -> ProjectedPairs:
-    """Coordinates and class probabilities of the pairs for a checkpoint, each computed at most once per
-    checkpoint × split key × ids (the cache of `cached_projection`): `outputs_fn()` (e.g. a closure over
-    `pooled_outputs`) runs the model only when vectors or probabilities are not cached yet, so
-    recolouring points by prediction reads a file instead of predicting again."""
-    return _cached(checkpoint_path, split_key, outputs_fn, method, cache_dir, seed, ids, progress, True)
-
-
-def _cached(checkpoint_path: str | Path, split_key: str, compute: Callable[[], np.ndarray | PooledOutputs],
-            method: str, cache_dir: str | Path | None, seed: int, ids: Sequence[str] | None,
-            progress: Progress | None, need_probabilities: bool) -> ProjectedPairs:
-    if method not in METHODS:
-        raise ValueError(f"unknown projection method {method!r}; choose one of {', '.join(METHODS)}")
-
-    def report(message: str, fraction: float | None) -> None:
-        if progress is not None:
-            progress(message, fraction)
-
-    report("checking the projection cache", 0.0)
-    entry = _entry_dir(checkpoint_path, split_key, cache_dir)
-    entry.mkdir(parents=True, exist_ok=True)
-    wanted_ids = list(ids) if ids is not None else None
-    target = _projection_file(entry, method, seed)
-    if wanted_ids is None or _cached_ids(entry) == wanted_ids:
-        coordinates, vectors = _load_npy(target), None
-        probabilities = _load_npy(entry / "probabilities.npy")
-    else:
-        coordinates = vectors = probabilities = None
-        for stale in entry.glob("*.npy"):
-            stale.unlink(missing_ok=True)
-    if coordinates is not None and (probabilities is not None or not need_probabilities):
-        report("projection loaded from cache", 1.0)
-        return ProjectedPairs(coordinates, probabilities if probabilities is not None else np.empty((len(coordinates), 0)))
-    if coordinates is None:
-        vectors = _load_npy(entry / "vectors.npy")
-    if vectors is None or (need_probabilities and probabilities is None):
-        report("computing pooled representations and predictions", 0.1)
-        computed = compute()
-        if isinstance(computed, PooledOutputs):
-            vectors, probabilities = np.asarray(computed.vectors, dtype=np.float32), computed.probabilities
-        elif need_probabilities:
-            raise ProjectionError("the representation function gave no class probabilities (expected PooledOutputs)")
-        else:
-            vectors = np.asarray(computed, dtype=np.float32)
-        if vectors.ndim != 2 or (wanted_ids is not None and len(vectors) != len(wanted_ids)):
-            raise ProjectionError(f"vectors of shape {vectors.shape} do not fit "
-                                  f"{len(wanted_ids) if wanted_ids is not None else 'N'} pairs")
-        _save_npy(entry / "vectors.npy", vectors)
-        if probabilities is not None:
-            probabilities = np.asarray(probabilities, dtype=np.float32)
-            _save_npy(entry / "probabilities.npy", probabilities)
-        if wanted_ids is not None:
-            _save_json(entry / "ids.json", wanted_ids)
-    if coordinates is None:
-        assert vectors is not None
-        report("fitting UMAP" if method == "umap" else "computing PCA", 0.5)
-        coordinates = project(vectors, method=method, seed=seed, progress=progress)
-        _save_npy(target, coordinates)
-        _save_json(entry / "meta.json", {"checkpoint": str(Path(checkpoint_path).resolve()),
-                                         "split_key": split_key, "pairs": int(len(vectors)),
-                                         "dimension": int(vectors.shape[1]),
-                                         "projections": sorted(p.name for p in entry.glob("*.npy")
-                                                               if p.name not in {"vectors.npy", "probabilities.npy"})})
-    report("projection computed", 1.0)
-    return ProjectedPairs(coordinates, probabilities if probabilities is not None else np.empty((len(coordinates), 0)))
 
 
 # ------------------------------------------------------------------------------------- colouring

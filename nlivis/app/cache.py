@@ -3,43 +3,53 @@ samples analysed with spaCy, gate statistics, attributions, challenge files and 
 
 Everything is cached in the server process (`st.cache_resource`, never pickled), keyed by the folder or file
 and its modification time, so a retrained checkpoint or a changed file is read again. Functions return
-(value, None) or (empty, why not), so a component shows a message instead of failing. Modules that import
-torch are imported inside the functions that need them: Home lists checkpoints without torch (a cold start
-then takes about a second instead of three).
+(value, None) or (empty, why not), so a component shows a message instead of failing. The work itself —
+edit runs, behavioural suites, projections, data maps — is `nlivis.workflows`'; work done off the page's thread
+(warm-up, a pair's automatic tags, the tagger lock) is `app.background`. Modules that import torch are imported
+inside the functions that need them: Home lists checkpoints without torch (a cold start then takes about a
+second instead of three).
 """
 from __future__ import annotations
 
-import logging
-import os
 import random
-import threading
-import warnings
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import pandas as pd
 import streamlit as st
 
-from nlivis.app import paths, state
+from nlivis.analysis.datamap import DataMap, Thresholds
+from nlivis.analysis.edit_runs import EditOptions, EditRun, task_of
+from nlivis.analysis import pair_lists
+from nlivis.analysis.projection import Progress, ProjectionError
+from nlivis.analysis.tags import TagFileError, read_tag_file
+from nlivis.app import background, paths, state
+from nlivis.data.protocols import (PROTOCOLS, SplitRef, all_protocol_refs, find_split_file, gold_tag_file, read_split,
+                                   split_key)
 from nlivis.data.challenge import read_challenge_files
-from nlivis.data.protocols import PROTOCOLS, SplitRef, all_protocol_refs, find_split_file, read_split, split_key
-from nlivis.data.records import Pair
+from nlivis.data.records import DataFormatError, Pair
 from nlivis.data.split_choice import default_split, split_label, training_splits
+from nlivis.data.taxonomies import find_taxinli_file, read_taxinli
 from nlivis.models.families import family_rank
-from nlivis.features.dataset import analyse_pairs
-from nlivis.store.checkpoints import CheckpointInfo, find_checkpoints
+from nlivis.features.cache import AnalysisCache, texts_digest
+from nlivis.features.dataset import analyse_pairs, split_cache_key
+from nlivis.store.checkpoints import DYNAMICS_FILE, CheckpointError, CheckpointInfo, find_checkpoints
 from nlivis.store.evaluations import find_named_evaluations
 from nlivis.store.files import cache_root
 from nlivis.store.predictions import Prediction, find_prediction_files, read_predictions
 from nlivis.training.run_folder import live_lock
 from nlivis.training.runs import read_run
 from nlivis.viz.common import model_colours
+from nlivis.workflows import samples
+from nlivis.workflows.datamap import pair_lengths, predicted_labels, read_data_map
+from nlivis.workflows.samples import TaggedSample
 
 if TYPE_CHECKING:
     from nlivis.inference import LoadedCheckpoint
     from nlivis.models.trace import Trace
+    from nlivis.workflows.probes import ProbeRun
 
 
 def checkpoint_stamp(path: str | Path) -> float:
@@ -120,6 +130,12 @@ def scan_checkpoints(roots: Sequence[Path] | None = None) -> FoundCheckpoints:
 
 
 DEFAULT_PROTOCOL = "snli-small"
+
+
+def default_model_folders() -> list[Path]:
+    """The checkpoint folders of `default_model_names` (what the background warm-up loads)."""
+    names = default_model_names(scan_checkpoints().good)
+    return [folder for folder in map(paths.find_checkpoint_folder, names) if folder is not None]
 
 
 def default_model_names(infos: Sequence[CheckpointInfo]) -> list[str]:
@@ -396,13 +412,7 @@ def analysed_sample(key: str, size: int, seed: int = 0) -> tuple[list[Any], str 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _gate_statistics_cached(name: str, path: str, stamp: float, ref: SplitRef, root: str, size: int) -> pd.DataFrame:
-    from nlivis.analysis.gates import gate_summary
-
-    loaded = _load_cached(path, stamp)
-    items = _analysed_sample_cached(ref, root, size, 0)
-    featurizer = loaded.featurizer
-    batches = [featurizer.encode(items[i:i + 32]) for i in range(0, len(items), 32)]
-    return gate_summary(loaded.model, batches, name)
+    return samples.gate_statistics(_load_cached(path, stamp), _analysed_sample_cached(ref, root, size, 0), name)
 
 
 def gate_statistics(model: Model, key: str, size: int) -> tuple[pd.DataFrame, str | None]:
@@ -489,17 +499,12 @@ def predictions_stamp(folder: str | Path, key: str) -> float:
 
 @st.cache_resource(max_entries=4, show_spinner=False)
 def _gold_tags_cached(path: str, stamp: float) -> dict[str, frozenset[str]]:
-    from nlivis.analysis.tags import read_tag_file
-
     return read_tag_file(path)
 
 
 def gold_tags(key: str) -> tuple[dict[str, frozenset[str]], str | None, str | None]:
     """(pair id → gold tags, the file they come from, an error) for local split `key`; ({}, None, None) when
     the split has no published gold tags in the data folder."""
-    from nlivis.analysis.tags import TagFileError
-    from nlivis.data.protocols import gold_tag_file
-
     ref, root = local_splits().get(key), paths.data_root()
     if ref is None or root is None:
         return {}, None, None
@@ -514,17 +519,12 @@ def gold_tags(key: str) -> tuple[dict[str, frozenset[str]], str | None, str | No
 
 @st.cache_resource(max_entries=2, show_spinner=False)
 def _taxinli_cached(path: str, stamp: float) -> Any:
-    from nlivis.data.taxonomies import read_taxinli
-
     return read_taxinli(path)
 
 
 def taxinli() -> tuple[Any | None, str | None]:
     """(TaxiNLI's file under the data folder, read, None), (None, why it cannot be read), or (None, None) when
     absent."""
-    from nlivis.data.records import DataFormatError
-    from nlivis.data.taxonomies import find_taxinli_file
-
     root = paths.data_root()
     path = None if root is None else find_taxinli_file(root)
     if path is None:
@@ -543,34 +543,15 @@ def pair_taxonomy(pair_id: str | None, premise: str, hypothesis: str) -> dict | 
     return None if taxonomy is None else find(taxonomy.rows, pair_id, premise, hypothesis)
 
 
-@dataclass
-class TaggedSample:
-    """Automatic annotation tags for a sample of a split's pairs (pair id → tags), and the tags the rules
-    cannot decide here (tag → why)."""
-
-    tags: dict[str, frozenset[str]]
-    unavailable: dict[str, str]
-    size: int
-
-
-ALL_PAIRS = 0
-"""`tagged_sample(key, ALL_PAIRS)` tags every pair of the split (kept on disk under the cache root)."""
-
-
 @st.cache_resource(max_entries=8, show_spinner="tagging pairs (spaCy parse) …")
 def _tagged_sample_cached(ref: SplitRef, root: str, size: int, seed: int) -> TaggedSample:
-    from nlivis.analysis.tags import cached_tag_pairs, unavailable_tags
-
     pairs = list(_read_split_cached(ref, root).pairs)
-    sample = pairs if size == ALL_PAIRS or size >= len(pairs) else _sample(pairs, size, seed)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the missing-WordNet warning is shown through `unavailable`
-        tags = cached_tag_pairs(sample, cache_dir=cache_root() / "tags")
-    return TaggedSample(dict(tags), unavailable_tags(), len(sample))
+    sample = pairs if size == samples.ALL_PAIRS or size >= len(pairs) else _sample(pairs, size, seed)
+    return samples.tag_sample(sample, cache_root() / "tags")
 
 
 def tagged_sample(key: str, size: int, seed: int = 0) -> tuple[TaggedSample | None, str | None]:
-    """Automatic tags for a fixed random sample of `size` pairs of a local split (ALL_PAIRS: every pair),
+    """Automatic tags for a fixed random sample of `size` pairs of a local split (`samples.ALL_PAIRS`: every pair),
     cached in memory and on disk, or (None, why there are none)."""
     ref, root = local_splits().get(key), paths.data_root()
     if ref is None or root is None:
@@ -589,15 +570,10 @@ class _NotAnalysedYet(Exception):
 
 
 @st.cache_resource(max_entries=8, show_spinner="reading the split's cached analyses …")
-def _split_tokens_cached(ref: SplitRef, root: str, analyse: bool) -> dict[str, tuple[list[str], list[str]]]:
-    from nlivis.features.cache import AnalysisCache, texts_digest
-    from nlivis.features.dataset import analyse_pairs, split_cache_key
-
+def _split_tokens_cached(ref: SplitRef, root: str) -> dict[str, tuple[list[str], list[str]]]:
+    """Pair id → (premise tokens, hypothesis tokens) of a split from the feature cache (never runs spaCy)."""
     result = _read_split_cached(ref, root)
     pairs = result.pairs
-    if analyse:
-        items = analyse_pairs(pairs, cache_key=split_cache_key(ref, result), progress=False)
-        return {item.pair.id: (list(item.premise.tokens), list(item.hypothesis.tokens)) for item in items}
     rows = AnalysisCache(None).read(split_cache_key(ref, result), texts_digest((p.id, p.premise, p.hypothesis) for p in pairs),
                                     len(pairs))
     if rows is None:
@@ -605,23 +581,9 @@ def _split_tokens_cached(ref: SplitRef, root: str, analyse: bool) -> dict[str, t
     return {pair.id: (list(a.tokens), list(b.tokens)) for pair, (a, b) in zip(pairs, rows)}
 
 
-def split_tokens(key: str, analyse: bool = False) -> dict[str, tuple[list[str], list[str]]] | None:
-    """Pair id → (premise tokens, hypothesis tokens) of split `key` from the feature cache (None when the split
-    was never analysed here); `analyse` runs spaCy over it first (once; kept in the feature cache)."""
-    ref, root = local_splits().get(key), paths.data_root()
-    if ref is None or root is None:
-        return None
-    try:
-        return _split_tokens_cached(ref, str(root), bool(analyse))
-    except (_NotAnalysedYet, OSError, ValueError):
-        return None
-
-
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _token_counts_cached(name: str, path: str, stamp: float, ref: SplitRef, root: str) -> dict[str, tuple[int, int]]:
-    from nlivis.analysis.pair_lists import token_counts
-
-    return token_counts(_split_tokens_cached(ref, root, False), _load_cached(path, stamp).featurizer.vocab)
+    return pair_lists.token_counts(_split_tokens_cached(ref, root), _load_cached(path, stamp).featurizer.vocab)
 
 
 def token_counts(model: Model, key: str) -> dict[str, tuple[int, int]] | None:
@@ -745,165 +707,50 @@ def challenge_predictions(model: Model, challenge: Any, compute: bool = False) -
 
 # ---------------------------------------------------------------- projections
 
-def projection(model: Model, key: str, size: int, method: str,
-               progress: Callable[[str, float | None], None] | None = None) -> tuple[Any | None, list[Any], str | None]:
-    """(projected pairs, the analysed sample, None) of a sample of split `key` by `model` (vectors, predictions
-    and the 2-D layout cached on disk under the cache root), or (None, [], why not)."""
-    from nlivis.analysis.projection import ProjectionError, pooled_outputs, projected_pairs
-
-    items, error = analysed_sample(key, size)
-    if error:
-        return None, [], error
-    if not items:
-        return None, [], f"{key} has no pairs"
-    try:
-        projected = projected_pairs(model.path, f"{key}-sample{size}", lambda: pooled_outputs(model.checkpoint, items),
-                                    method=method, ids=[item.pair.id for item in items], progress=progress)
-    except (ProjectionError, ValueError) as problem:
-        return None, items, f"{model.name}: {problem}"
-    return projected, items, None
-
-
 def projection_frame(model: Model, split: str, size: int, method: str, colour: str, tag: str | None,
-                     compute: bool = True, progress=None) -> tuple[pd.DataFrame | None, str | None]:
-    """The projected sample as a table — id, x, y, sentences, gold, prediction, genre, correctness, split, row,
-    and `colour` (the value of the chosen colouring) — or (None, why not). Without `compute`, only what is
-    cached on disk is used."""
+                     compute: bool = True, progress: Progress | None = None) -> tuple[pd.DataFrame | None, str | None]:
+    """The projected sample of `size` pairs of split `split` as a table (`workflows.projection.projection_table`)
+    with `colour` (the value of the chosen colouring), or (None, why not). Vectors, predictions and the 2-D
+    layout are cached on disk under the cache root; without `compute`, only what is cached there is used."""
+    from nlivis.workflows.projection import ProjectionOptions, project_sample, projection_table
+
     if not compute and not projection_cached(model, split, size, method):
         return None, f"{model.name}'s {method.upper()} projection of {size} pairs of {split} is not computed yet"
-    projected, items, error = projection(model, split, size, method, progress)
-    if projected is None:
-        return None, error
-    ids = [item.pair.id for item in items]
-    predicted = [model.labels[i] for i in projected.probabilities.argmax(axis=1)]
-    frame = pd.DataFrame({
-        "id": [str(i) for i in ids], "x": projected.coordinates[:, 0], "y": projected.coordinates[:, 1],
-        "premise": [item.pair.premise for item in items], "hypothesis": [item.pair.hypothesis for item in items],
-        "gold": [item.pair.label or "(none)" for item in items], "prediction": predicted,
-        "genre": [item.pair.genre or "(none)" for item in items]})
-    frame["correctness"] = ["right" if g == p else "wrong" if g != "(none)" else "(no gold)"
-                            for g, p in zip(frame["gold"], frame["prediction"])]
-    rows = split_rows(split)
-    frame["split"], frame["row"] = split, [rows.get(pid, -1) for pid in frame["id"]]
+    items, error = analysed_sample(split, size)
+    if error or not items:
+        return None, error or f"{split} has no pairs"
+    try:
+        projected = project_sample(model.checkpoint, items, ProjectionOptions(f"{split}-sample{size}", method), progress)
+    except (ProjectionError, ValueError) as problem:
+        return None, f"{model.name}: {problem}"
+    tags = None
     if colour == "tag":
         tagged, tag_error = tagged_sample(split, size)
         if tagged is None:
             return None, tag_error
-        frame["tag"] = [tag if tag and tag in tagged.tags.get(pid, ()) else "other" for pid in frame["id"]]
+        tags = tagged.tags
+    frame = projection_table(projected, items, model.labels, split, split_rows(split), tags, tag)
     frame["colour"] = frame[colour] if colour in frame else ""
     return frame, None
 
 
 def projection_cached(model: Model, key: str, size: int, method: str) -> bool:
     """Whether this projection is already on disk (no progress bar is needed)."""
-    from nlivis.analysis.projection import is_cached
+    from nlivis.workflows.projection import is_cached
 
     return is_cached(model.path, f"{key}-sample{size}", method)
-
-
-# ---------------------------------------------------------------- work done in the background
-
-_BACKGROUND = ThreadPoolExecutor(max_workers=1, thread_name_prefix="nlivis-background")
-_JOBS: dict[tuple, Future] = {}
-_JOBS_LOCK = threading.Lock()
-WARM_UP_ENV = "NLIVIS_WARM_UP"
-"""Set to 0 to turn off the background warm-up (the tests do: each starts its own app)."""
-
-
-def in_background(key: tuple, work: Callable[[], Any]) -> Future:
-    """Run `work` once per `key` in this process's one background thread (jobs queue up, so they never compete
-    with each other for the two cores, only with the pages); later calls get the same future."""
-    with _JOBS_LOCK:
-        job = _JOBS.get(key)
-        if job is None:
-            job = _JOBS[key] = _BACKGROUND.submit(work)
-            if len(_JOBS) > 512:  # forget finished jobs; results live in the caches they filled
-                for old in [k for k, j in _JOBS.items() if j.done() and k != key][:256]:
-                    del _JOBS[old]
-        return job
-
-
-def warm_up() -> None:
-    """Once per server process, in the background: import torch and load the default models, spaCy's pipelines
-    and WordNet — what the first page a user opens would otherwise wait for (WordNet and the dependency parser
-    that the annotation tags need took 25 s on a busy 2-core machine). Pages never wait for it."""
-    if os.environ.get(WARM_UP_ENV, "1") == "0":
-        return
-    # the cached loaders it calls have no script context in that thread: Streamlit would log that at every call
-    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(logging.ERROR)
-    names = default_model_names(scan_checkpoints().good)
-    folders = [folder for folder in map(paths.find_checkpoint_folder, names) if folder is not None]
-
-    def work() -> None:
-        for folder in folders:
-            load_model(folder)
-        from nlivis.features.sentences import analyse_text_pair
-
-        analyse_text_pair(state.DEFAULT_PAIR.premise, state.DEFAULT_PAIR.hypothesis)
-        automatic_tags_now(state.DEFAULT_PAIR.premise, state.DEFAULT_PAIR.hypothesis)
-
-    in_background(("warm up",), work)
-
-
-# ---------------------------------------------------------------- one pair's tags
-
-_TAGS: dict[tuple[str, str], tuple[frozenset[str], dict[str, str]]] = {}
-_TAGGER_LOCK = threading.Lock()
-"""One pair is parsed at a time: the page's thread and the background thread share spaCy's pipeline."""
-
-
-def automatic_tags_now(premise: str, hypothesis: str) -> tuple[frozenset[str], dict[str, str]]:
-    """(the automatic annotation tags of one pair, tags the rules cannot decide here with why); spaCy's parser
-    and WordNet load the first time (many seconds), then a pair takes milliseconds. Kept per pair."""
-    from nlivis.analysis.tags import tag_pairs, unavailable_tags
-
-    key = (premise, hypothesis)
-    with _TAGGER_LOCK:
-        if key in _TAGS:
-            return _TAGS[key]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the missing-WordNet warning is returned as `unavailable`
-            tags = tag_pairs([Pair(id="shown", premise=premise, hypothesis=hypothesis)])
-        if len(_TAGS) > 1024:
-            _TAGS.clear()
-        _TAGS[key] = (tags["shown"], unavailable_tags())
-        return _TAGS[key]
-
-
-def automatic_tags(premise: str, hypothesis: str) -> tuple[frozenset[str], dict[str, str]] | None:
-    """The pair's automatic tags, or None while the tagger (spaCy's parser and WordNet) is still loading: then they
-    are computed in the background, and the next run of the page shows them. Once the tagger is loaded, a pair
-    takes milliseconds and is tagged on the spot."""
-    key = (premise, hypothesis)
-    if key in _TAGS or _tagger_loaded():
-        try:
-            return automatic_tags_now(premise, hypothesis)
-        except (OSError, ValueError, RuntimeError):
-            return frozenset(), {}
-    in_background(("tags",) + key, lambda: automatic_tags_now(premise, hypothesis))
-    return None
-
-
-def _tagger_loaded() -> bool:
-    """Whether a pair was tagged in this process (the parser and WordNet are then in memory)."""
-    return bool(_TAGS)
 
 
 # ---------------------------------------------------------------- data maps (training dynamics)
 
 @st.cache_resource(max_entries=16, show_spinner="reading the training dynamics …")
-def _data_map_cached(folder: str, stamp: float, thresholds: tuple[float, float, float]) -> Any:
-    from nlivis.analysis.datamap import Thresholds, data_map
-    from nlivis.store.dynamics import read_dynamics
-
-    return data_map(read_dynamics(folder), Thresholds(*thresholds))
+def _data_map_cached(folder: str, stamp: float, thresholds: tuple[float, float, float]) -> DataMap:
+    return read_data_map(folder, Thresholds(*thresholds))
 
 
-def data_map(name: str, thresholds: tuple[float, float, float]) -> tuple[Any | None, str | None]:
+def data_map(name: str, thresholds: tuple[float, float, float]) -> tuple[DataMap | None, str | None]:
     """(the DataMap of checkpoint `name` under `thresholds` = (ambiguous variability, easy confidence, hard
     confidence), None), or (None, why there is none: no such folder, no dynamics recorded, a damaged file)."""
-    from nlivis.store.checkpoints import DYNAMICS_FILE, CheckpointError
-
     folder = paths.find_checkpoint_folder(name)
     if folder is None:
         return None, f"no checkpoint folder named {name}"
@@ -914,42 +761,26 @@ def data_map(name: str, thresholds: tuple[float, float, float]) -> tuple[Any | N
 
 
 def has_dynamics(name: str) -> bool:
-    from nlivis.store.checkpoints import DYNAMICS_FILE
-
     folder = paths.find_checkpoint_folder(name)
     return folder is not None and (folder / DYNAMICS_FILE).is_file()
 
 
 def training_lengths(key: str) -> dict[str, int]:
-    """Pair id → tokens in premise + hypothesis (whitespace-separated: the shipped SNLI files are tokenised) of
-    local split `key`; empty when it is not local."""
+    """Pair id → tokens in premise + hypothesis of local split `key` (`pair_lengths`); empty when it is not local."""
     pairs, error = split_pairs(key)
-    if error:
-        return {}
-    return memo("lengths", (key, str(paths.data_root())),
-                lambda: {p.id: len(p.premise.split()) + len(p.hypothesis.split()) for p in pairs})
+    return {} if error else memo("lengths", (key, str(paths.data_root())), lambda: pair_lengths(pairs))
 
 
 @st.cache_resource(max_entries=4, show_spinner="reading the training split's analyses (spaCy, once per split) …")
 def _analysed_split_cached(ref: SplitRef, root: str) -> dict[str, Any]:
-    from nlivis.features.dataset import analyse_pairs, split_cache_key
-
     result = _read_split_cached(ref, root)
     return {item.pair.id: item for item in analyse_pairs(result.pairs, cache_key=split_cache_key(ref, result), progress=False)}
 
 
 @st.cache_resource(max_entries=32, show_spinner="predicting the listed training pairs …")
 def _training_predictions_cached(path: str, stamp: float, ref: SplitRef, root: str, ids: tuple[str, ...]) -> dict[str, str]:
-    from nlivis.inference import predict_probabilities
-
-    loaded = _load_cached(path, stamp)
     analysed = _analysed_split_cached(ref, root)  # the split's analyses, as its training run cached them on disk
-    items = [analysed[pid] for pid in ids if pid in analysed]
-    if not items:
-        return {}
-    probabilities = predict_probabilities(loaded.model, loaded.featurizer, items, 256, next(loaded.model.parameters()).device)
-    labels = list(loaded.labels)
-    return {item.pair.id: labels[int(p)] for item, p in zip(items, probabilities.argmax(dim=-1).tolist())}
+    return predicted_labels(_load_cached(path, stamp), [analysed[pid] for pid in ids if pid in analysed])
 
 
 def training_predictions(name: str, key: str, ids: Sequence[str]) -> tuple[dict[str, str], str | None]:
@@ -974,89 +805,64 @@ def _checkpoints_key(models: Sequence[Model]) -> tuple[tuple[str, str, float], .
     return tuple((m.name, m.path, checkpoint_stamp(m.path)) for m in models)
 
 
-def _renamed(run: Any, names: Sequence[str]) -> Any:
-    """An `EditRun` whose per-model dicts are keyed by the app's model names (the folder names a URL carries)."""
-    from dataclasses import replace
-
-    new = dict(zip(run.names, names))
-    outcomes = [replace(o, probabilities={new[k]: v for k, v in o.probabilities.items()},
-                        flipped={new[k]: v for k, v in o.flipped.items()},
-                        meets_expectation={new[k]: v for k, v in o.meets_expectation.items()}) for o in run.outcomes]
-    return replace(run, names=list(names), original={new[k]: v for k, v in run.original.items()}, outcomes=outcomes)
-
-
 @st.cache_resource(max_entries=32, show_spinner=False)
-def _edit_run_cached(key: tuple[tuple[str, str, float], ...], premise: str, hypothesis: str, label: str | None,
-                     own: tuple[str, str] | None) -> Any:
-    from nlivis.analysis.edit_runs import run_edits
-    from nlivis.analysis.edits import user_edit
+def _edit_run_cached(key: tuple[tuple[str, str, float], ...], options: EditOptions) -> EditRun:
+    from nlivis.workflows.edits import edit_pair
 
     loaded = [_load_cached(path, stamp) for _, path, stamp in key]
-    with _TAGGER_LOCK:  # spaCy's parser is shared with the background tagger
-        if own is None:
-            run = run_edits(loaded, premise, hypothesis, label)
-        else:
-            run = run_edits(loaded, premise, hypothesis, label, kinds=(),
-                            extra=[user_edit(premise, hypothesis, *own)])
-    return _renamed(run, [name for name, _, _ in key])
+    with background.TAGGER_LOCK:  # spaCy's parser is shared with the background tagger
+        return edit_pair(loaded, options, names=[name for name, _, _ in key])
 
 
 def edit_run(models: Sequence[Model], premise: str, hypothesis: str, label: str | None,
-             own: tuple[str, str] | None = None) -> tuple[Any | None, str | None]:
+             own: tuple[str, str] | None = None) -> tuple[EditRun | None, str | None]:
     """(`EditRun`: every proposed edit of the pair — or, with `own`, only the user's own edited pair — predicted
     by every model in batches, None) or (None, why not: models of two tasks, a label the task does not have …).
     `label` is the pair's gold label (the edits' expectations follow from it), or None."""
     if not models:
         return None, "no model is loaded"
     try:
-        return _edit_run_cached(_checkpoints_key(models), premise, hypothesis, label, own), None
+        return _edit_run_cached(_checkpoints_key(models), EditOptions(premise, hypothesis, label, own=own)), None
     except ValueError as error:
         return None, str(error)
     except Exception as error:  # WordNet or spaCy missing, a model failing: a message, not a broken page
         return None, f"the edits could not be computed ({type(error).__name__}: {error})"
 
 
-_PROBE_RESULTS: dict[tuple, dict] = {}
-_PROBE_LOCK = threading.Lock()
 PROBE_SEED = 1
 """The suite's seed in the app (the CLI's default), so the app's table is `probe … --seed 1`'s."""
 
 
-def probe_key(models: Sequence[Model], per_test: int) -> tuple:
-    return _checkpoints_key(models), int(per_test), PROBE_SEED, str(paths.data_root())
+class _NotRunYet(Exception):
+    """A probe run asked for without `compute` that this server has not run (not cached: asked again later)."""
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _probe_run_cached(key: tuple[tuple[str, str, float], ...], per_test: int, root: str | None, _compute: bool,
+                      _progress: Callable[[str], None]) -> ProbeRun:
+    from nlivis.workflows.probes import ProbeOptions, probe_models
+
+    if not _compute:
+        raise _NotRunYet
+    loaded = [_load_cached(path, stamp) for _, path, stamp in key]
+    options = ProbeOptions(task_of(loaded), root, per_test, PROBE_SEED)
+    with background.TAGGER_LOCK:  # one suite at a time; spaCy's parser is shared with the background tagger
+        return probe_models(loaded, options, [name for name, _, _ in key], _progress)
 
 
 def probe_results(models: Sequence[Model], per_test: int, compute: bool = False,
-                  progress: Callable[[str], None] | None = None) -> tuple[dict | None, str | None]:
-    """(the `probe --json` record of the behavioural suite of the models' task, run on every model, None) —
-    kept in this server process per models, cases per test and data folder — or (None, why not: not run yet
-    when `compute` is False, models of two tasks, a failure). The suite itself is cached on disk."""
-    key = probe_key(models, per_test)
-    if key in _PROBE_RESULTS:
-        return _PROBE_RESULTS[key], None
-    if not compute:
-        return None, "the suite has not been run on these models in this server yet"
-    from nlivis.analysis.edit_runs import protocol_notes, task_of
-    from nlivis.analysis.probes import ProbeResult, load_suite, probe_record, run_probes, training_overlap
-
-    say = progress or (lambda message: None)
-    loaded = [m.checkpoint for m in models]
-    names = [m.name for m in models]
+                  progress: Callable[[str], None] | None = None) -> tuple[ProbeRun | None, str | None]:
+    """(the behavioural suite of the models' task run on every model, None) — kept in this server process per
+    models, cases per test and data folder — or (None, why not: not run yet when `compute` is False, models of
+    two tasks, a failure). The suite itself is cached on disk; `progress` hears each step of a run."""
     root = paths.data_root()
+    run = partial(_probe_run_cached, _checkpoints_key(models), int(per_test), None if root is None else str(root))
     try:
-        suite = task_of(loaded)
-        with _PROBE_LOCK, _TAGGER_LOCK:  # one suite at a time; spaCy's parser is shared with the tagger
-            if key in _PROBE_RESULTS:
-                return _PROBE_RESULTS[key], None
-            tests = load_suite(suite, root, per_test, PROBE_SEED, None, say)
-            outcomes = run_probes(loaded, tests, names, None, say)
-            overlap = {name: training_overlap(item, tests, root) for name, item in zip(names, loaded)}
-            record = probe_record(ProbeResult(tests, tuple(loaded[0].labels), names, outcomes, overlap), suite,
-                                  PROBE_SEED, per_test, protocol_notes(loaded, names))
-            if len(_PROBE_RESULTS) > 16:
-                _PROBE_RESULTS.clear()
-            _PROBE_RESULTS[key] = record
-        return record, None
+        if not compute:
+            return run(False, None), None
+        return background.reporting(partial(run, True), progress or (lambda message: None)), None
+    except _NotRunYet:
+        return None, "the suite has not been run on these models in this server yet"
     except ValueError as error:
         return None, str(error)
     except Exception as error:  # WordNet or spaCy missing, a dev file unreadable: a message, not a broken page

@@ -265,10 +265,6 @@ def url_problems() -> list[str]:
     return list(st.session_state.get(_PROBLEMS, []))
 
 
-def add_problem(text: str) -> None:
-    st.session_state.setdefault(_PROBLEMS, []).append(text)
-
-
 @dataclass
 class Checks:
     """What `begin` cannot know itself: which checkpoint names exist, and whether a pair exists."""
@@ -427,8 +423,3 @@ def new_event(key: str, event: Any) -> bool:
         return False
     memory[key] = text
     return True
-
-
-def mark_seen(key: str, event: Any) -> None:
-    """Treat `event` as already acted on (a page that just followed a URL ignores stale clicks)."""
-    st.session_state.setdefault(_EVENTS, {})[key] = _event_text(event)

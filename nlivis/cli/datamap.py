@@ -19,12 +19,12 @@ from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
+from nlivis.analysis.datamap import Thresholds, hardest, paper_cuts
 from nlivis.cli.common import fail
+from nlivis.workflows.datamap import read_data_map
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from nlivis.analysis.datamap import Thresholds
-
     defaults = Thresholds()
     parser.add_argument("checkpoint", help="checkpoint folder trained with training dynamics recorded")
     parser.add_argument("--json", action="store_true",
@@ -42,17 +42,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nlivis.analysis.datamap import Thresholds, data_map, hardest, paper_cuts
-    from nlivis.store.checkpoints import read_checkpoint_info
-    from nlivis.store.dynamics import read_dynamics
-
     try:
         thresholds = Thresholds(args.ambiguous_variability, args.easy_confidence, args.hard_confidence)
     except ValueError as error:
         return fail(str(error), args.json)
     folder = Path(args.checkpoint)
-    read_checkpoint_info(folder)  # a folder that is not a complete checkpoint is named as such
-    points = data_map(read_dynamics(folder), thresholds)
+    points = read_data_map(folder, thresholds)
     counts = points.region_counts()
     cuts = paper_cuts(points)
     if args.json:

@@ -15,7 +15,10 @@ import argparse
 import json
 from typing import Any
 
+from nlivis.analysis.edit_runs import EditOptions, task_of
+from nlivis.analysis.edits import TASK_LABELS
 from nlivis.cli.common import fail
+from nlivis.data.text import text_problem
 
 MAX_TEXT_CHARS = 1000
 """Longest sentence `edits` accepts: every word of it gets edits, and the models read a few dozen tokens."""
@@ -39,8 +42,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def task_label(value: str | None, task: str) -> str | None:
     """`--label` as one of the task's label names (paraphrase also takes 0 / 1); ValueError otherwise."""
-    from nlivis.analysis.edits import TASK_LABELS
-
     if value is None:
         return None
     if task == "paraphrase":
@@ -51,9 +52,7 @@ def task_label(value: str | None, task: str) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nlivis.analysis.edit_runs import (checkpoint_names, edit_run_record, load_checkpoints, protocol_notes,
-                                           run_edits, task_of)
-    from nlivis.data.text import text_problem
+    from nlivis.workflows.edits import edit_pair, load_checkpoints
 
     for name, text in (("premise", args.premise), ("hypothesis", args.hypothesis)):
         problem = text_problem(text, f"--{name}")
@@ -62,11 +61,10 @@ def run(args: argparse.Namespace) -> int:
         if len(text) > MAX_TEXT_CHARS:
             return fail(f"the --{name} has {len(text):,} characters; edits take sentences of at most "
                         f"{MAX_TEXT_CHARS:,}", args.json)
-    kinds = [k.strip() for k in args.kinds.split(",") if k.strip()] if args.kinds else None
+    kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip()) if args.kinds else None
     loaded = load_checkpoints(args.checkpoints)
-    task = task_of(loaded)
-    run_ = run_edits(loaded, args.premise, args.hypothesis, task_label(args.label, task), kinds)
-    record = edit_run_record(run_, protocol_notes(loaded, checkpoint_names(loaded)))
+    label = task_label(args.label, task_of(loaded))
+    record = edit_pair(loaded, EditOptions(args.premise, args.hypothesis, label, kinds)).record()
     if args.json:
         print(json.dumps(record, indent=1, ensure_ascii=False))
     else:

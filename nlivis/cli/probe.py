@@ -15,7 +15,10 @@ import argparse
 import json
 from typing import Any
 
+from nlivis.analysis.edit_runs import task_of
+from nlivis.analysis.probes import DEFAULT_CASES_PER_TEST
 from nlivis.cli.common import fail, positive_int, seed
+from nlivis.cli.edits import short_name
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -36,24 +39,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nlivis.analysis.edit_runs import checkpoint_names, load_checkpoints, protocol_notes, task_of
-    from nlivis.analysis.probes import (DEFAULT_CASES_PER_TEST, ProbeResult, load_suite, probe_record, run_probes,
-                                        stderr_progress, training_overlap)
+    from nlivis.workflows.edits import load_checkpoints
+    from nlivis.workflows.probes import ProbeOptions, probe_models, stderr_progress
 
     per_test = args.max_cases or DEFAULT_CASES_PER_TEST
     loaded = load_checkpoints(args.checkpoints)
-    if task_of(loaded) != args.suite:
-        return fail(f"--suite {args.suite} does not fit these checkpoints: they are {task_of(loaded)} models",
-                    args.json)
-    names = checkpoint_names(loaded)
+    task = task_of(loaded)
+    if task != args.suite:
+        return fail(f"--suite {args.suite} does not fit these checkpoints: they are {task} models", args.json)
     stderr_progress(f"probe: building the {args.suite} suite ({per_test} cases per test, seed {args.seed})")
-    tests = load_suite(args.suite, args.data_dir, per_test, args.seed, args.cache_dir, stderr_progress)
     if args.data_dir is None:
         stderr_progress("probe: no --data-dir, so only the template (MFT) tests run")
-    outcomes = run_probes(loaded, tests, names, args.cache_dir, stderr_progress)
-    overlap = {name: training_overlap(item, tests, args.data_dir) for name, item in zip(names, loaded)}
-    result = ProbeResult(tests, tuple(loaded[0].labels), names, outcomes, overlap)
-    record = probe_record(result, args.suite, args.seed, per_test, protocol_notes(loaded, names))
+    options = ProbeOptions(args.suite, args.data_dir, per_test, args.seed, args.cache_dir)
+    record = probe_models(loaded, options, progress=stderr_progress).record()
     if args.json:
         print(json.dumps(record, indent=1, ensure_ascii=False))
     elif args.markdown:
@@ -65,8 +63,6 @@ def run(args: argparse.Namespace) -> int:
 
 def format_probe_table(record: dict[str, Any]) -> str:
     """Capability × test rows, one column per model: failure rate (%) with its Wilson 95% interval."""
-    from nlivis.cli.edits import short_name
-
     names = list(record["checkpoints"])
     lines = [f"{'capability':<32}{'test':<52}{'type':<5}{'cases':>6}  "
              + "".join(f"{short_name(n)[:20]:<22}" for n in names)]
@@ -106,8 +102,6 @@ def format_probe_table(record: dict[str, Any]) -> str:
 
 def format_probe_markdown(record: dict[str, Any]) -> str:
     """The same table as markdown: one row per test, failure rate % [Wilson 95% interval] per model."""
-    from nlivis.cli.edits import short_name
-
     names = list(record["checkpoints"])
     lines = ["| capability | test | type | cases | " + " | ".join(short_name(n) for n in names) + " |",
              "|---|---|---|---|" + "---|" * len(names)]

@@ -92,6 +92,20 @@ def analysed_text_pair(premise: str, hypothesis: str) -> AnalysedPair:
     return AnalysedPair(Pair(id="input", premise=premise, hypothesis=hypothesis), premise_analysis, hypothesis_analysis)
 
 
+def analyse_text_pairs(pairs: Sequence[tuple[str, str]], cache_dir: str | Path | None = None,
+                       disk_cache: bool = False) -> list[AnalysedPair]:
+    """`AnalysedPair`s (ids "0", "1", ...) of (premise, hypothesis) texts — the route of every typed or edited
+    pair: spaCy once per distinct sentence, or (with `disk_cache`, for a probe suite's thousands of pairs)
+    through the feature cache on disk as a split's pairs are."""
+    records = [Pair(id=str(i), premise=premise, hypothesis=hypothesis) for i, (premise, hypothesis) in enumerate(pairs)]
+    if disk_cache:
+        return analyse_pairs(records, cache_dir=cache_dir, progress=False)
+    texts = [text for pair in pairs for text in pair]
+    distinct = list(dict.fromkeys(texts))
+    by_text = dict(zip(distinct, analysis.analyse_sentences(distinct)))
+    return [AnalysedPair(record, by_text[record.premise], by_text[record.hypothesis]) for record in records]
+
+
 def check_lengths(pairs: Sequence[Pair]) -> None:
     """Refuse, before spaCy runs, a sentence longer than spaCy reads, naming its file and line (or its
     pair id where the pair was typed)."""
@@ -157,11 +171,3 @@ def load_split_analysed(
     split's name and the content hash of its source files."""
     items, result, _ = load_split_analysed_reported(ref, data_root, cache_dir)
     return items, result
-
-
-
-
-AnalyzedPair = AnalysedPair
-analyze_pairs = analyse_pairs
-"""The old spellings, kept only while `analysis/edit_runs.py` (moved by another branch of issue 33) still imports
-them; remove once that file uses `AnalysedPair` and `analyse_pairs`."""

@@ -114,8 +114,3 @@ def analyse_text_pair(premise: str, hypothesis: str) -> tuple[SentenceAnalysis, 
             raise InputError(problem)
     premise_analysis, hypothesis_analysis = analyse_sentences([premise, hypothesis])
     return premise_analysis, hypothesis_analysis
-
-
-analyze_sentences = analyse_sentences
-"""The old spelling, kept only while `analysis/edit_runs.py` (moved by another branch of issue 33) still imports it;
-remove once that file uses `analyse_sentences`."""

@@ -98,12 +98,6 @@ class TrainingDynamics:
                 originals[source["start"]:source["start"] + source["count"]] = source["originals"]
         return originals
 
-    def split_of(self, column: int) -> str:
-        for source in self.sources:
-            if source["start"] <= column < source["start"] + source["count"]:
-                return str(source["split"])
-        raise IndexError(f"column {column} is outside every source")
-
 
 def write_dynamics(path: str | Path, dynamics: TrainingDynamics) -> None:
     """Write `dynamics` to `path` atomically (a temporary sibling renamed into place)."""

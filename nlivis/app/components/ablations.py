@@ -16,6 +16,7 @@ from nlivis.app.components.frame import NOTE_ICON, protocol_note_for
 from nlivis.app.components.tag_breakdown import DEFAULT_SAMPLE, percent_columns
 from nlivis.app.text import code, md
 from nlivis.viz.charts import comparison_bars, delta_bars, difference_intervals
+from nlivis.workflows.samples import ALL_PAIRS
 
 PAGE = "ablations"
 ACCURACY_COLUMNS = ("accuracy", "reference accuracy", "difference", "CI low", "CI high", "delta")
@@ -135,7 +136,7 @@ def by_tag(model, protocol, split, reference_predictions, variants, labels, refe
     if total > 10:
         size = controls.number(PAGE, "tag_size", "Pairs to tag (random sample, fixed seed; tagging parses every sentence)",
                                min(DEFAULT_SAMPLE, total), 10, total, slider=True, step=10)
-    tagged, tag_error = cache.tagged_sample(split, cache.ALL_PAIRS if size >= total else size)
+    tagged, tag_error = cache.tagged_sample(split, ALL_PAIRS if size >= total else size)
     if tag_error or tagged is None:
         st.error(md(tag_error))
         return

@@ -18,6 +18,7 @@ from nlivis.app.components import controls, figures, pair_list
 from nlivis.app.components.frame import EXPLORER, caption_note, protocol_notes
 from nlivis.app.text import md
 from nlivis.viz.datamap import data_map_scatter
+from nlivis.workflows.samples import ALL_PAIRS
 
 PAGE = "datamap"
 NONE = "(none)"
@@ -199,7 +200,7 @@ def tag_choice(maps: dict[str, Any]) -> tuple[dict[str, frozenset[str]], str] | 
             return None
     tags: dict[str, frozenset[str]] = {}
     for split in splits:
-        tagged, problem = cache.tagged_sample(split, cache.ALL_PAIRS)
+        tagged, problem = cache.tagged_sample(split, ALL_PAIRS)
         if tagged is None:
             st.caption(md(problem))
             continue

@@ -8,7 +8,7 @@ from typing import Iterator, Sequence
 
 import streamlit as st
 
-from nlivis.app import cache, paths, state
+from nlivis.app import background, cache, paths, state
 from nlivis.app.text import md
 
 EXPLORER = paths.EXPLORER.path
@@ -30,7 +30,7 @@ def page(which: paths.Page, caption: str | None = None, *, title: str | None = N
     (`title`, or its sidebar title) and icon, the problems the URL had and the sidebar's figure-format choice."""
     with state.page_run(which.key, cache.STATE_CHECKS):
         header(title or which.title, caption, which.icon)
-        cache.warm_up()
+        background.warm_up(cache.default_model_folders(), cache.load_model)
         yield
 
 

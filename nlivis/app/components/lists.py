@@ -21,9 +21,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from nlivis.analysis.pair_lists import SORTS, PairFilter, filter_pairs, prediction_rows, sort_pairs
+from nlivis.analysis.datamap import Thresholds, parse_selection
+from nlivis.analysis.pair_lists import SORTS, PairFilter, filter_pairs, position_of, prediction_rows, sort_pairs
 from nlivis.app import cache, paths
 from nlivis.app.state import ListRef, PairRef
+from nlivis.workflows.datamap import ListingSources, datamap_listing
+from nlivis.workflows.samples import ALL_PAIRS
 
 TAGS_GOLD = "gold"
 TAGS_ALL = "automatic:all"
@@ -58,8 +61,6 @@ class PairList:
                        gold=None if pd.isna(gold) else str(gold))
 
     def position_of(self, ref: PairRef) -> int | None:
-        from nlivis.analysis.pair_lists import position_of
-
         if self.frame.empty:
             return None
         if ref.is_row and self.split == ref.split:
@@ -94,7 +95,7 @@ def tags_for(split: str, source: str | None) -> tuple[dict[str, frozenset[str]] 
         return {pid: tags for pid, tags in gold.items() if pid in rows}, error, {}
     if source.startswith("automatic:"):
         size_text = source.split(":", 1)[1]
-        size = cache.ALL_PAIRS if size_text == "all" else int(size_text) if size_text.isdigit() else None
+        size = ALL_PAIRS if size_text == "all" else int(size_text) if size_text.isdigit() else None
         if size is None:
             return None, f"tag source {source!r} is not automatic:all or automatic:<pairs>", {}
         tagged, error = cache.tagged_sample(split, size)
@@ -221,13 +222,7 @@ def challenge_list(ref: ListRef) -> PairList:
     return PairList(shown.reset_index(drop=True), described, None)
 
 
-MAX_PREDICTED = 2000
-"""A data-map list gets the checkpoints' predictions when it has at most this many pairs (each model runs on them)."""
-
-
 def datamap_thresholds(ref: ListRef) -> tuple[float, float, float]:
-    from nlivis.analysis.datamap import Thresholds
-
     defaults = Thresholds()
     return (float(ref.get("amb", str(defaults.ambiguous_variability))), float(ref.get("easy", str(defaults.easy_confidence))),
             float(ref.get("hard", str(defaults.hard_confidence))))
@@ -237,68 +232,18 @@ def datamap_list(ref: ListRef) -> PairList:
     """The training pairs of one checkpoint's data map that a selection holds (`sel`: region:NAME, box:…,
     lasso:…), in `order`, with premise and hypothesis read from the training split by id; `compare` adds a
     second checkpoint's confidence and region, `models` the label each listed checkpoint predicts."""
-    from nlivis.analysis.datamap import ORDERS, listing, members, parse_selection
-    from nlivis.store.dynamics import AUGMENTED_SPLIT
-
     name = ref.get("checkpoint", "")
     selection = parse_selection(ref.get("sel", "region:hard-to-learn"))
     described = f"{name}'s data map: {selection.describe()}"
     points, problem = cache.data_map(name, datamap_thresholds(ref))
     if points is None:
         return PairList(pd.DataFrame(), described, None, problem)
-    order = ref.get("order") or next(iter(ORDERS))
-    frame = listing(points, members(points, selection), order if order in ORDERS else next(iter(ORDERS)))
-    notes: list[str] = []
-    augmented = frame["augmented"].notna()
-    # an augmented pair's text is not stored: it opens as the training pair it was made from
-    if augmented.any():
-        column_of = {pid: i for i, pid in enumerate(points.ids)}
-        frame.loc[augmented, "split"] = [points.splits[column_of[o]] for o in frame.loc[augmented, "original"]]
-    if augmented.any():
-        notes.append(f"{int(augmented.sum()):,} augmented pairs are listed with the training pair each was made from "
-                     "(their edited text is not stored: they open as that pair)")
-    looked_up = frame["original"].where(augmented, frame["id"])
-    readable = {split for split in frame["split"] if split and split != AUGMENTED_SPLIT}
-    rows_of = {split: cache.split_rows(split) for split in readable}  # once per split, not once per listed pair
-    pairs_of = {split: cache.split_pairs(split)[0] for split in readable}
-    rows, texts = [], []
-    for split, pid in zip(frame["split"], looked_up):
-        row = rows_of[split].get(pid) if split in rows_of else None
-        rows.append(row)
-        texts.append((pairs_of[split][row].premise, pairs_of[split][row].hypothesis) if row is not None else ("", ""))
-    missing = sum(r is None for r in rows)
-    if missing:
-        notes.append(f"{missing:,} of these pairs are not in the local copy of their split, so their text is not shown")
-    frame.insert(0, "row", pd.array(rows, dtype="Int64"))
-    frame["premise"], frame["hypothesis"] = [t[0] for t in texts], [t[1] for t in texts]
     compare = ref.get("compare")
-    if compare and compare != name:
-        other, problem = cache.data_map(compare, datamap_thresholds(ref))
-        if other is None:
-            notes.append(f"{compare}: {problem}")
-        else:
-            where = {pid: i for i, pid in enumerate(other.ids)}
-            at = [where.get(pid) for pid in frame["id"]]
-            frame[f"{compare} confidence"] = [None if i is None else round(float(other.confidence[i]), 4) for i in at]
-            frame[f"{compare} region"] = [None if i is None else other.region[i] for i in at]
-    predictors = [m for m in (ref.get("models") or "").split(",") if m]
-    if predictors and len(frame) > MAX_PREDICTED:
-        notes.append(f"predictions are shown for lists of at most {MAX_PREDICTED:,} pairs; this one has {len(frame):,} "
-                     "(narrow the selection)")
-    elif predictors:
-        for split in sorted({s for s in frame.loc[~augmented, "split"] if s}):
-            ids = frame.loc[(frame["split"] == split) & ~augmented, "id"].tolist()
-            for model in predictors:
-                predicted, problem = cache.training_predictions(model, split, ids)
-                if problem:
-                    notes.append(problem)
-                column = f"{model} predicts"
-                if column not in frame:
-                    frame[column] = None
-                chosen = (frame["split"] == split) & ~augmented
-                frame.loc[chosen, column] = frame.loc[chosen, "id"].map(predicted)
-    frame["augmented"] = frame["augmented"].fillna("")
-    return PairList(frame.drop(columns=["column", "original"]), described, None, None, notes)
+    compared = (compare, *cache.data_map(compare, datamap_thresholds(ref))) if compare and compare != name else None
+    sources = ListingSources(cache.split_rows, lambda split: cache.split_pairs(split)[0], cache.training_predictions)
+    found = datamap_listing(points, selection, ref.get("order"), sources, compared,
+                            [m for m in (ref.get("models") or "").split(",") if m])
+    return PairList(found.frame, described, None, None, found.notes)
 
 
 def probes_list(ref: ListRef) -> PairList:
@@ -314,22 +259,23 @@ def probes_list(ref: ListRef) -> PairList:
         models.append(model)
     if not models or not cases.isdigit():
         return PairList(pd.DataFrame(), described, None, "the link names no models or cases per test")
-    record, problem = cache.probe_results(models, int(cases))
-    if record is None:
+    run, problem = cache.probe_results(models, int(cases))
+    if run is None:
         return PairList(pd.DataFrame(), described, None, f"{problem}: run it on Error analysis's Behavioural tests tab")
-    found = next((t for t in record["tests"] if t["name"] == test), None)
-    if found is None or name not in found["by_model"]:
+    failing = run.failing(test, name)
+    if failing is None:
         return PairList(pd.DataFrame(), described, None, f"the suite has no test “{test}” for {name}")
     rows = []
-    for failure in found["by_model"][name]["failing"]:
-        case = found["case_list"][failure["case"]]
-        original = case.get("original") or ["", ""]
-        rows.append({"case": failure["case"], "premise": case["premise"], "hypothesis": case["hypothesis"],
-                     "gold": case["expected"] if case["expectation"] == "label" else None,
-                     "expected": case["expected"] if case["expectation"] == "label"
-                     else f"{case['expectation']}" + (f" ({case['direction']} {case['expected']})" if case.get("direction") else ""),
-                     "predicted": failure["predicted"], "before edit": failure["original_predicted"] or "",
-                     "original premise": original[0], "original hypothesis": original[1], "source": case["source"]})
+    for failure in failing:
+        case = failure.case
+        original = case.original or ("", "")
+        is_label = case.expectation == "label"
+        rows.append({"case": failure.index, "premise": case.premise, "hypothesis": case.hypothesis,
+                     "gold": case.expected if is_label else None,
+                     "expected": case.expected if is_label
+                     else case.expectation + (f" ({case.direction} {case.expected})" if case.direction else ""),
+                     "predicted": failure.predicted, "before edit": failure.original_predicted or "",
+                     "original premise": original[0], "original hypothesis": original[1], "source": case.source})
     return PairList(pd.DataFrame(rows), described, None)
 
 

@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 import streamlit as st
 
-from nlivis.app import cache, paths, state
+from nlivis.app import background, cache, paths, state
 from nlivis.app.components import lists
 from nlivis.app.text import md
 
@@ -164,4 +164,4 @@ def pair_tags(shown: cache.ShownPair) -> tuple[frozenset[str], tuple[frozenset[s
     gold: frozenset[str] = frozenset()
     if shown.split is not None and shown.id is not None:
         gold = cache.gold_tags(shown.split)[0].get(shown.id, frozenset())
-    return gold, cache.automatic_tags(shown.premise, shown.hypothesis)
+    return gold, background.automatic_tags(shown.premise, shown.hypothesis)

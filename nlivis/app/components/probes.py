@@ -53,9 +53,10 @@ def rate_dots_frame(record: dict[str, Any]) -> pd.DataFrame:
 
 
 def run_with_progress(models: Sequence[cache.Model], per_test: int) -> tuple[dict | None, str | None]:
-    record, _ = cache.probe_results(models, per_test)
-    if record is not None:
-        return record, None
+    """The `probe --json` record of the suite on `models` (run now, with a progress bar, unless kept), or why not."""
+    run, _ = cache.probe_results(models, per_test)
+    if run is not None:
+        return run.record(), None
     bar = st.progress(0.0, text="building the suite …")
     steps, done = 1 + len(models), [0]
 
@@ -64,9 +65,9 @@ def run_with_progress(models: Sequence[cache.Model], per_test: int) -> tuple[dic
             done[0] += 1
         bar.progress(min(1.0, done[0] / (steps + 1)), text=message.removeprefix("probe: "))
 
-    record, error = cache.probe_results(models, per_test, compute=True, progress=advance)
+    run, error = cache.probe_results(models, per_test, compute=True, progress=advance)
     bar.empty()
-    return record, error
+    return (None, error) if run is None else (run.record(), None)
 
 
 def section(page: str, models: Sequence[cache.Model]) -> None:

@@ -13,11 +13,11 @@ from nlivis.data.split_choice import matching_split, split_half
 from nlivis.data.taxonomies import join_to_pairs
 from nlivis.analysis.tag_sources import SplitTags, split_tags, table7_halves
 from nlivis.app import cache, state
-from nlivis.app.cache import TaggedSample
 from nlivis.app.components import controls, figures, lists, pair_list, samples
 from nlivis.app.components.frame import NOTE_ICON
 from nlivis.app.text import code, md
 from nlivis.viz.charts import accuracy_by_tag_bars, comparison_bars
+from nlivis.workflows.samples import ALL_PAIRS, TaggedSample
 
 PERCENT = ["frequency", "accuracy", "ci_low", "ci_high", "majority_accuracy"]
 DEFAULT_SAMPLE = 500
@@ -66,7 +66,7 @@ def section(page: str, split: str, models: Sequence[cache.Model], predictions: M
             page, f"Tag {size:,} pairs", f"parses {size:,} pairs of {split} with spaCy's dependency parser and applies the "
             "tag rules (WordNet and the parser load once; minutes on a busy machine); kept on disk, so once only",
             f"{split}:{size}", name="tagged")):
-        found, error = cache.tagged_sample(split, cache.ALL_PAIRS if size >= total else size)
+        found, error = cache.tagged_sample(split, ALL_PAIRS if size >= total else size)
         if error or found is None:
             st.error(md(error))
             return

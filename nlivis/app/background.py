@@ -1,0 +1,108 @@
+"""Work the app does off the page's thread: one background thread per server process (jobs queue up, so they
+never compete with each other for the two cores, only with the pages), the warm-up that loads what the first
+page would otherwise wait for, and one pair's automatic annotation tags, computed there while spaCy's parser
+and WordNet load.
+
+`TAGGER_LOCK` serialises every use of spaCy's shared pipeline: the page's thread, this thread, and the cached
+edit and probe runs (`app.cache`) all parse through it.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import threading
+import warnings
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import streamlit as st
+
+from nlivis.analysis.tags import tag_pairs, unavailable_tags
+from nlivis.app import state
+from nlivis.data.records import Pair
+from nlivis.features.sentences import analyse_text_pair
+
+_BACKGROUND = ThreadPoolExecutor(max_workers=1, thread_name_prefix="nlivis-background")
+_JOBS: dict[tuple, Future] = {}
+"""The job of each key (not a cache of results: those live in the caches the jobs fill)."""
+_JOBS_LOCK = threading.Lock()
+WARM_UP_ENV = "NLIVIS_WARM_UP"
+"""Set to 0 to turn off the background warm-up (the tests do: each starts its own app)."""
+TAGGER_LOCK = threading.Lock()
+"""One pair is parsed at a time: the page's thread and the background thread share spaCy's pipeline."""
+REPORT_TICK_S = 0.2
+"""How often `reporting` looks whether its work finished."""
+TAGGER_READY = threading.Event()
+"""Set once a pair was tagged in this process: the parser and WordNet are then in memory."""
+
+
+def in_background(key: tuple, work: Callable[[], Any]) -> Future:
+    """Run `work` once per `key` in this process's one background thread; later calls get the same future."""
+    with _JOBS_LOCK:
+        job = _JOBS.get(key)
+        if job is None:
+            job = _JOBS[key] = _BACKGROUND.submit(work)
+            if len(_JOBS) > 512:  # forget finished jobs; results live in the caches they filled
+                for old in [k for k, j in _JOBS.items() if j.done() and k != key][:256]:
+                    del _JOBS[old]
+        return job
+
+
+def reporting(work: Callable[[Callable[[str], None]], Any], progress: Callable[[str], None]) -> Any:
+    """`work(say)` run in a worker thread while this thread passes each message `say` got on to `progress`: a
+    cached function's work can then report progress to the page without an st call inside it (Streamlit
+    replays such calls at every cache hit). Returns what `work` returned; raises what it raised."""
+    messages: queue.SimpleQueue[str] = queue.SimpleQueue()
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="nlivis-reporting") as pool:
+        job = pool.submit(work, messages.put)
+        while not (job.done() and messages.empty()):
+            try:
+                progress(messages.get(timeout=REPORT_TICK_S))
+            except queue.Empty:
+                continue
+    return job.result()
+
+
+def warm_up(folders: Sequence[Path], load: Callable[[Path], Any]) -> None:
+    """Once per server process, in the background: import torch and `load` the default models' `folders`,
+    spaCy's pipelines and WordNet — what the first page a user opens would otherwise wait for (WordNet and the
+    dependency parser that the annotation tags need took 25 s on a busy 2-core machine). Pages never wait."""
+    if os.environ.get(WARM_UP_ENV, "1") == "0":
+        return
+    # the cached loaders it calls have no script context in that thread: Streamlit would log that at every call
+    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(logging.ERROR)
+
+    def work() -> None:
+        for folder in folders:
+            load(folder)
+        analyse_text_pair(state.DEFAULT_PAIR.premise, state.DEFAULT_PAIR.hypothesis)
+        automatic_tags_now(state.DEFAULT_PAIR.premise, state.DEFAULT_PAIR.hypothesis)
+
+    in_background(("warm up",), work)
+
+
+@st.cache_resource(max_entries=1024, show_spinner=False)
+def automatic_tags_now(premise: str, hypothesis: str) -> tuple[frozenset[str], dict[str, str]]:
+    """(the automatic annotation tags of one pair, tags the rules cannot decide here with why); spaCy's parser
+    and WordNet load the first time (many seconds), then a pair takes milliseconds. Kept per pair."""
+    with TAGGER_LOCK:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the missing-WordNet warning is returned as `unavailable`
+            tags = tag_pairs([Pair(id="shown", premise=premise, hypothesis=hypothesis)])
+        TAGGER_READY.set()
+        return tags["shown"], unavailable_tags()
+
+
+def automatic_tags(premise: str, hypothesis: str) -> tuple[frozenset[str], dict[str, str]] | None:
+    """The pair's automatic tags, or None while the tagger (spaCy's parser and WordNet) is still loading: then they
+    are computed in the background, and the next run of the page shows them. Once the tagger is loaded, a pair
+    takes milliseconds and is tagged on the spot."""
+    if TAGGER_READY.is_set():
+        try:
+            return automatic_tags_now(premise, hypothesis)
+        except (OSError, ValueError, RuntimeError):
+            return frozenset(), {}
+    in_background(("tags", premise, hypothesis), lambda: automatic_tags_now(premise, hypothesis))
+    return None

@@ -1,0 +1,151 @@
+"""Data maps of checkpoints (`analysis.datamap` computes them from the training dynamics a run recorded): the map
+read from a checkpoint folder, and the listing behind a selection of it — the selected training pairs joined
+with their text from the local training splits, a second checkpoint's confidence and region, and the labels
+other checkpoints predict now (the "possibly mislabelled" list).
+
+Splits and predictions are read through callables the caller hands in (`ListingSources`), so the app (its
+cached readers), the CLI and the tests share one join.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+import pandas as pd
+
+from nlivis.analysis.datamap import ORDERS, DataMap, Selection, Thresholds, data_map, listing, members
+from nlivis.data.records import Pair
+from nlivis.store.checkpoints import read_checkpoint_info
+from nlivis.store.dynamics import AUGMENTED_SPLIT, read_dynamics
+
+MAX_PREDICTED = 2000
+"""A listing gets the checkpoints' predictions when it has at most this many pairs (each model runs on them)."""
+
+
+def read_data_map(folder: str | Path, thresholds: Thresholds | None = None) -> DataMap:
+    """The data map of the checkpoint in `folder` (a `CheckpointError` when it is not a complete checkpoint or
+    recorded no dynamics)."""
+    read_checkpoint_info(folder)  # a folder that is not a complete checkpoint is named as such
+    return data_map(read_dynamics(folder), thresholds)
+
+
+def pair_lengths(pairs: Sequence[Pair]) -> dict[str, int]:
+    """Pair id → tokens in premise + hypothesis (whitespace-separated: the shipped SNLI files are tokenised)."""
+    return {p.id: len(p.premise.split()) + len(p.hypothesis.split()) for p in pairs}
+
+
+def predicted_labels(loaded, items: Sequence) -> dict[str, str]:
+    """Pair id → the label the loaded checkpoint predicts for each analysed pair of `items`."""
+    from nlivis.workflows.edits import predict_items  # runs the model: torch loads here, not with the map
+
+    if not items:
+        return {}
+    labels = list(loaded.labels)
+    probabilities = predict_items([loaded], items, batch_size=256)[0]
+    return {item.pair.id: labels[int(p)] for item, p in zip(items, probabilities.argmax(axis=-1))}
+
+
+@dataclass(frozen=True)
+class ListingSources:
+    """How a listing reads: `rows(split)` pair id → 0-based row of a local split (empty when not local),
+    `pairs(split)` its pairs in row order, `predict(checkpoint, split, ids)` (pair id → predicted label, a
+    problem or None)."""
+
+    rows: Callable[[str], Mapping[str, int]]
+    pairs: Callable[[str], Sequence[Pair]]
+    predict: Callable[[str, str, list[str]], tuple[Mapping[str, str], str | None]]
+
+
+@dataclass
+class DataMapListing:
+    """The selected pairs of a map (one row each: row in its split, id, split, gold, confidence, variability,
+    correctness, epochs, region, augmented, premise, hypothesis, then the compared and predicting
+    checkpoints' columns) and what the reader should know about it."""
+
+    frame: pd.DataFrame
+    notes: list[str] = field(default_factory=list)
+
+
+def datamap_listing(points: DataMap, selection: Selection, order: str | None, sources: ListingSources,
+                    compare: tuple[str, DataMap | None, str | None] | None = None,
+                    predictors: Sequence[str] = ()) -> DataMapListing:
+    """The training pairs of `points` that `selection` holds, in `order` (default: the first of ORDERS), with
+    their text; `compare` (name, its map or None, why there is none) adds that map's confidence and region per
+    pair, `predictors` the label each named checkpoint predicts (for lists of at most MAX_PREDICTED pairs)."""
+    order = order if order in ORDERS else next(iter(ORDERS))
+    result = DataMapListing(listing(points, members(points, selection), order))
+    augmented = _open_augmented_as_originals(result, points)
+    _add_text(result, sources)
+    if compare is not None:
+        name, other, problem = compare
+        if other is None:
+            result.notes.append(f"{name}: {problem}")
+        else:
+            _add_comparison(result.frame, name, other)
+    if predictors and len(result.frame) > MAX_PREDICTED:
+        result.notes.append(f"predictions are shown for lists of at most {MAX_PREDICTED:,} pairs; this one has "
+                            f"{len(result.frame):,} (narrow the selection)")
+    elif predictors:
+        _add_predictions(result, augmented, predictors, sources)
+    result.frame["augmented"] = result.frame["augmented"].fillna("")
+    result.frame = result.frame.drop(columns=["column", "original"])
+    return result
+
+
+def _open_augmented_as_originals(result: DataMapListing, points: DataMap) -> pd.Series:
+    """An augmented pair's text is not stored: it opens as the training pair it was made from (its split is
+    that pair's). Returns which rows are augmented."""
+    frame = result.frame
+    augmented = frame["augmented"].notna()
+    if augmented.any():
+        column_of = {pid: i for i, pid in enumerate(points.ids)}
+        frame.loc[augmented, "split"] = [points.splits[column_of[o]] for o in frame.loc[augmented, "original"]]
+        result.notes.append(f"{int(augmented.sum()):,} augmented pairs are listed with the training pair each was "
+                            "made from (their edited text is not stored: they open as that pair)")
+    frame["looked_up"] = frame["original"].where(augmented, frame["id"])
+    return augmented
+
+
+def _add_text(result: DataMapListing, sources: ListingSources) -> None:
+    """Each pair's row in its local split and its premise and hypothesis (empty where the split is not local)."""
+    frame = result.frame
+    readable = {split for split in frame["split"] if split and split != AUGMENTED_SPLIT}
+    rows_of = {split: sources.rows(split) for split in readable}  # once per split, not once per listed pair
+    pairs_of = {split: sources.pairs(split) for split in readable}
+    rows, texts = [], []
+    for split, pid in zip(frame["split"], frame.pop("looked_up")):
+        row = rows_of[split].get(pid) if split in rows_of else None
+        rows.append(row)
+        texts.append((pairs_of[split][row].premise, pairs_of[split][row].hypothesis) if row is not None else ("", ""))
+    missing = sum(r is None for r in rows)
+    if missing:
+        result.notes.append(f"{missing:,} of these pairs are not in the local copy of their split, so their text is "
+                            "not shown")
+    frame.insert(0, "row", pd.array(rows, dtype="Int64"))
+    frame["premise"], frame["hypothesis"] = [t[0] for t in texts], [t[1] for t in texts]
+
+
+def _add_comparison(frame: pd.DataFrame, name: str, other: DataMap) -> None:
+    """`<name> confidence` and `<name> region` of each pair on the other map (None where it has no such pair)."""
+    where = {pid: i for i, pid in enumerate(other.ids)}
+    at = [where.get(pid) for pid in frame["id"]]
+    frame[f"{name} confidence"] = [None if i is None else round(float(other.confidence[i]), 4) for i in at]
+    frame[f"{name} region"] = [None if i is None else other.region[i] for i in at]
+
+
+def _add_predictions(result: DataMapListing, augmented: pd.Series, predictors: Sequence[str],
+                     sources: ListingSources) -> None:
+    """`<checkpoint> predicts` per predicting checkpoint for the listed training pairs (not augmented ones)."""
+    frame = result.frame
+    for split in sorted({s for s in frame.loc[~augmented, "split"] if s}):
+        chosen = (frame["split"] == split) & ~augmented
+        ids = frame.loc[chosen, "id"].tolist()
+        for model in predictors:
+            predicted, problem = sources.predict(model, split, ids)
+            if problem:
+                result.notes.append(problem)
+            column = f"{model} predicts"
+            if column not in frame:
+                frame[column] = None
+            frame.loc[chosen, column] = frame.loc[chosen, "id"].map(predicted)

@@ -1,0 +1,175 @@
+"""Behavioural test suites run on loaded checkpoints (`analysis.probes` builds the suites and judges the cases):
+the suite read from or kept in the disk cache, every distinct pair predicted once per model, each case decided
+per model, and the overlap of dev-built cases with each checkpoint's recorded training split.
+
+`probe_models` is the one path the CLI (`python -m nlivis probe`), the app's Behavioural tests tab and the
+notebooks share; its `ProbeRun` says itself as the `probe --json` record.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from dataclasses import asdict, dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from nlivis.analysis import probes as suites
+from nlivis.analysis.edit_runs import checkpoint_names, protocol_notes, task_of
+from nlivis.analysis.overlap import training_overlap as overlap_of
+from nlivis.analysis.probes import (DEFAULT_CASES_PER_TEST, DEV_SPLITS, SUITE_CODE, SUITE_FORMAT, FailingCase,
+                                    ModelOutcome, ProbeCase, ProbeResult, ProbeTest, build_suite, decide_cases,
+                                    probe_record, reference_of)
+from nlivis.data.protocols import SplitRef, find_split_file, read_split, split_key
+from nlivis.features.cache import file_digest, installed_pipeline_version
+from nlivis.features.dataset import split_cache_key
+from nlivis.inference import LoadedCheckpoint
+from nlivis.store.files import atomic_write_json, cache_root
+from nlivis.features.dataset import analyse_text_pairs
+from nlivis.workflows.edits import predict_items
+from nlivis.workflows.protocol import AnalysisSpec, register_analysis
+
+Progress = Callable[[str], None]
+
+
+def stderr_progress(message: str) -> None:
+    """The CLI's progress: one line on stderr, flushed."""
+    print(message, file=sys.stderr, flush=True)
+
+
+def read_dev_pairs(suite: str, data_dir: str | Path) -> tuple[list[tuple[str, object]], list[str]]:
+    """(split key, Pair) of the suite's dev splits under `data_dir` (those present; labelled pairs only) and
+    each split's cache key (its name and its files' sha256)."""
+    pairs, sources = [], []
+    for dataset, split, folder in DEV_SPLITS[suite]:
+        ref = SplitRef(dataset, split, folder)
+        if find_split_file(ref, data_dir) is None:
+            continue
+        result = read_split(ref, data_dir)
+        sources.append(split_cache_key(ref, result))
+        pairs += [(split_key(ref), pair) for pair in result.pairs if pair.label is not None]
+    return pairs, sources
+
+
+def suite_cache_path(suite: str, per_test: int, seed: int, sources: Sequence[str],
+                     cache_dir: str | Path | None = None) -> Path:
+    """Where a built suite is kept: keyed by its settings, the dev files' sha256, the spaCy pipeline and the
+    code that builds it."""
+    code = file_digest(Path(suites.__file__).with_name(name) for name in SUITE_CODE)
+    key = json.dumps([SUITE_FORMAT, suite, per_test, seed, list(sources), installed_pipeline_version(), code])
+    return cache_root(cache_dir) / "probes" / f"{suite}-{hashlib.sha256(key.encode()).hexdigest()[:20]}.json"
+
+
+def _suite_from_json(data: object) -> list[ProbeTest]:
+    if not (isinstance(data, dict) and data.get("format") == SUITE_FORMAT and isinstance(data.get("tests"), list)):
+        raise ValueError("not a suite file of this version")
+    return [ProbeTest(t["capability"], t["name"], t["type"], t["description"],
+                      tuple(ProbeCase(**{**c, "original": tuple(c["original"]) if c["original"] else None})
+                            for c in t["cases"]))
+            for t in data["tests"]]
+
+
+def load_suite(suite: str, data_dir: str | Path | None = None, per_test: int = DEFAULT_CASES_PER_TEST,
+               seed: int = 1, cache_dir: str | Path | None = None,
+               progress: Progress = lambda message: None) -> list[ProbeTest]:
+    """`build_suite` from the dev splits under `data_dir`, kept in the cache: the same settings, dev files,
+    pipeline and code read the suite back instead of parsing dev pairs again. An unreadable cache file is
+    rebuilt (with a note on `progress`)."""
+    dev, sources = read_dev_pairs(suite, data_dir) if data_dir is not None else ([], [])
+    path = suite_cache_path(suite, per_test, seed, sources, cache_dir)
+    if path.is_file():
+        try:
+            tests = _suite_from_json(json.loads(path.read_text(encoding="utf-8")))
+            progress(f"probe: suite read from {path}")
+            return tests
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            progress(f"probe: cached suite {path} unreadable ({error}); building it again")
+    tests = build_suite(suite, dev, per_test, seed, progress)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_json(path, {"format": SUITE_FORMAT, "tests": [
+            {**asdict(test), "cases": [asdict(case) for case in test.cases]} for test in tests]}, indent=None)
+    except OSError as error:
+        progress(f"probe: could not keep the suite in {path.parent} ({error}); it is used without caching")
+    return tests
+
+
+def run_probes(loaded: Sequence[LoadedCheckpoint], tests: Sequence[ProbeTest], names: Sequence[str],
+               cache_dir: str | Path | None = None,
+               progress: Progress = lambda message: None) -> list[dict[str, ModelOutcome]]:
+    """Predict every distinct pair of the suite (cases and INV / DIR originals) once per model, in batches
+    through the feature cache, and decide each case per model."""
+    pairs = list(dict.fromkeys(pair for test in tests for case in test.cases
+                               for pair in ((case.premise, case.hypothesis), reference_of(case)) if pair is not None))
+    progress(f"probe: spaCy on {len(pairs):,} distinct pairs")
+    items = analyse_text_pairs(pairs, cache_dir, disk_cache=True)
+    probabilities = {}
+    for number, (name, checkpoint) in enumerate(zip(names, loaded), start=1):
+        progress(f"probe: predicting {len(pairs):,} pairs with {name} ({number}/{len(loaded)})")
+        probabilities[name] = predict_items([checkpoint], items)[0]
+    row = {pair: i for i, pair in enumerate(pairs)}
+    return decide_cases(tests, names, tuple(loaded[0].labels), probabilities, row)
+
+
+def training_overlap(checkpoint: Any, tests: Sequence[ProbeTest], data_dir: str | Path | None) -> dict:
+    """How many dev-built cases share text with the checkpoint's recorded training split
+    (`analysis.overlap.training_overlap`: pairs, premises, hypotheses, normalised), with `cases_checked`;
+    template cases are not counted. `checked` False with the reason when the split cannot be read."""
+    built = [case for test in tests for case in test.cases if case.source != "template"]
+    overlap = overlap_of(checkpoint.config, [(case.premise, case.hypothesis) for case in built], data_dir)
+    return {**overlap.to_dict(), "cases_checked": len(built)}
+
+
+@dataclass(frozen=True)
+class ProbeOptions:
+    """A suite run: which suite, the data root its dev-built tests edit (None: template tests only), cases per
+    test, the seed of sampling and dev-pair order, and the cache folder (None: the cache root)."""
+
+    suite: str
+    data_dir: str | Path | None = None
+    per_test: int = DEFAULT_CASES_PER_TEST
+    seed: int = 1
+    cache_dir: str | Path | None = None
+
+
+@dataclass(frozen=True)
+class ProbeRun:
+    """A suite run on named checkpoints: the judged cases (`result`) and what the record states beside them."""
+
+    result: ProbeResult
+    options: ProbeOptions
+    notes: dict[str, str | None]
+
+    def failing(self, test_name: str, model: str) -> list[FailingCase] | None:
+        """The failing cases of test `test_name` for `model` (None: no such test or model in this run)."""
+        return self.result.failing(test_name, model)
+
+    def record(self) -> dict[str, Any]:
+        """The `probe --json` output (`analysis.probes.probe_record`), built once per run (the app shows it at
+        every rerun). Shared: never modify it."""
+        return self._record
+
+    @cached_property
+    def _record(self) -> dict[str, Any]:
+        return probe_record(self.result, self.options.suite, self.options.seed, self.options.per_test, self.notes)
+
+
+def probe_models(loaded: Sequence[LoadedCheckpoint], options: ProbeOptions, names: Sequence[str] | None = None,
+                 progress: Progress = lambda message: None) -> ProbeRun:
+    """The suite of `options` built or read back, run on every checkpoint (named `names`, default their folder
+    names), with each checkpoint's training overlap; ValueError when the checkpoints are of two tasks or of
+    another task than the suite's."""
+    task = task_of(loaded)
+    if task != options.suite:
+        raise ValueError(f"--suite {options.suite} does not fit these checkpoints: they are {task} models")
+    names = list(names) if names is not None else checkpoint_names(loaded)
+    tests = load_suite(options.suite, options.data_dir, options.per_test, options.seed, options.cache_dir, progress)
+    outcomes = run_probes(loaded, tests, names, options.cache_dir, progress)
+    overlap = {name: training_overlap(item, tests, options.data_dir) for name, item in zip(names, loaded)}
+    result = ProbeResult(tests, tuple(loaded[0].labels), names, outcomes, overlap)
+    return ProbeRun(result, options, protocol_notes(loaded, names))
+
+
+PROBES = register_analysis(AnalysisSpec(name="probes", needs=frozenset(), options=ProbeOptions, run=probe_models))
+"""The suite reads only the output distribution: every model applies."""

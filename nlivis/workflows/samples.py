@@ -1,0 +1,47 @@
+"""What the app computes over a sample of a split's pairs: their automatic annotation tags (`analysis.tags`,
+kept on disk), and the spread of a model's gates over them (`analysis.gates`). The caller reads the split and
+draws the sample; these run the tagger or the model on it.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import pandas as pd
+
+from nlivis.analysis.tags import cached_tag_pairs, unavailable_tags
+from nlivis.data.records import Pair
+
+ALL_PAIRS = 0
+"""A sample size that means every pair of the split (their tags are kept on disk under the cache root)."""
+GATE_BATCH_SIZE = 32
+
+
+@dataclass
+class TaggedSample:
+    """Automatic annotation tags for a sample of a split's pairs (pair id → tags), and the tags the rules
+    cannot decide here (tag → why)."""
+
+    tags: dict[str, frozenset[str]]
+    unavailable: dict[str, str]
+    size: int
+
+
+def tag_sample(pairs: Sequence[Pair], cache_dir: str | Path) -> TaggedSample:
+    """The automatic tags of `pairs`, each pair's kept in `cache_dir` (a pair tagged before is read back)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the missing-WordNet warning is shown through `unavailable`
+        tags = cached_tag_pairs(pairs, cache_dir=cache_dir)
+    return TaggedSample(dict(tags), unavailable_tags(), len(pairs))
+
+
+def gate_statistics(loaded, items: Sequence, name: str) -> pd.DataFrame:
+    """Mean and spread of each of the loaded checkpoint's gates over the real tokens of the analysed pairs
+    `items` (`analysis.gates.gate_summary`, the rows labelled `name`)."""
+    from nlivis.analysis.gates import gate_summary  # runs the model: torch loads here, not with the tags
+
+    featurizer = loaded.featurizer
+    batches = [featurizer.encode(items[i:i + GATE_BATCH_SIZE]) for i in range(0, len(items), GATE_BATCH_SIZE)]
+    return gate_summary(loaded.model, batches, name)

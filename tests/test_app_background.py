@@ -1,0 +1,39 @@
+"""The app's background work (nlivis.app.background): one job per key, and a cached computation's progress
+passed on from its worker thread to the page's thread in order, its result or error coming back."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from nlivis.app import background
+
+
+def test_a_key_runs_its_work_once_and_later_calls_get_the_same_job():
+    calls = []
+    first = background.in_background(("test", "once"), lambda: calls.append(1) or "done")
+    again = background.in_background(("test", "once"), lambda: calls.append(2) or "other")
+    assert again is first and first.result(timeout=30) == "done" and calls == [1]
+
+
+def test_reporting_passes_every_message_on_in_this_thread_and_returns_the_result():
+    heard: list[tuple[str, bool]] = []
+    here = threading.current_thread()
+
+    def work(say):
+        assert threading.current_thread() is not here  # the work runs elsewhere: no st call in it
+        for step in ("spaCy", "model 1", "model 2"):
+            say(step)
+        return 42
+
+    result = background.reporting(work, lambda message: heard.append((message, threading.current_thread() is here)))
+    assert result == 42 and heard == [("spaCy", True), ("model 1", True), ("model 2", True)]
+
+
+def test_reporting_raises_what_the_work_raised():
+    def work(say):
+        say("starting")
+        raise ValueError("models of two tasks")
+
+    with pytest.raises(ValueError, match="two tasks"):
+        background.reporting(work, lambda message: None)

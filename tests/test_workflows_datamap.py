@@ -1,0 +1,59 @@
+"""The data-map listing (nlivis.workflows.datamap.datamap_listing) on hand-made dynamics, its readers injected:
+text from the local split by id, a second map's columns, predictions and the notes that say what is missing."""
+from __future__ import annotations
+
+from nlivis.analysis.datamap import data_map, parse_selection
+from nlivis.data.records import Pair
+from nlivis.workflows.datamap import MAX_PREDICTED, ListingSources, datamap_listing
+from tests.test_analysis_datamap import dynamics
+
+SPLIT = [Pair(id=f"p{i}", premise=f"premise {i}", hypothesis=f"hypothesis {i}", label="entailment") for i in range(3)]
+"""The local copy of snli_test: pairs p0–p2 (p3 is missing from it)."""
+
+
+def sources(asked: list | None = None) -> ListingSources:
+    def predict(model: str, split: str, ids: list[str]):
+        if asked is not None:
+            asked.append((model, split, tuple(ids)))
+        return {pid: f"{model} says {pid}" for pid in ids}, None
+
+    return ListingSources(rows=lambda split: {p.id: i for i, p in enumerate(SPLIT)} if split == "snli_test" else {},
+                          pairs=lambda split: SPLIT if split == "snli_test" else [], predict=predict)
+
+
+def test_a_listing_joins_text_by_id_and_says_which_pairs_have_none():
+    points = data_map(dynamics())
+    found = datamap_listing(points, parse_selection("box:0,0.5,0,1"), "row", sources())
+    assert found.frame["id"].tolist() == ["p0", "p1", "p2", "p3"]
+    assert found.frame["row"].tolist()[:3] == [0, 1, 2] and found.frame["row"].isna().iloc[3]
+    assert found.frame["premise"].tolist() == ["premise 0", "premise 1", "premise 2", ""]
+    assert "column" not in found.frame and "original" not in found.frame
+    assert found.notes == ["1 of these pairs are not in the local copy of their split, so their text is not shown"]
+
+
+def test_a_listing_adds_the_compared_map_and_each_predictors_label():
+    points = data_map(dynamics())
+    other = data_map(dynamics(ids=["p1", "p0", "x", "y", "z"]))
+    asked: list = []
+    found = datamap_listing(points, parse_selection("region:hard-to-learn"), None, sources(asked),
+                            compare=("other", other, None), predictors=["gcnn"])
+    assert found.frame["id"].tolist() == ["p2"]
+    assert found.frame["other region"].tolist() == [None]  # p2 is not on the other map
+    assert found.frame["gcnn predicts"].tolist() == ["gcnn says p2"] and asked == [("gcnn", "snli_test", ("p2",))]
+    missing = datamap_listing(points, parse_selection("region:easy-to-learn"), None, sources(),
+                              compare=("other", None, "no dynamics recorded"))
+    assert missing.frame["id"].tolist() == ["p1"] and missing.notes == ["other: no dynamics recorded"]
+    compared = datamap_listing(points, parse_selection("region:easy-to-learn"), None, sources(),
+                               compare=("other", other, None))
+    assert compared.frame["other region"].tolist() == [other.region[0]]  # p1 is the other map's first column
+
+
+def test_a_long_listing_is_not_predicted():
+    ids = [f"q{i}" for i in range(MAX_PREDICTED + 1)]
+    points = data_map(dynamics(by_epoch=[[(0.1, False)] * len(ids)] * 3, ids=ids,
+                               gold=[0] * len(ids)))
+    asked: list = []
+    found = datamap_listing(points, parse_selection("region:hard-to-learn"), None, sources(asked), predictors=["gcnn"])
+    assert len(found.frame) == len(ids) and not asked
+    assert any(note.startswith(f"predictions are shown for lists of at most {MAX_PREDICTED:,} pairs")
+               for note in found.notes)
