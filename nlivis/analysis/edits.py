@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import asdict, dataclass, field
+from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import Iterable, Sequence
 
@@ -39,6 +40,7 @@ from nlivis.analysis.inflection import indefinite_article, inflect, same_case
 from nlivis.analysis.monotonicity import polarities
 from nlivis.analysis.parsed import ParsedSentence, parse_sentences
 from nlivis.data.records import NLI_LABELS, PARAPHRASE_LABELS
+from nlivis.features.wordnet import load_wordnet, sense_counts
 
 ENTAILMENT, NEUTRAL, CONTRADICTION = NLI_LABELS
 NOT_DUPLICATE, DUPLICATE = PARAPHRASE_LABELS
@@ -282,8 +284,6 @@ def dominant_synset(lemma: str, wordnet_pos: str):
     """The lemma's first WordNet sense when it is clearly the most frequent one (sense-tagged counts: at
     least `DOMINANT_SHARE` of the lemma's occurrences and `DOMINANT_RATIO` × the second sense; a lemma with
     one sense passes, one whose senses were never tagged does not), else None."""
-    from nlivis.features.wordnet import load_wordnet
-
     synsets = load_wordnet().synsets(lemma, wordnet_pos)
     if not synsets:
         return None
@@ -299,8 +299,6 @@ def dominant_synset(lemma: str, wordnet_pos: str):
 
 def lemma_count(entry) -> int:
     """How often a WordNet lemma (one word in one sense) was sense-tagged: `features.wordnet.sense_counts`."""
-    from nlivis.features.wordnet import sense_counts
-
     return sense_counts().get(entry.key().lower(), 0)
 
 
@@ -803,8 +801,6 @@ def propose_edits(premise: str, hypothesis: str, label: str | None = None, task:
 def user_edit(original_premise: str, original_hypothesis: str, premise: str, hypothesis: str) -> Edit:
     """A pair the user typed as an edit of the original: the same object as a proposed edit, with the
     changed words found by comparing tokens, and no expectation."""
-    from difflib import SequenceMatcher
-
     old = parse_sentences([original_premise, original_hypothesis])
     new = parse_sentences([premise, hypothesis])
     removed, added, positions = [], [], {}

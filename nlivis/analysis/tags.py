@@ -21,9 +21,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
+from tqdm import tqdm
+
 from nlivis.data.readers import load_json
 from nlivis.data.records import InputError, Pair
 from nlivis.features.wordnet import WordNetUnavailable, load_wordnet
+from nlivis.features.spacy_pipeline import load_nlp, pipeline_version
 
 TAGS: tuple[str, ...] = (
     "CONDITIONAL", "WORD_OVERLAP", "NEGATION", "ANTO", "LONG_SENTENCE", "TENSE_DIFFERENCE",
@@ -570,8 +573,6 @@ def tag_pairs(pairs: Sequence[Pair], progress: bool | Callable[[int, int], None]
     Warns once when tags cannot be decided (ANTO and PARAPHRASE without WordNet, see `unavailable_tags`),
     so a view can say so.
     """
-    from nlivis.features.spacy_pipeline import load_nlp
-
     nlp = load_nlp(with_parser=True)
     missing = unavailable_tags()
     if missing:
@@ -580,8 +581,6 @@ def tag_pairs(pairs: Sequence[Pair], progress: bool | Callable[[int, int], None]
     hypothesis_docs = nlp.pipe((p.hypothesis for p in pairs), batch_size=batch_size)
     parsed: Iterable = zip(pairs, premise_docs, hypothesis_docs)
     if progress is True:
-        from tqdm import tqdm
-
         parsed = tqdm(parsed, total=len(pairs), desc="tagging pairs", unit="pair")
     tags: dict[str, frozenset[str]] = {}
     for done, (pair, premise_doc, hypothesis_doc) in enumerate(parsed, start=1):
@@ -598,8 +597,6 @@ def default_tag_cache_dir() -> Path:
 def tag_cache_key(pairs: Sequence[Pair]) -> str:
     """What cached tags depend on: the rules' version, the spaCy pipeline, WordNet's availability and
     every pair's id and text."""
-    from nlivis.features.spacy_pipeline import pipeline_version
-
     digest = hashlib.sha256()
     digest.update(f"{TAGGER_VERSION}|{pipeline_version(True)}|wordnet={not unavailable_tags()}\n".encode())
     for pair in pairs:

@@ -10,6 +10,7 @@ import streamlit as st
 
 from nlivis.app import cache, state
 from nlivis.app.text import md
+from nlivis.data.split_choice import protocol_named
 
 EXPLORER = "app_pages/2_Pair_explorer.py"
 """The page a clicked pair opens in."""
@@ -78,8 +79,6 @@ def require_models(view: str) -> list[cache.Model]:
 
 def protocol_note_for(name: str | None) -> str:
     """The note of the protocol called `name` (a checkpoint's recorded protocol), or the general note."""
-    from nlivis.data.split_choice import protocol_named
-
     protocol = protocol_named(name)
     if protocol is not None and protocol.note:
         return f"Protocol {md(protocol.name)}: {md(protocol.note)}"
