@@ -396,14 +396,14 @@ REFERENCE_SUFFIX = " (full MultiNLI)"
 """Appended to a reference model's name wherever it stands beside ours: it was trained on all of MultiNLI."""
 
 
-def taxonomy_groups(rows_by_id: Mapping[str, "TaxonomyRow"], by: str = "category") -> dict[str, frozenset[str]]:
+def taxonomy_groups(rows_by_id: Mapping[str, TaxonomyRow], by: str = "category") -> dict[str, frozenset[str]]:
     """Pair id → its TaxiNLI categories (`by` "category") or its genre as a one-element set (`by` "genre")."""
     if by == "genre":
         return {pair_id: frozenset({row.genre or "(none)"}) for pair_id, row in rows_by_id.items()}
     return {pair_id: row.categories for pair_id, row in rows_by_id.items()}
 
 
-def reference_predictions(rows_by_id: Mapping[str, "TaxonomyRow"], gold: Mapping[str, str | None] | None = None
+def reference_predictions(rows_by_id: Mapping[str, TaxonomyRow], gold: Mapping[str, str | None] | None = None
                           ) -> dict[str, list[Prediction]]:
     """The TaxiNLI file's reference models as predictions (display name + `REFERENCE_SUFFIX` → one per
     pair), scored against `gold` (pair id → the split's gold label; default the file's own label), so
@@ -417,7 +417,7 @@ def reference_predictions(rows_by_id: Mapping[str, "TaxonomyRow"], gold: Mapping
     return out
 
 
-def taxonomy_breakdown(predictions: Mapping[str, Predictions], rows_by_id: Mapping[str, "TaxonomyRow"],
+def taxonomy_breakdown(predictions: Mapping[str, Predictions], rows_by_id: Mapping[str, TaxonomyRow],
                        by: str = "category") -> pd.DataFrame:
     """Accuracy per TaxiNLI category (or genre) for our models and, on the same pairs, the file's reference
     models: one row per model × group with count, frequency, accuracy and its 95% Wilson interval and the
@@ -438,7 +438,7 @@ def taxonomy_breakdown(predictions: Mapping[str, Predictions], rows_by_id: Mappi
     return table
 
 
-def taxonomy_long(splits: Mapping[str, tuple[Mapping[str, Predictions], Mapping[str, "TaxonomyRow"]]],
+def taxonomy_long(splits: Mapping[str, tuple[Mapping[str, Predictions], Mapping[str, TaxonomyRow]]],
                   by: str = "category") -> pd.DataFrame:
     """`taxonomy_breakdown` of several splits (name → (predictions by model, TaxiNLI rows by pair id)) in the
     long layout `table7_with_counts` draws side by side (the reference models as models)."""
@@ -452,7 +452,7 @@ def taxonomy_long(splits: Mapping[str, tuple[Mapping[str, Predictions], Mapping[
     return pd.concat(tables, ignore_index=True)[[*TABLE7_LONG_COLUMNS, "reference"]]
 
 
-def taxonomy_report(predictions: Predictions, model: str, taxonomy: "TaxonomyFile", pairs: Sequence
+def taxonomy_report(predictions: Predictions, model: str, taxonomy: TaxonomyFile, pairs: Sequence
                     ) -> tuple[pd.DataFrame, pd.DataFrame, str]:
     """For `evaluate --by-tag --tags-file <TaxiNLI file>`: (accuracy per TaxiNLI category, per genre, a note
     on what was joined) for one model's predictions on one split whose `pairs` (records with ids and
@@ -471,7 +471,7 @@ def taxonomy_report(predictions: Predictions, model: str, taxonomy: "TaxonomyFil
     return by_category, by_genre, note
 
 
-def pair_taxonomy(rows: Sequence["TaxonomyRow"], pair_id: str | None, premise: str, hypothesis: str) -> dict | None:
+def pair_taxonomy(rows: Sequence[TaxonomyRow], pair_id: str | None, premise: str, hypothesis: str) -> dict | None:
     """What TaxiNLI says about one pair, for the Pair explorer: its categories (in the file's order), genre,
     gold label and each reference model's label (display name + `REFERENCE_SUFFIX`); None when the file does
     not have the pair. Found by pair id (a renamed `<id>-line<N>` by its sentences too), or, for a typed pair

@@ -61,9 +61,11 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from nlivis.analysis import edits as engine
 from nlivis.analysis import lexicons
-from nlivis.analysis.edits import LABEL, TASK_LABELS, Edit, dominant_synset, propose_edits
+from nlivis.analysis.edit_expectations import LABEL, TASK_LABELS
+from nlivis.analysis.edits import Edit, propose_edits
 from nlivis.analysis.inflection import inflect
 from nlivis.analysis.parsed import parse_sentences
+from nlivis.analysis.word_replacements import dominant_synset
 from nlivis.data.records import Pair
 from nlivis.features.cache import file_digest, installed_pipeline_version, texts_digest
 from nlivis.features.dataset import analyze_pairs
@@ -103,7 +105,8 @@ CONCRETE_LEXNAMES = frozenset({"noun.animal", "noun.artifact", "noun.person", "n
 """WordNet lexicographer files whose nouns take hypernym / hyponym substitutions."""
 SELF_LABEL = {"nli": "entailment", "paraphrase": "duplicate"}
 """What a sentence is to itself."""
-ENGINE_MODULES = ("edits.py", "monotonicity.py", "lexicons.py", "inflection.py", "parsed.py")
+ENGINE_MODULES = ("edits.py", "edit_expectations.py", "word_replacements.py", "monotonicity.py", "lexicons.py",
+                  "inflection.py", "parsed.py")
 POOL_FORMAT = "nlivis-augmentation-pool-1"
 CHUNK = 256
 """Training pairs parsed together (spaCy's batch) while the candidates are made."""
