@@ -14,8 +14,9 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from nlivis.analysis.edits import (DIRECTION_TOLERANCE, FALL, INVARIANT, LABEL, NOT_FALL, NOT_RISE, TASK_LABELS,
-                                   Edit, propose_edits)
+from nlivis.analysis.edit_expectations import (DIRECTION_TOLERANCE, FALL, INVARIANT, LABEL, NOT_FALL, NOT_RISE,
+                                               TASK_LABELS)
+from nlivis.analysis.edits import Edit, propose_edits
 
 PREDICTION_BATCH_SIZE = 128
 ANALYSES_REMEMBERED = 50_000

@@ -28,8 +28,10 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from nlivis.analysis import lexicons
-from nlivis.analysis.edits import (CONTRADICTION, DUPLICATE, ENTAILMENT, INVARIANT, LABEL, NEUTRAL, NOT_DUPLICATE,
-                                   Edit, propose_edits, wordnet_replacements)
+from nlivis.analysis.edit_expectations import (CONTRADICTION, DUPLICATE, ENTAILMENT, INVARIANT, LABEL, NEUTRAL,
+                                               NOT_DUPLICATE)
+from nlivis.analysis.edits import Edit, propose_edits
+from nlivis.analysis.word_replacements import wordnet_replacements
 from nlivis.analysis.inflection import indefinite_article, plural
 
 DEFAULT_CASES_PER_TEST = 110
