@@ -265,53 +265,67 @@ def read_tag_file(path: str | Path) -> dict[str, frozenset[str]]:
     Unknown tag names, an empty pair id and a pair id given twice are errors naming the file and line.
     """
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise TagFileError(f"{path}: cannot read tag file ({error.strerror or error})") from error
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        raise TagFileError(f"{path}, line {line}: not UTF-8 text ({error.reason}: the bytes "
-                           f"{data[error.start:error.end]!r})", str(path), line) from None
-    records: list[tuple[str, str, frozenset[str]]] = []  # (where, pair id, tags)
-    if text.lstrip().startswith("["):
-        try:
-            loaded = load_json(text)
-        except json.JSONDecodeError as error:
-            raise TagFileError(f"{path}, line {error.lineno}: invalid JSON ({error.msg})") from error
-        for position, record in enumerate(loaded, start=1):
-            where = f"{path}, record {position}"
-            records.append((where, *_json_record(record, where)))
-    else:
-        # Lines end at "\n" only (CRLF's "\r" is stripped), so numbers match what an editor shows even
-        # when a tag or id holds another Unicode line break (str.splitlines would split there too).
-        for number, raw in enumerate(text.split("\n"), start=1):
-            raw = raw.removesuffix("\r")
-            where = f"{path}, line {number}"
-            line = raw.strip()
-            if not line or raw.startswith(TAG_MARKER):
-                continue
-            if line.startswith("{"):
-                try:
-                    record = load_json(line)
-                except json.JSONDecodeError as error:
-                    raise TagFileError(f"{where}: invalid JSON ({error.msg})") from error
-                records.append((where, *_json_record(record, where)))
-                continue
-            fields = raw.split("\t")
-            pair_id = fields[0].strip()
-            if not pair_id or pair_id.startswith(TAG_MARKER):
-                raise TagFileError(f"{where}: expected `pair_id<TAB>#TAG<TAB>#TAG ...`; got {raw!r:.120}")
-            names = [name for field in fields[1:] for name in _tag_names(field)]
-            records.append((where, pair_id, _check_tags(names, where)))
+    text = _tag_file_text(path)
+    records = _json_list_records(text, path) if text.lstrip().startswith("[") else _line_records(text, path)
     tags: dict[str, frozenset[str]] = {}
     for where, pair_id, pair_tags in records:
         if pair_id in tags:
             raise TagFileError(f"{where}: pair id {pair_id!r} is listed twice")
         tags[pair_id] = pair_tags
     return tags
+
+
+TagRecord = tuple[str, str, frozenset[str]]
+"""(where in the file, pair id, tags) of one record of a tag file."""
+
+
+def _tag_file_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise TagFileError(f"{path}: cannot read tag file ({error.strerror or error})") from error
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise TagFileError(f"{path}, line {line}: not UTF-8 text ({error.reason}: the bytes "
+                           f"{data[error.start:error.end]!r})", str(path), line) from None
+
+
+def _json_list_records(text: str, path: Path) -> list[TagRecord]:
+    try:
+        loaded = load_json(text)
+    except json.JSONDecodeError as error:
+        raise TagFileError(f"{path}, line {error.lineno}: invalid JSON ({error.msg})") from error
+    wheres = (f"{path}, record {position}" for position in range(1, len(loaded) + 1))
+    return [(where, *_json_record(record, where)) for where, record in zip(wheres, loaded)]
+
+
+def _line_records(text: str, path: Path) -> list[TagRecord]:
+    """The records of a tab-separated file or of JSON lines (comment and blank lines skipped)."""
+    records: list[TagRecord] = []
+    # Lines end at "\n" only (CRLF's "\r" is stripped), so numbers match what an editor shows even
+    # when a tag or id holds another Unicode line break (str.splitlines would split there too).
+    for number, raw in enumerate(text.split("\n"), start=1):
+        raw = raw.removesuffix("\r")
+        where = f"{path}, line {number}"
+        line = raw.strip()
+        if not line or raw.startswith(TAG_MARKER):
+            continue
+        if line.startswith("{"):
+            try:
+                record = load_json(line)
+            except json.JSONDecodeError as error:
+                raise TagFileError(f"{where}: invalid JSON ({error.msg})") from error
+            records.append((where, *_json_record(record, where)))
+            continue
+        fields = raw.split("\t")
+        pair_id = fields[0].strip()
+        if not pair_id or pair_id.startswith(TAG_MARKER):
+            raise TagFileError(f"{where}: expected `pair_id<TAB>#TAG<TAB>#TAG ...`; got {raw!r:.120}")
+        names = [name for field in fields[1:] for name in _tag_names(field)]
+        records.append((where, pair_id, _check_tags(names, where)))
+    return records
 
 
 def merge_tags(automatic: Mapping[str, frozenset[str]],
