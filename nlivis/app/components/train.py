@@ -69,8 +69,9 @@ def start_form() -> None:
     options = dict(size=size, embeddings=embeddings, epochs=None if epochs == config_epochs else float(epochs),
                    max_steps=max_steps or None, seed=seed, device=device, augment=kinds,
                    augment_ratio=ratio if kinds else None)
-    start_button(training_runs.train_command(config_name, dataset, data_folder or Path("DATA"), out, **options), out,
-                 problems, data_folder is not None, name_key)
+    command = None if problems else training_runs.train_command(config_name, dataset, data_folder or Path("DATA"), out,
+                                                                 **options)
+    start_button(command, out, data_folder is not None, name_key)
 
 
 def available_configs() -> dict[str, dict]:
@@ -106,9 +107,9 @@ def embeddings_input(column, default_embeddings: str) -> str | None:
     return choice if choice in ("minilm", "random") else None
 
 
-def start_button(command: list[str], out: Path, problems: list[str], has_data: bool, name_key: str) -> None:
-    """Start training (disabled while a problem stands) and, when nothing stands in the way, the command line."""
-    if st.button("Start training", type="primary", disabled=bool(problems), key="train_start") and has_data:
+def start_button(command: list[str] | None, out: Path, has_data: bool, name_key: str) -> None:
+    """Start training and the command line; disabled, without a command, while a problem stands in the way."""
+    if st.button("Start training", type="primary", disabled=command is None, key="train_start") and command and has_data:
         try:
             training_runs.start_run(command, out)
         except (RuntimeError, OSError) as error:
@@ -119,7 +120,7 @@ def start_button(command: list[str], out: Path, problems: list[str], has_data: b
             # the field made the form warn "Cannot start: … already writing" at once
             st.session_state.pop(name_key, None)
             st.rerun()
-    if not problems:
+    if command is not None:
         with st.expander("Command line"):
             st.code(" ".join(command), language="bash")
 
