@@ -102,11 +102,9 @@ def _hypernym_pairs(nouns: Sequence[str]) -> list[tuple[str, str]]:
 
 
 def nli_templates(rng: random.Random) -> list[tuple[str, str, str, str, list[ProbeCase]]]:
-    """(capability, name, type, description, candidate cases) of every NLI template test (`rng` drawn from in a
-    fixed order: counting, comparatives, coreference, temporal)."""
+    """(capability, name, type, description, candidate cases) of every NLI template test, in a fixed order."""
     passives, overlap = _role_cases(lexicons.OCCUPATIONS)
-    return [_negation_test(), _quantifier_test(), _antonym_test(), _hypernymy_test(), _exclusive_test(),
-            _counting_test(rng), _comparative_test(rng),
+    return [_negation_test(), _quantifier_test(), *_taxonomy_tests(), _counting_test(rng), _comparative_test(rng),
             ("SRL: active / passive", "passive of the same event, and with roles swapped", "MFT",
              "The doctor saw the nurse ⊨ the nurse was seen by the doctor; ⊭ the doctor was seen by the nurse",
              labelled(passives)),
@@ -135,17 +133,12 @@ def _quantifier_test() -> tuple[str, str, str, str, list[ProbeCase]]:
             "some vs no → contradiction; all ⊨ some → entailment; some ⊭ all → neutral", labelled(quantified))
 
 
-def _antonym_test() -> tuple[str, str, str, str, list[ProbeCase]]:
+def _taxonomy_tests() -> list[tuple[str, str, str, str, list[ProbeCase]]]:
+    """WordNet antonyms, hypernyms upward and under negation, and exclusive co-hyponyms of nlivis's lexicons."""
     people = _antonym_pairs(lexicons.PERSON_ADJECTIVES)
     things = _antonym_pairs(lexicons.OBJECT_ADJECTIVES)
     antonyms = [(f"The {o} is {a}.", f"The {o} is {b}.", CONTRADICTION) for o in lexicons.OCCUPATIONS for a, b in people]
     antonyms += [(f"The {t} is {a}.", f"The {t} is {b}.", CONTRADICTION) for t in lexicons.OBJECTS for a, b in things]
-    return ("Taxonomy: antonyms", "WordNet antonym adjectives", "MFT",
-            "P: The nurse is tall. H: The nurse is short. (antonyms from WordNet 3.0) → contradiction",
-            labelled(antonyms))
-
-
-def _hypernymy_test() -> tuple[str, str, str, str, list[ProbeCase]]:
     hypernymy = []
     for small, large in _hypernym_pairs(lexicons.HOLDABLE_HYPONYMS):
         for o in lexicons.OCCUPATIONS:
@@ -156,12 +149,6 @@ def _hypernymy_test() -> tuple[str, str, str, str, list[ProbeCase]]:
                 (f"The {o} is holding {_article(large)}.", f"The {o} is holding {_article(small)}.", NEUTRAL),
                 (f"The {o} is not holding {_article(small)}.", f"The {o} is not holding {_article(large)}.",
                  NEUTRAL)]
-    return ("Taxonomy: hypernymy", "hypernyms upward and under negation (MoNLI)", "MFT",
-            "holding a puppy ⊨ holding a dog; not holding a dog ⊨ not holding a puppy; the converses → neutral "
-            "(hypernyms from WordNet 3.0)", labelled(hypernymy))
-
-
-def _exclusive_test() -> tuple[str, str, str, str, list[ProbeCase]]:
     exclusive = []
     colours = lexicons.EXCLUSIVE_CATEGORIES["colour"][0]
     categories = (("instrument", "is playing the {}."), ("animal", "is feeding {}."), ("drink", "is drinking {}."),
@@ -177,9 +164,15 @@ def _exclusive_test() -> tuple[str, str, str, str, list[ProbeCase]]:
                 shown = [m if category in ("instrument", "drink") else _article(m) for m in (first, second)]
                 exclusive.append((f"The {o} {frame.format(shown[0])}", f"The {o} {frame.format(shown[1])}",
                                   CONTRADICTION))
-    return ("Taxonomy: exclusive co-hyponyms", "a different colour, instrument, animal, drink, vehicle, fruit",
-            "MFT", "P: The pilot is playing the violin. H: The pilot is playing the cello. → contradiction",
-            labelled(exclusive))
+    return [("Taxonomy: antonyms", "WordNet antonym adjectives", "MFT",
+             "P: The nurse is tall. H: The nurse is short. (antonyms from WordNet 3.0) → contradiction",
+             labelled(antonyms)),
+            ("Taxonomy: hypernymy", "hypernyms upward and under negation (MoNLI)", "MFT",
+             "holding a puppy ⊨ holding a dog; not holding a dog ⊨ not holding a puppy; the converses → neutral "
+             "(hypernyms from WordNet 3.0)", labelled(hypernymy)),
+            ("Taxonomy: exclusive co-hyponyms", "a different colour, instrument, animal, drink, vehicle, fruit",
+             "MFT", "P: The pilot is playing the violin. H: The pilot is playing the cello. → contradiction",
+             labelled(exclusive))]
 
 
 def _counting_test(rng: random.Random) -> tuple[str, str, str, str, list[ProbeCase]]:
