@@ -1,9 +1,10 @@
 """Before/after for one speed change: two commits' models measured in alternating rounds.
 
     python bench/ab.py BEFORE AFTER --models amn --sizes shipped,paper [--rounds 5] [--threads N]
+        [--out FILE]
 
 On a shared two-core machine one benchmark run drifts by ±20 % from the next, so a change is judged
-by interleaving: each round runs `nlivis.training.benchmark.bench_model` (today's benchmark code, quick settings:
+by interleaving: each round runs `nlivis.workflows.bench.bench_model` (today's benchmark code, quick settings:
 3 repetitions after 1 warm-up, 2 length-bucketed training batches) once on BEFORE's models and once
 on AFTER's, each in a fresh process, and the table gives the median over rounds of each side, plus
 the one-pair latency (one 10-token pair, traces on, the app's path without spaCy). AFTER may be
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -21,7 +21,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from harness import ROOT, Report, add_out_option, command_line, commit_tree, load_average
+
 MEASURE = """
 import json, sys, time, statistics
 import torch
@@ -51,10 +52,7 @@ COLUMNS = (("train", "train pairs/s"), ("infer", "infer pairs/s (b=256)"), ("lat
 def tree_for(commit: str, folder: Path) -> Path:
     if commit == "worktree":
         return ROOT
-    archive = subprocess.run(["git", "archive", commit, "nlivis", "configs"], cwd=ROOT, check=True,
-                             capture_output=True).stdout
-    folder.mkdir()
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    commit_tree(commit, folder)
     shutil.copy(ROOT / "nlivis" / "bench.py", folder / "nlivis" / "bench.py")
     return folder
 
@@ -73,16 +71,16 @@ def main() -> int:
     parser.add_argument("--sizes", default="shipped")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--threads", type=int, default=0, help="torch threads (default: torch's choice)")
+    add_out_option(parser)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="nlivis-ab-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="nlivis-ab-") as tmp, Report(args.out) as report:
         trees = {args.before: tree_for(args.before, Path(tmp) / "before"),
                  args.after: tree_for(args.after, Path(tmp) / "after")}
         head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-        print(f"Command: python bench/ab.py {' '.join(sys.argv[1:])}  (worktree at {head}; median of {args.rounds} "
-              f"interleaved rounds, threads {args.threads or 'torch default'})")
-        print(f"Load average (1 min) at start {os.getloadavg()[0]:.2f}\n", flush=True)
-        print(f"| model | size | models of | {' | '.join(label for _, label in COLUMNS)} |")
-        print("|---|---|---|" + "---|" * len(COLUMNS))
+        report.print(command_line(f"worktree at {head}; median of {args.rounds} interleaved rounds, threads "
+                                  f"{args.threads or 'torch default'}"), load_average("start") + "\n",
+                     f"| model | size | models of | {' | '.join(label for _, label in COLUMNS)} |",
+                     "|---|---|---|" + "---|" * len(COLUMNS))
         for family in args.models.split(","):
             for size in args.sizes.split(","):
                 results: dict[str, list[dict]] = {commit: [] for commit in trees}
@@ -93,13 +91,12 @@ def main() -> int:
                 for commit in trees:
                     cells = " | ".join(f"{medians[commit][k]:.1f}" if medians[commit][k] < 100 else f"{medians[commit][k]:.0f}"
                                        for k, _ in COLUMNS)
-                    print(f"| {family} | {size} | {commit} | {cells} |", flush=True)
+                    report.print(f"| {family} | {size} | {commit} | {cells} |")
                 b, a = medians[args.before], medians[args.after]
                 change = " | ".join(f"{(a[k] / b[k] - 1) * 100:+.0f}%" for k, _ in COLUMNS)
-                print(f"| {family} | {size} | change | {change} |", flush=True)
-    print(f"\nLoad average (1 min) at end {os.getloadavg()[0]:.2f}")
+                report.print(f"| {family} | {size} | change | {change} |")
+        report.print("\n" + load_average("end"))
     return 0
-
 
 if __name__ == "__main__":
     raise SystemExit(main())

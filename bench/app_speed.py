@@ -27,13 +27,13 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # nlivis from this checkout
-MODELS = ("gcnn", "diin", "attentive_conv", "esan", "amn")
-SHIPPED = [ROOT / "checkpoints" / f"{model}-snli-small" for model in MODELS]
+from harness import ROOT, SHIPPED, add_out_option, publish
+
+from nlivis.app import paths
+
+SHIPPED_FOLDERS = [ROOT / "checkpoints" / f"{family}-snli-small" for family in SHIPPED]
 DATA = Path(os.environ.get("NLIVIS_DATA", ROOT.parent / "shared" / "data"))
-PAGES = ("app_pages/2_Pair_explorer.py", "app_pages/4_Gates.py", "app_pages/5_Error_analysis.py", "app_pages/6_Ablations.py",
-         "app_pages/7_Projection.py", "app_pages/1_Home.py")
+PAGES = tuple(page.path for page in (paths.EXPLORER, paths.GATES, paths.ERRORS, paths.ABLATIONS, paths.PROJECTION, paths.HOME))
 PROJECTION_PAIRS = 1000
 
 COLD_START = """
@@ -68,10 +68,10 @@ def pair_analysis(repeats: int) -> tuple[list[float], list[float]]:
     from nlivis.inference import load_checkpoint
     from nlivis.inference import predict_pair as predict_pairs
 
-    loaded = [load_checkpoint(folder) for folder in SHIPPED]
+    loaded = [load_checkpoint(folder) for folder in SHIPPED_FOLDERS]
     for model in loaded:
         model.model.eval()
-    analysis.analyze_sentences(["A warm-up sentence ."])  # the spaCy pipeline loads outside the timing
+    analysis.analyse_sentences(["A warm-up sentence ."])  # the spaCy pipeline loads outside the timing
     predict_pairs(loaded[0], "A dog runs .", "An animal moves .", trace=True)
     once, per_model = [], []
     for repeat in range(repeats):
@@ -81,7 +81,7 @@ def pair_analysis(repeats: int) -> tuple[list[float], list[float]]:
             started = time.perf_counter()
             for model in loaded:
                 if not memo:
-                    analysis.analyze_text_pair.cache_clear()
+                    analysis.analyse_text_pair.cache_clear()
                 predict_pairs(model, premise, hypothesis, trace=True)
             times.append(time.perf_counter() - started)
     return once, per_model
@@ -95,7 +95,7 @@ def app_runs(repeats: int, cache: Path) -> tuple[dict[str, list[float]], dict[st
                        "NLIVIS_CACHE_DIR": str(cache)})  # projections and spaCy analyses start empty
     os.environ.pop("NLIVIS_RUNS", None)
     app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600).run()
-    app.multiselect(key="home_selected").set_value([folder.name for folder in SHIPPED]).run()
+    app.multiselect(key="home_selected").set_value([folder.name for folder in SHIPPED_FOLDERS]).run()
     app.session_state["projection_method"] = "pca"  # the fit is timed on its own below; recolouring is the same
     app.session_state["projection_size"] = PROJECTION_PAIRS
     started = time.perf_counter()
@@ -138,9 +138,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--skip-umap", action="store_true", help="leave out the two UMAP fits in new processes")
-    parser.add_argument("--out", type=Path, help="also write the table here")
+    add_out_option(parser)
     args = parser.parse_args()
-    missing = [str(folder) for folder in SHIPPED if not (folder / "COMPLETE").is_file()]
+    missing = [str(folder) for folder in SHIPPED_FOLDERS if not (folder / "COMPLETE").is_file()]
     if missing or not DATA.is_dir():
         sys.exit(f"needs the shipped checkpoints and the data folder; missing: {', '.join(missing) or DATA}")
 
@@ -179,11 +179,7 @@ def main() -> None:
              f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')})", "",
              "| measurement | target | measured | how |", "|---|---|---|---|"]
     lines += [f"| {name} | {target} | {value} | {how} |" for name, target, value, how in rows]
-    table = "\n".join(lines)
-    print(table)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(table + "\n", encoding="utf-8")
+    publish(lines, args.out)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from harness import ROOT, commit_tree
 
 
 def main(argv: list[str]) -> int:
@@ -29,9 +29,7 @@ def main(argv: list[str]) -> int:
     if "--checkpoints" not in options:
         options += ["--checkpoints", str(ROOT / "checkpoints")]
     with tempfile.TemporaryDirectory(prefix="nlivis-bench-") as folder:
-        archive = subprocess.run(["git", "archive", commit, "nlivis", "configs"], cwd=ROOT, check=True,
-                                 capture_output=True).stdout
-        subprocess.run(["tar", "-x", "-C", folder], input=archive, check=True)
+        commit_tree(commit, Path(folder))
         shutil.copy(ROOT / "nlivis" / "bench.py", Path(folder) / "nlivis" / "bench.py")
         print(f"models of {commit}, benchmark code of the working tree", flush=True)
         return subprocess.run([sys.executable, "-m", "nlivis", "bench", *options], cwd=folder).returncode

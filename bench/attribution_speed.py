@@ -20,10 +20,8 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from harness import SHIPPED, add_checkpoints_option, add_out_option, add_threads_option, publish
 
-SHIPPED = ("gcnn", "diin", "attentive_conv", "esan", "amn")
 PREMISE = "A man in a blue shirt is playing a guitar on the street while people walk past ."
 HYPOTHESIS = "A musician is performing outdoors ."
 
@@ -32,14 +30,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=50, help="integrated-gradients steps (default 50)")
     parser.add_argument("--repeats", type=int, default=10, help="timed repeats after one warm-up (default 10)")
-    parser.add_argument("--threads", type=int, default=None, help="torch intra-op threads (default: torch's choice)")
-    parser.add_argument("--checkpoints", default=str(ROOT / "checkpoints"), help="folder of the shipped checkpoints")
-    parser.add_argument("--out", default=None, help="also write the table (markdown) here")
+    add_threads_option(parser)
+    add_checkpoints_option(parser)
+    add_out_option(parser)
     args = parser.parse_args(argv)
 
     import torch
 
-    from nlivis.analysis.attribution import analysed_text_pair, integrated_gradients, predicted_classes
+    from nlivis.analysis.attribution import integrated_gradients, predicted_classes
+    from nlivis.features.dataset import analysed_text_pair
     from nlivis.inference import load_checkpoint
 
     if args.threads:
@@ -84,10 +83,7 @@ def main(argv: list[str] | None = None) -> int:
                      f"{default_steps[family]} |")
     lines.append(f"| **all five** | **{1000 * statistics.median(totals):.1f}** (worst {1000 * max(totals):.1f}) | "
                  f"**{1000 * statistics.median(cpu_totals):.1f}** | | |")
-    table = "\n".join(lines)
-    print(table)
-    if args.out:
-        Path(args.out).write_text(table + "\n", encoding="utf-8")
+    publish(lines, args.out)
     return 0
 
 

@@ -1,7 +1,7 @@
 """What targeted augmentation (`train --augment`) costs: making the candidates, reusing them, and training.
 
     OMP_NUM_THREADS=1 python bench/augment_cost.py [--data-dir ../shared/data] [--model esan] [--pairs 1000]
-        [--kinds antonym,exclusive,…] [--ratio 0.5] [--steps 20] [--rounds 2] [--threads 1]
+        [--kinds antonym,exclusive,…] [--ratio 0.5] [--steps 20] [--rounds 2] [--threads 1] [--out FILE]
 
 Three tables, on snli-small (the shipped checkpoints' protocol, 9,824 training pairs):
 1. Candidate generation, uncached: the edit engine (spaCy's parser, WordNet, the filters) over the first `--pairs`
@@ -20,7 +20,6 @@ Three tables, on snli-small (the shipped checkpoints' protocol, 9,824 training p
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import tempfile
@@ -29,13 +28,11 @@ from pathlib import Path
 
 import torch
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from nlivis.training import augment  # noqa: E402
-from nlivis.training.config import deep_merge, load_config  # noqa: E402
-from nlivis.training.request import TrainRequest  # noqa: E402
-from nlivis.training.trainer import Trainer  # noqa: E402
+from harness import ROOT, Report, add_out_option, command_line, load_average, step_seconds
+from nlivis.training import augment
+from nlivis.training.config import deep_merge, load_config
+from nlivis.training.request import TrainRequest
+from nlivis.training.trainer import Trainer
 
 WARM_UP_STEPS = 2
 """Steps left out of the seconds per step (first calls allocate and warm caches)."""
@@ -57,15 +54,7 @@ def trainer(family: str, data_dir: Path, folder: Path, kinds: tuple[str, ...], r
 def seconds_per_step(built: Trainer) -> float:
     """Mean seconds per optimizer step after the warm-up steps, over the first epoch's batches (the loop stops
     at max_steps)."""
-    durations: list[float] = []
-    real_step = built.step
-
-    def step(indices):
-        start = time.perf_counter()
-        real_step(indices)
-        durations.append(time.perf_counter() - start)
-
-    built.step = step
+    durations = step_seconds(built)
     built.run_epoch()
     warm = durations[WARM_UP_STEPS:]
     return sum(warm) / len(warm)
@@ -78,6 +67,41 @@ def candidate_generation(items, labels, pairs: int) -> tuple[float, int, int]:
     start = time.perf_counter()
     pool = augment.build_pool(chosen, augment.task_of_labels(labels), counts)
     return time.perf_counter() - start, len(chosen), len(pool.candidates)
+
+
+def cached_reuse(report: Report, augmented: Trainer, total: int, augmented_setup: float, plain_setup: float) -> None:
+    """Table 2: what a later run pays for the candidates, the draw and the analysis, and the set-up difference."""
+    timings = augmented.augmentation.timings
+    cached = bool(timings["candidates_cached"])
+    report.print("| cached reuse (a later run) | seconds |", "|---|---|",
+                 f"| candidates of all {total:,} pairs "
+                 f"{'read from the cache' if cached else 'NOT cached: made in this run'} | {timings['candidates_s']:.2f} |",
+                 f"| seeded draw of {len(augmented.augmentation.items):,} pairs | {timings['draw_s']:.2f} |",
+                 f"| analysis of the drawn pairs (feature cache) | {timings['analysis_s']:.2f} |",
+                 f"| Trainer set-up with --augment − without | {augmented_setup - plain_setup:+.2f} "
+                 f"({augmented_setup:.1f} − {plain_setup:.1f}) |\n")
+
+
+def training_overhead(report: Report, args: argparse.Namespace, folder: Path, kinds: tuple[str, ...],
+                      plain: Trainer, augmented: Trainer) -> None:
+    """Table 3: seconds per step with and without the augmented pairs (alternating which goes first), per epoch."""
+    on, off = [], []
+    for round_ in range(args.rounds):
+        for with_augment in ((True, False) if round_ % 2 == 0 else (False, True)):
+            name = f"{'a' if with_augment else 'p'}{round_}"
+            built, _ = trainer(args.model, Path(args.data_dir), folder / name, kinds if with_augment else (),
+                               args.ratio, args.steps, None)
+            (on if with_augment else off).append(seconds_per_step(built))
+    plain_batches, augmented_batches = plain.batches_per_epoch, augmented.batches_per_epoch
+    with_, without = statistics.median(on), statistics.median(off)
+    report.print("| training | plain | augmented | ratio |", "|---|---|---|---|",
+                 f"| pairs per epoch | {len(plain.train_items):,} | {len(augmented.train_items):,} | "
+                 f"{len(augmented.train_items) / len(plain.train_items):.2f} |",
+                 f"| steps per epoch | {plain_batches} | {augmented_batches} | {augmented_batches / plain_batches:.2f} |",
+                 f"| s per step (median of {args.rounds}, {args.steps} steps each) | {without:.4f} | "
+                 f"{with_:.4f} | {with_ / without:.2f} |",
+                 f"| s per epoch (steps × s per step) | {plain_batches * without:.0f} | {augmented_batches * with_:.0f} | "
+                 f"{augmented_batches * with_ / (plain_batches * without):.2f} |")
 
 
 def main() -> int:
@@ -93,59 +117,29 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=20, help="optimizer steps per timing run (default: 20)")
     parser.add_argument("--rounds", type=int, default=2, help="rounds of (augmented, plain) runs (default: 2)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default: 1)")
+    add_out_option(parser)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     kinds = augment.parse_kinds(args.kinds)
     data_dir = Path(args.data_dir)
-    print(f"Command: python bench/augment_cost.py {' '.join(sys.argv[1:])}  (torch threads {torch.get_num_threads()}, "
-          f"{args.model} at its shipped size on snli-small, kinds {','.join(kinds)}, ratio {args.ratio:g})")
-    print(f"Load average (1 min) at start {os.getloadavg()[0]:.2f}\n")
-
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder, Report(args.out) as report:
+        report.print(command_line(f"torch threads {torch.get_num_threads()}, {args.model} at its shipped size on "
+                                  f"snli-small, kinds {','.join(kinds)}, ratio {args.ratio:g}"),
+                     load_average("start") + "\n")
         folder = Path(folder)
         plain, plain_setup = trainer(args.model, data_dir, folder / "plain", (), args.ratio, args.steps, None)
         seconds, edited, found = candidate_generation(plain.data.train_items, plain.protocol.labels, args.pairs)
         total = len(plain.data.train_items)
-        print("| candidate generation (uncached) | training pairs edited | seconds | s per pair | candidates | "
-              f"for all {total:,} pairs (s, extrapolated) |")
-        print("|---|---|---|---|---|---|")
-        print(f"| edit engine + filters | {edited:,} | {seconds:.1f} | {seconds / edited:.4f} | {found:,} | "
-              f"{seconds / edited * total:.0f} |\n", flush=True)
-
+        report.print("| candidate generation (uncached) | training pairs edited | seconds | s per pair | candidates | "
+                     f"for all {total:,} pairs (s, extrapolated) |", "|---|---|---|---|---|---|",
+                     f"| edit engine + filters | {edited:,} | {seconds:.1f} | {seconds / edited:.4f} | {found:,} | "
+                     f"{seconds / edited * total:.0f} |\n")
         augmented, augmented_setup = trainer(args.model, data_dir, folder / "augmented", kinds, args.ratio, args.steps,
                                              None)
-        timings = augmented.augmentation.timings
-        cached = bool(timings["candidates_cached"])
-        print("| cached reuse (a later run) | seconds |")
-        print("|---|---|")
-        print(f"| candidates of all {total:,} pairs "
-              f"{'read from the cache' if cached else 'NOT cached: made in this run'} | {timings['candidates_s']:.2f} |")
-        print(f"| seeded draw of {len(augmented.augmentation.items):,} pairs | {timings['draw_s']:.2f} |")
-        print(f"| analysis of the drawn pairs (feature cache) | {timings['analysis_s']:.2f} |")
-        print(f"| Trainer set-up with --augment − without | {augmented_setup - plain_setup:+.2f} "
-              f"({augmented_setup:.1f} − {plain_setup:.1f}) |\n", flush=True)
-
-        on, off = [], []
-        for round_ in range(args.rounds):
-            for with_augment in ((True, False) if round_ % 2 == 0 else (False, True)):
-                name = f"{'a' if with_augment else 'p'}{round_}"
-                built, _ = trainer(args.model, data_dir, folder / name, kinds if with_augment else (), args.ratio,
-                                   args.steps, None)
-                (on if with_augment else off).append(seconds_per_step(built))
-        plain_batches, augmented_batches = plain.batches_per_epoch, augmented.batches_per_epoch
-        with_, without = statistics.median(on), statistics.median(off)
-        print("| training | plain | augmented | ratio |")
-        print("|---|---|---|---|")
-        print(f"| pairs per epoch | {len(plain.train_items):,} | {len(augmented.train_items):,} | "
-              f"{len(augmented.train_items) / len(plain.train_items):.2f} |")
-        print(f"| steps per epoch | {plain_batches} | {augmented_batches} | {augmented_batches / plain_batches:.2f} |")
-        print(f"| s per step (median of {args.rounds}, {args.steps} steps each) | {without:.4f} | "
-              f"{with_:.4f} | {with_ / without:.2f} |")
-        print(f"| s per epoch (steps × s per step) | {plain_batches * without:.0f} | {augmented_batches * with_:.0f} | "
-              f"{augmented_batches * with_ / (plain_batches * without):.2f} |")
-    print(f"\nLoad average (1 min) at end {os.getloadavg()[0]:.2f}")
+        cached_reuse(report, augmented, total, augmented_setup, plain_setup)
+        training_overhead(report, args, folder, kinds, plain, augmented)
+        report.print("\n" + load_average("end"))
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -23,10 +23,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
-
-from browser_speed import CHROMIUM, CHROMIUM_ARGS, MODELS, TIMEOUT_S, Server  # noqa: E402
+from browser import CHROMIUM, DATA, AppServer, chromium
+from browser_speed import TIMEOUT_S, bench_environment
+from harness import ROOT, SHIPPED, add_out_option, publish
 
 ROWS = (3934, 12, 150, 777, 1204, 2048, 2600, 3301, 4100, 5555, 6020, 7007, 8123, 9000)
 """SNLI dev rows visited (the first warms the server up)."""
@@ -47,8 +46,7 @@ SHOWN = """
 def premise_of(row: int) -> str:
     from nlivis.data.protocols import get_protocol, read_split
 
-    data = Path(os.environ.get("NLIVIS_DATA", ROOT.parent / "shared" / "data"))
-    return read_split(get_protocol("snli-small").select, data).pairs[row].premise
+    return read_split(get_protocol("snli-small").select, DATA).pairs[row].premise
 
 
 def cpu_seconds(pid: int) -> float:
@@ -74,22 +72,15 @@ def analyse_row(page, row: int, pid: int) -> tuple[float, int, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pairs", type=int, default=8, help="new pairs timed after the warm-up pair (default 8)")
-    parser.add_argument("--out", type=Path, help="also write the table here (default: print only)")
+    add_out_option(parser)
     args = parser.parse_args()
     if not CHROMIUM.is_file():
         sys.exit(f"needs Debian's chromium at {CHROMIUM}")
-    from playwright.sync_api import sync_playwright
-
     rows = ROWS[:args.pairs + 1]
     scratch = Path(tempfile.mkdtemp(prefix="nlivis-browser-edits-"))
-    env = {**os.environ, "NLIVIS_CHECKPOINTS": str(ROOT / "checkpoints"),
-           "NLIVIS_DATA": os.environ.get("NLIVIS_DATA", str(ROOT.parent / "shared" / "data")),
-           "NLIVIS_RUNS": str(scratch / "runs"), "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
-    models = ",".join(f"{m}-snli-small" for m in MODELS)
-    lines = []
-    with Server(ROOT, env, scratch / "streamlit.log") as server, sync_playwright() as playwright:
-        server.wait_healthy()
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    env = bench_environment(ROOT / "checkpoints", scratch)
+    models = ",".join(f"{m}-snli-small" for m in SHIPPED)
+    with AppServer(env, scratch / "streamlit.log") as server, chromium() as browser:
         page = browser.new_page(viewport=VIEWPORT)
         started = time.perf_counter()
         page.goto(f"{server.url}/Pair_explorer?models={models}&split=snli_dev&pair={rows[0]}&tab=Edits",
@@ -101,12 +92,11 @@ def main() -> None:
         new = [(row, *analyse_row(page, row, server.process.pid)) for row in rows[1:]]
         seen = [(row, *analyse_row(page, row, server.process.pid)) for row in rows[:len(new)]]
         problems = page.locator('[data-testid="stException"], [data-testid="stAlertContentError"]').all_inner_texts()
-        browser.close()
     load = os.getloadavg()[0]
-    lines += [f"Edits tab, 5 shipped snli-small models, Chromium 1600 px, OMP_NUM_THREADS="
-              f"{env['OMP_NUM_THREADS']}, 1-min load {load:.1f} on {os.cpu_count()} cores:", "",
-              "| visit | SNLI dev row | edits | seconds to the table | server CPU s |", "|---|---|---|---|---|",
-              f"| first (server cold: models, spaCy, WordNet load) | {rows[0]} | {first_edits} | {cold:.1f} | |"]
+    lines = [f"Edits tab, 5 shipped snli-small models, Chromium 1600 px, OMP_NUM_THREADS="
+             f"{env['OMP_NUM_THREADS']}, 1-min load {load:.1f} on {os.cpu_count()} cores:", "",
+             "| visit | SNLI dev row | edits | seconds to the table | server CPU s |", "|---|---|---|---|---|",
+             f"| first (server cold: models, spaCy, WordNet load) | {rows[0]} | {first_edits} | {cold:.1f} | |"]
     lines += [f"| new pair | {row} | {edits} | {seconds:.2f} | {cpu:.2f} |" for row, seconds, edits, cpu in new]
     lines += [f"| seen pair (cached) | {row} | {edits} | {seconds:.2f} | {cpu:.2f} |" for row, seconds, edits, cpu in seen]
     lines += ["", f"new pairs: median {statistics.median(v[1] for v in new):.2f} s (server CPU "
@@ -115,12 +105,7 @@ def main() -> None:
               f"(server CPU {statistics.median(v[3] for v in seen):.2f} s)"]
     if problems:
         lines += ["", "problems shown: " + re.sub(r"\s+", " ", "; ".join(problems))[:500]]
-    text = "\n".join(lines)
-    print(text)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text + "\n", encoding="utf-8")
-
+    publish(lines, args.out)
 
 if __name__ == "__main__":
     main()

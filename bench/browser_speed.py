@@ -24,23 +24,20 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
-MODELS = ("gcnn", "diin", "attentive_conv", "esan", "amn")
-PAGES = ("Home", "Pair_explorer", "DIIN_interaction_space", "Gates", "Error_analysis", "Ablations", "Projection",
-         "Train", "Attribution", "Data_map")
+from browser import CHROMIUM, AppServer, app_environment, chromium
+from harness import ROOT, SHIPPED, add_out_option, publish
+
+from nlivis.app import paths
+
+PAGES = tuple(page.url_path for page in paths.PAGES)
 VIEWPORT = {"width": 1600, "height": 1000}
 TIMEOUT_S = 300.0
 
@@ -120,51 +117,10 @@ class Visit:
         return max(self.script_s, self.drawn_s)
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class Server:
-    """`streamlit run app.py` on a free loopback port, as a user starts it; stopped on exit."""
-
-    def __init__(self, app_root: Path, env: dict[str, str], log: Path):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = open(log, "ab")
-        self.started = time.perf_counter()
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port",
-             str(self.port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-             "--server.fileWatcherType", "none"],
-            cwd=app_root, env=env, stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-
-    def wait_healthy(self) -> None:
-        deadline = time.time() + TIMEOUT_S
-        while time.time() < deadline:
-            try:
-                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as response:
-                    if response.read().strip() == b"ok":
-                        return
-            except OSError:
-                pass
-            if self.process.poll() is not None:
-                raise RuntimeError(f"streamlit exited; see {self.log.name}")
-            time.sleep(0.05)
-        raise RuntimeError("streamlit did not start")
-
-    def __enter__(self) -> "Server":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.log.close()
+def bench_environment(checkpoints: Path, scratch: Path) -> dict[str, str]:
+    """The app's environment for a measurement: `checkpoints`, runs in `scratch`, and one OpenMP thread unless
+    OMP_NUM_THREADS says otherwise."""
+    return {**app_environment([checkpoints], scratch / "runs"), "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
 
 
 def visit(context, url: str) -> Visit:
@@ -204,7 +160,7 @@ def after_click(page, click, title: str | None = None) -> float:
     return (max(ended, drawn) - since) / 1000
 
 
-def interactions(context, server: "Server", repeats: int) -> dict[str, list[float]]:
+def interactions(context, server: AppServer, repeats: int) -> dict[str, list[float]]:
     """What a reader waits for inside one tab: sidebar switches, Error analysis's tabs, a pair opened from its list
     of errors (each in a fresh tab of the warm server, `repeats` times)."""
     timed: dict[str, list[float]] = {}
@@ -250,17 +206,106 @@ def streamlit_floor(context, env: dict, log: Path, folder: Path, warm: int, laun
     cold: list[float] = []
     warm_visits: list[float] = []
     for _ in range(launches):
-        with Server(folder, env, log) as server:
-            server.wait_healthy()
+        with AppServer(env, log, folder) as server:
             cold.append(visit(context, server.url).ready_s)
             started.append(time.perf_counter() - server.started)
             warm_visits += [visit(context, server.url).ready_s for _ in range(warm)]
     return {"launch": statistics.median(started), "cold": statistics.median(cold), "warm": statistics.median(warm_visits)}
 
 
-def page_url(server: Server, page: str) -> str:
-    models = ",".join(f"{m}-snli-small" for m in MODELS)
+def page_url(server: AppServer, page: str) -> str:
+    models = ",".join(f"{m}-snli-small" for m in SHIPPED)
     return f"{server.url}/{'' if page == 'Home' else page}?models={models}"
+
+
+@dataclass
+class Measured:
+    """What one run of this script measured, for `tables`."""
+    pages: list[str]
+    launches: list[float] = field(default_factory=list)
+    cold: dict[str, Visit] = field(default_factory=dict)
+    warm: dict[str, list[Visit]] = field(default_factory=dict)
+    floor: dict[str, float] = field(default_factory=dict)
+    clicked: dict[str, list[float]] = field(default_factory=dict)
+
+
+def measure(args: argparse.Namespace, scratch: Path) -> Measured:
+    """Priming, launches, each page cold and warm, the floor with `--floor`, and the clicks inside one tab."""
+    measured = Measured([p for p in args.pages.split(",") if p])
+    env = bench_environment(args.app_root / "checkpoints", scratch)
+    log = scratch / "streamlit.log"
+    with chromium() as browser:
+        context = browser.new_context(viewport=VIEWPORT)
+        if not args.no_prime:  # every page once, so disk caches (spaCy, projections) hold what a user's would
+            with AppServer(env, log, args.app_root) as server:
+                for page in measured.pages:
+                    visit(context, page_url(server, page))
+        for _ in range(args.launches):
+            with AppServer(env, log, args.app_root) as server:
+                visit(context, page_url(server, "Home").split("?")[0])
+                measured.launches.append(time.perf_counter() - server.started)
+        for page in measured.pages:
+            with AppServer(env, log, args.app_root) as server:
+                measured.cold[page] = visit(context, page_url(server, page))
+                measured.warm[page] = [visit(context, page_url(server, page)) for _ in range(args.warm)]
+            print(f"{page}: cold {measured.cold[page].ready_s:.1f} s, warm "
+                  f"{statistics.median(v.ready_s for v in measured.warm[page]):.1f} s", file=sys.stderr)
+        if args.floor:
+            measured.floor = streamlit_floor(context, env, log, scratch / "floor", args.warm, args.launches)
+        with AppServer(env, log, args.app_root) as server:
+            for page in ("Home", "Error_analysis", "Pair_explorer", "Gates", "Attribution"):
+                visit(context, page_url(server, page))  # the server warm for these pages, as after a first visit
+            measured.clicked = interactions(context, server, args.warm)
+    return measured
+
+
+def tables(measured: Measured, commit: str, warm: int) -> list[str]:
+    """The three tables: pages cold and warm, the clicks inside one tab, the figures that dominate."""
+    load = os.getloadavg()
+    floor = measured.floor
+    lines = [f"Browser speed, five shipped snli-small models, app at {commit} ({os.cpu_count()} CPUs, load average "
+             f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} at the end, headless Chromium {VIEWPORT['width']}×"
+             f"{VIEWPORT['height']})", "",
+             f"Launch to Home idle: {statistics.median(measured.launches):.1f} s (median of {len(measured.launches)}; "
+             "target ≤ 3 s)", "",
+             *([f"Streamlit's floor on this machine (`--floor`: a page with one title and one line, no nlivis, timed "
+                f"the same way): launch to idle {floor['launch']:.1f} s, cold {floor['cold']:.2f} s, warm "
+                f"{floor['warm']:.2f} s", ""] if floor else []),
+             "| page | cold: script / drawn (s) | warm: script / drawn (s) | target cold ≤ 3 s, warm ≤ 1 s | "
+             "received (kB) | figures |", "|---|---|---|---|---|---|"]
+    for page in measured.pages:
+        c, ws = measured.cold[page], measured.warm[page]
+        w_script = statistics.median(v.script_s for v in ws)
+        w_ready = statistics.median(v.ready_s for v in ws)
+        met = ("met" if c.ready_s <= 3 and w_ready <= 1 else
+               "missed: " + ", ".join(p for p, bad in (("cold", c.ready_s > 3), ("warm", w_ready > 1)) if bad))
+        problems = f" — exception: {c.problems[0][:80]}" if c.problems else ""
+        lines.append(f"| {page.replace('_', ' ')} | {c.script_s:.2f} / {c.ready_s:.2f} | {w_script:.2f} / {w_ready:.2f} | "
+                     f"{met}{problems} | {statistics.median(v.received_kb for v in ws):.0f} | {len(c.figures)} |")
+    lines += ["", f"Inside one tab of a warm server (median of {warm}; from the click until the run ended and every "
+              "chart drew):", "", "| action | median (s) | slowest (s) | target ≤ 1 s |", "|---|---|---|---|"]
+    for action, seconds in measured.clicked.items():
+        if not seconds:
+            lines.append(f"| {action} | — | — | not measured (the click failed) |")
+            continue
+        lines.append(f"| {action} | {statistics.median(seconds):.2f} | {max(seconds):.2f} | "
+                     f"{'met' if statistics.median(seconds) <= 1 else 'missed'} |")
+    return lines + figure_table(measured)
+
+
+def figure_table(measured: Measured) -> list[str]:
+    """Per page, the three largest figures (by plotly JSON) of the visit that drew the most, the cold one on a tie."""
+    lines = ["", "Figures that dominate (from the visit that drew the most figures, the cold one on a tie; largest plotly "
+             "JSON first, at most three per page):", "",
+             "| page | figure (chart key) | traces | JSON (kB) | drawn at (s) |", "|---|---|---|---|---|"]
+    for page in measured.pages:
+        seen = max((v.figures for v in (measured.cold[page], *measured.warm[page])), key=len)
+        figures = sorted(seen, key=lambda f: -f["bytes"])[:3]
+        for figure in figures:
+            drawn = f"{figure['drawn'] / 1000:.2f}" if figure["drawn"] else "—"
+            lines.append(f"| {page.replace('_', ' ')} | {figure['key']} ({figure['types']}) | {figure['traces']} | "
+                         f"{figure['bytes'] / 1024:.0f} | {drawn} |")
+    return lines
 
 
 def main() -> None:
@@ -272,99 +317,14 @@ def main() -> None:
     parser.add_argument("--no-prime", action="store_true", help="skip the pass that fills the disk caches first")
     parser.add_argument("--floor", action="store_true",
                         help="also time a one-title Streamlit page the same way: what any page costs on this machine")
-    parser.add_argument("--out", type=Path, help="also write the tables here (default: print only)")
+    add_out_option(parser)
     args = parser.parse_args()
     if not CHROMIUM.is_file():
         sys.exit(f"needs Debian's chromium at {CHROMIUM}")
-    from playwright.sync_api import sync_playwright
-
-    pages = [p for p in args.pages.split(",") if p]
-    scratch = Path(tempfile.mkdtemp(prefix="nlivis-browser-speed-"))
-    env = {**os.environ, "NLIVIS_CHECKPOINTS": str(args.app_root / "checkpoints"),
-           "NLIVIS_DATA": os.environ.get("NLIVIS_DATA", str(ROOT.parent / "shared" / "data")),
-           "NLIVIS_RUNS": str(scratch / "runs"), "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
-    log = scratch / "streamlit.log"
-    cold: dict[str, Visit] = {}
-    warm: dict[str, list[Visit]] = {}
-    launches: list[float] = []
-    floor: dict[str, float] = {}
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport=VIEWPORT)
-        try:
-            if not args.no_prime:  # every page once, so disk caches (spaCy, projections) hold what a user's would
-                with Server(args.app_root, env, log) as server:
-                    server.wait_healthy()
-                    for page in pages:
-                        visit(context, page_url(server, page))
-            for _ in range(args.launches):
-                with Server(args.app_root, env, log) as server:
-                    server.wait_healthy()
-                    home = visit(context, page_url(server, "Home").split("?")[0])
-                    launches.append(time.perf_counter() - server.started)
-                    del home
-            for page in pages:
-                with Server(args.app_root, env, log) as server:
-                    server.wait_healthy()
-                    cold[page] = visit(context, page_url(server, page))
-                    warm[page] = [visit(context, page_url(server, page)) for _ in range(args.warm)]
-                print(f"{page}: cold {cold[page].ready_s:.1f} s, warm "
-                      f"{statistics.median(v.ready_s for v in warm[page]):.1f} s", file=sys.stderr)
-            if args.floor:
-                floor = streamlit_floor(context, env, log, scratch / "floor", args.warm, args.launches)
-            with Server(args.app_root, env, log) as server:
-                server.wait_healthy()
-                for page in ("Home", "Error_analysis", "Pair_explorer", "Gates", "Attribution"):
-                    visit(context, page_url(server, page))  # the server warm for these pages, as after a first visit
-                clicked = interactions(context, server, args.warm)
-        finally:
-            browser.close()
-
-    load = os.getloadavg()
+    measured = measure(args, Path(tempfile.mkdtemp(prefix="nlivis-browser-speed-")))
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=args.app_root, capture_output=True,
                             text=True).stdout.strip() or str(args.app_root)
-    lines = [f"Browser speed, five shipped snli-small models, app at {commit} ({os.cpu_count()} CPUs, load average "
-             f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} at the end, headless Chromium {VIEWPORT['width']}×"
-             f"{VIEWPORT['height']})", "",
-             f"Launch to Home idle: {statistics.median(launches):.1f} s (median of {len(launches)}; target ≤ 3 s)", "",
-             *([f"Streamlit's floor on this machine (`--floor`: a page with one title and one line, no nlivis, timed "
-                f"the same way): launch to idle {floor['launch']:.1f} s, cold {floor['cold']:.2f} s, warm "
-                f"{floor['warm']:.2f} s", ""] if floor else []),
-             "| page | cold: script / drawn (s) | warm: script / drawn (s) | target cold ≤ 3 s, warm ≤ 1 s | "
-             "received (kB) | figures |", "|---|---|---|---|---|---|"]
-    for page in pages:
-        c, ws = cold[page], warm[page]
-        w_script = statistics.median(v.script_s for v in ws)
-        w_ready = statistics.median(v.ready_s for v in ws)
-        met = ("met" if c.ready_s <= 3 and w_ready <= 1 else
-               "missed: " + ", ".join(p for p, bad in (("cold", c.ready_s > 3), ("warm", w_ready > 1)) if bad))
-        problems = f" — exception: {c.problems[0][:80]}" if c.problems else ""
-        lines.append(f"| {page.replace('_', ' ')} | {c.script_s:.2f} / {c.ready_s:.2f} | {w_script:.2f} / {w_ready:.2f} | "
-                     f"{met}{problems} | {statistics.median(v.received_kb for v in ws):.0f} | {len(c.figures)} |")
-    lines += ["", f"Inside one tab of a warm server (median of {args.warm}; from the click until the run ended and every "
-              "chart drew):", "", "| action | median (s) | slowest (s) | target ≤ 1 s |", "|---|---|---|---|"]
-    for action, seconds in clicked.items():
-        if not seconds:
-            lines.append(f"| {action} | — | — | not measured (the click failed) |")
-            continue
-        lines.append(f"| {action} | {statistics.median(seconds):.2f} | {max(seconds):.2f} | "
-                     f"{'met' if statistics.median(seconds) <= 1 else 'missed'} |")
-    lines += ["", "Figures that dominate (from the visit that drew the most figures, the cold one on a tie; largest plotly "
-              "JSON first, at most three per page):", "",
-              "| page | figure (chart key) | traces | JSON (kB) | drawn at (s) |", "|---|---|---|---|---|"]
-    for page in pages:
-        seen = max((v.figures for v in (cold[page], *warm[page])), key=len)
-        figures = sorted(seen, key=lambda f: -f["bytes"])[:3]
-        for figure in figures:
-            drawn = f"{figure['drawn'] / 1000:.2f}" if figure["drawn"] else "—"
-            lines.append(f"| {page.replace('_', ' ')} | {figure['key']} ({figure['types']}) | {figure['traces']} | "
-                         f"{figure['bytes'] / 1024:.0f} | {drawn} |")
-    table = "\n".join(lines)
-    print(table)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(table + "\n", encoding="utf-8")
-
+    publish(tables(measured, commit, args.warm), args.out)
 
 if __name__ == "__main__":
     main()

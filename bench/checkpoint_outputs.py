@@ -14,7 +14,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from harness import ROOT, commit_tree
+
 PAIRS = [("A man is playing a guitar on the stage .", "A person is making music ."),
          ("Two dogs run through a snowy field while children watch from the fence .", "Animals are sleeping indoors ."),
          ("A woman in a red coat waits for the bus in the rain .", "Someone is outside .")]
@@ -46,9 +47,7 @@ def main(argv: list[str]) -> int:
     commit, names = argv[0], argv[1:]
     folders = [str(ROOT / "checkpoints" / name) for name in names]
     with tempfile.TemporaryDirectory(prefix="nlivis-models-") as tree:
-        archive = subprocess.run(["git", "archive", commit, "nlivis", "configs"], cwd=ROOT, check=True,
-                                 capture_output=True).stdout
-        subprocess.run(["tar", "-x", "-C", tree], input=archive, check=True)
+        commit_tree(commit, Path(tree))
         before = predictions(Path(tree), folders)
     after = predictions(ROOT, folders)
     same = True

@@ -23,10 +23,10 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from browser_speed import CHROMIUM, CHROMIUM_ARGS, ROOT, VIEWPORT, Server, visit  # noqa: E402
+from browser import CHROMIUM, AppServer, chromium
+from browser_speed import VIEWPORT, bench_environment, visit
+from harness import ROOT, add_out_option, publish
 
-sys.path.insert(0, str(ROOT))
 MODELS = ("esan", "gcnn", "diin", "attentive_conv", "amn")
 DRAW = """
 async ([figure, repeat]) => {
@@ -82,18 +82,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=10, help="timed draws per figure after one warm-up (default 10)")
     parser.add_argument("--warm", type=int, default=3, help="warm visits of the page, median reported (default 3)")
-    parser.add_argument("--out", type=Path, help="also write the table here (default: print only)")
+    add_out_option(parser)
     args = parser.parse_args()
     if not CHROMIUM.is_file():
         sys.exit(f"needs Debian's chromium at {CHROMIUM}")
-    from playwright.sync_api import sync_playwright
-
     from plotly.offline import get_plotlyjs_version
 
     scratch = Path(tempfile.mkdtemp(prefix="nlivis-datamap-draw-"))
     rows = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    with chromium() as browser:
         tab = browser.new_context(viewport=VIEWPORT).new_page()
         tab.goto(plotly_page(scratch).as_uri())
         tab.wait_for_function("() => window.Plotly !== undefined")
@@ -102,11 +99,7 @@ def main() -> None:
             times = tab.evaluate(DRAW, [spec, args.repeat])
             rows.append((f"draw: {' + '.join(names)}", spec["expected"], statistics.median(times) / 1000,
                          max(times) / 1000, len(times)))
-        env = {**os.environ, "NLIVIS_CHECKPOINTS": str(ROOT / "checkpoints"),
-               "NLIVIS_DATA": os.environ.get("NLIVIS_DATA", str(ROOT.parent / "shared" / "data")),
-               "NLIVIS_RUNS": str(scratch / "runs"), "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
-        with Server(ROOT, env, scratch / "streamlit.log") as server:
-            server.wait_healthy()
+        with AppServer(bench_environment(ROOT / "checkpoints", scratch), scratch / "streamlit.log") as server:
             url = (f"{server.url}/Data_map?models=esan-snli-small,gcnn-snli-small&checkpoint=esan-snli-small"
                    "&compare=gcnn-snli-small")
             context = browser.new_context(viewport=VIEWPORT)
@@ -119,18 +112,12 @@ def main() -> None:
                          statistics.median(v.script_s for v in visits), max(v.script_s for v in visits), len(visits)))
             rows.append(("in the app, last map drawn: Data map, ESAN + GCNN side by side", 2 * 9824,
                          statistics.median(v.drawn_s for v in visits), max(v.drawn_s for v in visits), len(visits)))
-        browser.close()
     lines = [f"Data map scatter in headless Chromium (software WebGL), plotly.js {get_plotlyjs_version()} (bundled "
              f"with the Python plotly package) for the draw rows; load average (1 min) {os.getloadavg()[0]:.2f}; "
              f"{time.strftime('%Y-%m-%d %H:%M')}",
              "", "| what | points | median (s) | slowest (s) | n |", "|---|---|---|---|---|"]
     lines += [f"| {what} | {points:,} | {median:.3f} | {slowest:.3f} | {n} |" for what, points, median, slowest, n in rows]
-    text = "\n".join(lines)
-    print(text)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text + "\n", encoding="utf-8")
-
+    publish(lines, args.out)
 
 if __name__ == "__main__":
     main()

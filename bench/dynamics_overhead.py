@@ -1,7 +1,7 @@
 """What recording training dynamics costs (issue 23: at most 3% of training time, 2 bytes per pair per epoch).
 
     OMP_NUM_THREADS=1 python bench/dynamics_overhead.py [--models gcnn,diin,attentive_conv,esan,amn]
-                                                        [--data-dir ../shared/data] [--steps 40] [--rounds 3]
+                                                        [--data-dir ../shared/data] [--steps 40] [--rounds 3] [--out FILE]
 
 Each model is set up at its shipped size on snli-small (the shipped checkpoints' protocol and word vectors) and
 trains `--steps` optimizer steps with a state save every 10 steps, no evaluation: once as the trainer runs
@@ -15,7 +15,6 @@ in `dynamics.safetensors` at the end of one epoch.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import tempfile
@@ -24,15 +23,13 @@ from pathlib import Path
 
 import torch
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from nlivis.store import training_state  # noqa: E402
-from nlivis.store.dynamics import write_dynamics  # noqa: E402
-from nlivis.training import dynamics as dynamics_module  # noqa: E402
-from nlivis.training.config import deep_merge, load_config  # noqa: E402
-from nlivis.training.request import TrainRequest  # noqa: E402
-from nlivis.training.trainer import Trainer  # noqa: E402
+from harness import ROOT, SHIPPED, Report, add_out_option, command_line, load_average, step_seconds
+from nlivis.store import training_state
+from nlivis.store.dynamics import write_dynamics
+from nlivis.training import dynamics as dynamics_module
+from nlivis.training.config import deep_merge, load_config
+from nlivis.training.request import TrainRequest
+from nlivis.training.trainer import Trainer
 
 STATE_EVERY = 10
 WARM_UP_STEPS = 2
@@ -72,15 +69,7 @@ def one_run(family: str, data_dir: Path, steps: int, record: bool, embeddings: s
             request = TrainRequest(config, "snli-small", data_dir, Path(folder) / "run", device="cpu", seed=1,
                                    max_steps=steps, size="shipped", embeddings=embeddings, progress=False)
             trainer = Trainer(request)
-            durations: list[float] = []
-            real_step = trainer.step
-
-            def step(indices):
-                start = time.perf_counter()
-                real_step(indices)
-                durations.append(time.perf_counter() - start)
-
-            trainer.step = step
+            durations = step_seconds(trainer)
             trainer.run_epoch()  # `steps` is less than an epoch: the loop stops at max_steps
             pairs = len(trainer.train_items)
             records = trainer.dynamics.dynamics()  # one row: the size of a full epoch's records
@@ -96,37 +85,42 @@ def one_run(family: str, data_dir: Path, steps: int, record: bool, embeddings: s
     return sum(warm) / len(warm), clock.seconds / sum(durations), pairs, one, two - one
 
 
+def overhead_row(family: str, args: argparse.Namespace) -> str:
+    """One model's row: `args.rounds` rounds of (recording, not recording) runs, alternating which goes first."""
+    on, off, shares = [], [], []
+    per_epoch = once = 0.0
+    for round_ in range(args.rounds):
+        for record in ((True, False) if round_ % 2 == 0 else (False, True)):
+            per_step, recorder, pairs, one, added = one_run(family, Path(args.data_dir), args.steps, record,
+                                                            args.embeddings)
+            if record:
+                on.append(per_step)
+                shares.append(recorder)
+                per_epoch, once = added / pairs, (one - added) / pairs
+            else:
+                off.append(per_step)
+    with_, without = statistics.median(on), statistics.median(off)
+    return (f"| {family} | {with_:.4f} | {without:.4f} | {with_ / without - 1:+.1%} | {statistics.median(shares):.2%} "
+            f"| {per_epoch:.2f} | {once:.1f} |")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", default="gcnn,diin,attentive_conv,esan,amn", help="config names (shipped size)")
+    parser.add_argument("--models", default=",".join(SHIPPED), help="config names (shipped size)")
     parser.add_argument("--data-dir", default=str(ROOT.parent / "shared" / "data"), help="data root with snli/")
     parser.add_argument("--steps", type=int, default=40, help="optimizer steps per run (less than an epoch)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of (recording, not recording) runs")
     parser.add_argument("--embeddings", default="minilm", help="word vectors, as the shipped checkpoints use")
+    add_out_option(parser)
     args = parser.parse_args()
-    print(f"Command: python bench/dynamics_overhead.py {' '.join(sys.argv[1:])}  (torch threads "
-          f"{torch.get_num_threads()}, median of {args.rounds} alternating rounds, state saved every {STATE_EVERY} steps)")
-    print(f"Load average (1 min) at start {os.getloadavg()[0]:.2f}\n")
-    print("| model (shipped) | s/step recording | s/step not recording | ratio | recorder time / loop time | "
-          "bytes per pair and epoch | ids and metadata, bytes per pair (once) |")
-    print("|---|---|---|---|---|---|---|")
-    for family in args.models.split(","):
-        on, off, shares = [], [], []
-        per_epoch = once = 0.0
-        for round_ in range(args.rounds):
-            for record in ((True, False) if round_ % 2 == 0 else (False, True)):
-                per_step, recorder, pairs, one, added = one_run(family, Path(args.data_dir), args.steps, record,
-                                                                args.embeddings)
-                if record:
-                    on.append(per_step)
-                    shares.append(recorder)
-                    per_epoch, once = added / pairs, (one - added) / pairs
-                else:
-                    off.append(per_step)
-        with_, without = statistics.median(on), statistics.median(off)
-        print(f"| {family} | {with_:.4f} | {without:.4f} | {with_ / without - 1:+.1%} | {statistics.median(shares):.2%} "
-              f"| {per_epoch:.2f} | {once:.1f} |", flush=True)
-    print(f"\nLoad average (1 min) at end {os.getloadavg()[0]:.2f}")
+    with Report(args.out) as report:
+        report.print(command_line(f"torch threads {torch.get_num_threads()}, median of {args.rounds} alternating "
+                                  f"rounds, state saved every {STATE_EVERY} steps"), load_average("start") + "\n",
+                     "| model (shipped) | s/step recording | s/step not recording | ratio | recorder time / loop time | "
+                     "bytes per pair and epoch | ids and metadata, bytes per pair (once) |", "|---|---|---|---|---|---|---|")
+        for family in args.models.split(","):
+            report.print(overhead_row(family, args))
+        report.print("\n" + load_average("end"))
     return 0
 
 

@@ -16,14 +16,11 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from harness import SHIPPED, add_checkpoints_option, add_out_option, add_threads_option, publish
 
-SHIPPED = ("gcnn", "diin", "attentive_conv", "esan", "amn")
 WARM_UP = ("A dog is running in the snow.", "An animal is outside.", "entailment")
 PAIRS = (
     ("A tall man in a blue shirt is playing a guitar on the street.", "A man is playing a guitar.", "entailment"),
@@ -46,9 +43,9 @@ PAIRS = (
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--threads", type=int, default=None, help="torch intra-op threads (default: torch's choice)")
-    parser.add_argument("--checkpoints", default=str(ROOT / "checkpoints"), help="folder of the shipped checkpoints")
-    parser.add_argument("--out", default=None, help="also write the table (markdown) here")
+    add_threads_option(parser)
+    add_checkpoints_option(parser)
+    add_out_option(parser)
     args = parser.parse_args(argv)
 
     import torch
@@ -94,10 +91,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"pairs with {min(r[1] for r in rows)}–{max(max(r[1], r[6]) for r in rows)} edits each; CPU time of "
                   f"run_edits (one thread: close to the wall time of an idle machine): median "
                   f"{statistics.median(cpus):.3f} s, max {max(cpus):.3f} s"]
-    table = "\n".join(lines)
-    print(table)
-    if args.out:
-        Path(args.out).write_text(table + "\n", encoding="utf-8")
+    publish(lines, args.out)
     return 0
 
 

@@ -13,17 +13,15 @@ Each comparison runs twice, with every token convolution in its oneDNN form and 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from nlivis.training.benchmark import bench_config
-from nlivis.features.batch import Batch  # noqa: E402
-from nlivis.features.pos import NUM_POS_TAGS  # noqa: E402
-from nlivis.models import build  # noqa: E402
-from nlivis.training.config import all_configs  # noqa: E402
+import harness  # noqa: F401  (puts this checkout's nlivis first on sys.path)
+from nlivis.workflows.bench import bench_config
+from nlivis.features.batch import Batch
+from nlivis.features.pos import NUM_POS_TAGS
+from nlivis.models import build
+from nlivis.training.config import all_configs
 
 SIZES = ("shipped", "paper")
 ATOL, RTOL = 2e-5, 1e-4

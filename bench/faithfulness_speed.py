@@ -20,17 +20,16 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from harness import SHIPPED as APP_ORDER, add_checkpoints_option, add_out_option, commit_tree, publish
 
-SHIPPED = ("diin", "esan", "gcnn", "attentive_conv", "amn")
-"""Slowest first, so the last model to start is a quick one."""
+SHIPPED = tuple(sorted(APP_ORDER, key=lambda family: family != "diin"))
+"""DIIN (the slowest by far: a full forward pass per deletion on its fixed grid) first, so the last model to start
+is a quick one."""
 STAGES = ("predictions", "integrated_gradients", "gradients", "attention", "occlusion", "rankings", "deletions")
 _ITEMS: list = []
 
@@ -38,7 +37,7 @@ _ITEMS: list = []
 def _run_model(job: tuple[str, str, int | None]) -> dict:
     import torch
 
-    import nlivis.analysis.faithfulness as faithfulness
+    import nlivis.workflows.faithfulness as faithfulness
     from nlivis.inference import load_checkpoint
 
     FAITHFULNESS_METHODS = faithfulness.FAITHFULNESS_METHODS
@@ -50,7 +49,7 @@ def _run_model(job: tuple[str, str, int | None]) -> dict:
     timings: dict[str, float] = {"variants": 0}
     start, cpu_start = time.perf_counter(), time.process_time()
     if compute_records is None:  # an earlier commit: one method at a time
-        from nlivis.analysis.faithfulness import method_records
+        from nlivis.workflows.faithfulness import method_records
 
         for method in FAITHFULNESS_METHODS:
             method_records(loaded.model, loaded.featurizer, _ITEMS, method, seed=1, steps=steps)
@@ -67,22 +66,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", type=int, default=500, help="SNLI dev pairs (seed 1, the faithfulness draw; default 500)")
     parser.add_argument("--workers", type=int, default=2, help="processes, one torch thread each (default 2)")
     parser.add_argument("--steps", type=int, default=None, help="fixed integrated-gradients steps (default: adaptive)")
-    parser.add_argument("--checkpoints", default=str(ROOT / "checkpoints"), help="folder of the shipped checkpoints")
+    add_checkpoints_option(parser)
     parser.add_argument("--commit", default=None, help="time the nlivis/ of this earlier commit (default: the working tree)")
-    parser.add_argument("--out", default=None, help="also write the table (markdown) here")
+    add_out_option(parser)
     args = parser.parse_args(argv)
     if args.commit:
-        folder = tempfile.mkdtemp(prefix="nlivis-faithfulness-")
-        archive = subprocess.run(["git", "archive", args.commit, "nlivis", "configs"], cwd=ROOT, check=True,
-                                 capture_output=True).stdout
-        subprocess.run(["tar", "-x", "-C", folder], input=archive, check=True)
-        sys.path.insert(0, folder)
+        sys.path.insert(0, str(commit_tree(args.commit, Path(tempfile.mkdtemp(prefix="nlivis-faithfulness-")))))
 
     from nlivis.analysis.faithfulness import sample_items
-    from nlivis.features.dataset import load_split_analyzed
+    from nlivis.features.dataset import load_split_analysed
     from nlivis.data.protocols import resolve_split
 
-    items, _ = load_split_analyzed(resolve_split("snli", "dev"), args.data_dir)
+    items, _ = load_split_analysed(resolve_split("snli", "dev"), args.data_dir)
     _ITEMS[:] = sample_items(items, args.sample, seed=1)
     jobs = [(family, args.checkpoints, args.steps) for family in SHIPPED]
     start = time.perf_counter()
@@ -106,10 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     lines += ["", f"total wall {wall:.1f} s ({wall / 60:.2f} min); CPU per worker "
               + ", ".join(f"{cpu:.1f}" for cpu in sorted(by_worker.values(), reverse=True))
               + f" s; idle estimate (largest worker's CPU) {max(by_worker.values()):.1f} s"]
-    table = "\n".join(lines)
-    print(table)
-    if args.out:
-        Path(args.out).write_text(table + "\n", encoding="utf-8")
+    publish(lines, args.out)
     return 0
 
 

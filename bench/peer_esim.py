@@ -3,7 +3,7 @@
     python -m venv /tmp/peer --system-site-packages
     /tmp/peer/bin/pip install --no-deps matchzoo-py==1.1.1 dill==0.4.1 hyperopt==0.3.0 \
         pytorch-transformers==1.2.0 sacremoses==0.2.0
-    OMP_NUM_THREADS=1 /tmp/peer/bin/python bench/peer_esim.py [--rounds 7] [--threads 1,2] [--sizes paper,shipped]
+    OMP_NUM_THREADS=1 /tmp/peer/bin/python bench/peer_esim.py [--rounds 7] [--threads 1,2] [--sizes paper,shipped] [--out FILE]
 
 The peers are never project dependencies: MatchZoo-py lives in the scratch environment above (it is
 imported only here, after giving `collections` the `Iterable`-style aliases Python 3.10 removed, which
@@ -27,18 +27,15 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import time
-from pathlib import Path
 
 import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from nlivis.features.batch import Batch  # noqa: E402
-from nlivis.models import build  # noqa: E402
+from harness import Report, add_out_option, command_line, load_average
+from nlivis.features.batch import Batch
+from nlivis.models import build
 
 SIZES = {"paper": (300, 300), "shipped": (100, 384)}
 """ESIM hidden width n per LSTM direction and word-vector width: configs/esim.toml's paper and shipped sizes."""
@@ -162,7 +159,7 @@ def measure(model: nn.Module, call, batches, train: bool, optimizer) -> float:
     return PAIRS * len(batches) / (time.perf_counter() - start)
 
 
-def run(size: str, threads: int, rounds: int) -> None:
+def run(report: Report, size: str, threads: int, rounds: int) -> None:
     torch.set_num_threads(threads)
     n, word_dim = SIZES[size]
     models, reason = contenders(n, word_dim)
@@ -184,10 +181,10 @@ def run(size: str, threads: int, rounds: int) -> None:
     for name, (model, _) in models.items():
         params = sum(p.numel() for p in model.parameters() if p.requires_grad)
         m = medians[name]
-        print(f"| {size} (n={n}, d={word_dim}) | {threads} | {name} | {params / 1e6:.2f}M | {m['train']:.0f} | "
-              f"{m['infer']:.0f} | {base['train'] / m['train']:.2f}× | {base['infer'] / m['infer']:.2f}× |", flush=True)
+        report.print(f"| {size} (n={n}, d={word_dim}) | {threads} | {name} | {params / 1e6:.2f}M | {m['train']:.0f} | "
+                     f"{m['infer']:.0f} | {base['train'] / m['train']:.2f}× | {base['infer'] / m['infer']:.2f}× |")
     if reason:
-        print(f"| {size} | {threads} | MatchZoo-py | — | — | — | {reason} | |", flush=True)
+        report.print(f"| {size} | {threads} | MatchZoo-py | — | — | — | {reason} | |")
 
 
 def main() -> int:
@@ -195,17 +192,17 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--threads", default="1")
     parser.add_argument("--sizes", default="paper,shipped")
+    add_out_option(parser)
     args = parser.parse_args()
-    print(f"Command: python bench/peer_esim.py {' '.join(sys.argv[1:])}  (torch {torch.__version__}, "
-          f"{os.cpu_count()} CPUs, median of {args.rounds} alternating rounds)")
-    print(f"Load average (1 min) at start {os.getloadavg()[0]:.2f}\n")
-    print("| size | threads | model | trained parameters | train pairs/s | infer pairs/s | "
-          "nlivis ÷ it, train | nlivis ÷ it, infer |")
-    print("|---|---|---|---|---|---|---|---|")
-    for size in args.sizes.split(","):
-        for threads in (int(t) for t in args.threads.split(",")):
-            run(size, threads, args.rounds)
-    print(f"\nLoad average (1 min) at end {os.getloadavg()[0]:.2f}")
+    with Report(args.out) as report:
+        report.print(command_line(f"torch {torch.__version__}, {os.cpu_count()} CPUs, median of {args.rounds} "
+                                  "alternating rounds"), load_average("start") + "\n",
+                     "| size | threads | model | trained parameters | train pairs/s | infer pairs/s | "
+                     "nlivis ÷ it, train | nlivis ÷ it, infer |", "|---|---|---|---|---|---|---|---|")
+        for size in args.sizes.split(","):
+            for threads in (int(t) for t in args.threads.split(",")):
+                run(report, size, threads, args.rounds)
+        report.print("\n" + load_average("end"))
     return 0
 
 

@@ -19,10 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-SHIPPED = ("gcnn", "diin", "attentive_conv", "esan", "amn")
+from harness import SHIPPED, add_checkpoints_option, add_out_option, add_threads_option, publish
 
 
 def measure(data_dir: str, cache_dir: str, threads: int | None, checkpoints: str) -> dict:
@@ -61,9 +58,9 @@ def measure(data_dir: str, cache_dir: str, threads: int | None, checkpoints: str
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", required=True, help="data root with snli/esnli_tokenized and mnli_dev")
-    parser.add_argument("--threads", type=int, default=None, help="torch intra-op threads (default: torch's choice)")
-    parser.add_argument("--checkpoints", default=str(ROOT / "checkpoints"), help="folder of the shipped checkpoints")
-    parser.add_argument("--out", default=None, help="also write the table (markdown) here")
+    add_threads_option(parser)
+    add_checkpoints_option(parser)
+    add_out_option(parser)
     parser.add_argument("--measure", default=None, help=argparse.SUPPRESS)  # the child process: cache folder
     args = parser.parse_args(argv)
     if args.measure:
@@ -91,10 +88,7 @@ def main(argv: list[str] | None = None) -> int:
                         f"{sum(c for _, c in runs[run]['phases'].values()):.1f}" for run in ("first", "again"))
     lines.append(f"| total | {totals} |")
     lines.append(f"| process, start to exit (wall) | {runs['first']['process']:.1f} | | {runs['again']['process']:.1f} | |")
-    table = "\n".join(lines)
-    print(table)
-    if args.out:
-        Path(args.out).write_text(table + "\n", encoding="utf-8")
+    publish(lines, args.out)
     return 0
 
 

@@ -9,16 +9,13 @@ which dominates at the shipped sizes on two cores).
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
 import torch
 from torch.profiler import ProfilerActivity, profile
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from nlivis.training.benchmark import bench_config, length_bucketed_batches
-from nlivis.models import build  # noqa: E402
+from harness import add_threads_option, length_limits
+from nlivis.workflows.bench import bench_config, length_bucketed_batches
+from nlivis.models import build
 
 
 def main() -> int:
@@ -30,7 +27,7 @@ def main() -> int:
     parser.add_argument("--trace", action="store_true", help="inference with tracing on (8×20 batch)")
     parser.add_argument("--rows", type=int, default=25)
     parser.add_argument("--batch", type=int, default=None)
-    parser.add_argument("--threads", type=int, default=None)
+    add_threads_option(parser)
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -38,8 +35,7 @@ def main() -> int:
     config = bench_config(args.config, args.size)
     torch.manual_seed(0)
     model = build(config["model"])
-    features = config.get("features", {})
-    max_p, max_h = int(features.get("max_premise_len", 48)), int(features.get("max_hypothesis_len", 48))
+    max_p, max_h = length_limits(config)
     if args.infer or args.trace:
         model.eval()
         size = args.batch or (8 if args.trace else 256)

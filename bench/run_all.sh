@@ -14,18 +14,18 @@ python bench/at_commit.py "$BASELINE" --out bench/results/baseline-full.md
 python bench/at_commit.py "$ESAN_LSTM" --models esan --skip-app --out bench/results/esan-after-lstm.md
 # Side by side (alternating rounds), the figures the before/after section of RESULTS.md relies on
 python bench/ab.py "$BASELINE" worktree --models gcnn,diin,attentive_conv,esan,amn --sizes shipped --rounds 5 \
-    > bench/results/ab-baseline-shipped.md
-python bench/ab.py 197deb5 7a4791e --models amn --sizes shipped,paper > bench/results/ab-amn.md
-python bench/ab.py 7a4791e 8ea9295 --models esan --sizes shipped,paper > bench/results/ab-esan-lstm.md
-python bench/ab.py 8ea9295 678cef5 --models gcnn,attentive_conv,esan,diin --sizes shipped > bench/results/ab-conv.md
+    --out bench/results/ab-baseline-shipped.md
+python bench/ab.py 197deb5 7a4791e --models amn --sizes shipped,paper --out bench/results/ab-amn.md
+python bench/ab.py 7a4791e 8ea9295 --models esan --sizes shipped,paper --out bench/results/ab-esan-lstm.md
+python bench/ab.py 8ea9295 678cef5 --models gcnn,attentive_conv,esan,diin --sizes shipped --out bench/results/ab-conv.md
 # The unpacked MaskedLSTM against the packed one (14f9727, main before it), evaluation batch sizes, FLOP corrections
-python bench/ab.py 14f9727 1ed5a05 --models esan,esim --sizes shipped --rounds 5 --threads 1 > bench/results/ab-unpacked-lstm.md
-python bench/eval_batch.py --sizes shipped --rounds 3 > bench/results/eval-batch-shipped.md
-python bench/eval_batch.py --sizes paper --pairs 256 --rounds 3 > bench/results/eval-batch-paper.md
-python bench/flops_check.py > bench/results/flops-check.md
+python bench/ab.py 14f9727 1ed5a05 --models esan,esim --sizes shipped --rounds 5 --threads 1 --out bench/results/ab-unpacked-lstm.md
+python bench/eval_batch.py --sizes shipped --rounds 3 --out bench/results/eval-batch-shipped.md
+python bench/eval_batch.py --sizes paper --pairs 256 --rounds 3 --out bench/results/eval-batch-paper.md
+python bench/flops_check.py --out bench/results/flops-check.md
 # The peer comparison needs MatchZoo-py in a scratch environment (see bench/peer_esim.py); skipped without it
 if [ -x /tmp/peer/bin/python ]; then
-  /tmp/peer/bin/python bench/peer_esim.py --rounds 5 --threads 1 --sizes shipped,paper > bench/results/peer-esim.md
+  /tmp/peer/bin/python bench/peer_esim.py --rounds 5 --threads 1 --sizes shipped,paper --out bench/results/peer-esim.md
 fi
 # Attribution: integrated gradients (50 steps) for one pair on the five shipped models
 OMP_NUM_THREADS=1 python bench/attribution_speed.py --threads 1 --out bench/results/attribution-speed.md
@@ -38,7 +38,7 @@ OMP_NUM_THREADS=1 python bench/faithfulness_speed.py --data-dir ../shared/data/s
     --out bench/results/faithfulness-speed-500.md
 # How much of a pair's evidence the word vectors carry, against the whole token representation
 OMP_NUM_THREADS=1 python bench/attribution_inputs.py --data-dir ../shared/data/snli/esnli_tokenized --sample 200 \
-    > bench/results/attribution-inputs.md
+    --out bench/results/attribution-inputs.md
 # Where the time goes: top operators of a training step at the shipped size
 for model in gcnn diin attentive_conv esan amn; do
   echo "== $model"
@@ -51,8 +51,8 @@ OMP_NUM_THREADS=1 python bench/probe_speed.py --data-dir ../shared/data --thread
 # Issue 22 in the browser: the Edits tab, warm, new and seen pairs (needs Debian's chromium)
 OMP_NUM_THREADS=1 python bench/browser_edits_speed.py --pairs 8 --out bench/results/browser_edits_speed.md
 # Training dynamics: what recording them costs per training step (issue 23)
-python bench/dynamics_overhead.py --steps 30 --rounds 3 > bench/results/dynamics-overhead.md
+python bench/dynamics_overhead.py --steps 30 --rounds 3 --out bench/results/dynamics-overhead.md
 # The Data map's WebGL scatter in headless Chromium: the draw alone, and the page on a warm server
 OMP_NUM_THREADS=1 python bench/datamap_draw.py --repeat 10 --warm 3 --out bench/results/datamap_draw.md
 # Targeted augmentation: candidate generation (uncached, 300 training pairs), cached reuse, training overhead (issue 23)
-OMP_NUM_THREADS=1 python bench/augment_cost.py --pairs 300 --steps 10 --rounds 1 --threads 1 > bench/results/augment-cost.md
+OMP_NUM_THREADS=1 python bench/augment_cost.py --pairs 300 --steps 10 --rounds 1 --threads 1 --out bench/results/augment-cost.md

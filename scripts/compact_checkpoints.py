@@ -31,7 +31,7 @@ from safetensors.torch import load_file  # noqa: E402
 
 from nlivis.store.predictions import PLAIN_SUFFIX, find_prediction_files, read_predictions
 from nlivis.data.protocols import get_protocol, split_key  # noqa: E402
-from nlivis.features.dataset import load_split_analyzed
+from nlivis.features.dataset import load_split_analysed
 from nlivis.store.checkpoints import EMBEDDING_TENSOR
 from nlivis.inference import LoadedCheckpoint, load_checkpoint
 from nlivis.store.weights import rewrite_checkpoint, save_tensors
@@ -58,7 +58,7 @@ class Splits:
             key = split_key(ref)
             if key in recorded and key not in found:
                 if key not in self.items:
-                    self.items[key], _ = load_split_analyzed(ref, self.data_dir, self.cache_dir)
+                    self.items[key], _ = load_split_analysed(ref, self.data_dir, self.cache_dir)
                 found[key] = self.items[key]
         return found
 

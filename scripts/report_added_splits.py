@@ -26,7 +26,7 @@ import torch  # noqa: E402
 
 from nlivis.data.protocols import get_protocol, split_key  # noqa: E402
 from nlivis.features.chars import PAD_ID, UNK_ID  # noqa: E402
-from nlivis.features.dataset import load_split_analyzed
+from nlivis.features.dataset import load_split_analysed
 from nlivis.inference import LoadedCheckpoint, load_checkpoint
 from nlivis.store.weights import rewrite_checkpoint
 from nlivis.inference import accuracy_of, predict_probabilities, prediction_rows
@@ -64,7 +64,7 @@ def add_report_splits(folder: Path, data_dir: Path, cache_dir: Path | None, dry_
     predictions, lines = {}, []
     for ref in refs:
         key = split_key(ref)
-        items, result = load_split_analyzed(ref, data_dir, cache_dir)
+        items, result = load_split_analysed(ref, data_dir, cache_dir)
         start = time.perf_counter()
         probabilities = predict_probabilities(loaded.model, loaded.featurizer, items, batch_size, CPU)
         accuracy = accuracy_of(items, probabilities, loaded.labels)

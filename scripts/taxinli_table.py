@@ -22,8 +22,9 @@ from nlivis.analysis.breakdown import REFERENCE_SUFFIX, taxonomy_long  # noqa: E
 from nlivis.store.predictions import find_prediction_files, read_predictions
 from nlivis.data.protocols import SplitRef, read_split  # noqa: E402
 from nlivis.data.taxonomies import TAXINLI_FILE, join_to_pairs, read_taxinli  # noqa: E402
+from nlivis.models.families import FAMILIES as FAMILIES_METADATA, SHIPPED_FAMILIES  # noqa: E402
 
-FAMILIES = {"gcnn": "GCNN", "diin": "DIIN", "attentive_conv": "AttentiveConvNet", "esan": "ESAN", "amn": "AMN"}
+FAMILIES = {name: FAMILIES_METADATA[name].label for name in SHIPPED_FAMILIES}
 REFERENCES = ("ESIM", "BERT-base", "bag of words")
 
 

@@ -19,6 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from nlivis.models.families import SHIPPED_FAMILIES  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -47,7 +50,7 @@ class Job:
         return cmd
 
 
-FULL_MODELS = ("gcnn", "diin", "attentive_conv", "esan", "amn")
+FULL_MODELS = SHIPPED_FAMILIES
 OTHER_PROTOCOL_EPOCHS = 3
 """mnli-small and quora-small train 3 epochs (not the configs' 6) so that the CPU budget covers the ablations."""
 ABLATIONS = (  # interleaved across families, so a run cut short still leaves every family some variants

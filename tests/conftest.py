@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from nlivis.models.families import SHIPPED_FAMILIES
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SHARED_DATA = Path(os.environ.get("NLIVIS_SHARED_DATA", ROOT.parent / "shared" / "data"))
@@ -33,3 +35,45 @@ def wordnet():
         return load_wordnet()
     except WordNetUnavailable as error:
         pytest.skip(f"WordNet unavailable: {error}")
+
+
+# ---------------------------------------------------------------- the browser tier: one server for the session
+# Every tests/test_browser*.py module shares one chromium and one Streamlit server, started as the browser benches
+# start them (bench/browser.py); its imports stand here so that this block stays one piece.
+import shutil  # noqa: E402
+from collections.abc import Iterator  # noqa: E402
+
+from bench.browser import CHROMIUM, AppServer, app_environment, chromium  # noqa: E402
+
+BROWSER_CHECKPOINTS = [*(f"{family}-snli-small" for family in SHIPPED_FAMILIES),
+                       "gcnn-mnli-small"]
+"""What the browser tests open: the five shipped snli-small models, and gcnn-mnli-small for Table 7's gold tags."""
+
+
+@pytest.fixture(scope="session")
+def chromium_browser() -> Iterator:
+    """Debian's chromium through Playwright, one for the session, or skip saying what is missing (a browser is
+    never downloaded)."""
+    if not CHROMIUM.is_file():
+        pytest.skip(f"Debian's chromium is not installed at {CHROMIUM} (apt-get install chromium)")
+    pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -r requirements-test.txt)")
+    with chromium() as browser:
+        yield browser
+
+
+@pytest.fixture(scope="session")
+def app_url(chromium_browser, tmp_path_factory) -> Iterator[str]:
+    """The app served once for the session on a free loopback port, as the README starts it; stopped at the end
+    whatever happens. Checkpoint roots: a writable copy of gcnn-snli-small first (a challenge file is evaluated into
+    it, never into the repository's checkpoints), then the shipped checkpoints. It asks for the browser first: with
+    no browser to open it, nothing is served."""
+    shipped = ROOT / "checkpoints"
+    if not all((shipped / name / "COMPLETE").is_file() for name in BROWSER_CHECKPOINTS) or not SHARED_DATA.is_dir():
+        pytest.skip("needs the shipped snli-small and mnli-small checkpoints in checkpoints/ and ../shared/data")
+    scratch = tmp_path_factory.mktemp("app")
+    writable = scratch / "checkpoints"
+    shutil.copytree(shipped / "gcnn-snli-small", writable / "gcnn-snli-small")
+    shutil.copytree(shipped / "embeddings", writable / "embeddings")  # the shared word vectors it names
+    environment = app_environment([writable, shipped], scratch / "runs", SHARED_DATA)
+    with AppServer(environment, scratch / "streamlit.log") as server:  # waits until it answers (a hang guard only)
+        yield server.url

@@ -25,13 +25,13 @@ def test_checkpoint_analysis_end_to_end(trained):
     from nlivis.analysis.projection import cached_projection, pooled_representations
     from nlivis.analysis.tags import tag_pairs
     from nlivis.data.protocols import SplitRef
-    from nlivis.features.dataset import load_split_analyzed
+    from nlivis.features.dataset import load_split_analysed
     from nlivis.inference import load_checkpoint
 
     folder = trained / "tiny"
     predictions = read_predictions(find_prediction_files(folder)["snli_dev"])
     loaded = load_checkpoint(folder)
-    items, _ = load_split_analyzed(SplitRef("snli", "dev"), helpers.FIXTURE_DIR, trained / "cache")
+    items, _ = load_split_analysed(SplitRef("snli", "dev"), helpers.FIXTURE_DIR, trained / "cache")
     assert [p.id for p in predictions] == [item.pair.id for item in items]
 
     one_by_one = pooled_representations(loaded, items, batch_size=1)

@@ -115,8 +115,8 @@ def test_keep_upload_names_by_content_and_strips_paths(monkeypatch, tmp_path):
 
 def test_error_analysis_says_how_many_pairs_of_the_split_were_cut(monkeypatch, tmp_path, checkpoints):
     """Issue 12 item 15 in the app: the fixture's dev split has one 9-token hypothesis; the tiny model reads 8."""
-    from nlivis.data.protocols import SplitRef, read_split
-    from nlivis.analysis.evaluation import analyze_split
+    from nlivis.data.protocols import SplitRef
+    from nlivis.features.dataset import load_split_analysed_reported
 
     def on_a_split_tab():  # the challenge-set tab has no split, so no truncation of one
         app = error_analysis(monkeypatch, tmp_path, checkpoints)
@@ -127,7 +127,7 @@ def test_error_analysis_says_how_many_pairs_of_the_split_were_cut(monkeypatch, t
     assert not app.exception, app.exception
     assert "is shown once the split has been analysed" in shown(app.caption)
     ref = SplitRef("snli", "dev", "snli/esnli_tokenized")
-    analyze_split(ref, read_split(ref, APP_DATA), None, progress=False)  # NLIVIS_CACHE_DIR is the page's cache
+    load_split_analysed_reported(ref, APP_DATA, progress=False)  # NLIVIS_CACHE_DIR is the page's cache
     app = on_a_split_tab()
     captions = shown(app.caption)
     assert "on snli_dev: 1 of 12 pairs were cut to the model's 12 premise / 8 hypothesis tokens" in captions

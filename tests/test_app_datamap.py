@@ -15,10 +15,11 @@ pytest.importorskip("streamlit.testing.v1", reason="streamlit's AppTest is not i
 from nlivis.analysis.datamap import Thresholds, data_map  # noqa: E402
 from nlivis.store.checkpoints import DYNAMICS_FILE  # noqa: E402
 from nlivis.store.dynamics import read_dynamics  # noqa: E402
+from nlivis.app import paths  # noqa: E402
 from tests.fixtures.app_checkpoints import APP_DATA, train_variant  # noqa: E402
 from tests.test_app_pages import charts, click_table_row, open_app, open_link, show, texts  # noqa: E402
 
-PAGE = "app_pages/10_Data_map.py"
+PAGE = paths.DATA_MAP.path
 MISLABELLED = "Possibly mislabelled (hard-to-learn)"
 
 

@@ -13,13 +13,15 @@ import pytest
 pytest.importorskip("streamlit.testing.v1", reason="streamlit's AppTest is not installed")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
+from nlivis.app import paths  # noqa: E402
+from nlivis.models.families import SHIPPED_FAMILIES  # noqa: E402
 from tests.fixtures.app_checkpoints import APP_DATA, gcnn_family, train_variant  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = sorted((str(p.relative_to(ROOT)) for p in (ROOT / "app_pages").glob("*.py")), key=lambda p: int(Path(p).name.split("_")[0]))
-"""Every page, in the sidebar's order (the number its file name starts with)."""
-MODEL_PAGES = ("app_pages/2_Pair_explorer.py", "app_pages/3_DIIN_interaction_space.py", "app_pages/4_Gates.py",
-               "app_pages/5_Error_analysis.py", "app_pages/7_Projection.py", "app_pages/9_Attribution.py")
+PAGES = [page.path for page in paths.PAGES]
+"""Every page, in the sidebar's order."""
+MODEL_PAGES = tuple(page.path for page in (paths.EXPLORER, paths.DIIN, paths.GATES, paths.ERRORS, paths.PROJECTION,
+                                           paths.ATTRIBUTION))
 """The pages that work on the models loaded on Home."""
 TIMEOUT = 120
 TAG_TAB = "By annotation tag (Table 7)"
@@ -111,9 +113,24 @@ def trace_types(app: AppTest) -> list[str]:
 
 # ---------------------------------------------------------------- every page, no checkpoints
 
-def test_every_page_exists_in_the_test_list():
-    assert set(MODEL_PAGES) | {"app_pages/1_Home.py", "app_pages/6_Ablations.py", "app_pages/8_Train.py",
-                               "app_pages/10_Data_map.py"} == set(PAGES)
+def test_the_page_table_matches_the_page_files():
+    """`paths.PAGES` is the one table of the pages: every script in the pages folder, in the order of the number
+    its file name starts with, each with its own key, title and address."""
+    on_disk = sorted((ROOT / paths.PAGES_FOLDER).glob("*.py"), key=lambda path: int(path.name.split("_")[0]))
+    assert PAGES == [str(path.relative_to(ROOT)) for path in on_disk]
+    for fact in ("key", "title", "url_path"):
+        assert len({getattr(page, fact) for page in paths.PAGES}) == len(paths.PAGES), fact
+
+
+def test_every_page_script_runs_as_its_table_entry():
+    """Each script opens `frame.page` with its own entry of the table (its view namespace and icon come from it)."""
+    for page in paths.PAGES:
+        source = (ROOT / page.path).read_text(encoding="utf-8")
+        assert f"frame.page(paths.{_table_name(page)}" in source, page.path
+
+
+def _table_name(page: paths.Page) -> str:
+    return next(name for name, value in vars(paths).items() if value is page)
 
 
 def test_home_in_a_new_process_lists_checkpoints_without_importing_torch(tmp_path, checkpoints):
@@ -136,11 +153,22 @@ def test_the_router_lists_every_page_home_first_with_bundled_icons():
     """The sidebar said "app" for Home, and icons were emoji (a blank box without an emoji font)."""
     import re
 
-    router = (ROOT / "app.py").read_text(encoding="utf-8")
-    listed = re.findall(r'st\.Page\("([^"]+)", title="([^"]+)"', router)
-    assert [path for path, _ in listed] == PAGES and listed[0][1] == "Home"
-    sources = [ROOT / "app.py", *(ROOT / p for p in PAGES), *sorted((ROOT / "nlivis" / "app").glob("*.py"))]
-    icons = [icon for source in sources for icon in re.findall(r'icon=["\']([^"\']*)["\']', source.read_text(encoding="utf-8"))]
+    import runpy
+
+    import streamlit as st
+
+    listed: list[tuple[str, dict]] = []
+    navigated: list[list] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(st, "Page", lambda path, **options: listed.append((path, options)) or path)
+        patch.setattr(st, "navigation", lambda pages: navigated.append(pages) or type("Nav", (), {"run": lambda self: None})())
+        patch.setattr(st, "set_page_config", lambda **options: None)
+        runpy.run_path(str(ROOT / "app.py"))
+    assert [path for path, _ in listed] == PAGES == navigated[0]
+    assert listed[0][1]["title"] == "Home" and listed[0][1]["default"] and not any(o["default"] for _, o in listed[1:])
+    assert [options["icon"] for _, options in listed] == [page.icon for page in paths.PAGES]
+    sources = [ROOT / "app.py", *(ROOT / p for p in PAGES), *sorted((ROOT / "nlivis" / "app").rglob("*.py"))]
+    icons = [page.icon for page in paths.PAGES] + [icon for source in sources for icon in re.findall(r'icon=["\']([^"\']*)["\']', source.read_text(encoding="utf-8"))]
     assert icons and all(re.fullmatch(r":material/[a-z_]+:", icon) for icon in icons), icons
 
 
@@ -716,7 +744,7 @@ def test_train_page_stop_and_resume(monkeypatch, tmp_path):
 # ---------------------------------------------------------------- the shipped checkpoints
 
 SHIPPED = ROOT / "checkpoints"
-SHIPPED_FULL = [SHIPPED / f"{m}-snli-small" for m in ("gcnn", "diin", "attentive_conv", "esan", "amn")]
+SHIPPED_FULL = [SHIPPED / f"{m}-snli-small" for m in SHIPPED_FAMILIES]
 
 
 @pytest.fixture

@@ -11,14 +11,14 @@ import pytest
 pytest.importorskip("streamlit.testing.v1", reason="streamlit's AppTest is not installed")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
+from nlivis.app import paths  # noqa: E402
+from nlivis.models.families import SHIPPED_FAMILIES  # noqa: E402
 from tests.fixtures.app_checkpoints import APP_DATA, train_variant  # noqa: E402
 from tests.test_app_pages import (ROOT, charts, click_point, click_table_row, fixture_row, open_app, open_link, show, texts)
 
-EXPLORER, DIIN, GATES, ERRORS = ("app_pages/2_Pair_explorer.py", "app_pages/3_DIIN_interaction_space.py",
-                                 "app_pages/4_Gates.py", "app_pages/5_Error_analysis.py")
-ABLATIONS, PROJECTION, TRAIN, ATTRIBUTION, HOME = ("app_pages/6_Ablations.py", "app_pages/7_Projection.py",
-                                                   "app_pages/8_Train.py", "app_pages/9_Attribution.py",
-                                                   "app_pages/1_Home.py")
+EXPLORER, DIIN, GATES, ERRORS = (p.path for p in (paths.EXPLORER, paths.DIIN, paths.GATES, paths.ERRORS))
+ABLATIONS, PROJECTION, TRAIN, ATTRIBUTION, HOME = (p.path for p in (paths.ABLATIONS, paths.PROJECTION, paths.TRAIN,
+                                                                    paths.ATTRIBUTION, paths.HOME))
 OVER = "Over a dataset split"
 
 
@@ -330,7 +330,7 @@ def test_no_value_from_a_link_is_rendered_as_markdown(monkeypatch, tmp_path, che
 # ---------------------------------------------------------------- items 4, 5, 7 on the shipped checkpoints
 
 SHIPPED = ROOT / "checkpoints"
-FIVE = [f"{m}-snli-small" for m in ("gcnn", "diin", "attentive_conv", "esan", "amn")]
+FIVE = [f"{m}-snli-small" for m in SHIPPED_FAMILIES]
 
 
 @pytest.fixture

@@ -16,19 +16,20 @@ from nlivis.analysis.attribution import (ATTRIBUTION_INPUTS, DEFAULT_STEPS, DIFF
                                          explain_pair, gradients, input_vectors, integrated_gradients, occlusion,
                                          predicted_classes, with_tokens_kept)
 from nlivis.analysis.faithfulness import (BINS, RANDOM_PERMUTATIONS, agreement, aopc, average_precision,
-                                          bootstrap_interval, compute_records, eraser_variants, f1_at_k, kendall_tau,
-                                          method_records, plausibility, random_scores, rationale_size, ranking,
-                                          summarize)
+                                          bootstrap_interval, eraser_variants, f1_at_k, kendall_tau, plausibility,
+                                          random_scores, rationale_size, ranking, summarize)
 from nlivis.data.highlights import (Highlight, find_highlights_file, highlights_by_pair,
                                     read_esnli_highlights, token_labels)
 from nlivis.data.records import NLI_LABELS, DataFormatError, Pair
 from nlivis.features.sentences import SentenceAnalysis
 from nlivis.features.batch import Batch
-from nlivis.features.dataset import AnalyzedPair
+from nlivis.features.dataset import AnalysedPair
 from nlivis.features.featurize import FeatureSettings, Featurizer
 from nlivis.features.vocab import CharVocabulary, Vocabulary
 from nlivis.models.base import MatchingModel, ModelConfig
+from nlivis.models.families import SHIPPED_FAMILIES
 from nlivis.models.layers.embedding import TokenFeatures
+from nlivis.workflows.faithfulness import compute_records, method_records
 from tests.test_models import CONFIGS, batch_for, tiny_model
 
 # ------------------------------------------------------------------------------------------ fixtures
@@ -40,8 +41,8 @@ def analysed(tokens: list[str]) -> SentenceAnalysis:
     return SentenceAnalysis(tuple(tokens), tuple("NN" for _ in tokens), tuple(t.lower() for t in tokens))
 
 
-def pair(premise: list[str], hypothesis: list[str], pair_id: str = "p1", line: int | None = None) -> AnalyzedPair:
-    return AnalyzedPair(Pair(id=pair_id, premise=" ".join(premise), hypothesis=" ".join(hypothesis), line=line),
+def pair(premise: list[str], hypothesis: list[str], pair_id: str = "p1", line: int | None = None) -> AnalysedPair:
+    return AnalysedPair(Pair(id=pair_id, premise=" ".join(premise), hypothesis=" ".join(hypothesis), line=line),
                         analysed(premise), analysed(hypothesis))
 
 
@@ -156,7 +157,7 @@ def test_integrated_gradients_are_complete_on_every_config(config_name, at):
     assert (raw.premise.abs().sum(1) > 0).all() and (raw.hypothesis.abs().sum(1) > 0).all()
 
 
-SHIPPED = ["gcnn", "diin", "attentive_conv", "esan", "amn"]
+SHIPPED = list(SHIPPED_FAMILIES)
 
 
 SHIPPED_SAMPLE = 200
@@ -172,13 +173,13 @@ def test_shipped_models_meet_the_completeness_target_by_default(family, shared_d
 
     from nlivis.analysis.attribution import cut_to_featurizer
     from nlivis.analysis.faithfulness import sample_items
-    from nlivis.features.dataset import load_split_analyzed
+    from nlivis.features.dataset import load_split_analysed
     from nlivis.inference import load_checkpoint
     from nlivis.data.protocols import resolve_split
 
     folder = Path(__file__).resolve().parent.parent / "checkpoints" / f"{family}-snli-small"
     loaded = load_checkpoint(folder)
-    items, _ = load_split_analyzed(resolve_split("snli", "dev"), shared_data / "snli" / "esnli_tokenized")
+    items, _ = load_split_analysed(resolve_split("snli", "dev"), shared_data / "snli" / "esnli_tokenized")
     # batches of four sampled pairs as bench/ig_completeness.py forms them, then the two typed pairs
     items = [*sample_items(items, SHIPPED_SAMPLE, seed=1),
              pair(["a", "man", "plays", "the", "guitar", "."], ["a", "man", "sleeps", "."]),
@@ -614,10 +615,10 @@ def test_deletions_built_by_indexing_equal_re_featurized_pairs():
     def tagged(tokens, lemmas):
         return SentenceAnalysis(tuple(tokens), tuple("NN" if i % 2 else "VBD" for i in range(len(tokens))), tuple(lemmas))
 
-    items = [AnalyzedPair(Pair(id="1", premise="", hypothesis=""),
+    items = [AnalysedPair(Pair(id="1", premise="", hypothesis=""),
                           tagged(["The", "men", "played", "music", "."], ["the", "man", "play", "music", "."]),
                           tagged(["a", "man", "plays", "."], ["a", "man", "play", "."])),
-             AnalyzedPair(Pair(id="2", premise="", hypothesis=""), tagged(["a", "man"], ["a", "man"]),
+             AnalysedPair(Pair(id="2", premise="", hypothesis=""), tagged(["a", "man"], ["a", "man"]),
                           tagged(["music", "music", "zither"], ["music", "music", "zither"]))]
     generator = torch.Generator().manual_seed(0)
     for settings in (FeatureSettings(), FeatureSettings(max_premise_len=7, max_hypothesis_len=6, pad_to_cutoff=True)):
@@ -692,3 +693,15 @@ def test_plausibility_skips_pairs_without_highlighted_tokens():
     values = plausibility(records, {"1": frozenset({"cat"}), "2": frozenset({"dog"})},
                           {"1": ["a", "dog"], "2": ["a", "dog"]})
     assert values == {"auprc": [1.0], "f1": [1.0]}
+
+
+def test_attribution_and_faithfulness_are_registered_analyses_that_apply_to_every_model():
+    """Both read only outputs and gradients (attention is optional), so they need no trace type."""
+    from nlivis.workflows.explain import ATTRIBUTION, ExplainOptions, explain
+    from nlivis.workflows.faithfulness import FAITHFULNESS, FaithfulnessOptions, split_faithfulness
+    from nlivis.workflows.protocol import ANALYSES
+
+    assert ANALYSES["attribution"] is ATTRIBUTION and ATTRIBUTION.run is explain
+    assert ANALYSES["faithfulness"] is FAITHFULNESS and FAITHFULNESS.run is split_faithfulness
+    assert ATTRIBUTION.options is ExplainOptions and FAITHFULNESS.options is FaithfulnessOptions
+    assert ATTRIBUTION.applies_to(frozenset()) and FAITHFULNESS.applies_to(frozenset())

@@ -18,7 +18,7 @@ from nlivis.analysis.edit_expectations import LABEL
 from nlivis.analysis.edits import propose_edits
 from nlivis.cli import main
 from nlivis.data.records import Pair
-from nlivis.features.dataset import analyze_pairs
+from nlivis.features.dataset import analyse_pairs
 from nlivis.store.dynamics import AUGMENTED_SPLIT, read_dynamics
 from nlivis.training import augment
 from nlivis.training.augment import (AUGMENT_KINDS, SELF_LABEL, Candidate, Pool, augment_choices, draw, parse_kinds,
@@ -212,7 +212,7 @@ def test_every_pair_added_to_training_is_one_the_engine_labels_by_logic(augmente
     pairs = fixture_pairs()
     by_id = {p.id: p for p in pairs}
     analysed = {item.pair.id: item.pair for item in augment_items(augmented_run, cache_dir)}
-    known = augment.WordCounts.of(analyze_pairs(pairs, cache_dir=cache_dir, progress=False)).known(1)
+    known = augment.WordCounts.of(analyse_pairs(pairs, cache_dir=cache_dir, progress=False)).known(1)
     assert list(analysed) == dynamics.ids[40:]
     for column, (pair_id, kind, original) in enumerate(zip(dynamics.ids[40:], source["kinds"], source["originals"])):
         origin = pairs[original]
@@ -240,14 +240,14 @@ def augment_items(run: Path, cache_dir: Path) -> list:
     """The run's augmented pairs made again from its config (the same draw, read from the candidate cache)."""
     config = json.loads((run / "config.json").read_text())
     record = config["augmentation"]
-    items = analyze_pairs(fixture_pairs(), cache_dir=cache_dir, progress=False)
+    items = analyse_pairs(fixture_pairs(), cache_dir=cache_dir, progress=False)
     made = augment.augment_training(items, config["labels"], record["kinds"], record["ratio"], record["seed"],
                                     cache_dir, min_count=record["min_word_count"])
     return made.items
 
 
 def test_augmentation_is_deterministic_given_the_seed(augmented_run, cache_dir):
-    items = analyze_pairs(fixture_pairs(), cache_dir=cache_dir, progress=False)
+    items = analyse_pairs(fixture_pairs(), cache_dir=cache_dir, progress=False)
     first = augment.augment_training(items, ["entailment", "neutral", "contradiction"], ALL_KINDS, 0.5, 1,
                                      cache_dir, min_count=1)
     again = augment.augment_training(items, ["entailment", "neutral", "contradiction"], ALL_KINDS, 0.5, 1,

@@ -7,8 +7,8 @@ import statistics
 import torch
 
 from nlivis.cli import bench as bench_cli
-from nlivis.training import benchmark as bench
-from nlivis.training.benchmark import (BenchRow, bench_config, bench_model, format_table, length_bucketed_batches, paper_epoch_minutes, reference_lines, sample_lengths, synthetic_batch)
+from nlivis.workflows import bench
+from nlivis.workflows.bench import (BenchRow, bench_config, bench_model, format_table, length_bucketed_batches, paper_epoch_minutes, reference_lines, sample_lengths, synthetic_batch)
 from nlivis.models import build
 
 
@@ -77,7 +77,7 @@ def test_table_has_one_line_per_row_and_the_paper_epoch_for_gcnn():
 def test_matmul_rate_column_reads_each_row_against_its_dtype():
     import torch
 
-    from nlivis.training.benchmark import matmul_rate_gflops
+    from nlivis.workflows.bench import matmul_rate_gflops
 
     assert matmul_rate_gflops(torch.device("cpu"), size=64, repeats=2) > 0
     common = dict(model="esan", params=1, train_batch=8, cutoffs="20/20", train_pairs_per_s=1.0, epoch_minutes=1.0,
@@ -90,7 +90,7 @@ def test_matmul_rate_column_reads_each_row_against_its_dtype():
 
 
 def test_kernel_ceiling_is_the_faster_of_matmul_and_convolution():
-    from nlivis.training.benchmark import conv_rate_gflops, kernel_ceiling_gflops
+    from nlivis.workflows.bench import conv_rate_gflops, kernel_ceiling_gflops
 
     assert conv_rate_gflops(torch.device("cpu"), shape=(1, 8, 8), repeats=1) > 0
     ceiling, rates = kernel_ceiling_gflops(torch.device("cpu"), repeats=1)
@@ -107,7 +107,7 @@ def test_shipped_rows_use_the_shipped_word_width():
 
 
 def test_flops_count_every_batch_and_the_fused_lstm():
-    from nlivis.training.benchmark import flops_per_pair, make_batch
+    from nlivis.workflows.bench import flops_per_pair, make_batch
 
     model = build({"name": "esim", "hidden_size": 4, "word_dim": 6, "vocab_size": 30, "char_vocab_size": 10,
                    "dropout": 0.0})

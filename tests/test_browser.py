@@ -4,115 +4,41 @@ Walks what a researcher does — from a number to its pairs to why — and asser
 page and the same view after each Back: Error analysis → a confusion cell → a pair → Attribution → Gates → DIIN →
 Back → Back; a Table 7 cell, a projection point and a challenge-set category each → their pair → Back. Opens every
 page at 1600 px width and saves its screenshot to docs/screenshots/ (linked from the README), and checks that a
-link carrying Markdown makes the browser fetch nothing. Needs the shipped checkpoints and ../shared/data (skips
-with the reason otherwise); never downloads a browser.
+link carrying Markdown makes the browser fetch nothing. The app and the browser are the session's (`app_url` and
+`chromium_browser` in tests/conftest.py, shared by every browser module). Needs the shipped checkpoints and
+../shared/data (skips with the reason otherwise); never downloads a browser.
 """
 from __future__ import annotations
 
 import difflib
-import os
 import re
-import shutil
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 from urllib.parse import parse_qs, parse_qsl, urlparse
 
 import pytest
 
+from nlivis.models.families import SHIPPED_FAMILIES
+
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
 SCREENSHOTS = ROOT / "docs" / "screenshots"
-SHARED_DATA = ROOT.parent / "shared" / "data"
-SHIPPED = ROOT / "checkpoints"
-FIVE = [f"{m}-snli-small" for m in ("gcnn", "diin", "attentive_conv", "esan", "amn")]
-MODELS = ",".join(FIVE)
+MODELS = ",".join(f"{family}-snli-small" for family in SHIPPED_FAMILIES)
 PAGE_SECONDS = 300
-"""The longest a page may take to settle (a busy machine, the first page after launch, tagging a split)."""
+"""A hang guard, not a speed criterion: how long a page may go on running before the test calls it stuck (a busy
+machine, the first page after launch, tagging a split all take tens of seconds)."""
 VIEWPORT = {"width": 1600, "height": 1600}
 HOSTILE_HOST = "nlivis-fetch-test.invalid"
 CHALLENGE = ROOT / "tests" / "fixtures" / "challenge" / "anli_like.csv"
 
-if not CHROMIUM.is_file():
-    pytest.skip(f"Debian's chromium is not installed at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -r requirements-test.txt)")
-
-
-@pytest.fixture(scope="module")
-def roots(tmp_path_factory) -> list[Path]:
-    """Checkpoint roots: a writable copy of gcnn-snli-small (a challenge file is evaluated into it, never into the
-    repository's checkpoints) first, then the shipped checkpoints."""
-    if not all((SHIPPED / name / "COMPLETE").is_file() for name in [*FIVE, "gcnn-mnli-small"]) or not SHARED_DATA.is_dir():
-        pytest.skip("needs the shipped snli-small and mnli-small checkpoints in checkpoints/ and ../shared/data")
-    writable = tmp_path_factory.mktemp("browser") / "checkpoints"
-    shutil.copytree(SHIPPED / "gcnn-snli-small", writable / "gcnn-snli-small")
-    shutil.copytree(SHIPPED / "embeddings", writable / "embeddings")  # the shared word vectors it names
-    return [writable, SHIPPED]
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def server(roots, tmp_path_factory) -> Iterator[str]:
-    """The app served on a free loopback port, as the README starts it; stopped whatever happens."""
-    scratch = tmp_path_factory.mktemp("server")
-    port = free_port()
-    env = {**os.environ, "NLIVIS_CHECKPOINTS": os.pathsep.join(map(str, roots)), "NLIVIS_DATA": str(SHARED_DATA),
-           "NLIVIS_RUNS": str(scratch / "runs")}
-    log = open(scratch / "streamlit.log", "wb")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 90
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                    if response.read().strip() == b"ok":
-                        break
-            except OSError:
-                pass
-            if process.poll() is not None or time.time() > deadline:
-                pytest.fail(f"streamlit did not start: {(scratch / 'streamlit.log').read_text(errors='replace')[-2000:]}")
-            time.sleep(0.5)
-        yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
-
 
 @pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport=VIEWPORT)
+def page(chromium_browser) -> Iterator:
+    """A new tab in a browser context of its own (no cookies or history from another test), recording every URL
+    it requests in `page.requested`."""
+    context = chromium_browser.new_context(viewport=VIEWPORT)
     tab = context.new_page()
     requests: list[str] = []
     tab.on("request", lambda request: requests.append(request.url))
@@ -277,10 +203,10 @@ def figure_screenshot(page, figure, file_name: str) -> None:
     page.set_viewport_size(VIEWPORT)
 
 
-def test_every_page_opens_clean_at_1600_px_with_its_screenshot(server, page):
+def test_every_page_opens_clean_at_1600_px_with_its_screenshot(app_url, page):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     for name, path, title in PAGES:
-        open_url(page, f"{server}/{path}", name)
+        open_url(page, f"{app_url}/{path}", name)
         assert title in page.locator("h1").first.inner_text()
         page.mouse.move(0, 0)
         page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
@@ -295,10 +221,10 @@ def test_every_page_opens_clean_at_1600_px_with_its_screenshot(server, page):
 
 # ---------------------------------------------------------------- the diagnosis path
 
-def test_confusion_cell_to_pair_to_attribution_gates_diin_and_back(server, page):
+def test_confusion_cell_to_pair_to_attribution_gates_diin_and_back(app_url, page):
     """Error analysis → a confusion cell → a pair → Next → Attribution → Gates → DIIN, on a split pair, then Back
     step by step to the cell's list: every Back shows the view that step showed."""
-    open_url(page, f"{server}/Error_analysis?models={MODELS}", "Error analysis")
+    open_url(page, f"{app_url}/Error_analysis?models={MODELS}", "Error analysis")
     cells = page.locator(".st-key-chart_confusion_3 .js-plotly-plot").first.evaluate(
         "gd => gd._fullData[1].customdata.map(c => [c[0], c[1], c[2]])")
     index, (gold, predicted, count) = next((i, c) for i, c in enumerate(cells) if c[0] != c[1] and c[2] > 1)
@@ -336,9 +262,9 @@ def test_confusion_cell_to_pair_to_attribution_gates_diin_and_back(server, page)
     go_back(page, cell_view, "Back to the cell's list")
 
 
-def test_projection_and_challenge_pairs_open_and_come_back(server, page):
+def test_projection_and_challenge_pairs_open_and_come_back(app_url, page):
     # a projection point → its pair → Back
-    open_url(page, f"{server}/Projection?models={MODELS}&method=pca&colour=gold", "Projection")
+    open_url(page, f"{app_url}/Projection?models={MODELS}&method=pca&colour=gold", "Projection")
     projection_view = view(page)
     click_plotly_point(page, "projection", 0, 0)
     params = landed(page, "Pair explorer", "a projection point")
@@ -346,7 +272,7 @@ def test_projection_and_challenge_pairs_open_and_come_back(server, page):
     go_back(page, projection_view, "Back to the projection")
 
     # a challenge-set category → a pair → Back (evaluated into the writable copy of gcnn-snli-small)
-    open_url(page, f"{server}/Error_analysis?models=gcnn-snli-small&tab=Challenge+set"
+    open_url(page, f"{app_url}/Error_analysis?models=gcnn-snli-small&tab=Challenge+set"
                    f"&challenge_mode=a+path+on+this+machine&challenge_path={CHALLENGE}", "Challenge set")
     if page.get_by_role("button", name="Evaluate 1 model(s) on this file").count():
         page.get_by_role("button", name="Evaluate 1 model(s) on this file").click()
@@ -362,9 +288,9 @@ def test_projection_and_challenge_pairs_open_and_come_back(server, page):
     go_back(page, challenge_view, "Back to the challenge set")
 
 
-def test_a_table7_pair_opens_and_back_returns_to_table7(server, page):
+def test_a_table7_pair_opens_and_back_returns_to_table7(app_url, page):
     # a Table 7 cell (mnli-small on MultiNLI dev, gold tags) → its pairs → a pair → Back
-    open_url(page, f"{server}/Error_analysis?models=gcnn-mnli-small&tab=By+annotation+tag+%28Table+7%29", "Table 7")
+    open_url(page, f"{app_url}/Error_analysis?models=gcnn-mnli-small&tab=By+annotation+tag+%28Table+7%29", "Table 7")
     page.wait_for_selector(".st-key-errors_t7_pairs_table", timeout=PAGE_SECONDS * 1000)
     table7_view = view(page)
     click_table_line(page, "errors_t7_pairs_table", 0)
@@ -374,12 +300,12 @@ def test_a_table7_pair_opens_and_back_returns_to_table7(server, page):
     go_back(page, table7_view, "Back to Table 7")
 
 
-def test_a_link_carrying_markdown_makes_the_browser_fetch_nothing(server, page):
+def test_a_link_carrying_markdown_makes_the_browser_fetch_nothing(app_url, page):
     hostile = f"![x](http://{HOSTILE_HOST}/x.png)"
     for path in (f"Error_analysis?models=gcnn-snli-small&split={hostile}",
                  f"Pair_explorer?models=gcnn-snli-small&premise={hostile}&hypothesis=[y](http://{HOSTILE_HOST})",
                  f"Ablations?variant={hostile}"):
-        open_url(page, f"{server}/{path}", path.split("?")[0])
+        open_url(page, f"{app_url}/{path}", path.split("?")[0])
         assert page.get_by_text("in the link").count() + page.get_by_text("x.png").count() >= 1  # said as text
     assert not [url for url in page.requested if urlparse(url).hostname == HOSTILE_HOST]  # (the page's own URL names it)
     assert page.locator(f"img[src*='{HOSTILE_HOST}']").count() == 0 and page.locator(f"a[href*='{HOSTILE_HOST}']").count() == 0

@@ -1,4 +1,4 @@
-"""The Data map page in a real browser (served and driven as in tests/test_browser.py): ESAN's and GCNN's maps of
+"""The Data map page in a real browser (the session's server and browser, driven as in tests/test_browser.py): ESAN's and GCNN's maps of
 the 9,824 snli-small training pairs side by side, every pair drawn (WebGL); a box dragged over the hard-to-learn
 corner lists its pairs, a listed pair opens in the Pair explorer, Back restores the view with the box; a clicked
 point opens its pair, Back again. Saves docs/screenshots/data_map.png at 1600 px. Needs the shipped checkpoints
@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_browser import (PAGE_SECONDS, SCREENSHOTS, assert_clean, browser, click_plotly_point,  # noqa: F401
-                                click_table_line, go_back, landed, open_url, page, roots, server, settle, view)
+from tests.test_browser import (PAGE_SECONDS, SCREENSHOTS, assert_clean, click_plotly_point,  # noqa: F401
+                                click_table_line, go_back, landed, open_url, page, settle, view)
 
 pytestmark = pytest.mark.slow
 
@@ -51,8 +51,8 @@ def drag_box(tab, key: str, xs: tuple[float, float], ys: tuple[float, float]) ->
     tab.mouse.up()
 
 
-def test_data_map_draws_every_pair_lists_a_box_opens_a_pair_and_back_restores_it(server, page):
-    open_url(page, f"{server}/{URL}", "Data map")
+def test_data_map_draws_every_pair_lists_a_box_opens_a_pair_and_back_restores_it(app_url, page):
+    open_url(page, f"{app_url}/{URL}", "Data map")
     assert "Data map" in page.locator("h1").first.inner_text()
     for key in ("datamap_0", "datamap_1"):
         assert plot(page, key).evaluate(POINTS) >= MIN_POINTS, f"{key}: fewer than {MIN_POINTS} points drawn"
@@ -62,8 +62,8 @@ def test_data_map_draws_every_pair_lists_a_box_opens_a_pair_and_back_restores_it
     page.screenshot(path=str(SCREENSHOTS / "data_map.png"))
 
     drag_box(page, "datamap_0", (0.0, 0.06), (0.0, 0.12))  # ESAN's most confidently "wrong" pairs
-    page.wait_for_function("() => location.search.includes('sel=box')", timeout=300_000)
-    page.wait_for_selector(".st-key-datamap_selected_pairs_table", timeout=300_000)
+    page.wait_for_function("() => location.search.includes('sel=box')", timeout=PAGE_SECONDS * 1000)
+    page.wait_for_selector(".st-key-datamap_selected_pairs_table", timeout=PAGE_SECONDS * 1000)
     settle(page)
     assert_clean(page, "a box on the map")
     assert "selection" in plot(page, "datamap_0").evaluate(OVERLAYS), "the box is drawn on the map"

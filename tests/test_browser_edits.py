@@ -1,5 +1,5 @@
 """The Edits tab and the behavioural tests in a real browser (`streamlit run app.py`, Debian's Chromium through
-Playwright; the server and browser fixtures of tests/test_browser.py): a pair's edits → one pinned → its
+Playwright; the session's server and browser, tests/conftest.py): a pair's edits → one pinned → its
 difference map drawn with the changed token outlined → Attribution → Back restores the pinned view → Back the
 unpinned one; the probe table → a model's cell → its failing cases → one opens as a pair in the Pair explorer → Back
 restores the probe table with the model's failing cases.
@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from nlivis.app.components.probes import COLUMN_WIDTHS, MODEL_COLUMN_WIDTH
-from tests.test_browser import (MODELS, PAGE_SECONDS, SCREENSHOTS, assert_clean, browser, click_table_line,  # noqa: F401
-                                follow_link, go_back, landed, open_url, page, parameters, roots, server, settle, view)
+from tests.test_browser import (MODELS, PAGE_SECONDS, SCREENSHOTS, assert_clean, click_table_line,  # noqa: F401
+                                follow_link, go_back, landed, open_url, page, parameters, settle, view)
 
 pytestmark = pytest.mark.slow
 
@@ -35,8 +35,8 @@ def shot(page, name: str) -> None:
     page.set_viewport_size({"width": 1600, "height": 1200})
 
 
-def test_edits_pin_one_see_the_difference_map_and_back_restores(server, page):
-    open_url(page, f"{server}/Pair_explorer?models={MODELS}&{PAIR}&tab=Edits", "Edits tab")
+def test_edits_pin_one_see_the_difference_map_and_back_restores(app_url, page):
+    open_url(page, f"{app_url}/Pair_explorer?models={MODELS}&{PAIR}&tab=Edits", "Edits tab")
     page.wait_for_selector(".st-key-explorer_edits_table [data-testid='stDataFrame']", timeout=PAGE_SECONDS * 1000)
     assert page.get_by_text("edit(s)").count() >= 1
     unpinned = view(page)
@@ -63,8 +63,8 @@ def test_edits_pin_one_see_the_difference_map_and_back_restores(server, page):
     go_back(page, unpinned, "Back to the unpinned edits")
 
 
-def test_probe_table_cell_failing_case_pair_and_back(server, page):
-    open_url(page, f"{server}/Error_analysis?models={MODELS}&tab=Behavioural+tests", "Behavioural tests")
+def test_probe_table_cell_failing_case_pair_and_back(app_url, page):
+    open_url(page, f"{app_url}/Error_analysis?models={MODELS}&tab=Behavioural+tests", "Behavioural tests")
     page.get_by_role("button", name="Run the suite").click()
     page.wait_for_selector(".st-key-errors_probes_table [data-testid='stDataFrame']", timeout=PAGE_SECONDS * 1000)
     settle(page)

@@ -43,14 +43,14 @@ def assert_error(folder: Path, *fragments: str) -> None:
 
 
 def test_good_checkpoint_loads_and_predicts_like_its_predictions_file(damaged):
-    from nlivis.analysis.evaluation import evaluate_checkpoint
+    from nlivis.workflows.evaluate import evaluate_checkpoint
     from nlivis.data.protocols import SplitRef
-    from nlivis.features.dataset import load_split_analyzed
+    from nlivis.features.dataset import load_split_analysed
     from nlivis.store.predictions import read_predictions
     from tests.fixtures.training.helpers import FIXTURE_DIR
 
     loaded = load_checkpoint(damaged)
-    items, _ = load_split_analyzed(SplitRef("snli", "dev"), FIXTURE_DIR, damaged.parent / "cache")
+    items, _ = load_split_analysed(SplitRef("snli", "dev"), FIXTURE_DIR, damaged.parent / "cache")
     result = evaluate_checkpoint(loaded, items)
     saved = read_predictions(damaged / "predictions_snli_dev.jsonl.gz")
     assert [r["predicted"] for r in result.predictions] == [r.predicted for r in saved]

@@ -73,11 +73,11 @@ def test_compaction_keeps_what_the_checkpoint_claims(old_style, tmp_path):
     assert sum(r.gold == r.predicted for r in rows) / len(rows) == pytest.approx(loaded.metrics["best_dev_accuracy"])
     assert [r.id for r in rows] == [r.id for r in before[select]]
 
-    from nlivis.features.dataset import load_split_analyzed
+    from nlivis.features.dataset import load_split_analysed
     from nlivis.data.protocols import SplitRef
-    from nlivis.analysis.evaluation import evaluate_checkpoint
+    from nlivis.workflows.evaluate import evaluate_checkpoint
 
-    items, _ = load_split_analyzed(SplitRef("snli", "dev"), FIXTURE_DIR, tmp_path / "cache")
+    items, _ = load_split_analysed(SplitRef("snli", "dev"), FIXTURE_DIR, tmp_path / "cache")
     again = evaluate_checkpoint(loaded, items)  # what `nlivis evaluate` reproduces
     assert [r["predicted"] for r in again.predictions] == [r.predicted for r in rows]
     for fresh, saved in zip(again.predictions, rows):

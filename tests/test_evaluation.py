@@ -125,7 +125,7 @@ def no_spacy(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("spaCy ran before the input was validated")
 
-    monkeypatch.setattr(analysis, "analyze_sentences", refuse)
+    monkeypatch.setattr(analysis, "analyse_sentences", refuse)
 
 
 def test_label_mismatch_is_found_before_spacy(checkpoint, tmp_path, capsys, no_spacy):
@@ -345,7 +345,7 @@ def test_symlink_inside_the_root_is_fine(checkpoint):
 # ----------------------------------------------------------------------- functions the app calls
 
 def test_split_truncation_from_the_cache_only(checkpoint, tmp_path, capsys, monkeypatch):
-    from nlivis.analysis.evaluation import cached_split_truncation
+    from nlivis.workflows.evaluate import cached_split_truncation
     from nlivis.data.protocols import SplitRef
 
     loaded = load_checkpoint(checkpoint)
@@ -358,7 +358,7 @@ def test_split_truncation_from_the_cache_only(checkpoint, tmp_path, capsys, monk
 
 
 def test_challenge_predictions_reuse_the_named_evaluation(checkpoint, tmp_path):
-    from nlivis.analysis.evaluation import challenge_predictions
+    from nlivis.workflows.evaluate import challenge_predictions
     from nlivis.data.challenge import read_challenge_files
 
     loaded = load_checkpoint(checkpoint)
@@ -390,7 +390,7 @@ def test_group_by_without_a_file_is_refused(checkpoint, capsys, no_spacy):
 
 @pytest.mark.parametrize("premise", ["", "\u200b\ufeff", "\x00"])
 def test_attribution_refuses_text_without_a_real_word(premise):
-    from nlivis.analysis.attribution import analysed_text_pair
+    from nlivis.features.dataset import analysed_text_pair
 
     with pytest.raises(ValueError, match="empty|no real word"):
         analysed_text_pair(premise, "A man sleeps .")

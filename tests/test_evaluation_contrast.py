@@ -49,7 +49,7 @@ def no_spacy(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("spaCy ran before the input was validated")
 
-    monkeypatch.setattr(analysis, "analyze_sentences", refuse)
+    monkeypatch.setattr(analysis, "analyse_sentences", refuse)
 
 
 # ------------------------------------------------------------------------------ contrast consistency, by hand

@@ -11,7 +11,7 @@ from nlivis.features import sentences as analysis
 from nlivis.features import dataset
 from nlivis.features.cache import AnalysisCache
 from nlivis.store.files import cache_root
-from nlivis.features.dataset import analyze_pairs, analyze_pairs_reported, load_split_analyzed
+from nlivis.features.dataset import analyse_pairs, analyse_pairs_reported, load_split_analysed
 
 
 class SpacyCalls:
@@ -34,7 +34,7 @@ def counted_spacy(monkeypatch):
     def fake_load():
         calls.loads += 1
 
-    monkeypatch.setattr(analysis, "analyze_sentences", fake)
+    monkeypatch.setattr(analysis, "analyse_sentences", fake)
     monkeypatch.setattr(dataset, "load_nlp", fake_load)
     monkeypatch.setattr(AnalysisCache, "pipeline", property(lambda self: "test-pipeline-1"))
     return calls
@@ -44,9 +44,9 @@ PAIRS = [Pair("1", "A dog runs", "A dog moves", "entailment"), Pair("2", "It rai
 
 
 def test_second_run_reads_the_cache(tmp_path, counted_spacy):
-    first, report = analyze_pairs_reported(PAIRS, cache_dir=tmp_path, cache_key="k", progress=False)
+    first, report = analyse_pairs_reported(PAIRS, cache_dir=tmp_path, cache_key="k", progress=False)
     assert not report.cached and len(counted_spacy.analyses) == 1
-    second, report = analyze_pairs_reported(PAIRS, cache_dir=tmp_path, cache_key="k", progress=False)
+    second, report = analyse_pairs_reported(PAIRS, cache_dir=tmp_path, cache_key="k", progress=False)
     assert report.cached and len(counted_spacy.analyses) == 1 and counted_spacy.loads == 1, \
         "a cache hit must neither load nor run spaCy"
     assert second == first
@@ -55,35 +55,35 @@ def test_second_run_reads_the_cache(tmp_path, counted_spacy):
 
 
 def test_changed_pairs_or_pipeline_miss_the_cache(tmp_path, counted_spacy, monkeypatch):
-    analyze_pairs(PAIRS, cache_dir=tmp_path, cache_key="k", progress=False)
+    analyse_pairs(PAIRS, cache_dir=tmp_path, cache_key="k", progress=False)
     changed = [PAIRS[0], Pair("2", "It rains", "It is wet", "neutral")]
-    items = analyze_pairs(changed, cache_dir=tmp_path, cache_key="k", progress=False)
+    items = analyse_pairs(changed, cache_dir=tmp_path, cache_key="k", progress=False)
     assert len(counted_spacy.analyses) == 2 and items[1].hypothesis.tokens[-1] == "wet"
     monkeypatch.setattr(AnalysisCache, "pipeline", property(lambda self: "test-pipeline-2"))
-    analyze_pairs(PAIRS, cache_dir=tmp_path, cache_key="k", progress=False)
+    analyse_pairs(PAIRS, cache_dir=tmp_path, cache_key="k", progress=False)
     assert len(counted_spacy.analyses) == 3
 
 
 def test_corrupt_cache_file_is_rebuilt_with_a_warning(tmp_path, counted_spacy):
-    analyze_pairs(PAIRS, cache_dir=tmp_path, cache_key="k", progress=False)
+    analyse_pairs(PAIRS, cache_dir=tmp_path, cache_key="k", progress=False)
     path = AnalysisCache(tmp_path).path_for("k")
     complete = gzip.decompress(path.read_bytes())
     path.write_bytes(gzip.compress(complete[: len(complete) - 20]))  # a pair cut in half
     with pytest.warns(UserWarning, match="corrupt"):
-        items = analyze_pairs(PAIRS, cache_dir=tmp_path, cache_key="k", progress=False)
+        items = analyse_pairs(PAIRS, cache_dir=tmp_path, cache_key="k", progress=False)
     assert len(counted_spacy.analyses) == 2 and items[0].premise.tokens == ("A", "dog", "runs")
     path.write_bytes(gzip.compress(b'{"format": "nlivis-analysis-cache"}\n'))
     with pytest.warns(UserWarning, match="corrupt"):
-        analyze_pairs(PAIRS, cache_dir=tmp_path, cache_key="k", progress=False)
+        analyse_pairs(PAIRS, cache_dir=tmp_path, cache_key="k", progress=False)
     damaged = bytearray(path.read_bytes())
     damaged[30:60] = bytes(b ^ 0xFF for b in damaged[30:60])  # a damaged deflate stream
     path.write_bytes(bytes(damaged))
     with pytest.warns(UserWarning, match="corrupt"):
-        analyze_pairs(PAIRS, cache_dir=tmp_path, cache_key="k", progress=False)
+        analyse_pairs(PAIRS, cache_dir=tmp_path, cache_key="k", progress=False)
     path.write_bytes(b"not gzip at all")
     with pytest.warns(UserWarning, match="corrupt"):
-        analyze_pairs(PAIRS, cache_dir=tmp_path, cache_key="k", progress=False)
-    assert analyze_pairs_reported(PAIRS, cache_dir=tmp_path, cache_key="k", progress=False)[1].cached
+        analyse_pairs(PAIRS, cache_dir=tmp_path, cache_key="k", progress=False)
+    assert analyse_pairs_reported(PAIRS, cache_dir=tmp_path, cache_key="k", progress=False)[1].cached
 
 
 def test_cache_root_precedence(tmp_path, monkeypatch):
@@ -105,12 +105,12 @@ def test_split_cache_is_keyed_by_source_content(tmp_path, counted_spacy):
     data = tmp_path / "snli"
     _write_split(data, ["A dog moves .", "It is dry ."])
     ref = SplitRef("snli", "dev", "")
-    items, result = load_split_analyzed(ref, data, cache_dir=tmp_path / "cache")
+    items, result = load_split_analysed(ref, data, cache_dir=tmp_path / "cache")
     assert [i.pair.id for i in items] == ["1"] and result.dropped_no_gold == 1
-    load_split_analyzed(ref, data, cache_dir=tmp_path / "cache")
+    load_split_analysed(ref, data, cache_dir=tmp_path / "cache")
     assert len(counted_spacy.analyses) == 1
     _write_split(data, ["A dog moves .", "It is wet ."])  # only the dropped pair changed
-    load_split_analyzed(ref, data, cache_dir=tmp_path / "cache")
+    load_split_analysed(ref, data, cache_dir=tmp_path / "cache")
     assert len(counted_spacy.analyses) == 2, "a changed source file must invalidate the cache"
     assert len(list((tmp_path / "cache").glob("analysis-snli_dev-*.jsonl.gz"))) == 2
 
@@ -139,5 +139,5 @@ def test_unwritable_cache_folder_warns_and_still_analyses(tmp_path, counted_spac
     blocker = tmp_path / "a_file"
     blocker.write_text("not a folder", encoding="utf-8")
     with pytest.warns(UserWarning, match="could not write the feature cache"):
-        items = analyze_pairs(PAIRS, cache_dir=blocker / "cache", cache_key="k", progress=False)
+        items = analyse_pairs(PAIRS, cache_dir=blocker / "cache", cache_key="k", progress=False)
     assert [item.pair.id for item in items] == ["1", "2"]

@@ -5,8 +5,8 @@ import pytest
 import torch
 
 from nlivis.data.records import NLI_LABELS, Pair
-from nlivis.features.sentences import SentenceAnalysis, analyze_sentences
-from nlivis.features.dataset import AnalyzedPair
+from nlivis.features.sentences import SentenceAnalysis, analyse_sentences
+from nlivis.features.dataset import AnalysedPair
 from nlivis.features.featurize import FeatureSettings, Featurizer
 from nlivis.features.pos import TAG_INDEX
 from nlivis.features.vocab import CharVocabulary, Vocabulary
@@ -24,8 +24,8 @@ def _sentence(text: str) -> SentenceAnalysis:
     return SentenceAnalysis(tokens, tuple("NN" for _ in tokens), tuple(t.lower() for t in tokens))
 
 
-def _item(pair_id: str, premise: str, hypothesis: str, label: str | None = "neutral") -> AnalyzedPair:
-    return AnalyzedPair(Pair(pair_id, premise, hypothesis, label), _sentence(premise), _sentence(hypothesis))
+def _item(pair_id: str, premise: str, hypothesis: str, label: str | None = "neutral") -> AnalysedPair:
+    return AnalysedPair(Pair(pair_id, premise, hypothesis, label), _sentence(premise), _sentence(hypothesis))
 
 
 def _featurizer(items, **settings) -> Featurizer:
@@ -34,8 +34,8 @@ def _featurizer(items, **settings) -> Featurizer:
                       FeatureSettings(**settings), NLI_LABELS)
 
 
-def test_analyze_sentences_tokens_tags_lemmas_and_whitespace(nlp):
-    first, second, empty = analyze_sentences(["Two dogs  ran.\n", "Two dogs  ran.\n", ""])
+def test_analyse_sentences_tokens_tags_lemmas_and_whitespace(nlp):
+    first, second, empty = analyse_sentences(["Two dogs  ran.\n", "Two dogs  ran.\n", ""])
     assert first.tokens == ("Two", "dogs", "ran", ".")
     assert first.tags == ("CD", "NNS", "VBD", ".")
     assert first.lemmas == ("two", "dog", "run", ".")
@@ -96,7 +96,7 @@ def test_missing_label_gives_none_and_foreign_label_is_an_error():
 
 
 def test_empty_sentence_in_data_gets_one_unk_position():
-    item = AnalyzedPair(Pair("e", "", "y", "neutral"), _sentence(""), _sentence("y"))
+    item = AnalysedPair(Pair("e", "", "y", "neutral"), _sentence(""), _sentence("y"))
     batch = _featurizer([item], max_premise_len=5, max_hypothesis_len=5).encode([item])
     assert batch.premise_mask.tolist() == [[True]] and batch.premise_ids.tolist() == [[1]]
     assert batch.premise_tokens == [[""]]
@@ -117,9 +117,9 @@ def test_a_typed_pair_is_analysed_once_for_every_featurizer(nlp, monkeypatch):
     from nlivis.features import sentences as analysis
 
     calls = []
-    real = analysis.analyze_sentences
-    monkeypatch.setattr(analysis, "analyze_sentences", lambda texts, **kw: calls.append(list(texts)) or real(texts, **kw))
-    analysis.analyze_text_pair.cache_clear()
+    real = analysis.analyse_sentences
+    monkeypatch.setattr(analysis, "analyse_sentences", lambda texts, **kw: calls.append(list(texts)) or real(texts, **kw))
+    analysis.analyse_text_pair.cache_clear()
     items = [_item("a", "A dog runs .", "A dog sleeps .")]
     narrow = _featurizer(items, max_premise_len=2, max_hypothesis_len=8)
     wide = _featurizer(items, max_premise_len=8, max_hypothesis_len=8)
@@ -172,24 +172,24 @@ def test_an_over_long_sentence_in_a_file_names_file_and_line(tmp_path, short_spa
     """Before: spaCy's E088 ('Text of length 1000001 exceeds maximum of 1000000') with no file or line."""
     from nlivis.data.readers import read_file
     from nlivis.data.records import InputError
-    from nlivis.features.dataset import analyze_pairs
+    from nlivis.features.dataset import analyse_pairs
 
     path = tmp_path / "pairs.jsonl"
     long_hypothesis = "word " * 20
     path.write_text('{"gold_label": "neutral", "sentence1": "A b.", "sentence2": "C d."}\n'
                     f'{{"gold_label": "neutral", "sentence1": "A b.", "sentence2": "{long_hypothesis}"}}\n')
     with pytest.raises(InputError) as caught:
-        analyze_pairs(read_file(path).pairs, cache_dir=tmp_path / "cache", progress=False)
+        analyse_pairs(read_file(path).pairs, cache_dir=tmp_path / "cache", progress=False)
     assert str(caught.value).startswith(f"{path}, line 2: the hypothesis has 100 characters; spaCy reads at most 60")
     assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob("*.*")), "nothing cached"
 
 
 def test_an_over_long_typed_sentence_names_the_field(short_spacy_limit):
     from nlivis.data.records import InputError
-    from nlivis.features.sentences import analyze_sentences, analyze_text_pair
+    from nlivis.features.sentences import analyse_sentences, analyse_text_pair
 
     with pytest.raises(InputError, match="the premise has 61 characters; spaCy reads at most 60"):
-        analyze_text_pair("x" * 61, "A dog runs.")
+        analyse_text_pair("x" * 61, "A dog runs.")
     with pytest.raises(InputError, match="sentence 2 has 70 characters"):
-        analyze_sentences(["A dog.", "y" * 70])
-    assert len(analyze_text_pair("x" * 60, "A dog runs.")[0]) == 1
+        analyse_sentences(["A dog.", "y" * 70])
+    assert len(analyse_text_pair("x" * 60, "A dog runs.")[0]) == 1

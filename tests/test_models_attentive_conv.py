@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from nlivis.features.batch import Batch
-from nlivis.models.attentive_conv import AttentiveConvConfig, AttentiveConvNet, Energy, GatedConv
+from nlivis.models.attentive_conv import ENERGIES, AttentiveConvConfig, AttentiveConvNet, GatedConv
 from nlivis.models.registry import build
 from nlivis.models.trace import Alignment, Gate
 
@@ -48,7 +48,7 @@ def test_attentive_context_is_the_softmax_weighted_sum_of_the_focus():
     source = torch.tensor([[[1.0, 0.0], [0.0, 2.0]]])  # [1, 2, 2]
     focus = torch.tensor([[[1.0, 1.0], [3.0, 0.0], [9.0, 9.0]]])  # third column is padding
     mask = torch.tensor([[True, True, False]])
-    model.energy = Energy("dot", 2)
+    model.energy = ENERGIES["dot"](2)
     weights, context = model.attend(source, focus, mask)
     # row 0: scores 1, 3 → softmax (1/(1+e²), e²/(1+e²)); row 1: scores 2, 0
     w0 = torch.tensor([1.0, math.exp(2.0)]) / (1.0 + math.exp(2.0))
@@ -61,12 +61,12 @@ def test_attentive_context_is_the_softmax_weighted_sum_of_the_focus():
 
 def test_bilinear_and_additive_energies_follow_eqs_2_and_3():
     source, focus = torch.tensor([[[1.0, 2.0]]]), torch.tensor([[[3.0, -1.0]]])
-    bilinear = Energy("bilinear", 2)
+    bilinear = ENERGIES["bilinear"](2)
     with torch.no_grad():
         bilinear.w.weight.copy_(torch.tensor([[0.0, 1.0], [2.0, 0.0]]))
     # (W s) = [2, 2]; · f = 6 − 2 = 4
     assert bilinear(source, focus).item() == pytest.approx(4.0)
-    additive = Energy("additive", 2)
+    additive = ENERGIES["additive"](2)
     with torch.no_grad():
         additive.w.weight.copy_(torch.eye(2))
         additive.u.weight.copy_(2 * torch.eye(2))

@@ -7,7 +7,7 @@ import pytest
 import torch
 from torch import nn
 
-from nlivis.models.diin import DIIN, SelfAttentionEncoder
+from nlivis.models.diin import DIIN, FUSES
 from nlivis.models.inspect import random_batch
 from nlivis.models.registry import build
 from nlivis.models.trace import FeatureMaps
@@ -39,7 +39,7 @@ def test_table_6_width_projects_in_the_first_highway_layer():
     model = paper_size(model_dim=100)
     assert model.model_dim == 100
     assert model.highway.carry.weight.shape == (100, 448)
-    assert model.scale_down.out_channels == 30  # floor(100 · 0.3)
+    assert model.extractor.scale_down.out_channels == 30  # floor(100 · 0.3)
 
 
 def test_dense_blocks_grow_and_transitions_halve():
@@ -59,7 +59,7 @@ def test_dense_block_trace_is_the_channels_the_block_adds():
     model = paper_size().eval()
     pair = random_batch([5], [4], 50, 50, seed=0)
     captured = {}
-    model.blocks[0].register_forward_hook(lambda module, inputs, output: captured.update(out=output))
+    model.extractor.blocks[0].register_forward_hook(lambda module, inputs, output: captured.update(out=output))
     with torch.no_grad():
         _, trace = model(pair, trace=True)
     block_output = captured["out"][:, :, :5, :4]
@@ -69,7 +69,7 @@ def test_dense_block_trace_is_the_channels_the_block_adds():
 
 
 def test_tri_linear_score_and_two_gate_fuse_follow_eqs_1_to_6():
-    encoder = SelfAttentionEncoder(2, "two_gates", nn.Dropout(0.0))
+    encoder = FUSES["two_gates"](2, nn.Dropout(0.0))
     x = torch.tensor([[[1.0, 2.0], [3.0, -1.0]]])
     with torch.no_grad():
         encoder.score_weight.copy_(torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]))
@@ -87,7 +87,7 @@ def test_tri_linear_score_and_two_gate_fuse_follow_eqs_1_to_6():
 
 
 def test_one_gate_fuse_is_f_x_plus_one_minus_f_z():
-    encoder = SelfAttentionEncoder(2, "one_gate", nn.Dropout(0.0))
+    encoder = FUSES["one_gate"](2, nn.Dropout(0.0))
     x = torch.tensor([[[1.0, -2.0]]])
     with torch.no_grad():
         for linear, bias in ((encoder.candidate, 1.0), (encoder.keep_gate, math.log(3.0))):
@@ -95,12 +95,12 @@ def test_one_gate_fuse_is_f_x_plus_one_minus_f_z():
             linear.bias.fill_(bias)
         out, _, gates = encoder(x, torch.ones(1, 1, dtype=torch.bool))
     torch.testing.assert_close(out, 0.75 * x + 0.25 * math.tanh(1.0))
-    assert encoder.write_gate is None and set(gates) == {"fuse_keep"}
+    assert not hasattr(encoder, "write_gate") and set(gates) == {"fuse_keep"}
 
 
 @pytest.mark.parametrize("fuse", ["addition", "none"])
 def test_fuse_ablations_skip_the_gate(fuse):
-    encoder = SelfAttentionEncoder(2, fuse, nn.Dropout(0.0))
+    encoder = FUSES[fuse](2, nn.Dropout(0.0))
     x = torch.tensor([[[1.0, 0.0], [0.0, 1.0]]])
     out, weights, gates = encoder(x, torch.ones(1, 2, dtype=torch.bool))
     attended = weights @ x

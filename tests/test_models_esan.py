@@ -8,7 +8,7 @@ import torch
 from torch import nn
 
 from nlivis.features.batch import Batch
-from nlivis.models.esan import ESAN, AlignmentLayer, ESANConfig
+from nlivis.models.esan import AUGMENTATIONS, ESAN, AlignmentLayer, ESANConfig
 from nlivis.models.registry import build
 from nlivis.models.trace import Alignment, Gate
 
@@ -44,7 +44,7 @@ def tiny(**options) -> ESAN:
 
 
 def layer(first: bool, augmentation: str, use_word: bool = True, use_context: bool = True) -> AlignmentLayer:
-    return AlignmentLayer(2, first, augmentation, use_word, use_context, nn.Dropout(0.0))
+    return AUGMENTATIONS[augmentation](2, first, use_word, use_context, nn.Dropout(0.0))
 
 
 A = torch.tensor([[[1.0, -1.0]]])

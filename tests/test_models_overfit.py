@@ -11,14 +11,15 @@ import torch
 
 from nlivis.data.readers import read_line_aligned
 from nlivis.data.records import NLI_LABELS
-from nlivis.features.dataset import analyze_pairs
+from nlivis.features.dataset import analyse_pairs
 from nlivis.features.featurize import FeatureSettings, Featurizer
+from nlivis.models.families import FAMILIES
 from nlivis.features.vocab import CharVocabulary, Vocabulary
 from nlivis.models.registry import build
 from nlivis.training.config import apply_size, load_config
 
 PAIRS, BATCH, MAX_STEPS, CHECK_EVERY = 64, 16, 400, 8
-MODELS = ("gcnn", "diin", "attentive_conv", "esan", "amn", "esim")
+MODELS = tuple(FAMILIES)
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +30,7 @@ def snli_64(tmp_path_factory):
     if not folder.is_dir():
         pytest.skip(f"SNLI pairs not found at {folder} (set NLIVIS_SHARED_DATA to ../shared/data)")
     pairs = read_line_aligned(folder, "test").pairs[:PAIRS]
-    return analyze_pairs(pairs, cache_dir=tmp_path_factory.mktemp("cache"), progress=False)
+    return analyse_pairs(pairs, cache_dir=tmp_path_factory.mktemp("cache"), progress=False)
 
 
 @pytest.mark.slow

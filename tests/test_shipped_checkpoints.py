@@ -10,6 +10,7 @@ import pytest
 
 from nlivis.store.predictions import find_prediction_files, read_predictions
 from nlivis.inference import load_checkpoint
+from nlivis.models.families import SHIPPED_FAMILIES
 
 ROOT = Path(__file__).resolve().parents[1] / "checkpoints"
 SHIPPED = sorted(p for p in ROOT.glob("*") if (p / "COMPLETE").is_file()) if ROOT.is_dir() else []
@@ -20,7 +21,7 @@ HYPOTHESIS_ONLY_SNLI_SMALL = 0.58
 """The hypothesis-only baseline on snli-small (measured, see the README): every full model must beat it."""
 CROSS_ATTENTION_FLOOR = 0.65
 """The models that align the two sentences (all but AMN, a sentence encoder) must beat it by 7 points."""
-FULL_MODELS = ("gcnn", "diin", "attentive_conv", "esan", "amn")
+FULL_MODELS = SHIPPED_FAMILIES
 
 pytestmark = pytest.mark.skipif(not SHIPPED, reason="no complete checkpoints in checkpoints/")
 
@@ -67,14 +68,14 @@ def analysis_cache(tmp_path_factory) -> Path:
 @pytest.mark.parametrize("folder", SHIPPED, ids=[p.name for p in SHIPPED])
 def test_shipped_checkpoint_reproduces_its_recorded_predictions(folder, shared_data, analysis_cache):
     from nlivis.data.protocols import get_protocol, read_split, split_key
-    from nlivis.features.dataset import analyze_pairs
-    from nlivis.analysis.evaluation import evaluate_checkpoint
+    from nlivis.features.dataset import analyse_pairs
+    from nlivis.workflows.evaluate import evaluate_checkpoint
 
     loaded = load_checkpoint(folder)
     protocol = get_protocol(loaded.config["dataset"]["protocol"])
     ref = protocol.select
     pairs = read_split(ref, shared_data).pairs[:RECHECKED_PAIRS]
-    result = evaluate_checkpoint(loaded, analyze_pairs(pairs, cache_dir=analysis_cache, progress=False))
+    result = evaluate_checkpoint(loaded, analyse_pairs(pairs, cache_dir=analysis_cache, progress=False))
     recorded = {p.id: p for p in read_predictions(find_prediction_files(folder)[split_key(ref)])}
     for pair, row in zip(pairs, result.predictions):
         saved = recorded[pair.id]

@@ -365,13 +365,13 @@ def test_snli_mix_in_without_snli_names_where_it_looked(tmp_path, cache_dir):
 
 def test_evaluation_batches_respect_the_models_measured_cap(tmp_path, cache_dir, monkeypatch):
     from nlivis.data.protocols import SplitRef
-    from nlivis.features.dataset import load_split_analyzed_reported
+    from nlivis.features.dataset import load_split_analysed_reported
     from nlivis.inference import predict_probabilities
 
     out = tmp_path / "run"
     train_tiny(out, cache_dir, max_steps=1)
     loaded = load_checkpoint(out)
-    items = load_split_analyzed_reported(SplitRef("snli", "dev"), FIXTURE_DIR, cache_dir, progress=False)[0]
+    items = load_split_analysed_reported(SplitRef("snli", "dev"), FIXTURE_DIR, cache_dir, progress=False)[0]
     uncapped = predict_probabilities(loaded.model, loaded.featurizer, items, 128, torch.device("cpu"))
     sizes: list[int] = []
     real_encode = type(loaded.featurizer).encode

@@ -46,11 +46,11 @@ def _worker(rank: int, world_size: int, port: int, out_dir: str, cache_dir: str)
 @pytest.mark.slow
 def test_two_gloo_processes_train_and_only_rank_0_writes(tmp_path):
     from nlivis.data.protocols import SplitRef
-    from nlivis.features.dataset import load_split_analyzed
+    from nlivis.features.dataset import load_split_analysed
 
     cache = tmp_path / "cache"
     for split in ("train", "dev", "test"):  # fill the analysis cache once, before the workers read it
-        load_split_analyzed(SplitRef("snli", split), FIXTURE_DIR, cache)
+        load_split_analysed(SplitRef("snli", split), FIXTURE_DIR, cache)
     out = tmp_path / "root" / "ddp"
     mp.spawn(_worker, args=(2, _free_port(), str(out), str(cache)), nprocs=2, join=True)
     loaded = load_checkpoint(out)

@@ -56,6 +56,8 @@ from torch import nn
 
 from nlivis.features.sentences import SentenceAnalysis
 from nlivis.features.batch import Batch
+from nlivis.features.chars import UNK_ID
+from nlivis.features.exact_match import match_matrix
 from nlivis.features.featurize import cut_sentence
 from nlivis.models.base import MatchingModel
 from nlivis.models.trace import Alignment, MemoryKeys, Trace
@@ -434,7 +436,7 @@ def delete_tokens(sentence: SentenceAnalysis, keep: Sequence[bool]) -> SentenceA
 
 
 def with_tokens_kept(item, keep_premise: Sequence[bool], keep_hypothesis: Sequence[bool]):
-    """An `AnalyzedPair` with the tokens whose flag is False deleted from each side (see `delete_tokens`)."""
+    """An `AnalysedPair` with the tokens whose flag is False deleted from each side (see `delete_tokens`)."""
     return replace(item, premise=delete_tokens(item.premise, keep_premise),
                    hypothesis=delete_tokens(item.hypothesis, keep_hypothesis))
 
@@ -454,9 +456,7 @@ class DeletionSource:
 
 
 def deletion_source(featurizer, items: Sequence) -> DeletionSource:
-    """The `DeletionSource` of `items` (`AnalyzedPair`s, cut to the featurizer's limits here)."""
-    from nlivis.features.exact_match import match_matrix
-
+    """The `DeletionSource` of `items` (`AnalysedPair`s, cut to the featurizer's limits here)."""
     items = [cut_to_featurizer(item, featurizer) for item in items]
     batch = featurizer.encode(items)
     s = featurizer.settings
@@ -474,8 +474,6 @@ def _kept_side(ids: torch.Tensor, chars: torch.Tensor, pos: torch.Tensor, flags:
                width: int | None) -> tuple[torch.Tensor, ...]:
     """One side of `deleted_batch`: the kept tokens moved left in order, an empty side one UNK token."""
     # V variants, T source length, W output width, C chars per word
-    from nlivis.features.chars import UNK_ID
-
     counts = keep.sum(1)
     width = width or max(1, int(counts.max()))
     v = keep.shape[0]
@@ -556,7 +554,7 @@ def occlusion(model: MatchingModel, featurizer, item, target: int) -> tuple[list
 
 def explain_pair(model: MatchingModel, featurizer, item, methods: Sequence[str] = METHODS,
                  target: int | None = None, steps: int | None = None, at: str = DEFAULT_INPUT) -> dict[str, TokenScores]:
-    """Every requested method's `TokenScores` for one `AnalyzedPair`, against `target` (default: the
+    """Every requested method's `TokenScores` for one `AnalysedPair`, against `target` (default: the
     predicted class). `steps` None refines integrated gradients adaptively (`integrated_gradients`); `at`
     says where gradients and integrated gradients attribute (`ATTRIBUTION_INPUTS`). The model must be in
     eval mode (dropout off)."""
@@ -613,19 +611,3 @@ def explain_pair(model: MatchingModel, featurizer, item, methods: Sequence[str] 
             if raw is not None:
                 out[method] = scores(method, raw, ATTENTION_RULE)
     return out
-
-
-def analysed_text_pair(premise: str, hypothesis: str):
-    """An `AnalyzedPair` for free text (runs spaCy); empty text, text without a real word or with bytes that
-    were not UTF-8 raises ValueError (`data.text.text_problem`, as for predict)."""
-    from nlivis.data.records import Pair
-    from nlivis.data.text import text_problem
-    from nlivis.features.sentences import analyze_sentences
-    from nlivis.features.dataset import AnalyzedPair
-
-    for name, text in (("premise", premise), ("hypothesis", hypothesis)):
-        problem = text_problem(text, name)
-        if problem:
-            raise ValueError(problem)
-    premise_analysis, hypothesis_analysis = analyze_sentences([premise, hypothesis])
-    return AnalyzedPair(Pair(id="input", premise=premise, hypothesis=hypothesis), premise_analysis, hypothesis_analysis)

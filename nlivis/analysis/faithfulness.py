@@ -37,31 +37,20 @@ ranked by magnitude here too.
 """
 from __future__ import annotations
 
-import hashlib
-import json
 import math
-import sys
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
-import torch
 
-from nlivis.analysis.attribution import (DEFAULT_INPUT, DIFFERENCE_FLOOR, GAP_TOLERANCE, MAX_STEPS,
-                                         METHODS, SIGNED_METHODS, DeletionSource, RawScores, attention_scores,
-                                         cut_to_featurizer, deleted_batch, deletion_source, gradients,
-                                         integrated_gradients, with_tokens_kept)
+from nlivis.analysis.attribution import (DIFFERENCE_FLOOR, GAP_TOLERANCE, MAX_STEPS, METHODS, SIGNED_METHODS,
+                                         cut_to_featurizer, with_tokens_kept)
+from nlivis.data.highlights import token_labels
 
 BINS = (0.01, 0.05, 0.10, 0.20, 0.50)
 """ERASER's rationale sizes, as fractions of a pair's tokens."""
 FAITHFULNESS_METHODS = METHODS + ("random",)
 BOOTSTRAP_RESAMPLES = 1000
 CONFIDENCE = 0.95
-CHUNK_PAIRS = {"integrated_gradients": 4, "gradient": 32, "attention": 32}
-"""Pairs per attribution call, chunked by length (integrated gradients multiplies rows by its steps)."""
-VARIANT_BATCH = 256
-"""Deletion variants per forward pass, unless the model caps its inference batch (`max_inference_batch`)."""
 IG_START_STEPS = 16
 """Over a split, adaptive integrated gradients start at this many Gauss–Legendre steps (a single pair's
 `explain` starts at `attribution.DEFAULT_STEPS` = 50) and refine every pair to the same completeness
@@ -70,9 +59,6 @@ pair's scores within 2.6% of its largest |score| (median 0.7%), token rankings �
 RANDOM_PERMUTATIONS = 10
 """Seeded random rankings per pair whose comprehensiveness and sufficiency are averaged into the random floor
 (one ranking per pair made the floor itself noisy)."""
-CACHE_VERSION = 2
-"""2: token-feature attribution, the random floor averaged over permutations, records of all methods made
-together (version 1 files are recomputed)."""
 
 
 # ------------------------------------------------------------------------------------------- metrics
@@ -98,7 +84,7 @@ def bootstrap_interval(values: Sequence[float], resamples: int = BOOTSTRAP_RESAM
     data = np.asarray([v for v in values if not math.isnan(v)], dtype=float)
     if data.size == 0:
         return (math.nan, math.nan)
-    from nlivis.analysis.significance import percentile_interval
+    from nlivis.analysis.significance import percentile_interval  # scipy, loaded at import
 
     rng = np.random.default_rng(seed)
     means = data[rng.integers(0, data.size, size=(resamples, data.size))].mean(axis=1)
@@ -181,225 +167,6 @@ def random_scores(n_tokens: int, seed: int, index: int, permutation: int = 0) ->
     return np.random.default_rng([seed, index, permutation]).random(n_tokens).tolist()
 
 
-class VariantPool:
-    """Deletion variants of a sample's pairs, each distinct (pair, kept tokens) evaluated once however many
-    methods and bins ask for it, in batches of similar length built by `attribution.deleted_batch`."""
-
-    def __init__(self, source: DeletionSource, lengths: Sequence[tuple[int, int]]):
-        self.source = source
-        self.lengths = list(lengths)
-        self.index: dict[tuple[int, bytes], int] = {}
-        self.keeps: list[tuple[int, np.ndarray]] = []
-        self.probabilities: list[torch.Tensor | None] = []
-
-    def add(self, row: int, keep: np.ndarray) -> int:
-        """The variant of pair `row` keeping the tokens where `keep` (over premise then hypothesis) is True."""
-        key = (row, keep.tobytes())
-        found = self.index.get(key)
-        if found is None:
-            found = self.index[key] = len(self.keeps)
-            self.keeps.append((row, keep))
-            self.probabilities.append(None)
-        return found
-
-    def evaluate(self, model, batch_size: int, progress: bool = False) -> None:
-        """Class probabilities of every variant not evaluated yet, shortest variants batched together."""
-        from tqdm import tqdm
-
-        pending = [v for v, probabilities in enumerate(self.probabilities) if probabilities is None]
-        pending.sort(key=lambda v: (int(self.keeps[v][1][:self.lengths[self.keeps[v][0]][0]].sum()),
-                                    int(self.keeps[v][1].sum())))
-        p_width, h_width = self.source.batch.premise_ids.shape[1], self.source.batch.hypothesis_ids.shape[1]
-        bar = tqdm(total=len(pending), desc="deletions", unit="pair", file=sys.stderr, disable=not progress)
-        with torch.inference_mode():
-            for start in range(0, len(pending), batch_size):
-                chunk = pending[start:start + batch_size]
-                keep_p = np.zeros((len(chunk), p_width), dtype=bool)
-                keep_h = np.zeros((len(chunk), h_width), dtype=bool)
-                for position, v in enumerate(chunk):
-                    row, keep = self.keeps[v]
-                    p = self.lengths[row][0]
-                    keep_p[position, :p] = keep[:p]
-                    keep_h[position, :len(keep) - p] = keep[p:]
-                rows = torch.tensor([self.keeps[v][0] for v in chunk])
-                batch = deleted_batch(self.source, rows, torch.from_numpy(keep_p), torch.from_numpy(keep_h))
-                probabilities = model.probabilities(model(batch).float())
-                for position, v in enumerate(chunk):
-                    self.probabilities[v] = probabilities[position]
-                bar.update(len(chunk))
-        bar.close()
-
-    def probability(self, variant: int, target: int) -> float:
-        return float(self.probabilities[variant][target])
-
-
-def _length_order(items: Sequence) -> list[int]:
-    """Sample positions by (premise, hypothesis) length, so a chunk of pairs pads little."""
-    return sorted(range(len(items)), key=lambda i: (len(items[i].premise), len(items[i].hypothesis)))
-
-
-def _chunks(order: Sequence[int], size: int) -> list[list[int]]:
-    return [list(order[start:start + size]) for start in range(0, len(order), size)]
-
-
-def compute_records(model, featurizer, items: Sequence, methods: Sequence[str], seed: int = 1,
-                    steps: int | None = None, at: str = DEFAULT_INPUT, permutations: int = RANDOM_PERMUTATIONS,
-                    progress: bool = False, timings: dict[str, float] | None = None
-                    ) -> dict[str, list[dict[str, Any]] | None]:
-    """One record per pair and method: target, scores, per-bin comprehensiveness and sufficiency (and for
-    integrated gradients the completeness gap, Δ, the error and the steps used; for attention its layers;
-    for random the per-bin values averaged over `permutations` seeded rankings, and their scores). A
-    method the model cannot give (attention) maps to None. `steps` None: integrated gradients' adaptive
-    default; `at`: where gradients and integrated gradients attribute.
-
-    All methods share the work: the sample is encoded once, every deletion (ERASER's and occlusion's) is a
-    `VariantPool` entry built by indexing and evaluated once in length-sorted batches, pairs are chunked
-    by length for the gradient passes, and gradient and grad × input come from one backward pass.
-    `timings`, when given, receives the wall and CPU seconds each stage took (`stage`, `cpu:stage`; for
-    bench/faithfulness_speed.py)."""
-    import time
-
-    from tqdm import tqdm
-
-    clock = [time.perf_counter(), time.process_time()]
-
-    def lap(stage: str) -> None:
-        now, cpu = time.perf_counter(), time.process_time()
-        if timings is not None:
-            timings[stage] = timings.get(stage, 0.0) + now - clock[0]
-            timings[f"cpu:{stage}"] = timings.get(f"cpu:{stage}", 0.0) + cpu - clock[1]
-        clock[0], clock[1] = now, cpu
-
-    unknown = sorted(set(methods) - set(FAITHFULNESS_METHODS))
-    if unknown:
-        raise ValueError(f"unknown method(s) {unknown}; known: {list(FAITHFULNESS_METHODS)}")
-    if permutations < 1:
-        raise ValueError(f"the random floor needs at least one permutation; got {permutations}")
-    model.eval()
-    items = [cut_to_featurizer(item, featurizer) for item in items]
-    lengths = [(len(item.premise), len(item.hypothesis)) for item in items]
-    pool = VariantPool(deletion_source(featurizer, items), lengths)
-    batch_size = getattr(model, "max_inference_batch", 0) or VARIANT_BATCH
-    full = [pool.add(row, np.ones(p + h, dtype=bool)) for row, (p, h) in enumerate(lengths)]
-    pool.evaluate(model, batch_size)
-    lap("predictions")
-    targets = [int(pool.probabilities[v].argmax()) for v in full]
-    original = [pool.probability(v, t) for v, t in zip(full, targets)]
-    order = _length_order(items)
-    scores: dict[str, list[list[float]]] = {}
-    extras: dict[str, list[dict[str, Any]]] = {method: [{} for _ in items] for method in methods}
-
-    def run_chunks(name: str, size: int, work) -> None:
-        bar = tqdm(total=len(items), desc=name, unit="pair", file=sys.stderr, disable=not progress)
-        for chunk in _chunks(order, size):
-            work(chunk, featurizer.encode([items[i] for i in chunk]), torch.tensor([targets[i] for i in chunk]))
-            bar.update(len(chunk))
-        bar.close()
-
-    def keep_raw(method: str, chunk: list[int], raw: RawScores) -> None:
-        scores.setdefault(method, [[] for _ in items])
-        for position, i in enumerate(chunk):
-            p, h = lengths[i]
-            # an empty sentence is one UNK position in the batch but no token in the analysis
-            scores[method][i] = raw.premise[position, :p].tolist() + raw.hypothesis[position, :h].tolist()
-
-    if "integrated_gradients" in methods:
-        def integrate(chunk, batch, target):
-            raw = integrated_gradients(model, batch, target, steps, at, start_steps=IG_START_STEPS)
-            keep_raw("integrated_gradients", chunk, raw)
-            for position, i in enumerate(chunk):
-                extras["integrated_gradients"][i] = {
-                    "completeness_gap": float(raw.completeness_gap[position]),
-                    "completeness_difference": float(raw.completeness_difference[position]),
-                    "completeness_error": float(raw.completeness_error[position]),
-                    "steps": int(raw.steps[position])}
-        run_chunks("integrated_gradients", CHUNK_PAIRS["integrated_gradients"], integrate)
-        lap("integrated_gradients")
-    if "gradient" in methods or "grad_x_input" in methods:
-        def differentiate(chunk, batch, target):
-            norm, times_input = gradients(model, batch, target, at)
-            keep_raw("gradient", chunk, norm)
-            keep_raw("grad_x_input", chunk, times_input)
-        run_chunks("gradients", CHUNK_PAIRS["gradient"], differentiate)
-        lap("gradients")
-    attention_missing = False
-    if "attention" in methods:
-        def attend(chunk, batch, target):
-            nonlocal attention_missing
-            with torch.no_grad():
-                _, trace = model(batch, trace=True)
-            raw = attention_scores(trace, batch.premise_mask, batch.hypothesis_mask)
-            if raw is None:
-                attention_missing = True
-                return
-            keep_raw("attention", chunk, raw)
-            for position, i in enumerate(chunk):
-                p, h = lengths[i]
-                extras["attention"][i] = {"layers": {name: lp[position, :p].tolist() + lh[position, :h].tolist()
-                                                     for name, (lp, lh) in raw.layers.items()}}
-        run_chunks("attention", CHUNK_PAIRS["attention"], attend)
-        lap("attention")
-    if "occlusion" in methods:
-        left_out = []
-        for row, (p, h) in enumerate(lengths):
-            keeps = ~np.eye(p + h, dtype=bool)
-            left_out.append([pool.add(row, keep) for keep in keeps])
-        pool.evaluate(model, batch_size, progress)
-        scores["occlusion"] = [[original[row] - pool.probability(v, targets[row]) for v in variants]
-                               for row, variants in enumerate(left_out)]
-        lap("occlusion")
-    if "random" in methods:
-        scores["random"] = [random_scores(p + h, seed, row) for row, (p, h) in enumerate(lengths)]
-        for row, (p, h) in enumerate(lengths):
-            extras["random"][row] = {"permutation_scores": [random_scores(p + h, seed, row, r)
-                                                            for r in range(permutations)]}
-
-    ranked = [m for m in methods if m in scores and not (m == "attention" and attention_missing)]
-    variants: dict[str, list[list[list[tuple[int, int]]]]] = {}  # method → row → ranking → per bin (without, only)
-    for method in ranked:
-        variants[method] = []
-        for row, (p, h) in enumerate(lengths):
-            rankings = ([ranking(s) for s in extras[method][row]["permutation_scores"]] if method == "random"
-                        else [ranking(scores[method][row])])
-            variants[method].append([[(pool.add(row, without), pool.add(row, only))
-                                      for without, only in rationale_keeps(p + h, order_)] for order_ in rankings])
-    lap("rankings")
-    pool.evaluate(model, batch_size, progress)
-    lap("deletions")
-    if timings is not None:
-        timings["variants"] = len(pool.keeps)
-
-    records: dict[str, list[dict[str, Any]] | None] = {}
-    for method in methods:
-        if method not in ranked:
-            records[method] = None
-            continue
-        rows = []
-        for row, item in enumerate(items):
-            p = lengths[row][0]
-            target, before = targets[row], original[row]
-            per_ranking = variants[method][row]
-            comprehensiveness = np.mean([[before - pool.probability(w, target) for w, _ in bins] for bins in per_ranking], 0)
-            sufficiency = np.mean([[before - pool.probability(o, target) for _, o in bins] for bins in per_ranking], 0)
-            record: dict[str, Any] = {"id": item.pair.id, "target": target, "probability": before,
-                                      "premise_scores": scores[method][row][:p],
-                                      "hypothesis_scores": scores[method][row][p:],
-                                      "comprehensiveness": comprehensiveness.tolist(),
-                                      "sufficiency": sufficiency.tolist(), **extras[method][row]}
-            if method == "random":
-                record["permutations"] = permutations
-            rows.append(record)
-        records[method] = rows
-    return records
-
-
-def method_records(model, featurizer, items: Sequence, method: str, seed: int = 1, steps: int | None = None,
-                   progress: bool = False, at: str = DEFAULT_INPUT,
-                   permutations: int = RANDOM_PERMUTATIONS) -> list[dict[str, Any]] | None:
-    """`compute_records` for one method."""
-    return compute_records(model, featurizer, items, [method], seed, steps, at, permutations, progress)[method]
-
-
 # --------------------------------------------------------------------------------------------- summary
 
 def _interval_summary(values: Sequence[float], seed: int) -> tuple[float, list[float]]:
@@ -441,8 +208,6 @@ def plausibility(records: Sequence[dict[str, Any]], highlights: dict[str, frozen
     """Per pair with at least one highlighted hypothesis token: AUPRC and F1 at the highlight count of the
     method's `magnitudes` (highlights have no direction). A record with `permutation_scores` (the random
     floor) gets the mean over its rankings."""
-    from nlivis.data.highlights import token_labels
-
     auprc, f1 = [], []
     for record in records:
         words = highlights.get(record["id"])
@@ -552,14 +317,6 @@ def sample_items(items: Sequence, sample: int | None, seed: int) -> list:
     return [items[i] for i in chosen]
 
 
-def checkpoint_key(folder: str | Path) -> str:
-    """Name plus a hash of the checkpoint's COMPLETE manifest (which lists every file's sha256)."""
-    folder = Path(folder)
-    manifest = folder / "COMPLETE"
-    digest = hashlib.sha256(manifest.read_bytes() if manifest.is_file() else str(folder.resolve()).encode()).hexdigest()
-    return f"{folder.name}-{digest[:12]}"
-
-
 def ig_settings_key(steps: int | None) -> str:
     """The integrated-gradients settings that change its records, as a cache-name part: a fixed step count,
     or the adaptive run's start (`IG_START_STEPS`), cap, tolerance and floor."""
@@ -578,69 +335,6 @@ def method_settings_key(method: str, steps: int | None, at: str, permutations: i
     if method == "random":
         return f"-perm{permutations}"
     return ""
-
-
-def cache_file(cache_dir: str | Path | None, checkpoint: str | Path, split: str, sample: int | None, seed: int,
-               method: str, steps: int | None, pair_ids: Sequence[str] = (), at: str = DEFAULT_INPUT,
-               permutations: int = RANDOM_PERMUTATIONS) -> Path:
-    """Where one method's per-pair records are cached: by checkpoint, split, sample, seed and method (and a
-    hash of the sampled pair ids, so two ways of drawing a sample never share a file), and the method's
-    settings (`method_settings_key`)."""
-    from nlivis.store.files import cache_root
-
-    size = "all" if sample is None else str(sample)
-    extra = method_settings_key(method, steps, at, permutations)
-    ids = hashlib.sha256("\n".join(pair_ids).encode()).hexdigest()[:10]
-    return (cache_root(cache_dir) / "attribution" / checkpoint_key(checkpoint)
-            / f"{split}-sample{size}-seed{seed}-{ids}-{method}{extra}.json")
-
-
-@dataclass
-class FaithfulnessRun:
-    """Records per method (None for a method the model cannot give), the sample and where they came from."""
-
-    records: dict[str, list[dict[str, Any]]]
-    items: list
-    unavailable: list[str]
-    cached: list[str]
-
-
-def run_faithfulness(loaded, items: Sequence, split: str, sample: int | None = 500, seed: int = 1,
-                     methods: Sequence[str] = FAITHFULNESS_METHODS, cache_dir: str | Path | None = None,
-                     steps: int | None = None, progress: bool = True, at: str = DEFAULT_INPUT,
-                     permutations: int = RANDOM_PERMUTATIONS) -> FaithfulnessRun:
-    """Records for every method over a seeded sample of `items`, read from the cache when present; the
-    methods not cached are computed together (`compute_records`) and each is cached. `steps` None:
-    integrated gradients' adaptive default; an integer fixes its step count."""
-    from nlivis.store.files import atomic_write_json
-
-    unknown = sorted(set(methods) - set(FAITHFULNESS_METHODS))
-    if unknown:
-        raise ValueError(f"unknown method(s) {unknown}; known: {list(FAITHFULNESS_METHODS)}")
-    chosen = sample_items(items, sample, seed)
-    ids = [item.pair.id for item in chosen]
-    records: dict[str, list[dict[str, Any]] | None] = {}
-    cached, missing = [], []
-    paths = {method: cache_file(cache_dir, loaded.path, split, sample, seed, method, steps, ids, at, permutations)
-             for method in methods}
-    for method in methods:
-        stored = json.loads(paths[method].read_text(encoding="utf-8")) if paths[method].is_file() else None
-        if stored and stored.get("version") == CACHE_VERSION and stored.get("pair_ids") == ids:
-            cached.append(method)
-            records[method] = stored["records"]
-        else:
-            missing.append(method)
-    if missing:
-        computed = compute_records(loaded.model, loaded.featurizer, chosen, missing, seed=seed, steps=steps, at=at,
-                                   permutations=permutations, progress=progress)
-        for method in missing:
-            paths[method].parent.mkdir(parents=True, exist_ok=True)
-            atomic_write_json(paths[method], {"version": CACHE_VERSION, "checkpoint": str(loaded.path), "split": split,
-                                              "sample": sample, "seed": seed, "method": method, "at": at,
-                                              "pair_ids": ids, "records": computed[method]})
-            records[method] = computed[method]
-    unavailable = [method for method in methods if records[method] is None]
-    return FaithfulnessRun({m: r for m, r in records.items() if r is not None}, chosen, unavailable, cached)
 
 
 def hypothesis_tokens_by_id(items: Sequence, featurizer) -> dict[str, list[str]]:

@@ -25,17 +25,13 @@ from typing import Iterable
 import pandas as pd
 
 from nlivis.analysis.tags import TAGS
+from nlivis.models.families import FAMILIES
 
 SOURCE_NOTE = "reported by the paper on the full dataset; not reproduced by nlivis"
 
-PAPERS: dict[str, dict[str, str]] = {
-    "000": {"short": "GCNN", "title": "Gated Convolutional Neural Network for Sentence Matching"},
-    "001": {"short": "DIIN", "title": "Natural Language Inference over Interaction Space"},
-    "002": {"short": "AttentiveConvNet", "title": "Attentive Convolution"},
-    "003": {"short": "ESAN", "title": "Enhanced Sentence Alignment Network for Efficient Short Text Matching"},
-    "004": {"short": "AMN", "title": "Research on attention memory networks as a model for learning "
-                                     "natural language inference"},
-}
+PAPERS: dict[str, dict[str, str]] = {family.paper_id: {"short": family.label, "title": family.paper_title}
+                                     for family in FAMILIES.values() if family.paper_id and family.paper_title}
+"""Paper id (folder papers/<id>) → its short name and title, from the families that reproduce them."""
 
 COLUMNS = ["paper_id", "paper", "table", "kind", "model", "dataset", "split", "metric", "unit", "value",
            "own", "note"]
@@ -325,8 +321,9 @@ def diin_table7() -> pd.DataFrame:
 
 # ------------------------------------------------------------------ which of our configs reproduces which row
 
-FAMILY_PAPERS: dict[str, str] = {"gcnn": "000", "diin": "001", "attentive_conv": "002", "esan": "003", "amn": "004"}
-"""Model name → the paper (id in paper_tables.PAPERS) whose tables its configs reproduce."""
+FAMILY_PAPERS: dict[str, str] = {name: family.paper_id for name, family in FAMILIES.items() if family.paper_id}
+"""Model name → the paper (id in paper_tables.PAPERS) whose tables its configs reproduce (declared in
+`models.families`)."""
 
 PAPER_DATASETS: dict[str, str] = {"snli": "SNLI", "mnli": "MultiNLI", "quora": "Quora"}
 """A protocol's dataset (the part of its name before the first `-`: snli-small → snli) → the dataset

@@ -61,7 +61,7 @@ class PooledOutputs:
     probabilities: np.ndarray
 
 
-def pooled_outputs(loaded_checkpoint, analyzed_pairs: Sequence, batch_size: int = 256,
+def pooled_outputs(loaded_checkpoint, analysed_pairs: Sequence, batch_size: int = 256,
                    entry_name: str | None = None,
                    progress: Callable[[int, int], None] | None = None) -> PooledOutputs:
     """The pooled vector and the class probabilities the model computes for each pair.
@@ -75,22 +75,22 @@ def pooled_outputs(loaded_checkpoint, analyzed_pairs: Sequence, batch_size: int 
     """
     model, featurizer = loaded_checkpoint.model, loaded_checkpoint.featurizer
     where = f"checkpoint {getattr(loaded_checkpoint, 'path', '?')}"
-    total = len(analyzed_pairs)
+    total = len(analysed_pairs)
     if total == 0:
         raise ProjectionError(f"{where}: no pairs to represent")
     try:
         device = next(model.parameters()).device
     except StopIteration:
         device = torch.device("cpu")
-    order = sorted(range(total), key=lambda i: (len(analyzed_pairs[i].premise.tokens)
-                                                 + len(analyzed_pairs[i].hypothesis.tokens)))
+    order = sorted(range(total), key=lambda i: (len(analysed_pairs[i].premise.tokens)
+                                                 + len(analysed_pairs[i].hypothesis.tokens)))
     vectors: np.ndarray | None = None
     probabilities: np.ndarray | None = None
     model.eval()
     with torch.no_grad():
         for start in range(0, total, batch_size):
             chosen = order[start:start + batch_size]
-            batch = featurizer.encode([analyzed_pairs[i] for i in chosen]).to(device)
+            batch = featurizer.encode([analysed_pairs[i] for i in chosen]).to(device)
             logits, trace = model(batch, trace=True)  # logits [B, C]
             entries = trace.of_type(Representation)
             if not entries:
@@ -117,11 +117,11 @@ def pooled_outputs(loaded_checkpoint, analyzed_pairs: Sequence, batch_size: int 
     return PooledOutputs(vectors, probabilities)
 
 
-def pooled_representations(loaded_checkpoint, analyzed_pairs: Sequence, batch_size: int = 256,
+def pooled_representations(loaded_checkpoint, analysed_pairs: Sequence, batch_size: int = 256,
                            entry_name: str | None = None,
                            progress: Callable[[int, int], None] | None = None) -> np.ndarray:
-    """The pooled vectors [N, d] of `pooled_outputs`, in the order of `analyzed_pairs`."""
-    return pooled_outputs(loaded_checkpoint, analyzed_pairs, batch_size, entry_name, progress).vectors
+    """The pooled vectors [N, d] of `pooled_outputs`, in the order of `analysed_pairs`."""
+    return pooled_outputs(loaded_checkpoint, analysed_pairs, batch_size, entry_name, progress).vectors
 
 
 # ------------------------------------------------------------------------------------- projections

@@ -23,9 +23,12 @@ import pandas as pd
 import streamlit as st
 
 from nlivis.app import paths, state
+from nlivis.data.challenge import read_challenge_files
 from nlivis.data.protocols import PROTOCOLS, SplitRef, all_protocol_refs, find_split_file, read_split, split_key
 from nlivis.data.records import Pair
 from nlivis.data.split_choice import default_split, split_label, training_splits
+from nlivis.models.families import family_rank
+from nlivis.features.dataset import analyse_pairs
 from nlivis.store.checkpoints import CheckpointInfo, find_checkpoints
 from nlivis.store.evaluations import find_named_evaluations
 from nlivis.store.files import cache_root
@@ -117,13 +120,11 @@ def scan_checkpoints(roots: Sequence[Path] | None = None) -> FoundCheckpoints:
 
 
 DEFAULT_PROTOCOL = "snli-small"
-FAMILY_ORDER = ("gcnn", "diin", "attentive_conv", "esan", "amn", "esim")
-"""The order models are listed and loaded in by default (the papers' order, the ESIM baseline last)."""
 
 
 def default_model_names(infos: Sequence[CheckpointInfo]) -> list[str]:
     """What a new session loads: per model family, its full config (no ablation) trained under snli-small with
-    seed 1 — the five shipped models — in FAMILY_ORDER. Without any snli-small checkpoint, the full-config
+    seed 1 — the five shipped models — in the families' display order (`models.families`). Without any snli-small checkpoint, the full-config
     checkpoints of the protocol that has most of them."""
     full = [info for info in infos if info.config_name == info.model and (info.seed in (None, 1))]
     protocols = [info.protocol for info in full]
@@ -134,7 +135,7 @@ def default_model_names(infos: Sequence[CheckpointInfo]) -> list[str]:
     for info in full:
         if info.protocol == chosen_protocol:
             picked.setdefault(info.model, info)
-    order = sorted(picked, key=lambda m: (FAMILY_ORDER.index(m) if m in FAMILY_ORDER else len(FAMILY_ORDER), m))
+    order = sorted(picked, key=lambda m: (family_rank(m), m))
     return [picked[model].name for model in order]
 
 
@@ -379,9 +380,7 @@ def _sample(pairs: Sequence[Pair], size: int, seed: int) -> list[Pair]:
 
 @st.cache_resource(max_entries=8, show_spinner="analysing a sample of the split with spaCy …")
 def _analysed_sample_cached(ref: SplitRef, root: str, size: int, seed: int) -> list[Any]:
-    from nlivis.features.dataset import analyze_pairs
-
-    return analyze_pairs(_sample(list(_read_split_cached(ref, root).pairs), size, seed), progress=False)
+    return analyse_pairs(_sample(list(_read_split_cached(ref, root).pairs), size, seed), progress=False)
 
 
 def analysed_sample(key: str, size: int, seed: int = 0) -> tuple[list[Any], str | None]:
@@ -592,12 +591,12 @@ class _NotAnalysedYet(Exception):
 @st.cache_resource(max_entries=8, show_spinner="reading the split's cached analyses …")
 def _split_tokens_cached(ref: SplitRef, root: str, analyse: bool) -> dict[str, tuple[list[str], list[str]]]:
     from nlivis.features.cache import AnalysisCache, texts_digest
-    from nlivis.features.dataset import analyze_pairs, split_cache_key
+    from nlivis.features.dataset import analyse_pairs, split_cache_key
 
     result = _read_split_cached(ref, root)
     pairs = result.pairs
     if analyse:
-        items = analyze_pairs(pairs, cache_key=split_cache_key(ref, result), progress=False)
+        items = analyse_pairs(pairs, cache_key=split_cache_key(ref, result), progress=False)
         return {item.pair.id: (list(item.premise.tokens), list(item.hypothesis.tokens)) for item in items}
     rows = AnalysisCache(None).read(split_cache_key(ref, result), texts_digest((p.id, p.premise, p.hypothesis) for p in pairs),
                                     len(pairs))
@@ -641,7 +640,7 @@ def token_counts(model: Model, key: str) -> dict[str, tuple[int, int]] | None:
 
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _split_truncation_cached(path: str, stamp: float, ref: SplitRef, root: str) -> tuple[str, int]:
-    from nlivis.analysis.evaluation import cached_split_truncation
+    from nlivis.workflows.evaluate import cached_split_truncation
 
     count = cached_split_truncation(_load_cached(path, stamp).featurizer, ref, root)
     if count is None:
@@ -674,13 +673,12 @@ def sample_truncation(model: Model, items: Sequence[Any]) -> tuple[str, int]:
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _explained(path: str, stamp: float, premise: str, hypothesis: str, methods: tuple[str, ...],
                target: str | None) -> dict[str, Any]:
-    from nlivis.analysis.attribution import analysed_text_pair, explain_pair
+    from nlivis.workflows.explain import ExplainOptions
+    from nlivis.workflows.explain import explain as explained
 
     loaded = _load_cached(path, stamp)
-    labels = list(loaded.labels)
-    item = analysed_text_pair(premise, hypothesis)
-    return explain_pair(loaded.model, loaded.featurizer, item, methods,
-                        target=None if target is None else labels.index(target))
+    options = ExplainOptions(methods=methods, target=None if target is None else list(loaded.labels).index(target))
+    return explained(loaded, premise, hypothesis, options).scores
 
 
 def explain(model: Model, premise: str, hypothesis: str, methods: Sequence[str],
@@ -700,29 +698,19 @@ def explain(model: Model, premise: str, hypothesis: str, methods: Sequence[str],
 def split_faithfulness(model: Model, items: Sequence[Any], split: str, seed: int, methods: Sequence[str],
                        highlights_file: Path | None, on_method: Callable[[str], None] | None = None) -> dict[str, Any]:
     """`summarize` output (with per-pair distributions) for `items`, every method cached on disk by checkpoint,
-    split, sample and method (the same cache as `python -m nlivis faithfulness`)."""
-    from nlivis.analysis.faithfulness import hypothesis_tokens_by_id, run_faithfulness, summarize
-    from nlivis.data.highlights import highlights_by_pair, read_esnli_highlights
+    split, sample and method (the same cache and workflow as `python -m nlivis faithfulness`)."""
+    from nlivis.workflows.faithfulness import FaithfulnessOptions
+    from nlivis.workflows.faithfulness import split_faithfulness as computed
 
-    records: dict[str, list[dict[str, Any]]] = {}
-    for method in methods:
-        if on_method is not None:
-            on_method(method)
-        run = run_faithfulness(model.checkpoint, items, split, sample=None, seed=seed, methods=[method], progress=False)
-        records.update(run.records)
-    highlights = None
-    if highlights_file is not None:
-        highlights = highlights_by_pair([item.pair for item in items], read_esnli_highlights(highlights_file)) or None
-    return summarize(records, highlights, hypothesis_tokens_by_id(items, model.checkpoint.featurizer), seed=seed,
-                     keep_distributions=True)
+    options = FaithfulnessOptions(sample=None, seed=seed, methods=tuple(methods))
+    return computed(model.checkpoint, items, split, options, highlights_file, on_method=on_method,
+                    keep_distributions=True).summary
 
 
 # ---------------------------------------------------------------- challenge files
 
 @st.cache_resource(max_entries=8, show_spinner="reading the challenge file …")
 def _read_challenge_cached(files: tuple[str, ...], stamps: tuple[float, ...]) -> Any:
-    from nlivis.data.challenge import read_challenge_files
-
     return read_challenge_files(list(files))
 
 
@@ -737,19 +725,16 @@ def read_challenge(files: Sequence[Path]) -> tuple[Any | None, str | None]:
 def earlier_evaluations(models: Sequence[Model]) -> dict[str, list[Path]]:
     """"<description> — model" → the files of each named evaluation of the models whose files are still there
     (named evaluations of recorded splits are left out: those are the splits)."""
-    found: dict[str, list[Path]] = {}
-    for model in models:
-        for evaluation in find_named_evaluations(model.path).values():
-            files = [Path(f.get("path", "")) for f in evaluation.record.get("data", {}).get("files", [])]
-            if files and all(f.is_file() for f in files) and not evaluation.record.get("split_key"):
-                found[f"{evaluation.describe()} — {model.name}"] = files
-    return found
+    from nlivis.workflows.evaluate import evaluated_files
+
+    return {f"{description} — {model.name}": files
+            for model in models for description, files in evaluated_files(model.path).items()}
 
 
 def challenge_predictions(model: Model, challenge: Any, compute: bool = False) -> tuple[list[Prediction], Any, str | None]:
     """(predictions, the named evaluation they come from, None) of `model` on a challenge set — ([], None, None)
     when it was not evaluated yet and `compute` is False — or ([], None, why it failed)."""
-    from nlivis.analysis.evaluation import challenge_predictions as stored_or_computed
+    from nlivis.workflows.evaluate import challenge_predictions as stored_or_computed
 
     try:
         found, evaluation = stored_or_computed(model.checkpoint, challenge, compute=compute)
@@ -852,9 +837,9 @@ def warm_up() -> None:
     def work() -> None:
         for folder in folders:
             load_model(folder)
-        from nlivis.features.sentences import analyze_text_pair
+        from nlivis.features.sentences import analyse_text_pair
 
-        analyze_text_pair(state.DEFAULT_PAIR.premise, state.DEFAULT_PAIR.hypothesis)
+        analyse_text_pair(state.DEFAULT_PAIR.premise, state.DEFAULT_PAIR.hypothesis)
         automatic_tags_now(state.DEFAULT_PAIR.premise, state.DEFAULT_PAIR.hypothesis)
 
     in_background(("warm up",), work)
@@ -947,10 +932,10 @@ def training_lengths(key: str) -> dict[str, int]:
 
 @st.cache_resource(max_entries=4, show_spinner="reading the training split's analyses (spaCy, once per split) …")
 def _analysed_split_cached(ref: SplitRef, root: str) -> dict[str, Any]:
-    from nlivis.features.dataset import analyze_pairs, split_cache_key
+    from nlivis.features.dataset import analyse_pairs, split_cache_key
 
     result = _read_split_cached(ref, root)
-    return {item.pair.id: item for item in analyze_pairs(result.pairs, cache_key=split_cache_key(ref, result), progress=False)}
+    return {item.pair.id: item for item in analyse_pairs(result.pairs, cache_key=split_cache_key(ref, result), progress=False)}
 
 
 @st.cache_resource(max_entries=32, show_spinner="predicting the listed training pairs …")

@@ -1,16 +1,63 @@
-"""Where the app finds things: checkpoint folders, the data root, the runs folder.
+"""Where the app finds things: its pages (the one table of their scripts, titles and icons), checkpoint
+folders, the data root, the runs folder.
 
 Environment variables give the defaults; folders the user adds on Home live in `st.session_state`.
 """
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
 
 ROOT = Path(__file__).resolve().parents[2]
 """The repository (app.py, checkpoints/, configs/)."""
+
+PAGES_FOLDER = "app_pages"
+"""The folder of the page scripts, relative to the repository (not pages/: Streamlit runs a `pages/` folder
+beside the main script as old-style pages for every link opened after a launch until someone opens the root URL)."""
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of the app: the router's sidebar entry, the target of every link to it, what tests open."""
+
+    key: str
+    """Its view parameters' namespace in the URL state (`state.page_run`)."""
+    script: str
+    """Its file in PAGES_FOLDER; the number orders the files, the rest is its URL path (2_Pair_explorer.py →
+    /Pair_explorer)."""
+    title: str
+    """Its name in the sidebar and in links to it."""
+    icon: str
+    """A Streamlit bundled icon (no glyph depends on the browser's emoji font)."""
+
+    @property
+    def path(self) -> str:
+        """The script relative to the repository, as `st.Page`, `st.page_link` and `st.switch_page` take it."""
+        return f"{PAGES_FOLDER}/{self.script}"
+
+    @property
+    def url_path(self) -> str:
+        """Its address after the server's root: the script name without its number (Home, the default, is also /)."""
+        return Path(self.script).stem.split("_", 1)[1]
+
+
+HOME = Page("home", "1_Home.py", "Home", ":material/home:")
+EXPLORER = Page("explorer", "2_Pair_explorer.py", "Pair explorer", ":material/compare_arrows:")
+DIIN = Page("diin", "3_DIIN_interaction_space.py", "DIIN interaction space", ":material/grid_on:")
+GATES = Page("gates", "4_Gates.py", "Gates", ":material/tune:")
+ERRORS = Page("errors", "5_Error_analysis.py", "Error analysis", ":material/rule:")
+ABLATIONS = Page("ablations", "6_Ablations.py", "Ablations", ":material/science:")
+PROJECTION = Page("projection", "7_Projection.py", "Projection", ":material/scatter_plot:")
+TRAIN = Page("train", "8_Train.py", "Train", ":material/model_training:")
+ATTRIBUTION = Page("attribution", "9_Attribution.py", "Attribution", ":material/highlight:")
+DATA_MAP = Page("datamap", "10_Data_map.py", "Data map", ":material/bubble_chart:")
+PAGES: tuple[Page, ...] = (HOME, EXPLORER, DIIN, GATES, ERRORS, ABLATIONS, PROJECTION, TRAIN, ATTRIBUTION, DATA_MAP)
+"""Every page of the app in sidebar order, Home (the default) first."""
+PAIR_PAGES: tuple[Page, ...] = (EXPLORER, ATTRIBUTION, GATES, DIIN)
+"""The pages that show one pair and link to each other; a clicked pair opens in the first."""
 
 CHECKPOINTS_ENV = "NLIVIS_CHECKPOINTS"
 """Checkpoint folders to scan (os.pathsep-separated); default: <repository>/checkpoints."""

@@ -1,4 +1,4 @@
-"""Speed and memory of every model, the way the papers measure them (see nlivis.training.benchmark).
+"""Speed and memory of every model, the way the papers measure them (see nlivis.workflows.bench).
 
     python -m nlivis bench --quick
 """
@@ -27,17 +27,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import torch
 
-    from nlivis.training.benchmark import (
+    from nlivis.workflows.bench import (
         FAMILIES,
         SIZES,
-        app_pair_latency,
+        app_lines,
         bench_model,
         bench_report,
         concurrent_training,
         current_rss_mb,
         kernel_ceiling_gflops,
         load_average,
-        spacy_sentences_per_second,
+        measurement_notes,
     )
 
     device = torch.device("cuda" if args.device == "cuda" or (args.device == "auto" and torch.cuda.is_available()) else "cpu")
@@ -70,27 +70,9 @@ def run(args: argparse.Namespace) -> int:
     lines = []
     if not args.skip_app:
         print("benchmarking spaCy and the app's one-pair analysis …", flush=True)
-        n_sentences = 500 if quick else 2000
-        lines.append(f"spaCy preprocessing (tokens, tags, lemmas; parser and NER off), {n_sentences} distinct "
-                     f"~10-token sentences: {spacy_sentences_per_second(n_sentences, repeats):.0f} sentences/s (median)")
-        root = Path(args.checkpoints) if args.checkpoints else SHIPPED_CHECKPOINTS
-        app = app_pair_latency(root, repeats=5 if quick else 10)
-        if app is None:
-            lines.append(f"App one-pair analysis: no complete checkpoints under {root}, not measured")
-        else:
-            parts = ", ".join(f"{name} {seconds * 1000:.0f} ms (text→batch {app.preprocessing_s[name] * 1000:.0f})"
-                              for name, seconds in app.per_model_s.items())
-            lines.append(f"App one-pair analysis with {len(app.per_model_s)} shipped models, traces on: "
-                         f"{app.total_s * 1000:.0f} ms (median of {5 if quick else 10}; {parts})")
-    busy = sorted(set(busy_before) | set(concurrent_training()))
-    header_extra = [f"Repetitions: median of {repeats} after {warmup} warm-up; training {train_batches} "
-                    f"length-bucketed batches per repetition; process RSS before the first model "
-                    f"{baseline_rss:.0f} MB (peak RSS includes it)"]
-    header_extra.append(f"Load average (1 min) at start {load_before}, at end {load_average()} "
-                        f"(about 0 when nothing else runs; the benchmark itself adds up to its thread count)")
-    if busy:
-        header_extra.append(f"WARNING: {len(busy)} `nlivis train` process(es) ran during the measurement "
-                            f"(pids {', '.join(map(str, busy))}); CPU timings are distorted")
+        lines = app_lines(Path(args.checkpoints) if args.checkpoints else SHIPPED_CHECKPOINTS,
+                          n_sentences=500 if quick else 2000, repeats=repeats, latency_repeats=5 if quick else 10)
+    header_extra = measurement_notes(repeats, warmup, train_batches, baseline_rss, load_before, busy_before)
     lines = bench_report(rows, device, header_extra, kernel_rates) + [""] + lines
     lines.append(f"Total benchmark time: {time.perf_counter() - started:.0f} s")
     text = "\n".join(lines)

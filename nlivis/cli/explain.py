@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
 
 from nlivis.cli.common import ATTRIBUTE_AT_CHOICES, ATTRIBUTE_AT_HELP, STEPS_HELP, fail, ig_steps, without_nan
 
@@ -37,32 +36,18 @@ def class_index(labels: tuple[str, ...], target: str | None) -> int | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nlivis.analysis.attribution import analysed_text_pair, explain_pair
     from nlivis.inference import load_checkpoint
+    from nlivis.workflows.explain import ExplainOptions, explain
 
     loaded = load_checkpoint(args.checkpoint)
-    target = class_index(loaded.labels, args.target)
-    item = analysed_text_pair(args.premise, args.hypothesis)
-    result = explain_pair(loaded.model, loaded.featurizer, item, [args.method], target=target, steps=args.steps,
-                          at=args.attribute_at)
-    if args.method not in result:
+    options = ExplainOptions(methods=(args.method,), target=class_index(loaded.labels, args.target), steps=args.steps,
+                             at=args.attribute_at)
+    explanation = explain(loaded, args.premise, args.hypothesis, options)
+    if args.method not in explanation.scores:
         return fail(f"{loaded.path.name} traces no attention this method can use (see nlivis.analysis.attribution)",
                     args.json)
-    scores = result[args.method]
-    output: dict[str, Any] = {
-        "method": args.method, "premise_tokens": scores.premise_tokens, "premise_scores": scores.premise_scores,
-        "hypothesis_tokens": scores.hypothesis_tokens, "hypothesis_scores": scores.hypothesis_scores,
-        "predicted": loaded.labels[scores.predicted], "target": loaded.labels[scores.target], "note": scores.note}
-    if args.method in ("integrated_gradients", "gradient", "grad_x_input"):
-        output["attribute_at"] = args.attribute_at
-    if scores.completeness_gap is not None:
-        output["completeness_gap"] = scores.completeness_gap
-        output["completeness_difference"] = scores.completeness_difference
-        output["completeness_gap_note"] = scores.completeness_note
-        output["steps"] = scores.steps
-        output["steps_adaptive"] = args.steps is None
-    if scores.layers:
-        output["layers"] = {name: {"premise_scores": p, "hypothesis_scores": h} for name, (p, h) in scores.layers.items()}
+    scores = explanation.scores[args.method]
+    output = explanation.record()
     if args.json:
         print(json.dumps(without_nan(output), indent=1))  # a gap is NaN where f(x) = f(baseline) exactly
         return 0

@@ -12,6 +12,9 @@ import math
 from typing import Any
 
 from nlivis.cli.common import ATTRIBUTE_AT_CHOICES, ATTRIBUTE_AT_HELP, STEPS_HELP, ig_steps, positive_int, seed, without_nan
+from nlivis.data.highlights import find_highlights_file
+from nlivis.data.protocols import resolve_split, split_key
+from nlivis.features.dataset import load_split_analysed
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -61,54 +64,30 @@ def format_table(summary: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nlivis.analysis.faithfulness import (
-        FAITHFULNESS_METHODS,
-        hypothesis_tokens_by_id,
-        ig_settings_key,
-        run_faithfulness,
-        summarize,
-    )
-    from nlivis.data.highlights import (
-        find_highlights_file,
-        highlights_by_pair,
-        read_esnli_highlights,
-    )
-    from nlivis.data.protocols import resolve_split, split_key
-    from nlivis.features.dataset import load_split_analyzed
+    from nlivis.analysis.faithfulness import FAITHFULNESS_METHODS
     from nlivis.inference import load_checkpoint
+    from nlivis.workflows.faithfulness import FaithfulnessOptions, split_faithfulness
 
     methods = FAITHFULNESS_METHODS if args.methods is None else tuple(m.strip() for m in args.methods.split(","))
     loaded = load_checkpoint(args.checkpoint)
     ref = resolve_split(args.dataset, args.split)
-    items, _ = load_split_analyzed(ref, args.data_dir, args.cache_dir)
-    key = split_key(ref)
-    run = run_faithfulness(loaded, items, key, sample=args.sample, seed=args.seed, methods=methods,
-                           cache_dir=args.cache_dir, steps=args.steps, progress=not args.no_progress,
-                           at=args.attribute_at, permutations=args.permutations)
-    highlights_path = args.highlights or find_highlights_file(args.data_dir)
-    highlights = None
-    if highlights_path is not None:
-        highlights = highlights_by_pair([item.pair for item in run.items], read_esnli_highlights(highlights_path)) or None
-    summary = summarize(run.records, highlights, hypothesis_tokens_by_id(run.items, loaded.featurizer), seed=args.seed)
-    output = {"checkpoint": str(loaded.path), "split": key, "sample": len(run.items), "seed": args.seed,
-              "removal": "tokens deleted (sentence shortened and re-featurized), the same for every method",
-              "integrated_gradients_steps": ig_settings_key(args.steps), "attribute_at": args.attribute_at,
-              "random_permutations": args.permutations,
-              "agreement_and_plausibility": "signed methods ranked by |score|; agreement_with_attention_signed keeps "
-                                            "the signed τ",
-              "bins": ["1%", "5%", "10%", "20%", "50%"], "cached": run.cached, "unavailable": run.unavailable,
-              "highlights": None if highlights is None else {"file": str(highlights_path), "pairs": len(highlights)},
-              **summary}
+    items, _ = load_split_analysed(ref, args.data_dir, args.cache_dir)
+    options = FaithfulnessOptions(sample=args.sample, seed=args.seed, methods=methods, steps=args.steps,
+                                  at=args.attribute_at, permutations=args.permutations)
+    result = split_faithfulness(loaded, items, split_key(ref), options,
+                                args.highlights or find_highlights_file(args.data_dir), args.cache_dir,
+                                progress=not args.no_progress)
+    output = result.record()
     if args.json:
         print(json.dumps(without_nan(output), indent=1))
         return 0
-    print(f"faithfulness of {loaded.path} on {key}, {len(run.items)} pairs (seed {args.seed}); AOPC over "
+    print(f"faithfulness of {loaded.path} on {result.split}, {len(result.items)} pairs (seed {args.seed}); AOPC over "
           f"{', '.join(output['bins'])}, 95% bootstrap intervals; removed tokens are deleted; gradients at the "
           f"{args.attribute_at.replace('_', ' ')}; random floor over {args.permutations} permutations per pair; "
           "AUPRC and τ rank signed methods by |score|")
-    print(format_table(summary))
-    if run.unavailable:
-        print(f"\nnot available for this model: {', '.join(run.unavailable)}")
-    if highlights is None:
+    print(format_table(result.summary))
+    if result.unavailable:
+        print(f"\nnot available for this model: {', '.join(result.unavailable)}")
+    if result.highlights_file is None:
         print("\nno e-SNLI highlights for these pairs: plausibility left out")
     return 0

@@ -13,7 +13,7 @@ from typing import Sequence
 
 from nlivis.data.protocols import all_protocol_refs, find_split_file, get_protocol, split_key
 from nlivis.features.cache import AnalysisCache
-from nlivis.features.dataset import load_split_analyzed_reported
+from nlivis.features.dataset import load_split_analysed_reported
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
         if find_split_file(ref, data_root) is None:
             missing.append(split_key(ref))
             continue
-        items, result, report = load_split_analyzed_reported(ref, data_root, args.cache_dir)
+        items, result, report = load_split_analysed_reported(ref, data_root, args.cache_dir)
         pairs = result.pairs
         rows.append((
             split_key(ref), str(len(pairs)), str(result.dropped_no_gold),

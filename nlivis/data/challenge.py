@@ -33,7 +33,7 @@ import csv
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from nlivis.data.readers import (LINE_ALIGNED_PREFIXES, NO_GOLD_LABEL, checked_sentence, load_json, make_ids_unique,
                                  numbered_lines, read_file, require_file)
@@ -312,20 +312,81 @@ class _OneFile:
     data_rows: int | None
 
 
+def _read_csv(path: Path, counterfactual: bool) -> _Rows:
+    """A header CSV; one whose header names no premise/hypothesis columns is refused (no other reader takes it)."""
+    rows = _read_delimited(path, ",")
+    if rows is None:
+        header = next(numbered_lines(path), (1, ""))[1]
+        raise DataFormatError(str(path), 1, _Rows(path, []).missing_message(header.split(",")))
+    return rows
+
+
+def _read_tsv(path: Path, counterfactual: bool) -> _Rows | None:
+    """A header TSV (cells of the counterfactual layout unquoted); None without premise/hypothesis columns."""
+    return _read_delimited(path, "\t", unquote=counterfactual)
+
+
+def _read_jsonl_file(path: Path, counterfactual: bool) -> _Rows:
+    return _read_jsonl(path)
+
+
+def _no_fields(path: Path, counterfactual: bool) -> None:
+    """Formats without extra fields: `readers.read_file` reads them."""
+    return None
+
+
+@dataclass(frozen=True)
+class ChallengeFormat:
+    """One file format a challenge set may come in: how its name is recognised (a `.gz` suffix looked
+    through) and how its pairs and per-pair fields are read."""
+
+    name: str
+    suffixes: tuple[str, ...]
+    """File name endings (with the dot) that say the format; the upload widget offers these."""
+    description: str
+    read: Callable[[Path, bool], _Rows | None]
+    """(path, counterfactual layout?) → its rows with their fields, or None: `readers.read_file` reads it
+    (pairs only)."""
+    prefixes: tuple[str, ...] = ()
+    """Name prefixes that say the format instead (`s1.<split>`)."""
+
+    def matches(self, name: str) -> bool:
+        """Whether a file name (without `.gz`) is in this format."""
+        prefix, _, rest = name.partition(".")
+        return (prefix in self.prefixes and bool(rest)) or (bool(self.suffixes) and name.endswith(self.suffixes))
+
+
+COMPRESSED_SUFFIX = ".gz"
+"""Any format may be gzip-compressed: the suffix is looked through."""
+
+FORMATS: dict[str, ChallengeFormat] = {f.name: f for f in (
+    ChallengeFormat("line-aligned", (), "line-aligned s1.<split> / s2.<split> / labels.<split> files (no extra "
+                    "fields)", _no_fields, prefixes=LINE_ALIGNED_PREFIXES),
+    ChallengeFormat("csv", (".csv",), "a CSV with a header naming premise, hypothesis and label columns (ANLI's "
+                    "annotated CSV; quoted multi-line fields)", _read_csv),
+    ChallengeFormat("tsv", (".tsv", ".txt"), "a tab-separated file with such a header (ConjNLI, HANS, MultiNLI/SNLI "
+                    ".txt, counterfactually-augmented NLI), or Quora's headerless TSV", _read_tsv),
+    ChallengeFormat("jsonl", (".jsonl",), "JSON lines with premise, hypothesis and label fields (SNLI, MultiNLI, "
+                    "the NLI stress tests)", _read_jsonl_file),
+)}
+"""Every format a challenge file may come in, tried in this order; the reader (`_read_one`), the app's upload
+widget and the CLI's help read it. A name no format matches goes to `readers.read_file`, which names what it takes."""
+
+
+def challenge_format(file_name: str) -> ChallengeFormat | None:
+    """The format a file's name says (a `.gz` suffix looked through), or None."""
+    name = file_name.removesuffix(COMPRESSED_SUFFIX)
+    return next((f for f in FORMATS.values() if f.matches(name)), None)
+
+
+def upload_types() -> list[str]:
+    """File extensions (without the dot) an upload of a challenge file may have."""
+    return [*dict.fromkeys(s.lstrip(".") for f in FORMATS.values() for s in f.suffixes), COMPRESSED_SUFFIX.lstrip(".")]
+
+
 def _read_one(path: Path, counterfactual: bool = False) -> _OneFile:
-    name = path.name[: -len(".gz")] if path.name.endswith(".gz") else path.name
-    prefix, _, split = name.partition(".")
-    rows: _Rows | None = None
-    if not (prefix in LINE_ALIGNED_PREFIXES and split):
-        if name.endswith(".jsonl"):
-            rows = _read_jsonl(path)
-        elif name.endswith(".csv"):
-            rows = _read_delimited(path, ",")
-            if rows is None:
-                header = next(numbered_lines(path), (1, ""))[1]
-                raise DataFormatError(str(path), 1, _Rows(path, []).missing_message(header.split(",")))
-        elif name.endswith((".tsv", ".txt")):
-            rows = _read_delimited(path, "\t", unquote=counterfactual)
+    file_format = challenge_format(path.name)
+    rows = file_format.read(path, counterfactual) if file_format else None
     if rows is None and counterfactual:
         raise DataFormatError(str(path), 1, "a header line sentence1 \\t sentence2 \\t gold_label "
                               "(counterfactually-augmented NLI's layout)")

@@ -15,8 +15,8 @@ from typing import Any, Sequence
 import torch
 
 from nlivis.data.records import Pair
-from nlivis.features.dataset import AnalyzedPair
-from nlivis.features.sentences import SentenceAnalysis, analyze_text_pair
+from nlivis.features.dataset import AnalysedPair
+from nlivis.features.sentences import SentenceAnalysis, analyse_text_pair
 from nlivis.features.batch import Batch
 from nlivis.features.chars import DEFAULT_MAX_CHARS, PAD_ID, UNK_ID
 from nlivis.features.exact_match import EXACT_MATCH_RULES, exact_match_flags
@@ -139,7 +139,7 @@ class Featurizer:
         return torch.tensor(ids, dtype=torch.long)
 
     def encode(self, items: Sequence) -> Batch:
-        """A `Batch` for `items` (`AnalyzedPair`s), in order; labels None if any pair has none."""
+        """A `Batch` for `items` (`AnalysedPair`s), in order; labels None if any pair has none."""
         if not items:
             raise ValueError("cannot encode an empty list of pairs")
         s = self.settings
@@ -205,11 +205,11 @@ class Featurizer:
         for name, text in (("premise", premise), ("hypothesis", hypothesis)):
             if not isinstance(text, str) or not text.strip():
                 raise ValueError(f"the {name} is empty; type a sentence with at least one word")
-        premise_analysis, hypothesis_analysis = analyze_text_pair(premise, hypothesis)
+        premise_analysis, hypothesis_analysis = analyse_text_pair(premise, hypothesis)
         for name, sentence in (("premise", premise_analysis), ("hypothesis", hypothesis_analysis)):
             if len(sentence) == 0:
                 raise ValueError(f"the {name} has no tokens after tokenisation; type a sentence")
-        item = AnalyzedPair(Pair(id="input", premise=premise, hypothesis=hypothesis),
+        item = AnalysedPair(Pair(id="input", premise=premise, hypothesis=hypothesis),
                             premise_analysis, hypothesis_analysis)
         return EncodedText(self.encode([item]), self.truncation(premise_analysis, hypothesis_analysis))
 

@@ -26,7 +26,7 @@ every state and the memory unchanged, so results do not depend on how far a batc
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Callable, ClassVar
 
 import torch
 from entmax import sparsemax, sparsemax_loss
@@ -40,8 +40,23 @@ from nlivis.models.layers.masking import NEG_INF
 from nlivis.models.registry import register
 from nlivis.models.trace import MemoryKeys, Representation, Trace
 
-CELLS = ("gru", "lstm")
-OUTPUTS = ("sparsemax", "softmax")
+
+
+@dataclass(frozen=True)
+class OutputLayer:
+    """How logits [B, K] become label probabilities, and the loss trained with them."""
+
+    probabilities: Callable[[torch.Tensor], torch.Tensor]
+    loss: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+    """(logits [B, K], labels [B]) → the mean loss."""
+
+
+OUTPUTS: dict[str, OutputLayer] = {
+    "sparsemax": OutputLayer(lambda logits: sparsemax(logits, dim=-1),  # exact zeros possible
+                             lambda logits, labels: sparsemax_loss(logits, labels).mean()),  # the logistic loss's analogue
+    "softmax": OutputLayer(lambda logits: torch.softmax(logits, dim=-1), F.cross_entropy),
+}
+"""The `output` option → the output layer (RE2-style: a part chosen by name)."""
 
 
 @dataclass
@@ -85,6 +100,49 @@ def lstm_step(projected_input: torch.Tensor, state: torch.Tensor, memory_cell: t
     return torch.sigmoid(o) * torch.tanh(memory_cell), memory_cell
 
 
+def _gru_over_sequence(x: torch.Tensor, zeros: torch.Tensor, params: list[torch.Tensor], training: bool
+                       ) -> torch.Tensor:
+    """A GRUCell's weights run over [B, T, w] as one fused op (gate order r, z, n) → outputs [B, T, d]."""
+    out, _ = torch.gru(x, zeros, params, True, 1, 0.0, training, False, True)
+    return out
+
+
+def _lstm_over_sequence(x: torch.Tensor, zeros: torch.Tensor, params: list[torch.Tensor], training: bool
+                        ) -> torch.Tensor:
+    """An LSTMCell's weights run over [B, T, w] as one fused op (gate order i, f, g, o) → outputs [B, T, d]."""
+    out, _, _ = torch.lstm(x, (zeros, zeros), params, True, 1, 0.0, training, False, True)
+    return out
+
+
+def _gru_write(writer: nn.Module, composed: torch.Tensor, state: torch.Tensor, memory_cell: torch.Tensor,
+               step: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """f_output (eq. 4) as a GRU: the new state [B, d]; a GRU has no memory cell, returned unchanged."""
+    return writer(composed, state), memory_cell
+
+
+def _lstm_write(writer: nn.Module, composed: torch.Tensor, state: torch.Tensor, memory_cell: torch.Tensor,
+                step: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """f_output (eq. 4) as an LSTM: the new state [B, d] and memory cell [B, d], kept on padding steps."""
+    h, h_cell = writer(composed, (state, memory_cell))
+    return h, torch.where(step, h_cell, memory_cell)
+
+
+@dataclass(frozen=True)
+class RecurrentCell:
+    """The recurrent cell of f_input and f_output: its module, f_input over a whole sentence at once, and one
+    writing step of f_output."""
+
+    module: type[nn.GRUCell] | type[nn.LSTMCell]
+    over_sequence: Callable[[torch.Tensor, torch.Tensor, list[torch.Tensor], bool], torch.Tensor]
+    write: Callable[[nn.Module, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor],
+                    tuple[torch.Tensor, torch.Tensor]]
+
+
+CELLS: dict[str, RecurrentCell] = {"gru": RecurrentCell(nn.GRUCell, _gru_over_sequence, _gru_write),
+                                   "lstm": RecurrentCell(nn.LSTMCell, _lstm_over_sequence, _lstm_write)}
+"""The `cell` option → the recurrent cell (RE2-style: a part chosen by name)."""
+
+
 def erase_and_write(memory: torch.Tensor, key: torch.Tensor, state: torch.Tensor) -> torch.Tensor:
     """Eq. 5: each slot keeps (1 − a_s) of its content and receives a_s of the new state."""
     # B batch, S slots, d width; memory [B, S, d], key [B, 1, S], state [B, d] → [B, S, d]
@@ -98,9 +156,9 @@ class AttentionMemoryEncoder(nn.Module):
     def __init__(self, input_dim: int, dim: int, cell: str):
         super().__init__()
         if cell not in CELLS:
-            raise ValueError(f"cell must be one of {CELLS}, got {cell!r}")
-        self.is_lstm = cell == "lstm"
-        cell_class = nn.LSTMCell if self.is_lstm else nn.GRUCell
+            raise ValueError(f"cell must be one of {tuple(CELLS)}, got {cell!r}")
+        self.cell = CELLS[cell]
+        cell_class = self.cell.module
         self.memory_init = nn.Linear(input_dim, dim) if input_dim != dim else None
         self.reader = cell_class(input_dim, dim)  # f_input   eq. 1
         self.writer = cell_class(2 * dim, dim)  # f_output  eq. 4
@@ -117,11 +175,7 @@ class AttentionMemoryEncoder(nn.Module):
         cell = self.reader
         params = [cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh]
         zeros = x.new_zeros(1, x.shape[0], self.dim)
-        if self.is_lstm:
-            out, _, _ = torch.lstm(x, (zeros, zeros), params, True, 1, 0.0, self.training, False, True)
-        else:
-            out, _ = torch.gru(x, zeros, params, True, 1, 0.0, self.training, False, True)
-        return out
+        return self.cell.over_sequence(x, zeros, params, self.training)  # [B, T, d]
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         # B batch, T tokens (= S memory slots), w input width, d memory width
@@ -142,11 +196,7 @@ class AttentionMemoryEncoder(nn.Module):
             key = torch.where(step.unsqueeze(2), torch.softmax(scores.masked_fill(free_slots, NEG_INF), dim=2), 0.0)
             read = torch.bmm(key, memory).squeeze(1)  # m_t  [B, d]  eq. 3
             composed = torch.cat([o, read], dim=-1)  # [B, 2d]
-            if self.is_lstm:
-                h, h_cell = self.writer(composed, (write_state, write_cell))  # eq. 4
-                write_cell = torch.where(step, h_cell, write_cell)
-            else:
-                h = self.writer(composed, write_state)  # eq. 4
+            h, write_cell = self.cell.write(self.writer, composed, write_state, write_cell, step)  # [B, d]  eq. 4
             memory = erase_and_write(memory, key, h)  # eq. 5 (a zero key leaves M unchanged)
             write_state = torch.where(step, h, write_state)
             keys.append(key)
@@ -168,7 +218,7 @@ class AMN(MatchingModel):
         super().__init__(config)
         c = config
         if c.output not in OUTPUTS:
-            raise ValueError(f"output must be one of {OUTPUTS}, got {c.output!r}")
+            raise ValueError(f"output must be one of {tuple(OUTPUTS)}, got {c.output!r}")
         self.output_kind = c.output
         d = c.hidden_size or c.word_dim
         self.features = TokenFeatures(c.vocab_size, c.word_dim, c.freeze_word_embeddings)
@@ -198,12 +248,8 @@ class AMN(MatchingModel):
 
     def probabilities(self, logits: torch.Tensor) -> torch.Tensor:
         """Sparsemax (exact zeros possible) or softmax, as configured."""
-        if self.output_kind == "sparsemax":
-            return sparsemax(logits, dim=-1)
-        return torch.softmax(logits, dim=-1)
+        return OUTPUTS[self.output_kind].probabilities(logits)  # [B, K]
 
     def loss(self, logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         """Mean sparsemax loss (the sparsemax analogue of the logistic loss) or cross-entropy."""
-        if self.output_kind == "sparsemax":
-            return sparsemax_loss(logits, labels).mean()
-        return F.cross_entropy(logits, labels)
+        return OUTPUTS[self.output_kind].loss(logits, labels)

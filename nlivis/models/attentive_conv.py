@@ -38,7 +38,6 @@ from nlivis.models.registry import register
 from nlivis.models.trace import Alignment, Gate, Representation, Trace
 
 VERSIONS = ("light", "advanced")
-MATCHINGS = ("dot", "bilinear", "additive")
 ATTENTIONS = ("inter", "intra", "inter_and_intra")
 
 
@@ -88,29 +87,45 @@ class GatedConv(nn.Module):
         return zero_padding(g * h + (1.0 - g) * candidate, mask), g  # eq. 9
 
 
-class Energy(nn.Module):
-    """Matching scores e_ij between source rows [B, R, s] and focus columns [B, C, s] → [B, R, C]."""
+class DotEnergy(nn.Module):
+    """Matching scores e_ij between source rows [B, R, s] and focus columns [B, C, s] → [B, R, C]: the dot
+    product (eq. 1). The other matchings of ENERGIES share this interface."""
 
-    def __init__(self, kind: str, dim: int):
+    def __init__(self, dim: int):
         super().__init__()
-        if kind not in MATCHINGS:
-            raise ValueError(f"matching must be one of {MATCHINGS}, got {kind!r}")
-        self.kind = kind
-        if kind == "bilinear":
-            self.w = nn.Linear(dim, dim, bias=False)  # W_e  eq. 2
-        elif kind == "additive":
-            self.w = nn.Linear(dim, dim, bias=False)  # W_e  eq. 3
-            self.u = nn.Linear(dim, dim, bias=False)  # U_e
-            self.v = nn.Linear(dim, 1, bias=False)  # v_e
 
     def forward(self, source: torch.Tensor, focus: torch.Tensor) -> torch.Tensor:
         # B batch, R source len, C focus len, s width
-        if self.kind == "dot":
-            return torch.bmm(source, focus.transpose(1, 2))  # eq. 1
-        if self.kind == "bilinear":
-            return torch.bmm(self.w(source), focus.transpose(1, 2))  # eq. 2
+        return torch.bmm(source, focus.transpose(1, 2))  # [B, R, C]  eq. 1
+
+
+class BilinearEnergy(DotEnergy):
+    """e_ij = s_i^T W_e f_j (eq. 2)."""
+
+    def __init__(self, dim: int):
+        super().__init__(dim)
+        self.w = nn.Linear(dim, dim, bias=False)  # W_e  eq. 2
+
+    def forward(self, source: torch.Tensor, focus: torch.Tensor) -> torch.Tensor:
+        return torch.bmm(self.w(source), focus.transpose(1, 2))  # [B, R, C]  eq. 2
+
+
+class AdditiveEnergy(DotEnergy):
+    """e_ij = v_e^T tanh(W_e s_i + U_e f_j) (eq. 3)."""
+
+    def __init__(self, dim: int):
+        super().__init__(dim)
+        self.w = nn.Linear(dim, dim, bias=False)  # W_e  eq. 3
+        self.u = nn.Linear(dim, dim, bias=False)  # U_e
+        self.v = nn.Linear(dim, 1, bias=False)  # v_e
+
+    def forward(self, source: torch.Tensor, focus: torch.Tensor) -> torch.Tensor:
         summed = self.w(source).unsqueeze(2) + self.u(focus).unsqueeze(1)  # [B, R, C, s]
-        return self.v(torch.tanh(summed)).squeeze(-1)  # eq. 3
+        return self.v(torch.tanh(summed)).squeeze(-1)  # [B, R, C]  eq. 3
+
+
+ENERGIES: dict[str, type[DotEnergy]] = {"dot": DotEnergy, "bilinear": BilinearEnergy, "additive": AdditiveEnergy}
+"""The `matching` option → the energy function (RE2-style: a part chosen by name)."""
 
 
 @register("attentive_conv")
@@ -150,7 +165,9 @@ class AttentiveConvNet(MatchingModel):
             source_dim = d
         self.uses_inter = c.attention in ("inter", "inter_and_intra")
         self.uses_intra = c.attention in ("intra", "inter_and_intra")
-        self.energy = Energy(c.matching, source_dim)
+        if c.matching not in ENERGIES:
+            raise ValueError(f"matching must be one of {tuple(ENERGIES)}, got {c.matching!r}")
+        self.energy = ENERGIES[c.matching](source_dim)
         n = c.hidden_size
         self.local_conv = nn.Conv1d(d, n, c.filter_width, padding=c.filter_width // 2)  # W¹ and b  eq. 6
         self.inter_context_conv = nn.Linear(source_dim, n, bias=False) if self.uses_inter else None  # W²

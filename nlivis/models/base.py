@@ -8,6 +8,7 @@ import torch
 from torch import nn
 
 from nlivis.features.batch import Batch
+from nlivis.models.families import Family
 from nlivis.models.trace import OutputDistribution, Representation, Trace
 
 
@@ -42,6 +43,8 @@ class MatchingModel(nn.Module):
     """
 
     name: ClassVar[str] = ""
+    family: ClassVar[Family]
+    """Its family's label, order, colour and paper (set by `registry.register` from `families.FAMILIES`)."""
     config_class: ClassVar[type[ModelConfig]] = ModelConfig
     output_kind: ClassVar[str] = "softmax"
     max_inference_batch: ClassVar[int] = 0

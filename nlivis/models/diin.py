@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Callable, ClassVar
 
 import torch
 from torch import nn
@@ -59,10 +59,24 @@ from nlivis.models.registry import register
 from nlivis.models.trace import Alignment, FeatureMaps, Gate, Representation, Trace
 
 ENCODINGS = ("self_attention", "highway_only", "none")
-FUSES = ("two_gates", "one_gate", "addition", "none")
-INTERACTIONS = ("dense", "similarity")
-FEATURE_EXTRACTORS = ("densenet", "none")
 HIGHWAY_ACTIVATIONS = {"relu": torch.relu, "tanh": torch.tanh}
+
+
+@dataclass(frozen=True)
+class Interaction:
+    """How I is built from the encoded sentences P_enc, H_enc [B, L, d] (stage 3)."""
+
+    build: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+    """(P_enc, H_enc) → I [B, C, L, L]."""
+    one_channel: bool
+    """C = 1 (a similarity matrix, also traced as an `Alignment`) rather than C = d."""
+
+
+INTERACTIONS: dict[str, Interaction] = {
+    "dense": Interaction(lambda p, h: torch.einsum("bid,bjd->bdij", p, h), one_channel=False),  # I_ij = p_i∘h_j  eq. 7
+    "similarity": Interaction(lambda p, h: torch.bmm(p, h.transpose(1, 2)).unsqueeze(1), one_channel=True),  # p_i·h_j
+}
+"""The `interaction` option → how I is built (RE2-style: a part chosen by name)."""
 
 
 @dataclass
@@ -151,18 +165,26 @@ class Highway(nn.Module):
 
 
 class SelfAttentionEncoder(nn.Module):
-    """Tri-linear self-attention (eqs. 1–2) and the fuse gate (eqs. 3–6) for one sentence."""
+    """Tri-linear self-attention (eqs. 1–2) and the fuse of its output with its input, for one sentence. This
+    base class keeps the self-attention output alone (Table 5 row 5, `fuse = "none"`); its subclasses in FUSES
+    are the other fuses, chosen by name (the `fuse` option)."""
 
-    def __init__(self, dim: int, fuse: str, dropout: nn.Dropout):
+    has_gates: ClassVar[bool] = False
+    """Whether its fuse has gates to trace (as `Gate` entries)."""
+
+    def __init__(self, dim: int, dropout: nn.Dropout):
         super().__init__()
         self.score_weight = nn.Parameter(torch.empty(3, dim))  # w_itrAtt = [w_a; w_b; w_ab]
         nn.init.uniform_(self.score_weight, -1.0 / math.sqrt(dim), 1.0 / math.sqrt(dim))
-        self.fuse = fuse
-        gated = fuse in ("two_gates", "one_gate")
-        self.candidate = nn.Linear(2 * dim, dim) if gated else None  # W1, b1  eq. 3
-        self.keep_gate = nn.Linear(2 * dim, dim) if gated else None  # W2, b2  eq. 4 (one_gate: f)
-        self.write_gate = nn.Linear(2 * dim, dim) if fuse == "two_gates" else None  # W3, b3  eq. 5
+        self.add_fuse_weights(dim)
         self.dropout = dropout
+
+    def add_fuse_weights(self, dim: int) -> None:
+        """The fuse's own weights, if any."""
+
+    def fuse(self, x: torch.Tensor, attended: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        """P_enc from P_hw (x) and P_itrAtt (attended), both [B, T, d], and the fuse's gates. Here P_itrAtt."""
+        return attended, {}
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor
                 ) -> tuple[torch.Tensor, torch.Tensor, dict[str, torch.Tensor]]:
@@ -173,18 +195,54 @@ class SelfAttentionEncoder(nn.Module):
                   + torch.bmm(a * w_ab, a.transpose(1, 2)))  # A_ij  [B, T, T]  eq. 1
         weights = masked_softmax(scores, mask.unsqueeze(1), dim=2)  # over j  eq. 2
         attended = torch.bmm(weights, x)  # P_itrAtt  [B, T, d]
-        gates: dict[str, torch.Tensor] = {}
-        if self.fuse == "addition":
-            return x + attended, weights, gates
-        if self.fuse == "none":
-            return attended, weights, gates
+        encoded, gates = self.fuse(x, attended)  # P_enc  [B, T, d]
+        return encoded, weights, gates
+
+
+class AdditionFuse(SelfAttentionEncoder):
+    """Table 5 row 6: P_enc = P_hw + P_itrAtt."""
+
+    def fuse(self, x: torch.Tensor, attended: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        return x + attended, {}  # [B, T, d]
+
+
+class OneGateFuse(SelfAttentionEncoder):
+    """The often-quoted one-gate form: P_enc = f∘P_hw + (1−f)∘z."""
+
+    has_gates = True
+
+    def add_fuse_weights(self, dim: int) -> None:
+        self.candidate = nn.Linear(2 * dim, dim)  # W1, b1  eq. 3
+        self.keep_gate = nn.Linear(2 * dim, dim)  # W2, b2  eq. 4 (here f)
+
+    def candidate_and_keep(self, x: torch.Tensor, attended: torch.Tensor
+                           ) -> tuple[torch.Tensor, torch.Tensor, dict[str, torch.Tensor]]:
+        """The joined input [B, T, 2d], the candidate z [B, T, d] and the keep gate."""
         joined = self.dropout(torch.cat([x, attended], dim=-1))  # [B, T, 2d]
-        z = torch.tanh(self.candidate(joined))  # eq. 3
-        gates["fuse_keep"] = torch.sigmoid(self.keep_gate(joined))  # r  eq. 4
-        if self.write_gate is not None:
-            gates["fuse_write"] = torch.sigmoid(self.write_gate(joined))  # f  eq. 5
-            return gates["fuse_keep"] * x + gates["fuse_write"] * z, weights, gates  # eq. 6
-        return gates["fuse_keep"] * x + (1.0 - gates["fuse_keep"]) * z, weights, gates
+        z = torch.tanh(self.candidate(joined))  # [B, T, d]  eq. 3
+        return joined, z, {"fuse_keep": torch.sigmoid(self.keep_gate(joined))}  # r  [B, T, d]  eq. 4
+
+    def fuse(self, x: torch.Tensor, attended: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        _, z, gates = self.candidate_and_keep(x, attended)
+        return gates["fuse_keep"] * x + (1.0 - gates["fuse_keep"]) * z, gates  # [B, T, d]
+
+
+class TwoGateFuse(OneGateFuse):
+    """Eqs. 3–6 as printed (and the official code's default): P_enc = r∘P_hw + f∘z, two independent gates."""
+
+    def add_fuse_weights(self, dim: int) -> None:
+        super().add_fuse_weights(dim)
+        self.write_gate = nn.Linear(2 * dim, dim)  # W3, b3  eq. 5
+
+    def fuse(self, x: torch.Tensor, attended: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        joined, z, gates = self.candidate_and_keep(x, attended)
+        gates["fuse_write"] = torch.sigmoid(self.write_gate(joined))  # f  [B, T, d]  eq. 5
+        return gates["fuse_keep"] * x + gates["fuse_write"] * z, gates  # [B, T, d]  eq. 6
+
+
+FUSES: dict[str, type[SelfAttentionEncoder]] = {
+    "two_gates": TwoGateFuse, "one_gate": OneGateFuse, "addition": AdditionFuse, "none": SelfAttentionEncoder}
+"""The `fuse` option → the self-attention encoder that fuses so (RE2-style: a part chosen by name)."""
 
 
 class DenseBlock(nn.Module):
@@ -217,6 +275,114 @@ class Transition(nn.Module):
         return self.pool(self.conv(x))
 
 
+class DenseNetFeatures(nn.Module):
+    """Stages 3–4: I from the encoded sentences (`interaction`), then the 1×1 scale-down by FSDR (no ReLU) and
+    dense block + transition pairs, flattened for the output layer."""
+
+    def __init__(self, config: DIINConfig, dim: int, dropout: nn.Dropout):
+        super().__init__()
+        c = config
+        if c.sequence_length < 2 ** c.dense_blocks or c.sequence_length % 2 ** c.dense_blocks:
+            raise ValueError(f"DIIN sequence_length {c.sequence_length} must be a positive multiple of "
+                             f"2 ** dense_blocks = {2 ** c.dense_blocks} so the transitions' pooling tiles it")
+        self.interaction = INTERACTIONS[c.interaction]
+        self.mask_interaction = c.mask_interaction
+        channels = 1 if self.interaction.one_channel else dim
+        self.scale_down = nn.Conv2d(channels, max(1, math.floor(channels * c.first_scale_down_ratio)), 1)
+        channels = self.scale_down.out_channels
+        self.blocks, self.transitions = nn.ModuleList(), nn.ModuleList()
+        for _ in range(c.dense_blocks):
+            block = DenseBlock(channels, c.dense_layers, c.growth_rate, c.dense_kernel)
+            transition = Transition(block.out_channels, c.transition_scale_down_ratio)
+            self.blocks.append(block)
+            self.transitions.append(transition)
+            channels = transition.out_channels
+        side = c.sequence_length // 2 ** c.dense_blocks
+        self.output_dim = channels * side * side
+        self.dropout = dropout
+
+    @staticmethod
+    def trace_types(config: DIINConfig) -> set[type]:
+        return {FeatureMaps, *([Alignment] if INTERACTIONS[config.interaction].one_channel else [])}
+
+    def forward(self, p_enc: torch.Tensor, h_enc: torch.Tensor, pm: torch.Tensor, hm: torch.Tensor,
+                trace: Trace | None, crop: tuple[int, int]) -> torch.Tensor:
+        # B batch, L grid, d width, C interaction channels; returns [B, c·s·s]
+        interaction = self.interaction.build(p_enc, h_enc)  # I  [B, C, L, L]
+        if self.mask_interaction:
+            cells = (pm.unsqueeze(2) & hm.unsqueeze(1)).unsqueeze(1)  # [B, 1, L, L]
+            interaction = interaction * cells.to(interaction.dtype)
+        if trace is not None:
+            p, h = crop
+            trace.add("interaction", FeatureMaps(interaction[:, :, :p, :h], stage="interaction", token_axes=True))
+            if self.interaction.one_channel:
+                trace.add("similarity_p↔h", Alignment(interaction[:, 0, :p, :h], rows="premise", cols="hypothesis",
+                                                      layer=1, direction="p↔h", kind="similarity"))
+        return self.extract(interaction, trace, crop)  # [B, c·s·s]
+
+    def extract(self, interaction: torch.Tensor, trace: Trace | None, crop: tuple[int, int]) -> torch.Tensor:
+        """I [B, C, L, L] → flattened DenseNet features [B, c·s·s], tracing the maps on the way."""
+        p, h = crop
+        x = self.scale_down(self.dropout(interaction))  # no ReLU
+        if trace is not None:
+            trace.add("scale_down", FeatureMaps(x[:, :, :p, :h], stage="scale_down", token_axes=True))
+        for index, (block, transition) in enumerate(zip(self.blocks, self.transitions), start=1):
+            carried = x.shape[1]
+            x = block(x)  # [B, carried + n·GR, s, s]: the block's input, then the channels it adds
+            if trace is not None:
+                on_tokens = index == 1
+                added = x[:, carried:]  # the carried channels are the previous stage's, traced there
+                maps = added[:, :, :p, :h] if on_tokens else added
+                trace.add(f"dense_block_{index}", FeatureMaps(maps, stage=f"dense_block_{index}", token_axes=on_tokens))
+            x = transition(x)
+        return x.flatten(start_dim=1)
+
+
+class EncodingPooling(nn.Module):
+    """Table 5 row 2 ("− feature extraction", encoding-based): no interaction; each sentence max-pooled over
+    time, then [p; h; |p−h|; p∘h]."""
+
+    def __init__(self, config: DIINConfig, dim: int, dropout: nn.Dropout):
+        super().__init__()
+        self.output_dim = 4 * dim
+
+    @staticmethod
+    def trace_types(config: DIINConfig) -> set[type]:
+        return set()
+
+    def forward(self, p_enc: torch.Tensor, h_enc: torch.Tensor, pm: torch.Tensor, hm: torch.Tensor,
+                trace: Trace | None, crop: tuple[int, int]) -> torch.Tensor:
+        # B batch, L grid, d width
+        p_vec, h_vec = masked_max(p_enc, pm), masked_max(h_enc, hm)  # [B, d]
+        return torch.cat([p_vec, h_vec, (p_vec - h_vec).abs(), p_vec * h_vec], dim=-1)  # [B, 4d]
+
+
+FEATURE_EXTRACTORS: dict[str, type[DenseNetFeatures] | type[EncodingPooling]] = {
+    "densenet": DenseNetFeatures, "none": EncodingPooling}
+"""The `feature_extractor` option → stages 3–4 (RE2-style: a part chosen by name). Each takes (config, d,
+dropout), has `output_dim` (the output layer's input width), `trace_types(config)` and
+forward(P_enc, H_enc, masks, trace, crop) → [B, output_dim]."""
+EXTRACTOR = "extractor"
+"""The model's attribute holding its feature extractor. Its weights are stored under their own names
+(scale_down.*, blocks.*, transitions.*) at the top of the state dict, as before it was a part of its own,
+so every checkpoint keeps its keys (`_flatten_extractor_keys`, `_nest_extractor_keys`)."""
+
+
+def _flatten_extractor_keys(module: nn.Module, state: dict[str, torch.Tensor], prefix: str, metadata: dict) -> None:
+    """State-dict post-hook: `<prefix>extractor.scale_down.weight` → `<prefix>scale_down.weight`, order kept."""
+    nested = f"{prefix}{EXTRACTOR}."
+    items = list(state.items())
+    state.clear()
+    state.update((prefix + key[len(nested):] if key.startswith(nested) else key, value) for key, value in items)
+
+
+def _nest_extractor_keys(module: nn.Module, state: dict[str, torch.Tensor], prefix: str, *_: object) -> None:
+    """Load-state-dict pre-hook: the top-level names of the extractor's parts go back under `extractor.`."""
+    parts = tuple(f"{prefix}{name}." for name in getattr(module, EXTRACTOR)._modules)
+    for key in [key for key in state if key.startswith(parts)]:
+        state[f"{prefix}{EXTRACTOR}.{key[len(prefix):]}"] = state.pop(key)
+
+
 @register("diin")
 class DIIN(MatchingModel):
     """Embedding → highway + self-attention + fuse gate → I = p∘h → DenseNet → linear; see the module docstring."""
@@ -234,24 +400,18 @@ class DIIN(MatchingModel):
         c = self.config
         attends = c.encoding == "self_attention"
         highway_gates = c.encoding != "none" and c.highway_layers > 0
-        fuse_gates = attends and c.fuse not in ("none", "addition")
-        maps = c.feature_extractor != "none"
-        return super().trace_types() | {*([Gate] if highway_gates or fuse_gates else []),
-                                        *([Alignment] if attends or (maps and c.interaction == "similarity") else []),
-                                        *([FeatureMaps] if maps else [])}
+        fuse_gates = attends and FUSES[c.fuse].has_gates
+        return (super().trace_types() | FEATURE_EXTRACTORS[c.feature_extractor].trace_types(c)
+                | {*([Gate] if highway_gates or fuse_gates else []), *([Alignment] if attends else [])})
 
     def __init__(self, config: DIINConfig):
         super().__init__(config)
         c = config
-        for option, value, allowed in (("encoding", c.encoding, ENCODINGS), ("fuse", c.fuse, FUSES),
-                                       ("interaction", c.interaction, INTERACTIONS),
-                                       ("feature_extractor", c.feature_extractor, FEATURE_EXTRACTORS)):
+        for option, value, allowed in (("encoding", c.encoding, ENCODINGS), ("fuse", c.fuse, tuple(FUSES)),
+                                       ("interaction", c.interaction, tuple(INTERACTIONS)),
+                                       ("feature_extractor", c.feature_extractor, tuple(FEATURE_EXTRACTORS))):
             if value not in allowed:
                 raise ValueError(f"DIIN {option} must be one of {allowed}, got {value!r}")
-        if c.feature_extractor == "densenet" and (c.sequence_length < 2 ** c.dense_blocks
-                                                  or c.sequence_length % 2 ** c.dense_blocks):
-            raise ValueError(f"DIIN sequence_length {c.sequence_length} must be a positive multiple of "
-                             f"2 ** dense_blocks = {2 ** c.dense_blocks} so the transitions' pooling tiles it")
         self.features = TokenFeatures(c.vocab_size, c.word_dim, c.freeze_word_embeddings, use_chars=c.use_chars,
                                       char_vocab_size=c.char_vocab_size, char_dim=c.char_dim,
                                       char_filters=c.char_filters, char_width=c.char_width, use_pos=c.use_pos,
@@ -266,24 +426,12 @@ class DIIN(MatchingModel):
         self.projection = nn.Linear(embedding_dim, d) if c.encoding == "none" and d != embedding_dim else None
         self.premise_encoder = self.hypothesis_encoder = None
         if c.encoding == "self_attention":
-            self.premise_encoder = SelfAttentionEncoder(d, c.fuse, self.dropout)
-            self.hypothesis_encoder = (self.premise_encoder if c.share_encoders
-                                       else SelfAttentionEncoder(d, c.fuse, self.dropout))
-        if c.feature_extractor == "none":
-            self.classifier = nn.Linear(4 * d, c.num_classes)
-            return
-        channels = 1 if c.interaction == "similarity" else d
-        self.scale_down = nn.Conv2d(channels, max(1, math.floor(channels * c.first_scale_down_ratio)), 1)
-        channels = self.scale_down.out_channels
-        self.blocks, self.transitions = nn.ModuleList(), nn.ModuleList()
-        for _ in range(c.dense_blocks):
-            block = DenseBlock(channels, c.dense_layers, c.growth_rate, c.dense_kernel)
-            transition = Transition(block.out_channels, c.transition_scale_down_ratio)
-            self.blocks.append(block)
-            self.transitions.append(transition)
-            channels = transition.out_channels
-        side = c.sequence_length // 2 ** c.dense_blocks
-        self.classifier = nn.Linear(channels * side * side, c.num_classes)
+            self.premise_encoder = FUSES[c.fuse](d, self.dropout)
+            self.hypothesis_encoder = self.premise_encoder if c.share_encoders else FUSES[c.fuse](d, self.dropout)
+        self.extractor = FEATURE_EXTRACTORS[c.feature_extractor](c, d, self.dropout)  # stages 3–4
+        self.classifier = nn.Linear(self.extractor.output_dim, c.num_classes)
+        self.register_state_dict_post_hook(_flatten_extractor_keys)
+        self.register_load_state_dict_pre_hook(_nest_extractor_keys)
 
     # ------------------------------------------------------------------ stages
 
@@ -321,23 +469,6 @@ class DIIN(MatchingModel):
         encoded, weights, fuse_gates = encoder(hw, mask)
         return encoded, highway_gates, weights, fuse_gates
 
-    def extract(self, interaction: torch.Tensor, trace: Trace | None, crop: tuple[int, int]) -> torch.Tensor:
-        """I [B, C, L, L] → flattened DenseNet features [B, c·s·s], tracing the maps on the way."""
-        p, h = crop
-        x = self.scale_down(self.dropout(interaction))  # no ReLU
-        if trace is not None:
-            trace.add("scale_down", FeatureMaps(x[:, :, :p, :h], stage="scale_down", token_axes=True))
-        for index, (block, transition) in enumerate(zip(self.blocks, self.transitions), start=1):
-            carried = x.shape[1]
-            x = block(x)  # [B, carried + n·GR, s, s]: the block's input, then the channels it adds
-            if trace is not None:
-                on_tokens = index == 1
-                added = x[:, carried:]  # the carried channels are the previous stage's, traced there
-                maps = added[:, :, :p, :h] if on_tokens else added
-                trace.add(f"dense_block_{index}", FeatureMaps(maps, stage=f"dense_block_{index}", token_axes=on_tokens))
-            x = transition(x)
-        return x.flatten(start_dim=1)
-
     # ------------------------------------------------------------------ forward
 
     def match(self, batch: Batch, trace: Trace | None) -> torch.Tensor:
@@ -354,24 +485,7 @@ class DIIN(MatchingModel):
         if trace is not None:
             self._trace_encoding(trace, crop, (p_hw_gates, h_hw_gates), (p_att, h_att), (p_fuse, h_fuse))
 
-        if self.config.feature_extractor == "none":
-            p_vec, h_vec = masked_max(p_enc, pm), masked_max(h_enc, hm)  # [B, d]
-            pooled = torch.cat([p_vec, h_vec, (p_vec - h_vec).abs(), p_vec * h_vec], dim=-1)  # [B, 4d]
-        else:
-            if self.config.interaction == "dense":
-                interaction = torch.einsum("bid,bjd->bdij", p_enc, h_enc)  # I_ij = p_i∘h_j  [B, d, L, L]
-            else:
-                interaction = torch.bmm(p_enc, h_enc.transpose(1, 2)).unsqueeze(1)  # p_i·h_j  [B, 1, L, L]
-            if self.config.mask_interaction:
-                cells = (pm.unsqueeze(2) & hm.unsqueeze(1)).unsqueeze(1)  # [B, 1, L, L]
-                interaction = interaction * cells.to(interaction.dtype)
-            if trace is not None:
-                p, h = crop
-                trace.add("interaction", FeatureMaps(interaction[:, :, :p, :h], stage="interaction", token_axes=True))
-                if self.config.interaction == "similarity":
-                    trace.add("similarity_p↔h", Alignment(interaction[:, 0, :p, :h], rows="premise", cols="hypothesis",
-                                                          layer=1, direction="p↔h", kind="similarity"))
-            pooled = self.extract(interaction, trace, crop)  # [B, c·s·s]
+        pooled = self.extractor(p_enc, h_enc, pm, hm, trace, crop)  # [B, output_dim]: c·s·s (DenseNet) or 4d
         logits = self.classifier(self.dropout(pooled))  # [B, K]
         if trace is not None:
             trace.add("pooled", Representation(pooled, name="pair"))

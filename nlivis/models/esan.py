@@ -36,7 +36,6 @@ from nlivis.models.layers.recurrent import MaskedLSTM
 from nlivis.models.registry import register
 from nlivis.models.trace import Alignment, Gate, Representation, Trace
 
-AUGMENTATIONS = ("gated", "simple", "none")
 
 
 @dataclass
@@ -74,43 +73,29 @@ class ESANConfig(ModelConfig):
 
 
 class AlignmentLayer(nn.Module):
-    """One enhanced sentence alignment layer: augmentation → co-attention → fusion (§2.2)."""
+    """One enhanced sentence alignment layer: augmentation → co-attention → fusion (§2.2). This base class
+    augments nothing (Table 4 "w/o Feat. Augment."); its subclasses in AUGMENTATIONS are the other kinds of
+    augmentation, chosen by name (the `augmentation` option)."""
 
-    def __init__(self, dim: int, first: bool, augmentation: str, use_word: bool, use_context: bool,
-                 dropout: nn.Dropout):
+    has_gates: ClassVar[bool] = False
+    """Whether its augmentation has gates to trace (as `Gate` entries)."""
+
+    def __init__(self, dim: int, first: bool, use_word: bool, use_context: bool, dropout: nn.Dropout):
         super().__init__()
-        augments = augmentation != "none"
-        self.augmentation = augmentation
-        self.adds_word = augments and use_word
-        self.adds_context = augments and use_context and not first  # layer 1's input already is H
-        gated = augmentation == "gated"
-        self.w_g = nn.Linear(dim, dim, bias=False) if gated and (self.adds_word or self.adds_context) else None
-        self.w_e = nn.Linear(dim, dim) if gated and self.adds_word else None  # W_e and z_e  eq. 1
-        self.w_h = nn.Linear(dim, dim) if gated and self.adds_context else None  # W_h and z_h  eq. 2
+        self.adds_word = use_word  # what an augmenting subclass adds: E ...
+        self.adds_context = use_context and not first  # ... and H, except in layer 1, whose input already is H
+        self.add_augmentation_weights(dim)  # before W_c and W_f: their initial values follow from the seed as before
         self.w_c = nn.Linear(dim, dim, bias=False)  # eq. 5
         self.w_f = nn.Linear(4 * dim, dim)  # W_f and z_f  eq. 8
         self.dropout = dropout
 
+    def add_augmentation_weights(self, dim: int) -> None:
+        """The augmentation's own weights, if any."""
+
     def augment(self, a: torch.Tensor, e: torch.Tensor, h: torch.Tensor
                 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-        """ã from the layer input a and the features E, H (eqs. 1–4); returns ã [B, T, d] and the gates."""
-        # B batch, T tokens, d width
-        gates: dict[str, torch.Tensor] = {}
-        out = a
-        if self.augmentation == "simple":
-            if self.adds_word:
-                out = out + e
-            if self.adds_context:
-                out = out + h
-            return out, gates
-        shared = self.w_g(a) if self.w_g is not None else None  # W_g a_i
-        if self.w_e is not None:
-            gates["word"] = torch.sigmoid(shared + self.w_e(e))  # eq. 1
-            out = out + gates["word"] * e
-        if self.w_h is not None:
-            gates["context"] = torch.sigmoid(shared + self.w_h(h))  # eq. 2
-            out = out + gates["context"] * h
-        return out, gates  # eq. 3
+        """ã from the layer input a and the features E, H; returns ã [B, T, d] and the gates. Here ã = a."""
+        return a, {}
 
     def forward(self, a: torch.Tensor, b: torch.Tensor, features_a: tuple[torch.Tensor, torch.Tensor],
                 features_b: tuple[torch.Tensor, torch.Tensor], mask_a: torch.Tensor, mask_b: torch.Tensor):
@@ -134,6 +119,51 @@ class AlignmentLayer(nn.Module):
         return out * mask.unsqueeze(-1).to(out.dtype)
 
 
+class SimpleAugmentation(AlignmentLayer):
+    """Eq. 4 (Table 4 "w/ Simple Augment."): ã = a + E + H, without gates."""
+
+    def augment(self, a: torch.Tensor, e: torch.Tensor, h: torch.Tensor
+                ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        # B batch, T tokens, d width
+        out = a
+        if self.adds_word:
+            out = out + e  # [B, T, d]
+        if self.adds_context:
+            out = out + h  # [B, T, d]
+        return out, {}
+
+
+class GatedAugmentation(AlignmentLayer):
+    """Eqs. 1–3 (the paper's model): ã = a + g_e∘E + g_h∘H, each gate read from the layer input a through a
+    shared W_g and from its own features."""
+
+    has_gates = True
+
+    def add_augmentation_weights(self, dim: int) -> None:
+        self.w_g = nn.Linear(dim, dim, bias=False) if self.adds_word or self.adds_context else None
+        self.w_e = nn.Linear(dim, dim) if self.adds_word else None  # W_e and z_e  eq. 1
+        self.w_h = nn.Linear(dim, dim) if self.adds_context else None  # W_h and z_h  eq. 2
+
+    def augment(self, a: torch.Tensor, e: torch.Tensor, h: torch.Tensor
+                ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        # B batch, T tokens, d width
+        gates: dict[str, torch.Tensor] = {}
+        out = a
+        shared = self.w_g(a) if self.w_g is not None else None  # W_g a_i  [B, T, d]
+        if self.w_e is not None:
+            gates["word"] = torch.sigmoid(shared + self.w_e(e))  # [B, T, d]  eq. 1
+            out = out + gates["word"] * e
+        if self.w_h is not None:
+            gates["context"] = torch.sigmoid(shared + self.w_h(h))  # [B, T, d]  eq. 2
+            out = out + gates["context"] * h
+        return out, gates  # eq. 3
+
+
+AUGMENTATIONS: dict[str, type[AlignmentLayer]] = {
+    "gated": GatedAugmentation, "simple": SimpleAugmentation, "none": AlignmentLayer}
+"""The `augmentation` option → the alignment layer that augments so (RE2-style: a part chosen by name)."""
+
+
 @register("esan")
 class ESAN(MatchingModel):
     """Word + contextual features, N enhanced alignment layers, mean+max pooling, MLP; see the module docstring."""
@@ -148,14 +178,14 @@ class ESAN(MatchingModel):
 
     def trace_types(self) -> frozenset[type]:
         c = self.config
-        gated = c.augmentation == "gated" and (c.use_word_features or c.use_contextual_features)
+        gated = AUGMENTATIONS[c.augmentation].has_gates and (c.use_word_features or c.use_contextual_features)
         return super().trace_types() | {Alignment, *([Gate] if gated else [])}
 
     def __init__(self, config: ESANConfig):
         super().__init__(config)
         c = config
         if c.augmentation not in AUGMENTATIONS:
-            raise ValueError(f"augmentation must be one of {AUGMENTATIONS}, got {c.augmentation!r}")
+            raise ValueError(f"augmentation must be one of {tuple(AUGMENTATIONS)}, got {c.augmentation!r}")
         if c.num_layers < 1:
             raise ValueError(f"num_layers must be at least 1, got {c.num_layers}")
         self.features = TokenFeatures(c.vocab_size, c.word_dim, c.freeze_word_embeddings, use_chars=c.use_chars,
@@ -170,8 +200,8 @@ class ESAN(MatchingModel):
         self.dropout = nn.Dropout(c.dropout)
         self.encoder = MaskedLSTM(d, d // 2, num_layers=c.encoder_layers, dropout=c.dropout)
         self.layers = nn.ModuleList(
-            AlignmentLayer(d, index == 0, c.augmentation, c.use_word_features, c.use_contextual_features,
-                           self.dropout)
+            AUGMENTATIONS[c.augmentation](d, index == 0, c.use_word_features, c.use_contextual_features,
+                                          self.dropout)
             for index in range(c.num_layers))
         self.classifier = nn.Sequential(nn.Linear(8 * d, c.mlp_hidden_size), nn.ReLU(), nn.Dropout(c.dropout),
                                         nn.Linear(c.mlp_hidden_size, c.num_classes))

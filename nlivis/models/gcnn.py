@@ -28,7 +28,6 @@ from nlivis.models.layers.masking import masked_max, masked_mean, masked_softmax
 from nlivis.models.registry import register
 from nlivis.models.trace import Alignment, Gate, Representation, Trace
 
-CONTEXT_LAYERS = ("gcnn", "cnn", "glu")
 
 
 @dataclass
@@ -64,35 +63,31 @@ class GCNNConfig(ModelConfig):
     """Hidden width of the prediction MLP (not given in the paper; = hidden_size)."""
 
 
-class ConvBlock(nn.Module):
-    """One layer of the context/aggregation stacks over [B, T, m] → [B, T, n].
+def _token_conv(in_dim: int, out_dim: int, kernel_width: int) -> nn.Conv1d:
+    """A "same"-padded convolution over tokens [B, m, T] → [B, n, T]."""
+    return nn.Conv1d(in_dim, out_dim, kernel_width, padding=kernel_width // 2)
 
-    "gcnn" follows eq. 2: o = σ(conv_o), f = σ(conv_f), g = tanh(conv_g), c = f∘c_prev + (1−f)∘W_p h_prev,
-    h = o∘g + c. `forget_gate=False` drops f and c (h = o∘g + W_p h_prev); `output_gate=False` drops o and
-    uses ReLU for g (h = g + c). "cnn" is h = ReLU(conv) + W_p h_prev, "glu" is h = conv_W ∘ σ(conv_V).
-    W_p (eq. 3) exists only where m ≠ n; elsewhere it is the identity. The gates' convolutions are
-    `nn.Conv1d` parameters applied to one shared prepared input (layers/conv.py).
-    """
 
-    def __init__(self, in_dim: int, out_dim: int, kernel_width: int, kind: str,
-                 forget_gate: bool, output_gate: bool):
+class GatedConvBlock(nn.Module):
+    """One layer of the context/aggregation stacks over [B, T, m] → [B, T, n], the paper's (eq. 2):
+    o = σ(conv_o), f = σ(conv_f), g = tanh(conv_g), c = f∘c_prev + (1−f)∘W_p h_prev, h = o∘g + c.
+    `forget_gate=False` drops f and c (h = o∘g + W_p h_prev); `output_gate=False` drops o and uses ReLU
+    for g (h = g + c). W_p (eq. 3) exists only where m ≠ n; elsewhere it is the identity. The gates'
+    convolutions are `nn.Conv1d` parameters applied to one shared prepared input (layers/conv.py).
+    The other layer kinds of CONV_BLOCKS share its interface."""
+
+    def __init__(self, in_dim: int, out_dim: int, kernel_width: int, forget_gate: bool, output_gate: bool):
         super().__init__()
-        if kind not in CONTEXT_LAYERS:
-            raise ValueError(f"context_layer must be one of {CONTEXT_LAYERS}, got {kind!r}")
-        self.kind = kind
-        self.uses_forget = kind == "gcnn" and forget_gate
-        self.uses_output = kind in ("gcnn", "glu") and (output_gate or kind == "glu")
         self.out_dim = out_dim
+        self.candidate = _token_conv(in_dim, out_dim, kernel_width)  # W_g
+        self.output = _token_conv(in_dim, out_dim, kernel_width) if output_gate else None  # W_o
+        self.forget = _token_conv(in_dim, out_dim, kernel_width) if forget_gate else None  # W_f
+        self.projection = nn.Linear(in_dim, out_dim, bias=False) if in_dim != out_dim else None  # W_p, eq. 3
 
-        def conv() -> nn.Conv1d:
-            return nn.Conv1d(in_dim, out_dim, kernel_width, padding=kernel_width // 2)
-
-        self.candidate = conv()  # W_g (gcnn), W_c (cnn), W (glu)
-        self.output = conv() if self.uses_output else None  # W_o (gcnn), V (glu)
-        self.forget = conv() if self.uses_forget else None  # W_f
-        needs_residual = kind != "glu"
-        self.projection = (nn.Linear(in_dim, out_dim, bias=False)
-                           if needs_residual and in_dim != out_dim else None)  # W_p, eq. 3
+    @staticmethod
+    def has_gates(forget_gate: bool, output_gate: bool) -> bool:
+        """Whether blocks of this kind with these options have gates to trace (as `Gate` entries)."""
+        return forget_gate or output_gate
 
     def forward(self, h: torch.Tensor, cell: torch.Tensor | None, mask: torch.Tensor
                 ) -> tuple[torch.Tensor, torch.Tensor | None, dict[str, torch.Tensor]]:
@@ -100,37 +95,80 @@ class ConvBlock(nn.Module):
         x = TokenConv.for_conv(zero_padding(h, mask), self.candidate)  # shared by the gates' convolutions
         candidate = x(self.candidate)  # [B, T, n]
         gates: dict[str, torch.Tensor] = {}
-        if self.kind == "glu":
-            o = torch.sigmoid(x(self.output))
-            gates["output"] = o
-            return zero_padding(candidate * o, mask), None, gates
         carried = self.projection(h) if self.projection is not None else h  # W_p h_prev  [B, T, n]
-        if self.kind == "cnn":
-            return zero_padding(torch.relu(candidate) + carried, mask), None, gates
-        if self.uses_output:
-            o = torch.sigmoid(x(self.output))
+        if self.output is not None:
+            o = torch.sigmoid(x(self.output))  # [B, T, n]
             gates["output"] = o
             transformed = o * torch.tanh(candidate)
         else:
             transformed = torch.relu(candidate)
-        if self.uses_forget:
-            f = torch.sigmoid(x(self.forget))
+        if self.forget is not None:
+            f = torch.sigmoid(x(self.forget))  # [B, T, n]
             gates["forget"] = f
             previous = cell if cell is not None else torch.zeros_like(candidate)
-            cell = zero_padding(f * previous + (1.0 - f) * carried, mask)
+            cell = zero_padding(f * previous + (1.0 - f) * carried, mask)  # [B, T, n]
             return zero_padding(transformed + cell, mask), cell, gates
         return zero_padding(transformed + carried, mask), None, gates
 
 
+class ResidualConvBlock(nn.Module):
+    """The "cnn" baseline (Table 1): h = ReLU(conv_c) + W_p h_prev, no gates and no cell."""
+
+    def __init__(self, in_dim: int, out_dim: int, kernel_width: int, forget_gate: bool, output_gate: bool):
+        super().__init__()
+        self.out_dim = out_dim
+        self.candidate = _token_conv(in_dim, out_dim, kernel_width)  # W_c
+        self.projection = nn.Linear(in_dim, out_dim, bias=False) if in_dim != out_dim else None  # W_p, eq. 3
+
+    @staticmethod
+    def has_gates(forget_gate: bool, output_gate: bool) -> bool:
+        return False
+
+    def forward(self, h: torch.Tensor, cell: torch.Tensor | None, mask: torch.Tensor
+                ) -> tuple[torch.Tensor, None, dict[str, torch.Tensor]]:
+        # B batch, T tokens, m in width, n out width
+        candidate = TokenConv.for_conv(zero_padding(h, mask), self.candidate)(self.candidate)  # [B, T, n]
+        carried = self.projection(h) if self.projection is not None else h  # W_p h_prev  [B, T, n]
+        return zero_padding(torch.relu(candidate) + carried, mask), None, {}
+
+
+class GLUBlock(nn.Module):
+    """The "glu" baseline (eq. 1): h = conv_W ∘ σ(conv_V), no residual and no cell."""
+
+    def __init__(self, in_dim: int, out_dim: int, kernel_width: int, forget_gate: bool, output_gate: bool):
+        super().__init__()
+        self.out_dim = out_dim
+        self.candidate = _token_conv(in_dim, out_dim, kernel_width)  # W
+        self.output = _token_conv(in_dim, out_dim, kernel_width)  # V
+
+    @staticmethod
+    def has_gates(forget_gate: bool, output_gate: bool) -> bool:
+        return True
+
+    def forward(self, h: torch.Tensor, cell: torch.Tensor | None, mask: torch.Tensor
+                ) -> tuple[torch.Tensor, None, dict[str, torch.Tensor]]:
+        # B batch, T tokens, m in width, n out width
+        x = TokenConv.for_conv(zero_padding(h, mask), self.candidate)  # shared by both convolutions
+        o = torch.sigmoid(x(self.output))  # [B, T, n]
+        return zero_padding(x(self.candidate) * o, mask), None, {"output": o}
+
+
+CONV_BLOCKS: dict[str, type[GatedConvBlock] | type[ResidualConvBlock] | type[GLUBlock]] = {
+    "gcnn": GatedConvBlock, "cnn": ResidualConvBlock, "glu": GLUBlock}
+"""The `context_layer` option → the layer kind of every stack (RE2-style: a part chosen by name)."""
+
+
 class ConvStack(nn.Module):
-    """Stacked `ConvBlock`s sharing one memory cell path (the cell is updated along layers, not time)."""
+    """Stacked blocks of one kind of CONV_BLOCKS sharing one memory cell path (the cell is updated along layers, not time)."""
 
     def __init__(self, in_dim: int, width: int, layers: int, kernel_width: int, kind: str,
                  forget_gate: bool, output_gate: bool):
         super().__init__()
+        if kind not in CONV_BLOCKS:
+            raise ValueError(f"context_layer must be one of {tuple(CONV_BLOCKS)}, got {kind!r}")
         dims = [in_dim] + [width] * layers
         self.blocks = nn.ModuleList(
-            ConvBlock(dims[i], dims[i + 1], kernel_width, kind, forget_gate, output_gate) for i in range(layers))
+            CONV_BLOCKS[kind](dims[i], dims[i + 1], kernel_width, forget_gate, output_gate) for i in range(layers))
 
     def forward(self, h: torch.Tensor, mask: torch.Tensor
                 ) -> tuple[torch.Tensor, list[dict[str, torch.Tensor]]]:
@@ -179,7 +217,7 @@ class GCNN(MatchingModel):
 
     def trace_types(self) -> frozenset[type]:
         c = self.config
-        gated = c.context_layer == "glu" or (c.context_layer == "gcnn" and (c.forget_gate or c.output_gate))
+        gated = CONV_BLOCKS[c.context_layer].has_gates(c.forget_gate, c.output_gate)
         return super().trace_types() | {Alignment, *([Gate] if gated else [])}
 
     def __init__(self, config: GCNNConfig):

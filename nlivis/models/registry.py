@@ -16,6 +16,7 @@ import torch
 
 from nlivis.data.options import ConfigError, shown_value, typed_options
 from nlivis.models.base import MatchingModel, ModelConfig
+from nlivis.models.families import FAMILIES
 
 _MODELS: dict[str, type[MatchingModel]] = {}
 
@@ -38,12 +39,17 @@ position longer than its input (measured: every model with such an option fails 
 
 
 def register(name: str) -> Callable[[type[MatchingModel]], type[MatchingModel]]:
-    """Class decorator: make a model buildable as `{"name": name, ...}`."""
+    """Class decorator: make a model buildable as `{"name": name, ...}` and tie it to its family's metadata
+    (`families.FAMILIES`: label, order, colour, paper), which every model must declare there."""
 
     def add(cls: type[MatchingModel]) -> type[MatchingModel]:
         if name in _MODELS:
             raise ValueError(f"model {name!r} registered twice")
+        if name not in FAMILIES:
+            raise ValueError(f"model {name!r} has no entry in nlivis/models/families.py (its label, order, "
+                             "colour and paper): add one there")
         cls.name = name
+        cls.family = FAMILIES[name]
         _MODELS[name] = cls
         return cls
 
@@ -163,5 +169,5 @@ def build(config: Mapping[str, Any]) -> MatchingModel:
 def _import_models() -> None:
     """Import the model files so their @register decorators run."""
     for info in pkgutil.iter_modules([str(Path(__file__).parent)]):
-        if info.name not in {"base", "registry", "trace", "layers"}:
+        if info.name not in {"base", "registry", "trace", "layers", "families"}:
             importlib.import_module(f"nlivis.models.{info.name}")

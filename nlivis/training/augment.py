@@ -68,7 +68,7 @@ from nlivis.analysis.parsed import parse_sentences
 from nlivis.analysis.word_replacements import dominant_synset
 from nlivis.data.records import Pair
 from nlivis.features.cache import file_digest, installed_pipeline_version, texts_digest
-from nlivis.features.dataset import analyze_pairs
+from nlivis.features.dataset import analyse_pairs
 from nlivis.features.wordnet import load_wordnet
 from nlivis.store.files import atomic_write_bytes, cache_root
 
@@ -520,7 +520,7 @@ def augment_training(train_items: Sequence, labels: Sequence[str], kinds: Sequen
     progress(f"augment: {len(records):,} pairs added to every epoch "
              f"({', '.join(f'{k} {sum(c.kind == k for c in chosen):,}' for k in kinds)}); analysing them")
     start = time.perf_counter()
-    items = analyze_pairs(records, cache_dir=cache_dir, progress=False)
+    items = analyse_pairs(records, cache_dir=cache_dir, progress=False)
     record = augmentation_record(kinds, ratio, seed, len(pairs), chosen, available, pool, min_count)
     return Augmentation(items, [c.kind for c in chosen], [c.original for c in chosen], record,
                         {"candidates_s": pool.seconds, "candidates_cached": float(pool.cached), "draw_s": drawn,

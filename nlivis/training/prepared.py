@@ -10,7 +10,7 @@ from typing import Any, Mapping, Sequence
 import torch
 
 from nlivis.data.protocols import SplitRef, candidate_files, find_split_file, require_training_splits, split_key
-from nlivis.features.dataset import load_split_analyzed_reported
+from nlivis.features.dataset import load_split_analysed_reported
 from nlivis.features.embeddings import build_embeddings
 from nlivis.features.vocab import CharVocabulary, Vocabulary
 from nlivis.training.config import FeatureOptions
@@ -92,7 +92,7 @@ def prepare_data(protocol, data_dir: Path, options: FeatureOptions, frozen: bool
 
     def items_of(ref) -> list:
         if ref not in loaded:
-            loaded[ref] = load_split_analyzed_reported(ref, data_dir, cache_dir, progress=progress)[0]
+            loaded[ref] = load_split_analysed_reported(ref, data_dir, cache_dir, progress=progress)[0]
         return loaded[ref]
 
     labelled = [(split_key(ref), [item for item in items_of(ref) if item.pair.label is not None]) for ref in protocol.train]

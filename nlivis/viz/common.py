@@ -13,6 +13,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from nlivis.models.families import FAMILIES
+
 PLOTLY_CONFIG: dict[str, Any] = {
     "displaylogo": False,
     "toImageButtonOptions": {"format": "svg", "filename": "nlivis_figure", "scale": 2},
@@ -33,9 +35,9 @@ CATEGORY_COLOURS: tuple[str, ...] = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
                                      "#7f7f7f", "#bcbd22", "#17becf")
 """Distinct hues for categories (plotly's D3 palette): labels in a scatter must not differ only in lightness."""
 
-FAMILY_COLOURS: dict[str, str] = {"gcnn": "#1f77b4", "diin": "#ff7f0e", "attentive_conv": "#2ca02c",
-                                  "esan": "#d62728", "amn": "#9467bd", "esim": "#8c564b"}
-"""One colour per model family, the same on every page (a figure of several models colours each by it)."""
+FAMILY_COLOURS: dict[str, str] = {name: family.colour for name, family in FAMILIES.items()}
+"""One colour per model family (declared in `models.families`), the same on every page (a figure of several
+models colours each by it)."""
 
 EXTRA_COLOURS: tuple[str, ...] = ("#17becf", "#bcbd22", "#e377c2", "#7f7f7f", "#aec7e8", "#ffbb78", "#98df8a",
                                   "#ff9896", "#c5b0d5", "#c49c94")

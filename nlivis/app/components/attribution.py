@@ -41,7 +41,7 @@ def one_pair(models: Sequence[cache.Model]) -> None:
     premise, hypothesis, _ = pairs.clean(shown)
     pairs.describe(shown)
     pairs.came_from(PAGE)
-    pairs.links_to_other_pages("Attribution")
+    pairs.links_to_other_pages(paths.ATTRIBUTION)
     left, right = st.columns([3, 1])
     methods = controls.multiselect(PAGE, "methods", "Methods", SALIENCE, SALIENCE, where=left)
     labels = sorted({label for model in models for label in model.labels})

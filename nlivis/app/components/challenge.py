@@ -16,6 +16,7 @@ from nlivis.analysis.challenge import OVERALL_GROUP, accuracy_by_group
 from nlivis.app import cache, state
 from nlivis.app.components import controls, figures, pair_list
 from nlivis.app.text import code, md
+from nlivis.data.challenge import upload_types
 from nlivis.store.uploads import keep_upload
 from nlivis.viz.charts import accuracy_dots
 
@@ -34,7 +35,7 @@ def chosen_files(page: str, models: Sequence[cache.Model]) -> list[Path]:
         return earlier[chosen]
     if mode == "upload":
         uploads = st.file_uploader("Challenge file(s) — several for one file per category (stress tests)",
-                                   type=["csv", "tsv", "txt", "jsonl", "gz"], accept_multiple_files=True,
+                                   type=upload_types(), accept_multiple_files=True,
                                    key=f"{page}_challenge_upload")
         return [keep_upload(upload.name, upload.getvalue()) for upload in uploads or []]
     text = controls.text(page, "challenge_path", "Path(s), separated by ';' (e.g. "

@@ -7,7 +7,7 @@ from typing import Sequence
 
 import streamlit as st
 
-from nlivis.app import cache, state
+from nlivis.app import cache, paths, state
 from nlivis.app.components import controls, figures, pairs
 from nlivis.app.components.frame import NOTE_ICON, protocol_notes
 from nlivis.app.text import md
@@ -36,7 +36,7 @@ def page(models: Sequence[cache.Model]) -> None:
         state.stop()
     pairs.describe(shown)
     pairs.came_from(PAGE)
-    pairs.links_to_other_pages("DIIN interaction space")
+    pairs.links_to_other_pages(paths.DIIN)
     name = controls.select(PAGE, "model", "Model", [m.name for m in with_maps])
     model = next(m for m in with_maps if m.name == name)
     readings = pairs.read_all([model], shown)

@@ -9,7 +9,7 @@ from typing import Sequence
 import pandas as pd
 import streamlit as st
 
-from nlivis.app import cache, state
+from nlivis.app import cache, paths, state
 from nlivis.app.components import controls, edits, figures, pairs
 from nlivis.app.components.frame import NOTE_ICON, protocol_notes
 from nlivis.app.text import md
@@ -56,7 +56,7 @@ def why_here(models: Sequence[cache.Model], shown: cache.ShownPair, readings: di
         st.markdown(f"**TaxiNLI** (pair {md(str(taxonomy['pair_id']))}, genre {md(str(taxonomy['genre']))}): "
                     f"{md(', '.join(taxonomy['categories'])) or 'no category'} · {references}")
     pairs.came_from("explorer")
-    pairs.links_to_other_pages("Pair explorer")
+    pairs.links_to_other_pages(paths.EXPLORER)
 
 
 def predictions(models: Sequence[cache.Model], shown: cache.ShownPair, readings: dict[str, cache.PairReading]) -> None:

@@ -8,15 +8,12 @@ from typing import Iterator, Sequence
 
 import streamlit as st
 
-from nlivis.app import cache, state
+from nlivis.app import cache, paths, state
 from nlivis.app.text import md
 from nlivis.data.split_choice import protocol_named
 
-EXPLORER = "app_pages/2_Pair_explorer.py"
+EXPLORER = paths.EXPLORER.path
 """The page a clicked pair opens in."""
-PAIR_PAGES = {"Attribution": "app_pages/9_Attribution.py", "Gates": "app_pages/4_Gates.py",
-              "DIIN interaction space": "app_pages/3_DIIN_interaction_space.py"}
-"""The other pages that show one pair, linked from the Pair explorer."""
 
 NOTE_ICON = ":material/info:"
 """Starts every note caption (Streamlit's bundled icon font: no glyph depends on the browser's fonts)."""
@@ -28,12 +25,12 @@ SMALL_PROTOCOL_NOTE = ("Numbers come from models trained on reduced protocols, n
 
 
 @contextmanager
-def page(key: str, title: str, caption: str | None = None, icon: str = ":material/search:") -> Iterator[None]:
-    """Run the body as page `key` (its view parameters' namespace) inside the state module's URL handling
-    (`state.page_run`: follow a changed URL first, write the view into the URL once after), under its title,
-    the problems the URL had and the sidebar's figure-format choice."""
-    with state.page_run(key, cache.STATE_CHECKS):
-        header(title, caption, icon)
+def page(which: paths.Page, caption: str | None = None, *, title: str | None = None) -> Iterator[None]:
+    """Run the body as page `which` (its key names its view parameters) inside the state module's URL handling
+    (`state.page_run`: follow a changed URL first, write the view into the URL once after), under its title
+    (`title`, or its sidebar title) and icon, the problems the URL had and the sidebar's figure-format choice."""
+    with state.page_run(which.key, cache.STATE_CHECKS):
+        header(title or which.title, caption, which.icon)
         cache.warm_up()
         yield
 
@@ -72,7 +69,7 @@ def require_models(view: str) -> list[cache.Model]:
         st.error(f"Could not load {md(error)}")
     if not models:
         st.info(f"No model is loaded. Choose checkpoints on the Home page to use the {view}.")
-        st.page_link("app_pages/1_Home.py", label="Go to Home", icon=":material/home:")
+        st.page_link(paths.HOME.path, label="Go to Home", icon=paths.HOME.icon)
         state.stop()
     return models
 

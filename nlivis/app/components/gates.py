@@ -7,7 +7,7 @@ from typing import Sequence
 import pandas as pd
 import streamlit as st
 
-from nlivis.app import cache, state
+from nlivis.app import cache, paths, state
 from nlivis.app.components import controls, figures, pairs, samples
 from nlivis.app.components.frame import protocol_notes
 from nlivis.app.text import md
@@ -45,7 +45,7 @@ def one_pair(with_gates: Sequence[cache.Model], models: Sequence[cache.Model]) -
         return
     pairs.describe(shown)
     pairs.came_from(PAGE)
-    pairs.links_to_other_pages("Gates")
+    pairs.links_to_other_pages(paths.GATES)
     names = [m.name for m in with_gates]
     opened = controls.open_sections(PAGE, "open", names, names[:1])
     now_open = []

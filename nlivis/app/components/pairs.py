@@ -8,9 +8,8 @@ from typing import Any, Sequence
 
 import streamlit as st
 
-from nlivis.app import cache, state
+from nlivis.app import cache, paths, state
 from nlivis.app.components import lists
-from nlivis.app.components.frame import PAIR_PAGES
 from nlivis.app.text import md
 
 SOURCES = ("type a pair", "pick from a dataset split")
@@ -150,14 +149,13 @@ def came_from(page: str) -> None:
         st.rerun()
 
 
-def links_to_other_pages(current: str) -> None:
+def links_to_other_pages(current: paths.Page) -> None:
     """Links that open the same pair (and list) in the other pair pages."""
     params = state.pair_link(state.pair(), state.pair_list())
-    targets = [(title, path) for title, path in PAIR_PAGES.items() if title != current]
-    if current != "Pair explorer":
-        targets.insert(0, ("Pair explorer", "app_pages/2_Pair_explorer.py"))
-    for column, (title, path) in zip(st.columns(len(targets)), targets):
-        column.page_link(path, label=f"This pair in {title}", icon=":material/open_in_new:", query_params=params)
+    targets = [page for page in paths.PAIR_PAGES if page != current]
+    for column, target in zip(st.columns(len(targets)), targets):
+        column.page_link(target.path, label=f"This pair in {target.title}", icon=":material/open_in_new:",
+                         query_params=params)
 
 
 def pair_tags(shown: cache.ShownPair) -> tuple[frozenset[str], tuple[frozenset[str], dict[str, str]] | None]:

@@ -209,7 +209,7 @@ def show_run(out_path: str, drawn_status: str) -> None:
             st.info("Stop requested: the run saves its state after its current step.")
     elif status == "finished":
         st.success(f"Finished: the checkpoint {md(run.out.name)} is listed on Home, ready to load.")
-        st.page_link("app_pages/1_Home.py", label="Go to Home", icon=":material/home:")
+        st.page_link(paths.HOME.path, label="Go to Home", icon=paths.HOME.icon)
     elif status == "stopped":
         st.info("Stopped with its training state saved; Resume continues it with its own command line.")
         if st.button("Resume", key=f"train_resume_{run.out.name}", disabled=not run.command):

@@ -18,26 +18,36 @@ not depend on which words a batch holds, only on its shapes, so no dataset is ne
 """
 from __future__ import annotations
 
+import ctypes
 import gc
 import math
 import os
 import platform
+import resource
 import statistics
 import time
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 import torch
+from torch.utils.flop_counter import FlopCounterMode
 
 from nlivis.features.batch import Batch
 from nlivis.features.buckets import CHUNK_BATCHES, bucket_batches
+from nlivis.features.embeddings import MINILM_DIM
 from nlivis.features.pos import NUM_POS_TAGS
+from nlivis.features.sentences import analyse_sentences
+from nlivis.inference import load_checkpoint
+from nlivis.inference import predict_pair as predict_pairs
 from nlivis.models import build
+from nlivis.models.families import SHIPPED_FAMILIES
+from nlivis.store.checkpoints import find_checkpoints
 from nlivis.training.config import deep_merge, load_config
 from nlivis.training.provenance import git_commit
 
-FAMILIES = ("gcnn", "diin", "attentive_conv", "esan", "amn")
+FAMILIES = SHIPPED_FAMILIES
 SIZES = ("shipped", "paper")
 MULTINLI_TRAIN_PAIRS = 392_702
 BENCH_VOCAB = 20_000
@@ -145,8 +155,6 @@ def length_bucketed_batches(batch_size: int, max_premise: int, max_hypothesis: i
 def bench_config(family: str, size: str) -> dict[str, Any]:
     """The family's config at `size` ("paper" or "shipped"), with the benchmark vocabulary and the word
     width its embedding source gives (384 for the shipped MiniLM word pieces, 300 for GloVe)."""
-    from nlivis.features.embeddings import MINILM_DIM
-
     config = load_config(family)
     if size == "shipped":
         config = deep_merge(config, config.get("shipped", {}))
@@ -170,8 +178,6 @@ def median_seconds(fn: Callable[[], Any], repeats: int, warmup: int) -> float:
 def _release_memory() -> None:
     gc.collect()
     try:  # hand freed heap back to the OS so the next row's peak starts from what is really in use
-        import ctypes
-
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):
         pass
@@ -210,8 +216,6 @@ def peak_memory_mb(device: torch.device) -> float:
     kb = _status_kb("VmHWM")
     if kb is not None:
         return kb / 1024
-    import resource
-
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
@@ -295,8 +299,6 @@ FUSED_RNN_FLOPS = {torch.ops.aten.mkldnn_rnn_layer: _fused_rnn_layer_flops,
 def flops_per_pair(model: torch.nn.Module, batches: Sequence[Batch]) -> float:
     """Forward+backward FLOPs per pair counted by torch (matmuls, convolutions and fused LSTM layers),
     over all the given batches (their lengths differ, so one batch stands for none of them)."""
-    from torch.utils.flop_counter import FlopCounterMode
-
     counter = FlopCounterMode(display=False, custom_mapping=FUSED_RNN_FLOPS)
     with counter:
         for batch in batches:
@@ -332,6 +334,35 @@ def esan_table5_seconds() -> dict[str, float]:
     return {str(r.model): float(r.value) for r in table.itertuples()}
 
 
+def training_pass(model: torch.nn.Module, batches: Sequence[Batch], optimizer: torch.optim.Optimizer,
+                  autocast: Any, device: torch.device) -> Callable[[], None]:
+    """One timed training repetition: a step on each batch (under `autocast` when given), then a device sync."""
+    def call() -> None:
+        model.train()
+        for batch in batches:
+            optimizer.zero_grad(set_to_none=True)
+            if autocast is not None:
+                with autocast:
+                    loss = model.loss(model(batch), batch.labels)
+            else:
+                loss = model.loss(model(batch), batch.labels)
+            loss.backward()
+            optimizer.step()
+        _synchronize(device)
+    return call
+
+
+def inference_pass(model: torch.nn.Module, batches: Sequence[Batch], trace: bool,
+                   device: torch.device) -> Callable[[], None]:
+    """One timed inference repetition over `batches` (traces on or off), then a device sync."""
+    def call() -> None:
+        with torch.inference_mode():
+            for batch in batches:
+                model(batch, trace=trace)
+        _synchronize(device)
+    return call
+
+
 def bench_model(family: str, size: str, device: torch.device, repeats: int, warmup: int,
                 mixed_precision: bool = False, infer_batch_size: int = 256,
                 train_batch_size: int | None = None, train_batches: int = 5, infer_batches: int = 2,
@@ -354,23 +385,7 @@ def bench_model(family: str, size: str, device: torch.device, repeats: int, warm
     batches = [b.to(device) for b in length_bucketed_batches(train_bs, max_p, max_h, train_batches, seed=1)]
     autocast = torch.autocast("cuda", dtype=torch.bfloat16) if mixed_precision and device.type == "cuda" else None
 
-    def sync() -> None:
-        _synchronize(device)
-
-    def train_pass() -> None:
-        model.train()
-        for batch in batches:
-            optimizer.zero_grad(set_to_none=True)
-            if autocast is not None:
-                with autocast:
-                    loss = model.loss(model(batch), batch.labels)
-            else:
-                loss = model.loss(model(batch), batch.labels)
-            loss.backward()
-            optimizer.step()
-        sync()
-
-    train_s = median_seconds(train_pass, repeats, warmup)
+    train_s = median_seconds(training_pass(model, batches, optimizer, autocast, device), repeats, warmup)
     pairs_per_s = train_bs * len(batches) / train_s
     flops = flops_per_pair(model, batches) if count_flops else float("nan")
     del batches, optimizer
@@ -379,17 +394,9 @@ def bench_model(family: str, size: str, device: torch.device, repeats: int, warm
     infer = [b.to(device) for b in length_bucketed_batches(infer_batch_size, max_p, max_h, infer_batches, seed=2)]
     latency_batch = synthetic_batch(LATENCY_PAIRS, max_p, max_h, seed=11, fixed_length=LATENCY_LENGTH).to(device)
 
-    def run(batches_: list[Batch], trace: bool) -> Callable[[], None]:
-        def call() -> None:
-            with torch.inference_mode():
-                for batch in batches_:
-                    model(batch, trace=trace)
-            sync()
-        return call
-
-    infer_s = median_seconds(run(infer, False), repeats, warmup)
-    latency_s = median_seconds(run([latency_batch], False), repeats, warmup)
-    traced_s = median_seconds(run([latency_batch], True), repeats, warmup)
+    infer_s = median_seconds(inference_pass(model, infer, False, device), repeats, warmup)
+    latency_s = median_seconds(inference_pass(model, [latency_batch], False, device), repeats, warmup)
+    traced_s = median_seconds(inference_pass(model, [latency_batch], True, device), repeats, warmup)
     return BenchRow(
         model=family, size=size + ("+bf16" if autocast is not None else ""), params=model.count_parameters(),
         train_batch=train_bs, cutoffs=f"{max_p}/{max_h}", train_pairs_per_s=pairs_per_s,
@@ -404,18 +411,16 @@ def bench_model(family: str, size: str, device: torch.device, repeats: int, warm
 def spacy_sentences_per_second(n_sentences: int = 2000, repeats: int = 3) -> float:
     """spaCy analysis speed (tagger + lemmatizer, parser off) on generated English sentences of about
     10 tokens, median of `repeats` runs over `n_sentences` distinct sentences (pipeline loaded first)."""
-    from nlivis.features.sentences import analyze_sentences
-
     subjects = ["A man", "Two women", "The little dog", "A group of children", "Somebody"]
     verbs = ["is playing", "were sitting", "walks", "has eaten", "will visit"]
     objects = ["in the park .", "a red ball near the old station .", "the food quickly .", "outside ."]
-    analyze_sentences(["A man is playing a guitar ."])  # load the pipeline outside the timing
+    analyse_sentences(["A man is playing a guitar ."])  # load the pipeline outside the timing
     times = []
-    for rep in range(repeats):  # distinct texts every run: analyze_sentences analyses each distinct text once
+    for rep in range(repeats):  # distinct texts every run: analyse_sentences analyses each distinct text once
         texts = [f"{subjects[i % 5]} {verbs[(i // 5) % 5]} {objects[(i // 25) % 4]} ({rep}-{i})"
                  for i in range(n_sentences)]
         start = time.perf_counter()
-        analyze_sentences(texts)
+        analyse_sentences(texts)
         times.append(time.perf_counter() - start)
     return n_sentences / statistics.median(times)
 
@@ -437,10 +442,6 @@ def app_pair_latency(checkpoint_root: Path, repeats: int,
                      hypothesis: str = "A person is making music .") -> AppLatency | None:
     """Median seconds to analyse one pair with one full shipped model per family, traces on (models
     preloaded, as the app keeps them), plus each model's share and its preprocessing."""
-    from nlivis.inference import load_checkpoint
-    from nlivis.inference import predict_pair as predict_pairs
-    from nlivis.store.checkpoints import find_checkpoints
-
     # One checkpoint per family: the full model (not an ablation), first seed, snli-small first.
     infos = sorted((i for i in find_checkpoints(checkpoint_root) if i.config_name == i.model and i.seed in (None, 1)),
                    key=lambda i: (i.protocol != "snli-small", i.name))
@@ -471,10 +472,40 @@ def app_pair_latency(checkpoint_root: Path, repeats: int,
                       {n: statistics.median(t) for n, t in preprocessing.items()})
 
 
-# -------------------------------------------------------------------------------------------- report
-def _version(package: str) -> str:
-    from importlib import metadata
 
+def app_lines(checkpoint_root: Path, n_sentences: int, repeats: int, latency_repeats: int) -> list[str]:
+    """The report's lines on spaCy's speed (`spacy_sentences_per_second`) and the app's one-pair latency with
+    the checkpoints under `checkpoint_root` (`app_pair_latency`)."""
+    lines = [f"spaCy preprocessing (tokens, tags, lemmas; parser and NER off), {n_sentences} distinct "
+             f"~10-token sentences: {spacy_sentences_per_second(n_sentences, repeats):.0f} sentences/s (median)"]
+    app = app_pair_latency(checkpoint_root, repeats=latency_repeats)
+    if app is None:
+        lines.append(f"App one-pair analysis: no complete checkpoints under {checkpoint_root}, not measured")
+    else:
+        parts = ", ".join(f"{name} {seconds * 1000:.0f} ms (text→batch {app.preprocessing_s[name] * 1000:.0f})"
+                          for name, seconds in app.per_model_s.items())
+        lines.append(f"App one-pair analysis with {len(app.per_model_s)} shipped models, traces on: "
+                     f"{app.total_s * 1000:.0f} ms (median of {latency_repeats}; {parts})")
+    return lines
+
+# -------------------------------------------------------------------------------------------- report
+def measurement_notes(repeats: int, warmup: int, train_batches: int, baseline_rss: float, load_before: Any,
+                      busy_before: Sequence[int]) -> list[str]:
+    """The report's header lines on how it was measured: repetitions, the RSS before the first model, the load
+    average at start and end, and a warning naming `nlivis train` processes that ran meanwhile."""
+    busy = sorted(set(busy_before) | set(concurrent_training()))
+    notes = [f"Repetitions: median of {repeats} after {warmup} warm-up; training {train_batches} "
+             f"length-bucketed batches per repetition; process RSS before the first model "
+             f"{baseline_rss:.0f} MB (peak RSS includes it)",
+             f"Load average (1 min) at start {load_before}, at end {load_average()} "
+             f"(about 0 when nothing else runs; the benchmark itself adds up to its thread count)"]
+    if busy:
+        notes.append(f"WARNING: {len(busy)} `nlivis train` process(es) ran during the measurement "
+                     f"(pids {', '.join(map(str, busy))}); CPU timings are distorted")
+    return notes
+
+
+def _version(package: str) -> str:
     try:
         return metadata.version(package)
     except metadata.PackageNotFoundError:

@@ -1,0 +1,80 @@
+"""Explain one typed pair: which tokens decide a loaded checkpoint's answer, by every requested attribution
+method (`analysis.attribution.explain_pair`), from text analysed by the one typed-text route
+(`features.dataset.analysed_text_pair`).
+
+`python -m nlivis explain` and the app's Attribution page both call `explain`."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from nlivis.analysis.attribution import DEFAULT_INPUT, METHODS, TokenScores, explain_pair
+from nlivis.features.dataset import analysed_text_pair
+from nlivis.workflows.protocol import AnalysisSpec, register_analysis
+
+GRADIENT_METHODS = ("integrated_gradients", "gradient", "grad_x_input")
+"""The methods that attribute at `ExplainOptions.at`."""
+
+
+@dataclass(frozen=True)
+class ExplainOptions:
+    """methods: of `attribution.METHODS`; target: the class index to explain (None: the predicted class);
+    steps: integrated gradients' fixed step count (None: adaptive from `attribution.DEFAULT_STEPS`); at: where
+    gradients attribute (`attribution.ATTRIBUTION_INPUTS`)."""
+
+    methods: tuple[str, ...] = METHODS
+    target: int | None = None
+    steps: int | None = None
+    at: str = DEFAULT_INPUT
+
+
+@dataclass
+class Explanation:
+    """Each method's `TokenScores` for one pair (a method the model cannot give, attention, is absent), with the
+    model's labels to name the classes."""
+
+    labels: tuple[str, ...]
+    options: ExplainOptions
+    scores: dict[str, TokenScores]
+
+    def record_of(self, method: str) -> dict[str, Any]:
+        """One method's tokens, scores, classes and notes as `explain --json` prints them (NaN left in)."""
+        scores = self.scores[method]
+        output: dict[str, Any] = {
+            "method": method, "premise_tokens": scores.premise_tokens, "premise_scores": scores.premise_scores,
+            "hypothesis_tokens": scores.hypothesis_tokens, "hypothesis_scores": scores.hypothesis_scores,
+            "predicted": self.labels[scores.predicted], "target": self.labels[scores.target], "note": scores.note}
+        if method in GRADIENT_METHODS:
+            output["attribute_at"] = self.options.at
+        if scores.completeness_gap is not None:
+            output["completeness_gap"] = scores.completeness_gap
+            output["completeness_difference"] = scores.completeness_difference
+            output["completeness_gap_note"] = scores.completeness_note
+            output["steps"] = scores.steps
+            output["steps_adaptive"] = self.options.steps is None
+        if scores.layers:
+            output["layers"] = {name: {"premise_scores": p, "hypothesis_scores": h}
+                                for name, (p, h) in scores.layers.items()}
+        return output
+
+    def record(self) -> dict[str, Any]:
+        """`record_of` the one method asked for (what `explain --json` prints), or {method: record} for several."""
+        if len(self.options.methods) == 1 and self.options.methods[0] in self.scores:
+            return self.record_of(self.options.methods[0])
+        return {method: self.record_of(method) for method in self.scores}
+
+
+def explain(loaded: Any, premise: str, hypothesis: str, options: ExplainOptions = ExplainOptions()) -> Explanation:
+    """Every requested method's token scores for a loaded checkpoint (`inference.LoadedCheckpoint`) on a typed
+    pair. Text that cannot be analysed, an unknown method or an out-of-range target is a ValueError."""
+    item = analysed_text_pair(premise, hypothesis)
+    scores = explain_pair(loaded.model, loaded.featurizer, item, options.methods, target=options.target,
+                          steps=options.steps, at=options.at)
+    return Explanation(tuple(loaded.labels), options, scores)
+
+
+ATTRIBUTION = register_analysis(AnalysisSpec(name="attribution", needs=frozenset(), options=ExplainOptions,
+                                             run=explain))
+"""Attribution needs no trace type: the gradient methods and occlusion read only the model's output distribution
+and gradients; attention (which reads `Alignment` and `MemoryKeys` entries) is left out of the result for a model
+that traces none instead of excluding the model."""
