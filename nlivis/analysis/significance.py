@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from scipy.stats import binom, norm
+from scipy.stats import binom
 
 DEFAULT_RESAMPLES = 10_000
 """Bootstrap resamples: enough for a stable 95% interval's ends at the third decimal."""
@@ -140,6 +140,7 @@ def wilson_interval(correct: int, count: int, confidence: float = 0.95) -> tuple
         return float("nan"), float("nan")
     if not 0 <= correct <= count:
         raise ValueError(f"successes must be between 0 and the count {count}, got {correct}")
+    from scipy.stats import norm
 
     z = float(norm.ppf(0.5 + confidence / 2))
     share = correct / count
