@@ -7,13 +7,14 @@ import pytest
 
 from nlivis.analysis import edits as engine
 from nlivis.analysis.edit_runs import expectation_met
-from nlivis.analysis.edits import (CONTRADICTION, DUPLICATE, ENTAILMENT, EQUIVALENT, EXCLUSIVE, NEGATED, NEUTRAL,
-                                   NOT_DUPLICATE, STRONGER, WEAKER, check_kinds, negate, nli_expectation,
-                                   paraphrase_expectation, propose_edits, quantifier_relation, swap_expectation,
-                                   typo, user_edit, word_to_sentence_relation)
+from nlivis.analysis.edit_expectations import (CONTRADICTION, DUPLICATE, ENTAILMENT, EQUIVALENT, EXCLUSIVE, NEGATED,
+                                               NEUTRAL, NOT_DUPLICATE, STRONGER, WEAKER, nli_expectation,
+                                               paraphrase_expectation, swap_expectation, word_to_sentence_relation)
+from nlivis.analysis.edits import check_kinds, negate, propose_edits, quantifier_relation, typo, user_edit
 from nlivis.analysis.inflection import gerund, indefinite_article, inflect, past, plural, third_person
 from nlivis.analysis.monotonicity import polarities
 from nlivis.analysis.parsed import parse_sentences
+from nlivis.analysis.word_replacements import wordnet_replacements
 
 
 def edit(edits, kind, side, relation=None, replacement=None):
@@ -162,7 +163,7 @@ def test_expectation_met_for_each_kind():
 
 
 def test_antonym_of_tall_is_short_and_contradicts_an_entailed_hypothesis(wordnet):
-    assert engine.wordnet_replacements("tall", "a")["antonym"] == "short"
+    assert wordnet_replacements("tall", "a")["antonym"] == "short"
     edits = propose_edits("The tall man is sleeping on a bench.", "The man is tall.", ENTAILMENT,
                           kinds=["antonym"])
     hypothesis = edit(edits, "substitution", "hypothesis", "antonym", "short")
@@ -212,17 +213,17 @@ def test_exclusive_co_hyponym_keeps_number_and_article(wordnet):
 def test_vehicles_are_not_containers(wordnet):
     """WordNet files wheeled vehicles under "container" too; that link is never walked."""
     for vehicle in ("car", "bicycle"):
-        assert engine.wordnet_replacements(vehicle, "n").get("hypernym") != "container"
-    assert engine.wordnet_replacements("bag", "n")["hypernym"] == "container"
+        assert wordnet_replacements(vehicle, "n").get("hypernym") != "container"
+    assert wordnet_replacements("bag", "n")["hypernym"] == "container"
 
 
 def test_known_words_limit_replacements_and_reach_the_nearest_known_hypernym(wordnet):
-    assert engine.wordnet_replacements("dog", "n")["hypernym"] == "canid"
+    assert wordnet_replacements("dog", "n")["hypernym"] == "canid"
     known = frozenset({"mammal", "puppy", "cat"})
-    assert engine.wordnet_replacements("dog", "n", known) == {"hypernym": "mammal", "hyponym": "puppy"}
+    assert wordnet_replacements("dog", "n", known) == {"hypernym": "mammal", "hyponym": "puppy"}
     # dog → domestic animal → animal is nearer than dog → canine → carnivore → placental → mammal
-    assert engine.wordnet_replacements("dog", "n", known | {"animal"})["hypernym"] == "animal"
-    assert engine.wordnet_replacements("tall", "a", frozenset({"big"})) == {}  # "short" is not known
+    assert wordnet_replacements("dog", "n", known | {"animal"})["hypernym"] == "animal"
+    assert wordnet_replacements("tall", "a", frozenset({"big"})) == {}  # "short" is not known
     edits = propose_edits("A dog runs.", "A dog runs.", ENTAILMENT, kinds=["hypernym", "exclusive"],
                           known=frozenset({"animal", "horse"}))
     assert [(e.change.relation, e.hypothesis) for e in edits if e.side == "hypothesis"] == \

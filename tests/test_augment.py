@@ -14,7 +14,8 @@ import torch
 from safetensors.torch import load_file
 
 from nlivis.analysis.datamap import data_map
-from nlivis.analysis.edits import LABEL, propose_edits
+from nlivis.analysis.edit_expectations import LABEL
+from nlivis.analysis.edits import propose_edits
 from nlivis.cli import main
 from nlivis.data.records import Pair
 from nlivis.features.dataset import analyse_pairs

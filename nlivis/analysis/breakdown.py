@@ -8,7 +8,7 @@ gold label are left out of every accuracy.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -16,11 +16,9 @@ import pandas as pd
 from nlivis.store.predictions import Prediction, predictions_frame
 from nlivis.analysis.significance import (DEFAULT_RESAMPLES, DEFAULT_SEED, Interval, discordant_counts,
                                           mcnemar_exact, paired_bootstrap, wilson_interval)
-from nlivis.analysis.tags import TAGS
-from nlivis.data.records import NLI_LABELS
-
-if TYPE_CHECKING:
-    from nlivis.data.taxonomies import TaxonomyFile, TaxonomyRow
+from nlivis.analysis.tags import TAGS, approximate_tags, unavailable_tags
+from nlivis.data.records import NLI_LABELS, Pair
+from nlivis.data.taxonomies import REFERENCE_MODELS, TAXINLI_CATEGORIES, TaxonomyFile, TaxonomyRow, join_to_pairs
 
 Predictions = Sequence[Prediction] | pd.DataFrame
 TAG_COLUMNS = ["tag", "count", "frequency", "correct", "accuracy", "ci_low", "ci_high", "majority_label",
@@ -114,8 +112,6 @@ def accuracy_by_tag_and_source(predictions: Predictions | Mapping[str, Predictio
     `unavailable` applies to the automatic tags only (a human annotator needed no WordNet), and so does
     the "approximate" status of an automatic tag whose rule agrees poorly with the annotators
     (`tags.approximate_tags`)."""
-    from nlivis.analysis.tags import approximate_tags
-
     gold = dict(gold or {})
     tables = []
     if gold:
@@ -239,8 +235,6 @@ def table7_long(splits: Mapping[str, TaggedSplit], source: str = "gold",
     traced to its pairs (`pairs_with_tag`). `source` labels where the tags came from (see TAG_SOURCES);
     automatic tags are marked unavailable (`unavailable`, default `tags.unavailable_tags()`) or
     approximate (`tags.approximate_tags()`) as in `accuracy_by_tag_and_source`."""
-    from nlivis.analysis.tags import approximate_tags, unavailable_tags
-
     marks: dict = {}
     if source == "automatic":
         marks = {"unavailable": unavailable_tags() if unavailable is None else unavailable,
@@ -402,20 +396,18 @@ REFERENCE_SUFFIX = " (full MultiNLI)"
 """Appended to a reference model's name wherever it stands beside ours: it was trained on all of MultiNLI."""
 
 
-def taxonomy_groups(rows_by_id: Mapping[str, "TaxonomyRow"], by: str = "category") -> dict[str, frozenset[str]]:
+def taxonomy_groups(rows_by_id: Mapping[str, TaxonomyRow], by: str = "category") -> dict[str, frozenset[str]]:
     """Pair id → its TaxiNLI categories (`by` "category") or its genre as a one-element set (`by` "genre")."""
     if by == "genre":
         return {pair_id: frozenset({row.genre or "(none)"}) for pair_id, row in rows_by_id.items()}
     return {pair_id: row.categories for pair_id, row in rows_by_id.items()}
 
 
-def reference_predictions(rows_by_id: Mapping[str, "TaxonomyRow"], gold: Mapping[str, str | None] | None = None
+def reference_predictions(rows_by_id: Mapping[str, TaxonomyRow], gold: Mapping[str, str | None] | None = None
                           ) -> dict[str, list[Prediction]]:
     """The TaxiNLI file's reference models as predictions (display name + `REFERENCE_SUFFIX` → one per
     pair), scored against `gold` (pair id → the split's gold label; default the file's own label), so
     they go through the same tables as our models."""
-    from nlivis.data.taxonomies import REFERENCE_MODELS
-
     names = list(dict.fromkeys(name for row in rows_by_id.values() for name, _ in row.references))
     out: dict[str, list[Prediction]] = {}
     for name in names:
@@ -425,15 +417,13 @@ def reference_predictions(rows_by_id: Mapping[str, "TaxonomyRow"], gold: Mapping
     return out
 
 
-def taxonomy_breakdown(predictions: Mapping[str, Predictions], rows_by_id: Mapping[str, "TaxonomyRow"],
+def taxonomy_breakdown(predictions: Mapping[str, Predictions], rows_by_id: Mapping[str, TaxonomyRow],
                        by: str = "category") -> pd.DataFrame:
     """Accuracy per TaxiNLI category (or genre) for our models and, on the same pairs, the file's reference
     models: one row per model × group with count, frequency, accuracy and its 95% Wilson interval and the
     majority baseline (`accuracy_by_tag`'s columns), `source` "taxinli" and `reference` (True for a model
     trained on the full MultiNLI). The pairs are those of `rows_by_id` our first model predicted with a
     gold label, so every model is scored on the same pairs."""
-    from nlivis.data.taxonomies import TAXINLI_CATEGORIES
-
     first = labelled(next(iter(predictions.values()))) if predictions else pd.DataFrame(columns=["id", "gold"])
     predicted = set(first["id"])  # once: built inside the comprehension it made this quadratic (minutes on MultiNLI dev)
     shared = {pair_id: row for pair_id, row in rows_by_id.items() if pair_id in predicted}
@@ -448,7 +438,7 @@ def taxonomy_breakdown(predictions: Mapping[str, Predictions], rows_by_id: Mappi
     return table
 
 
-def taxonomy_long(splits: Mapping[str, tuple[Mapping[str, Predictions], Mapping[str, "TaxonomyRow"]]],
+def taxonomy_long(splits: Mapping[str, tuple[Mapping[str, Predictions], Mapping[str, TaxonomyRow]]],
                   by: str = "category") -> pd.DataFrame:
     """`taxonomy_breakdown` of several splits (name → (predictions by model, TaxiNLI rows by pair id)) in the
     long layout `table7_with_counts` draws side by side (the reference models as models)."""
@@ -462,14 +452,12 @@ def taxonomy_long(splits: Mapping[str, tuple[Mapping[str, Predictions], Mapping[
     return pd.concat(tables, ignore_index=True)[[*TABLE7_LONG_COLUMNS, "reference"]]
 
 
-def taxonomy_report(predictions: Predictions, model: str, taxonomy: "TaxonomyFile", pairs: Sequence
+def taxonomy_report(predictions: Predictions, model: str, taxonomy: TaxonomyFile, pairs: Sequence
                     ) -> tuple[pd.DataFrame, pd.DataFrame, str]:
     """For `evaluate --by-tag --tags-file <TaxiNLI file>`: (accuracy per TaxiNLI category, per genre, a note
     on what was joined) for one model's predictions on one split whose `pairs` (records with ids and
     sentences) the file's rows join (`taxonomies.join_to_pairs`). ValueError when no row is a pair of the
     split."""
-    from nlivis.data.taxonomies import join_to_pairs
-
     rows = join_to_pairs(taxonomy.rows, pairs)
     if not rows:
         raise ValueError(f"{taxonomy.path}: none of its {len(taxonomy.rows)} rows is a pair of this split "
@@ -483,14 +471,11 @@ def taxonomy_report(predictions: Predictions, model: str, taxonomy: "TaxonomyFil
     return by_category, by_genre, note
 
 
-def pair_taxonomy(rows: Sequence["TaxonomyRow"], pair_id: str | None, premise: str, hypothesis: str) -> dict | None:
+def pair_taxonomy(rows: Sequence[TaxonomyRow], pair_id: str | None, premise: str, hypothesis: str) -> dict | None:
     """What TaxiNLI says about one pair, for the Pair explorer: its categories (in the file's order), genre,
     gold label and each reference model's label (display name + `REFERENCE_SUFFIX`); None when the file does
     not have the pair. Found by pair id (a renamed `<id>-line<N>` by its sentences too), or, for a typed pair
     without an id, by its sentences (whitespace aside)."""
-    from nlivis.data.records import Pair
-    from nlivis.data.taxonomies import REFERENCE_MODELS, TAXINLI_CATEGORIES, join_to_pairs
-
     if pair_id is not None:
         found = join_to_pairs(rows, [Pair(pair_id, premise, hypothesis)]).get(pair_id)
     else:

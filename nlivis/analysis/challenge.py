@@ -21,6 +21,7 @@ import pandas as pd
 
 from nlivis.analysis.breakdown import Predictions, for_each_model, group_row, labelled
 from nlivis.analysis.significance import wilson_interval
+from nlivis.data.challenge import NO_VALUE
 
 GROUP_COLUMNS = ["group", "count", "correct", "accuracy", "ci_low", "ci_high", "majority_label",
                  "majority_accuracy"]
@@ -79,8 +80,6 @@ def contrast_consistency(predictions: Predictions | Mapping[str, Predictions],
     one row per category first, each group cut to its members of that category: grouped by which file of the
     counterfactual layout a pair comes from, `revised_premise` asks whether both revised premises of an
     original are right. Given {model: predictions}, tables are stacked with a leading `model` column."""
-    from nlivis.data.challenge import NO_VALUE
-
     if isinstance(predictions, Mapping):
         return for_each_model(contrast_consistency, predictions, contrast, groups, confidence)
     frame = labelled(predictions)

@@ -10,7 +10,9 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from nlivis.analysis.edits import DIRECTION_TOLERANCE, FALL, INVARIANT, LABEL, NOT_FALL, NOT_RISE, TASK_LABELS, Edit
+from nlivis.analysis.edit_expectations import (DIRECTION_TOLERANCE, FALL, INVARIANT, LABEL, NOT_FALL, NOT_RISE,
+                                               TASK_LABELS)
+from nlivis.analysis.edits import Edit
 
 
 def protocol_notes(loaded: Sequence, names: Sequence[str]) -> dict[str, str | None]:

@@ -1,13 +1,8 @@
 """Minimal edits of a sentence pair, each with the relation to the original that logic fixes, and only that.
 
 An `Edit` is one changed pair: what changed (`Change`: the word, its replacement, where, the relation and
-where the relation comes from) and what a model should do with it (`expectation`):
-- "label": logic fixes the new pair's label (`expected`);
-- "invariant": the new pair means the same, so the prediction must not change;
-- "direction": the label is not fixed, but the probability of `expected` must move one way (`direction`:
-  "fall" — must fall; "not_rise" / "not_fall" — must not move the other way by more than
-  `DIRECTION_TOLERANCE`);
-- None: logic fixes nothing here; `reason` says why.
+where the relation comes from) and what a model should do with it (`expectation`, `expected`, `direction`,
+`reason`: "label", "invariant", "direction" or None, as `analysis.edit_expectations` decides).
 
 Kinds (`KINDS`): one-word substitutions by part of speech — WordNet 3.0 synonyms, hypernyms, hyponyms and
 antonyms of a word's first (most frequent) sense, and mutually exclusive co-hyponyms from nlivis's own
@@ -19,43 +14,30 @@ upward, downward under not/no/never/without …, or unknown), as in MoNLI: a hyp
 makes a sentence weaker, under negation stronger. A user's own edit (`user_edit`) is the same object with
 no expectation.
 
-Word sense: a word is substituted only when its first WordNet sense is clearly its most frequent one
-(`dominant_synset`: at least half of the word's sense-tagged occurrences and twice the second sense), and a
-replacement only when that synset is its own dominant sense too; otherwise the word is skipped rather than
-guessed. Given a set of `known` words (a training split's), replacements are drawn from it only, and a
-hypernym is the nearest known one further up ("dog" → "animal" rather than "canid"). Inflection follows the
-replaced word's PTB tag (`analysis.inflection`). Each distinct sentence is parsed once per process
-(`analysis.parsed`).
+Replacement words come from `analysis.word_replacements` (a word's dominant WordNet sense only, drawn from
+`known` words when given). Inflection follows the replaced word's PTB tag (`analysis.inflection`). Each
+distinct sentence is parsed once per process (`analysis.parsed`).
 """
 from __future__ import annotations
 
 import zlib
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
+from difflib import SequenceMatcher
 from typing import Iterable, Sequence
 
 from nlivis.analysis import lexicons
+from nlivis.analysis.edit_expectations import (EQUIVALENT, EXCLUSIVE, NEGATED, STRONGER, TASK_LABELS, WEAKER,
+                                               Expectation, invariant_expectation, nli_expectation,
+                                               paraphrase_expectation, swap_expectation, word_to_sentence_relation)
 from nlivis.analysis.inflection import indefinite_article, inflect, same_case
 from nlivis.analysis.monotonicity import polarities
 from nlivis.analysis.parsed import ParsedSentence, parse_sentences
-from nlivis.data.records import NLI_LABELS, PARAPHRASE_LABELS
-
-ENTAILMENT, NEUTRAL, CONTRADICTION = NLI_LABELS
-NOT_DUPLICATE, DUPLICATE = PARAPHRASE_LABELS
-TASK_LABELS: dict[str, tuple[str, ...]] = {"nli": NLI_LABELS, "paraphrase": PARAPHRASE_LABELS}
-
-LABEL, INVARIANT, DIRECTION = "label", "invariant", "direction"
-FALL, NOT_RISE, NOT_FALL = "fall", "not_rise", "not_fall"
-DIRECTION_TOLERANCE = 0.05
-"""How far a probability may move the wrong way under "not_rise" / "not_fall" (numerical noise of a
-confident model's near-identical inputs is far below it)."""
+from nlivis.analysis.word_replacements import (EXCLUSIVE_MEMBERS, WORDNET_SOURCE, exclusive_replacement,
+                                               wordnet_replacements)
 
 KINDS: tuple[str, ...] = ("substitution", "number", "quantifier", "negation", "name", "gender", "swap", "typo")
 RELATIONS: tuple[str, ...] = ("synonym", "hypernym", "hyponym", "antonym", "exclusive")
 """Word relations of a substitution; `--kinds` accepts these too, to ask for one relation only."""
-
-# Sentence-level relation of the edited sentence S' to the original S.
-EQUIVALENT, WEAKER, STRONGER, EXCLUSIVE, NEGATED = "equivalent", "weaker", "stronger", "exclusive", "negated"
 
 SUBSTITUTABLE_POS = {"NOUN": "n", "VERB": "v", "ADJ": "a"}
 """spaCy coarse part of speech → WordNet part of speech (adjective satellites are found under "a")."""
@@ -63,29 +45,12 @@ LIGHT_LEMMAS = frozenset({"be", "have", "do", "get", "go", "make", "take", "give
                           "thing", "something", "lot", "one", "way", "other", "same", "own", "such", "many",
                           "much", "few", "more", "most", "several", "certain", "various", "able", "else"})
 """Words whose substitution says nothing about lexical knowledge (light verbs, pro-forms, quantity words)."""
-ABSTRACT_SYNSETS = frozenset({
-    "entity.n.01", "physical_entity.n.01", "abstraction.n.06", "object.n.01", "whole.n.02", "artifact.n.01",
-    "instrumentality.n.03", "matter.n.03", "causal_agent.n.01", "living_thing.n.01", "organism.n.01",
-    "device.n.01", "thing.n.12", "unit.n.03", "group.n.01", "attribute.n.02", "measure.n.02", "act.v.01",
-    "act.n.02", "event.n.01", "psychological_feature.n.01", "change.v.01", "be.v.01", "have.v.01", "make.v.03",
-})
-"""Hypernyms too general to make a natural sentence ("A man plays a device"): never used."""
-HYPERNYM_DEPTH = 4
-"""Hypernym levels looked through for the nearest unambiguous single-word one."""
-KNOWN_HYPERNYM_DEPTH = 8
-"""Levels looked through when the hypernym must be a known word (`known`): "dog" passes canid, carnivore,
-placental and mammal (words a caption corpus never uses) on its way to "animal"."""
-MISLEADING_HYPERNYM_EDGES = frozenset({("wheeled_vehicle.n.01", "container.n.01")})
-"""WordNet 3.0 hypernym links that are not an everyday "is a" and are never walked: WordNet files wheeled
-vehicles under containers, which made "car" and "bicycle" into "container"."""
 MASS_CATEGORIES = frozenset({"material"})
 """Exclusive categories whose nouns are materials: a plural names things, not the material ("glasses",
 "papers", "woods"), so only the singular is replaced."""
 GAME_CATEGORIES = frozenset({"sport"})
 """Exclusive categories of games: with an article or in the plural the name is the ball ("hits a baseball",
 "two basketballs"), which another game's name does not replace."""
-DOMINANT_SHARE, DOMINANT_RATIO = 0.5, 2.0
-WORDNET_SOURCE = "WordNet 3.0, first sense"
 
 
 @dataclass(frozen=True)
@@ -99,14 +64,6 @@ class Change:
     source: str
     premise_positions: tuple[int, ...] = ()
     hypothesis_positions: tuple[int, ...] = ()
-
-
-@dataclass(frozen=True)
-class Expectation:
-    kind: str | None
-    label: str | None
-    direction: str | None
-    reason: str
 
 
 @dataclass(frozen=True)
@@ -134,252 +91,6 @@ class Edit:
 def _with(kind: str, side: str, change: Change, premise: str, hypothesis: str, expectation: Expectation) -> Edit:
     return Edit(kind, side, change, premise, hypothesis, expectation.label, expectation.kind,
                 expectation.direction, expectation.reason)
-
-
-# ------------------------------------------------------------------------------------------ expectations
-
-def word_to_sentence_relation(word_relation: str, polarity: int | None) -> str | None:
-    """How a sentence relates to itself with one word replaced, given the word's polarity (MoNLI): a
-    synonym keeps it equivalent; a hypernym weakens it in an upward context and strengthens it in a downward
-    one (a hyponym the other way round); an antonym or exclusive co-hyponym contradicts it in an upward
-    context (read as the same entity) and fixes nothing in a downward one. None where nothing is fixed."""
-    if word_relation == "synonym":
-        return EQUIVALENT
-    if polarity is None:
-        return None
-    if word_relation == "hypernym":
-        return WEAKER if polarity > 0 else STRONGER
-    if word_relation == "hyponym":
-        return STRONGER if polarity > 0 else WEAKER
-    if word_relation in ("antonym", "exclusive"):
-        return EXCLUSIVE if polarity > 0 else None
-    raise ValueError(f"unknown word relation {word_relation!r}")
-
-
-def nli_expectation(side: str, relation: str | None, label: str | None, repeated_in_hypothesis: bool = False,
-                    what: str = "") -> Expectation:
-    """The expectation of an NLI pair whose `side` became `relation` to what it was (see the module's
-    docstring). `repeated_in_hypothesis`: a premise word replaced by an exclusive one also stands, upward, in
-    the hypothesis. `what` names the change in the reason ("tall → short")."""
-    change = f" ({what})" if what else ""
-    if relation == EQUIVALENT:
-        if label is not None:
-            return Expectation(LABEL, label, None, f"same meaning{change}: the label stays {label}")
-        return Expectation(INVARIANT, None, None, f"same meaning{change}: the prediction must not change")
-    if relation is None:
-        return Expectation(None, None, None, f"the word's context is neither upward nor downward monotone{change} "
-                                             "(or the parse does not show it): logic fixes nothing")
-    if side == "hypothesis":
-        if relation == WEAKER:
-            if label == ENTAILMENT:
-                return Expectation(LABEL, ENTAILMENT, None, f"the new hypothesis follows from the old one{change}, "
-                                   "which the premise entails: entailment")
-            return Expectation(DIRECTION, ENTAILMENT, NOT_FALL, f"the new hypothesis is weaker{change}: it follows "
-                               "from the old one, so entailment can only become more likely; the label is not fixed")
-        if relation == STRONGER:
-            if label == CONTRADICTION:
-                return Expectation(LABEL, CONTRADICTION, None, f"the new hypothesis implies the old one{change}, "
-                                   "which the premise contradicts: contradiction")
-            return Expectation(DIRECTION, ENTAILMENT, NOT_RISE, f"the new hypothesis is stronger{change}: it implies "
-                               "the old one, so entailment can only become less likely; the label is not fixed")
-        if relation == EXCLUSIVE:
-            if label == ENTAILMENT:
-                return Expectation(LABEL, CONTRADICTION, None, f"the new hypothesis excludes the old one{change}, "
-                                   "read as the same entity (as SNLI's annotators read a pair); the premise entails "
-                                   "the old one, so it contradicts the new one")
-            return Expectation(None, None, None, f"the new hypothesis excludes the old one{change}; from "
-                               f"{label or 'an unknown label'} that fixes no label")
-        if relation == NEGATED:
-            if label == ENTAILMENT:
-                return Expectation(LABEL, CONTRADICTION, None, "the premise entails the hypothesis, so it contradicts "
-                                   "its negation (negating the main verb read as negating the hypothesis; annotators "
-                                   "do not always agree, Hossain et al. 2020)")
-            if label == NEUTRAL:
-                return Expectation(LABEL, NEUTRAL, None, "the premise decides neither the hypothesis nor its "
-                                   "negation: neutral")
-            if label == CONTRADICTION:
-                return Expectation(DIRECTION, CONTRADICTION, FALL, "the premise contradicts the hypothesis and cannot "
-                                   "contradict its negation too: contradiction must become less likely (logic says "
-                                   "entailment, but SNLI's contradictions are often incompatible scenes, for which "
-                                   "the negation does not follow)")
-            return Expectation(None, None, None, "negating the hypothesis turns entailment into contradiction and "
-                               "keeps neutral; without the original label nothing is fixed")
-    if side == "premise":
-        if relation == STRONGER:
-            if label in (ENTAILMENT, CONTRADICTION):
-                return Expectation(LABEL, label, None, f"the new premise implies the old one{change}, so it still "
-                                   f"decides the hypothesis: {label}")
-            return Expectation(DIRECTION, NEUTRAL, NOT_RISE, f"the new premise is stronger{change}: it decides at "
-                               "least what the old one decided, so neutral can only become less likely")
-        if relation == WEAKER:
-            if label == NEUTRAL:
-                return Expectation(LABEL, NEUTRAL, None, f"the new premise follows from the old one{change}, which "
-                                   "decided nothing about the hypothesis: neutral")
-            return Expectation(DIRECTION, NEUTRAL, NOT_FALL, f"the new premise is weaker{change}: it decides at most "
-                               "what the old one decided, so neutral can only become more likely")
-        if relation == EXCLUSIVE:
-            if label == ENTAILMENT and repeated_in_hypothesis:
-                return Expectation(LABEL, CONTRADICTION, None, f"the hypothesis repeats the word the new premise "
-                                   f"excludes{change}, read as the same entity: contradiction")
-            return Expectation(None, None, None, f"the new premise excludes the old one{change}, but "
-                               + ("the hypothesis does not repeat the word upward" if label == ENTAILMENT
-                                  else f"from {label or 'an unknown label'} that fixes no label"))
-        if relation == NEGATED:
-            return Expectation(None, None, None, "a negated premise says nothing about the hypothesis that logic "
-                                                 "fixes")
-    raise ValueError(f"no NLI expectation for side {side!r} and relation {relation!r}")
-
-
-def paraphrase_expectation(relation: str | None, label: str | None, what: str = "") -> Expectation:
-    """The expectation of a question pair one of whose questions became `relation` to what it was."""
-    change = f" ({what})" if what else ""
-    if relation == EQUIVALENT:
-        if label is not None:
-            return Expectation(LABEL, label, None, f"same meaning{change}: the label stays {label}")
-        return Expectation(INVARIANT, None, None, f"same meaning{change}: the prediction must not change")
-    if relation in (EXCLUSIVE, NEGATED):
-        if label == DUPLICATE:
-            return Expectation(LABEL, NOT_DUPLICATE, None, f"one question now asks something else{change}: "
-                               "not the same question")
-        return Expectation(None, None, None, f"one question now asks something else{change}; from "
-                           f"{label or 'an unknown label'} that fixes nothing")
-    if relation in (WEAKER, STRONGER):
-        if label == DUPLICATE:
-            return Expectation(DIRECTION, DUPLICATE, NOT_RISE, f"one question became more "
-                               f"{'general' if relation == WEAKER else 'specific'}{change}: it may or may not still "
-                               "ask the same, so duplicate can only become less likely")
-        return Expectation(None, None, None, f"one question became more "
-                           f"{'general' if relation == WEAKER else 'specific'}{change}; from "
-                           f"{label or 'an unknown label'} that fixes nothing")
-    return Expectation(None, None, None, f"the word's context is not monotone{change}: logic fixes nothing")
-
-
-def swap_expectation(task: str, label: str | None) -> Expectation:
-    if task == "paraphrase":
-        if label is not None:
-            return Expectation(LABEL, label, None, f"being the same question is symmetric: the label stays {label}")
-        return Expectation(INVARIANT, None, None, "being the same question is symmetric: the prediction must "
-                                                  "not change")
-    if label == CONTRADICTION:
-        return Expectation(LABEL, CONTRADICTION, None, "contradiction is symmetric: the swapped pair contradicts too")
-    if label in (ENTAILMENT, NEUTRAL):
-        return Expectation(DIRECTION, CONTRADICTION, NOT_RISE, f"entailment is not symmetric: the swapped {label} "
-                           "pair is entailment (when the two say the same) or neutral, never contradiction "
-                           "(contradiction is symmetric), so contradiction must not become more likely")
-    return Expectation(None, None, None, "contradiction is symmetric, entailment is not; without the original "
-                                         "label nothing is fixed")
-
-
-def invariant_expectation(why: str, label: str | None) -> Expectation:
-    stays = f"; the label stays {label}" if label else ""
-    return Expectation(INVARIANT, None, None, f"{why}: the prediction must not change{stays}")
-
-
-# ------------------------------------------------------------------------------------- WordNet lookups
-
-@lru_cache(maxsize=100_000)
-def dominant_synset(lemma: str, wordnet_pos: str):
-    """The lemma's first WordNet sense when it is clearly the most frequent one (sense-tagged counts: at
-    least `DOMINANT_SHARE` of the lemma's occurrences and `DOMINANT_RATIO` × the second sense; a lemma with
-    one sense passes, one whose senses were never tagged does not), else None."""
-    from nlivis.features.wordnet import load_wordnet
-
-    synsets = load_wordnet().synsets(lemma, wordnet_pos)
-    if not synsets:
-        return None
-    if len(synsets) == 1:
-        return synsets[0]
-    counts = [sum(lemma_count(entry) for entry in synset.lemmas() if entry.name().lower() == lemma.lower())
-              for synset in synsets]
-    total = sum(counts)
-    if total == 0 or counts[0] < DOMINANT_SHARE * total or counts[0] < DOMINANT_RATIO * counts[1]:
-        return None
-    return synsets[0]
-
-
-def lemma_count(entry) -> int:
-    """How often a WordNet lemma (one word in one sense) was sense-tagged: `features.wordnet.sense_counts`."""
-    from nlivis.features.wordnet import sense_counts
-
-    return sense_counts().get(entry.key().lower(), 0)
-
-
-def _single_word(name: str) -> bool:
-    return name.isalpha() and name.islower()
-
-
-def _candidates(synset, wordnet_pos: str, exclude: str) -> list[tuple[int, str]]:
-    """(count, word) for the synset's single-word lemmas whose own dominant sense is this synset."""
-    found = []
-    for entry in synset.lemmas():
-        name = entry.name()
-        if name.lower() != exclude and _single_word(name) and dominant_synset(name, wordnet_pos) == synset:
-            found.append((lemma_count(entry), name))
-    return found
-
-
-def _best(candidates: Iterable[tuple[int, str]]) -> str | None:
-    ranked = sorted(candidates, key=lambda item: (-item[0], item[1]))
-    return ranked[0][1] if ranked else None
-
-
-@lru_cache(maxsize=100_000)
-def wordnet_replacements(lemma: str, wordnet_pos: str, known: frozenset[str] | None = None) -> dict[str, str]:
-    """relation → replacement lemma (synonym, hypernym, hyponym, antonym) for the lemma's dominant sense.
-
-    `known` (lower-case words, e.g. a training split's vocabulary) keeps only replacements among them, and
-    then hypernyms are looked for `KNOWN_HYPERNYM_DEPTH` levels up, so the nearest *known* one is found."""
-    synset = dominant_synset(lemma, wordnet_pos)
-    if synset is None:
-        return {}
-
-    def usable(candidates: Iterable[tuple[int, str]]) -> list[tuple[int, str]]:
-        return [c for c in candidates if known is None or c[1].lower() in known]
-
-    found: dict[str, str] = {}
-    synonym = _best(usable(_candidates(synset, wordnet_pos, lemma))) if synset.pos() != "s" else None
-    if synonym:  # an adjective satellite's lemmas are similar, not the same ("red", "carmine", "crimson")
-        found["synonym"] = synonym
-    level, seen = [synset], {synset}
-    for _ in range(HYPERNYM_DEPTH if known is None else KNOWN_HYPERNYM_DEPTH):
-        level = [h for s in level for h in (*s.hypernyms(), *s.instance_hypernyms())
-                 if h not in seen and h.name() not in ABSTRACT_SYNSETS
-                 and (s.name(), h.name()) not in MISLEADING_HYPERNYM_EDGES]
-        seen.update(level)
-        hypernym = _best(usable(c for s in level for c in _candidates(s, wordnet_pos, lemma)))
-        if hypernym:
-            found["hypernym"] = hypernym
-            break
-    hyponym = _best(usable((count, name) for s in synset.hyponyms()
-                           for count, name in _candidates(s, wordnet_pos, lemma) if count > 0))
-    if hyponym:
-        found["hyponym"] = hyponym
-    antonyms = [a.name() for entry in synset.lemmas() if entry.name().lower() == lemma.lower()
-                for a in entry.antonyms() if _single_word(a.name()) and (known is None or a.name().lower() in known)]
-    if antonyms:
-        found["antonym"] = antonyms[0]
-    return found
-
-
-EXCLUSIVE_MEMBERS: dict[str, tuple[str, tuple[str, ...], frozenset[str]]] = {
-    member.lower(): (category, members, pos)
-    for category, (members, pos) in lexicons.EXCLUSIVE_CATEGORIES.items() for member in members
-}
-
-
-def exclusive_replacement(word: str, pos: str, known: frozenset[str] | None = None) -> tuple[str, str] | None:
-    """(category, the next member of the word's exclusive category) when the word is one in this part of
-    speech; with `known`, the next member that is a known word (None when no other member is)."""
-    entry = EXCLUSIVE_MEMBERS.get(word.lower())
-    if entry is None or pos not in entry[2]:
-        return None
-    category, members, _ = entry
-    index = [m.lower() for m in members].index(word.lower())
-    for step in range(1, len(members)):
-        member = members[(index + step) % len(members)]
-        if known is None or member.lower() in known:
-            return category, member
-    return None
 
 
 # -------------------------------------------------------------------------------------- text rewriting
@@ -803,8 +514,6 @@ def propose_edits(premise: str, hypothesis: str, label: str | None = None, task:
 def user_edit(original_premise: str, original_hypothesis: str, premise: str, hypothesis: str) -> Edit:
     """A pair the user typed as an edit of the original: the same object as a proposed edit, with the
     changed words found by comparing tokens, and no expectation."""
-    from difflib import SequenceMatcher
-
     old = parse_sentences([original_premise, original_hypothesis])
     new = parse_sentences([premise, hypothesis])
     removed, added, positions = [], [], {}

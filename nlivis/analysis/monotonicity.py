@@ -44,76 +44,89 @@ DEFINITE_DETERMINERS = frozenset({"the", "this", "that", "these", "those", "his"
                                   "your", "our"})
 
 
+FLIP, OPAQUE = "flip", "opaque"
+"""What an operator does to the words in its scope: reverses their polarity, or makes it unknown."""
+Effect = tuple[str, frozenset[int]]
+
+
 def polarities(sentence: ParsedSentence) -> tuple[int | None, ...]:
     """Polarity of each word: +1, -1 or None (unknown)."""
     size = len(sentence)
     sign = [1] * size
     unknown = [False] * size
-    everything = frozenset(range(size))
-
-    def flip(indices) -> None:
-        for i in indices:
-            sign[i] = -sign[i]
-
-    def opaque(indices) -> None:
-        for i in indices:
-            unknown[i] = True
-
-    def without_subjects(head: int) -> frozenset[int]:
-        scope = set(sentence.subtree(head))
-        for child in sentence.children(head):
-            if sentence.words[child].dep in SUBJECT_DEPS:
-                scope -= sentence.subtree(child)
-        return frozenset(scope)
-
-    def clause_scope(noun: int) -> frozenset[int] | None:
-        """The rest of the clause of an argument noun, or None when the parse shows no clause."""
-        word = sentence.words[noun]
-        head = sentence.words[word.head]
-        if word.dep == "pobj":
-            head = sentence.words[head.head]
-        if word.dep not in ARGUMENT_DEPS or head.pos not in ("VERB", "AUX") or head.i == noun:
-            return None
-        scope = sentence.subtree(head.i) if word.dep in SUBJECT_DEPS else without_subjects(head.i)
-        return scope - sentence.subtree(noun)
-
     for word in sentence.words:
-        lower = word.lower
-        if lower in NEGATORS and word.dep in ("neg", "advmod"):
-            flip(without_subjects(word.head) - {word.i})
-        elif lower in NEGATIVE_DETERMINERS and word.dep in ("det", "predet"):
-            scope = clause_scope(word.head)
-            if scope is None:
-                opaque(everything)
-            else:
-                flip((sentence.subtree(word.head) - {word.i}) | scope)
-        elif lower in UNIVERSAL_DETERMINERS and word.dep in ("det", "predet"):
-            flip(sentence.subtree(word.head) - {word.i})
-        elif lower in NEGATIVE_PRONOUNS and word.pos in ("PRON", "NOUN"):
-            scope = clause_scope(word.i)
-            if scope is None:
-                opaque(everything)
-            else:
-                flip(scope)
-        elif lower == "without" and word.dep == "prep":
-            flip(sentence.subtree(word.i) - {word.i})
-        elif lower == "if" and word.dep == "mark":
-            flip(sentence.subtree(word.head) - {word.i})
-        elif lower in NON_MONOTONE_WORDS:
-            opaque(everything)
-        elif word.dep == "mark" and lower not in VERIDICAL_MARKERS and lower != "that":
-            opaque(sentence.subtree(word.head))
-        if word.pos in ("VERB", "AUX"):
-            for child in sentence.children(word.i):
-                if sentence.words[child].dep not in COMPLEMENT_DEPS:
-                    continue
-                if word.lemma in DOWNWARD_VERBS:
-                    flip(sentence.subtree(child))
-                elif word.lemma not in UPWARD_COMPLEMENT_VERBS:
-                    opaque(sentence.subtree(child))
+        for effect, scope in _operator_effects(sentence, word) + _complement_effects(sentence, word):
+            for i in scope:
+                if effect == FLIP:
+                    sign[i] = -sign[i]
+                else:
+                    unknown[i] = True
     for word in sentence.words:  # definite descriptions under a downward operator
         if word.pos in ("NOUN", "PROPN") and sign[word.i] == -1 and any(
                 sentence.words[child].lower in DEFINITE_DETERMINERS or sentence.words[child].dep == "poss"
                 for child in sentence.children(word.i)):
-            opaque(sentence.subtree(word.i))
+            for i in sentence.subtree(word.i):
+                unknown[i] = True
     return tuple(None if unknown[i] else sign[i] for i in range(size))
+
+
+def _without_subjects(sentence: ParsedSentence, head: int) -> frozenset[int]:
+    scope = set(sentence.subtree(head))
+    for child in sentence.children(head):
+        if sentence.words[child].dep in SUBJECT_DEPS:
+            scope -= sentence.subtree(child)
+    return frozenset(scope)
+
+
+def _clause_scope(sentence: ParsedSentence, noun: int) -> frozenset[int] | None:
+    """The rest of the clause of an argument noun, or None when the parse shows no clause."""
+    word = sentence.words[noun]
+    head = sentence.words[word.head]
+    if word.dep == "pobj":
+        head = sentence.words[head.head]
+    if word.dep not in ARGUMENT_DEPS or head.pos not in ("VERB", "AUX") or head.i == noun:
+        return None
+    scope = sentence.subtree(head.i) if word.dep in SUBJECT_DEPS else _without_subjects(sentence, head.i)
+    return scope - sentence.subtree(noun)
+
+
+def _operator_effects(sentence: ParsedSentence, word) -> list[Effect]:
+    """What `word` does as a negator, determiner, negative pronoun, preposition or clause marker."""
+    lower = word.lower
+    everything = frozenset(range(len(sentence)))
+    if lower in NEGATORS and word.dep in ("neg", "advmod"):
+        return [(FLIP, _without_subjects(sentence, word.head) - {word.i})]
+    if lower in NEGATIVE_DETERMINERS and word.dep in ("det", "predet"):
+        scope = _clause_scope(sentence, word.head)
+        if scope is None:
+            return [(OPAQUE, everything)]
+        return [(FLIP, (sentence.subtree(word.head) - {word.i}) | scope)]
+    if lower in UNIVERSAL_DETERMINERS and word.dep in ("det", "predet"):
+        return [(FLIP, sentence.subtree(word.head) - {word.i})]
+    if lower in NEGATIVE_PRONOUNS and word.pos in ("PRON", "NOUN"):
+        scope = _clause_scope(sentence, word.i)
+        return [(OPAQUE, everything)] if scope is None else [(FLIP, scope)]
+    if lower == "without" and word.dep == "prep":
+        return [(FLIP, sentence.subtree(word.i) - {word.i})]
+    if lower == "if" and word.dep == "mark":
+        return [(FLIP, sentence.subtree(word.head) - {word.i})]
+    if lower in NON_MONOTONE_WORDS:
+        return [(OPAQUE, everything)]
+    if word.dep == "mark" and lower not in VERIDICAL_MARKERS and lower != "that":
+        return [(OPAQUE, sentence.subtree(word.head))]
+    return []
+
+
+def _complement_effects(sentence: ParsedSentence, verb) -> list[Effect]:
+    """What a verb does to its complement clauses: downward verbs flip them, others but upward ones hide them."""
+    if verb.pos not in ("VERB", "AUX"):
+        return []
+    effects = []
+    for child in sentence.children(verb.i):
+        if sentence.words[child].dep not in COMPLEMENT_DEPS:
+            continue
+        if verb.lemma in DOWNWARD_VERBS:
+            effects.append((FLIP, sentence.subtree(child)))
+        elif verb.lemma not in UPWARD_COMPLEMENT_VERBS:
+            effects.append((OPAQUE, sentence.subtree(child)))
+    return effects

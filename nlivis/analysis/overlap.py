@@ -19,6 +19,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from nlivis.data.protocols import find_split_file, get_protocol, read_split, split_key
+
 NOT_CHECKED = "not checked"
 
 
@@ -75,8 +77,6 @@ class TrainingDataMissing(Exception):
 def training_texts(config: Mapping[str, Any], data_dir: str | Path | None) -> TrainingTexts:
     """The training splits recorded in a checkpoint's config, read from `data_dir` (a protocol's data root,
     e.g. ../shared/data for the -small protocols). TrainingDataMissing says why when they cannot be read."""
-    from nlivis.data.protocols import find_split_file, get_protocol, split_key
-
     dataset = config.get("dataset") or {}
     recorded = tuple(sorted(set(dataset.get("train") or [])))
     if not dataset.get("protocol") or not recorded:
@@ -110,8 +110,6 @@ def training_texts(config: Mapping[str, Any], data_dir: str | Path | None) -> Tr
 def _read_training_texts(protocol_name: str, keys: tuple[str, ...], data_dir: str,
                          stamps: tuple[tuple[str, int, int], ...]) -> TrainingTexts:
     """Read once per protocol, data root and file state (`stamps`: a changed file is read again)."""
-    from nlivis.data.protocols import get_protocol, read_split, split_key
-
     refs = [ref for ref in get_protocol(protocol_name).train if split_key(ref) in keys]
     training = [pair for ref in refs for pair in read_split(ref, data_dir).pairs]
     return TrainingTexts(" + ".join(keys), len(training),

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from nlivis.store.predictions import Prediction
+from nlivis.features.vocab import UNK_ID
 
 SORTS: dict[str, tuple[str, bool]] = {
     "row": ("row", False),
@@ -136,8 +137,6 @@ def sort_pairs(frame: pd.DataFrame, order: str) -> pd.DataFrame:
 def token_counts(analyses: Mapping[str, tuple[Sequence[str], Sequence[str]]], vocabulary) -> dict[str, tuple[int, int]]:
     """Pair id → (tokens in premise + hypothesis, how many of them `vocabulary` reads as unknown), from each
     pair's tokens (pair id → (premise tokens, hypothesis tokens))."""
-    from nlivis.features.vocab import UNK_ID
-
     counts = {}
     for pair_id, (premise, hypothesis) in analyses.items():
         tokens = [*premise, *hypothesis]

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Sequence
 
+from nlivis.features.spacy_pipeline import load_nlp
+
 PARSES_REMEMBERED = 20_000
 """Distinct sentences whose parse is kept (a probe suite parses a few thousand dev sentences)."""
 PARSE_BATCH_SIZE = 256
@@ -106,8 +108,6 @@ def parse_sentences(texts: Sequence[str]) -> list[ParsedSentence]:
     """The parse of each text (spaCy with the dependency parser, once per distinct text per process)."""
     missing = list(dict.fromkeys(text for text in texts if text not in _REMEMBERED))
     if missing:
-        from nlivis.features.spacy_pipeline import load_nlp
-
         for text, doc in zip(missing, load_nlp(with_parser=True).pipe(missing, batch_size=PARSE_BATCH_SIZE)):
             _REMEMBERED[text] = _from_doc(doc)
             if len(_REMEMBERED) > PARSES_REMEMBERED:

@@ -28,8 +28,10 @@ import numpy as np
 
 from nlivis.analysis import lexicons
 from nlivis.analysis.edit_runs import expectation_met
-from nlivis.analysis.edits import (CONTRADICTION, DUPLICATE, ENTAILMENT, INVARIANT, LABEL, NEUTRAL, NOT_DUPLICATE,
-                                   Edit, propose_edits, wordnet_replacements)
+from nlivis.analysis.edit_expectations import (CONTRADICTION, DUPLICATE, ENTAILMENT, INVARIANT, LABEL, NEUTRAL,
+                                               NOT_DUPLICATE)
+from nlivis.analysis.edits import Edit, propose_edits
+from nlivis.analysis.word_replacements import wordnet_replacements
 from nlivis.analysis.inflection import indefinite_article, plural
 from nlivis.analysis.parsed import parse_sentences
 
@@ -101,32 +103,46 @@ def _hypernym_pairs(nouns: Sequence[str]) -> list[tuple[str, str]]:
 
 
 def nli_templates(rng: random.Random) -> list[tuple[str, str, str, str, list[ProbeCase]]]:
-    """(capability, name, type, description, candidate cases) of every NLI template test."""
-    occupations, activities = lexicons.OCCUPATIONS, lexicons.ACTIVITIES
-    tests = []
-    tests.append(("Negation", "negated predicate contradicts", "MFT",
-                  "P: The doctor is sleeping. H: The doctor is not sleeping. → contradiction",
-                  labelled((f"The {o} is {a}.", f"The {o} is not {a}.", CONTRADICTION)
-                            for o in occupations for a, _ in activities)))
+    """(capability, name, type, description, candidate cases) of every NLI template test, in a fixed order."""
+    passives, overlap = _role_cases(lexicons.OCCUPATIONS)
+    return [_negation_test(), _quantifier_test(), *_taxonomy_tests(), _counting_test(rng), _comparative_test(rng),
+            ("SRL: active / passive", "passive of the same event, and with roles swapped", "MFT",
+             "The doctor saw the nurse ⊨ the nurse was seen by the doctor; ⊭ the doctor was seen by the nurse",
+             labelled(passives)),
+            _coreference_test(rng), _temporal_test(rng),
+            ("Lexical overlap (HANS)", "subject/object swap and subsequence", "MFT",
+             "all words shared, different meaning: The doctor saw the nurse ⊭ the nurse saw the doctor; "
+             "The doctor near the nurse saw the pilot ⊭ the nurse saw the pilot → neutral", labelled(overlap))]
+
+
+def _negation_test() -> tuple[str, str, str, str, list[ProbeCase]]:
+    return ("Negation", "negated predicate contradicts", "MFT",
+            "P: The doctor is sleeping. H: The doctor is not sleeping. → contradiction",
+            labelled((f"The {o} is {a}.", f"The {o} is not {a}.", CONTRADICTION)
+                     for o in lexicons.OCCUPATIONS for a, _ in lexicons.ACTIVITIES))
+
+
+def _quantifier_test() -> tuple[str, str, str, str, list[ProbeCase]]:
     quantified = []
-    for o in occupations:
-        for a, _ in activities:
+    for o in lexicons.OCCUPATIONS:
+        for a, _ in lexicons.ACTIVITIES:
             group = plural(o)
             quantified += [(f"Some {group} are {a}.", f"No {group} are {a}.", CONTRADICTION),
                            (f"All {group} are {a}.", f"Some {group} are {a}.", ENTAILMENT),
                            (f"Some {group} are {a}.", f"All {group} are {a}.", NEUTRAL)]
-    tests.append(("Quantifiers", "some / all / no", "MFT",
-                  "some vs no → contradiction; all ⊨ some → entailment; some ⊭ all → neutral", labelled(quantified)))
+    return ("Quantifiers", "some / all / no", "MFT",
+            "some vs no → contradiction; all ⊨ some → entailment; some ⊭ all → neutral", labelled(quantified))
+
+
+def _taxonomy_tests() -> list[tuple[str, str, str, str, list[ProbeCase]]]:
+    """WordNet antonyms, hypernyms upward and under negation, and exclusive co-hyponyms of nlivis's lexicons."""
     people = _antonym_pairs(lexicons.PERSON_ADJECTIVES)
     things = _antonym_pairs(lexicons.OBJECT_ADJECTIVES)
-    antonyms = [(f"The {o} is {a}.", f"The {o} is {b}.", CONTRADICTION) for o in occupations for a, b in people]
+    antonyms = [(f"The {o} is {a}.", f"The {o} is {b}.", CONTRADICTION) for o in lexicons.OCCUPATIONS for a, b in people]
     antonyms += [(f"The {t} is {a}.", f"The {t} is {b}.", CONTRADICTION) for t in lexicons.OBJECTS for a, b in things]
-    tests.append(("Taxonomy: antonyms", "WordNet antonym adjectives", "MFT",
-                  "P: The nurse is tall. H: The nurse is short. (antonyms from WordNet 3.0) → contradiction",
-                  labelled(antonyms)))
     hypernymy = []
     for small, large in _hypernym_pairs(lexicons.HOLDABLE_HYPONYMS):
-        for o in occupations:
+        for o in lexicons.OCCUPATIONS:
             hypernymy += [
                 (f"The {o} is holding {_article(small)}.", f"The {o} is holding {_article(large)}.", ENTAILMENT),
                 (f"The {o} is not holding {_article(large)}.", f"The {o} is not holding {_article(small)}.",
@@ -134,14 +150,11 @@ def nli_templates(rng: random.Random) -> list[tuple[str, str, str, str, list[Pro
                 (f"The {o} is holding {_article(large)}.", f"The {o} is holding {_article(small)}.", NEUTRAL),
                 (f"The {o} is not holding {_article(small)}.", f"The {o} is not holding {_article(large)}.",
                  NEUTRAL)]
-    tests.append(("Taxonomy: hypernymy", "hypernyms upward and under negation (MoNLI)", "MFT",
-                  "holding a puppy ⊨ holding a dog; not holding a dog ⊨ not holding a puppy; the converses → neutral "
-                  "(hypernyms from WordNet 3.0)", labelled(hypernymy)))
     exclusive = []
     colours = lexicons.EXCLUSIVE_CATEGORIES["colour"][0]
     categories = (("instrument", "is playing the {}."), ("animal", "is feeding {}."), ("drink", "is drinking {}."),
                   ("vehicle", "is riding {}."), ("fruit", "is eating {}."))
-    for o in occupations:
+    for o in lexicons.OCCUPATIONS:
         for first, second in combinations(colours, 2):
             thing = lexicons.OBJECTS[(colours.index(first) + colours.index(second)) % len(lexicons.OBJECTS)]
             exclusive.append((f"The {o} is holding {_article(first)} {thing}.",
@@ -152,22 +165,34 @@ def nli_templates(rng: random.Random) -> list[tuple[str, str, str, str, list[Pro
                 shown = [m if category in ("instrument", "drink") else _article(m) for m in (first, second)]
                 exclusive.append((f"The {o} {frame.format(shown[0])}", f"The {o} {frame.format(shown[1])}",
                                   CONTRADICTION))
-    tests.append(("Taxonomy: exclusive co-hyponyms", "a different colour, instrument, animal, drink, vehicle, fruit",
-                  "MFT", "P: The pilot is playing the violin. H: The pilot is playing the cello. → contradiction",
-                  labelled(exclusive)))
+    return [("Taxonomy: antonyms", "WordNet antonym adjectives", "MFT",
+             "P: The nurse is tall. H: The nurse is short. (antonyms from WordNet 3.0) → contradiction",
+             labelled(antonyms)),
+            ("Taxonomy: hypernymy", "hypernyms upward and under negation (MoNLI)", "MFT",
+             "holding a puppy ⊨ holding a dog; not holding a dog ⊨ not holding a puppy; the converses → neutral "
+             "(hypernyms from WordNet 3.0)", labelled(hypernymy)),
+            ("Taxonomy: exclusive co-hyponyms", "a different colour, instrument, animal, drink, vehicle, fruit",
+             "MFT", "P: The pilot is playing the violin. H: The pilot is playing the cello. → contradiction",
+             labelled(exclusive))]
+
+
+def _counting_test(rng: random.Random) -> tuple[str, str, str, str, list[ProbeCase]]:
     counting = []
-    for a, _ in activities:
+    for a, _ in lexicons.ACTIVITIES:
         for _ in range(6):
             man, woman = _names(rng)
             counting += [(f"{man} and {woman} are {a}.", f"Two people are {a}.", ENTAILMENT),
                          (f"{man} and {woman} are {a}.", f"Three people are {a}.", CONTRADICTION)]
-        for o in occupations:
+        for o in lexicons.OCCUPATIONS:
             first, second = rng.sample(lexicons.NUMBER_WORDS, 2)
             counting.append((f"{first.capitalize()} {plural(o)} are {a}.", f"{second.capitalize()} {plural(o)} are {a}.",
                              CONTRADICTION))
-    tests.append(("Numbers and counting", "counting people, different numbers", "MFT",
-                  "John and Mary are running ⊨ two people are running, not three; two doctors ≠ five doctors",
-                  labelled(counting)))
+    return ("Numbers and counting", "counting people, different numbers", "MFT",
+            "John and Mary are running ⊨ two people are running, not three; two doctors ≠ five doctors",
+            labelled(counting))
+
+
+def _comparative_test(rng: random.Random) -> tuple[str, str, str, str, list[ProbeCase]]:
     comparatives = []
     for more, less in lexicons.COMPARATIVES:
         for _ in range(12):
@@ -175,8 +200,12 @@ def nli_templates(rng: random.Random) -> list[tuple[str, str, str, str, list[Pro
             comparatives += [(f"{a} is {more} than {b}.", f"{b} is {more} than {a}.", CONTRADICTION),
                              (f"{a} is {more} than {b}.", f"{b} is {less} than {a}.", ENTAILMENT),
                              (f"{a} is {more} than {b}.", f"{a} is {less} than {b}.", CONTRADICTION)]
-    tests.append(("Comparatives", "converse and reversed comparatives", "MFT",
-                  "A is taller than B ⊨ B is shorter than A; contradicts B is taller than A", labelled(comparatives)))
+    return ("Comparatives", "converse and reversed comparatives", "MFT",
+            "A is taller than B ⊨ B is shorter than A; contradicts B is taller than A", labelled(comparatives))
+
+
+def _role_cases(occupations: Sequence[str]) -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]]:
+    """(active / passive rows, HANS-style lexical-overlap rows): the same verbs and roles."""
     passives, overlap = [], []
     for base, past, participle in lexicons.TRANSITIVE_VERBS:
         for first, second in combinations(occupations, 2):
@@ -189,9 +218,10 @@ def nli_templates(rng: random.Random) -> list[tuple[str, str, str, str, list[Pro
                 overlap += [(f"The {first} {past} the {second}.", f"The {second} {past} the {first}.", NEUTRAL),
                             (f"The {first} near the {second} {past} the {third}.", f"The {second} {past} the {third}.",
                              NEUTRAL)]
-    tests.append(("SRL: active / passive", "passive of the same event, and with roles swapped", "MFT",
-                  "The doctor saw the nurse ⊨ the nurse was seen by the doctor; ⊭ the doctor was seen by the nurse",
-                  labelled(passives)))
+    return passives, overlap
+
+
+def _coreference_test(rng: random.Random) -> tuple[str, str, str, str, list[ProbeCase]]:
     coreference = []
     for base, past, _ in lexicons.TRANSITIVE_VERBS:
         for place in lexicons.PLACES:
@@ -202,8 +232,11 @@ def nli_templates(rng: random.Random) -> list[tuple[str, str, str, str, list[Pro
                              NEUTRAL),
                             (f"{man} and {woman} met at the {place}, and she {past} him.", f"{woman} {past} {man}.",
                              ENTAILMENT)]
-    tests.append(("Coreference", "he / she resolved by gender", "MFT",
-                  "John and Mary met, and he helped her ⊨ John helped Mary; ⊭ Mary helped John", labelled(coreference)))
+    return ("Coreference", "he / she resolved by gender", "MFT",
+            "John and Mary met, and he helped her ⊨ John helped Mary; ⊭ Mary helped John", labelled(coreference))
+
+
+def _temporal_test(rng: random.Random) -> tuple[str, str, str, str, list[ProbeCase]]:
     temporal = []
     for first, second in combinations(lexicons.ROUTINE_EVENTS, 2):
         for _ in range(4):
@@ -211,13 +244,9 @@ def nli_templates(rng: random.Random) -> list[tuple[str, str, str, str, list[Pro
             temporal += [(f"{name} {first[0]} before {second[1]}.", f"{name} {second[0]} after {first[1]}.", ENTAILMENT),
                          (f"{name} {first[0]} before {second[1]}.", f"{name} {first[0]} after {second[1]}.",
                           CONTRADICTION)]
-    tests.append(("Temporal order", "before / after", "MFT",
-                  "Ann ate breakfast before going to work ⊨ Ann went to work after eating breakfast; contradicts "
-                  "Ann ate breakfast after going to work", labelled(temporal)))
-    tests.append(("Lexical overlap (HANS)", "subject/object swap and subsequence", "MFT",
-                  "all words shared, different meaning: The doctor saw the nurse ⊭ the nurse saw the doctor; "
-                  "The doctor near the nurse saw the pilot ⊭ the nurse saw the pilot → neutral", labelled(overlap)))
-    return tests
+    return ("Temporal order", "before / after", "MFT",
+            "Ann ate breakfast before going to work ⊨ Ann went to work after eating breakfast; contradicts "
+            "Ann ate breakfast after going to work", labelled(temporal))
 
 
 def paraphrase_templates(rng: random.Random) -> list[tuple[str, str, str, str, list[ProbeCase]]]:

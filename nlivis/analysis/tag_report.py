@@ -15,14 +15,17 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
 import pandas as pd
 
-from nlivis.analysis.tags import APPROXIMATE_F1, RULES_TUNED_ON, TAG_METHODS, TAGS
+from nlivis.analysis.tags import (APPROXIMATE_F1, RULES_TUNED_ON, TAG_METHODS, TAGS, read_tag_file, tag_pairs,
+                                  unavailable_tags)
 from nlivis.data.records import Pair
+from nlivis.data.protocols import SplitRef, gold_tag_file, read_split
 
 SUBSETS = ("matched", "mismatched")
 REPORT_COLUMNS = ["subset", "tag", "gold", "automatic", "true_positive", "precision", "recall", "f1", "status"]
@@ -43,9 +46,6 @@ class AnnotatedPairs:
 def load_annotated_pairs(data_root: str | Path, subset: str) -> AnnotatedPairs:
     """The gold-tagged pairs of dev `subset` (matched / mismatched) with their sentences; a pairID of the
     tag file missing from the dev set is an error naming both files."""
-    from nlivis.analysis.tags import read_tag_file
-    from nlivis.data.protocols import SplitRef, gold_tag_file, read_split
-
     ref = SplitRef("mnli", f"dev_{subset}", "mnli_dev")
     tag_path = gold_tag_file(ref, data_root)
     if tag_path is None:
@@ -111,10 +111,6 @@ def with_quality_status(report: pd.DataFrame) -> pd.DataFrame:
 def tagger_report(data_root: str | Path) -> tuple[pd.DataFrame, dict[str, AnnotatedPairs], dict[str, frozenset[str]]]:
     """(per-tag agreement for matched, mismatched and both together; the annotated subsets; the
     automatic tags of every annotated pair)."""
-    import warnings
-
-    from nlivis.analysis.tags import tag_pairs, unavailable_tags
-
     subsets = {subset: load_annotated_pairs(data_root, subset) for subset in SUBSETS}
     pairs = [pair for annotated in subsets.values() for pair in annotated.pairs.values()]
     with warnings.catch_warnings():
@@ -156,8 +152,6 @@ def markdown_table(report: pd.DataFrame) -> str:
 
 def tags_report_command(args) -> int:
     """`python -m nlivis tags-report --data-dir DIR [--json] [--markdown] [--show-errors TAG]`."""
-    from nlivis.analysis.tags import unavailable_tags
-
     report, subsets, automatic = tagger_report(args.data_dir)
     if args.json:
         print(json.dumps(json.loads(report.to_json(orient="records")), indent=1))

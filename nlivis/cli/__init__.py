@@ -12,6 +12,10 @@ import importlib
 import sys
 from pathlib import Path
 
+from nlivis.cli.common import fail
+from nlivis.store.checkpoints import CheckpointError
+from nlivis.store.files import write_failure
+
 COMMANDS = {
     "prepare": "read a dataset, run spaCy, cache the features, print counts",
     "train": "train a model and write a checkpoint folder",
@@ -66,10 +70,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from nlivis.cli.common import fail
-    from nlivis.store.checkpoints import CheckpointError
-    from nlivis.store.files import write_failure
-
     args = build_parser().parse_args(argv)
     as_json = bool(getattr(args, "json", False))
     try:

@@ -9,6 +9,8 @@ import sys
 from typing import Any, Callable
 
 from nlivis.data import options
+from nlivis.data.text import shown
+from nlivis.training.augment import parse_kinds
 
 USAGE_ERROR = 2
 STEPS_HELP = ("integrated-gradients steps, fixed (default: adaptive — 50 steps, doubled up to 1600 for a pair whose "
@@ -25,8 +27,6 @@ keeps the two equal)."""
 def fail(message: str, as_json: bool = False) -> int:
     """Print one line `error: …` on stderr (escaped: a message may quote a file's bytes); with `as_json`
     also `{"error": …}` on stdout, so a script reading stdout sees what went wrong. Returns exit code 2."""
-    from nlivis.data.text import shown
-
     print(f"error: {shown(message, keep_newlines=True)}", file=sys.stderr)
     if as_json:
         print(json.dumps({"error": message}))
@@ -61,8 +61,6 @@ augment_ratio = _checked(float, options.augment_ratio_problem, "a number")
 
 def augment_kinds(text: str) -> tuple[str, ...]:
     """argparse type: comma-separated augmentation kinds, each one `train --augment` knows."""
-    from nlivis.training.augment import parse_kinds
-
     try:
         return parse_kinds(text)
     except ValueError as error:

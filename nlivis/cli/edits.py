@@ -16,7 +16,7 @@ import json
 from typing import Any
 
 from nlivis.analysis.edit_runs import EditOptions, task_of
-from nlivis.analysis.edits import TASK_LABELS
+from nlivis.analysis.edit_expectations import TASK_LABELS
 from nlivis.cli.common import fail
 from nlivis.data.text import text_problem
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 
 from nlivis.cli.common import fail
+from nlivis.features.wordnet import (SOURCE_NOTE, WordNetUnavailable, ensure_wordnet, installed_nltk_wordnet,
+                                     open_wordnet)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -14,9 +16,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nlivis.features.wordnet import (SOURCE_NOTE, WordNetUnavailable, ensure_wordnet, installed_nltk_wordnet,
-                                         open_wordnet)
-
     try:
         folder = ensure_wordnet()
         version = open_wordnet(folder).get_version()

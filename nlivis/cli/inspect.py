@@ -14,6 +14,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from nlivis.training.config import CONFIG_DIR, load_config, resolve_config_path
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     which = parser.add_mutually_exclusive_group(required=True)
@@ -62,7 +64,6 @@ def model_config_for(name: str, config_path: str | None = None) -> dict[str, Any
     """The [model] table of `config_path` (a config name or a TOML file) or of `configs/<name>.toml`; for
     a model name without a config, its defaults."""
     from nlivis.models.registry import available
-    from nlivis.training.config import CONFIG_DIR, load_config, resolve_config_path
 
     if config_path is not None or (CONFIG_DIR / f"{name}.toml").is_file():
         source = config_path if config_path is not None else name

@@ -11,6 +11,7 @@ import json
 import sys
 
 from nlivis.cli.common import fail
+from nlivis.data.text import shown, text_problem
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,7 +22,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nlivis.data.text import shown, text_problem
     from nlivis.inference import load_checkpoint, predict_pair
 
     for name, text in (("premise", args.premise), ("hypothesis", args.hypothesis)):

@@ -11,6 +11,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Sequence
 
+from nlivis.data.protocols import all_protocol_refs, find_split_file, get_protocol, split_key
+from nlivis.features.cache import AnalysisCache
+from nlivis.features.dataset import load_split_analysed_reported
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dataset", required=True,
@@ -23,15 +27,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Prints split / pairs / dropped '-' / labels / genres / tokens per second / cached or built."""
-    from nlivis.data.protocols import (
-        all_protocol_refs,
-        find_split_file,
-        get_protocol,
-        split_key,
-    )
-    from nlivis.features.cache import AnalysisCache
-    from nlivis.features.dataset import load_split_analysed_reported
-
     protocol = get_protocol(args.dataset)
     data_root = Path(args.data_dir)
     if not data_root.is_dir():

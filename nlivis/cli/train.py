@@ -16,6 +16,10 @@ import sys
 
 from nlivis.cli.common import augment_kinds, augment_ratio, epochs, fail, positive_int, seed
 from nlivis.training.augment import AUGMENT_KINDS, DEFAULT_AUGMENT_RATIO
+from nlivis.store.checkpoints import CheckpointError
+from nlivis.training.config import load_config
+from nlivis.training.request import TrainRequest
+from nlivis.training.stopping import TrainingStopped
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -60,11 +64,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nlivis.store.checkpoints import CheckpointError
-    from nlivis.training.config import load_config
     from nlivis.training.distributed import DistributedContext
-    from nlivis.training.request import TrainRequest
-    from nlivis.training.stopping import TrainingStopped
     from nlivis.training.trainer import train
 
     try:

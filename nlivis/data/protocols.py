@@ -257,8 +257,6 @@ def require_training_splits(protocol: Protocol, data_root: str | Path) -> None:
 
 def resolve_split(dataset: str, split: str):
     """The `SplitRef` for `--dataset D --split S`: a protocol's split by name or key, or a dataset's split."""
-    from nlivis.data.protocols import SplitRef, all_protocol_refs, get_protocol, split_key
-
     protocol = get_protocol(dataset)
     refs = all_protocol_refs(protocol)
     for ref in refs:

@@ -19,7 +19,7 @@ import json
 import zlib
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
@@ -179,19 +179,7 @@ def read_nli_tsv(path: str | Path) -> ReadResult:
     header_line = next(lines, None)
     if header_line is None:
         raise DataFormatError(str(path), 1, f"a header line naming the columns {list(REQUIRED_COLUMNS)}", "an empty file")
-    header = header_line[1].split("\t")
-    missing = [name for name in REQUIRED_COLUMNS if name not in header]
-    if missing:
-        raise DataFormatError(str(path), 1, f"a tab-separated header with the columns {list(REQUIRED_COLUMNS)} (missing {missing})", header_line[1])
-    column = {name: header.index(name) for name in header}
-    gold_at, premise_at, hypothesis_at = (column[name] for name in REQUIRED_COLUMNS)
-    id_at = column.get("pairID")
-    genre_at = column.get("genre")
-    annotator_at = [column[name] for name in ANNOTATOR_LABEL_COLUMNS if name in column]
-    # Rows may omit trailing empty annotator-label columns (label2..label5 are blank for most training
-    # pairs); every other column must be there.
-    shortest_row = 1 + max(index for index in range(len(header)) if header[index] not in ANNOTATOR_LABEL_COLUMNS[1:])
-
+    columns = _NliColumns.from_header(path, header_line[1])
     pairs: list[Pair] = []
     dropped = blank = 0
     for line_number, line in lines:
@@ -199,34 +187,65 @@ def read_nli_tsv(path: str | Path) -> ReadResult:
             blank += 1
             continue
         fields = line.split("\t")
-        if not shortest_row <= len(fields) <= len(header):
+        if not columns.shortest_row <= len(fields) <= columns.count:
             raise DataFormatError(
-                str(path), line_number, f"{len(header)} tab-separated columns as in the header, found {len(fields)}", line
+                str(path), line_number, f"{columns.count} tab-separated columns as in the header, found {len(fields)}", line
             )
-        gold = fields[gold_at]
-        if gold == NO_GOLD_LABEL:
+        if fields[columns.gold] == NO_GOLD_LABEL:
             dropped += 1
             continue
-        pair_id = fields[id_at] if id_at is not None else ""
-        genre = fields[genre_at] if genre_at is not None else ""
+        pairs.append(columns.pair(fields, path, line_number))
+    return make_ids_unique(ReadResult(pairs=pairs, dropped_no_gold=dropped, path=str(path), skipped_blank_lines=blank))
+
+
+@dataclass(frozen=True)
+class _NliColumns:
+    """Where `read_nli_tsv` finds each field of a row (indices into the tab-separated fields), from the header."""
+
+    count: int
+    gold: int
+    premise: int
+    hypothesis: int
+    pair_id: int | None
+    genre: int | None
+    annotators: tuple[int, ...]
+    shortest_row: int
+    """Rows may omit trailing empty annotator-label columns (label2..label5 are blank for most training
+    pairs); every other column must be there."""
+
+    @classmethod
+    def from_header(cls, path: Path, header_line: str) -> _NliColumns:
+        header = header_line.split("\t")
+        missing = [name for name in REQUIRED_COLUMNS if name not in header]
+        if missing:
+            raise DataFormatError(str(path), 1, f"a tab-separated header with the columns {list(REQUIRED_COLUMNS)} (missing {missing})", header_line)
+        column = {name: header.index(name) for name in header}
+        gold_at, premise_at, hypothesis_at = (column[name] for name in REQUIRED_COLUMNS)
+        return cls(count=len(header), gold=gold_at, premise=premise_at, hypothesis=hypothesis_at,
+                   pair_id=column.get("pairID"), genre=column.get("genre"),
+                   annotators=tuple(column[name] for name in ANNOTATOR_LABEL_COLUMNS if name in column),
+                   shortest_row=1 + max(index for index in range(len(header))
+                                        if header[index] not in ANNOTATOR_LABEL_COLUMNS[1:]))
+
+    def pair(self, fields: list[str], path: Path, line_number: int) -> Pair:
+        """The pair of one row with a gold label (sentences and labels checked, naming file and line)."""
+        pair_id = fields[self.pair_id] if self.pair_id is not None else ""
+        genre = fields[self.genre] if self.genre is not None else ""
         annotator_labels = tuple(
             _check_label(fields[index], NLI_LABELS, path, line_number, "annotator label")
-            for index in annotator_at
+            for index in self.annotators
             if index < len(fields) and fields[index]
         )
-        pairs.append(
-            Pair(
-                id=pair_id or str(line_number),
-                premise=checked_sentence(fields[premise_at], "sentence1", path, line_number),
-                hypothesis=checked_sentence(fields[hypothesis_at], "sentence2", path, line_number),
-                label=_check_label(gold, NLI_LABELS, path, line_number),
-                genre=genre or None,
-                annotator_labels=annotator_labels,
-                source=str(path),
-                line=line_number,
-            )
+        return Pair(
+            id=pair_id or str(line_number),
+            premise=checked_sentence(fields[self.premise], "sentence1", path, line_number),
+            hypothesis=checked_sentence(fields[self.hypothesis], "sentence2", path, line_number),
+            label=_check_label(fields[self.gold], NLI_LABELS, path, line_number),
+            genre=genre or None,
+            annotator_labels=annotator_labels,
+            source=str(path),
+            line=line_number,
         )
-    return make_ids_unique(ReadResult(pairs=pairs, dropped_no_gold=dropped, path=str(path), skipped_blank_lines=blank))
 
 
 def read_quora_tsv(path: str | Path) -> ReadResult:

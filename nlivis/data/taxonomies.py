@@ -97,31 +97,8 @@ def read_taxinli(path: str | Path) -> TaxonomyFile:
     `DataFormatError` naming the file and line."""
     path = Path(path)
     where = str(path)
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise DataFormatError(where, None, "a readable TaxiNLI file", error.strerror or str(error)) from error
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = data[:error.start].count(b"\n") + 1
-        raise DataFormatError(where, line, "UTF-8 text", f"byte {data[error.start]:#04x}") from error
-    if "\0" in text:
-        raise DataFormatError(where, text[:text.index("\0")].count("\n") + 1, "text without NUL bytes")
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t")
-    try:
-        header = next(reader, None)
-    except csv.Error as error:
-        raise DataFormatError(where, reader.line_num or 1, "a tab-separated header line", str(error)) from error
-    if header is None:
-        raise DataFormatError(where, 1, "a header line naming pairID, label, genre and the 15 TaxiNLI categories",
-                              "an empty file")
-    columns = {name.strip(): index for index, name in enumerate(header)}
-    sentences = next((pair for pair in SENTENCE_COLUMNS if set(pair) <= set(columns)), None)
-    missing = [name for name in ("pairID", "label", "genre", *TAXINLI_CATEGORIES) if name not in columns]
-    if missing or sentences is None:
-        need = missing + ([] if sentences is not None else ["s1/s2 or prem/hyp"])
-        raise DataFormatError(where, 1, f"a TaxiNLI header with columns {need}", "\t".join(header))
+    reader = csv.reader(io.StringIO(_taxinli_text(path), newline=""), delimiter="\t")
+    header, columns, sentences = _taxinli_header(reader, where)
     references = tuple(name for name in REFERENCE_MODELS if name in columns)
     rows: list[TaxonomyRow] = []
     seen: dict[tuple[str, str, str], int] = {}
@@ -153,6 +130,41 @@ def read_taxinli(path: str | Path) -> TaxonomyFile:
         notes.append(f"{len(non_binary)} category cell(s) of {where} hold a value other than 0 or 1 "
                      f"({', '.join(non_binary[:3])}{' …' if len(non_binary) > 3 else ''}); counted as the category")
     return TaxonomyFile(where, rows, references, notes)
+
+
+def _taxinli_text(path: Path) -> str:
+    """The file's text: UTF-8 (a BOM allowed) without NUL bytes, or a `DataFormatError` naming the line."""
+    where = str(path)
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise DataFormatError(where, None, "a readable TaxiNLI file", error.strerror or str(error)) from error
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        raise DataFormatError(where, line, "UTF-8 text", f"byte {data[error.start]:#04x}") from error
+    if "\0" in text:
+        raise DataFormatError(where, text[:text.index("\0")].count("\n") + 1, "text without NUL bytes")
+    return text
+
+
+def _taxinli_header(reader, where: str) -> tuple[list[str], dict[str, int], tuple[str, str]]:
+    """(the header's fields, column name → index, the names of the two sentence columns) from the first row."""
+    try:
+        header = next(reader, None)
+    except csv.Error as error:
+        raise DataFormatError(where, reader.line_num or 1, "a tab-separated header line", str(error)) from error
+    if header is None:
+        raise DataFormatError(where, 1, "a header line naming pairID, label, genre and the 15 TaxiNLI categories",
+                              "an empty file")
+    columns = {name.strip(): index for index, name in enumerate(header)}
+    sentences = next((pair for pair in SENTENCE_COLUMNS if set(pair) <= set(columns)), None)
+    missing = [name for name in ("pairID", "label", "genre", *TAXINLI_CATEGORIES) if name not in columns]
+    if missing or sentences is None:
+        need = missing + ([] if sentences is not None else ["s1/s2 or prem/hyp"])
+        raise DataFormatError(where, 1, f"a TaxiNLI header with columns {need}", "\t".join(header))
+    return header, columns, sentences
 
 
 def _row(fields: Sequence[str], columns: Mapping[str, int], sentences: tuple[str, str],

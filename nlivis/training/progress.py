@@ -11,6 +11,8 @@ import sys
 import time
 from typing import IO
 
+from tqdm import tqdm
+
 PLAIN_LINE_PERCENT = 5
 """A plain progress line every this many percent of the run's steps (and at its last step)."""
 
@@ -42,8 +44,6 @@ class Progress:
         self.started = time.perf_counter()
         self.bar = None
         if enabled and is_terminal(self.stream):
-            from tqdm import tqdm
-
             self.bar = tqdm(total=total, initial=initial, unit="step", dynamic_ncols=True, file=self.stream)
         self.next_line = self._next_mark(initial)
 

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from nlivis.training.config import FeatureOptions, apply_size
+from nlivis.data.options import augment_ratio_problem
+from nlivis.training.augment import DEFAULT_AUGMENT_RATIO, parse_kinds
 
 
 @dataclass(frozen=True)
@@ -60,9 +62,6 @@ class TrainRequest:
         if self.cache_dir is not None:
             object.__setattr__(self, "cache_dir", Path(self.cache_dir))
         if self.augment:
-            from nlivis.data.options import augment_ratio_problem
-            from nlivis.training.augment import DEFAULT_AUGMENT_RATIO, parse_kinds
-
             object.__setattr__(self, "augment", parse_kinds(self.augment))
             ratio = DEFAULT_AUGMENT_RATIO if self.augment_ratio is None else self.augment_ratio
             problem = augment_ratio_problem(ratio, "augment_ratio")

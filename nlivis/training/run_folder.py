@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from nlivis.store.checkpoints import EMBEDDINGS_FOLDER, MANIFEST, STATE_FOLDER
-from nlivis.store.files import recover_folder
+from nlivis.store.files import cache_root, recover_folder
 
 RUN_LOCK_FILE = ".nlivis-lock.json"
 """`<out>/.nlivis-lock.json`: the lock of the process training into the folder (pid, host, start time, command)."""
@@ -300,8 +300,6 @@ def remove_leftover_stop(out_dir: Path, started: float, notices: Any = None) -> 
 # --------------------------------------------------------------------------------------- sharing the cores
 
 def _workers_folder() -> Path:
-    from nlivis.store.files import cache_root
-
     return cache_root() / WORKERS_FOLDER
 
 

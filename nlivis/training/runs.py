@@ -14,7 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Sequence
 
-from nlivis.training.run_folder import STOP_FILE
+from nlivis.data.protocols import get_protocol, require_training_splits
+from nlivis.store.checkpoints import MANIFEST, STATE_FOLDER
+from nlivis.store.metrics_log import read_metrics_log
+from nlivis.training.config import all_configs
+from nlivis.training.run_folder import (STOP_FILE, foreign_entries, live_lock, path_problem, process_exists,
+                                        run_name_problem)
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 """The repository root: runs start there, and relative GloVe paths are read from there."""
@@ -46,8 +51,6 @@ def run_record_folder(out: Path) -> Path:
 
 def _pid_alive(pid: int) -> bool:
     """`process_exists`, except that a finished child of this process (a zombie until reaped) is not alive."""
-    from nlivis.training.run_folder import process_exists
-
     if not process_exists(pid):
         return False
     try:  # a finished child of this process stays a zombie until reaped
@@ -156,8 +159,6 @@ RunStatus = Literal["running", "finished", "stopped", "failed"]
 def run_status(run: TrainingRun) -> RunStatus:
     """running: the worker lives; finished: the checkpoint is complete; stopped: the worker is gone but
     left its training state (Stop, or killed), so it can resume; failed: neither (see its log)."""
-    from nlivis.store.checkpoints import MANIFEST, STATE_FOLDER
-
     if run.running:
         return "running"
     if (Path(run.out) / MANIFEST).is_file():
@@ -170,9 +171,6 @@ def run_status(run: TrainingRun) -> RunStatus:
 def out_folder_problem(out: Path) -> str | None:
     """Why a new run cannot write to `out` (a name that cannot be a folder, another live run started here or on
     a terminal, a complete checkpoint, the saved state of an unfinished run, files that are not a run's), or None."""
-    from nlivis.store.checkpoints import MANIFEST, STATE_FOLDER
-    from nlivis.training.run_folder import foreign_entries, live_lock, path_problem, run_name_problem
-
     problem = path_problem(out) or run_name_problem(Path(out).name)
     if problem:
         return problem
@@ -196,8 +194,6 @@ def out_folder_problem(out: Path) -> str | None:
 
 def training_data_problem(dataset: str, data_dir: Path | None) -> str | None:
     """Why `dataset` (a protocol or dataset name) cannot train from `data_dir` (missing splits named), or None."""
-    from nlivis.data.protocols import get_protocol, require_training_splits
-
     if data_dir is None:
         return "no data folder: set one on the Home page (layout of ../shared/data) or type the dataset's folder"
     try:
@@ -284,8 +280,6 @@ def request_stop(run: TrainingRun) -> None:
 
 def read_run_metrics(out: Path) -> list[dict]:
     """Lines of the run's metrics.jsonl written so far (the trainer's own reader; half-written lines skipped)."""
-    from nlivis.store.metrics_log import read_metrics_log
-
     return read_metrics_log(Path(out) / "metrics.jsonl")
 
 
@@ -307,8 +301,6 @@ def run_summary(records: Sequence[dict]) -> dict[str, Any]:
 
 def training_configs() -> tuple[dict[str, dict[str, Any]], str | None]:
     """Every config in configs/ by name (nlivis.training.config.all_configs), or ({}, why they cannot be read)."""
-    from nlivis.training.config import all_configs
-
     try:
         return all_configs(), None
     except (OSError, ValueError) as error:

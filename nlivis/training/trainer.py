@@ -48,6 +48,7 @@ from nlivis.store.checkpoints import (
     read_checkpoint_info,
     read_json,
 )
+from nlivis.store.dynamics import AUGMENTED_SPLIT
 from nlivis.store.metrics_log import MetricsLog
 from nlivis.store.training_state import (
     TrainingState,
@@ -57,6 +58,7 @@ from nlivis.store.training_state import (
 )
 from nlivis.store.weights import write_checkpoint
 from nlivis.training import distributed, schedules
+from nlivis.training.augment import augment_training, stderr_progress
 from nlivis.training.config import TrainingSettings
 from nlivis.training.dynamics import DynamicsRecorder
 from nlivis.training.fp16 import choose_weights_dtype
@@ -196,7 +198,6 @@ class Trainer:
         request = self.request
         if not request.augment:
             return None
-        from nlivis.training.augment import augment_training, stderr_progress
 
         report = request.progress and self.context.is_main
         return augment_training(self.data.train_items, self.protocol.labels, request.augment, request.augment_ratio,
@@ -555,8 +556,6 @@ class Trainer:
 def augmented_source(start: int, augmentation) -> dict[str, Any]:
     """The dynamics' source entry of the augmented columns: their kinds and the columns of their originals
     (so a data map can mark them and lead back to the pair each was made from)."""
-    from nlivis.store.dynamics import AUGMENTED_SPLIT
-
     return {"split": AUGMENTED_SPLIT, "start": start, "count": len(augmentation.items),
             "kinds": list(augmentation.kinds), "originals": [int(i) for i in augmentation.originals]}
 

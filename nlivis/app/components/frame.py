@@ -10,6 +10,7 @@ import streamlit as st
 
 from nlivis.app import background, cache, paths, state
 from nlivis.app.text import md
+from nlivis.data.split_choice import protocol_named
 
 EXPLORER = paths.EXPLORER.path
 """The page a clicked pair opens in."""
@@ -75,8 +76,6 @@ def require_models(view: str) -> list[cache.Model]:
 
 def protocol_note_for(name: str | None) -> str:
     """The note of the protocol called `name` (a checkpoint's recorded protocol), or the general note."""
-    from nlivis.data.split_choice import protocol_named
-
     protocol = protocol_named(name)
     if protocol is not None and protocol.note:
         return f"Protocol {md(protocol.name)}: {md(protocol.note)}"

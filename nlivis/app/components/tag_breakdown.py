@@ -52,16 +52,40 @@ def section(page: str, split: str, models: Sequence[cache.Model], predictions: M
     if gold_error:
         st.error(md(gold_error))
     has_gold = any(pair_id in gold for pair_id in cache.split_rows(split))
-    size = total
-    if total > 10:
-        left, right = st.columns([3, 1], vertical_alignment="bottom")
-        label = ("Pairs without gold tags to tag automatically as well (0: gold tags only; random sample, fixed seed; "
-                 "tagging parses every sentence)" if has_gold else
-                 "Pairs to tag automatically (random sample, fixed seed; tagging parses every sentence; kept on disk)")
-        size = controls.number(page, "tag_size", label, 0 if has_gold else min(DEFAULT_SAMPLE, total),
-                               0 if has_gold else 10, total, where=left, slider=True, step=10)
-        right.caption(f"{total:,} pairs in {md(split)}")
-    tagged = TaggedSample({}, {}, 0)
+    size = sample_size(page, split, total, has_gold)
+    tagged = automatic_tags(page, split, size, total, has_gold)
+    if tagged is None:
+        return
+    for tag, reason in tagged.unavailable.items():
+        st.warning(f"{md(tag)} (automatic): {md(reason)}")
+    tags = split_tags(list(cache.split_rows(split)), gold, tagged.tags)
+    tags_caption(split, tags, gold_file, total)
+    if not tags.sources:
+        st.info(f"No pair of {md(split)} could be tagged.")
+        return
+    by_tag(page, split, models, predictions, tags, tagged.unavailable, size, total)
+    table7(page, split, models, predictions, tags, size, tagged.unavailable)
+    genres(split, models, predictions)
+    taxinli(split, models, predictions)
+
+
+def sample_size(page: str, split: str, total: int, has_gold: bool) -> int:
+    """How many pairs to tag automatically: a slider for a split of more than 10 pairs, else all of them."""
+    if total <= 10:
+        return total
+    left, right = st.columns([3, 1], vertical_alignment="bottom")
+    label = ("Pairs without gold tags to tag automatically as well (0: gold tags only; random sample, fixed seed; "
+             "tagging parses every sentence)" if has_gold else
+             "Pairs to tag automatically (random sample, fixed seed; tagging parses every sentence; kept on disk)")
+    size = controls.number(page, "tag_size", label, 0 if has_gold else min(DEFAULT_SAMPLE, total),
+                           0 if has_gold else 10, total, where=left, slider=True, step=10)
+    right.caption(f"{total:,} pairs in {md(split)}")
+    return size
+
+
+def automatic_tags(page: str, split: str, size: int, total: int, has_gold: bool) -> TaggedSample | None:
+    """The automatic tags of `size` pairs (at once for a few, after a button for more; none for 0), or None
+    when there is nothing to break down (an error, or no tags yet and no gold tags)."""
     if size and (size <= TAG_AT_ONCE or samples.computed(
             page, f"Tag {size:,} pairs", f"parses {size:,} pairs of {split} with spaCy's dependency parser and applies the "
             "tag rules (WordNet and the parser load once; minutes on a busy machine); kept on disk, so once only",
@@ -69,16 +93,18 @@ def section(page: str, split: str, models: Sequence[cache.Model], predictions: M
         found, error = cache.tagged_sample(split, ALL_PAIRS if size >= total else size)
         if error or found is None:
             st.error(md(error))
-            return
-        tagged = found
-    elif size:
+            return None
+        return found
+    if size:
         st.caption(f"{NOTE_ICON} Automatic tags are computed when you ask (the button above): "
                    + ("the gold tags below need none." if has_gold else "until then there is nothing to break down."))
         if not has_gold:
-            return
-    for tag, reason in tagged.unavailable.items():
-        st.warning(f"{md(tag)} (automatic): {md(reason)}")
-    tags = split_tags(list(cache.split_rows(split)), gold, tagged.tags)
+            return None
+    return TaggedSample({}, {}, 0)
+
+
+def tags_caption(split: str, tags: SplitTags, gold_file: str | None, total: int) -> None:
+    """Where the tags come from: gold (and automatic on other pairs), or automatic only."""
     if tags.gold:
         st.caption(f"**Gold tags** (human annotation, RepEval 2017, {code(gold_file)}) on {len(tags.gold):,} pairs of "
                    f"{md(split)}; **automatic tags** (rules measured against the gold tags: `python -m nlivis tags-report`) "
@@ -92,10 +118,12 @@ def section(page: str, split: str, models: Sequence[cache.Model], predictions: M
                    f"gold tags: `python -m nlivis tags-report`) on {len(tags.automatic):,} of {total:,} pairs; "
                    f"{md(split)} has no published gold tags. `status` marks a tag approximate where its rule's F1 against "
                    "the MultiNLI gold tags is below 0.5 on a half of the annotated pairs.")
-    if not tags.sources:
-        st.info(f"No pair of {md(split)} could be tagged.")
-        return
-    table = accuracy_by_tag_and_source(predictions, tags.gold, tags.automatic, tagged.unavailable)
+
+
+def by_tag(page: str, split: str, models: Sequence[cache.Model], predictions: Mapping[str, list], tags: SplitTags,
+           unavailable: Mapping[str, str], size: int, total: int) -> None:
+    """Accuracy by tag and source: a chart of one source's tags, the table, and the pairs behind a clicked line."""
+    table = accuracy_by_tag_and_source(predictions, tags.gold, tags.automatic, unavailable)
     shown_source = tags.sources[0]
     if len(tags.sources) > 1:
         shown_source = controls.radio(page, "tag_source", "Tags drawn", tags.sources, tags.sources[0])
@@ -121,10 +149,6 @@ def section(page: str, split: str, models: Sequence[cache.Model], predictions: M
         pair_list.show(page, "tag_pairs", state.ListRef.of("predictions", model=chosen["tag_model"], split=split,
                                                             tag=chosen["tag"], tags=spec, via="tag"),
                        columns=["row", "id", "gold", "predicted", "correct", "confidence", "premise", "hypothesis"])
-
-    table7(page, split, models, predictions, tags, size, tagged.unavailable)
-    genres(split, models, predictions)
-    taxinli(split, models, predictions)
 
 
 def table7(page: str, split: str, models: Sequence[cache.Model], predictions: Mapping[str, list], tags: SplitTags,

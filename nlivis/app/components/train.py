@@ -25,15 +25,10 @@ POLL_SECONDS = 2.0
 
 
 def start_form() -> None:
+    """The form that starts a run: config, size, data, word vectors, length, augmentation, name; then Start."""
     root = paths.runs_root()
     device = training_runs.training_device()
-    configs, config_error = training_runs.training_configs()
-    if config_error:
-        st.error(md(config_error))
-        state.stop()
-    if not configs:
-        st.info("No config found in configs/: nothing to train.")
-        state.stop()
+    configs = available_configs()
     st.subheader("Start a run")
     st.caption(f"Writes a checkpoint folder under **{md(root)}** (your runs folder, outside the code; set NLIVIS\\_RUNS "
                f"to change it; Home lists what finishes there) · computes on **{md(device)}**"
@@ -48,24 +43,10 @@ def start_form() -> None:
     dataset = controls.select(PAGE, "dataset", "Dataset / protocol", training_runs.TRAINING_DATASETS, where=right,
                               help="-small: the reduced protocols over the data root; snli, mnli, quora: the full datasets")
     resolved = apply_size(config, size)
-    default_folder = training_runs.default_training_folder(dataset, paths.data_root())
-    if dataset.endswith("-small"):
-        data_folder = default_folder
-        st.caption(f"data root: {md(data_folder)}" if data_folder else "no data root found")
-    else:
-        typed = st.text_input(f"Folder holding the {dataset} files", value=str(default_folder or ""),
-                              key=f"train_folder_{dataset}")
-        data_folder = Path(typed).expanduser() if typed.strip() else None
+    data_folder = data_folder_input(dataset)
     vectors_column, seed_column, epochs_column, steps_column = st.columns(4)
     default_embeddings = str(resolved.get("features", {}).get("embeddings", "random"))
-    choice = vectors_column.selectbox("Word vectors", [f"config's ({default_embeddings})", "minilm", "random", "GloVe file"],
-                                      key="train_embeddings")
-    embeddings = None
-    if choice == "GloVe file":
-        glove = vectors_column.text_input("GloVe file", key="train_glove", placeholder="/path/to/glove.840B.300d.txt")
-        embeddings = f"glove:{glove.strip()}" if glove.strip() else None
-    elif choice in ("minilm", "random"):
-        embeddings = choice
+    embeddings = embeddings_input(vectors_column, default_embeddings)
     seed = int(seed_column.number_input("Seed", min_value=1, max_value=10_000, value=1, step=1, key="train_seed"))
     config_epochs = float(resolved.get("training", {}).get("epochs", 1))
     epochs = epochs_column.number_input("Epochs", min_value=0.01, max_value=1000.0, value=config_epochs, step=1.0,
@@ -88,9 +69,49 @@ def start_form() -> None:
     options = dict(size=size, embeddings=embeddings, epochs=None if epochs == config_epochs else float(epochs),
                    max_steps=max_steps or None, seed=seed, device=device, augment=kinds,
                    augment_ratio=ratio if kinds else None)
-    if st.button("Start training", type="primary", disabled=bool(problems), key="train_start") and data_folder is not None:
+    command = None if problems else training_runs.train_command(config_name, dataset, data_folder or Path("DATA"), out,
+                                                                 **options)
+    start_button(command, out, data_folder is not None, name_key)
+
+
+def available_configs() -> dict[str, dict]:
+    """Every config in configs/ by name; the page stops with a message when they cannot be read or there is none."""
+    configs, config_error = training_runs.training_configs()
+    if config_error:
+        st.error(md(config_error))
+        state.stop()
+    if not configs:
+        st.info("No config found in configs/: nothing to train.")
+        state.stop()
+    return configs
+
+
+def data_folder_input(dataset: str) -> Path | None:
+    """The folder the run reads: the data root for a -small protocol, a typed folder for a full dataset."""
+    default_folder = training_runs.default_training_folder(dataset, paths.data_root())
+    if dataset.endswith("-small"):
+        st.caption(f"data root: {md(default_folder)}" if default_folder else "no data root found")
+        return default_folder
+    typed = st.text_input(f"Folder holding the {dataset} files", value=str(default_folder or ""),
+                          key=f"train_folder_{dataset}")
+    return Path(typed).expanduser() if typed.strip() else None
+
+
+def embeddings_input(column, default_embeddings: str) -> str | None:
+    """`train --embeddings`: None keeps the config's, or minilm, random, glove:<file>."""
+    choice = column.selectbox("Word vectors", [f"config's ({default_embeddings})", "minilm", "random", "GloVe file"],
+                              key="train_embeddings")
+    if choice == "GloVe file":
+        glove = column.text_input("GloVe file", key="train_glove", placeholder="/path/to/glove.840B.300d.txt")
+        return f"glove:{glove.strip()}" if glove.strip() else None
+    return choice if choice in ("minilm", "random") else None
+
+
+def start_button(command: list[str] | None, out: Path, has_data: bool, name_key: str) -> None:
+    """Start training and the command line; disabled, without a command, while a problem stands in the way."""
+    if st.button("Start training", type="primary", disabled=command is None, key="train_start") and command and has_data:
         try:
-            training_runs.start_run(training_runs.train_command(config_name, dataset, data_folder, out, **options), out)
+            training_runs.start_run(command, out)
         except (RuntimeError, OSError) as error:
             st.error(f"Could not start the run: {md(error)}")
         else:
@@ -99,10 +120,9 @@ def start_form() -> None:
             # the field made the form warn "Cannot start: … already writing" at once
             st.session_state.pop(name_key, None)
             st.rerun()
-    if not problems:
+    if command is not None:
         with st.expander("Command line"):
-            st.code(" ".join(training_runs.train_command(config_name, dataset, data_folder or Path("DATA"), out, **options)),
-                    language="bash")
+            st.code(" ".join(command), language="bash")
 
 
 def augmentation_inputs() -> tuple[list[str], float]:
