@@ -35,8 +35,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from nlivis.data.readers import (LINE_ALIGNED_PREFIXES, NO_GOLD_LABEL, checked_sentence, load_json, make_ids_unique,
-                                 numbered_lines, read_file, require_file)
+from nlivis.data.readers import (LINE_ALIGNED_PREFIXES, NO_GOLD_LABEL, checked_sentence, line_aligned_files, load_json,
+                                 make_ids_unique, numbered_lines, read_file, require_file)
 from nlivis.data.records import NLI_LABELS, PARAPHRASE_LABELS, DataFormatError, InputError, Pair, ReadResult
 
 PREMISE_COLUMNS: tuple[str, ...] = ("sentence1", "premise", "context", "question1")
@@ -95,8 +95,6 @@ class ChallengeSet:
     def source_files(self) -> list[Path]:
         """Every file the pairs were read from: a line-aligned `s1.<split>` brings its `s2.` and `labels.`
         files (what an evaluation's data identity must hash)."""
-        from nlivis.data.readers import line_aligned_files
-
         found: list[Path] = []
         for path in self.files:
             name = path.name[: -len(".gz")] if path.name.endswith(".gz") else path.name

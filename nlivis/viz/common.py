@@ -6,6 +6,7 @@ and the name of its value, so `figure_data` can give back exactly what is drawn 
 """
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import Any, Sequence
 
@@ -90,8 +91,6 @@ def percent_ticks(low: float, high: float, most: int = 8, signed: bool = True) -
 def clean_file_name(name: str, fallback: str = "nlivis_figure") -> str:
     """A file name any system accepts, from a label: `gcnn · snli-small · gcnn-snli-small_forget gate` →
     `gcnn_snli-small_gcnn-snli-small_forget_gate` (runs of other characters become one `_`)."""
-    import re
-
     cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._-")
     return cleaned[:150] or fallback
 

@@ -34,6 +34,7 @@ from typing import Any, Callable, Mapping, Sequence
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
+from nlivis.analysis.paper_tables import paper_table
 from nlivis.features.batch import Batch
 from nlivis.features.buckets import CHUNK_BATCHES, bucket_batches
 from nlivis.features.embeddings import MINILM_DIM
@@ -318,8 +319,6 @@ def paper_epoch_minutes(family: str, size: str) -> float | None:
 
 def gcnn_table1_epoch_seconds() -> dict[str, float]:
     """GCNN's Table 1 'Time(s)/Epoch' column (MultiNLI, one GTX 1080), from the paper-tables module."""
-    from nlivis.analysis.paper_tables import paper_table
-
     table = paper_table(paper_id="000", table="Table 1")
     table = table[table["metric"] == "time_per_epoch"]
     return {str(r.model): float(r.value) for r in table.itertuples()}
@@ -327,8 +326,6 @@ def gcnn_table1_epoch_seconds() -> dict[str, float]:
 
 def esan_table5_seconds() -> dict[str, float]:
     """ESAN's Table 5 inference time per batch of 8 pairs of length 20 (MacBook Pro Intel i7 CPU)."""
-    from nlivis.analysis.paper_tables import paper_table
-
     table = paper_table(paper_id="003", table="Table 5")
     table = table[table["metric"] == "inference_time"]
     return {str(r.model): float(r.value) for r in table.itertuples()}

@@ -7,7 +7,7 @@ intervals; a category's pairs open in the Pair explorer, which steps through the
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import pandas as pd
 import streamlit as st
@@ -80,7 +80,16 @@ def section(page: str, models: Sequence[cache.Model]) -> None:
     fields = challenge.field_names()
     preferred = next((f for f in PREFERRED_GROUPS if f in fields), fields[0])
     field = controls.select(page, "challenge_field", "Group by", fields, preferred)
-    groups = challenge.groups(field)
+    predictions = evaluated_predictions(page, models, challenge)
+    if predictions:
+        table = accuracy_by_group(predictions, challenge.groups(field), overall=True)
+        show_accuracy(page, models, challenge, field, table)
+        pairs_behind_a_number(page, files, field, predictions, table)
+
+
+def evaluated_predictions(page: str, models: Sequence[cache.Model], challenge: Any) -> dict[str, list]:
+    """Model name → its predictions on the file, from its named evaluation; the models not evaluated yet get a
+    button that evaluates them (and say so while it is true), and each evaluation's name is said."""
     predictions: dict[str, list] = {}
     missing: list[cache.Model] = []
     said = []
@@ -94,27 +103,28 @@ def section(page: str, models: Sequence[cache.Model]) -> None:
             predictions[model.name] = found
             extra = [note for note in evaluation.record.get("notes", []) if note not in challenge.notes]
             said.append(f"{md(model.name)}: named evaluation {md(repr(evaluation.name))}" + (f" — {md('; '.join(extra))}" if extra else ""))
-    if missing:
-        if st.button(f"Evaluate {len(missing)} model(s) on this file", key=f"{page}_challenge_run",
-                     help=f"runs spaCy over {len(challenge.pairs):,} pairs once (cached), then each model; kept as a "
-                          "named evaluation in each checkpoint folder"):
-            for model in missing:
-                with st.spinner(f"evaluating {model.name} …"):
-                    found, evaluation, problem = cache.challenge_predictions(model, challenge, compute=True)
-                if problem:
-                    st.error(f"{md(model.name)}: {md(problem)}")
-                else:
-                    predictions[model.name] = found
-                    said.append(f"{md(model.name)}: named evaluation {md(repr(evaluation.name))}")
-            missing = [m for m in missing if m.name not in predictions]
+    if missing and st.button(f"Evaluate {len(missing)} model(s) on this file", key=f"{page}_challenge_run",
+                             help=f"runs spaCy over {len(challenge.pairs):,} pairs once (cached), then each model; "
+                                  "kept as a named evaluation in each checkpoint folder"):
+        for model in missing:
+            with st.spinner(f"evaluating {model.name} …"):
+                found, evaluation, problem = cache.challenge_predictions(model, challenge, compute=True)
+            if problem:
+                st.error(f"{md(model.name)}: {md(problem)}")
+            else:
+                predictions[model.name] = found
+                said.append(f"{md(model.name)}: named evaluation {md(repr(evaluation.name))}")
+        missing = [m for m in missing if m.name not in predictions]
     if missing:  # said only while it is true (a box left above the results misled)
         st.info(f"Not evaluated on this file yet: {md(', '.join(m.name for m in missing))}. Evaluating runs spaCy over "
                 f"{len(challenge.pairs):,} pairs once (cached), then each model.")
     for line in said:
         st.caption(line)
-    if not predictions:
-        return
-    table = accuracy_by_group(predictions, groups, overall=True)
+    return predictions
+
+
+def show_accuracy(page: str, models: Sequence[cache.Model], challenge: Any, field: str, table: pd.DataFrame) -> None:
+    """Accuracy by category as dots with intervals, and the same side by side as a table."""
     drawn = table[table["group"] != OVERALL_GROUP]
     colours = {m.name: m.colour for m in models}
     figures.show(accuracy_dots(drawn, "group", group="model", colours=colours,
@@ -124,6 +134,11 @@ def section(page: str, models: Sequence[cache.Model]) -> None:
     st.caption(f"A pair with several {md(field)} values counts in each, so counts may add up to more than the "
                f"{len(challenge.pairs):,} pairs. {code(OVERALL_GROUP)} counts every pair once.")
 
+
+def pairs_behind_a_number(page: str, files: Sequence[Path], field: str, predictions: dict[str, list],
+                          table: pd.DataFrame) -> None:
+    """Pick a model and a category (optionally only its errors): the list of those pairs, each opening in the
+    Pair explorer."""
     st.markdown("**The pairs behind a number**")
     left, middle, right = st.columns([2, 2, 1], vertical_alignment="bottom")
     model = controls.select(page, "challenge_model", "Model", list(predictions), where=left)
