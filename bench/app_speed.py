@@ -52,8 +52,9 @@ import time
 started = time.perf_counter()
 import numpy as np
 from nlivis.analysis.projection import project
+from nlivis.workflows.projection import default_numba_cache_dir
 vectors = np.random.default_rng(0).normal(size=(%d, 256)).astype(np.float32)
-project(vectors, method="umap")
+project(vectors, method="umap", compiled_code_dir=default_numba_cache_dir())  # NUMBA_CACHE_DIR wins
 print(time.perf_counter() - started)
 """ % PROJECTION_PAIRS
 

@@ -138,7 +138,8 @@ def test_umap_fit_reports_progress_and_uses_the_numba_disk_cache(tmp_path, monke
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
     seen = []
     points = np.random.default_rng(0).normal(size=(40, 5)).astype(np.float32)
-    coordinates = project(points, method="umap", progress=lambda message, fraction: seen.append((message, fraction)))
+    coordinates = project(points, method="umap", progress=lambda message, fraction: seen.append((message, fraction)),
+                          compiled_code_dir=tmp_path / "not-used")  # NUMBA_CACHE_DIR, when set, wins
     assert coordinates.shape == (40, 2)
     assert seen and all(m.startswith("fitting UMAP on 40 points") and 0.5 <= f < 0.95 for m, f in seen)
     assert config.CACHE_DIR == str(tmp_path / "numba") and any((tmp_path / "numba").rglob("*.nbi"))

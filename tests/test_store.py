@@ -31,14 +31,13 @@ def test_cache_root_honours_the_environment(monkeypatch, tmp_path):
 
 
 def test_every_cache_lives_under_the_cache_root(monkeypatch, tmp_path):
-    from nlivis.analysis import projection
     from nlivis.features.cache import AnalysisCache
     from nlivis.workflows import projection as projection_runs
 
     monkeypatch.setenv(files.CACHE_ENV, str(tmp_path))
     assert AnalysisCache().root == tmp_path
     assert projection_runs.default_cache_dir().is_relative_to(tmp_path)
-    assert projection.default_numba_cache_dir().is_relative_to(tmp_path)
+    assert projection_runs.default_numba_cache_dir().is_relative_to(tmp_path)
 
 
 def test_atomic_write_leaves_old_content_and_no_temporary_on_failure(tmp_path, monkeypatch):

@@ -19,8 +19,6 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-from nlivis.store.files import cache_root
-
 METHODS = ("umap", "pca")
 DEFAULT_NEIGHBOURS = 15
 """UMAP n_neighbors: umap-learn's default; balances local and global structure."""
@@ -34,7 +32,7 @@ Progress = Callable[[str, float | None], None]
 PROGRESS_TICK_S = 0.5
 """How often the progress callback hears from a running UMAP fit."""
 NUMBA_CACHE_ENV = "NUMBA_CACHE_DIR"
-"""numba's own setting; when unset, nlivis points it at `default_numba_cache_dir()` before UMAP is imported."""
+"""numba's own setting; when unset, nlivis points it at the folder `project` is given before UMAP is imported."""
 
 
 class ProjectionError(RuntimeError):
@@ -57,16 +55,12 @@ def _pca(vectors: np.ndarray) -> np.ndarray:
     return coordinates.astype(np.float32)
 
 
-def default_numba_cache_dir() -> Path:
-    """Where numba keeps UMAP's compiled code between processes: `<cache root>/numba`."""
-    return cache_root() / "numba"
-
-
-def use_numba_disk_cache() -> Path:
-    """Point numba's cache at the user cache (unless NUMBA_CACHE_DIR says otherwise) so compiled UMAP code
-    is written once and loaded by every later process, whether or not site-packages is writable.
+def use_numba_disk_cache(default_folder: Path) -> Path:
+    """Point numba's cache at `default_folder` (unless NUMBA_CACHE_DIR says otherwise) so compiled UMAP code
+    is written once and loaded by every later process, whether or not site-packages is writable. The caller
+    chooses the folder (`workflows.projection` passes the user cache's): this module writes nothing itself.
     Returns the folder used."""
-    folder = Path(os.environ.setdefault(NUMBA_CACHE_ENV, str(default_numba_cache_dir())))
+    folder = Path(os.environ.setdefault(NUMBA_CACHE_ENV, str(default_folder)))
     folder.mkdir(parents=True, exist_ok=True)
     if "numba" in sys.modules:  # imported before us: numba read its settings already; update them
         from numba.core import config
@@ -125,11 +119,12 @@ _UMAP_FITS_IN_PROCESS = 0
 
 
 def _fit_umap(vectors: np.ndarray, seed: int, n_neighbors: int, min_dist: float,
-              progress: Progress | None) -> np.ndarray:
+              progress: Progress | None, compiled_code_dir: Path | None) -> np.ndarray:
     """UMAP's fit in a worker thread, so `progress` can tick with the elapsed time while it runs (UMAP
     itself reports nothing a caller could show)."""
     global _UMAP_FITS_IN_PROCESS
-    use_numba_disk_cache()
+    if compiled_code_dir is not None:
+        use_numba_disk_cache(compiled_code_dir)
     result: dict[str, object] = {}
 
     def fit() -> None:
@@ -139,7 +134,8 @@ def _fit_umap(vectors: np.ndarray, seed: int, n_neighbors: int, min_dist: float,
                 warnings.filterwarnings("ignore", message=".*ParametricUMAP.*")  # TensorFlow is not used
                 import umap
 
-                cache_umap_compilation()
+                if compiled_code_dir is not None:
+                    cache_umap_compilation()
                 warnings.filterwarnings("ignore", message=".*knn_search_index.*")  # no transform() of new points
                 neighbours = min(n_neighbors, len(vectors) - 1)
                 knn_indices, knn_distances = exact_neighbours(vectors, neighbours)
@@ -169,8 +165,9 @@ def _fit_umap(vectors: np.ndarray, seed: int, n_neighbors: int, min_dist: float,
 
 def project(vectors: np.ndarray, method: str = "umap", seed: int = 0,
             n_neighbors: int = DEFAULT_NEIGHBOURS, min_dist: float = DEFAULT_MIN_DIST,
-            progress: Progress | None = None) -> np.ndarray:
+            progress: Progress | None = None, compiled_code_dir: Path | None = None) -> np.ndarray:
     """[N, d] → [N, 2] with UMAP (fixed random_state = seed) or PCA. Deterministic for a given seed.
+    `compiled_code_dir`: where numba keeps UMAP's compiled code between processes (None: numba's own choice).
     `progress(message, fraction)` ticks every PROGRESS_TICK_S while UMAP fits."""
     if method not in METHODS:
         raise ValueError(f"unknown projection method {method!r}; choose one of {', '.join(METHODS)}")
@@ -184,7 +181,7 @@ def project(vectors: np.ndarray, method: str = "umap", seed: int = 0,
             warnings.warn(f"UMAP needs at least {MIN_UMAP_POINTS} points; using PCA for {len(vectors)}",
                           stacklevel=2)
         return _pca(vectors)
-    return _fit_umap(vectors, seed, n_neighbors, min_dist, progress)
+    return _fit_umap(vectors, seed, n_neighbors, min_dist, progress, compiled_code_dir)
 
 
 # ------------------------------------------------------------------------------------- colouring

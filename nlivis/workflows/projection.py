@@ -108,6 +108,11 @@ def default_cache_dir() -> Path:
     return cache_root() / "projections"
 
 
+def default_numba_cache_dir() -> Path:
+    """Where numba keeps UMAP's compiled code between processes: `<cache root>/numba`."""
+    return cache_root() / "numba"
+
+
 def checkpoint_fingerprint(checkpoint_path: str | Path) -> str:
     """sha256 over the checkpoint's model.safetensors and config.json (first 16 hex digits)."""
     folder = Path(checkpoint_path)
@@ -247,7 +252,8 @@ def _cached(checkpoint_path: str | Path, split_key: str, compute: Callable[[], n
     if coordinates is None:
         assert vectors is not None
         report("fitting UMAP" if method == "umap" else "computing PCA", 0.5)
-        coordinates = project(vectors, method=method, seed=seed, progress=progress)
+        coordinates = project(vectors, method=method, seed=seed, progress=progress,
+                              compiled_code_dir=default_numba_cache_dir())
         _save_npy(target, coordinates)
         _save_json(entry / "meta.json", {"checkpoint": str(Path(checkpoint_path).resolve()),
                                          "split_key": split_key, "pairs": int(len(vectors)),
