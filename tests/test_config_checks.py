@@ -84,6 +84,17 @@ def test_the_file_that_set_the_key_is_named(tmp_path):
     assert str(caught.value).startswith(f"{parent}: [model] hidden_size")
 
 
+def test_a_parents_key_refused_under_the_childs_model_names_both_files(tmp_path):
+    """A child that switches the model (GCNN's options under AMN) is refused naming the parent that set the keys
+    and the child the user loaded (found by the property test of every config reader)."""
+    child = write_config(tmp_path, GCNN + '[model]\nname = "amn"\n', "child.toml")
+    with pytest.raises(ConfigError) as caught:
+        load_config(child)
+    message = str(caught.value)
+    assert message.startswith(f"{CONFIG_DIR / 'gcnn.toml'}: [model]") and "unknown key" in message, message
+    assert message.endswith(f"(reached from {child} through `extends`)"), message
+
+
 def test_a_shipped_override_is_named_as_such(tmp_path):
     path = write_config(tmp_path, GCNN + "[shipped.model]\nhidden_size = -3\n")
     refused(path, "[shipped.model] hidden_size: must be a positive integer, got -3")

@@ -59,8 +59,17 @@ def load_config(name_or_path: str | Path) -> dict[str, Any]:
         try:
             check_config(data, size)
         except ConfigError as error:
-            raise _locate(error, chain, size) from None
+            raise _from_loaded_file(_locate(error, chain, size), chain[0][0]) from None
     return data
+
+
+def _from_loaded_file(error: ConfigError, loaded: Path) -> ConfigError:
+    """`error` as it names the file that set the key; when that is a parent, the file the user loaded is named
+    too, so the message answers both "where is it set" and "which config did I load"."""
+    if error.path in (None, str(loaded)):
+        return error
+    return ConfigError(f"{error.bare_message} (reached from {loaded} through `extends`)", error.table, error.key,
+                       error.path)
 
 
 def _read_chain(path: Path, seen: tuple[Path, ...]) -> list[tuple[Path, dict[str, Any]]]:
