@@ -55,8 +55,7 @@ def page(models: Sequence[cache.Model]) -> None:
             tag = controls.select(PAGE, "tag", "Tag (first shown: the one that splits the points most evenly)", present,
                                   informative_tag(tagged.tags, list(tagged.tags)),
                                   format_func=lambda t: f"{t} ({counts[t]} of {len(tagged.tags)} pairs)")
-    cached = cached_samples.projection_cached(model, split, size, method)
-    progress = None if cached else st.progress(0.0, text="starting …")
+    progress = None if cached_samples.projection_cached(model, split, size, method) else st.progress(0.0, text="starting …")
 
     def report(message: str, fraction: float | None) -> None:
         if progress is not None:
