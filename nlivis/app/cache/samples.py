@@ -161,9 +161,10 @@ def split_truncation(model: Model, key: str) -> tuple[bool, str, int]:
     """(known, sentence, pairs cut) for how many pairs of split `key` the model's token cut-offs shorten, from
     the feature cache (known is False when the split was never analysed on this machine)."""
     local = local_split(key)
+    if local is None:
+        return False, "", 0
     try:
-        return (False, "", 0) if local is None else (True, *_split_truncation_cached(model.path,
-                                                                                       folder_stamp(model.path), *local))
+        return (True, *_split_truncation_cached(model.path, folder_stamp(model.path), *local))
     except (NotReady, OSError, ValueError):
         return False, "", 0
 
