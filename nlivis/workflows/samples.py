@@ -1,6 +1,6 @@
 """What the app computes over a sample of a split's pairs: their automatic annotation tags (`analysis.tags`,
-kept on disk), and the spread of a model's gates over them (`analysis.gates`). The caller reads the split and
-draws the sample; these run the tagger or the model on it.
+kept on disk), and the spread of a model's gates over them (`analysis.gates`). The caller reads the split; these
+draw a fixed sample of it (by seed) and run spaCy, the tagger or the model on it.
 """
 from __future__ import annotations
 
