@@ -11,6 +11,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from nlivis.training.run_folder import path_problem
+
 ROOT = Path(__file__).resolve().parents[2]
 """The repository (app.py, checkpoints/, configs/)."""
 
@@ -94,8 +96,6 @@ def _is_dir(path: Path) -> bool:
 
 def folder_problem(folder: str) -> str | None:
     """Why a folder typed by the user cannot be used (NUL byte, a name over 255 bytes, not a folder), or None."""
-    from nlivis.training.run_folder import path_problem
-
     problem = path_problem(folder)
     if problem:
         return problem

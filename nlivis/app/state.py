@@ -30,6 +30,7 @@ a model exist, is a row in its split) are passed in by the caller.
 """
 from __future__ import annotations
 
+import json
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, NoReturn, Sequence
@@ -408,8 +409,6 @@ def pair_link(pair_ref: PairRef, came_from: ListRef | None = None) -> dict[str, 
 
 
 def _event_text(event: Any) -> str:
-    import json
-
     return json.dumps(event, default=str, sort_keys=True)
 
 
