@@ -66,6 +66,8 @@ def default_model_folders() -> list[Path]:
 
 @st.cache_resource(show_spinner="loading checkpoint …", max_entries=32)
 def load_cached(path: str, stamp: float) -> LoadedCheckpoint:
+    """The checkpoint in folder `path` loaded in eval mode, once per `stamp` (`folder_stamp`): the one loader
+    every cached function that runs a model shares."""
     from nlivis.inference import load_checkpoint
 
     loaded = load_checkpoint(Path(path))
@@ -164,11 +166,13 @@ def local_split(key: str) -> tuple[SplitRef, str] | None:
 
 
 def not_local(key: str) -> str:
+    """Why split `key` cannot be read: it is not in the data folder (or there is none)."""
     return f"split {key!r} is not in the data folder ({paths.data_root() or 'none found'})"
 
 
 @st.cache_resource(show_spinner="reading the split …", max_entries=8)
 def read_split_cached(ref: SplitRef, root: str) -> Any:
+    """A local split as `read_split` reads it, once per split and data root."""
     return read_split(ref, root)
 
 
