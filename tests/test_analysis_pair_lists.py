@@ -163,7 +163,7 @@ def test_family_predictions_and_seed_noise_read_through_the_given_reader():
 
 
 def test_a_new_session_loads_the_full_snli_small_model_of_each_family():
-    from nlivis.app.cache import default_model_names
+    from nlivis.workflows.checkpoints import default_model_names
     from nlivis.store.checkpoints import CheckpointInfo
 
     def info(name, model, config, protocol, seed=1):

@@ -106,6 +106,17 @@ def read_variant(folder: str | Path) -> VariantRecord:
     )
 
 
+def read_variants(folders: Sequence[str | Path]) -> tuple[list[VariantRecord], list[str]]:
+    """The records of complete checkpoint folders, and why each folder whose JSON files cannot be read is left out."""
+    records, problems = [], []
+    for folder in folders:
+        try:
+            records.append(read_variant(folder))
+        except ValueError as error:
+            problems.append(str(error))
+    return records, problems
+
+
 def families(records: Sequence[VariantRecord]) -> dict[str, list[str]]:
     """Model name → the protocols it has checkpoints for (variants are only compared within one protocol),
     the model with the most checkpoints first (the one with ablations to show), then by name; protocols

@@ -226,6 +226,17 @@ def gold_tag_file(ref: SplitRef, data_root: str | Path) -> Path | None:
     return next((path for path in candidates if path.is_file()), None)
 
 
+def local_splits(data_root: str | Path) -> dict[str, SplitRef]:
+    """Split key (e.g. "snli_dev") → SplitRef for every split of the reduced protocols found under `data_root`."""
+    found: dict[str, SplitRef] = {}
+    for protocol in PROTOCOLS.values():
+        if protocol.small:
+            for ref in all_protocol_refs(protocol):
+                if find_split_file(ref, data_root) is not None:
+                    found.setdefault(split_key(ref), ref)
+    return found
+
+
 def read_split(ref: SplitRef, data_root: str | Path) -> ReadResult:
     """Read one split from `data_root/ref.subdir`, in whichever official format is there."""
     path = find_split_file(ref, data_root)

@@ -169,6 +169,18 @@ def find_named_evaluations(checkpoint_folder: str | Path,
     return found
 
 
+def prediction_files(checkpoint_folder: str | Path) -> dict[str, Path]:
+    """Split key → predictions file of a checkpoint folder: those written with the checkpoint (e.g.
+    "snli_dev"), then the named evaluations of other protocol splits. A recorded split always wins over a
+    named evaluation of the same split, so what the checkpoint recorded is what the app states."""
+    files = find_prediction_files(checkpoint_folder)
+    for evaluation in find_named_evaluations(checkpoint_folder).values():
+        key = evaluation.record.get("split_key")
+        if key and key not in files:
+            files[key] = evaluation.predictions_file
+    return files
+
+
 def named_evaluation_for(checkpoint_folder: str | Path, identity: DataIdentity) -> NamedEvaluation | None:
     """The checkpoint's named evaluation of exactly this data, if one exists (the app reuses it)."""
     return next((e for e in find_named_evaluations(checkpoint_folder).values()

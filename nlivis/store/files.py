@@ -32,6 +32,32 @@ def cache_root(cache_dir: str | Path | None = None) -> Path:
     return Path.home() / ".cache" / "nlivis"
 
 
+def file_stamp(path: str | Path) -> float:
+    """A file's modification time (0 when it cannot be read): part of a cache key, so a changed file is read again."""
+    try:
+        return Path(path).stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def folder_stamp(path: str | Path) -> float:
+    """Latest modification time among a folder's files (0 when it cannot be read): part of every cache key of a
+    checkpoint, so a retrained checkpoint is loaded again."""
+    path = Path(path)
+    try:
+        return max((p.stat().st_mtime for p in path.iterdir() if p.is_file()), default=path.stat().st_mtime)
+    except OSError:
+        return 0.0
+
+
+def subfolders_stamp(root: str | Path) -> tuple[tuple[str, float], ...]:
+    """What a listing of `root`'s folders depends on: each subfolder's name and `folder_stamp`."""
+    try:
+        return tuple(sorted((child.name, folder_stamp(child)) for child in Path(root).iterdir() if child.is_dir()))
+    except OSError:
+        return ()
+
+
 def sha256_file(path: str | Path) -> str:
     """Hex sha256 of a file's bytes, read in 1 MiB blocks."""
     digest = hashlib.sha256()

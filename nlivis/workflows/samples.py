@@ -1,9 +1,10 @@
 """What the app computes over a sample of a split's pairs: their automatic annotation tags (`analysis.tags`,
-kept on disk), and the spread of a model's gates over them (`analysis.gates`). The caller reads the split and
-draws the sample; these run the tagger or the model on it.
+kept on disk), and the spread of a model's gates over them (`analysis.gates`). The caller reads the split; these
+draw a fixed sample of it (by seed) and run spaCy, the tagger or the model on it.
 """
 from __future__ import annotations
 
+import random
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +14,7 @@ import pandas as pd
 
 from nlivis.analysis.tags import cached_tag_pairs, unavailable_tags
 from nlivis.data.records import Pair
+from nlivis.features.dataset import AnalysedPair, analyse_pairs
 
 ALL_PAIRS = 0
 """A sample size that means every pair of the split (their tags are kept on disk under the cache root)."""
@@ -27,6 +29,23 @@ class TaggedSample:
     tags: dict[str, frozenset[str]]
     unavailable: dict[str, str]
     size: int
+
+
+def sample_pairs(pairs: Sequence[Pair], size: int, seed: int) -> list[Pair]:
+    """A fixed random sample (by `seed`) of `size` of `pairs`, in their order (all of them when there are fewer)."""
+    chosen = sorted(random.Random(seed).sample(range(len(pairs)), min(size, len(pairs))))
+    return [pairs[i] for i in chosen]
+
+
+def analysed_sample(pairs: Sequence[Pair], size: int, seed: int) -> list[AnalysedPair]:
+    """`sample_pairs`, analysed with spaCy (analyses kept in the feature cache)."""
+    return analyse_pairs(sample_pairs(pairs, size, seed), progress=False)
+
+
+def tagged_sample(pairs: Sequence[Pair], size: int, seed: int, cache_dir: str | Path) -> TaggedSample:
+    """The automatic tags of `sample_pairs` (`ALL_PAIRS`, or a size past the split's: every pair), kept in
+    `cache_dir`."""
+    return tag_sample(pairs if size == ALL_PAIRS or size >= len(pairs) else sample_pairs(pairs, size, seed), cache_dir)
 
 
 def tag_sample(pairs: Sequence[Pair], cache_dir: str | Path) -> TaggedSample:

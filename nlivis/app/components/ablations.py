@@ -11,6 +11,7 @@ from nlivis.analysis.tags import approximate_tags
 from nlivis.analysis.families import family_predictions, measure_seed_noise
 from nlivis.analysis.paper_tables import SOURCE_NOTE, paper_dataset
 from nlivis.app import cache, state
+from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import controls, figures, pair_list
 from nlivis.app.components.frame import NOTE_ICON, protocol_note_for
 from nlivis.app.components.tag_breakdown import DEFAULT_SAMPLE, percent_columns
@@ -136,7 +137,7 @@ def by_tag(model, protocol, split, reference_predictions, variants, labels, refe
     if total > 10:
         size = controls.number(PAGE, "tag_size", "Pairs to tag (random sample, fixed seed; tagging parses every sentence)",
                                min(DEFAULT_SAMPLE, total), 10, total, slider=True, step=10)
-    tagged, tag_error = cache.tagged_sample(split, ALL_PAIRS if size >= total else size)
+    tagged, tag_error = cached_samples.tagged_sample(split, ALL_PAIRS if size >= total else size)
     if tag_error or tagged is None:
         st.error(md(tag_error))
         return

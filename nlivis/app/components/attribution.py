@@ -10,6 +10,8 @@ import streamlit as st
 from nlivis.analysis.attribution import ATTENTION_RULE, METHODS, SIGNED_METHODS
 from nlivis.analysis.faithfulness import FAITHFULNESS_METHODS, faithfulness_table
 from nlivis.app import cache, paths, state
+from nlivis.app.cache import analyses as cached_analyses
+from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import controls, figures, pairs, samples
 from nlivis.app.components.frame import protocol_notes
 from nlivis.app.text import md
@@ -65,7 +67,7 @@ def one_pair(models: Sequence[cache.Model]) -> None:
 def model_attribution(model: cache.Model, premise: str, hypothesis: str, methods: list[str], target: str | None,
                       shown: cache.ShownPair) -> None:
     with st.spinner(f"{model.name}: computing attributions …"):
-        scores, error = cache.explain(model, premise, hypothesis, [*methods, "attention"], target)
+        scores, error = cached_analyses.explain(model, premise, hypothesis, [*methods, "attention"], target)
     if error:
         st.error(f"{md(model.name)}: {md(error)}")
         return
@@ -117,7 +119,7 @@ def over_split(models: Sequence[cache.Model]) -> None:
     if not samples.computed(PAGE, "Compute faithfulness", f"every method for every model over {size} pairs of {split}",
                             f"{split}:{size}:{'+'.join(methods)}"):
         return
-    items, error = cache.analysed_sample(split, size)
+    items, error = cached_samples.analysed_sample(split, size)
     if error:
         st.error(md(error))
         return
@@ -132,7 +134,7 @@ def over_split(models: Sequence[cache.Model]) -> None:
         done[0] += 1
 
     for model in models:
-        summaries[model.name] = cache.split_faithfulness(model, items, split, 0, methods, highlights_file,
+        summaries[model.name] = cached_samples.split_faithfulness(model, items, split, 0, methods, highlights_file,
                                                          on_method=lambda method, name=model.name: advance(method, name))
     progress.empty()
     protocol_notes(models)

@@ -14,6 +14,8 @@ from nlivis.analysis.datamap import (COLOURINGS, ORDERS, REGIONS, Selection, Thr
                                      box_selection, compare_regions, correctness_groups, lasso_selection,
                                      length_groups, paper_cuts, parse_selection, region_selection, tag_groups)
 from nlivis.app import cache, state
+from nlivis.app.cache import analyses as cached_analyses
+from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import controls, figures, pair_list
 from nlivis.app.components.frame import EXPLORER, caption_note, protocol_notes
 from nlivis.app.text import md
@@ -38,7 +40,7 @@ def page() -> None:
         state.stop()
     loaded = [name for name in cache.chosen_model_names() if name in infos]
     names = loaded + sorted(n for n in infos if n not in loaded)
-    recorded = [n for n in names if cache.has_dynamics(n)]
+    recorded = [n for n in names if cached_analyses.has_dynamics(n)]
     first_column, second_column, colour_column = st.columns([2, 2, 3])
     mark = (lambda n: n if n in recorded else f"{n} (no training dynamics)")
     first = controls.select(PAGE, "checkpoint", "Checkpoint", names, (recorded or names)[0], where=first_column,
@@ -50,7 +52,7 @@ def page() -> None:
     shown = [first] + ([second] if second != NONE else [])
     maps = {}
     for name in shown:
-        points, problem = cache.data_map(name, thresholds)
+        points, problem = cached_analyses.data_map(name, thresholds)
         if points is None:
             no_dynamics(name, infos.get(name), problem)
         else:
@@ -167,7 +169,7 @@ def colour_groups(points: Any, colour: str, tagging: tuple[dict[str, frozenset[s
     if colour == "length":
         lengths: dict[str, int] = {}
         for split in dict.fromkeys(points.splits):
-            lengths.update(cache.training_lengths(split))
+            lengths.update(cached_analyses.training_lengths(split))
         if not lengths:
             where.caption("The training pairs' text is not in the data folder, so their lengths are unknown; coloured by "
                           "correctness instead.")
@@ -200,7 +202,7 @@ def tag_choice(maps: dict[str, Any]) -> tuple[dict[str, frozenset[str]], str] | 
             return None
     tags: dict[str, frozenset[str]] = {}
     for split in splits:
-        tagged, problem = cache.tagged_sample(split, ALL_PAIRS)
+        tagged, problem = cached_samples.tagged_sample(split, ALL_PAIRS)
         if tagged is None:
             st.caption(md(problem))
             continue

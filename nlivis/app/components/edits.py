@@ -14,12 +14,14 @@ import streamlit as st
 from nlivis.analysis.attribution import METHODS
 from nlivis.analysis.edit_compare import alignment_difference, changed_share, marked, match_tokens
 from nlivis.app import cache, state
+from nlivis.app.cache import analyses as cached_analyses
 from nlivis.app.components import controls, figures
 from nlivis.app.components.frame import caption_note, protocol_notes
 from nlivis.app.text import md, short_names
 from nlivis.models.trace import Alignment
 from nlivis.viz.attribution import token_strips
 from nlivis.viz.heatmaps import alignment_heatmap, alignment_matrix, difference_heatmap
+from nlivis.workflows.reading import PairReading
 
 PAGE = "explorer"
 OWN = "own"
@@ -124,13 +126,13 @@ def section(models: Sequence[cache.Model], shown: cache.ShownPair, premise: str,
     pin = _pin_for(premise, hypothesis)
     own_text = own_edit_form(premise, hypothesis)
     with st.spinner("proposing edits and predicting them with every model …"):
-        run, error = cache.edit_run(models, premise, hypothesis, shown.gold)
+        run, error = cached_analyses.edit_run(models, premise, hypothesis, shown.gold)
     if run is None:
         st.error(md(error))
         return
     own = None
     if own_text is not None:
-        own, own_error = cache.edit_run(models, premise, hypothesis, shown.gold, own_text)
+        own, own_error = cached_analyses.edit_run(models, premise, hypothesis, shown.gold, own_text)
         if own is None:
             st.error(f"Your edit: {md(own_error)}")
     if not run.outcomes and own is None:
@@ -244,7 +246,7 @@ def pinned(models: Sequence[cache.Model], shown: cache.ShownPair, run: Any, outc
     attributions(model, method, run, edit)
 
 
-def alignments(name: str, entry_name: str, before: cache.PairReading, after: cache.PairReading,
+def alignments(name: str, entry_name: str, before: PairReading, after: PairReading,
                premise_match: Any, hypothesis_match: Any, difference: bool) -> None:
     old_entry, new_entry = before.trace[entry_name], after.trace[entry_name]
     old_tokens = (marked(before.premise_tokens, premise_match.changed_original),
@@ -280,7 +282,7 @@ def attributions(model: cache.Model, method: str, run: Any, edit: Any) -> None:
     for which, premise, hypothesis in (("original", run.premise, run.hypothesis),
                                        ("edited", edit.premise, edit.hypothesis)):
         with st.spinner(f"{model.name}: {method} of the {which} pair …"):
-            scores, error = cache.explain(model, premise, hypothesis, [method])
+            scores, error = cached_analyses.explain(model, premise, hypothesis, [method])
         if error:
             st.error(f"{md(model.name)}: {md(error)}")
             return

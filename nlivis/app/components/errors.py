@@ -12,12 +12,15 @@ import streamlit as st
 from nlivis.analysis.breakdown import confusion_matrix, overall_accuracy, per_label_scores
 from nlivis.analysis.pair_lists import UNKNOWN_FILTERS
 from nlivis.app import cache, state
+from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import challenge, controls, figures, lists, pair_list, probes, samples, tag_breakdown
 from nlivis.app.components.frame import protocol_notes
 from nlivis.app.text import md
 from nlivis.store.predictions import predictions_frame
 from nlivis.viz.charts import accuracy_interval_bars
 from nlivis.viz.heatmaps import confusion_matrix_heatmap
+from nlivis.data.split_choice import split_label
+from nlivis.store.evaluations import prediction_files
 
 PAGE = "errors"
 LIST_COLUMNS = ["row", "id", "gold", "predicted", "confidence", "length", "unknown", "tags", "premise", "hypothesis"]
@@ -39,7 +42,7 @@ def page(models: Sequence[cache.Model]) -> None:
 
 def split_tab(models: Sequence[cache.Model], tab: str) -> None:
     """A tab over one split's recorded predictions (or the challenge set, which needs none)."""
-    splits_by_model = {m.name: cache.prediction_files(m.path) for m in models}
+    splits_by_model = {m.name: prediction_files(m.path) for m in models}
     all_splits = sorted({key for files in splits_by_model.values() for key in files})
     if not all_splits:
         st.info("The loaded checkpoints have no recorded prediction files (predictions_<split>.jsonl.gz, written when a "
@@ -52,7 +55,7 @@ def split_tab(models: Sequence[cache.Model], tab: str) -> None:
         return
     start, trained = cache.split_choice(models, all_splits)
     split = controls.select(PAGE, "split", "Evaluation split", all_splits, start,
-                            format_func=lambda key: cache.describe_split(key, trained))
+                            format_func=lambda key: split_label(key, trained))
     samples.split_truncation(models, split)
     predictions: dict[str, list] = {}
     for model in models:
@@ -130,7 +133,7 @@ def error_list(split: str, models: Sequence[cache.Model]) -> None:
     cells = [ANY] + [f"{g} → {p}" for g in labels for p in labels if g != p]
     cell = controls.select(PAGE, "wrong_cell", "Gold → predicted", cells, ANY, where=second)
     total = cache.split_size(split)
-    sources = [NO_TAGS] + ([GOLD] if cache.gold_tags(split)[0] else []) + ([SAMPLE, EVERY] if total else [])
+    sources = [NO_TAGS] + ([GOLD] if cached_samples.gold_tags(split)[0] else []) + ([SAMPLE, EVERY] if total else [])
     source = controls.select(PAGE, "wrong_tags", "Tags (automatic ones parse every sentence)", sources, NO_TAGS,
                              where=third)
     default_sample = min(tag_breakdown.DEFAULT_SAMPLE, total or 0)

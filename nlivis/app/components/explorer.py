@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from nlivis.app import cache, paths, state
+from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import controls, edits, figures, pairs
 from nlivis.app.components.frame import NOTE_ICON, protocol_notes
 from nlivis.app.text import md
@@ -18,6 +19,7 @@ from nlivis.viz.drawable import MISSING_MESSAGES
 from nlivis.viz.heatmaps import alignment_heatmap, memory_keys_heatmap
 from nlivis.viz.charts import probability_bars
 from nlivis.viz.overview import ModelReading, overview_grid
+from nlivis.workflows.reading import PairReading
 
 WRONG_BACKGROUND = "background-color: #fde0dc"
 """A wrong model's line in the predictions table."""
@@ -28,7 +30,7 @@ TABS = ("Predictions and alignments", "Edits")
 """The open tab is view state (`tab=Edits`); only the open one is computed."""
 
 
-def why_here(models: Sequence[cache.Model], shown: cache.ShownPair, readings: dict[str, cache.PairReading]) -> None:
+def why_here(models: Sequence[cache.Model], shown: cache.ShownPair, readings: dict[str, PairReading]) -> None:
     """Gold label, tags (gold and automatic, marked), which models get it wrong, the list it was opened from
     (with Previous / Next) and links to the same pair on the other pair pages."""
     parts = []
@@ -50,7 +52,7 @@ def why_here(models: Sequence[cache.Model], shown: cache.ShownPair, readings: di
         if wrong and right:
             parts.append(f"right: {md(', '.join(right))}")
     st.markdown(" · ".join(parts))
-    taxonomy = cache.pair_taxonomy(shown.id, shown.premise, shown.hypothesis)
+    taxonomy = cached_samples.pair_taxonomy(shown.id, shown.premise, shown.hypothesis)
     if taxonomy is not None:
         references = ", ".join(f"{md(name)} **{md(label)}**" for name, label in taxonomy["references"].items())
         st.markdown(f"**TaxiNLI** (pair {md(str(taxonomy['pair_id']))}, genre {md(str(taxonomy['genre']))}): "
@@ -59,7 +61,7 @@ def why_here(models: Sequence[cache.Model], shown: cache.ShownPair, readings: di
     pairs.links_to_other_pages(paths.EXPLORER)
 
 
-def predictions(models: Sequence[cache.Model], shown: cache.ShownPair, readings: dict[str, cache.PairReading]) -> None:
+def predictions(models: Sequence[cache.Model], shown: cache.ShownPair, readings: dict[str, PairReading]) -> None:
     """One line per model: its label, probabilities and notes; a model that is wrong on a labelled pair is marked."""
     protocol_notes(models)
     rows = []
@@ -80,9 +82,9 @@ def predictions(models: Sequence[cache.Model], shown: cache.ShownPair, readings:
         st.dataframe(table, hide_index=True, width="stretch")
 
 
-def remember(readings: dict[str, cache.PairReading]) -> dict[str, cache.PairReading] | None:
+def remember(readings: dict[str, PairReading]) -> dict[str, PairReading] | None:
     """Keep the last two distinct pairs' readings (this session); returns the previous pair's, or None."""
-    history: list[dict[str, cache.PairReading]] = st.session_state.get(_HISTORY, [])
+    history: list[dict[str, PairReading]] = st.session_state.get(_HISTORY, [])
     key = lambda rs: next(((r.premise, r.hypothesis) for r in rs.values()), None)  # noqa: E731
     if history and key(history[-1]) == key(readings):
         history[-1] = readings
@@ -92,8 +94,8 @@ def remember(readings: dict[str, cache.PairReading]) -> dict[str, cache.PairRead
     return history[0] if len(history) == 2 else None
 
 
-def probabilities(models: Sequence[cache.Model], readings: dict[str, cache.PairReading],
-                  previous: dict[str, cache.PairReading] | None) -> bool:
+def probabilities(models: Sequence[cache.Model], readings: dict[str, PairReading],
+                  previous: dict[str, PairReading] | None) -> bool:
     """Class probabilities per model (beside the previous pair's when the user wants); returns whether the
     previous pair is shown beside this one. The comparison starts on for a typed pair (an edit is read against
     the pair before it) and off for a pair of a split, so stepping through a list and Back show the same screen."""
@@ -121,7 +123,7 @@ def probabilities(models: Sequence[cache.Model], readings: dict[str, cache.PairR
     return compare
 
 
-def at_a_glance(readings: dict[str, cache.PairReading]) -> None:
+def at_a_glance(readings: dict[str, PairReading]) -> None:
     st.subheader("At a glance")
     st.caption("One row per model: its main alignment (last layer, both directions), DIIN's interaction summary and "
                "AMN's memory keys, on shared token axes; details per model below.")
@@ -129,8 +131,8 @@ def at_a_glance(readings: dict[str, cache.PairReading]) -> None:
     figures.show(overview_grid(shown, title="all loaded models"), "overview", "overview_all_models")
 
 
-def alignments(models: Sequence[cache.Model], readings: dict[str, cache.PairReading],
-               previous: dict[str, cache.PairReading] | None) -> None:
+def alignments(models: Sequence[cache.Model], readings: dict[str, PairReading],
+               previous: dict[str, PairReading] | None) -> None:
     """Each model's alignments layer by layer (and AMN's memory keys) in an expander; the first is open."""
     st.subheader("Alignments")
     st.caption("Rows attend over columns; padding is cut; softmax and sparsemax weights share the range 0–1 unless they "
@@ -151,7 +153,7 @@ def alignments(models: Sequence[cache.Model], readings: dict[str, cache.PairRead
             _model_alignments(m, name, reading, previous.get(name) if previous else None)
 
 
-def _model_alignments(m: int, name: str, reading: cache.PairReading, old: cache.PairReading | None) -> None:
+def _model_alignments(m: int, name: str, reading: PairReading, old: PairReading | None) -> None:
     layers: dict[int, list[tuple[str, Alignment]]] = defaultdict(list)
     for entry_name, entry in reading.trace.of_type(Alignment).items():
         layers[entry.layer].append((entry_name, entry))

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from nlivis.app import cache, paths, state
+from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import controls, figures, pairs, samples
 from nlivis.app.components.frame import protocol_notes
 from nlivis.app.text import md
@@ -92,14 +93,14 @@ def over_split(with_gates: Sequence[cache.Model]) -> None:
     if not samples.computed(PAGE, "Compute gate statistics",
                             f"runs every model with gates over {size} pairs of {split} (spaCy first)", f"{split}:{size}"):
         return
-    items, error = cache.analysed_sample(split, size)
+    items, error = cached_samples.analysed_sample(split, size)
     if error:
         st.error(md(error))
         return
     tables = []
     progress = st.progress(0.0, text="running the models …")
     for i, model in enumerate(with_gates):
-        table, problem = cache.gate_statistics(model, split, size)
+        table, problem = cached_samples.gate_statistics(model, split, size)
         if problem:
             st.error(f"{md(model.name)}: {md(problem)}")
         elif not table.empty:

@@ -12,6 +12,7 @@ from nlivis.app import cache, paths, state
 from nlivis.app.components.frame import NOTE_ICON
 from nlivis.app.text import md
 from nlivis.store.checkpoints import CheckpointInfo
+from nlivis.workflows.checkpoints import default_model_names
 
 PAPER_COLUMN = "paper reports (full data)"
 """The Home table's column with the paper's own number for the row a checkpoint's config reproduces."""
@@ -81,7 +82,7 @@ def checkpoints() -> None:
                    "(e.g. GCNN on SNLI) or the config has no paper row.")
         options = list(dict.fromkeys(info.name for info in found.good))
         if not state.models_chosen():
-            state.set_model_names(cache.default_model_names(found.good))
+            state.set_model_names(default_model_names(found.good))
         st.session_state[SELECTED_KEY] = [name for name in state.model_names() if name in options]
         st.multiselect("Models to use on the other pages (kept while you move between pages; the five shipped "
                        "snli-small models unless you choose)", options, key=SELECTED_KEY, on_change=_chosen)

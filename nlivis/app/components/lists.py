@@ -24,6 +24,8 @@ import pandas as pd
 from nlivis.analysis.datamap import Thresholds, parse_selection
 from nlivis.analysis.pair_lists import SORTS, PairFilter, filter_pairs, position_of, prediction_rows, sort_pairs
 from nlivis.app import cache, paths
+from nlivis.app.cache import analyses as cached_analyses
+from nlivis.app.cache import samples as cached_samples
 from nlivis.app.state import ListRef, PairRef
 from nlivis.workflows.datamap import ListingSources, datamap_listing
 from nlivis.workflows.samples import ALL_PAIRS
@@ -90,7 +92,7 @@ def tags_for(split: str, source: str | None) -> tuple[dict[str, frozenset[str]] 
     if not source:
         return None, None, {}
     if source == TAGS_GOLD:
-        gold, _, error = cache.gold_tags(split)
+        gold, _, error = cached_samples.gold_tags(split)
         rows = cache.split_rows(split)
         return {pid: tags for pid, tags in gold.items() if pid in rows}, error, {}
     if source.startswith("automatic:"):
@@ -98,10 +100,10 @@ def tags_for(split: str, source: str | None) -> tuple[dict[str, frozenset[str]] 
         size = ALL_PAIRS if size_text == "all" else int(size_text) if size_text.isdigit() else None
         if size is None:
             return None, f"tag source {source!r} is not automatic:all or automatic:<pairs>", {}
-        tagged, error = cache.tagged_sample(split, size)
+        tagged, error = cached_samples.tagged_sample(split, size)
         if tagged is None:
             return None, error, {}
-        gold, _, _ = cache.gold_tags(split)
+        gold, _, _ = cached_samples.gold_tags(split)
         return {pid: tags for pid, tags in tagged.tags.items() if pid not in gold}, None, tagged.unavailable
     return None, f"tag source {source!r} is not gold, automatic:all or automatic:<pairs>", {}
 
@@ -132,7 +134,7 @@ def predictions_list(ref: ListRef) -> PairList:
     tags, tag_error, unavailable = tags_for(split, ref.get("tags"))
     notes = [f"{tag} (automatic): {why}" for tag, why in unavailable.items()]
     model, _ = model_by_name(name)
-    counts = cache.token_counts(model, split) if model is not None else None
+    counts = cached_samples.token_counts(model, split) if model is not None else None
     needs_counts = (keep.min_length is not None or keep.max_length is not None or keep.unknown != "any"
                     or SORTS.get(order, ("row",))[0] in ("length", "unknown"))
     if counts is None and needs_counts:
@@ -183,8 +185,9 @@ def projection_list(ref: ListRef) -> PairList:
     model, error = model_by_name(name)
     if model is None:
         return PairList(pd.DataFrame(), described, split, error)
-    frame, problem = cache.projection_frame(model, split, int(ref.get("size", "1000") or 1000), ref.get("method", "umap") or "umap",
-                                      colour, ref.get("tag"), compute=False)
+    frame, problem = cached_samples.projection_frame(model, split, int(ref.get("size", "1000") or 1000),
+                                                     ref.get("method", "umap") or "umap", colour, ref.get("tag"),
+                                                     compute=False)
     if frame is None:
         return PairList(pd.DataFrame(), described, split, problem)
     frame = frame[frame["colour"] == value].sort_values("row", kind="stable")
@@ -235,12 +238,14 @@ def datamap_list(ref: ListRef) -> PairList:
     name = ref.get("checkpoint", "")
     selection = parse_selection(ref.get("sel", "region:hard-to-learn"))
     described = f"{name}'s data map: {selection.describe()}"
-    points, problem = cache.data_map(name, datamap_thresholds(ref))
+    points, problem = cached_analyses.data_map(name, datamap_thresholds(ref))
     if points is None:
         return PairList(pd.DataFrame(), described, None, problem)
     compare = ref.get("compare")
-    compared = (compare, *cache.data_map(compare, datamap_thresholds(ref))) if compare and compare != name else None
-    sources = ListingSources(cache.split_rows, lambda split: cache.split_pairs(split)[0], cache.training_predictions)
+    compared = ((compare, *cached_analyses.data_map(compare, datamap_thresholds(ref))) if compare and compare != name
+                else None)
+    sources = ListingSources(cache.split_rows, lambda split: cache.split_pairs(split)[0],
+                             cached_analyses.training_predictions)
     found = datamap_listing(points, selection, ref.get("order"), sources, compared,
                             [m for m in (ref.get("models") or "").split(",") if m])
     return PairList(found.frame, described, None, None, found.notes)
@@ -259,7 +264,7 @@ def probes_list(ref: ListRef) -> PairList:
         models.append(model)
     if not models or not cases.isdigit():
         return PairList(pd.DataFrame(), described, None, "the link names no models or cases per test")
-    run, problem = cache.probe_results(models, int(cases))
+    run, problem = cached_analyses.probe_results(models, int(cases))
     if run is None:
         return PairList(pd.DataFrame(), described, None, f"{problem}: run it on Error analysis's Behavioural tests tab")
     failing = run.failing(test, name)

@@ -9,8 +9,11 @@ from typing import Any, Sequence
 import streamlit as st
 
 from nlivis.app import background, cache, paths, state
+from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import lists
 from nlivis.app.text import md
+from nlivis.data.split_choice import split_label
+from nlivis.workflows.reading import PairReading
 
 SOURCES = ("type a pair", "pick from a dataset split")
 
@@ -67,7 +70,7 @@ def picker(page: str, models: Sequence[cache.Model]) -> cache.ShownPair:
             with st.form(f"{page}_row_form", border=False):
                 left, right, button = st.columns([3, 2, 1], vertical_alignment="bottom")
                 split = left.selectbox("Split", splits, key=split_key,
-                                       format_func=lambda key: cache.describe_split(key, trained))
+                                       format_func=lambda key: split_label(key, trained))
                 number = right.number_input("Row (0-based)", min_value=0, step=1, key=row_key)
                 submitted = button.form_submit_button("Analyse", type="primary", key=f"{page}_analyse_row")
             if submitted:
@@ -90,12 +93,12 @@ def clean(shown: cache.ShownPair) -> tuple[str, str, list[str]]:
 
 
 def read_all(models: Sequence[cache.Model], shown: cache.ShownPair,
-             needs: frozenset[type] | None = None) -> dict[str, cache.PairReading]:
+             needs: frozenset[type] | None = None) -> dict[str, PairReading]:
     """Every model's reading of the pair, by model name — the one "analyse this pair with these models" call of
     the pair pages; a model that cannot read it gets an error box. With `needs`, only models that declare one of
     those trace entry types (`Model.trace_types`) are run."""
     premise, hypothesis, _ = clean(shown)
-    readings: dict[str, cache.PairReading] = {}
+    readings: dict[str, PairReading] = {}
     for model in models:
         if needs is not None and not (model.trace_types & needs):
             continue
@@ -116,7 +119,7 @@ def describe(shown: cache.ShownPair, trained: dict[str, list[str]] | None = None
     if shown.genre:
         where.append(f"genre {md(shown.genre)}")
     if shown.split is not None:
-        where.append(f"row {shown.row} of {md(cache.describe_split(shown.split, trained or {}))}"
+        where.append(f"row {shown.row} of {md(split_label(shown.split, trained or {}))}"
                      + (f" (pair id {md(shown.id)})" if shown.id is not None else ""))
     if where:
         lines.append(" · ".join(where))
@@ -163,5 +166,5 @@ def pair_tags(shown: cache.ShownPair) -> tuple[frozenset[str], tuple[frozenset[s
     here) — or None while they are computed in the background)."""
     gold: frozenset[str] = frozenset()
     if shown.split is not None and shown.id is not None:
-        gold = cache.gold_tags(shown.split)[0].get(shown.id, frozenset())
+        gold = cached_samples.gold_tags(shown.split)[0].get(shown.id, frozenset())
     return gold, background.automatic_tags(shown.premise, shown.hypothesis)

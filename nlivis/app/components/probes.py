@@ -11,6 +11,7 @@ import streamlit as st
 
 from nlivis.analysis.probes import DEFAULT_CASES_PER_TEST
 from nlivis.app import cache, paths, state
+from nlivis.app.cache import analyses as cached_analyses
 from nlivis.app.components import controls, figures, pair_list, samples
 from nlivis.app.components.frame import caption_note
 from nlivis.app.text import md, short_names
@@ -54,7 +55,7 @@ def rate_dots_frame(record: dict[str, Any]) -> pd.DataFrame:
 
 def run_with_progress(models: Sequence[cache.Model], per_test: int) -> tuple[dict | None, str | None]:
     """The `probe --json` record of the suite on `models` (run now, with a progress bar, unless kept), or why not."""
-    run, _ = cache.probe_results(models, per_test)
+    run, _ = cached_analyses.probe_results(models, per_test)
     if run is not None:
         return run.record(), None
     bar = st.progress(0.0, text="building the suite …")
@@ -65,7 +66,7 @@ def run_with_progress(models: Sequence[cache.Model], per_test: int) -> tuple[dic
             done[0] += 1
         bar.progress(min(1.0, done[0] / (steps + 1)), text=message.removeprefix("probe: "))
 
-    run, error = cache.probe_results(models, per_test, compute=True, progress=advance)
+    run, error = cached_analyses.probe_results(models, per_test, compute=True, progress=advance)
     bar.empty()
     return (None, error) if run is None else (run.record(), None)
 

@@ -11,10 +11,12 @@ import streamlit as st
 
 from nlivis.analysis.projection import METHODS, informative_tag, tag_counts
 from nlivis.app import cache, state
+from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import controls, figures, pair_list, samples
 from nlivis.app.components.frame import protocol_notes
 from nlivis.app.text import md
 from nlivis.viz.charts import projection_scatter
+from nlivis.data.split_choice import split_label
 
 PAGE = "projection"
 COLOURS = ("correctness", "gold", "prediction", "genre", "tag")
@@ -30,7 +32,7 @@ def page(models: Sequence[cache.Model]) -> None:
         state.stop()
     start, trained = cache.split_choice([model], splits)
     split = controls.select(PAGE, "split", "Split", splits, start, where=middle,
-                            format_func=lambda key: cache.describe_split(key, trained))
+                            format_func=lambda key: split_label(key, trained))
     method = controls.radio(PAGE, "method", "Method", METHODS, METHODS[0], where=right, format_func=str.upper)
     total = cache.split_size(split) or 0
     size = total
@@ -42,7 +44,7 @@ def page(models: Sequence[cache.Model]) -> None:
                             help="right/wrong shows where the model errs; the others read the pairs or the model's answer")
     tag = None
     if colour == "tag":
-        tagged, tag_error = cache.tagged_sample(split, size)
+        tagged, tag_error = cached_samples.tagged_sample(split, size)
         counts = tag_counts(tagged.tags, list(tagged.tags)) if tagged is not None else {}
         if not counts:
             st.info(md(tag_error) if tag_error else "No pair in this sample carries an annotation tag; colouring by gold "
@@ -53,13 +55,13 @@ def page(models: Sequence[cache.Model]) -> None:
             tag = controls.select(PAGE, "tag", "Tag (first shown: the one that splits the points most evenly)", present,
                                   informative_tag(tagged.tags, list(tagged.tags)),
                                   format_func=lambda t: f"{t} ({counts[t]} of {len(tagged.tags)} pairs)")
-    progress = None if cache.projection_cached(model, split, size, method) else st.progress(0.0, text="starting …")
+    progress = None if cached_samples.projection_cached(model, split, size, method) else st.progress(0.0, text="starting …")
 
     def report(message: str, fraction: float | None) -> None:
         if progress is not None:
             progress.progress(fraction if fraction is not None else 0.5, text=message)
 
-    frame, problem = cache.projection_frame(model, split, size, method, colour, tag, progress=report)
+    frame, problem = cached_samples.projection_frame(model, split, size, method, colour, tag, progress=report)
     if progress is not None:
         progress.empty()
     if frame is None:
@@ -69,7 +71,7 @@ def page(models: Sequence[cache.Model]) -> None:
         st.info(f"{md(split)} has no genres; colouring by gold label instead.")
         colour = "gold"
         frame["colour"] = frame["gold"]
-    items, _ = cache.analysed_sample(split, size)
+    items, _ = cached_samples.analysed_sample(split, size)
     samples.sample_truncation([model], items, split)
     figure = projection_scatter(frame.assign(**{colour: frame["colour"]}), colour,
                                 hover=("premise", "hypothesis", "gold", "prediction"),

@@ -8,8 +8,10 @@ from typing import Any, Sequence
 import streamlit as st
 
 from nlivis.app import cache, state
+from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import controls
 from nlivis.app.text import md
+from nlivis.data.split_choice import split_label
 
 
 def split_and_size(page: str, models: Sequence[cache.Model], view: str, default_size: int, maximum: int, step: int,
@@ -23,7 +25,7 @@ def split_and_size(page: str, models: Sequence[cache.Model], view: str, default_
     start, trained = cache.split_choice(models, splits)
     left, right = where.columns([2, 1])
     split = controls.select(page, split_name, "Split", splits, start, where=left,
-                            format_func=lambda key: cache.describe_split(key, trained))
+                            format_func=lambda key: split_label(key, trained))
     total = cache.split_size(split) or default_size
     low = minimum if minimum is not None else step
     size = controls.number(page, "size", "Sample size (pairs, random with a fixed seed)", min(default_size, max(low, total)),
@@ -48,7 +50,7 @@ def sample_truncation(models: Sequence[cache.Model], items: Sequence[Any], split
     """One caption per distinct truncation sentence over an analysed sample of `split`, naming its models."""
     said: dict[str, list[str]] = {}
     for model in models:
-        text, pairs = cache.sample_truncation(model, items)
+        text, pairs = cached_samples.sample_truncation(model, items)
         if pairs:
             said.setdefault(text, []).append(model.name)
     for text, names in said.items():
@@ -61,7 +63,7 @@ def split_truncation(models: Sequence[cache.Model], split: str) -> None:
     said: dict[str, list[str]] = {}
     unknown = []
     for model in models:
-        known, text, pairs = cache.split_truncation(model, split)
+        known, text, pairs = cached_samples.split_truncation(model, split)
         if not known:
             unknown.append(model.name)
         elif pairs:

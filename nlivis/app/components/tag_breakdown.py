@@ -13,6 +13,7 @@ from nlivis.data.split_choice import matching_split, split_half
 from nlivis.data.taxonomies import join_to_pairs
 from nlivis.analysis.tag_sources import SplitTags, split_tags, table7_halves
 from nlivis.app import cache, state
+from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import controls, figures, lists, pair_list, samples
 from nlivis.app.components.frame import NOTE_ICON
 from nlivis.app.text import code, md
@@ -48,7 +49,7 @@ def section(page: str, split: str, models: Sequence[cache.Model], predictions: M
         st.info(f"The pairs of {md(split)} are not in the data folder, so they cannot be tagged (tags need the sentences). "
                 "Set a data folder on the Home page.")
         return
-    gold, gold_file, gold_error = cache.gold_tags(split)
+    gold, gold_file, gold_error = cached_samples.gold_tags(split)
     if gold_error:
         st.error(md(gold_error))
     has_gold = any(pair_id in gold for pair_id in cache.split_rows(split))
@@ -90,7 +91,7 @@ def automatic_tags(page: str, split: str, size: int, total: int, has_gold: bool)
             page, f"Tag {size:,} pairs", f"parses {size:,} pairs of {split} with spaCy's dependency parser and applies the "
             "tag rules (WordNet and the parser load once; minutes on a busy machine); kept on disk, so once only",
             f"{split}:{size}", name="tagged")):
-        found, error = cache.tagged_sample(split, ALL_PAIRS if size >= total else size)
+        found, error = cached_samples.tagged_sample(split, ALL_PAIRS if size >= total else size)
         if error or found is None:
             st.error(md(error))
             return None
@@ -206,7 +207,7 @@ def taxinli(split: str, models: Sequence[cache.Model], predictions: Mapping[str,
     """Accuracy per TaxiNLI category (and genre) for the models shown on a MultiNLI dev split and, on the same
     pairs, the release's full-data reference models; matched and mismatched side by side where both halves have
     predictions. Nothing when the file or the split's pairs are absent."""
-    taxonomy, error = cache.taxinli()
+    taxonomy, error = cached_samples.taxinli()
     if error:
         st.error(md(error))
     if taxonomy is None:

@@ -1,0 +1,352 @@
+"""The app's cached layer: typed `st.cache_resource` wrappers over what `nlivis` reads and computes — this module
+holds checkpoints and the loaded models, local dataset splits and the pair a page shows, one pair read by a model,
+stored predictions and challenge files; `cache.samples` what is computed over a split's pairs (samples analysed
+with spaCy, gate statistics, annotation tags, tokens and cut-offs, projections, faithfulness) and
+`cache.analyses` the analyses of chosen models (attributions, data maps, edit runs, behavioural suites).
+
+Everything is cached in the server process (`st.cache_resource`, never pickled), keyed by the folder or file
+and its modification time, so a retrained checkpoint or a changed file is read again. Functions return
+(value, None) or (empty, why not), so a component shows a message instead of failing. The work itself is
+below: use cases in `nlivis.workflows` (checkpoint scans, a pair's reading, samples, edit runs, behavioural
+suites, projections, data maps), reading in `nlivis.data` and `nlivis.store`; work done off the page's thread
+(warm-up, a pair's automatic tags, the tagger lock) is `app.background`. Modules that import torch are imported
+inside the functions that need them: Home lists checkpoints without torch (a cold start then takes about a
+second instead of three).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+import streamlit as st
+
+from nlivis.app import paths, state
+from nlivis.data import protocols
+from nlivis.data.challenge import read_challenge_files
+from nlivis.data.protocols import SplitRef, read_split
+from nlivis.data.records import Pair
+from nlivis.data.split_choice import default_split, training_splits
+from nlivis.store.checkpoints import CheckpointInfo
+from nlivis.store.evaluations import prediction_files
+from nlivis.store.files import file_stamp, folder_stamp, subfolders_stamp
+from nlivis.store.predictions import Prediction, read_predictions
+from nlivis.viz.common import model_colours
+from nlivis.workflows import checkpoints, reading
+from nlivis.workflows.reading import PairReading
+
+if TYPE_CHECKING:
+    from nlivis.inference import LoadedCheckpoint
+
+
+class NotReady(Exception):
+    """What a cached function raises for a result that is not there yet (a split never analysed on this machine,
+    a suite not run in this server): an exception is not cached, so the next call asks again."""
+
+
+# ---------------------------------------------------------------- checkpoints and models
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _scan_root_cached(root: str, stamp: tuple) -> tuple[list[CheckpointInfo], list[tuple[str, str]]]:
+    return checkpoints.scan_root(Path(root))
+
+
+def scan_checkpoints(roots: Sequence[Path] | None = None) -> checkpoints.FoundCheckpoints:
+    """`workflows.checkpoints.scan_checkpoints` of the roots (default: `paths.checkpoint_roots()`), each root's
+    scan cached until a checkpoint folder in it changes."""
+    return checkpoints.scan_checkpoints(roots if roots is not None else paths.checkpoint_roots(),
+                                        lambda root: _scan_root_cached(str(root), subfolders_stamp(root)))
+
+
+def default_model_folders() -> list[Path]:
+    """The checkpoint folders of the default models (what the background warm-up loads)."""
+    names = checkpoints.default_model_names(scan_checkpoints().good)
+    return [folder for folder in map(paths.find_checkpoint_folder, names) if folder is not None]
+
+
+@st.cache_resource(show_spinner="loading checkpoint …", max_entries=32)
+def load_cached(path: str, stamp: float) -> LoadedCheckpoint:
+    """The checkpoint in folder `path` loaded in eval mode, once per `stamp` (`folder_stamp`): the one loader
+    every cached function that runs a model shares."""
+    from nlivis.inference import load_checkpoint
+
+    loaded = load_checkpoint(Path(path))
+    loaded.model.eval()
+    return loaded
+
+
+def load_model(path: str | Path) -> tuple[LoadedCheckpoint | None, str | None]:
+    """(LoadedCheckpoint, None) or (None, the reason it could not load). Loads once per process and folder state."""
+    path = Path(path)
+    try:
+        return load_cached(str(path), folder_stamp(path)), None
+    except Exception as error:  # a broken folder must show as a message, whatever the failure
+        return None, f"{path}: {error}"
+
+
+@dataclass(frozen=True)
+class Model:
+    """A loaded checkpoint as every page shows it: its folder name (the one short label, also its name in
+    URLs), its colour (the same on every page) and what its trace can feed (its declared entry types)."""
+
+    name: str
+    path: str
+    checkpoint: Any
+    colour: str
+
+    @property
+    def family(self) -> str:
+        return str(self.checkpoint.info.model)
+
+    @property
+    def protocol(self) -> str | None:
+        return getattr(self.checkpoint.info, "protocol", None)
+
+    @property
+    def labels(self) -> list[str]:
+        return list(self.checkpoint.labels)
+
+    @property
+    def trace_types(self) -> frozenset[type]:
+        """The trace entry types this model emits, as configured (`model.trace_types()`): what views can draw."""
+        return frozenset(self.checkpoint.model.trace_types())
+
+
+def chosen_model_names() -> list[str]:
+    """The checkpoints chosen to load (state's model names), without loading them; a session that never chose
+    gets the default models (`workflows.checkpoints.default_model_names`)."""
+    if not state.models_chosen():
+        state.set_model_names(checkpoints.default_model_names(scan_checkpoints().good))
+    return state.model_names()
+
+
+def loaded_models() -> tuple[list[Model], list[str]]:
+    """The chosen checkpoints (state's model names) loaded, in the order chosen, and the errors of those that
+    failed. A session that never chose loads the default models (`workflows.checkpoints.default_model_names`)."""
+    loaded: list[tuple[str, str, Any]] = []
+    errors: list[str] = []
+    for name in chosen_model_names():
+        folder = paths.find_checkpoint_folder(name)
+        if folder is None:
+            errors.append(f"{name}: no checkpoint folder of that name in {', '.join(map(str, paths.checkpoint_roots()))}")
+            continue
+        checkpoint, error = load_model(folder)
+        if error:
+            errors.append(error)
+        else:
+            loaded.append((name, str(folder), checkpoint))
+    colours = model_colours([(name, str(checkpoint.info.model)) for name, _, checkpoint in loaded])
+    return [Model(name, path, checkpoint, colours[name]) for name, path, checkpoint in loaded], errors
+
+
+def known_model_names(names: list[str]) -> tuple[list[str], list[str]]:
+    """(names of checkpoint folders that exist, names that do not): the URL check for `state.begin`."""
+    found = [name for name in names if paths.find_checkpoint_folder(name) is not None]
+    return found, [name for name in names if name not in found]
+
+
+# ---------------------------------------------------------------- data splits
+
+def local_splits() -> dict[str, SplitRef]:
+    """Split key (e.g. "snli_dev") → SplitRef for every split of the reduced protocols found under the data
+    root; empty when there is no data folder."""
+    root = paths.data_root()
+    return {} if root is None else _local_splits_cached(str(root), file_stamp(root))
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _local_splits_cached(root: str, stamp: float) -> dict[str, SplitRef]:
+    return protocols.local_splits(root)
+
+
+def local_split(key: str) -> tuple[SplitRef, str] | None:
+    """(SplitRef, data root) of local split `key`, or None when it is not in the data folder."""
+    ref, root = local_splits().get(key), paths.data_root()
+    return None if ref is None or root is None else (ref, str(root))
+
+
+def not_local(key: str) -> str:
+    """Why split `key` cannot be read: it is not in the data folder (or there is none)."""
+    return f"split {key!r} is not in the data folder ({paths.data_root() or 'none found'})"
+
+
+@st.cache_resource(show_spinner="reading the split …", max_entries=8)
+def read_split_cached(ref: SplitRef, root: str) -> Any:
+    """A local split as `read_split` reads it, once per split and data root."""
+    return read_split(ref, root)
+
+
+def split_pairs(key: str) -> tuple[list[Pair], str | None]:
+    """(the pairs of local split `key` in row order, None), or ([], why it could not be read)."""
+    local = local_split(key)
+    if local is None:
+        return [], not_local(key)
+    try:
+        return list(read_split_cached(*local).pairs), None
+    except (OSError, ValueError) as error:
+        return [], str(error)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _rows_by_id_cached(ref: SplitRef, root: str) -> dict[str, int]:
+    return {pair.id: row for row, pair in enumerate(read_split_cached(ref, root).pairs)}
+
+
+def split_rows(key: str) -> dict[str, int]:
+    """Pair id → 0-based row of local split `key` (empty when it is not local or cannot be read): prediction
+    files and tags name pairs by id (SNLI's 1-based line number, Quora's pair id), the app by row."""
+    local = local_split(key)
+    try:
+        return {} if local is None else _rows_by_id_cached(*local)
+    except (OSError, ValueError):
+        return {}
+
+
+def split_size(key: str) -> int | None:
+    """Pairs in a local split, or None when it is not local."""
+    pairs, error = split_pairs(key)
+    return None if error else len(pairs)
+
+
+def split_choice(models: Sequence[Model], available: Sequence[str]) -> tuple[str | None, dict[str, list[str]]]:
+    """(the split a view of `models` starts on among `available`, split key → models trained on it)."""
+    trained_on = [(m.name, m.protocol) for m in models]
+    return default_split(trained_on, list(available)), training_splits(trained_on)
+
+
+@dataclass(frozen=True)
+class ShownPair:
+    """The pair as pages show it: text, gold label, and where it is (split and row, pair id, genre)."""
+
+    premise: str
+    hypothesis: str
+    gold: str | None = None
+    split: str | None = None
+    row: int | None = None
+    id: str | None = None
+    genre: str | None = None
+
+
+def resolve_pair(ref: state.PairRef) -> tuple[ShownPair | None, str | None]:
+    """(the pair `ref` names, None), or (None, why there is no such pair: no split, no row)."""
+    if not ref.is_row:
+        return ShownPair(ref.premise, ref.hypothesis, ref.gold), None
+    pairs, error = split_pairs(str(ref.split))
+    if error:
+        return None, error
+    if not 0 <= int(ref.row) < len(pairs):
+        return None, f"{ref.split} has rows 0–{len(pairs) - 1}; there is no row {ref.row}"
+    chosen = pairs[int(ref.row)]
+    return ShownPair(chosen.premise, chosen.hypothesis, chosen.label, ref.split, int(ref.row), chosen.id,
+                     chosen.genre), None
+
+
+STATE_CHECKS = state.Checks(known_models=known_model_names, pair_problem=lambda ref: resolve_pair(ref)[1])
+"""What `state.begin` checks a URL against: checkpoint folders, and whether a row pair from a URL can be shown."""
+
+
+# ---------------------------------------------------------------- one pair read by one model
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def _read_pair_cached(name: str, path: str, stamp: float, premise: str, hypothesis: str) -> PairReading:
+    return reading.read_pair(load_cached(path, stamp), name, premise, hypothesis)
+
+
+def read_pair(model: Model, premise: str, hypothesis: str) -> tuple[PairReading | None, str | None]:
+    """(the model's reading, None) or (None, why it could not read the pair, e.g. an empty sentence)."""
+    premise, _ = state.clean_sentence(premise)
+    hypothesis, _ = state.clean_sentence(hypothesis)
+    try:
+        return _read_pair_cached(model.name, model.path, folder_stamp(model.path), premise, hypothesis), None
+    except ValueError as error:
+        return None, str(error)
+    except Exception as error:  # a model failing on one input must not take the page down
+        return None, f"{model.name} could not read this pair ({type(error).__name__}: {error})"
+
+
+# ---------------------------------------------------------------- predictions
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def _predictions_cached(path: str, stamp: float) -> list[Prediction]:
+    return read_predictions(path)
+
+
+def checkpoint_predictions(folder: str | Path, key: str) -> tuple[list[Prediction], str | None]:
+    """(predictions, None) for one split of a checkpoint folder (its weights are not loaded), or ([], why not):
+    what it recorded with the checkpoint, else a named evaluation of that split (`store.evaluations.prediction_files`)."""
+    path = prediction_files(folder).get(key)
+    if path is None:
+        return [], f"{Path(folder).name} has no predictions for {key}"
+    try:
+        return _predictions_cached(str(path), path.stat().st_mtime), None
+    except (OSError, ValueError) as error:
+        return [], str(error)
+
+
+def predictions_stamp(folder: str | Path, key: str) -> float:
+    """The modification time of a checkpoint folder's predictions for split `key` (0 when there are none)."""
+    path = prediction_files(folder).get(key)
+    return file_stamp(path) if path is not None else 0.0
+
+
+def variant_records() -> tuple[list[Any], list[str]]:
+    """A VariantRecord (nlivis.analysis.ablations) for every complete checkpoint found, and the folders whose
+    JSON files could not be read (with why)."""
+    return _variant_records_cached(tuple((str(info.path), folder_stamp(info.path)) for info in scan_checkpoints().good))
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _variant_records_cached(folders: tuple[tuple[str, float], ...]) -> tuple[list[Any], list[str]]:
+    from nlivis.analysis.ablations import read_variants
+
+    return read_variants([folder for folder, _ in folders])
+
+
+@st.cache_resource(max_entries=128, show_spinner=False)
+def _memo(kind: str, key: tuple, _compute: Callable[[], Any]) -> Any:
+    return _compute()
+
+
+def memo(kind: str, key: tuple, compute: Callable[[], Any]) -> Any:
+    """`compute()` once per (kind, key) in this process — key names the inputs and their versions (folders and
+    file modification times) — so a rerun that shows the same numbers does not compute them again (the
+    bootstrap intervals of the Ablations page took a second per rerun). Results are shared: never modify them."""
+    return _memo(kind, key, compute)
+
+
+
+
+# ---------------------------------------------------------------- challenge files
+
+@st.cache_resource(max_entries=8, show_spinner="reading the challenge file …")
+def _read_challenge_cached(files: tuple[str, ...], stamps: tuple[float, ...]) -> Any:
+    return read_challenge_files(list(files))
+
+
+def read_challenge(files: Sequence[Path]) -> tuple[Any | None, str | None]:
+    """(challenge set, None) or (None, why it cannot be read: file and line)."""
+    try:
+        return _read_challenge_cached(tuple(str(p) for p in files), tuple(file_stamp(p) for p in files)), None
+    except (OSError, ValueError) as error:
+        return None, str(error)
+
+
+def earlier_evaluations(models: Sequence[Model]) -> dict[str, list[Path]]:
+    """"<description> — model" → the files of each named evaluation of the models whose files are still there
+    (named evaluations of recorded splits are left out: those are the splits)."""
+    from nlivis.workflows.evaluate import evaluated_files
+
+    return {f"{description} — {model.name}": files
+            for model in models for description, files in evaluated_files(model.path).items()}
+
+
+def challenge_predictions(model: Model, challenge: Any, compute: bool = False) -> tuple[list[Prediction], Any, str | None]:
+    """(predictions, the named evaluation they come from, None) of `model` on a challenge set — ([], None, None)
+    when it was not evaluated yet and `compute` is False — or ([], None, why it failed)."""
+    from nlivis.workflows.evaluate import challenge_predictions as stored_or_computed
+
+    try:
+        found, evaluation = stored_or_computed(model.checkpoint, challenge, compute=compute)
+    except ValueError as problem:
+        return [], None, str(problem)
+    return found, evaluation, None

@@ -1,0 +1,174 @@
+"""Cached: the analyses of chosen models — a pair's attributions, data maps of training dynamics and the labels
+checkpoints predict for listed training pairs, edit runs of one pair and the behavioural suite (see
+`nlivis.app.cache` for the keying). The runs themselves are `nlivis.workflows`'.
+"""
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+import streamlit as st
+
+from nlivis.analysis.datamap import DataMap, Thresholds
+from nlivis.analysis.edit_runs import EditOptions, EditRun, task_of
+from nlivis.app import background, paths
+from nlivis.app.cache import Model, NotReady, load_cached, local_split, memo, not_local, read_split_cached, split_pairs
+from nlivis.data.protocols import SplitRef
+from nlivis.features.dataset import analyse_pairs, split_cache_key
+from nlivis.store.checkpoints import DYNAMICS_FILE, CheckpointError
+from nlivis.store.files import file_stamp, folder_stamp
+from nlivis.workflows.datamap import pair_lengths, predicted_labels, read_data_map
+
+if TYPE_CHECKING:
+    from nlivis.workflows.probes import ProbeRun
+
+
+# ---------------------------------------------------------------- attribution
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _explained(path: str, stamp: float, premise: str, hypothesis: str, methods: tuple[str, ...],
+               target: str | None) -> dict[str, Any]:
+    from nlivis.workflows.explain import ExplainOptions
+    from nlivis.workflows.explain import explain as explained
+
+    loaded = load_cached(path, stamp)
+    options = ExplainOptions(methods=methods, target=None if target is None else list(loaded.labels).index(target))
+    return explained(loaded, premise, hypothesis, options).scores
+
+
+def explain(model: Model, premise: str, hypothesis: str, methods: Sequence[str],
+            target: str | None = None) -> tuple[dict[str, Any] | None, str | None]:
+    """({method: TokenScores}, None), or (None, why the model could not explain the pair). `target` is a label
+    of the model (None: the predicted class)."""
+    if target is not None and target not in model.labels:
+        return None, f"{model.name} has no class {target!r} (its classes: {', '.join(model.labels)})"
+    try:
+        return _explained(model.path, folder_stamp(model.path), premise, hypothesis, tuple(methods), target), None
+    except ValueError as error:
+        return None, str(error)
+    except Exception as error:  # one model failing must not take the page down
+        return None, f"{model.name} could not explain this pair ({type(error).__name__}: {error})"
+
+
+# ---------------------------------------------------------------- data maps (training dynamics)
+
+@st.cache_resource(max_entries=16, show_spinner="reading the training dynamics …")
+def _data_map_cached(folder: str, stamp: float, thresholds: tuple[float, float, float]) -> DataMap:
+    return read_data_map(folder, Thresholds(*thresholds))
+
+
+def data_map(name: str, thresholds: tuple[float, float, float]) -> tuple[DataMap | None, str | None]:
+    """(the DataMap of checkpoint `name` under `thresholds` = (ambiguous variability, easy confidence, hard
+    confidence), None), or (None, why there is none: no such folder, no dynamics recorded, a damaged file)."""
+    folder = paths.find_checkpoint_folder(name)
+    if folder is None:
+        return None, f"no checkpoint folder named {name}"
+    try:
+        return _data_map_cached(str(folder), file_stamp(folder / DYNAMICS_FILE), tuple(thresholds)), None
+    except (CheckpointError, ValueError) as error:
+        return None, str(error)
+
+
+def has_dynamics(name: str) -> bool:
+    folder = paths.find_checkpoint_folder(name)
+    return folder is not None and (folder / DYNAMICS_FILE).is_file()
+
+
+def training_lengths(key: str) -> dict[str, int]:
+    """Pair id → tokens in premise + hypothesis of local split `key` (`pair_lengths`); empty when it is not local."""
+    pairs, error = split_pairs(key)
+    return {} if error else memo("lengths", (key, str(paths.data_root())), lambda: pair_lengths(pairs))
+
+
+@st.cache_resource(max_entries=4, show_spinner="reading the training split's analyses (spaCy, once per split) …")
+def _analysed_split_cached(ref: SplitRef, root: str) -> dict[str, Any]:
+    result = read_split_cached(ref, root)
+    return {item.pair.id: item for item in analyse_pairs(result.pairs, cache_key=split_cache_key(ref, result), progress=False)}
+
+
+@st.cache_resource(max_entries=32, show_spinner="predicting the listed training pairs …")
+def _training_predictions_cached(path: str, stamp: float, ref: SplitRef, root: str, ids: tuple[str, ...]) -> dict[str, str]:
+    analysed = _analysed_split_cached(ref, root)  # the split's analyses, as its training run cached them on disk
+    return predicted_labels(load_cached(path, stamp), [analysed[pid] for pid in ids if pid in analysed])
+
+
+def training_predictions(name: str, key: str, ids: Sequence[str]) -> tuple[dict[str, str], str | None]:
+    """(pair id → the label checkpoint `name` predicts now, None) for the pairs `ids` of local split `key` (the
+    model is run on them once per checkpoint state and id set), or ({}, why not)."""
+    local = local_split(key)
+    if local is None:
+        return {}, not_local(key)
+    folder = paths.find_checkpoint_folder(name)
+    if folder is None:
+        return {}, f"no checkpoint folder named {name}"
+    try:
+        return _training_predictions_cached(str(folder), folder_stamp(folder), *local, tuple(sorted(ids))), None
+    except Exception as error:  # a model failing must not take the page down
+        return {}, f"{name} could not predict these pairs ({type(error).__name__}: {error})"
+
+
+# ---------------------------------------------------------------- edits of one pair, behavioural tests
+
+def _checkpoints_key(models: Sequence[Model]) -> tuple[tuple[str, str, float], ...]:
+    """(name, folder, stamp) per model: what an edit run or a probe run of these models is keyed by."""
+    return tuple((m.name, m.path, folder_stamp(m.path)) for m in models)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _edit_run_cached(key: tuple[tuple[str, str, float], ...], options: EditOptions) -> EditRun:
+    from nlivis.workflows.edits import edit_pair
+
+    loaded = [load_cached(path, stamp) for _, path, stamp in key]
+    with background.TAGGER_LOCK:  # spaCy's parser is shared with the background tagger
+        return edit_pair(loaded, options, names=[name for name, _, _ in key])
+
+
+def edit_run(models: Sequence[Model], premise: str, hypothesis: str, label: str | None,
+             own: tuple[str, str] | None = None) -> tuple[EditRun | None, str | None]:
+    """(`EditRun`: every proposed edit of the pair — or, with `own`, only the user's own edited pair — predicted
+    by every model in batches, None) or (None, why not: models of two tasks, a label the task does not have …).
+    `label` is the pair's gold label (the edits' expectations follow from it), or None."""
+    if not models:
+        return None, "no model is loaded"
+    try:
+        return _edit_run_cached(_checkpoints_key(models), EditOptions(premise, hypothesis, label, own=own)), None
+    except ValueError as error:
+        return None, str(error)
+    except Exception as error:  # WordNet or spaCy missing, a model failing: a message, not a broken page
+        return None, f"the edits could not be computed ({type(error).__name__}: {error})"
+
+
+PROBE_SEED = 1
+"""The suite's seed in the app (the CLI's default), so the app's table is `probe … --seed 1`'s."""
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _probe_run_cached(key: tuple[tuple[str, str, float], ...], per_test: int, root: str | None, _compute: bool,
+                      _progress: Callable[[str], None]) -> ProbeRun:
+    from nlivis.workflows.probes import ProbeOptions, probe_models
+
+    if not _compute:
+        raise NotReady
+    loaded = [load_cached(path, stamp) for _, path, stamp in key]
+    options = ProbeOptions(task_of(loaded), root, per_test, PROBE_SEED)
+    with background.TAGGER_LOCK:  # one suite at a time; spaCy's parser is shared with the background tagger
+        return probe_models(loaded, options, [name for name, _, _ in key], _progress)
+
+
+def probe_results(models: Sequence[Model], per_test: int, compute: bool = False,
+                  progress: Callable[[str], None] | None = None) -> tuple[ProbeRun | None, str | None]:
+    """(the behavioural suite of the models' task run on every model, None) — kept in this server process per
+    models, cases per test and data folder — or (None, why not: not run yet when `compute` is False, models of
+    two tasks, a failure). The suite itself is cached on disk; `progress` hears each step of a run."""
+    root = paths.data_root()
+    run = partial(_probe_run_cached, _checkpoints_key(models), int(per_test), None if root is None else str(root))
+    try:
+        if not compute:
+            return run(False, None), None
+        return background.reporting(partial(run, True), progress or (lambda message: None)), None
+    except NotReady:
+        return None, "the suite has not been run on these models in this server yet"
+    except ValueError as error:
+        return None, str(error)
+    except Exception as error:  # WordNet or spaCy missing, a dev file unreadable: a message, not a broken page
+        return None, f"the suite could not be run ({type(error).__name__}: {error})"
