@@ -6,6 +6,12 @@ from pathlib import Path
 
 import pytest
 
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # pytest.ini runs the suite on two pytest-xdist workers, one a core: each worker's torch (and every process it
+    # starts: a training run, a streamlit server) computes on one thread, so the two never fight over the cores.
+    # Set before any test module imports torch.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SHARED_DATA = Path(os.environ.get("NLIVIS_SHARED_DATA", ROOT.parent / "shared" / "data"))
