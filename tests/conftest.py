@@ -6,7 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from nlivis.models.families import SHIPPED_FAMILIES
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # pytest.ini runs the suite on two pytest-xdist workers, one a core: each worker's torch (and every process it
+    # starts: a training run, a streamlit server) computes on one thread, so the two never fight over the cores.
+    # Set before any test module imports torch.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+from nlivis.models.families import SHIPPED_FAMILIES  # noqa: E402  (after the thread setting)
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

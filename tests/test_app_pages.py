@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from nlivis.app import paths  # noqa: E402
 from nlivis.models.families import SHIPPED_FAMILIES  # noqa: E402
 from tests.fixtures.app_checkpoints import APP_DATA, gcnn_family, train_variant  # noqa: E402
+from tests.fixtures.waiting import wait_for  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [page.path for page in paths.PAGES]
@@ -596,16 +597,17 @@ def test_pages_without_data_say_what_is_missing(monkeypatch, tmp_path, checkpoin
 
 # ---------------------------------------------------------------- training from the app
 
-def wait_for_status(monkeypatch, tmp_path, runs: Path, wanted: str, seconds: float = 90) -> AppTest:
-    """Reopen the Train page (a fresh session, as after a browser refresh) until the watched run's status
-    metric reads `wanted`."""
-    deadline = time.time() + seconds
-    while True:
-        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "app_pages/8_Train.py")
-        status = next((m.value for m in app.metric if m.label == "status"), "")
-        if wanted in status or time.time() > deadline:
-            return app
-        time.sleep(1.0)
+def wait_for_status(monkeypatch, tmp_path, runs: Path, wanted: str) -> AppTest:
+    """The Train page reopened (a fresh session, as after a browser refresh) once the newest run under `runs`
+    has status `wanted`; fails at once when its worker ends without reaching it. No wall-clock deadline."""
+    from nlivis.training import runs as training_runs
+
+    def status() -> str | None:
+        newest = next(iter(training_runs.find_runs(runs)), None)
+        return None if newest is None else training_runs.run_status(newest)
+
+    wait_for(lambda: status() == wanted, lambda: status() == "running", f"its run was {wanted}")
+    return show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "app_pages/8_Train.py")
 
 
 def start_from_page(app: AppTest, max_steps: int, epochs: float | None = None) -> AppTest:
@@ -649,10 +651,8 @@ def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, 
     out = runs / "gcnn-snli-small"
     run = training_runs.start_run([sys.executable, "-c", FAKE_WORKER, str(out)], out)
     try:
-        deadline = time.time() + 30
-        while len(training_runs.read_run_metrics(out)) < 4:
-            assert time.time() < deadline, "the fake worker wrote no metrics"
-            time.sleep(0.1)
+        wait_for(lambda: len(training_runs.read_run_metrics(out)) >= 4, lambda: training_runs.read_run(out).running,
+                 "it wrote its metrics")
         app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "app_pages/8_Train.py")  # a fresh session
         metrics = {m.label: m.value for m in app.metric}
         assert "running" in metrics["status"] and metrics["step"] == "30" and metrics["best dev accuracy"] == "50.0%"
@@ -665,9 +665,7 @@ def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, 
         assert "scatter" in trace_types(app)
         app.button(key="train_stop_gcnn-snli-small").click().run()
         assert "Stop requested" in texts(app, "info")
-        deadline = time.time() + 30
-        while training_runs.read_run(out).running:
-            assert time.time() < deadline, "the worker did not stop"
+        while training_runs.read_run(out).running:  # the fake worker exits once it sees the STOP file
             time.sleep(0.1)
         app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "app_pages/8_Train.py")
         assert "stopped" in next(m.value for m in app.metric if m.label == "status")
@@ -717,17 +715,19 @@ def test_train_page_runs_a_worker_that_becomes_a_checkpoint(monkeypatch, tmp_pat
 
 @pytest.mark.slow
 def test_train_page_stop_and_resume(monkeypatch, tmp_path):
+    from nlivis.training import runs as training_runs
+
     runs = tmp_path / "runs"
     runs.mkdir()
     start_from_page(show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "app_pages/8_Train.py"), max_steps=60, epochs=500)
     app = wait_for_status(monkeypatch, tmp_path, runs, "running")
     app.text_input(key="train_name_gcnn_snli-small_1").set_value("gcnn-snli-small").run()
     assert "already writing to" in texts(app, "warning") and app.button(key="train_start").disabled
-    deadline = time.time() + 60
-    while next(m.value for m in app.metric if m.label == "step") == "—":
-        assert time.time() < deadline, "the run logged no step"
-        time.sleep(0.5)
-        app.run()
+    out = runs / "gcnn-snli-small"
+    wait_for(lambda: "step" in training_runs.run_summary(training_runs.read_run_metrics(out)),
+             lambda: training_runs.read_run(out).running, "it logged a step")
+    app.run()
+    assert next(m.value for m in app.metric if m.label == "step") != "—"
     app.button(key="train_stop_gcnn-snli-small").click().run()
     assert "Stop requested" in texts(app, "info")
     app = wait_for_status(monkeypatch, tmp_path, runs, "stopped")

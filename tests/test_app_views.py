@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from nlivis.app import paths  # noqa: E402
 from nlivis.models.families import SHIPPED_FAMILIES  # noqa: E402
 from tests.fixtures.app_checkpoints import APP_DATA, train_variant  # noqa: E402
+from tests.fixtures.waiting import wait_for  # noqa: E402
 from tests.test_app_pages import (ROOT, charts, click_point, click_table_row, fixture_row, open_app, open_link, show, texts)
 
 EXPLORER, DIIN, GATES, ERRORS = (p.path for p in (paths.EXPLORER, paths.DIIN, paths.GATES, paths.ERRORS))
@@ -392,7 +393,6 @@ def test_the_train_page_frees_its_form_after_start_and_says_what_the_run_does(mo
     """Item 8: right after Start the page warned "Cannot start: … already writing", the step lagged the worker and
     71 s passed with only "No metrics logged yet"."""
     import sys
-    import time
 
     from nlivis.training import runs as training_runs
 
@@ -409,10 +409,8 @@ def test_the_train_page_frees_its_form_after_start_and_says_what_the_run_does(mo
         assert not app.exception, app.exception
         assert "Cannot start" not in plain(app, "warning")
         assert app.text_input(key=name_key).value == f"{first}-run2", "the form moves on to a free name"
-        deadline = time.time() + 30
-        while training_runs.run_progress(out) is None or training_runs.run_progress(out).unit != "step":
-            assert time.time() < deadline, "the fake worker wrote no progress bar"
-            time.sleep(0.1)
+        wait_for(lambda: (progress := training_runs.run_progress(out)) is not None and progress.unit == "step",
+                 lambda: training_runs.read_run(out).running, "it wrote a progress bar")
         app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), TRAIN)  # a refreshed page finds it
         assert next(m.value for m in app.metric if m.label == "step") == "37"
         bar = app.get("progress")[0]

@@ -30,7 +30,7 @@ from nlivis.models.base import MatchingModel, ModelConfig
 from nlivis.models.families import SHIPPED_FAMILIES
 from nlivis.models.layers.embedding import TokenFeatures
 from nlivis.workflows.faithfulness import compute_records, method_records
-from tests.test_models import CONFIGS, batch_for, tiny_model
+from tests.test_models import CONFIG_NAMES, batch_for, project_config, tiny_model
 
 # ------------------------------------------------------------------------------------------ fixtures
 
@@ -117,7 +117,7 @@ def steep_model(sharpness: float = 150.0) -> SteepModel:
     return model
 
 
-@pytest.fixture(params=sorted(CONFIGS))
+@pytest.fixture(params=CONFIG_NAMES)
 def config_name(request) -> str:
     return request.param
 
@@ -353,7 +353,7 @@ def test_a_model_without_alignments_gives_no_attention_scores():
 
 @pytest.mark.parametrize("config_name", ["esan", "diin", "gcnn"])
 def test_occlusion_equals_the_probability_change_of_really_deleting_the_token(config_name):
-    options = dict(CONFIGS[config_name]["model"])
+    options = dict(project_config(config_name)["model"])
     from nlivis.models.registry import build, model_class
     options.update(model_class(options["name"]).tiny_overrides)
     options.update(vocab_size=len(WORDS) + 2)
@@ -402,7 +402,7 @@ def test_padding_gets_zero_attribution_and_changes_no_score(config_name):
 
 def test_every_method_returns_one_score_per_token_on_a_real_model():
     from nlivis.models.registry import build, model_class
-    options = dict(CONFIGS["esan"]["model"])
+    options = dict(project_config("esan")["model"])
     options.update(model_class("esan").tiny_overrides, vocab_size=len(WORDS) + 2)
     model = build(options).eval()
     out = explain_pair(model, featurizer_for(), PAIR)

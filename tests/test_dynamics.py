@@ -283,9 +283,8 @@ def test_a_run_killed_mid_epoch_and_resumed_records_the_same_dynamics(tmp_path, 
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                env={**os.environ, "NLIVIS_TRAIN_THREADS": "1"})
     state = killed / "state" / "state.json"
-    deadline = time.monotonic() + 120
     try:
-        while time.monotonic() < deadline and process.poll() is None:
+        while process.poll() is None:
             process.send_signal(signal.SIGSTOP)  # frozen, so the state read is the one it will be killed with
             try:
                 step = json.loads(state.read_text())["training"]["step"]

@@ -6,6 +6,7 @@ or config is covered by adding its file.
 from __future__ import annotations
 
 import tomllib
+from functools import cache
 
 import pytest
 import torch
@@ -15,16 +16,24 @@ from nlivis.models.inspect import random_batch
 from nlivis.models.registry import build, model_class
 from nlivis.models.trace import (Alignment, FeatureMaps, Gate, MemoryKeys, OutputDistribution,
                                  Representation, Trace)
-from nlivis.training.config import CONFIG_DIR, all_configs
+from nlivis.training.config import CONFIG_DIR, load_config
 
-CONFIGS = all_configs()
+CONFIG_NAMES = sorted(path.stem for path in CONFIG_DIR.glob("*.toml"))
+"""Every config in configs/ by name, read from the file names: loading a config checks it by building its models on
+torch's meta device (two seconds for all of them), which the test that uses it does, never collection."""
 PREMISE_LENGTHS = [5, 3, 4, 1]
 HYPOTHESIS_LENGTHS = [4, 2, 1, 3]
 TRACE_TYPES = (Alignment, Gate, FeatureMaps, MemoryKeys, Representation, OutputDistribution)
 
 
+@cache
+def project_config(config_name: str) -> dict:
+    """configs/<config_name>.toml loaded and checked (`load_config`), once per test process."""
+    return load_config(CONFIG_DIR / f"{config_name}.toml")
+
+
 def tiny_model(config_name: str, seed: int = 0) -> MatchingModel:
-    options = dict(CONFIGS[config_name]["model"])
+    options = dict(project_config(config_name)["model"])
     options.update(model_class(options["name"]).tiny_overrides)
     torch.manual_seed(seed)
     return build(options)
@@ -46,13 +55,13 @@ def mask_of(batch, sentence: str) -> torch.Tensor:
     return batch.premise_mask if sentence == "premise" else batch.hypothesis_mask
 
 
-@pytest.fixture(params=sorted(CONFIGS))
+@pytest.fixture(params=CONFIG_NAMES)
 def config_name(request) -> str:
     return request.param
 
 
 def test_configs_were_found():
-    assert "gcnn" in CONFIGS
+    assert "gcnn" in CONFIG_NAMES
 
 
 def test_forward_gives_plain_logits(config_name):
@@ -122,7 +131,7 @@ def test_the_model_declares_exactly_the_trace_types_it_emits(config_name):
 @pytest.mark.parametrize("family,switches", SWITCH_COMBINATIONS, ids=lambda v: v if isinstance(v, str) else
                          ",".join(f"{k}={s}" for k, s in v.items()))
 def test_switches_no_config_uses_declare_their_trace_types_too(family, switches):
-    options = {**dict(CONFIGS[family]["model"]), **model_class(family).tiny_overrides, **switches}
+    options = {**dict(project_config(family)["model"]), **model_class(family).tiny_overrides, **switches}
     torch.manual_seed(0)
     model = build(options).eval()
     assert _emitted_types(model) == model.trace_types()

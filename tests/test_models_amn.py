@@ -6,35 +6,13 @@ import torch
 from entmax import SparsemaxLoss
 from torch import nn
 
-from nlivis.features.batch import Batch
 from nlivis.models.amn import AMN, AMNConfig, AttentionMemoryEncoder, erase_and_write, gru_step, lstm_step
+from nlivis.models.inspect import random_batch
 from nlivis.models.registry import build
 from nlivis.models.trace import MemoryKeys, OutputDistribution
 
 VOCAB = 30
-
-
-def make_batch(premise_lengths: list[int], hypothesis_lengths: list[int], seed: int = 0) -> Batch:
-    """A right-padded random batch with every field filled."""
-    g = torch.Generator().manual_seed(seed)
-
-    def side(lengths: list[int]) -> dict[str, torch.Tensor]:
-        width = max(lengths)
-        mask = torch.arange(width).unsqueeze(0) < torch.tensor(lengths).unsqueeze(1)
-        ids = torch.randint(2, VOCAB, (len(lengths), width), generator=g) * mask
-        chars = torch.randint(2, 20, (len(lengths), width, 4), generator=g) * mask.unsqueeze(-1)
-        pos = torch.randint(1, 47, (len(lengths), width), generator=g) * mask
-        exact = torch.randint(0, 2, (len(lengths), width), generator=g).float() * mask
-        return {"ids": ids, "mask": mask, "chars": chars, "pos": pos, "exact": exact}
-
-    p, h = side(premise_lengths), side(hypothesis_lengths)
-    return Batch(premise_ids=p["ids"], hypothesis_ids=h["ids"], premise_mask=p["mask"], hypothesis_mask=h["mask"],
-                 premise_chars=p["chars"], hypothesis_chars=h["chars"], premise_pos=p["pos"],
-                 hypothesis_pos=h["pos"], premise_exact_match=p["exact"], hypothesis_exact_match=h["exact"],
-                 labels=torch.randint(0, 3, (len(premise_lengths),), generator=g),
-                 ids=[f"pair{i}" for i in range(len(premise_lengths))],
-                 premise_tokens=[[f"p{t}" for t in range(n)] for n in premise_lengths],
-                 hypothesis_tokens=[[f"h{t}" for t in range(n)] for n in hypothesis_lengths])
+CHAR_VOCAB = 20
 
 
 def tiny(**options) -> AMN:
@@ -94,7 +72,7 @@ def test_encoder_follows_eqs_1_to_5_step_by_step(cell):
 
 
 def test_memory_keys_are_distributions_over_real_slots_on_real_steps():
-    batch = make_batch([4, 2], [3, 1])
+    batch = random_batch([4, 2], [3, 1], VOCAB, CHAR_VOCAB)
     _, trace = tiny()(batch, trace=True)
     keys = trace["memory_keys_premise"]
     assert isinstance(keys, MemoryKeys) and keys.weights.shape == (2, 4, 4)
@@ -111,7 +89,7 @@ def test_sparsemax_output_has_exact_zeros_and_sums_to_one():
     assert probs[0].tolist() == [1.0, 0.0, 0.0]
     torch.testing.assert_close(probs.sum(-1), torch.ones(2))
     torch.testing.assert_close(probs[1], torch.tensor([0.2, 0.1, 0.0]) + 0.7 / 3)  # p = z − τ, τ = (Σz − 1)/3
-    _, trace = model(make_batch([3, 2], [2, 2]), trace=True)
+    _, trace = model(random_batch([3, 2], [2, 2], VOCAB, CHAR_VOCAB), trace=True)
     output = trace["output"]
     assert isinstance(output, OutputDistribution) and output.kind == "sparsemax"
 
@@ -129,7 +107,7 @@ def test_sparsemax_loss_matches_entmax_and_a_hand_value():
 
 def test_softmax_switch_changes_the_output_layer_only():
     sparse, dense = tiny(), tiny(output="softmax")
-    batch = make_batch([3, 2], [2, 2])
+    batch = random_batch([3, 2], [2, 2], VOCAB, CHAR_VOCAB)
     logits = sparse(batch)
     torch.testing.assert_close(dense(batch), logits)  # same seed, same architecture
     torch.testing.assert_close(dense.probabilities(logits), torch.softmax(logits, -1))
@@ -171,7 +149,7 @@ def test_reading_rnn_train_flag_follows_module_mode(cell, op, monkeypatch):
 
     monkeypatch.setattr(torch, op, recording)
     model = tiny(cell=cell)
-    batch = make_batch([3, 2], [2, 2])
+    batch = random_batch([3, 2], [2, 2], VOCAB, CHAR_VOCAB)
     model.train()(batch)
     model.eval()(batch)
     assert flags == [True, True, False, False]  # premise and hypothesis encoders, in each mode

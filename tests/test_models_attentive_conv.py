@@ -8,33 +8,12 @@ import torch
 
 from nlivis.features.batch import Batch
 from nlivis.models.attentive_conv import ENERGIES, AttentiveConvConfig, AttentiveConvNet, GatedConv
+from nlivis.models.inspect import random_batch
 from nlivis.models.registry import build
 from nlivis.models.trace import Alignment, Gate
 
 VOCAB = 30
-
-
-def make_batch(premise_lengths: list[int], hypothesis_lengths: list[int], seed: int = 0) -> Batch:
-    """A right-padded random batch with every field filled."""
-    g = torch.Generator().manual_seed(seed)
-
-    def side(lengths: list[int]) -> dict[str, torch.Tensor]:
-        width = max(lengths)
-        mask = torch.arange(width).unsqueeze(0) < torch.tensor(lengths).unsqueeze(1)
-        ids = torch.randint(2, VOCAB, (len(lengths), width), generator=g) * mask
-        chars = torch.randint(2, 20, (len(lengths), width, 4), generator=g) * mask.unsqueeze(-1)
-        pos = torch.randint(1, 47, (len(lengths), width), generator=g) * mask
-        exact = torch.randint(0, 2, (len(lengths), width), generator=g).float() * mask
-        return {"ids": ids, "mask": mask, "chars": chars, "pos": pos, "exact": exact}
-
-    p, h = side(premise_lengths), side(hypothesis_lengths)
-    return Batch(premise_ids=p["ids"], hypothesis_ids=h["ids"], premise_mask=p["mask"], hypothesis_mask=h["mask"],
-                 premise_chars=p["chars"], hypothesis_chars=h["chars"], premise_pos=p["pos"],
-                 hypothesis_pos=h["pos"], premise_exact_match=p["exact"], hypothesis_exact_match=h["exact"],
-                 labels=torch.randint(0, 3, (len(premise_lengths),), generator=g),
-                 ids=[f"pair{i}" for i in range(len(premise_lengths))],
-                 premise_tokens=[[f"p{t}" for t in range(n)] for n in premise_lengths],
-                 hypothesis_tokens=[[f"h{t}" for t in range(n)] for n in hypothesis_lengths])
+CHAR_VOCAB = 20
 
 
 def tiny(**options) -> AttentiveConvNet:
@@ -104,7 +83,7 @@ def test_trigram_gated_conv_ignores_padding_neighbours():
 
 
 def test_trace_names_follow_the_attention_setting():
-    batch = make_batch([4, 2], [3, 3])
+    batch = random_batch([4, 2], [3, 3], VOCAB, CHAR_VOCAB)
     _, trace = tiny(version="advanced", attention="inter_and_intra")(batch, trace=True)
     directions = {e.direction for e in trace.of_type(Alignment).values()}
     assert directions == {"p→h", "h→p", "p→p", "h→h"}
@@ -122,7 +101,7 @@ def test_trace_names_follow_the_attention_setting():
 
 def test_light_dot_alignment_is_the_softmax_of_word_vector_products():
     model = tiny(version="light", matching="dot")
-    batch = make_batch([3], [2])
+    batch = random_batch([3], [2], VOCAB, CHAR_VOCAB)
     _, trace = model(batch, trace=True)
     p = model.word_embedding(batch.premise_ids)[0]
     h = model.word_embedding(batch.hypothesis_ids)[0]
@@ -132,8 +111,8 @@ def test_light_dot_alignment_is_the_softmax_of_word_vector_products():
 
 def test_intra_only_premise_side_does_not_see_the_hypothesis():
     model = tiny(attention="intra")
-    batch = make_batch([4, 3], [3, 2], seed=1)
-    other = make_batch([4, 3], [3, 2], seed=2)
+    batch = random_batch([4, 3], [3, 2], VOCAB, CHAR_VOCAB, seed=1)
+    other = random_batch([4, 3], [3, 2], VOCAB, CHAR_VOCAB, seed=2)
     _, first = model(batch, trace=True)
     swapped = Batch(**{**vars(batch), "hypothesis_ids": other.hypothesis_ids})
     _, second = model(swapped, trace=True)

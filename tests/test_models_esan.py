@@ -7,35 +7,13 @@ import pytest
 import torch
 from torch import nn
 
-from nlivis.features.batch import Batch
 from nlivis.models.esan import AUGMENTATIONS, ESAN, AlignmentLayer, ESANConfig
+from nlivis.models.inspect import random_batch
 from nlivis.models.registry import build
 from nlivis.models.trace import Alignment, Gate
 
 VOCAB = 30
-
-
-def make_batch(premise_lengths: list[int], hypothesis_lengths: list[int], seed: int = 0) -> Batch:
-    """A right-padded random batch with every field filled."""
-    g = torch.Generator().manual_seed(seed)
-
-    def side(lengths: list[int]) -> dict[str, torch.Tensor]:
-        width = max(lengths)
-        mask = torch.arange(width).unsqueeze(0) < torch.tensor(lengths).unsqueeze(1)
-        ids = torch.randint(2, VOCAB, (len(lengths), width), generator=g) * mask
-        chars = torch.randint(2, 20, (len(lengths), width, 4), generator=g) * mask.unsqueeze(-1)
-        pos = torch.randint(1, 47, (len(lengths), width), generator=g) * mask
-        exact = torch.randint(0, 2, (len(lengths), width), generator=g).float() * mask
-        return {"ids": ids, "mask": mask, "chars": chars, "pos": pos, "exact": exact}
-
-    p, h = side(premise_lengths), side(hypothesis_lengths)
-    return Batch(premise_ids=p["ids"], hypothesis_ids=h["ids"], premise_mask=p["mask"], hypothesis_mask=h["mask"],
-                 premise_chars=p["chars"], hypothesis_chars=h["chars"], premise_pos=p["pos"],
-                 hypothesis_pos=h["pos"], premise_exact_match=p["exact"], hypothesis_exact_match=h["exact"],
-                 labels=torch.randint(0, 3, (len(premise_lengths),), generator=g),
-                 ids=[f"pair{i}" for i in range(len(premise_lengths))],
-                 premise_tokens=[[f"p{t}" for t in range(n)] for n in premise_lengths],
-                 hypothesis_tokens=[[f"h{t}" for t in range(n)] for n in hypothesis_lengths])
+CHAR_VOCAB = 20
 
 
 def tiny(**options) -> ESAN:
@@ -102,7 +80,7 @@ def test_co_attention_uses_relu_projected_products():
 
 
 def test_trace_has_both_directions_per_layer_and_gates_per_layer_and_sentence():
-    batch = make_batch([4, 2], [3, 3])
+    batch = random_batch([4, 2], [3, 3], VOCAB, CHAR_VOCAB)
     _, trace = tiny(num_layers=3)(batch, trace=True)
     alignments = trace.of_type(Alignment)
     assert sorted((e.layer, e.direction) for e in alignments.values()) == [

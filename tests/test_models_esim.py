@@ -3,36 +3,14 @@ from __future__ import annotations
 
 import torch
 
-from nlivis.features.batch import Batch
 from nlivis.models.esim import ESIM, ESIMConfig
+from nlivis.models.inspect import random_batch
 from nlivis.models.layers.recurrent import MaskedLSTM
 from nlivis.models.registry import build
 from nlivis.models.trace import Alignment, Representation
 
 VOCAB = 30
-
-
-def make_batch(premise_lengths: list[int], hypothesis_lengths: list[int], seed: int = 0) -> Batch:
-    """A right-padded random batch with every field filled."""
-    g = torch.Generator().manual_seed(seed)
-
-    def side(lengths: list[int]) -> dict[str, torch.Tensor]:
-        width = max(lengths)
-        mask = torch.arange(width).unsqueeze(0) < torch.tensor(lengths).unsqueeze(1)
-        ids = torch.randint(2, VOCAB, (len(lengths), width), generator=g) * mask
-        chars = torch.randint(2, 20, (len(lengths), width, 4), generator=g) * mask.unsqueeze(-1)
-        pos = torch.randint(1, 47, (len(lengths), width), generator=g) * mask
-        exact = torch.randint(0, 2, (len(lengths), width), generator=g).float() * mask
-        return {"ids": ids, "mask": mask, "chars": chars, "pos": pos, "exact": exact}
-
-    p, h = side(premise_lengths), side(hypothesis_lengths)
-    return Batch(premise_ids=p["ids"], hypothesis_ids=h["ids"], premise_mask=p["mask"], hypothesis_mask=h["mask"],
-                 premise_chars=p["chars"], hypothesis_chars=h["chars"], premise_pos=p["pos"],
-                 hypothesis_pos=h["pos"], premise_exact_match=p["exact"], hypothesis_exact_match=h["exact"],
-                 labels=torch.randint(0, 3, (len(premise_lengths),), generator=g),
-                 ids=[f"pair{i}" for i in range(len(premise_lengths))],
-                 premise_tokens=[[f"p{t}" for t in range(n)] for n in premise_lengths],
-                 hypothesis_tokens=[[f"h{t}" for t in range(n)] for n in hypothesis_lengths])
+CHAR_VOCAB = 20
 
 
 def tiny(**options) -> ESIM:
@@ -57,7 +35,7 @@ def test_masked_lstm_never_reads_padding():
 
 def test_alignment_is_the_softmax_of_encoded_state_products():
     model = tiny()
-    batch = make_batch([4, 2], [3, 3])
+    batch = random_batch([4, 2], [3, 3], VOCAB, CHAR_VOCAB)
     _, trace = model(batch, trace=True)
     a = model.encoder(model.word_embedding(batch.premise_ids), batch.premise_mask)
     b = model.encoder(model.word_embedding(batch.hypothesis_ids), batch.hypothesis_mask)

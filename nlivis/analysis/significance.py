@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from scipy.stats import binom
 
 DEFAULT_RESAMPLES = 10_000
 """Bootstrap resamples: enough for a stable 95% interval's ends at the third decimal."""
@@ -39,6 +38,8 @@ def mcnemar_exact(only_a_correct: int, only_b_correct: int) -> float:
     discordant = only_a_correct + only_b_correct
     if discordant == 0:
         return 1.0
+    from scipy.stats import binom  # a second to import: paid by the first p-value, not by every importer
+
     return float(min(1.0, 2.0 * binom.cdf(min(only_a_correct, only_b_correct), discordant, 0.5)))
 
 
