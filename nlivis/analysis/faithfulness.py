@@ -44,6 +44,7 @@ import numpy as np
 
 from nlivis.analysis.attribution import (DIFFERENCE_FLOOR, GAP_TOLERANCE, MAX_STEPS, METHODS, SIGNED_METHODS,
                                          cut_to_featurizer, with_tokens_kept)
+from nlivis.analysis.significance import percentile_interval
 from nlivis.data.highlights import token_labels
 
 BINS = (0.01, 0.05, 0.10, 0.20, 0.50)
@@ -84,8 +85,6 @@ def bootstrap_interval(values: Sequence[float], resamples: int = BOOTSTRAP_RESAM
     data = np.asarray([v for v in values if not math.isnan(v)], dtype=float)
     if data.size == 0:
         return (math.nan, math.nan)
-    from nlivis.analysis.significance import percentile_interval  # scipy, loaded at import
-
     rng = np.random.default_rng(seed)
     means = data[rng.integers(0, data.size, size=(resamples, data.size))].mean(axis=1)
     return percentile_interval(means, confidence)

@@ -34,6 +34,7 @@ from nlivis.analysis.edits import Edit, propose_edits
 from nlivis.analysis.word_replacements import wordnet_replacements
 from nlivis.analysis.inflection import indefinite_article, plural
 from nlivis.analysis.parsed import parse_sentences
+from nlivis.analysis.significance import holm_adjusted, mcnemar_exact, wilson_interval
 
 DEFAULT_CASES_PER_TEST = 110
 """Cases per test unless --max-cases says otherwise: the 19 NLI tests give a suite of 2,090 cases."""
@@ -542,8 +543,6 @@ def comparisons(tests: Sequence[ProbeTest], outcomes: Sequence[dict[str, ModelOu
                 names: Sequence[str]) -> list[dict]:
     """McNemar's exact test per test for every two checkpoints on the same cases (discordant failures), with
     Holm's adjustment over all of them."""
-    from nlivis.analysis.significance import holm_adjusted, mcnemar_exact
-
     rows = []
     for test, per_model in zip(tests, outcomes):
         for a, b in combinations(names, 2):
@@ -561,8 +560,6 @@ def capability_comparisons(record: dict, a: str, b: str) -> list[dict]:
     a baseline and its augmented run): the cases of the capability's tests pooled, each one's failure rate,
     the failures only one of them has, McNemar's exact test on those, and Holm's adjustment over the
     capabilities. In the record's capability order."""
-    from nlivis.analysis.significance import holm_adjusted as holm, mcnemar_exact
-
     pooled: dict[str, dict] = {}
     for test in record["tests"]:
         missing = [name for name in (a, b) if name not in test["by_model"]]
@@ -585,7 +582,7 @@ def capability_comparisons(record: dict, a: str, b: str) -> list[dict]:
         row["rate_a"] = row["failures_a"] / row["cases"] if row["cases"] else None
         row["rate_b"] = row["failures_b"] / row["cases"] if row["cases"] else None
         row["p"] = mcnemar_exact(row["only_a_fails"], row["only_b_fails"])
-    for row, adjusted in zip(rows, holm([row["p"] for row in rows])):
+    for row, adjusted in zip(rows, holm_adjusted([row["p"] for row in rows])):
         row["p_holm"] = adjusted
     return rows
 
@@ -593,8 +590,6 @@ def capability_comparisons(record: dict, a: str, b: str) -> list[dict]:
 def probe_record(result: ProbeResult, suite: str, seed: int, per_test: int, notes: dict[str, str | None]) -> dict:
     """The `probe --json` output: `{tests: [{capability, name, type, cases, by_model: {CK: {failures, rate,
     interval, failing}}, case_list}], comparisons, checkpoints: {CK: {protocol_note, training_overlap}}}`."""
-    from nlivis.analysis.significance import wilson_interval
-
     tests = []
     for test, per_model in zip(result.tests, result.outcomes):
         count = len(test.cases)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import streamlit as st
 
+from nlivis.analysis.ablations import read_variants
 from nlivis.app import paths, state
 from nlivis.data import protocols
 from nlivis.data.challenge import read_challenge_files
@@ -297,8 +298,6 @@ def variant_records() -> tuple[list[Any], list[str]]:
 
 @st.cache_resource(max_entries=4, show_spinner=False)
 def _variant_records_cached(folders: tuple[tuple[str, float], ...]) -> tuple[list[Any], list[str]]:
-    from nlivis.analysis.ablations import read_variants
-
     return read_variants([folder for folder, _ in folders])
 
 

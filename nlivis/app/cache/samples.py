@@ -11,6 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from nlivis.analysis import pair_lists
+from nlivis.analysis.breakdown import pair_taxonomy as taxonomy_of_pair
+from nlivis.analysis.evaluation import count_truncated
 from nlivis.analysis.projection import Progress, ProjectionError
 from nlivis.analysis.tags import TagFileError, read_tag_file
 from nlivis.app import paths
@@ -116,10 +118,8 @@ def taxinli() -> tuple[Any | None, str | None]:
 
 def pair_taxonomy(pair_id: str | None, premise: str, hypothesis: str) -> dict | None:
     """What TaxiNLI says about one pair (`breakdown.pair_taxonomy`), or None."""
-    from nlivis.analysis.breakdown import pair_taxonomy as find
-
     taxonomy, _ = taxinli()
-    return None if taxonomy is None else find(taxonomy.rows, pair_id, premise, hypothesis)
+    return None if taxonomy is None else taxonomy_of_pair(taxonomy.rows, pair_id, premise, hypothesis)
 
 
 # ---------------------------------------------------------------- tokens of a split, as each model reads them
@@ -171,8 +171,6 @@ def split_truncation(model: Model, key: str) -> tuple[bool, str, int]:
 
 def sample_truncation(model: Model, items: Sequence[Any]) -> tuple[str, int]:
     """(sentence, pairs cut) for the analysed sample `items`: one pass over token counts, no spaCy run."""
-    from nlivis.analysis.evaluation import count_truncated
-
     count = count_truncated(model.checkpoint.featurizer, items)
     return count.describe(), count.pairs
 

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from nlivis.analysis.breakdown import disagreements
+from nlivis.analysis.challenge import pairs_in_group
 from nlivis.analysis.datamap import Thresholds, parse_selection
 from nlivis.analysis.pair_lists import SORTS, PairFilter, filter_pairs, position_of, prediction_rows, sort_pairs
 from nlivis.app import cache, paths
@@ -147,8 +149,6 @@ def predictions_list(ref: ListRef) -> PairList:
 
 
 def disagreements_list(ref: ListRef) -> PairList:
-    from nlivis.analysis.breakdown import disagreements
-
     split = ref.get("split", "")
     members = [m for m in (ref.get("members") or "").split(",") if m]
     described = f"pairs of {split} on which {', '.join(members)} disagree"
@@ -195,8 +195,6 @@ def projection_list(ref: ListRef) -> PairList:
 
 
 def challenge_list(ref: ListRef) -> PairList:
-    from nlivis.analysis.challenge import pairs_in_group
-
     files = [Path(part) for part in (ref.get("files") or "").split(";") if part]
     name, field_name, group = ref.get("model", ""), ref.get("field", ""), ref.get("group", "")
     described = f"{name} on {', '.join(f.name for f in files)}: {field_name} = {group}" + (
