@@ -66,9 +66,7 @@ def nli_expectation(side: str, relation: str | None, label: str | None, repeated
     the hypothesis. `what` names the change in the reason ("tall → short")."""
     change = f" ({what})" if what else ""
     if relation == EQUIVALENT:
-        if label is not None:
-            return Expectation(LABEL, label, None, f"same meaning{change}: the label stays {label}")
-        return Expectation(INVARIANT, None, None, f"same meaning{change}: the prediction must not change")
+        return _same_meaning_expectation(label, change)
     if relation is None:
         return Expectation(None, None, None, f"the word's context is neither upward nor downward monotone{change} "
                                              "(or the parse does not show it): logic fixes nothing")
@@ -77,6 +75,14 @@ def nli_expectation(side: str, relation: str | None, label: str | None, repeated
     if found is None:
         raise ValueError(f"no NLI expectation for side {side!r} and relation {relation!r}")
     return found
+
+
+def _same_meaning_expectation(label: str | None, change: str) -> Expectation:
+    """An EQUIVALENT edit, for NLI and paraphrase pairs alike: the known label stays, else the prediction must
+    not change."""
+    if label is not None:
+        return Expectation(LABEL, label, None, f"same meaning{change}: the label stays {label}")
+    return Expectation(INVARIANT, None, None, f"same meaning{change}: the prediction must not change")
 
 
 def _hypothesis_expectation(relation: str, label: str | None, change: str) -> Expectation | None:
@@ -150,9 +156,7 @@ def paraphrase_expectation(relation: str | None, label: str | None, what: str = 
     """The expectation of a question pair one of whose questions became `relation` to what it was."""
     change = f" ({what})" if what else ""
     if relation == EQUIVALENT:
-        if label is not None:
-            return Expectation(LABEL, label, None, f"same meaning{change}: the label stays {label}")
-        return Expectation(INVARIANT, None, None, f"same meaning{change}: the prediction must not change")
+        return _same_meaning_expectation(label, change)
     if relation in (EXCLUSIVE, NEGATED):
         if label == DUPLICATE:
             return Expectation(LABEL, NOT_DUPLICATE, None, f"one question now asks something else{change}: "

@@ -232,10 +232,7 @@ class AMN(MatchingModel):
     def match(self, batch: Batch, trace: Trace | None) -> torch.Tensor:
         # B batch, P premise len, H hypothesis len, d memory width, K classes
         pm, hm = batch.premise_mask, batch.hypothesis_mask
-        p = self.dropout(self.features(batch.premise_ids, batch.premise_chars, batch.premise_pos,
-                                       batch.premise_exact_match))  # [B, P, w]
-        h = self.dropout(self.features(batch.hypothesis_ids, batch.hypothesis_chars, batch.hypothesis_pos,
-                                       batch.hypothesis_exact_match))  # [B, H, w]
+        p, h = (self.dropout(side) for side in self.features.sides(batch))  # [B, P, w], [B, H, w]
         v_p, p_keys = self.premise_encoder(p, pm)  # [B, d], [B, P, P]
         v_h, h_keys = self.hypothesis_encoder(h, hm)  # [B, d], [B, H, H]
         v = torch.cat([v_p, v_h, v_p - v_h, v_p * v_h], dim=-1)  # V_c  [B, 4d]  eq. 6

@@ -215,10 +215,7 @@ class AttentiveConvNet(MatchingModel):
     def match(self, batch: Batch, trace: Trace | None) -> torch.Tensor:
         # B batch, P premise len, H hypothesis len, d word width, s source width, n hidden size, K classes
         pm, hm = batch.premise_mask, batch.hypothesis_mask
-        p = self.dropout(self.features(batch.premise_ids, batch.premise_chars, batch.premise_pos,
-                                       batch.premise_exact_match))  # [B, P, d]
-        h = self.dropout(self.features(batch.hypothesis_ids, batch.hypothesis_chars, batch.hypothesis_pos,
-                                       batch.hypothesis_exact_match))  # [B, H, d]
+        p, h = (self.dropout(side) for side in self.features.sides(batch))  # [B, P, d], [B, H, d]
         p_source, p_bene, p_gates = self.multi_granular(p, pm)  # [B, P, s], [B, P, d]
         h_source, h_bene, h_gates = self.multi_granular(h, hm)  # [B, H, s], [B, H, d]
 

@@ -57,10 +57,7 @@ class ESIM(MatchingModel):
     def match(self, batch: Batch, trace: Trace | None) -> torch.Tensor:
         # B batch, P premise len, H hypothesis len, n hidden size (2n per BiLSTM state), K classes
         pm, hm = batch.premise_mask, batch.hypothesis_mask
-        a = self.dropout(self.features(batch.premise_ids, batch.premise_chars, batch.premise_pos,
-                                       batch.premise_exact_match))  # [B, P, d]
-        b = self.dropout(self.features(batch.hypothesis_ids, batch.hypothesis_chars, batch.hypothesis_pos,
-                                       batch.hypothesis_exact_match))  # [B, H, d]
+        a, b = (self.dropout(side) for side in self.features.sides(batch))  # [B, P, d], [B, H, d]
         a_bar, b_bar = self.encoder.forward_pair(a, pm, b, hm)  # [B, P, 2n], [B, H, 2n]
 
         scores = torch.bmm(a_bar, b_bar.transpose(1, 2))  # e_ij  [B, P, H]

@@ -84,19 +84,19 @@ class TrainingDynamics:
 
     def augmented_kinds(self) -> list[str | None]:
         """Per column: the augmentation kind of an augmented pair, None for a training pair."""
-        kinds: list[str | None] = [None] * self.pairs
-        for source in self.sources:
-            if source["split"] == AUGMENTED_SPLIT:
-                kinds[source["start"]:source["start"] + source["count"]] = source["kinds"]
-        return kinds
+        return self._per_augmented_column("kinds")
 
     def augmented_originals(self) -> list[int | None]:
         """Per column: the column of the training pair an augmented pair was made from, None for a training pair."""
-        originals: list[int | None] = [None] * self.pairs
+        return self._per_augmented_column("originals")
+
+    def _per_augmented_column(self, key: str) -> list[Any]:
+        """Per column: the augmented split's list `key` ("kinds" or "originals") at its columns, None elsewhere."""
+        values: list[Any] = [None] * self.pairs
         for source in self.sources:
             if source["split"] == AUGMENTED_SPLIT:
-                originals[source["start"]:source["start"] + source["count"]] = source["originals"]
-        return originals
+                values[source["start"]:source["start"] + source["count"]] = source[key]
+        return values
 
 
 def write_dynamics(path: str | Path, dynamics: TrainingDynamics) -> None:

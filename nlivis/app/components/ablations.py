@@ -14,7 +14,7 @@ from nlivis.app import cache, state
 from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import controls, figures, pair_list
 from nlivis.app.components.frame import NOTE_ICON, protocol_note_for
-from nlivis.app.components.tag_breakdown import DEFAULT_SAMPLE, percent_columns
+from nlivis.app.components.tag_breakdown import DEFAULT_SAMPLE, percent_columns, taggable_split_size
 from nlivis.app.text import code, md
 from nlivis.viz.charts import comparison_bars, delta_bars, difference_intervals
 from nlivis.workflows.samples import ALL_PAIRS
@@ -128,10 +128,8 @@ def paired(model: str, protocol: str, members, reference, seeds) -> None:
 
 def by_tag(model, protocol, split, reference_predictions, variants, labels, reference, key) -> None:
     st.subheader("Accuracy by annotation tag, variant − reference")
-    total = cache.split_size(split)
+    total = taggable_split_size(split)
     if total is None:
-        st.info(f"The pairs of {md(split)} are not in the data folder, so they cannot be tagged (tags need the sentences). "
-                "Set a data folder on the Home page.")
         return
     size = total
     if total > 10:

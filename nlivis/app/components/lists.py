@@ -88,6 +88,16 @@ def model_by_name(name: str) -> tuple[cache.Model | None, str | None]:
     return cache.Model(name, str(folder), loaded, ""), None
 
 
+def checkpoint_predictions_by_name(name: str, split: str) -> tuple[Path | None, list, str | None]:
+    """(folder, predictions, None) for the checkpoint `name` on `split` (its weights are not loaded), or
+    (folder or None, [], why not): the one lookup every list of a named checkpoint's predictions starts with."""
+    folder = paths.find_checkpoint_folder(name)
+    if folder is None:
+        return None, [], f"no checkpoint folder named {name}"
+    predictions, error = cache.checkpoint_predictions(folder, split)
+    return folder, predictions, error
+
+
 def tags_for(split: str, source: str | None) -> tuple[dict[str, frozenset[str]] | None, str | None, dict[str, str]]:
     """(pair id → tags from `source` for split `split`, None) — None tags when no source is named — and the
     tags the rules could not decide (tag → why)."""
@@ -127,10 +137,7 @@ def predictions_list(ref: ListRef) -> PairList:
     described = f"{name} on {split}" + (f" · {keep.describe()}" if keep.describe() else "")
     if ref.get("tags") and keep.tag:
         described += f" ({'gold' if ref.get('tags') == TAGS_GOLD else 'automatic'} tags)"
-    folder = paths.find_checkpoint_folder(name)
-    if folder is None:
-        return PairList(pd.DataFrame(), described, split, f"no checkpoint folder named {name}")
-    predictions, error = cache.checkpoint_predictions(folder, split)
+    folder, predictions, error = checkpoint_predictions_by_name(name, split)
     if error:
         return PairList(pd.DataFrame(), described, split, error)
     tags, tag_error, unavailable = tags_for(split, ref.get("tags"))
@@ -155,10 +162,7 @@ def disagreements_list(ref: ListRef) -> PairList:
     found: dict[str, list] = {}
     labels = None
     for name in members:
-        folder = paths.find_checkpoint_folder(name)
-        if folder is None:
-            return PairList(pd.DataFrame(), described, split, f"no checkpoint folder named {name}")
-        predictions, error = cache.checkpoint_predictions(folder, split)
+        _, predictions, error = checkpoint_predictions_by_name(name, split)
         if error:
             return PairList(pd.DataFrame(), described, split, error)
         found[name] = predictions

@@ -40,14 +40,22 @@ def tag_source_spec(source: str, size: int, total: int) -> str:
     return lists.TAGS_ALL if size >= total else f"automatic:{size}"
 
 
-def section(page: str, split: str, models: Sequence[cache.Model], predictions: Mapping[str, list]) -> None:
-    """The whole "accuracy by annotation tag" section: the chart and table by tag and source, the pairs behind a
-    line, DIIN's Table 7 and accuracy by genre (or why the split's pairs cannot be tagged)."""
-    st.subheader("Accuracy by annotation tag")
+def taggable_split_size(split: str) -> int | None:
+    """The number of pairs in `split`, or None after telling the user why they cannot be tagged: tagging needs the
+    sentences, and the split's pairs are not in the data folder."""
     total = cache.split_size(split)
     if total is None:
         st.info(f"The pairs of {md(split)} are not in the data folder, so they cannot be tagged (tags need the sentences). "
                 "Set a data folder on the Home page.")
+    return total
+
+
+def section(page: str, split: str, models: Sequence[cache.Model], predictions: Mapping[str, list]) -> None:
+    """The whole "accuracy by annotation tag" section: the chart and table by tag and source, the pairs behind a
+    line, DIIN's Table 7 and accuracy by genre (or why the split's pairs cannot be tagged)."""
+    st.subheader("Accuracy by annotation tag")
+    total = taggable_split_size(split)
+    if total is None:
         return
     gold, gold_file, gold_error = cached_samples.gold_tags(split)
     if gold_error:

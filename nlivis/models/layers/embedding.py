@@ -8,6 +8,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from nlivis.features.batch import Batch
 from nlivis.features.pos import NUM_POS_TAGS
 from nlivis.models.layers.conv import conv_tokens
 
@@ -78,3 +79,9 @@ class TokenFeatures(nn.Module):
         if self.use_exact_match:
             parts.append(exact_match.unsqueeze(-1).to(parts[0].dtype))
         return torch.cat(parts, dim=-1) if len(parts) > 1 else parts[0]
+
+    def sides(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
+        """The features of `batch`'s premises [B, P, output_dim] and hypotheses [B, H, output_dim], in that order:
+        what a model's `match` starts from."""
+        return (self(batch.premise_ids, batch.premise_chars, batch.premise_pos, batch.premise_exact_match),
+                self(batch.hypothesis_ids, batch.hypothesis_chars, batch.hypothesis_pos, batch.hypothesis_exact_match))
