@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from harness import SHIPPED, add_checkpoints_option, add_out_option, add_threads_option, publish
+from harness import SHIPPED, add_checkpoints_option, add_out_option, add_threads_option, publish, use_threads
 
 PREMISE = "A man in a blue shirt is playing a guitar on the street while people walk past ."
 HYPOTHESIS = "A musician is performing outdoors ."
@@ -41,8 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     from nlivis.features.dataset import analysed_text_pair
     from nlivis.inference import load_checkpoint
 
-    if args.threads:
-        torch.set_num_threads(args.threads)
+    use_threads(args.threads)
     item = analysed_text_pair(PREMISE, HYPOTHESIS)
     prepared = []
     for family in SHIPPED:

@@ -19,7 +19,7 @@ import statistics
 import time
 from pathlib import Path
 
-from harness import SHIPPED, add_checkpoints_option, add_out_option, add_threads_option, publish
+from harness import SHIPPED, add_checkpoints_option, add_out_option, add_threads_option, publish, use_threads
 
 WARM_UP = ("A dog is running in the snow.", "An animal is outside.", "entailment")
 PAIRS = (
@@ -55,8 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     from nlivis.analysis.edits import propose_edits
     from nlivis.inference import load_checkpoint
 
-    if args.threads:
-        torch.set_num_threads(args.threads)
+    use_threads(args.threads)
     loaded = [load_checkpoint(Path(args.checkpoints) / f"{family}-snli-small") for family in SHIPPED]
     run_edits(loaded, *WARM_UP)
 

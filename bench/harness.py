@@ -42,6 +42,14 @@ def add_threads_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threads", type=int, default=None, help="torch intra-op threads (default: torch's choice)")
 
 
+def use_threads(threads: int | None) -> None:
+    """torch's intra-op threads as `--threads` asked (torch's own choice when it was not given)."""
+    if threads:
+        import torch  # deferred: most bench scripts parse their options before loading torch
+
+        torch.set_num_threads(threads)
+
+
 def write_atomically(path: Path, text: str) -> None:
     """`text` at `path`, whole or not at all: written beside it, then renamed over it (a run stopped halfway
     leaves the previous results in place)."""

@@ -13,7 +13,7 @@ import argparse
 import torch
 from torch.profiler import ProfilerActivity, profile
 
-from harness import add_threads_option, length_limits
+from harness import add_threads_option, use_threads, length_limits
 from nlivis.workflows.bench import bench_config, length_bucketed_batches
 from nlivis.models import build
 
@@ -29,8 +29,7 @@ def main() -> int:
     parser.add_argument("--batch", type=int, default=None)
     add_threads_option(parser)
     args = parser.parse_args()
-    if args.threads:
-        torch.set_num_threads(args.threads)
+    use_threads(args.threads)
 
     config = bench_config(args.config, args.size)
     torch.manual_seed(0)

@@ -2,6 +2,10 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,7 +16,8 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     # Set before any test module imports torch.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from nlivis.models.families import SHIPPED_FAMILIES  # noqa: E402  (after the thread setting)
+from bench.browser import CHROMIUM, AppServer, app_environment, chromium  # noqa: E402  (after the thread setting)
+from nlivis.models.families import SHIPPED_FAMILIES  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -32,6 +37,15 @@ def fixtures() -> Path:
     return FIXTURES
 
 
+@pytest.fixture
+def other_live_process() -> Iterator[subprocess.Popen]:
+    """Another live process of this machine (stands for a training run started on a terminal), killed after."""
+    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    yield process
+    process.kill()
+    process.wait()
+
+
 @pytest.fixture(scope="session")
 def wordnet():
     """WordNet 3.0 as nlivis fetches and checks it (`features.wordnet`), or skip saying why it is unavailable."""
@@ -45,11 +59,7 @@ def wordnet():
 
 # ---------------------------------------------------------------- the browser tier: one server for the session
 # Every tests/test_browser*.py module shares one chromium and one Streamlit server, started as the browser benches
-# start them (bench/browser.py); its imports stand here so that this block stays one piece.
-import shutil  # noqa: E402
-from collections.abc import Iterator  # noqa: E402
-
-from bench.browser import CHROMIUM, AppServer, app_environment, chromium  # noqa: E402
+# start them (bench/browser.py).
 
 BROWSER_CHECKPOINTS = [*(f"{family}-snli-small" for family in SHIPPED_FAMILIES),
                        "gcnn-mnli-small"]

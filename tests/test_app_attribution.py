@@ -61,14 +61,21 @@ def test_one_pair_shows_salience_beside_the_attention_summary(monkeypatch, tmp_p
     assert "explaining neutral" in texts(app, "markdown").replace("**", "")
 
 
-def test_split_tab_draws_faithfulness_agreement_and_plausibility(monkeypatch, tmp_path, gcnn_checkpoint,
-                                                                 data_with_highlights):
+def split_tab(monkeypatch, tmp_path: Path, checkpoint: Path, data: Path, pairs: int):
+    """The Attribution page on its split tab (SNLI dev, `pairs` pairs) with `checkpoint` loaded, caching under
+    tmp_path; nothing computed yet."""
     monkeypatch.setenv("NLIVIS_CACHE_DIR", str(tmp_path / "cache"))
-    app = load_models(open_app(monkeypatch, tmp_path, gcnn_checkpoint.parent, data_with_highlights), gcnn_checkpoint)
+    app = load_models(open_app(monkeypatch, tmp_path, checkpoint.parent, data), checkpoint)
     app.session_state["attribution_tab"] = "Over a dataset split"
     show(app, PAGE)
     app.selectbox(key="attribution_over").set_value("snli_dev")
-    app.slider(key="attribution_size").set_value(6)
+    app.slider(key="attribution_size").set_value(pairs)
+    return app
+
+
+def test_split_tab_draws_faithfulness_agreement_and_plausibility(monkeypatch, tmp_path, gcnn_checkpoint,
+                                                                 data_with_highlights):
+    app = split_tab(monkeypatch, tmp_path, gcnn_checkpoint, data_with_highlights, pairs=6)
     app.button(key="attribution_computed_button").click().run()
     assert not app.exception, app.exception
     table = app.dataframe[-1].value
@@ -83,12 +90,7 @@ def test_split_tab_draws_faithfulness_agreement_and_plausibility(monkeypatch, tm
 
 
 def test_split_tab_without_highlights_says_why_there_is_no_plausibility(monkeypatch, tmp_path, gcnn_checkpoint):
-    monkeypatch.setenv("NLIVIS_CACHE_DIR", str(tmp_path / "cache"))
-    app = load_models(open_app(monkeypatch, tmp_path, gcnn_checkpoint.parent, APP_DATA), gcnn_checkpoint)
-    app.session_state["attribution_tab"] = "Over a dataset split"
-    show(app, PAGE)
-    app.selectbox(key="attribution_over").set_value("snli_dev")
-    app.slider(key="attribution_size").set_value(5)
+    app = split_tab(monkeypatch, tmp_path, gcnn_checkpoint, APP_DATA, pairs=5)
     app.multiselect(key="attribution_split_methods").set_value(["gradient", "random"])
     app.button(key="attribution_computed_button").click().run()
     assert not app.exception, app.exception

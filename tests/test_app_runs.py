@@ -31,15 +31,6 @@ def checkpoints(tmp_path_factory) -> Path:
     return gcnn_family(tmp_path_factory.mktemp("app_runs") / "checkpoints")
 
 
-@pytest.fixture
-def sleeper():
-    """Another live process (stands for a training run started on a terminal)."""
-    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-    yield process
-    process.kill()
-    process.wait()
-
-
 def _end(run: training_runs.TrainingRun) -> None:
     """End a worker this test started (its own process group), and reap it."""
     if run.pid is None:
@@ -116,15 +107,15 @@ def test_two_quick_start_requests_launch_one_worker(monkeypatch, tmp_path):
             _end(run)
 
 
-def test_train_page_offers_no_start_on_a_folder_a_terminal_run_is_preparing(monkeypatch, tmp_path, sleeper):
+def test_train_page_offers_no_start_on_a_folder_a_terminal_run_is_preparing(monkeypatch, tmp_path, other_live_process):
     runs = tmp_path / "runs"
     out = runs / "from-terminal"
     out.mkdir(parents=True)
-    (out / RUN_LOCK_FILE).write_text(json.dumps({"pid": sleeper.pid, "host": socket.gethostname(),
+    (out / RUN_LOCK_FILE).write_text(json.dumps({"pid": other_live_process.pid, "host": socket.gethostname(),
                                              "started": time.time(), "command": ["python", "-m", "nlivis", "train"]}))
     app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "app_pages/8_Train.py")
     app.text_input(key=NAME_BOX).set_value("from-terminal").run()
-    assert f"a training process (pid {sleeper.pid}" in texts(app, "warning")
+    assert f"a training process (pid {other_live_process.pid}" in texts(app, "warning")
     assert app.button(key="train_start").disabled
 
 

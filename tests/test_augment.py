@@ -26,7 +26,7 @@ from nlivis.training.augment import (AUGMENT_KINDS, SELF_LABEL, Candidate, Pool,
 from nlivis.training.request import TrainRequest
 from nlivis.training.runs import train_command
 from nlivis.training.stopping import TrainingStopped
-from tests.fixtures.training.helpers import FIXTURE_DIR, TINY_CONFIG, train_tiny
+from tests.fixtures.training.helpers import FIXTURE_DIR, TINY_CONFIG, StopAfter, train_tiny
 
 ALL_KINDS = tuple(AUGMENT_KINDS)
 
@@ -289,17 +289,6 @@ def test_a_damaged_augmented_source_is_refused(augmented_run, tmp_path):
     dynamics.sources[-1]["originals"] = dynamics.sources[-1]["originals"][:-1]
     with pytest.raises(CheckpointError, match="must list a kind and an original column"):
         write_dynamics(tmp_path / "d.safetensors", dynamics)
-
-
-class StopAfter:
-    """A stop event that turns on at its n-th check (the trainer checks once per step)."""
-
-    def __init__(self, checks: int):
-        self.remaining = checks
-
-    def is_set(self) -> bool:
-        self.remaining -= 1
-        return self.remaining < 0
 
 
 def test_a_stopped_and_resumed_augmented_run_ends_as_an_uninterrupted_one(tmp_path, cache_dir, every_word_known,

@@ -116,36 +116,28 @@ def test_paths_with_nul_or_overlong_parts_are_explained_before_any_file_call(tmp
 
 # ---------------------------------------------------------------------------------------- 3. one run per folder
 
-@pytest.fixture
-def other_process():
-    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-    yield process
-    process.kill()
-    process.wait()
-
-
 def _write_lock(out: Path, pid: int, host: str | None = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / RUN_LOCK_FILE).write_text(json.dumps({"pid": pid, "host": host or socket.gethostname(),
                                              "started": time.time() - 5, "command": ["train"]}))
 
 
-def test_a_folder_locked_by_a_live_process_is_refused(tmp_path, cache_dir, capsys, other_process):
+def test_a_folder_locked_by_a_live_process_is_refused(tmp_path, cache_dir, capsys, other_live_process):
     out = tmp_path / "run"
-    _write_lock(out, other_process.pid)
+    _write_lock(out, other_live_process.pid)
     assert _cli_train(out, cache_dir) == 2
     err = capsys.readouterr().err
-    assert f"locked by another training run (pid {other_process.pid} on {socket.gethostname()}" in err
+    assert f"locked by another training run (pid {other_live_process.pid} on {socket.gethostname()}" in err
     assert sorted(p.name for p in out.iterdir()) == [RUN_LOCK_FILE], "nothing written next to the live run"
 
 
-def test_a_stale_lock_is_reported_and_taken_over(tmp_path, cache_dir, capsys, other_process):
+def test_a_stale_lock_is_reported_and_taken_over(tmp_path, cache_dir, capsys, other_live_process):
     out = tmp_path / "run"
-    other_process.kill()
-    other_process.wait()
-    _write_lock(out, other_process.pid)
+    other_live_process.kill()
+    other_live_process.wait()
+    _write_lock(out, other_live_process.pid)
     assert _cli_train(out, cache_dir) == 0
-    assert f"removed a stale lock of a run that is no longer running (pid {other_process.pid}" in capsys.readouterr().err
+    assert f"removed a stale lock of a run that is no longer running (pid {other_live_process.pid}" in capsys.readouterr().err
     load_checkpoint(out)
     assert not (out / RUN_LOCK_FILE).exists()
 
@@ -290,14 +282,20 @@ def test_a_kill_between_the_final_renames_leaves_the_checkpoint_findable(tmp_pat
     assert sorted(p.name for p in out.parent.iterdir()) == ["embeddings", "run"]
 
 
-def test_finishing_an_interrupted_final_rename_is_a_success_with_a_message(tmp_path, cache_dir, monkeypatch, capsys):
-    out = tmp_path / "root" / "run"
+def _killed_in_the_final_rename(out: Path, cache_dir: Path, monkeypatch, capsys) -> Path:
+    """A 4-step tiny run into `out`, killed as its finished checkpoint is renamed into place (what it printed is
+    dropped); returns `out`."""
     with monkeypatch.context() as patch:
         armed = _kill_when_moving_into(patch, out)
         armed.append(True)
         with pytest.raises(Killed):
             train_tiny(out, cache_dir, max_steps=4)
     capsys.readouterr()
+    return out
+
+
+def test_finishing_an_interrupted_final_rename_is_a_success_with_a_message(tmp_path, cache_dir, monkeypatch, capsys):
+    out = _killed_in_the_final_rename(tmp_path / "root" / "run", cache_dir, monkeypatch, capsys)
     assert _cli_train(out, cache_dir, "--resume") == 0  # was exit 2, "already holds a complete checkpoint"
     captured = capsys.readouterr()
     assert "finished saving the checkpoint of this run" in captured.err and "nothing is left to train" in captured.err
@@ -307,13 +305,7 @@ def test_finishing_an_interrupted_final_rename_is_a_success_with_a_message(tmp_p
 
 def test_an_interrupted_save_of_another_run_is_finished_but_not_taken_for_this_one(tmp_path, cache_dir, monkeypatch,
                                                                                     capsys):
-    out = tmp_path / "root" / "run"
-    with monkeypatch.context() as patch:
-        armed = _kill_when_moving_into(patch, out)
-        armed.append(True)
-        with pytest.raises(Killed):
-            train_tiny(out, cache_dir, max_steps=4)
-    capsys.readouterr()
+    out = _killed_in_the_final_rename(tmp_path / "root" / "run", cache_dir, monkeypatch, capsys)
     assert _cli_train(out, cache_dir, "--seed", "2") == 2
     assert "it is another run's (seed 2 (the saved run: 1))" in capsys.readouterr().err
     assert load_checkpoint(out).labels  # the finished save stays
@@ -377,20 +369,20 @@ def restore_threads():
     torch.set_num_threads(threads)
 
 
-def test_concurrent_runs_share_the_cores_and_say_so(tmp_path, monkeypatch, capsys, other_process, restore_threads):
+def test_concurrent_runs_share_the_cores_and_say_so(tmp_path, monkeypatch, capsys, other_live_process, restore_threads):
     monkeypatch.setenv("NLIVIS_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     monkeypatch.delenv(run_folder.THREADS_ENV, raising=False)
     monkeypatch.setattr(run_folder.os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
     workers = tmp_path / "cache" / run_folder.WORKERS_FOLDER
     workers.mkdir(parents=True)
-    (workers / f"{socket.gethostname()}-{other_process.pid}.pid").write_text("")
+    (workers / f"{socket.gethostname()}-{other_live_process.pid}.pid").write_text("")
     (workers / f"{socket.gethostname()}-999999999.pid").write_text("")  # a run that died without cleaning up
     with run_folder.CoreShare():
         assert torch.get_num_threads() == 4
-        assert run_folder.live_training_processes() == sorted([other_process.pid, os.getpid()])
+        assert run_folder.live_training_processes() == sorted([other_live_process.pid, os.getpid()])
     assert "torch threads: 4 (8 cores shared with 1 other training run;" in capsys.readouterr().err
-    assert sorted(p.name for p in workers.iterdir()) == [f"{socket.gethostname()}-{other_process.pid}.pid"]
+    assert sorted(p.name for p in workers.iterdir()) == [f"{socket.gethostname()}-{other_live_process.pid}.pid"]
     monkeypatch.setenv(run_folder.THREADS_ENV, "3")
     with run_folder.CoreShare():
         assert torch.get_num_threads() == 3

@@ -20,7 +20,7 @@ from nlivis.analysis.tags import TAG_QUALITY, TAGS, approximate_tags
 from nlivis.features.wordnet import WordNetUnavailable
 from nlivis.cli import main
 from nlivis.data.records import Pair
-from tests.fixtures.training.helpers import FIXTURE_DIR, train_tiny
+from tests.fixtures.training.helpers import FIXTURE_DIR, trained_tiny
 
 
 @pytest.fixture
@@ -111,9 +111,7 @@ def test_tags_report_without_wordnet_prints_unavailable_not_a_recall_of_zero(no_
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("quality")
-    train_tiny(root / "tiny", root / "cache", max_steps=2)
-    return root / "tiny"
+    return trained_tiny(tmp_path_factory.mktemp("quality"))
 
 
 def test_evaluate_by_tag_without_wordnet_reports_unavailable_and_marks_approximate(trained, no_wordnet, capsys):

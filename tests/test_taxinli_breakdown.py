@@ -14,7 +14,7 @@ from nlivis.store.predictions import Prediction
 from nlivis.cli import main
 from nlivis.data.records import Pair
 from nlivis.data.taxonomies import TAXINLI_CATEGORIES, join_to_pairs, read_taxinli
-from tests.fixtures.training.helpers import FIXTURE_DIR, train_tiny
+from tests.fixtures.training.helpers import FIXTURE_DIR, trained_tiny
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "data" / "taxinli_sample.tsv"
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,9 +72,7 @@ def test_a_file_that_joins_no_pair_of_the_split_is_an_error():
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("taxinli")
-    train_tiny(root / "tiny", root / "cache", max_steps=2)
-    return root / "tiny"
+    return trained_tiny(tmp_path_factory.mktemp("taxinli"))
 
 
 def test_evaluate_by_tag_with_a_taxinli_file(trained, tmp_path, capsys):

@@ -20,7 +20,7 @@ from nlivis.analysis.metrics import classification_report
 from nlivis.training.request import TrainRequest, split_feature_table
 from nlivis.training.stopping import TrainingStopped
 from nlivis.training.trainer import train
-from tests.fixtures.training.helpers import FIXTURE_DIR, tiny_config, train_tiny
+from tests.fixtures.training.helpers import FIXTURE_DIR, StopAfter, tiny_config, train_tiny
 
 
 # ------------------------------------------------------------------------------------------ schedules
@@ -174,17 +174,6 @@ def test_model_selection_uses_the_dev_split_only(tmp_path, cache_dir):
     dev_rows = [json.loads(line) for line in gzip.decompress((out / "predictions_snli_dev.jsonl.gz").read_bytes()).splitlines()]
     accuracy = sum(r["gold"] == r["predicted"] for r in dev_rows) / len(dev_rows)
     assert accuracy == pytest.approx(metrics["best_dev_accuracy"])
-
-
-class StopAfter:
-    """A stop event that turns on at its n-th check (the trainer checks once per step)."""
-
-    def __init__(self, checks: int):
-        self.remaining = checks
-
-    def is_set(self) -> bool:
-        self.remaining -= 1
-        return self.remaining < 0
 
 
 @pytest.mark.parametrize("stop_after_steps", [3, 7])
