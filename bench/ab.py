@@ -14,19 +14,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from harness import ROOT, Report, add_out_option, command_line, commit_tree, load_average
+from harness import ROOT, Report, add_out_option, command_line, commit_tree, load_average, with_todays_bench
 
 MEASURE = """
 import json, sys, time, statistics
 import torch
-from nlivis import bench
+from nlivis.workflows import bench
 family, size, threads = sys.argv[1], sys.argv[2], int(sys.argv[3])
 if threads:
     torch.set_num_threads(threads)
@@ -52,9 +51,7 @@ COLUMNS = (("train", "train pairs/s"), ("infer", "infer pairs/s (b=256)"), ("lat
 def tree_for(commit: str, folder: Path) -> Path:
     if commit == "worktree":
         return ROOT
-    commit_tree(commit, folder)
-    shutil.copy(ROOT / "nlivis" / "bench.py", folder / "nlivis" / "bench.py")
-    return folder
+    return with_todays_bench(commit_tree(commit, folder))
 
 
 def measure(tree: Path, family: str, size: str, threads: int) -> dict:

@@ -4,18 +4,18 @@
     python bench/at_commit.py 197deb5 --models amn --sizes shipped,paper --skip-app
 
 `nlivis/` and `configs/` are taken from COMMIT (git archive into a temporary folder), then the current
-`nlivis/bench.py` is copied over, so a before/after pair differs only in the model code. The app
+`nlivis/workflows/bench.py` is copied over (`harness.with_todays_bench`: commits from issue 33 on), so a
+before/after pair differs only in the model code. The app
 latency reads the checkpoints of this working tree unless --checkpoints says otherwise.
 """
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from harness import ROOT, commit_tree
+from harness import ROOT, commit_tree, with_todays_bench
 
 
 def main(argv: list[str]) -> int:
@@ -29,8 +29,7 @@ def main(argv: list[str]) -> int:
     if "--checkpoints" not in options:
         options += ["--checkpoints", str(ROOT / "checkpoints")]
     with tempfile.TemporaryDirectory(prefix="nlivis-bench-") as folder:
-        commit_tree(commit, Path(folder))
-        shutil.copy(ROOT / "nlivis" / "bench.py", Path(folder) / "nlivis" / "bench.py")
+        with_todays_bench(commit_tree(commit, Path(folder)))
         print(f"models of {commit}, benchmark code of the working tree", flush=True)
         return subprocess.run([sys.executable, "-m", "nlivis", "bench", *options], cwd=folder).returncode
 

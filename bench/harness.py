@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -109,6 +110,22 @@ def commit_tree(commit: str, folder: Path) -> Path:
                              capture_output=True).stdout
     folder.mkdir(parents=True, exist_ok=True)
     subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    return folder
+
+
+BENCH_MODULE = Path("nlivis") / "workflows" / "bench.py"
+"""The benchmark code (`python -m nlivis bench`), which A/B runs take from the working tree."""
+
+
+def with_todays_bench(folder: Path) -> Path:
+    """The working tree's benchmark module copied into the tree extracted at `folder`, so two commits' models are
+    measured by the same code. It imports the helpers it names from that tree, so a commit from before the
+    benchmark moved to `nlivis/workflows/` (issue 33) cannot be measured this way."""
+    target = folder / BENCH_MODULE
+    if not target.parent.is_dir():
+        raise SystemExit(f"{folder}: no {BENCH_MODULE.parent}/ at that commit; its models predate the benchmark's "
+                         "home and cannot be measured with today's benchmark code")
+    shutil.copy(ROOT / BENCH_MODULE, target)
     return folder
 
 
