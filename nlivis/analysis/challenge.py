@@ -11,17 +11,25 @@ has categories of 1 to 659 pairs) and accuracies near 0 or 1, where the bootstra
 
 `contrast_consistency` is the contrast-set number beside it (`evaluate --file F --contrast-group FIELD`, and
 files in counterfactually-augmented NLI's layout by themselves): the share of groups — an original and its
-edits — where the model is right on every member.
+edits — where the model is right on every member. Broken down by a field (`--group-by edit`, or `file` for the
+counterfactual layout) whose value marks the original (`ORIGINAL_VALUE`), each value's row takes an original
+together with its edits of that value, and the original's row takes each original with all its edits (the
+per-original consistency); without such a value, each row cuts the groups to that value's members.
+
+`two_way_predictions` folds stored 3-way predictions into the 2-way scheme (`--label-scheme 2way`).
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Mapping, Sequence
 
 import pandas as pd
 
 from nlivis.analysis.breakdown import Predictions, for_each_model, group_row, labelled
 from nlivis.analysis.significance import wilson_interval
-from nlivis.data.challenge import NO_VALUE
+from nlivis.data.challenge import BINARY_LABELS, NO_VALUE, two_way_label
+from nlivis.data.records import NLI_LABELS
+from nlivis.store.predictions import Prediction
 
 GROUP_COLUMNS = ["group", "count", "correct", "accuracy", "ci_low", "ci_high", "majority_label",
                  "majority_accuracy"]
@@ -60,6 +68,27 @@ def pairs_in_group(predictions: Predictions, groups: Mapping[str, Sequence[str]]
     return frame[frame["id"].map(lambda pair_id: group in groups.get(pair_id, ()))].reset_index(drop=True)
 
 
+def two_way_predictions(predictions: Sequence[Prediction]) -> list[Prediction]:
+    """Predictions in the 2-way scheme: gold and predicted label through `two_way_label`, and 3-way
+    probabilities (`NLI_LABELS` order) folded to (p(entailment), p(neutral) + p(contradiction)). Predictions
+    already 2-way are unchanged, so folding twice is folding once."""
+    folded = []
+    for prediction in predictions:
+        probs = prediction.probs
+        if len(probs) == len(NLI_LABELS):
+            probs = (probs[0], probs[1] + probs[2])
+        elif len(probs) != len(BINARY_LABELS):
+            raise ValueError(f"pair {prediction.id}: {len(probs)} probabilities; the 2-way scheme folds 3-way NLI "
+                             "predictions")
+        folded.append(replace(prediction, gold=two_way_label(prediction.gold),
+                              predicted=two_way_label(prediction.predicted), probs=probs))
+    return folded
+
+
+ORIGINAL_VALUE = "original"
+"""The category value (any case) that marks the original of a contrast group, as counterfactually-augmented
+NLI's `file` field does; an edits file says it in its edit-kind column."""
+
 CONTRAST_COLUMNS = ["group", "contrast_groups", "consistent", "consistency", "ci_low", "ci_high", "members",
                     "member_accuracy", "single_member_groups"]
 """`contrast_groups`: groups of two or more labelled members; `consistent`: those the model gets right on
@@ -77,9 +106,12 @@ def contrast_consistency(predictions: Predictions | Mapping[str, Predictions],
     is right on every labelled member, with a Wilson interval, beside the accuracy on the same pairs.
 
     The last row, `OVERALL_GROUP`, takes whole groups. With `groups` (a category field: pair id → values),
-    one row per category first, each group cut to its members of that category: grouped by which file of the
-    counterfactual layout a pair comes from, `revised_premise` asks whether both revised premises of an
-    original are right. Given {model: predictions}, tables are stacked with a leading `model` column."""
+    one row per category first. When some pair's category is `ORIGINAL_VALUE`, a category's row takes each
+    original together with its members of that category (by `file` of the counterfactual layout,
+    `revised_premise` asks whether an original and both its revised premises are right), and the original's
+    own row takes the groups that hold an original, whole: the share of originals right together with all
+    their edits. Otherwise each group is cut to its members of the category. Given {model: predictions},
+    tables are stacked with a leading `model` column."""
     if isinstance(predictions, Mapping):
         return for_each_model(contrast_consistency, predictions, contrast, groups, confidence)
     frame = labelled(predictions)
@@ -88,12 +120,27 @@ def contrast_consistency(predictions: Predictions | Mapping[str, Predictions],
     members = members[members["contrast"].notna() & (members["contrast"] != NO_VALUE)]
     rows = []
     if groups is not None:
-        by_category = members.assign(category=members["id"].map(lambda pair_id: tuple(groups.get(pair_id, ()))))
-        for value, part in by_category.explode("category").dropna(subset=["category"]).groupby("category", sort=False):
-            rows.append({"group": str(value), **_consistency_row(part, confidence)})
-        rows.sort(key=lambda row: (-row["contrast_groups"], row["group"]))
+        rows = _rows_by_category(members, groups, confidence)
     rows.append({"group": OVERALL_GROUP, **_consistency_row(members, confidence)})
     return pd.DataFrame(rows, columns=CONTRAST_COLUMNS)
+
+
+def _rows_by_category(members: pd.DataFrame, groups: Mapping[str, Sequence[str]], confidence: float) -> list[dict]:
+    """`contrast_consistency`'s rows per category (see there for what each row's groups hold)."""
+    categories = members["id"].map(lambda pair_id: tuple(groups.get(pair_id, ())))
+    originals = members[categories.map(lambda values: any(str(v).lower() == ORIGINAL_VALUE for v in values))]
+    rows = []
+    for value, part in members.assign(category=categories).explode("category").dropna(
+            subset=["category"]).groupby("category", sort=False):
+        part = part.drop(columns="category")
+        if len(originals) and str(value).lower() == ORIGINAL_VALUE:
+            part = members[members["contrast"].isin(originals["contrast"])]
+        elif len(originals):
+            part = pd.concat([originals[originals["contrast"].isin(part["contrast"])], part]).drop_duplicates(
+                ["id", "contrast"])
+        rows.append({"group": str(value), **_consistency_row(part, confidence)})
+    rows.sort(key=lambda row: (-row["contrast_groups"], row["group"]))
+    return rows
 
 
 def _consistency_row(members: pd.DataFrame, confidence: float) -> dict:

@@ -7,6 +7,8 @@
         --data-dir ../shared/data
     python -m nlivis evaluate checkpoints/esan-snli-small --file counterfactually-augmented-data/NLI --split test \
         --group-by file --data-dir ../shared/data
+    python -m nlivis evaluate checkpoints/esan-snli-small --file ../shared/data/taxinli/taxinli10k_MNLIDev.tsv \
+        --columns premise=prem,hypothesis=hyp --label-scheme 2way --group-by genre
 
 A file's evaluation says how many of its pairs, premises and hypotheses occur in the checkpoint's training
 split (read from --data-dir; "not checked" without it) and, for contrast sets, the contrast consistency.
@@ -22,8 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from nlivis.cli.common import fail
-from nlivis.data.challenge import COMPRESSED_SUFFIX, FORMATS
-from nlivis.data.challenge import is_counterfactual_folder
+from nlivis.data.challenge import (COLUMN_KEYS, COMPRESSED_SUFFIX, DEFAULT_LABEL_SCHEME, FORMATS, LABEL_SCHEMES,
+                                   is_counterfactual_folder, parse_columns)
+from nlivis.data.records import InputError
 from nlivis.data.protocols import resolve_split
 from nlivis.data.text import shown
 
@@ -47,6 +50,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "HANS, a paraphrase file with 0 / 1 labels), or a folder in counterfactually-augmented "
                              "NLI's layout (original/, revised_premise/, revised_hypothesis/); repeat for one file "
                              "per category (default: none)")
+    parser.add_argument("--columns", default=None, type=columns_option,
+                        help="with --file: name the columns of a header TSV / CSV / JSON lines file whose names are not "
+                             f"the usual ones, as KEY=NAME,… with keys {', '.join(COLUMN_KEYS)} (e.g. premise=Text,"
+                             "hypothesis=Hypothesis,label=gold_label); keys left out are found by name; every other "
+                             "column can be grouped by (default: none — found by name)")
+    parser.add_argument("--label-scheme", default=DEFAULT_LABEL_SCHEME, choices=LABEL_SCHEMES,
+                        help="with --file: 3way scores in the labels the file uses (a file labelled entailment / "
+                             "non-entailment, as HANS, is 2-way already); 2way scores entailment vs non-entailment: "
+                             "neutral and contradiction merge into non-entailment in the gold labels and in a 3-way "
+                             "model's answers, for sets written 2-way (default: %(default)s)")
     parser.add_argument("--group-by", default=None,
                         help="with --file: accuracy per value of this field, e.g. tags, heuristic, file (default: none)")
     parser.add_argument("--contrast-group", default=None,
@@ -83,13 +96,17 @@ def run(args: argparse.Namespace) -> int:
             return fail(problem, args.json)
         evaluation = evaluate_file(load_checkpoint(args.checkpoint), args.file, split=args.split,
                                    group_by=args.group_by, name=args.name, cache_dir=args.cache_dir,
-                                   contrast_group=args.contrast_group, data_dir=args.data_dir)
+                                   contrast_group=args.contrast_group, data_dir=args.data_dir,
+                                   label_scheme=args.label_scheme, columns=args.columns)
         return print_json(evaluation.record()) if args.json else print_file_evaluation(evaluation)
     if not (args.dataset and args.split and args.data_dir):
         return fail("give --dataset, --split and --data-dir (a protocol's split), or --file PATH", args.json)
     if args.group_by or args.contrast_group:
         return fail(f"{'--group-by' if args.group_by else '--contrast-group'} needs --file (a protocol's split is "
                     "broken down with --by-tag)", args.json)
+    if args.columns or args.label_scheme != DEFAULT_LABEL_SCHEME:
+        return fail(f"{'--columns' if args.columns else '--label-scheme'} needs --file (a protocol's split is read "
+                    "in its own format and labels)", args.json)
     evaluation = evaluate_split(args.checkpoint, resolve_split(args.dataset, args.split), args.data_dir,
                                 by_tag=args.by_tag, tags_file=args.tags_file, tag_source=args.tag_source,
                                 name=args.name, cache_dir=args.cache_dir)
@@ -103,14 +120,23 @@ def files_problem(args: argparse.Namespace) -> str | None:
         if path.is_dir() and not is_counterfactual_folder(path):
             return (f"--file {path}: is a folder; give the file itself (or a folder in counterfactually-augmented "
                     "NLI's layout, holding original/, revised_premise/, revised_hypothesis/)")
+    if args.dataset:
+        return (f"--file and --dataset {args.dataset}: give either --file (challenge files) or --dataset/--split/"
+                "--data-dir (a protocol's split), not both")
     if args.split and not any(is_counterfactual_folder(Path(path)) for path in args.file):
         return ("--split with --file picks the split of a counterfactually-augmented folder; none was given (give "
                 "either --file or --dataset/--split/--data-dir)")
-    if args.dataset:
-        return "give either --file or --dataset/--split/--data-dir, not both"
     if args.by_tag or args.tags_file:
         return "--by-tag/--tags-file work on a protocol's split; with --file use --group-by FIELD"
     return None
+
+
+def columns_option(text: str) -> dict[str, str]:
+    """argparse type of --columns: `parse_columns`, its one-line problem reported under the option's name."""
+    try:
+        return parse_columns(text)
+    except InputError as error:
+        raise argparse.ArgumentTypeError(f"{text!r}: {error}") from None
 
 
 def print_json(record: dict[str, Any]) -> int:
@@ -146,6 +172,8 @@ def print_file_evaluation(evaluation: Any) -> int:
     print(f"\n{headline(evaluation)}")
     if contrast is not None:
         print(contrast_line(contrast["overall"], evaluation.contrast_field))
+        if contrast["per_original"] is not None:
+            print(contrast_line(contrast["per_original"], evaluation.contrast_field, "each original with all its edits"))
     print(evaluation.overlap.describe())
     for note in evaluation.notes():
         print(f"\nnote: {shown(note)}")
@@ -169,12 +197,14 @@ def headline(evaluation: Any) -> str:
     return f"accuracy {100 * report.accuracy:.1f}% [{100 * low:.1f}, {100 * high:.1f}] on {report.count:,} pairs"
 
 
-def contrast_line(overall: dict[str, Any], field_name: str) -> str:
-    """Contrast consistency with its interval and the accuracy on the same pairs, on one line."""
+def contrast_line(overall: dict[str, Any], field_name: str, what: str = "") -> str:
+    """Contrast consistency (of `what`, when given) with its interval and the accuracy on the same pairs, on
+    one line."""
+    name = f"contrast consistency ({what})" if what else "contrast consistency"
     if not overall["contrast_groups"]:
-        return (f"contrast consistency: no contrast groups ({field_name} gives every labelled pair a group of its "
+        return (f"{name}: no contrast groups ({field_name} gives every labelled pair a group of its "
                 f"own: {overall['single_member_groups']:,} groups of one member)")
-    return (f"contrast consistency {100 * overall['consistency']:.1f}% [{100 * overall['ci_low']:.1f}, "
+    return (f"{name} {100 * overall['consistency']:.1f}% [{100 * overall['ci_low']:.1f}, "
             f"{100 * overall['ci_high']:.1f}]: right on every member of {overall['consistent']:,} of "
             f"{overall['contrast_groups']:,} groups ({field_name}; accuracy on their {overall['members']:,} pairs "
             f"{100 * overall['member_accuracy']:.1f}%)")

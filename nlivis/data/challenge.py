@@ -10,6 +10,13 @@ evaluate:
 - JSON lines with the same field names (SNLI/MultiNLI `.jsonl`, and the NLI stress tests, which publish one
   MultiNLI-format file per category: give them all and group by `file`);
 - the line-aligned and Quora formats of `readers.read_file` (no extra fields);
+
+Columns named otherwise are named with `columns` (`evaluate --columns premise=NAME,hypothesis=NAME,label=NAME`,
+`parse_columns`; also `id=NAME`). The header rule: a `.tsv` is Quora's headerless format only when its first line
+starts with a Quora label (0 or 1); any other first line is a header, read by name, and a header without a premise
+or hypothesis column is an error listing its columns and suggesting `--columns` — never a Quora-format complaint.
+With `label_scheme` "2way", gold labels are read as entailment vs non-entailment (`two_way_label`: neutral,
+contradiction and non-entailment merge), so a set written 2-way is scored as its authors meant;
 - counterfactually-augmented NLI's layout (Kaushik et al. 2020): `original/`, `revised_premise/` and
   `revised_hypothesis/` folders each holding a `<split>.tsv` (`sentence1 \t sentence2 \t gold_label`), where
   rows 2i and 2i+1 of a revised file are the two revisions of original row i. Give the folder above them (and
@@ -33,10 +40,11 @@ import csv
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
-from nlivis.data.readers import (LINE_ALIGNED_PREFIXES, NO_GOLD_LABEL, checked_sentence, line_aligned_files, load_json,
-                                 make_ids_unique, numbered_lines, read_file, require_file)
+from nlivis.data.readers import (LINE_ALIGNED_PREFIXES, NO_GOLD_LABEL, QUORA_LABELS, checked_sentence,
+                                 line_aligned_files, load_json, make_ids_unique, numbered_lines, read_file,
+                                 require_file)
 from nlivis.data.records import NLI_LABELS, PARAPHRASE_LABELS, DataFormatError, InputError, Pair, ReadResult
 
 PREMISE_COLUMNS: tuple[str, ...] = ("sentence1", "premise", "context", "question1")
@@ -44,8 +52,19 @@ HYPOTHESIS_COLUMNS: tuple[str, ...] = ("sentence2", "hypothesis", "statement", "
 LABEL_COLUMNS: tuple[str, ...] = ("gold_label", "label", "is_duplicate")
 ID_COLUMNS: tuple[str, ...] = ("pairid", "uid", "id", "pair_id", "guid")
 """Column names (lowercase) tried in order; the first present is used."""
+COLUMN_KEYS: dict[str, tuple[str, ...]] = {"premise": PREMISE_COLUMNS, "hypothesis": HYPOTHESIS_COLUMNS,
+                                           "label": LABEL_COLUMNS, "id": ID_COLUMNS}
+"""What `--columns KEY=NAME` may name, and the names each key is otherwise found by."""
 BINARY_LABELS: tuple[str, ...] = ("entailment", "non-entailment")
 """HANS's label set: a 3-way model's neutral and contradiction both count as non-entailment."""
+LABEL_SCHEMES: tuple[str, ...] = ("3way", "2way")
+"""How an NLI file is scored (`evaluate --label-scheme`): `3way` in the labels the file uses (a file labelled
+entailment / non-entailment, as HANS, is 2-way already), `2way` entailment vs non-entailment whatever the file
+uses: neutral, contradiction and non-entailment gold labels, and a 3-way model's neutral and contradiction
+answers, all count as non-entailment."""
+DEFAULT_LABEL_SCHEME = "3way"
+TWO_WAY: dict[str, str] = {"entailment": "entailment", "neutral": "non-entailment",
+                           "contradiction": "non-entailment", "non-entailment": "non-entailment"}
 LABEL_SPELLINGS: dict[str, str] = {
     "e": "entailment", "n": "neutral", "c": "contradiction",
     "entailment": "entailment", "neutral": "neutral", "contradiction": "contradiction",
@@ -87,6 +106,10 @@ class ChallengeSet:
     data_name: str | None = None
     """A name for the data when the files' own names do not make one (`<folder>_<split>` for the
     counterfactual layout, whose three files share one name)."""
+    label_scheme: str = DEFAULT_LABEL_SCHEME
+    """The scheme the gold labels were read in (`LABEL_SCHEMES`)."""
+    folded: int = 0
+    """Gold labels the 2-way scheme changed (neutral or contradiction read as non-entailment)."""
 
     @property
     def pairs(self) -> list[Pair]:
@@ -136,6 +159,41 @@ class ChallengeSet:
         return groups
 
 
+def two_way_label(label: str | None) -> str | None:
+    """An NLI label in the 2-way scheme: entailment stays, neutral / contradiction / non-entailment become
+    non-entailment (so the mapping is idempotent); None (no gold label) stays None. Another label is a
+    ValueError: the 2-way scheme is for NLI labels only."""
+    if label is None:
+        return None
+    if label not in TWO_WAY:
+        raise ValueError(f"{label!r} is not an NLI label; the 2-way scheme (entailment vs non-entailment) is for "
+                         "NLI files")
+    return TWO_WAY[label]
+
+
+def parse_columns(text: str) -> dict[str, str]:
+    """`premise=NAME,hypothesis=NAME,label=NAME` (any of the keys of `COLUMN_KEYS`, each once) as {key: column
+    name}. A bad value is an InputError saying which item is wrong and what is accepted (the CLI prefixes the
+    option)."""
+    keys = ", ".join(COLUMN_KEYS)
+    named: dict[str, str] = {}
+    for item in text.split(","):
+        key, equals, name = item.partition("=")
+        key, name = key.strip().lower(), name.strip()
+        if not equals or not key or not name:
+            raise InputError(f"{item.strip()!r} is not KEY=NAME; give e.g. premise=Text,hypothesis=Hypothesis,"
+                             f"label=gold_label (keys: {keys}; column names without commas)")
+        if key not in COLUMN_KEYS:
+            raise InputError(f"unknown key {key!r} in {item.strip()!r}; the keys are {keys}")
+        if key in named:
+            raise InputError(f"{key} is named twice ({named[key]!r} and {name!r})")
+        named[key] = name
+    taken = [name for name in named.values() if list(named.values()).count(name) > 1]
+    if taken:
+        raise InputError(f"column {taken[0]!r} is named for two keys; each key needs its own column")
+    return named
+
+
 def parse_field_value(value: Any) -> Any:
     """A cell's value as kept: a list literal ("['a', 'b']") or JSON list → tuple of strings, else as is."""
     if isinstance(value, (list, tuple)):
@@ -170,6 +228,20 @@ def _find_column(names: Sequence[str], candidates: Sequence[str]) -> str | None:
     return next((lowered[candidate] for candidate in candidates if candidate in lowered), None)
 
 
+def _named_column(names: Sequence[str], key: str, columns: Mapping[str, str] | None, path: Path) -> str | None:
+    """The column for `key`: the one `columns` names (exactly, else ignoring case and surrounding spaces; absent
+    from the header → an InputError naming --columns, the file and its columns), else found by `COLUMN_KEYS`."""
+    if not columns or key not in columns:
+        return _find_column(names, COLUMN_KEYS[key])
+    wanted = columns[key]
+    found = next((name for name in names if name == wanted), None) or next(
+        (name for name in names if name.strip().lower() == wanted.strip().lower()), None)
+    if found is None:
+        raise InputError(f"--columns {key}={wanted}: {path} has no column {wanted!r}; its columns are "
+                         f"{', '.join(repr(name) for name in names)}", str(path), 1)
+    return found
+
+
 def _stem(path: Path) -> str:
     name = path.name[: -len(".gz")] if path.name.endswith(".gz") else path.name
     prefix, _, split = name.partition(".")
@@ -190,12 +262,13 @@ class _Rows:
     """Collects pairs and fields from (line, record) rows of one file, and the 0-based data row of each pair
     (blank lines are not rows; a row with gold label `-` is: the counterfactual layout counts it)."""
 
-    def __init__(self, path: Path, names: Sequence[str]):
+    def __init__(self, path: Path, names: Sequence[str], columns: Mapping[str, str] | None = None):
         self.path = path
-        self.premise = _find_column(names, PREMISE_COLUMNS)
-        self.hypothesis = _find_column(names, HYPOTHESIS_COLUMNS)
-        self.label = _find_column(names, LABEL_COLUMNS)
-        self.id = _find_column(names, ID_COLUMNS)
+        self.names = list(names)
+        self.premise = _named_column(names, "premise", columns, path)
+        self.hypothesis = _named_column(names, "hypothesis", columns, path)
+        self.label = _named_column(names, "label", columns, path)
+        self.id = _named_column(names, "id", columns, path)
         self.pairs: list[Pair] = []
         self.fields: dict[int, dict[str, Any]] = {}
         self.rows: dict[int, int] = {}
@@ -225,15 +298,21 @@ class _Rows:
         self.rows[len(self.pairs)] = row
         self.pairs.append(pair)
 
-    def missing_message(self, names: Sequence[str]) -> str:
-        return (f"a header naming a premise column ({' / '.join(PREMISE_COLUMNS)}) and a hypothesis column "
-                f"({' / '.join(HYPOTHESIS_COLUMNS)}), any case; found {list(names)[:12]}")
+    def missing(self, what: str = "the header") -> InputError:
+        """The error for a header (or a JSON object's fields) without a premise or hypothesis column: which
+        are missing, the names looked for, the columns there are, and `--columns` to name them."""
+        missing = [key for key in ("premise", "hypothesis") if getattr(self, key) is None]
+        looked_for = " and ".join(f"a {key} column ({' / '.join(COLUMN_KEYS[key])}, any case)" for key in missing)
+        shown = ", ".join(repr(name) for name in self.names[:30]) + (" …" if len(self.names) > 30 else "")
+        return InputError(f"{self.path}: {what} has no {looked_for.removeprefix('a ')}; its columns are {shown}; "
+                          "name them with --columns premise=NAME,hypothesis=NAME,label=NAME", str(self.path), 1)
 
 
-def _read_delimited(path: Path, delimiter: str, unquote: bool = False) -> _Rows | None:
+def _read_delimited(path: Path, delimiter: str, unquote: bool = False,
+                    columns: Mapping[str, str] | None = None) -> _Rows:
     """A header CSV (quoted fields, as csv writes them) or TSV (unquoted, as MultiNLI writes them; with
-    `unquote`, cells in CSV quotes are unquoted, as the counterfactual layout needs); None when the header
-    names no premise/hypothesis columns."""
+    `unquote`, cells in CSV quotes are unquoted, as the counterfactual layout needs), its columns found by
+    name or named by `columns`; a header without premise/hypothesis columns is an InputError listing them."""
     if delimiter == ",":
         # Lines are decoded one by one (numbered_lines), so a byte that is not UTF-8 is reported with its
         # line; csv joins the lines of a quoted multi-line field itself and counts them in line_num.
@@ -242,9 +321,9 @@ def _read_delimited(path: Path, delimiter: str, unquote: bool = False) -> _Rows 
             header = next(reader, None)
             if header is None:
                 raise DataFormatError(str(path), 1, "a header line", "an empty file")
-            rows = _Rows(path, header)
+            rows = _Rows(path, header, columns)
             if not rows.usable:
-                return None
+                raise rows.missing()
             line = reader.line_num
             for values in reader:
                 start, line = line + 1, reader.line_num
@@ -262,9 +341,9 @@ def _read_delimited(path: Path, delimiter: str, unquote: bool = False) -> _Rows 
     if first is None:
         raise DataFormatError(str(path), 1, "a header line", "an empty file")
     header = first[1].split(delimiter)
-    rows = _Rows(path, header)
+    rows = _Rows(path, header, columns)
     if not rows.usable:
-        return None
+        raise rows.missing()
     for line, text in lines:
         if not text.strip():
             continue
@@ -278,7 +357,7 @@ def _read_delimited(path: Path, delimiter: str, unquote: bool = False) -> _Rows 
     return rows
 
 
-def _read_jsonl(path: Path) -> _Rows:
+def _read_jsonl(path: Path, columns: Mapping[str, str] | None = None) -> _Rows:
     rows: _Rows | None = None
     for line, text in numbered_lines(path):
         if not text.strip():
@@ -290,9 +369,13 @@ def _read_jsonl(path: Path) -> _Rows:
         if not isinstance(record, dict):
             raise DataFormatError(str(path), line, "a JSON object")
         if rows is None:
-            rows = _Rows(path, list(record))
-        if not rows.usable or rows.premise not in record or rows.hypothesis not in record:
-            raise DataFormatError(str(path), line, rows.missing_message(list(record)).replace("a header naming", "fields naming"))
+            rows = _Rows(path, list(record), columns)
+            if not rows.usable:
+                raise rows.missing("the first JSON object")
+        if rows.premise not in record or rows.hypothesis not in record:
+            absent = rows.premise if rows.premise not in record else rows.hypothesis
+            raise DataFormatError(str(path), line, f"a field {absent!r} as in the first JSON object",
+                                  ", ".join(map(str, record)))
         rows.add(line, record)
     if rows is None:
         raise DataFormatError(str(path), None, "at least one JSON object", "an empty file")
@@ -310,26 +393,35 @@ class _OneFile:
     data_rows: int | None
 
 
-def _read_csv(path: Path, counterfactual: bool) -> _Rows:
+def _read_csv(path: Path, counterfactual: bool, columns: Mapping[str, str] | None) -> _Rows:
     """A header CSV; one whose header names no premise/hypothesis columns is refused (no other reader takes it)."""
-    rows = _read_delimited(path, ",")
-    if rows is None:
-        header = next(numbered_lines(path), (1, ""))[1]
-        raise DataFormatError(str(path), 1, _Rows(path, []).missing_message(header.split(",")))
-    return rows
+    return _read_delimited(path, ",", columns=columns)
 
 
-def _read_tsv(path: Path, counterfactual: bool) -> _Rows | None:
-    """A header TSV (cells of the counterfactual layout unquoted); None without premise/hypothesis columns."""
-    return _read_delimited(path, "\t", unquote=counterfactual)
+def starts_with_quora_row(path: Path) -> bool:
+    """The header rule: a TSV is Quora's headerless format (`label \\t question1 \\t question2 \\t id`) only when
+    its first line starts with a Quora label (0 or 1); any other first line is a header."""
+    first = next(numbered_lines(path), None)
+    return first is not None and first[1].split("\t", 1)[0].strip() in QUORA_LABELS
 
 
-def _read_jsonl_file(path: Path, counterfactual: bool) -> _Rows:
-    return _read_jsonl(path)
+def _read_tsv(path: Path, counterfactual: bool, columns: Mapping[str, str] | None) -> _Rows | None:
+    """A header TSV (cells of the counterfactual layout unquoted), or None for Quora's headerless format (see
+    `starts_with_quora_row`; with `columns` the first line is the header whatever it holds)."""
+    if not columns and starts_with_quora_row(path):
+        return None
+    return _read_delimited(path, "\t", unquote=counterfactual, columns=columns)
 
 
-def _no_fields(path: Path, counterfactual: bool) -> None:
-    """Formats without extra fields: `readers.read_file` reads them."""
+def _read_jsonl_file(path: Path, counterfactual: bool, columns: Mapping[str, str] | None) -> _Rows:
+    return _read_jsonl(path, columns)
+
+
+def _no_fields(path: Path, counterfactual: bool, columns: Mapping[str, str] | None) -> None:
+    """Formats without extra fields (and without a header `columns` could name): `readers.read_file` reads them."""
+    if columns:
+        raise InputError(f"--columns names the columns of a header; {path} is line-aligned (s1. / s2. / labels. "
+                         "files, one sentence a line) and has none", str(path))
     return None
 
 
@@ -342,9 +434,9 @@ class ChallengeFormat:
     suffixes: tuple[str, ...]
     """File name endings (with the dot) that say the format; the upload widget offers these."""
     description: str
-    read: Callable[[Path, bool], _Rows | None]
-    """(path, counterfactual layout?) → its rows with their fields, or None: `readers.read_file` reads it
-    (pairs only)."""
+    read: Callable[[Path, bool, Mapping[str, str] | None], _Rows | None]
+    """(path, counterfactual layout?, columns named by the user or None) → its rows with their fields, or None:
+    `readers.read_file` reads it (pairs only)."""
     prefixes: tuple[str, ...] = ()
     """Name prefixes that say the format instead (`s1.<split>`)."""
 
@@ -363,7 +455,8 @@ FORMATS: dict[str, ChallengeFormat] = {f.name: f for f in (
     ChallengeFormat("csv", (".csv",), "a CSV with a header naming premise, hypothesis and label columns (ANLI's "
                     "annotated CSV; quoted multi-line fields)", _read_csv),
     ChallengeFormat("tsv", (".tsv", ".txt"), "a tab-separated file with such a header (ConjNLI, HANS, MultiNLI/SNLI "
-                    ".txt, counterfactually-augmented NLI), or Quora's headerless TSV", _read_tsv),
+                    ".txt, counterfactually-augmented NLI), or Quora's headerless TSV (first line starting with "
+                    "a label 0 or 1)", _read_tsv),
     ChallengeFormat("jsonl", (".jsonl",), "JSON lines with premise, hypothesis and label fields (SNLI, MultiNLI, "
                     "the NLI stress tests)", _read_jsonl_file),
 )}
@@ -382,9 +475,9 @@ def upload_types() -> list[str]:
     return [*dict.fromkeys(s.lstrip(".") for f in FORMATS.values() for s in f.suffixes), COMPRESSED_SUFFIX.lstrip(".")]
 
 
-def _read_one(path: Path, counterfactual: bool = False) -> _OneFile:
+def _read_one(path: Path, counterfactual: bool = False, columns: Mapping[str, str] | None = None) -> _OneFile:
     file_format = challenge_format(path.name)
-    rows = file_format.read(path, counterfactual) if file_format else None
+    rows = file_format.read(path, counterfactual, columns) if file_format else None
     if rows is None and counterfactual:
         raise DataFormatError(str(path), 1, "a header line sentence1 \\t sentence2 \\t gold_label "
                               "(counterfactually-augmented NLI's layout)")
@@ -457,11 +550,17 @@ def _contrast_groups(reads: dict[Path, _OneFile], kinds: dict[Path, str]) -> dic
                    for pair_id, row in read.rows.items()} for path, read in reads.items()}
 
 
-def read_challenge_files(paths: Sequence[str | Path], split: str | None = None) -> ChallengeSet:
+def read_challenge_files(paths: Sequence[str | Path], split: str | None = None, *,
+                         label_scheme: str = DEFAULT_LABEL_SCHEME,
+                         columns: Mapping[str, str] | None = None) -> ChallengeSet:
     """Read one or more challenge files (see the module docstring). With several files, each pair id is
     prefixed with its file's name (`<file>:<id>`) so that ids stay unique; every pair gets a `file` field.
     A folder in the counterfactual layout stands for its files of `split` (needed only when it holds
-    several splits); its files, given or found, get the `contrast_group` field."""
+    several splits); its files, given or found, get the `contrast_group` field. `columns` ({key: column},
+    see `parse_columns`) names columns of every file's header; `label_scheme` "2way" reads the gold labels as
+    entailment vs non-entailment (`in_two_way`)."""
+    if label_scheme not in LABEL_SCHEMES:
+        raise InputError(f"label scheme {label_scheme!r}: use one of {', '.join(LABEL_SCHEMES)}")
     if not paths:
         raise ValueError("no challenge file given")
     expanded: list[Path] = []
@@ -475,7 +574,7 @@ def read_challenge_files(paths: Sequence[str | Path], split: str | None = None) 
     if len(set(stems)) < len(stems):
         raise InputError(f"two challenge files share the name {sorted(s for s in stems if stems.count(s) > 1)[0]!r} "
                          f"({', '.join(map(str, files))}); their pairs could not be told apart")
-    reads = {path: _read_one(path, counterfactual=kinds is not None) for path in files}
+    reads = {path: _read_one(path, counterfactual=kinds is not None, columns=columns) for path in files}
     contrast = _contrast_groups(reads, kinds) if kinds else {}
     pairs: list[Pair] = []
     fields: dict[str, dict[str, Any]] = {}
@@ -493,21 +592,46 @@ def read_challenge_files(paths: Sequence[str | Path], split: str | None = None) 
             if kinds:
                 fields[new_id][CONTRAST_FIELD] = contrast[path][pair.id]
             pairs.append(replace(pair, id=new_id))
-    labels = _label_set(pairs, files)
+    folded = 0
+    if label_scheme == "2way":
+        pairs, folded, note = in_two_way(pairs, files)
+        notes.append(note)
+    labels = BINARY_LABELS if label_scheme == "2way" else _label_set(pairs, files)
     result = ReadResult(pairs=pairs, dropped_no_gold=dropped, path=", ".join(map(str, files)),
                         ambiguous_ids=tuple(ambiguous))
     if not pairs:
         raise InputError(f"{result.path}: no pairs to evaluate"
                          + (f" ({dropped} pair(s) have gold label '-' and were left out)" if dropped else ""))
     if not kinds:
-        return ChallengeSet(result, fields, labels, files, notes)
+        return ChallengeSet(result, fields, labels, files, notes, label_scheme=label_scheme, folded=folded)
     counts = {kind: reads[path].data_rows for path, kind in kinds.items()}
     notes.append("counterfactually-augmented NLI layout (Kaushik et al. 2020): "
                  + ", ".join(f"{count:,} rows of {kind}" for kind, count in counts.items())
                  + f"; field {CONTRAST_FIELD} joins each original to its revisions (rows 2i and 2i+1 of a revised "
                  "file belong to original row i)")
     return ChallengeSet(result, fields, labels, files, notes, contrast_field=CONTRAST_FIELD,
-                        data_name=f"{files[0].parent.parent.name or 'counterfactual'}_{files[0].stem}")
+                        data_name=f"{files[0].parent.parent.name or 'counterfactual'}_{files[0].stem}",
+                        label_scheme=label_scheme, folded=folded)
+
+
+def in_two_way(pairs: Sequence[Pair], files: Sequence[Path]) -> tuple[list[Pair], int, str]:
+    """The pairs with their gold labels in the 2-way scheme (`two_way_label`), how many changed, and a note
+    saying so. A paraphrase label is an InputError naming `--label-scheme 2way` and where it first appears."""
+    paraphrase = next((pair for pair in pairs if pair.label in PARAPHRASE_LABELS), None)
+    if paraphrase is not None:
+        raise InputError(f"{', '.join(map(str, files))}: --label-scheme 2way scores entailment vs non-entailment, "
+                         f"but this is a paraphrase file ({paraphrase.label!r} on line {paraphrase.line} of "
+                         f"{paraphrase.source}); leave the scheme at 3way", str(files[0]))
+    changed = {"neutral": 0, "contradiction": 0}
+    folded = []
+    for pair in pairs:
+        if pair.label in changed:
+            changed[pair.label] += 1
+        folded.append(replace(pair, label=two_way_label(pair.label)))
+    note = (f"label scheme 2way (entailment vs non-entailment): {changed['neutral']:,} neutral and "
+            f"{changed['contradiction']:,} contradiction gold label(s) read as non-entailment, and a 3-way model's "
+            "neutral and contradiction answers count as non-entailment")
+    return folded, sum(changed.values()), note
 
 
 def _label_set(pairs: Sequence[Pair], files: Sequence[Path]) -> tuple[str, ...]:
@@ -530,6 +654,7 @@ def _label_set(pairs: Sequence[Pair], files: Sequence[Path]) -> tuple[str, ...]:
         mixed = found & {"neutral", "contradiction"}
         if mixed:
             raise InputError(f"{', '.join(map(str, files))}: labels mix non-entailment with {sorted(mixed)}; "
-                             "a file is either 3-way NLI or 2-way (entailment / non-entailment, as HANS)", str(files[0]))
+                             "a file is either 3-way NLI or 2-way (entailment / non-entailment, as HANS); to score "
+                             "it entailment vs non-entailment give --label-scheme 2way", str(files[0]))
         return BINARY_LABELS
     return NLI_LABELS

@@ -12,29 +12,29 @@ import json
 import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import pandas as pd
 import torch
 
 from nlivis.analysis.breakdown import accuracy_by_tag_and_source, taxonomy_report
-from nlivis.analysis.challenge import OVERALL_GROUP, accuracy_by_group
+from nlivis.analysis.challenge import ORIGINAL_VALUE, OVERALL_GROUP, accuracy_by_group, two_way_predictions
 from nlivis.analysis.evaluation import (Scored, TruncationCount, accuracy_interval, check_gold_labels, check_pairs,
                                         check_task, contrast_field_of, contrast_table, count_truncated,
                                         rows_in_label_set, score)
 from nlivis.analysis.metrics import ClassificationReport, classification_report
 from nlivis.analysis.overlap import TrainingOverlap, training_overlap
 from nlivis.analysis.tags import read_tag_file, tag_pairs, unavailable_tags
-from nlivis.data.challenge import BINARY_LABELS, read_challenge_files
+from nlivis.data.challenge import BINARY_LABELS, DEFAULT_LABEL_SCHEME, read_challenge_files
 from nlivis.data.protocols import find_split_file, gold_tag_file, read_split, split_key
-from nlivis.data.records import NLI_LABELS, ReadResult
+from nlivis.data.records import NLI_LABELS, InputError, ReadResult
 from nlivis.data.taxonomies import TaxonomyFile, is_taxinli_file, join_to_pairs, read_taxinli
 from nlivis.features.cache import AnalysisCache, texts_digest
 from nlivis.features.dataset import AnalysedPair, analyse_pairs, source_files, split_cache_key
 from nlivis.inference import LoadedCheckpoint, check_finite, load_checkpoint, predict_probabilities, prediction_rows
 from nlivis.store.evaluations import (DataIdentity, NamedEvaluation, StoredEvaluation, as_predictions,
-                                      data_identity, find_named_evaluations, named_evaluation_for,
-                                      read_named_predictions, store_evaluation)
+                                      data_identity, find_named_evaluations, read_named_predictions,
+                                      store_evaluation)
 from nlivis.store.files import sanitized_name
 from nlivis.store.predictions import Prediction
 
@@ -288,16 +288,25 @@ class FileEvaluation:
         if self.contrast is None:
             return None
         records = json.loads(self.contrast.to_json(orient="records"))
-        contrast = {"field": self.contrast_field, "overall": {k: v for k, v in records[-1].items() if k != "group"}}
-        if self.group_by:
-            contrast["by_group"] = records[:-1]
-        return contrast
+        original = next((r for r in records[:-1] if r["group"].lower() == ORIGINAL_VALUE), None)
+        return {"field": self.contrast_field, "overall": {k: v for k, v in records[-1].items() if k != "group"},
+                "per_original": original and {k: v for k, v in original.items() if k != "group"},
+                "by_group": records[:-1]}
+
+    def overall_row(self) -> dict[str, Any]:
+        """The whole file as one group of `accuracy_by_group` (count, accuracy, interval, majority label)."""
+        if self.table is not None:
+            return json.loads(self.table[self.table["group"] == OVERALL_GROUP].to_json(orient="records"))[0]
+        whole = accuracy_by_group(self.predictions(), {pair.id: (OVERALL_GROUP,) for pair in self.challenge.pairs})
+        return json.loads(whole.to_json(orient="records"))[0]
 
     def record(self) -> dict[str, Any]:
-        """What `evaluate --file … --json` prints."""
+        """What `evaluate --file … --json` prints: `by_group` is always there (an empty list without
+        `--group-by`) and `overall` always holds the whole file as one group."""
         stored = self.stored
         output = {"checkpoint": str(self.checkpoint), "files": [str(p) for p in self.challenge.files],
-                  "data": self.identity.to_dict(), **self.report.to_dict(),
+                  "data": self.identity.to_dict(), "label_scheme": label_scheme_of(self.scored.labels),
+                  **self.report.to_dict(),
                   "accuracy_interval": [None if math.isnan(v) else v for v in accuracy_interval(self.report)],
                   "labels": list(self.scored.labels), "label_mapping": self.scored.mapping_note or None,
                   "unlabelled": sum(row["gold"] is None for row in self.scored.rows),
@@ -306,18 +315,24 @@ class FileEvaluation:
                   "contrast_consistency": self.contrast_record(), "notes": self.notes(),
                   "name": stored.name, "predictions_file": str(stored.predictions_file), "written": stored.written,
                   "message": stored.message}
-        if self.table is not None:
-            records = json.loads(self.table.to_json(orient="records"))
-            output["group_by"] = self.group_by
-            output["by_group"] = [r for r in records if r["group"] != OVERALL_GROUP]
-            output["overall"] = next((r for r in records if r["group"] == OVERALL_GROUP), None)
+        records = [] if self.table is None else json.loads(self.table.to_json(orient="records"))
+        output["group_by"] = self.group_by
+        output["by_group"] = [r for r in records if r["group"] != OVERALL_GROUP]
+        output["overall"] = self.overall_row()
         return output
 
 
-def read_challenge_checked(paths: Sequence[str | Path], model_labels: Sequence[str], split: str | None = None) -> Any:
-    """Read challenge files (a counterfactual folder's `split`) and check that the model can answer their
-    labels — the same task, then each label — before any spaCy work."""
-    challenge = read_challenge_files(paths, split)
+def label_scheme_of(labels: Sequence[str]) -> str | None:
+    """"2way" for entailment / non-entailment, "3way" for 3-way NLI, None for another task (paraphrase)."""
+    return {BINARY_LABELS: "2way", NLI_LABELS: "3way"}.get(tuple(labels))
+
+
+def read_challenge_checked(paths: Sequence[str | Path], model_labels: Sequence[str], split: str | None = None, *,
+                           label_scheme: str = DEFAULT_LABEL_SCHEME, columns: Mapping[str, str] | None = None) -> Any:
+    """Read challenge files (a counterfactual folder's `split`; `columns` named, gold labels in `label_scheme`)
+    and check that the model can answer their labels — the same task, then each label — before any spaCy
+    work."""
+    challenge = read_challenge_files(paths, split, label_scheme=label_scheme, columns=columns)
     check_task(challenge, model_labels)
     answerable = tuple(model_labels)
     if challenge.labels == BINARY_LABELS and tuple(model_labels) == NLI_LABELS:
@@ -355,24 +370,40 @@ def stored_file_evaluation(loaded: Any, evaluation: FileEvaluation, name: str | 
                                group_by=evaluation.group_by, labels=list(scored.labels),
                                label_mapping=scored.mapping_note or None, notes=evaluation.notes(),
                                contrast_consistency=contrast)
-    return store_evaluation(loaded.path, scored.rows, evaluation.identity, record, name=name,
-                            data_name=evaluation.challenge.name)
+    data_name = evaluation.challenge.name + ("-2way" if evaluation.challenge.folded else "")
+    return store_evaluation(loaded.path, scored.rows, evaluation.identity,
+                            {**record, "label_scheme": label_scheme_of(scored.labels)}, name=name, data_name=data_name)
+
+
+def checked_fields(challenge: Any, group_by: str | None, contrast_group: str | None) -> tuple[Any, str | None]:
+    """(pair id → values of `group_by` or None, the contrast field) — an unknown field is an InputError naming
+    the option that gave it (`--group-by`, `--contrast-group`), before any spaCy work."""
+    contrast_field = contrast_field_of(challenge, contrast_group)
+    checked = {}
+    for option, field_name in (("--group-by", group_by), ("--contrast-group", contrast_field)):
+        if not field_name:
+            continue
+        try:
+            checked[option] = challenge.groups(field_name)
+        except ValueError as error:
+            raise InputError(f"{option} {field_name}: {error}") from None
+    return checked.get("--group-by"), contrast_field
 
 
 def evaluate_file(loaded: Any, paths: Sequence[str | Path], *, split: str | None = None, group_by: str | None = None,
                   name: str | None = None, cache_dir: str | Path | None = None, progress: bool = True,
                   store: bool = True, challenge: Any = None, contrast_group: str | None = None,
-                  data_dir: str | Path | None = None) -> FileEvaluation:
-    """Evaluate a checkpoint on challenge files (a counterfactual folder's `split`; or `challenge`, already
-    read): read and check everything (labels, the group-by and contrast fields) first, count the overlap with
-    the training split under `data_dir`, then analyse (cached), predict, score, and keep the predictions as a
-    named evaluation (unless `store` is False). The evaluation carries its contrast consistency when the set
-    has contrast groups and the `accuracy_by_group` table (None without `group_by`)."""
-    challenge = challenge or read_challenge_checked(paths, loaded.labels, split)
-    groups = challenge.groups(group_by) if group_by else None  # an unknown field fails here, before spaCy
-    contrast_field = contrast_field_of(challenge, contrast_group)
-    if contrast_field:
-        challenge.groups(contrast_field)
+                  data_dir: str | Path | None = None, label_scheme: str = DEFAULT_LABEL_SCHEME,
+                  columns: Mapping[str, str] | None = None) -> FileEvaluation:
+    """Evaluate a checkpoint on challenge files (a counterfactual folder's `split`, `columns` named, gold labels
+    in `label_scheme`; or `challenge`, already read): read and check everything (labels, the group-by and
+    contrast fields) first, count the overlap with the training split under `data_dir`, then analyse
+    (cached), predict, score, and keep the predictions as a named evaluation (unless `store` is False). The
+    evaluation carries its contrast consistency when the set has contrast groups and the `accuracy_by_group`
+    table (None without `group_by`)."""
+    challenge = challenge or read_challenge_checked(paths, loaded.labels, split, label_scheme=label_scheme,
+                                                    columns=columns)
+    groups, contrast_field = checked_fields(challenge, group_by, contrast_group)
     overlap = challenge_overlap(loaded.config, challenge, data_dir)
     identity = data_identity(challenge.source_files())
     items = analyse_pairs(challenge.pairs, cache_dir=cache_dir, progress=progress,
@@ -395,13 +426,33 @@ def challenge_predictions(loaded: Any, challenge: Any, cache_dir: str | Path | N
     when there is one, else (with `compute`) evaluated now and kept as a named evaluation, as the CLI does.
     ([], None) when not evaluated yet and `compute` is False."""
     identity = data_identity(challenge.source_files())
-    existing = named_evaluation_for(loaded.path, identity)
+    existing = evaluation_in_labels(loaded, challenge, identity)
     if existing is None and compute:
         evaluate_file(loaded, challenge.files, challenge=challenge, cache_dir=cache_dir, progress=False)
-        existing = named_evaluation_for(loaded.path, identity)
+        existing = evaluation_in_labels(loaded, challenge, identity)
     if existing is None:
         return [], None
-    return read_named_predictions(existing), existing
+    predictions = read_named_predictions(existing)
+    folded = existing.record.get("labels") == list(NLI_LABELS) and tuple(challenge.labels) == BINARY_LABELS
+    return (two_way_predictions(predictions) if folded else predictions), existing
+
+
+def evaluation_in_labels(loaded: Any, challenge: Any, identity: DataIdentity) -> NamedEvaluation | None:
+    """The checkpoint's named evaluation of exactly this data whose predictions can be scored in the labels the
+    challenge set was read in: in those labels (older records, which do not say, count as the file's own), or
+    3-way ones when the set was read 2-way (folded by the caller)."""
+    wanted = label_set_for(challenge.labels, loaded.labels)
+    candidates = [e for e in find_named_evaluations(loaded.path).values() if e.data_digest == identity.digest]
+    usable = [e for e in candidates if e.record.get("labels", list(wanted)) == list(wanted)]
+    if not usable and wanted == BINARY_LABELS and tuple(loaded.labels) == NLI_LABELS:
+        usable = [e for e in candidates if e.record.get("labels") == list(NLI_LABELS)]
+    return usable[0] if usable else None
+
+
+def label_set_for(file_labels: Sequence[str], model_labels: Sequence[str]) -> tuple[str, ...]:
+    """The labels a checkpoint's predictions on a file are kept in (`rows_in_label_set`)."""
+    return BINARY_LABELS if tuple(file_labels) == BINARY_LABELS and tuple(model_labels) == NLI_LABELS \
+        else tuple(model_labels)
 
 
 def evaluated_files(checkpoint: str | Path) -> dict[str, list[Path]]:
