@@ -80,18 +80,34 @@ def test_contrast_consistency_against_hand_computed_values():
     assert overall["members"] == 14 and overall["member_accuracy"] == pytest.approx(10 / 14)
 
 
-def test_contrast_consistency_by_category_cuts_groups_to_the_category():
-    predictions = [prediction("o1", True), prediction("p1a", True), prediction("p1b", True), prediction("h1a", False),
-                   prediction("h1b", True), prediction("o2", True), prediction("p2a", False), prediction("p2b", True),
-                   prediction("h2a", True), prediction("h2b", True)]
-    contrast = {p.id: (p.id[-2] if p.id[0] != "o" else p.id[1],) for p in predictions}
-    kind = {p.id: ({"o": "original", "p": "revised_premise", "h": "revised_hypothesis"}[p.id[0]],) for p in predictions}
-    table = contrast_consistency({"m": predictions}, contrast, kind).set_index("group")
+CATEGORY_PREDICTIONS = [prediction("o1", True), prediction("p1a", True), prediction("p1b", True),
+                        prediction("h1a", False), prediction("h1b", True), prediction("o2", False),
+                        prediction("p2a", False), prediction("p2b", True), prediction("h2a", True), prediction("h2b", True)]
+"""Two originals (o1 right, o2 wrong), each with two revised premises and two revised hypotheses."""
+CATEGORY_CONTRAST = {p.id: (p.id[-2] if p.id[0] != "o" else p.id[1],) for p in CATEGORY_PREDICTIONS}
+
+
+def test_contrast_consistency_by_category_takes_each_original_with_its_edits():
+    kind = {p.id: ({"o": "Original", "p": "revised_premise", "h": "revised_hypothesis"}[p.id[0]],)
+            for p in CATEGORY_PREDICTIONS}
+    table = contrast_consistency({"m": CATEGORY_PREDICTIONS}, CATEGORY_CONTRAST, kind).set_index("group")
     assert list(table["model"].unique()) == ["m"]
+    # o1 + p1a + p1b all right; o2 wrong. o1 + h1a (wrong) + h1b; o2 wrong (h2a and h2b right)
+    assert table.loc["revised_premise", ["contrast_groups", "consistent", "members"]].tolist() == [2, 1, 6]
+    assert table.loc["revised_hypothesis", ["contrast_groups", "consistent", "members"]].tolist() == [2, 0, 6]
+    # the original's row: each original with all four of its edits, right on none (h1a, o2)
+    assert table.loc["Original", ["contrast_groups", "consistent", "members", "single_member_groups"]].tolist() == \
+        [2, 0, 10, 0]
+    assert table.loc[OVERALL_GROUP, ["contrast_groups", "consistent"]].tolist() == [2, 0]  # whole groups
+
+
+def test_without_an_original_value_each_category_cuts_the_groups():
+    kind = {p.id: ({"o": "source", "p": "revised_premise", "h": "revised_hypothesis"}[p.id[0]],)
+            for p in CATEGORY_PREDICTIONS}
+    table = contrast_consistency(CATEGORY_PREDICTIONS, CATEGORY_CONTRAST, kind).set_index("group")
     assert table.loc["revised_premise", ["contrast_groups", "consistent"]].tolist() == [2, 1]
     assert table.loc["revised_hypothesis", ["contrast_groups", "consistent"]].tolist() == [2, 1]
-    assert table.loc["original", ["contrast_groups", "single_member_groups"]].tolist() == [0, 2]
-    assert table.loc[OVERALL_GROUP, ["contrast_groups", "consistent"]].tolist() == [2, 0]  # whole groups
+    assert table.loc["source", ["contrast_groups", "single_member_groups"]].tolist() == [0, 2]
 
 
 # --------------------------------------------------------------------------- evaluate --file: contrast sets
@@ -112,8 +128,12 @@ def test_counterfactual_folder_is_a_contrast_set_with_its_training_overlap(root,
     assert contrast["overall"]["members"] == 15 and contrast["overall"]["single_member_groups"] == 0
     assert 0 <= contrast["overall"]["ci_low"] <= contrast["overall"]["consistency"] <= contrast["overall"]["ci_high"]
     by_file = {row["group"]: row for row in contrast["by_group"]}
-    assert by_file["original"]["contrast_groups"] == 0 and by_file["original"]["single_member_groups"] == 3
-    assert by_file["revised_premise"]["contrast_groups"] == 3
+    # every group holds its original: each original with all its edits is the whole group
+    assert by_file["original"]["contrast_groups"] == 3 and by_file["original"]["consistent"] == consistent
+    assert contrast["per_original"] == {k: v for k, v in by_file["original"].items() if k != "group"}
+    premises = sum(all(correct[pair_id] for pair_id in members[:3]) for members in groups.values())
+    assert by_file["revised_premise"]["contrast_groups"] == 3 and by_file["revised_premise"]["consistent"] == premises
+    assert by_file["revised_premise"]["members"] == 9  # each original and its two revised premises
     assert {row["group"]: row["count"] for row in output["by_group"]} == \
         {"revised_premise": 6, "revised_hypothesis": 6, "original": 3}
     # the first original is train-000 of the fixture's training split: that pair, its premise (kept by both revised
@@ -156,7 +176,10 @@ def test_a_named_contrast_field_and_groups_of_one(root, tmp_path, capsys):
 
 def test_contrast_and_split_options_are_checked_before_spacy(root, capsys, no_spacy):
     code, _, err = run_json(capsys, "evaluate", root / "nli", "--file", COUNTERFACTUAL, "--contrast-group", "original")
-    assert code == 2 and "no field 'original'" in err and "contrast_group" in err
+    assert code == 2 and "--contrast-group original:" in err and "no field 'original'" in err and "contrast_group" in err
+    assert "--group-by" not in err
+    code, _, err = run_json(capsys, "evaluate", root / "nli", "--file", COUNTERFACTUAL, "--group-by", "nosuch")
+    assert code == 2 and "--group-by nosuch:" in err and "--contrast-group" not in err
     code, _, err = run_json(capsys, "evaluate", root / "nli", "--file", CHALLENGE / "conj_like.tsv", "--split", "test")
     assert code == 2 and "--split with --file picks the split of a counterfactually-augmented folder" in err
     code, _, err = run_json(capsys, "evaluate", root / "nli", "--file", COUNTERFACTUAL, "--split", "dev")

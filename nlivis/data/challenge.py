@@ -88,6 +88,7 @@ ORIGINAL_FOLDER = "original"
 REVISION_FOLDERS: tuple[str, ...] = ("revised_premise", "revised_hypothesis")
 """Counterfactually-augmented NLI's folders besides `original/` (its `*_combined/` folders repeat these)."""
 REVISIONS_PER_ORIGINAL = 2
+COUNTERFACTUAL_HEADER = "a header line sentence1 \\t sentence2 \\t gold_label (counterfactually-augmented NLI's layout)"
 
 
 @dataclass
@@ -149,7 +150,7 @@ class ChallengeSet:
         match = next((name for name in known if name == field_name), None) or next(
             (name for name in known if name.lower() == field_name.lower()), None)
         if match is None:
-            raise ValueError(f"{', '.join(map(str, self.files))}: no field {field_name!r} to group by; "
+            raise ValueError(f"{', '.join(map(str, self.files))}: no field {field_name!r}; "
                              f"the fields are: {', '.join(known)}")
         groups = {}
         for pair in self.pairs:
@@ -298,18 +299,19 @@ class _Rows:
         self.rows[len(self.pairs)] = row
         self.pairs.append(pair)
 
-    def missing(self, what: str = "the header") -> InputError:
-        """The error for a header (or a JSON object's fields) without a premise or hypothesis column: which
-        are missing, the names looked for, the columns there are, and `--columns` to name them."""
+    def missing(self, line: int = 1, what: str = "a header", layout: str = "") -> DataFormatError:
+        """The error for a header (or a first JSON object) without a premise or hypothesis column: the missing
+        ones and the names looked for, the columns there are, and `--columns` to name them (`layout`: the
+        header a known layout has instead)."""
         missing = [key for key in ("premise", "hypothesis") if getattr(self, key) is None]
         looked_for = " and ".join(f"a {key} column ({' / '.join(COLUMN_KEYS[key])}, any case)" for key in missing)
         shown = ", ".join(repr(name) for name in self.names[:30]) + (" …" if len(self.names) > 30 else "")
-        return InputError(f"{self.path}: {what} has no {looked_for.removeprefix('a ')}; its columns are {shown}; "
-                          "name them with --columns premise=NAME,hypothesis=NAME,label=NAME", str(self.path), 1)
+        return DataFormatError(str(self.path), line, f"{layout or what + ' naming ' + looked_for}; its columns are "
+                               f"{shown or 'none'} — name them with --columns premise=NAME,hypothesis=NAME,label=NAME")
 
 
 def _read_delimited(path: Path, delimiter: str, unquote: bool = False,
-                    columns: Mapping[str, str] | None = None) -> _Rows:
+                    columns: Mapping[str, str] | None = None, layout: str = "") -> _Rows:
     """A header CSV (quoted fields, as csv writes them) or TSV (unquoted, as MultiNLI writes them; with
     `unquote`, cells in CSV quotes are unquoted, as the counterfactual layout needs), its columns found by
     name or named by `columns`; a header without premise/hypothesis columns is an InputError listing them."""
@@ -323,7 +325,7 @@ def _read_delimited(path: Path, delimiter: str, unquote: bool = False,
                 raise DataFormatError(str(path), 1, "a header line", "an empty file")
             rows = _Rows(path, header, columns)
             if not rows.usable:
-                raise rows.missing()
+                raise rows.missing(layout=layout)
             line = reader.line_num
             for values in reader:
                 start, line = line + 1, reader.line_num
@@ -343,7 +345,7 @@ def _read_delimited(path: Path, delimiter: str, unquote: bool = False,
     header = first[1].split(delimiter)
     rows = _Rows(path, header, columns)
     if not rows.usable:
-        raise rows.missing()
+        raise rows.missing(layout=layout)
     for line, text in lines:
         if not text.strip():
             continue
@@ -371,7 +373,7 @@ def _read_jsonl(path: Path, columns: Mapping[str, str] | None = None) -> _Rows:
         if rows is None:
             rows = _Rows(path, list(record), columns)
             if not rows.usable:
-                raise rows.missing("the first JSON object")
+                raise rows.missing(line, "a first JSON object")
         if rows.premise not in record or rows.hypothesis not in record:
             absent = rows.premise if rows.premise not in record else rows.hypothesis
             raise DataFormatError(str(path), line, f"a field {absent!r} as in the first JSON object",
@@ -410,7 +412,8 @@ def _read_tsv(path: Path, counterfactual: bool, columns: Mapping[str, str] | Non
     `starts_with_quora_row`; with `columns` the first line is the header whatever it holds)."""
     if not columns and starts_with_quora_row(path):
         return None
-    return _read_delimited(path, "\t", unquote=counterfactual, columns=columns)
+    return _read_delimited(path, "\t", unquote=counterfactual, columns=columns,
+                           layout=COUNTERFACTUAL_HEADER if counterfactual else "")
 
 
 def _read_jsonl_file(path: Path, counterfactual: bool, columns: Mapping[str, str] | None) -> _Rows:
@@ -479,8 +482,7 @@ def _read_one(path: Path, counterfactual: bool = False, columns: Mapping[str, st
     file_format = challenge_format(path.name)
     rows = file_format.read(path, counterfactual, columns) if file_format else None
     if rows is None and counterfactual:
-        raise DataFormatError(str(path), 1, "a header line sentence1 \\t sentence2 \\t gold_label "
-                              "(counterfactually-augmented NLI's layout)")
+        raise DataFormatError(str(path), 1, COUNTERFACTUAL_HEADER)
     if rows is None:  # line-aligned, Quora, or a format read_file names in its error
         result = read_file(path)
         return _OneFile(result, {pair.id: {} for pair in result.pairs}, {}, None)

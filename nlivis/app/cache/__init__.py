@@ -318,14 +318,15 @@ def memo(kind: str, key: tuple, compute: Callable[[], Any]) -> Any:
 # ---------------------------------------------------------------- challenge files
 
 @st.cache_resource(max_entries=8, show_spinner="reading the challenge file …")
-def _read_challenge_cached(files: tuple[str, ...], stamps: tuple[float, ...]) -> Any:
-    return read_challenge_files(list(files))
+def _read_challenge_cached(files: tuple[str, ...], stamps: tuple[float, ...], label_scheme: str) -> Any:
+    return read_challenge_files(list(files), label_scheme=label_scheme)
 
 
-def read_challenge(files: Sequence[Path]) -> tuple[Any | None, str | None]:
-    """(challenge set, None) or (None, why it cannot be read: file and line)."""
+def read_challenge(files: Sequence[Path], label_scheme: str = "3way") -> tuple[Any | None, str | None]:
+    """(challenge set with its gold labels in `label_scheme`, None) or (None, why it cannot be read: file and line)."""
     try:
-        return _read_challenge_cached(tuple(str(p) for p in files), tuple(file_stamp(p) for p in files)), None
+        return _read_challenge_cached(tuple(str(p) for p in files), tuple(file_stamp(p) for p in files),
+                                      label_scheme), None
     except (OSError, ValueError) as error:
         return None, str(error)
 

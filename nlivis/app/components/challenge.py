@@ -16,13 +16,15 @@ from nlivis.analysis.challenge import OVERALL_GROUP, accuracy_by_group
 from nlivis.app import cache, state
 from nlivis.app.components import controls, figures, pair_list
 from nlivis.app.text import code, md
-from nlivis.data.challenge import upload_types
+from nlivis.data.challenge import DEFAULT_LABEL_SCHEME, LABEL_SCHEMES, upload_types
 from nlivis.store.uploads import keep_upload
 from nlivis.viz.charts import accuracy_dots
 
 PREFERRED_GROUPS = ("tags", "heuristic", "subcase", "file")
 """The group-by field offered first when the file has it (ANLI, HANS, stress tests)."""
 MODES = ("an earlier named evaluation", "a path on this machine", "upload")
+SCHEME_NAMES = {"3way": "the file's own labels", "2way": "entailment vs non-entailment"}
+"""How the label-scheme control names `LABEL_SCHEMES` (the URL keeps the scheme itself, `challenge_scheme=2way`)."""
 
 
 def chosen_files(page: str, models: Sequence[cache.Model]) -> list[Path]:
@@ -69,9 +71,14 @@ def section(page: str, models: Sequence[cache.Model]) -> None:
                "in its checkpoint folder, as `python -m nlivis evaluate CHECKPOINT --file PATH --group-by FIELD` writes "
                "them — never over the recorded splits above.")
     files = chosen_files(page, models)
+    scheme = controls.radio(page, "challenge_scheme", "Label scheme", LABEL_SCHEMES, DEFAULT_LABEL_SCHEME,
+                            format_func=lambda s: f"{s}: {SCHEME_NAMES[s]}",
+                            help="2way scores a set written entailment vs non-entailment as its authors meant: "
+                                 "neutral and contradiction merge into non-entailment in the gold labels and in each "
+                                 "model's answers (as `evaluate --label-scheme 2way`)")
     if not files:
         return
-    challenge, error = cache.read_challenge(files)
+    challenge, error = cache.read_challenge(files, scheme)
     if challenge is None:
         st.error(md(error))
         return
@@ -84,7 +91,7 @@ def section(page: str, models: Sequence[cache.Model]) -> None:
     if predictions:
         table = accuracy_by_group(predictions, challenge.groups(field), overall=True)
         show_accuracy(page, models, challenge, field, table)
-        pairs_behind_a_number(page, files, field, predictions, table)
+        pairs_behind_a_number(page, files, field, predictions, table, scheme)
 
 
 def evaluated_predictions(page: str, models: Sequence[cache.Model], challenge: Any) -> dict[str, list]:
@@ -136,7 +143,7 @@ def show_accuracy(page: str, models: Sequence[cache.Model], challenge: Any, fiel
 
 
 def pairs_behind_a_number(page: str, files: Sequence[Path], field: str, predictions: dict[str, list],
-                          table: pd.DataFrame) -> None:
+                          table: pd.DataFrame, scheme: str = DEFAULT_LABEL_SCHEME) -> None:
     """Pick a model and a category (optionally only its errors): the list of those pairs, each opening in the
     Pair explorer."""
     st.markdown("**The pairs behind a number**")
@@ -145,5 +152,6 @@ def pairs_behind_a_number(page: str, files: Sequence[Path], field: str, predicti
     group = controls.select(page, "challenge_group", "Category", list(table[table["model"] == model]["group"]), where=middle)
     only_wrong = controls.toggle(page, "challenge_wrong", "Only the pairs it gets wrong", False, where=right)
     ref = state.ListRef.of("challenge", files=";".join(str(f) for f in files), field=field, group=group, model=model,
-                           wrong="1" if only_wrong else None, via="category")
+                           wrong="1" if only_wrong else None, via="category",
+                           scheme=None if scheme == DEFAULT_LABEL_SCHEME else scheme)
     pair_list.show(page, "challenge_pairs", ref, sortable=False)

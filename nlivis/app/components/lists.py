@@ -203,7 +203,7 @@ def challenge_list(ref: ListRef) -> PairList:
     name, field_name, group = ref.get("model", ""), ref.get("field", ""), ref.get("group", "")
     described = f"{name} on {', '.join(f.name for f in files)}: {field_name} = {group}" + (
         " · errors only" if ref.get("wrong") == "1" else "")
-    challenge, error = cache.read_challenge(files)
+    challenge, error = cache.read_challenge(files, ref.get("scheme", "3way"))
     if challenge is None:
         return PairList(pd.DataFrame(), described, None, error)
     model, error = model_by_name(name)
