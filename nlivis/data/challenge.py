@@ -239,7 +239,7 @@ def _named_column(names: Sequence[str], key: str, columns: Mapping[str, str] | N
         (name for name in names if name.strip().lower() == wanted.strip().lower()), None)
     if found is None:
         raise InputError(f"--columns {key}={wanted}: {path} has no column {wanted!r}; its columns are "
-                         f"{', '.join(repr(name) for name in names)}", str(path), 1)
+                         f"{', '.join(repr(name) for name in names)}", str(path))
     return found
 
 
