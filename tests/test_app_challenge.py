@@ -152,3 +152,34 @@ def test_the_challenge_mode_is_in_the_url_even_at_its_default(monkeypatch, tmp_p
     mode = app.radio(key="errors_challenge_mode")
     assert mode.value == mode.options[0]
     assert app.query_params.get("challenge_mode") in (mode.value, [mode.value])
+
+
+def test_the_label_scheme_scores_a_file_two_way_and_stays_in_the_url(monkeypatch, tmp_path, checkpoints):
+    """Issue 28 §5 in the app: 2way merges neutral and contradiction in the gold labels and in the models' answers
+    (folded from the 3-way named evaluation, nothing evaluated again), and the link keeps the scheme."""
+    from nlivis.analysis.challenge import two_way_predictions
+    from nlivis.store.predictions import read_predictions
+
+    path = tmp_path / "two_way.csv"
+    path.write_text("premise,hypothesis,label,kind\n"
+                    "A man is playing a guitar .,A man plays music .,entailment,a\n"
+                    "A man is playing a guitar .,A man is asleep .,contradiction,a\n"
+                    "A dog runs in a park .,A dog is happy .,neutral,b\n"
+                    "A dog runs in a park .,No dog moves .,contradiction,b\n")
+    app = error_analysis(monkeypatch, tmp_path, checkpoints)
+    give_path(app, path)
+    app.button(key="errors_challenge_run").click().run()
+    assert app.radio(key="errors_challenge_scheme").value == "3way" and "challenge_scheme" not in app.query_params
+    app.radio(key="errors_challenge_scheme").set_value("2way").run()
+    assert not app.exception, app.exception
+    assert app.query_params.get("challenge_scheme") in ("2way", ["2way"])
+    assert "Not evaluated on this file yet" not in "\n".join(i.value for i in app.info)
+    wide = next(d.value for d in app.dataframe if "category" in d.value.columns).set_index("category")
+    for model in ("gcnn-snli-small", "gcnn-snli-small-seed2"):
+        stored = next((checkpoints / model / "evaluations").glob("two_way-*/predictions.jsonl.gz"))
+        folded = two_way_predictions(read_predictions(stored))
+        expected = 100 * sum(bool(p.correct) for p in folded) / len(folded)
+        assert wide.loc["(all pairs)", f"{model} (%)"].startswith(f"{expected:.1f} [")
+    pairs = app.dataframe(key="errors_challenge_pairs_table").value
+    assert set(pairs["gold"]) <= {"entailment", "non-entailment"} and "non-entailment" in set(pairs["gold"])
+    assert set(pairs["predicted"]) <= {"entailment", "non-entailment"}
