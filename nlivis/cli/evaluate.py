@@ -7,7 +7,7 @@
         --data-dir ../shared/data
     python -m nlivis evaluate checkpoints/esan-snli-small --file counterfactually-augmented-data/NLI --split test \
         --group-by file --data-dir ../shared/data
-    python -m nlivis evaluate checkpoints/esan-snli-small --file ../shared/data/taxinli/taxinli10k_MNLIDev.tsv \
+    python -m nlivis evaluate checkpoints/esan-mnli-small --file ../shared/data/taxinli/taxinli10k_MNLIDev.tsv \
         --columns premise=prem,hypothesis=hyp --label-scheme 2way --group-by genre
 
 A file's evaluation says how many of its pairs, premises and hypotheses occur in the checkpoint's training
@@ -181,8 +181,9 @@ def print_file_evaluation(evaluation: Any) -> int:
         print(f"\naccuracy by {evaluation.group_by} (95% Wilson intervals; a pair counts in each of its values):")
         print(evaluation.table.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
     if contrast is not None and evaluation.group_by:
-        print(f"\ncontrast consistency by {evaluation.group_by} (each group cut to its members of that value; 95% "
-              "Wilson intervals):")
+        cut = ("each original with its edits of that value; the original row: with all its edits"
+               if contrast["per_original"] is not None else "each group cut to its members of that value")
+        print(f"\ncontrast consistency by {evaluation.group_by} ({cut}; 95% Wilson intervals):")
         print(evaluation.contrast.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
     print(f"\n{evaluation.stored.message}")
     return 0

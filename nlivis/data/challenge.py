@@ -552,6 +552,19 @@ def _contrast_groups(reads: dict[Path, _OneFile], kinds: dict[Path, str]) -> dic
                    for pair_id, row in read.rows.items()} for path, read in reads.items()}
 
 
+def _given_files(paths: Sequence[str | Path], split: str | None) -> tuple[Path, ...]:
+    """The files to read, once each: a counterfactual folder stands for its files of `split`; each must exist."""
+    if not paths:
+        raise ValueError("no challenge file given")
+    expanded: list[Path] = []
+    for given in map(Path, paths):
+        expanded += counterfactual_files(given, split) if is_counterfactual_folder(given) else [given]
+    files = tuple(dict.fromkeys(expanded))
+    for path in files:
+        require_file(path)
+    return files
+
+
 def read_challenge_files(paths: Sequence[str | Path], split: str | None = None, *,
                          label_scheme: str = DEFAULT_LABEL_SCHEME,
                          columns: Mapping[str, str] | None = None) -> ChallengeSet:
@@ -563,14 +576,7 @@ def read_challenge_files(paths: Sequence[str | Path], split: str | None = None, 
     entailment vs non-entailment (`in_two_way`)."""
     if label_scheme not in LABEL_SCHEMES:
         raise InputError(f"label scheme {label_scheme!r}: use one of {', '.join(LABEL_SCHEMES)}")
-    if not paths:
-        raise ValueError("no challenge file given")
-    expanded: list[Path] = []
-    for given in map(Path, paths):
-        expanded += counterfactual_files(given, split) if is_counterfactual_folder(given) else [given]
-    files = tuple(dict.fromkeys(expanded))
-    for path in files:
-        require_file(path)
+    files = _given_files(paths, split)
     kinds = counterfactual_layout(files)
     stems = [kinds[path] if kinds else _stem(path) for path in files]
     if len(set(stems)) < len(stems):

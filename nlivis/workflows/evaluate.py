@@ -272,7 +272,7 @@ class FileEvaluation:
 
     def notes(self) -> list[str]:
         notes = list(self.challenge.notes)
-        if self.scored.mapping_note:
+        if self.scored.mapping_note and self.challenge.label_scheme != "2way":  # the reader's 2-way note says it
             notes.append(self.scored.mapping_note)
         if self.truncation.pairs:
             notes.append(self.truncation.describe())
