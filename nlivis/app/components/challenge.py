@@ -3,7 +3,9 @@ the cache root by content hash, or an earlier named evaluation) in any format `n
 ANLI's annotated CSV, ConjNLI, HANS, a stress test — grouped by a field. Each model's predictions come from its
 named evaluation of exactly that data (as `evaluate --file` writes them), or are computed on request and kept the
 same way; they are never mixed with the checkpoint's recorded splits. Models side by side with Wilson 95%
-intervals; a category's pairs open in the Pair explorer, which steps through them."""
+intervals; a category's pairs open in the Pair explorer, which steps through them. A label-scheme control
+(`challenge_scheme` in the URL) scores the file 3-way or entailment vs non-entailment, as `evaluate
+--label-scheme` does; 3-way named evaluations are folded for 2-way rather than run again."""
 from __future__ import annotations
 
 from pathlib import Path
