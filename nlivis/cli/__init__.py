@@ -9,10 +9,12 @@ from __future__ import annotations
 import argparse
 import errno
 import importlib
+import json
 import sys
 from pathlib import Path
+from typing import Any, NoReturn, Sequence
 
-from nlivis.cli.common import fail
+from nlivis.cli.common import escaped_stdout, fail
 from nlivis.store.checkpoints import CheckpointError
 from nlivis.store.files import write_failure
 
@@ -53,27 +55,50 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
         return text
 
 
+class CommandParser(argparse.ArgumentParser):
+    """argparse's parser whose usage errors follow the house rule: under --json, `{"error": …}` on stdout as
+    well as the usage on stderr (exit code 2 either way). Its sub-commands' parsers are of this class too."""
+
+    def __init__(self, *args: Any, json_errors: bool = False, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.json_errors = json_errors
+
+    def error(self, message: str) -> NoReturn:
+        if self.json_errors:
+            print(json.dumps({"error": f"{self.prog}: {message}"}))
+        super().error(message)
+
+
+def asks_for_json(argv: Sequence[str]) -> bool:
+    """Whether the command line holds --json (or an abbreviation argparse would take for it) before any `--`."""
+    words = list(argv)
+    words = words[:words.index("--")] if "--" in words else words
+    return any(word.startswith("--j") and "--json".startswith(word) for word in words)
+
+
 def command_module(command: str):
     return importlib.import_module(f"nlivis.cli.{command.replace('-', '_')}")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m nlivis", description=__doc__.splitlines()[0],
-                                     formatter_class=HelpFormatter)
+def build_parser(json_errors: bool = False) -> argparse.ArgumentParser:
+    parser = CommandParser(prog="python -m nlivis", description=__doc__.splitlines()[0],
+                           formatter_class=HelpFormatter, json_errors=json_errors)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command, help_text in COMMANDS.items():
         module = command_module(command)
         command_parser = sub.add_parser(command, help=help_text, description=(module.__doc__ or help_text).strip(),
-                                        formatter_class=HelpFormatter)
+                                        formatter_class=HelpFormatter, json_errors=json_errors)
         module.add_arguments(command_parser)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(json_errors=asks_for_json(argv)).parse_args(argv)
     as_json = bool(getattr(args, "json", False))
     try:
-        return int(command_module(args.command).run(args) or 0)
+        with escaped_stdout(as_json):
+            return int(command_module(args.command).run(args) or 0)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
