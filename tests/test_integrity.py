@@ -4,10 +4,12 @@ against every script's digits, the one escaper on a command's table output, and 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import re
 import subprocess
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -325,3 +327,91 @@ def test_only_abandoned_nlivis_temporary_folders_are_removed(tmp_path):
     foreign.mkdir()
     remove_abandoned_siblings(final, "minilm")
     assert mine.is_dir() and foreign.is_dir() and not abandoned.exists()
+
+
+def test_fetch_minilm_names_a_cache_that_is_not_a_folder(fake_minilm, monkeypatch, tmp_path, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("NLIVIS_CACHE_DIR", str(blocker))
+    assert main(["fetch-minilm"]) == 2
+    error = capsys.readouterr().err
+    assert f"cannot use the nlivis cache folder {blocker}" in error and "NLIVIS_CACHE_DIR=" in error
+
+
+# --------------------------------------------------------------------------------- the minor list
+
+TAXINLI_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "data" / "taxinli_sample.tsv"
+
+
+def _with_header(tmp_path, rename: dict[str, str]) -> Path:
+    lines = TAXINLI_FIXTURE.read_text(encoding="utf-8").splitlines(keepends=True)
+    header = "\t".join(rename.get(name, name) for name in lines[0].rstrip("\n").split("\t")) + "\n"
+    path = tmp_path / "taxinli.tsv"
+    path.write_text(header + "".join(lines[1:]), encoding="utf-8")
+    return path
+
+
+def test_a_misspelled_taxinli_category_is_named_as_a_taxinli_problem(tmp_path):
+    from nlivis.data.records import DataFormatError
+    from nlivis.data.taxonomies import is_taxinli_file, read_taxinli
+
+    path = _with_header(tmp_path, {"negation_logic": "negaton_logic"})
+    assert is_taxinli_file(path), "read as TaxiNLI (not as a RepEval tags file)"
+    with pytest.raises(DataFormatError, match="TaxiNLI header with columns \\['negation_logic'\\]"):
+        read_taxinli(path)
+
+
+def test_a_taxinli_column_nlivis_does_not_read_is_named(tmp_path):
+    from nlivis.data.taxonomies import read_taxinli
+
+    assert not any("ignored" in note for note in read_taxinli(TAXINLI_FIXTURE).notes), "the release's columns"
+    path = _with_header(tmp_path, {"Unnamed: 0": "sarcasm_reasoning"})
+    assert any("'sarcasm_reasoning' that are not among the 15 TaxiNLI categories; ignored" in note
+               for note in read_taxinli(path).notes)
+
+
+@pytest.mark.parametrize("cell, message", [
+    ('"A man\x00 plays ."', "premise cell without NUL bytes"),
+    ("\u200b\u200b", "premise with at least one letter or digit"),
+    ("\x07 \u2060\ufeff", "premise with at least one letter or digit"),
+])
+def test_challenge_files_refuse_nul_bytes_and_sentences_without_a_word(tmp_path, cell, message):
+    from nlivis.data.challenge import read_challenge_files
+    from nlivis.data.records import DataFormatError
+
+    path = tmp_path / "mine.csv"
+    path.write_text(f"premise,hypothesis,label\nA dog runs .,A dog moves .,entailment\n{cell},A man plays .,neutral\n",
+                    encoding="utf-8")
+    with pytest.raises(DataFormatError, match=f"mine.csv, line 3: expected a {message}"):
+        read_challenge_files([path])
+
+
+def test_train_out_inside_a_checkpoint_is_refused(tmp_path):
+    from nlivis.training.run_folder import RunFolderError, check_out_folder
+
+    (tmp_path / "base").mkdir()
+    (tmp_path / "base" / MANIFEST).write_text("{}")
+    with pytest.raises(RunFolderError, match="is inside the checkpoint .*base; .* choose an --out outside it"):
+        check_out_folder(tmp_path / "base" / "inner" / "run")
+    check_out_folder(tmp_path / "beside")
+
+
+def test_a_new_run_over_an_earlier_log_says_it_starts_it_over(tmp_path):
+    from nlivis.training.run_folder import note_earlier_log
+
+    notices = io.StringIO()
+    note_earlier_log(tmp_path, notices)
+    assert notices.getvalue() == ""
+    (tmp_path / "metrics.jsonl").write_text('{"step": 1}\n{"step": 2}\n')
+    (tmp_path / "state").mkdir()
+    note_earlier_log(tmp_path, notices)
+    assert "metrics.jsonl holds 2 records of an earlier attempt (it saved state: pass --resume" in notices.getvalue()
+
+
+def test_probe_data_dir_that_cannot_feed_the_edit_tests_is_refused(tmp_path):
+    from nlivis.cli.probe import data_dir_problem
+
+    said: list[str] = []
+    assert "is not a folder" in data_dir_problem("nli", str(tmp_path / "nowhere"), said.append)
+    assert "holds none of the nli dev splits" in data_dir_problem("nli", str(tmp_path), said.append)
+    assert data_dir_problem("nli", None, said.append) is None and not said

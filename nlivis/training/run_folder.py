@@ -314,7 +314,7 @@ def note_earlier_log(out_dir: Path, notices: Any = None) -> None:
         return
     if lines:
         resumable = " (it saved state: pass --resume to continue it instead)" if (out_dir / STATE_FOLDER).is_dir() else ""
-        print(f"note: {out_dir}: {METRICS_LOG} holds {len(lines):,} record{"s" if len(lines) != 1 else ""} of an earlier attempt{resumable}; this "
+        print(f"note: {out_dir}: {METRICS_LOG} holds {len(lines):,} record{'s' if len(lines) != 1 else ''} of an earlier attempt{resumable}; this "
               "new run starts the log over", file=notices or sys.stderr)
 
 
