@@ -415,3 +415,25 @@ def test_probe_data_dir_that_cannot_feed_the_edit_tests_is_refused(tmp_path):
     assert "is not a folder" in data_dir_problem("nli", str(tmp_path / "nowhere"), said.append)
     assert "holds none of the nli dev splits" in data_dir_problem("nli", str(tmp_path), said.append)
     assert data_dir_problem("nli", None, said.append) is None and not said
+
+
+# --------------------------------------------------------------------------------- sealed caches
+
+def test_a_sealed_cache_file_damaged_in_place_reads_as_absent(tmp_path):
+    from nlivis.store.files import atomic_write_json, read_sealed, seal_path
+    from nlivis.workflows.projection import _load_npy, _save_npy
+
+    path = tmp_path / "suite.json"
+    atomic_write_json(path, {"tests": [1, 2, 3]}, sealed=True)
+    assert json.loads(read_sealed(path)) == {"tests": [1, 2, 3]}
+    path.write_bytes(path.read_bytes().replace(b"2", b"7"))  # same size, one digit changed: still valid JSON
+    assert read_sealed(path) is None, "recomputed, not trusted"
+    atomic_write_json(path, {"tests": []})
+    assert read_sealed(path) is None and seal_path(path).is_file(), "rewritten without a new seal: not trusted"
+    coordinates = tmp_path / "umap-seed0.npy"
+    _save_npy(coordinates, np.arange(6, dtype=np.float32).reshape(3, 2))
+    assert _load_npy(coordinates).tolist() == [[0, 1], [2, 3], [4, 5]]
+    data = bytearray(coordinates.read_bytes())
+    data[-24:] = bytes(24)  # the coordinates zeroed in place
+    coordinates.write_bytes(bytes(data))
+    assert _load_npy(coordinates) is None

@@ -96,8 +96,43 @@ def atomic_write_text(path: str | Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def atomic_write_json(path: str | Path, data: Any, indent: int | None = 1) -> None:
-    atomic_write_text(path, json.dumps(data, indent=indent, ensure_ascii=False) + "\n")
+def atomic_write_json(path: str | Path, data: Any, indent: int | None = 1, sealed: bool = False) -> None:
+    """`data` as JSON, atomically; `sealed` also records its size and sha256 beside it (`write_sealed`)."""
+    text = json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
+    if sealed:
+        write_sealed(path, text.encode("utf-8"))
+    else:
+        atomic_write_text(path, text)
+
+
+def seal_path(path: str | Path) -> Path:
+    """Where a cache file's seal lies: `.<name>.seal` beside it."""
+    path = Path(path)
+    return path.with_name(f".{path.name}.seal")
+
+
+def write_sealed(path: str | Path, data: bytes) -> None:
+    """Write a cache file atomically, then its seal (its size and sha256), so `read_sealed` can tell the bytes
+    nlivis wrote from a file damaged or replaced since. Formats that check themselves (gzip's CRC, as the feature
+    and prediction files use) need no seal."""
+    atomic_write_bytes(path, data)
+    atomic_write_json(seal_path(path), {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}, indent=None)
+
+
+def read_sealed(path: str | Path) -> bytes | None:
+    """A sealed cache file's bytes when they match its seal; None when the file is absent, has no seal (written
+    before seals, or its writer was killed between the two writes) or differs from it (damaged, zeroed in place,
+    replaced): the caller then computes the content again, as for a missing file."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+        seal = json.loads(seal_path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not (isinstance(seal, dict) and seal.get("bytes") == len(data)
+            and seal.get("sha256") == hashlib.sha256(data).hexdigest()):
+        return None
+    return data
 
 
 def sanitized_name(text: str) -> str:
