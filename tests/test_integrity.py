@@ -110,6 +110,15 @@ def test_the_reported_crash_pair_superscript_two_is_ignored_with_a_message():
     assert problems and "pair=²" in problems[0] and "digits 0-9" in problems[0]
 
 
+@pytest.mark.parametrize("target", ["²", "١", "-1", "3"])
+def test_explain_target_index_is_read_by_the_one_parser(target):
+    from nlivis.cli.explain import class_index
+
+    assert class_index(("a", "b", "c"), "2") == 2
+    with pytest.raises(ValueError, match="neither one of this model's labels"):
+        class_index(("a", "b", "c"), target)
+
+
 def test_command_line_numbers_take_ascii_digits_only(capsys):
     with pytest.raises(SystemExit) as stopped:
         main(["datamap", "nowhere", "--show", "١٢"])
