@@ -70,7 +70,7 @@ def test_a_digit_of_another_script_is_no_number(digit):
 
 
 @given(pair=url_text, split=st.sampled_from(["", "snli_dev"]))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 def test_any_pair_parameter_is_followed_or_ignored_with_a_message(pair, split):
     problems: list[str] = []
     followed = state._pair_from({"pair": pair, "split": split}, state.Checks(), problems)
@@ -91,7 +91,7 @@ def test_every_typed_view_parameter_parses_or_gives_way_to_its_default(text):
 
 
 @given(url_text)
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=30, deadline=None)
 def test_the_list_readers_of_the_url_never_raise(text):
     from nlivis.app.components import lists
     from nlivis.app.components.edits import _pinned
