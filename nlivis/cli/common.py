@@ -79,6 +79,13 @@ class EscapedOutput(io.TextIOBase):
     def isatty(self) -> bool:
         return self.stream.isatty()
 
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self.stream, "encoding", "utf-8")
+
 
 @contextmanager
 def escaped_stdout(as_json: bool) -> Iterator[None]:
