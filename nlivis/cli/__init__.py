@@ -2,7 +2,9 @@
 
 One module per command in this package; each declares its arguments (`add_arguments`) and does its work
 (`run`). Heavy imports (torch, spaCy, pandas) sit inside `run`, so `--help` answers at once. Every failure
-a user can cause prints one line `error: …` and exits with 2 (under --json, `{"error": …}` on stdout too).
+a user can cause prints one line `error: …` and exits with 2 (under --json, `{"error": …}` on stdout too,
+argparse's usage errors included), and everything a command prints on stdout passes one escaper
+(`nlivis.cli.common.escaped`), so text from a user or a file cannot drive the terminal.
 """
 from __future__ import annotations
 
