@@ -22,6 +22,7 @@ from nlivis.analysis.probes import (DEFAULT_CASES_PER_TEST, DEV_SPLITS, SUITE_CO
                                     ModelOutcome, ProbeCase, ProbeResult, ProbeTest, build_suite, decide_cases,
                                     probe_record, reference_of)
 from nlivis.data.protocols import SplitRef, find_split_file, read_split, split_key
+from nlivis.data.text import shown
 from nlivis.features.cache import file_digest, installed_pipeline_version
 from nlivis.features.dataset import split_cache_key
 from nlivis.inference import LoadedCheckpoint
@@ -35,7 +36,7 @@ Progress = Callable[[str], None]
 
 def stderr_progress(message: str) -> None:
     """The CLI's progress: one line on stderr, flushed."""
-    print(message, file=sys.stderr, flush=True)
+    print(shown(message, keep_newlines=True), file=sys.stderr, flush=True)  # it may name a user's file
 
 
 def read_dev_pairs(suite: str, data_dir: str | Path) -> tuple[list[tuple[str, object]], list[str]]:
