@@ -16,9 +16,9 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn, Sequence
 
-from nlivis.cli.common import escaped_stdout, fail
+from nlivis.cli.common import cache_failure, escaped_stdout, fail
 from nlivis.store.checkpoints import CheckpointError
-from nlivis.store.files import write_failure
+from nlivis.store.files import cache_root, write_failure
 
 COMMANDS = {
     "prepare": "read a dataset, run spaCy, cache the features, print counts",
@@ -106,7 +106,10 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except OSError as error:
         full_disk = error.errno == errno.ENOSPC and error.filename
-        return fail(write_failure(error, Path(error.filename)) if full_disk else str(error), as_json)
+        if full_disk:
+            return fail(write_failure(error, Path(error.filename)), as_json)
+        in_cache = error.filename and Path(str(error.filename)).is_relative_to(cache_root())
+        return fail(cache_failure(error, Path(str(error.filename))) if in_cache else str(error), as_json)
     except (CheckpointError, ValueError, RuntimeError) as error:
         return fail(str(error), as_json)
 

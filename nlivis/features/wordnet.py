@@ -364,7 +364,12 @@ def load_wordnet():
     try:
         corpus_root = ensure_wordnet()
         return open_wordnet(corpus_root)
-    except (OSError, LookupError) as error:
+    except OSError as error:
+        _FAILURE.append(WordNetUnavailable(
+            f"cannot use the nlivis cache folder {cache_root()} for WordNet ({error.strerror or error}: "
+            f"{error.filename or corpus_folder()}); choose another folder with the NLIVIS_CACHE_DIR environment "
+            "variable (or NLIVIS_NLTK_DATA for WordNet alone)"))
+    except LookupError as error:
         _FAILURE.append(WordNetUnavailable(f"NLTK could not open WordNet at {corpus_folder()}: {error}"))
     except WordNetUnavailable as error:
         _FAILURE.append(error)
