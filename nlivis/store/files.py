@@ -9,8 +9,10 @@ lives under `cache_root()`: `$NLIVIS_CACHE_DIR`, else `~/.cache/nlivis`.
 Integrity: a folder nlivis fills from a fetch (WordNet, MiniLM) is built in a `temporary_sibling`, given a
 manifest (size and sha256 of each file) and swapped into place by `install_folder`; `folder_problem` compares
 it with its manifest on every read (sizes; hashes once per manifest, or when asked), so a truncated, zeroed
-or half-fetched copy is refetched or refused with the file and the repairing command (`IntegrityError`),
-and a killed fetch leaves nothing in the way of the next one. Checkpoint files have their own manifest
+or half-fetched copy is fetched again (or refused, naming the file and the command that repairs it), and a
+killed fetch leaves nothing in the way of the next one. A cache file that does not check itself (JSON,
+`.npy`) is written with a seal (`write_sealed`) and read through `read_sealed`, which answers None for bytes
+that differ from it, so the caller computes them again. Checkpoint files have their own manifest
 (`store.checkpoints`; the dynamics file, small, is hashed on every read).
 """
 from __future__ import annotations
@@ -211,15 +213,6 @@ FOLDER_MANIFEST = ".nlivis-manifest.json"
 VERIFIED_RECORD = ".nlivis-verified"
 """Written after every hash of a manifest matched: while it is newer than the manifest, reads check sizes only."""
 FOLDER_MANIFEST_FORMAT = "nlivis-folder-manifest"
-
-
-class IntegrityError(RuntimeError):
-    """A file nlivis wrote that is not what it wrote: the message names the file, what is wrong and the one
-    command that repairs it."""
-
-    def __init__(self, path: str | Path, problem: str, repair: str):
-        super().__init__(f"{path}: {problem}; repair it with `{repair}`")
-        self.path, self.problem, self.repair = Path(path), problem, repair
 
 
 def write_folder_manifest(folder: str | Path) -> dict[str, Any]:
