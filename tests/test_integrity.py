@@ -446,3 +446,23 @@ def test_a_sealed_cache_file_damaged_in_place_reads_as_absent(tmp_path):
     data[-24:] = bytes(24)  # the coordinates zeroed in place
     coordinates.write_bytes(bytes(data))
     assert _load_npy(coordinates) is None
+
+
+@given(st.text(st.characters(codec="utf-8"), min_size=1, max_size=12))
+@settings(max_examples=60, deadline=None)
+def test_any_challenge_cell_is_read_as_typed_or_refused_with_its_line(tmp_path_factory, premise):
+    import csv
+
+    from nlivis.data.challenge import read_challenge_files
+    from nlivis.data.records import DataFormatError
+    from nlivis.data.text import has_real_word
+
+    path = tmp_path_factory.mktemp("cells") / "mine.csv"
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        csv.writer(handle).writerows([["premise", "hypothesis", "label"], [premise, "A man plays .", "neutral"]])
+    try:
+        [pair] = read_challenge_files([path]).pairs
+    except DataFormatError as error:
+        assert "mine.csv" in str(error)
+        return
+    assert pair.premise == premise and "\0" not in premise and has_real_word(premise)
