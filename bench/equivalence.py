@@ -87,7 +87,7 @@ def main(argv: list[str]) -> int:
         torch.save({(n, s): run_one(n, s, None) for n in names for s in SIZES}, path)
         print(f"saved {len(names) * len(SIZES)} reference runs to {path}")
         return 0
-    reference = torch.load(path)
+    reference = torch.load(path, weights_only=True)  # tensors and dicts only: nothing is unpickled
     failures = 0
     from nlivis.models.layers import conv
 

@@ -50,9 +50,9 @@ def test_selections_round_trip_through_their_text_and_hold_the_right_pairs():
 
 
 @pytest.mark.parametrize("text, problem", [
-    ("region:nowhere", "not one of"), ("box:0,1,2", "x0,x1,y0,y1"), ("box:a,b,c,d", "could not convert"),
+    ("region:nowhere", "not one of"), ("box:0,1,2", "x0,x1,y0,y1"), ("box:a,b,c,d", "digits 0-9"),
     ("lasso:0,0;1,1", "at least three"), ("lasso:0,0;1;2,2", "x,y;x,y"), ("square:1", "is not region:NAME"),
-    ("box:0,nan,0,1", "finite"), ("", "is not region:NAME")])
+    ("box:0,nan,0,1", "digits 0-9"), ("", "is not region:NAME")])
 def test_a_selection_that_cannot_be_read_says_why(text, problem):
     with pytest.raises(ValueError, match=problem):
         parse_selection(text)

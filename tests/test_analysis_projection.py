@@ -215,7 +215,7 @@ def test_cache_second_call_does_not_recompute(tmp_path):
     assert len(calls) == 1
     assert "computing pooled representations and predictions" in messages
     stored = list((tmp_path / "cache").rglob("*"))
-    assert {p.suffix for p in stored if p.is_file()} <= {".npy", ".json"}
+    assert {p.suffix for p in stored if p.is_file()} <= {".npy", ".json", ".seal"}  # .seal: size and sha256
 
 
 def test_cache_is_keyed_by_checkpoint_content_split_and_ids(tmp_path):

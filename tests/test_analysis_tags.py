@@ -323,17 +323,23 @@ def test_anto_reported_unavailable_without_wordnet(monkeypatch):
 
 
 def test_cached_tags_are_reused(tmp_path, monkeypatch):
+    from nlivis.workflows import samples
+
     pairs = [Pair("a", "If it rains, we stay home.", "We stay home.")]
-    first = tagging.cached_tag_pairs(pairs, cache_dir=tmp_path)
-    assert [p.suffix for p in tmp_path.iterdir()] == [".json"]
+    first = samples.cached_tag_pairs(pairs, cache_dir=tmp_path)
+    assert sorted(p.suffix for p in tmp_path.iterdir()) == [".json", ".seal"]
 
     def fail(*args, **kwargs):
         raise AssertionError("tags were recomputed")
 
-    monkeypatch.setattr(tagging, "tag_pairs", fail)
-    assert tagging.cached_tag_pairs(pairs, cache_dir=tmp_path) == first
+    monkeypatch.setattr(samples, "tag_pairs", fail)
+    assert samples.cached_tag_pairs(pairs, cache_dir=tmp_path) == first
     with pytest.raises(AssertionError, match="recomputed"):
-        tagging.cached_tag_pairs([Pair("a", "If it rains, we stay home.", "We stay inside.")], cache_dir=tmp_path)
+        samples.cached_tag_pairs([Pair("a", "If it rains, we stay home.", "We stay inside.")], cache_dir=tmp_path)
+    [stored] = tmp_path.glob("*.json")
+    stored.write_bytes(stored.read_bytes().replace(b"COND", b"NEG_"))  # same size, another tag: not trusted
+    with pytest.raises(AssertionError, match="recomputed"):
+        samples.cached_tag_pairs(pairs, cache_dir=tmp_path)
 
 
 def test_progress_callback_counts_pairs():

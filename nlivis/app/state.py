@@ -37,6 +37,8 @@ from typing import Any, Callable, Iterator, NoReturn, Sequence
 
 import streamlit as st
 
+from nlivis.data.text import decimal_number, shown as shown_text, whole_number
+
 MODELS, SPLIT, PAIR, PREMISE, HYPOTHESIS, GOLD, FROM = "models", "split", "pair", "premise", "hypothesis", "gold", "from"
 PAIR_PARAMETERS = (SPLIT, PAIR, PREMISE, HYPOTHESIS, GOLD)
 FROM_PREFIX = "from."
@@ -148,12 +150,9 @@ def parse(text: str, like: Any) -> Any:
             return False
         raise ValueError(f"{text!r} is not yes/no (1 or 0)")
     if isinstance(like, int):
-        return int(text.strip())
+        return whole_number(text)
     if isinstance(like, float):
-        value = float(text.strip())
-        if value != value or value in (float("inf"), float("-inf")):
-            raise ValueError(f"{text!r} is not a finite number")
-        return value
+        return decimal_number(text)
     if isinstance(like, (list, tuple)):
         element = like[0] if like else ""
         return [parse(part, element) for part in text.split(",") if part.strip()] if text.strip() else []
@@ -309,14 +308,15 @@ def begin(page: str, checks: Checks | None = None) -> None:
 
 def _pair_from(given: dict[str, str], checks: Checks, problems: list[str]) -> PairRef | None:
     if PAIR in given:
-        row_text, split = given[PAIR].strip(), given.get(SPLIT, "").strip()
-        if not row_text.isdigit():
-            problems.append(f"pair={given[PAIR]} in the link is not a row number (0-based); the pair is unchanged")
+        row, split = url_row(given[PAIR]), given.get(SPLIT, "").strip()
+        if row is None:
+            problems.append(f"pair={shown_text(given[PAIR], 40)} in the link is not a row number (0-based, digits 0-9); "
+                            "the pair is unchanged")
             return None
         if not split:
-            problems.append(f"the link gives pair={row_text} but no split; the pair is unchanged")
+            problems.append(f"the link gives pair={row} but no split; the pair is unchanged")
             return None
-        candidate = PairRef(split=split, row=int(row_text))
+        candidate = PairRef(split=split, row=row)
         problem = checks.pair_problem(candidate)
         if problem:
             problems.append(f"The link's pair cannot be shown: {problem}; the pair is unchanged")
@@ -326,6 +326,18 @@ def _pair_from(given: dict[str, str], checks: Checks, problems: list[str]) -> Pa
         return PairRef(premise=given.get(PREMISE, ""), hypothesis=given.get(HYPOTHESIS, ""),
                        gold=given.get(GOLD) or None)
     return None
+
+
+def url_row(text: str | None) -> int | None:
+    """A row number (0 or more) from a URL parameter, read by the one number parser; None when it is absent or
+    is not one (digits of other scripts, "²", a minus sign or a fraction)."""
+    if text is None:
+        return None
+    try:
+        row = whole_number(text)
+    except ValueError:
+        return None
+    return row if row >= 0 else None
 
 
 def _list_from(given: dict[str, str]) -> ListRef | None:

@@ -2,19 +2,23 @@
 
 One module per command in this package; each declares its arguments (`add_arguments`) and does its work
 (`run`). Heavy imports (torch, spaCy, pandas) sit inside `run`, so `--help` answers at once. Every failure
-a user can cause prints one line `error: …` and exits with 2 (under --json, `{"error": …}` on stdout too).
+a user can cause prints one line `error: …` and exits with 2 (under --json, `{"error": …}` on stdout too,
+argparse's usage errors included), and everything a command prints on stdout passes one escaper
+(`nlivis.cli.common.escaped`), so text from a user or a file cannot drive the terminal.
 """
 from __future__ import annotations
 
 import argparse
 import errno
 import importlib
+import json
 import sys
 from pathlib import Path
+from typing import Any, NoReturn, Sequence
 
-from nlivis.cli.common import fail
+from nlivis.cli.common import cache_failure, escaped_stdout, fail
 from nlivis.store.checkpoints import CheckpointError
-from nlivis.store.files import write_failure
+from nlivis.store.files import cache_root, write_failure
 
 COMMANDS = {
     "prepare": "read a dataset, run spaCy, cache the features, print counts",
@@ -53,33 +57,59 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
         return text
 
 
+class CommandParser(argparse.ArgumentParser):
+    """argparse's parser whose usage errors follow the house rule: under --json, `{"error": …}` on stdout as
+    well as the usage on stderr (exit code 2 either way). Its sub-commands' parsers are of this class too."""
+
+    def __init__(self, *args: Any, json_errors: bool = False, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.json_errors = json_errors
+
+    def error(self, message: str) -> NoReturn:
+        if self.json_errors:
+            print(json.dumps({"error": f"{self.prog}: {message}"}))
+        super().error(message)
+
+
+def asks_for_json(argv: Sequence[str]) -> bool:
+    """Whether the command line holds --json (or an abbreviation argparse would take for it) before any `--`."""
+    words = list(argv)
+    words = words[:words.index("--")] if "--" in words else words
+    return any(word.startswith("--j") and "--json".startswith(word) for word in words)
+
+
 def command_module(command: str):
     return importlib.import_module(f"nlivis.cli.{command.replace('-', '_')}")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m nlivis", description=__doc__.splitlines()[0],
-                                     formatter_class=HelpFormatter)
+def build_parser(json_errors: bool = False) -> argparse.ArgumentParser:
+    parser = CommandParser(prog="python -m nlivis", description=__doc__.splitlines()[0],
+                           formatter_class=HelpFormatter, json_errors=json_errors)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command, help_text in COMMANDS.items():
         module = command_module(command)
         command_parser = sub.add_parser(command, help=help_text, description=(module.__doc__ or help_text).strip(),
-                                        formatter_class=HelpFormatter)
+                                        formatter_class=HelpFormatter, json_errors=json_errors)
         module.add_arguments(command_parser)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(json_errors=asks_for_json(argv)).parse_args(argv)
     as_json = bool(getattr(args, "json", False))
     try:
-        return int(command_module(args.command).run(args) or 0)
+        with escaped_stdout(as_json):
+            return int(command_module(args.command).run(args) or 0)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
     except OSError as error:
         full_disk = error.errno == errno.ENOSPC and error.filename
-        return fail(write_failure(error, Path(error.filename)) if full_disk else str(error), as_json)
+        if full_disk:
+            return fail(write_failure(error, Path(error.filename)), as_json)
+        in_cache = error.filename and Path(str(error.filename)).is_relative_to(cache_root())
+        return fail(cache_failure(error, Path(str(error.filename))) if in_cache else str(error), as_json)
     except (CheckpointError, ValueError, RuntimeError) as error:
         return fail(str(error), as_json)
 

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from nlivis import SHIPPED_CHECKPOINTS
+from nlivis.cli.common import positive_int
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -18,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default=None, help="also write the table (markdown) to this file (default: print only)")
     parser.add_argument("--models", default=None, help="comma-separated families (default: all five)")
     parser.add_argument("--sizes", default=None, help="comma-separated sizes: shipped,paper (default: both; --quick: shipped)")
-    parser.add_argument("--threads", type=int, default=None, help="torch intra-op threads (default: torch's choice)")
+    parser.add_argument("--threads", type=positive_int, default=None, help="torch intra-op threads (default: torch's choice)")
     parser.add_argument("--checkpoints", default=None,
                         help="checkpoint folder for the app latency (default: the shipped checkpoints/)")
     parser.add_argument("--skip-app", action="store_true", help="leave out spaCy and the app's one-pair latency")

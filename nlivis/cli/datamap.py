@@ -20,7 +20,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from nlivis.analysis.datamap import Thresholds, hardest, paper_cuts
-from nlivis.cli.common import fail
+from nlivis.cli.common import count_or_zero, fail, number
 from nlivis.workflows.datamap import read_data_map
 
 
@@ -31,13 +31,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print one JSON object: thresholds, region counts (also apart for training and augmented "
                              "pairs), the paper's 33%% cut values and every pair {id, split, gold, confidence, "
                              "variability, correctness, epochs, region, augmented, original}")
-    parser.add_argument("--ambiguous-variability", type=float, default=defaults.ambiguous_variability,
+    parser.add_argument("--ambiguous-variability", type=number, default=defaults.ambiguous_variability,
                         help="a pair whose variability is at least this is ambiguous (0 … 0.5)")
-    parser.add_argument("--easy-confidence", type=float, default=defaults.easy_confidence,
+    parser.add_argument("--easy-confidence", type=number, default=defaults.easy_confidence,
                         help="a pair below the ambiguous variability with at least this confidence is easy-to-learn")
-    parser.add_argument("--hard-confidence", type=float, default=defaults.hard_confidence,
+    parser.add_argument("--hard-confidence", type=number, default=defaults.hard_confidence,
                         help="a pair below the ambiguous variability with at most this confidence is hard-to-learn")
-    parser.add_argument("--show", type=int, default=10,
+    parser.add_argument("--show", type=count_or_zero, default=10,
                         help="hard-to-learn pairs listed in the text output, lowest confidence first (0: none)")
 
 

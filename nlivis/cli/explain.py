@@ -9,6 +9,7 @@ import argparse
 import json
 
 from nlivis.cli.common import ATTRIBUTE_AT_CHOICES, ATTRIBUTE_AT_HELP, STEPS_HELP, fail, ig_steps, without_nan
+from nlivis.data.text import whole_number
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,8 +31,12 @@ def class_index(labels: tuple[str, ...], target: str | None) -> int | None:
         return None
     if target in labels:
         return labels.index(target)
-    if target.isdigit() and int(target) < len(labels):
-        return int(target)
+    try:
+        index = whole_number(target)
+    except ValueError:
+        index = -1
+    if 0 <= index < len(labels):
+        return index
     raise ValueError(f"--target {target!r} is neither one of this model's labels {list(labels)} nor a class index")
 
 

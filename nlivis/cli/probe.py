@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import Any
 
 from nlivis.analysis.edit_runs import task_of
-from nlivis.analysis.probes import DEFAULT_CASES_PER_TEST
+from nlivis.analysis.probes import DEFAULT_CASES_PER_TEST, DEV_SPLITS
 from nlivis.cli.common import fail, positive_int, seed
+from nlivis.data.protocols import SplitRef, find_split_file
 from nlivis.cli.edits import short_name
 
 
@@ -43,6 +45,9 @@ def run(args: argparse.Namespace) -> int:
     from nlivis.workflows.probes import ProbeOptions, probe_models, stderr_progress
 
     per_test = args.max_cases or DEFAULT_CASES_PER_TEST
+    problem = data_dir_problem(args.suite, args.data_dir, stderr_progress)
+    if problem:
+        return fail(problem, args.json)
     loaded = load_checkpoints(args.checkpoints)
     task = task_of(loaded)
     if task != args.suite:
@@ -59,6 +64,26 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(format_probe_table(record))
     return 0
+
+
+def data_dir_problem(suite: str, data_dir: str | None, progress: Any) -> str | None:
+    """Why `--data-dir` cannot feed the INV / DIR tests (not a folder, or none of the suite's dev splits in it),
+    or None; dev splits that are absent while others are present are named through `progress`, since their
+    tests are then drawn from the others only."""
+    if data_dir is None:
+        return None
+    if not Path(data_dir).is_dir():
+        return f"--data-dir {data_dir} is not a folder; give the data root (as ../shared/data) or leave it out for " \
+               "the template (MFT) tests only"
+    missing = [f"{dataset} {split} ({folder})" for dataset, split, folder in DEV_SPLITS[suite]
+               if find_split_file(SplitRef(dataset, split, folder), data_dir) is None]
+    if len(missing) == len(DEV_SPLITS[suite]):
+        return (f"--data-dir {data_dir} holds none of the {suite} dev splits the INV / DIR tests edit "
+                f"({', '.join(missing)}); give the data root or leave --data-dir out for the template tests only")
+    if missing:
+        progress(f"probe: not under {data_dir}, so the INV / DIR tests draw from the other dev splits only: "
+                 f"{', '.join(missing)}")
+    return None
 
 
 def format_probe_table(record: dict[str, Any]) -> str:

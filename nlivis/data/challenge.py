@@ -46,6 +46,7 @@ from nlivis.data.readers import (LINE_ALIGNED_PREFIXES, NO_GOLD_LABEL, QUORA_LAB
                                  line_aligned_files, load_json, make_ids_unique, numbered_lines, read_file,
                                  require_file)
 from nlivis.data.records import NLI_LABELS, PARAPHRASE_LABELS, DataFormatError, InputError, Pair, ReadResult
+from nlivis.data.text import has_real_word, shown
 
 PREMISE_COLUMNS: tuple[str, ...] = ("sentence1", "premise", "context", "question1")
 HYPOTHESIS_COLUMNS: tuple[str, ...] = ("sentence2", "hypothesis", "statement", "question2")
@@ -283,6 +284,7 @@ class _Rows:
     def add(self, line: int, record: dict[str, Any]) -> None:
         row = self.data_rows
         self.data_rows += 1
+        refuse_hostile_cells(record, self.path, line, (self.premise, self.hypothesis))
         label = normalise_label(record.get(self.label), self.path, line) if self.label else None
         if label == NO_GOLD_LABEL:
             self.dropped += 1
@@ -305,9 +307,23 @@ class _Rows:
         header a known layout has instead)."""
         missing = [key for key in ("premise", "hypothesis") if getattr(self, key) is None]
         looked_for = " and ".join(f"a {key} column ({' / '.join(COLUMN_KEYS[key])}, any case)" for key in missing)
-        shown = ", ".join(repr(name) for name in self.names[:30]) + (" …" if len(self.names) > 30 else "")
+        found = ", ".join(repr(name) for name in self.names[:30]) + (" …" if len(self.names) > 30 else "")
         return DataFormatError(str(self.path), line, f"{layout or what + ' naming ' + looked_for}; its columns are "
-                               f"{shown or 'none'} — name them with --columns premise=NAME,hypothesis=NAME,label=NAME")
+                               f"{found or 'none'} — name them with --columns premise=NAME,hypothesis=NAME,label=NAME")
+
+
+def refuse_hostile_cells(record: dict[str, Any], path: Path, line: int, sentences: Sequence[str | None]) -> None:
+    """A challenge file is typed by hand: a NUL byte in any cell, or a premise / hypothesis of invisible or
+    control characters only (no letter or digit: spaCy would still make tokens of it and the model label
+    nothing), is a `DataFormatError` naming the file, line and column."""
+    for name, value in record.items():
+        if isinstance(value, str) and "\0" in value:
+            raise DataFormatError(str(path), line, f"a {name} cell without NUL bytes", shown(value, 60))
+    for name in sentences:
+        value = record.get(name) if name else None
+        if isinstance(value, str) and value.strip() and not has_real_word(value):
+            raise DataFormatError(str(path), line, f"a {name} with at least one letter or digit",
+                                  shown(value, 60))
 
 
 def _read_delimited(path: Path, delimiter: str, unquote: bool = False,

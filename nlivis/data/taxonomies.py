@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -35,6 +36,8 @@ REFERENCE_MODELS: dict[str, str] = {"esim": "ESIM", "aloxatel/bert-base-mnli": "
                                     "bag_of_words": "bag of words"}
 """Prediction column → display name of the models the release scored, each trained on the full MultiNLI
 training set (bag of words: naive Bayes)."""
+CATEGORY_SUFFIXES = ("_linguistic", "_logic", "_reasoning", "_knowledge")
+"""How the release's category columns end: a column ending so that is not one of the 15 is named, not dropped."""
 SENTENCE_COLUMNS = (("s1", "s2"), ("prem", "hyp"))
 """Premise and hypothesis columns, in order of preference (`s1`/`s2` are MultiNLI's own)."""
 
@@ -88,7 +91,9 @@ def is_taxinli_file(path: str | Path) -> bool:
     except (OSError, UnicodeDecodeError):
         return False
     names = {name.strip() for name in first.rstrip("\r\n").split("\t")}
-    return "pairID" in names and set(TAXINLI_CATEGORIES) <= names
+    # One category is enough: a file with a misspelled category header is a TaxiNLI file whose reader then
+    # names the missing column, not a tags file of another format with that format's message.
+    return "pairID" in names and any(name in TAXINLI_CATEGORIES or name.endswith(CATEGORY_SUFFIXES) for name in names)
 
 
 def read_taxinli(path: str | Path) -> TaxonomyFile:
@@ -125,11 +130,25 @@ def read_taxinli(path: str | Path) -> TaxonomyFile:
                                                                   f"{seen[key]})")
         seen[key] = start
         rows.append(row)
-    notes = []
+    notes = _unknown_column_notes(columns, where)
     if non_binary:
         notes.append(f"{len(non_binary)} category cell(s) of {where} hold a value other than 0 or 1 "
                      f"({', '.join(non_binary[:3])}{' …' if len(non_binary) > 3 else ''}); counted as the category")
     return TaxonomyFile(where, rows, references, notes)
+
+
+def _unknown_column_notes(columns: Mapping[str, int], where: str) -> list[str]:
+    """A note naming the header's columns that nlivis does not read (none in the release: pandas' unnamed index
+    columns and the ones read), so a category spelled otherwise is not dropped without a word."""
+    known = {"pairID", "label", "genre", *TAXINLI_CATEGORIES, *REFERENCE_MODELS,
+             *(name for pair in SENTENCE_COLUMNS for name in pair)}
+    unknown = [name for name in columns if name and name not in known and not re.fullmatch(r"Unnamed: [0-9]+", name)]
+    if not unknown:
+        return []
+    categories = [name for name in unknown if name.endswith(CATEGORY_SUFFIXES)]
+    kind = (f"category column(s) {', '.join(map(repr, categories))} that are not among the 15 TaxiNLI categories"
+            if categories else f"column(s) {', '.join(map(repr, unknown))} that nlivis does not read")
+    return [f"{where} has {kind}; ignored"]
 
 
 def _taxinli_text(path: Path) -> str:

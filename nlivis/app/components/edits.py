@@ -194,8 +194,9 @@ def _pin_for(premise: str, hypothesis: str) -> str:
 def _pinned(pin: str, run: Any, own: Any | None) -> tuple[Any | None, Any | None]:
     if pin == OWN:
         return (own.outcomes[0], own) if own is not None and own.outcomes else (None, None)
-    if pin.isdigit() and int(pin) < len(run.outcomes):
-        return run.outcomes[int(pin)], run
+    row = state.url_row(pin)
+    if row is not None and row < len(run.outcomes):
+        return run.outcomes[row], run
     return None, None
 
 

@@ -28,7 +28,8 @@ from nlivis.analysis.pair_lists import SORTS, PairFilter, filter_pairs, position
 from nlivis.app import cache, paths
 from nlivis.app.cache import analyses as cached_analyses
 from nlivis.app.cache import samples as cached_samples
-from nlivis.app.state import ListRef, PairRef
+from nlivis.app.state import ListRef, PairRef, url_row
+from nlivis.data.text import decimal_number, whole_number
 from nlivis.workflows.datamap import ListingSources, datamap_listing
 from nlivis.workflows.samples import ALL_PAIRS
 
@@ -109,7 +110,7 @@ def tags_for(split: str, source: str | None) -> tuple[dict[str, frozenset[str]] 
         return {pid: tags for pid, tags in gold.items() if pid in rows}, error, {}
     if source.startswith("automatic:"):
         size_text = source.split(":", 1)[1]
-        size = ALL_PAIRS if size_text == "all" else int(size_text) if size_text.isdigit() else None
+        size = ALL_PAIRS if size_text == "all" else url_row(size_text)
         if size is None:
             return None, f"tag source {source!r} is not automatic:all or automatic:<pairs>", {}
         tagged, error = cached_samples.tagged_sample(split, size)
@@ -122,8 +123,10 @@ def tags_for(split: str, source: str | None) -> tuple[dict[str, frozenset[str]] 
 
 def pair_filter(ref: ListRef) -> PairFilter:
     def number(name: str) -> int | None:
-        text = ref.get(name)
-        return int(text) if text is not None and text.lstrip("-").isdigit() else None
+        try:
+            return whole_number(ref.get(name) or "")
+        except ValueError:
+            return None
 
     return PairFilter(gold=ref.get("gold"), predicted=ref.get("predicted"), wrong_only=ref.get("wrong") == "1",
                       tag=ref.get("tag"), min_length=number("min_length"), max_length=number("max_length"),
@@ -189,7 +192,7 @@ def projection_list(ref: ListRef) -> PairList:
     model, error = model_by_name(name)
     if model is None:
         return PairList(pd.DataFrame(), described, split, error)
-    frame, problem = cached_samples.projection_frame(model, split, int(ref.get("size", "1000") or 1000),
+    frame, problem = cached_samples.projection_frame(model, split, url_row(ref.get("size")) or 1000,
                                                      ref.get("method", "umap") or "umap", colour, ref.get("tag"),
                                                      compute=False)
     if frame is None:
@@ -229,8 +232,15 @@ def challenge_list(ref: ListRef) -> PairList:
 
 def datamap_thresholds(ref: ListRef) -> tuple[float, float, float]:
     defaults = Thresholds()
-    return (float(ref.get("amb", str(defaults.ambiguous_variability))), float(ref.get("easy", str(defaults.easy_confidence))),
-            float(ref.get("hard", str(defaults.hard_confidence))))
+
+    def number(name: str, default: float) -> float:
+        try:
+            return decimal_number(ref.get(name) or "")
+        except ValueError:
+            return default
+
+    return (number("amb", defaults.ambiguous_variability), number("easy", defaults.easy_confidence),
+            number("hard", defaults.hard_confidence))
 
 
 def datamap_list(ref: ListRef) -> PairList:
@@ -264,9 +274,9 @@ def probes_list(ref: ListRef) -> PairList:
         if model is None:
             return PairList(pd.DataFrame(), described, None, error)
         models.append(model)
-    if not models or not cases.isdigit():
-        return PairList(pd.DataFrame(), described, None, "the link names no models or cases per test")
-    run, problem = cached_analyses.probe_results(models, int(cases))
+    if not models or url_row(cases) is None:
+        return PairList(pd.DataFrame(), described, None, "the link names no models or cases per test (digits 0-9)")
+    run, problem = cached_analyses.probe_results(models, url_row(cases))
     if run is None:
         return PairList(pd.DataFrame(), described, None, f"{problem}: run it on Error analysis's Behavioural tests tab")
     failing = run.failing(test, name)
