@@ -3,7 +3,9 @@ pair-weighted combination, the sentence-membership baseline beside the pooled τ
 counted, and the keys `faithfulness --json` carries; on hand-built score lists whose τ is known."""
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +15,10 @@ from hypothesis import strategies as st
 from nlivis.analysis.faithfulness import (agreement, bootstrap_interval, faithfulness_table, hypothesis_above_premise,
                                           kendall_tau, membership_baseline, membership_indicator, sentence_part,
                                           summarize, within_sentences)
+from nlivis.cli import main
+from tests.fixtures.app_checkpoints import APP_DATA
+
+CHECKPOINT = Path(__file__).resolve().parents[1] / "checkpoints" / "esan-snli-small"
 
 ZEROS = [0.0] * 5
 
@@ -89,8 +95,8 @@ def test_within_sentences_is_the_pair_weighted_mean_of_the_two_sentences():
 
 
 def test_summary_carries_the_three_agreement_keys_with_median_and_interval_for_every_layer():
-    attention = [record(str(i), [0.1 * i, 0.3, 0.2], [0.6, 0.4 + 0.01 * i], layers={"layer 1": [0.3, 0.1 * i, 0.2, 0.5, 0.6]})
-                 for i in range(6)]
+    attention = [record(str(i), [0.1 * i, 0.3, 0.2], [0.6, 0.4 + 0.01 * i],
+                        layers={"layer 1": [0.3, 0.1 * i, 0.2, 0.5, 0.6]}) for i in range(6)]
     ig = [record(str(i), [0.2, -0.1 * i, 0.4], [0.5 * i, -0.3]) for i in range(6)]
     summary = summarize({"attention": attention, "integrated_gradients": ig, "random": ig}, seed=3)["methods"]
     entry = summary["integrated_gradients"]
@@ -160,3 +166,23 @@ def test_attention_that_only_knows_the_sentence_pools_to_the_membership_baseline
     assert (math.isnan(pooled) and math.isnan(baseline)) or pooled == pytest.approx(baseline)
     expected = kendall_tau(membership_indicator(premise_length, hypothesis_length), [abs(v) for v in ig_scores])
     assert (math.isnan(baseline) and math.isnan(expected)) or baseline == pytest.approx(expected)
+
+
+def test_faithfulness_json_has_the_three_agreement_keys_and_the_table_the_baseline(capsys, tmp_path):
+    argv = ["faithfulness", str(CHECKPOINT), "--dataset", "snli-small", "--split", "dev", "--data-dir", str(APP_DATA),
+            "--sample", "6", "--methods", "gradient,attention", "--cache-dir", str(tmp_path), "--no-progress"]
+    assert main([*argv, "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    gradient = result["methods"]["gradient"]
+    for key in ("agreement_within_premise", "agreement_within_hypothesis"):
+        layer = gradient[key]["average"]
+        assert layer["pairs"] + layer["undefined"] == 6
+        if layer["pairs"]:
+            assert {"median", "median_interval"} <= set(layer)
+    baseline = gradient["agreement_membership_baseline"]
+    assert {"median", "median_interval", "hypothesis_above_premise"} <= set(baseline)
+    assert "agreement_membership_baseline" in result["methods"]["attention"]
+    assert "agreement_membership_baseline" in result["agreement"]
+    assert main(argv) == 0  # the table, from the cache
+    header = capsys.readouterr().out.splitlines()[1]
+    assert header.split()[-5:] == ["pooled", "baseline", "premise", "hypothesis", "signed"]

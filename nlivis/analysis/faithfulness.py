@@ -331,7 +331,8 @@ def agreement_summary(attention: Sequence[dict[str, Any]], method_rows: Sequence
                              for key, part in keys.items()}
     if method in SIGNED_METHODS:
         signed = agreement(attention, method_rows, method, signed=True)
-        entry["agreement_with_attention_signed"] = {layer: _distribution(values, seed) for layer, values in signed.items()}
+        entry["agreement_with_attention_signed"] = {layer: _distribution(values, seed)
+                                                    for layer, values in signed.items()}
     if keep_distributions:
         entry["agreement_taus"] = taus
     return entry
