@@ -168,8 +168,8 @@ AGREEMENT_TEXT = (
     "pooled τ is shown beside the **membership baseline**, the τ between a plain \"is a hypothesis token\" indicator "
     "and the salience (what an attention that knows only the sentence would reach); **within premise** and **within "
     "hypothesis** rank one sentence's tokens and are free of that artefact. Undefined τ (one-token sentences, "
-    "constant scores) are left out; the table's `median_tau_*` columns give the medians (`within_sentences`: both "
-    "sentences' τ together).")
+    "constant scores) are left out; the table's `median_tau_*` columns give the medians "
+    "(`median_tau_within_sentences`: both sentences' τ together).")
 
 
 def show_agreement(taus: pd.DataFrame, where: str, split: str, colours: dict[str, str]) -> None:
