@@ -104,8 +104,9 @@ def test_summary_carries_the_three_agreement_keys_with_median_and_interval_for_e
                 "agreement_within_sentences", "agreement_with_attention_signed"):
         assert set(entry[key]) == {"average", "layer 1"}, key
         for layer in entry[key].values():
-            low, high = layer["median_interval"]
-            assert low <= layer["median"] <= high
+            for statistic in ("median", "mean"):
+                low, high = layer[f"{statistic}_interval"]
+                assert low <= layer[statistic] <= high
     baseline = entry["agreement_membership_baseline"]
     assert baseline["median_interval"][0] <= baseline["median"] <= baseline["median_interval"][1]
     assert baseline["pairs"] + baseline["undefined"] == 6

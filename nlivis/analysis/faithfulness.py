@@ -301,15 +301,15 @@ def difference_from_random(method_rows: Sequence[dict[str, Any]], random_rows: S
 
 
 def _distribution(values: Sequence[float], seed: int = 0) -> dict[str, Any]:
-    """Mean, median, quartiles and the 95% percentile bootstrap interval of the median (`bootstrap_interval`,
-    the resamples and seed of every other interval here) of the defined values; `pairs` counts them and
-    `undefined` the nan ones left out."""
+    """Mean and median of the defined values, each with its 95% percentile bootstrap interval
+    (`bootstrap_interval`, the resamples and seed of every other interval here), and the quartiles; `pairs`
+    counts the defined values and `undefined` the nan ones left out."""
     kept = [v for v in values if not math.isnan(v)]
     if not kept:
         return {"pairs": 0, "undefined": len(values)}
     q1, median, q3 = np.percentile(kept, [25, 50, 75])
-    return {"mean": float(np.mean(kept)), "median": float(median),
-            "median_interval": list(bootstrap_interval(kept, seed=seed, statistic=np.median)),
+    return {"mean": float(np.mean(kept)), "mean_interval": list(bootstrap_interval(kept, seed=seed)),
+            "median": float(median), "median_interval": list(bootstrap_interval(kept, seed=seed, statistic=np.median)),
             "quartiles": [float(q1), float(q3)], "pairs": len(kept), "undefined": len(values) - len(kept)}
 
 
