@@ -383,8 +383,8 @@ AGREEMENT_NOTE = ("Kendall τ-b per pair, median with a 95% bootstrap interval o
                   "method's |scores| (what any attention constant within each sentence would reach). "
                   "agreement_within_premise and agreement_within_hypothesis rank one sentence's tokens; "
                   "agreement_within_sentences pools those per-pair τ: its mean (with mean_interval) is their "
-                  "pair-weighted mean, each sentence weighted by the pairs where its τ is defined. Undefined τ (one-token sentences, constant scores) are left out and "
-                  "counted as 'undefined'.")
+                  "pair-weighted mean, each sentence weighted by the pairs where its τ is defined. Undefined τ "
+                  "(one-token sentences, constant scores) are left out and counted as 'undefined'.")
 """How `faithfulness --json` says to read its agreement keys."""
 
 
