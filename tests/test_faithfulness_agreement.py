@@ -187,3 +187,16 @@ def test_faithfulness_json_has_the_three_agreement_keys_and_the_table_the_baseli
     assert main(argv) == 0  # the table, from the cache
     header = capsys.readouterr().out.splitlines()[1]
     assert header.split()[-5:] == ["pooled", "baseline", "premise", "hypothesis", "signed"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(2, 30), st.data())
+def test_kendall_tau_b_matches_scipy_with_ties(length, data):
+    """Few distinct values, so ties are common on both sides."""
+    from scipy.stats import kendalltau
+
+    a = data.draw(st.lists(st.integers(0, 4).map(float), min_size=length, max_size=length))
+    b = data.draw(st.lists(st.sampled_from([-1.5, 0.0, 0.25, 2.0]), min_size=length, max_size=length))
+    expected = kendalltau(a, b).statistic
+    mine = kendall_tau(a, b)
+    assert (math.isnan(mine) and math.isnan(expected)) or mine == pytest.approx(expected)
