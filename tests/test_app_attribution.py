@@ -86,6 +86,14 @@ def test_split_tab_draws_faithfulness_agreement_and_plausibility(monkeypatch, tm
     for start in ("comprehensiveness over 6 pairs", "sufficiency over 6 pairs", "Kendall τ between attention",
                   "plausibility against e-SNLI highlights"):
         assert any(t.startswith(start) for t in titles), (start, titles)
+    agreement = next(f for f in charts(app) if f["layout"]["title"]["text"].startswith("Kendall τ between attention"))
+    measures = {x.split(" · ")[1] for trace in agreement["data"] for x in trace["x"]}
+    assert measures == {"pooled", "membership baseline", "within premise", "within hypothesis"}
+    assert {"median_tau_membership_baseline", "median_tau_within_premise", "median_tau_within_hypothesis"} <= set(table)
+    layer = next(option for option in app.selectbox(key="attribution_agreement_layer").options if option != "average")
+    app.selectbox(key="attribution_agreement_layer").set_value(layer).run()
+    assert not app.exception, app.exception
+    assert any(f["layout"]["title"]["text"].startswith(f"Kendall τ between attention ({layer})") for f in charts(app))
     assert any((tmp_path / "cache" / "attribution").rglob("*.json"))
 
 

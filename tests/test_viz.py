@@ -227,7 +227,7 @@ def test_kendall_boxes_put_the_legend_beside_the_plot_not_over_the_axis_labels()
 
     from nlivis.viz.attribution import agreement_boxes
 
-    taus = pd.DataFrame({"model": ["m1", "m2"], "method": ["gradient", "gradient"], "layer": ["l1", "l1"], "tau": [0.1, 0.3]})
+    taus = pd.DataFrame({"model": ["m1", "m2"], "method": ["gradient", "gradient"], "measure": ["pooled", "pooled"], "tau": [0.1, 0.3]})
     figure = agreement_boxes(taus, "τ", colours={"m1": "#123456"})
     assert figure.layout.legend.x > 1 and figure.data[0].marker.color == "#123456"
 

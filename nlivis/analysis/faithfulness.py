@@ -20,9 +20,17 @@ resamples); each method's difference from the floor is a paired interval of the 
 (`difference_from_random`).
 
 Agreement: Kendall τ-b, per pair, between the attention scores (each layer, and their average) and each
-salience method's scores over all the pair's tokens, reported as a distribution over the sample. Attention
-has no sign, so salience is ranked by |score| (`magnitudes`); the τ with the signed
-scores is kept beside it under its own name (`agreement_with_attention_signed`).
+salience method's scores, reported as a distribution over the sample (mean and median, each with a
+bootstrap interval, and quartiles). Attention has no sign, so salience is ranked by |score| (`magnitudes`); the τ with
+the signed scores is kept beside it under its own name (`agreement_with_attention_signed`). Pooled over
+both sentences (`agreement_with_attention`) the τ is mostly a sentence-membership artefact: a token's
+attention is a sum over the *other* sentence's tokens, so its scale follows that sentence's length and
+every hypothesis token can outrank every premise token (ESAN: in 308 of 500 SNLI dev pairs). So the τ is also taken **within the premise**
+and **within the hypothesis** (`agreement_within_premise`, `agreement_within_hypothesis`, and both
+together, `agreement_within_sentences`, see `within_sentences`), and the pooled τ is reported beside the
+**sentence-membership baseline** (`agreement_membership_baseline`): the τ between a plain "is a
+hypothesis token" indicator and the method's |scores| over the pooled tokens, which is what the pooled τ
+of any attention constant within each sentence would be.
 
 Integrated gradients run adaptively from `IG_START_STEPS` = 16 steps, refined up to 1600 for pairs that miss
 the completeness target (`attribution.integrated_gradients`), unless a fixed step count is given; each record keeps
@@ -38,7 +46,7 @@ ranked by magnitude here too.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -80,25 +88,34 @@ def aopc(drops: Sequence[float]) -> float:
 
 
 def bootstrap_interval(values: Sequence[float], resamples: int = BOOTSTRAP_RESAMPLES,
-                       confidence: float = CONFIDENCE, seed: int = 0) -> tuple[float, float]:
-    """Percentile bootstrap interval of the mean; (nan, nan) for no values."""
+                       confidence: float = CONFIDENCE, seed: int = 0,
+                       statistic: Callable[..., np.ndarray] = np.mean) -> tuple[float, float]:
+    """Percentile bootstrap interval of `statistic` (the mean unless given; called with `axis=1` on the
+    resamples); (nan, nan) for no values."""
     data = np.asarray([v for v in values if not math.isnan(v)], dtype=float)
     if data.size == 0:
         return (math.nan, math.nan)
     rng = np.random.default_rng(seed)
-    means = data[rng.integers(0, data.size, size=(resamples, data.size))].mean(axis=1)
-    return percentile_interval(means, confidence)
+    estimates = statistic(data[rng.integers(0, data.size, size=(resamples, data.size))], axis=1)
+    return percentile_interval(estimates, confidence)
 
 
 def kendall_tau(a: Sequence[float], b: Sequence[float]) -> float:
-    """Kendall τ-b (ties handled); nan when either side is constant or shorter than two."""
-    from scipy.stats import kendalltau
-
-    if len(a) != len(b):
+    """Kendall τ-b (ties handled): Σ sign(Δa)·sign(Δb) over the n(n−1)/2 pairs of positions, over
+    √(pairs untied in a · pairs untied in b); nan when either side is constant or shorter than two. Worked out
+    directly (the lists are a sentence or a pair long) instead of by `scipy.stats.kendalltau`, whose p-value,
+    unused here, took nearly all of a summary's time once every pair has four τ per method and layer."""
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if x.shape != y.shape:
         raise ValueError(f"Kendall τ needs equally long score lists; got {len(a)} and {len(b)}")
-    if len(a) < 2 or len(set(a)) < 2 or len(set(b)) < 2:
+    if x.size < 2:
         return math.nan
-    return float(kendalltau(a, b).statistic)
+    first, second = np.triu_indices(x.size, 1)
+    sign_x, sign_y = np.sign(x[first] - x[second]), np.sign(y[first] - y[second])
+    untied_x, untied_y = np.count_nonzero(sign_x), np.count_nonzero(sign_y)
+    if untied_x == 0 or untied_y == 0:
+        return math.nan
+    return float(np.dot(sign_x, sign_y) / math.sqrt(untied_x * untied_y))
 
 
 def average_precision(labels: Sequence[bool], scores: Sequence[float]) -> float:
@@ -182,24 +199,79 @@ def magnitudes(scores: Sequence[float], method: str) -> list[float]:
     return [abs(v) for v in scores] if method in SIGNED_METHODS else list(scores)
 
 
+SENTENCE_PARTS = ("pooled", "premise", "hypothesis")
+"""Which of a pair's tokens a τ ranks: all of them (premise then hypothesis), or one sentence's."""
+
+
+def sentence_part(scores: Sequence[float], premise_length: int, part: str) -> list[float]:
+    """The scores of one `SENTENCE_PARTS` part of a pair's scores (premise positions first)."""
+    if part not in SENTENCE_PARTS:
+        raise ValueError(f"unknown sentence part {part!r}; known: {list(SENTENCE_PARTS)}")
+    if part == "premise":
+        return list(scores[:premise_length])
+    if part == "hypothesis":
+        return list(scores[premise_length:])
+    return list(scores)
+
+
 def agreement(attention: Sequence[dict[str, Any]], salience: Sequence[dict[str, Any]], method: str = "",
-              signed: bool = False) -> dict[str, list[float]]:
+              signed: bool = False, part: str = "pooled") -> dict[str, list[float]]:
     """Per attention layer (and "average"), Kendall τ per pair between attention and a salience method's
     scores: by magnitude (`magnitudes`, the default, as Jain & Wallace rank) or, with `signed`, by the
-    signed scores (strongest evidence for the class first, against it last)."""
+    signed scores (strongest evidence for the class first, against it last); over the pair's pooled tokens
+    or within one sentence (`part`, see `sentence_part`). A τ that is undefined (a sentence of one token,
+    or constant scores on either side) is nan, kept so that `_distribution` counts it."""
     by_id = {r["id"]: r for r in salience}
     out: dict[str, list[float]] = {}
     for record in attention:
         other = by_id.get(record["id"])
         if other is None:
             continue
+        premise_length = len(record["premise_scores"])
         salience_scores = other["premise_scores"] + other["hypothesis_scores"]
         if not signed:
             salience_scores = magnitudes(salience_scores, method)
+        salience_scores = sentence_part(salience_scores, premise_length, part)
         layers = {"average": record["premise_scores"] + record["hypothesis_scores"], **record.get("layers", {})}
         for name, scores in layers.items():
-            out.setdefault(name, []).append(kendall_tau(scores, salience_scores))
+            out.setdefault(name, []).append(kendall_tau(sentence_part(scores, premise_length, part), salience_scores))
     return out
+
+
+def within_sentences(premise: dict[str, list[float]], hypothesis: dict[str, list[float]]) -> dict[str, list[float]]:
+    """Per layer, the within-premise and within-hypothesis τ of every pair in one list, so their mean is the
+    **pair-weighted** mean of the two sentences' means: each weighted by the number of pairs where its τ is
+    defined. Each sentence of each pair is one observation, as each pair is one in the pooled τ; equal
+    weights would let the sentence with fewer defined τ (short hypotheses) count more per observation,
+    and weighting by token pairs would let long premises dominate."""
+    return {layer: premise.get(layer, []) + hypothesis.get(layer, []) for layer in {**premise, **hypothesis}}
+
+
+def membership_indicator(premise_length: int, hypothesis_length: int) -> list[float]:
+    """0 for every premise token, 1 for every hypothesis token: a ranking that knows only the sentence."""
+    return [0.0] * premise_length + [1.0] * hypothesis_length
+
+
+def membership_baseline(records: Sequence[dict[str, Any]], method: str = "") -> list[float]:
+    """Per pair, Kendall τ between `membership_indicator` and the method's `magnitudes` over the pooled
+    tokens: the pooled τ that any attention constant within each sentence (hypothesis above premise) would
+    reach. nan where undefined (an empty sentence, or constant scores)."""
+    taus = []
+    for record in records:
+        p, h = len(record["premise_scores"]), len(record["hypothesis_scores"])
+        scores = magnitudes(record["premise_scores"] + record["hypothesis_scores"], method)
+        taus.append(kendall_tau(membership_indicator(p, h), scores))
+    return taus
+
+
+def hypothesis_above_premise(records: Sequence[dict[str, Any]], method: str = "") -> int:
+    """Pairs whose every hypothesis token scores (by `magnitudes`) strictly above every premise token."""
+    count = 0
+    for record in records:
+        premise = magnitudes(record["premise_scores"], method)
+        hypothesis = magnitudes(record["hypothesis_scores"], method)
+        count += bool(premise and hypothesis and min(hypothesis) > max(premise))
+    return count
 
 
 def plausibility(records: Sequence[dict[str, Any]], highlights: dict[str, frozenset[str]],
@@ -235,23 +307,67 @@ def difference_from_random(method_rows: Sequence[dict[str, Any]], random_rows: S
     return {"difference": mean, "interval": interval, "pairs": len(differences)}
 
 
-def _distribution(values: Sequence[float]) -> dict[str, Any]:
+def _distribution(values: Sequence[float], seed: int = 0) -> dict[str, Any]:
+    """Mean and median of the defined values, each with its 95% percentile bootstrap interval
+    (`bootstrap_interval`, the resamples and seed of every other interval here), and the quartiles; `pairs`
+    counts the defined values and `undefined` the nan ones left out."""
     kept = [v for v in values if not math.isnan(v)]
     if not kept:
-        return {"pairs": 0}
+        return {"pairs": 0, "undefined": len(values)}
     q1, median, q3 = np.percentile(kept, [25, 50, 75])
-    return {"mean": float(np.mean(kept)), "median": float(median), "quartiles": [float(q1), float(q3)],
-            "pairs": len(kept), "undefined": len(values) - len(kept)}
+    return {"mean": float(np.mean(kept)), "mean_interval": list(bootstrap_interval(kept, seed=seed)),
+            "median": float(median), "median_interval": list(bootstrap_interval(kept, seed=seed, statistic=np.median)),
+            "quartiles": [float(q1), float(q3)], "pairs": len(kept), "undefined": len(values) - len(kept)}
+
+
+AGREEMENT_KEYS = {"agreement_with_attention": "pooled", "agreement_within_premise": "premise",
+                  "agreement_within_hypothesis": "hypothesis"}
+"""`summarize`'s key for the τ with attention over each `SENTENCE_PARTS` part."""
+
+
+def agreement_summary(attention: Sequence[dict[str, Any]], method_rows: Sequence[dict[str, Any]], method: str,
+                      seed: int = 0, keep_distributions: bool = False) -> dict[str, Any]:
+    """A salience method's agreement with attention by |score|, per layer: pooled over the pair's tokens, within
+    the premise, within the hypothesis and within both (`within_sentences`); with the signed τ for a signed
+    method (`agreement_with_attention_signed`, pooled). `agreement_taus` (with `keep_distributions`) holds
+    the per-pair values: part → layer → τ."""
+    taus = {part: agreement(attention, method_rows, method, part=part) for part in SENTENCE_PARTS}
+    taus["sentences"] = within_sentences(taus["premise"], taus["hypothesis"])
+    keys = {**AGREEMENT_KEYS, "agreement_within_sentences": "sentences"}
+    entry: dict[str, Any] = {key: {layer: _distribution(values, seed) for layer, values in taus[part].items()}
+                             for key, part in keys.items()}
+    if method in SIGNED_METHODS:
+        signed = agreement(attention, method_rows, method, signed=True)
+        entry["agreement_with_attention_signed"] = {layer: _distribution(values, seed)
+                                                    for layer, values in signed.items()}
+    if keep_distributions:
+        entry["agreement_taus"] = taus
+    return entry
+
+
+def baseline_summary(method_rows: Sequence[dict[str, Any]], method: str, seed: int = 0,
+                     keep_distributions: bool = False) -> dict[str, Any]:
+    """`agreement_membership_baseline`: the distribution of `membership_baseline` with the count of pairs whose
+    every hypothesis token outranks every premise token (`hypothesis_above_premise`), and with
+    `keep_distributions` its per-pair τ (`membership_taus`)."""
+    taus = membership_baseline(method_rows, method)
+    entry: dict[str, Any] = {"agreement_membership_baseline": {
+        **_distribution(taus, seed), "hypothesis_above_premise": hypothesis_above_premise(method_rows, method)}}
+    if keep_distributions:
+        entry["membership_taus"] = taus
+    return entry
 
 
 def summarize(records: dict[str, list[dict[str, Any]]], highlights: dict[str, frozenset[str]] | None = None,
               tokens_by_id: dict[str, Sequence[str]] | None = None, seed: int = 0,
               keep_distributions: bool = False) -> dict[str, Any]:
     """`methods` → name → AOPC comprehensiveness / sufficiency with intervals and per bin, each method's
-    paired difference from the random floor (`versus_random`), agreement with attention by |score|
-    (`agreement_with_attention`; signed methods also `agreement_with_attention_signed`) and plausibility by
-    |score| (when highlights are given). `keep_distributions` adds the per-pair τ (by |score|), AUPRC and F1
-    values (for plots)."""
+    paired difference from the random floor (`versus_random`), agreement with attention by |score| pooled,
+    within each sentence and within both (`agreement_summary`; signed methods also
+    `agreement_with_attention_signed`), the sentence-membership baseline of every method but random
+    (`baseline_summary`; for attention itself: how much of its ranking the sentence explains) and
+    plausibility by |score| (when highlights are given). `keep_distributions` adds the per-pair τ (by
+    |score|), AUPRC and F1 values (for plots)."""
     methods: dict[str, Any] = {}
     for name, method_rows in records.items():
         entry: dict[str, Any] = {"pairs": len(method_rows)}
@@ -282,15 +398,10 @@ def summarize(records: dict[str, list[dict[str, Any]]], highlights: dict[str, fr
                                       for metric in ("comprehensiveness", "sufficiency")}
         if name == "random" and method_rows and "permutations" in method_rows[0]:
             entry["permutations"] = method_rows[0]["permutations"]
+        if name != "random":
+            entry.update(baseline_summary(method_rows, name, seed, keep_distributions))
         if "attention" in records and name not in ("attention", "random"):
-            taus = agreement(records["attention"], method_rows, name)
-            entry["agreement_with_attention"] = {layer: _distribution(values) for layer, values in taus.items()}
-            if name in SIGNED_METHODS:
-                signed = agreement(records["attention"], method_rows, name, signed=True)
-                entry["agreement_with_attention_signed"] = {layer: _distribution(values)
-                                                            for layer, values in signed.items()}
-            if keep_distributions:
-                entry["agreement_taus"] = taus
+            entry.update(agreement_summary(records["attention"], method_rows, name, seed, keep_distributions))
         if highlights is not None and tokens_by_id is not None:
             values = plausibility(method_rows, highlights, tokens_by_id, name)
             auprc, auprc_interval = _interval_summary(values["auprc"], seed)
@@ -341,10 +452,31 @@ def hypothesis_tokens_by_id(items: Sequence, featurizer) -> dict[str, list[str]]
     return {item.pair.id: list(cut_to_featurizer(item, featurizer).hypothesis.tokens) for item in items}
 
 
+AGREEMENT_COLUMNS = {"median_tau_attention": "agreement_with_attention",
+                     "median_tau_membership_baseline": "agreement_membership_baseline",
+                     "median_tau_within_premise": "agreement_within_premise",
+                     "median_tau_within_hypothesis": "agreement_within_hypothesis",
+                     "median_tau_within_sentences": "agreement_within_sentences",
+                     "median_tau_attention_signed": "agreement_with_attention_signed"}
+"""`faithfulness_table`'s median-τ columns and the `summarize` keys they come from (the averaged attention's;
+the pooled τ with the membership baseline beside it)."""
+
+
+def agreement_columns(entry: dict[str, Any]) -> dict[str, float]:
+    """The median τ of `AGREEMENT_COLUMNS` for one method's `summarize` entry (nan where it has none)."""
+    columns = {}
+    for column, key in AGREEMENT_COLUMNS.items():
+        found = entry.get(key, {})
+        found = found if key == "agreement_membership_baseline" else found.get("average", {})
+        columns[column] = found.get("median", math.nan)
+    return columns
+
+
 def faithfulness_table(summaries: dict[str, dict[str, Any]]) -> "pd.DataFrame":
     """One row per (model, method) from `summarize` outputs keyed by model label: AOPC comprehensiveness and
     sufficiency with their intervals, comprehensiveness minus the random floor with its paired interval,
-    plausibility and the median τ with the averaged attention (by |score|, and signed)."""
+    plausibility and the median τ with the averaged attention (`AGREEMENT_COLUMNS`: pooled by |score| beside
+    the membership baseline, within each sentence and within both, and pooled signed)."""
     import pandas as pd
 
     rows = []
@@ -365,8 +497,6 @@ def faithfulness_table(summaries: dict[str, dict[str, Any]]) -> "pd.DataFrame":
                 "comprehensiveness_minus_random_high": versus.get("interval", [math.nan] * 2)[1],
                 "auprc": plausible.get("auprc", math.nan), "f1": plausible.get("f1", math.nan),
                 "plausibility_pairs": plausible.get("pairs", 0),
-                "median_tau_attention": entry.get("agreement_with_attention", {}).get("average", {}).get("median", math.nan),
-                "median_tau_attention_signed": entry.get("agreement_with_attention_signed", {}).get("average", {})
-                .get("median", math.nan),
+                **agreement_columns(entry),
             })
     return pd.DataFrame(rows)

@@ -85,17 +85,18 @@ def faithfulness_bars(table: pd.DataFrame, metric: str, title: str, colours: Map
 
 
 def agreement_boxes(taus: pd.DataFrame, title: str, colours: Mapping[str, str] | None = None) -> go.Figure:
-    """Kendall τ between attention and each salience method, one box per (model, method), from a table with
-    columns model, method, layer, tau (one row per pair): Jain & Wallace's figure."""
+    """Kendall τ between attention and each salience method, one box per (model, method, measure), from a table
+    with columns model, method, measure, tau (one row per pair): Jain & Wallace's figure, with the pooled τ beside
+    the sentence-membership baseline and the τ within each sentence."""
     figure = go.Figure()
     for index, (model, rows) in enumerate(taus.groupby("model", sort=False)):
         figure.add_trace(go.Box(
-            x=list(rows["method"] + " · " + rows["layer"]), y=list(rows["tau"]), name=str(model),
+            x=list(rows["method"] + " · " + rows["measure"]), y=list(rows["tau"]), name=str(model),
             marker={"color": _colour(colours, model, index)}, boxmean=True,
             meta={"kind": "table", "records": rows.to_dict("records")}))
     figure.add_hline(y=0.0, line={"color": "grey", "dash": "dot"})
     figure.update_xaxes(automargin=True, tickangle=-30, tickfont={"size": 12})
-    figure.update_layout(title=title, boxmode="group", yaxis={"title": "Kendall τ with attention", "range": [-1.05, 1.05]},
+    figure.update_layout(title=title, boxmode="group", yaxis={"title": "Kendall τ", "range": [-1.05, 1.05]},
                          legend=SIDE_LEGEND, height=480, margin={"l": 10, "r": 10, "t": 50, "b": 10})
     return figure
 

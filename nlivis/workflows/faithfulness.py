@@ -386,6 +386,17 @@ class FaithfulnessOptions:
     permutations: int = RANDOM_PERMUTATIONS
 
 
+AGREEMENT_NOTE = ("Kendall τ-b per pair, median with a 95% bootstrap interval of the median. agreement_with_attention "
+                  "pools both sentences' tokens; attention's scale follows the other sentence's length, so read it "
+                  "beside agreement_membership_baseline, the τ of a plain 'is a hypothesis token' indicator with the "
+                  "method's |scores| (what any attention constant within each sentence would reach). "
+                  "agreement_within_premise and agreement_within_hypothesis rank one sentence's tokens; "
+                  "agreement_within_sentences pools those per-pair τ: its mean (with mean_interval) is their "
+                  "pair-weighted mean, each sentence weighted by the pairs where its τ is defined. Undefined τ "
+                  "(one-token sentences, constant scores) are left out and counted as 'undefined'.")
+"""How `faithfulness --json` says to read its agreement keys."""
+
+
 @dataclass
 class FaithfulnessResult:
     """A checkpoint's faithfulness on a split's sample: the `summarize` output, the sample, which methods came
@@ -411,6 +422,7 @@ class FaithfulnessResult:
                 "random_permutations": options.permutations,
                 "agreement_and_plausibility": "signed methods ranked by |score|; agreement_with_attention_signed "
                                               "keeps the signed τ",
+                "agreement": AGREEMENT_NOTE,
                 "bins": [f"{round(b * 100)}%" for b in BINS], "cached": self.cached, "unavailable": self.unavailable,
                 "highlights": (None if self.highlights_file is None
                                else {"file": str(self.highlights_file), "pairs": self.highlighted_pairs}),

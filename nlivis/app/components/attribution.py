@@ -112,7 +112,9 @@ def over_split(models: Sequence[cache.Model]) -> None:
                "95% bootstrap intervals. `random` is the floor to beat (each pair averaged over 10 random rankings); "
                "`comprehensiveness_minus_random` is each method's paired difference from it. Removed tokens are deleted "
                "and the pair re-featurized, the same for every method. Agreement with attention (Kendall τ) and "
-               "plausibility rank signed methods by |score|; the signed τ is its own column.")
+               "plausibility rank signed methods by |score|; the signed τ is its own column. The pooled τ "
+               "(`median_tau_attention`) is read beside `median_tau_membership_baseline`, and the τ within each "
+               "sentence beside both (see under the agreement plot).")
     if not methods:
         st.info("Choose at least one method.")
         return
@@ -146,12 +148,7 @@ def over_split(models: Sequence[cache.Model]) -> None:
     figures.show(faithfulness_bars(table, "sufficiency", f"sufficiency over {where}", colours=colours),
                  "attribution_sufficiency", f"sufficiency_{split}")
     st.dataframe(table, hide_index=True, width="stretch")
-    taus = agreement_frame(summaries)
-    if taus.empty:
-        st.info("No agreement to show: it needs attention and at least one salience method for a model.")
-    else:
-        figures.show(agreement_boxes(taus, f"Kendall τ between attention and salience, per pair ({where})", colours=colours),
-                     "attribution_agreement", f"agreement_{split}")
+    show_agreement(agreement_frame(summaries), where, split, colours)
     if table["plausibility_pairs"].sum() == 0:
         st.info("No plausibility: e-SNLI highlights exist only for SNLI dev rows 0–3,277 (hypothesis side), and none of "
                 "these pairs has one.")
@@ -160,11 +157,46 @@ def over_split(models: Sequence[cache.Model]) -> None:
                      "attribution_plausibility", f"plausibility_{split}")
 
 
+AGREEMENT_MEASURES = {"pooled": "pooled", "membership baseline": None, "within premise": "premise",
+                      "within hypothesis": "hypothesis"}
+"""The agreement measures the page draws, with the `summarize` part (`agreement_taus`) each comes from; the
+membership baseline comes from `membership_taus` and has no attention layer."""
+AGREEMENT_TEXT = (
+    "**Agreement with attention**: Kendall τ per pair, signed salience ranked by |score|. Pooled over both sentences "
+    "the τ mostly measures which sentence a token is in: a token's attention sums over the *other* sentence, so its "
+    "scale follows that sentence's length and the hypothesis tokens often all outrank the premise tokens. So the "
+    "pooled τ is shown beside the **membership baseline**, the τ between a plain \"is a hypothesis token\" indicator "
+    "and the salience (what an attention that knows only the sentence would reach); **within premise** and **within "
+    "hypothesis** rank one sentence's tokens and are free of that artefact. Undefined τ (one-token sentences, "
+    "constant scores) are left out; the table's `median_tau_*` columns give the medians "
+    "(`median_tau_within_sentences`: both sentences' τ together).")
+
+
+def show_agreement(taus: pd.DataFrame, where: str, split: str, colours: dict[str, str]) -> None:
+    """The per-pair τ of one attention layer (chosen when the models have more than the average), each measure
+    beside the membership baseline, with the text that says how to read them."""
+    layers = list(dict.fromkeys(taus.loc[taus["measure"] == "pooled", "layer"]))
+    if not layers:
+        st.info("No agreement to show: it needs attention and at least one salience method for a model.")
+        return
+    layer = layers[0] if len(layers) == 1 else controls.select(PAGE, "agreement_layer", "Attention layer", layers,
+                                                               "average")
+    shown = taus[(taus["layer"] == layer) | (taus["measure"] == "membership baseline")]
+    figures.show(agreement_boxes(shown, f"Kendall τ between attention ({layer}) and salience, per pair ({where})",
+                                 colours=colours), "attribution_agreement", f"agreement_{split}")
+    st.caption(md(AGREEMENT_TEXT))
+
+
 def agreement_frame(summaries: dict[str, dict]) -> pd.DataFrame:
-    """One row per (model, salience method, attention layer, pair) with its Kendall τ (undefined ones left out)."""
+    """One row per (model, salience method, measure, attention layer, pair) with its Kendall τ (undefined ones left
+    out): the `AGREEMENT_MEASURES`, the membership baseline with no layer ("")."""
     rows = []
     for model, summary in summaries.items():
         for method, entry in summary["methods"].items():
-            for layer, taus in entry.get("agreement_taus", {}).items():
-                rows += [{"model": model, "method": method, "layer": layer, "tau": tau} for tau in taus if tau == tau]
-    return pd.DataFrame(rows, columns=["model", "method", "layer", "tau"])
+            if "agreement_taus" not in entry:
+                continue
+            for measure, part in AGREEMENT_MEASURES.items():
+                by_layer = {"": entry["membership_taus"]} if part is None else entry["agreement_taus"][part]
+                rows += [{"model": model, "method": method, "measure": measure, "layer": layer, "tau": tau}
+                         for layer, taus in by_layer.items() for tau in taus if tau == tau]
+    return pd.DataFrame(rows, columns=["model", "method", "measure", "layer", "tau"])
