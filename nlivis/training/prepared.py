@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import torch
 
@@ -84,14 +84,18 @@ def snli_mix_in_ref(data_dir: Path):
 
 
 def prepare_data(protocol, data_dir: Path, options: FeatureOptions, frozen: bool, word_dim: int, seed: int,
-                 cache_dir, progress: bool, snli_fraction: float = 0.0) -> PreparedData:
+                 cache_dir, progress: bool, snli_fraction: float = 0.0,
+                 on_split: Callable[[str], None] | None = None) -> PreparedData:
     """The protocol's splits, analysed; with `snli_fraction` under the `mnli` protocol, SNLI's training split
-    too, as the pool each epoch's mix-in is drawn from (its words are training words)."""
+    too, as the pool each epoch's mix-in is drawn from (its words are training words). `on_split(key)` is
+    told each split as its reading begins (the Train page's progress)."""
     require_training_splits(protocol, data_dir)
     loaded: dict[Any, list] = {}
 
     def items_of(ref) -> list:
         if ref not in loaded:
+            if on_split is not None:
+                on_split(split_key(ref))
             loaded[ref] = load_split_analysed_reported(ref, data_dir, cache_dir, progress=progress)[0]
         return loaded[ref]
 
