@@ -153,7 +153,7 @@ def draw_maps(maps: dict[str, Any], colour: str, thresholds: tuple[float, float,
                 st.caption(f"The paper's 33% subsets on this map begin at variability ≥ {cuts['ambiguous_variability']:.3f} "
                            f"(most ambiguous), confidence ≥ {cuts['easy_confidence']:.3f} (easiest), "
                            f"≤ {cuts['hard_confidence']:.3f} (hardest).")
-        act_on_event(name, points, thresholds, key, event)
+        act_on_event(name, points, thresholds, key, event, list(maps))
 
 
 def colour_groups(points: Any, colour: str, tagging: tuple[dict[str, frozenset[str]], str] | None,
@@ -220,9 +220,11 @@ def tag_choice(maps: dict[str, Any]) -> tuple[dict[str, frozenset[str]], str] | 
     return tags, tag
 
 
-def act_on_event(name: str, points: Any, thresholds: tuple[float, float, float], key: str, event: Any) -> None:
+def act_on_event(name: str, points: Any, thresholds: tuple[float, float, float], key: str, event: Any,
+                 shown: Sequence[str]) -> None:
     """A new box or lasso → the view's selection (`sel`, `sel_on`) and the Selected pairs tab; a new click on one
-    point → that pair in the Pair explorer, with its region as the list to step through."""
+    point → that pair in the Pair explorer with the page's checkpoints `shown`, its region as the list to step
+    through."""
     try:
         selection = dict(event["selection"])
     except (KeyError, TypeError):
@@ -249,11 +251,13 @@ def act_on_event(name: str, points: Any, thresholds: tuple[float, float, float],
         state.remember(PAGE, "tab", TABS[0], TABS[0])
         st.rerun()
     if len(clicked) == 1:
-        open_point(name, points, thresholds, clicked[0].get("customdata"))
+        open_point(name, points, thresholds, clicked[0].get("customdata"), shown)
 
 
-def open_point(name: str, points: Any, thresholds: tuple[float, float, float], custom: Any) -> None:
-    """Open the pair in column `custom` of the map in the Pair explorer (an augmented pair: the pair it was made from)."""
+def open_point(name: str, points: Any, thresholds: tuple[float, float, float], custom: Any,
+               shown: Sequence[str]) -> None:
+    """Open the pair in column `custom` of the map in the Pair explorer with the checkpoints `shown` on this page
+    (an augmented pair: the pair it was made from)."""
     column = custom[0] if isinstance(custom, (list, tuple)) and custom else custom
     try:
         column = int(column)
@@ -266,7 +270,9 @@ def open_point(name: str, points: Any, thresholds: tuple[float, float, float], c
         st.warning(f"Pair {md(pid)} is not in the local copy of {md(split)}, so it cannot be opened.")
         return
     ref = list_ref(name, region_selection(points.region[column]), thresholds, via="datamap")
-    state.switch_to(EXPLORER, state.pair_link(state.PairRef(split=split, row=row), ref))
+    params = state.pair_link(state.PairRef(split=split, row=row), ref)
+    params[state.MODELS] = ",".join(shown)  # the map's own checkpoints, not whichever models happen to be loaded
+    state.switch_to(EXPLORER, params)
 
 
 def list_ref(name: str, selection: Selection, thresholds: tuple[float, float, float], *, via: str,
@@ -297,7 +303,7 @@ def selected_pairs(maps: dict[str, Any], thresholds: tuple[float, float, float],
     other = next((n for n in maps if n != selected_on), None)
     st.markdown(f"**{md(selected_on)}: {md(selection.describe())}**")
     pair_list.show(PAGE, "selected_pairs", list_ref(selected_on, selection, thresholds, via="datamap", compare=other,
-                                                     order=order), sortable=False)
+                                                     order=order), sortable=False, open_models=list(maps))
 
 
 def mislabelled(first: str, maps: dict[str, Any], thresholds: tuple[float, float, float], loaded: Sequence[str]) -> None:
@@ -311,7 +317,8 @@ def mislabelled(first: str, maps: dict[str, Any], thresholds: tuple[float, float
                 "label, read the pair: the gold label may be wrong.")
     order = order_choice("mislabelled")
     pair_list.show(PAGE, "mislabelled_pairs", list_ref(name, region_selection("hard-to-learn"), thresholds,
-                                                       via="mislabelled", models=predictors, order=order), sortable=False)
+                                                       via="mislabelled", models=predictors, order=order), sortable=False,
+                   open_models=list(dict.fromkeys([*maps, *predictors])))
     caption_note("Predictions are the checkpoints' labels now (after training), on pairs they were trained on under "
                  "the reduced protocol; a model agreeing with the gold label here has memorised it, not learnt it.")
 
