@@ -153,6 +153,16 @@ def test_charts_keep_their_data():
     assert {t.name for t in curves.data} == {"loss", "dev_accuracy"}
 
 
+def test_tag_bars_keep_a_100_percent_tick_inside_and_their_legend_close_under_a_tall_chart():
+    tags = [f"category_{i}" for i in range(15)]
+    table = pd.DataFrame([{"tag": tag, "model": model, "accuracy": 0.5, "count": 20, "majority_accuracy": 1.0 if i == 3 else 0.4}
+                          for model in ("ours", "roberta", "bert", "esim") for i, tag in enumerate(tags)])
+    figure = accuracy_by_tag_bars(table, group="model")
+    assert figure.layout.xaxis.range[1] > 1.0 and 1.0 in figure.layout.xaxis.tickvals, "a majority tick at 100% is in the plot"
+    below = -figure.layout.legend.y * (figure.layout.height - figure.layout.margin.t - figure.layout.margin.b)
+    assert figure.layout.height > 1500 and 40 <= below <= 80, "the legend sits under the axis title, not hundreds of px lower"
+
+
 def test_drawable_groups_entries_by_type():
     trace = Trace()
     trace.add("align_1", padded_alignment())

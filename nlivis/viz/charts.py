@@ -84,14 +84,22 @@ def accuracy_by_tag_bars(table: pd.DataFrame, group: str | None = None, tag: str
         ))
     n_tags = table[tag].nunique()
     n_series = max(1, sum(1 for trace in figure.data if trace.type == "bar"))
+    height = max(300, 80 + 28 * n_tags * n_series)
     figure.update_traces(textfont={"size": 12}, selector={"type": "bar"})
-    figure.update_layout(title=title, barmode="group", xaxis={"range": [0, 1], "title": "accuracy", "tickformat": ".0%",
-                                                              "tickfont": {"size": 12}},
+    # the axis runs a little past 100% so a bar, interval or majority tick at 100% sits inside the plot, and the
+    # legend keeps a fixed distance below it (a fraction of a tall chart's height left hundreds of blank pixels)
+    figure.update_layout(title=title, barmode="group",
+                         xaxis={"range": [0, 1.04], "title": "accuracy", "tickformat": ".0%", "tickfont": {"size": 12},
+                                "tickvals": [0, 0.2, 0.4, 0.6, 0.8, 1.0]},
                          yaxis={"autorange": "reversed", "tickfont": {"size": 14}, "automargin": True},
-                         height=max(300, 80 + 28 * n_tags * n_series),
-                         margin={"l": 10, "r": 10, "t": 50, "b": 10}, legend=BELOW_LEGEND,
+                         height=height, margin={"l": 10, "r": 10, "t": 50, "b": 10},
+                         legend={**BELOW_LEGEND, "y": -LEGEND_BELOW_PIXELS / (height - 60)},
                          uniformtext={"minsize": 11, "mode": "hide"})  # a label too long for its bar is left out, not shrunk
     return figure
+
+
+LEGEND_BELOW_PIXELS = 60
+"""How far below a horizontal bar chart's plot its legend starts: under the axis title, whatever the height."""
 
 
 def accuracy_interval_bars(table: pd.DataFrame, category: str = "model", accuracy: str = "accuracy",
