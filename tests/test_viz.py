@@ -266,7 +266,9 @@ def test_many_categories_read_as_one_row_each_with_intervals():
     rows = [{"group": f"cat{c}", "model": m, "count": 50 - c, "accuracy": 0.5, "ci_low": 0.4, "ci_high": 0.6,
              "majority_accuracy": 0.34} for c in range(44) for m in ("m1", "m2", "m3")]
     figure = accuracy_dots(pd.DataFrame(rows), "group", colours={"m1": "#000001"})
-    assert len(figure.layout.yaxis.tickvals) == 44 and figure.layout.height <= 110 + 26 * 44
+    assert len(figure.layout.yaxis.tickvals) == 44 and figure.layout.height <= 140 + 26 * 44
+    assert figure.layout.xaxis.side == "top" and figure.layout.margin.t >= 100 and figure.layout.title.yref == "container" \
+        and figure.layout.title.y > 1 - 30 / figure.layout.height, "the chart title above the top axis' title, not on it"
     assert all(trace.error_x.array is not None for trace in figure.data[:3]) and figure.data[0].marker.color == "#000001"
 
 
