@@ -162,6 +162,10 @@ def test_error_analysis_round_trips_split_cell_and_the_list_of_errors(monkeypatc
         assert session.dataframe(key="errors_cell_pairs_table").value.equals(cell)
         assert session.selectbox(key="errors_cell_pairs_order").value == "most confident first"
         assert dict(session.query_params) == url
+    junk = link(monkeypatch, tmp_path, checkpoints, ERRORS, models="gcnn-snli-small", cell_model="gcnn-snli-small",
+                cell_gold="<b>x</b>", cell_predicted=predicted)
+    assert "The link's `cell_gold=<b>x</b>` is not a label of gcnn-snli-small" in plain(junk, "info"), \
+        "one line naming the parameter, its value in a code span (text, never markup)"
 
 
 def test_ablations_round_trip_family_reference_and_split(monkeypatch, tmp_path, checkpoints):

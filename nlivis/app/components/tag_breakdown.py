@@ -143,6 +143,8 @@ def by_tag(page: str, split: str, models: Sequence[cache.Model], predictions: Ma
                                       title=f"accuracy by {shown_source} tag on {split} (95% intervals; black tick: "
                                             "majority label; ≈ approximate tag)"), "errors_by_tag", f"tags_{shown_source}_{split}")
     st.caption(":material/touch_app: Click a line of the table to list the pairs behind its number.")
+    if "count" in table:  # a tag no pair has: 0 pairs, not "None"
+        table = table.assign(count=table["count"].fillna(0).astype(int))
     event = st.dataframe(table, hide_index=True, width="stretch", key="errors_tag_table", on_select="rerun",
                          selection_mode="single-row", column_config=percent_columns(PERCENT))
     picked = list(getattr(getattr(event, "selection", None), "rows", []) or [])
