@@ -379,11 +379,12 @@ class Trainer:
         """Select-split accuracy (rank 0 computes, every rank gets it); keep the weights when it is the best
         so far; DIIN's SGD fallback when it has stalled."""
         accuracy, probabilities = 0.0, None
-        self.event("evaluating", step=self.state.step, total=self.total_steps)
         if self.context.is_main:
-            probabilities = predict_probabilities(self.model, self.featurizer, self.data.select_items,
+            select_items = self.data.select_items  # analysed now the first time (a "reading" event)
+            self.event("evaluating", step=self.state.step, total=self.total_steps)
+            probabilities = predict_probabilities(self.model, self.featurizer, select_items,
                                                   self.settings.eval_batch_size, self.device)
-            accuracy = accuracy_of(self.data.select_items, probabilities, self.protocol.labels)
+            accuracy = accuracy_of(select_items, probabilities, self.protocol.labels)
         accuracy = distributed.broadcast_value(accuracy, self.context, self.device)
         state = self.state
         self.last_evaluated_step = state.step
