@@ -46,17 +46,17 @@ def checkpoint_row(info: CheckpointInfo) -> dict[str, Any]:
     if reference is not None:
         key = PAPER_SPLIT_KEYS.get((reference.dataset, reference.split))
         same = report.get(key) if key and key not in training_splits(info.protocol) else None
-    return {
+    return {  # the numbers to compare first, beside the name: the table is wider than a window
         "checkpoint": info.name,
+        ACCURACY_COLUMN: f"{accuracy:.1%} on {info.select_split}" if isinstance(accuracy, (int, float)) else "—",
+        MNLI_COLUMN: f"{matched:.1%} / {mismatched:.1%}" if matched is not None and mismatched is not None else "—",
+        PAPER_COLUMN: f"{reference.accuracy:.1f}% ({reference.where})" if reference else "—",
+        SAME_SPLIT_COLUMN: (f"{same:.1%}" if same is not None else "splits differ") if reference else "—",
         "model": info.model,
         "config": info.config_name,
         "protocol": info.protocol,
         "size": info.size,
         "embeddings": info.embedding_source,
-        ACCURACY_COLUMN: f"{accuracy:.1%} on {info.select_split}" if isinstance(accuracy, (int, float)) else "—",
-        MNLI_COLUMN: f"{matched:.1%} / {mismatched:.1%}" if matched is not None and mismatched is not None else "—",
-        PAPER_COLUMN: f"{reference.accuracy:.1f}% ({reference.where})" if reference else "—",
-        SAME_SPLIT_COLUMN: (f"{same:.1%}" if same is not None else "splits differ") if reference else "—",
         "parameters": f"{info.parameters:,}" if isinstance(info.parameters, int) else "—",
         "folder": str(info.path),
     }

@@ -58,7 +58,8 @@ def start_form() -> None:
     kinds, ratio = augmentation_inputs()
     default_name = training_runs.free_run_name(config_name, dataset, seed, [root, *paths.checkpoint_roots()])
     name_key = f"train_name_{config_name}_{dataset}_{seed}"
-    name = st.text_input("Run name (checkpoint folder)", value=default_name, key=name_key).strip()
+    offer_free_name(name_key, default_name)
+    name = st.text_input("Run name (checkpoint folder)", key=name_key).strip()
     out = root / name
     problems = [p for p in (training_runs.training_data_problem(dataset, data_folder),
                             training_runs.embeddings_problem(embeddings or default_embeddings),
@@ -72,7 +73,19 @@ def start_form() -> None:
                    augment_ratio=ratio if kinds else None)
     command = None if problems else training_runs.train_command(config_name, dataset, data_folder or Path("DATA"), out,
                                                                  **options)
-    start_button(command, out, data_folder is not None, name_key)
+    start_button(command, out, data_folder is not None)
+
+
+def offer_free_name(name_key: str, default_name: str) -> None:
+    """The run-name field holds the free default until the reader types another name; once the name it offered is
+    taken (the run just started owns it, or finished under it) it offers the next free one. Removing the field's
+    state did not do that: the browser sent the old name back, and Start was refused ("already holds a finished
+    checkpoint")."""
+    offered_key = f"{name_key}_offered"
+    offered = st.session_state.get(offered_key)
+    if name_key not in st.session_state or (st.session_state[name_key] == offered and offered != default_name):
+        st.session_state[name_key] = default_name  # set before the field is drawn: the browser shows it
+    st.session_state[offered_key] = default_name
 
 
 def available_configs() -> dict[str, dict]:
@@ -108,7 +121,7 @@ def embeddings_input(column, default_embeddings: str) -> str | None:
     return choice if choice in ("minilm", "random") else None
 
 
-def start_button(command: list[str] | None, out: Path, has_data: bool, name_key: str) -> None:
+def start_button(command: list[str] | None, out: Path, has_data: bool) -> None:
     """Start training and the command line; disabled, without a command, while a problem stands in the way."""
     if st.button("Start training", type="primary", disabled=command is None, key="train_start") and command and has_data:
         try:
@@ -117,10 +130,7 @@ def start_button(command: list[str] | None, out: Path, has_data: bool, name_key:
             st.error(f"Could not start the run: {md(error)}")
         else:
             st.session_state[state.widget_key(PAGE, "run")] = str(out)
-            # the form moves on to the next free name: the run just started owns this one, and its name left in
-            # the field made the form warn "Cannot start: … already writing" at once
-            st.session_state.pop(name_key, None)
-            st.rerun()
+            st.rerun()  # the form then offers the next free name (`offer_free_name`)
     if command is not None:
         with st.expander("Command line"):
             st.code(" ".join(command), language="bash")
