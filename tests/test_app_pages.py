@@ -924,6 +924,9 @@ def test_error_analysis_uses_gold_tags_and_shows_table7_with_counts(monkeypatch,
     assert table7.loc["NEGATION", "matched pairs"] == 2 and table7.loc["MODAL", "mismatched pairs"] == 2
     model_column = next(c for c in table7.columns if c.startswith("mismatched") and c.endswith("gcnn-snli-small"))
     assert "mismatched majority" in table7.columns and "[" in table7.loc["MODAL", model_column]
+    assert table7.loc["NEGATION", "matched DIIN (paper)"] == "78" and table7.loc["NEGATION", "mismatched DIIN (paper)"] == "77"
+    assert "DIIN Table 7" not in table7.columns and "Natural Language Inference over Interaction Space" in texts(app, "caption")
+    assert not table7.isna().any().any(), "no None: 0 pairs, or – where there is no number"
 
     line = int(tag_table.index[(tag_table["source"] == "gold") & (tag_table["tag"] == "NEGATION")][0])
     click_table_row(app, "errors_tag_table", line)
@@ -931,6 +934,12 @@ def test_error_analysis_uses_gold_tags_and_shows_table7_with_counts(monkeypatch,
     assert set(behind["id"]) == {"9001e", "9002c"} and list(behind["row"]) == [0, 1]
     assert_explorer_shows_pair(click_table_row(app, "errors_tag_pairs_table", 1), "mnli_dev_matched", 1,
                                MNLI_DEV_FIXTURE["matched"][1][1])
+    mismatched = load_models(open_app(monkeypatch, tmp_path, root, data), root / "gcnn-snli-small")
+    show(mismatched, "app_pages/5_Error_analysis.py")
+    mismatched.selectbox(key="errors_split").set_value("mnli_dev_mismatched").run()
+    mismatched.session_state["errors_tab"] = TAG_TAB
+    mismatched.run()
+    assert mismatched.selectbox(key="errors_t7_half").value == "mismatched", "the pair list starts on the page's half"
 
 
 def write_taxinli(data: Path) -> None:
