@@ -423,7 +423,8 @@ def test_the_train_page_frees_its_form_after_start_and_says_what_the_run_does(mo
         bar = app.get("progress")[0]
         assert "training: step 37 of 1,230, about 2:09 left" in str(bar.proto.text).replace("\\", "")
         app.button(key="train_stop_" + first).click().run()
-        assert "Stop requested at" in plain(app, "info"), "the stop is acknowledged at once"
+        assert "Stop requested at" in plain(app, "info") and "saves its state after its current step" in plain(app, "info"), \
+            "the stop is acknowledged at once, with what it does in this phase"
         assert "Cannot start" not in plain(app, "warning")
     finally:
         run = training_runs.read_run(out)

@@ -229,7 +229,7 @@ STOP_EFFECT = {
     "reading": "the run stops once its data are read, before its first step, and saves its state",
     "training": "the run saves its state after its current step and exits",
     "evaluating": "the run finishes this evaluation, saves its state and exits",
-    "saving": "the run is already writing its finished checkpoint: it completes",
+    "saving": "the run has made its last step and is writing its checkpoint: it completes",
 }
 """What a stop request does in each phase of a live run."""
 
@@ -249,7 +249,10 @@ def live_status(run: training_runs.TrainingRun, progress: RunProgress | None) ->
         training_runs.request_stop(run)
         requested = stop_requested_at(run) or now
     if requested is not None:  # said at once and at every refresh until the run has stopped
-        effect = STOP_EFFECT.get(progress.phase if progress is not None else "reading", STOP_EFFECT["training"])
+        phase = progress.phase if progress is not None else "reading"
+        if progress is not None and progress.step is not None and progress.step >= (progress.total or 0) > 0:
+            phase = "saving"  # past its last step nothing is left to stop: it evaluates and writes its checkpoint
+        effect = STOP_EFFECT.get(phase, STOP_EFFECT["training"])
         st.info(f"Stop requested at {time.strftime('%H:%M:%S', time.localtime(requested))}: {effect}.")
 
 
