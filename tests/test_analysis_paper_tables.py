@@ -98,3 +98,34 @@ def test_paper_reference_is_the_papers_number_on_our_protocols_dataset():
     assert paper_reference("gcnn", "mnli-small").where == "GCNN Table 1 · MultiNLI matched test"
     assert paper_reference("gcnn", "snli-small") is None  # GCNN reports no SNLI number: none is set beside ours
     assert paper_reference("amn-softmax", "snli-small") is None  # our own variant: no paper row
+
+
+def test_our_table7_gets_the_diin_papers_column_after_each_half():
+    import pandas as pd
+
+    from nlivis.analysis.paper_tables import with_diin_paper_column
+
+    ours = pd.DataFrame({"matched pairs": [12, 0], "matched diin-mnli-small": ["50.0 [25.4, 74.6]", ""],
+                         "mismatched pairs": [9, 3], "mismatched diin-mnli-small": ["44.4 [18.9, 73.3]", "0.0"]},
+                        index=pd.Index(["NEGATION", "NOT_A_TABLE7_TAG"], name="tag"))
+    shown = with_diin_paper_column(ours)
+    assert list(shown.columns) == ["matched pairs", "matched diin-mnli-small", "matched DIIN (paper)", "mismatched pairs",
+                                   "mismatched diin-mnli-small", "mismatched DIIN (paper)"]
+    assert shown.loc["NEGATION", "matched DIIN (paper)"] == "78" and shown.loc["NEGATION", "mismatched DIIN (paper)"] == "77"
+    assert shown.loc["NOT_A_TABLE7_TAG", "matched DIIN (paper)"] == "–"
+
+
+def test_home_sets_our_number_beside_the_papers_only_on_the_same_split():
+    pytest.importorskip("streamlit")
+    from nlivis.app.components.home import MNLI_COLUMN, PAPER_COLUMN, SAME_SPLIT_COLUMN, checkpoint_row
+    from nlivis.store.checkpoints import read_checkpoint_info
+
+    shipped = Path(__file__).resolve().parents[1] / "checkpoints"
+    if not (shipped / "diin-mnli-small" / "metrics.json").is_file():
+        pytest.skip("the shipped checkpoints are not in checkpoints/")
+    mnli = checkpoint_row(read_checkpoint_info(shipped / "diin-mnli-small"))
+    assert mnli[PAPER_COLUMN] == "79.2% (DIIN Table 5 · MultiNLI matched dev)"
+    assert mnli[SAME_SPLIT_COLUMN] == mnli[MNLI_COLUMN].split(" / ")[0], "ours on MultiNLI matched dev beside it"
+    snli = checkpoint_row(read_checkpoint_info(shipped / "diin-snli-small"))
+    assert snli[PAPER_COLUMN] == "88.0% (DIIN Table 3 · SNLI test)" and snli[MNLI_COLUMN] == "—"
+    assert snli[SAME_SPLIT_COLUMN] == "splits differ", "snli-small trains on SNLI test: ours there is no test"

@@ -90,6 +90,7 @@ def test_the_map_draws_every_trained_pair_and_a_box_lists_them_into_the_explorer
     row = int(listed["row"].iloc[0])
     assert app.query_params["split"] == "snli_test" and app.query_params["pair"] == str(row)
     assert app.query_params["from"] == "datamap" and app.query_params["from.sel"] == "box:0,0.5,0,1"
+    assert app.query_params["models"] == "gcnn-snli-small", "the pair opens with the map's own checkpoint"
     from nlivis.data.protocols import get_protocol, read_split
 
     expected = read_split(get_protocol("snli-small").train[0], APP_DATA).pairs[row]

@@ -698,6 +698,8 @@ def test_train_page_offers_augmentation_and_its_command_carries_it(monkeypatch, 
 
 @pytest.mark.slow
 def test_train_page_runs_a_worker_that_becomes_a_checkpoint(monkeypatch, tmp_path):
+    from nlivis.training import runs as training_runs
+
     runs = tmp_path / "runs"
     runs.mkdir()
     start_from_page(show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "app_pages/8_Train.py"), max_steps=3)
@@ -706,9 +708,12 @@ def test_train_page_runs_a_worker_that_becomes_a_checkpoint(monkeypatch, tmp_pat
     assert "is listed on Home" in texts(app, "success")
     assert "scatter" in trace_types(app), "the loss / accuracy curves are drawn"
     assert app.text_input(key="train_name_gcnn_snli-small_1").value == "gcnn-snli-small-run2", "a free default name"
+    assert not app.button(key="train_start").disabled and "Cannot start" not in texts(app, "warning"), \
+        "the next run can start with the offered name"
     app.text_input(key="train_name_gcnn_snli-small_1").set_value("gcnn-snli-small").run()
     assert "already holds a finished checkpoint" in texts(app, "warning")
     assert app.button(key="train_start").disabled, "a refreshed page does not start the run again"
+    assert training_runs.run_progress(runs / "gcnn-snli-small").phase == "finished"
     home = open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs)
     assert "gcnn-snli-small" in set(home.dataframe[0].value["checkpoint"])
 
@@ -724,15 +729,17 @@ def test_train_page_stop_and_resume(monkeypatch, tmp_path):
     app.text_input(key="train_name_gcnn_snli-small_1").set_value("gcnn-snli-small").run()
     assert "already writing to" in texts(app, "warning") and app.button(key="train_start").disabled
     out = runs / "gcnn-snli-small"
-    wait_for(lambda: "step" in training_runs.run_summary(training_runs.read_run_metrics(out)),
-             lambda: training_runs.read_run(out).running, "it logged a step")
+    wait_for(lambda: (progress := training_runs.run_progress(out)) is not None and (progress.step or 0) >= 1,
+             lambda: training_runs.read_run(out).running, "its progress file said a step was made")
     app.run()
     assert next(m.value for m in app.metric if m.label == "step") != "—"
     app.button(key="train_stop_gcnn-snli-small").click().run()
-    assert "Stop requested" in texts(app, "info")
+    assert "Stop requested at" in texts(app, "info")
+    wait_for(lambda: training_runs.run_progress(out).phase == "stopped", lambda: training_runs.read_run(out).running,
+             "its progress file said it stopped")
     app = wait_for_status(monkeypatch, tmp_path, runs, "stopped")
     stopped_at = int(next(m.value for m in app.metric if m.label == "step"))
-    assert 0 < stopped_at < 60
+    assert 0 < stopped_at < 60 and f"Stopped at step {stopped_at}" in texts(app, "info")
     app.selectbox(key="train_embeddings").set_value("minilm").run()  # the form no longer matches the run …
     app.button(key="train_resume_gcnn-snli-small").click().run()  # … resume uses the run's own command
     assert not app.exception
@@ -917,6 +924,9 @@ def test_error_analysis_uses_gold_tags_and_shows_table7_with_counts(monkeypatch,
     assert table7.loc["NEGATION", "matched pairs"] == 2 and table7.loc["MODAL", "mismatched pairs"] == 2
     model_column = next(c for c in table7.columns if c.startswith("mismatched") and c.endswith("gcnn-snli-small"))
     assert "mismatched majority" in table7.columns and "[" in table7.loc["MODAL", model_column]
+    assert table7.loc["NEGATION", "matched DIIN (paper)"] == "78" and table7.loc["NEGATION", "mismatched DIIN (paper)"] == "77"
+    assert "DIIN Table 7" not in table7.columns and "Natural Language Inference over Interaction Space" in texts(app, "caption")
+    assert not table7.isna().any().any(), "no None: 0 pairs, or – where there is no number"
 
     line = int(tag_table.index[(tag_table["source"] == "gold") & (tag_table["tag"] == "NEGATION")][0])
     click_table_row(app, "errors_tag_table", line)
@@ -924,6 +934,12 @@ def test_error_analysis_uses_gold_tags_and_shows_table7_with_counts(monkeypatch,
     assert set(behind["id"]) == {"9001e", "9002c"} and list(behind["row"]) == [0, 1]
     assert_explorer_shows_pair(click_table_row(app, "errors_tag_pairs_table", 1), "mnli_dev_matched", 1,
                                MNLI_DEV_FIXTURE["matched"][1][1])
+    mismatched = load_models(open_app(monkeypatch, tmp_path, root, data), root / "gcnn-snli-small")
+    show(mismatched, "app_pages/5_Error_analysis.py")
+    mismatched.selectbox(key="errors_split").set_value("mnli_dev_mismatched").run()
+    mismatched.session_state["errors_tab"] = TAG_TAB
+    mismatched.run()
+    assert mismatched.selectbox(key="errors_t7_half").value == "mismatched", "the pair list starts on the page's half"
 
 
 def write_taxinli(data: Path) -> None:

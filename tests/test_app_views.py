@@ -162,6 +162,10 @@ def test_error_analysis_round_trips_split_cell_and_the_list_of_errors(monkeypatc
         assert session.dataframe(key="errors_cell_pairs_table").value.equals(cell)
         assert session.selectbox(key="errors_cell_pairs_order").value == "most confident first"
         assert dict(session.query_params) == url
+    junk = link(monkeypatch, tmp_path, checkpoints, ERRORS, models="gcnn-snli-small", cell_model="gcnn-snli-small",
+                cell_gold="<b>x</b>", cell_predicted=predicted)
+    assert "The link's `cell_gold=<b>x</b>` is not a label of gcnn-snli-small" in plain(junk, "info"), \
+        "one line naming the parameter, its value in a code span (text, never markup)"
 
 
 def test_ablations_round_trip_family_reference_and_split(monkeypatch, tmp_path, checkpoints):
@@ -377,16 +381,18 @@ def test_the_shipped_gcnn_lists_all_its_snli_dev_errors(monkeypatch, tmp_path, s
 # ---------------------------------------------------------------- item 8: the Train page
 
 FAKE_STARTING_WORKER = """
-import pathlib, sys, time
+import json, pathlib, sys, time
 out = pathlib.Path(sys.argv[1])
 out.mkdir(parents=True, exist_ok=True)
-sys.stderr.write("\\rspaCy:  45%|####5     | 8900/19684 [00:21<00:26, 410.2sent/s]")
-sys.stderr.write("\\r  3%|3         | 37/1230 [00:04<02:10, 9.13step/s]")
-sys.stderr.flush()
+now = time.time()
+with open(out.parent / ".runs" / out.name / "progress.jsonl", "a") as events:
+    for event in ({"phase": "reading", "split": "snli_test"}, {"phase": "training", "step": 0, "total": 1230},
+                  {"phase": "training", "step": 37, "total": 1230}):
+        events.write(json.dumps({"time": now - 4 + 4 * event.get("step", 0) / 37, **event}) + "\\n")
 while not (out / "STOP").exists():
     time.sleep(0.05)
 """
-"""Stands in for a worker that has analysed its data and runs steps but logged no metrics yet."""
+"""Stands in for a worker that has read its data and runs steps but logged no metrics yet: its progress file."""
 
 
 def test_the_train_page_frees_its_form_after_start_and_says_what_the_run_does(monkeypatch, tmp_path):
@@ -409,12 +415,16 @@ def test_the_train_page_frees_its_form_after_start_and_says_what_the_run_does(mo
         assert not app.exception, app.exception
         assert "Cannot start" not in plain(app, "warning")
         assert app.text_input(key=name_key).value == f"{first}-run2", "the form moves on to a free name"
-        wait_for(lambda: (progress := training_runs.run_progress(out)) is not None and progress.unit == "step",
-                 lambda: training_runs.read_run(out).running, "it wrote a progress bar")
+        wait_for(lambda: (progress := training_runs.run_progress(out)) is not None and progress.step == 37,
+                 lambda: training_runs.read_run(out).running, "it wrote its progress")
         app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), TRAIN)  # a refreshed page finds it
         assert next(m.value for m in app.metric if m.label == "step") == "37"
+        assert next(m.value for m in app.metric if m.label == "status") == "running · training"
         bar = app.get("progress")[0]
-        assert "training: 37 of 1,230 steps, about 02:10 left" in str(bar.proto.text).replace("\\", "")
+        assert "training: step 37 of 1,230, about 2:09 left" in str(bar.proto.text).replace("\\", "")
+        app.button(key="train_stop_" + first).click().run()
+        assert "Stop requested at" in plain(app, "info") and "saves its state after its current step" in plain(app, "info"), \
+            "the stop is acknowledged at once, with what it does in this phase"
         assert "Cannot start" not in plain(app, "warning")
     finally:
         run = training_runs.read_run(out)

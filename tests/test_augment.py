@@ -311,3 +311,18 @@ def test_a_stopped_and_resumed_augmented_run_ends_as_an_uninterrupted_one(tmp_pa
     assert all(torch.equal(weights_a[k], weights_b[k]) for k in weights_a)
     assert json.loads((straight / "config.json").read_text())["augmentation"] == \
         json.loads((resumed / "config.json").read_text())["augmentation"]
+
+
+def test_the_data_map_makes_the_augmented_pairs_edited_text_again_from_the_run_record(augmented_run, cache_dir):
+    """Training dynamics keep ids and numbers only: an augmented pair's text is made again, exactly, from the run's
+    training pairs and its config.json record (the Data map opens it with that text)."""
+    from nlivis.workflows.datamap import augmented_pairs
+    from nlivis.workflows.datamap import augmented_run as read_augmentation
+
+    run = read_augmentation(augmented_run, FIXTURE_DIR, cache_dir)
+    assert run is not None and run.cached, "the run made its candidate edits on this machine"
+    made = augmented_pairs(run, cache_dir)
+    assert list(made) == read_dynamics(augmented_run).ids[40:]
+    trained = {item.pair.id: item.pair for item in augment_items(augmented_run, cache_dir)}
+    assert all((made[pid].premise, made[pid].hypothesis, made[pid].label)
+               == (trained[pid].premise, trained[pid].hypothesis, trained[pid].label) for pid in made)

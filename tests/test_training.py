@@ -410,3 +410,21 @@ def test_sgd_fallback_counts_steps_without_improvement(tmp_path, cache_dir):
     # the best dev score is step 2's (lr 1e-12 changes nothing); the evaluation at step 6 is 4 steps past
     # it → SGD from step 7 on, in the middle of the second epoch (5 batches per epoch)
     assert rates[6] == pytest.approx(1e-12) and rates[7] == rates[15] == pytest.approx(0.123)
+
+
+def test_the_vocabulary_reads_an_evaluation_splits_tokens_without_waiting_for_its_analysis(tmp_path):
+    """Training starts once its own pairs are analysed: a select or report split not analysed yet gives the
+    vocabulary spaCy's tokenizer's tokens, the very tokens its full analysis has (which waits for the first
+    evaluation); once analysed, its analyses are used."""
+    from nlivis.data.protocols import get_protocol
+    from nlivis.features.dataset import load_split_analysed
+    from nlivis.training.prepared import eval_split_tokens
+
+    ref, cache = get_protocol("snli").select, tmp_path / "cache"
+    asked = []
+    quick = eval_split_tokens(ref, FIXTURE_DIR, cache, {}, lambda split: asked.append(split) or [])
+    assert not asked, "a split not analysed yet is only tokenised"
+    items = load_split_analysed(ref, FIXTURE_DIR, cache)[0]
+    assert quick == [tuple(sentence.tokens) for item in items for sentence in (item.premise, item.hypothesis)]
+    assert eval_split_tokens(ref, FIXTURE_DIR, cache, {}, lambda split: asked.append(split) or items) == quick
+    assert asked == [ref], "an analysed split is read, not tokenised again"

@@ -153,6 +153,16 @@ def test_charts_keep_their_data():
     assert {t.name for t in curves.data} == {"loss", "dev_accuracy"}
 
 
+def test_tag_bars_keep_a_100_percent_tick_inside_and_their_legend_close_under_a_tall_chart():
+    tags = [f"category_{i}" for i in range(15)]
+    table = pd.DataFrame([{"tag": tag, "model": model, "accuracy": 0.5, "count": 20, "majority_accuracy": 1.0 if i == 3 else 0.4}
+                          for model in ("ours", "roberta", "bert", "esim") for i, tag in enumerate(tags)])
+    figure = accuracy_by_tag_bars(table, group="model")
+    assert figure.layout.xaxis.range[1] > 1.0 and 1.0 in figure.layout.xaxis.tickvals, "a majority tick at 100% is in the plot"
+    below = -figure.layout.legend.y * (figure.layout.height - figure.layout.margin.t - figure.layout.margin.b)
+    assert figure.layout.height > 1500 and 40 <= below <= 80, "the legend sits under the axis title, not hundreds of px lower"
+
+
 def test_drawable_groups_entries_by_type():
     trace = Trace()
     trace.add("align_1", padded_alignment())
@@ -256,7 +266,9 @@ def test_many_categories_read_as_one_row_each_with_intervals():
     rows = [{"group": f"cat{c}", "model": m, "count": 50 - c, "accuracy": 0.5, "ci_low": 0.4, "ci_high": 0.6,
              "majority_accuracy": 0.34} for c in range(44) for m in ("m1", "m2", "m3")]
     figure = accuracy_dots(pd.DataFrame(rows), "group", colours={"m1": "#000001"})
-    assert len(figure.layout.yaxis.tickvals) == 44 and figure.layout.height <= 110 + 26 * 44
+    assert len(figure.layout.yaxis.tickvals) == 44 and figure.layout.height <= 140 + 26 * 44
+    assert figure.layout.xaxis.side == "top" and figure.layout.margin.t >= 100 and figure.layout.title.yref == "container" \
+        and figure.layout.title.y > 1 - 30 / figure.layout.height, "the chart title above the top axis' title, not on it"
     assert all(trace.error_x.array is not None for trace in figure.data[:3]) and figure.data[0].marker.color == "#000001"
 
 

@@ -62,7 +62,15 @@ def test_overview_has_one_row_per_model_with_the_premise_across_every_panel():
     assert figure.layout.xaxis.ticktext == figure.layout.xaxis2.ticktext == figure.layout.xaxis3.ticktext == tuple(PREMISE)
     assert figure.layout.yaxis.ticktext == figure.layout.yaxis3.ticktext == tuple(HYPOTHESIS)
     assert [trace.coloraxis for trace in figure.data] == ["coloraxis", "coloraxis", "coloraxis2", "coloraxis3"]
-    assert (figure.layout.coloraxis.cmin, figure.layout.coloraxis.cmax) == (0.0, 1.0)
+    weights = np.concatenate([np.asarray(t.z, dtype=float).ravel() for t in figure.data[:2]])
+    top = float(np.quantile(weights[np.isfinite(weights)], 0.99))
+    assert top < 0.95 and (figure.layout.coloraxis.cmin, figure.layout.coloraxis.cmax) == pytest.approx((0.0, top)), \
+        "alignment weights run to their 99th percentile, so thin weights (long sentences) keep their contrast"
+    assert f"0–{top:.2f} (99% of the weights are below it" in figure.layout.title.text
+    for axis, row_axis in (("coloraxis", "yaxis"), ("coloraxis2", "yaxis3"), ("coloraxis3", "yaxis5")):
+        bar, (bottom, top) = figure.layout[axis].colorbar, figure.layout[row_axis].domain
+        assert bar.y == pytest.approx(top) and bottom <= bar.y - bar.len, f"{axis}'s bar beside its first row"
+    assert figure.layout.margin.b >= 100, "room under the last row for its rotated token labels"
     memory = figure.layout.coloraxis3
     assert (memory.cmin, memory.cmax) == pytest.approx((0.098, 0.102))
     assert "0.098–0.102" in memory.colorbar.title.text and "0.098–0.102" in figure.layout.title.text

@@ -319,6 +319,28 @@ def diin_table7() -> pd.DataFrame:
     return table
 
 
+DIIN_TABLE7_CITATION = ("Gong, Luo & Zhang (2018), Natural Language Inference over Interaction Space, ICLR, "
+                        "Table 7 (papers/001)")
+"""Where `_TABLE7`'s numbers come from (transcribed from the paper's text, two halves of 13 tags)."""
+
+
+def with_diin_paper_column(table: pd.DataFrame) -> pd.DataFrame:
+    """Our Table 7 layout (`breakdown.table7_with_counts`: tags as rows, "<half> …" columns) with the DIIN
+    paper's own accuracy on each half set right after that half's columns, as "<half> DIIN (paper)", in % as
+    printed (the paper's model trained on the full data, on its hand-annotated subset); "–" for a tag the
+    paper's table does not have."""
+    paper = diin_table7()
+    shown = table.copy()
+    for half in ("matched", "mismatched"):
+        ours = [column for column in shown.columns if str(column).startswith(f"{half} ")]
+        if not ours:
+            continue
+        values = paper[f"{half} DIIN"].reindex(shown.index)
+        column = [("–" if pd.isna(value) else f"{100 * value:.0f}") for value in values]
+        shown.insert(list(shown.columns).index(ours[-1]) + 1, f"{half} DIIN (paper)", column)
+    return shown
+
+
 # ------------------------------------------------------------------ which of our configs reproduces which row
 
 FAMILY_PAPERS: dict[str, str] = {name: family.paper_id for name, family in FAMILIES.items() if family.paper_id}

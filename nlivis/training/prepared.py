@@ -5,13 +5,16 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import torch
 
-from nlivis.data.protocols import SplitRef, candidate_files, find_split_file, require_training_splits, split_key
-from nlivis.features.dataset import load_split_analysed_reported
+from nlivis.data.protocols import (SplitRef, candidate_files, find_split_file, read_split, require_training_splits,
+                                   split_key)
+from nlivis.features.cache import AnalysisCache, texts_digest
+from nlivis.features.dataset import check_lengths, load_split_analysed_reported, split_cache_key
 from nlivis.features.embeddings import build_embeddings
+from nlivis.features.spacy_pipeline import load_nlp
 from nlivis.features.vocab import CharVocabulary, Vocabulary
 from nlivis.training.config import FeatureOptions
 
@@ -34,15 +37,17 @@ class MixIn:
 
 @dataclass
 class PreparedData:
-    """A run's analysed pairs, vocabularies and word vectors."""
+    """A run's analysed pairs, vocabularies and word vectors. The select and report splits are analysed when first
+    asked for (`items_of`): training starts once its own pairs are analysed, and on a cold feature cache the select
+    split's spaCy pass (as long as the training split's on snli-small) waits for the first evaluation."""
 
     protocol: Any
     train_items: list
     """The labelled pairs of the protocol's training split(s), in order."""
     train_sources: list[tuple[str, int]]
     """(split key, pairs) of each training split, in the order of `train_items`."""
-    select_items: list
-    report_items: dict[str, list]
+    items_of: Callable[[SplitRef], list]
+    """A split's analysed pairs (read or analysed once, then kept)."""
     select_key: str
     vocab: Any
     char_vocab: Any
@@ -51,18 +56,28 @@ class PreparedData:
     vocabulary_record: dict[str, Any]
     mix_in: MixIn | None = None
 
+    @property
+    def select_items(self) -> list:
+        return self.items_of(self.protocol.select)
+
+    @property
+    def report_items(self) -> dict[str, list]:
+        return {split_key(ref): self.items_of(ref) for ref in self.protocol.report}
+
 
 def _token_lists(items: Sequence) -> list[Sequence[str]]:
     return [t for item in items for t in (item.premise.tokens, item.hypothesis.tokens)]
 
 
-def build_vocabulary(train_items: Sequence, eval_items: Sequence, options: FeatureOptions, add_eval_words: bool):
-    """Training words (min_freq); when `add_eval_words`, select/report words not among them are appended
-    (most frequent first), so frozen pretrained vectors cover them. Returns the vocabulary and its record."""
+def build_vocabulary(train_items: Sequence, eval_tokens: Sequence[Sequence[str]], options: FeatureOptions,
+                     add_eval_words: bool):
+    """Training words (min_freq); when `add_eval_words`, select/report words (`eval_tokens`: their sentences'
+    tokens) not among them are appended (most frequent first), so frozen pretrained vectors cover them. Returns
+    the vocabulary and its record."""
     vocab = Vocabulary.build(_token_lists(train_items), min_freq=options.min_word_freq, lowercase=options.lowercase)
     added = 0
     if add_eval_words:
-        counts: Counter = Counter(vocab.normalize(t) for tokens in _token_lists(eval_items) for t in tokens)
+        counts: Counter = Counter(vocab.normalize(t) for tokens in eval_tokens for t in tokens)
         extra = sorted((w for w in counts if w not in vocab.index), key=lambda w: (-counts[w], w))
         vocab = Vocabulary([*vocab.symbols, *extra], lowercase=vocab.lowercase)
         added = len(extra)
@@ -84,14 +99,18 @@ def snli_mix_in_ref(data_dir: Path):
 
 
 def prepare_data(protocol, data_dir: Path, options: FeatureOptions, frozen: bool, word_dim: int, seed: int,
-                 cache_dir, progress: bool, snli_fraction: float = 0.0) -> PreparedData:
+                 cache_dir, progress: bool, snli_fraction: float = 0.0,
+                 on_split: Callable[[str], None] | None = None) -> PreparedData:
     """The protocol's splits, analysed; with `snli_fraction` under the `mnli` protocol, SNLI's training split
-    too, as the pool each epoch's mix-in is drawn from (its words are training words)."""
+    too, as the pool each epoch's mix-in is drawn from (its words are training words). `on_split(key)` is
+    told each split as its reading begins (the Train page's progress)."""
     require_training_splits(protocol, data_dir)
     loaded: dict[Any, list] = {}
 
     def items_of(ref) -> list:
         if ref not in loaded:
+            if on_split is not None:
+                on_split(split_key(ref))
             loaded[ref] = load_split_analysed_reported(ref, data_dir, cache_dir, progress=progress)[0]
         return loaded[ref]
 
@@ -99,25 +118,48 @@ def prepare_data(protocol, data_dir: Path, options: FeatureOptions, frozen: bool
     train_items = [item for _, items in labelled for item in items]
     if not train_items:
         raise ValueError(f"protocol {protocol.name!r}: the training split(s) have no labelled pairs")
-    select_items = items_of(protocol.select)
-    report_items = {split_key(ref): items_of(ref) for ref in protocol.report}
     mix_in = None
     if snli_fraction > 0 and protocol.name == "mnli":
         ref = snli_mix_in_ref(data_dir)
         mix_in = MixIn(split_key(ref), snli_fraction, [i for i in items_of(ref) if i.pair.label is not None])
     vocabulary_items = train_items + (mix_in.items if mix_in else [])
     pretrained = options.embeddings != "random"
-    eval_items = [*select_items, *(i for items in report_items.values() for i in items)]
-    vocab, vocab_record = build_vocabulary(vocabulary_items, eval_items, options, add_eval_words=pretrained and frozen)
+    add_eval_words = pretrained and frozen
+    eval_tokens = ([tokens for ref in dict.fromkeys([protocol.select, *protocol.report])
+                    for tokens in eval_split_tokens(ref, data_dir, cache_dir, loaded, items_of)]
+                   if add_eval_words else [])
+    vocab, vocab_record = build_vocabulary(vocabulary_items, eval_tokens, options, add_eval_words=add_eval_words)
     char_vocab = CharVocabulary.build(_token_lists(vocabulary_items), max_chars=options.max_chars)
     vectors, stats = build_embeddings(options.embeddings, vocab, dim=None if pretrained else word_dim, seed=seed,
                                       oov_scale=options.unknown_word_scale or None, oov_init=options.unknown_word_init)
     return PreparedData(protocol=protocol, train_items=train_items,
-                        train_sources=[(key, len(items)) for key, items in labelled], select_items=select_items,
-                        report_items=report_items, select_key=split_key(protocol.select), vocab=vocab,
+                        train_sources=[(key, len(items)) for key, items in labelled], items_of=items_of,
+                        select_key=split_key(protocol.select), vocab=vocab,
                         char_vocab=char_vocab, vectors=vectors,
                         embedding_stats=dict(stats) if isinstance(stats, Mapping) else _as_dict(stats),
                         vocabulary_record=vocab_record, mix_in=mix_in)
+
+
+def eval_split_tokens(ref, data_dir: Path, cache_dir, loaded: Mapping, items_of: Callable[[Any], list]
+                      ) -> list[Sequence[str]]:
+    """The tokens of every sentence of an evaluation split, for the vocabulary, without waiting for its full
+    analysis: its analysed pairs when they are at hand (read already, or in the feature cache), else spaCy's
+    tokenizer alone (the pipeline's other components tag and lemmatise but never split a token differently), its
+    sentences' lengths checked as the analysis would."""
+    if ref not in loaded:
+        result = read_split(ref, data_dir)
+        pairs = result.pairs
+        digest = texts_digest((p.id, p.premise, p.hypothesis) for p in pairs)
+        if AnalysisCache(cache_dir).read(split_cache_key(ref, result), digest, len(pairs)) is None:
+            check_lengths(pairs)
+            return tokenised([text for p in pairs for text in (p.premise, p.hypothesis)])
+    return _token_lists(items_of(ref))
+
+
+def tokenised(texts: Sequence[str]) -> list[tuple[str, ...]]:
+    """spaCy's tokens of each text (whitespace tokens left out, as `features.sentences` does), tokenizer only."""
+    tokenizer = load_nlp().tokenizer
+    return [tuple(token.text for token in doc if not token.is_space) for doc in tokenizer.pipe(texts, batch_size=1000)]
 
 
 def _as_dict(value: Any) -> dict[str, Any]:

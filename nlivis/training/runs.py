@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 import time
@@ -18,6 +17,7 @@ from nlivis.data.protocols import get_protocol, require_training_splits
 from nlivis.store.checkpoints import MANIFEST, STATE_FOLDER
 from nlivis.store.metrics_log import read_metrics_log
 from nlivis.training.config import all_configs
+from nlivis.training.progress import PROGRESS_FILE, RunProgress, read_progress
 from nlivis.training.run_folder import (STOP_FILE, foreign_entries, live_lock, path_problem, process_exists,
                                         run_name_problem)
 
@@ -259,6 +259,8 @@ def start_run(command: list[str], out: Path) -> TrainingRun:
         claim.unlink(missing_ok=True)
     try:
         (Path(out) / STOP_FILE).unlink(missing_ok=True)
+        if "--resume" not in command:  # the events of an earlier run into this folder are not this run's
+            (records / PROGRESS_FILE).unlink(missing_ok=True)
         with open(records / LOG_FILE, "ab") as log:
             process = subprocess.Popen(command, cwd=REPOSITORY, stdout=log, stderr=subprocess.STDOUT,
                                        stdin=subprocess.DEVNULL, start_new_session=True)
@@ -315,51 +317,7 @@ def log_tail(out: Path, lines: int = 20) -> str:
     return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
 
 
-_PROGRESS_FRAME = re.compile(
-    r"(?P<label>[^|\r\n]*?):?\s*(?P<percent>\d+)%\|[^|\r\n]*\|\s*(?P<done>\d+)/(?P<total>\d+)\s*"
-    r"\[(?P<elapsed>[\d:]+)<(?P<left>[\d:?]+)(?:,\s*(?P<rate>[^,\]]*))?")
-"""A progress bar frame as tqdm prints it: `spaCy:  45%|████▌     | 4500/9842 [00:12<00:14, 371.2sent/s]`."""
-
-
-@dataclass(frozen=True)
-class RunProgress:
-    """The worker's latest progress bar: what it counts (`label`, `unit`), how far, and tqdm's time estimates."""
-
-    label: str
-    done: int
-    total: int
-    elapsed: str
-    left: str
-    unit: str
-
-    @property
-    def fraction(self) -> float:
-        return min(1.0, self.done / self.total) if self.total else 0.0
-
-    def describe(self) -> str:
-        """"analysing sentences with spaCy: 4,500 of 9,842, about 00:14 left" (steps when it counts steps)."""
-        what = {"sent": "analysing sentences with spaCy", "step": "training"}.get(self.unit, self.label or "working")
-        left = f", about {self.left} left" if self.left and "?" not in self.left else ""
-        unit = {"sent": "sentences", "step": "steps"}.get(self.unit, self.unit)
-        return f"{what}: {self.done:,} of {self.total:,} {unit}{left} ({self.elapsed} so far)"
-
-
-def run_progress(out: Path, tail_bytes: int = 16_384) -> RunProgress | None:
-    """The latest progress bar frame the worker wrote to its log (the last `tail_bytes` are read), or None when
-    there is none yet: what a run is doing before its first metrics line (spaCy over the data, then steps)."""
-    path = run_record_folder(out) / LOG_FILE
-    try:
-        with open(path, "rb") as log:
-            log.seek(0, os.SEEK_END)
-            log.seek(max(0, log.tell() - tail_bytes))
-            text = log.read().decode("utf-8", errors="replace")
-    except OSError:
-        return None
-    for frame in reversed(re.split(r"[\r\n]+", text)):
-        found = _PROGRESS_FRAME.search(frame)
-        if found:
-            rate = found["rate"] or ""
-            unit = re.sub(r"^[\d.?]+\s*", "", rate).removesuffix("/s") or ""
-            return RunProgress(found["label"].strip(), int(found["done"]), int(found["total"]), found["elapsed"],
-                               found["left"], unit)
-    return None
+def run_progress(out: Path) -> RunProgress | None:
+    """Where the run writing `out` stands, from the progress file its worker writes (`nlivis.training.progress`),
+    or None before its first event."""
+    return read_progress(run_record_folder(out) / PROGRESS_FILE)

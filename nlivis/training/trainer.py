@@ -64,7 +64,7 @@ from nlivis.training.dynamics import DynamicsRecorder
 from nlivis.training.fp16 import choose_weights_dtype
 from nlivis.training.optimizers import make_optimizer, sgd_fallback
 from nlivis.training.prepared import prepare_data
-from nlivis.training.progress import Progress, is_terminal
+from nlivis.training.progress import PROGRESS_FILE, Progress, ProgressLog, is_terminal
 from nlivis.training.provenance import git_commit, library_versions
 from nlivis.training.request import TrainRequest, checkpoint_identity, identity_differences, split_feature_table
 from nlivis.training.rng import rng_restore, rng_snapshot, seed_everything
@@ -75,6 +75,7 @@ from nlivis.training.run_folder import (
     foreign_entries,
     open_run_folder,
 )
+from nlivis.training.runs import run_record_folder
 from nlivis.training.stopping import StopRequested, StopRequests, TrainingStopped
 
 REGULARIZATION_WEIGHTS = {"encoder_difference": "encoder_difference_weight"}
@@ -95,7 +96,15 @@ def train(request: TrainRequest) -> CheckpointInfo:
     if finish_interrupted_save(request.out_dir):
         return finished_checkpoint(request)
     with open_run_folder(request.out_dir, request.resume), CoreShare():
-        return Trainer(request).run()
+        # the progress file is started afresh only once this process holds the folder: never another run's
+        events = ProgressLog(run_record_folder(request.out_dir) / PROGRESS_FILE, fresh=not request.resume)
+        try:
+            return Trainer(request, events).run()
+        except TrainingStopped:
+            raise
+        except BaseException as error:
+            events.phase("failed", error=(str(error).splitlines() or [type(error).__name__])[0])
+            raise
 
 
 def finished_checkpoint(request: TrainRequest) -> CheckpointInfo:
@@ -135,8 +144,10 @@ class LogWindow:
 class Trainer:
     """One training run in its (locked) output folder: built from a `TrainRequest`, then `run()`."""
 
-    def __init__(self, request: TrainRequest):
+    def __init__(self, request: TrainRequest, events: ProgressLog | None = None):
         self.request = request
+        self.events = events
+        """The run's progress file (rank 0 of a `train()` call); None on other ranks."""
         self.started = time.time()
         self.context = distributed.DistributedContext.from_environment()
         self.device = distributed.resolve_device(request.device, self.context)
@@ -176,10 +187,12 @@ class Trainer:
         if request.progress and self.context.is_main and not terminal:
             print("reading the splits (spaCy analyses each split once; later runs read them from the cache)",
                   file=sys.stderr, flush=True)
+        self.event("reading")
         self.data = prepare_data(self.protocol, request.data_dir, self.options, self.frozen,
                                  int(self.model_config.get("word_dim", 300)), request.seed, request.cache_dir,
                                  request.progress and self.context.is_main and terminal,
-                                 self.settings.snli_fraction_with_mnli)
+                                 self.settings.snli_fraction_with_mnli,
+                                 on_split=lambda split: self.event("reading", split=split))
         check_finite_vectors(self.data.vectors, self.data.vocab, self.options.embeddings)
         self.model_config.update(vocab_size=len(self.data.vocab), char_vocab_size=len(self.data.char_vocab),
                                  word_dim=int(self.data.vectors.shape[1]), num_classes=len(self.protocol.labels))
@@ -200,6 +213,7 @@ class Trainer:
             return None
 
         report = request.progress and self.context.is_main
+        self.event("reading", split="the augmented pairs (--augment)")
         return augment_training(self.data.train_items, self.protocol.labels, request.augment, request.augment_ratio,
                                 request.seed, request.cache_dir, stderr_progress if report else lambda message: None)
 
@@ -298,6 +312,8 @@ class Trainer:
     def run(self) -> CheckpointInfo:
         """Train until the budget is spent, then write the checkpoint (rank 0) and return its entry."""
         with self.stops:
+            self.event("training", step=self.state.step, total=self.total_steps,
+                       **({"resumed": True} if self.request.resume else {}))
             try:
                 while self.state.step < self.total_steps:
                     self.run_epoch()
@@ -305,8 +321,10 @@ class Trainer:
                     self.evaluate("end")
                 self.dynamics.gather(self.context, self.device)
             except StopRequested:
+                self.event("saving", what="saving the training state (Resume continues from it)")
                 self.save_state()
                 self.stops.clear_file()
+                self.event("stopped", step=self.state.step, total=self.total_steps)
                 self.progress.close()
                 distributed.barrier(self.context)
                 distributed.teardown(self.context)
@@ -354,15 +372,19 @@ class Trainer:
         if settings.checkpoint_every_steps and state.step % settings.checkpoint_every_steps == 0:
             self.save_state()
         self.progress.update(1)
+        if self.events is not None:
+            self.events.step(state.step, self.total_steps)
 
     def evaluate(self, reason: str) -> None:
         """Select-split accuracy (rank 0 computes, every rank gets it); keep the weights when it is the best
         so far; DIIN's SGD fallback when it has stalled."""
         accuracy, probabilities = 0.0, None
         if self.context.is_main:
-            probabilities = predict_probabilities(self.model, self.featurizer, self.data.select_items,
+            select_items = self.data.select_items  # analysed now the first time (a "reading" event)
+            self.event("evaluating", step=self.state.step, total=self.total_steps)
+            probabilities = predict_probabilities(self.model, self.featurizer, select_items,
                                                   self.settings.eval_batch_size, self.device)
-            accuracy = accuracy_of(self.data.select_items, probabilities, self.protocol.labels)
+            accuracy = accuracy_of(select_items, probabilities, self.protocol.labels)
         accuracy = distributed.broadcast_value(accuracy, self.context, self.device)
         state = self.state
         self.last_evaluated_step = state.step
@@ -376,6 +398,7 @@ class Trainer:
             self.log.write(step=state.step, epoch=round(self.epochs_done(), 4), dev_acc=accuracy,
                            best_dev_acc=state.best_dev_accuracy, lr=self.current_lr())
         self.progress.postfix(f"dev {accuracy:.3f} (best {state.best_dev_accuracy:.3f})")
+        self.event("training", step=state.step, total=self.total_steps, dev_acc=accuracy)
         self._fall_back_to_sgd_if_stalled()
 
     def save_state(self) -> None:
@@ -399,8 +422,11 @@ class Trainer:
         assert self.best_weights is not None
         self.trained_seconds = self.wall_time()
         self.model.load_state_dict(self.best_weights)
+        self.event("saving", what="predicting the report splits and writing the checkpoint")
         try:
-            return self._write_checkpoint()
+            info = self._write_checkpoint()
+            self.event("finished", step=self.state.step, total=self.total_steps)
+            return info
         except CheckpointError as error:
             self._write_state()
             raise CheckpointError(self.out_dir, f"{error.problem}; the finished training is saved in {STATE_FOLDER}/: "
@@ -408,6 +434,11 @@ class Trainer:
                                                 "again") from error
 
     # ----------------------------------------------------------------------------------------- helpers
+
+    def event(self, phase: str, **fields: Any) -> None:
+        """A progress event for the Train page (`nlivis.training.progress.ProgressLog`); rank 0 only."""
+        if self.events is not None:
+            self.events.phase(phase, **fields)
 
     def epochs_done(self) -> float:
         return self.state.epoch + self.state.batch_in_epoch / max(1, self.batches_per_epoch)

@@ -84,14 +84,22 @@ def accuracy_by_tag_bars(table: pd.DataFrame, group: str | None = None, tag: str
         ))
     n_tags = table[tag].nunique()
     n_series = max(1, sum(1 for trace in figure.data if trace.type == "bar"))
+    height = max(300, 80 + 28 * n_tags * n_series)
     figure.update_traces(textfont={"size": 12}, selector={"type": "bar"})
-    figure.update_layout(title=title, barmode="group", xaxis={"range": [0, 1], "title": "accuracy", "tickformat": ".0%",
-                                                              "tickfont": {"size": 12}},
+    # the axis runs a little past 100% so a bar, interval or majority tick at 100% sits inside the plot, and the
+    # legend keeps a fixed distance below it (a fraction of a tall chart's height left hundreds of blank pixels)
+    figure.update_layout(title=title, barmode="group",
+                         xaxis={"range": [0, 1.04], "title": "accuracy", "tickformat": ".0%", "tickfont": {"size": 12},
+                                "tickvals": [0, 0.2, 0.4, 0.6, 0.8, 1.0]},
                          yaxis={"autorange": "reversed", "tickfont": {"size": 14}, "automargin": True},
-                         height=max(300, 80 + 28 * n_tags * n_series),
-                         margin={"l": 10, "r": 10, "t": 50, "b": 10}, legend=BELOW_LEGEND,
+                         height=height, margin={"l": 10, "r": 10, "t": 50, "b": 10},
+                         legend={**BELOW_LEGEND, "y": -LEGEND_BELOW_PIXELS / (height - 60)},
                          uniformtext={"minsize": 11, "mode": "hide"})  # a label too long for its bar is left out, not shrunk
     return figure
+
+
+LEGEND_BELOW_PIXELS = 60
+"""How far below a horizontal bar chart's plot its legend starts: under the axis title, whatever the height."""
 
 
 def accuracy_interval_bars(table: pd.DataFrame, category: str = "model", accuracy: str = "accuracy",
@@ -125,18 +133,23 @@ def accuracy_interval_bars(table: pd.DataFrame, category: str = "model", accurac
 
 def delta_bars(table: pd.DataFrame, label: str = "variant", tag: str = "tag", delta: str = "delta",
                significant: str | None = "significant", title: str = "accuracy change vs the full model") -> go.Figure:
-    """Per-tag accuracy differences (variant − full) as bars; significant ones drawn solid, others faded."""
+    """Per-tag accuracy differences (variant − full) as bars, each variant in a hue of its own; significant ones
+    drawn solid, others hatched in their variant's hue (faded bars of different variants all looked alike)."""
     if table.empty:
         return empty_figure("no per-tag differences to show")
     figure = go.Figure()
-    for name, rows in table.groupby(label, sort=False):
-        opacity = [1.0 if (significant is None or bool(s)) else 0.35 for s in (rows[significant] if significant in rows else [True] * len(rows))]
+    for position, (name, rows) in enumerate(table.groupby(label, sort=False)):
+        flags = rows[significant] if significant in rows else [True] * len(rows)
+        colour = CATEGORY_COLOURS[position % len(CATEGORY_COLOURS)]
         figure.add_trace(go.Bar(
             y=rows[tag].astype(str).tolist(), x=rows[delta].tolist(), orientation="h", name=str(name),
-            marker={"opacity": opacity}, meta={"kind": "table", "records": _records(rows)},
+            marker={"color": colour, "line": {"color": colour, "width": 1},
+                    "pattern": {"shape": ["" if (significant is None or bool(flag)) else "/" for flag in flags],
+                                "fillmode": "replace", "fgcolor": colour, "size": 6, "solidity": 0.4}},
+            meta={"kind": "table", "records": _records(rows)},
         ))
     values = table[delta].astype(float)
-    figure.update_layout(title=title + " (faded: not significant)", barmode="group",
+    figure.update_layout(title=title + " (hatched: not significant)", barmode="group",
                          xaxis={"title": "accuracy difference", **percent_ticks(min(values.min(), 0.0), max(values.max(), 0.0)),
                                 "automargin": True},
                          yaxis={"autorange": "reversed", "automargin": True},
@@ -304,10 +317,14 @@ def accuracy_dots(table: pd.DataFrame, category: str, group: str = "model", accu
             hovertemplate="%{x:.1%}<extra>majority label</extra>", meta={"kind": "overlay"}))
     labels = [f"{value} (n={int(table[table[category] == value][count].max())})" if count in table else str(value)
               for value in order]
+    height = max(300, 140 + DOT_ROW_PIXELS * len(order))
+    # the x axis (its title and ticks) is on top, under the chart's title: the title is pinned to the figure's top
+    # edge and the margin holds both (the axis title was printed over the chart title)
     figure.update_layout(
-        title=title, height=max(300, 110 + DOT_ROW_PIXELS * len(order)),
-        xaxis={"range": [0, 1], "title": axis_title, "tickformat": ".0%", "side": "top"},
+        title={"text": title, "yref": "container", "y": 1.0 - 14 / height, "yanchor": "top"}, height=height,
+        xaxis={"range": [0, 1.04], "title": {"text": axis_title, "standoff": 6}, "tickformat": ".0%", "side": "top",
+               "tickvals": [0, 0.2, 0.4, 0.6, 0.8, 1.0]},
         yaxis={"tickmode": "array", "tickvals": list(range(len(order))), "ticktext": labels, "autorange": "reversed",
                "automargin": True, "tickfont": {"size": 12}},
-        margin={"l": 10, "r": 10, "t": 80, "b": 10}, legend=SIDE_LEGEND, hovermode="closest")
+        margin={"l": 10, "r": 10, "t": 110, "b": 10}, legend=SIDE_LEGEND, hovermode="closest")
     return figure

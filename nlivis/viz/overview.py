@@ -52,6 +52,8 @@ sentence (fitted to their own range: near-uniform addressing would be one flat b
 
 ROW_PIXELS = 22
 """Height of one token row of a panel."""
+ALIGNMENT_QUANTILE = 0.99
+"""The alignment colour scale ends at this quantile of the weights shown (stated on the figure)."""
 SLOT_PIXELS = 12
 """Height of one memory-slot row (AMN has dozens of slots: token-height rows would make its panels tower)."""
 
@@ -97,27 +99,49 @@ def model_panels(reading: ModelReading) -> list[Panel]:
     return panels[:2]
 
 
-def _colour_axis(panels: Sequence[Panel], colour: str, position: int, count: int) -> tuple[dict, str | None]:
-    """Layout of one colour axis fitted to the panels using it (its bar the `position`-th of `count` stacked down
-    the right edge, all inside the figure), and the note saying its range when narrow."""
+def _colour_axis(panels: Sequence[Panel], colour: str, place: tuple[float, float]) -> tuple[dict, str | None]:
+    """Layout of one colour axis fitted to the panels using it, its bar at `place` (bottom, top of the figure's
+    height, the first row that uses it), and the note saying its range when it is not the whole 0–1. Alignment
+    weights run from 0 to their `ALIGNMENT_QUANTILE`: a long sentence (MultiNLI) spreads them thin, and on the
+    whole 0–1 range (or up to one peak) every other cell was the same dark colour."""
     values = np.concatenate([p.values.ravel() for p in panels]) if panels else np.zeros(0)
-    share = 1.0 / max(1, count)
-    colourbar = {"len": share * 0.7, "y": 1.0 - share * position, "yanchor": "top", "x": 1.02, "thickness": 12}
+    bottom, top = place
+    colourbar = {"len": max(0.02, top - bottom), "y": top, "yanchor": "top", "x": 1.02, "thickness": 12}
     if colour == INTERACTION:
         bound = float(np.abs(values).max()) if values.size else 1.0
         bound = bound or 1.0
         return {"colorscale": DIVERGING_SCALE, "cmin": -bound, "cmax": bound,
                 "colorbar": {**colourbar, "title": {"text": "interaction<br>(channel mean)"}}}, None
     low, high, note = fitted_range(values)
+    finite = values[np.isfinite(values)]
+    top = float(np.quantile(finite, ALIGNMENT_QUANTILE)) if finite.size else 1.0
+    if colour == ALIGNMENT and note is None and 0.0 < top < 0.95:
+        low, high = 0.0, top
+        note = (f"alignment colour scale 0–{high:.2f} ({ALIGNMENT_QUANTILE:.0%} of the weights are below it; larger "
+                "ones take its top colour)")
     name = {ALIGNMENT: "alignment weight", MEMORY_PREMISE: "premise memory", MEMORY_HYPOTHESIS: "hypothesis memory"}[colour]
     title = name.replace(" ", "<br>") + (f"<br>{low:.3f}–{high:.3f}" if note else "")
     return {"colorscale": SEQUENTIAL_SCALE, "cmin": low, "cmax": high, "colorbar": {**colourbar, "title": {"text": title}}}, note
 
 
+def _bar_places(figure: go.Figure, first_rows: dict[str, int]) -> dict[str, tuple[float, float]]:
+    """Colour axis → (bottom, top) of its bar: beside the first row that uses it, the row's height shared among
+    the axes whose first row it is (AMN's two memory scales share its row)."""
+    places = {}
+    for row in sorted(set(first_rows.values())):
+        colours = sorted(c for c, r in first_rows.items() if r == row)
+        bottom, top = figure.get_subplot(row, 1).yaxis.domain
+        share = (top - bottom) / len(colours)
+        for position, colour in enumerate(colours):
+            places[colour] = (top - share * (position + 1) + 0.01 * share, top - share * position)
+    return places
+
+
 def overview_grid(readings: Sequence[ModelReading], title: str = "all loaded models at a glance") -> go.Figure:
     """One row per model, its panels side by side (each half the width), every panel with a sentence's tokens
-    across; shared colour scales per kind of panel, each fitted to its values when they span a narrow range (the
-    range is then stated on its colour bar and in the title)."""
+    across; shared colour scales per kind of panel, each fitted to its values when they span a narrow range or,
+    for alignment weights, up to their largest one (the range is then stated on its colour bar and in the title),
+    each bar beside the first row that uses it."""
     per_model = [(reading.label, model_panels(reading)) for reading in readings]
     per_model = [(label, panels) for label, panels in per_model if panels]
     if not per_model:
@@ -135,6 +159,7 @@ def overview_grid(readings: Sequence[ModelReading], title: str = "all loaded mod
                            vertical_spacing=gap / plot_pixels if len(per_model) > 1 else 0.0,
                            row_heights=[float(h) for h in row_pixels])
     used: dict[str, list[Panel]] = {}
+    first_rows: dict[str, int] = {}
     for r, (label, panels) in enumerate(per_model, start=1):
         for c in range(1, columns + 1):
             if c > len(panels):  # no such panel: no empty axes either
@@ -143,6 +168,7 @@ def overview_grid(readings: Sequence[ModelReading], title: str = "all loaded mod
                 continue
             panel = panels[c - 1]
             used.setdefault(panel.colour, []).append(panel)
+            first_rows.setdefault(panel.colour, r)
             trace = labelled_heatmap(panel.values, panel.rows, panel.cols, panel.value_name, panel.row_name,
                                      panel.col_name, coloraxis=panel.colour, name=f"{label} · {panel.title}")
             figure.add_trace(trace, row=r, col=c)
@@ -151,8 +177,9 @@ def overview_grid(readings: Sequence[ModelReading], title: str = "all loaded mod
                                    "tickfont": {"size": 9 if panel.row_name == "memory slot" else 11}},
                                 autorange="reversed", row=r, col=c)
     notes = []
-    for position, colour in enumerate(sorted(used)):
-        axis, note = _colour_axis(used[colour], colour, position, len(used))
+    places = _bar_places(figure, first_rows)
+    for colour in sorted(used):
+        axis, note = _colour_axis(used[colour], colour, places[colour])
         figure.update_layout({colour: axis})
         if note:
             notes.append({MEMORY_PREMISE: "premise memory keys: ", MEMORY_HYPOTHESIS: "hypothesis memory keys: "}.get(colour, "") + note)
@@ -162,7 +189,10 @@ def overview_grid(readings: Sequence[ModelReading], title: str = "all loaded mod
                          and abs(sum(a.get("domain", [0, 1])) / 2 - annotation.x) < 1e-6), None)
             if axis is not None:
                 annotation.update(x=axis["domain"][0], xanchor="left", font={"size": 12}, align="left")
-    top = 100 if notes else 80
-    figure.update_layout(title=title + (f"<br><sup>{' · '.join(notes)}</sup>" if notes else ""),
-                         height=top + plot_pixels + gap, margin={"l": 10, "r": 110, "t": top, "b": 20})
+    top = 80 + 22 * len(notes)  # a line per note: side by side they ran past the figure's right edge
+    # the bottom margin holds the last row's rotated token labels, as `gap` does between rows
+    height = top + plot_pixels + gap
+    figure.update_layout(title={"text": title + "".join(f"<br><sup>{note}</sup>" for note in notes), "yref": "container",
+                                "y": 1.0 - 30 / height, "yanchor": "top"},
+                         height=height, margin={"l": 10, "r": 110, "t": top, "b": gap})
     return figure

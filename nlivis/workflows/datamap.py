@@ -15,9 +15,12 @@ from typing import Callable, Mapping, Sequence
 import pandas as pd
 
 from nlivis.analysis.datamap import ORDERS, DataMap, Selection, Thresholds, data_map, listing, members
+from nlivis.data.protocols import get_protocol
 from nlivis.data.records import Pair
-from nlivis.store.checkpoints import read_checkpoint_info
+from nlivis.features.dataset import load_split_analysed
+from nlivis.store.checkpoints import read_checkpoint_info, read_json
 from nlivis.store.dynamics import AUGMENTED_SPLIT, read_dynamics
+from nlivis.training import augment
 
 MAX_PREDICTED = 2000
 """A listing gets the checkpoints' predictions when it has at most this many pairs (each model runs on them)."""
@@ -28,6 +31,48 @@ def read_data_map(folder: str | Path, thresholds: Thresholds | None = None) -> D
     recorded no dynamics)."""
     read_checkpoint_info(folder)  # a folder that is not a complete checkpoint is named as such
     return data_map(read_dynamics(folder), thresholds)
+
+
+@dataclass(frozen=True)
+class AugmentedRun:
+    """What remaking a run's augmented pairs needs: its labelled training pairs (analysed, in the run's order), its
+    labels and its config.json `augmentation` record; `cached` whether the candidate edits are in the cache (else
+    remaking them parses every training pair once: minutes)."""
+
+    train_items: list
+    labels: list[str]
+    record: dict
+    cached: bool
+
+
+def augmented_run(folder: str | Path, data_root: str | Path, cache_dir: str | Path | None = None) -> AugmentedRun | None:
+    """The augmentation of the checkpoint in `folder` (None when it was trained without `--augment`), its
+    training splits read from `data_root` and analysed through the feature cache, as its run read them."""
+    config = read_json(Path(folder), "config.json")
+    record = config.get("augmentation")
+    if not isinstance(record, dict) or not record.get("kinds"):
+        return None
+    protocol = get_protocol(str(config["dataset"]["protocol"]))
+    items = [item for ref in protocol.train for item in load_split_analysed(ref, data_root, cache_dir)[0]
+             if item.pair.label is not None]  # the labelled training pairs in order, as `prepare_data` takes them
+    labels = list(config["labels"])
+    pool = augment.pool_cache_path([item.pair for item in items], augment.task_of_labels(labels),
+                                   int(record["min_word_count"]), cache_dir)
+    return AugmentedRun(items, labels, record, pool.is_file())
+
+
+def augmented_pairs(run: AugmentedRun, cache_dir: str | Path | None = None) -> dict[str, Pair]:
+    """Augmented pair id → the pair with its edited text and gold label, made again exactly as the run made them
+    (its candidate edits, then the seeded draw of its record: `training.augment`); training dynamics keep only ids
+    and numbers, never sentences."""
+    pairs = [item.pair for item in run.train_items]
+    record = run.record
+    pool = augment.load_pool(pairs, augment.task_of_labels(run.labels), augment.WordCounts.of(run.train_items),
+                             int(record["min_word_count"]), cache_dir)
+    chosen, _ = augment.draw(pool, list(record["kinds"]), float(record["ratio"]), len(pairs), int(record["seed"]),
+                             ((p.premise, p.hypothesis) for p in pairs))
+    ids = augment.unique_ids([augment.augmented_id(pairs[c.original].id, c) for c in chosen])
+    return {pid: Pair(id=pid, premise=c.premise, hypothesis=c.hypothesis, label=c.label) for pid, c in zip(ids, chosen)}
 
 
 def pair_lengths(pairs: Sequence[Pair]) -> dict[str, int]:

@@ -13,13 +13,16 @@ import streamlit as st
 from nlivis.analysis.datamap import (COLOURINGS, ORDERS, REGIONS, Selection, Thresholds, augmented_groups,
                                      box_selection, compare_regions, correctness_groups, lasso_selection,
                                      length_groups, paper_cuts, parse_selection, region_selection, tag_groups)
-from nlivis.app import cache, state
+from nlivis.app import cache, paths, state
 from nlivis.app.cache import analyses as cached_analyses
 from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import controls, figures, pair_list
 from nlivis.app.components.frame import EXPLORER, caption_note, protocol_notes
 from nlivis.app.text import md
+from nlivis.data.records import Pair
+from nlivis.store.files import folder_stamp
 from nlivis.viz.datamap import data_map_scatter
+from nlivis.workflows.datamap import AugmentedRun, augmented_pairs, augmented_run
 from nlivis.workflows.samples import ALL_PAIRS
 
 PAGE = "datamap"
@@ -61,6 +64,9 @@ def page() -> None:
     if not maps:
         state.stop()
     selection, selected_on = current_selection(first, maps)
+    for name, points in maps.items():
+        if any(points.augmented):
+            augmented_text_offer(name)
     draw_maps(maps, colour, thresholds, selection, selected_on)
     st.caption(":material/touch_app: Click a point to open its pair in the Pair explorer. To list a part of a map, choose "
                "Box Select or Lasso Select in the toolbar above it and drag; the pairs are listed below. Hover a point for "
@@ -153,7 +159,7 @@ def draw_maps(maps: dict[str, Any], colour: str, thresholds: tuple[float, float,
                 st.caption(f"The paper's 33% subsets on this map begin at variability ≥ {cuts['ambiguous_variability']:.3f} "
                            f"(most ambiguous), confidence ≥ {cuts['easy_confidence']:.3f} (easiest), "
                            f"≤ {cuts['hard_confidence']:.3f} (hardest).")
-        act_on_event(name, points, thresholds, key, event)
+        act_on_event(name, points, thresholds, key, event, list(maps))
 
 
 def colour_groups(points: Any, colour: str, tagging: tuple[dict[str, frozenset[str]], str] | None,
@@ -220,9 +226,11 @@ def tag_choice(maps: dict[str, Any]) -> tuple[dict[str, frozenset[str]], str] | 
     return tags, tag
 
 
-def act_on_event(name: str, points: Any, thresholds: tuple[float, float, float], key: str, event: Any) -> None:
+def act_on_event(name: str, points: Any, thresholds: tuple[float, float, float], key: str, event: Any,
+                 shown: Sequence[str]) -> None:
     """A new box or lasso → the view's selection (`sel`, `sel_on`) and the Selected pairs tab; a new click on one
-    point → that pair in the Pair explorer, with its region as the list to step through."""
+    point → that pair in the Pair explorer with the page's checkpoints `shown`, its region as the list to step
+    through."""
     try:
         selection = dict(event["selection"])
     except (KeyError, TypeError):
@@ -249,24 +257,87 @@ def act_on_event(name: str, points: Any, thresholds: tuple[float, float, float],
         state.remember(PAGE, "tab", TABS[0], TABS[0])
         st.rerun()
     if len(clicked) == 1:
-        open_point(name, points, thresholds, clicked[0].get("customdata"))
+        open_point(name, points, thresholds, clicked[0].get("customdata"), shown)
 
 
-def open_point(name: str, points: Any, thresholds: tuple[float, float, float], custom: Any) -> None:
-    """Open the pair in column `custom` of the map in the Pair explorer (an augmented pair: the pair it was made from)."""
+def open_point(name: str, points: Any, thresholds: tuple[float, float, float], custom: Any,
+               shown: Sequence[str]) -> None:
+    """Open the pair in column `custom` of the map in the Pair explorer with the checkpoints `shown` on this page:
+    an augmented pair with its edited text once that has been made again (`augmented_text_offer`), else the
+    training pair it was made from."""
     column = custom[0] if isinstance(custom, (list, tuple)) and custom else custom
     try:
         column = int(column)
         pid = points.original[column] or points.ids[column]
     except (TypeError, ValueError, IndexError):
         return
-    split = points.splits[points.ids.index(pid)]
-    row = cache.split_rows(split).get(pid)
-    if row is None:
-        st.warning(f"Pair {md(pid)} is not in the local copy of {md(split)}, so it cannot be opened.")
-        return
+    edited = (augmented_texts(name) or {}).get(points.ids[column]) if points.original[column] else None
+    if edited is not None:
+        pair_ref = state.PairRef(premise=edited.premise, hypothesis=edited.hypothesis, gold=edited.label)
+    else:
+        split = points.splits[points.ids.index(pid)]
+        row = cache.split_rows(split).get(pid)
+        if row is None:
+            st.warning(f"Pair {md(pid)} is not in the local copy of {md(split)}, so it cannot be opened.")
+            return
+        pair_ref = state.PairRef(split=split, row=row)
     ref = list_ref(name, region_selection(points.region[column]), thresholds, via="datamap")
-    state.switch_to(EXPLORER, state.pair_link(state.PairRef(split=split, row=row), ref))
+    params = state.pair_link(pair_ref, ref)
+    params[state.MODELS] = ",".join(shown)  # the map's own checkpoints, not whichever models happen to be loaded
+    state.switch_to(EXPLORER, params)
+
+
+@st.cache_resource(max_entries=4, show_spinner="reading the run's training pairs …")
+def _augmented_run_cached(folder: str, stamp: float, data_root: str) -> AugmentedRun | None:
+    return augmented_run(folder, data_root)
+
+
+@st.cache_resource(max_entries=4, show_spinner="making the augmented pairs' edited text again …")
+def _augmented_texts_cached(folder: str, stamp: float, data_root: str) -> dict[str, Pair]:
+    run = _augmented_run_cached(folder, stamp, data_root)
+    return augmented_pairs(run) if run is not None else {}
+
+
+def _augmentation_of(name: str) -> tuple[tuple[str, float, str] | None, AugmentedRun | None]:
+    """(the cache key of checkpoint `name`'s augmentation, the augmentation), or (None, None) without a folder,
+    data or augmentation (or when its training pairs cannot be read)."""
+    folder, root = paths.find_checkpoint_folder(name), paths.data_root()
+    if folder is None or root is None:
+        return None, None
+    key = (str(folder), folder_stamp(folder), str(root))
+    try:
+        return key, _augmented_run_cached(*key)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None, None
+
+
+def augmented_texts(name: str) -> dict[str, Pair] | None:
+    """Augmented pair id → its edited pair for checkpoint `name`, when its candidate edits are in the cache (then
+    making them again takes seconds); None otherwise."""
+    key, run = _augmentation_of(name)
+    if run is None or not run.cached:
+        return None
+    return _augmented_texts_cached(*key)
+
+
+def augmented_text_offer(name: str) -> None:
+    """A map with augmented pairs: say how they open, and offer to make their edited text again where the candidate
+    edits of its training pairs are not in the cache (the edit engine parses each training pair once: minutes)."""
+    key, run = _augmentation_of(name)
+    if run is None:
+        st.caption(f"{md(name)}'s augmented pairs open as the training pair each was made from: their edited text is "
+                   "made again from the run's training split, which is not in the data folder.")
+        return
+    if run.cached:
+        return
+    st.caption(f"{md(name)}'s augmented pairs open as the training pair each was made from until their edited text is "
+               f"made again (training dynamics keep ids and numbers, never sentences): the edit engine reads its "
+               f"{len(run.train_items):,} training pairs once (spaCy's parser and WordNet; minutes), then the run's "
+               "seeded draw picks the same edits.")
+    if st.button("Make the augmented pairs' edited text", key=f"{PAGE}_augmented_{name}"):
+        _augmented_texts_cached(*key)
+        _augmented_run_cached.clear()
+        st.rerun()
 
 
 def list_ref(name: str, selection: Selection, thresholds: tuple[float, float, float], *, via: str,
@@ -297,7 +368,7 @@ def selected_pairs(maps: dict[str, Any], thresholds: tuple[float, float, float],
     other = next((n for n in maps if n != selected_on), None)
     st.markdown(f"**{md(selected_on)}: {md(selection.describe())}**")
     pair_list.show(PAGE, "selected_pairs", list_ref(selected_on, selection, thresholds, via="datamap", compare=other,
-                                                     order=order), sortable=False)
+                                                     order=order), sortable=False, open_models=list(maps))
 
 
 def mislabelled(first: str, maps: dict[str, Any], thresholds: tuple[float, float, float], loaded: Sequence[str]) -> None:
@@ -311,7 +382,8 @@ def mislabelled(first: str, maps: dict[str, Any], thresholds: tuple[float, float
                 "label, read the pair: the gold label may be wrong.")
     order = order_choice("mislabelled")
     pair_list.show(PAGE, "mislabelled_pairs", list_ref(name, region_selection("hard-to-learn"), thresholds,
-                                                       via="mislabelled", models=predictors, order=order), sortable=False)
+                                                       via="mislabelled", models=predictors, order=order), sortable=False,
+                   open_models=list(dict.fromkeys([*maps, *predictors])))
     caption_note("Predictions are the checkpoints' labels now (after training), on pairs they were trained on under "
                  "the reduced protocol; a model agreeing with the gold label here has memorised it, not learnt it.")
 

@@ -15,7 +15,7 @@ from nlivis.app import cache, state
 from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import challenge, controls, figures, lists, pair_list, probes, samples, tag_breakdown
 from nlivis.app.components.frame import protocol_notes
-from nlivis.app.text import md
+from nlivis.app.text import code, md
 from nlivis.store.predictions import predictions_frame
 from nlivis.viz.charts import accuracy_interval_bars
 from nlivis.viz.heatmaps import confusion_matrix_heatmap
@@ -113,6 +113,8 @@ def confusions(split: str, models: Sequence[cache.Model], predictions: dict[str,
             # per-label accuracy is the label's recall: one table, no repeated column cut off at the edge
             st.dataframe(per_label_scores(preds, labels_of[name]).round(3), hide_index=True, width="stretch")
     cell = {name: controls.kept(PAGE, name, "") for name in ("cell_model", "cell_gold", "cell_predicted")}
+    if say_ignored_cell(cell, labels_of):
+        cell = dict.fromkeys(cell, "")
     if cell["cell_model"] in predictions and cell["cell_gold"] and cell["cell_predicted"]:
         st.markdown(f"**{md(cell['cell_model'])}: gold {md(cell['cell_gold'])}, predicted {md(cell['cell_predicted'])}**")
         pair_list.show(PAGE, "cell_pairs", state.ListRef.of("predictions", model=cell["cell_model"], split=split,
@@ -121,6 +123,21 @@ def confusions(split: str, models: Sequence[cache.Model], predictions: dict[str,
                        columns=["row", "id", "gold", "predicted", "confidence", "premise", "hypothesis"])
     else:
         st.caption(":material/touch_app: Click a cell of a confusion matrix to list its pairs.")
+
+
+def say_ignored_cell(cell: dict[str, str], labels_of: dict[str, Sequence[str]]) -> bool:
+    """True, after one line naming it, when a `cell_*` URL value names no shown model or no label of it (a
+    hand-edited or stale link): the cell is then ignored, and the reader told so instead of seeing nothing happen."""
+    model = cell["cell_model"]
+    if model and model not in labels_of:
+        st.info(f"The link's {code('cell_model=' + model)} names no model shown here; the confusion cell is ignored.")
+        return True
+    for name in ("cell_gold", "cell_predicted"):
+        if model and cell[name] and cell[name] not in labels_of[model]:
+            st.info(f"The link's {code(name + '=' + cell[name])} is not a label of {md(model)}; the confusion cell is "
+                    "ignored.")
+            return True
+    return False
 
 
 def error_list(split: str, models: Sequence[cache.Model]) -> None:

@@ -2,6 +2,8 @@
 same dataset), and which are loaded — the five shipped snli-small models unless the reader or a link chose."""
 from __future__ import annotations
 
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -11,7 +13,9 @@ from nlivis.analysis.paper_tables import SOURCE_NOTE, paper_reference
 from nlivis.app import cache, paths, state
 from nlivis.app.components.frame import NOTE_ICON
 from nlivis.app.text import md
-from nlivis.store.checkpoints import CheckpointInfo
+from nlivis.data.protocols import get_protocol, split_key
+from nlivis.store.checkpoints import CheckpointError, CheckpointInfo, read_json
+from nlivis.store.files import file_stamp
 from nlivis.workflows.checkpoints import default_model_names
 
 PAPER_COLUMN = "paper reports (full data)"
@@ -20,24 +24,63 @@ ACCURACY_COLUMN = "accuracy (selection split)"
 SELECTED_KEY = "home_selected"
 
 
+MNLI_COLUMN = "MultiNLI dev matched / mismatched"
+SAME_SPLIT_COLUMN = "ours on the paper's split"
+PAPER_SPLIT_KEYS = {("SNLI", "dev"): "snli_dev", ("SNLI", "test"): "snli_test", ("Quora", "dev"): "quora_dev",
+                    ("Quora", "test"): "quora_test", ("MultiNLI", "matched dev"): "mnli_dev_matched",
+                    ("MultiNLI", "mismatched dev"): "mnli_dev_mismatched"}
+"""A paper table's (dataset, split) → our split key, where we have that split (MultiNLI's test sets have no public
+labels: the papers' MultiNLI test numbers have no counterpart here)."""
+
+
 def checkpoint_row(info: CheckpointInfo) -> dict[str, Any]:
     """One row of the Home table: what a checkpoint is, how it was trained and how well it did on the split that
-    selected it (named in the cell: snli_dev and xnli_en_dev are different tests), and the paper's number for the
-    same model on the same dataset (its full training data)."""
+    selected it (named in the cell: snli_dev and xnli_en_dev are different tests), on MultiNLI dev where it was
+    scored there, and the paper's number for the same model on the same dataset (its full training data) with
+    ours on that very split where we have it and did not train on it."""
     reference = paper_reference(info.config_name, info.protocol)
     accuracy = info.dev_accuracy
-    return {
+    report = reported_accuracies(str(info.path), file_stamp(info.path / "metrics.json"))
+    matched, mismatched = report.get("mnli_dev_matched"), report.get("mnli_dev_mismatched")
+    same = None
+    if reference is not None:
+        key = PAPER_SPLIT_KEYS.get((reference.dataset, reference.split))
+        same = report.get(key) if key and key not in training_splits(info.protocol) else None
+    return {  # the numbers to compare first, beside the name: the table is wider than a window
         "checkpoint": info.name,
+        ACCURACY_COLUMN: f"{accuracy:.1%} on {info.select_split}" if isinstance(accuracy, (int, float)) else "—",
+        MNLI_COLUMN: f"{matched:.1%} / {mismatched:.1%}" if matched is not None and mismatched is not None else "—",
+        PAPER_COLUMN: f"{reference.accuracy:.1f}% ({reference.where})" if reference else "—",
+        SAME_SPLIT_COLUMN: (f"{same:.1%}" if same is not None else "splits differ") if reference else "—",
         "model": info.model,
         "config": info.config_name,
         "protocol": info.protocol,
         "size": info.size,
         "embeddings": info.embedding_source,
-        ACCURACY_COLUMN: f"{accuracy:.1%} on {info.select_split}" if isinstance(accuracy, (int, float)) else "—",
-        PAPER_COLUMN: f"{reference.accuracy:.1f}% ({reference.where})" if reference else "—",
         "parameters": f"{info.parameters:,}" if isinstance(info.parameters, int) else "—",
         "folder": str(info.path),
     }
+
+
+@lru_cache(maxsize=512)
+def reported_accuracies(folder: str, stamp: float) -> dict[str, float]:
+    """Split key → our accuracy from the checkpoint's metrics.json `report` (every split it was scored on);
+    empty when unreadable (the checkpoint scan reports broken folders). `stamp` renews it when the file changes."""
+    try:
+        report = read_json(Path(folder), "metrics.json").get("report", {})
+    except CheckpointError:
+        return {}
+    return {key: float(entry["accuracy"]) for key, entry in report.items()
+            if isinstance(entry, dict) and isinstance(entry.get("accuracy"), (int, float))}
+
+
+@lru_cache(maxsize=64)
+def training_splits(protocol: str) -> frozenset[str]:
+    """The split keys a protocol trains on (snli-small: snli_test): our number there is no test."""
+    try:
+        return frozenset(split_key(ref) for ref in get_protocol(protocol).train)
+    except (KeyError, ValueError):
+        return frozenset()
 
 
 def folders_sidebar() -> None:
@@ -76,10 +119,14 @@ def checkpoints() -> None:
     else:
         st.dataframe(pd.DataFrame([checkpoint_row(info) for info in found.good]), hide_index=True, width="stretch")
         st.caption(f"{NOTE_ICON} *{ACCURACY_COLUMN}*: on the split that picked the checkpoint (the protocol's select "
-                   f"split; snli-small's is SNLI dev, mnli-small's XNLI-en dev). *{PAPER_COLUMN}*: the paper's accuracy "
+                   f"split; snli-small's is SNLI dev, mnli-small's XNLI-en dev). *{MNLI_COLUMN}*: ours on MultiNLI's "
+                   f"dev sets where the checkpoint was scored there (mnli-small). *{PAPER_COLUMN}*: the paper's accuracy "
                    f"for the same model on the same dataset — {SOURCE_NOTE}, so it shows how far the reduced protocol is "
                    "from the paper, not a comparison of methods; — where the paper reports no number on that dataset "
-                   "(e.g. GCNN on SNLI) or the config has no paper row.")
+                   f"(e.g. GCNN on SNLI) or the config has no paper row. *{SAME_SPLIT_COLUMN}*: ours on exactly the "
+                   "split of the paper's number; *splits differ* where we have no such number — the papers report SNLI "
+                   "and Quora **test**, which snli-small and quora-small train on, and MultiNLI test, whose labels are "
+                   "not public — so the two numbers on that row are on different splits.")
         options = list(dict.fromkeys(info.name for info in found.good))
         if not state.models_chosen():
             state.set_model_names(default_model_names(found.good))

@@ -11,6 +11,7 @@ from nlivis.analysis.breakdown import (accuracy_by_genre, accuracy_by_tag_and_so
                                        taxonomy_long, with_status_marks)
 from nlivis.data.split_choice import matching_split, split_half
 from nlivis.data.taxonomies import join_to_pairs
+from nlivis.analysis.paper_tables import DIIN_TABLE7_CITATION, with_diin_paper_column
 from nlivis.analysis.tag_sources import SplitTags, split_tags, table7_halves
 from nlivis.app import cache, state
 from nlivis.app.cache import samples as cached_samples
@@ -142,6 +143,8 @@ def by_tag(page: str, split: str, models: Sequence[cache.Model], predictions: Ma
                                       title=f"accuracy by {shown_source} tag on {split} (95% intervals; black tick: "
                                             "majority label; ≈ approximate tag)"), "errors_by_tag", f"tags_{shown_source}_{split}")
     st.caption(":material/touch_app: Click a line of the table to list the pairs behind its number.")
+    if "count" in table:  # a tag no pair has: 0 pairs, not "None"
+        table = table.assign(count=table["count"].fillna(0).astype(int))
     event = st.dataframe(table, hide_index=True, width="stretch", key="errors_tag_table", on_select="rerun",
                          selection_mode="single-row", column_config=percent_columns(PERCENT))
     picked = list(getattr(getattr(event, "selection", None), "rows", []) or [])
@@ -183,11 +186,15 @@ def table7(page: str, split: str, models: Sequence[cache.Model], predictions: Ma
     if built is None:
         return
     st.markdown(f"**DIIN Table 7 layout** ({built.source} tags; matched and mismatched side by side: pairs, majority-"
-                "label baseline and each model's accuracy [95% interval], in %)")
-    st.dataframe(built.table(), width="stretch")
+                "label baseline and each model's accuracy [95% interval], in %, then the DIIN paper's own number)")
+    st.dataframe(without_missing(with_diin_paper_column(built.table())), width="stretch")
+    st.caption(f"{NOTE_ICON} *DIIN (paper)*: DIIN's accuracy per tag as its paper prints it ({md(DIIN_TABLE7_CITATION)}):"
+               " its model trained on the full MultiNLI training data, scored on the hand-annotated dev pairs (about "
+               "1,000), so a level to look up to, not a run of ours. *pairs* 0: no pair of that half has the tag; –: no "
+               "number (no pairs to score, or a tag the paper's table lacks).")
     st.caption("The pairs behind any cell:")
     half_column, tag_column, model_column, wrong_column = st.columns(4, vertical_alignment="bottom")
-    half = controls.select(page, "t7_half", "Split", ["matched", "mismatched"], where=half_column)
+    half = controls.select(page, "t7_half", "Split", ["matched", "mismatched"], split_half(split), where=half_column)
     tag = controls.select(page, "t7_tag", "Tag", list(dict.fromkeys(built.long["tag"])), where=tag_column)
     model = controls.select(page, "t7_model", "Model", list(names), where=model_column)
     only_wrong = controls.toggle(page, "t7_wrong", "Only wrong pairs", False, where=wrong_column)
@@ -197,6 +204,18 @@ def table7(page: str, split: str, models: Sequence[cache.Model], predictions: Ma
     pair_list.show(page, "t7_pairs", state.ListRef.of("predictions", model=model, split=half_split, tag=tag, tags=spec,
                                                        wrong="1" if only_wrong else None, via="table7"),
                    columns=["row", "id", "gold", "predicted", "correct", "confidence", "premise", "hypothesis"])
+
+
+def without_missing(table):
+    """A Table 7 layout for display: a pair count that is missing is 0 (no pair has the tag), any other missing
+    cell "–" (st.dataframe would print None)."""
+    shown = table.copy()
+    for column in shown.columns:
+        if str(column).endswith(" pairs"):
+            shown[column] = shown[column].fillna(0).astype(int)
+        elif shown[column].isna().any():
+            shown[column] = shown[column].astype(object).where(shown[column].notna(), "–")
+    return shown
 
 
 def genres(split: str, models: Sequence[cache.Model], predictions: Mapping[str, list]) -> None:
@@ -249,6 +268,7 @@ def taxinli(split: str, models: Sequence[cache.Model], predictions: Mapping[str,
     current = long[long["split"] == split_half(split)]
     figures.show(accuracy_by_tag_bars(current, group="model", title=f"accuracy by TaxiNLI category on {split} "
                                       "(95% intervals; black tick: majority label)"), "errors_taxinli", f"taxinli_{split}")
-    st.dataframe(table7_with_counts(long), width="stretch")
+    st.dataframe(without_missing(table7_with_counts(long)), width="stretch")
     st.markdown("**By genre** (TaxiNLI's genre column: MultiNLI dev matched and mismatched have different genres)")
-    st.dataframe(table7_with_counts(taxonomy_long(ordered, by="genre")), width="stretch")
+    st.dataframe(without_missing(table7_with_counts(taxonomy_long(ordered, by="genre"))), width="stretch")
+    st.caption(f"{NOTE_ICON} *pairs* 0: no pair of that half is in the category; –: no number (no pairs to score).")

@@ -16,7 +16,8 @@ from nlivis.app.text import md
 from nlivis.training import runs as training_runs
 from nlivis.training.augment import DEFAULT_AUGMENT_RATIO, augment_choices
 from nlivis.training.config import SIZES, apply_size
-from nlivis.training.run_folder import run_name_problem
+from nlivis.training.progress import ENDED, RunProgress
+from nlivis.training.run_folder import STOP_FILE, run_name_problem
 from nlivis.viz.charts import training_curves
 
 PAGE = "train"
@@ -57,7 +58,8 @@ def start_form() -> None:
     kinds, ratio = augmentation_inputs()
     default_name = training_runs.free_run_name(config_name, dataset, seed, [root, *paths.checkpoint_roots()])
     name_key = f"train_name_{config_name}_{dataset}_{seed}"
-    name = st.text_input("Run name (checkpoint folder)", value=default_name, key=name_key).strip()
+    offer_free_name(name_key, default_name)
+    name = st.text_input("Run name (checkpoint folder)", key=name_key).strip()
     out = root / name
     problems = [p for p in (training_runs.training_data_problem(dataset, data_folder),
                             training_runs.embeddings_problem(embeddings or default_embeddings),
@@ -71,7 +73,19 @@ def start_form() -> None:
                    augment_ratio=ratio if kinds else None)
     command = None if problems else training_runs.train_command(config_name, dataset, data_folder or Path("DATA"), out,
                                                                  **options)
-    start_button(command, out, data_folder is not None, name_key)
+    start_button(command, out, data_folder is not None)
+
+
+def offer_free_name(name_key: str, default_name: str) -> None:
+    """The run-name field holds the free default until the reader types another name; once the name it offered is
+    taken (the run just started owns it, or finished under it) it offers the next free one. Removing the field's
+    state did not do that: the browser sent the old name back, and Start was refused ("already holds a finished
+    checkpoint")."""
+    offered_key = f"{name_key}_offered"
+    offered = st.session_state.get(offered_key)
+    if name_key not in st.session_state or (st.session_state[name_key] == offered and offered != default_name):
+        st.session_state[name_key] = default_name  # set before the field is drawn: the browser shows it
+    st.session_state[offered_key] = default_name
 
 
 def available_configs() -> dict[str, dict]:
@@ -107,7 +121,7 @@ def embeddings_input(column, default_embeddings: str) -> str | None:
     return choice if choice in ("minilm", "random") else None
 
 
-def start_button(command: list[str] | None, out: Path, has_data: bool, name_key: str) -> None:
+def start_button(command: list[str] | None, out: Path, has_data: bool) -> None:
     """Start training and the command line; disabled, without a command, while a problem stands in the way."""
     if st.button("Start training", type="primary", disabled=command is None, key="train_start") and command and has_data:
         try:
@@ -116,10 +130,7 @@ def start_button(command: list[str] | None, out: Path, has_data: bool, name_key:
             st.error(f"Could not start the run: {md(error)}")
         else:
             st.session_state[state.widget_key(PAGE, "run")] = str(out)
-            # the form moves on to the next free name: the run just started owns this one, and its name left in
-            # the field made the form warn "Cannot start: … already writing" at once
-            st.session_state.pop(name_key, None)
-            st.rerun()
+            st.rerun()  # the form then offers the next free name (`offer_free_name`)
     if command is not None:
         with st.expander("Command line"):
             st.code(" ".join(command), language="bash")
@@ -178,13 +189,33 @@ def show_run(out_path: str, drawn_status: str) -> None:
     if status != drawn_status:  # the run ended since the page was drawn: refresh the list and the start form
         st.rerun(scope="app")
     records = training_runs.read_run_metrics(Path(out_path))
-    summary = training_runs.run_summary(records)
-    progress = training_runs.run_progress(Path(out_path)) if status == "running" else None
+    progress = training_runs.run_progress(Path(out_path))
+    if status == "running" and progress is not None and progress.phase in ENDED:
+        progress = None  # an earlier process's last word: this one (a resume) has not said anything yet
+    run_numbers(status, training_runs.run_summary(records), progress)
+    if status == "running":
+        live_status(run, progress)
+    if records:
+        figures.show(training_curves(records), f"train_curves_{run.out.name}", f"training_{run.out.name}")
+    elif status == "running":
+        st.caption("No metrics logged yet: the first point comes after the first logging interval of training steps.")
+    if status != "running":
+        ended_status(run, status, progress)
+    tail = training_runs.log_tail(Path(out_path), lines=15)
+    with st.expander("Worker log (last lines)", expanded=status == "failed"):
+        st.code(tail or "(empty)", language=None)
+    if run.command:
+        st.caption("command: " + md(" ".join(run.command)))
+
+
+def run_numbers(status: str, summary: dict, progress: RunProgress | None) -> None:
+    """The row of numbers: status (with the phase while running), step, epoch, loss, best dev accuracy, pairs/s."""
     step = summary.get("step")
-    if progress is not None and progress.unit == "step" and (step is None or progress.done > step):
-        step = progress.done  # the bar counts every step; metrics.jsonl only every logging interval
+    if progress is not None and progress.step is not None and (step is None or progress.step > step):
+        step = progress.step  # the progress file counts steps every second; metrics.jsonl every logging interval
+    shown_status = f"{status} · {progress.phase}" if status == "running" and progress is not None else status
     columns = st.columns([1.3, 1, 1, 1, 1.3, 1])
-    columns[0].metric("status", status)
+    columns[0].metric("status", shown_status)
     columns[1].metric("step", f"{step:,}" if step is not None else "—")
     columns[2].metric("epoch", f"{summary['epoch']:.2f}" if "epoch" in summary else "—")
     columns[3].metric("loss", f"{summary['loss']:.3f}" if "loss" in summary else "—")
@@ -192,26 +223,59 @@ def show_run(out_path: str, drawn_status: str) -> None:
     columns[5].metric("pairs/s", f"{summary['pairs_per_s']:.0f}" if "pairs_per_s" in summary else "—",
                       help="training pairs per second over the last logged window"
                            + (f"; median {summary['median_pairs_per_s']:.0f}" if "median_pairs_per_s" in summary else ""))
-    if progress is not None:
-        st.progress(progress.fraction, text=md(progress.describe()))
-    elif status == "running":
-        st.caption(f"Starting: the worker is loading its configuration and data (started "
-                   f"{time.time() - (run.started or time.time()):.0f} s ago); its log below says more.")
-    if records:
-        figures.show(training_curves(records), f"train_curves_{run.out.name}", f"training_{run.out.name}")
-    elif status == "running":
-        st.caption("No metrics logged yet: the first point comes after the first logging interval of training steps"
-                   + (f" ({md(progress.describe())})." if progress is not None else "."))
-    if status == "running":
-        if st.button("Stop", key=f"train_stop_{run.out.name}",
-                     help="the run finishes its current step, saves its state and exits; Resume continues it"):
-            training_runs.request_stop(run)
-            st.info("Stop requested: the run saves its state after its current step.")
-    elif status == "finished":
-        st.success(f"Finished: the checkpoint {md(run.out.name)} is listed on Home, ready to load.")
+
+
+STOP_EFFECT = {
+    "reading": "the run stops once its data are read, before its first step, and saves its state",
+    "training": "the run saves its state after its current step and exits",
+    "evaluating": "the run finishes this evaluation, saves its state and exits",
+    "saving": "the run has made its last step and is writing its checkpoint: it completes",
+}
+"""What a stop request does in each phase of a live run."""
+
+
+def live_status(run: training_runs.TrainingRun, progress: RunProgress | None) -> None:
+    """A live run's phase, progress and time left from its progress file; Stop, or that a stop was requested."""
+    now = time.time()
+    if progress is None:
+        st.caption(f"Starting: the worker is loading Python, torch and its configuration (started "
+                   f"{now - (run.started or now):.0f} s ago).")
+    else:
+        st.progress(progress.fraction, text=md(progress.describe(now)))
+    requested = stop_requested_at(run)
+    if requested is None and st.button("Stop", key=f"train_stop_{run.out.name}",
+                                       help="the run finishes its current step, saves its state and exits; "
+                                            "Resume continues it"):
+        training_runs.request_stop(run)
+        requested = stop_requested_at(run) or now
+    if requested is not None:  # said at once and at every refresh until the run has stopped
+        phase = progress.phase if progress is not None else "reading"
+        if progress is not None and progress.step is not None and progress.step >= (progress.total or 0) > 0:
+            phase = "saving"  # past its last step nothing is left to stop: it evaluates and writes its checkpoint
+        effect = STOP_EFFECT.get(phase, STOP_EFFECT["training"])
+        st.info(f"Stop requested at {time.strftime('%H:%M:%S', time.localtime(requested))}: {effect}.")
+
+
+def stop_requested_at(run: training_runs.TrainingRun) -> float | None:
+    """When the run's stop request (its STOP file) was written, or None when there is none."""
+    try:
+        return (Path(run.out) / STOP_FILE).stat().st_mtime
+    except OSError:
+        return None
+
+
+def ended_status(run: training_runs.TrainingRun, status: str, progress: RunProgress | None) -> None:
+    """What an ended run left, and what can be done next: Home for a checkpoint, Resume for a saved state."""
+    ended_at = (f" at {time.strftime('%H:%M:%S', time.localtime(progress.event['time']))}"
+                if progress is not None and progress.phase == status else "")
+    if status == "finished":
+        st.success(f"Finished{ended_at}: the checkpoint {md(run.out.name)} is listed on Home, ready to load. "
+                   "The form above offers the next free run name.")
         st.page_link(paths.HOME.path, label="Go to Home", icon=paths.HOME.icon)
     elif status == "stopped":
-        st.info("Stopped with its training state saved; Resume continues it with its own command line.")
+        where = f"Stopped at step {progress.step:,}{ended_at}" if progress is not None and progress.phase == "stopped" \
+            and progress.step is not None else "Stopped"
+        st.info(f"{where} with its training state saved; Resume continues it with its own command line.")
         if st.button("Resume", key=f"train_resume_{run.out.name}", disabled=not run.command):
             try:
                 training_runs.start_run(training_runs.resume_command(run), run.out)
@@ -220,9 +284,6 @@ def show_run(out_path: str, drawn_status: str) -> None:
             else:
                 st.rerun(scope="app")
     else:
-        st.error("The worker ended without writing a checkpoint; its log says why.")
-    tail = training_runs.log_tail(Path(out_path), lines=15)
-    with st.expander("Worker log (last lines)", expanded=status == "failed"):
-        st.code(tail or "(empty)", language=None)
-    if run.command:
-        st.caption("command: " + md(" ".join(run.command)))
+        why = (f": {md(progress.event.get('error', ''))}" if progress is not None and progress.phase == "failed"
+               else "; its log says why")
+        st.error(f"The worker ended without writing a checkpoint{why}.")
