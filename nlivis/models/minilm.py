@@ -159,6 +159,10 @@ class MiniLM(MatchingModel):
         leaves them out and loading takes them from that file (`fetched_word_rows`)."""
         return self.config.pretrained and self.config.freeze_word_embeddings
 
+    def external_word_rows(self) -> torch.Tensor:
+        """The word-piece rows a checkpoint left out (`external_word_embedding`), from the fetched file."""
+        return fetched_word_rows()
+
     def load_word_vectors(self, vectors: torch.Tensor) -> None:
         """Training's hook on a fresh model. The embedding source's word-level rows are not what this model
         reads (it reads word pieces), so with `pretrained` the whole encoder, piece rows included, is loaded from
@@ -177,17 +181,8 @@ class MiniLM(MatchingModel):
         self.load_state_dict(mapped, strict=False)
 
     def match(self, batch: Batch, trace: Trace | None) -> torch.Tensor:
-        # B pairs, P / H words, K pieces a word, L = 3 + (P + H)·K pieces, d width, h heads, C classes
-        if batch.premise_pieces is None or batch.hypothesis_pieces is None:
-            raise ValueError("the minilm model reads word pieces: set [features] word_pieces (configs/minilm.toml "
-                             "sets it) so the featurizer makes them")
-        ids, positions, segments = self.joint_sequence(batch.premise_pieces, batch.hypothesis_pieces)  # [B, L] each
-        real = ids != PAD_PIECE  # [B, L]
-        x = self.embeddings(ids, positions, segments)  # [B, L, d]
-        attentions = []
-        for layer in self.layers:
-            x, attention = layer(x, real)  # [B, L, d], [B, h, L, L]
-            attentions.append(attention)
+        # B pairs, L pieces of the joint sequence, d width, C classes
+        x, real, attentions = self.encode(batch)  # [B, L, d], [B, L], N × [B, h, L, L]
         if self.config.pooling == "cls":
             pooled = x[:, 0]  # the [CLS] piece  [B, d]
         else:
@@ -198,6 +193,22 @@ class MiniLM(MatchingModel):
             self.trace_attention(trace, attentions, batch)
             trace.add("pooled", Representation(pooled, name="pair"))
         return logits
+
+    def encode(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor, list[torch.Tensor]]:
+        """The encoder's output over `[CLS] premise [SEP] hypothesis [SEP]`: hidden states [B, L, d], which pieces
+        are real [B, L], and each layer's attention [B, h, L, L]."""
+        # B pairs, P / H words, K pieces a word, L = 3 + (P + H)·K pieces, d width, h heads
+        if batch.premise_pieces is None or batch.hypothesis_pieces is None:
+            raise ValueError("the minilm model reads word pieces: set [features] word_pieces (configs/minilm.toml "
+                             "sets it) so the featurizer makes them")
+        ids, positions, segments = self.joint_sequence(batch.premise_pieces, batch.hypothesis_pieces)  # [B, L] each
+        real = ids != PAD_PIECE  # [B, L]
+        x = self.embeddings(ids, positions, segments)  # [B, L, d]
+        attentions = []
+        for layer in self.layers:
+            x, attention = layer(x, real)  # [B, L, d], [B, h, L, L]
+            attentions.append(attention)
+        return x, real, attentions
 
     def joint_sequence(self, premise: torch.Tensor, hypothesis: torch.Tensor
                        ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

@@ -1,0 +1,170 @@
+"""The MiniLM cross-encoder: word pieces per word from a vocab.txt written here, the word-level folding of its
+attention, checkpoints that leave the fetched rows out, and (where `python -m nlivis fetch-minilm` has run)
+the real encoder against an independent numpy computation. The generic contracts (shapes, padding, trace
+types, gradients) are tests/test_models.py's, over configs/minilm.toml at its tiny size."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from nlivis.data.records import InputError, Pair
+from nlivis.features.dataset import AnalysedPair
+from nlivis.features.embeddings import minilm_available
+from nlivis.features.featurize import FeatureSettings, Featurizer
+from nlivis.features.sentences import SentenceAnalysis
+from nlivis.features.vocab import CharVocabulary, Vocabulary
+from nlivis.features.wordpieces import CLS_PIECE, SEP_PIECE, UNK_PIECE, WordPieces
+from nlivis.models.inspect import random_batch
+from nlivis.models.minilm import WordFolding, attention_rollout
+from nlivis.models.registry import build, model_class
+
+PIECES = ["the", "cat", "dog", "sat", "on", "mat", "un", "##tidy", "##ness", "big", ".", ","]
+"""Pieces of the vocabulary written here, after BERT's 104 reserved lines."""
+
+
+def write_vocab(folder, cls_id: int = CLS_PIECE) -> WordPieces:
+    lines = ["[PAD]"] + [f"[unused{i}]" for i in range(99)] + ["[UNK]", "[CLS]", "[SEP]", "[MASK]"] + PIECES
+    if cls_id != CLS_PIECE:
+        lines[cls_id], lines[CLS_PIECE] = lines[CLS_PIECE], lines[cls_id]
+    path = folder / "vocab.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return WordPieces(path)
+
+
+def piece_id(piece: str) -> int:
+    return 104 + PIECES.index(piece)
+
+
+def analysed(words: list[str]) -> SentenceAnalysis:
+    return SentenceAnalysis(tuple(words), ("NN",) * len(words), tuple(w.lower() for w in words))
+
+
+def test_each_word_keeps_its_own_pieces(tmp_path):
+    pieces = write_vocab(tmp_path)
+    words = ["The", "untidyness", "cat", "zebra", "sat", "."]
+    assert pieces.of_words(words, limit=8) == [
+        [piece_id("the")], [piece_id("un"), piece_id("##tidy"), piece_id("##ness")], [piece_id("cat")], [UNK_PIECE],
+        [piece_id("sat")], [piece_id(".")]]
+    assert pieces.of_words(["untidyness"], limit=2) == [[piece_id("un"), piece_id("##tidy")]]
+    assert pieces.of_words(["\u200b"], limit=8) == [[UNK_PIECE]]  # a word with no piece keeps its place
+
+
+def test_a_vocabulary_with_moved_special_pieces_is_refused_by_name(tmp_path):
+    with pytest.raises(InputError, match=r"vocab\.txt: \[CLS\] has id 5"):
+        write_vocab(tmp_path, cls_id=5)
+
+
+def test_the_featurizer_puts_each_words_pieces_at_its_position(tmp_path):
+    pieces = write_vocab(tmp_path)
+    premise, hypothesis = ["the", "big", "dog", "sat"], ["untidyness", ","]
+    vocab = Vocabulary.build([premise, hypothesis])
+    featurizer = Featurizer(vocab, CharVocabulary.build([premise, hypothesis]), FeatureSettings(word_pieces=3),
+                            ("entailment", "neutral", "contradiction"), pieces=pieces)
+    items = [AnalysedPair(Pair(id=str(i), premise="", hypothesis=""), analysed(p), analysed(h))
+             for i, (p, h) in enumerate([(premise, hypothesis), (["cat"], [])])]
+    batch = featurizer.encode(items)
+    assert batch.premise_pieces.shape == (2, 4, 3) and batch.hypothesis_pieces.shape == (2, 2, 3)
+    assert batch.premise_pieces[0, 2].tolist() == [piece_id("dog"), 0, 0]
+    assert batch.hypothesis_pieces[0, 0].tolist() == [piece_id("un"), piece_id("##tidy"), piece_id("##ness")]
+    assert batch.premise_pieces[1].tolist() == [[piece_id("cat"), 0, 0]] + [[0, 0, 0]] * 3  # padded words: PAD
+    assert batch.hypothesis_pieces[1].tolist() == [[UNK_PIECE, 0, 0], [0, 0, 0]]  # an empty sentence's one UNK
+    assert Featurizer(vocab, CharVocabulary.build([premise]), FeatureSettings(), ("a", "b")).encode(items).premise_pieces is None
+
+
+def test_settings_refuse_a_piece_count_out_of_range():
+    with pytest.raises(ValueError, match="word_pieces must be an integer from 0 to 16"):
+        FeatureSettings(word_pieces=17)
+
+
+def tiny_minilm(**options):
+    torch.manual_seed(0)
+    return build({"name": "minilm", **model_class("minilm").tiny_overrides, **options}).eval()
+
+
+def test_the_joint_sequence_is_cls_premise_sep_hypothesis_sep_with_positions_over_real_pieces():
+    model = tiny_minilm()
+    premise = torch.tensor([[[7, 8], [9, 0], [0, 0]]])
+    hypothesis = torch.tensor([[[11, 0], [0, 0]]])
+    ids, positions, segments = model.joint_sequence(premise, hypothesis)
+    assert ids.tolist() == [[CLS_PIECE, 7, 8, 9, 0, 0, 0, SEP_PIECE, 11, 0, 0, 0, SEP_PIECE]]
+    real = ids[0] != 0
+    assert positions[0][real].tolist() == [0, 1, 2, 3, 4, 5, 6]
+    assert segments[0].tolist() == [0] * 8 + [1] * 5
+
+
+def test_folding_averages_a_words_piece_rows_and_sums_its_piece_columns():
+    premise = torch.tensor([[[5, 6], [7, 0]]])  # two words: 2 pieces, 1 piece
+    hypothesis = torch.tensor([[[8, 9]]])
+    length = 3 + 3 * 2
+    scores = torch.randn(1, 1, length, length, generator=torch.Generator().manual_seed(1))
+    scores[..., 4] = -torch.inf  # the PAD piece of the premise's second word, as the encoder masks it
+    attention = torch.softmax(scores, -1)
+    block = WordFolding(premise, hypothesis)(attention, "premise", "hypothesis")[0, 0]  # [2, 1]
+    torch.testing.assert_close(block, torch.ones(2, 1))  # one hypothesis word: all of each row's block mass
+    p_to_p = WordFolding(premise, hypothesis)(attention, "premise", "premise")[0, 0]
+    a = attention[0, 0]
+    first = (a[1:3, 1:3].sum(1).mean(), a[1:3, 3].mean())  # word 1's pieces → word 1, → word 2
+    torch.testing.assert_close(p_to_p[0], torch.stack(first) / sum(first))
+
+
+def test_rollout_rows_stay_distributions():
+    attention = torch.softmax(torch.randn(2, 3, 5, 5), -1)
+    rollout = attention_rollout([attention, attention])
+    torch.testing.assert_close(rollout.sum(-1), torch.ones(2, 5))
+
+
+def test_padding_inside_a_sentence_changes_nothing():
+    """A pair whose words are padded to more pieces each (a batch holding a longer word) keeps its logits."""
+    model = tiny_minilm()
+    batch = random_batch([3, 2], [2, 4], 30, 20, seed=5)
+    wider = random_batch([3, 2], [2, 4], 30, 20, seed=5)
+    pad = torch.zeros(2, 3, 3, dtype=torch.long)
+    wider.premise_pieces = torch.cat([batch.premise_pieces, pad], dim=-1)
+    wider.hypothesis_pieces = torch.cat([batch.hypothesis_pieces, pad[:, :1].expand(2, 4, 3)], dim=-1)
+    with torch.no_grad():
+        torch.testing.assert_close(model(wider), model(batch), atol=1e-5, rtol=1e-4)
+
+
+def test_frozen_layers_and_rows_get_no_gradient_and_options_are_checked():
+    model = tiny_minilm(frozen_layers=1)
+    assert not any(p.requires_grad for p in model.layers[0].parameters())
+    assert all(p.requires_grad for p in model.layers[1].parameters())
+    assert not model.word_embedding.weight.requires_grad
+    with pytest.raises(ValueError, match="pooling must be one of"):
+        tiny_minilm(pooling="max")
+    with pytest.raises(ValueError, match="all-MiniLM-L6-v2's sizes"):
+        tiny_minilm(pretrained=True)
+    with pytest.raises(ValueError, match="word pieces"):
+        tiny_minilm()(random_batch([2], [2], 30, 20).__class__(**{**vars(random_batch([2], [2], 30, 20)),
+                                                                   "premise_pieces": None}))
+
+
+needs_minilm = pytest.mark.skipif(not minilm_available(), reason="the MiniLM weights are not fetched here "
+                                                                   "(`python -m nlivis fetch-minilm`)")
+
+PREMISE = ["A", "violinist", "tunes", "her", "instrument", "before", "the", "concert", "."]
+HYPOTHESIS = ["Someone", "is", "preparing", "to", "play", "music", "."]
+CLS_NORM = 7.4770661942256025
+CLS_START = [0.24074576, -0.25847205, 0.30666817, -0.08033281]
+"""The [CLS] output of all-MiniLM-L6-v2 for this pair, computed from model.safetensors by an independent numpy
+BERT (float64, exact-erf GELU, BERT's own tokenisation of the two sentences); tolerance covers float32."""
+
+
+@needs_minilm
+def test_the_fetched_encoder_reproduces_an_independent_computation():
+    model = build({"name": "minilm", "num_classes": 3}).eval()
+    model.load_word_vectors(torch.zeros(0))
+    pieces = WordPieces.minilm()
+
+    def side(words: list[str]) -> torch.Tensor:
+        ids = pieces.of_words(words, 8)
+        return torch.tensor([[row + [0] * (8 - len(row)) for row in ids]])
+
+    batch = random_batch([len(PREMISE)], [len(HYPOTHESIS)], 30, 20)
+    batch.premise_pieces, batch.hypothesis_pieces = side(PREMISE), side(HYPOTHESIS)
+    with torch.no_grad():
+        hidden, real, attentions = model.encode(batch)
+    cls = hidden[0, 0].double()
+    assert int(real.sum()) == 19 and len(attentions) == 6 and attentions[0].shape[1] == 12
+    assert cls.norm().item() == pytest.approx(CLS_NORM, abs=2e-4)
+    torch.testing.assert_close(cls[:4], torch.tensor(CLS_START, dtype=torch.float64), atol=2e-4, rtol=0)
