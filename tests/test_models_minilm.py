@@ -15,7 +15,7 @@ from nlivis.features.sentences import SentenceAnalysis
 from nlivis.features.vocab import CharVocabulary, Vocabulary
 from nlivis.features.wordpieces import CLS_PIECE, SEP_PIECE, UNK_PIECE, WordPieces
 from nlivis.models.inspect import random_batch
-from nlivis.models.minilm import WordFolding, attention_rollout
+from nlivis.models.minilm import WordFolding, attention_rollout, fetched_word_rows
 from nlivis.models.registry import build, model_class
 
 PIECES = ["the", "cat", "dog", "sat", "on", "mat", "un", "##tidy", "##ness", "big", ".", ","]
@@ -168,3 +168,36 @@ def test_the_fetched_encoder_reproduces_an_independent_computation():
     assert int(real.sum()) == 19 and len(attentions) == 6 and attentions[0].shape[1] == 12
     assert cls.norm().item() == pytest.approx(CLS_NORM, abs=2e-4)
     torch.testing.assert_close(cls[:4], torch.tensor(CLS_START, dtype=torch.float64), atol=2e-4, rtol=0)
+
+
+@pytest.mark.slow
+@needs_minilm
+def test_a_trained_checkpoint_leaves_the_fetched_rows_out_and_loads_them_back(tmp_path, monkeypatch):
+    """The same Trainer and checkpoint format as every family: one pretrained layer, two steps on the fixture
+    pairs; the folder holds no word-piece rows, loading reads them from the fetched file, and without that file
+    the error names the command that fetches it."""
+    from safetensors import safe_open
+
+    from nlivis.features import embeddings
+    from nlivis.inference import load_checkpoint
+    from nlivis.store.checkpoints import CheckpointError
+    from nlivis.training.config import CONFIG_DIR, load_config
+    from nlivis.training.request import TrainRequest
+    from nlivis.training.trainer import train
+    from tests.fixtures.training.helpers import FIXTURE_DIR
+
+    toml = tmp_path / "one_layer.toml"
+    toml.write_text(f'extends = "{CONFIG_DIR / "minilm.toml"}"\n[model]\nencoder_layers = 1\n'
+                    '[features]\nmax_premise_len = 12\nmax_hypothesis_len = 8\n'
+                    '[training]\nbatch_size = 8\neval_every_steps = 2\ncheckpoint_every_steps = 2\n')
+    out = tmp_path / "root" / "minilm-tiny"
+    train(TrainRequest(load_config(toml), "snli", FIXTURE_DIR, out, device="cpu", seed=1, cache_dir=tmp_path / "cache",
+                       progress=False, max_steps=2))
+    with safe_open(str(out / "model.safetensors"), framework="pt") as handle:
+        assert "embeddings.word_embedding.weight" not in handle.keys()
+    loaded = load_checkpoint(out)
+    torch.testing.assert_close(loaded.model.word_embedding.weight, fetched_word_rows())
+    monkeypatch.setattr(embeddings, "minilm_cache_folder", lambda: tmp_path / "nowhere")
+    monkeypatch.setattr(embeddings, "MINILM_PACKAGE", "no_such_package_here")
+    with pytest.raises(CheckpointError, match="python -m nlivis fetch-minilm"):
+        load_checkpoint(out)
