@@ -15,7 +15,7 @@ from nlivis.features.sentences import SentenceAnalysis
 from nlivis.features.vocab import CharVocabulary, Vocabulary
 from nlivis.features.wordpieces import CLS_PIECE, SEP_PIECE, UNK_PIECE, WordPieces
 from nlivis.models.inspect import random_batch
-from nlivis.models.minilm import WordFolding, attention_rollout, fetched_word_rows
+from nlivis.models.minilm import attention_rollout, fetched_word_rows, fold_onto_words, joint_sequence
 from nlivis.models.registry import build, model_class
 
 PIECES = ["the", "cat", "dog", "sat", "on", "mat", "un", "##tidy", "##ness", "big", ".", ","]
@@ -76,32 +76,41 @@ def test_settings_refuse_a_piece_count_out_of_range():
         FeatureSettings(word_pieces=17)
 
 
+def test_warm_up_rises_linearly_to_the_full_rate():
+    from nlivis.training.schedules import warmup_factor
+
+    assert [warmup_factor(step, 4) for step in range(6)] == [0.25, 0.5, 0.75, 1.0, 1.0, 1.0]
+    assert warmup_factor(0, 0) == 1.0
+
+
 def tiny_minilm(**options):
     torch.manual_seed(0)
     return build({"name": "minilm", **model_class("minilm").tiny_overrides, **options}).eval()
 
 
-def test_the_joint_sequence_is_cls_premise_sep_hypothesis_sep_with_positions_over_real_pieces():
-    model = tiny_minilm()
-    premise = torch.tensor([[[7, 8], [9, 0], [0, 0]]])
-    hypothesis = torch.tensor([[[11, 0], [0, 0]]])
-    ids, positions, segments = model.joint_sequence(premise, hypothesis)
-    assert ids.tolist() == [[CLS_PIECE, 7, 8, 9, 0, 0, 0, SEP_PIECE, 11, 0, 0, 0, SEP_PIECE]]
-    real = ids[0] != 0
-    assert positions[0][real].tolist() == [0, 1, 2, 3, 4, 5, 6]
-    assert segments[0].tolist() == [0] * 8 + [1] * 5
+def test_the_joint_sequence_is_cls_premise_sep_hypothesis_sep_packed_with_each_pieces_word():
+    premise = torch.tensor([[[7, 8], [9, 0], [0, 0]], [[5, 0], [0, 0], [0, 0]]])
+    hypothesis = torch.tensor([[[11, 0], [0, 0]], [[12, 13], [0, 0]]])
+    sequence = joint_sequence(premise, hypothesis)
+    assert sequence.ids.tolist() == [[CLS_PIECE, 7, 8, 9, SEP_PIECE, 11, SEP_PIECE],
+                                     [CLS_PIECE, 5, SEP_PIECE, 12, 13, SEP_PIECE, 0]]
+    assert sequence.real.tolist() == [[True] * 7, [True] * 6 + [False]]
+    assert sequence.segments.tolist() == [[0, 0, 0, 0, 0, 1, 1], [0, 0, 0, 1, 1, 1, 0]]
+    assert sequence.positions[1].tolist() == list(range(7))
+    assert sequence.words["premise"][0].argmax(-1)[1:4].tolist() == [0, 0, 1]
+    assert sequence.words["premise"][0].sum(-1).tolist() == [0, 1, 1, 1, 0, 0, 0]
+    assert sequence.words["hypothesis"][1].argmax(-1)[3:5].tolist() == [0, 0]
+    assert sequence.words["hypothesis"][1].sum(-1).tolist() == [0, 0, 0, 1, 1, 0, 0]
 
 
 def test_folding_averages_a_words_piece_rows_and_sums_its_piece_columns():
-    premise = torch.tensor([[[5, 6], [7, 0]]])  # two words: 2 pieces, 1 piece
-    hypothesis = torch.tensor([[[8, 9]]])
-    length = 3 + 3 * 2
-    scores = torch.randn(1, 1, length, length, generator=torch.Generator().manual_seed(1))
-    scores[..., 4] = -torch.inf  # the PAD piece of the premise's second word, as the encoder masks it
-    attention = torch.softmax(scores, -1)
-    block = WordFolding(premise, hypothesis)(attention, "premise", "hypothesis")[0, 0]  # [2, 1]
-    torch.testing.assert_close(block, torch.ones(2, 1))  # one hypothesis word: all of each row's block mass
-    p_to_p = WordFolding(premise, hypothesis)(attention, "premise", "premise")[0, 0]
+    sequence = joint_sequence(torch.tensor([[[5, 6], [7, 0]]]), torch.tensor([[[8, 9]]]))  # words of 2, 1; 2 pieces
+    length = sequence.ids.shape[1]  # [CLS] 5 6 7 [SEP] 8 9 [SEP]
+    attention = torch.softmax(torch.randn(1, 1, length, length, generator=torch.Generator().manual_seed(1)), -1)
+    words = sequence.words
+    torch.testing.assert_close(fold_onto_words(attention, words["premise"], words["hypothesis"])[0, 0],
+                               torch.ones(2, 1))  # one hypothesis word: all of each row's block mass
+    p_to_p = fold_onto_words(attention, words["premise"], words["premise"])[0, 0]
     a = attention[0, 0]
     first = (a[1:3, 1:3].sum(1).mean(), a[1:3, 3].mean())  # word 1's pieces → word 1, → word 2
     torch.testing.assert_close(p_to_p[0], torch.stack(first) / sum(first))
@@ -163,9 +172,9 @@ def test_the_fetched_encoder_reproduces_an_independent_computation():
     batch = random_batch([len(PREMISE)], [len(HYPOTHESIS)], 30, 20)
     batch.premise_pieces, batch.hypothesis_pieces = side(PREMISE), side(HYPOTHESIS)
     with torch.no_grad():
-        hidden, real, attentions = model.encode(batch)
+        sequence, hidden, attentions = model.encode(batch)
     cls = hidden[0, 0].double()
-    assert int(real.sum()) == 19 and len(attentions) == 6 and attentions[0].shape[1] == 12
+    assert int(sequence.real.sum()) == 19 and len(attentions) == 6 and attentions[0].shape[1] == 12
     assert cls.norm().item() == pytest.approx(CLS_NORM, abs=2e-4)
     torch.testing.assert_close(cls[:4], torch.tensor(CLS_START, dtype=torch.float64), atol=2e-4, rtol=0)
 

@@ -182,87 +182,105 @@ class MiniLM(MatchingModel):
 
     def match(self, batch: Batch, trace: Trace | None) -> torch.Tensor:
         # B pairs, L pieces of the joint sequence, d width, C classes
-        x, real, attentions = self.encode(batch)  # [B, L, d], [B, L], N × [B, h, L, L]
+        sequence, x, attentions = self.encode(batch)  # JointSequence, [B, L, d], N × [B, h, L, L]
         if self.config.pooling == "cls":
             pooled = x[:, 0]  # the [CLS] piece  [B, d]
         else:
-            weights = real.unsqueeze(-1).to(x.dtype)  # [B, L, 1]
+            weights = sequence.real.unsqueeze(-1).to(x.dtype)  # [B, L, 1]
             pooled = (x * weights).sum(1) / weights.sum(1)  # mean over real pieces  [B, d]
         logits = self.classifier(pooled)  # [B, C]
         if trace is not None:
-            self.trace_attention(trace, attentions, batch)
+            self.trace_attention(trace, attentions, sequence)
             trace.add("pooled", Representation(pooled, name="pair"))
         return logits
 
-    def encode(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor, list[torch.Tensor]]:
-        """The encoder's output over `[CLS] premise [SEP] hypothesis [SEP]`: hidden states [B, L, d], which pieces
-        are real [B, L], and each layer's attention [B, h, L, L]."""
-        # B pairs, P / H words, K pieces a word, L = 3 + (P + H)·K pieces, d width, h heads
+    def encode(self, batch: Batch) -> tuple["JointSequence", torch.Tensor, list[torch.Tensor]]:
+        """The encoder over `[CLS] premise [SEP] hypothesis [SEP]`: the sequence, its hidden states [B, L, d] and
+        each layer's attention [B, h, L, L]."""
+        # B pairs, L pieces of the longest pair, d width, h heads
         if batch.premise_pieces is None or batch.hypothesis_pieces is None:
             raise ValueError("the minilm model reads word pieces: set [features] word_pieces (configs/minilm.toml "
                              "sets it) so the featurizer makes them")
-        ids, positions, segments = self.joint_sequence(batch.premise_pieces, batch.hypothesis_pieces)  # [B, L] each
-        real = ids != PAD_PIECE  # [B, L]
-        x = self.embeddings(ids, positions, segments)  # [B, L, d]
+        sequence = joint_sequence(batch.premise_pieces, batch.hypothesis_pieces)
+        if sequence.ids.shape[1] > self.config.max_positions:
+            raise ValueError(f"a pair has {sequence.ids.shape[1]} word pieces; the model reads at most "
+                             f"{self.config.max_positions} (lower the [features] cut-offs or word_pieces)")
+        x = self.embeddings(sequence.ids, sequence.positions, sequence.segments)  # [B, L, d]
         attentions = []
         for layer in self.layers:
-            x, attention = layer(x, real)  # [B, L, d], [B, h, L, L]
+            x, attention = layer(x, sequence.real)  # [B, L, d], [B, h, L, L]
             attentions.append(attention)
-        return x, real, attentions
+        return sequence, x, attentions
 
-    def joint_sequence(self, premise: torch.Tensor, hypothesis: torch.Tensor
-                       ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Pieces [B, P, K] and [B, H, K] → ids, positions, segments [B, L] of `[CLS] premise [SEP] hypothesis
-        [SEP]`. Padded words stay in place as PAD pieces; positions count real pieces only, so padding (inside
-        or after a sentence) changes nothing a real piece computes."""
-        b = premise.shape[0]
-        cls = premise.new_full((b, 1), CLS_PIECE)
-        sep = premise.new_full((b, 1), SEP_PIECE)
-        ids = torch.cat([cls, premise.flatten(1), sep, hypothesis.flatten(1), sep], dim=1)  # [B, L]
-        real = ids != PAD_PIECE  # [B, L]
-        positions = (real.long().cumsum(1) - 1).clamp(min=0)  # [B, L]
-        if int(positions.max()) >= self.config.max_positions:
-            raise ValueError(f"a pair has {int(positions.max()) + 1} word pieces; the model reads at most "
-                             f"{self.config.max_positions} (lower the [features] cut-offs or word_pieces)")
-        first = premise.shape[1] * premise.shape[2] + 2  # [CLS], premise pieces, [SEP]
-        segments = (torch.arange(ids.shape[1], device=ids.device) >= first).long().expand(b, -1)  # [B, L]
-        return ids, positions, segments
-
-    def trace_attention(self, trace: Trace, attentions: list[torch.Tensor], batch: Batch) -> None:
+    def trace_attention(self, trace: Trace, attentions: list[torch.Tensor], sequence: "JointSequence") -> None:
         """Word-level blocks of every layer's and head's attention, then of the attention rollout."""
-        folded = WordFolding(batch.premise_pieces, batch.hypothesis_pieces)
         for index, attention in enumerate(attentions, start=1):
             for rows, cols, direction in BLOCKS:
-                block = folded(attention, rows, cols)  # [B, h, R, C]
+                block = fold_onto_words(attention, sequence.words[rows], sequence.words[cols])  # [B, h, R, C]
                 for head in range(block.shape[1]):
                     trace.add(f"layer{index}.head{head + 1}.{direction}",
                               Alignment(block[:, head], rows=rows, cols=cols, layer=index, direction=direction))
-        rollout = attention_rollout(attentions)  # [B, L, L]
+        rollout = attention_rollout(attentions).unsqueeze(1)  # [B, 1, L, L]
         for rows, cols, direction in BLOCKS:
-            trace.add(f"rollout.{direction}", Alignment(folded(rollout.unsqueeze(1), rows, cols)[:, 0], rows=rows,
-                                                        cols=cols, layer=len(attentions), direction=direction))
+            block = fold_onto_words(rollout, sequence.words[rows], sequence.words[cols])[:, 0]  # [B, R, C]
+            trace.add(f"rollout.{direction}", Alignment(block, rows=rows, cols=cols, layer=len(attentions),
+                                                        direction=direction))
 
 
-class WordFolding:
-    """Folds piece-level attention over the joint sequence onto the words of one block."""
+@dataclass
+class JointSequence:
+    """`[CLS] premise [SEP] hypothesis [SEP]` of each pair, its real pieces packed to the left (so a batch is as
+    long as its longest pair, not as its longest words × K), and which word each piece belongs to."""
 
-    def __init__(self, premise: torch.Tensor, hypothesis: torch.Tensor):
-        p_words, k = premise.shape[1], premise.shape[2]
-        h_words = hypothesis.shape[1]
-        self.k = k
-        self.spans = {"premise": (1, 1 + p_words * k, p_words), "hypothesis":
-                      (2 + p_words * k, 2 + (p_words + h_words) * k, h_words)}
-        self.real = {"premise": premise != PAD_PIECE, "hypothesis": hypothesis != PAD_PIECE}  # [B, T, K]
+    ids: torch.Tensor
+    """Piece ids [B, L], PAD (0) after a pair's last [SEP]."""
+    positions: torch.Tensor
+    """Position ids [B, L]: 0, 1, ... over each pair's real pieces."""
+    segments: torch.Tensor
+    """0 for [CLS], the premise and its [SEP]; 1 for the hypothesis and the last [SEP] [B, L]."""
+    real: torch.Tensor
+    """True on real pieces [B, L]."""
+    words: dict[str, torch.Tensor]
+    """"premise" → [B, L, P] and "hypothesis" → [B, L, H]: 1 where a piece belongs to a word (0 for the
+    special and padding pieces)."""
 
-    def __call__(self, attention: torch.Tensor, rows: str, cols: str) -> torch.Tensor:
-        """attention [B, h, L, L] → [B, h, R, C]: per row word, the mean over its pieces of the attention summed
-        over each column word's pieces, renormalised over the block's words (0 on padded rows and columns)."""
-        (r0, r1, r), (c0, c1, c) = self.spans[rows], self.spans[cols]
-        b, h = attention.shape[:2]
-        block = attention[:, :, r0:r1, c0:c1].reshape(b, h, r, self.k, c, self.k).sum(-1)  # [B, h, R, K, C]
-        weights = self.real[rows].to(block.dtype)[:, None, :, :, None]  # [B, 1, R, K, 1]
-        block = (block * weights).sum(3) / weights.sum(3).clamp(min=1)  # mean over the row word's pieces  [B, h, R, C]
-        return block / block.sum(-1, keepdim=True).clamp(min=torch.finfo(block.dtype).tiny)  # [B, h, R, C]
+
+def joint_sequence(premise: torch.Tensor, hypothesis: torch.Tensor) -> JointSequence:
+    """Pieces per word [B, P, K] and [B, H, K] → the packed joint sequence (`JointSequence`). Packing keeps the
+    order of the real pieces, so a pair's sequence is the same whatever its batch's padding is."""
+    b, p_words, k = premise.shape
+    h_words = hypothesis.shape[1]
+    cls, sep = premise.new_full((b, 1), CLS_PIECE), premise.new_full((b, 1), SEP_PIECE)
+    ids = torch.cat([cls, premise.flatten(1), sep, hypothesis.flatten(1), sep], dim=1)  # unpacked  [B, 3 + (P+H)·K]
+    none = premise.new_full((1,), -1)
+    p_word = torch.arange(p_words, device=ids.device).repeat_interleave(k)  # word of each premise slot  [P·K]
+    h_word = torch.arange(h_words, device=ids.device).repeat_interleave(k)  # [H·K]
+    premise_of = torch.cat([none, p_word, none, torch.full_like(h_word, -1), none])  # [3 + (P+H)·K]
+    hypothesis_of = torch.cat([none, torch.full_like(p_word, -1), none, h_word, none])
+    segment = (torch.arange(ids.shape[1], device=ids.device) >= p_words * k + 2).long()  # [3 + (P+H)·K]
+    real = ids != PAD_PIECE
+    order = torch.sort((~real).to(torch.uint8), dim=1, stable=True).indices  # real pieces first, in order
+    length = int(real.sum(1).max())
+    order = order[:, :length]  # [B, L]
+    real = real.gather(1, order)  # [B, L]
+
+    def one_hot(word_of: torch.Tensor, count: int) -> torch.Tensor:
+        word = word_of[order].masked_fill(~real, -1)  # [B, L]
+        return nn.functional.one_hot(word + 1, count + 1)[..., 1:].float()  # [B, L, count]
+
+    return JointSequence(ids=ids.gather(1, order), positions=torch.arange(length, device=ids.device).expand(b, -1),
+                         segments=segment[order].masked_fill(~real, 0), real=real,
+                         words={"premise": one_hot(premise_of, p_words), "hypothesis": one_hot(hypothesis_of, h_words)})
+
+
+def fold_onto_words(attention: torch.Tensor, rows: torch.Tensor, cols: torch.Tensor) -> torch.Tensor:
+    """attention [B, h, L, L] → [B, h, R, C] over words (`rows` [B, L, R], `cols` [B, L, C]: which word each
+    piece is): per row word, the mean over its pieces of the attention summed over each column word's pieces,
+    renormalised over the block's words (0 on padded rows and columns)."""
+    rows, cols = rows.to(attention.dtype), cols.to(attention.dtype)
+    summed = torch.einsum("blr,bhlm,bmc->bhrc", rows, attention, cols)  # Σ over row and column pieces  [B, h, R, C]
+    block = summed / rows.sum(1)[:, None, :, None].clamp(min=1)  # mean over the row word's pieces  [B, h, R, C]
+    return block / block.sum(-1, keepdim=True).clamp(min=torch.finfo(block.dtype).tiny)  # [B, h, R, C]
 
 
 def attention_rollout(attentions: list[torch.Tensor]) -> torch.Tensor:
