@@ -26,9 +26,11 @@ INSPECT_WORD_DIM = 300
 
 def build_for_inspection(model_table: dict[str, Any]) -> MatchingModel:
     """The model of a config's [model] table (paper size: no [shipped] overrides), with 300-d word vectors
-    and a small vocabulary."""
+    (a pretrained encoder, MiniLM, keeps its own width) and a small vocabulary."""
     options = dict(model_table)
-    options.update(word_dim=INSPECT_WORD_DIM, vocab_size=INSPECT_VOCAB_SIZE, char_vocab_size=INSPECT_VOCAB_SIZE)
+    options.update(vocab_size=INSPECT_VOCAB_SIZE, char_vocab_size=INSPECT_VOCAB_SIZE)
+    if not options.get("pretrained", False):
+        options["word_dim"] = INSPECT_WORD_DIM
     return build(options)
 
 
