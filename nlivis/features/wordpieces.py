@@ -19,13 +19,20 @@ from tokenizers import BertWordPieceTokenizer
 
 from nlivis.data.records import InputError
 
-SPECIAL_PIECES = {"[PAD]": 0, "[UNK]": 100, "[CLS]": 101, "[SEP]": 102}
+SPECIAL_PIECES = {"[PAD]": 0, "[UNK]": 100, "[CLS]": 101, "[SEP]": 102, "[MASK]": 103}
 """The ids BERT's uncased vocabulary (and so MiniLM's) gives its special pieces; the model builds
 `[CLS] premise [SEP] hypothesis [SEP]` from them, so a `vocab.txt` that places them elsewhere is refused."""
 PAD_PIECE = SPECIAL_PIECES["[PAD]"]
 UNK_PIECE = SPECIAL_PIECES["[UNK]"]
 CLS_PIECE = SPECIAL_PIECES["[CLS]"]
 SEP_PIECE = SPECIAL_PIECES["[SEP]"]
+MASK_PIECE = SPECIAL_PIECES["[MASK]"]
+"""What a removed word's pieces become (BERT's own "no word here"; attribution's baseline)."""
+
+
+def masked_pieces(pieces):
+    """Pieces [B, T, K] with every real piece [MASK] and padding kept: a removed word keeps its place."""
+    return pieces.masked_fill(pieces != PAD_PIECE, MASK_PIECE)
 
 
 class WordPieces:

@@ -76,19 +76,34 @@ class MiniLMConfig(ModelConfig):
     """Start from the fetched all-MiniLM-L6-v2 weights (False: random initialisation, for tests)."""
 
 
+class WordPieceRows(nn.Embedding):
+    """The word-piece rows, looked up per word: pieces [B, T, K] → [B, T, K·d], one vector a word (its pieces'
+    rows side by side). Called once for the premise and once for the hypothesis, as every model's word
+    embedding is, so attribution can hook it and score each word by its pieces."""
+
+    def forward(self, pieces: torch.Tensor) -> torch.Tensor:
+        return super().forward(pieces).flatten(2)  # [B, T, K·d]
+
+
 class PieceEmbeddings(nn.Module):
     """BERT's input: word piece + position + segment (premise 0, hypothesis 1), then LayerNorm and dropout."""
 
     def __init__(self, c: MiniLMConfig):
         super().__init__()
-        self.word_embedding = nn.Embedding(c.piece_vocab_size, c.word_dim, padding_idx=PAD_PIECE)
+        self.word_embedding = WordPieceRows(c.piece_vocab_size, c.word_dim, padding_idx=PAD_PIECE)
         self.positions = nn.Embedding(c.max_positions, c.word_dim)
         self.segments = nn.Embedding(2, c.word_dim)
         self.norm = nn.LayerNorm(c.word_dim, eps=LAYER_NORM_EPS)
         self.dropout = nn.Dropout(c.dropout)
 
-    def forward(self, ids: torch.Tensor, positions: torch.Tensor, segments: torch.Tensor) -> torch.Tensor:
-        x = self.word_embedding(ids) + self.positions(positions) + self.segments(segments)  # [B, L, d]
+    def forward(self, premise: torch.Tensor, hypothesis: torch.Tensor, sequence: "JointSequence") -> torch.Tensor:
+        """premise [B, P, K·d] and hypothesis [B, H, K·d] (`WordPieceRows`) → the packed input [B, L, d]."""
+        b, d = premise.shape[0], self.positions.embedding_dim
+        special = self.word_embedding.weight  # [CLS] and [SEP] rows, read directly (not a per-sentence call)
+        cls, sep = special[CLS_PIECE].expand(b, 1, d), special[SEP_PIECE].expand(b, 1, d)  # [B, 1, d]
+        rows = torch.cat([cls, premise.reshape(b, -1, d), sep, hypothesis.reshape(b, -1, d), sep], dim=1)  # unpacked
+        rows = rows.gather(1, sequence.order.unsqueeze(-1).expand(-1, -1, d))  # packed  [B, L, d]
+        x = rows + self.positions(sequence.positions) + self.segments(sequence.segments)  # [B, L, d]
         return self.dropout(self.norm(x))  # [B, L, d]
 
 
@@ -154,6 +169,12 @@ class MiniLM(MatchingModel):
         return self.embeddings.word_embedding
 
     @property
+    def token_representation(self) -> nn.Module:
+        """A word's whole input is its pieces' rows (no chars, POS or exact match): the word-piece rows again;
+        a removed word's pieces are [MASK] (`analysis.attribution.all_padding`)."""
+        return self.embeddings.word_embedding
+
+    @property
     def external_word_embedding(self) -> bool:
         """Whether the word-piece rows are exactly the fetched file's (pretrained and frozen), so a checkpoint
         leaves them out and loading takes them from that file (`fetched_word_rows`)."""
@@ -205,7 +226,9 @@ class MiniLM(MatchingModel):
         if sequence.ids.shape[1] > self.config.max_positions:
             raise ValueError(f"a pair has {sequence.ids.shape[1]} word pieces; the model reads at most "
                              f"{self.config.max_positions} (lower the [features] cut-offs or word_pieces)")
-        x = self.embeddings(sequence.ids, sequence.positions, sequence.segments)  # [B, L, d]
+        premise = self.word_embedding(batch.premise_pieces)  # each word's pieces  [B, P, K·d]
+        hypothesis = self.word_embedding(batch.hypothesis_pieces)  # [B, H, K·d]
+        x = self.embeddings(premise, hypothesis, sequence)  # [B, L, d]
         attentions = []
         for layer in self.layers:
             x, attention = layer(x, sequence.real)  # [B, L, d], [B, h, L, L]
@@ -240,6 +263,8 @@ class JointSequence:
     """0 for [CLS], the premise and its [SEP]; 1 for the hypothesis and the last [SEP] [B, L]."""
     real: torch.Tensor
     """True on real pieces [B, L]."""
+    order: torch.Tensor
+    """Where each packed piece sits in the unpacked `[CLS] P·K [SEP] H·K [SEP]` layout [B, L]."""
     words: dict[str, torch.Tensor]
     """"premise" → [B, L, P] and "hypothesis" → [B, L, H]: 1 where a piece belongs to a word (0 for the
     special and padding pieces)."""
@@ -269,7 +294,7 @@ def joint_sequence(premise: torch.Tensor, hypothesis: torch.Tensor) -> JointSequ
         return nn.functional.one_hot(word + 1, count + 1)[..., 1:].float()  # [B, L, count]
 
     return JointSequence(ids=ids.gather(1, order), positions=torch.arange(length, device=ids.device).expand(b, -1),
-                         segments=segment[order].masked_fill(~real, 0), real=real,
+                         segments=segment[order].masked_fill(~real, 0), real=real, order=order,
                          words={"premise": one_hot(premise_of, p_words), "hypothesis": one_hot(hypothesis_of, h_words)})
 
 
