@@ -17,6 +17,7 @@ from nlivis.features.wordpieces import CLS_PIECE, SEP_PIECE, UNK_PIECE, WordPiec
 from nlivis.models.inspect import random_batch
 from nlivis.models.minilm import attention_rollout, fetched_word_rows, fold_onto_words, joint_sequence
 from nlivis.models.registry import build, model_class
+from nlivis.models.trace import Alignment
 
 PIECES = ["the", "cat", "dog", "sat", "on", "mat", "un", "##tidy", "##ness", "big", ".", ","]
 """Pieces of the vocabulary written here, after BERT's 104 reserved lines."""
@@ -114,6 +115,17 @@ def test_folding_averages_a_words_piece_rows_and_sums_its_piece_columns():
     a = attention[0, 0]
     first = (a[1:3, 1:3].sum(1).mean(), a[1:3, 3].mean())  # word 1's pieces → word 1, → word 2
     torch.testing.assert_close(p_to_p[0], torch.stack(first) / sum(first))
+
+
+def test_every_layer_and_head_is_traced_with_its_head_and_the_rollout_after():
+    model = tiny_minilm()
+    with torch.no_grad():
+        _, trace = model(random_batch([3, 2], [2, 4], 30, 20), trace=True)
+    alignments = trace.of_type(Alignment)
+    heads = {(a.layer, a.head, a.direction) for a in alignments.values() if a.head is not None}
+    assert heads == {(layer, head, d) for layer in (1, 2) for head in (1, 2) for d in ("p→p", "p→h", "h→p", "h→h")}
+    rollout = [name for name, a in alignments.items() if a.head is None]
+    assert rollout == ["rollout.p→p", "rollout.p→h", "rollout.h→p", "rollout.h→h"]
 
 
 def test_rollout_rows_stay_distributions():

@@ -242,7 +242,8 @@ class MiniLM(MatchingModel):
                 block = fold_onto_words(attention, sequence.words[rows], sequence.words[cols])  # [B, h, R, C]
                 for head in range(block.shape[1]):
                     trace.add(f"layer{index}.head{head + 1}.{direction}",
-                              Alignment(block[:, head], rows=rows, cols=cols, layer=index, direction=direction))
+                              Alignment(block[:, head], rows=rows, cols=cols, layer=index, direction=direction,
+                                        head=head + 1))
         rollout = attention_rollout(attentions).unsqueeze(1)  # [B, 1, L, L]
         for rows, cols, direction in BLOCKS:
             block = fold_onto_words(rollout, sequence.words[rows], sequence.words[cols])[:, 0]  # [B, R, C]
