@@ -17,6 +17,7 @@ import torch
 from torch import nn
 
 from nlivis.data.protocols import get_protocol
+from nlivis.data.records import InputError
 from nlivis.data.text import shown_token, text_problem
 from nlivis.features.batch import Batch
 from nlivis.features.buckets import bucket_batches
@@ -135,6 +136,15 @@ def _check_finite_weights(folder: Path, tensors: Mapping[str, torch.Tensor], wha
                                       "the weights are corrupt (retrain or restore the folder)")
 
 
+def _external_rows(folder: Path, model) -> torch.Tensor:
+    """The word rows a checkpoint left out because a fetched file holds them (MiniLM's word pieces)."""
+    try:
+        return model.external_word_rows()
+    except (AttributeError, InputError) as error:
+        raise CheckpointError(folder, f"config.json says the word rows come from a fetched file, which {model.name} "
+                                      f"cannot read here: {error}") from error
+
+
 def load_checkpoint(folder: str | Path, device: str | torch.device = "cpu") -> LoadedCheckpoint:
     """Rebuild model and featurizer from a checkpoint folder; every problem is a `CheckpointError`."""
     folder = Path(folder)
@@ -177,6 +187,8 @@ def load_checkpoint(folder: str | Path, device: str | torch.device = "cpu") -> L
             raise CheckpointError(folder, f"shared embedding file {shared_path} has no {EMBEDDING_TENSOR!r} tensor")
         _check_finite_weights(folder, rows, f"shared embedding file {shared_path}")
         stored = {**stored, key: rows[EMBEDDING_TENSOR]}
+    elif embeddings.get("external"):
+        stored = {**stored, str(embeddings.get("state_key", "")): _external_rows(folder, model)}
     _check_finite_weights(folder, stored, "model.safetensors")
     _check_state_matches(folder, expected, stored)
     model.load_state_dict({k: v.to(expected[k].dtype) for k, v in stored.items()}, strict=True)

@@ -39,7 +39,7 @@ def test_readers_take_the_declared_facts():
     assert FAMILY_COLOURS == {name: family.colour for name, family in FAMILIES.items()}
     assert FAMILY_PAPERS == {"gcnn": "000", "diin": "001", "attentive_conv": "002", "esan": "003", "amn": "004"}
     assert SHIPPED_FAMILIES == ("gcnn", "diin", "attentive_conv", "esan", "amn")
-    assert [family_rank(name) for name in ("esim", "gcnn", "unknown")] == [5, 0, 6]
+    assert [family_rank(name) for name in ("esim", "gcnn", "minilm", "unknown")] == [5, 0, 6, 7]
 
 
 def test_family_metadata_does_not_import_torch():

@@ -59,6 +59,7 @@ from nlivis.features.batch import Batch
 from nlivis.features.chars import UNK_ID
 from nlivis.features.exact_match import match_matrix
 from nlivis.features.featurize import cut_sentence
+from nlivis.features.wordpieces import masked_pieces
 from nlivis.models.base import MatchingModel
 from nlivis.models.trace import Alignment, MemoryKeys, Trace
 
@@ -195,7 +196,10 @@ def all_padding(batch: Batch) -> Batch:
                    hypothesis_chars=torch.zeros_like(batch.hypothesis_chars),
                    premise_pos=torch.zeros_like(batch.premise_pos), hypothesis_pos=torch.zeros_like(batch.hypothesis_pos),
                    premise_exact_match=torch.zeros_like(batch.premise_exact_match),
-                   hypothesis_exact_match=torch.zeros_like(batch.hypothesis_exact_match))
+                   hypothesis_exact_match=torch.zeros_like(batch.hypothesis_exact_match),
+                   **({} if batch.premise_pieces is None else  # word pieces (MiniLM): [MASK] for each real piece
+                      {"premise_pieces": masked_pieces(batch.premise_pieces),
+                       "hypothesis_pieces": masked_pieces(batch.hypothesis_pieces)}))
 
 
 def removed_token_baseline(model: MatchingModel, batch: Batch, premise: torch.Tensor, hypothesis: torch.Tensor,

@@ -29,7 +29,6 @@ def run(args: argparse.Namespace) -> int:
 
     from nlivis.models.inspect import (
         INSPECT_VOCAB_SIZE,
-        INSPECT_WORD_DIM,
         build_for_inspection,
         parameter_table,
         random_batch,
@@ -39,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     source = args.config if args.config is not None else args.model
     model = build_for_inspection(model_config_for(source, args.config))
     model.eval()
-    print(f"model {model.name} ({source}), built with word_dim {INSPECT_WORD_DIM}, vocab {INSPECT_VOCAB_SIZE}")
+    print(f"model {model.name} ({source}), built with word_dim {model.config.word_dim}, vocab {INSPECT_VOCAB_SIZE}")
     if args.params:
         rows = parameter_table(model)
         width = max(len(name) for name, _ in rows)

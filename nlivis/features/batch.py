@@ -7,6 +7,9 @@ Shapes (B batch, P premise length, H hypothesis length, C characters per word):
     premise_pos / hypothesis_pos              long  [B, P] / [B, H]   index into features.pos.PTB_TAGS (0 = pad/unknown)
     premise_exact_match / hypothesis_exact_match  float [B, P] / [B, H]  1.0 where the token also occurs in the other sentence
     labels                                    long  [B] or None
+    premise_pieces / hypothesis_pieces        long  [B, P, K] / [B, H, K] or None  BERT word-piece ids of each
+                                              word (0 = PAD; K = `FeatureSettings.word_pieces`), for models
+                                              that read word pieces (MiniLM); None where none were asked for
 Padding is always on the right. `premise_tokens`/`hypothesis_tokens` keep the (cut) token strings so
 views can label axes; `ids` are the pair ids.
 """
@@ -33,6 +36,8 @@ class Batch:
     ids: list[str] = field(default_factory=list)
     premise_tokens: list[list[str]] = field(default_factory=list)
     hypothesis_tokens: list[list[str]] = field(default_factory=list)
+    premise_pieces: torch.Tensor | None = None
+    hypothesis_pieces: torch.Tensor | None = None
 
     def to(self, device: torch.device | str) -> "Batch":
         """A copy with every tensor on `device` (lists stay as they are)."""

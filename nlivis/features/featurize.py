@@ -22,6 +22,7 @@ from nlivis.features.chars import DEFAULT_MAX_CHARS, PAD_ID, UNK_ID
 from nlivis.features.exact_match import EXACT_MATCH_RULES, exact_match_flags
 from nlivis.features.pos import pos_index
 from nlivis.features.vocab import CharVocabulary, Vocabulary
+from nlivis.features.wordpieces import PAD_PIECE, UNK_PIECE, WordPieces
 
 MAX_CUTOFF_TOKENS = 10_000
 """Largest token cut-off: with `pad_to_cutoff` every batch is that wide (and a char tensor
@@ -29,6 +30,9 @@ MAX_CUTOFF_TOKENS = 10_000
 check. The papers cut at 24 to 70 tokens; MultiNLI's longest premise has about 200."""
 MAX_WORD_CHARS = 100
 """Largest `max_chars`: every token is padded to it (BERT's word pieces stop at 100 characters too)."""
+
+MAX_WORD_PIECES = 16
+"""Most word pieces kept per word: every word is padded to that many (BERT splits few words into more than 8)."""
 
 EMPTY_SENTENCE_TOKEN = ""
 """Token string shown for the single UNK position standing in for an empty sentence."""
@@ -44,6 +48,8 @@ class FeatureSettings:
     exact_match_rule: "form_or_lemma" (default, the DIIN paper's definition) or "form".
     pad_to_cutoff: pad every batch to the cut-offs instead of its longest sentence (default False;
         True for models whose layer sizes depend on the sentence length).
+    word_pieces: BERT word pieces kept per word in `Batch.premise_pieces` / `hypothesis_pieces` (0, the
+        default: none are made; models that read word pieces, MiniLM, set it; see `features.wordpieces`).
     """
 
     max_premise_len: int = 48
@@ -51,6 +57,7 @@ class FeatureSettings:
     max_chars: int = DEFAULT_MAX_CHARS
     exact_match_rule: str = "form_or_lemma"
     pad_to_cutoff: bool = False
+    word_pieces: int = 0
 
     def __post_init__(self) -> None:
         for name, most in (("max_premise_len", MAX_CUTOFF_TOKENS), ("max_hypothesis_len", MAX_CUTOFF_TOKENS),
@@ -61,6 +68,10 @@ class FeatureSettings:
         if self.exact_match_rule not in EXACT_MATCH_RULES:
             raise ValueError(f"feature setting exact_match_rule must be one of {EXACT_MATCH_RULES}; "
                              f"got {self.exact_match_rule!r}")
+        if (not isinstance(self.word_pieces, int) or isinstance(self.word_pieces, bool)
+                or not 0 <= self.word_pieces <= MAX_WORD_PIECES):
+            raise ValueError(f"feature setting word_pieces must be an integer from 0 to {MAX_WORD_PIECES}; "
+                             f"got {self.word_pieces!r}")
         if not isinstance(self.pad_to_cutoff, bool):
             raise ValueError(f"feature setting pad_to_cutoff must be true or false; got {self.pad_to_cutoff!r}")
 
@@ -110,17 +121,19 @@ class EncodedText:
 class Featurizer:
     """Turns analysed pairs into `Batch`es with one vocabulary, char vocabulary, settings and label set.
 
-    `labels` is the label order of the model's logits (e.g. `data.records.NLI_LABELS`).
+    `labels` is the label order of the model's logits (e.g. `data.records.NLI_LABELS`). `pieces` is the
+    word-piece tokeniser where `settings.word_pieces` asks for pieces (default: MiniLM's `vocab.txt`).
     """
 
     def __init__(self, vocab: Vocabulary, char_vocab: CharVocabulary, settings: FeatureSettings,
-                 labels: Sequence[str]):
+                 labels: Sequence[str], pieces: WordPieces | None = None):
         self.vocab = vocab
         self.char_vocab = char_vocab
         self.settings = settings
         self.labels = tuple(labels)
         self.label_index = {label: i for i, label in enumerate(self.labels)}
         self._char_cache: dict[str, list[int]] = {}
+        self.pieces = (pieces or WordPieces.minilm()) if settings.word_pieces else None
 
     def truncation(self, premise: SentenceAnalysis, hypothesis: SentenceAnalysis) -> Truncation:
         return Truncation(len(premise), min(len(premise), self.settings.max_premise_len),
@@ -158,7 +171,22 @@ class Featurizer:
             ids=[item.pair.id for item in items],
             premise_tokens=[_shown_tokens(p) for p in premises],
             hypothesis_tokens=[_shown_tokens(h) for h in hypotheses],
+            premise_pieces=self._piece_ids(premises, p_len), hypothesis_pieces=self._piece_ids(hypotheses, h_len),
         )
+
+    def _piece_ids(self, sentences: list[SentenceAnalysis], length: int) -> torch.Tensor | None:
+        """Word-piece ids [B, length, word_pieces] (0 = PAD), or None where the settings ask for none; an empty
+        sentence's one position holds [UNK], as its word id does."""
+        if self.pieces is None:
+            return None
+        k = self.settings.word_pieces
+        flat: list[int] = []
+        for sentence in sentences:
+            words = self.pieces.of_words(sentence.tokens, k) if len(sentence) else [[UNK_PIECE]]
+            for pieces in words:
+                flat += pieces + [PAD_PIECE] * (k - len(pieces))
+            flat += [PAD_PIECE] * (k * (length - len(words)))
+        return torch.tensor(flat, dtype=torch.long).view(len(sentences), length, k)
 
     def _char_ids(self, token: str) -> list[int]:
         ids = self._char_cache.get(token)

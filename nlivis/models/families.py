@@ -27,6 +27,8 @@ class Family:
     """That paper's title (None with paper_id)."""
     shipped: bool
     """One of the five paper models trained and shipped under every protocol (ESIM is the baseline)."""
+    reference: str | None = None
+    """What a family without a paper folder follows, cited in words (MiniLM's pretrained encoder)."""
 
 
 FAMILIES: dict[str, Family] = {family.name: family for family in (
@@ -39,8 +41,12 @@ FAMILIES: dict[str, Family] = {family.name: family for family in (
     Family("amn", "AMN", "#9467bd", "004",
            "Research on attention memory networks as a model for learning natural language inference", shipped=True),
     Family("esim", "ESIM", "#8c564b", None, None, shipped=False),
+    Family("minilm", "MiniLM", "#e377c2", None, None, shipped=False,
+           reference="MiniLM (Wang et al. 2020) / Sentence-BERT cross-encoder (Reimers & Gurevych 2019): "
+                     "all-MiniLM-L6-v2 fine-tuned on [CLS] premise [SEP] hypothesis [SEP]"),
 )}
-"""Every model family in display order: the papers' order, the ESIM baseline last."""
+"""Every model family in display order: the papers' order, the ESIM baseline, then the pretrained MiniLM
+reference."""
 
 SHIPPED_FAMILIES: tuple[str, ...] = tuple(name for name, family in FAMILIES.items() if family.shipped)
 """The five paper models, in display order: the shipped checkpoints, the speed bench, the README's tables."""

@@ -26,9 +26,11 @@ INSPECT_WORD_DIM = 300
 
 def build_for_inspection(model_table: dict[str, Any]) -> MatchingModel:
     """The model of a config's [model] table (paper size: no [shipped] overrides), with 300-d word vectors
-    and a small vocabulary."""
+    (a pretrained encoder, MiniLM, keeps its own width) and a small vocabulary."""
     options = dict(model_table)
-    options.update(word_dim=INSPECT_WORD_DIM, vocab_size=INSPECT_VOCAB_SIZE, char_vocab_size=INSPECT_VOCAB_SIZE)
+    options.update(vocab_size=INSPECT_VOCAB_SIZE, char_vocab_size=INSPECT_VOCAB_SIZE)
+    if not options.get("pretrained", False):
+        options["word_dim"] = INSPECT_WORD_DIM
     return build(options)
 
 
@@ -77,13 +79,30 @@ def random_batch(premise_lengths: Sequence[int], hypothesis_lengths: Sequence[in
     p = sentence(premise_lengths, p_width)
     h = sentence(hypothesis_lengths, h_width)
     labels = torch.randint(0, num_classes, (size,), generator=generator)
+    pieces = torch.Generator().manual_seed(seed + 1)  # its own stream: the other fields stay as they were
+    p_pieces = _random_pieces(premise_lengths, p_width, vocab_size, pieces)
+    h_pieces = _random_pieces(hypothesis_lengths, h_width, vocab_size, pieces)
     return Batch(
         premise_ids=p["ids"], hypothesis_ids=h["ids"], premise_mask=p["mask"], hypothesis_mask=h["mask"],
         premise_chars=p["chars"], hypothesis_chars=h["chars"], premise_pos=p["pos"], hypothesis_pos=h["pos"],
         premise_exact_match=p["exact_match"], hypothesis_exact_match=h["exact_match"], labels=labels,
         ids=[f"random-{i}" for i in range(size)],
         premise_tokens=[[f"p{t}" for t in range(n)] for n in premise_lengths],
-        hypothesis_tokens=[[f"h{t}" for t in range(n)] for n in hypothesis_lengths])
+        hypothesis_tokens=[[f"h{t}" for t in range(n)] for n in hypothesis_lengths],
+        premise_pieces=p_pieces, hypothesis_pieces=h_pieces)
+
+
+RANDOM_PIECES_PER_WORD = 2
+"""Word pieces a random word may have (the second is there for about half the words)."""
+
+
+def _random_pieces(lengths: Sequence[int], width: int, vocab_size: int, generator: torch.Generator) -> torch.Tensor:
+    """Random word-piece ids [B, width, 2] in [1, vocab_size), PAD (0) on padded words and absent second pieces."""
+    ids = torch.zeros(len(lengths), width, RANDOM_PIECES_PER_WORD, dtype=torch.long)
+    for row, length in enumerate(lengths):
+        ids[row, :length] = torch.randint(1, vocab_size, (length, RANDOM_PIECES_PER_WORD), generator=generator)
+        ids[row, :length, 1] *= torch.randint(0, 2, (length,), generator=generator)
+    return ids
 
 
 def trace_summary(trace: Trace) -> list[tuple[str, str, tuple[int, ...]]]:

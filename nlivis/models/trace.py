@@ -34,6 +34,9 @@ class Alignment:
     layer: int
     direction: str
     kind: Literal["softmax", "sparsemax", "similarity"] = "softmax"
+    head: int | None = None
+    """The attention head (counted from 1) of a multi-head layer (MiniLM), so a view can lay heads out as a
+    layer × head grid; None for a layer with one alignment per direction."""
 
 
 @dataclass

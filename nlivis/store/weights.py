@@ -128,7 +128,10 @@ def _build_checkpoint(building: Path, out_dir: Path, *, model: nn.Module, vocab:
     record = json.loads(json.dumps(record))
     embedding_key = word_embedding_key(model)
     embeddings = record.setdefault("embeddings", {})
-    if share_embeddings:
+    if share_embeddings and getattr(model, "external_word_embedding", False):  # rows a fetched file holds (MiniLM)
+        state.pop(embedding_key)
+        embeddings.update({"shared": False, "external": True, "state_key": embedding_key})
+    elif share_embeddings:
         vocab_json = (building / "vocab.json").read_bytes()
         path, digest = shared_embedding_file(root, vocab_json, str(embeddings.get("source", "")), state.pop(embedding_key))
         embeddings.update({"shared": True, "file": os.path.relpath(path, out_dir), "sha256": digest,

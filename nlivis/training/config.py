@@ -230,6 +230,9 @@ class TrainingSettings:
     """Clip the global gradient norm to this value (0 = no clipping)."""
     lr_decay_per_epoch: float = 1.0
     """Learning rate × this factor after every finished epoch (1 = constant)."""
+    warmup_steps: int = 0
+    """The learning rate rises linearly from lr/warmup_steps to lr over the first this many optimizer steps, as
+    BERT's fine-tuning does (0 = no warm-up)."""
     dropout_keep_decay_rate: float = 1.0
     """DIIN: keep-rate × this factor every `dropout_keep_decay_steps` steps, smoothly (1 = no schedule)."""
     dropout_keep_decay_steps: int = 10_000

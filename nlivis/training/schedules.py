@@ -55,6 +55,12 @@ def l2_penalty(model: nn.Module) -> torch.Tensor:
     return sum(0.5 * (w.float() ** 2).sum() for w in matrices)  # type: ignore[return-value]
 
 
+def warmup_factor(step: int, warmup_steps: int) -> float:
+    """BERT's linear warm-up: the share of the learning rate optimizer step `step` (0-based) uses, `(step + 1) /
+    warmup_steps` until it reaches 1 (always 1 without warm-up)."""
+    return min(1.0, (step + 1) / warmup_steps) if warmup_steps > 0 else 1.0
+
+
 def learning_rate_for_epoch(base_lr: float, decay_per_epoch: float, epoch: int) -> float:
     """Exponential decay per finished epoch: `base_lr * decay_per_epoch ** epoch` (1.0 = constant)."""
     return base_lr * decay_per_epoch ** epoch

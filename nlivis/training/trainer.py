@@ -476,6 +476,10 @@ class Trainer:
             total = total + weight * schedules.l2_penalty(model)
         self.optimizer.zero_grad(set_to_none=True)
         total.backward()
+        if settings.warmup_steps and self.state.optimizer_name == settings.optimizer:
+            for group in self.optimizer.param_groups:
+                group["lr"] = schedules.warmup_factor(step, settings.warmup_steps) * schedules.learning_rate_for_epoch(
+                    settings.lr, settings.lr_decay_per_epoch, self.state.epoch)
         if settings.max_grad_norm:
             nn.utils.clip_grad_norm_([p for p in model.parameters() if p.requires_grad], settings.max_grad_norm)
         self.optimizer.step()

@@ -1,0 +1,224 @@
+"""The MiniLM cross-encoder: word pieces per word from a vocab.txt written here, the word-level folding of its
+attention, checkpoints that leave the fetched rows out, and (where `python -m nlivis fetch-minilm` has run)
+the real encoder against an independent numpy computation. The generic contracts (shapes, padding, trace
+types, gradients) are tests/test_models.py's, over configs/minilm.toml at its tiny size."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from nlivis.data.records import InputError, Pair
+from nlivis.features.dataset import AnalysedPair
+from nlivis.features.embeddings import minilm_available
+from nlivis.features.featurize import FeatureSettings, Featurizer
+from nlivis.features.sentences import SentenceAnalysis
+from nlivis.features.vocab import CharVocabulary, Vocabulary
+from nlivis.features.wordpieces import CLS_PIECE, SEP_PIECE, UNK_PIECE, WordPieces
+from nlivis.models.inspect import random_batch
+from nlivis.models.minilm import attention_rollout, fetched_word_rows, fold_onto_words, joint_sequence
+from nlivis.models.registry import build, model_class
+from nlivis.models.trace import Alignment
+
+PIECES = ["the", "cat", "dog", "sat", "on", "mat", "un", "##tidy", "##ness", "big", ".", ","]
+"""Pieces of the vocabulary written here, after BERT's 104 reserved lines."""
+
+
+def write_vocab(folder, cls_id: int = CLS_PIECE) -> WordPieces:
+    lines = ["[PAD]"] + [f"[unused{i}]" for i in range(99)] + ["[UNK]", "[CLS]", "[SEP]", "[MASK]"] + PIECES
+    if cls_id != CLS_PIECE:
+        lines[cls_id], lines[CLS_PIECE] = lines[CLS_PIECE], lines[cls_id]
+    path = folder / "vocab.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return WordPieces(path)
+
+
+def piece_id(piece: str) -> int:
+    return 104 + PIECES.index(piece)
+
+
+def analysed(words: list[str]) -> SentenceAnalysis:
+    return SentenceAnalysis(tuple(words), ("NN",) * len(words), tuple(w.lower() for w in words))
+
+
+def test_each_word_keeps_its_own_pieces(tmp_path):
+    pieces = write_vocab(tmp_path)
+    words = ["The", "untidyness", "cat", "zebra", "sat", "."]
+    assert pieces.of_words(words, limit=8) == [
+        [piece_id("the")], [piece_id("un"), piece_id("##tidy"), piece_id("##ness")], [piece_id("cat")], [UNK_PIECE],
+        [piece_id("sat")], [piece_id(".")]]
+    assert pieces.of_words(["untidyness"], limit=2) == [[piece_id("un"), piece_id("##tidy")]]
+    assert pieces.of_words(["\u200b"], limit=8) == [[UNK_PIECE]]  # a word with no piece keeps its place
+
+
+def test_a_vocabulary_with_moved_special_pieces_is_refused_by_name(tmp_path):
+    with pytest.raises(InputError, match=r"vocab\.txt: \[CLS\] has id 5"):
+        write_vocab(tmp_path, cls_id=5)
+
+
+def test_the_featurizer_puts_each_words_pieces_at_its_position(tmp_path):
+    pieces = write_vocab(tmp_path)
+    premise, hypothesis = ["the", "big", "dog", "sat"], ["untidyness", ","]
+    vocab = Vocabulary.build([premise, hypothesis])
+    featurizer = Featurizer(vocab, CharVocabulary.build([premise, hypothesis]), FeatureSettings(word_pieces=3),
+                            ("entailment", "neutral", "contradiction"), pieces=pieces)
+    items = [AnalysedPair(Pair(id=str(i), premise="", hypothesis=""), analysed(p), analysed(h))
+             for i, (p, h) in enumerate([(premise, hypothesis), (["cat"], [])])]
+    batch = featurizer.encode(items)
+    assert batch.premise_pieces.shape == (2, 4, 3) and batch.hypothesis_pieces.shape == (2, 2, 3)
+    assert batch.premise_pieces[0, 2].tolist() == [piece_id("dog"), 0, 0]
+    assert batch.hypothesis_pieces[0, 0].tolist() == [piece_id("un"), piece_id("##tidy"), piece_id("##ness")]
+    assert batch.premise_pieces[1].tolist() == [[piece_id("cat"), 0, 0]] + [[0, 0, 0]] * 3  # padded words: PAD
+    assert batch.hypothesis_pieces[1].tolist() == [[UNK_PIECE, 0, 0], [0, 0, 0]]  # an empty sentence's one UNK
+    assert Featurizer(vocab, CharVocabulary.build([premise]), FeatureSettings(), ("a", "b")).encode(items).premise_pieces is None
+
+
+def test_settings_refuse_a_piece_count_out_of_range():
+    with pytest.raises(ValueError, match="word_pieces must be an integer from 0 to 16"):
+        FeatureSettings(word_pieces=17)
+
+
+def test_warm_up_rises_linearly_to_the_full_rate():
+    from nlivis.training.schedules import warmup_factor
+
+    assert [warmup_factor(step, 4) for step in range(6)] == [0.25, 0.5, 0.75, 1.0, 1.0, 1.0]
+    assert warmup_factor(0, 0) == 1.0
+
+
+def tiny_minilm(**options):
+    torch.manual_seed(0)
+    return build({"name": "minilm", **model_class("minilm").tiny_overrides, **options}).eval()
+
+
+def test_the_joint_sequence_is_cls_premise_sep_hypothesis_sep_packed_with_each_pieces_word():
+    premise = torch.tensor([[[7, 8], [9, 0], [0, 0]], [[5, 0], [0, 0], [0, 0]]])
+    hypothesis = torch.tensor([[[11, 0], [0, 0]], [[12, 13], [0, 0]]])
+    sequence = joint_sequence(premise, hypothesis)
+    assert sequence.ids.tolist() == [[CLS_PIECE, 7, 8, 9, SEP_PIECE, 11, SEP_PIECE],
+                                     [CLS_PIECE, 5, SEP_PIECE, 12, 13, SEP_PIECE, 0]]
+    assert sequence.real.tolist() == [[True] * 7, [True] * 6 + [False]]
+    assert sequence.segments.tolist() == [[0, 0, 0, 0, 0, 1, 1], [0, 0, 0, 1, 1, 1, 0]]
+    assert sequence.positions[1].tolist() == list(range(7))
+    assert sequence.words["premise"][0].argmax(-1)[1:4].tolist() == [0, 0, 1]
+    assert sequence.words["premise"][0].sum(-1).tolist() == [0, 1, 1, 1, 0, 0, 0]
+    assert sequence.words["hypothesis"][1].argmax(-1)[3:5].tolist() == [0, 0]
+    assert sequence.words["hypothesis"][1].sum(-1).tolist() == [0, 0, 0, 1, 1, 0, 0]
+
+
+def test_folding_averages_a_words_piece_rows_and_sums_its_piece_columns():
+    sequence = joint_sequence(torch.tensor([[[5, 6], [7, 0]]]), torch.tensor([[[8, 9]]]))  # words of 2, 1; 2 pieces
+    length = sequence.ids.shape[1]  # [CLS] 5 6 7 [SEP] 8 9 [SEP]
+    attention = torch.softmax(torch.randn(1, 1, length, length, generator=torch.Generator().manual_seed(1)), -1)
+    words = sequence.words
+    torch.testing.assert_close(fold_onto_words(attention, words["premise"], words["hypothesis"])[0, 0],
+                               torch.ones(2, 1))  # one hypothesis word: all of each row's block mass
+    p_to_p = fold_onto_words(attention, words["premise"], words["premise"])[0, 0]
+    a = attention[0, 0]
+    first = (a[1:3, 1:3].sum(1).mean(), a[1:3, 3].mean())  # word 1's pieces → word 1, → word 2
+    torch.testing.assert_close(p_to_p[0], torch.stack(first) / sum(first))
+
+
+def test_every_layer_and_head_is_traced_with_its_head_and_the_rollout_after():
+    model = tiny_minilm()
+    with torch.no_grad():
+        _, trace = model(random_batch([3, 2], [2, 4], 30, 20), trace=True)
+    alignments = trace.of_type(Alignment)
+    heads = {(a.layer, a.head, a.direction) for a in alignments.values() if a.head is not None}
+    assert heads == {(layer, head, d) for layer in (1, 2) for head in (1, 2) for d in ("p→p", "p→h", "h→p", "h→h")}
+    rollout = [name for name, a in alignments.items() if a.head is None]
+    assert rollout == ["rollout.p→p", "rollout.p→h", "rollout.h→p", "rollout.h→h"]
+
+
+def test_rollout_rows_stay_distributions():
+    attention = torch.softmax(torch.randn(2, 3, 5, 5), -1)
+    rollout = attention_rollout([attention, attention])
+    torch.testing.assert_close(rollout.sum(-1), torch.ones(2, 5))
+
+
+def test_padding_inside_a_sentence_changes_nothing():
+    """A pair whose words are padded to more pieces each (a batch holding a longer word) keeps its logits."""
+    model = tiny_minilm()
+    batch = random_batch([3, 2], [2, 4], 30, 20, seed=5)
+    wider = random_batch([3, 2], [2, 4], 30, 20, seed=5)
+    pad = torch.zeros(2, 3, 3, dtype=torch.long)
+    wider.premise_pieces = torch.cat([batch.premise_pieces, pad], dim=-1)
+    wider.hypothesis_pieces = torch.cat([batch.hypothesis_pieces, pad[:, :1].expand(2, 4, 3)], dim=-1)
+    with torch.no_grad():
+        torch.testing.assert_close(model(wider), model(batch), atol=1e-5, rtol=1e-4)
+
+
+def test_frozen_layers_and_rows_get_no_gradient_and_options_are_checked():
+    model = tiny_minilm(frozen_layers=1)
+    assert not any(p.requires_grad for p in model.layers[0].parameters())
+    assert all(p.requires_grad for p in model.layers[1].parameters())
+    assert not model.word_embedding.weight.requires_grad
+    with pytest.raises(ValueError, match="pooling must be one of"):
+        tiny_minilm(pooling="max")
+    with pytest.raises(ValueError, match="all-MiniLM-L6-v2's sizes"):
+        tiny_minilm(pretrained=True)
+    with pytest.raises(ValueError, match="word pieces"):
+        tiny_minilm()(random_batch([2], [2], 30, 20).__class__(**{**vars(random_batch([2], [2], 30, 20)),
+                                                                   "premise_pieces": None}))
+
+
+needs_minilm = pytest.mark.skipif(not minilm_available(), reason="the MiniLM weights are not fetched here "
+                                                                   "(`python -m nlivis fetch-minilm`)")
+
+PREMISE = ["A", "violinist", "tunes", "her", "instrument", "before", "the", "concert", "."]
+HYPOTHESIS = ["Someone", "is", "preparing", "to", "play", "music", "."]
+CLS_NORM = 7.4770661942256025
+CLS_START = [0.24074576, -0.25847205, 0.30666817, -0.08033281]
+"""The [CLS] output of all-MiniLM-L6-v2 for this pair, computed from model.safetensors by an independent numpy
+BERT (float64, exact-erf GELU, BERT's own tokenisation of the two sentences); tolerance covers float32."""
+
+
+@needs_minilm
+def test_the_fetched_encoder_reproduces_an_independent_computation():
+    model = build({"name": "minilm", "num_classes": 3}).eval()
+    model.load_word_vectors(torch.zeros(0))
+    pieces = WordPieces.minilm()
+
+    def side(words: list[str]) -> torch.Tensor:
+        ids = pieces.of_words(words, 8)
+        return torch.tensor([[row + [0] * (8 - len(row)) for row in ids]])
+
+    batch = random_batch([len(PREMISE)], [len(HYPOTHESIS)], 30, 20)
+    batch.premise_pieces, batch.hypothesis_pieces = side(PREMISE), side(HYPOTHESIS)
+    with torch.no_grad():
+        sequence, hidden, attentions = model.encode(batch)
+    cls = hidden[0, 0].double()
+    assert int(sequence.real.sum()) == 19 and len(attentions) == 6 and attentions[0].shape[1] == 12
+    assert cls.norm().item() == pytest.approx(CLS_NORM, abs=2e-4)
+    torch.testing.assert_close(cls[:4], torch.tensor(CLS_START, dtype=torch.float64), atol=2e-4, rtol=0)
+
+
+@pytest.mark.slow
+@needs_minilm
+def test_a_trained_checkpoint_leaves_the_fetched_rows_out_and_loads_them_back(tmp_path, monkeypatch):
+    """The same Trainer and checkpoint format as every family: one pretrained layer, two steps on the fixture
+    pairs; the folder holds no word-piece rows, loading reads them from the fetched file, and without that file
+    the error names the command that fetches it."""
+    from safetensors import safe_open
+
+    from nlivis.features import embeddings
+    from nlivis.inference import load_checkpoint
+    from nlivis.store.checkpoints import CheckpointError
+    from nlivis.training.config import CONFIG_DIR, load_config
+    from nlivis.training.request import TrainRequest
+    from nlivis.training.trainer import train
+    from tests.fixtures.training.helpers import FIXTURE_DIR
+
+    toml = tmp_path / "one_layer.toml"
+    toml.write_text(f'extends = "{CONFIG_DIR / "minilm.toml"}"\n[model]\nencoder_layers = 1\n'
+                    '[features]\nmax_premise_len = 12\nmax_hypothesis_len = 8\n'
+                    '[training]\nbatch_size = 8\neval_every_steps = 2\ncheckpoint_every_steps = 2\n')
+    out = tmp_path / "root" / "minilm-tiny"
+    train(TrainRequest(load_config(toml), "snli", FIXTURE_DIR, out, device="cpu", seed=1, cache_dir=tmp_path / "cache",
+                       progress=False, max_steps=2))
+    with safe_open(str(out / "model.safetensors"), framework="pt") as handle:
+        assert "embeddings.word_embedding.weight" not in handle.keys()
+    loaded = load_checkpoint(out)
+    torch.testing.assert_close(loaded.model.word_embedding.weight, fetched_word_rows())
+    monkeypatch.setattr(embeddings, "minilm_cache_folder", lambda: tmp_path / "nowhere")
+    monkeypatch.setattr(embeddings, "MINILM_PACKAGE", "no_such_package_here")
+    with pytest.raises(CheckpointError, match="python -m nlivis fetch-minilm"):
+        load_checkpoint(out)
