@@ -100,11 +100,12 @@ ACTIVITIES: tuple[tuple[str, str], ...] = (
     ("jumping", "jumped"), ("crying", "cried"), ("driving", "drove"),
 )
 TRANSITIVE_VERBS: tuple[tuple[str, str, str], ...] = (
-    # (base, past, past participle) of verbs whose object is a person
+    # (base, past, past participle) of asymmetric verbs whose object is a person: no symmetric verb ("meet":
+    # the nurse met the writer ⊨ the writer met the nurse), whose role swap the templates would call neutral
     ("help", "helped", "helped"), ("call", "called", "called"), ("see", "saw", "seen"),
     ("hug", "hugged", "hugged"), ("follow", "followed", "followed"), ("visit", "visited", "visited"),
     ("thank", "thanked", "thanked"), ("push", "pushed", "pushed"), ("pay", "paid", "paid"),
-    ("hire", "hired", "hired"), ("meet", "met", "met"), ("teach", "taught", "taught"),
+    ("hire", "hired", "hired"), ("teach", "taught", "taught"),
     ("warn", "warned", "warned"), ("trust", "trusted", "trusted"), ("admire", "admired", "admired"),
     ("watch", "watched", "watched"), ("hit", "hit", "hit"), ("invite", "invited", "invited"),
     ("interview", "interviewed", "interviewed"), ("recognize", "recognized", "recognized"),
@@ -125,9 +126,10 @@ OBJECTS: tuple[str, ...] = ("box", "bag", "bottle", "jar", "basket", "drawer", "
 COMPARATIVES: tuple[tuple[str, str], ...] = (
     ("taller", "shorter"), ("older", "younger"), ("stronger", "weaker"), ("richer", "poorer"),
     ("faster", "slower"), ("heavier", "lighter"), ("louder", "quieter"), ("happier", "sadder"),
-    ("bigger", "smaller"), ("earlier", "later"),
+    ("bigger", "smaller"),
 )
-"""Comparative adjectives and their converse: "A is taller than B" ⊨ "B is shorter than A"."""
+"""Comparative adjectives and their converse: "A is taller than B" ⊨ "B is shorter than A". Each says something
+of a person ("earlier than" is left out: a person is not earlier than another)."""
 HOLDABLE_HYPONYMS: tuple[str, ...] = (
     "puppy", "kitten", "daisy", "parrot", "sparrow", "pigeon", "hamster", "rabbit", "lamb", "apple", "lemon",
     "pear", "shirt", "jacket", "coat", "sweater", "bucket", "cup", "bottle", "jar", "basket", "box", "bag",
