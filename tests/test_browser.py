@@ -19,6 +19,8 @@ from urllib.parse import parse_qs, parse_qsl, urlparse
 
 import pytest
 
+from bench.browser import AppServer, app_environment
+from nlivis.app import paths
 from nlivis.models.families import SHIPPED_FAMILIES
 
 pytestmark = pytest.mark.slow
@@ -181,6 +183,35 @@ def follow_link(page, label: str, title: str) -> dict[str, str]:
 
 
 # ---------------------------------------------------------------- every page
+
+def sidebar_entries(page) -> list[str]:
+    """The page names the sidebar's navigation lists (less the names of the icons' ligatures, e.g. `home`)."""
+    icons = {entry.icon.split("/")[-1].strip(":") for entry in paths.PAGES}
+    lines = [line.strip() for line in page.locator('[data-testid="stSidebarNav"]').inner_text().splitlines()]
+    return [line for line in lines if line and line not in icons]
+
+
+def test_a_freshly_launched_server_opens_every_page_from_its_link(chromium_browser, tmp_path):
+    """The first URLs a newly started server is asked for are links to pages, never the root: each opens its own
+    page through the router (app.py) — its title, the router's sidebar (Home first, with every page's title), not
+    Streamlit's old-style listing of pages/ ("app" first). Its own server: the session's has served other pages.
+    No checkpoint and no data, so every page opens at once."""
+    for empty in ("checkpoints", "data"):
+        (tmp_path / empty).mkdir()
+    environment = app_environment([tmp_path / "checkpoints"], tmp_path / "runs", tmp_path / "data")
+    context = chromium_browser.new_context(viewport=VIEWPORT)
+    tab = context.new_page()
+    titles = [page.title for page in paths.PAGES]
+    try:
+        with AppServer(environment, tmp_path / "streamlit.log") as server:
+            for page in [*paths.PAGES[1:], paths.HOME]:
+                open_url(tab, f"{server.url}/{'' if page is paths.HOME else page.url_path}", page.title)
+                heading = "nlivis" if page is paths.HOME else page.title
+                assert heading in tab.locator("h1").first.inner_text(), page.url_path
+                assert sidebar_entries(tab) == titles, f"{page.url_path}: the sidebar lists {sidebar_entries(tab)}"
+    finally:
+        context.close()
+
 
 PAGES = [("home", "", "nlivis"), ("pair_explorer", f"Pair_explorer?models={MODELS}&split=snli_dev&pair=3934", "Pair explorer"),
          ("diin_interaction_space", f"DIIN_interaction_space?models={MODELS}&split=snli_dev&pair=3934", "DIIN"),

@@ -7,6 +7,7 @@ from contextlib import contextmanager
 from typing import Iterator, Sequence
 
 import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
 
 from nlivis.app import background, cache, paths, state
 from nlivis.app.text import md
@@ -29,10 +30,32 @@ def page(which: paths.Page, caption: str | None = None, *, title: str | None = N
     """Run the body as page `which` (its key names its view parameters) inside the state module's URL handling
     (`state.page_run`: follow a changed URL first, write the view into the URL once after), under its title
     (`title`, or its sidebar title) and icon, the problems the URL had and the sidebar's figure-format choice."""
+    run_through_the_router()
     with state.page_run(which.key, cache.STATE_CHECKS):
         header(title or which.title, caption, which.icon)
         background.warm_up(cache.default_model_folders(), cache.load_model)
         yield
+
+
+def navigation() -> st.Page:
+    """The router (app.py runs the page it returns): every page of `paths.PAGES` in sidebar order, Home the
+    default, each named by its title with a bundled icon (the sidebar reads "Home", not a script's name, and no
+    icon depends on the browser's emoji font); url paths follow the file names (/Pair_explorer)."""
+    return st.navigation([st.Page(page.path, title=page.title, icon=page.icon, default=page is paths.HOME)
+                          for page in paths.PAGES])
+
+
+def run_through_the_router() -> None:
+    """Make this run, and every later one, the router's, when Streamlit ran this page as an old-style page.
+
+    Streamlit decides once per server, when the first browser session opens, whether the app is an old-style
+    multipage app: with a `pages/` folder beside the main script it runs the links opened after a launch straight
+    from pages/ (a sidebar entry "app", no icons, app.py never run) until some run calls `st.navigation`
+    (`PagesManager.uses_pages_directory`, read by the script runner before every run). A page run that way calls
+    the router's `st.navigation` itself: the sidebar becomes the router's, the page stays the one its URL named (a
+    page's hash follows its URL path in both modes) and the old-style mode is off for every later run."""
+    if PagesManager.uses_pages_directory:
+        navigation()
 
 
 def header(title: str, caption: str | None = None, icon: str = ":material/search:") -> None:
