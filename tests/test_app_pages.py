@@ -509,9 +509,11 @@ def test_split_picker_starts_on_the_select_split_and_names_a_training_split(monk
 
 # ---------------------------------------------------------------- click-through to the Pair explorer
 
-def click_table_row(app: AppTest, key: str, line: int) -> AppTest:
-    """What a click on line `line` of the selectable table `key` sends (streamlit's selection state)."""
-    app.session_state[key] = {"selection": {"rows": [line], "columns": []}}
+def click_table_row(app: AppTest, key: str, line: int, column: str | None = None) -> AppTest:
+    """What a click on line `line` of the selectable table `key` sends (streamlit's selection state): on its
+    checkbox, or on its cell in `column` (a cell selection, for a table that takes one)."""
+    cells = [] if column is None else [[line, column]]
+    app.session_state[key] = {"selection": {"rows": [] if cells else [line], "columns": [], "cells": cells}}
     app.run()
     assert not app.exception, app.exception
     return app
@@ -550,7 +552,8 @@ def test_a_wrong_pair_and_a_confusion_cell_open_their_pair_in_the_explorer(monke
     cell = app.dataframe(key="errors_cell_pairs_table").value
     assert len(cell) >= 1 and set(cell["gold"]) == {gold} and set(cell["predicted"]) == {predicted}
     assert cell["premise"].str.len().min() > 0
-    assert_explorer_shows_row(click_table_row(app, "errors_cell_pairs_table", 0), int(cell["row"].iloc[0]), models=2)
+    clicked = click_table_row(app, "errors_cell_pairs_table", 0, column="hypothesis")  # anywhere on the line
+    assert_explorer_shows_row(clicked, int(cell["row"].iloc[0]), models=2)
 
 
 def test_a_projection_point_and_a_disagreement_open_their_pair_in_the_explorer(monkeypatch, tmp_path, checkpoints):

@@ -143,14 +143,15 @@ def go_back(page, expected: tuple[tuple, str, str], name: str) -> None:
     assert not changed, f"{name}: the view after Back differs: {changed[:8]}"
 
 
-def click_table_line(page, key: str, line: int) -> None:
-    """Click line `line` (0-based) of the selectable st.dataframe with key `key`, in its row-marker column."""
+def click_table_line(page, key: str, line: int, on_checkbox: bool = False) -> None:
+    """Click line `line` (0-based) of the selectable st.dataframe with key `key`: in the middle of the line (a cell),
+    or `on_checkbox` at its left (a table that selects rows only)."""
     grid = page.locator(f".st-key-{key} [data-testid='stDataFrame']").first
     grid.scroll_into_view_if_needed()
     page.wait_for_timeout(500)
     box = grid.bounding_box()
     header, row_height = 35, 35
-    page.mouse.click(box["x"] + 14, box["y"] + header + row_height * line + row_height / 2)
+    page.mouse.click(box["x"] + (14 if on_checkbox else box["width"] / 2), box["y"] + header + row_height * line + row_height / 2)
 
 
 def click_plotly_point(page, chart_key: str, curve: int, index: int) -> None:
