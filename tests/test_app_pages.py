@@ -162,7 +162,7 @@ def test_the_router_lists_every_page_home_first_with_bundled_icons():
     navigated: list[list] = []
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(st, "Page", lambda path, **options: listed.append((path, options)) or path)
-        patch.setattr(st, "navigation", lambda pages: navigated.append(pages) or type("Nav", (), {"run": lambda self: None})())
+        patch.setattr(st, "navigation", lambda pages, **options: navigated.append(pages) or type("Nav", (), {"run": lambda self: None})())
         patch.setattr(st, "set_page_config", lambda **options: None)
         runpy.run_path(str(ROOT / "app.py"))
     assert [path for path, _ in listed] == PAGES == navigated[0]
@@ -516,7 +516,24 @@ def click_table_row(app: AppTest, key: str, line: int, column: str | None = None
     app.session_state[key] = {"selection": {"rows": [] if cells else [line], "columns": [], "cells": cells}}
     app.run()
     assert not app.exception, app.exception
-    return app
+    return follow_opening_link(app)
+
+
+def follow_opening_link(app: AppTest) -> AppTest:
+    """What the browser does with the link a click opens (`state.switch_to`): its script clicks it, so the link's
+    page runs with the link's parameters. Without one (the click opened nothing), the app as it is."""
+    from urllib.parse import parse_qsl
+
+    from nlivis.app import state
+
+    opening = [link for link in app.get("page_link") if link.proto.label == "Open this pair in the Pair explorer"]
+    if not opening:
+        return app
+    assert any(f".st-key-{state.OPENING}" in html.proto.body for html in app.get("html")), "the script that clicks it"
+    link = opening[-1].proto
+    app.query_params.clear()
+    app.query_params.update(dict(parse_qsl(link.query_string, keep_blank_values=True)))
+    return show(app, next(page.path for page in paths.PAGES if page.url_path == link.page))
 
 
 def click_point(app: AppTest, chart_key: str, customdata: list) -> AppTest:
@@ -525,7 +542,7 @@ def click_point(app: AppTest, chart_key: str, customdata: list) -> AppTest:
     app.session_state[f"chart_{chart_key}"] = {"selection": {"points": [point], "point_indices": [0], "box": [], "lasso": []}}
     app.run()
     assert not app.exception, app.exception
-    return app
+    return follow_opening_link(app)
 
 
 def assert_explorer_shows_row(app: AppTest, row: int, models: int) -> None:
