@@ -20,10 +20,12 @@ page runs and `finish` after it:
   * a URL with parameters that differ from what the app last wrote (a link, a reload, Back, a click-through)
     *is* the view: the selection it names is taken over, and the page's parameters are exactly those in it
     (absent ones go back to their default);
-  * a URL without parameters (the sidebar's page links send none) restores the page's last view from the
-    session;
-  * after the page ran (completed or stopped, not when a rerun or a page switch interrupted it) the URL is
-    written once, so one user action is one step of the browser's history.
+  * a URL without parameters, or the one the sidebar's link to the page offered (`link_to`: the page's last
+    view), restores the page's last view from the session;
+  * after the page ran (completed or stopped, not when a rerun interrupted it) the URL is written once, so one
+    user action is one step of the browser's history. Navigation goes through links that carry the new page's
+    URL (the sidebar's, "This pair in …", the one `switch_to` shows and clicks), never a switch made by the
+    server, which Streamlit writes as two steps.
 
 This module imports nothing else of `nlivis.app`: checks that need the checkpoint folders or the data (does
 a model exist, is a row in its split) are passed in by the caller.
