@@ -63,6 +63,7 @@ _PAGE = "nlivis.page"
 _LAST_SHOWN = "nlivis.last_shown"
 _OFFERED = "nlivis.offered"
 _AFTER = "nlivis.after_finish"
+_ARRIVED = "nlivis.arrived"
 
 
 # ---------------------------------------------------------------- values
@@ -282,11 +283,13 @@ class Checks:
 def begin(page: str, checks: Checks | None = None) -> None:
     """Call before page `page` runs: follow the URL when it changed (see the module docstring)."""
     checks = checks or Checks()
+    arrived_from = st.session_state.get(_PAGE)
     st.session_state[_PAGE] = page
     st.session_state[_SHOWN] = {}
     st.session_state[_PAIR_USED] = False
     st.session_state[_PROBLEMS] = []
     given = _url_now()
+    st.session_state[_ARRIVED] = arrived_from != page or given != st.session_state.get(_WRITTEN)
     if not given or given == st.session_state.get(_WRITTEN) or given == st.session_state.get(_OFFERED, {}).get(page):
         return
     st.session_state[_WRITTEN] = given  # consumed: an interrupted run must not follow it twice
@@ -307,6 +310,12 @@ def begin(page: str, checks: Checks | None = None) -> None:
         if name not in (MODELS, PAIR, PREMISE, HYPOTHESIS, GOLD, FROM) and not name.startswith(FROM_PREFIX)}
     st.session_state.setdefault(_FORCED, {})[page] = set()
     st.session_state[_PROBLEMS] = problems
+
+
+def arrived() -> bool:
+    """Whether this run came to the page (another page before, or a URL the app did not write: a link, a reload,
+    Back), rather than rerunning it for a widget."""
+    return bool(st.session_state.get(_ARRIVED))
 
 
 def _pair_from(given: dict[str, str], checks: Checks, problems: list[str]) -> PairRef | None:
@@ -421,6 +430,25 @@ _CLICK_SCRIPT = """<script>
   click();
 }})();
 </script>"""
+
+
+_SCROLL_SCRIPT = """<script>
+(() => {{
+  const started = Date.now();
+  const scroll = () => {{
+    const target = document.querySelector('.st-key-{key}');
+    if (target) target.scrollIntoView({{block: 'center'}});
+    else if (Date.now() - started < 30000) setTimeout(scroll, 100);
+  }};
+  scroll();
+}})();
+</script>"""
+
+
+def scroll_into_view(key: str) -> None:
+    """Scroll the element with key `key` to the middle of the window once it is drawn (Streamlit keeps no
+    scroll position across pages: after Back, the list a pair was opened from is ~2,000 px down)."""
+    st.html(_SCROLL_SCRIPT.format(key=key), unsafe_allow_javascript=True)
 
 
 def switch_to(page_path: str, params: dict[str, str], label: str = "Open this pair in the Pair explorer") -> NoReturn:

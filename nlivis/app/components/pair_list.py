@@ -63,6 +63,8 @@ def show(page: str, key: str, ref: state.ListRef, *, columns: Sequence[str] | No
                   "anywhere on a line to open that pair in the Pair explorer with "
                   + ("these checkpoints" if open_models else "the loaded models")
                   + "; it steps through this list with Previous / Next, and the browser's Back returns here.")
+    if state.arrived() and state.pair_list() == ref:  # e.g. Back from the pair this list opened: back to the list
+        state.scroll_into_view(f"{page}_{key}_table")
     picked, selection = clicked_line(event)
     if state.new_event(f"{page}_{key}_table", selection) and picked is not None:
         open_position(listed, ref, start + picked, open_models, where)
