@@ -100,7 +100,7 @@ def app_runs(repeats: int, cache: Path) -> tuple[dict[str, list[float]], dict[st
     app.session_state["projection_method"] = "pca"  # the fit is timed on its own below; recolouring is the same
     app.session_state["projection_size"] = PROJECTION_PAIRS
     started = time.perf_counter()
-    app.switch_page(str(ROOT / "app_pages/7_Projection.py")).run()
+    app.switch_page(str(ROOT / "pages/7_Projection.py")).run()
     first_projection = time.perf_counter() - started
     for page in PAGES:  # one visit each, so every page's caches are warm
         app.switch_page(str(ROOT / page)).run()
@@ -111,7 +111,7 @@ def app_runs(repeats: int, cache: Path) -> tuple[dict[str, list[float]], dict[st
             started = time.perf_counter()
             app.switch_page(str(ROOT / page)).run()
             switches[page].append(time.perf_counter() - started)
-    app.switch_page(str(ROOT / "app_pages/7_Projection.py")).run()
+    app.switch_page(str(ROOT / "pages/7_Projection.py")).run()
     colourings = ("prediction", "gold", "correctness", "tag")
     app.radio(key="projection_colour").set_value("tag").run()  # tagging the sample (spaCy parse) happens once
     recolours: dict[str, list[float]] = {colour: [] for colour in colourings}

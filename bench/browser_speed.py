@@ -171,7 +171,7 @@ def interactions(context, server: AppServer, repeats: int) -> dict[str, list[flo
             page.goto(page_url(server, "Home"), wait_until="commit", timeout=TIMEOUT_S * 1000)
             page.wait_for_function(SETTLED, timeout=TIMEOUT_S * 1000, polling=100)
             for target in ("Pair explorer", "Gates", "Attribution", "Error analysis"):
-                link = page.locator('[data-testid="stSidebarNav"] a', has_text=target).first
+                link = page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] a', has_text=target).first
                 timed.setdefault(f"switch to {target} (sidebar)", []).append(after_click(page, link.click, target))
             for tab in (*ERROR_TABS[1:3], ERROR_TABS[0]):
                 button = page.get_by_role("tab", name=tab)

@@ -46,6 +46,24 @@ def other_live_process() -> Iterator[subprocess.Popen]:
     process.wait()
 
 
+@pytest.fixture(autouse=True)
+def router_runs_every_page(monkeypatch):
+    """AppTest turns Streamlit's old-style pages/ mode (`PagesManager.uses_pages_directory`) back on before each of
+    its runs; a served app has it for a session's first run at most, which `frame.run_through_the_router` reruns
+    through the router (tests/test_browser.py checks that on a freshly launched server). App tests run the router
+    on every run, as a served app does."""
+    manager = sys.modules.get("streamlit.runtime.pages_manager")
+    if manager is None:
+        return
+    original = manager.PagesManager.__init__
+
+    def router_only(self, *args, **kwargs) -> None:
+        original(self, *args, **kwargs)
+        manager.PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(manager.PagesManager, "__init__", router_only)
+
+
 @pytest.fixture(scope="session")
 def wordnet():
     """WordNet 3.0 as nlivis fetches and checks it (`features.wordnet`), or skip saying why it is unavailable."""

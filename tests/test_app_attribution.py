@@ -14,7 +14,7 @@ pytest.importorskip("streamlit.testing.v1", reason="streamlit's AppTest is not i
 from tests.fixtures.app_checkpoints import APP_DATA, train_variant  # noqa: E402
 from tests.test_app_pages import charts, load_models, open_app, show, texts  # noqa: E402
 
-PAGE = "app_pages/9_Attribution.py"
+PAGE = "pages/9_Attribution.py"
 
 
 @pytest.fixture(scope="session")

@@ -35,7 +35,7 @@ def error_analysis(monkeypatch, tmp_path: Path, checkpoints: Path) -> AppTest:
     app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
     app.multiselect(key="home_selected").set_value(["gcnn-snli-small", "gcnn-snli-small-seed2"]).run()
     app.session_state["errors_tab"] = "Challenge set"
-    app.switch_page(str(ROOT / "app_pages/5_Error_analysis.py")).run()
+    app.switch_page(str(ROOT / "pages/5_Error_analysis.py")).run()
     assert not app.exception, app.exception
     return app
 
@@ -137,7 +137,7 @@ def test_error_analysis_says_how_many_pairs_of_the_split_were_cut(monkeypatch, t
 def test_pair_explorer_refuses_text_without_a_real_word(monkeypatch, tmp_path, checkpoints):
     """Issue 12 item 14 in the app: zero-width spaces, a BOM and NUL got a confident label."""
     app = error_analysis(monkeypatch, tmp_path, checkpoints)
-    app.switch_page(str(ROOT / "app_pages/2_Pair_explorer.py")).run()
+    app.switch_page(str(ROOT / "pages/2_Pair_explorer.py")).run()
     app.text_area(key="explorer_premise").set_value("\u200b\ufeff\x00")
     app.button(key="explorer_analyse").click().run()
     assert not app.exception, app.exception

@@ -8,8 +8,8 @@ from tests.fixtures.app_checkpoints import APP_DATA
 from tests.test_app_pages import (checkpoints, charts, click_table_row, load_models, open_app, open_link, show,  # noqa: F401
                                   texts)
 
-EXPLORER = "app_pages/2_Pair_explorer.py"
-ERRORS = "app_pages/5_Error_analysis.py"
+EXPLORER = "pages/2_Pair_explorer.py"
+ERRORS = "pages/5_Error_analysis.py"
 TWO = ("gcnn-snli-small", "gcnn-no_forget_gate-snli-small")
 
 

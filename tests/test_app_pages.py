@@ -162,7 +162,7 @@ def test_the_router_lists_every_page_home_first_with_bundled_icons():
     navigated: list[list] = []
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(st, "Page", lambda path, **options: listed.append((path, options)) or path)
-        patch.setattr(st, "navigation", lambda pages: navigated.append(pages) or type("Nav", (), {"run": lambda self: None})())
+        patch.setattr(st, "navigation", lambda pages, **options: navigated.append(pages) or type("Nav", (), {"run": lambda self: None})())
         patch.setattr(st, "set_page_config", lambda **options: None)
         runpy.run_path(str(ROOT / "app.py"))
     assert [path for path, _ in listed] == PAGES == navigated[0]
@@ -190,12 +190,12 @@ def test_every_page_without_checkpoints(monkeypatch, tmp_path, empty_folder):
     for page in MODEL_PAGES:
         show(app, page)
         assert "No model is loaded" in texts(app, "info"), page
-    show(app, "app_pages/6_Ablations.py")
+    show(app, "pages/6_Ablations.py")
     assert "No checkpoints found" in texts(app, "info")
-    show(app, "app_pages/8_Train.py")
+    show(app, "pages/8_Train.py")
     assert "No run has been started from the app" in texts(app, "info")
     assert not app.button(key="train_start").disabled
-    show(app, "app_pages/10_Data_map.py")
+    show(app, "pages/10_Data_map.py")
     assert "No checkpoints found" in texts(app, "info")
 
 
@@ -220,7 +220,7 @@ def test_home_lists_checkpoints_and_loads_the_selection(monkeypatch, tmp_path, c
 def test_pair_explorer_predicts_and_draws_alignments(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small",
                       checkpoints / "gcnn-no_forget_gate-snli-small")
-    show(app, "app_pages/2_Pair_explorer.py")
+    show(app, "pages/2_Pair_explorer.py")
     predictions = app.dataframe[0].value
     assert len(predictions) == 2 and {"P(entailment)", "P(neutral)", "P(contradiction)"} <= set(predictions.columns)
     assert set(predictions["predicted"]) <= {"entailment", "neutral", "contradiction"}
@@ -234,7 +234,7 @@ def test_pair_explorer_predicts_and_draws_alignments(monkeypatch, tmp_path, chec
 
 def test_pair_explorer_picks_a_pair_from_the_data(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
-    show(app, "app_pages/2_Pair_explorer.py")
+    show(app, "pages/2_Pair_explorer.py")
     app.radio(key="explorer_pair_source").set_value("pick from a dataset split").run()
     app.number_input(key="explorer_pair_row").set_value(1)
     app.button(key="explorer_analyse_row").click().run()
@@ -245,7 +245,7 @@ def test_pair_explorer_picks_a_pair_from_the_data(monkeypatch, tmp_path, checkpo
 
 def test_empty_sentence_asks_for_words(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
-    for page, prefix in (("app_pages/2_Pair_explorer.py", "explorer"), ("app_pages/4_Gates.py", "gates")):
+    for page, prefix in (("pages/2_Pair_explorer.py", "explorer"), ("pages/4_Gates.py", "gates")):
         show(app, page)
         analyse(app, prefix, premise="   ")
         assert "Type a premise and a hypothesis" in texts(app, "info"), page
@@ -255,19 +255,19 @@ def test_empty_sentence_asks_for_words(monkeypatch, tmp_path, checkpoints):
 
 def test_absurdly_long_sentence_is_cut_with_a_note(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
-    show(app, "app_pages/2_Pair_explorer.py")
+    show(app, "pages/2_Pair_explorer.py")
     analyse(app, "explorer", premise="the guitar player " * 3000)
     assert len(app.query_params["premise"]) == 2000, "the URL carries the sentence as the models read it"
     assert "cut to its first 2000 characters" in texts(app, "warning")
     assert len(app.dataframe[0].value) == 1
     assert "heatmap" in trace_types(app)
-    show(app, "app_pages/4_Gates.py")
+    show(app, "pages/4_Gates.py")
     assert "heatmap" in trace_types(app)
 
 
 def test_diin_page_says_a_gcnn_has_no_interaction_maps(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
-    show(app, "app_pages/3_DIIN_interaction_space.py")
+    show(app, "pages/3_DIIN_interaction_space.py")
     assert "has no 2-D interaction maps" in texts(app, "info")
     assert not charts(app)
 
@@ -275,7 +275,7 @@ def test_diin_page_says_a_gcnn_has_no_interaction_maps(monkeypatch, tmp_path, ch
 def test_diin_page_draws_channels_of_a_diin(monkeypatch, tmp_path, diin_checkpoints):
     folder = next(p for p in diin_checkpoints.iterdir() if p.name.startswith("diin"))
     app = load_models(open_app(monkeypatch, tmp_path, diin_checkpoints, APP_DATA), folder)
-    show(app, "app_pages/3_DIIN_interaction_space.py")
+    show(app, "pages/3_DIIN_interaction_space.py")
     assert "predicts" in texts(app, "markdown")
     assert app.selectbox(key="diin_stage").options, "the DIIN trace names its feature-map stages"
     assert trace_types(app).count("heatmap") >= 1
@@ -285,7 +285,7 @@ def test_diin_page_draws_channels_of_a_diin(monkeypatch, tmp_path, diin_checkpoi
 
 def test_gates_page_draws_gcnn_gates_per_pair_and_over_a_split(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
-    show(app, "app_pages/4_Gates.py")
+    show(app, "pages/4_Gates.py")
     assert trace_types(app).count("heatmap") >= 1
     app.session_state["gates_tab"] = "Over a dataset split"
     app.run()
@@ -300,7 +300,7 @@ def test_gates_draw_only_open_sections_and_reach_every_dimension(monkeypatch, tm
     """All models' gate figures rendered inside closed expanders (13 s); only the first 64 dimensions were shown."""
     folders = (checkpoints / "gcnn-snli-small", checkpoints / "gcnn-no_forget_gate-snli-small")
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), *folders)
-    show(app, "app_pages/4_Gates.py")
+    show(app, "pages/4_Gates.py")
     first_only = len(charts(app))
     assert first_only >= 1 and all(f["layout"]["title"]["text"].startswith("gcnn-snli-small · ")
                                    for f in charts(app))
@@ -314,7 +314,7 @@ def test_gates_draw_only_open_sections_and_reach_every_dimension(monkeypatch, tm
 
 def test_error_analysis_shows_accuracy_confusions_and_tags(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
-    show(app, "app_pages/5_Error_analysis.py")
+    show(app, "pages/5_Error_analysis.py")
     assert app.selectbox(key="errors_split").value == "snli_dev"
     assert "Protocol snli-small" in texts(app, "caption")
     types = trace_types(app)
@@ -329,7 +329,7 @@ def test_error_analysis_shows_accuracy_confusions_and_tags(monkeypatch, tmp_path
 def test_projection_draws_a_pca_of_the_split(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
     app.session_state["projection_method"] = "pca"  # UMAP (numba) takes long to start; PCA exercises the same page
-    show(app, "app_pages/7_Projection.py")
+    show(app, "pages/7_Projection.py")
     assert app.radio(key="projection_method").value == "pca"
     scatter = [t for f in charts(app) for t in f["data"] if t.get("type") == "scattergl"]
     assert sum(len(t["x"]) for t in scatter) == 12
@@ -344,7 +344,7 @@ def test_projection_recolours_from_the_cache_without_running_the_model(monkeypat
     monkeypatch.setattr(projection, "pooled_outputs", lambda *a, **k: calls.append(1) or real(*a, **k))
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
     app.session_state["projection_method"] = "pca"
-    show(app, "app_pages/7_Projection.py")
+    show(app, "pages/7_Projection.py")
     assert app.radio(key="projection_colour").value == "correctness" and len(calls) == 1
     names = {t["name"] for f in charts(app) for t in f["data"] if t.get("type") == "scattergl"}
     assert names <= {"right", "wrong"} and names
@@ -357,7 +357,7 @@ def test_projection_recolours_from_the_cache_without_running_the_model(monkeypat
 
 def test_ablations_compare_variants_with_seed_noise_and_the_paper(monkeypatch, tmp_path, checkpoints):
     app = open_app(monkeypatch, tmp_path, checkpoints, APP_DATA)
-    show(app, "app_pages/6_Ablations.py")
+    show(app, "pages/6_Ablations.py")
     assert app.selectbox(key="ablations_family").value == "gcnn"
     assert app.selectbox(key="ablations_variant").value == "gcnn-snli-small"
     variants = app.dataframe[0].value
@@ -392,7 +392,7 @@ def test_ablations_without_a_second_seed_says_so(monkeypatch, tmp_path, checkpoi
         (root / name).symlink_to(checkpoints / name)
     (root / "embeddings").symlink_to(checkpoints / "embeddings")
     app = open_app(monkeypatch, tmp_path, root, APP_DATA)
-    show(app, "app_pages/6_Ablations.py")
+    show(app, "pages/6_Ablations.py")
     assert "cannot be said" in texts(app, "caption")
     assert "heatmap" not in trace_types(app) and "bar" in trace_types(app)
 
@@ -413,7 +413,7 @@ def test_ablations_with_seeds_from_different_data_warns_instead_of_failing(monke
     rotate = {"entailment": "contradiction", "contradiction": "neutral", "neutral": "entailment"}
     write_predictions(predictions, [dataclasses.replace(p, gold=rotate[p.gold]) for p in read_predictions(predictions)])
     app = open_app(monkeypatch, tmp_path, root, APP_DATA)
-    show(app, "app_pages/6_Ablations.py")
+    show(app, "pages/6_Ablations.py")
     assert "Seed noise cannot be measured" in texts(app, "warning")
     comparison = next(d.value for d in app.dataframe if "problem" in d.value.columns)
     assert "not from the same split" in comparison.set_index("variant").loc["gcnn-snli-small-seed2", "problem"]
@@ -443,7 +443,7 @@ def fixture_row(row: int):
 
 
 def test_a_link_opens_its_pair_and_models_in_the_pair_explorer(monkeypatch, tmp_path, checkpoints):
-    app = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "app_pages/2_Pair_explorer.py",
+    app = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py",
                     split="snli_dev", pair="3", models="gcnn-no_forget_gate-snli-small,gcnn-snli-small")
     expected = fixture_row(3)
     assert list(app.dataframe[0].value["model"]) == ["gcnn-no_forget_gate-snli-small", "gcnn-snli-small"]
@@ -451,22 +451,22 @@ def test_a_link_opens_its_pair_and_models_in_the_pair_explorer(monkeypatch, tmp_
     assert "row 3 of snli_dev" in texts(app, "markdown")
     assert app.number_input(key="explorer_pair_row").value == 3 and app.selectbox(key="explorer_pair_split").value == "snli_dev"
     assert app.query_params == {"split": "snli_dev", "pair": "3", "models": "gcnn-no_forget_gate-snli-small,gcnn-snli-small"}
-    reloaded = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "app_pages/2_Pair_explorer.py", **app.query_params)
+    reloaded = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py", **app.query_params)
     assert f"**Premise:** {expected.premise}" in texts(reloaded, "markdown")
     assert len(reloaded.dataframe[0].value) == 2
 
 
 def test_a_link_with_an_unknown_model_says_so_and_loads_the_rest(monkeypatch, tmp_path, checkpoints):
-    app = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "app_pages/2_Pair_explorer.py",
+    app = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py",
                     split="snli_dev", pair="1", models="no-such-model,gcnn-snli-small")
     assert "no-such-model" in texts(app, "warning") and "the others are loaded" in texts(app, "warning")
     assert list(app.dataframe[0].value["model"]) == ["gcnn-snli-small"]
     assert app.query_params["models"] == "gcnn-snli-small"
-    bad_row = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "app_pages/2_Pair_explorer.py",
+    bad_row = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py",
                         split="snli_dev", pair="999", models="gcnn-snli-small")
     assert "there is no row 999" in texts(bad_row, "warning")
     assert "heatmap" in trace_types(bad_row), "the default pair is still analysed"
-    not_a_row = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "app_pages/2_Pair_explorer.py", split="snli_dev", pair="-1",
+    not_a_row = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py", split="snli_dev", pair="-1",
                           models="gcnn-snli-small")
     assert "is not a row number" in texts(not_a_row, "warning") and "heatmap" in trace_types(not_a_row)
 
@@ -474,20 +474,20 @@ def test_a_link_with_an_unknown_model_says_so_and_loads_the_rest(monkeypatch, tm
 def test_the_selection_follows_every_page_and_comes_back_after_the_sidebar_drops_it(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
     assert app.query_params["models"] == "gcnn-snli-small"
-    show(app, "app_pages/2_Pair_explorer.py")
+    show(app, "pages/2_Pair_explorer.py")
     analyse(app, "explorer", premise="A dog runs .", hypothesis="An animal moves .")
     assert app.query_params["premise"] == "A dog runs ." and app.query_params["hypothesis"] == "An animal moves ."
     app.query_params.clear()  # what the sidebar's page links do
-    show(app, "app_pages/9_Attribution.py")
+    show(app, "pages/9_Attribution.py")
     assert app.query_params == {"models": "gcnn-snli-small", "premise": "A dog runs .", "hypothesis": "An animal moves ."}
     assert app.text_area(key="attribution_premise").value == "A dog runs ."
-    reloaded = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "app_pages/4_Gates.py", **app.query_params)
+    reloaded = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/4_Gates.py", **app.query_params)
     assert reloaded.text_area(key="gates_premise").value == "A dog runs ." and "heatmap" in trace_types(reloaded)
 
 
 def test_a_half_typed_edit_is_not_analysed_and_previous_means_previously_analysed(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
-    show(app, "app_pages/2_Pair_explorer.py")
+    show(app, "pages/2_Pair_explorer.py")
     first = app.dataframe[0].value.copy()
     app.text_area(key="explorer_hypothesis").set_value("Nobody")
     app.run()  # another widget reruns the page before Analyse is pressed
@@ -500,7 +500,7 @@ def test_a_half_typed_edit_is_not_analysed_and_previous_means_previously_analyse
 
 def test_split_picker_starts_on_the_select_split_and_names_a_training_split(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
-    show(app, "app_pages/2_Pair_explorer.py")
+    show(app, "pages/2_Pair_explorer.py")
     app.radio(key="explorer_pair_source").set_value("pick from a dataset split").run()
     picker = app.selectbox(key="explorer_pair_split")
     assert picker.value == "snli_dev"
@@ -509,12 +509,31 @@ def test_split_picker_starts_on_the_select_split_and_names_a_training_split(monk
 
 # ---------------------------------------------------------------- click-through to the Pair explorer
 
-def click_table_row(app: AppTest, key: str, line: int) -> AppTest:
-    """What a click on line `line` of the selectable table `key` sends (streamlit's selection state)."""
-    app.session_state[key] = {"selection": {"rows": [line], "columns": []}}
+def click_table_row(app: AppTest, key: str, line: int, column: str | None = None) -> AppTest:
+    """What a click on line `line` of the selectable table `key` sends (streamlit's selection state): on its
+    checkbox, or on its cell in `column` (a cell selection, for a table that takes one)."""
+    cells = [] if column is None else [[line, column]]
+    app.session_state[key] = {"selection": {"rows": [] if cells else [line], "columns": [], "cells": cells}}
     app.run()
     assert not app.exception, app.exception
-    return app
+    return follow_opening_link(app)
+
+
+def follow_opening_link(app: AppTest) -> AppTest:
+    """What the browser does with the link a click opens (`state.switch_to`): its script clicks it, so the link's
+    page runs with the link's parameters. Without one (the click opened nothing), the app as it is."""
+    from urllib.parse import parse_qsl
+
+    from nlivis.app import state
+
+    opening = [link for link in app.get("page_link") if link.proto.label == "Open this pair in the Pair explorer"]
+    if not opening:
+        return app
+    assert any(f".st-key-{state.OPENING}" in html.proto.body for html in app.get("html")), "the script that clicks it"
+    link = opening[-1].proto
+    app.query_params.clear()
+    app.query_params.update(dict(parse_qsl(link.query_string, keep_blank_values=True)))
+    return show(app, next(page.path for page in paths.PAGES if page.url_path == link.page))
 
 
 def click_point(app: AppTest, chart_key: str, customdata: list) -> AppTest:
@@ -523,7 +542,7 @@ def click_point(app: AppTest, chart_key: str, customdata: list) -> AppTest:
     app.session_state[f"chart_{chart_key}"] = {"selection": {"points": [point], "point_indices": [0], "box": [], "lasso": []}}
     app.run()
     assert not app.exception, app.exception
-    return app
+    return follow_opening_link(app)
 
 
 def assert_explorer_shows_row(app: AppTest, row: int, models: int) -> None:
@@ -538,31 +557,32 @@ def test_a_wrong_pair_and_a_confusion_cell_open_their_pair_in_the_explorer(monke
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small",
                       checkpoints / "gcnn-no_forget_gate-snli-small")
     app.session_state["errors_tab"] = "Every error"
-    show(app, "app_pages/5_Error_analysis.py")
+    show(app, "pages/5_Error_analysis.py")
     wrong = app.dataframe(key="errors_wrong_pairs_table").value
     assert list(wrong.columns[:2]) == ["row", "id"] and (wrong["id"].astype(int) == wrong["row"] + 1).all()  # SNLI ids: lines
     assert_explorer_shows_row(click_table_row(app, "errors_wrong_pairs_table", 1), int(wrong["row"].iloc[1]), models=2)
 
     app.session_state["errors_tab"] = "Accuracy and confusions"
-    show(app, "app_pages/5_Error_analysis.py")
+    show(app, "pages/5_Error_analysis.py")
     gold, predicted = wrong["gold"].iloc[0], wrong["predicted"].iloc[0]
     click_point(app, "confusion_0", [gold, predicted, 1])
     cell = app.dataframe(key="errors_cell_pairs_table").value
     assert len(cell) >= 1 and set(cell["gold"]) == {gold} and set(cell["predicted"]) == {predicted}
     assert cell["premise"].str.len().min() > 0
-    assert_explorer_shows_row(click_table_row(app, "errors_cell_pairs_table", 0), int(cell["row"].iloc[0]), models=2)
+    clicked = click_table_row(app, "errors_cell_pairs_table", 0, column="hypothesis")  # anywhere on the line
+    assert_explorer_shows_row(clicked, int(cell["row"].iloc[0]), models=2)
 
 
 def test_a_projection_point_and_a_disagreement_open_their_pair_in_the_explorer(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
     app.session_state["projection_method"] = "pca"
-    show(app, "app_pages/7_Projection.py")
+    show(app, "pages/7_Projection.py")
     points = [t for f in charts(app) for t in f["data"] if t.get("type") == "scattergl"]
     customdata = points[0]["customdata"][0]
     assert customdata[-2] == "snli_dev" and 0 <= int(customdata[-1]) < 12
     assert_explorer_shows_row(click_point(app, "projection", customdata), int(customdata[-1]), models=1)
 
-    show(app, "app_pages/6_Ablations.py")
+    show(app, "pages/6_Ablations.py")
     assert app.selectbox(key="ablations_variant").value == "gcnn-snli-small" and "variant" not in app.query_params  # the default
     disagreements = app.dataframe(key="ablations_disagreements_table").value
     opened = click_table_row(app, "ablations_disagreements_table", 0)  # with the checkpoints the table compares
@@ -574,23 +594,23 @@ def test_a_projection_point_and_a_disagreement_open_their_pair_in_the_explorer(m
 
 def test_pages_without_data_say_what_is_missing(monkeypatch, tmp_path, checkpoints, empty_folder):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, empty_folder), checkpoints / "gcnn-snli-small")
-    show(app, "app_pages/2_Pair_explorer.py")
+    show(app, "pages/2_Pair_explorer.py")
     assert "heatmap" in trace_types(app), "a typed pair needs no data"
     app.radio(key="explorer_pair_source").set_value("pick from a dataset split").run()
     assert not app.exception and "No dataset split found" in texts(app, "info")
-    show(app, "app_pages/7_Projection.py")
+    show(app, "pages/7_Projection.py")
     assert "No dataset split found" in texts(app, "info")
     app.session_state["gates_tab"] = "Over a dataset split"
-    show(app, "app_pages/4_Gates.py")
+    show(app, "pages/4_Gates.py")
     assert "No dataset split found" in texts(app, "info")
-    show(app, "app_pages/5_Error_analysis.py")
+    show(app, "pages/5_Error_analysis.py")
     assert "heatmap" in trace_types(app)
     app.session_state["errors_tab"] = TAG_TAB
     app.run()
     assert "cannot be tagged" in texts(app, "info")
-    show(app, "app_pages/6_Ablations.py")
+    show(app, "pages/6_Ablations.py")
     assert "cannot be tagged" in texts(app, "info")
-    show(app, "app_pages/8_Train.py")
+    show(app, "pages/8_Train.py")
     assert "needs splits that are not in" in texts(app, "warning")
     assert app.button(key="train_start").disabled
 
@@ -607,7 +627,7 @@ def wait_for_status(monkeypatch, tmp_path, runs: Path, wanted: str) -> AppTest:
         return None if newest is None else training_runs.run_status(newest)
 
     wait_for(lambda: status() == wanted, lambda: status() == "running", f"its run was {wanted}")
-    return show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "app_pages/8_Train.py")
+    return show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py")
 
 
 def start_from_page(app: AppTest, max_steps: int, epochs: float | None = None) -> AppTest:
@@ -645,7 +665,7 @@ def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, 
 
     runs = tmp_path / "runs"
     runs.mkdir()
-    app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "app_pages/8_Train.py")
+    app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py")
     assert app.selectbox(key="train_config").value == "gcnn" and app.radio(key="train_size_gcnn").value == "shipped"
     assert "--config gcnn --dataset snli-small" in texts(app, "code")
     out = runs / "gcnn-snli-small"
@@ -653,7 +673,7 @@ def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, 
     try:
         wait_for(lambda: len(training_runs.read_run_metrics(out)) >= 4, lambda: training_runs.read_run(out).running,
                  "it wrote its metrics")
-        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "app_pages/8_Train.py")  # a fresh session
+        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py")  # a fresh session
         metrics = {m.label: m.value for m in app.metric}
         assert "running" in metrics["status"] and metrics["step"] == "30" and metrics["best dev accuracy"] == "50.0%"
         assert metrics["pairs/s"] == "130"
@@ -667,7 +687,7 @@ def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, 
         assert "Stop requested" in texts(app, "info")
         while training_runs.read_run(out).running:  # the fake worker exits once it sees the STOP file
             time.sleep(0.1)
-        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "app_pages/8_Train.py")
+        app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py")
         assert "stopped" in next(m.value for m in app.metric if m.label == "status")
         app.text_input(key="train_name_gcnn_snli-small_1").set_value("gcnn-snli-small").run()
         assert "holds the saved state of an unfinished run" in texts(app, "warning")
@@ -682,7 +702,7 @@ def test_train_page_offers_augmentation_and_its_command_carries_it(monkeypatch, 
 
     runs = tmp_path / "runs"
     runs.mkdir()
-    app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "app_pages/8_Train.py")
+    app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py")
     kinds = app.multiselect(key="train_augment")
     assert kinds.options == [kind for kind, _ in augment_choices()] and kinds.value == []
     assert app.number_input(key="train_augment_ratio").disabled, "no kind, no ratio"
@@ -702,7 +722,7 @@ def test_train_page_runs_a_worker_that_becomes_a_checkpoint(monkeypatch, tmp_pat
 
     runs = tmp_path / "runs"
     runs.mkdir()
-    start_from_page(show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "app_pages/8_Train.py"), max_steps=3)
+    start_from_page(show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py"), max_steps=3)
     app = wait_for_status(monkeypatch, tmp_path, runs, "finished")
     assert "finished" in next(m.value for m in app.metric if m.label == "status")
     assert "is listed on Home" in texts(app, "success")
@@ -724,7 +744,7 @@ def test_train_page_stop_and_resume(monkeypatch, tmp_path):
 
     runs = tmp_path / "runs"
     runs.mkdir()
-    start_from_page(show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "app_pages/8_Train.py"), max_steps=60, epochs=500)
+    start_from_page(show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py"), max_steps=60, epochs=500)
     app = wait_for_status(monkeypatch, tmp_path, runs, "running")
     app.text_input(key="train_name_gcnn_snli-small_1").set_value("gcnn-snli-small").run()
     assert "already writing to" in texts(app, "warning") and app.button(key="train_start").disabled
@@ -772,19 +792,19 @@ def test_shipped_models_side_by_side_on_every_model_page(monkeypatch, tmp_path, 
     assert paper["gcnn-snli-small"] == "—" and paper["gcnn-quora-small"] == "88.7% (GCNN Table 2 · Quora test)"
     assert "Selected: " in texts(app, "success")
 
-    show(app, "app_pages/2_Pair_explorer.py")
+    show(app, "pages/2_Pair_explorer.py")
     predictions = app.dataframe[0].value
     assert len(predictions) == 5 and set(predictions["predicted"]) <= {"entailment", "neutral", "contradiction"}
     assert trace_types(app).count("heatmap") >= 4  # GCNN, DIIN, AttentiveConvNet and ESAN alignments at least
 
-    show(app, "app_pages/3_DIIN_interaction_space.py")
+    show(app, "pages/3_DIIN_interaction_space.py")
     assert app.selectbox(key="diin_model").options == ["diin-snli-small"]
     assert {"interaction", "scale_down", "dense_block_1"} <= {o.split(" ")[0] for o in app.selectbox(key="diin_stage").options}
     assert app.selectbox(key="diin_stage").value == "dense_block_1"  # learned channels first
     assert "heatmap" in trace_types(app)
     assert "4 loaded models have no 2-D interaction maps" in texts(app, "info")  # and the page names them
 
-    show(app, "app_pages/4_Gates.py")
+    show(app, "pages/4_Gates.py")
     assert "heatmap" in trace_types(app) or "bar" in trace_types(app)
     # AttentiveConvNet's 384-wide gates: the last window shows dimensions 320–383
     app.session_state["gates_open_attentive_conv-snli-small"] = True
@@ -799,7 +819,7 @@ def test_shipped_models_side_by_side_on_every_model_page(monkeypatch, tmp_path, 
 
 def test_shipped_ablations_page_compares_gcnn_variants_with_the_second_seed(monkeypatch, tmp_path, shipped, shared_data):
     app = open_app(monkeypatch, tmp_path, shipped, shared_data)
-    show(app, "app_pages/6_Ablations.py")
+    show(app, "pages/6_Ablations.py")
     app.selectbox(key="ablations_family").set_value("gcnn").run()
     assert not app.exception
     variants = app.dataframe[0].value
@@ -825,7 +845,7 @@ def test_the_link_contract_on_the_shipped_checkpoints(monkeypatch, tmp_path, shi
     link = {"split": "snli_dev", "pair": "3934", "models": "esan-snli-small,gcnn-snli-small"}
     row = read_split(get_protocol("snli-small").select, shared_data).pairs[3934]
     for attempt in range(2):  # the link, then a reload of the URL the page left
-        app = open_link(monkeypatch, tmp_path, shipped, shared_data, "app_pages/2_Pair_explorer.py", **link)
+        app = open_link(monkeypatch, tmp_path, shipped, shared_data, "pages/2_Pair_explorer.py", **link)
         assert [m.split(" · ")[-1] for m in app.dataframe[0].value["model"]] == ["esan-snli-small", "gcnn-snli-small"]
         assert f"**Premise:** {row.premise}  \n**Hypothesis:** {row.hypothesis}" in texts(app, "markdown")
         assert "row 3934 of snli_dev" in texts(app, "markdown") and row.id == "3935"  # SNLI ids are 1-based lines
@@ -905,7 +925,7 @@ def mnli_dev_setup(tmp_path, checkpoints) -> tuple[Path, Path]:
 def test_error_analysis_uses_gold_tags_and_shows_table7_with_counts(monkeypatch, tmp_path, mnli_dev_setup):
     root, data = mnli_dev_setup
     app = load_models(open_app(monkeypatch, tmp_path, root, data), root / "gcnn-snli-small")
-    show(app, "app_pages/5_Error_analysis.py")
+    show(app, "pages/5_Error_analysis.py")
     app.selectbox(key="errors_split").set_value("mnli_dev_matched").run()
     assert not app.exception, app.exception
 
@@ -964,7 +984,7 @@ def test_error_analysis_and_pair_explorer_show_taxinli_with_the_reference_models
     root, data = mnli_dev_setup
     write_taxinli(data)
     app = load_models(open_app(monkeypatch, tmp_path, root, data), root / "gcnn-snli-small")
-    show(app, "app_pages/5_Error_analysis.py")
+    show(app, "pages/5_Error_analysis.py")
     app.selectbox(key="errors_split").set_value("mnli_dev_matched").run()
     app.session_state["errors_tab"] = TAG_TAB
     app.run()
@@ -1005,14 +1025,14 @@ def test_sample_pages_say_how_many_pairs_the_token_cut_offs_shorten(monkeypatch,
     premises[0] = " ".join(["a", "very", "long", "premise"] * 30) + " ."
     premise_file.write_text("\n".join(premises) + "\n", encoding="utf-8")
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, data), checkpoints / "gcnn-snli-small")
-    show(app, "app_pages/4_Gates.py")
+    show(app, "pages/4_Gates.py")
     app.session_state["gates_tab"] = "Over a dataset split"
     app.run()
     app.button(key="gates_computed_button").click().run()
     assert not app.exception, app.exception
     assert "on this sample of snli_dev: 2 of 12 pairs were cut" in texts(app, "caption")
     app.session_state["projection_method"] = "pca"
-    show(app, "app_pages/7_Projection.py")
+    show(app, "pages/7_Projection.py")
     assert not app.exception, app.exception
     assert "on this sample of snli_dev: 2 of 12 pairs were cut" in texts(app, "caption")
 

@@ -44,7 +44,7 @@ def _end(run: training_runs.TrainingRun) -> None:
 
 def test_runs_default_to_a_user_folder_outside_the_checkout_that_home_scans(monkeypatch, tmp_path, checkpoints):
     user_runs = tmp_path / "xdg-data" / "nlivis" / "runs"
-    app = show(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), "app_pages/8_Train.py")
+    app = show(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), "pages/8_Train.py")
     assert f"Writes a checkpoint folder under **{user_runs}**" in texts(app, "caption")
     assert "--out " + str(user_runs / "gcnn-snli-small") in texts(app, "code")
     user_runs.mkdir(parents=True)
@@ -59,7 +59,7 @@ def test_runs_default_to_a_user_folder_outside_the_checkout_that_home_scans(monk
 
 def test_a_fresh_install_starts_the_default_run_with_one_click(monkeypatch, tmp_path):
     shipped = ROOT / "checkpoints"
-    app = show(open_app(monkeypatch, tmp_path, shipped, APP_DATA), "app_pages/8_Train.py")
+    app = show(open_app(monkeypatch, tmp_path, shipped, APP_DATA), "pages/8_Train.py")
     assert app.text_input(key=NAME_BOX).value == "gcnn-snli-small-run2", "the shipped checkpoint's name is taken"
     assert not texts(app, "warning") and not app.button(key="train_start").disabled
     app.button(key="train_start").click().run()
@@ -113,7 +113,7 @@ def test_train_page_offers_no_start_on_a_folder_a_terminal_run_is_preparing(monk
     out.mkdir(parents=True)
     (out / RUN_LOCK_FILE).write_text(json.dumps({"pid": other_live_process.pid, "host": socket.gethostname(),
                                              "started": time.time(), "command": ["python", "-m", "nlivis", "train"]}))
-    app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "app_pages/8_Train.py")
+    app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py")
     app.text_input(key=NAME_BOX).set_value("from-terminal").run()
     assert f"a training process (pid {other_live_process.pid}" in texts(app, "warning")
     assert app.button(key="train_start").disabled
@@ -124,7 +124,7 @@ def test_train_page_offers_no_start_on_a_folder_a_terminal_run_is_preparing(monk
 ])
 def test_train_page_explains_run_names_that_cannot_be_folders(monkeypatch, tmp_path, name, message):
     runs = tmp_path / "runs"
-    app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "app_pages/8_Train.py")
+    app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py")
     app.text_input(key=NAME_BOX).set_value(name).run()
     assert not app.exception, app.exception
     assert message in texts(app, "warning") and app.button(key="train_start").disabled

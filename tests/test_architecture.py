@@ -125,7 +125,7 @@ def test_no_import_cycles(monkeypatch):
 
 
 def _python_files() -> list[Path]:
-    return [*sorted((ROOT / "nlivis").rglob("*.py")), *sorted((ROOT / "app_pages").glob("*.py")), ROOT / "app.py"]
+    return [*sorted((ROOT / "nlivis").rglob("*.py")), *sorted((ROOT / "pages").glob("*.py")), ROOT / "app.py"]
 
 
 def test_no_private_name_is_imported_from_another_module():
@@ -140,10 +140,9 @@ def test_no_private_name_is_imported_from_another_module():
 
 def test_pages_import_only_the_app_layer():
     """A page is a title and a few component calls: everything it uses comes through `nlivis.app`, so domain logic
-    and figures cannot creep back into app_pages/ (named so: a folder called `pages` beside a script using
-    st.navigation makes Streamlit run the first links after a launch as old-style pages, without app.py)."""
+    and figures cannot creep back into pages/."""
     offenders = []
-    for path in [*sorted((ROOT / "app_pages").glob("*.py")), ROOT / "app.py"]:
+    for path in [*sorted((ROOT / "pages").glob("*.py")), ROOT / "app.py"]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])

@@ -19,6 +19,8 @@ from urllib.parse import parse_qs, parse_qsl, urlparse
 
 import pytest
 
+from bench.browser import AppServer, app_environment
+from nlivis.app import paths
 from nlivis.models.families import SHIPPED_FAMILIES
 
 pytestmark = pytest.mark.slow
@@ -124,9 +126,8 @@ def view(page) -> tuple[tuple, str, str]:
 
 
 def go_back(page, expected: tuple[tuple, str, str], name: str) -> None:
-    """Back, then the URL, title and text of `expected`. After a clicked line or point (`state.switch_to`) Back
-    first lands on the step Streamlit's switch_page writes into the history (the old page carrying the new page's
-    parameters); the page then shows its own last view and replaces that URL."""
+    """One Back, then the URL, title and text of `expected`: every step (a sidebar link, a clicked line or point, a
+    cell, Next) is one entry of the browser's history, so one Back shows the view before it."""
     page.go_back()
     deadline = time.time() + PAGE_SECONDS
     while query(address(page)) != expected[0]:
@@ -141,14 +142,18 @@ def go_back(page, expected: tuple[tuple, str, str], name: str) -> None:
     assert not changed, f"{name}: the view after Back differs: {changed[:8]}"
 
 
-def click_table_line(page, key: str, line: int) -> None:
-    """Click line `line` (0-based) of the selectable st.dataframe with key `key`, in its row-marker column."""
+def click_table_line(page, key: str, line: int, on_checkbox: bool = False) -> None:
+    """Click line `line` (0-based) of the selectable st.dataframe with key `key`: in the middle of the line (a cell),
+    or `on_checkbox` at its left (a table that selects rows only)."""
     grid = page.locator(f".st-key-{key} [data-testid='stDataFrame']").first
     grid.scroll_into_view_if_needed()
     page.wait_for_timeout(500)
     box = grid.bounding_box()
     header, row_height = 35, 35
-    page.mouse.click(box["x"] + 14, box["y"] + header + row_height * line + row_height / 2)
+    x, y = box["x"] + (14 if on_checkbox else box["width"] / 2), box["y"] + header + row_height * line + row_height / 2
+    page.mouse.move(x, y)
+    page.wait_for_timeout(300)
+    page.mouse.click(x, y)
 
 
 def click_plotly_point(page, chart_key: str, curve: int, index: int) -> None:
@@ -181,6 +186,37 @@ def follow_link(page, label: str, title: str) -> dict[str, str]:
 
 
 # ---------------------------------------------------------------- every page
+
+def sidebar_entries(page) -> list[str]:
+    """The page names the sidebar lists: Streamlit's navigation (the old-style pages/ listing) and the router's page
+    links (less the names of the icons' ligatures, e.g. `home`)."""
+    icons = {entry.icon.split("/")[-1].strip(":") for entry in paths.PAGES}
+    lists = page.locator('[data-testid="stSidebarNav"], [data-testid="stSidebar"] [data-testid="stPageLink"]')
+    lines = [line.strip() for text in lists.all_inner_texts() for line in text.splitlines()]
+    return [line for line in lines if line and line not in icons]
+
+
+def test_a_freshly_launched_server_opens_every_page_from_its_link(chromium_browser, tmp_path):
+    """The first URLs a newly started server is asked for are links to pages, never the root: each opens its own
+    page through the router (app.py) — its title, the router's sidebar (Home first, with every page's title), not
+    Streamlit's old-style listing of pages/ ("app" first). Its own server: the session's has served other pages.
+    No checkpoint and no data, so every page opens at once."""
+    for empty in ("checkpoints", "data"):
+        (tmp_path / empty).mkdir()
+    environment = app_environment([tmp_path / "checkpoints"], tmp_path / "runs", tmp_path / "data")
+    context = chromium_browser.new_context(viewport=VIEWPORT)
+    tab = context.new_page()
+    titles = [page.title for page in paths.PAGES]
+    try:
+        with AppServer(environment, tmp_path / "streamlit.log") as server:
+            for page in [*paths.PAGES[1:], paths.HOME]:
+                open_url(tab, f"{server.url}/{'' if page is paths.HOME else page.url_path}", page.title)
+                heading = "nlivis" if page is paths.HOME else page.title
+                assert heading in tab.locator("h1").first.inner_text(), page.url_path
+                assert sidebar_entries(tab) == titles, f"{page.url_path}: the sidebar lists {sidebar_entries(tab)}"
+    finally:
+        context.close()
+
 
 PAGES = [("home", "", "nlivis"), ("pair_explorer", f"Pair_explorer?models={MODELS}&split=snli_dev&pair=3934", "Pair explorer"),
          ("diin_interaction_space", f"DIIN_interaction_space?models={MODELS}&split=snli_dev&pair=3934", "DIIN"),
@@ -215,16 +251,17 @@ def test_every_page_opens_clean_at_1600_px_with_its_screenshot(app_url, page):
             figure_screenshot(page, page.locator(".st-key-chart_overview .js-plotly-plot").first, "overview_grid.png")
         if name == "diin_interaction_space":
             figure_screenshot(page, page.locator('[data-testid="stPlotlyChart"]').last, "diin_channels.png")
-    home = page.locator('[data-testid="stSidebarNav"]').inner_text()
-    assert "Home" in home and "app\n" not in home, "the sidebar is the router's, not Streamlit's pages/ listing"
+    assert sidebar_entries(page) == [entry.title for entry in paths.PAGES], "the router's sidebar, not Streamlit's pages/ listing"
 
 
 # ---------------------------------------------------------------- the diagnosis path
 
 def test_confusion_cell_to_pair_to_attribution_gates_diin_and_back(app_url, page):
-    """Error analysis → a confusion cell → a pair → Next → Attribution → Gates → DIIN, on a split pair, then Back
-    step by step to the cell's list: every Back shows the view that step showed."""
+    """Error analysis → a confusion cell → a pair (a click on a cell of its line) → Next → Attribution → Gates → DIIN
+    → the sidebar's Error analysis, on a split pair, then Back step by step to the view first opened: one Back per
+    step, each showing the view that step showed."""
     open_url(page, f"{app_url}/Error_analysis?models={MODELS}", "Error analysis")
+    opened_view = view(page)
     cells = page.locator(".st-key-chart_confusion_3 .js-plotly-plot").first.evaluate(
         "gd => gd._fullData[1].customdata.map(c => [c[0], c[1], c[2]])")
     index, (gold, predicted, count) = next((i, c) for i, c in enumerate(cells) if c[0] != c[1] and c[2] > 1)
@@ -255,11 +292,17 @@ def test_confusion_cell_to_pair_to_attribution_gates_diin_and_back(app_url, page
     gates_view = view(page)
     follow_link(page, "This pair in DIIN interaction space", "DIIN")
     assert page.locator("g.heatmaplayer g.hm").count() >= 1
+    diin_view = view(page)
+    page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] a', has_text="Error analysis").click()
+    assert landed(page, "Error analysis", "the sidebar's Error analysis")["models"] == MODELS
+    assert view(page)[2] == cell_view[2], "the sidebar returns to the page's last view"
+    go_back(page, diin_view, "Back to DIIN")
     go_back(page, gates_view, "Back to Gates")
     go_back(page, attribution_view, "Back to Attribution")
     go_back(page, second_pair_view, "Back to the cell's second pair")
     go_back(page, first_pair_view, "Back to the cell's first pair")
     go_back(page, cell_view, "Back to the cell's list")
+    go_back(page, opened_view, "Back to the page before the cell")
 
 
 def test_projection_and_challenge_pairs_open_and_come_back(app_url, page):

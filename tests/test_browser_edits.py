@@ -41,7 +41,7 @@ def test_edits_pin_one_see_the_difference_map_and_back_restores(app_url, page):
     assert page.get_by_text("edit(s)").count() >= 1
     unpinned = view(page)
 
-    click_table_line(page, "explorer_edits_table", 3)
+    click_table_line(page, "explorer_edits_table", 3, on_checkbox=True)
     wait_for_url(page, "pin=3")
     assert_clean(page, "an edit pinned")
     assert page.get_by_text("Pinned: edit 3").count() == 1

@@ -16,9 +16,9 @@ from nlivis.training.run_folder import path_problem
 ROOT = Path(__file__).resolve().parents[2]
 """The repository (app.py, checkpoints/, configs/)."""
 
-PAGES_FOLDER = "app_pages"
-"""The folder of the page scripts, relative to the repository (not pages/: Streamlit runs a `pages/` folder
-beside the main script as old-style pages for every link opened after a launch until someone opens the root URL)."""
+PAGES_FOLDER = "pages"
+"""The folder of the page scripts, relative to the repository: Streamlit's own name for it. The router (app.py)
+runs every page, also the first link opened after a launch (`frame.run_through_the_router`)."""
 
 
 @dataclass(frozen=True)

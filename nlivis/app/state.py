@@ -20,10 +20,12 @@ page runs and `finish` after it:
   * a URL with parameters that differ from what the app last wrote (a link, a reload, Back, a click-through)
     *is* the view: the selection it names is taken over, and the page's parameters are exactly those in it
     (absent ones go back to their default);
-  * a URL without parameters (the sidebar's page links send none) restores the page's last view from the
-    session;
-  * after the page ran (completed or stopped, not when a rerun or a page switch interrupted it) the URL is
-    written once, so one user action is one step of the browser's history.
+  * a URL without parameters, or the one the sidebar's link to the page offered (`link_to`: the page's last
+    view), restores the page's last view from the session;
+  * after the page ran (completed or stopped, not when a rerun interrupted it) the URL is written once, so one
+    user action is one step of the browser's history. Navigation goes through links that carry the new page's
+    URL (the sidebar's, "This pair in …", the one `switch_to` shows and clicks), never a switch made by the
+    server, which Streamlit writes as two steps.
 
 This module imports nothing else of `nlivis.app`: checks that need the checkpoint folders or the data (does
 a model exist, is a row in its split) are passed in by the caller.
@@ -57,11 +59,13 @@ _FORCED = "nlivis.forced"
 _SHOWN = "nlivis.shown"
 _WRITTEN = "nlivis.url_written"
 _PROBLEMS = "nlivis.url_problems"
-_SWITCHING = "nlivis.switching"
 _MODELS_SET = "nlivis.models_set"
 _EVENTS = "nlivis.events"
-_SWITCHES = "nlivis.switches"
 _PAGE = "nlivis.page"
+_LAST_SHOWN = "nlivis.last_shown"
+_OFFERED = "nlivis.offered"
+_AFTER = "nlivis.after_finish"
+_ARRIVED = "nlivis.arrived"
 
 
 # ---------------------------------------------------------------- values
@@ -278,13 +282,14 @@ class Checks:
 def begin(page: str, checks: Checks | None = None) -> None:
     """Call before page `page` runs: follow the URL when it changed (see the module docstring)."""
     checks = checks or Checks()
+    arrived_from = st.session_state.get(_PAGE)
     st.session_state[_PAGE] = page
     st.session_state[_SHOWN] = {}
     st.session_state[_PAIR_USED] = False
     st.session_state[_PROBLEMS] = []
-    st.session_state[_SWITCHING] = False
     given = _url_now()
-    if not given or given == st.session_state.get(_WRITTEN) or _left_by_switch(page, given):
+    st.session_state[_ARRIVED] = arrived_from != page or given != st.session_state.get(_WRITTEN)
+    if not given or given == st.session_state.get(_WRITTEN) or given == st.session_state.get(_OFFERED, {}).get(page):
         return
     st.session_state[_WRITTEN] = given  # consumed: an interrupted run must not follow it twice
     problems: list[str] = []
@@ -304,6 +309,12 @@ def begin(page: str, checks: Checks | None = None) -> None:
         if name not in (MODELS, PAIR, PREMISE, HYPOTHESIS, GOLD, FROM) and not name.startswith(FROM_PREFIX)}
     st.session_state.setdefault(_FORCED, {})[page] = set()
     st.session_state[_PROBLEMS] = problems
+
+
+def arrived() -> bool:
+    """Whether this run came to the page (another page before, or a URL the app did not write: a link, a reload,
+    Back), rather than rerunning it for a widget."""
+    return bool(st.session_state.get(_ARRIVED))
 
 
 def _pair_from(given: dict[str, str], checks: Checks, problems: list[str]) -> PairRef | None:
@@ -367,22 +378,47 @@ def url_parameters() -> dict[str, str]:
 
 
 def finish() -> None:
-    """Call when the page completed (or stopped): write its view into the URL, once."""
-    if st.session_state.get(_SWITCHING):
-        return
+    """Call when the page completed (or stopped): write its view into the URL, once, then run what `page_run`
+    was given to run after it (the sidebar's links, which carry every page's view)."""
     params = url_parameters()
     if params != _url_now():
         st.query_params.from_dict(params)
     st.session_state[_WRITTEN] = params
+    shown = {name: text for name, text in st.session_state.get(_SHOWN, {}).items() if text is not None}
+    st.session_state.setdefault(_LAST_SHOWN, {})[st.session_state.get(_PAGE)] = shown
+    after = st.session_state.get(_AFTER)
+    if after is not None:
+        after()
 
 
 @contextmanager
-def page_run(page: str, checks: Checks | None = None) -> Iterator[None]:
+def page_run(page: str, checks: Checks | None = None, after: Callable[[], None] | None = None) -> Iterator[None]:
     """`begin` … `finish` around one run of a page; a rerun, a page switch or a stop that interrupts it writes
-    nothing here (the next run does; `stop` writes before it stops)."""
+    nothing here (the next run does; `stop` writes before it stops). `after` runs once the URL is written."""
     begin(page, checks)
+    st.session_state[_AFTER] = after
     yield
     finish()
+
+
+def link_to(page: str, shows_pair: bool) -> dict[str, str]:
+    """The URL parameters of a link to `page` that shows its view as this session last showed it (its own
+    parameters then) with the selection of now (the models; the pair and its list when `shows_pair`). A link
+    that carries them opens the page in one step of the browser's history: the address the link sets is already
+    the one the page writes (a link without parameters sets the bare address first, then the page writes its
+    parameters: two steps). Remembered as offered: following it restores the page's last view, as the link
+    promised, rather than reading the view from the URL (a value that no longer fits, e.g. a model since
+    unloaded, then falls back to its default silently, as on a return to the page)."""
+    params = {MODELS: ",".join(model_names())} if model_names() else {}
+    if shows_pair:
+        params.update(st.session_state.get(_PAIR, DEFAULT_PAIR).parameters())
+        listed = pair_list()
+        if listed is not None:
+            params.update(listed.parameters())
+    shown = st.session_state.get(_LAST_SHOWN, {}).get(page, {})
+    params.update({name: text for name, text in shown.items() if name not in params})
+    st.session_state.setdefault(_OFFERED, {})[page] = params
+    return params
 
 
 def stop() -> NoReturn:
@@ -392,23 +428,56 @@ def stop() -> NoReturn:
     raise AssertionError("st.stop returned")  # pragma: no cover - st.stop raises
 
 
-def switch_to(page_path: str, params: dict[str, str]) -> None:
-    """Leave this page for another with `params` as its URL (the browser's Back returns here).
+OPENING = "nlivis_opening"
+"""The key prefix of the link `switch_to` shows (and its script clicks)."""
 
-    Streamlit writes such a switch into the browser's history as two steps: first the new parameters on the
-    page being left, then the new page. Back from the new page lands on that first step, whose parameters
-    are not this page's view; `begin` recognises it (`_left_by_switch`) and shows the page's own last view,
-    whose URL then replaces it."""
-    st.session_state[_SWITCHING] = True
-    switches = st.session_state.setdefault(_SWITCHES, [])
-    switches.append((st.session_state.get(_PAGE), dict(params)))
-    del switches[:-32]
-    st.switch_page(page_path, query_params=params)
+_CLICK_SCRIPT = """<script>
+(() => {{
+  const started = Date.now();
+  const click = () => {{
+    const link = document.querySelector('.st-key-{key} a');
+    if (link) link.click();
+    else if (Date.now() - started < 30000) setTimeout(click, 50);
+  }};
+  click();
+}})();
+</script>"""
 
 
-def _left_by_switch(page: str, given: dict[str, str]) -> bool:
-    """Whether the URL `given` on page `page` is the first history step of a switch away from that page."""
-    return any(left == page and params == given for left, params in st.session_state.get(_SWITCHES, []))
+_SCROLL_SCRIPT = """<script>
+(() => {{
+  const started = Date.now();
+  const scroll = () => {{
+    const target = document.querySelector('.st-key-{key}');
+    if (target) target.scrollIntoView({{block: 'center'}});
+    else if (Date.now() - started < 30000) setTimeout(scroll, 100);
+  }};
+  scroll();
+}})();
+</script>"""
+
+
+def scroll_into_view(key: str) -> None:
+    """Scroll the element with key `key` to the middle of the window once it is drawn (Streamlit keeps no
+    scroll position across pages: after Back, the list a pair was opened from is ~2,000 px down)."""
+    st.html(_SCROLL_SCRIPT.format(key=key), unsafe_allow_javascript=True)
+
+
+def switch_to(page_path: str, params: dict[str, str], label: str = "Open this pair in the Pair explorer") -> NoReturn:
+    """Leave this page for page `page_path` with `params` as its URL, as one step of the browser's history (Back
+    returns here), and stop this run (its URL written).
+
+    A switch made by the server (st.switch_page) is two steps of the history: Streamlit writes the new parameters
+    on the page being left, then the new page. A link the browser follows is one: the address it sets already
+    carries its parameters. So the page shows the link (`label`: the way on, should the browser run no script)
+    and a script that clicks it."""
+    number = st.session_state.get(OPENING, 0) + 1
+    st.session_state[OPENING] = number
+    key = f"{OPENING}_{number}"
+    with st.container(key=key):
+        st.page_link(page_path, label=label, icon=":material/open_in_new:", query_params=params)
+    st.html(_CLICK_SCRIPT.format(key=key), unsafe_allow_javascript=True)
+    stop()
 
 
 def pair_link(pair_ref: PairRef, came_from: ListRef | None = None) -> dict[str, str]:

@@ -4,9 +4,10 @@ the sidebar's figure-format choice."""
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
 
 from nlivis.app import background, cache, paths, state
 from nlivis.app.text import md
@@ -29,10 +30,48 @@ def page(which: paths.Page, caption: str | None = None, *, title: str | None = N
     """Run the body as page `which` (its key names its view parameters) inside the state module's URL handling
     (`state.page_run`: follow a changed URL first, write the view into the URL once after), under its title
     (`title`, or its sidebar title) and icon, the problems the URL had and the sidebar's figure-format choice."""
-    with state.page_run(which.key, cache.STATE_CHECKS):
-        header(title or which.title, caption, which.icon)
-        background.warm_up(cache.default_model_folders(), cache.load_model)
-        yield
+    run_through_the_router()
+    links = st.sidebar.container()  # the first thing in the sidebar, filled once the page has run
+    try:
+        with state.page_run(which.key, cache.STATE_CHECKS, after=lambda: sidebar_links(links)):
+            header(title or which.title, caption, which.icon)
+            background.warm_up(cache.default_model_folders(), cache.load_model)
+            yield
+    except Exception:
+        sidebar_links(links)  # a page that failed still leads to the others
+        raise
+
+
+def sidebar_links(where: Any) -> None:
+    """The sidebar's link to every page (the router's own list is hidden): each carries its page's URL
+    (`state.link_to`), so a visit is one step of the browser's history, not two."""
+    for page in paths.PAGES:
+        params = state.link_to(page.key, shows_pair=page in paths.PAIR_PAGES)
+        where.page_link(page.path, label=page.title, icon=page.icon, query_params=params or None, width="stretch")
+
+
+def navigation() -> st.Page:
+    """The router (app.py runs the page it returns): every page of `paths.PAGES`, Home the default, each named by
+    its title with a bundled icon (no icon depends on the browser's emoji font); url paths follow the file names
+    (/Pair_explorer). Its own sidebar list is hidden: `sidebar_links` draws one whose links carry the pages' views."""
+    return st.navigation([st.Page(page.path, title=page.title, icon=page.icon, default=page is paths.HOME)
+                          for page in paths.PAGES], position="hidden")
+
+
+def run_through_the_router() -> None:
+    """Make this run, and every later one, the router's, when Streamlit ran this page as an old-style page.
+
+    Streamlit decides once per server, when the first browser session opens, whether the app is an old-style
+    multipage app: with a `pages/` folder beside the main script it runs the links opened after a launch straight
+    from pages/ (a sidebar entry "app", no icons, app.py never run) until some run calls `st.navigation`
+    (`PagesManager.uses_pages_directory`, read by the script runner before every run). A page run that way calls
+    the router's `st.navigation` (which turns the old-style mode off for every later run) and starts again, now
+    through app.py, on the same page (a page's hash follows its URL path in both modes) with the same query
+    string. Going on instead would leave the browser's session unable to take a click on a chart (seen in
+    Chromium). Only a session's first run is run that way, so no widget event is lost."""
+    if PagesManager.uses_pages_directory:
+        navigation()
+        st.rerun()
 
 
 def header(title: str, caption: str | None = None, icon: str = ":material/search:") -> None:

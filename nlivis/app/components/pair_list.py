@@ -18,6 +18,19 @@ from nlivis.app.text import md
 
 PAGE_SIZE = 50
 """Lines per page of a pair list: enough to scan, few enough to draw at once."""
+LINE_CLICKS = ("single-row", "single-cell")
+"""A table's line opens on a click anywhere on it: on any of its cells (a cell selection) or on its checkbox at
+the left (a row selection); with rows alone, a click on a cell would only select the cell."""
+
+
+def clicked_line(event: Any) -> tuple[int | None, Any]:
+    """(the line, 0-based, that a click on a LINE_CLICKS table chose — None when nothing is selected —, the whole
+    selection, which tells one click from the next)."""
+    selection = getattr(event, "selection", None)
+    rows = list(getattr(selection, "rows", []) or [])
+    cells = [list(cell) for cell in getattr(selection, "cells", []) or []]
+    line = int(rows[0]) if rows else int(cells[0][0]) if cells else None
+    return line, [rows, cells]
 
 
 def show(page: str, key: str, ref: state.ListRef, *, columns: Sequence[str] | None = None, sortable: bool = True,
@@ -44,15 +57,17 @@ def show(page: str, key: str, ref: state.ListRef, *, columns: Sequence[str] | No
     shown = listed.frame.iloc[start:start + page_size]
     if columns is not None:
         shown = shown[[c for c in columns if c in shown.columns]]
-    event = where.dataframe(shown, key=f"{page}_{key}_table", on_select="rerun", selection_mode="single-row", hide_index=True,
+    event = where.dataframe(shown, key=f"{page}_{key}_table", on_select="rerun", selection_mode=LINE_CLICKS, hide_index=True,
                             width="stretch", column_config=column_config)
-    where.caption(f":material/touch_app: Pairs {start + 1:,}–{min(start + page_size, total):,} of {total:,}. Click a "
-                  "line to open that pair in the Pair explorer with "
+    where.caption(f":material/touch_app: Pairs {start + 1:,}–{min(start + page_size, total):,} of {total:,}. Click "
+                  "anywhere on a line to open that pair in the Pair explorer with "
                   + ("these checkpoints" if open_models else "the loaded models")
                   + "; it steps through this list with Previous / Next, and the browser's Back returns here.")
-    picked = list(getattr(getattr(event, "selection", None), "rows", []) or [])
-    if state.new_event(f"{page}_{key}_table", picked) and picked:
-        open_position(listed, ref, start + picked[0], open_models, where)
+    if state.arrived() and state.pair_list() == ref:  # e.g. Back from the pair this list opened: back to the list
+        state.scroll_into_view(f"{page}_{key}_table")
+    picked, selection = clicked_line(event)
+    if state.new_event(f"{page}_{key}_table", selection) and picked is not None:
+        open_position(listed, ref, start + picked, open_models, where)
     return listed
 
 
