@@ -955,7 +955,7 @@ def test_error_analysis_uses_gold_tags_and_shows_table7_with_counts(monkeypatch,
     assert_explorer_shows_pair(click_table_row(app, "errors_tag_pairs_table", 1), "mnli_dev_matched", 1,
                                MNLI_DEV_FIXTURE["matched"][1][1])
     mismatched = load_models(open_app(monkeypatch, tmp_path, root, data), root / "gcnn-snli-small")
-    show(mismatched, "app_pages/5_Error_analysis.py")
+    show(mismatched, "pages/5_Error_analysis.py")
     mismatched.selectbox(key="errors_split").set_value("mnli_dev_mismatched").run()
     mismatched.session_state["errors_tab"] = TAG_TAB
     mismatched.run()
