@@ -154,7 +154,9 @@ def test_a_changed_edit_is_pending_and_its_old_judgement_stale():
     before = drawn(text="old")
     after = replace(before, fingerprint=fingerprint("new", "new", before.expects))
     summary = audit_summary([after], [judgement_of(before)], "by_kind")
-    assert (summary["judged"], summary["pending"], summary["stale"]) == (0, 1, 1)
+    assert (summary["judged"], summary["pending"], summary["stale"], summary["no_longer_proposed"]) == (0, 1, 1, 1)
+    still = audit_summary([after], [judgement_of(before)], "by_kind", proposed={before.key})
+    assert (still["stale"], still["no_longer_proposed"]) == (1, 0)
 
 
 def test_floors_apply_from_thirty_items_and_name_the_stratum():
@@ -200,7 +202,7 @@ def test_the_table_shows_each_stratum_and_the_whole():
     record = AuditRun({"edits": items}, {"edits": [judgement_of(items[0])]}).summary()
     table = format_audit_table(record)
     assert "synonym" in table and "all" in table and "100.0% (1/1)" in table
-    assert "3 drawn, 2 waiting for a judgement, 0 judgement(s) of edits no longer drawn" in table
+    assert "3 drawn, 2 waiting for a judgement, 0 judgement(s) of edits no longer drawn (0 no longer proposed)" in table
     assert format_audit_table(record, markdown=True).count("|") > 10
 
 
@@ -224,7 +226,12 @@ def test_the_draw_is_deterministic_and_matches_judgements_by_fingerprint(tmp_pat
     assert all(sum(i.stratum == s for i in two) <= 2 for s in EDIT_STRATA)
     (tmp_path / EDITS_FILE).write_text("\n".join(audit_line(judgement_of(item)) for item in first[:3]) + "\n",
                                        encoding="utf-8")
+    gone = judgement_of(replace(first[0], fingerprint="0" * 12))
+    with (tmp_path / EDITS_FILE).open("a", encoding="utf-8") as file:
+        file.write(audit_line(gone) + "\n")
     run = run_audit("unused", ("edits",), tmp_path, read_dev=lambda data_dir: OWN_PAIRS)
     summary = run.summary()["edits"]
-    assert (summary["judged"], summary["pending"], summary["stale"]) == (3, len(first) - 3, 0)
+    assert (summary["judged"], summary["pending"], summary["stale"]) == (3, len(first) - 3, 1)
+    assert summary["no_longer_proposed"] == 1
     assert run.pending("edits") == first[3:]
+    assert {item.key for item in first if item.source == first[0].source} <= run.proposed["edits"]

@@ -11,7 +11,8 @@ sha256 of the seed and the pair id), and
   (`probes.nli_edit_tests`) takes its case from each visited pair it accepts, as the suite does, until it
   holds `CASES_PER_TEST`.
 The draw follows the engine: when the engine changes an edit, the drawn edit gets a new fingerprint and
-waits for a judgement (`pending`), and a judgement whose edit is no longer drawn is `stale`. Only drawn,
+waits for a judgement (`pending`), and a judgement whose edit is no longer drawn is `stale` (and
+`no_longer_proposed` when the engine does not propose that edit on its pair at all any more). Only drawn,
 judged items count: label precision over the items that expect something (a label, invariance or a
 direction), grammaticality over all of them, each a share with its Wilson 95% interval.
 """
@@ -28,7 +29,7 @@ from nlivis.analysis.edits import KINDS, NAME_GENDER, RELATIONS, Edit, propose_e
 from nlivis.analysis.parsed import parse_sentences
 from nlivis.analysis.probes import DEFAULT_CASES_PER_TEST, ProbeCase, build_suite, nli_edit_tests
 from nlivis.analysis.significance import wilson_interval
-from nlivis.data.audit_set import FINGERPRINT_LENGTH, NO_EXPECTATION, AuditItem
+from nlivis.data.audit_set import FINGERPRINT_LENGTH, NO_EXPECTATION, TEMPLATE_SOURCE, AuditItem
 
 AUDIT_SEED = 28
 EDITS_PER_STRATUM = 36
@@ -182,6 +183,16 @@ def draw_template_cases(per_test: int = CASES_PER_TEST, seed: int = AUDIT_SEED) 
     return drawn
 
 
+def _dev_case(test, split: str, pair) -> tuple[Drawn, object] | None:
+    """The case `test` makes of a dev pair as the suite makes it (the first edit it accepts), or None."""
+    edits = propose_edits(pair.premise, pair.hypothesis, pair.label, "nli", test.kinds)
+    chosen = next((edit for edit in edits if test.accepts(pair.label, edit)), None)
+    if chosen is None:
+        return None
+    case = test.case_of(chosen, (pair.premise, pair.hypothesis), f"{split}:{pair.id}")
+    return _drawn_case(test.name, case, describe_edit(chosen), pair.label, chosen.reason), chosen
+
+
 def draw_dev_cases(dev: Sequence[tuple[str, object]], per_test: int = CASES_PER_TEST,
                    seed: int = AUDIT_SEED) -> list[Drawn]:
     """Each NLI test built from dev pairs, filled as the suite fills it (the first edit of a pair it
@@ -197,15 +208,37 @@ def draw_dev_cases(dev: Sequence[tuple[str, object]], per_test: int = CASES_PER_
     for chunk in _chunks(visiting_order(dev, seed), lambda entry: bool(fitting(entry))):
         for split, pair in chunk:
             for test in fitting((split, pair)):
-                edits = propose_edits(pair.premise, pair.hypothesis, pair.label, "nli", test.kinds)
-                chosen = next((edit for edit in edits if test.accepts(pair.label, edit)), None)
-                if chosen is not None:
-                    case = test.case_of(chosen, (pair.premise, pair.hypothesis), f"{split}:{pair.id}")
-                    drawn[test.name].append(_drawn_case(test.name, case, describe_edit(chosen), pair.label,
-                                                        chosen.reason))
+                made = _dev_case(test, split, pair)
+                if made is not None:
+                    drawn[test.name].append(made[0])
         if all(len(found) >= per_test for found in drawn.values()):
             break
     return [item for found in drawn.values() for item in found]
+
+
+def proposed_edit_keys(sources: Iterable[str], dev: Sequence[tuple[str, object]]) -> set[tuple[str, str, str]]:
+    """The keys of every edit today's engine proposes on the dev pairs named by `sources` ("split:id")."""
+    wanted, keys = set(sources), set()
+    for split, pair in dev:
+        source = f"{split}:{pair.id}"
+        if source in wanted:
+            original = (pair.premise, pair.hypothesis)
+            keys |= {_drawn_edit(edit_stratum(edit), source, edit, original, pair.label).key
+                     for edit in propose_edits(pair.premise, pair.hypothesis, pair.label, "nli")}
+    return keys
+
+
+def proposed_case_keys(sources: Iterable[str], dev: Sequence[tuple[str, object]]) -> set[tuple[str, str, str]]:
+    """The keys of every NLI template case `probe` runs at its defaults and of every case the dev-built tests
+    make of the dev pairs named by `sources`."""
+    keys = {_drawn_case(test.name, case, "", None).key
+            for test in build_suite("nli", (), DEFAULT_CASES_PER_TEST, PROBE_SUITE_SEED) for case in test.cases}
+    wanted, tests = set(sources), nli_edit_tests()
+    for split, pair in dev:
+        if f"{split}:{pair.id}" in wanted:
+            keys |= {made[0].key for test in tests if test.may_fit(pair.label, pair.premise, pair.hypothesis)
+                     and (made := _dev_case(test, split, pair)) is not None}
+    return keys
 
 
 # ------------------------------------------------------------------------------------------ statistics
@@ -236,9 +269,11 @@ def floor_problems(stratum: str, tally: Mapping) -> list[str]:
     return problems
 
 
-def audit_summary(drawn: Sequence[Drawn], judged: Sequence[AuditItem], by: str) -> dict:
+def audit_summary(drawn: Sequence[Drawn], judged: Sequence[AuditItem], by: str,
+                  proposed: set[tuple[str, str, str]] = frozenset()) -> dict:
     """`{judged, label_precision, grammatical, <by>: {stratum: {judged, label_precision, grammatical,
-    below_floor}}, drawn, pending, stale}` of the drawn items with a judgement (see the module's docstring)."""
+    below_floor}}, drawn, pending, stale, no_longer_proposed}` of the drawn items with a judgement (see the
+    module's docstring); `no_longer_proposed`: the stale judgements whose edit is not among `proposed`."""
     judgements = {item.key: item for item in judged}
     drawn_keys = {item.key for item in drawn}
     counted = [judgements[item.key] for item in drawn if item.key in judgements]
@@ -250,7 +285,14 @@ def audit_summary(drawn: Sequence[Drawn], judged: Sequence[AuditItem], by: str) 
                                "below_floor": floor_problems(stratum, tally)}
     return {**_tally(counted), by: by_stratum, "drawn": len(drawn),
             "pending": sum(item.key not in judgements for item in drawn),
-            "stale": sum(item.key not in drawn_keys for item in judged)}
+            "stale": sum(item.key not in drawn_keys for item in judged),
+            "no_longer_proposed": sum(item.key not in drawn_keys and item.key not in proposed for item in judged)}
+
+
+def stale_sources(drawn: Sequence[Drawn], judged: Sequence[AuditItem]) -> set[str]:
+    """The dev pairs ("split:id") of the judgements no longer drawn."""
+    keys = {item.key for item in drawn}
+    return {item.source for item in judged if item.key not in keys and item.source != TEMPLATE_SOURCE}
 
 
 def pending_items(drawn: Sequence[Drawn], judged: Sequence[AuditItem]) -> list[Drawn]:

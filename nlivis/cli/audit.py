@@ -7,8 +7,9 @@ precision and grammaticality per edit kind and per probe test, each with its Wil
 The items are drawn with today's engine from SNLI dev in a seeded order (nlivis.analysis.audit says how) and
 matched to the judgements in nlivis/data/audit/ (edits.jsonl, probes.jsonl: pair ids, the edit in words and
 the judgement, never a dataset sentence). Only drawn items with a judgement count; `pending` counts the drawn
-items waiting for one (the engine proposes something not judged yet) and `stale` the judgements whose edit is
-no longer drawn. --pending prints the waiting items with their texts, one JSON line each, for a reviewer.
+items waiting for one (the engine proposes something not judged yet), `stale` the judgements whose edit is
+no longer drawn and `no_longer_proposed` those whose edit the engine no longer proposes on its pair at all.
+--pending prints the waiting items with their texts, one JSON line each, for a reviewer.
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--section", choices=SECTION_CHOICES, default=None,
                         help="audit only the edits or only the probe cases (default: both)")
     parser.add_argument("--json", action="store_true", help="print JSON ({edits: {judged, label_precision, "
-                        "grammatical, by_kind, drawn, pending, stale}, probes: {… by_test …}, seed, floors}) instead "
+                        "grammatical, by_kind, drawn, pending, stale, no_longer_proposed}, probes: {… by_test …}, seed, floors}) instead "
                         "of a table")
     parser.add_argument("--markdown", action="store_true", help="print the table as markdown (the README's) instead "
                         "of plain text")
@@ -83,7 +84,7 @@ def format_audit_table(record: dict, markdown: bool = False) -> str:
             widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
             lines += [section] + ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
         lines += ["", f"{found['drawn']} drawn, {found['pending']} waiting for a judgement, {found['stale']} "
-                  "judgement(s) of edits no longer drawn", ""]
+                  f"judgement(s) of edits no longer drawn ({found['no_longer_proposed']} no longer proposed)", ""]
         bullet = "- " if markdown else ""
         lines += [f"{bullet}below floor: {problem}" for tally in found[by].values() for problem in tally["below_floor"]]
         lines.append("")

@@ -7,13 +7,14 @@ tests can run it on pairs of their own.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
 from nlivis.analysis.audit import (AUDIT_SEED, CASES_PER_TEST, EDITS_PER_STRATUM, FLOOR_MIN_CASES,
                                    GRAMMATICAL_FLOOR, LABEL_FLOOR, Drawn, audit_summary, draw_dev_cases,
-                                   draw_edits, draw_template_cases, pending_items)
+                                   draw_edits, draw_template_cases, pending_items, proposed_case_keys,
+                                   proposed_edit_keys, stale_sources)
 from nlivis.data.audit_set import AUDIT_FOLDER, EDITS_FILE, PROBES_FILE, AuditItem, read_audit_file
 from nlivis.data.protocols import SplitRef, find_split_file, read_split, split_key
 
@@ -40,11 +41,14 @@ class AuditRun:
 
     drawn: dict[str, list[Drawn]]
     judged: dict[str, list[AuditItem]]
+    proposed: dict[str, set[tuple[str, str, str]]] = field(default_factory=dict)
+    """Per section, the keys of what the engine proposes where a judgement is stale (`proposed_edit_keys`)."""
 
     def summary(self) -> dict:
         """The `audit --json` record: per section `{judged, label_precision, grammatical, by_kind | by_test,
         drawn, pending, stale}`, with the seed and the floors."""
-        record = {section: audit_summary(self.drawn[section], self.judged[section], by)
+        record = {section: audit_summary(self.drawn[section], self.judged[section], by,
+                                         self.proposed.get(section, set()))
                   for section, (_, by) in SECTIONS.items() if section in self.drawn}
         return {**record, "seed": AUDIT_SEED,
                 "floors": {"label_precision": LABEL_FLOOR, "grammatical": GRAMMATICAL_FLOOR,
@@ -69,4 +73,7 @@ def run_audit(data_dir: str | Path, sections: Sequence[str] = tuple(SECTIONS),
         raise ValueError(f"unknown audit section(s) {', '.join(unknown)}; known: {', '.join(SECTIONS)}")
     judged = {section: read_audit_file(Path(audit_folder) / SECTIONS[section][0]) for section in sections}
     dev = read_dev(data_dir)
-    return AuditRun({section: draw(section, dev) for section in sections}, judged)
+    drawn = {section: draw(section, dev) for section in sections}
+    find = {"edits": proposed_edit_keys, "probes": proposed_case_keys}
+    proposed = {section: find[section](stale_sources(drawn[section], judged[section]), dev) for section in sections}
+    return AuditRun(drawn, judged, proposed)
