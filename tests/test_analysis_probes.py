@@ -43,7 +43,7 @@ def test_comparisons_adjust_with_holm_over_every_pair_of_checkpoints():
 
     assert getattr(probes, "holm_adjusted", significance.holm_adjusted) is significance.holm_adjusted  # one copy
     cases = tuple(ProbeCase(f"p{i}", f"h{i}", "label", "entailment") for i in range(10))
-    test = ProbeTest("Negation", "t", "MFT", "", cases)
+    test = ProbeTest("Negation", "t", "MFT", "", cases, "independent")
     outcome = {"a": ModelOutcome([], [], []), "b": ModelOutcome(list(range(7)), [], []),
                "c": ModelOutcome(list(range(4, 10)), [], [])}
     rows = comparisons([test], [outcome], ["a", "b", "c"])
@@ -55,7 +55,7 @@ def test_comparisons_adjust_with_holm_over_every_pair_of_checkpoints():
 
 def test_comparisons_count_discordant_failures_on_the_same_cases():
     cases = tuple(ProbeCase(f"p{i}", f"h{i}", "label", "entailment") for i in range(10))
-    test = ProbeTest("Negation", "t", "MFT", "", cases)
+    test = ProbeTest("Negation", "t", "MFT", "", cases, "independent")
     outcome = {"a": ModelOutcome([0, 1, 2], [], []), "b": ModelOutcome([2, 3, 4, 5, 6, 7, 8], [], [])}
     [row] = comparisons([test], [outcome], ["a", "b"])
     assert (row["only_a_fails"], row["only_b_fails"]) == (2, 6)
@@ -67,7 +67,7 @@ def test_cases_are_decided_per_model_and_failing_cases_read_as_the_record_lists_
     cases = (ProbeCase("p", "h", "label", "entailment"),
              ProbeCase("p2", "h2", "invariant", None, original=("p", "h"), source="snli_dev:7"),
              ProbeCase("p3", "h3", "direction", "entailment", "fall", original=("p", "h"), source="snli_dev:8"))
-    test = ProbeTest("Negation", "t", "INV", "", cases)
+    test = ProbeTest("Negation", "t", "INV", "", cases, "engine")
     row = {("p", "h"): 0, ("p2", "h2"): 1, ("p3", "h3"): 2}
     probabilities = {"a": np.array([[0.8, 0.1, 0.1], [0.2, 0.7, 0.1], [0.9, 0.05, 0.05]]),  # flips; p(e) rises
                      "b": np.array([[0.1, 0.1, 0.8], [0.1, 0.1, 0.8], [0.05, 0.15, 0.8]])}  # wrong label; p(e) falls
@@ -133,17 +133,15 @@ def test_template_cases_say_what_logic_gives_them(wordnet):
 
 
 def test_dev_built_tests_take_the_first_fitting_edit_of_each_pair(wordnet):
-    dev = [("snli_dev", Pair("1", "A man is sleeping on a red couch .", "A man is sleeping .", "entailment")),
+    dev = [("snli_dev", Pair("1", "The man is sleeping on a red couch . ", " The man is sleeping .", "entailment")),
            ("snli_dev", Pair("2", "A woman is singing .", "A man is dancing .", "contradiction")),
            ("snli_dev", Pair("3", "Two boys play soccer .", "Two boys play .", "entailment"))]
     tests = nli_edit_tests()
     fill_edit_tests(tests, "nli", dev, 5, random.Random(0), lambda message: None)
     by_name = {t.capability: t for t in tests}
-    negation = by_name["Negation"].cases
-    assert sorted(c.hypothesis for c in negation) == ["A man is not sleeping .", "Two boys do not play ."]
-    assert {c.expected for c in negation} == {"contradiction"}
-    assert negation[0].original in {("A man is sleeping on a red couch .", "A man is sleeping ."),
-                                    ("Two boys play soccer .", "Two boys play .")}
+    [negation] = by_name["Negation"].cases  # "Two boys do not play" (∃¬) fixes no label: not a case
+    assert (negation.hypothesis, negation.expected) == ("The man is not sleeping .", "contradiction")
+    assert negation.original == ("The man is sleeping on a red couch .", "The man is sleeping .")  # normalised
     [symmetry] = by_name["Logic: symmetry"].cases
     assert (symmetry.premise, symmetry.hypothesis, symmetry.expected) == ("A man is dancing .", "A woman is singing .",
                                                                           "contradiction")
@@ -152,7 +150,8 @@ def test_dev_built_tests_take_the_first_fitting_edit_of_each_pair(wordnet):
     assert number.hypothesis == "Three boys play ." and number.expected == "contradiction"
     assert all(c.expectation == "invariant" for c in by_name["Robustness"].cases + by_name["Fairness"].cases)
     assert sorted((c.premise, c.hypothesis) for c in by_name["Fairness"].cases) == [
-        ("A man is singing .", "A woman is dancing ."), ("A woman is sleeping on a red couch .", "A woman is sleeping ."),
+        ("A man is singing .", "A woman is dancing ."),
+        ("The woman is sleeping on a red couch .", "The woman is sleeping ."),
         ("Two girls play soccer .", "Two girls play .")]
 
 
@@ -183,7 +182,7 @@ def test_training_overlap_counts_dev_built_cases_found_in_the_training_split(tmp
              ProbeCase("A bird sings .", "a dog runs", "invariant", None, source="snli_dev:3"),
              ProbeCase("A dog runs .", "An animal moves .", "label", "entailment"))  # template: not counted
     checkpoint = SimpleNamespace(config={"dataset": {"protocol": "snli-small", "train": ["snli_test"]}})
-    overlap = training_overlap(checkpoint, [ProbeTest("c", "n", "INV", "", cases)], tmp_path)
+    overlap = training_overlap(checkpoint, [ProbeTest("c", "n", "INV", "", cases, "engine")], tmp_path)
     assert overlap == {"checked": True, "split": "snli_test", "cases_checked": 3, "total": 3, "pairs": 1,
                        "premises": 2, "hypotheses": 2, "reason": None, "note": None}
     missing = training_overlap(checkpoint, [], None)  # said, never a silent 0
@@ -197,3 +196,37 @@ def test_suites_on_the_real_dev_sets_fill_every_test(shared_data, wordnet, suite
     assert len(built) == tests and len({t.capability for t in built}) == capabilities
     assert all(len(t.cases) == 100 for t in built), [(t.name, len(t.cases)) for t in built]
     assert {t.type for t in built} == {"MFT", "INV", "DIR"}
+
+
+def _texts(case: ProbeCase) -> list[str]:
+    return [case.premise, case.hypothesis, *(case.original or ())]
+
+
+def test_every_case_is_whitespace_normalised_and_every_test_declares_its_generator(wordnet):
+    dev = [("snli_dev", Pair("1", "  The man is  sleeping on a couch . ", "The man is sleeping . ", "entailment")),
+           ("snli_dev", Pair("2", "A woman is singing . ", " A man is dancing .", "contradiction"))]
+    questions = [("quora_dev", Pair("q", " Why is the sky  blue ?", "Why is the sky blue? ", "duplicate"))]
+    for suite, pairs in (("nli", dev), ("paraphrase", questions)):
+        built = build_suite(suite, pairs, per_test=10_000, seed=1)
+        assert {t.generator for t in built} <= set(probes.GENERATORS)
+        for test in built:
+            for text in (text for case in test.cases for text in _texts(case)):
+                assert text == text.strip() and "  " not in text, (test.name, text)
+    by_name = {t.name: t for t in build_suite("nli", dev, per_test=10, seed=1)}
+    assert by_name["negated predicate contradicts"].generator == "independent"  # a hand-written frame
+    assert by_name["WordNet antonym adjectives"].generator == "engine"  # augment's antonyms
+    assert by_name["negated entailed hypothesis (dev)"].generator == "engine"  # the edit engine itself
+
+
+def test_template_errors_are_gone(wordnet):
+    cases = [case for test in build_suite("nli", per_test=10_000, seed=1) for case in test.cases]
+    hypotheses = {case.hypothesis for case in cases}
+    for ungrammatical in ("an equipment", "a young.", "a sustenance", "a transport", "a headgear", "a clothing"):
+        assert not any(ungrammatical in text for text in hypotheses), ungrammatical
+    for false_hyponymy in (("a spoon", "a container"), ("a candle", "a lamp"), ("a rose", "a bush")):
+        assert not any(false_hyponymy[0] in c.premise and false_hyponymy[1] in c.hypothesis for c in cases)
+    assert not any(" is middle." in text or " is soft." in text for text in hypotheses)  # early ↔ late, not loud ↔ soft
+    assert not any(" met " in text or "was met by" in text for text in hypotheses)  # meeting is mutual
+    assert not any("earlier than" in text for text in hypotheses)  # said of people
+    counting = next(t for t in build_suite("nli", per_test=10, seed=1) if t.capability == "Numbers and counting")
+    assert "read exactly" in counting.description

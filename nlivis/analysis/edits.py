@@ -21,11 +21,14 @@ distinct sentence is parsed once per process (`analysis.parsed`).
 from __future__ import annotations
 
 import zlib
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from difflib import SequenceMatcher
 from typing import Iterable, Sequence
 
 from nlivis.analysis import lexicons
+from nlivis.analysis.edit_filters import (is_english_word, negation_problem, quantifier_problem, replacement_problem,
+                                          substitution_problem)
 from nlivis.analysis.edit_expectations import (EQUIVALENT, EXCLUSIVE, NEGATED, STRONGER, TASK_LABELS, WEAKER,
                                                Expectation, invariant_expectation, nli_expectation,
                                                paraphrase_expectation, swap_expectation, word_to_sentence_relation)
@@ -128,6 +131,12 @@ class _Context:
     texts: dict[str, str] = field(default_factory=dict)
     known: frozenset[str] | None = None
     """Replacement words must be among these (lower case), when given."""
+    rejected: Counter | None = None
+    """Counts the candidate edits `analysis.edit_filters` dropped, by reason, when given."""
+
+    def reject(self, reason: str) -> None:
+        if self.rejected is not None:
+            self.rejected[reason] += 1
 
     def other(self, side: str) -> str:
         return "hypothesis" if side == "premise" else "premise"
@@ -177,6 +186,11 @@ def _substitutions(context: _Context, side: str) -> list[Edit]:
         if exclusive:
             options.append(("exclusive", exclusive[1], f"nlivis lexicon: {exclusive[0]}"))
         for relation, replacement, source in sorted(options, key=lambda o: RELATIONS.index(o[0])):
+            problem = (substitution_problem(relation, word, sentence)
+                       or replacement_problem(relation, word, replacement, sentence))
+            if problem:
+                context.reject(problem)
+                continue
             form = inflect(replacement, word.tag) if word.tag not in ("NNP", "NNPS") else replacement
             if form is None or form.lower() == word.lower:
                 continue
@@ -241,6 +255,10 @@ def _quantifiers(context: _Context, side: str) -> list[Edit]:
         determiners = [c for c in sentence.children(noun.i) if sentence.words[c].dep in ("det", "predet", "poss")]
         if determiners != [word.i] or noun.pos not in ("NOUN", "PROPN") or noun.dep not in ("nsubj", "nsubjpass"):
             continue  # subjects only: their quantifier's scope is the clause, as the lattice assumes
+        problem = quantifier_problem(sentence, noun)
+        if problem:
+            context.reject(problem)
+            continue
         if noun.tag == "NN" and lower in ("a", "an", "every", "each", "no"):
             choices = lexicons.SINGULAR_QUANTIFIERS
         elif noun.tag == "NNS" and lower in ("some", "all", "no", "most"):
@@ -320,14 +338,49 @@ def negate(sentence: ParsedSentence) -> tuple[str, str, str, str, int] | None:
     return text, "", "not", "negation inserted", position
 
 
+DEFINITE_DETERMINERS = frozenset({"the", "this", "that", "these", "those"})
+
+
+def definite_subject(sentence: ParsedSentence) -> bool:
+    """Whether the main verb's subject refers to definite things, so that negating the verb negates the sentence
+    ("The man is not sleeping"): a name, a pronoun, "there", or a noun with the/this/that/these/those or a
+    possessive. An indefinite, bare plural, counted or quantified subject makes a negated verb ∃¬ ("Some people
+    are not squatting" does not deny that people are squatting)."""
+    root = sentence.root
+    if root is None:
+        return False
+    subject = next((sentence.words[c] for c in sentence.children(root)
+                    if sentence.words[c].dep in ("nsubj", "nsubjpass", "expl")), None)
+    if subject is None:
+        return False
+    if subject.dep == "expl" or subject.tag == "PRP" or subject.pos == "PROPN":
+        return True
+    if subject.pos != "NOUN":
+        return False
+    children = [sentence.words[c] for c in sentence.children(subject.i)]
+    if any(c.dep == "nummod" or c.lower in lexicons.QUANTIFIER_STRENGTH for c in children):
+        return False
+    return any(c.dep == "poss" or (c.dep == "det" and c.lower in DEFINITE_DETERMINERS) for c in children)
+
+
 def _negations(context: _Context, side: str) -> list[Edit]:
-    negated = negate(context.parsed[side])
+    sentence = context.parsed[side]
+    negated = negate(sentence)
     if negated is None:
         return []
     text, word, replacement, relation, position = negated
+    problem = negation_problem(sentence) if replacement else None
+    if problem:
+        context.reject(problem)
+        return []
     change = Change(word, replacement, relation, "spaCy parse: main verb", **_positions(side, [position]))
-    return [_with("negation", side, change, *context.pair_with(side, text),
-                  context.expectation(side, NEGATED, relation))]
+    if context.task == "nli" and not definite_subject(sentence):
+        expectation = Expectation(None, None, None, f"{relation} on the verb of an indefinite, plural or quantified "
+                                  "subject: \"some people are not squatting\" (∃¬) does not deny \"people are "
+                                  "squatting\", so logic fixes no label")
+    else:
+        expectation = context.expectation(side, NEGATED, relation)
+    return [_with("negation", side, change, *context.pair_with(side, text), expectation)]
 
 
 NAME_GENDER = {**{n: "male" for n in lexicons.MALE_NAMES}, **{n: "female" for n in lexicons.FEMALE_NAMES}}
@@ -339,9 +392,21 @@ def _stable_pick(key: str, options: Sequence[str]) -> str:
     return options[zlib.crc32(key.encode("utf-8")) % len(options)]
 
 
+def person_name(sentence: ParsedSentence, word) -> bool:
+    """Whether `word` is a given name (nlivis's lexicon) that begins a person's name as spaCy's entity recogniser
+    sees it, and the name is not a modifier of another noun ("a John Deere tractor", "the Union Jack")."""
+    if word.text not in NAME_GENDER or word.pos != "PROPN" or word.entity != "PERSON" or not word.entity_start:
+        return False
+    end = word.i
+    while end + 1 < len(sentence) and sentence.words[end + 1].entity == "PERSON" and not sentence.words[end + 1].entity_start:
+        end += 1
+    last = sentence.words[end]
+    return not (last.dep == "compound" and sentence.words[last.head].pos != "PROPN")
+
+
 def _names_in(context: _Context) -> list[str]:
     return list(dict.fromkeys(w.text for side in ("premise", "hypothesis") for w in context.parsed[side].words
-                              if w.text in NAME_GENDER and w.pos == "PROPN"))
+                              if person_name(context.parsed[side], w)))
 
 
 def _name_map(context: _Context, names: Sequence[str], other_gender: bool) -> dict[str, str]:
@@ -358,13 +423,14 @@ def _name_map(context: _Context, names: Sequence[str], other_gender: bool) -> di
 
 
 def _replace_everywhere(context: _Context, replacement_of) -> tuple[dict[str, str], dict[str, list[int]], list[str]]:
-    """Apply `replacement_of(word) -> str | None` on both sides: new texts, changed positions, changed words."""
+    """Apply `replacement_of(sentence, word) -> str | None` on both sides: new texts, changed positions, changed
+    words."""
     texts, positions, changed = {}, {}, []
     for side in ("premise", "hypothesis"):
         sentence = context.parsed[side]
         replaced = {}
         for word in sentence.words:
-            new = replacement_of(word)
+            new = replacement_of(sentence, word)
             if new is not None and new != word.text:
                 replaced[word.i] = new
                 changed.append(f"{word.text} → {new}")
@@ -379,7 +445,7 @@ def _name_edits(context: _Context) -> list[Edit]:
         return []
     mapping = _name_map(context, names, other_gender=False)
     texts, positions, changed = _replace_everywhere(
-        context, lambda w: mapping.get(w.text) if w.pos == "PROPN" else None)
+        context, lambda sentence, w: mapping.get(w.text) if person_name(sentence, w) else None)
     change = Change(", ".join(names), ", ".join(mapping[n] for n in names), "other person's name (same gender)",
                     "nlivis lexicon: given names", tuple(positions["premise"]), tuple(positions["hypothesis"]))
     edits = [_with("name", "both", change, texts["premise"], texts["hypothesis"],
@@ -397,9 +463,9 @@ def _name_edits(context: _Context) -> list[Edit]:
     return edits
 
 
-def _gendered(word, name_map: dict[str, str]) -> str | None:
+def _gendered(sentence: ParsedSentence, word, name_map: dict[str, str]) -> str | None:
     lower = word.lower
-    if word.text in name_map and word.pos == "PROPN":
+    if word.text in name_map and person_name(sentence, word):
         return name_map[word.text]
     if lower == "her":
         new = "his" if word.tag == "PRP$" else "him"
@@ -418,7 +484,7 @@ def _gendered(word, name_map: dict[str, str]) -> str | None:
 
 def _gender_edits(context: _Context) -> list[Edit]:
     name_map = _name_map(context, _names_in(context), other_gender=True)
-    texts, positions, changed = _replace_everywhere(context, lambda w: _gendered(w, name_map))
+    texts, positions, changed = _replace_everywhere(context, lambda sentence, w: _gendered(sentence, w, name_map))
     if not changed:
         return []
     change = Change(", ".join(c.split(" → ")[0] for c in changed), ", ".join(c.split(" → ")[1] for c in changed),
@@ -429,11 +495,15 @@ def _gender_edits(context: _Context) -> list[Edit]:
                                         context.label))]
 
 
-def typo(word: str) -> str | None:
-    """The word with two neighbouring letters near its middle swapped (None when all of them are equal)."""
+def typo(word: str, is_word=lambda text: False) -> str | None:
+    """The word with two neighbouring letters near its middle swapped, trying three places, the first that
+    `is_word` does not call a word (None when each swap is of equal letters or spells a word: "singing" →
+    "signing" is another word, which no model should read as the same)."""
     for start in (len(word) // 2 - 1, len(word) // 2, len(word) // 2 - 2):
         if 0 < start < len(word) - 1 and word[start] != word[start + 1]:
-            return word[:start] + word[start + 1] + word[start] + word[start + 2:]
+            misspelt = word[:start] + word[start + 1] + word[start] + word[start + 2:]
+            if not is_word(misspelt):
+                return misspelt
     return None
 
 
@@ -443,8 +513,9 @@ def _typos(context: _Context, side: str) -> list[Edit]:
     if not eligible:
         return []
     word = max(eligible, key=lambda w: (len(w.text), -w.i))
-    misspelt = typo(word.text)
+    misspelt = typo(word.text, is_english_word)
     if misspelt is None:
+        context.reject("every typo of the word spells a word")
         return []
     change = Change(word.text, misspelt, "typo", "two letters swapped", **_positions(side, [word.i]))
     text = sentence.with_words({word.i: misspelt})
@@ -469,24 +540,34 @@ def check_kinds(kinds: Iterable[str] | None) -> tuple[str, ...]:
     return kinds
 
 
+def normalise_space(text: str) -> str:
+    """The text stripped, each run of whitespace one space: how every edit's and probe case's text is written."""
+    return " ".join(text.split())
+
+
 def propose_edits(premise: str, hypothesis: str, label: str | None = None, task: str = "nli",
-                  kinds: Iterable[str] | None = None, known: frozenset[str] | None = None) -> list[Edit]:
-    """Every edit of the pair, in a fixed order (kind, side, position), each new pair once.
+                  kinds: Iterable[str] | None = None, known: frozenset[str] | None = None,
+                  rejected: Counter | None = None) -> list[Edit]:
+    """Every edit of the pair that passes the engine's rules (`analysis.edit_filters`), in a fixed order (kind,
+    side, position), each new pair once. Both sentences are whitespace-normalised first (`normalise_space`),
+    so every edit's text is, and the unedited side is the original's normalised text.
 
     `label` is the original pair's label (a name of `TASK_LABELS[task]`) or None; `kinds` limits the kinds
     (names from `KINDS`, or substitution relations from `RELATIONS`); `known` (lower-case words) limits a
     substitution's replacements to those words (`wordnet_replacements`), e.g. to the words a training split
-    uses, so that an edit reads like the data it is made from.
+    uses, so that an edit reads like the data it is made from. `rejected`, when given, counts the candidates
+    the rules dropped, by reason.
     """
     if task not in TASK_LABELS:
         raise ValueError(f"unknown task {task!r}; use nli or paraphrase")
     if label is not None and label not in TASK_LABELS[task]:
         raise ValueError(f"label {label!r} is not one of {task}'s labels {list(TASK_LABELS[task])}")
     wanted = check_kinds(kinds)
+    premise, hypothesis = normalise_space(premise), normalise_space(hypothesis)
     parsed_premise, parsed_hypothesis = parse_sentences([premise, hypothesis])
     parsed = {"premise": parsed_premise, "hypothesis": parsed_hypothesis}
     context = _Context(task, label, parsed, {side: polarities(s) for side, s in parsed.items()},
-                       {"premise": premise, "hypothesis": hypothesis}, known)
+                       {"premise": premise, "hypothesis": hypothesis}, known, rejected)
     sides = ("hypothesis", "premise")
     edits: list[Edit] = []
     if "substitution" in wanted or any(r in wanted for r in RELATIONS):

@@ -30,6 +30,10 @@ class Word:
     tag: str
     dep: str
     head: int
+    entity: str = ""
+    """spaCy's named-entity type ("PERSON", "ORG" …), "" outside an entity."""
+    entity_start: bool = False
+    """Whether the word begins its entity (spaCy's IOB "B")."""
 
     @property
     def lower(self) -> str:
@@ -97,7 +101,7 @@ def _from_doc(doc) -> ParsedSentence:
         if position + 1 < len(kept) and kept[position + 1].i != token.i + 1:
             whitespace = " "  # a whitespace token was dropped after this one
         words.append(Word(position, token.text, whitespace, token.lemma_, token.pos_, token.tag_, token.dep_,
-                          index.get(token.head.i, position)))
+                          index.get(token.head.i, position), token.ent_type_, token.ent_iob_ == "B"))
     return ParsedSentence(doc.text, tuple(words))
 
 
@@ -105,10 +109,15 @@ _REMEMBERED: OrderedDict[str, ParsedSentence] = OrderedDict()
 
 
 def parse_sentences(texts: Sequence[str]) -> list[ParsedSentence]:
-    """The parse of each text (spaCy with the dependency parser, once per distinct text per process)."""
+    """The parse of each text (spaCy with the dependency parser and the entity recogniser, once per distinct text
+    per process): the edit engine changes a name only where spaCy sees a person."""
     missing = list(dict.fromkeys(text for text in texts if text not in _REMEMBERED))
     if missing:
-        for text, doc in zip(missing, load_nlp(with_parser=True).pipe(missing, batch_size=PARSE_BATCH_SIZE)):
+        nlp = load_nlp(with_parser=True)
+        docs = nlp.pipe(missing, batch_size=PARSE_BATCH_SIZE)
+        if "ner" in nlp.component_names:  # loaded but switched off for token features: run it here
+            docs = nlp.get_pipe("ner").pipe(docs, batch_size=PARSE_BATCH_SIZE)
+        for text, doc in zip(missing, docs):
             _REMEMBERED[text] = _from_doc(doc)
             if len(_REMEMBERED) > PARSES_REMEMBERED:
                 _REMEMBERED.popitem(last=False)

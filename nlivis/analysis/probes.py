@@ -10,6 +10,14 @@ A case fails or passes per model; a test reports its failure rate with a Wilson 
 the same cases are compared with McNemar's exact test (Holm-adjusted over all comparisons), and every
 failing case is kept with what was expected and predicted, so a view can open it as a pair.
 
+Each test declares its `generator`: ENGINE when its cases come from the same code or lexicons as `train
+--augment` (the edit engine on dev pairs; WordNet antonyms and hypernyms through `analysis.word_replacements`;
+the exclusive categories and number words of `analysis.lexicons`), INDEPENDENT when they were written without
+them (hand-written templates and frames, dev questions as they are). A model trained on the engine's edits
+is being tested on its own generator by an ENGINE test: only INDEPENDENT tests and held-out files speak for
+a fix. Every case's text is whitespace-normalised (`analysis.edits.normalise_space`), so a dev-built case is
+found again by its text.
+
 Suites are deterministic: templates are sampled and dev pairs visited in an order drawn from `seed`, and
 every edit choice is a fixed rule. Dev-built cases come from sentences a checkpoint may have seen in
 training: `nlivis.workflows.probes.training_overlap` counts them against the checkpoint's recorded training
@@ -30,7 +38,7 @@ from nlivis.analysis import lexicons
 from nlivis.analysis.edit_runs import expectation_met
 from nlivis.analysis.edit_expectations import (CONTRADICTION, DUPLICATE, ENTAILMENT, INVARIANT, LABEL, NEUTRAL,
                                                NOT_DUPLICATE)
-from nlivis.analysis.edits import Edit, propose_edits
+from nlivis.analysis.edits import Edit, normalise_space, propose_edits
 from nlivis.analysis.word_replacements import wordnet_replacements
 from nlivis.analysis.inflection import indefinite_article, plural
 from nlivis.analysis.parsed import parse_sentences
@@ -43,6 +51,9 @@ MAX_DEV_PAIRS = 12_000
 DEV_CHUNK = 256
 """Dev pairs parsed together (spaCy's batch)."""
 SUITES = ("nli", "paraphrase")
+ENGINE, INDEPENDENT = "engine", "independent"
+GENERATORS = (ENGINE, INDEPENDENT)
+"""What built a test's cases: the edit engine's code or lexicons (as `--augment` does), or something else."""
 DEV_SPLITS = {
     "nli": (("snli", "dev", "snli/esnli_tokenized"), ("mnli", "dev_matched", "mnli_dev")),
     "paraphrase": (("quora", "dev", "quora"),),
@@ -71,6 +82,8 @@ class ProbeTest:
     type: str
     description: str
     cases: tuple[ProbeCase, ...]
+    generator: str
+    """ENGINE or INDEPENDENT (the module's docstring)."""
 
 
 # ------------------------------------------------------------------------------------------- templates
@@ -85,7 +98,8 @@ def _names(rng: random.Random) -> tuple[str, str]:
 
 
 def labelled(rows: Iterable[tuple[str, str, str]]) -> list[ProbeCase]:
-    return [ProbeCase(premise, hypothesis, LABEL, label) for premise, hypothesis, label in rows]
+    return [ProbeCase(normalise_space(premise), normalise_space(hypothesis), LABEL, label)
+            for premise, hypothesis, label in rows]
 
 
 def _antonym_pairs(words: Sequence[str]) -> list[tuple[str, str]]:
@@ -99,31 +113,37 @@ def _antonym_pairs(words: Sequence[str]) -> list[tuple[str, str]]:
 
 
 def _hypernym_pairs(nouns: Sequence[str]) -> list[tuple[str, str]]:
+    """(noun, its WordNet hypernym) where the hypernym is countable ("holding an equipment" is not English)."""
     return [(noun, wordnet_replacements(noun, "n")["hypernym"]) for noun in nouns
-            if "hypernym" in wordnet_replacements(noun, "n")]
+            if wordnet_replacements(noun, "n").get("hypernym", "equipment") not in lexicons.MASS_NOUNS]
 
 
-def nli_templates(rng: random.Random) -> list[tuple[str, str, str, str, list[ProbeCase]]]:
-    """(capability, name, type, description, candidate cases) of every NLI template test, in a fixed order."""
+Template = tuple[str, str, str, str, list[ProbeCase], str]
+"""(capability, name, type, description, candidate cases, generator) of a template test."""
+
+
+def nli_templates(rng: random.Random) -> list[Template]:
+    """Every NLI template test, in a fixed order."""
     passives, overlap = _role_cases(lexicons.OCCUPATIONS)
     return [_negation_test(), _quantifier_test(), *_taxonomy_tests(), _counting_test(rng), _comparative_test(rng),
             ("SRL: active / passive", "passive of the same event, and with roles swapped", "MFT",
-             "The doctor saw the nurse ⊨ the nurse was seen by the doctor; ⊭ the doctor was seen by the nurse",
-             labelled(passives)),
+             "The doctor saw the nurse ⊨ the nurse was seen by the doctor; ⊭ the doctor was seen by the nurse "
+             "(asymmetric verbs only: \"met\" is left out, since meeting is mutual)", labelled(passives), INDEPENDENT),
             _coreference_test(rng), _temporal_test(rng),
             ("Lexical overlap (HANS)", "subject/object swap and subsequence", "MFT",
              "all words shared, different meaning: The doctor saw the nurse ⊭ the nurse saw the doctor; "
-             "The doctor near the nurse saw the pilot ⊭ the nurse saw the pilot → neutral", labelled(overlap))]
+             "The doctor near the nurse saw the pilot ⊭ the nurse saw the pilot → neutral", labelled(overlap),
+             INDEPENDENT)]
 
 
-def _negation_test() -> tuple[str, str, str, str, list[ProbeCase]]:
+def _negation_test() -> Template:
     return ("Negation", "negated predicate contradicts", "MFT",
             "P: The doctor is sleeping. H: The doctor is not sleeping. → contradiction",
             labelled((f"The {o} is {a}.", f"The {o} is not {a}.", CONTRADICTION)
-                     for o in lexicons.OCCUPATIONS for a, _ in lexicons.ACTIVITIES))
+                     for o in lexicons.OCCUPATIONS for a, _ in lexicons.ACTIVITIES), INDEPENDENT)
 
 
-def _quantifier_test() -> tuple[str, str, str, str, list[ProbeCase]]:
+def _quantifier_test() -> Template:
     quantified = []
     for o in lexicons.OCCUPATIONS:
         for a, _ in lexicons.ACTIVITIES:
@@ -132,10 +152,11 @@ def _quantifier_test() -> tuple[str, str, str, str, list[ProbeCase]]:
                            (f"All {group} are {a}.", f"Some {group} are {a}.", ENTAILMENT),
                            (f"Some {group} are {a}.", f"All {group} are {a}.", NEUTRAL)]
     return ("Quantifiers", "some / all / no", "MFT",
-            "some vs no → contradiction; all ⊨ some → entailment; some ⊭ all → neutral", labelled(quantified))
+            "some vs no → contradiction; all ⊨ some → entailment; some ⊭ all → neutral", labelled(quantified),
+            INDEPENDENT)
 
 
-def _taxonomy_tests() -> list[tuple[str, str, str, str, list[ProbeCase]]]:
+def _taxonomy_tests() -> list[Template]:
     """WordNet antonyms, hypernyms upward and under negation, and exclusive co-hyponyms of nlivis's lexicons."""
     people = _antonym_pairs(lexicons.PERSON_ADJECTIVES)
     things = _antonym_pairs(lexicons.OBJECT_ADJECTIVES)
@@ -168,16 +189,16 @@ def _taxonomy_tests() -> list[tuple[str, str, str, str, list[ProbeCase]]]:
                                   CONTRADICTION))
     return [("Taxonomy: antonyms", "WordNet antonym adjectives", "MFT",
              "P: The nurse is tall. H: The nurse is short. (antonyms from WordNet 3.0) → contradiction",
-             labelled(antonyms)),
+             labelled(antonyms), ENGINE),
             ("Taxonomy: hypernymy", "hypernyms upward and under negation (MoNLI)", "MFT",
              "holding a puppy ⊨ holding a dog; not holding a dog ⊨ not holding a puppy; the converses → neutral "
-             "(hypernyms from WordNet 3.0)", labelled(hypernymy)),
+             "(hypernyms from WordNet 3.0)", labelled(hypernymy), ENGINE),
             ("Taxonomy: exclusive co-hyponyms", "a different colour, instrument, animal, drink, vehicle, fruit",
              "MFT", "P: The pilot is playing the violin. H: The pilot is playing the cello. → contradiction",
-             labelled(exclusive))]
+             labelled(exclusive), ENGINE)]
 
 
-def _counting_test(rng: random.Random) -> tuple[str, str, str, str, list[ProbeCase]]:
+def _counting_test(rng: random.Random) -> Template:
     counting = []
     for a, _ in lexicons.ACTIVITIES:
         for _ in range(6):
@@ -189,11 +210,12 @@ def _counting_test(rng: random.Random) -> tuple[str, str, str, str, list[ProbeCa
             counting.append((f"{first.capitalize()} {plural(o)} are {a}.", f"{second.capitalize()} {plural(o)} are {a}.",
                              CONTRADICTION))
     return ("Numbers and counting", "counting people, different numbers", "MFT",
-            "John and Mary are running ⊨ two people are running, not three; two doctors ≠ five doctors",
-            labelled(counting))
+            "John and Mary are running ⊨ two people are running, not three; two doctors ≠ five doctors. Numbers are "
+            "read exactly, as SNLI's annotators read a caption's count (\"two doctors\" = exactly two): under an "
+            "at-least reading a larger number would not contradict a smaller one", labelled(counting), ENGINE)
 
 
-def _comparative_test(rng: random.Random) -> tuple[str, str, str, str, list[ProbeCase]]:
+def _comparative_test(rng: random.Random) -> Template:
     comparatives = []
     for more, less in lexicons.COMPARATIVES:
         for _ in range(12):
@@ -202,7 +224,8 @@ def _comparative_test(rng: random.Random) -> tuple[str, str, str, str, list[Prob
                              (f"{a} is {more} than {b}.", f"{b} is {less} than {a}.", ENTAILMENT),
                              (f"{a} is {more} than {b}.", f"{a} is {less} than {b}.", CONTRADICTION)]
     return ("Comparatives", "converse and reversed comparatives", "MFT",
-            "A is taller than B ⊨ B is shorter than A; contradicts B is taller than A", labelled(comparatives))
+            "A is taller than B ⊨ B is shorter than A; contradicts B is taller than A", labelled(comparatives),
+            INDEPENDENT)
 
 
 def _role_cases(occupations: Sequence[str]) -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]]:
@@ -222,7 +245,7 @@ def _role_cases(occupations: Sequence[str]) -> tuple[list[tuple[str, str, str]],
     return passives, overlap
 
 
-def _coreference_test(rng: random.Random) -> tuple[str, str, str, str, list[ProbeCase]]:
+def _coreference_test(rng: random.Random) -> Template:
     coreference = []
     for base, past, _ in lexicons.TRANSITIVE_VERBS:
         for place in lexicons.PLACES:
@@ -234,10 +257,11 @@ def _coreference_test(rng: random.Random) -> tuple[str, str, str, str, list[Prob
                             (f"{man} and {woman} met at the {place}, and she {past} him.", f"{woman} {past} {man}.",
                              ENTAILMENT)]
     return ("Coreference", "he / she resolved by gender", "MFT",
-            "John and Mary met, and he helped her ⊨ John helped Mary; ⊭ Mary helped John", labelled(coreference))
+            "John and Mary met, and he helped her ⊨ John helped Mary; ⊭ Mary helped John", labelled(coreference),
+            INDEPENDENT)
 
 
-def _temporal_test(rng: random.Random) -> tuple[str, str, str, str, list[ProbeCase]]:
+def _temporal_test(rng: random.Random) -> Template:
     temporal = []
     for first, second in combinations(lexicons.ROUTINE_EVENTS, 2):
         for _ in range(4):
@@ -247,10 +271,10 @@ def _temporal_test(rng: random.Random) -> tuple[str, str, str, str, list[ProbeCa
                           CONTRADICTION)]
     return ("Temporal order", "before / after", "MFT",
             "Ann ate breakfast before going to work ⊨ Ann went to work after eating breakfast; contradicts "
-            "Ann ate breakfast after going to work", labelled(temporal))
+            "Ann ate breakfast after going to work", labelled(temporal), INDEPENDENT)
 
 
-def paraphrase_templates(rng: random.Random) -> list[tuple[str, str, str, str, list[ProbeCase]]]:
+def paraphrase_templates(rng: random.Random) -> list[Template]:
     tests = []
     people = _antonym_pairs(lexicons.PERSON_ADJECTIVES)
     negation, antonyms = [], []
@@ -259,9 +283,9 @@ def paraphrase_templates(rng: random.Random) -> list[tuple[str, str, str, str, l
             negation.append((f"Why are {plural(o)} {a}?", f"Why are {plural(o)} not {a}?", NOT_DUPLICATE))
             antonyms.append((f"Why are {plural(o)} {a}?", f"Why are {plural(o)} {b}?", NOT_DUPLICATE))
     tests.append(("Negation", "negated question", "MFT", "Why are doctors busy? / Why are doctors not busy? → not "
-                  "duplicate", labelled(negation)))
+                  "duplicate", labelled(negation), INDEPENDENT))
     tests.append(("Taxonomy: antonyms", "antonym in one question", "MFT", "Why are nurses happy? / Why are nurses "
-                  "unhappy? (WordNet 3.0 antonyms) → not duplicate", labelled(antonyms)))
+                  "unhappy? (WordNet 3.0 antonyms) → not duplicate", labelled(antonyms), ENGINE))
     passives = []
     for base, past, participle in lexicons.TRANSITIVE_VERBS:
         for _ in range(6):
@@ -272,7 +296,7 @@ def paraphrase_templates(rng: random.Random) -> list[tuple[str, str, str, str, l
                          (f"Did {a} {base} {b}?", f"Was {a} {participle} by {b}?", NOT_DUPLICATE)]
     tests.append(("SRL: active / passive", "passive of the same question, and with roles swapped", "MFT",
                   "Why did John help Mary? = Why was Mary helped by John? ≠ Why did Mary help John?",
-                  labelled(passives)))
+                  labelled(passives), INDEPENDENT))
     return tests
 
 
@@ -311,6 +335,7 @@ class EditTest:
     cases: list[ProbeCase] = field(default_factory=list)
 
     def case_of(self, edit: Edit, original: tuple[str, str], source: str) -> ProbeCase:
+        original = (normalise_space(original[0]), normalise_space(original[1]))
         if self.type == "INV":
             return ProbeCase(edit.premise, edit.hypothesis, INVARIANT, None, None, original, source)
         return ProbeCase(edit.premise, edit.hypothesis, edit.expectation, edit.expected, edit.direction, original,
@@ -328,9 +353,12 @@ def _anything(gold: str, premise: str, hypothesis: str) -> bool:
 def nli_edit_tests() -> list[EditTest]:
     return [
         EditTest("Negation", "negated entailed hypothesis (dev)", "DIR",
-                 "the main verb of an entailed SNLI / MultiNLI dev hypothesis negated → contradiction",
+                 "the main verb of an entailed SNLI / MultiNLI dev hypothesis with a definite subject (the, a name, "
+                 "a pronoun, there) negated → contradiction; an indefinite or plural subject's negation (∃¬) fixes "
+                 "no label and is not used",
                  ("negation",), lambda gold, p, h: gold == ENTAILMENT,
-                 lambda gold, e: e.kind == "negation" and e.side == "hypothesis" and gold == ENTAILMENT),
+                 lambda gold, e: e.kind == "negation" and e.side == "hypothesis" and gold == ENTAILMENT
+                 and _labelled_edit(e)),
         EditTest("Quantifiers", "quantifier swapped on a subject (dev)", "DIR",
                  "a / every / no, some / all / no / most on a dev subject, with the label or direction the lattice "
                  "and the original label fix",
@@ -436,7 +464,8 @@ def fill_edit_tests(tests: Sequence[EditTest], suite: str, dev: Sequence[tuple[s
 def reflexivity_cases(dev: Sequence[tuple[str, object]], rng: random.Random) -> list[ProbeCase]:
     questions = sorted({text for _, pair in dev for text in (pair.premise, pair.hypothesis)})
     rng.shuffle(questions)
-    return [ProbeCase(q, q, LABEL, DUPLICATE, source="quora_dev") for q in questions]
+    return [ProbeCase(q, q, LABEL, DUPLICATE, source="quora_dev")
+            for q in dict.fromkeys(map(normalise_space, questions))]
 
 
 def build_suite(suite: str, dev: Sequence[tuple[str, object]] = (), per_test: int = DEFAULT_CASES_PER_TEST,
@@ -450,23 +479,24 @@ def build_suite(suite: str, dev: Sequence[tuple[str, object]] = (), per_test: in
     rng = random.Random(seed)
     templates = nli_templates(rng) if suite == "nli" else paraphrase_templates(rng)
     tests = []
-    for capability, name, kind, description, candidates in templates:
+    for capability, name, kind, description, candidates, generator in templates:
         chosen = candidates if len(candidates) <= per_test else rng.sample(candidates, per_test)
-        tests.append(ProbeTest(capability, name, kind, description, tuple(chosen)))
+        tests.append(ProbeTest(capability, name, kind, description, tuple(chosen), generator))
     if dev:
         edit_tests = nli_edit_tests() if suite == "nli" else paraphrase_edit_tests()
         fill_edit_tests(edit_tests, suite, dev, per_test, random.Random(seed + 1), progress)
-        tests += [ProbeTest(t.capability, t.name, t.type, t.description, tuple(t.cases)) for t in edit_tests]
+        tests += [ProbeTest(t.capability, t.name, t.type, t.description, tuple(t.cases), ENGINE) for t in edit_tests]
         if suite == "paraphrase":
             tests.append(ProbeTest("Logic: reflexivity", "a question and itself (dev)", "MFT",
                                    "a Quora dev question paired with itself → duplicate",
-                                   tuple(reflexivity_cases(dev, random.Random(seed + 2))[:per_test])))
+                                   tuple(reflexivity_cases(dev, random.Random(seed + 2))[:per_test]), INDEPENDENT))
     order = {capability: i for i, capability in enumerate(dict.fromkeys(t.capability for t in tests))}
     return sorted(tests, key=lambda t: (order[t.capability], t.type != "MFT"))
 
 
-SUITE_FORMAT = "nlivis-probe-suite-1"
-SUITE_CODE = ("probes.py", "edits.py", "monotonicity.py", "lexicons.py", "inflection.py", "parsed.py")
+SUITE_FORMAT = "nlivis-probe-suite-2"
+SUITE_CODE = ("probes.py", "edits.py", "edit_filters.py", "edit_expectations.py", "word_replacements.py",
+              "monotonicity.py", "lexicons.py", "inflection.py", "parsed.py")
 """The modules of `nlivis.analysis` a suite's cases follow from: a change to any of them gives a new entry in
 the suite cache (`nlivis.workflows.probes.load_suite`)."""
 
@@ -604,7 +634,7 @@ def probe_record(result: ProbeResult, suite: str, seed: int, per_test: int, note
                 "failing": [{"case": i, "predicted": outcome.predicted[i],
                              "original_predicted": outcome.original_predicted[i]} for i in outcome.failures]}
         tests.append({"capability": test.capability, "name": test.name, "type": test.type,
-                      "description": test.description, "cases": count, "by_model": by_model,
+                      "generator": test.generator, "description": test.description, "cases": count, "by_model": by_model,
                       "case_list": [{**asdict(case), "original": list(case.original) if case.original else None}
                                     for case in test.cases]})
     return {"suite": suite, "seed": seed, "cases_per_test": per_test, "labels": list(result.labels),

@@ -2,9 +2,12 @@
 the next member of an exclusive category of nlivis's own lexicons (`analysis.lexicons`).
 
 Word sense: a word is substituted only when its first WordNet sense is clearly its most frequent one
-(`dominant_synset`: at least half of the word's sense-tagged occurrences and twice the second sense), and a
-replacement only when that synset is its own dominant sense too; otherwise the word is skipped rather than
-guessed. Given a set of `known` words (a training split's), replacements are drawn from it only, and a
+(`dominant_synset`: at least half of the word's sense-tagged occurrences and twice the second sense) and the part
+of speech spaCy gave it is the word's most frequent one (`dominant_pos`: "young" as a noun, "looking" as a noun
+are skipped), and a replacement only when that synset is its own dominant sense too, that part of speech its own
+most frequent one ("special" is an adjective first, so never a noun's hypernym) and it was sense-tagged at
+least `MIN_REPLACEMENT_COUNT` times in that sense (a common word in that sense: "disembarrass", "departer",
+"telecasting" never were); otherwise the word is skipped rather than guessed. Given a set of `known` words (a training split's), replacements are drawn from it only, and a
 hypernym is the nearest known one further up ("dog" → "animal" rather than "canid").
 """
 from __future__ import annotations
@@ -31,7 +34,27 @@ MISLEADING_HYPERNYM_EDGES = frozenset({("wheeled_vehicle.n.01", "container.n.01"
 """WordNet 3.0 hypernym links that are not an everyday "is a" and are never walked: WordNet files wheeled
 vehicles under containers, which made "car" and "bicycle" into "container"."""
 DOMINANT_SHARE, DOMINANT_RATIO = 0.5, 2.0
+MIN_REPLACEMENT_COUNT = 2
+"""Sense-tagged occurrences (WordNet's SemCor counts) a replacement needs in the replaced word's sense: the
+frequency list nlivis already ships with WordNet, and the one that counts a word *in that sense*."""
+MIN_HYPONYM_COUNT = 5
+"""A hyponym is one of many more specific words, so only a common one is taken ("boy" → "sonny" is not)."""
 WORDNET_SOURCE = "WordNet 3.0, first sense"
+WORDNET_POS = ("n", "v", "a", "r")
+
+
+@lru_cache(maxsize=100_000)
+def pos_count(lemma: str, wordnet_pos: str) -> int:
+    """How often `lemma` was sense-tagged in this part of speech (all its senses; adjectives with satellites)."""
+    return sum(lemma_count(entry) for synset in load_wordnet().synsets(lemma, wordnet_pos)
+               for entry in synset.lemmas() if entry.name().lower() == lemma.lower())
+
+
+def dominant_pos(lemma: str, wordnet_pos: str) -> bool:
+    """Whether `wordnet_pos` is the lemma's most frequent part of speech (ties pass): a word read in a part of
+    speech it seldom has is not substituted in it, nor chosen as a replacement in it."""
+    own = pos_count(lemma, wordnet_pos)
+    return all(own >= pos_count(lemma, other) for other in WORDNET_POS if other != wordnet_pos)
 
 
 @lru_cache(maxsize=100_000)
@@ -61,12 +84,14 @@ def _single_word(name: str) -> bool:
     return name.isalpha() and name.islower()
 
 
-def _candidates(synset, wordnet_pos: str, exclude: str) -> list[tuple[int, str]]:
-    """(count, word) for the synset's single-word lemmas whose own dominant sense is this synset."""
+def _candidates(synset, wordnet_pos: str, exclude: str, min_count: int = MIN_REPLACEMENT_COUNT) -> list[tuple[int, str]]:
+    """(count, word) for the synset's single-word lemmas whose own dominant sense is this synset, in their own
+    most frequent part of speech, sense-tagged at least `min_count` times in it."""
     found = []
     for entry in synset.lemmas():
         name = entry.name()
-        if name.lower() != exclude and _single_word(name) and dominant_synset(name, wordnet_pos) == synset:
+        if (name.lower() != exclude and _single_word(name) and lemma_count(entry) >= min_count
+                and dominant_synset(name, wordnet_pos) == synset and dominant_pos(name, wordnet_pos)):
             found.append((lemma_count(entry), name))
     return found
 
@@ -83,7 +108,7 @@ def wordnet_replacements(lemma: str, wordnet_pos: str, known: frozenset[str] | N
     `known` (lower-case words, e.g. a training split's vocabulary) keeps only replacements among them, and
     then hypernyms are looked for `KNOWN_HYPERNYM_DEPTH` levels up, so the nearest *known* one is found."""
     synset = dominant_synset(lemma, wordnet_pos)
-    if synset is None:
+    if synset is None or not dominant_pos(lemma, wordnet_pos):
         return {}
 
     def usable(candidates: Iterable[tuple[int, str]]) -> list[tuple[int, str]]:
@@ -103,12 +128,12 @@ def wordnet_replacements(lemma: str, wordnet_pos: str, known: frozenset[str] | N
         if hypernym:
             found["hypernym"] = hypernym
             break
-    hyponym = _best(usable((count, name) for s in synset.hyponyms()
-                           for count, name in _candidates(s, wordnet_pos, lemma) if count > 0))
+    hyponym = _best(usable(c for s in synset.hyponyms() for c in _candidates(s, wordnet_pos, lemma, MIN_HYPONYM_COUNT)))
     if hyponym:
         found["hyponym"] = hyponym
     antonyms = [a.name() for entry in synset.lemmas() if entry.name().lower() == lemma.lower()
-                for a in entry.antonyms() if _single_word(a.name()) and (known is None or a.name().lower() in known)]
+                for a in entry.antonyms() if _single_word(a.name()) and lemma_count(a) >= MIN_REPLACEMENT_COUNT
+                and (known is None or a.name().lower() in known)]
     if antonyms:
         found["antonym"] = antonyms[0]
     return found

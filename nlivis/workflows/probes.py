@@ -66,7 +66,7 @@ def _suite_from_json(data: object) -> list[ProbeTest]:
         raise ValueError("not a suite file of this version")
     return [ProbeTest(t["capability"], t["name"], t["type"], t["description"],
                       tuple(ProbeCase(**{**c, "original": tuple(c["original"]) if c["original"] else None})
-                            for c in t["cases"]))
+                            for c in t["cases"]), t["generator"])
             for t in data["tests"]]
 
 

@@ -19,7 +19,7 @@ from nlivis.viz.charts import accuracy_dots
 
 CASE_COLUMNS = ["case", "premise", "hypothesis", "expected", "predicted", "before edit", "original premise",
                 "original hypothesis", "source"]
-COLUMN_WIDTHS = {"capability": 150, "test": 240, "type": 45, "cases": 50}
+COLUMN_WIDTHS = {"capability": 150, "test": 240, "type": 45, "generator": 85, "cases": 50}
 MODEL_COLUMN_WIDTH = 128
 """Fixed pixel widths: the table reads the same for any suite, and a test can find a model's column."""
 PROGRESS_STEPS = ("probe: spaCy", "probe: predicting")
@@ -35,11 +35,12 @@ def rate_text(entry: dict[str, Any]) -> str:
 
 
 def rate_table(record: dict[str, Any]) -> pd.DataFrame:
-    """One line per test (capability, test, type, cases), one column per model with its failure rate."""
+    """One line per test (capability, test, type, generator, cases), one column per model with its failure rate."""
     names = list(record["checkpoints"])
     rows = []
     for test in record["tests"]:
-        row = {"capability": test["capability"], "test": test["name"], "type": test["type"], "cases": test["cases"]}
+        row = {"capability": test["capability"], "test": test["name"], "type": test["type"],
+               "generator": test["generator"], "cases": test["cases"]}
         row.update({name: rate_text(test["by_model"][name]) for name in names})
         rows.append(row)
     return pd.DataFrame(rows)
@@ -75,7 +76,10 @@ def section(page: str, models: Sequence[cache.Model]) -> None:
     st.subheader("Behavioural tests")
     st.caption("CheckList's test types (Ribeiro et al., 2020) with nlivis's own templates and lexicons: MFT cases have "
                "a label logic fixes; INV and DIR cases are dev pairs changed by the edit engine, failing when the "
-               "prediction changes (INV) or misses the edit's label or direction (DIR). The same suite as "
+               "prediction changes (INV) or misses the edit's label or direction (DIR). *generator* says what built a "
+               "test: `engine` — the same edit engine or lexicons as `train --augment`, so a model augmented with them "
+               "is tested on its own generator; `independent` — written without them. Only independent tests and "
+               "held-out files speak for a fix. The same suite as "
                "`python -m nlivis probe CK … --suite nli|paraphrase --data-dir DATA --seed 1`.")
     root = paths.data_root()
     per_test = controls.number(page, "probe_cases", "Cases per test (at most)", DEFAULT_CASES_PER_TEST, 10, 1000,
