@@ -76,8 +76,9 @@ def expects_of(expectation: str | None, expected: str | None, direction: str | N
 
 
 def fingerprint(premise: str, hypothesis: str, expects: str) -> str:
-    """Which edit, without its text: the first hex digits of the sha256 of the pair and its expectation."""
-    return stable_hash(premise, hypothesis, expects)[:FINGERPRINT_LENGTH]
+    """Which edit, without its text: the first hex digits of the sha256 of the pair (its whitespace collapsed:
+    spacing is no part of what a reviewer judges) and its expectation."""
+    return stable_hash(" ".join(premise.split()), " ".join(hypothesis.split()), expects)[:FINGERPRINT_LENGTH]
 
 
 def edit_stratum(edit: Edit) -> str:
