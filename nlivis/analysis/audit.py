@@ -5,7 +5,8 @@ What to judge is drawn, not chosen: SNLI dev pairs are visited in an order fixed
 sha256 of the seed and the pair id), and
 - edits: every edit kind — substitutions by word relation, the other kinds by name (`edit_stratum`) — takes
   one of the pair's proposals of that kind (the one whose fingerprint hashes lowest with the seed) from each
-  visited pair that has one, until it holds `EDITS_PER_STRATUM`;
+  visited pair that has one, until it holds `EDITS_PER_STRATUM`, and then, from the proposals that expect
+  something, until at least `FLOOR_MIN_CASES` of its items do;
 - probes: every template test of the NLI suite (`probes.build_suite` at the probe command's defaults)
   gives the `CASES_PER_TEST` cases whose texts hash lowest with the seed; every test built from dev pairs
   (`probes.nli_edit_tests`) takes its case from each visited pair it accepts, as the suite does, until it
@@ -142,29 +143,39 @@ def _chunks(order: Sequence, wanted) -> Iterable[list]:
 
 
 def draw_edits(dev: Sequence[tuple[str, object]], per_stratum: int = EDITS_PER_STRATUM,
-               seed: int = AUDIT_SEED) -> list[Drawn]:
-    """The edits to judge (see the module's docstring), stratum by stratum in `EDIT_STRATA` order."""
+               seed: int = AUDIT_SEED, claims: int = FLOOR_MIN_CASES) -> list[Drawn]:
+    """The edits to judge (see the module's docstring), stratum by stratum in `EDIT_STRATA` order. A stratum
+    holding `per_stratum` items whose expectations are fewer than `claims` goes on drawing, from the
+    proposals that expect something only, until it has `claims` of them (so that label precision is
+    measured on as many items as grammaticality)."""
     drawn: dict[str, list[Drawn]] = {stratum: [] for stratum in EDIT_STRATA}
+
+    def wants(stratum: str) -> str | None:
+        """"any" (still filling), "claims" (full, short of claims) or None (done)."""
+        found = drawn[stratum]
+        if len(found) < per_stratum:
+            return "any"
+        return "claims" if sum(item.expects != NO_EXPECTATION for item in found) < claims else None
 
     def open_for(entry) -> list[str]:
         words = _words(entry[1].premise, entry[1].hypothesis)
-        return [s for s, found in drawn.items() if len(found) < per_stratum and may_have(s, words)]
+        return [s for s in drawn if wants(s) and may_have(s, words)]
 
     for chunk in _chunks(visiting_order(dev, seed), lambda entry: bool(open_for(entry))):
         for split, pair in chunk:
-            strata = open_for((split, pair))
+            strata = {stratum: wants(stratum) for stratum in open_for((split, pair))}
             if not strata:
                 continue
             source = f"{split}:{pair.id}"
             candidates: dict[str, list[Drawn]] = {}
             for edit in propose_edits(pair.premise, pair.hypothesis, pair.label, "nli"):
                 stratum = edit_stratum(edit)
-                if stratum in strata:
-                    item = _drawn_edit(stratum, source, edit, (pair.premise, pair.hypothesis), pair.label)
+                item = _drawn_edit(stratum, source, edit, (pair.premise, pair.hypothesis), pair.label)
+                if stratum in strata and (strata[stratum] == "any" or item.expects != NO_EXPECTATION):
                     candidates.setdefault(stratum, []).append(item)
             for stratum, items in candidates.items():
                 drawn[stratum].append(min(items, key=lambda d: stable_hash(str(seed), d.source, d.fingerprint)))
-        if all(len(found) >= per_stratum for found in drawn.values()):
+        if not any(wants(stratum) for stratum in drawn):
             break
     return [item for found in drawn.values() for item in found]
 
