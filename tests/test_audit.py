@@ -222,8 +222,12 @@ def test_the_draw_is_deterministic_and_matches_judgements_by_fingerprint(tmp_pat
     assert {item.stratum for item in first} <= set(EDIT_STRATA) and {"swap", "negation"} <= {i.stratum for i in first}
     assert all(sum(i.stratum == "swap" and i.source == source for i in first) == 1 for source, _ in
                [(f"own:{pair.id}", pair) for _, pair in OWN_PAIRS])
-    two = draw_edits(OWN_PAIRS, per_stratum=2)
+    two = draw_edits(OWN_PAIRS, per_stratum=2, claims=0)
     assert all(sum(i.stratum == s for i in two) <= 2 for s in EDIT_STRATA)
+    topped_up = draw_edits(OWN_PAIRS, per_stratum=1, claims=3)
+    for stratum in EDIT_STRATA:
+        extra = [item for item in topped_up if item.stratum == stratum][1:]
+        assert all(item.expects != "none" for item in extra), stratum
     (tmp_path / EDITS_FILE).write_text("\n".join(audit_line(judgement_of(item)) for item in first[:3]) + "\n",
                                        encoding="utf-8")
     gone = judgement_of(replace(first[0], fingerprint="0" * 12))
