@@ -7,7 +7,8 @@ For each (baseline, augmented) pair of checkpoints of one model and protocol:
 - SNLI dev (the select split both recorded, `predictions_snli_dev.jsonl.gz`): accuracy before → after, the
   change, McNemar's exact test on the same pairs, and the baseline's seed noise — the gap between the baseline
   and its `-seed2` checkpoint when one sits beside it;
-- the NLI probe suite (`python -m nlivis probe … --suite nli --data-dir D --json`, every checkpoint in one run):
+- the NLI probe suite (`python -m nlivis probe … --suite nli --data-dir D --json`, every checkpoint in one run),
+  its engine-built and independent tests apart (only the independent ones and held-out files speak for a fix):
   failure rate per capability before → after, McNemar on the pooled cases of the capability's tests,
   Holm-adjusted over the capabilities (`nlivis.analysis.probes.capability_comparisons`);
 - unless --probes-only, the held-out public sets through `python -m nlivis evaluate CK --file F --data-dir D
@@ -124,19 +125,25 @@ def main() -> int:
         rows = capability_comparisons(record, a, b)
         entry["probes"] = rows
         entry["probe_overlap"] = {name: record["checkpoints"][name]["training_overlap"] for name in (a, b)}
-        lines += ["", f"Probe suite, {augmented.name} against {base.name}: failure rate % per capability "
-                      "(cases of its tests pooled), McNemar on the cases only one of them fails, Holm over the "
-                      f"{len(rows)} capabilities:", "",
-                  "| capability | tests | cases | before | after | only before fails | only after fails | p (Holm) |",
-                  "|---|---|---|---|---|---|---|---|"]
+        lines += ["", f"Probe suite, {augmented.name} against {base.name}: failure rate % per generator and "
+                      "capability (cases of its tests pooled), McNemar on the cases only one of them fails, Holm over "
+                      f"the {len(rows)} rows. Engine tests are built by the same edit engine and lexicons as the "
+                      "augmentation, so they test a model on its own generator: only independent tests and held-out "
+                      "files speak for a fix.", "",
+                  "| generator | capability | tests | cases | before | after | only before fails | only after fails "
+                  "| p (Holm) |", "|---|---|---|---|---|---|---|---|---|"]
         for row in rows:
-            lines.append(f"| {row['capability']} | {row['tests']} | {row['cases']} | {pct(row['rate_a'])} | "
-                         f"{pct(row['rate_b'])} | {row['only_a_fails']} | {row['only_b_fails']} | "
-                         f"{p_text(row['p_holm'])} |")
-        total = sum(r["cases"] for r in rows)
-        lines.append(f"| all | {sum(r['tests'] for r in rows)} | {total} | "
-                     f"{pct(sum(r['failures_a'] for r in rows) / total)} | {pct(sum(r['failures_b'] for r in rows) / total)}"
-                     f" | {sum(r['only_a_fails'] for r in rows)} | {sum(r['only_b_fails'] for r in rows)} | |")
+            lines.append(f"| {row['generator']} | {row['capability']} | {row['tests']} | {row['cases']} | "
+                         f"{pct(row['rate_a'])} | {pct(row['rate_b'])} | {row['only_a_fails']} | "
+                         f"{row['only_b_fails']} | {p_text(row['p_holm'])} |")
+        for generator in ("independent", "engine"):
+            part = [r for r in rows if r["generator"] == generator]
+            total = sum(r["cases"] for r in part)
+            if total:
+                lines.append(f"| {generator} | all | {sum(r['tests'] for r in part)} | {total} | "
+                             f"{pct(sum(r['failures_a'] for r in part) / total)} | "
+                             f"{pct(sum(r['failures_b'] for r in part) / total)} | "
+                             f"{sum(r['only_a_fails'] for r in part)} | {sum(r['only_b_fails'] for r in part)} | |")
 
     if not args.probes_only:
         data = Path(args.data_dir)

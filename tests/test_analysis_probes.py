@@ -85,22 +85,26 @@ def test_cases_are_decided_per_model_and_failing_cases_read_as_the_record_lists_
 
 
 def test_capability_comparisons_pool_a_capabilitys_tests_and_adjust_over_capabilities():
-    def test(capability, cases, failing_a, failing_b):
-        return {"capability": capability, "cases": cases,
+    def test(capability, cases, failing_a, failing_b, generator="independent"):
+        return {"capability": capability, "cases": cases, "generator": generator,
                 "by_model": {"base": {"failing": [{"case": i} for i in failing_a]},
                              "aug": {"failing": [{"case": i} for i in failing_b]}}}
 
     record = {"tests": [test("Negation", 10, [0, 1, 2, 3, 4, 5, 6, 7], [0]),  # two tests of one capability
                         test("Negation", 10, [0, 1, 2], [1, 2, 3]),
-                        test("Fairness", 5, [], [])]}
-    negation, fairness = capability_comparisons(record, "base", "aug")
+                        test("Fairness", 5, [], [], "engine"),
+                        test("Negation", 4, [0], [], "engine")]}  # never pooled with the independent ones
+    negation, fairness, engine_negation = capability_comparisons(record, "base", "aug")
+    assert [row["generator"] for row in (negation, fairness, engine_negation)] == ["independent", "engine", "engine"]
+    assert (engine_negation["cases"], engine_negation["only_a_fails"]) == (4, 1)
     assert negation["capability"] == "Negation" and (negation["tests"], negation["cases"]) == (2, 20)
     assert (negation["failures_a"], negation["failures_b"]) == (11, 4)
     assert (negation["only_a_fails"], negation["only_b_fails"]) == (8, 1)  # 7 + 1 and 0 + 1
     assert negation["rate_a"] == pytest.approx(0.55) and negation["rate_b"] == pytest.approx(0.2)
     assert negation["p"] == pytest.approx(mcnemar_exact(8, 1))
     assert fairness["p"] == 1.0 and fairness["rate_a"] == 0.0
-    assert [negation["p_holm"], fairness["p_holm"]] == pytest.approx(holm_adjusted([mcnemar_exact(8, 1), 1.0]))
+    assert [negation["p_holm"], fairness["p_holm"], engine_negation["p_holm"]] == pytest.approx(
+        holm_adjusted([mcnemar_exact(8, 1), 1.0, mcnemar_exact(1, 0)]))
     with pytest.raises(ValueError, match="no results for other"):
         capability_comparisons(record, "base", "other")
 

@@ -89,7 +89,8 @@ def test_probe_table_to_a_cells_failing_cases_to_a_pair_and_its_edits(monkeypatc
     app.button(key="errors_probes_run_button").click().run()
     assert not app.exception, app.exception
     table = app.dataframe(key="errors_probes_table").value
-    assert list(table.columns) == ["capability", "test", "type", "cases", *TWO]
+    assert list(table.columns) == ["capability", "test", "type", "generator", "cases", *TWO]
+    assert set(table["generator"]) == {"engine", "independent"}
     assert len(table) >= 10 and set(table["type"]) >= {"MFT", "INV"}  # templates and edited fixture dev pairs
     assert app.query_params["probes_run"] == "10"
     # every cell is its failures' rate and Wilson interval (checked against the failing cases behind it)

@@ -30,8 +30,8 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 def test_edits_json_contract_on_a_tiny_checkpoint(tiny, capsys, wordnet):
-    code, out, _ = run(capsys, "edits", tiny, "--premise", "A tall man is playing a guitar .",
-                       "--hypothesis", "A man is playing a guitar .", "--label", "entailment", "--json")
+    code, out, _ = run(capsys, "edits", tiny, "--premise", "The tall man is playing a guitar .",
+                       "--hypothesis", "The man is playing a guitar .", "--label", "entailment", "--json")
     assert code == 0
     result = json.loads(out)
     name = tiny.name
@@ -48,7 +48,7 @@ def test_edits_json_contract_on_a_tiny_checkpoint(tiny, capsys, wordnet):
         flipped = edit["predictions"][name]["label"] != result["original"]["predictions"][name]["label"]
         assert edit["flipped"][name] == flipped
     negated = next(e for e in result["edits"] if e["kind"] == "negation" and e["side"] == "hypothesis")
-    assert negated["hypothesis"] == "A man is not playing a guitar ." and negated["expected"] == "contradiction"
+    assert negated["hypothesis"] == "The man is not playing a guitar ." and negated["expected"] == "contradiction"
     assert "Reduced protocol" in result["checkpoints"][name]["protocol_note"]
 
 
@@ -79,8 +79,10 @@ def test_probe_json_contract_on_a_tiny_checkpoint(tiny, capsys, tmp_path, wordne
     name = tiny.name
     assert len({test["capability"] for test in result["tests"]}) >= 10
     for test in result["tests"]:
-        assert {"capability", "name", "type", "cases", "by_model"} <= set(test)
+        assert {"capability", "name", "type", "generator", "cases", "by_model"} <= set(test)
         assert test["type"] in ("MFT", "INV", "DIR") and test["cases"] == len(test["case_list"]) <= 3
+        assert test["generator"] in ("engine", "independent")
+        assert test["type"] == "MFT" or test["generator"] == "engine"  # dev pairs edited by the engine
         entry = test["by_model"][name]
         assert entry["failures"] == len(entry["failing"])
         if test["cases"] == 0:  # twelve fixture pairs give some dev-built tests nothing: said, not hidden

@@ -586,19 +586,21 @@ def comparisons(tests: Sequence[ProbeTest], outcomes: Sequence[dict[str, ModelOu
 
 
 def capability_comparisons(record: dict, a: str, b: str) -> list[dict]:
-    """Checkpoints `a` and `b` of a `probe --json` record compared per capability (a before → after view, e.g.
-    a baseline and its augmented run): the cases of the capability's tests pooled, each one's failure rate,
-    the failures only one of them has, McNemar's exact test on those, and Holm's adjustment over the
-    capabilities. In the record's capability order."""
-    pooled: dict[str, dict] = {}
-    for test in record["tests"]:
+    """Checkpoints `a` and `b` of a `probe --json` record compared per generator and capability (a before → after
+    view, e.g. a baseline and its augmented run): the cases of the capability's tests of one generator pooled,
+    each one's failure rate, the failures only one of them has, McNemar's exact test on those, and Holm's
+    adjustment over all rows. INDEPENDENT rows first, then ENGINE rows (each in the record's capability order):
+    an ENGINE row tests an augmented model on the generator it was trained from, so it never pools with an
+    INDEPENDENT one."""
+    pooled: dict[tuple[str, str], dict] = {}
+    for test in sorted(record["tests"], key=lambda t: t["generator"] != INDEPENDENT):  # stable: record order within
         missing = [name for name in (a, b) if name not in test["by_model"]]
         if missing:
             raise ValueError(f"the probe record has no results for {', '.join(missing)}; it has "
                              f"{', '.join(test['by_model'])}")
-        row = pooled.setdefault(test["capability"], {"capability": test["capability"], "tests": 0, "cases": 0,
-                                                     "failures_a": 0, "failures_b": 0, "only_a_fails": 0,
-                                                     "only_b_fails": 0})
+        row = pooled.setdefault((test["generator"], test["capability"]), {
+            "generator": test["generator"], "capability": test["capability"], "tests": 0, "cases": 0,
+            "failures_a": 0, "failures_b": 0, "only_a_fails": 0, "only_b_fails": 0})
         failed_a = {f["case"] for f in test["by_model"][a]["failing"]}
         failed_b = {f["case"] for f in test["by_model"][b]["failing"]}
         row["tests"] += 1

@@ -101,10 +101,11 @@ def format_edit_table(record: dict[str, Any]) -> str:
         elif edit["expectation"] == "direction":
             expects = f"p({edit['expected']}) {edit['direction'].replace('_', ' ')}"
         else:
-            expects = edit["expectation"] or "—"
+            expects = edit["expectation"] or "none"  # logic fixes no label: the edit expects nothing
         cells = "".join(f"{edit['predictions'][n]['label'][:13] + ('*' if edit['flipped'][n] else '') + ('✗' if edit['meets_expectation'][n] is False else ''):<16}"
                         for n in names)
         lines.append(f"{number:>3} {edit['kind']:<13}{edit['side']:<11}{what[:27]:<28}{expects[:25]:<26}{cells}")
-    lines += ["", "* prediction changed from the original's; ✗ expectation not met; --json gives each edit's reason."]
+    lines += ["", "* prediction changed from the original's; ✗ expectation not met; none: logic fixes no label for the "
+              "edit (its expected is null in --json); --json gives each edit's reason."]
     lines += sorted({entry["protocol_note"] for entry in record["checkpoints"].values() if entry["protocol_note"]})
     return "\n".join(lines)

@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
 def format_probe_table(record: dict[str, Any]) -> str:
     """Capability × test rows, one column per model: failure rate (%) with its Wilson 95% interval."""
     names = list(record["checkpoints"])
-    lines = [f"{'capability':<32}{'test':<52}{'type':<5}{'cases':>6}  "
+    lines = [f"{'capability':<32}{'test':<52}{'type':<5}{'generator':<12}{'cases':>6}  "
              + "".join(f"{short_name(n)[:20]:<22}" for n in names)]
     previous = None
     for test in record["tests"]:
@@ -78,9 +78,12 @@ def format_probe_table(record: dict[str, Any]) -> str:
             else:
                 low, high = entry["interval"]
                 cells.append(f"{100 * entry['rate']:5.1f} [{100 * low:4.1f}, {100 * high:5.1f}]".ljust(22))
-        lines.append(f"{capability[:31]:<32}{test['name'][:51]:<52}{test['type']:<5}{test['cases']:>6}  "
+        lines.append(f"{capability[:31]:<32}{test['name'][:51]:<52}{test['type']:<5}{test['generator']:<12}"
+                     f"{test['cases']:>6}  "
                      + "".join(cells))
-    lines += ["", "failure rate % [Wilson 95% interval]; a DIR / INV case compares an edited dev pair with the original"]
+    lines += ["", "failure rate % [Wilson 95% interval]; a DIR / INV case compares an edited dev pair with the original",
+              "generator: engine = built by the same edit engine or lexicons as train --augment, independent = "
+              "written without them; only independent tests and held-out files speak for an augmentation's fix"]
     if len(names) == 2:
         lines += ["", f"McNemar exact, {short_name(names[0])} vs {short_name(names[1])} (Holm over all tests):"]
         for row in record["comparisons"]:
@@ -103,8 +106,8 @@ def format_probe_table(record: dict[str, Any]) -> str:
 def format_probe_markdown(record: dict[str, Any]) -> str:
     """The same table as markdown: one row per test, failure rate % [Wilson 95% interval] per model."""
     names = list(record["checkpoints"])
-    lines = ["| capability | test | type | cases | " + " | ".join(short_name(n) for n in names) + " |",
-             "|---|---|---|---|" + "---|" * len(names)]
+    lines = ["| capability | test | type | generator | cases | " + " | ".join(short_name(n) for n in names) + " |",
+             "|---|---|---|---|---|" + "---|" * len(names)]
     for test in record["tests"]:
         cells = []
         for name in names:
@@ -114,6 +117,6 @@ def format_probe_markdown(record: dict[str, Any]) -> str:
             else:
                 low, high = entry["interval"]
                 cells.append(f"{100 * entry['rate']:.1f} [{100 * low:.1f}, {100 * high:.1f}]")
-        lines.append(f"| {test['capability']} | {test['name']} | {test['type']} | {test['cases']} | "
+        lines.append(f"| {test['capability']} | {test['name']} | {test['type']} | {test['generator']} | {test['cases']} | "
                      + " | ".join(cells) + " |")
     return "\n".join(lines)
