@@ -14,9 +14,13 @@ upward, downward under not/no/never/without …, or unknown), as in MoNLI: a hyp
 makes a sentence weaker, under negation stronger. A user's own edit (`user_edit`) is the same object with
 no expectation.
 
-Replacement words come from `analysis.word_replacements` (a word's dominant WordNet sense only, drawn from
-`known` words when given). Inflection follows the replaced word's PTB tag (`analysis.inflection`). Each
-distinct sentence is parsed once per process (`analysis.parsed`).
+Replacement words come from `analysis.word_replacements` (a word's dominant WordNet sense in its dominant part
+of speech, a replacement common in that sense, drawn from `known` words when given), and every candidate edit
+passes the one rule set every consumer shares (`analysis.edit_filters`: compounds, misread lemmas, abstract
+nouns and verbs, mass nouns, names that are not people, quantifiers without a clause, typos that spell words
+…). Inflection follows the replaced word's PTB tag (`analysis.inflection`). Negating the verb of an
+indefinite, plural or quantified subject fixes no label (∃¬, `definite_subject`). Each distinct sentence is
+parsed once per process (`analysis.parsed`), and both sentences are whitespace-normalised first.
 """
 from __future__ import annotations
 
