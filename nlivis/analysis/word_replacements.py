@@ -34,6 +34,9 @@ MISLEADING_HYPERNYM_EDGES = frozenset({("wheeled_vehicle.n.01", "container.n.01"
 """WordNet 3.0 hypernym links that are not an everyday "is a" and are never walked: WordNet files wheeled
 vehicles under containers, which made "car" and "bicycle" into "container"."""
 DOMINANT_SHARE, DOMINANT_RATIO = 0.5, 2.0
+MIN_CONTESTED_COUNT = 5
+"""Tagged uses the first sense needs when another sense was tagged too (a word whose other senses were never
+tagged, "puppy", passes with fewer)."""
 MIN_REPLACEMENT_COUNT = 2
 """Sense-tagged occurrences (WordNet's SemCor counts) a replacement needs in the replaced word's sense: the
 frequency list nlivis already ships with WordNet, and the one that counts a word *in that sense*."""
@@ -59,9 +62,10 @@ def dominant_pos(lemma: str, wordnet_pos: str) -> bool:
 
 @lru_cache(maxsize=100_000)
 def dominant_synset(lemma: str, wordnet_pos: str):
-    """The lemma's first WordNet sense when it is clearly the most frequent one (sense-tagged counts: at
-    least `DOMINANT_SHARE` of the lemma's occurrences and `DOMINANT_RATIO` × the second sense; a lemma with
-    one sense passes, one whose senses were never tagged does not), else None."""
+    """The lemma's first WordNet sense when it is clearly the most frequent one (sense-tagged counts: at least
+    `DOMINANT_SHARE` of the lemma's occurrences, `DOMINANT_RATIO` × the second sense, and `MIN_CONTESTED_COUNT`
+    when another sense was tagged too; a lemma with one sense passes, one whose senses were never tagged does
+    not), else None."""
     synsets = load_wordnet().synsets(lemma, wordnet_pos)
     if not synsets:
         return None
@@ -72,6 +76,8 @@ def dominant_synset(lemma: str, wordnet_pos: str):
     total = sum(counts)
     if total == 0 or counts[0] < DOMINANT_SHARE * total or counts[0] < DOMINANT_RATIO * counts[1]:
         return None
+    if counts[0] < MIN_CONTESTED_COUNT and counts[0] < total:
+        return None  # "runner" is a smuggler in 3 of its 6 tagged uses: too few to call that its sense
     return synsets[0]
 
 
