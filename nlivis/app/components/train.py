@@ -134,7 +134,9 @@ def augmentation_inputs() -> tuple[list[str], float]:
         "Augment with label-fixed edits (optional)", list(choices), default=[], key="train_augment",
         format_func=lambda kind: kind,
         help="Edits of the training pairs made by the edit engine, added to every epoch; only edits whose label "
-             "logic fixes, never a guessed label. " + " · ".join(f"**{k}**: {md(v)}" for k, v in choices.items()))
+             "logic fixes, never a guessed label. Judge the run on held-out files and the behavioural suite's "
+             "*independent* tests: its *engine* tests are built by the same engine and lexicons, so they grade the "
+             "model on its own generator. " + " · ".join(f"**{k}**: {md(v)}" for k, v in choices.items()))
     ratio = float(ratio_column.number_input(
         "Augmented pairs per training pair", min_value=0.01, max_value=10.0, value=DEFAULT_AUGMENT_RATIO, step=0.1,
         key="train_augment_ratio", disabled=not kinds,
