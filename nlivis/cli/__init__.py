@@ -41,6 +41,8 @@ COMMANDS = {
     "probe": "behavioural test suite (MFT / INV / DIR tests by capability): failure rates with Wilson intervals per "
              "checkpoint, McNemar between checkpoints, the failing cases",
     "bench": "speed and memory table",
+    "audit": "expected-label precision and grammaticality of the edit engine and the probe suite against the "
+             "hand-judged audit set, per edit kind and per probe test, with Wilson intervals",
 }
 """Command → one-line help; the module is nlivis.cli.<command with - as _>."""
 

@@ -1,0 +1,321 @@
+"""The audit of the edit engine and the probe suite against a reviewer's judgements: what to judge, and how
+right the engine is where it was judged.
+
+What to judge is drawn, not chosen: SNLI dev pairs are visited in an order fixed by `AUDIT_SEED` (the
+sha256 of the seed and the pair id), and
+- edits: every edit kind — substitutions by word relation, the other kinds by name (`edit_stratum`) — takes
+  one of the pair's proposals of that kind (the one whose fingerprint hashes lowest with the seed) from each
+  visited pair that has one, until it holds `EDITS_PER_STRATUM`, and then, from the proposals that expect
+  something, until at least `FLOOR_MIN_CASES` of its items do;
+- probes: every template test of the NLI suite (`probes.build_suite` at the probe command's defaults)
+  gives the `CASES_PER_TEST` cases whose texts hash lowest with the seed; every test built from dev pairs
+  (`probes.nli_edit_tests`) takes its case from each visited pair it accepts, as the suite does, until it
+  holds `CASES_PER_TEST`.
+The draw follows the engine: when the engine changes an edit, the drawn edit gets a new fingerprint and
+waits for a judgement (`pending`), and a judgement whose edit is no longer drawn is `stale` (and
+`no_longer_proposed` when the engine does not propose that edit on its pair at all any more). Only drawn,
+judged items count: label precision over the items that expect something (a label, invariance or a
+direction), grammaticality over all of them, each a share with its Wilson 95% interval.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+from nlivis.analysis import lexicons
+from nlivis.analysis.edits import KINDS, NAME_GENDER, RELATIONS, Edit, propose_edits
+from nlivis.analysis.parsed import parse_sentences
+from nlivis.analysis.probes import DEFAULT_CASES_PER_TEST, ProbeCase, build_suite, nli_edit_tests
+from nlivis.analysis.significance import wilson_interval
+from nlivis.data.audit_set import FINGERPRINT_LENGTH, NO_EXPECTATION, TEMPLATE_SOURCE, AuditItem
+
+AUDIT_SEED = 28
+EDITS_PER_STRATUM = 36
+CASES_PER_TEST = 30
+PROBE_SUITE_SEED = 1
+"""The probe command's default seed: the template cases audited are those `probe` runs."""
+LABEL_FLOOR, GRAMMATICAL_FLOOR, FLOOR_MIN_CASES = 0.97, 0.95, 30
+"""The targets: expected-label precision and grammaticality of every kind or test judged on at least
+`FLOOR_MIN_CASES` items (label precision: on at least that many items that expect something)."""
+VISIT_CHUNK = 256
+"""Dev pairs parsed together (spaCy's batch)."""
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """One drawn item with what a reviewer reads: the edited pair (or case), the original pair and label, the
+    change in words, what the engine expects and why."""
+
+    stratum: str
+    source: str
+    fingerprint: str
+    change: str
+    expects: str
+    premise: str
+    hypothesis: str
+    original: tuple[str, str] | None
+    label: str | None
+    reason: str = ""
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return self.stratum, self.source, self.fingerprint
+
+
+def stable_hash(*parts: str) -> str:
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
+
+
+def expects_of(expectation: str | None, expected: str | None, direction: str | None) -> str:
+    """"label entailment", "invariant", "direction entailment not_fall" or "none"."""
+    if expectation is None:
+        return NO_EXPECTATION
+    return " ".join(part for part in (expectation, expected, direction) if part)
+
+
+def fingerprint(premise: str, hypothesis: str, expects: str) -> str:
+    """Which edit, without its text: the first hex digits of the sha256 of the pair (its whitespace collapsed:
+    spacing is no part of what a reviewer judges) and its expectation."""
+    return stable_hash(" ".join(premise.split()), " ".join(hypothesis.split()), expects)[:FINGERPRINT_LENGTH]
+
+
+def edit_stratum(edit: Edit) -> str:
+    """A substitution's word relation (synonym, hypernym …), else the edit's kind."""
+    return edit.change.relation if edit.kind == "substitution" else edit.kind
+
+
+EDIT_STRATA: tuple[str, ...] = RELATIONS + KINDS[1:]
+
+
+def describe_edit(edit: Edit) -> str:
+    """The edit in words without its sentences: side, token positions and the words changed."""
+    change = edit.change
+    positions = [f"{side[0]}{i}" for side, found in (("premise", change.premise_positions),
+                                                     ("hypothesis", change.hypothesis_positions)) for i in found]
+    words = f"{change.word or '∅'} → {change.replacement or '∅'}" if change.word or change.replacement else ""
+    return " ".join(part for part in (edit.side, ",".join(positions), words, f"({change.relation})") if part)
+
+
+def _drawn_edit(stratum: str, source: str, edit: Edit, original: tuple[str, str], label: str | None) -> Drawn:
+    expects = expects_of(edit.expectation, edit.expected, edit.direction)
+    return Drawn(stratum, source, fingerprint(edit.premise, edit.hypothesis, expects), describe_edit(edit), expects,
+                 edit.premise, edit.hypothesis, original, label, edit.reason)
+
+
+def _words(*texts: str) -> set[str]:
+    return {w for text in texts for w in re.findall(r"[\w']+", text.lower())}
+
+
+NUMBER_WORDS = frozenset(lexicons.NUMBER_WORDS)
+GENDERED = frozenset({w for pair in lexicons.GENDER_PAIRS for w in pair} | {"his", "her", "him", "hers"})
+NAMES = frozenset(name.lower() for name in NAME_GENDER)
+QUANTIFIERS = frozenset({"a", "an", "some", "every", "all", "no", "most", "each"})
+
+
+def may_have(stratum: str, words: set[str]) -> bool:
+    """Whether a pair with these (lower-case) words can have an edit of `stratum`: a cheap test that spares
+    parsing the pairs that cannot."""
+    if stratum == "name":
+        return bool(words & NAMES)
+    if stratum == "number":
+        return bool(words & NUMBER_WORDS) or any(w.isdigit() for w in words)
+    if stratum == "gender":
+        return bool(words & (GENDERED | NAMES))
+    if stratum == "quantifier":
+        return bool(words & QUANTIFIERS)
+    return True
+
+
+def visiting_order(dev: Sequence[tuple[str, object]], seed: int = AUDIT_SEED) -> list[tuple[str, object]]:
+    """The dev pairs in the audit's order: by the sha256 of the seed and the pair's source."""
+    return sorted(dev, key=lambda entry: stable_hash(str(seed), f"{entry[0]}:{entry[1].id}"))
+
+
+def _chunks(order: Sequence, wanted) -> Iterable[list]:
+    """`order` in parsed chunks of the pairs `wanted(entry)` keeps, while `wanted` keeps any."""
+    for start in range(0, len(order), VISIT_CHUNK):
+        chunk = [entry for entry in order[start:start + VISIT_CHUNK] if wanted(entry)]
+        parse_sentences([text for _, pair in chunk for text in (pair.premise, pair.hypothesis)])
+        yield chunk
+
+
+def draw_edits(dev: Sequence[tuple[str, object]], per_stratum: int = EDITS_PER_STRATUM,
+               seed: int = AUDIT_SEED, claims: int = FLOOR_MIN_CASES) -> list[Drawn]:
+    """The edits to judge (see the module's docstring), stratum by stratum in `EDIT_STRATA` order. A stratum
+    holding `per_stratum` items whose expectations are fewer than `claims` goes on drawing, from the
+    proposals that expect something only, until it has `claims` of them (so that label precision is
+    measured on as many items as grammaticality)."""
+    drawn: dict[str, list[Drawn]] = {stratum: [] for stratum in EDIT_STRATA}
+
+    def wants(stratum: str) -> str | None:
+        """"any" (still filling), "claims" (full, short of claims) or None (done)."""
+        found = drawn[stratum]
+        if len(found) < per_stratum:
+            return "any"
+        return "claims" if sum(item.expects != NO_EXPECTATION for item in found) < claims else None
+
+    def open_for(entry) -> list[str]:
+        words = _words(entry[1].premise, entry[1].hypothesis)
+        return [s for s in drawn if wants(s) and may_have(s, words)]
+
+    for chunk in _chunks(visiting_order(dev, seed), lambda entry: bool(open_for(entry))):
+        for split, pair in chunk:
+            strata = {stratum: wants(stratum) for stratum in open_for((split, pair))}
+            if not strata:
+                continue
+            source = f"{split}:{pair.id}"
+            candidates: dict[str, list[Drawn]] = {}
+            for edit in propose_edits(pair.premise, pair.hypothesis, pair.label, "nli"):
+                stratum = edit_stratum(edit)
+                item = _drawn_edit(stratum, source, edit, (pair.premise, pair.hypothesis), pair.label)
+                if stratum in strata and (strata[stratum] == "any" or item.expects != NO_EXPECTATION):
+                    candidates.setdefault(stratum, []).append(item)
+            for stratum, items in candidates.items():
+                drawn[stratum].append(min(items, key=lambda d: stable_hash(str(seed), d.source, d.fingerprint)))
+        if not any(wants(stratum) for stratum in drawn):
+            break
+    return [item for found in drawn.values() for item in found]
+
+
+def _drawn_case(stratum: str, case: ProbeCase, change: str, label: str | None, reason: str = "") -> Drawn:
+    expects = expects_of(case.expectation, case.expected, case.direction)
+    return Drawn(stratum, case.source, fingerprint(case.premise, case.hypothesis, expects), change, expects,
+                 case.premise, case.hypothesis, case.original, label, reason)
+
+
+def draw_template_cases(per_test: int = CASES_PER_TEST, seed: int = AUDIT_SEED) -> list[Drawn]:
+    """From each NLI template test as `probe` builds it, the `per_test` cases whose texts hash lowest."""
+    drawn = []
+    for test in build_suite("nli", (), DEFAULT_CASES_PER_TEST, PROBE_SUITE_SEED):
+        cases = sorted(test.cases, key=lambda c: stable_hash(str(seed), test.name, c.premise, c.hypothesis))
+        drawn += [_drawn_case(test.name, case, f"{test.type} template", None) for case in cases[:per_test]]
+    return drawn
+
+
+def _dev_case(test, split: str, pair) -> tuple[Drawn, object] | None:
+    """The case `test` makes of a dev pair as the suite makes it (the first edit it accepts), or None."""
+    edits = propose_edits(pair.premise, pair.hypothesis, pair.label, "nli", test.kinds)
+    chosen = next((edit for edit in edits if test.accepts(pair.label, edit)), None)
+    if chosen is None:
+        return None
+    case = test.case_of(chosen, (pair.premise, pair.hypothesis), f"{split}:{pair.id}")
+    return _drawn_case(test.name, case, describe_edit(chosen), pair.label, chosen.reason), chosen
+
+
+def draw_dev_cases(dev: Sequence[tuple[str, object]], per_test: int = CASES_PER_TEST,
+                   seed: int = AUDIT_SEED) -> list[Drawn]:
+    """Each NLI test built from dev pairs, filled as the suite fills it (the first edit of a pair it
+    accepts) from the pairs in the audit's order, up to `per_test` cases."""
+    tests = nli_edit_tests()
+    drawn: dict[str, list[Drawn]] = {test.name: [] for test in tests}
+
+    def fitting(entry) -> list:
+        pair = entry[1]
+        return [t for t in tests if len(drawn[t.name]) < per_test and t.may_fit(pair.label, pair.premise,
+                                                                                   pair.hypothesis)]
+
+    for chunk in _chunks(visiting_order(dev, seed), lambda entry: bool(fitting(entry))):
+        for split, pair in chunk:
+            for test in fitting((split, pair)):
+                made = _dev_case(test, split, pair)
+                if made is not None:
+                    drawn[test.name].append(made[0])
+        if all(len(found) >= per_test for found in drawn.values()):
+            break
+    return [item for found in drawn.values() for item in found]
+
+
+def proposed_edit_keys(sources: Iterable[str], dev: Sequence[tuple[str, object]]) -> set[tuple[str, str, str]]:
+    """The keys of every edit today's engine proposes on the dev pairs named by `sources` ("split:id")."""
+    wanted, keys = set(sources), set()
+    for split, pair in dev:
+        source = f"{split}:{pair.id}"
+        if source in wanted:
+            original = (pair.premise, pair.hypothesis)
+            keys |= {_drawn_edit(edit_stratum(edit), source, edit, original, pair.label).key
+                     for edit in propose_edits(pair.premise, pair.hypothesis, pair.label, "nli")}
+    return keys
+
+
+def proposed_case_keys(sources: Iterable[str], dev: Sequence[tuple[str, object]]) -> set[tuple[str, str, str]]:
+    """The keys of every NLI template case `probe` runs at its defaults and of every case the dev-built tests
+    make of the dev pairs named by `sources`."""
+    keys = {_drawn_case(test.name, case, "", None).key
+            for test in build_suite("nli", (), DEFAULT_CASES_PER_TEST, PROBE_SUITE_SEED) for case in test.cases}
+    wanted, tests = set(sources), nli_edit_tests()
+    for split, pair in dev:
+        if f"{split}:{pair.id}" in wanted:
+            keys |= {made[0].key for test in tests if test.may_fit(pair.label, pair.premise, pair.hypothesis)
+                     and (made := _dev_case(test, split, pair)) is not None}
+    return keys
+
+
+# ------------------------------------------------------------------------------------------ statistics
+
+def share(right: int, count: int) -> dict:
+    """`right` of `count` as a rate with its Wilson 95% interval (rate and interval null when `count` is 0)."""
+    if count == 0:
+        return {"right": 0, "of": 0, "rate": None, "interval": None}
+    low, high = wilson_interval(right, count)
+    return {"right": right, "of": count, "rate": round(right / count, 6), "interval": [round(low, 6), round(high, 6)]}
+
+
+def _tally(items: Sequence[AuditItem]) -> dict:
+    claims = [item for item in items if item.judgement.label_right is not None]
+    return {"judged": len(items),
+            "label_precision": share(sum(item.judgement.label_right for item in claims), len(claims)),
+            "grammatical": share(sum(item.judgement.grammatical for item in items), len(items))}
+
+
+def floor_problems(stratum: str, tally: Mapping) -> list[str]:
+    """What keeps a stratum's tally from the targets (empty: it meets them, or is judged on too few items)."""
+    problems = []
+    for key, floor in (("label_precision", LABEL_FLOOR), ("grammatical", GRAMMATICAL_FLOOR)):
+        found = tally[key]
+        if found["of"] >= FLOOR_MIN_CASES and found["rate"] < floor:
+            problems.append(f"{stratum}: {key.replace('_', ' ')} {found['rate']:.1%} ({found['right']} of "
+                            f"{found['of']}) is below its floor {floor:.0%}")
+    return problems
+
+
+def audit_summary(drawn: Sequence[Drawn], judged: Sequence[AuditItem], by: str,
+                  proposed: set[tuple[str, str, str]] = frozenset()) -> dict:
+    """`{judged, label_precision, grammatical, <by>: {stratum: {judged, label_precision, grammatical,
+    below_floor}}, drawn, pending, stale, no_longer_proposed}` of the drawn items with a judgement (see the
+    module's docstring); `no_longer_proposed`: the stale judgements whose edit is not among `proposed`."""
+    judgements = {item.key: item for item in judged}
+    drawn_keys = {item.key for item in drawn}
+    counted = [judgements[item.key] for item in drawn if item.key in judgements]
+    strata = list(dict.fromkeys(item.stratum for item in drawn))
+    by_stratum = {}
+    for stratum in strata:
+        tally = _tally([item for item in counted if item.stratum == stratum])
+        by_stratum[stratum] = {**tally, "drawn": sum(item.stratum == stratum for item in drawn),
+                               "below_floor": floor_problems(stratum, tally)}
+    return {**_tally(counted), by: by_stratum, "drawn": len(drawn),
+            "pending": sum(item.key not in judgements for item in drawn),
+            "stale": sum(item.key not in drawn_keys for item in judged),
+            "no_longer_proposed": sum(item.key not in drawn_keys and item.key not in proposed for item in judged)}
+
+
+def stale_sources(drawn: Sequence[Drawn], judged: Sequence[AuditItem]) -> set[str]:
+    """The dev pairs ("split:id") of the judgements no longer drawn."""
+    keys = {item.key for item in drawn}
+    return {item.source for item in judged if item.key not in keys and item.source != TEMPLATE_SOURCE}
+
+
+def pending_items(drawn: Sequence[Drawn], judged: Sequence[AuditItem]) -> list[Drawn]:
+    """The drawn items no judgement covers, in draw order."""
+    keys = {item.key for item in judged}
+    return [item for item in drawn if item.key not in keys]
+
+
+def drawn_as_json(item: Drawn) -> str:
+    """A drawn item as one JSON line, texts included (for a reviewer's screen, never for the audit set)."""
+    return json.dumps({"stratum": item.stratum, "source": item.source, "fingerprint": item.fingerprint,
+                       "change": item.change, "expects": item.expects, "label": item.label,
+                       "original": list(item.original) if item.original else None, "premise": item.premise,
+                       "hypothesis": item.hypothesis, "reason": item.reason}, ensure_ascii=False)
