@@ -32,8 +32,9 @@ def test_edits_tab_lists_every_edit_with_each_models_prediction_before_and_after
             before, after = cell.split(" ")[0], cell.split(" ")[2]
             assert before in "ENC" and after in "ENC"
             assert ("⇄" in cell) == (before != after)
-    negation = table[(table["kind"] == "negation") & (table["side"] == "hypothesis")].iloc[0]
-    assert negation["expected"] != "none"
+    swap = table[table["kind"] == "swap"].iloc[0]  # contradiction is symmetric: the swap keeps its label
+    assert swap["expected"] != "none"
+    assert not set(table["kind"]) & {"negation", "quantifier", "gender"}  # off by default (edit_filters)
     assert app.query_params["tab"] == "Edits" and "pin" not in app.query_params
     assert "Click a row to pin" in texts(app, "caption")
 

@@ -220,9 +220,9 @@ def test_every_pair_added_to_training_is_one_the_engine_labels_by_logic(augmente
         new = analysed[pair_id]
         where = pair_id.split("~")[2][0]
         if where == "s":
-            edits = propose_edits(origin.premise, origin.premise, SELF_LABEL["nli"], "nli", known=known)
+            edits = propose_edits(origin.premise, origin.premise, SELF_LABEL["nli"], "nli", ALL_KINDS, known=known)
         else:
-            edits = propose_edits(origin.premise, origin.hypothesis, origin.label, "nli", known=known)
+            edits = propose_edits(origin.premise, origin.hypothesis, origin.label, "nli", ALL_KINDS, known=known)
         match = [e for e in edits if (e.premise, e.hypothesis) == (new.premise, new.hypothesis)]
         assert match and all(e.expectation == LABEL and e.expected == new.label for e in match), pair_id
         assert by_id[origin.id] is not None

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from nlivis.analysis.edits import KINDS
 from nlivis.cli import main
 from tests.fixtures.app_checkpoints import APP_DATA, train_variant
 
@@ -31,7 +32,8 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 
 def test_edits_json_contract_on_a_tiny_checkpoint(tiny, capsys, wordnet):
     code, out, _ = run(capsys, "edits", tiny, "--premise", "The tall man is playing a guitar .",
-                       "--hypothesis", "The man is playing a guitar .", "--label", "entailment", "--json")
+                       "--hypothesis", "The man is playing a guitar .", "--label", "entailment", "--json",
+                       "--kinds", ",".join(KINDS))
     assert code == 0
     result = json.loads(out)
     name = tiny.name
@@ -135,6 +137,8 @@ def test_probe_compares_two_shipped_checkpoints_with_mcnemar(capsys, tmp_path, w
                        "--json")
     assert code == 0
     result = json.loads(out)
-    assert len(result["comparisons"]) == len(result["tests"]) == 11
+    assert len(result["comparisons"]) == len(result["tests"]) == 10  # 11 templates, one off by default
+    assert "WordNet antonym adjectives" in result["switched_off"]
+    assert "WordNet antonym adjectives" not in {test["name"] for test in result["tests"]}
     assert all(0 <= row["p"] <= row["p_holm"] <= 1 for row in result["comparisons"])
     assert all(result["checkpoints"][name]["training_overlap"]["checked"] is False for name in result["checkpoints"])

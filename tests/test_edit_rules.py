@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from nlivis.analysis.edit_expectations import NLI_LABELS
-from nlivis.analysis.edits import normalise_space, propose_edits
+from nlivis.analysis.edits import KINDS, normalise_space, propose_edits
 from nlivis.analysis.inflection import inflect
 
 
@@ -87,7 +87,7 @@ def test_negation_of_an_indefinite_or_plural_subject_fixes_no_label(wordnet):
 
 
 def test_a_label_logic_does_not_fix_is_none(wordnet):
-    edits = propose_edits("A tall man is sitting .", "A man is sitting .", "neutral")
+    edits = propose_edits("A tall man is sitting .", "A man is sitting .", "neutral", kinds=KINDS)
     unfixed = [e for e in edits if e.expectation is None]
     assert unfixed and all(e.expected is None and e.direction is None and e.reason for e in unfixed)
     record = unfixed[0].to_dict()

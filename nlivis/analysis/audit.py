@@ -168,7 +168,7 @@ def draw_edits(dev: Sequence[tuple[str, object]], per_stratum: int = EDITS_PER_S
                 continue
             source = f"{split}:{pair.id}"
             candidates: dict[str, list[Drawn]] = {}
-            for edit in propose_edits(pair.premise, pair.hypothesis, pair.label, "nli"):
+            for edit in propose_edits(pair.premise, pair.hypothesis, pair.label, "nli", KINDS):
                 stratum = edit_stratum(edit)
                 item = _drawn_edit(stratum, source, edit, (pair.premise, pair.hypothesis), pair.label)
                 if stratum in strata and (strata[stratum] == "any" or item.expects != NO_EXPECTATION):
@@ -236,7 +236,7 @@ def proposed_edit_keys(sources: Iterable[str], dev: Sequence[tuple[str, object]]
         if source in wanted:
             original = (pair.premise, pair.hypothesis)
             keys |= {_drawn_edit(edit_stratum(edit), source, edit, original, pair.label).key
-                     for edit in propose_edits(pair.premise, pair.hypothesis, pair.label, "nli")}
+                     for edit in propose_edits(pair.premise, pair.hypothesis, pair.label, "nli", KINDS)}
     return keys
 
 
@@ -270,9 +270,12 @@ def _tally(items: Sequence[AuditItem]) -> dict:
             "grammatical": share(sum(item.judgement.grammatical for item in items), len(items))}
 
 
-def floor_problems(stratum: str, tally: Mapping) -> list[str]:
-    """What keeps a stratum's tally from the targets (empty: it meets them, or is judged on too few items)."""
+def floor_problems(stratum: str, tally: Mapping, off: Mapping[str, str] = {}) -> list[str]:
+    """What keeps a stratum's tally from the targets (empty: it meets them, is judged on too few items, or is
+    switched off by default, `off`, for falling short of them)."""
     problems = []
+    if stratum in off:
+        return problems
     for key, floor in (("label_precision", LABEL_FLOOR), ("grammatical", GRAMMATICAL_FLOOR)):
         found = tally[key]
         if found["of"] >= FLOOR_MIN_CASES and found["rate"] < floor:
@@ -282,10 +285,12 @@ def floor_problems(stratum: str, tally: Mapping) -> list[str]:
 
 
 def audit_summary(drawn: Sequence[Drawn], judged: Sequence[AuditItem], by: str,
-                  proposed: set[tuple[str, str, str]] = frozenset()) -> dict:
+                  proposed: set[tuple[str, str, str]] = frozenset(), off: Mapping[str, str] = {}) -> dict:
     """`{judged, label_precision, grammatical, <by>: {stratum: {judged, label_precision, grammatical,
-    below_floor}}, drawn, pending, stale, no_longer_proposed}` of the drawn items with a judgement (see the
-    module's docstring); `no_longer_proposed`: the stale judgements whose edit is not among `proposed`."""
+    below_floor, switched_off}}, with_switched_off, drawn, pending, stale, no_longer_proposed}` of the drawn
+    items with a judgement (see the module's docstring). The headline counts the strata a default run uses;
+    `with_switched_off` also those `off` (stratum → why it is off by default), which are judged and shown but
+    held to no floor. `no_longer_proposed`: the stale judgements whose edit is not among `proposed`."""
     judgements = {item.key: item for item in judged}
     drawn_keys = {item.key for item in drawn}
     counted = [judgements[item.key] for item in drawn if item.key in judgements]
@@ -294,8 +299,10 @@ def audit_summary(drawn: Sequence[Drawn], judged: Sequence[AuditItem], by: str,
     for stratum in strata:
         tally = _tally([item for item in counted if item.stratum == stratum])
         by_stratum[stratum] = {**tally, "drawn": sum(item.stratum == stratum for item in drawn),
-                               "below_floor": floor_problems(stratum, tally)}
-    return {**_tally(counted), by: by_stratum, "drawn": len(drawn),
+                               "below_floor": floor_problems(stratum, tally, off),
+                               "switched_off": off.get(stratum)}
+    used = [item for item in counted if item.stratum not in off]
+    return {**_tally(used), "with_switched_off": _tally(counted), by: by_stratum, "drawn": len(drawn),
             "pending": sum(item.key not in judgements for item in drawn),
             "stale": sum(item.key not in drawn_keys for item in judged),
             "no_longer_proposed": sum(item.key not in drawn_keys and item.key not in proposed for item in judged)}

@@ -38,6 +38,7 @@ from nlivis.analysis import lexicons
 from nlivis.analysis.edit_runs import expectation_met
 from nlivis.analysis.edit_expectations import (CONTRADICTION, DUPLICATE, ENTAILMENT, INVARIANT, LABEL, NEUTRAL,
                                                NOT_DUPLICATE)
+from nlivis.analysis.edit_filters import OFF_BY_DEFAULT
 from nlivis.analysis.edits import Edit, normalise_space, propose_edits
 from nlivis.analysis.word_replacements import wordnet_replacements
 from nlivis.analysis.inflection import indefinite_article, plural
@@ -466,6 +467,27 @@ def reflexivity_cases(dev: Sequence[tuple[str, object]], rng: random.Random) -> 
     rng.shuffle(questions)
     return [ProbeCase(q, q, LABEL, DUPLICATE, source="quora_dev")
             for q in dict.fromkeys(map(normalise_space, questions))]
+
+
+TEMPLATE_EDIT_KINDS: dict[str, tuple[str, ...]] = {"WordNet antonym adjectives": ("antonym",)}
+"""Template tests built from the engine's lexicon of an edit kind, by test name (the dev-built tests name
+theirs in `EditTest.kinds`)."""
+
+
+def switched_off_tests() -> dict[str, str]:
+    """Tests off by default, by name, with the reason: those built from an edit kind the audit switched off
+    (`edit_filters.OFF_BY_DEFAULT`). `build_suite` still builds them (the audit judges them, `probe
+    --include-off` runs them); `default_tests` leaves them out."""
+    kinds_of = {**{test.name: test.kinds for test in nli_edit_tests()}, **TEMPLATE_EDIT_KINDS}
+    reason = {kind: why.replace("the hand-judged audit", "the audit") for kind, why in OFF_BY_DEFAULT.items()}
+    return {name: f"built from {kind} edits, of which {reason[kind]}"
+            for name, kinds in kinds_of.items() for kind in kinds if kind in OFF_BY_DEFAULT}
+
+
+def default_tests(tests: Sequence[ProbeTest]) -> list[ProbeTest]:
+    """The tests a default run shows: all but `switched_off_tests`."""
+    off = switched_off_tests()
+    return [test for test in tests if test.name not in off]
 
 
 def build_suite(suite: str, dev: Sequence[tuple[str, object]] = (), per_test: int = DEFAULT_CASES_PER_TEST,

@@ -62,9 +62,14 @@ def _share(found: dict) -> tuple[str, str]:
 
 
 def _rows(section: dict, by: str) -> list[tuple[str, ...]]:
-    rows = [(stratum, str(tally["judged"]), *_share(tally["label_precision"]), *_share(tally["grammatical"]))
+    rows = [(stratum + (" (off by default)" if tally["switched_off"] else ""), str(tally["judged"]),
+             *_share(tally["label_precision"]), *_share(tally["grammatical"]))
             for stratum, tally in section[by].items()]
-    rows.append(("all", str(section["judged"]), *_share(section["label_precision"]), *_share(section["grammatical"])))
+    rows.append(("all on by default", str(section["judged"]), *_share(section["label_precision"]),
+                 *_share(section["grammatical"])))
+    every = section["with_switched_off"]
+    rows.append(("all, with those off", str(every["judged"]), *_share(every["label_precision"]),
+                 *_share(every["grammatical"])))
     return rows
 
 
@@ -87,6 +92,8 @@ def format_audit_table(record: dict, markdown: bool = False) -> str:
                   f"judgement(s) of edits no longer drawn ({found['no_longer_proposed']} no longer proposed)", ""]
         bullet = "- " if markdown else ""
         lines += [f"{bullet}below floor: {problem}" for tally in found[by].values() for problem in tally["below_floor"]]
+        lines += [f"{bullet}{stratum}: off by default — {tally['switched_off']}"
+                  for stratum, tally in found[by].items() if tally["switched_off"]]
         lines.append("")
     lines.append(f"Floors: label precision ≥ {floors['label_precision']:.0%}, grammatical ≥ "
                  f"{floors['grammatical']:.0%} on every stratum judged on ≥ {floors['min_cases']} items; seed "

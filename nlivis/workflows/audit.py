@@ -15,6 +15,8 @@ from nlivis.analysis.audit import (AUDIT_SEED, CASES_PER_TEST, EDITS_PER_STRATUM
                                    GRAMMATICAL_FLOOR, LABEL_FLOOR, Drawn, audit_summary, draw_dev_cases,
                                    draw_edits, draw_template_cases, pending_items, proposed_case_keys,
                                    proposed_edit_keys, stale_sources)
+from nlivis.analysis.edit_filters import OFF_BY_DEFAULT
+from nlivis.analysis.probes import switched_off_tests
 from nlivis.data.audit_set import AUDIT_FOLDER, EDITS_FILE, PROBES_FILE, AuditItem, read_audit_file
 from nlivis.data.protocols import SplitRef, find_split_file, read_split, split_key
 
@@ -47,8 +49,9 @@ class AuditRun:
     def summary(self) -> dict:
         """The `audit --json` record: per section `{judged, label_precision, grammatical, by_kind | by_test,
         drawn, pending, stale}`, with the seed and the floors."""
+        off = {"edits": OFF_BY_DEFAULT, "probes": switched_off_tests()}
         record = {section: audit_summary(self.drawn[section], self.judged[section], by,
-                                         self.proposed.get(section, set()))
+                                         self.proposed.get(section, set()), off[section])
                   for section, (_, by) in SECTIONS.items() if section in self.drawn}
         return {**record, "seed": AUDIT_SEED,
                 "floors": {"label_precision": LABEL_FLOOR, "grammatical": GRAMMATICAL_FLOOR,

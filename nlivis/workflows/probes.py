@@ -20,7 +20,7 @@ from nlivis.analysis.edit_runs import checkpoint_names, protocol_notes, task_of
 from nlivis.analysis.overlap import training_overlap as overlap_of
 from nlivis.analysis.probes import (DEFAULT_CASES_PER_TEST, DEV_SPLITS, SUITE_CODE, SUITE_FORMAT, FailingCase,
                                     ModelOutcome, ProbeCase, ProbeResult, ProbeTest, build_suite, decide_cases,
-                                    probe_record, reference_of)
+                                    probe_record, reference_of, default_tests, switched_off_tests)
 from nlivis.data.protocols import SplitRef, find_split_file, read_split, split_key
 from nlivis.data.text import shown
 from nlivis.features.cache import file_digest, installed_pipeline_version
@@ -137,6 +137,9 @@ class ProbeOptions:
     per_test: int = DEFAULT_CASES_PER_TEST
     seed: int = 1
     cache_dir: str | Path | None = None
+    include_off: bool = False
+    """Also run the tests switched off by default (`probes.switched_off_tests`: built from edit kinds whose
+    audited precision is short of the targets)."""
 
 
 @dataclass(frozen=True)
@@ -158,7 +161,10 @@ class ProbeRun:
 
     @cached_property
     def _record(self) -> dict[str, Any]:
-        return probe_record(self.result, self.options.suite, self.options.seed, self.options.per_test, self.notes)
+        record = probe_record(self.result, self.options.suite, self.options.seed, self.options.per_test, self.notes)
+        off = {} if self.options.include_off else switched_off_tests()
+        return {**record, "switched_off": {name: reason for name, reason in off.items()
+                                           if self.options.suite == "nli"}}
 
 
 def probe_models(loaded: Sequence[LoadedCheckpoint], options: ProbeOptions, names: Sequence[str] | None = None,
@@ -171,6 +177,7 @@ def probe_models(loaded: Sequence[LoadedCheckpoint], options: ProbeOptions, name
         raise ValueError(f"--suite {options.suite} does not fit these checkpoints: they are {task} models")
     names = list(names) if names is not None else checkpoint_names(loaded)
     tests = load_suite(options.suite, options.data_dir, options.per_test, options.seed, options.cache_dir, progress)
+    tests = tests if options.include_off else default_tests(tests)
     outcomes = run_probes(loaded, tests, names, options.cache_dir, progress)
     overlap = {name: training_overlap(item, tests, options.data_dir) for name, item in zip(names, loaded)}
     result = ProbeResult(tests, tuple(loaded[0].labels), names, outcomes, overlap)
