@@ -42,6 +42,8 @@ def test_the_readme_session_runs_and_leaves_the_checkpoints_as_they_were(tmp_pat
     lines = done.stdout.splitlines()
     assert any(line.split()[:2] == ["esan-snli-small", "Basic"] for line in lines), done.stdout
     assert any("(all pairs)" in line and line.startswith("gcnn-snli-small") for line in lines), done.stdout
-    assert any("negation" in line and "expected contradiction" in line for line in lines), done.stdout
+    assert any(line.split()[:2] == ["substitution", "hypothesis"] and "expected entailment" in line
+               for line in lines), done.stdout  # a hypernym in an upward context keeps entailment
+    assert not any(line.split()[:1] == ["negation"] for line in lines), "negation is off by default (the audit)"
     assert (tmp_path / "accuracy_by_tag.html").stat().st_size > 10_000
     assert {name: sorted(p.name for p in (ROOT / "checkpoints" / name).rglob("*")) for name in CHECKPOINTS} == before

@@ -173,7 +173,8 @@ class RunProgress:
             return "reading the data" + (f": {split}" if split else "") + for_how_long
         if self.phase == "training" and self.step is not None:
             left = self.seconds_left()
-            return (f"training: step {self.step:,} of {self.total:,}"
+            of = f" of {self.total:,}" if self.total is not None else ""  # a hand-edited or foreign event
+            return (f"training: step {self.step:,}{of}"
                     + (f", about {format_duration(left)} left" if left is not None and self.step < (self.total or 0)
                        else ""))
         if self.phase == "evaluating":

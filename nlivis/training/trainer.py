@@ -75,7 +75,7 @@ from nlivis.training.run_folder import (
     foreign_entries,
     open_run_folder,
 )
-from nlivis.training.runs import run_record_folder
+from nlivis.training.runs import RUN_RECORD_FILE, run_record_folder
 from nlivis.training.stopping import StopRequested, StopRequests, TrainingStopped
 
 REGULARIZATION_WEIGHTS = {"encoder_difference": "encoder_difference_weight"}
@@ -96,14 +96,18 @@ def train(request: TrainRequest) -> CheckpointInfo:
     if finish_interrupted_save(request.out_dir):
         return finished_checkpoint(request)
     with open_run_folder(request.out_dir, request.resume), CoreShare():
-        # the progress file is started afresh only once this process holds the folder: never another run's
-        events = ProgressLog(run_record_folder(request.out_dir) / PROGRESS_FILE, fresh=not request.resume)
+        # the progress file is started afresh only once this process holds the folder: never another run's;
+        # only a run the app started (its record beside the folder) has one: a terminal run adds no .runs folder
+        records = run_record_folder(request.out_dir)
+        events = (ProgressLog(records / PROGRESS_FILE, fresh=not request.resume)
+                  if (records / RUN_RECORD_FILE).is_file() else None)
         try:
             return Trainer(request, events).run()
         except TrainingStopped:
             raise
         except BaseException as error:
-            events.phase("failed", error=(str(error).splitlines() or [type(error).__name__])[0])
+            if events is not None:
+                events.phase("failed", error=(str(error).splitlines() or [type(error).__name__])[0])
             raise
 
 

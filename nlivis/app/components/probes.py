@@ -102,6 +102,11 @@ def section(page: str, models: Sequence[cache.Model]) -> None:
     cases = sum(int(c) for c in table["cases"])
     st.markdown(f"**{record['suite']} suite** · {len(table)} tests · {cases:,} cases · failure rate % "
                 "[Wilson 95% interval]. Click a model's cell to list its failing cases.")
+    off = record.get("switched_off") or {}
+    if off:
+        st.caption(f":material/block: {len(off)} tests are off by default, built from edit kinds whose hand-judged "
+                   "expected labels or grammar fall short of the targets (`python -m nlivis audit`; `probe "
+                   "--include-off` runs them): " + "; ".join(md(name) for name in off))
     widths = {column: st.column_config.Column(width=width) for column, width in COLUMN_WIDTHS.items()}
     widths.update({name: st.column_config.Column(label, width=MODEL_COLUMN_WIDTH, help=name)
                    for name, label in short_names(names).items()})
