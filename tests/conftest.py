@@ -75,6 +75,19 @@ def wordnet():
         pytest.skip(f"WordNet unavailable: {error}")
 
 
+@pytest.fixture
+def no_installed_minilm(monkeypatch, tmp_path) -> Path:
+    """A fresh machine: no MiniLM package, an empty nlivis cache (its folder returned)."""
+    from nlivis.features import embeddings  # loads torch: only for the tests that ask for this fixture
+
+    real_find_spec = embeddings.importlib.util.find_spec
+    monkeypatch.setattr(embeddings.importlib.util, "find_spec",
+                        lambda name: None if name == embeddings.MINILM_PACKAGE else real_find_spec(name))
+    monkeypatch.setenv("NLIVIS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(embeddings, "_VERIFIED", set())
+    return tmp_path / "cache"
+
+
 # ---------------------------------------------------------------- the browser tier: one server for the session
 # Every tests/test_browser*.py module shares one chromium and one Streamlit server, started as the browser benches
 # start them (bench/browser.py).

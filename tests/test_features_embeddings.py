@@ -216,16 +216,6 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-@pytest.fixture
-def no_installed_minilm(monkeypatch, tmp_path):
-    """A fresh machine: no MiniLM package, an empty nlivis cache."""
-    real_find_spec = embeddings.importlib.util.find_spec
-    monkeypatch.setattr(embeddings.importlib.util, "find_spec",
-                        lambda name: None if name == embeddings.MINILM_PACKAGE else real_find_spec(name))
-    monkeypatch.setenv("NLIVIS_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(embeddings, "_VERIFIED", set())
-    return tmp_path / "cache"
-
 
 def test_minilm_is_fetched_checked_and_unpacked_on_a_fresh_machine(no_installed_minilm, monkeypatch, tmp_path):
     downloads = []

