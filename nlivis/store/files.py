@@ -24,8 +24,9 @@ import os
 import re
 import shutil
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterator
 
 CACHE_ENV = "NLIVIS_CACHE_DIR"
 """Environment variable naming the cache root (default ~/.cache/nlivis)."""
@@ -262,6 +263,24 @@ def folder_problem(folder: str | Path, verify: bool = False) -> tuple[Path, str]
     return None
 
 
+def adopting_folder_problem(folder: str | Path, contents_problem: Callable[[Path], str | None],
+                            verify: bool = False) -> str | None:
+    """"<file> <what is wrong>" for a `folder` that differs from its manifest (`folder_problem`), else None. A
+    folder without a manifest (written before manifests) is checked once by `contents_problem` (what is wrong
+    with its files, or None) and, when that finds nothing, given its manifest."""
+    folder = Path(folder)
+    found = folder_problem(folder, verify=verify)
+    if found is None:
+        return None
+    path, problem = found
+    if path.name == FOLDER_MANIFEST and not path.exists():
+        legacy = contents_problem(folder)
+        if legacy is None:
+            write_folder_manifest(folder)
+        return legacy
+    return f"{path.name} {problem}"
+
+
 TEMPORARY_PREFIX = ".nlivis-tmp-"
 
 
@@ -282,6 +301,19 @@ def remove_abandoned_siblings(final: Path, purpose: str) -> None:
         if leftover.is_dir() and not leftover.is_symlink() and pid_text.isascii() and pid_text.isdigit() \
                 and not _process_alive(int(pid_text)):
             shutil.rmtree(leftover, ignore_errors=True)
+
+
+@contextmanager
+def staging_folder(final: Path, purpose: str) -> Iterator[Path]:
+    """A fresh `temporary_sibling` of `final` to build in, removed afterwards whatever happens (its contents
+    moved into place by `install_folder` first, when the build succeeded); abandoned ones of earlier, killed
+    fetches for the same `purpose` are removed before."""
+    remove_abandoned_siblings(final, purpose)
+    work = temporary_sibling(final, purpose)
+    try:
+        yield work
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def _process_alive(pid: int) -> bool:
