@@ -28,9 +28,16 @@ class MetricsLog:
 
     def write(self, **record: Any) -> None:
         record.setdefault("time", time.time())
-        with self.path.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(record) + "\n")
-            handle.flush()
+        append_json_line(self.path, record)
+
+
+def append_json_line(path: Path, record: dict[str, Any]) -> None:
+    """One JSON line appended and flushed at once, so a reader following the file (the metrics log, a run's
+    progress file) sees each record whole or, for the line being written, not at all (`read_metrics_log`
+    skips a half-written last line)."""
+    with Path(path).open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(record) + "\n")
+        handle.flush()
 
 
 def read_metrics_log(path: Path) -> list[dict[str, Any]]:

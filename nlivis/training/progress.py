@@ -8,7 +8,6 @@ steps instead, with the same numbers.
 """
 from __future__ import annotations
 
-import json
 import sys
 import time
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ from typing import IO, Any, Callable
 from tqdm import tqdm
 
 from nlivis.store.files import atomic_write_text
-from nlivis.store.metrics_log import read_metrics_log
+from nlivis.store.metrics_log import append_json_line, read_metrics_log
 
 PLAIN_LINE_PERCENT = 5
 """A plain progress line every this many percent of the run's steps (and at its last step)."""
@@ -132,14 +131,6 @@ class ProgressLog:
         """A training event for step `done` of `total`, unless one was written less than `STEP_EVENT_S` ago."""
         if done >= total or self.clock() - self.last_step_event >= STEP_EVENT_S:
             self.phase("training", step=done, total=total)
-
-
-def append_json_line(path: Path, record: dict[str, Any]) -> None:
-    """One JSON line appended and flushed at once, so a reader following the file sees each event whole or,
-    for the line being written, not at all (`read_metrics_log` skips a half-written last line)."""
-    with Path(path).open("a", encoding="utf-8") as handle:
-        handle.write(json.dumps(record) + "\n")
-        handle.flush()
 
 
 @dataclass(frozen=True)
