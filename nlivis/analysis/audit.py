@@ -197,11 +197,10 @@ def draw_template_cases(per_test: int = CASES_PER_TEST, seed: int = AUDIT_SEED) 
 
 def _dev_case(test, split: str, pair) -> tuple[Drawn, object] | None:
     """The case `test` makes of a dev pair as the suite makes it (the first edit it accepts), or None."""
-    edits = propose_edits(pair.premise, pair.hypothesis, pair.label, "nli", test.kinds)
-    chosen = next((edit for edit in edits if test.accepts(pair.label, edit)), None)
-    if chosen is None:
+    made = test.case_from(pair, split, propose_edits(pair.premise, pair.hypothesis, pair.label, "nli", test.kinds))
+    if made is None:
         return None
-    case = test.case_of(chosen, (pair.premise, pair.hypothesis), f"{split}:{pair.id}")
+    case, chosen = made
     return _drawn_case(test.name, case, describe_edit(chosen), pair.label, chosen.reason), chosen
 
 

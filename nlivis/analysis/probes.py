@@ -342,6 +342,14 @@ class EditTest:
         return ProbeCase(edit.premise, edit.hypothesis, edit.expectation, edit.expected, edit.direction, original,
                          source)
 
+    def case_from(self, pair, split: str, edits: Sequence[Edit]) -> tuple[ProbeCase, Edit] | None:
+        """The case this test makes of a dev `pair` of `split` from the edits proposed on it — the first one it
+        accepts — with that edit, or None: how the suite fills a test, and what the audit judges."""
+        chosen = next((edit for edit in edits if self.accepts(pair.label, edit)), None)
+        if chosen is None:
+            return None
+        return self.case_of(chosen, (pair.premise, pair.hypothesis), f"{split}:{pair.id}"), chosen
+
 
 def _labelled_edit(edit: Edit) -> bool:
     return edit.expectation in (LABEL, "direction")
@@ -453,9 +461,9 @@ def fill_edit_tests(tests: Sequence[EditTest], suite: str, dev: Sequence[tuple[s
             kinds = tuple(dict.fromkeys(kind for test in fitting for kind in test.kinds))
             edits = propose_edits(pair.premise, pair.hypothesis, pair.label, suite, kinds)
             for test in fitting:
-                chosen = next((edit for edit in edits if test.accepts(pair.label, edit)), None)
-                if chosen is not None:
-                    test.cases.append(test.case_of(chosen, (pair.premise, pair.hypothesis), f"{split}:{pair.id}"))
+                made = test.case_from(pair, split, edits)
+                if made is not None:
+                    test.cases.append(made[0])
         visited = min(start + DEV_CHUNK, len(order))
         progress(f"probe: {visited:,} dev pairs looked at ({len(chunk):,} of the last {DEV_CHUNK} parsed); "
                  + ", ".join(f"{len(t.cases)}/{per_test}" for t in tests))
