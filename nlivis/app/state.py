@@ -431,36 +431,25 @@ def stop() -> NoReturn:
 OPENING = "nlivis_opening"
 """The key prefix of the link `switch_to` shows (and its script clicks)."""
 
-_CLICK_SCRIPT = """<script>
+_WHEN_DRAWN_SCRIPT = """<script>
 (() => {{
   const started = Date.now();
-  const click = () => {{
-    const link = document.querySelector('.st-key-{key} a');
-    if (link) link.click();
-    else if (Date.now() - started < 30000) setTimeout(click, 50);
+  const act = () => {{
+    const target = document.querySelector('{selector}');
+    if (target) target.{action};
+    else if (Date.now() - started < 30000) setTimeout(act, 50);
   }};
-  click();
+  act();
 }})();
 </script>"""
-
-
-_SCROLL_SCRIPT = """<script>
-(() => {{
-  const started = Date.now();
-  const scroll = () => {{
-    const target = document.querySelector('.st-key-{key}');
-    if (target) target.scrollIntoView({{block: 'center'}});
-    else if (Date.now() - started < 30000) setTimeout(scroll, 100);
-  }};
-  scroll();
-}})();
-</script>"""
+"""Do `action` to the element `selector` finds once Streamlit has drawn it (trying for up to 30 s)."""
 
 
 def scroll_into_view(key: str) -> None:
     """Scroll the element with key `key` to the middle of the window once it is drawn (Streamlit keeps no
     scroll position across pages: after Back, the list a pair was opened from is ~2,000 px down)."""
-    st.html(_SCROLL_SCRIPT.format(key=key), unsafe_allow_javascript=True)
+    st.html(_WHEN_DRAWN_SCRIPT.format(selector=f".st-key-{key}", action="scrollIntoView({block: 'center'})"),
+            unsafe_allow_javascript=True)
 
 
 def switch_to(page_path: str, params: dict[str, str], label: str = "Open this pair in the Pair explorer") -> NoReturn:
@@ -476,7 +465,7 @@ def switch_to(page_path: str, params: dict[str, str], label: str = "Open this pa
     key = f"{OPENING}_{number}"
     with st.container(key=key):
         st.page_link(page_path, label=label, icon=":material/open_in_new:", query_params=params)
-    st.html(_CLICK_SCRIPT.format(key=key), unsafe_allow_javascript=True)
+    st.html(_WHEN_DRAWN_SCRIPT.format(selector=f".st-key-{key} a", action="click()"), unsafe_allow_javascript=True)
     stop()
 
 
