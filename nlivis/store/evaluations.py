@@ -181,12 +181,6 @@ def prediction_files(checkpoint_folder: str | Path) -> dict[str, Path]:
     return files
 
 
-def named_evaluation_for(checkpoint_folder: str | Path, identity: DataIdentity) -> NamedEvaluation | None:
-    """The checkpoint's named evaluation of exactly this data, if one exists (the app reuses it)."""
-    return next((e for e in find_named_evaluations(checkpoint_folder).values()
-                 if e.data_digest == identity.digest), None)
-
-
 def as_predictions(rows: Sequence[Prediction | Mapping[str, Any]]) -> list[Prediction]:
     return [row if isinstance(row, Prediction) else
             Prediction(str(row["id"]), row["gold"], row["predicted"], tuple(float(p) for p in row["probs"]))
