@@ -4,6 +4,7 @@ checkpoints predict for listed training pairs, edit runs of one pair and the beh
 """
 from __future__ import annotations
 
+import hashlib
 from functools import partial
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
@@ -18,6 +19,8 @@ from nlivis.features.dataset import analyse_pairs, split_cache_key
 from nlivis.store.checkpoints import DYNAMICS_FILE, CheckpointError
 from nlivis.store.files import file_stamp, folder_stamp
 from nlivis.workflows.datamap import pair_lengths, predicted_labels, read_data_map
+from nlivis.workflows.protocol import run_analysis
+from nlivis.workflows.specs import ProbeOptions
 
 if TYPE_CHECKING:
     from nlivis.workflows.probes import ProbeRun
@@ -114,13 +117,47 @@ def _checkpoints_key(models: Sequence[Model]) -> tuple[tuple[str, str, float], .
     return tuple((m.name, m.path, folder_stamp(m.path)) for m in models)
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
-def _edit_run_cached(key: tuple[tuple[str, str, float], ...], options: EditOptions) -> EditRun:
-    from nlivis.workflows.edits import edit_pair
+RUNS_KEPT = 48
+"""Analysis runs of checkpoints kept in this server (the oldest goes first): a page's edit runs and suites."""
 
-    loaded = [load_cached(path, stamp) for _, path, stamp in key]
-    with background.TAGGER_LOCK:  # spaCy's parser is shared with the background tagger
-        return edit_pair(loaded, options, names=[name for name, _, _ in key])
+
+@st.cache_resource(show_spinner=False)
+def _runs() -> dict[tuple[str, tuple[tuple[str, str, float], ...], str], Any]:
+    """(analysis, checkpoints key, `options_digest`) → result: every run of a registered analysis on checkpoints
+    in this server, which the one list component (`lists.analysis_list`) reads back from a link."""
+    return {}
+
+
+def options_digest(options: Any) -> str:
+    """A short, stable name of an options dataclass (its repr's sha256): what a list link carries as `run`."""
+    return hashlib.sha256(repr(options).encode()).hexdigest()[:16]
+
+
+def checkpoints_run(name: str, models: Sequence[Model], options: Any, compute: bool = True,
+                    progress: Callable[[str], None] | None = None) -> Any:
+    """Registered analysis `name` (subject: checkpoints) of `models` with `options`: kept from an earlier run in
+    this server, else run now (under the tagger's lock: spaCy's parser is shared with the background tagger) —
+    or `NotReady` when `compute` is False."""
+    key = (name, _checkpoints_key(models), options_digest(options))
+    runs = _runs()
+    if key in runs:
+        return runs[key]
+    if not compute:
+        raise NotReady
+    from nlivis.workflows.subjects import Checkpoints
+
+    subject = Checkpoints([load_cached(path, stamp) for _, path, stamp in key[1]], [m.name for m in models])
+    with background.TAGGER_LOCK:
+        result = run_analysis(name, subject, options, progress or (lambda message: None))
+    runs[key] = result
+    while len(runs) > RUNS_KEPT:
+        runs.pop(next(iter(runs)))
+    return result
+
+
+def stored_run(name: str, models: Sequence[Model], digest: str) -> Any | None:
+    """The run of analysis `name` on `models` whose options have `digest`, if this server has it."""
+    return _runs().get((name, _checkpoints_key(models), digest))
 
 
 def edit_run(models: Sequence[Model], premise: str, hypothesis: str, label: str | None,
@@ -131,7 +168,7 @@ def edit_run(models: Sequence[Model], premise: str, hypothesis: str, label: str 
     if not models:
         return None, "no model is loaded"
     try:
-        return _edit_run_cached(_checkpoints_key(models), EditOptions(premise, hypothesis, label, own=own)), None
+        return checkpoints_run("edits", models, EditOptions(premise, hypothesis, label, own=own)), None
     except ValueError as error:
         return None, str(error)
     except Exception as error:  # WordNet or spaCy missing, a model failing: a message, not a broken page
@@ -142,17 +179,11 @@ PROBE_SEED = 1
 """The suite's seed in the app (the CLI's default), so the app's table is `probe … --seed 1`'s."""
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
-def _probe_run_cached(key: tuple[tuple[str, str, float], ...], per_test: int, root: str | None, _compute: bool,
-                      _progress: Callable[[str], None]) -> ProbeRun:
-    from nlivis.workflows.probes import ProbeOptions, probe_models
-
-    if not _compute:
-        raise NotReady
-    loaded = [load_cached(path, stamp) for _, path, stamp in key]
-    options = ProbeOptions(task_of(loaded), root, per_test, PROBE_SEED)
-    with background.TAGGER_LOCK:  # one suite at a time; spaCy's parser is shared with the background tagger
-        return probe_models(loaded, options, [name for name, _, _ in key], _progress)
+def probe_options(models: Sequence[Model], per_test: int) -> ProbeOptions:
+    """The suite the app runs on `models`: their task's, editing the data root's dev pairs, seed `PROBE_SEED`."""
+    root = paths.data_root()
+    return ProbeOptions(task_of([m.checkpoint for m in models]), None if root is None else str(root), int(per_test),
+                        PROBE_SEED)
 
 
 def probe_results(models: Sequence[Model], per_test: int, compute: bool = False,
@@ -160,12 +191,12 @@ def probe_results(models: Sequence[Model], per_test: int, compute: bool = False,
     """(the behavioural suite of the models' task run on every model, None) — kept in this server process per
     models, cases per test and data folder — or (None, why not: not run yet when `compute` is False, models of
     two tasks, a failure). The suite itself is cached on disk; `progress` hears each step of a run."""
-    root = paths.data_root()
-    run = partial(_probe_run_cached, _checkpoints_key(models), int(per_test), None if root is None else str(root))
     try:
+        options = probe_options(models, per_test)
         if not compute:
-            return run(False, None), None
-        return background.reporting(partial(run, True), progress or (lambda message: None)), None
+            return checkpoints_run("probes", models, options, compute=False), None
+        work = partial(checkpoints_run, "probes", models, options, True)  # the worker's progress comes last
+        return background.reporting(work, progress or (lambda message: None)), None
     except NotReady:
         return None, "the suite has not been run on these models in this server yet"
     except ValueError as error:
