@@ -1,0 +1,119 @@
+"""A new analysis plugs in by registering its spec (LIT's lesson: every interpreter has the same interface): the
+command line's `--help` and `--json`, the notebook API and the app's pair lists serve it with no other code change.
+And every registered analysis goes through those same generic paths."""
+from __future__ import annotations
+
+import json
+from dataclasses import MISSING, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from nlivis.cli import build_parser, main
+from nlivis.data.flags import flag_name, flagged_fields, option
+from nlivis.workflows.protocol import ANALYSES, SUBJECTS, AnalysisSpec, ListRow, register_analysis, run_analysis
+
+ROOT = Path(__file__).resolve().parents[1]
+CHECKPOINT = ROOT / "checkpoints" / "gcnn-snli-small"
+SPLIT_FOLDER = ROOT / "tests" / "fixtures" / "app_data" / "snli" / "esnli_tokenized"
+
+
+@dataclass(frozen=True)
+class NormOptions:
+    """data_dir: the folder of the split; split: its name; sample: the first pairs measured."""
+
+    data_dir: str = option(MISSING, "folder holding SNLI's dev split", required=True)
+    split: str = option("dev", "split of SNLI")
+    sample: int = option(6, "the first pairs of the split measured", type="positive_int")
+
+
+@dataclass
+class PairNorms:
+    """Each pair's pooled-vector L2 norm per checkpoint (a per-pair statistic of the `Representation` entry)."""
+
+    split: str
+    ids: list[str]
+    gold: list[str | None]
+    norms: dict[str, list[float]]
+
+    def record(self) -> dict[str, Any]:
+        return {"split": self.split, "pairs": [{"id": pid, "norms": {name: values[i] for name, values in self.norms.items()}}
+                                               for i, pid in enumerate(self.ids)]}
+
+
+def pair_norms(subject: Any, options: NormOptions, progress: Any) -> PairNorms:
+    from nlivis.data.protocols import resolve_split, split_key
+    from nlivis.features.dataset import load_split_analysed
+    from nlivis.workflows.projection import pooled_outputs
+
+    ref = resolve_split("snli", options.split)
+    items = load_split_analysed(ref, options.data_dir)[0][:options.sample]
+    norms = {name: np.linalg.norm(pooled_outputs(loaded, items).vectors, axis=1).round(5).tolist()
+             for name, loaded in zip(subject.names, subject.loaded)}
+    return PairNorms(split_key(ref), [item.pair.id for item in items], [item.pair.label for item in items], norms)
+
+
+def norm_rows(result: PairNorms, selection: dict[str, str]) -> list[ListRow]:
+    first = next(iter(result.norms))
+    return [ListRow(pid, result.split, row, {"gold": gold, **{name: values[row] for name, values in result.norms.items()}},
+                    result.norms[first][row])
+            for row, (pid, gold) in enumerate(zip(result.ids, result.gold))]
+
+
+@pytest.fixture
+def pair_norm_analysis():
+    spec = register_analysis(AnalysisSpec(
+        "pair_norm", "pair-norm", "each pair's pooled-vector norm", "checkpoints", frozenset({"Representation"}),
+        NormOptions, f"{__name__}:pair_norms", norm_rows, "norm"))
+    yield spec
+    del ANALYSES[spec.name]
+
+
+def test_a_registered_analysis_gets_a_command_with_its_documented_flags(pair_norm_analysis, capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["pair-norm", "--help"])
+    assert done.value.code == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "the first pairs of the split measured (default: 6)" in shown and "--data-dir DATA_DIR" in shown
+    assert "pair-norm" in build_parser().format_help()
+
+
+def test_a_registered_analysis_runs_from_the_command_line_the_notebook_and_the_app_list(pair_norm_analysis, capsys):
+    from nlivis.app.cache import analyses as cached_analyses
+    from nlivis.app.components import lists
+    from nlivis.app.state import ListRef
+
+    assert main(["pair-norm", str(CHECKPOINT), "--data-dir", str(SPLIT_FOLDER), "--sample", "4", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    from nlivis.workflows.subjects import Checkpoints
+
+    options = NormOptions(str(SPLIT_FOLDER), sample=4)
+    direct = run_analysis("pair_norm", Checkpoints.read([CHECKPOINT]), options)
+    assert printed == direct.record() and len(printed["pairs"]) == 4
+
+    model, problem = lists.model_by_name(CHECKPOINT.name)
+    assert problem is None
+    ref = ListRef.of("pair_norm", models=CHECKPOINT.name, run=cached_analyses.options_digest(options))
+    assert "has not been run" in (lists.resolve(ref).problem or "")
+    cached_analyses.checkpoints_run("pair_norm", [model], options)
+    listed = lists.resolve(ref)
+    assert listed.problem is None and listed.split_rows
+    assert list(listed.frame["id"]) == direct.ids and list(listed.frame["row"]) == [0, 1, 2, 3]
+    assert list(listed.frame[CHECKPOINT.name]) == direct.norms[CHECKPOINT.name]
+    assert listed.pair_at(2).row == 2 and listed.pair_at(2).split == direct.split
+
+
+@pytest.mark.parametrize("name", sorted(ANALYSES))
+def test_every_registered_analysis_has_a_command_flags_and_a_runner(name):
+    """Each shipped spec: a known subject, a runner that resolves, a command whose every flag says what it does."""
+    spec = ANALYSES[name]
+    assert spec.subject in SUBJECTS and callable(spec.runner())
+    parser = build_parser()
+    command = next(action for action in parser._subparsers._group_actions[0].choices.items() if action[0] == spec.command)[1]
+    help_text = command.format_help()
+    for item, flag in flagged_fields(spec.options):
+        assert flag_name(item) in help_text and flag.help.split()[0] in help_text
+        assert item.name in {action.dest for action in command._actions}
+    assert "--json" in help_text
