@@ -19,7 +19,6 @@ from typing import Any
 
 from nlivis.cli.common import ARGUMENT_TYPES, without_nan
 from nlivis.data.flags import Flag, default_of, flag_name, flagged_fields
-from nlivis.workflows import specs  # noqa: F401 (registers the analyses nlivis ships)
 from nlivis.workflows.protocol import ANALYSES, AnalysisSpec, ListRow, stderr_progress
 
 

@@ -3,8 +3,9 @@ behavioural probes and projections, with their options dataclasses and how their
 rows. This module imports no torch: the command line builds every command's `--help` from it, and each run
 function is imported only when it runs.
 
-A new analysis is one more `register_analysis(AnalysisSpec(...))` (here, or in any module imported before the
-command line or the app reads `ANALYSES`)."""
+The package `nlivis.workflows` imports this module, so importing any workflow registers these. A new analysis is
+one more `register_analysis(AnalysisSpec(...))` (here, or in any module imported before the command line or the
+app reads `ANALYSES`)."""
 from __future__ import annotations
 
 from dataclasses import MISSING, dataclass
