@@ -3,6 +3,7 @@ command line's `--help` and `--json`, the notebook API and the app's pair lists 
 And every registered analysis goes through those same generic paths."""
 from __future__ import annotations
 
+import argparse
 import json
 from dataclasses import MISSING, dataclass
 from pathlib import Path
@@ -11,8 +12,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from nlivis.cli import build_parser, main
-from nlivis.data.flags import flag_name, flagged_fields, option
+from nlivis.cli import HelpFormatter, analyses, build_parser, main
+from nlivis.data.flags import default_of, flag_name, flagged_fields, option
 from nlivis.workflows.protocol import ANALYSES, SUBJECTS, AnalysisSpec, ListRow, register_analysis, run_analysis
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -105,15 +106,54 @@ def test_a_registered_analysis_runs_from_the_command_line_the_notebook_and_the_a
     assert listed.pair_at(2).row == 2 and listed.pair_at(2).split == direct.split
 
 
+def minimal_command_line(spec: AnalysisSpec) -> list[str]:
+    """The fewest arguments the command takes: its subject's and its required flags' (a value each may take)."""
+    words = {"checkpoints": ["a"], "pair": ["a", "--premise", "p", "--hypothesis", "h"],
+             "split": ["a", "--dataset", "snli", "--split", "dev", "--data-dir", "d"]}[spec.subject]
+    for item, flag in flagged_fields(spec.options):
+        if flag.required:
+            words += [flag_name(item), flag.choices[0] if flag.choices else "x"]
+    return words
+
+
 @pytest.mark.parametrize("name", sorted(ANALYSES))
-def test_every_registered_analysis_has_a_command_flags_and_a_runner(name):
-    """Each shipped spec: a known subject, a runner that resolves, a command whose every flag says what it does."""
+def test_every_registered_analysis_goes_through_the_one_command_line_path(name):
+    """Each shipped spec: a known subject, a runner that resolves, every option a documented flag, and the
+    parsed command line gives the options dataclass with each flag's documented default."""
     spec = ANALYSES[name]
     assert spec.subject in SUBJECTS and callable(spec.runner())
-    parser = build_parser()
-    command = next(action for action in parser._subparsers._group_actions[0].choices.items() if action[0] == spec.command)[1]
-    help_text = command.format_help()
+    parser = argparse.ArgumentParser(formatter_class=HelpFormatter)
+    analyses.add_arguments(parser, spec)
+    help_text = "".join(parser.format_help().split())  # argparse wraps lines, also at a hyphen
     for item, flag in flagged_fields(spec.options):
-        assert flag_name(item) in help_text and flag.help.split()[0] in help_text
-        assert item.name in {action.dest for action in command._actions}
+        assert flag_name(item) in help_text and "".join(flag.help.split()) in help_text
     assert "--json" in help_text
+    words = minimal_command_line(spec)
+    options = analyses.options_of(spec, parser.parse_args(words))
+    assert isinstance(options, spec.options)
+    for item, flag in flagged_fields(spec.options):
+        if not flag.required:
+            expected = default_of(item, flag)
+            if isinstance(expected, str) and flag.type is not None:  # argparse reads a text default by its type
+                expected = analyses.argument_type(flag)(expected)
+            assert getattr(options, item.name) == expected
+
+
+def test_edits_rows_reach_the_one_list_component(wordnet):
+    """A shipped analysis with rows, run by the app's one run store, listed by the one list component."""
+    from nlivis.analysis.edit_runs import EditOptions
+    from nlivis.app.cache import analyses as cached_analyses
+    from nlivis.app.components import lists
+    from nlivis.app.state import ListRef
+
+    model, problem = lists.model_by_name(CHECKPOINT.name)
+    assert problem is None
+    options = EditOptions("A man is playing a guitar on stage.", "A man is playing an instrument.", "entailment")
+    run, problem = cached_analyses.edit_run([model], options.premise, options.hypothesis, options.label)
+    assert problem is None
+    ref = ListRef.of("edits", models=CHECKPOINT.name, run=cached_analyses.options_digest(options))
+    listed = lists.resolve(ref)
+    assert listed.problem is None and not listed.split_rows and len(listed.frame) == len(run.outcomes) > 0
+    assert list(listed.frame["hypothesis"]) == [outcome.edit.hypothesis for outcome in run.outcomes]
+    assert set(listed.frame[CHECKPOINT.name].str.rstrip("*")) <= set(run.labels)
+    assert listed.pair_at(0).premise == run.outcomes[0].edit.premise

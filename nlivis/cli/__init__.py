@@ -51,11 +51,12 @@ def commands() -> dict[str, str]:
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     """Keeps a command's docstring as written and appends an option's default to its help when the help
-    does not state it already (every option says what it does and what it defaults to)."""
+    does not state it already (every option says what it does and what it defaults to; a switch's default is
+    its absence)."""
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
-        shown = action.default not in (None, False, argparse.SUPPRESS) and not action.required
+        shown = action.default not in (None, False, argparse.SUPPRESS) and not action.required and action.nargs != 0
         if shown and "default" not in text and action.option_strings:
             text += " (default: %(default)s)"
         return text

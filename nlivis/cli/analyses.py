@@ -58,10 +58,14 @@ def add_option(parser: argparse.ArgumentParser, item: Field, flag: Flag) -> None
         parser.add_argument(flag_name(item), dest=item.name, action="store_false" if default else "store_true",
                             help=flag.help)
         return
-    kind = ARGUMENT_TYPES[flag.type] if isinstance(flag.type, str) else flag.type
-    parser.add_argument(flag_name(item), dest=item.name, type=kind, default=default, choices=flag.choices,
+    parser.add_argument(flag_name(item), dest=item.name, type=argument_type(flag), default=default, choices=flag.choices,
                         required=flag.required, help=flag.help, metavar=None if flag.choices else
                         flag_name(item).removeprefix("--").replace("-", "_").upper())
+
+
+def argument_type(flag: Flag) -> Any:
+    """How the command line reads the flag's text: its callable, or the checked type it names."""
+    return ARGUMENT_TYPES[flag.type] if isinstance(flag.type, str) else flag.type
 
 
 def add_arguments(parser: argparse.ArgumentParser, spec: AnalysisSpec) -> None:
