@@ -22,12 +22,18 @@ SPLIT_FOLDER = ROOT / "tests" / "fixtures" / "app_data" / "snli" / "esnli_tokeni
 
 
 @dataclass(frozen=True)
-class NormOptions:
-    """data_dir: the folder of the split; split: its name; sample: the first pairs measured."""
+class SampleOptions:
+    """sample: the first pairs measured (an analysis of a split is handed its pairs)."""
 
-    data_dir: str = option(MISSING, "folder holding SNLI's dev split", required=True)
-    split: str = option("dev", "split of SNLI")
     sample: int = option(6, "the first pairs of the split measured", type="positive_int")
+
+
+@dataclass(frozen=True)
+class NormOptions(SampleOptions):
+    """data_dir: the folder of SNLI's split, which an analysis of checkpoints reads itself; split: its name."""
+
+    data_dir: str = option("", "folder holding SNLI's split")
+    split: str = option("dev", "split of SNLI")
 
 
 @dataclass
@@ -44,16 +50,27 @@ class PairNorms:
                                                for i, pid in enumerate(self.ids)]}
 
 
-def pair_norms(subject: Any, options: NormOptions, progress: Any) -> PairNorms:
+def measured(split: str, items: list, named: dict[str, Any]) -> PairNorms:
+    from nlivis.workflows.projection import pooled_outputs
+
+    norms = {name: np.linalg.norm(pooled_outputs(loaded, items).vectors, axis=1).round(5).tolist()
+             for name, loaded in named.items()}
+    return PairNorms(split, [item.pair.id for item in items], [item.pair.label for item in items], norms)
+
+
+def checkpoints_norms(subject: Any, options: NormOptions, progress: Any) -> PairNorms:
+    """Subject "checkpoints": the first pairs of the split read from `options.data_dir`."""
     from nlivis.data.protocols import resolve_split, split_key
     from nlivis.features.dataset import load_split_analysed
-    from nlivis.workflows.projection import pooled_outputs
 
     ref = resolve_split("snli", options.split)
     items = load_split_analysed(ref, options.data_dir)[0][:options.sample]
-    norms = {name: np.linalg.norm(pooled_outputs(loaded, items).vectors, axis=1).round(5).tolist()
-             for name, loaded in zip(subject.names, subject.loaded)}
-    return PairNorms(split_key(ref), [item.pair.id for item in items], [item.pair.label for item in items], norms)
+    return measured(split_key(ref), items, dict(zip(subject.names, subject.loaded)))
+
+
+def sample_norms(subject: Any, options: SampleOptions, progress: Any) -> PairNorms:
+    """Subject "split": the first pairs of the pairs it is handed."""
+    return measured(subject.split, subject.items[:options.sample], {Path(subject.loaded.path).name: subject.loaded})
 
 
 def norm_rows(result: PairNorms, selection: dict[str, str]) -> list[ListRow]:
@@ -63,11 +80,16 @@ def norm_rows(result: PairNorms, selection: dict[str, str]) -> list[ListRow]:
             for row, (pid, gold) in enumerate(zip(result.ids, result.gold))]
 
 
-@pytest.fixture
-def pair_norm_analysis():
+SUBJECT_RUNS = {"checkpoints": ("checkpoints_norms", NormOptions), "split": ("sample_norms", SampleOptions)}
+
+
+@pytest.fixture(params=sorted(SUBJECT_RUNS))
+def pair_norm_analysis(request, monkeypatch):
+    """The analysis registered in this test, of checkpoints or of a split; the app's data is the fixture folder."""
+    monkeypatch.setenv("NLIVIS_DATA", str(SPLIT_FOLDER.parents[1]))
     spec = register_analysis(AnalysisSpec(
-        "pair_norm", "pair-norm", "each pair's pooled-vector norm", "checkpoints", frozenset({"Representation"}),
-        NormOptions, f"{__name__}:pair_norms", norm_rows, "norm"))
+        "pair_norm", "pair-norm", "each pair's pooled-vector norm", request.param, frozenset({"Representation"}),
+        SUBJECT_RUNS[request.param][1], f"{__name__}:{SUBJECT_RUNS[request.param][0]}", norm_rows, "norm"))
     yield spec
     del ANALYSES[spec.name]
 
@@ -77,7 +99,7 @@ def test_a_registered_analysis_gets_a_command_with_its_documented_flags(pair_nor
         main(["pair-norm", "--help"])
     assert done.value.code == 0
     shown = " ".join(capsys.readouterr().out.split())
-    assert "the first pairs of the split measured (default: 6)" in shown and "--data-dir DATA_DIR" in shown
+    assert "the first pairs of the split measured (default: 6)" in shown and "--sample SAMPLE" in shown
     assert "pair-norm" in build_parser().format_help()
 
 
@@ -85,25 +107,32 @@ def test_a_registered_analysis_runs_from_the_command_line_the_notebook_and_the_a
     from nlivis.app.cache import analyses as cached_analyses
     from nlivis.app.components import lists
     from nlivis.app.state import ListRef
+    from nlivis.workflows.subjects import Checkpoints, SplitSample
 
-    assert main(["pair-norm", str(CHECKPOINT), "--data-dir", str(SPLIT_FOLDER), "--sample", "4", "--json"]) == 0
+    of_split = pair_norm_analysis.subject == "split"
+    where = (["--dataset", "snli", "--split", "dev", "--data-dir", str(SPLIT_FOLDER)] if of_split
+             else ["--data-dir", str(SPLIT_FOLDER)])
+    assert main(["pair-norm", str(CHECKPOINT), *where, "--sample", "4", "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
-    from nlivis.workflows.subjects import Checkpoints
-
-    options = NormOptions(str(SPLIT_FOLDER), sample=4)
-    direct = run_analysis("pair_norm", Checkpoints.read([CHECKPOINT]), options)
+    options = SampleOptions(sample=4) if of_split else NormOptions(sample=4, data_dir=str(SPLIT_FOLDER))
+    subject = (SplitSample.read(CHECKPOINT, "snli", "dev", SPLIT_FOLDER) if of_split
+               else Checkpoints.read([CHECKPOINT]))
+    direct = run_analysis("pair_norm", subject, options)
     assert printed == direct.record() and len(printed["pairs"]) == 4
 
     model, problem = lists.model_by_name(CHECKPOINT.name)
     assert problem is None
-    ref = ListRef.of("pair_norm", models=CHECKPOINT.name, run=cached_analyses.options_digest(options))
+    sample = ("snli_dev", 12) if of_split else None  # the fixture's whole dev split, in the app's sample order
+    fields = {"split": "snli_dev", "size": 12} if of_split else {}
+    ref = ListRef.of("pair_norm", models=CHECKPOINT.name, run=cached_analyses.options_digest(options), **fields)
     assert "has not been run" in (lists.resolve(ref).problem or "")
-    cached_analyses.checkpoints_run("pair_norm", [model], options)
+    run = cached_analyses.analysis_run("pair_norm", [model], options, sample)
     listed = lists.resolve(ref)
-    assert listed.problem is None and listed.split_rows
-    assert list(listed.frame["id"]) == direct.ids and list(listed.frame["row"]) == [0, 1, 2, 3]
-    assert list(listed.frame[CHECKPOINT.name]) == direct.norms[CHECKPOINT.name]
-    assert listed.pair_at(2).row == 2 and listed.pair_at(2).split == direct.split
+    assert listed.problem is None and listed.split_rows and len(listed.frame) == 4
+    assert list(listed.frame["id"]) == run.ids and list(listed.frame[CHECKPOINT.name]) == run.norms[CHECKPOINT.name]
+    assert listed.pair_at(2).row == 2 and listed.pair_at(2).split == run.split == "snli_dev"
+    if not of_split:
+        assert run.record() == direct.record()
 
 
 def minimal_command_line(spec: AnalysisSpec) -> list[str]:

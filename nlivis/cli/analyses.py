@@ -47,7 +47,7 @@ def add_subject_arguments(parser: argparse.ArgumentParser, spec: AnalysisSpec, m
     parser.add_argument("--dataset", required=True, help="dataset or protocol of the split")
     parser.add_argument("--split", required=True, help="split name or key, e.g. dev or snli_dev")
     parser.add_argument("--data-dir", required=True, help="folder holding the split's files")
-    parser.add_argument("--cache-dir", default=None, dest="subject_cache_dir",
+    parser.add_argument("--cache-dir", default=None, dest="subject_cache_dir", metavar="CACHE_DIR",
                         help="feature and analysis cache folder (default: $NLIVIS_CACHE_DIR or ~/.cache/nlivis)")
 
 

@@ -14,12 +14,13 @@ from nlivis.analysis.datamap import DataMap, Thresholds
 from nlivis.analysis.edit_runs import EditOptions, EditRun, task_of
 from nlivis.app import background, paths
 from nlivis.app.cache import Model, NotReady, load_cached, local_split, memo, not_local, read_split_cached, split_pairs
+from nlivis.app.cache.samples import analysed_sample
 from nlivis.data.protocols import SplitRef
 from nlivis.features.dataset import analyse_pairs, split_cache_key
 from nlivis.store.checkpoints import DYNAMICS_FILE, CheckpointError
 from nlivis.store.files import file_stamp, folder_stamp
 from nlivis.workflows.datamap import pair_lengths, predicted_labels, read_data_map
-from nlivis.workflows.protocol import run_analysis
+from nlivis.workflows.protocol import ANALYSES, SUBJECTS, run_analysis
 from nlivis.workflows.specs import ProbeOptions
 
 if TYPE_CHECKING:
@@ -118,13 +119,17 @@ def _checkpoints_key(models: Sequence[Model]) -> tuple[tuple[str, str, float], .
 
 
 RUNS_KEPT = 48
-"""Analysis runs of checkpoints kept in this server (the oldest goes first): a page's edit runs and suites."""
+"""Analysis runs kept in this server (the oldest goes first): a page's edit runs and suites, any analysis's."""
+
+Sample = tuple[str, int]
+"""(split key, pairs): the fixed sample of a local split (`samples.analysed_sample`, seed 0) a run of an analysis
+of a split reads."""
 
 
 @st.cache_resource(show_spinner=False)
-def _runs() -> dict[tuple[str, tuple[tuple[str, str, float], ...], str], Any]:
-    """(analysis, checkpoints key, `options_digest`) → result: every run of a registered analysis on checkpoints
-    in this server, which the one list component (`lists.analysis_list`) reads back from a link."""
+def _runs() -> dict[tuple[str, tuple[tuple[str, str, float], ...], Sample | None, str], Any]:
+    """(analysis, checkpoints key, sample, `options_digest`) → result: every run of a registered analysis in this
+    server, which the one list component (`lists.analysis_list`) reads back from a link."""
     return {}
 
 
@@ -133,20 +138,37 @@ def options_digest(options: Any) -> str:
     return hashlib.sha256(repr(options).encode()).hexdigest()[:16]
 
 
-def checkpoints_run(name: str, models: Sequence[Model], options: Any, compute: bool = True,
-                    progress: Callable[[str], None] | None = None) -> Any:
-    """Registered analysis `name` (subject: checkpoints) of `models` with `options`: kept from an earlier run in
-    this server, else run now (under the tagger's lock: spaCy's parser is shared with the background tagger) —
-    or `NotReady` when `compute` is False."""
-    key = (name, _checkpoints_key(models), options_digest(options))
+def _subject(name: str, models: Sequence[Model], sample: Sample | None) -> Any:
+    """What analysis `name` runs on in the app: the models (subject "checkpoints"), or the one model and the
+    analysed `sample` (subject "split"); ValueError for a subject the app does not run an analysis on."""
+    from nlivis.workflows.subjects import Checkpoints, SplitSample
+
+    spec = ANALYSES[name]
+    loaded = [m.checkpoint for m in models]
+    if spec.subject == "checkpoints":
+        return Checkpoints(loaded, [m.name for m in models])
+    if spec.subject == "split" and sample is not None and len(models) == 1:
+        items, error = analysed_sample(*sample)
+        if error:
+            raise ValueError(error)
+        root = paths.data_root()
+        return SplitSample(loaded[0], items, sample[0], None if root is None else str(root))
+    raise ValueError(f"{name} runs on {SUBJECTS[spec.subject]}: the app runs an analysis on checkpoints, or on one "
+                     "checkpoint and a split's sample")
+
+
+def analysis_run(name: str, models: Sequence[Model], options: Any, sample: Sample | None = None,
+                 compute: bool = True, progress: Callable[[str], None] | None = None) -> Any:
+    """Registered analysis `name` of `models` (with `sample` for an analysis of a split) with `options`: kept from
+    an earlier run in this server, else run now (under the tagger's lock: spaCy's parser is shared with the
+    background tagger) — or `NotReady` when `compute` is False."""
+    key = (name, _checkpoints_key(models), sample, options_digest(options))
     runs = _runs()
     if key in runs:
         return runs[key]
     if not compute:
         raise NotReady
-    from nlivis.workflows.subjects import Checkpoints
-
-    subject = Checkpoints([load_cached(path, stamp) for _, path, stamp in key[1]], [m.name for m in models])
+    subject = _subject(name, models, sample)
     with background.TAGGER_LOCK:
         result = run_analysis(name, subject, options, progress or (lambda message: None))
     runs[key] = result
@@ -155,9 +177,9 @@ def checkpoints_run(name: str, models: Sequence[Model], options: Any, compute: b
     return result
 
 
-def stored_run(name: str, models: Sequence[Model], digest: str) -> Any | None:
-    """The run of analysis `name` on `models` whose options have `digest`, if this server has it."""
-    return _runs().get((name, _checkpoints_key(models), digest))
+def stored_run(name: str, models: Sequence[Model], digest: str, sample: Sample | None = None) -> Any | None:
+    """The run of analysis `name` on `models` (and `sample`) whose options have `digest`, if this server has it."""
+    return _runs().get((name, _checkpoints_key(models), sample, digest))
 
 
 def edit_run(models: Sequence[Model], premise: str, hypothesis: str, label: str | None,
@@ -168,7 +190,7 @@ def edit_run(models: Sequence[Model], premise: str, hypothesis: str, label: str 
     if not models:
         return None, "no model is loaded"
     try:
-        return checkpoints_run("edits", models, EditOptions(premise, hypothesis, label, own=own)), None
+        return analysis_run("edits", models, EditOptions(premise, hypothesis, label, own=own)), None
     except ValueError as error:
         return None, str(error)
     except Exception as error:  # WordNet or spaCy missing, a model failing: a message, not a broken page
@@ -194,8 +216,8 @@ def probe_results(models: Sequence[Model], per_test: int, compute: bool = False,
     try:
         options = probe_options(models, per_test)
         if not compute:
-            return checkpoints_run("probes", models, options, compute=False), None
-        work = partial(checkpoints_run, "probes", models, options, True)  # the worker's progress comes last
+            return analysis_run("probes", models, options, compute=False), None
+        work = partial(analysis_run, "probes", models, options, None, True)  # the worker's progress comes last
         return background.reporting(work, progress or (lambda message: None)), None
     except NotReady:
         return None, "the suite has not been run on these models in this server yet"

@@ -281,9 +281,10 @@ def rows_frame(rows: Sequence[ListRow], score: str) -> pd.DataFrame:
 
 
 def analysis_list(ref: ListRef) -> PairList:
-    """The rows of a registered analysis's run (`protocol.AnalysisSpec.rows`) on the checkpoints `models`, run in
-    this server with the options whose digest is `run`; the other fields select the rows (e.g. a probe's `test`
-    and `model`). One component for every analysis that gives a pair list."""
+    """The rows of a registered analysis's run (`protocol.AnalysisSpec.rows`) on the checkpoints `models` (for an
+    analysis of a split: on the sample of `size` pairs of `split`), run in this server with the options whose
+    digest is `run`; the other fields select the rows (e.g. a probe's `test` and `model`). One component for
+    every analysis that gives a pair list."""
     spec = ANALYSES[ref.kind]
     names = [name for name in (ref.get("models") or "").split(",") if name]
     selection = dict(ref.fields)
@@ -296,7 +297,9 @@ def analysis_list(ref: ListRef) -> PairList:
         if model is None:
             return PairList(pd.DataFrame(), described, None, error)
         models.append(model)
-    result = cached_analyses.stored_run(spec.name, models, ref.get("run") or "") if models else None
+    size = url_row(ref.get("size") or "")
+    sample = (ref.get("split", ""), size) if ref.get("split") and size is not None else None
+    result = cached_analyses.stored_run(spec.name, models, ref.get("run") or "", sample) if models else None
     if result is None:
         return PairList(pd.DataFrame(), described, None, f"{spec.name} has not been run on these models in this "
                         f"server yet: run it on {spec.where or 'its page'}")
