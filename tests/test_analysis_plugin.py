@@ -186,3 +186,11 @@ def test_edits_rows_reach_the_one_list_component(wordnet):
     assert list(listed.frame["hypothesis"]) == [outcome.edit.hypothesis for outcome in run.outcomes]
     assert set(listed.frame[CHECKPOINT.name].str.rstrip("*")) <= set(run.labels)
     assert listed.pair_at(0).premise == run.outcomes[0].edit.premise
+
+
+def test_an_analysis_whose_option_reuses_a_flag_of_its_subject_is_refused_at_registration():
+    """The clash would otherwise break every command's parser at `python -m nlivis --help`."""
+    with pytest.raises(ValueError, match="flags --data-dir, --split are the command line.s own"):
+        register_analysis(AnalysisSpec("pair_norm", "pair-norm", "each pair's pooled-vector norm", "split",
+                                       frozenset(), NormOptions, f"{__name__}:sample_norms"))
+    assert "pair_norm" not in ANALYSES

@@ -19,6 +19,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Protocol
 
+from nlivis.data.flags import flag_name, flagged_fields
 from nlivis.data.text import shown
 
 SUBJECTS = {
@@ -28,6 +29,9 @@ SUBJECTS = {
 }
 """What an analysis can be run on; `nlivis.workflows.subjects` holds each as a dataclass, and the command line
 reads each from its own positional arguments and flags."""
+TAKEN_FLAGS = {"checkpoints": ("--json",), "pair": ("--json", "--premise", "--hypothesis"),
+               "split": ("--json", "--dataset", "--split", "--data-dir", "--cache-dir")}
+"""The flags the command line gives each subject (and `--json`), which an analysis's options may not reuse."""
 
 Progress = Callable[[str], None]
 """Where a run says each step (a line of text)."""
@@ -109,9 +113,14 @@ ANALYSES: dict[str, AnalysisSpec] = {}
 
 
 def register_analysis(spec: AnalysisSpec) -> AnalysisSpec:
-    """Add `spec` to `ANALYSES`; a name or command registered twice is a programming error."""
+    """Add `spec` to `ANALYSES`; a name or command registered twice, or an option whose flag the command line
+    already gives (`TAKEN_FLAGS`), is a programming error."""
     if spec.name in ANALYSES or any(other.command == spec.command for other in ANALYSES.values()):
         raise ValueError(f"analysis {spec.name!r} (command {spec.command!r}) registered twice")
+    taken = sorted(set(TAKEN_FLAGS[spec.subject]) & {flag_name(item) for item, _ in flagged_fields(spec.options)})
+    if taken:
+        raise ValueError(f"analysis {spec.name!r}: its options' flags {', '.join(taken)} are the command line's own "
+                         f"for {SUBJECTS[spec.subject]}")
     ANALYSES[spec.name] = spec
     return spec
 
