@@ -125,7 +125,7 @@ def test_a_registered_analysis_runs_from_the_command_line_the_notebook_and_the_a
     sample = ("snli_dev", 12) if of_split else None  # the fixture's whole dev split, in the app's sample order
     fields = {"split": "snli_dev", "size": 12} if of_split else {}
     ref = ListRef.of("pair_norm", models=CHECKPOINT.name, run=cached_analyses.options_digest(options), **fields)
-    assert "has not been run" in (lists.resolve(ref).problem or "")
+    assert "run this list comes from is not in this server" in (lists.resolve(ref).problem or "")
     run = cached_analyses.analysis_run("pair_norm", [model], options, sample)
     listed = lists.resolve(ref)
     assert listed.problem is None and listed.split_rows and len(listed.frame) == 4

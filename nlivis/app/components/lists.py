@@ -301,8 +301,8 @@ def analysis_list(ref: ListRef) -> PairList:
     sample = (ref.get("split", ""), size) if ref.get("split") and size is not None else None
     result = cached_analyses.stored_run(spec.name, models, ref.get("run") or "", sample) if models else None
     if result is None:
-        return PairList(pd.DataFrame(), described, None, f"{spec.name} has not been run on these models in this "
-                        f"server yet: run it on {spec.where or 'its page'}")
+        return PairList(pd.DataFrame(), described, None, f"the {spec.name} run this list comes from is not in this "
+                        f"server (yet): run it on {spec.where or 'its page'}")
     try:
         return PairList(rows_frame(spec.rows(result, selection), spec.score), described, None)
     except ValueError as problem:  # the selection names what the run does not hold
