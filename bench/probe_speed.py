@@ -39,7 +39,7 @@ def measure(data_dir: str, cache_dir: str, threads: int | None, checkpoints: str
         torch.set_num_threads(threads)
     from nlivis.analysis.edit_runs import checkpoint_names, protocol_notes
     from nlivis.analysis.probes import ProbeResult, probe_record
-    from nlivis.workflows.edits import load_checkpoints
+    from nlivis.workflows.subjects import load_checkpoints
     from nlivis.workflows.probes import load_suite, run_probes, training_overlap
 
     loaded = load_checkpoints([str(Path(checkpoints) / f"{family}-snli-small") for family in SHIPPED])

@@ -702,11 +702,12 @@ def test_plausibility_skips_pairs_without_highlighted_tokens():
 
 def test_attribution_and_faithfulness_are_registered_analyses_that_apply_to_every_model():
     """Both read only outputs and gradients (attention is optional), so they need no trace type."""
-    from nlivis.workflows.explain import ATTRIBUTION, ExplainOptions, explain
-    from nlivis.workflows.faithfulness import FAITHFULNESS, FaithfulnessOptions, split_faithfulness
+    from nlivis.workflows.explain import ExplainOptions, explain_subject
+    from nlivis.workflows.faithfulness import FaithfulnessOptions, faithfulness_subject
     from nlivis.workflows.protocol import ANALYSES
+    from nlivis.workflows.specs import ATTRIBUTION, FAITHFULNESS
 
-    assert ANALYSES["attribution"] is ATTRIBUTION and ATTRIBUTION.run is explain
-    assert ANALYSES["faithfulness"] is FAITHFULNESS and FAITHFULNESS.run is split_faithfulness
+    assert ANALYSES["attribution"] is ATTRIBUTION and ATTRIBUTION.runner() is explain_subject
+    assert ANALYSES["faithfulness"] is FAITHFULNESS and FAITHFULNESS.runner() is faithfulness_subject
     assert ATTRIBUTION.options is ExplainOptions and FAITHFULNESS.options is FaithfulnessOptions
     assert ATTRIBUTION.applies_to(frozenset()) and FAITHFULNESS.applies_to(frozenset())

@@ -112,7 +112,7 @@ def test_the_reported_crash_pair_superscript_two_is_ignored_with_a_message():
 
 @pytest.mark.parametrize("target", ["²", "١", "-1", "3"])
 def test_explain_target_index_is_read_by_the_one_parser(target):
-    from nlivis.cli.explain import class_index
+    from nlivis.workflows.explain import class_index
 
     assert class_index(("a", "b", "c"), "2") == 2
     with pytest.raises(ValueError, match="neither one of this model's labels"):
@@ -133,6 +133,7 @@ HOSTILE_HYPOTHESIS = "A man \x1b]0;pwned\x07 plays \u202e."
 
 def test_edits_table_escapes_terminal_control_sequences(monkeypatch, capsys):
     import nlivis.workflows.edits as edit_workflow
+    import nlivis.workflows.subjects as subjects
 
     record = {"task": "nli", "premise": HOSTILE_PREMISE, "hypothesis": HOSTILE_HYPOTHESIS, "label": None,
               "checkpoints": {"m": {"protocol_note": ""}},
@@ -142,9 +143,10 @@ def test_edits_table_escapes_terminal_control_sequences(monkeypatch, capsys):
                          "expectation": None, "predictions": {"m": {"label": "neutral"}}, "flipped": {"m": False},
                          "meets_expectation": {"m": None}}]}
     outcome = type("Outcome", (), {"record": lambda self: record})()
-    monkeypatch.setattr(edit_workflow, "load_checkpoints", lambda folders: [])
-    monkeypatch.setattr(edit_workflow, "edit_pair", lambda loaded, options: outcome)
-    monkeypatch.setattr("nlivis.cli.edits.task_of", lambda loaded: "nli")
+    monkeypatch.setattr(subjects, "load_checkpoints", lambda folders: [])
+    monkeypatch.setattr(subjects, "checkpoint_names", lambda loaded: ["m"])
+    monkeypatch.setattr(edit_workflow, "edit_pair", lambda loaded, options, names: outcome)
+    monkeypatch.setattr(edit_workflow, "task_of", lambda loaded: "nli")
     for extra in ([], ["--json"]):
         assert main(["edits", "m", "--premise", HOSTILE_PREMISE, "--hypothesis", HOSTILE_HYPOTHESIS, *extra]) == 0
         out = capsys.readouterr().out
@@ -413,7 +415,7 @@ def test_a_new_run_over_an_earlier_log_says_it_starts_it_over(tmp_path):
 
 
 def test_probe_data_dir_that_cannot_feed_the_edit_tests_is_refused(tmp_path):
-    from nlivis.cli.probe import data_dir_problem
+    from nlivis.workflows.probes import data_dir_problem
 
     said: list[str] = []
     assert "is not a folder" in data_dir_problem("nli", str(tmp_path / "nowhere"), said.append)

@@ -24,7 +24,7 @@ def session_code() -> str:
 def test_the_session_block_is_found_and_uses_the_workflows():
     code = session_code()
     assert "from nlivis.workflows.evaluate import evaluate_file" in code
-    assert "from nlivis.workflows.edits import run_edits" in code
+    assert "from nlivis.workflows.protocol import run_analysis" in code and 'run_analysis("edits"' in code
 
 
 @pytest.mark.slow

@@ -3,16 +3,14 @@ entry types it reads, so a view knows which models it applies to before running 
 from __future__ import annotations
 
 from nlivis.models.trace import Alignment, Representation
-from nlivis.workflows.edits import EDITS
-from nlivis.workflows.probes import PROBES
-from nlivis.workflows.projection import PROJECTION
 from nlivis.workflows.protocol import ANALYSES
+from nlivis.workflows.specs import EDITS, PROBES, PROJECTION
 
 
 def test_edits_probes_and_projection_are_registered_with_what_they_read():
     assert ANALYSES["edits"] is EDITS and ANALYSES["probes"] is PROBES and ANALYSES["projection"] is PROJECTION
     assert EDITS.needs == PROBES.needs == frozenset()  # the output distribution only: every model
-    assert PROJECTION.needs == frozenset({Representation})
+    assert PROJECTION.needs == frozenset({"Representation"})
     assert PROJECTION.applies_to(frozenset({Alignment, Representation}))
     assert not PROJECTION.applies_to(frozenset({Alignment}))
     assert EDITS.applies_to(frozenset())

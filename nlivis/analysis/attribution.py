@@ -54,6 +54,7 @@ from typing import Iterator, Sequence
 import torch
 from torch import nn
 
+from nlivis.analysis.method_names import ATTRIBUTION_INPUTS, DEFAULT_INPUT, METHODS
 from nlivis.features.sentences import SentenceAnalysis
 from nlivis.features.batch import Batch
 from nlivis.features.chars import UNK_ID
@@ -63,15 +64,10 @@ from nlivis.features.wordpieces import masked_pieces
 from nlivis.models.base import MatchingModel
 from nlivis.models.trace import Alignment, MemoryKeys, Trace
 
-ATTRIBUTION_INPUTS = ("token_features", "word_vectors")
-"""Where gradients and integrated gradients attribute (module docstring); the first is the default."""
-DEFAULT_INPUT = ATTRIBUTION_INPUTS[0]
 INPUT_NOTES = {"token_features": "at the token features (word, char, POS, exact match, as the model reads them), "
                                  "from a removed token's representation",
                "word_vectors": "at the word vectors (other features held), from the zero word vector"}
 """How a score's input and baseline are described to a user."""
-METHODS = ("integrated_gradients", "gradient", "grad_x_input", "occlusion", "attention")
-"""Every attribution method, in the order tables and pages list them."""
 SIGNED_METHODS = frozenset({"integrated_gradients", "grad_x_input", "occlusion"})
 """Methods whose scores keep their sign (positive = evidence for the target class)."""
 DEFAULT_STEPS = 50

@@ -4,7 +4,7 @@ meet the edit's expectation, the run's typed result and its `edits --json` recor
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -13,6 +13,7 @@ import numpy as np
 from nlivis.analysis.edit_expectations import (DIRECTION_TOLERANCE, FALL, INVARIANT, LABEL, NOT_FALL, NOT_RISE,
                                                TASK_LABELS)
 from nlivis.analysis.edits import Edit
+from nlivis.data.flags import comma_separated, option
 
 
 def protocol_notes(loaded: Sequence, names: Sequence[str]) -> dict[str, str | None]:
@@ -66,10 +67,16 @@ class EditOptions:
     """What an edit run is asked: the pair, its gold label (None: only invariance and direction expectations
     apply), the edit kinds (None: all) and, instead of the proposed edits, the user's own edited pair."""
 
-    premise: str
-    hypothesis: str
-    label: str | None = None
-    kinds: tuple[str, ...] | None = None
+    premise: str = option(MISSING, "the premise (for paraphrase models: the first question)", required=True)
+    hypothesis: str = option(MISSING, "the hypothesis (for paraphrase models: the second question)", required=True)
+    label: str | None = option(None, "the original pair's label (entailment / neutral / contradiction, or "
+                               "not_duplicate / duplicate, also 0 / 1); with it, more edits get a label expectation "
+                               "(default: none, so only invariance and direction expectations)")
+    kinds: tuple[str, ...] | None = option(
+        None, "comma-separated edit kinds (substitution, number, quantifier, negation, name, gender, swap, typo) or "
+        "substitution relations (synonym, hypernym, hyponym, antonym, exclusive) (default: all but quantifier, "
+        "negation, gender and antonym, which the hand-judged audit found short of its targets and which are made "
+        "only when named here: nlivis.analysis.edit_filters.OFF_BY_DEFAULT says why)", type=comma_separated)
     own: tuple[str, str] | None = None
 
 

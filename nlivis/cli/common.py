@@ -19,17 +19,6 @@ from nlivis.store.files import CACHE_ENV, cache_root
 from nlivis.training.augment import parse_kinds
 
 USAGE_ERROR = 2
-STEPS_HELP = ("integrated-gradients steps, fixed (default: adaptive — 50 steps, doubled up to 1600 for a pair whose "
-              "completeness gap is ≥ 0.05; see nlivis.analysis.attribution)")
-ATTRIBUTE_AT_HELP = ("where gradients and integrated gradients attribute: token_features (each token's whole input "
-                     "representation — word vector, char CNN, POS, exact match, as the model reads it — from a removed "
-                     "token's representation, as deletion removes it) or word_vectors (the word vectors only, the other "
-                     "features held at their values; the earlier default)")
-ATTRIBUTE_AT_CHOICES = ("token_features", "word_vectors")
-"""`nlivis.analysis.attribution.ATTRIBUTION_INPUTS`, spelled here so building the parser imports no torch (a test
-keeps the two equal)."""
-
-
 def fail(message: str, as_json: bool = False) -> int:
     """Print one line `error: …` on stderr (escaped: a message may quote a file's bytes); with `as_json`
     also `{"error": …}` on stdout, so a script reading stdout sees what went wrong. Returns exit code 2."""
@@ -155,6 +144,10 @@ number = _checked(decimal_number, _no_problem, "a number")
 """argparse type: a finite number written with the digits 0-9."""
 count_or_zero = _checked(whole_number, _not_negative_problem, "a whole number")
 """argparse type: a whole number ≥ 0."""
+ARGUMENT_TYPES = {"epochs": epochs, "seed": seed, "positive_int": positive_int, "augment_ratio": augment_ratio,
+                  "ig_steps": ig_steps, "number": number, "count_or_zero": count_or_zero}
+"""The checked types by name, for an analysis's option (`nlivis.data.flags.Flag.type`) that the layers below
+the command line declare."""
 
 
 def without_nan(value: Any) -> Any:

@@ -12,66 +12,18 @@ prediction with * and a missed expectation with ✗; --json adds each edit's rea
 from __future__ import annotations
 
 import argparse
-import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from nlivis.analysis.edit_runs import EditOptions, task_of
-from nlivis.analysis.edit_expectations import TASK_LABELS
-from nlivis.cli.common import fail
-from nlivis.data.text import text_problem
+if TYPE_CHECKING:
+    from nlivis.analysis.edit_runs import EditRun
 
-MAX_TEXT_CHARS = 1000
-"""Longest sentence `edits` accepts: every word of it gets edits, and the models read a few dozen tokens."""
-PARAPHRASE_LABEL_ALIASES = {"0": "not_duplicate", "1": "duplicate"}
+CHECKPOINTS_HELP = "checkpoint folders (one task: all NLI or all paraphrase)"
+JSON_HELP = "print JSON (the original's predictions and one record per edit) instead of a table"
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("checkpoints", nargs="+", help="checkpoint folders (one task: all NLI or all paraphrase)")
-    parser.add_argument("--premise", required=True, help="the premise (for paraphrase models: the first question)")
-    parser.add_argument("--hypothesis", required=True,
-                        help="the hypothesis (for paraphrase models: the second question)")
-    parser.add_argument("--label", default=None, help="the original pair's label (entailment / neutral / "
-                        "contradiction, or not_duplicate / duplicate, also 0 / 1); with it, more edits get a label "
-                        "expectation (default: none, so only invariance and direction expectations)")
-    parser.add_argument("--kinds", default=None, help="comma-separated edit kinds (substitution, number, quantifier, "
-                        "negation, name, gender, swap, typo) or substitution relations (synonym, hypernym, hyponym, "
-                        "antonym, exclusive) (default: all but quantifier, negation, gender and antonym, which the "
-                        "hand-judged audit found short of its targets and which are made only when named here: "
-                        "nlivis.analysis.edit_filters.OFF_BY_DEFAULT says why)")
-    parser.add_argument("--json", action="store_true", help="print JSON (the original's predictions and one record "
-                        "per edit) instead of a table")
-
-
-def task_label(value: str | None, task: str) -> str | None:
-    """`--label` as one of the task's label names (paraphrase also takes 0 / 1); ValueError otherwise."""
-    if value is None:
-        return None
-    if task == "paraphrase":
-        value = PARAPHRASE_LABEL_ALIASES.get(value, value)
-    if value not in TASK_LABELS[task]:
-        raise ValueError(f"--label {value!r} is not one of this {task} model's labels {list(TASK_LABELS[task])}")
-    return value
-
-
-def run(args: argparse.Namespace) -> int:
-    from nlivis.workflows.edits import edit_pair, load_checkpoints
-
-    for name, text in (("premise", args.premise), ("hypothesis", args.hypothesis)):
-        problem = text_problem(text, f"--{name}")
-        if problem:
-            return fail(problem, args.json)
-        if len(text) > MAX_TEXT_CHARS:
-            return fail(f"the --{name} has {len(text):,} characters; edits take sentences of at most "
-                        f"{MAX_TEXT_CHARS:,}", args.json)
-    kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip()) if args.kinds else None
-    loaded = load_checkpoints(args.checkpoints)
-    label = task_label(args.label, task_of(loaded))
-    record = edit_pair(loaded, EditOptions(args.premise, args.hypothesis, label, kinds)).record()
-    if args.json:
-        print(json.dumps(record, indent=1, ensure_ascii=False))
-    else:
-        print(format_edit_table(record))
-    return 0
+def print_text(run: EditRun, args: argparse.Namespace) -> None:
+    """`format_edit_table` of the run."""
+    print(format_edit_table(run.record()))
 
 
 def short_name(name: str) -> str:

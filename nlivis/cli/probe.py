@@ -12,81 +12,27 @@ each checkpoint's recorded training split is counted. Progress goes to stderr.
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from nlivis.analysis.edit_runs import task_of
-from nlivis.analysis.probes import DEFAULT_CASES_PER_TEST, DEV_SPLITS
-from nlivis.cli.common import fail, positive_int, seed
-from nlivis.data.protocols import SplitRef, find_split_file
 from nlivis.cli.edits import short_name
 
+if TYPE_CHECKING:
+    from nlivis.workflows.probes import ProbeRun
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("checkpoints", nargs="+", help="checkpoint folders (one task, matching --suite)")
-    parser.add_argument("--suite", required=True, choices=["nli", "paraphrase"], help="which suite to run")
-    parser.add_argument("--data-dir", default=None, help="data root holding the dev sets the INV / DIR tests edit "
-                        "(snli/esnli_tokenized and mnli_dev for nli, quora for paraphrase, as in ../shared/data) and "
-                        "the checkpoints' training splits for the overlap count (default: none — template tests only)")
-    parser.add_argument("--max-cases", type=positive_int, default=None, help="at most this many cases per test "
-                        "(default: 110, nlivis.analysis.probes.DEFAULT_CASES_PER_TEST)")
-    parser.add_argument("--seed", type=seed, default=1, help="seed of the template sampling and the dev-pair order")
-    parser.add_argument("--json", action="store_true", help="print JSON (tests with their cases, failures per model "
-                        "with the failing cases, McNemar comparisons, training overlap) instead of a table")
+CHECKPOINTS_HELP = "checkpoint folders (one task, matching --suite)"
+JSON_HELP = ("print JSON (tests with their cases, failures per model with the failing cases, McNemar comparisons, "
+             "training overlap) instead of a table")
+
+
+def add_display_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--markdown", action="store_true", help="print the table as markdown (the README's) "
                         "instead of plain text")
-    parser.add_argument("--cache-dir", default=None, help="folder for the built suite and the spaCy feature cache "
-                        "(default: ~/.cache/nlivis, or $NLIVIS_CACHE_DIR)")
-    parser.add_argument("--include-off", action="store_true", help="also run the tests switched off by default "
-                        "because the hand-judged audit found their expected labels or grammar short of the targets "
-                        "(python -m nlivis audit; default: off, and --json lists them under switched_off)")
 
 
-def run(args: argparse.Namespace) -> int:
-    from nlivis.workflows.edits import load_checkpoints
-    from nlivis.workflows.probes import ProbeOptions, probe_models, stderr_progress
-
-    per_test = args.max_cases or DEFAULT_CASES_PER_TEST
-    problem = data_dir_problem(args.suite, args.data_dir, stderr_progress)
-    if problem:
-        return fail(problem, args.json)
-    loaded = load_checkpoints(args.checkpoints)
-    task = task_of(loaded)
-    if task != args.suite:
-        return fail(f"--suite {args.suite} does not fit these checkpoints: they are {task} models", args.json)
-    stderr_progress(f"probe: building the {args.suite} suite ({per_test} cases per test, seed {args.seed})")
-    if args.data_dir is None:
-        stderr_progress("probe: no --data-dir, so only the template (MFT) tests run")
-    options = ProbeOptions(args.suite, args.data_dir, per_test, args.seed, args.cache_dir, args.include_off)
-    record = probe_models(loaded, options, progress=stderr_progress).record()
-    if args.json:
-        print(json.dumps(record, indent=1, ensure_ascii=False))
-    elif args.markdown:
-        print(format_probe_markdown(record))
-    else:
-        print(format_probe_table(record))
-    return 0
-
-
-def data_dir_problem(suite: str, data_dir: str | None, progress: Any) -> str | None:
-    """Why `--data-dir` cannot feed the INV / DIR tests (not a folder, or none of the suite's dev splits in it),
-    or None; dev splits that are absent while others are present are named through `progress`, since their
-    tests are then drawn from the others only."""
-    if data_dir is None:
-        return None
-    if not Path(data_dir).is_dir():
-        return f"--data-dir {data_dir} is not a folder; give the data root (as ../shared/data) or leave it out for " \
-               "the template (MFT) tests only"
-    missing = [f"{dataset} {split} ({folder})" for dataset, split, folder in DEV_SPLITS[suite]
-               if find_split_file(SplitRef(dataset, split, folder), data_dir) is None]
-    if len(missing) == len(DEV_SPLITS[suite]):
-        return (f"--data-dir {data_dir} holds none of the {suite} dev splits the INV / DIR tests edit "
-                f"({', '.join(missing)}); give the data root or leave --data-dir out for the template tests only")
-    if missing:
-        progress(f"probe: not under {data_dir}, so the INV / DIR tests draw from the other dev splits only: "
-                 f"{', '.join(missing)}")
-    return None
+def print_text(run: ProbeRun, args: argparse.Namespace) -> None:
+    """The failure-rate table of the run, plain or (--markdown) markdown."""
+    record = run.record()
+    print(format_probe_markdown(record) if args.markdown else format_probe_table(record))
 
 
 def format_probe_table(record: dict[str, Any]) -> str:

@@ -4,3 +4,5 @@ edit runs, projections, data maps, bench — as one floor shared by the app, the
 A workflow reads data and loads checkpoints through callables it is handed (`read`, `load`), runs the models,
 and returns a typed result (a dataclass); `analysis/` below it keeps the pure maths over arrays and frames, and
 the app and the CLI above it only parse their input and show what a workflow returned."""
+
+from nlivis.workflows import specs  # noqa: F401  (any workflow's import registers the shipped analyses)

@@ -7,24 +7,25 @@ pairs in a few batches (`inference`'s batched prediction), so fifty edits cost a
 """
 from __future__ import annotations
 
-from pathlib import Path
+from dataclasses import replace
 from typing import Iterable, Sequence
 
 import numpy as np
 
 from nlivis.analysis.edit_runs import (EditOptions, EditOutcome, EditRun, checkpoint_names, expectation_met,
                                        protocol_notes, task_of)
+from nlivis.analysis.edit_expectations import TASK_LABELS
 from nlivis.analysis.edits import Edit, propose_edits, user_edit
 from nlivis.features.dataset import analyse_text_pairs
-from nlivis.inference import LoadedCheckpoint, check_finite, load_checkpoint, predict_probabilities
-from nlivis.workflows.protocol import AnalysisSpec, register_analysis
+from nlivis.inference import LoadedCheckpoint, check_finite, predict_probabilities
+from nlivis.data.text import text_problem
+from nlivis.workflows.protocol import Progress
+from nlivis.workflows.subjects import Checkpoints
 
 PREDICTION_BATCH_SIZE = 128
-
-
-def load_checkpoints(paths: Sequence[str | Path]) -> list[LoadedCheckpoint]:
-    """Every checkpoint loaded on the CPU (a `CheckpointError` names the one that failed)."""
-    return [load_checkpoint(path) for path in paths]
+MAX_TEXT_CHARS = 1000
+"""Longest sentence `edits` accepts: every word of it gets edits, and the models read a few dozen tokens."""
+PARAPHRASE_LABEL_ALIASES = {"0": "not_duplicate", "1": "duplicate"}
 
 
 def predict_items(loaded: Sequence[LoadedCheckpoint], items: Sequence,
@@ -76,5 +77,28 @@ def edit_pair(loaded: Sequence[LoadedCheckpoint], options: EditOptions,
     return run_edits(loaded, options.premise, options.hypothesis, options.label, kinds=(), extra=[own], names=names)
 
 
-EDITS = register_analysis(AnalysisSpec(name="edits", needs=frozenset(), options=EditOptions, run=edit_pair))
-"""Edits read only the output distribution: every model applies."""
+
+
+def task_label(value: str | None, task: str) -> str | None:
+    """A label as one of the task's label names (paraphrase also takes 0 / 1); ValueError otherwise."""
+    if value is None:
+        return None
+    if task == "paraphrase":
+        value = PARAPHRASE_LABEL_ALIASES.get(value, value)
+    if value not in TASK_LABELS[task]:
+        raise ValueError(f"--label {value!r} is not one of this {task} model's labels {list(TASK_LABELS[task])}")
+    return value
+
+
+def edits_subject(subject: Checkpoints, options: EditOptions, progress: Progress) -> EditRun:
+    """`edit_pair` as the registered edits analysis runs it: each sentence checked (no control characters, at
+    most `MAX_TEXT_CHARS`) and the label read in the checkpoints' task (ValueError naming the option)."""
+    for name, text in (("premise", options.premise), ("hypothesis", options.hypothesis)):
+        problem = text_problem(text, f"--{name}")
+        if problem:
+            raise ValueError(problem)
+        if len(text) > MAX_TEXT_CHARS:
+            raise ValueError(f"the --{name} has {len(text):,} characters; edits take sentences of at most "
+                             f"{MAX_TEXT_CHARS:,}")
+    options = replace(options, label=task_label(options.label, task_of(subject.loaded)))
+    return edit_pair(subject.loaded, options, subject.names)

@@ -8,24 +8,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from nlivis.analysis.attribution import DEFAULT_INPUT, METHODS, TokenScores, explain_pair
+from nlivis.analysis.attribution import TokenScores, explain_pair
 from nlivis.features.dataset import analysed_text_pair
-from nlivis.workflows.protocol import AnalysisSpec, register_analysis
+from nlivis.data.text import whole_number
+from nlivis.workflows.protocol import Progress
+from nlivis.workflows.specs import ExplainOptions
+from nlivis.workflows.subjects import TypedPair
 
 GRADIENT_METHODS = ("integrated_gradients", "gradient", "grad_x_input")
 """The methods that attribute at `ExplainOptions.at`."""
-
-
-@dataclass(frozen=True)
-class ExplainOptions:
-    """methods: of `attribution.METHODS`; target: the class index to explain (None: the predicted class);
-    steps: integrated gradients' fixed step count (None: adaptive from `attribution.DEFAULT_STEPS`); at: where
-    gradients attribute (`attribution.ATTRIBUTION_INPUTS`)."""
-
-    methods: tuple[str, ...] = METHODS
-    target: int | None = None
-    steps: int | None = None
-    at: str = DEFAULT_INPUT
 
 
 @dataclass
@@ -66,15 +57,39 @@ class Explanation:
 
 def explain(loaded: Any, premise: str, hypothesis: str, options: ExplainOptions = ExplainOptions()) -> Explanation:
     """Every requested method's token scores for a loaded checkpoint (`inference.LoadedCheckpoint`) on a typed
-    pair. Text that cannot be analysed, an unknown method or an out-of-range target is a ValueError."""
+    pair. Text that cannot be analysed, an unknown method or a target that is neither a label nor a class index is
+    a ValueError."""
     item = analysed_text_pair(premise, hypothesis)
-    scores = explain_pair(loaded.model, loaded.featurizer, item, options.methods, target=options.target,
+    target = class_index(tuple(loaded.labels), options.target)
+    scores = explain_pair(loaded.model, loaded.featurizer, item, options.methods, target=target,
                           steps=options.steps, at=options.at)
     return Explanation(tuple(loaded.labels), options, scores)
 
 
-ATTRIBUTION = register_analysis(AnalysisSpec(name="attribution", needs=frozenset(), options=ExplainOptions,
-                                             run=explain))
-"""Attribution needs no trace type: the gradient methods and occlusion read only the model's output distribution
-and gradients; attention (which reads `Alignment` and `MemoryKeys` entries) is left out of the result for a model
-that traces none instead of excluding the model."""
+
+
+def class_index(labels: tuple[str, ...], target: int | str | None) -> int | None:
+    """A target given as a label name or a class index (as a number or its digits); None keeps the predicted
+    class."""
+    if target is None or isinstance(target, int):
+        return target
+    if target in labels:
+        return labels.index(target)
+    try:
+        index = whole_number(target)
+    except ValueError:
+        index = -1
+    if 0 <= index < len(labels):
+        return index
+    raise ValueError(f"--target {target!r} is neither one of this model's labels {list(labels)} nor a class index")
+
+
+def explain_subject(subject: TypedPair, options: ExplainOptions, progress: Progress) -> Explanation:
+    """`explain` as the registered attribution analysis runs it; asking for one method the model cannot give
+    (attention, without an attention trace) is a ValueError."""
+    explanation = explain(subject.loaded, subject.premise, subject.hypothesis, options)
+    missing = [method for method in options.methods if method not in explanation.scores]
+    if len(options.methods) == 1 and missing:
+        raise ValueError(f"{subject.loaded.path.name} traces no attention this method can use "
+                         "(see nlivis.analysis.attribution)")
+    return explanation

@@ -24,9 +24,11 @@ from nlivis.analysis.attribution import (DEFAULT_INPUT, DeletionSource, RawScore
 from nlivis.analysis.faithfulness import (BINS, FAITHFULNESS_METHODS, IG_START_STEPS, RANDOM_PERMUTATIONS,
                                           hypothesis_tokens_by_id, ig_settings_key, method_settings_key,
                                           random_scores, ranking, rationale_keeps, sample_items, summarize)
-from nlivis.data.highlights import highlights_by_pair, read_esnli_highlights
+from nlivis.data.highlights import find_highlights_file, highlights_by_pair, read_esnli_highlights
 from nlivis.store.files import atomic_write_json, cache_root, read_sealed
-from nlivis.workflows.protocol import AnalysisSpec, register_analysis
+from nlivis.workflows.protocol import Progress
+from nlivis.workflows.specs import FaithfulnessOptions
+from nlivis.workflows.subjects import SplitSample
 
 CHUNK_PAIRS = {"integrated_gradients": 4, "gradient": 32, "attention": 32}
 """Pairs per attribution call, chunked by length (integrated gradients multiplies rows by its steps)."""
@@ -371,21 +373,6 @@ def _sealed_json(path: Path) -> Any:
         return None
 
 
-@dataclass(frozen=True)
-class FaithfulnessOptions:
-    """What a faithfulness run depends on. sample: pairs drawn by `seed` (None: every pair given); seed: of
-    the sample, the random floor and the bootstrap; methods: of `FAITHFULNESS_METHODS`; steps: integrated
-    gradients' fixed step count (None: adaptive from `IG_START_STEPS`); at: where gradients attribute
-    (`attribution.ATTRIBUTION_INPUTS`); permutations: random rankings per pair in the floor."""
-
-    sample: int | None = 500
-    seed: int = 1
-    methods: tuple[str, ...] = FAITHFULNESS_METHODS
-    steps: int | None = None
-    at: str = DEFAULT_INPUT
-    permutations: int = RANDOM_PERMUTATIONS
-
-
 AGREEMENT_NOTE = ("Kendall τ-b per pair, median with a 95% bootstrap interval of the median. agreement_with_attention "
                   "pools both sentences' tokens; attention's scale follows the other sentence's length, so read it "
                   "beside agreement_membership_baseline, the τ of a plain 'is a hypothesis token' indicator with the "
@@ -461,8 +448,11 @@ def split_faithfulness(loaded, items: Sequence, split: str, options: Faithfulnes
                               0 if highlights is None else len(highlights))
 
 
-FAITHFULNESS = register_analysis(AnalysisSpec(
-    name="faithfulness", needs=frozenset(), options=FaithfulnessOptions, run=split_faithfulness))
-"""Faithfulness needs no trace type: every method but attention reads only the model's output distribution and
-its gradients, and attention (which reads `Alignment` and `MemoryKeys` entries) is reported as unavailable for a
-model that traces none instead of excluding the model."""
+def faithfulness_subject(subject: SplitSample, options: FaithfulnessOptions, progress: Progress) -> FaithfulnessResult:
+    """`split_faithfulness` as the registered faithfulness analysis runs it: the highlights file of the options,
+    or the one found beside the split's folder; the progress bar as the options say."""
+    highlights = options.highlights
+    if highlights is None and subject.data_dir is not None:
+        highlights = find_highlights_file(subject.data_dir)
+    return split_faithfulness(subject.loaded, subject.items, subject.split, options, highlights, subject.cache_dir,
+                              progress=options.progress_bar)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from dataclasses import asdict, dataclass
 from functools import cached_property
 from pathlib import Path
@@ -22,21 +21,16 @@ from nlivis.analysis.probes import (DEFAULT_CASES_PER_TEST, DEV_SPLITS, SUITE_CO
                                     ModelOutcome, ProbeCase, ProbeResult, ProbeTest, build_suite, decide_cases,
                                     probe_record, reference_of, default_tests, switched_off_tests)
 from nlivis.data.protocols import SplitRef, find_split_file, read_split, split_key
-from nlivis.data.text import shown
 from nlivis.features.cache import file_digest, installed_pipeline_version
 from nlivis.features.dataset import split_cache_key
 from nlivis.inference import LoadedCheckpoint
 from nlivis.store.files import atomic_write_json, cache_root, read_sealed
 from nlivis.features.dataset import analyse_text_pairs
 from nlivis.workflows.edits import predict_items
-from nlivis.workflows.protocol import AnalysisSpec, register_analysis
+from nlivis.workflows.protocol import Progress
+from nlivis.workflows.specs import ProbeOptions
+from nlivis.workflows.subjects import Checkpoints
 
-Progress = Callable[[str], None]
-
-
-def stderr_progress(message: str) -> None:
-    """The CLI's progress: one line on stderr, flushed."""
-    print(shown(message, keep_newlines=True), file=sys.stderr, flush=True)  # it may name a user's file
 
 
 def read_dev_pairs(suite: str, data_dir: str | Path) -> tuple[list[tuple[str, object]], list[str]]:
@@ -128,21 +122,6 @@ def training_overlap(checkpoint: Any, tests: Sequence[ProbeTest], data_dir: str 
 
 
 @dataclass(frozen=True)
-class ProbeOptions:
-    """A suite run: which suite, the data root its dev-built tests edit (None: template tests only), cases per
-    test, the seed of sampling and dev-pair order, and the cache folder (None: the cache root)."""
-
-    suite: str
-    data_dir: str | Path | None = None
-    per_test: int = DEFAULT_CASES_PER_TEST
-    seed: int = 1
-    cache_dir: str | Path | None = None
-    include_off: bool = False
-    """Also run the tests switched off by default (`probes.switched_off_tests`: built from edit kinds whose
-    audited precision is short of the targets)."""
-
-
-@dataclass(frozen=True)
 class ProbeRun:
     """A suite run on named checkpoints: the judged cases (`result`) and what the record states beside them."""
 
@@ -184,5 +163,36 @@ def probe_models(loaded: Sequence[LoadedCheckpoint], options: ProbeOptions, name
     return ProbeRun(result, options, protocol_notes(loaded, names))
 
 
-PROBES = register_analysis(AnalysisSpec(name="probes", needs=frozenset(), options=ProbeOptions, run=probe_models))
-"""The suite reads only the output distribution: every model applies."""
+def data_dir_problem(suite: str, data_dir: str | Path | None, progress: Progress) -> str | None:
+    """Why `data_dir` cannot feed the INV / DIR tests (not a folder, or none of the suite's dev splits in it),
+    or None; dev splits that are absent while others are present are named through `progress`, since their
+    tests are then drawn from the others only."""
+    if data_dir is None:
+        return None
+    if not Path(data_dir).is_dir():
+        return f"--data-dir {data_dir} is not a folder; give the data root (as ../shared/data) or leave it out for " \
+               "the template (MFT) tests only"
+    missing = [f"{dataset} {split} ({folder})" for dataset, split, folder in DEV_SPLITS[suite]
+               if find_split_file(SplitRef(dataset, split, folder), data_dir) is None]
+    if len(missing) == len(DEV_SPLITS[suite]):
+        return (f"--data-dir {data_dir} holds none of the {suite} dev splits the INV / DIR tests edit "
+                f"({', '.join(missing)}); give the data root or leave --data-dir out for the template tests only")
+    if missing:
+        progress(f"probe: not under {data_dir}, so the INV / DIR tests draw from the other dev splits only: "
+                 f"{', '.join(missing)}")
+    return None
+
+
+def probes_subject(subject: Checkpoints, options: ProbeOptions, progress: Progress) -> ProbeRun:
+    """`probe_models` as the registered probes analysis runs it: the data root checked first and each step said
+    on `progress`."""
+    problem = data_dir_problem(options.suite, options.data_dir, progress)
+    if problem:
+        raise ValueError(problem)
+    task = task_of(subject.loaded)
+    if task != options.suite:
+        raise ValueError(f"--suite {options.suite} does not fit these checkpoints: they are {task} models")
+    progress(f"probe: building the {options.suite} suite ({options.per_test} cases per test, seed {options.seed})")
+    if options.data_dir is None:
+        progress("probe: no --data-dir, so only the template (MFT) tests run")
+    return probe_models(subject.loaded, options, subject.names, progress)

@@ -22,8 +22,10 @@ import torch
 
 from nlivis.analysis.projection import METHODS, Progress, ProjectionError, project
 from nlivis.models.trace import Representation
+from nlivis.workflows import protocol
 from nlivis.store.files import atomic_write_json, cache_root, read_sealed, seal_path, sha256_file, write_sealed
-from nlivis.workflows.protocol import AnalysisSpec, register_analysis
+from nlivis.workflows.specs import ProjectionOptions
+from nlivis.workflows.subjects import SplitSample
 
 
 # ------------------------------------------------------------------------------ representations
@@ -271,17 +273,6 @@ def _cached(checkpoint_path: str | Path, split_key: str, compute: Callable[[], n
 
 # ------------------------------------------------------------------------------------------ the app's table
 
-@dataclass(frozen=True)
-class ProjectionOptions:
-    """A projection: the name of the sample it lays out (the cache entry, e.g. "snli_dev-sample1000"), UMAP or
-    PCA, UMAP's seed, and the cache folder (None: `default_cache_dir()`)."""
-
-    sample: str
-    method: str = "umap"
-    seed: int = 0
-    cache_dir: str | Path | None = None
-
-
 def project_sample(loaded_checkpoint, items: Sequence, options: ProjectionOptions,
                    progress: Progress | None = None) -> ProjectedPairs:
     """The coordinates and class probabilities of the analysed pairs `items` for a loaded checkpoint, from the
@@ -313,6 +304,7 @@ def projection_table(projected: ProjectedPairs, items: Sequence, labels: Sequenc
     return frame
 
 
-PROJECTION = register_analysis(AnalysisSpec(name="projection", needs=frozenset({Representation}),
-                                            options=ProjectionOptions, run=project_sample))
-"""A projection lays out the pooled pair vector: models whose trace has a `Representation` entry."""
+def projection_subject(subject: SplitSample, options: ProjectionOptions,
+                       progress: protocol.Progress) -> ProjectedPairs:
+    """`project_sample` of the subject's pairs as the registered projection analysis runs it."""
+    return project_sample(subject.loaded, subject.items, options, lambda message, fraction: progress(message))

@@ -4,6 +4,7 @@ checkpoints predict for listed training pairs, edit runs of one pair and the beh
 """
 from __future__ import annotations
 
+import hashlib
 from functools import partial
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
@@ -13,11 +14,14 @@ from nlivis.analysis.datamap import DataMap, Thresholds
 from nlivis.analysis.edit_runs import EditOptions, EditRun, task_of
 from nlivis.app import background, paths
 from nlivis.app.cache import Model, NotReady, load_cached, local_split, memo, not_local, read_split_cached, split_pairs
+from nlivis.app.cache.samples import analysed_sample
 from nlivis.data.protocols import SplitRef
 from nlivis.features.dataset import analyse_pairs, split_cache_key
 from nlivis.store.checkpoints import DYNAMICS_FILE, CheckpointError
 from nlivis.store.files import file_stamp, folder_stamp
 from nlivis.workflows.datamap import pair_lengths, predicted_labels, read_data_map
+from nlivis.workflows.protocol import ANALYSES, SUBJECTS, run_analysis
+from nlivis.workflows.specs import ProbeOptions
 
 if TYPE_CHECKING:
     from nlivis.workflows.probes import ProbeRun
@@ -114,13 +118,68 @@ def _checkpoints_key(models: Sequence[Model]) -> tuple[tuple[str, str, float], .
     return tuple((m.name, m.path, folder_stamp(m.path)) for m in models)
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
-def _edit_run_cached(key: tuple[tuple[str, str, float], ...], options: EditOptions) -> EditRun:
-    from nlivis.workflows.edits import edit_pair
+RUNS_KEPT = 48
+"""Analysis runs kept in this server (the oldest goes first): a page's edit runs and suites, any analysis's."""
 
-    loaded = [load_cached(path, stamp) for _, path, stamp in key]
-    with background.TAGGER_LOCK:  # spaCy's parser is shared with the background tagger
-        return edit_pair(loaded, options, names=[name for name, _, _ in key])
+Sample = tuple[str, int]
+"""(split key, pairs): the fixed sample of a local split (`samples.analysed_sample`, seed 0) a run of an analysis
+of a split reads."""
+
+
+@st.cache_resource(show_spinner=False)
+def _runs() -> dict[tuple[str, tuple[tuple[str, str, float], ...], Sample | None, str], Any]:
+    """(analysis, checkpoints key, sample, `options_digest`) → result: every run of a registered analysis in this
+    server, which the one list component (`lists.analysis_list`) reads back from a link."""
+    return {}
+
+
+def options_digest(options: Any) -> str:
+    """A short, stable name of an options dataclass (its repr's sha256): what a list link carries as `run`."""
+    return hashlib.sha256(repr(options).encode()).hexdigest()[:16]
+
+
+def _subject(name: str, models: Sequence[Model], sample: Sample | None) -> Any:
+    """What analysis `name` runs on in the app: the models (subject "checkpoints"), or the one model and the
+    analysed `sample` (subject "split"); ValueError for a subject the app does not run an analysis on."""
+    from nlivis.workflows.subjects import Checkpoints, SplitSample
+
+    spec = ANALYSES[name]
+    loaded = [m.checkpoint for m in models]
+    if spec.subject == "checkpoints":
+        return Checkpoints(loaded, [m.name for m in models])
+    if spec.subject == "split" and sample is not None and len(models) == 1:
+        items, error = analysed_sample(*sample)
+        if error:
+            raise ValueError(error)
+        root = paths.data_root()
+        return SplitSample(loaded[0], items, sample[0], None if root is None else str(root))
+    raise ValueError(f"{name} runs on {SUBJECTS[spec.subject]}: the app runs an analysis on checkpoints, or on one "
+                     "checkpoint and a split's sample")
+
+
+def analysis_run(name: str, models: Sequence[Model], options: Any, sample: Sample | None = None,
+                 compute: bool = True, progress: Callable[[str], None] | None = None) -> Any:
+    """Registered analysis `name` of `models` (with `sample` for an analysis of a split) with `options`: kept from
+    an earlier run in this server, else run now (under the tagger's lock: spaCy's parser is shared with the
+    background tagger) — or `NotReady` when `compute` is False."""
+    key = (name, _checkpoints_key(models), sample, options_digest(options))
+    runs = _runs()
+    if key in runs:
+        return runs[key]
+    if not compute:
+        raise NotReady
+    subject = _subject(name, models, sample)
+    with background.TAGGER_LOCK:
+        result = run_analysis(name, subject, options, progress or (lambda message: None))
+    runs[key] = result
+    while len(runs) > RUNS_KEPT:
+        runs.pop(next(iter(runs)))
+    return result
+
+
+def stored_run(name: str, models: Sequence[Model], digest: str, sample: Sample | None = None) -> Any | None:
+    """The run of analysis `name` on `models` (and `sample`) whose options have `digest`, if this server has it."""
+    return _runs().get((name, _checkpoints_key(models), sample, digest))
 
 
 def edit_run(models: Sequence[Model], premise: str, hypothesis: str, label: str | None,
@@ -131,7 +190,7 @@ def edit_run(models: Sequence[Model], premise: str, hypothesis: str, label: str 
     if not models:
         return None, "no model is loaded"
     try:
-        return _edit_run_cached(_checkpoints_key(models), EditOptions(premise, hypothesis, label, own=own)), None
+        return analysis_run("edits", models, EditOptions(premise, hypothesis, label, own=own)), None
     except ValueError as error:
         return None, str(error)
     except Exception as error:  # WordNet or spaCy missing, a model failing: a message, not a broken page
@@ -142,17 +201,11 @@ PROBE_SEED = 1
 """The suite's seed in the app (the CLI's default), so the app's table is `probe … --seed 1`'s."""
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
-def _probe_run_cached(key: tuple[tuple[str, str, float], ...], per_test: int, root: str | None, _compute: bool,
-                      _progress: Callable[[str], None]) -> ProbeRun:
-    from nlivis.workflows.probes import ProbeOptions, probe_models
-
-    if not _compute:
-        raise NotReady
-    loaded = [load_cached(path, stamp) for _, path, stamp in key]
-    options = ProbeOptions(task_of(loaded), root, per_test, PROBE_SEED)
-    with background.TAGGER_LOCK:  # one suite at a time; spaCy's parser is shared with the background tagger
-        return probe_models(loaded, options, [name for name, _, _ in key], _progress)
+def probe_options(models: Sequence[Model], per_test: int) -> ProbeOptions:
+    """The suite the app runs on `models`: their task's, editing the data root's dev pairs, seed `PROBE_SEED`."""
+    root = paths.data_root()
+    return ProbeOptions(task_of([m.checkpoint for m in models]), None if root is None else str(root), int(per_test),
+                        PROBE_SEED)
 
 
 def probe_results(models: Sequence[Model], per_test: int, compute: bool = False,
@@ -160,12 +213,12 @@ def probe_results(models: Sequence[Model], per_test: int, compute: bool = False,
     """(the behavioural suite of the models' task run on every model, None) — kept in this server process per
     models, cases per test and data folder — or (None, why not: not run yet when `compute` is False, models of
     two tasks, a failure). The suite itself is cached on disk; `progress` hears each step of a run."""
-    root = paths.data_root()
-    run = partial(_probe_run_cached, _checkpoints_key(models), int(per_test), None if root is None else str(root))
     try:
+        options = probe_options(models, per_test)
         if not compute:
-            return run(False, None), None
-        return background.reporting(partial(run, True), progress or (lambda message: None)), None
+            return analysis_run("probes", models, options, compute=False), None
+        work = partial(analysis_run, "probes", models, options, None, True)  # the worker's progress comes last
+        return background.reporting(work, progress or (lambda message: None)), None
     except NotReady:
         return None, "the suite has not been run on these models in this server yet"
     except ValueError as error:

@@ -11,13 +11,15 @@ same order. Kinds:
   challenge      one category of a challenge file, by one model (typed pairs with their gold label);
   datamap        the training pairs in a region, box or lasso of a checkpoint's data map, with the gold
                  label beside the listed checkpoints' predictions (the "possibly mislabelled" list).
-  probes         one model's failing cases of one behavioural test (typed pairs; the gold label where the
-                 case's expectation is a label), from the suite run kept in this server.
+  <analysis>     the rows of a registered analysis's run kept in this server (`analysis_list`), e.g. `probes`:
+                 one model's failing cases of one behavioural test (typed pairs; the gold label where the
+                 case's expectation is a label).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 import pandas as pd
 
@@ -31,6 +33,7 @@ from nlivis.app.cache import samples as cached_samples
 from nlivis.app.state import ListRef, PairRef, url_row
 from nlivis.data.text import decimal_number, whole_number
 from nlivis.workflows.datamap import ListingSources, datamap_listing
+from nlivis.workflows.protocol import ANALYSES, ListRow
 from nlivis.workflows.samples import ALL_PAIRS
 
 TAGS_GOLD = "gold"
@@ -263,41 +266,52 @@ def datamap_list(ref: ListRef) -> PairList:
     return PairList(found.frame, described, None, None, found.notes)
 
 
-def probes_list(ref: ListRef) -> PairList:
+def rows_frame(rows: Sequence[ListRow], score: str) -> pd.DataFrame:
+    """An analysis's rows as a list's table: `id`, `split` and `row` where the rows have them, the columns as the
+    analysis names them, and its number under `score` unless a column already shows it."""
+    frame = pd.DataFrame([dict(row.columns) for row in rows])
+    if any(row.split is not None for row in rows):
+        frame.insert(0, "row", pd.array([row.row for row in rows], dtype="Int64"))
+        frame.insert(0, "split", [row.split for row in rows])
+    if any(row.pair_id for row in rows):
+        frame.insert(0, "id", [row.pair_id for row in rows])
+    if rows and score not in frame:
+        frame[score] = [row.score for row in rows]
+    return frame
+
+
+def analysis_list(ref: ListRef) -> PairList:
+    """The rows of a registered analysis's run (`protocol.AnalysisSpec.rows`) on the checkpoints `models` (for an
+    analysis of a split: on the sample of `size` pairs of `split`), run in this server with the options whose
+    digest is `run`; the other fields select the rows (e.g. a probe's `test` and `model`). One component for
+    every analysis that gives a pair list."""
+    spec = ANALYSES[ref.kind]
     names = [name for name in (ref.get("models") or "").split(",") if name]
-    test, name = ref.get("test", ""), ref.get("model", "")
-    cases = ref.get("cases") or ""
-    described = f"{name}'s failing cases of the behavioural test “{test}”"
+    selection = dict(ref.fields)
+    described = spec.describe(selection) if spec.describe is not None else f"{spec.name} of {', '.join(names)}"
+    if spec.rows is None:
+        return PairList(pd.DataFrame(), described, None, f"{spec.name} gives no pair list")
     models = []
     for member in names:
         model, error = model_by_name(member)
         if model is None:
             return PairList(pd.DataFrame(), described, None, error)
         models.append(model)
-    if not models or url_row(cases) is None:
-        return PairList(pd.DataFrame(), described, None, "the link names no models or cases per test (digits 0-9)")
-    run, problem = cached_analyses.probe_results(models, url_row(cases))
-    if run is None:
-        return PairList(pd.DataFrame(), described, None, f"{problem}: run it on Error analysis's Behavioural tests tab")
-    failing = run.failing(test, name)
-    if failing is None:
-        return PairList(pd.DataFrame(), described, None, f"the suite has no test “{test}” for {name}")
-    rows = []
-    for failure in failing:
-        case = failure.case
-        original = case.original or ("", "")
-        is_label = case.expectation == "label"
-        rows.append({"case": failure.index, "premise": case.premise, "hypothesis": case.hypothesis,
-                     "gold": case.expected if is_label else None,
-                     "expected": case.expected if is_label
-                     else case.expectation + (f" ({case.direction} {case.expected})" if case.direction else ""),
-                     "predicted": failure.predicted, "before edit": failure.original_predicted or "",
-                     "original premise": original[0], "original hypothesis": original[1], "source": case.source})
-    return PairList(pd.DataFrame(rows), described, None)
+    size = url_row(ref.get("size") or "")
+    sample = (ref.get("split", ""), size) if ref.get("split") and size is not None else None
+    result = cached_analyses.stored_run(spec.name, models, ref.get("run") or "", sample) if models else None
+    if result is None:
+        return PairList(pd.DataFrame(), described, None, f"the {spec.name} run this list comes from is not in this "
+                        f"server (yet): run it on {spec.where or 'its page'}")
+    try:
+        return PairList(rows_frame(spec.rows(result, selection), spec.score), described, None)
+    except ValueError as problem:  # the selection names what the run does not hold
+        return PairList(pd.DataFrame(), described, None, str(problem))
 
 
 PROVIDERS = {"predictions": predictions_list, "disagreements": disagreements_list, "projection": projection_list,
-             "challenge": challenge_list, "datamap": datamap_list, "probes": probes_list}
+             "challenge": challenge_list, "datamap": datamap_list}
+"""The lists of kinds that are not a registered analysis's rows (those go to `analysis_list`)."""
 
 VIA = {"cell": "a confusion-matrix cell", "tag": "a tag's accuracy", "table7": "a Table 7 cell",
        "errors": "the list of errors", "point": "a projection point", "disagreements": "the Ablations disagreements",
@@ -308,7 +322,7 @@ VIA = {"cell": "a confusion-matrix cell", "tag": "a tag's accuracy", "table7": "
 
 def resolve(ref: ListRef) -> PairList:
     """The list `ref` names, rebuilt (cached reads), or an empty one saying why it cannot be."""
-    provider = PROVIDERS.get(ref.kind)
+    provider = PROVIDERS.get(ref.kind) or (analysis_list if ref.kind in ANALYSES else None)
     if provider is None:
         return PairList(pd.DataFrame(), f"a list of kind {ref.kind}", None, f"unknown list kind {ref.kind!r}")
     try:

@@ -156,6 +156,7 @@ def failing(page: str, models: Sequence[cache.Model], per_test: int, test: dict[
     entry = test["by_model"][model]
     st.markdown(f"**{md(model)} fails {entry['failures']} of {test['cases']} cases of “{md(test['name'])}”** "
                 f"({md(test['capability'])}, {md(test['type'])}: {md(test['description'])})")
-    ref = state.ListRef.of("probes", models=",".join(m.name for m in models), cases=per_test, test=test["name"],
+    run = cached_analyses.options_digest(cached_analyses.probe_options(models, per_test))
+    ref = state.ListRef.of("probes", models=",".join(m.name for m in models), run=run, test=test["name"],
                            model=model, via="probe")
     pair_list.show(page, "probe_cases", ref, sortable=False, columns=CASE_COLUMNS)
