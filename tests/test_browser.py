@@ -44,9 +44,8 @@ STILL = """document.addEventListener('DOMContentLoaded', () => {
   document.head.appendChild(style);
 });"""
 """Every CSS animation and transition off, in every page a test's tab loads. Headless chromium draws each frame of
-Streamlit's running indicator, skeletons and fades on the CPU: they took half of the browser's CPU time in the
-walks (bench: 47 s → 21 s of chromium CPU for three page loads). Nothing a test asserts, and no screenshot, which
-is taken once the page is still, shows an animation."""
+Streamlit's running indicator, skeletons and fades on the CPU: they took about half of the browser's CPU time in
+the walks. Nothing a test asserts, and no screenshot, which is taken once the page is still, shows an animation."""
 
 
 FINISHED = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
