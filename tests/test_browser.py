@@ -18,6 +18,8 @@ from pathlib import Path
 from urllib.parse import parse_qs, parse_qsl, urlparse
 
 import pytest
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from bench.browser import AppServer, app_environment
 from nlivis.app import paths
@@ -36,12 +38,85 @@ HOSTILE_HOST = "nlivis-fetch-test.invalid"
 CHALLENGE = ROOT / "tests" / "fixtures" / "challenge" / "anli_like.csv"
 
 
+STILL = """document.addEventListener('DOMContentLoaded', () => {
+  const style = document.createElement('style');
+  style.textContent = '*, *::before, *::after { animation: none !important; transition: none !important; }';
+  document.head.appendChild(style);
+});"""
+"""Every CSS animation and transition off, in every page a test's tab loads. Headless chromium draws each frame of
+Streamlit's running indicator, skeletons and fades on the CPU: they took about half of the browser's CPU time in
+the walks. Nothing a test asserts, and no screenshot, which is taken once the page is still, shows an animation."""
+
+
+FINISHED = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
+
+
+class ScriptRuns:
+    """The tab's script runs as its Streamlit connection tells them: each rerun the browser asks for (`requests`
+    counts them), each run the server starts, each run that finishes. Settling waits on these events, not on a
+    quiet spell: a run that is about to start has been asked for, so it is known before the page shows it."""
+
+    def __init__(self, tab) -> None:
+        self.requests = 0
+        self.socket = None
+        self.last = {"request": -1, "start": -1, "finish": -1}
+        """Where in the current connection's stream of events the newest of each kind came."""
+        self.count = 0
+        tab.on("websocket", self.connected)
+
+    def connected(self, socket) -> None:
+        if not socket.url.endswith("/_stcore/stream"):
+            return
+        self.socket, self.last = socket, {"request": -1, "start": -1, "finish": -1}
+        socket.on("framesent", lambda payload: self.sent(socket, payload))
+        socket.on("framereceived", lambda payload: self.received(socket, payload))
+
+    def note(self, kind: str) -> None:
+        self.count += 1
+        self.last[kind] = self.count
+
+    def sent(self, socket, payload) -> None:
+        if socket is self.socket and isinstance(payload, bytes) and BackMsg.FromString(payload).HasField("rerun_script"):
+            self.requests += 1
+            self.note("request")
+
+    def received(self, socket, payload) -> None:
+        if socket is not self.socket or not isinstance(payload, bytes):
+            return
+        message = ForwardMsg.FromString(payload)
+        kind = message.WhichOneof("type")
+        if kind == "new_session":
+            self.note("start")
+        elif kind == "script_finished" and message.script_finished in FINISHED:
+            self.note("finish")
+
+    def idle(self, since: int = 0) -> bool:
+        """More than `since` reruns asked for, and the run started after the newest request has finished
+        (a request that comes while a run goes on restarts it: the server then starts another)."""
+        last = self.last
+        return self.requests > since and last["request"] < last["start"] < last["finish"]
+
+
+def new_tab(browser):
+    """A tab in a browser context of its own (no cookies or history from another test), animations off (STILL),
+    its script runs followed (`tab.script_runs`, ScriptRuns)."""
+    context = browser.new_context(viewport=VIEWPORT)
+    context.add_init_script(STILL)
+    tab = context.new_page()
+    tab.script_runs = ScriptRuns(tab)
+    return tab
+
+
+def requested(page) -> int:
+    """How many reruns the tab has asked for so far: pass it to `settle` to wait for the run an action asks for."""
+    return page.script_runs.requests
+
+
 @pytest.fixture
 def page(chromium_browser) -> Iterator:
-    """A new tab in a browser context of its own (no cookies or history from another test), recording every URL
-    it requests in `page.requested`."""
-    context = chromium_browser.new_context(viewport=VIEWPORT)
-    tab = context.new_page()
+    """A new tab (`new_tab`), recording every URL it requests in `page.requested`."""
+    tab = new_tab(chromium_browser)
+    context = tab.context
     requests: list[str] = []
     tab.on("request", lambda request: requests.append(request.url))
     tab.requested = requests
@@ -61,20 +136,14 @@ SETTLED = """
 """
 
 
-def settle(page, quiet: float = 1.5) -> None:
-    """Wait until Streamlit has run the page (its running indicator gone for `quiet` seconds, with a moment for a
-    rerun to start) and every chart has drawn."""
-    deadline = time.time() + PAGE_SECONDS
-    calm_since = None
-    while time.time() < deadline:
-        if page.evaluate(SETTLED):
-            calm_since = calm_since or time.time()
-            if time.time() - calm_since >= quiet:
-                return
-        else:
-            calm_since = None
-        time.sleep(0.2)
-    raise AssertionError(f"{address(page)}: the page was still running after {PAGE_SECONDS} s")
+def settle(page, since: int = 0) -> None:
+    """Wait until the newest run the tab asked for (after `since` requests: the run an action asks for, see
+    `requested`) has finished, and Streamlit has drawn it: its running indicator gone, every chart drawn."""
+    deadline = time.monotonic() + PAGE_SECONDS
+    while not (page.script_runs.idle(since) and page.evaluate(SETTLED)):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{address(page)}: the page was still running after {PAGE_SECONDS} s")
+        page.wait_for_timeout(50)
 
 
 def assert_clean(page, name: str) -> None:
@@ -86,8 +155,9 @@ def assert_clean(page, name: str) -> None:
 
 
 def open_url(page, url: str, name: str) -> None:
+    before = requested(page)
     page.goto(url, wait_until="commit")
-    settle(page)
+    settle(page, before)
     assert_clean(page, name)
 
 
@@ -118,7 +188,8 @@ def view(page) -> tuple[tuple, str, str]:
     """What the reader sees, to compare after Back: the URL, the title and the main area's text (less the tags
     line, which fills in when the background tagging is done, and the explorer's COMPARE_OFFER)."""
     page.mouse.move(0, 0)  # a chart's hover label is not part of the view
-    page.wait_for_timeout(300)
+    page.wait_for_function("() => [...document.querySelectorAll('.hoverlayer')].every(layer => !layer.childElementCount)",
+                           timeout=PAGE_SECONDS * 1000)
     text = page.locator('[data-testid="stMain"]').inner_text()
     lines = [line for line in text.splitlines() if "automatic tags are being computed" not in line and "Tags:" not in line
              and not line.startswith(COMPARE_OFFER) and line.strip()]
@@ -128,12 +199,13 @@ def view(page) -> tuple[tuple, str, str]:
 def go_back(page, expected: tuple[tuple, str, str], name: str) -> None:
     """One Back, then the URL, title and text of `expected`: every step (a sidebar link, a clicked line or point, a
     cell, Next) is one entry of the browser's history, so one Back shows the view before it."""
+    before = requested(page)
     page.go_back()
-    deadline = time.time() + PAGE_SECONDS
+    deadline = time.monotonic() + PAGE_SECONDS
     while query(address(page)) != expected[0]:
-        assert time.time() < deadline, f"{name}: Back shows {address(page)}, expected {expected[0]}"
-        time.sleep(0.2)
-    settle(page)
+        assert time.monotonic() < deadline, f"{name}: Back shows {address(page)}, expected {expected[0]}"
+        page.wait_for_timeout(50)
+    settle(page, before)
     assert_clean(page, name)
     now = view(page)
     assert now[:2] == expected[:2], f"{name}: Back landed on {now[:2]}, expected {expected[:2]}"
@@ -204,8 +276,8 @@ def test_a_freshly_launched_server_opens_every_page_from_its_link(chromium_brows
     for empty in ("checkpoints", "data"):
         (tmp_path / empty).mkdir()
     environment = app_environment([tmp_path / "checkpoints"], tmp_path / "runs", tmp_path / "data")
-    context = chromium_browser.new_context(viewport=VIEWPORT)
-    tab = context.new_page()
+    tab = new_tab(chromium_browser)
+    context = tab.context
     titles = [page.title for page in paths.PAGES]
     try:
         with AppServer(environment, tmp_path / "streamlit.log") as server:
@@ -232,7 +304,12 @@ def figure_screenshot(page, figure, file_name: str) -> None:
     main pane, which clips what lies below the window), then set back."""
     height = figure.bounding_box()["height"]
     page.set_viewport_size({"width": VIEWPORT["width"], "height": int(max(VIEWPORT["height"], height + 400))})
-    page.wait_for_timeout(1000)  # plotly redraws at the new size
+    figure.evaluate("""gd => new Promise(drawn => {  // plotly has redrawn at the new size
+        const fits = () => Math.round(gd.querySelector('.main-svg').getBoundingClientRect().width)
+                           === Math.round(gd.getBoundingClientRect().width);
+        const check = () => fits() ? drawn() : requestAnimationFrame(check);
+        requestAnimationFrame(() => requestAnimationFrame(check));
+    })""")
     figure.scroll_into_view_if_needed()
     page.mouse.move(0, 0)
     figure.screenshot(path=str(SCREENSHOTS / file_name))
@@ -318,11 +395,13 @@ def test_projection_and_challenge_pairs_open_and_come_back(app_url, page):
     open_url(page, f"{app_url}/Error_analysis?models=gcnn-snli-small&tab=Challenge+set"
                    f"&challenge_mode=a+path+on+this+machine&challenge_path={CHALLENGE}", "Challenge set")
     if page.get_by_role("button", name="Evaluate 1 model(s) on this file").count():
+        before = requested(page)
         page.get_by_role("button", name="Evaluate 1 model(s) on this file").click()
-        settle(page)
+        settle(page, before)
     page.wait_for_selector(".st-key-errors_challenge_pairs_table", timeout=PAGE_SECONDS * 1000)
+    before = requested(page)
     page.reload()  # the page as it is once the evaluation is stored (offered as an earlier one, no Evaluate button)
-    settle(page)
+    settle(page, before)
     page.wait_for_selector(".st-key-errors_challenge_pairs_table", timeout=PAGE_SECONDS * 1000)
     challenge_view = view(page)
     click_table_line(page, "errors_challenge_pairs_table", 0)
@@ -359,8 +438,9 @@ def test_a_link_carrying_markdown_makes_the_browser_fetch_nothing(app_url, page)
 def choose_option(page, key: str, option: str) -> None:
     """Pick `option` in the selectbox with key `key`."""
     page.locator(f".st-key-{key} input").first.click()
+    before = requested(page)
     page.get_by_role("option", name=option, exact=True).first.click()
-    settle(page)
+    settle(page, before)
 
 
 def test_a_tiny_run_says_its_phase_and_step_then_finished_and_offers_the_next_name(app_url, page):
@@ -377,9 +457,10 @@ def test_a_tiny_run_says_its_phase_and_step_then_finished_and_offers_the_next_na
     runs = Path(re.search(r"under (\S+) \(your runs folder", text)[1])
     choose_option(page, "train_embeddings", "random")
     steps = page.locator(".st-key-train_max_steps input").first
+    before = requested(page)
     steps.fill("3")
     steps.press("Enter")
-    settle(page)
+    settle(page, before)
     name = page.locator(".st-key-train_name_gcnn_snli-small_1 input").first.input_value()
     out = runs / name
     page.locator(".st-key-train_start button").first.click()

@@ -11,7 +11,8 @@ import pytest
 
 from nlivis.app.components.probes import COLUMN_WIDTHS, MODEL_COLUMN_WIDTH
 from tests.test_browser import (MODELS, PAGE_SECONDS, SCREENSHOTS, assert_clean, click_table_line,  # noqa: F401
-                                follow_link, go_back, landed, open_url, page, parameters, settle, view)
+                                follow_link, go_back, landed, open_url, page, parameters, requested, settle,
+                                view)
 
 pytestmark = pytest.mark.slow
 
@@ -21,9 +22,10 @@ SCREENSHOT_HEIGHT = 3000
 """Tall enough for the pair, the edits table, the pinned edit's predictions, both alignments and their difference."""
 
 
-def wait_for_url(page, fragment: str) -> None:
+def wait_for_url(page, fragment: str, since: int = 0) -> None:
+    """Wait until the URL holds `fragment` and the run (after `since` requests, see `requested`) has settled."""
     page.wait_for_function("f => location.search.includes(f)", arg=fragment, timeout=PAGE_SECONDS * 1000)
-    settle(page)
+    settle(page, since)
 
 
 def shot(page, name: str) -> None:
@@ -41,8 +43,9 @@ def test_edits_pin_one_see_the_difference_map_and_back_restores(app_url, page):
     assert page.get_by_text("edit(s)").count() >= 1
     unpinned = view(page)
 
+    before = requested(page)
     click_table_line(page, "explorer_edits_table", 3, on_checkbox=True)
-    wait_for_url(page, "pin=3")
+    wait_for_url(page, "pin=3", before)
     assert_clean(page, "an edit pinned")
     assert page.get_by_text("Pinned: edit 3").count() == 1
     difference = page.locator(".st-key-chart_edits_difference .js-plotly-plot").first
@@ -78,8 +81,9 @@ def test_probe_table_cell_failing_case_pair_and_back(app_url, page):
     model = MODELS.split(",")[0]  # its column: after the fixed-width test columns (components/probes.py)
     x = box["x"] + sum(COLUMN_WIDTHS.values()) + MODEL_COLUMN_WIDTH / 2
     for line in range(16):  # the first test built from dev pairs that this model fails at least once: its
-        page.mouse.click(x, box["y"] + 35 * line + 35 + 35 / 2)  # cases must open as their pair (issue 28)
-        wait_for_url(page, "probe_test=")
+        before = requested(page)  # cases must open as their pair (issue 28)
+        page.mouse.click(x, box["y"] + 35 * line + 35 + 35 / 2)
+        wait_for_url(page, "probe_test=", before)
         if ("(dev)" in parameters(page)["probe_test"]
                 and page.locator(".st-key-errors_probe_cases_table [data-testid='stDataFrame']").count()):
             break
