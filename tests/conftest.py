@@ -41,6 +41,16 @@ def pytest_unconfigure(config) -> None:
         shutil.rmtree(NUMBA_CACHE_CREATED, ignore_errors=True)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Files holding a `slow` test run first, the others after them (each group in collection order). pytest.ini
+    hands each file whole to the next free xdist worker in this order (`--dist loadfile --no-loadscope-reorder`):
+    xdist's own order, most tests first, left the files of a few minute-long tests (the browser walks, the README
+    session) for last, where one worker ran them alone while the other waited; now the long files start early and
+    the many short ones fill the end."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)
+
+
 @pytest.fixture
 def shared_data() -> Path:
     """../shared/data, or skip: the real datasets are never part of the project."""
