@@ -158,7 +158,8 @@ def test_umap_fit_reports_progress_and_uses_the_numba_disk_cache(tmp_path):
     fitted = json.loads(done.stdout.splitlines()[-1])
     assert fitted["shape"] == [40, 2]
     seen = fitted["seen"]
-    assert seen and all(m.startswith("fitting UMAP on 40 points") and 0.5 <= f < 0.95 for m, f in seen)
+    # the fraction approaches 0.95 while the fit runs; in floats it reaches it after ~9 min (a loaded machine)
+    assert seen and all(m.startswith("fitting UMAP on 40 points") and 0.5 <= f <= 0.95 for m, f in seen)
     assert fitted["cache_dir"] == str(tmp_path / "numba") and any((tmp_path / "numba").rglob("*.nbi"))
     # umap's own uncached functions (17 s of compiling in every new process) are now kept too
     assert any((tmp_path / "numba").rglob("*smooth_knn_dist*.nbi"))
