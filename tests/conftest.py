@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,12 +17,38 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     # Set before any test module imports torch.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
 
+NUMBA_CACHE_CREATED = None if "NUMBA_CACHE_DIR" in os.environ else tempfile.mkdtemp(prefix="nlivis-tests-numba-")
+"""One numba disk cache for the whole run, made by the process that loads this first (pytest-xdist's controller,
+or the only process with -n 0) and inherited through the environment by both workers, the app servers and the
+processes tests start: UMAP's numba code (about 40 CPU seconds to compile) is compiled once per run and loaded
+(about 4) everywhere else, instead of compiled in each of them. Removed at the end by its maker. A test that needs
+a fresh cache (tests/test_analysis_projection.py's first fit in a new process) drops the variable for its own
+process."""
+if NUMBA_CACHE_CREATED is not None:
+    os.environ["NUMBA_CACHE_DIR"] = NUMBA_CACHE_CREATED
+
 from bench.browser import CHROMIUM, AppServer, app_environment, chromium  # noqa: E402  (after the thread setting)
 from nlivis.models.families import SHIPPED_FAMILIES  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SHARED_DATA = Path(os.environ.get("NLIVIS_SHARED_DATA", ROOT.parent / "shared" / "data"))
+
+
+def pytest_unconfigure(config) -> None:
+    """The run's numba cache goes with the process that made it (the workers only inherited it)."""
+    if NUMBA_CACHE_CREATED is not None:
+        shutil.rmtree(NUMBA_CACHE_CREATED, ignore_errors=True)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Files holding a `slow` test run first, the others after them (each group in collection order). pytest.ini
+    hands each file whole to the next free xdist worker in this order (`--dist loadfile --no-loadscope-reorder`):
+    xdist's own order, most tests first, left the files of a few minute-long tests (the browser walks, the README
+    session) for last, where one worker ran them alone while the other waited; now the long files start early and
+    the many short ones fill the end."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)
 
 
 @pytest.fixture

@@ -158,7 +158,8 @@ def test_umap_fit_reports_progress_and_uses_the_numba_disk_cache(tmp_path):
     fitted = json.loads(done.stdout.splitlines()[-1])
     assert fitted["shape"] == [40, 2]
     seen = fitted["seen"]
-    assert seen and all(m.startswith("fitting UMAP on 40 points") and 0.5 <= f < 0.95 for m, f in seen)
+    # the fraction approaches 0.95 while the fit runs; in floats it reaches it after ~9 min (a loaded machine)
+    assert seen and all(m.startswith("fitting UMAP on 40 points") and 0.5 <= f <= 0.95 for m, f in seen)
     assert fitted["cache_dir"] == str(tmp_path / "numba") and any((tmp_path / "numba").rglob("*.nbi"))
     # umap's own uncached functions (17 s of compiling in every new process) are now kept too
     assert any((tmp_path / "numba").rglob("*smooth_knn_dist*.nbi"))
@@ -247,8 +248,9 @@ def test_umap_projection_is_deterministic_and_cached(tmp_path):
     checkpoint = _fake_checkpoint(tmp_path / "ckpt")
     rng = np.random.default_rng(0)
     clusters = np.vstack([rng.normal(loc=c, size=(30, 8)) for c in (0.0, 10.0)])
-    first = project(clusters, method="umap", seed=3)
-    np.testing.assert_allclose(first, project(clusters, method="umap", seed=3))
+    compiled = tmp_path / "numba"  # as the app passes it (NUMBA_CACHE_DIR, the test run's one, takes precedence)
+    first = project(clusters, method="umap", seed=3, compiled_code_dir=compiled)
+    np.testing.assert_allclose(first, project(clusters, method="umap", seed=3, compiled_code_dir=compiled))
     assert first.shape == (60, 2)
     centre_a, centre_b = first[:30].mean(0), first[30:].mean(0)
     spread = max(first[:30].std(0).max(), first[30:].std(0).max())

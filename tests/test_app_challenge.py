@@ -15,7 +15,8 @@ from tests.fixtures.app_checkpoints import APP_DATA, train_variant  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CHALLENGE = Path(__file__).resolve().parent / "fixtures" / "challenge"
-TIMEOUT = 120
+TIMEOUT = 900
+"""AppTest's hang guard, as in tests/test_app_pages.py: only a hung run reaches it."""
 
 
 @pytest.fixture(scope="module")

@@ -166,14 +166,20 @@ SHIPPED = list(SHIPPED_FAMILIES)
 
 
 SHIPPED_SAMPLE = 200
-"""SNLI dev pairs (seed 1, the `faithfulness --sample 200` draw) the shipped-model check covers, as in the README."""
+"""SNLI dev pairs (seed 1, the `faithfulness --sample 200` draw) that bench/ig_completeness.py reports on, as in the
+README."""
+SHIPPED_STRIDE = 5
+"""The shipped-model check takes every fifth pair of that draw (40 pairs, spread over the whole split, still in
+split order): the same per-pair assertions on a fifth of the integrated-gradient passes; the bench keeps the full
+200-pair table."""
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("family", SHIPPED)
 def test_shipped_models_meet_the_completeness_target_by_default(family, shared_data):
-    """Every sampled pair (plus two typed ones) meets |gap| < 0.05 with the default refinement, or has
-    |f(x) − f(baseline)| below the floor and a note saying that its relative gap is not meaningful."""
+    """Every checked pair (every fifth of the bench's 200-pair draw, plus two typed ones) meets |gap| < 0.05 with the
+    default refinement, or has |f(x) − f(baseline)| below the floor and a note saying that its relative gap is not
+    meaningful."""
     from pathlib import Path
 
     from nlivis.analysis.attribution import cut_to_featurizer
@@ -185,8 +191,8 @@ def test_shipped_models_meet_the_completeness_target_by_default(family, shared_d
     folder = Path(__file__).resolve().parent.parent / "checkpoints" / f"{family}-snli-small"
     loaded = load_checkpoint(folder)
     items, _ = load_split_analysed(resolve_split("snli", "dev"), shared_data / "snli" / "esnli_tokenized")
-    # batches of four sampled pairs as bench/ig_completeness.py forms them, then the two typed pairs
-    items = [*sample_items(items, SHIPPED_SAMPLE, seed=1),
+    # batches of four checked pairs, as bench/ig_completeness.py batches its draw, then the two typed pairs
+    items = [*sample_items(items, SHIPPED_SAMPLE, seed=1)[::SHIPPED_STRIDE],
              pair(["a", "man", "plays", "the", "guitar", "."], ["a", "man", "sleeps", "."]),
              pair(["the", "man", "plays", "music", "."], ["a", "person", "plays", "."])]
     items = [cut_to_featurizer(item, loaded.featurizer) for item in items]
