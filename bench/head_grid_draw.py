@@ -81,10 +81,12 @@ def measure_app(name: str, app_root: Path, env: dict, url_query: str, args, rows
         context.set_default_timeout(HANG_GUARD_S * 1000)
         url = f"{server.url}/Pair_explorer?{url_query}"
         cold, figures, page = opened(context, url, args.minilm)
+        print(f"{name}: cold {cold:.2f} s, {len(figures)} charts", file=sys.stderr, flush=True)
         page.close()
         warm, picks = [], []
         for _ in range(args.warm):
             seconds, figures, page = opened(context, url, args.minilm)
+            print(f"{name}: warm {seconds:.2f} s", file=sys.stderr, flush=True)
             warm.append(seconds)
             if page.locator(".st-key-chart_heads_1, .st-key-chart_heads_0").count():
                 picks.append(pick_a_head(page, 1 if page.locator(".st-key-chart_heads_1").count() else 0))
