@@ -27,6 +27,16 @@ python bench/flops_check.py --out bench/results/flops-check.md
 if [ -x /tmp/peer/bin/python ]; then
   /tmp/peer/bin/python bench/peer_esim.py --rounds 5 --threads 1 --sizes shipped,paper --out bench/results/peer-esim.md
 fi
+# MiniLM against the same encoder in Hugging Face transformers needs transformers in a bench environment of its own
+# (bench/RESULTS.md, "MiniLM against Hugging Face transformers"); without it the rows say it is not installed
+if [ -x /work/benchvenv/bin/python ]; then
+  OMP_NUM_THREADS=1 /work/benchvenv/bin/python -m nlivis bench --quick --models gcnn --skip-app --threads 1 \
+      --out bench/results/minilm-transformers.md
+fi
+# The Pair explorer drawing MiniLM's attention, before the layer × head grid (0625f75) and now
+if [ -f checkpoints/minilm-snli-small/COMPLETE ]; then
+  OMP_NUM_THREADS=1 python bench/head_grid_draw.py --before 0625f75 --warm 2 --out bench/results/head-grid-draw.md
+fi
 # Attribution: integrated gradients (50 steps) for one pair on the five shipped models
 OMP_NUM_THREADS=1 python bench/attribution_speed.py --threads 1 --out bench/results/attribution-speed.md
 # Faithfulness over a split: the code before issue 20 and now, 40 pairs, one process; and the 500-pair target

@@ -5,7 +5,8 @@ buys a faster start: it loads a heavy library (HEAVY) that the enclosing module 
 directly or through an nlivis module whose module-level imports reach one. Everything here reads source with `ast`
 and imports nothing of the package, so the test runs in well under a second.
 
-tqdm is not heavy: pure Python, ~70 ms to import, no native extension behind it.
+tqdm is not heavy: pure Python, ~70 ms to import, no native extension behind it. transformers is, and is not a
+dependency either: the bench imports it only where a bench environment installed it.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ PACKAGE = ROOT / "nlivis"
 MOST_LOCAL_IMPORTS = 90
 
 HEAVY = frozenset({"torch", "spacy", "streamlit", "plotly", "pandas", "scipy", "umap", "captum", "nltk", "numba",
-                   "pynndescent", "safetensors", "entmax", "playwright"})
+                   "pynndescent", "safetensors", "entmax", "playwright", "transformers"})
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 

@@ -23,6 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--checkpoints", default=None,
                         help="checkpoint folder for the app latency (default: the shipped checkpoints/)")
     parser.add_argument("--skip-app", action="store_true", help="leave out spaCy and the app's one-pair latency")
+    parser.add_argument("--skip-transformers", action="store_true",
+                        help="leave out MiniLM against the same encoder in Hugging Face transformers (where installed)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -31,7 +33,6 @@ def run(args: argparse.Namespace) -> int:
     from nlivis.workflows.bench import (
         FAMILIES,
         SIZES,
-        app_lines,
         bench_model,
         bench_report,
         concurrent_training,
@@ -68,11 +69,7 @@ def run(args: argparse.Namespace) -> int:
             if device.type == "cuda":
                 rows.append(bench_model(family, size, device, repeats, warmup, mixed_precision=True,
                                         train_batches=train_batches))
-    lines = []
-    if not args.skip_app:
-        print("benchmarking spaCy and the app's one-pair analysis …", flush=True)
-        lines = app_lines(Path(args.checkpoints) if args.checkpoints else SHIPPED_CHECKPOINTS,
-                          n_sentences=500 if quick else 2000, repeats=repeats, latency_repeats=5 if quick else 10)
+    lines = after_the_table(args, device, repeats, warmup, train_batches)
     header_extra = measurement_notes(repeats, warmup, train_batches, baseline_rss, load_before, busy_before)
     lines = bench_report(rows, device, header_extra, kernel_rates) + [""] + lines
     lines.append(f"Total benchmark time: {time.perf_counter() - started:.0f} s")
@@ -81,3 +78,20 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         Path(args.out).write_text(text + "\n", encoding="utf-8")
     return 0
+
+
+def after_the_table(args: argparse.Namespace, device, repeats: int, warmup: int, train_batches: int) -> list[str]:
+    """The sections below the models' table: MiniLM against transformers, then spaCy and the app's latency."""
+    from nlivis.workflows.bench import app_lines
+    from nlivis.workflows.bench_transformers import comparison_lines
+
+    lines = []
+    if not args.skip_transformers:
+        print("benchmarking MiniLM in nlivis and in transformers …", flush=True)
+        lines += comparison_lines(device, repeats, warmup, train_batches=train_batches) + [""]
+    if not args.skip_app:
+        print("benchmarking spaCy and the app's one-pair analysis …", flush=True)
+        lines += app_lines(Path(args.checkpoints) if args.checkpoints else SHIPPED_CHECKPOINTS,
+                           n_sentences=500 if args.quick else 2000, repeats=repeats,
+                           latency_repeats=5 if args.quick else 10)
+    return lines

@@ -59,10 +59,11 @@ SLOT_PIXELS = 12
 
 
 def _last_cross(alignments: dict[str, Alignment], rows: str, cols: str) -> tuple[str, Alignment] | None:
-    """The highest-layer normalised alignment from `rows` over `cols` (a model's main alignment)."""
+    """The highest-layer normalised alignment from `rows` over `cols` (a model's main alignment); of a multi-head
+    model, its summary over heads (MiniLM's attention rollout) rather than one head of the last layer."""
     found = [(name, a) for name, a in alignments.items() if a.rows == rows and a.cols == cols]
     normalised = [(name, a) for name, a in found if a.kind != "similarity"] or found
-    return max(normalised, key=lambda item: item[1].layer) if normalised else None
+    return max(normalised, key=lambda item: (item[1].layer, item[1].head is None)) if normalised else None
 
 
 def model_panels(reading: ModelReading) -> list[Panel]:
@@ -75,9 +76,11 @@ def model_panels(reading: ModelReading) -> list[Panel]:
         chosen = _last_cross(alignments, rows, cols)
         if chosen is None:
             continue
-        _, entry = chosen
+        name, entry = chosen
         values, row_tokens, col_tokens = alignment_matrix(entry, 0, premise, hypothesis)
         title = f"{entry.direction} · layer {entry.layer} · {entry.kind}"
+        if entry.head is None and any(a.head is not None for a in alignments.values()):  # a summary over heads
+            title = f"{name} · {entry.kind} (all layers and heads)"
         value_name = f"{entry.kind} weight ({rows} → {cols})"
         if rows == "premise":  # drawn transposed, so the premise runs across as in every panel
             values, row_tokens, col_tokens = values.T, col_tokens, row_tokens

@@ -11,11 +11,12 @@ import streamlit as st
 
 from nlivis.app import cache, paths, state
 from nlivis.app.cache import samples as cached_samples
-from nlivis.app.components import controls, edits, figures, pairs
+from nlivis.app.components import controls, edits, figures, heads, pairs
 from nlivis.app.components.frame import NOTE_ICON, protocol_notes
 from nlivis.app.text import md
 from nlivis.models.trace import Alignment, MemoryKeys
 from nlivis.viz.drawable import MISSING_MESSAGES
+from nlivis.viz.head_grid import head_family
 from nlivis.viz.heatmaps import alignment_heatmap, memory_keys_heatmap
 from nlivis.viz.charts import probability_bars
 from nlivis.viz.overview import ModelReading, overview_grid
@@ -137,8 +138,10 @@ def alignments(models: Sequence[cache.Model], readings: dict[str, PairReading],
     st.subheader("Alignments")
     st.caption("Rows attend over columns; padding is cut; softmax and sparsemax weights share the range 0–1 unless they "
                "span less than a tenth of it (then the title states their own range). Models with several layers "
-               "(ESAN blocks, GCNN aggregation) show one row per layer.")
+               "(ESAN blocks, GCNN aggregation) show one row per layer; a multi-head model (MiniLM) shows one "
+               "layer × head grid.")
     by_name = {m.name: m for m in models}
+    direction = heads.block_choice(readings.values())
     for m, (name, reading) in enumerate(readings.items()):
         output = reading.trace["output"]
         declared = by_name[name].trace_types
@@ -150,7 +153,11 @@ def alignments(models: Sequence[cache.Model], readings: dict[str, PairReading],
         if not section.open:  # a closed section draws nothing
             continue
         with section:
-            _model_alignments(m, name, reading, previous.get(name) if previous else None)
+            old = previous.get(name) if previous else None
+            if direction is not None and head_family(reading.trace) is not None:
+                heads.section(m, name, reading, old, direction)  # one grid, not a heatmap per head
+            else:
+                _model_alignments(m, name, reading, old)
 
 
 def _model_alignments(m: int, name: str, reading: PairReading, old: PairReading | None) -> None:
