@@ -200,6 +200,21 @@ def set_pair(new: PairRef, came_from: ListRef | None = None) -> None:
         st.session_state[_PAIR_VERSION] = pair_version() + 1
 
 
+def step_to(new: PairRef, came_from: ListRef | None) -> None:
+    """Make `new` (from list `came_from`) the pair and write the URL now: called from the callback of the click
+    that chose it (Previous / Next), before the run that shows it, so the address changes when the view starts
+    to, in one step of the browser's history — a Back while the new pair is computed returns to the one before,
+    rather than leaving the page, and the click costs one run, not a run and a rerun."""
+    set_pair(new, came_from)
+    written = st.session_state.get(_WRITTEN) or _url_now()
+    params = {name: text for name, text in written.items()
+              if name not in PAIR_PARAMETERS and name != FROM and not name.startswith(FROM_PREFIX)}
+    params.update(pair_link(new, came_from))
+    if params != _url_now():
+        st.query_params.from_dict(params)
+    st.session_state[_WRITTEN] = params
+
+
 def pair_list() -> ListRef | None:
     """The list the current pair was opened from, if any."""
     return st.session_state.get(_LIST)
