@@ -1,16 +1,23 @@
-"""Clicks whose address and view must change together, walked in a real browser (the session's app and Chromium,
-`app_url` and `chromium_browser` in tests/conftest.py): Next in the Pair explorer writes the new pair's URL in the
-run that shows it, before that pair is drawn, so a Back pressed while it is computed returns to the pair before
-instead of leaving the page. No wall-clock limit: what is checked is the order of events, recorded in the page."""
+"""Clicks that open a pair, walked in a real browser (Chromium and the session's app, `chromium_browser` and `app_url`
+in tests/conftest.py):
+  * Next in the Pair explorer writes the new pair's URL in the run that shows it, before that pair is drawn, so a
+    Back pressed while it is computed returns to the pair before instead of leaving the page (no wall-clock limit:
+    what is checked is the order of events, recorded in the page);
+  * an augmented training pair clicked in a Data map list opens with its edited text, not as the pair it was made
+    from (a server of its own on a tiny augmented checkpoint trained on the app fixture data)."""
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 
+from bench.browser import AppServer, app_environment
 from nlivis.models.families import SHIPPED_FAMILIES
+from nlivis.store.files import CACHE_ENV
+from tests.fixtures.app_checkpoints import APP_DATA
 
 pytestmark = pytest.mark.slow
 
@@ -112,3 +119,76 @@ def test_next_writes_the_new_pairs_url_before_showing_it_and_back_returns_to_the
     settle(tab)
     assert_clean(tab, "Back")
     assert tab.locator("h1").first.inner_text() == "Pair explorer" and parameters(tab)["pair"] == "0"
+
+
+AUGMENTED = "gcnn-snli-small-augmented"
+
+
+@pytest.fixture(scope="module")
+def augmented_checkpoint(tmp_path_factory, wordnet) -> Path:
+    """A folder holding AUGMENTED: the tiny GCNN config trained for four steps on the app fixture's 12 SNLI pairs
+    with every augmentation kind (each word counts as known: the fixture uses few words often), its candidate
+    edits in the folder's sibling `cache` (so the app makes the edited text again at once)."""
+    from nlivis.training import augment
+    from nlivis.training.config import load_config
+    from nlivis.training.request import TrainRequest
+    from nlivis.training.trainer import train
+    from tests.fixtures.training.helpers import TINY_CONFIG
+
+    root = tmp_path_factory.mktemp("augmented")
+    config = load_config(TINY_CONFIG)
+    config["config_name"] = "gcnn"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(augment, "MIN_WORD_COUNT", 1)
+        train(TrainRequest(config, "snli-small", APP_DATA, root / "checkpoints" / AUGMENTED, device="cpu",
+                           cache_dir=root / "cache", progress=False, max_steps=4, embeddings="random",
+                           augment=tuple(augment.AUGMENT_KINDS), augment_ratio=1.0))
+    return root / "checkpoints"
+
+
+def click_line(page, key: str, line: int) -> None:
+    """Click the middle of line `line` (0-based) of the st.dataframe with key `key` (35 px lines under a header)."""
+    grid = page.locator(f".st-key-{key} [data-testid='stDataFrame']").first
+    grid.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    box = grid.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + 35 + 35 * line + 35 / 2
+    page.mouse.move(x, y)
+    page.wait_for_timeout(300)
+    page.mouse.click(x, y)
+
+
+def test_an_augmented_pair_clicked_in_a_data_map_list_opens_with_its_edited_text(chromium_browser, tab,
+                                                                                   augmented_checkpoint, tmp_path):
+    """The Data map's Selected pairs (a box over the whole map, lowest confidence first) → the first augmented line:
+    the Pair explorer shows the edited premise and hypothesis with the edited pair's gold label, the map's own
+    checkpoint, and says it came from the selection; not the training pair it was made from."""
+    from nlivis.analysis.datamap import ORDERS, data_map, listing, members, parse_selection
+    from nlivis.store.dynamics import read_dynamics
+    from nlivis.workflows.datamap import augmented_pairs, augmented_run
+
+    folder, cache = augmented_checkpoint / AUGMENTED, augmented_checkpoint.parent / "cache"
+    everything = "box:0,1,0,1"
+    points = data_map(read_dynamics(folder))
+    lines = listing(points, members(points, parse_selection(everything)), next(iter(ORDERS)))
+    line = next(i for i, kind in enumerate(lines["augmented"]) if isinstance(kind, str))
+    edited = augmented_pairs(augmented_run(folder, APP_DATA, cache), cache)[lines["id"].iloc[line]]
+    environment = {**app_environment([augmented_checkpoint], tmp_path / "runs", APP_DATA), CACHE_ENV: str(cache)}
+    with AppServer(environment, tmp_path / "streamlit.log") as server:
+        tab.goto(f"{server.url}/Data_map?checkpoint={AUGMENTED}&sel={everything}&sel_on={AUGMENTED}",
+                 wait_until="commit")
+        tab.wait_for_selector(".st-key-datamap_selected_pairs_table", timeout=HANG_GUARD_S * 1000)
+        settle(tab)
+        assert_clean(tab, "the data map")
+        wait_for_text(tab, "augmented pairs are listed with their edited text")
+        click_line(tab, "datamap_selected_pairs_table", line)
+        tab.wait_for_function("() => document.querySelector('h1') && document.querySelector('h1').innerText"
+                              ".includes('Pair explorer')", timeout=HANG_GUARD_S * 1000)
+        settle(tab)
+        assert_clean(tab, "the augmented pair")
+        shown = parameters(tab)
+        assert (shown.get("premise"), shown.get("hypothesis")) == (edited.premise, edited.hypothesis), (
+            f"the edited pair opens, not its original: {shown}")
+        assert shown.get("gold") == edited.label and "pair" not in shown and shown["models"] == AUGMENTED
+        assert shown["from"] == "datamap" and shown["from.sel"] == everything
+        wait_for_text(tab, "Opened from a data-map selection")

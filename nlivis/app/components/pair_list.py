@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-import pandas as pd
 import streamlit as st
 
 from nlivis.analysis.pair_lists import SORTS
@@ -74,9 +73,9 @@ def show(page: str, key: str, ref: state.ListRef, *, columns: Sequence[str] | No
 def open_position(listed: lists.PairList, ref: state.ListRef, position: int, open_models: Sequence[str] | None = None,
                   where: Any = st) -> None:
     """Open the pair at `position` of a list in the Pair explorer (the list goes with it)."""
-    row = listed.frame.iloc[position]
-    if listed.split_rows and ("row" not in row or pd.isna(row["row"])):
-        where.warning(f"That pair is not in the local copy of {md(listed.split or row.get('split'))}, so it cannot be opened.")
+    if not listed.opens(position):
+        split = listed.split or listed.frame.iloc[position].get("split")
+        where.warning(f"That pair is not in the local copy of {md(split)}, so it cannot be opened.")
         return
     params = state.pair_link(listed.pair_at(position), ref)
     if open_models:
