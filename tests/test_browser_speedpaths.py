@@ -180,7 +180,7 @@ def test_an_augmented_pair_clicked_in_a_data_map_list_opens_with_its_edited_text
         tab.wait_for_selector(".st-key-datamap_selected_pairs_table", timeout=HANG_GUARD_S * 1000)
         settle(tab)
         assert_clean(tab, "the data map")
-        wait_for_text(tab, "augmented pairs are listed with their edited text")
+        listed = tab.locator('[data-testid="stMain"]').inner_text()
         click_line(tab, "datamap_selected_pairs_table", line)
         tab.wait_for_function("() => document.querySelector('h1') && document.querySelector('h1').innerText"
                               ".includes('Pair explorer')", timeout=HANG_GUARD_S * 1000)
@@ -191,4 +191,5 @@ def test_an_augmented_pair_clicked_in_a_data_map_list_opens_with_its_edited_text
             f"the edited pair opens, not its original: {shown}")
         assert shown.get("gold") == edited.label and "pair" not in shown and shown["models"] == AUGMENTED
         assert shown["from"] == "datamap" and shown["from.sel"] == everything
+        assert "augmented pairs are listed with their edited text" in listed, "the list says how they open"
         wait_for_text(tab, "Opened from a data-map selection")
