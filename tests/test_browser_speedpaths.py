@@ -1,8 +1,8 @@
 """Clicks that open a pair, walked in a real browser (Chromium and the session's app, `chromium_browser` and `app_url`
 in tests/conftest.py):
-  * Next in the Pair explorer writes the new pair's URL in the run that shows it, before that pair is drawn, so a
-    Back pressed while it is computed returns to the pair before instead of leaving the page (no wall-clock limit:
-    what is checked is the order of events, recorded in the page);
+  * a line of a list opens its pair, and Next in the Pair explorer writes the new pair's URL in the run that shows
+    it, before that pair is drawn, so a Back pressed while it is computed returns to the pair before instead of
+    leaving the page (no wall-clock limit: what is checked is the order of events, recorded in the page);
   * an augmented training pair clicked in a Data map list opens with its edited text, not as the pair it was made
     from (a server of its own on a tiny augmented checkpoint trained on the app fixture data)."""
 from __future__ import annotations
@@ -90,35 +90,59 @@ def wait_for_text(page, text: str) -> None:
     page.wait_for_function("t => document.body.innerText.includes(t)", arg=text, timeout=HANG_GUARD_S * 1000)
 
 
-def test_next_writes_the_new_pairs_url_before_showing_it_and_back_returns_to_the_pair_before(app_url, tab):
-    """A pair opened from a list (SNLI dev by row, ESAN's predictions) → Next: the URL names the second pair while
-    the page still shows the first (written in the run's start, not at its end ~seconds later), one history entry;
-    Back then shows the first pair again, on the Pair explorer."""
-    listed = "from=predictions&from.model=esan-snli-small&from.split=snli_dev&from.via=errors"
-    tab.goto(f"{app_url}/Pair_explorer?models={MODELS}&split=snli_dev&pair=0&{listed}", wait_until="commit")
+def click_line(page, key: str, line: int) -> None:
+    """Click the middle of line `line` (0-based) of the st.dataframe with key `key` (35 px lines under a header)."""
+    grid = page.locator(f".st-key-{key} [data-testid='stDataFrame']").first
+    grid.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    box = grid.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + 35 + 35 * line + 35 / 2
+    page.mouse.move(x, y)
+    page.wait_for_timeout(300)
+    page.mouse.click(x, y)
+
+
+def test_a_listed_pair_then_next_each_write_one_history_entry_before_the_new_view_and_back_retraces_them(app_url, tab):
+    """Error analysis's list of errors → a click on its first line → the Pair explorer (pair 1 of the list) → Next:
+    the URL names the second pair while the page still shows the first (written as the new pair's run starts, not at
+    its end seconds later), one history entry; Back shows the first pair on the Pair explorer, and Back again the
+    list it was opened from."""
+    tab.goto(f"{app_url}/Error_analysis?models={MODELS}&tab=Every+error", wait_until="commit")
+    tab.wait_for_selector(".st-key-errors_wrong_pairs_table [data-testid='stDataFrame']", timeout=HANG_GUARD_S * 1000)
+    settle(tab)
+    assert_clean(tab, "the list of errors")
+    listed = parameters(tab)
+    click_line(tab, "errors_wrong_pairs_table", 0)
     wait_for_text(tab, "pair 1 of")
     settle(tab)
     assert_clean(tab, "the list's first pair")
-    assert parameters(tab)["pair"] == "0"
+    first = parameters(tab)
+    assert tab.locator("h1").first.inner_text() == "Pair explorer" and first["from.via"] == "errors"
     writes_before = tab.evaluate("window.__nlivisHistory.length")
 
     tab.locator(".st-key-explorer_list_next button").click()
     wait_for_text(tab, "pair 2 of")
     settle(tab)
     assert_clean(tab, "the list's second pair")
-    assert parameters(tab)["pair"] == "1" and parameters(tab)["from.model"] == "esan-snli-small"
+    second = parameters(tab)
+    assert second["pair"] != first["pair"] and second["from.model"] == first["from.model"]
     writes = tab.evaluate("window.__nlivisHistory")[writes_before:]
-    to_second = [w for w in writes if "pair=1" in w["url"]]
-    assert len(to_second) == 1 and to_second[0]["how"] == "pushState", f"one history entry for Next: {writes}"
-    assert "pair 1 of" in to_second[0]["shown"] and "pair 2 of" not in to_second[0]["shown"], (
+    assert [w["how"] for w in writes] == ["pushState"] and f"pair={second['pair']}&" in writes[0]["url"] + "&", (
+        f"one history entry for Next: {writes}")
+    assert "pair 1 of" in writes[0]["shown"] and "pair 2 of" not in writes[0]["shown"], (
         "the URL is written as the new pair's run starts, while the first pair is still shown")
-    assert not [w for w in writes if "pair=1" not in w["url"]], f"no other address written: {writes}"
 
     tab.go_back()
     wait_for_text(tab, "pair 1 of")
     settle(tab)
-    assert_clean(tab, "Back")
-    assert tab.locator("h1").first.inner_text() == "Pair explorer" and parameters(tab)["pair"] == "0"
+    assert_clean(tab, "Back to the first pair")
+    assert tab.locator("h1").first.inner_text() == "Pair explorer" and parameters(tab) == first
+    tab.go_back()
+    tab.wait_for_function("() => document.querySelector('h1') && document.querySelector('h1').innerText"
+                          ".includes('Error analysis')", timeout=HANG_GUARD_S * 1000)
+    settle(tab)
+    assert_clean(tab, "Back to the list")
+    assert parameters(tab) == listed
 
 
 AUGMENTED = "gcnn-snli-small-augmented"
@@ -144,18 +168,6 @@ def augmented_checkpoint(tmp_path_factory, wordnet) -> Path:
                            cache_dir=root / "cache", progress=False, max_steps=4, embeddings="random",
                            augment=tuple(augment.AUGMENT_KINDS), augment_ratio=1.0))
     return root / "checkpoints"
-
-
-def click_line(page, key: str, line: int) -> None:
-    """Click the middle of line `line` (0-based) of the st.dataframe with key `key` (35 px lines under a header)."""
-    grid = page.locator(f".st-key-{key} [data-testid='stDataFrame']").first
-    grid.scroll_into_view_if_needed()
-    page.wait_for_timeout(500)
-    box = grid.bounding_box()
-    x, y = box["x"] + box["width"] / 2, box["y"] + 35 + 35 * line + 35 / 2
-    page.mouse.move(x, y)
-    page.wait_for_timeout(300)
-    page.mouse.click(x, y)
 
 
 def test_an_augmented_pair_clicked_in_a_data_map_list_opens_with_its_edited_text(chromium_browser, tab,
