@@ -1,6 +1,7 @@
 """How fast the app feels in a real browser: every page opened by URL with the five shipped snli-small models.
 
-    OMP_NUM_THREADS=1 python bench/browser_speed.py [--warm 3] [--pages Home,Gates] [--floor] [--out bench/results/browser_speed.md]
+    OMP_NUM_THREADS=1 python bench/browser_speed.py [--warm 3] [--pages Home,Gates] [--floor] [--warm-only]
+        [--out bench/results/browser_speed.md]
 
 Starts `streamlit run app.py` (as the README does), drives Debian's Chromium headless through Playwright and, per page:
   * cold: a freshly started server, the page's URL opened first (nothing in the server's memory yet; the disk
@@ -14,11 +15,15 @@ gone) and every plotly chart on the page has drawn its SVG; "script" is when the
 (a timer fragment that fills in later, such as the explorer's tags, does not count), "drawn" when the last chart
 finished. Launch is a new server process from spawn until Home is idle. A second table times what a reader
 does inside one tab of a warm server (median of `--warm`): switching page by the sidebar, each tab of Error
-analysis, and opening a pair from Error analysis's list of errors (click on a line until the Pair explorer has
-drawn) — from the click until the script is done and every chart drawn. A third table lists, per page, the
+analysis, opening a pair from Error analysis's list of errors (click on a line until the Pair explorer has
+drawn) and Next in that pair — from the click until the script is done and every chart drawn. A third table lists, per page, the
 figures that dominate: the largest by the JSON plotly receives, with when each was drawn.
-`--floor` times a one-title Streamlit page the same way, so each number can be read against what any page costs
-on the machine. `--app-root` measures another checkout of the app (e.g. `git archive <commit> | tar -x -C /tmp/base`).
+`--floor` serves a stand-in Streamlit app beside nlivis (the router, two pages of a title, a line, a button that
+reruns, sidebar page links; `FLOOR_APP`) and times it in the same rounds — launch, a page by URL cold and warm, a
+sidebar switch, a rerun — so each table gives nlivis − floor: what nlivis adds to what any Streamlit page costs on
+the machine at that moment (the load is said in the header). `--warm-only` skips the launches and the cold pages
+(a fresh server each): one warm server, and the floor's beside it, every page in turn for `--warm` rounds — what a
+loaded machine can measure in minutes. `--app-root` measures another checkout of the app (e.g. `git archive <commit> | tar -x -C /tmp/base`).
 """
 from __future__ import annotations
 
@@ -29,11 +34,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from browser import CHROMIUM, AppServer, app_environment, chromium
-from harness import ROOT, SHIPPED, add_out_option, publish
+from harness import ROOT, SHIPPED, add_out_option, command_line, publish
 
 from nlivis.app import paths
 
@@ -160,57 +166,104 @@ def after_click(page, click, title: str | None = None) -> float:
     return (max(ended, drawn) - since) / 1000
 
 
-def interactions(context, server: AppServer, repeats: int) -> dict[str, list[float]]:
-    """What a reader waits for inside one tab: sidebar switches, Error analysis's tabs, a pair opened from its list
-    of errors (each in a fresh tab of the warm server, `repeats` times)."""
+def interactions(context, server: AppServer) -> dict[str, list[float]]:
+    """What a reader waits for inside one tab of the warm server: sidebar switches, Error analysis's tabs, a pair
+    opened from its list of errors (a click on a line until the Pair explorer has drawn) and Next in that pair."""
     timed: dict[str, list[float]] = {}
-    for _ in range(repeats):
-        page = context.new_page()
-        page.add_init_script(RECORDER)
-        try:
-            page.goto(page_url(server, "Home"), wait_until="commit", timeout=TIMEOUT_S * 1000)
-            page.wait_for_function(SETTLED, timeout=TIMEOUT_S * 1000, polling=100)
-            for target in ("Pair explorer", "Gates", "Attribution", "Error analysis"):
-                link = page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] a', has_text=target).first
-                timed.setdefault(f"switch to {target} (sidebar)", []).append(after_click(page, link.click, target))
-            for tab in (*ERROR_TABS[1:3], ERROR_TABS[0]):
-                button = page.get_by_role("tab", name=tab)
-                timed.setdefault(f"Error analysis tab: {tab}", []).append(after_click(page, button.click))
-            page.get_by_role("tab", name=ERROR_TABS[1]).click()
-            page.wait_for_selector(".st-key-errors_wrong_pairs_table [data-testid='stDataFrame']", timeout=TIMEOUT_S * 1000)
-            page.wait_for_function(SETTLED, timeout=TIMEOUT_S * 1000, polling=100)
-            grid = page.locator(".st-key-errors_wrong_pairs_table [data-testid='stDataFrame']").first
-            grid.scroll_into_view_if_needed()
-            box = grid.bounding_box()
-            timed.setdefault("open a pair from the list of errors", []).append(
-                after_click(page, lambda: page.mouse.click(box["x"] + 14, box["y"] + 35 + 35 / 2), "Pair explorer"))
-        except Exception as error:  # the pages' table is printed whatever happens here
-            print(f"interactions stopped: {type(error).__name__}: {error}", file=sys.stderr)
-            break
-        finally:
-            page.close()
+    page = context.new_page()
+    page.add_init_script(RECORDER)
+    try:
+        page.goto(page_url(server, "Home"), wait_until="commit", timeout=TIMEOUT_S * 1000)
+        page.wait_for_function(SETTLED, timeout=TIMEOUT_S * 1000, polling=100)
+        for target in ("Pair explorer", "Gates", "Attribution", "Error analysis"):
+            link = page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] a', has_text=target).first
+            timed.setdefault(f"switch to {target} (sidebar)", []).append(after_click(page, link.click, target))
+        for tab in (*ERROR_TABS[1:3], ERROR_TABS[0]):
+            button = page.get_by_role("tab", name=tab)
+            timed.setdefault(f"Error analysis tab: {tab}", []).append(after_click(page, button.click))
+        page.get_by_role("tab", name=ERROR_TABS[1]).click()
+        page.wait_for_selector(".st-key-errors_wrong_pairs_table [data-testid='stDataFrame']", timeout=TIMEOUT_S * 1000)
+        page.wait_for_function(SETTLED, timeout=TIMEOUT_S * 1000, polling=100)
+        grid = page.locator(".st-key-errors_wrong_pairs_table [data-testid='stDataFrame']").first
+        grid.scroll_into_view_if_needed()
+        box = grid.bounding_box()
+        timed.setdefault(OPEN_PAIR, []).append(
+            after_click(page, lambda: page.mouse.click(box["x"] + box["width"] / 2, box["y"] + 35 + 35 / 2),
+                        "Pair explorer"))
+        following = page.locator(".st-key-explorer_list_next button")
+        timed.setdefault(NEXT_PAIR, []).append(after_click(page, following.click))
+    except Exception as error:  # the pages' table is printed whatever happens here
+        print(f"interactions stopped: {type(error).__name__}: {error}", file=sys.stderr)
+    finally:
+        page.close()
     return timed
 
 
-FLOOR_APP = {"app.py": 'import streamlit as st\nst.navigation([st.Page("home.py", title="Home", default=True)]).run()\n',
-             "home.py": 'import streamlit as st\nst.title("Home")\nst.write("One line of text.")\n'}
-"""The smallest app with nlivis's router shape: what Streamlit and the browser cost before any nlivis code runs."""
+OPEN_PAIR = "open a pair from the list of errors"
+NEXT_PAIR = "Next in a pair opened from a list"
 
 
-def streamlit_floor(context, env: dict, log: Path, folder: Path, warm: int, launches: int) -> dict[str, float]:
-    """Launch, cold and warm times (medians) of `FLOOR_APP`, measured as the app's pages are."""
+FLOOR_PAGE = """import streamlit as st
+st.title({title!r})
+st.session_state["floor_runs"] = st.session_state.get("floor_runs", 0) + 1
+st.container(key="floor_runs").write(f"One line of text, run {{st.session_state['floor_runs']}}.")
+st.button("Rerun", key="floor_rerun")
+for path, label in (("home.py", "Home"), ("other.py", "Other")):
+    st.sidebar.page_link(path, label=label)
+"""
+FLOOR_APP = {"app.py": 'import streamlit as st\nst.set_page_config(layout="wide")\n'
+                       'st.navigation([st.Page("home.py", title="Home", default=True), st.Page("other.py", title="Other")],'
+                       ' position="hidden").run()\n',
+             "home.py": FLOOR_PAGE.format(title="Home"), "other.py": FLOOR_PAGE.format(title="Other")}
+"""The smallest app with nlivis's shape — the router with its own list hidden, page links in the sidebar, a button
+that reruns — and nothing else: what Streamlit and the browser cost before any nlivis code runs, for the same
+three actions (a page by URL, a sidebar switch, a rerun)."""
+
+
+def write_floor_app(folder: Path) -> Path:
+    """`FLOOR_APP`'s files in `folder` (made if missing), which is returned."""
     folder.mkdir(parents=True, exist_ok=True)
     for name, text in FLOOR_APP.items():
         (folder / name).write_text(text, encoding="utf-8")
-    started: list[float] = []
-    cold: list[float] = []
-    warm_visits: list[float] = []
-    for _ in range(launches):
-        with AppServer(env, log, folder) as server:
-            cold.append(visit(context, server.url).ready_s)
-            started.append(time.perf_counter() - server.started)
-            warm_visits += [visit(context, server.url).ready_s for _ in range(warm)]
-    return {"launch": statistics.median(started), "cold": statistics.median(cold), "warm": statistics.median(warm_visits)}
+    return folder
+
+
+FLOOR_RAN = """
+(before) => {
+  const line = document.querySelector('.st-key-floor_runs');
+  const app = document.querySelector('[data-testid="stApp"]');
+  return !!line && line.innerText !== before && !!app && app.getAttribute('data-test-script-state') === 'notRunning';
+}
+"""
+
+
+def after_floor_click(page, click) -> float:
+    """Seconds from `click()` until the floor's run counter shows the run it started and the script is idle. The
+    floor's run is too short for the browser to show a running state (what `after_click` waits for), so its own
+    line says that it ran; polled every 20 ms."""
+    before = page.locator(".st-key-floor_runs").inner_text()
+    started = time.perf_counter()
+    click()
+    page.wait_for_function(FLOOR_RAN, arg=before, timeout=TIMEOUT_S * 1000, polling=20)
+    return time.perf_counter() - started
+
+
+def floor_interactions(context, server: AppServer) -> dict[str, list[float]]:
+    """The floor's two clicks in one tab: a sidebar switch (each way) and the button that reruns (twice)."""
+    timed: dict[str, list[float]] = {}
+    page = context.new_page()
+    page.add_init_script(RECORDER)
+    try:
+        page.goto(server.url, wait_until="commit", timeout=TIMEOUT_S * 1000)
+        page.wait_for_function(SETTLED, timeout=TIMEOUT_S * 1000, polling=100)
+        for target in ("Other", "Home"):
+            link = page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] a', has_text=target).first
+            timed.setdefault("switch", []).append(after_floor_click(page, link.click))
+            button = page.locator(".st-key-floor_rerun button")
+            timed.setdefault("rerun", []).append(after_floor_click(page, button.click))
+    finally:
+        page.close()
+    return timed
 
 
 def page_url(server: AppServer, page: str) -> str:
@@ -220,77 +273,205 @@ def page_url(server: AppServer, page: str) -> str:
 
 @dataclass
 class Measured:
-    """What one run of this script measured, for `tables`."""
+    """What one run of this script measured, for `tables`; the floor's numbers (`--floor`) beside nlivis's, each
+    taken in the same rounds as the nlivis numbers they are read against."""
     pages: list[str]
     launches: list[float] = field(default_factory=list)
     cold: dict[str, Visit] = field(default_factory=dict)
     warm: dict[str, list[Visit]] = field(default_factory=dict)
-    floor: dict[str, float] = field(default_factory=dict)
     clicked: dict[str, list[float]] = field(default_factory=dict)
+    floor_launches: list[float] = field(default_factory=list)
+    floor_cold: dict[str, Visit] = field(default_factory=dict)
+    floor_warm: dict[str, list[Visit]] = field(default_factory=dict)
+    floor_clicked: dict[str, list[float]] = field(default_factory=dict)
+    loads: list[float] = field(default_factory=list)
+    """The 1-minute load average after each round of warm visits."""
+
+
+def launched(context, env: dict, log: Path, app_root: Path) -> float:
+    """Seconds from starting a server of the app in `app_root` until its bare URL (Home) is idle and drawn."""
+    with AppServer(env, log, app_root) as server:
+        visit(context, server.url)
+        return time.perf_counter() - server.started
+
+
+def measure_page(context, measured: Measured, page: str, env: dict, log: Path, app_root: Path,
+                 floor_root: Path | None, warm: int) -> None:
+    """`page` cold on a fresh server, then `warm` times in new tabs; with `floor_root`, a fresh floor server beside
+    it, its page cold after nlivis's and a warm floor visit after each warm nlivis visit (the same load for both)."""
+    with AppServer(env, log, app_root) as server, \
+            (AppServer(env, log, floor_root) if floor_root else nullcontext()) as floor:
+        measured.cold[page] = visit(context, page_url(server, page))
+        if floor:
+            measured.floor_cold[page] = visit(context, floor.url)
+        for _ in range(warm):
+            measured.warm.setdefault(page, []).append(visit(context, page_url(server, page)))
+            if floor:
+                measured.floor_warm.setdefault(page, []).append(visit(context, floor.url))
+            measured.loads.append(os.getloadavg()[0])
+    print(f"{page}: cold {measured.cold[page].ready_s:.1f} s, warm "
+          f"{statistics.median(v.ready_s for v in measured.warm[page]):.1f} s", file=sys.stderr)
+
+
+def warm_round(context, measured: Measured, server: AppServer, floor: AppServer | None) -> None:
+    """One visit of every page in a new tab of the warm `server`, each followed by one of the `floor`'s page."""
+    for page in measured.pages:
+        measured.warm.setdefault(page, []).append(visit(context, page_url(server, page)))
+        if floor:
+            measured.floor_warm.setdefault(page, []).append(visit(context, floor.url))
+    measured.loads.append(os.getloadavg()[0])
 
 
 def measure(args: argparse.Namespace, scratch: Path) -> Measured:
-    """Priming, launches, each page cold and warm, the floor with `--floor`, and the clicks inside one tab."""
+    """Priming, launches, each page cold and warm, the clicks inside one tab; with `--floor`, the floor app's
+    launches, pages and clicks interleaved with nlivis's."""
     measured = Measured([p for p in args.pages.split(",") if p])
     env = bench_environment(args.app_root / "checkpoints", scratch)
     log = scratch / "streamlit.log"
+    floor_root = write_floor_app(scratch / "floor") if args.floor else None
     with chromium() as browser:
         context = browser.new_context(viewport=VIEWPORT)
         if not args.no_prime:  # every page once, so disk caches (spaCy, projections) hold what a user's would
             with AppServer(env, log, args.app_root) as server:
                 for page in measured.pages:
                     visit(context, page_url(server, page))
-        for _ in range(args.launches):
-            with AppServer(env, log, args.app_root) as server:
-                visit(context, page_url(server, "Home").split("?")[0])
-                measured.launches.append(time.perf_counter() - server.started)
-        for page in measured.pages:
-            with AppServer(env, log, args.app_root) as server:
-                measured.cold[page] = visit(context, page_url(server, page))
-                measured.warm[page] = [visit(context, page_url(server, page)) for _ in range(args.warm)]
-            print(f"{page}: cold {measured.cold[page].ready_s:.1f} s, warm "
-                  f"{statistics.median(v.ready_s for v in measured.warm[page]):.1f} s", file=sys.stderr)
-        if args.floor:
-            measured.floor = streamlit_floor(context, env, log, scratch / "floor", args.warm, args.launches)
-        with AppServer(env, log, args.app_root) as server:
-            for page in ("Home", "Error_analysis", "Pair_explorer", "Gates", "Attribution"):
+        for _ in range(0 if args.warm_only else args.launches):
+            measured.launches.append(launched(context, env, log, args.app_root))
+            if floor_root:
+                measured.floor_launches.append(launched(context, env, log, floor_root))
+        for page in ([] if args.warm_only else measured.pages):
+            measure_page(context, measured, page, env, log, args.app_root, floor_root, args.warm)
+        with AppServer(env, log, args.app_root) as server, \
+                (AppServer(env, log, floor_root) if floor_root else nullcontext()) as floor:
+            for page in dict.fromkeys(["Home", "Error_analysis", "Pair_explorer", "Gates", "Attribution",
+                                       *(measured.pages if args.warm_only else [])]):
                 visit(context, page_url(server, page))  # the server warm for these pages, as after a first visit
-            measured.clicked = interactions(context, server, args.warm)
+            if floor:
+                visit(context, floor.url)
+            for _ in range(args.warm if args.warm_only else 0):  # rounds: each page, then the floor, in turn
+                warm_round(context, measured, server, floor)
+            for _ in range(args.warm):
+                for action, timed in interactions(context, server).items():
+                    measured.clicked.setdefault(action, []).extend(timed)
+                for action, timed in (floor_interactions(context, floor) if floor else {}).items():
+                    measured.floor_clicked.setdefault(action, []).extend(timed)
     return measured
 
 
-def tables(measured: Measured, commit: str, warm: int) -> list[str]:
-    """The three tables: pages cold and warm, the clicks inside one tab, the figures that dominate."""
-    load = os.getloadavg()
-    floor = measured.floor
-    lines = [f"Browser speed, five shipped snli-small models, app at {commit} ({os.cpu_count()} CPUs, load average "
-             f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} at the end, headless Chromium {VIEWPORT['width']}×"
-             f"{VIEWPORT['height']})", "",
-             f"Launch to Home idle: {statistics.median(measured.launches):.1f} s (median of {len(measured.launches)}; "
-             "target ≤ 3 s)", "",
-             *([f"Streamlit's floor on this machine (`--floor`: a page with one title and one line, no nlivis, timed "
-                f"the same way): launch to idle {floor['launch']:.1f} s, cold {floor['cold']:.2f} s, warm "
-                f"{floor['warm']:.2f} s", ""] if floor else []),
-             "| page | cold: script / drawn (s) | warm: script / drawn (s) | target cold ≤ 3 s, warm ≤ 1 s | "
-             "received (kB) | figures |", "|---|---|---|---|---|---|"]
+def measure_against(args: argparse.Namespace, scratch: Path) -> tuple[Measured, Measured]:
+    """Warm only, this app (`--app-root`) and an earlier one (`--before-root`) served side by side with the floor:
+    each round visits every page on this app, on the earlier one and on the floor in turn, then does the clicks in
+    one tab of each, so the two apps are measured under the same load (the floor's numbers are shared)."""
+    pages = [p for p in args.pages.split(",") if p]
+    after, before = Measured(list(pages)), Measured(list(pages))
+    env = {root: bench_environment(root / "checkpoints", scratch / root.name) for root in (args.app_root, args.before_root)}
+    floor_root = write_floor_app(scratch / "floor")
+    with chromium() as browser, AppServer(env[args.app_root], scratch / "after.log", args.app_root) as now, \
+            AppServer(env[args.before_root], scratch / "before.log", args.before_root) as earlier, \
+            AppServer(env[args.app_root], scratch / "floor.log", floor_root) as floor:
+        context = browser.new_context(viewport=VIEWPORT)
+        for server in (now, earlier):
+            for page in dict.fromkeys(["Home", "Error_analysis", "Pair_explorer", "Gates", "Attribution", *pages]):
+                visit(context, page_url(server, page))  # the server warm for these pages, as after a first visit
+        visit(context, floor.url)
+        for _ in range(args.warm):
+            for page in pages:
+                for measured, server in ((after, now), (before, earlier)):
+                    measured.warm.setdefault(page, []).append(visit(context, page_url(server, page)))
+                floor_visit = visit(context, floor.url)
+                for measured in (after, before):
+                    measured.floor_warm.setdefault(page, []).append(floor_visit)
+            for measured, server in ((after, now), (before, earlier)):
+                for action, timed in interactions(context, server).items():
+                    measured.clicked.setdefault(action, []).extend(timed)
+            for action, timed in floor_interactions(context, floor).items():
+                for measured in (after, before):
+                    measured.floor_clicked.setdefault(action, []).extend(timed)
+            for measured in (after, before):
+                measured.loads.append(os.getloadavg()[0])
+    return after, before
+
+
+def median(values) -> float | None:
+    values = list(values)
+    return statistics.median(values) if values else None
+
+
+def seconds(value: float | None, signed: bool = False) -> str:
+    return "—" if value is None else f"{value:+.2f}" if signed else f"{value:.2f}"
+
+
+def minus(first: float | None, second: float | None) -> float | None:
+    return None if first is None or second is None else first - second
+
+
+ACTION_FLOOR = {"switch to": ("switch",), "Error analysis tab": ("rerun",), OPEN_PAIR: ("rerun", "switch"),
+                NEXT_PAIR: ("rerun",)}
+"""Which of the floor's clicks each action is read against: a sidebar switch against its switch; a tab and Next
+(one rerun of the page) against its button; opening a pair from a list (the list's rerun, then the explorer's
+page) against its button plus its switch."""
+ACTION_TARGET = {"switch to": 0.5, "Error analysis tab": 0.5, OPEN_PAIR: 0.7, NEXT_PAIR: 0.7}
+"""Issue 30's targets for nlivis − floor, in seconds (Next: as opening a pair)."""
+
+
+def page_lines(measured: Measured) -> list[str]:
+    """Per page: cold and warm (drawn) for nlivis and the floor, nlivis − floor; the first page after a launch
+    against 8 s, warm − floor against 0.5 s."""
+    lines = ["| page | cold: nlivis / floor / − floor (s) | warm: nlivis script / drawn (s) | warm: floor (s) | "
+             "warm − floor (s) | targets: cold ≤ 8 s, warm − floor ≤ 0.5 s | received (kB) | figures |",
+             "|---|---|---|---|---|---|---|---|"]
     for page in measured.pages:
-        c, ws = measured.cold[page], measured.warm[page]
-        w_script = statistics.median(v.script_s for v in ws)
-        w_ready = statistics.median(v.ready_s for v in ws)
-        met = ("met" if c.ready_s <= 3 and w_ready <= 1 else
-               "missed: " + ", ".join(p for p, bad in (("cold", c.ready_s > 3), ("warm", w_ready > 1)) if bad))
-        problems = f" — exception: {c.problems[0][:80]}" if c.problems else ""
-        lines.append(f"| {page.replace('_', ' ')} | {c.script_s:.2f} / {c.ready_s:.2f} | {w_script:.2f} / {w_ready:.2f} | "
-                     f"{met}{problems} | {statistics.median(v.received_kb for v in ws):.0f} | {len(c.figures)} |")
-    lines += ["", f"Inside one tab of a warm server (median of {warm}; from the click until the run ended and every "
-              "chart drew):", "", "| action | median (s) | slowest (s) | target ≤ 1 s |", "|---|---|---|---|"]
-    for action, seconds in measured.clicked.items():
-        if not seconds:
-            lines.append(f"| {action} | — | — | not measured (the click failed) |")
-            continue
-        lines.append(f"| {action} | {statistics.median(seconds):.2f} | {max(seconds):.2f} | "
-                     f"{'met' if statistics.median(seconds) <= 1 else 'missed'} |")
-    return lines + figure_table(measured)
+        ws = measured.warm[page]
+        cold = measured.cold[page].ready_s if page in measured.cold else None
+        floor_cold = measured.floor_cold[page].ready_s if page in measured.floor_cold else None
+        floor_warm = median(v.ready_s for v in measured.floor_warm.get(page, []))
+        ready = median(v.ready_s for v in ws)
+        over = minus(ready, floor_warm)
+        missed = [name for name, bad in (("cold", cold is not None and cold > 8),
+                                         ("warm", over is not None and over > 0.5)) if bad]
+        verdict = "—" if over is None else "met" if not missed else "missed: " + ", ".join(missed)
+        problems = sorted({p[:80] for v in ws for p in v.problems})
+        lines.append(f"| {page.replace('_', ' ')} | {seconds(cold)} / {seconds(floor_cold)} / "
+                     f"{seconds(minus(cold, floor_cold), True)} | {median(v.script_s for v in ws):.2f} / "
+                     f"{ready:.2f} | {seconds(floor_warm)} | {seconds(over, True)} | {verdict}"
+                     f"{' — exception: ' + problems[0] if problems else ''} | "
+                     f"{median(v.received_kb for v in ws):.0f} | {max(len(v.figures) for v in ws)} |")
+    return lines
+
+
+def action_lines(measured: Measured) -> list[str]:
+    """Per action inside one tab: nlivis's median, the floor's clicks it is read against, the difference."""
+    lines = ["| action | nlivis median (s) | slowest (s) | floor (s) | − floor (s) | target − floor |",
+             "|---|---|---|---|---|---|"]
+    for action, timed in measured.clicked.items():
+        kind = next(k for k in ACTION_FLOOR if action.startswith(k))
+        parts = [median(measured.floor_clicked.get(name, [])) for name in ACTION_FLOOR[kind]]
+        floor = None if None in parts else sum(parts)
+        over = minus(median(timed), floor)
+        verdict = "—" if over is None else ("met" if over <= ACTION_TARGET[kind] else "missed")
+        lines.append(f"| {action} | {seconds(median(timed))} | {seconds(max(timed) if timed else None)} | "
+                     f"{seconds(floor)} | {seconds(over, True)} | ≤ {ACTION_TARGET[kind]} s: {verdict} |")
+    return lines
+
+
+def tables(measured: Measured, commit: str, warm: int) -> list[str]:
+    """The pages cold and warm, the clicks inside one tab (each beside the floor with `--floor`), and the figures
+    that dominate."""
+    load = os.getloadavg()
+    launch, floor_launch = median(measured.launches), median(measured.floor_launches)
+    floor_note = ("Floor: `--floor`'s stand-in (the router with its list hidden, two pages of a title, a line and a "
+                  "button, sidebar page links; no nlivis code), served beside nlivis and visited in the same rounds: "
+                  "each floor number is read against the nlivis numbers of its round. For the clicks, the floor's "
+                  "sidebar switch and its button's rerun (opening a pair: both, as it is a rerun and a page).")
+    return [f"Browser speed, five shipped snli-small models, app at {commit} ({os.cpu_count()} CPUs, load average "
+            f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} at the end, median 1-min load "
+            f"{seconds(median(measured.loads))} over the warm rounds; headless Chromium {VIEWPORT['width']}×"
+            f"{VIEWPORT['height']}; medians of {warm})", "",
+            f"Launch to Home idle: {seconds(launch)} s, floor {seconds(floor_launch)} s, − floor "
+            f"{seconds(minus(launch, floor_launch), True)} s (median of {len(measured.launches)})", "",
+            *([floor_note, ""] if measured.floor_launches else []), *page_lines(measured), "",
+            f"Inside one tab of a warm server (median of {warm} tabs; from the click until the run ended and every "
+            "chart drew):", "", *action_lines(measured), *figure_table(measured)]
 
 
 def figure_table(measured: Measured) -> list[str]:
@@ -299,7 +480,8 @@ def figure_table(measured: Measured) -> list[str]:
              "JSON first, at most three per page):", "",
              "| page | figure (chart key) | traces | JSON (kB) | drawn at (s) |", "|---|---|---|---|---|"]
     for page in measured.pages:
-        seen = max((v.figures for v in (measured.cold[page], *measured.warm[page])), key=len)
+        visits = ([measured.cold[page]] if page in measured.cold else []) + measured.warm[page]
+        seen = max((v.figures for v in visits), key=len)
         figures = sorted(seen, key=lambda f: -f["bytes"])[:3]
         for figure in figures:
             drawn = f"{figure['drawn'] / 1000:.2f}" if figure["drawn"] else "—"
@@ -315,16 +497,27 @@ def main() -> None:
     parser.add_argument("--pages", default=",".join(PAGES), help="comma-separated url paths (default: every page)")
     parser.add_argument("--app-root", type=Path, default=ROOT, help="the checkout whose app.py is run (default: this one)")
     parser.add_argument("--no-prime", action="store_true", help="skip the pass that fills the disk caches first")
+    parser.add_argument("--warm-only", action="store_true",
+                        help="no launches and no cold pages: one warm server (and floor), every page in rounds")
     parser.add_argument("--floor", action="store_true",
                         help="also time a one-title Streamlit page the same way: what any page costs on this machine")
+    parser.add_argument("--before-root", type=Path, default=None,
+                        help="warm only: also serve this earlier checkout and measure it in the same rounds, "
+                             "with the floor (e.g. `git archive <commit> | tar -x -C /tmp/before`)")
     add_out_option(parser)
     args = parser.parse_args()
     if not CHROMIUM.is_file():
         sys.exit(f"needs Debian's chromium at {CHROMIUM}")
-    measured = measure(args, Path(tempfile.mkdtemp(prefix="nlivis-browser-speed-")))
+    scratch = Path(tempfile.mkdtemp(prefix="nlivis-browser-speed-"))
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=args.app_root, capture_output=True,
                             text=True).stdout.strip() or str(args.app_root)
-    publish(tables(measured, commit, args.warm), args.out)
+    if args.before_root is None:
+        publish(tables(measure(args, scratch), commit, args.warm), args.out)
+        return
+    after, before = measure_against(args, scratch)
+    publish([command_line("this app and the earlier one in the same rounds, with the floor"), "",
+             f"**This app ({commit})**", "", *tables(after, commit, args.warm), "",
+             f"**Before ({args.before_root})**", "", *tables(before, str(args.before_root), args.warm)], args.out)
 
 if __name__ == "__main__":
     main()

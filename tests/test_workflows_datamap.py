@@ -5,7 +5,8 @@ from __future__ import annotations
 from nlivis.analysis.datamap import data_map, parse_selection
 from nlivis.data.records import Pair
 from nlivis.workflows.datamap import MAX_PREDICTED, ListingSources, datamap_listing
-from tests.test_analysis_datamap import dynamics
+from nlivis.store.dynamics import AUGMENTED_SPLIT
+from tests.test_analysis_datamap import augmented_dynamics, dynamics
 
 SPLIT = [Pair(id=f"p{i}", premise=f"premise {i}", hypothesis=f"hypothesis {i}", label="entailment") for i in range(3)]
 """The local copy of snli_test: pairs p0–p2 (p3 is missing from it)."""
@@ -57,3 +58,21 @@ def test_a_long_listing_is_not_predicted():
     assert len(found.frame) == len(ids) and not asked
     assert any(note.startswith(f"predictions are shown for lists of at most {MAX_PREDICTED:,} pairs")
                for note in found.notes)
+
+
+def test_augmented_pairs_are_listed_with_their_edited_text_where_it_was_made_again():
+    points = data_map(augmented_dynamics())
+    edited = {"p0~antonym~3": Pair(id="p0~antonym~3", premise="premise 0", hypothesis="edited 0", label="contradiction")}
+    everything = parse_selection("box:0,1,0,1")
+    found = datamap_listing(points, everything, "row", sources(), edited=edited)
+    line = found.frame.set_index("id")
+    assert (line.loc["p0~antonym~3", "hypothesis"], line.loc["p0~antonym~3", "gold"]) == ("edited 0", "contradiction")
+    assert line["row"].isna()["p0~antonym~3"] and line.loc["p0~antonym~3", "split"] == AUGMENTED_SPLIT
+    assert line.loc["p2~hypernym~1", "hypothesis"] == "hypothesis 2" and line.loc["p2~hypernym~1", "row"] == 2, (
+        "one not made again opens as its original")
+    assert ("1 augmented pairs are listed with their edited text, made again from the run's training pairs (they "
+            "open as that text)") in found.notes
+    assert "1 of these pairs are not in the local copy of their split, so their text is not shown" in found.notes, (
+        "p3 only: an edited pair has no row by design")
+    as_before = datamap_listing(points, everything, "row", sources())
+    assert as_before.frame.set_index("id").loc["p0~antonym~3", "hypothesis"] == "hypothesis 0"

@@ -65,17 +65,18 @@ def reporting(work: Callable[[Callable[[str], None]], Any], progress: Callable[[
     return job.result()
 
 
-def warm_up(folders: Sequence[Path], load: Callable[[Path], Any]) -> None:
-    """Once per server process, in the background: import torch and `load` the default models' `folders`,
+def warm_up(folders: Callable[[], Sequence[Path]], load: Callable[[Path], Any]) -> None:
+    """Once per server process, in the background: import torch and `load` the default models' `folders()`,
     spaCy's pipelines and WordNet — what the first page a user opens would otherwise wait for (WordNet and the
-    dependency parser that the annotation tags need took 25 s on a busy 2-core machine). Pages never wait."""
+    dependency parser that the annotation tags need took 25 s on a busy 2-core machine). Pages never wait, and
+    the folders are looked up in that background work, not on every run of every page that calls this."""
     if os.environ.get(WARM_UP_ENV, "1") == "0":
         return
     # the cached loaders it calls have no script context in that thread: Streamlit would log that at every call
     logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(logging.ERROR)
 
     def work() -> None:
-        for folder in folders:
+        for folder in folders():
             load(folder)
         analyse_text_pair(state.DEFAULT_PAIR.premise, state.DEFAULT_PAIR.hypothesis)
         automatic_tags_now(state.DEFAULT_PAIR.premise, state.DEFAULT_PAIR.hypothesis)

@@ -200,6 +200,21 @@ def set_pair(new: PairRef, came_from: ListRef | None = None) -> None:
         st.session_state[_PAIR_VERSION] = pair_version() + 1
 
 
+def step_to(new: PairRef, came_from: ListRef | None) -> None:
+    """Make `new` (from list `came_from`) the pair and write the URL now: called from the callback of the click
+    that chose it (Previous / Next), before the run that shows it, so the address changes when the view starts
+    to, in one step of the browser's history — a Back while the new pair is computed returns to the one before,
+    rather than leaving the page, and the click costs one run, not a run and a rerun."""
+    set_pair(new, came_from)
+    written = st.session_state.get(_WRITTEN) or _url_now()
+    params = {name: text for name, text in written.items()
+              if name not in PAIR_PARAMETERS and name != FROM and not name.startswith(FROM_PREFIX)}
+    params.update(pair_link(new, came_from))
+    if params != _url_now():
+        st.query_params.from_dict(params)
+    st.session_state[_WRITTEN] = params
+
+
 def pair_list() -> ListRef | None:
     """The list the current pair was opened from, if any."""
     return st.session_state.get(_LIST)
@@ -460,13 +475,39 @@ def switch_to(page_path: str, params: dict[str, str], label: str = "Open this pa
     on the page being left, then the new page. A link the browser follows is one: the address it sets already
     carries its parameters. So the page shows the link (`label`: the way on, should the browser run no script)
     and a script that clicks it."""
+    _opening_link(page_path, params, label)
+    stop()
+
+
+def _opening_link(page_path: str, params: dict[str, str], label: str) -> None:
+    """The link `switch_to` shows, and the script that clicks it once drawn."""
     number = st.session_state.get(OPENING, 0) + 1
     st.session_state[OPENING] = number
     key = f"{OPENING}_{number}"
     with st.container(key=key):
         st.page_link(page_path, label=label, icon=":material/open_in_new:", query_params=params)
     st.html(_WHEN_DRAWN_SCRIPT.format(selector=f".st-key-{key} a", action="click()"), unsafe_allow_javascript=True)
-    stop()
+
+
+_SWITCH = "nlivis.switch"
+
+
+def switch_at_next_run(page_path: str, params: dict[str, str], label: str = "Open this pair in the Pair explorer") -> None:
+    """From a click's callback (a line of a list): the next run leaves this page for `page_path` with `params`
+    (as `switch_to` does) as soon as the page's frame has drawn its header (`switch_if_asked`), so the click costs
+    a run of the frame, not of the whole page it leaves."""
+    st.session_state[_SWITCH] = (page_path, dict(params), label)
+
+
+def switch_if_asked(before_stop: Callable[[], None]) -> None:
+    """Leave the page now if a callback asked to (`switch_at_next_run`): the opening link, `before_stop` (the
+    sidebar), and stop, writing no URL — the page's view did not change, so its address stays what it is."""
+    asked = st.session_state.pop(_SWITCH, None)
+    if asked is None:
+        return
+    _opening_link(*asked)
+    before_stop()
+    st.stop()
 
 
 def pair_link(pair_ref: PairRef, came_from: ListRef | None = None) -> dict[str, str]:

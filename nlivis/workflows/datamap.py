@@ -114,14 +114,16 @@ class DataMapListing:
 
 def datamap_listing(points: DataMap, selection: Selection, order: str | None, sources: ListingSources,
                     compare: tuple[str, DataMap | None, str | None] | None = None,
-                    predictors: Sequence[str] = ()) -> DataMapListing:
+                    predictors: Sequence[str] = (), edited: Mapping[str, Pair] | None = None) -> DataMapListing:
     """The training pairs of `points` that `selection` holds, in `order` (default: the first of ORDERS), with
     their text; `compare` (name, its map or None, why there is none) adds that map's confidence and region per
-    pair, `predictors` the label each named checkpoint predicts (for lists of at most MAX_PREDICTED pairs)."""
+    pair, `predictors` the label each named checkpoint predicts (for lists of at most MAX_PREDICTED pairs);
+    `edited` (augmented pair id → its edited pair, `augmented_pairs`) gives augmented pairs their own text."""
     order = order if order in ORDERS else next(iter(ORDERS))
     result = DataMapListing(listing(points, members(points, selection), order))
-    augmented = _open_augmented_as_originals(result, points)
+    augmented = _open_augmented_as_originals(result, points, edited or {})
     _add_text(result, sources)
+    _add_edited_text(result.frame, edited or {})
     if compare is not None:
         name, other, problem = compare
         if other is None:
@@ -138,18 +140,32 @@ def datamap_listing(points: DataMap, selection: Selection, order: str | None, so
     return result
 
 
-def _open_augmented_as_originals(result: DataMapListing, points: DataMap) -> pd.Series:
-    """An augmented pair's text is not stored: it opens as the training pair it was made from (its split is
-    that pair's). Returns which rows are augmented."""
+def _open_augmented_as_originals(result: DataMapListing, points: DataMap, edited: Mapping[str, Pair]) -> pd.Series:
+    """An augmented pair's text is not stored: one without an `edited` pair opens as the training pair it was made
+    from (its split is that pair's); one with it keeps its own split (no row: it opens as typed text, its edited
+    pair). Returns which rows are augmented."""
     frame = result.frame
     augmented = frame["augmented"].notna()
-    if augmented.any():
+    as_original = augmented & ~frame["id"].isin(list(edited))
+    if as_original.any():
         column_of = {pid: i for i, pid in enumerate(points.ids)}
-        frame.loc[augmented, "split"] = [points.splits[column_of[o]] for o in frame.loc[augmented, "original"]]
-        result.notes.append(f"{int(augmented.sum()):,} augmented pairs are listed with the training pair each was "
+        frame.loc[as_original, "split"] = [points.splits[column_of[o]] for o in frame.loc[as_original, "original"]]
+        result.notes.append(f"{int(as_original.sum()):,} augmented pairs are listed with the training pair each was "
                             "made from (their edited text is not stored: they open as that pair)")
-    frame["looked_up"] = frame["original"].where(augmented, frame["id"])
+    if (augmented & ~as_original).any():
+        result.notes.append(f"{int((augmented & ~as_original).sum()):,} augmented pairs are listed with their edited "
+                            "text, made again from the run's training pairs (they open as that text)")
+    frame["looked_up"] = frame["original"].where(as_original, frame["id"])
     return augmented
+
+
+def _add_edited_text(frame: pd.DataFrame, edited: Mapping[str, Pair]) -> None:
+    """The edited premise, hypothesis and label of each listed augmented pair that `edited` holds (no row)."""
+    where = frame["id"].isin(list(edited))
+    if where.any():
+        frame.loc[where, "premise"] = [edited[pid].premise for pid in frame.loc[where, "id"]]
+        frame.loc[where, "hypothesis"] = [edited[pid].hypothesis for pid in frame.loc[where, "id"]]
+        frame.loc[where, "gold"] = [edited[pid].label for pid in frame.loc[where, "id"]]
 
 
 def _add_text(result: DataMapListing, sources: ListingSources) -> None:
@@ -163,7 +179,7 @@ def _add_text(result: DataMapListing, sources: ListingSources) -> None:
         row = rows_of[split].get(pid) if split in rows_of else None
         rows.append(row)
         texts.append((pairs_of[split][row].premise, pairs_of[split][row].hypothesis) if row is not None else ("", ""))
-    missing = sum(r is None for r in rows)
+    missing = sum(r is None and split != AUGMENTED_SPLIT for r, split in zip(rows, frame["split"]))
     if missing:
         result.notes.append(f"{missing:,} of these pairs are not in the local copy of their split, so their text is "
                             "not shown")

@@ -16,10 +16,12 @@ from nlivis.app import background, paths
 from nlivis.app.cache import Model, NotReady, load_cached, local_split, memo, not_local, read_split_cached, split_pairs
 from nlivis.app.cache.samples import analysed_sample
 from nlivis.data.protocols import SplitRef
+from nlivis.data.records import Pair
 from nlivis.features.dataset import analyse_pairs, split_cache_key
 from nlivis.store.checkpoints import DYNAMICS_FILE, CheckpointError
 from nlivis.store.files import file_stamp, folder_stamp
-from nlivis.workflows.datamap import pair_lengths, predicted_labels, read_data_map
+from nlivis.workflows.datamap import (AugmentedRun, augmented_pairs, augmented_run, pair_lengths, predicted_labels,
+                                      read_data_map)
 from nlivis.workflows.protocol import ANALYSES, SUBJECTS, run_analysis
 from nlivis.workflows.specs import ProbeOptions
 
@@ -109,6 +111,46 @@ def training_predictions(name: str, key: str, ids: Sequence[str]) -> tuple[dict[
         return _training_predictions_cached(str(folder), folder_stamp(folder), *local, tuple(sorted(ids))), None
     except Exception as error:  # a model failing must not take the page down
         return {}, f"{name} could not predict these pairs ({type(error).__name__}: {error})"
+
+
+@st.cache_resource(max_entries=4, show_spinner="reading the run's training pairs …")
+def _augmented_run_cached(folder: str, stamp: float, data_root: str) -> AugmentedRun | None:
+    return augmented_run(folder, data_root)
+
+
+@st.cache_resource(max_entries=4, show_spinner="making the augmented pairs' edited text again …")
+def _augmented_texts_cached(folder: str, stamp: float, data_root: str) -> dict[str, Pair]:
+    run = _augmented_run_cached(folder, stamp, data_root)
+    return augmented_pairs(run) if run is not None else {}
+
+
+def augmentation_of(name: str) -> tuple[tuple[str, float, str] | None, AugmentedRun | None]:
+    """(the cache key of checkpoint `name`'s augmentation, the augmentation), or (None, None) without a folder,
+    data or augmentation (or when its training pairs cannot be read)."""
+    folder, root = paths.find_checkpoint_folder(name), paths.data_root()
+    if folder is None or root is None:
+        return None, None
+    key = (str(folder), folder_stamp(folder), str(root))
+    try:
+        return key, _augmented_run_cached(*key)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None, None
+
+
+def augmented_texts(name: str) -> dict[str, Pair] | None:
+    """Augmented pair id → its edited pair for checkpoint `name`, when its candidate edits are in the cache (then
+    making them again takes seconds); None otherwise. The map's chart and its lists open augmented pairs with it."""
+    key, run = augmentation_of(name)
+    if run is None or not run.cached:
+        return None
+    return _augmented_texts_cached(*key)
+
+
+def make_augmented_texts(key: tuple[str, float, str]) -> None:
+    """Make the edited text of the augmentation `key` names (`augmentation_of`), its candidate edits computed and
+    cached on the way (minutes: the edit engine parses every training pair), and forget the run read before."""
+    _augmented_texts_cached(*key)
+    _augmented_run_cached.clear()
 
 
 # ---------------------------------------------------------------- edits of one pair, behavioural tests

@@ -13,16 +13,13 @@ import streamlit as st
 from nlivis.analysis.datamap import (COLOURINGS, ORDERS, REGIONS, Selection, Thresholds, augmented_groups,
                                      box_selection, compare_regions, correctness_groups, lasso_selection,
                                      length_groups, paper_cuts, parse_selection, region_selection, tag_groups)
-from nlivis.app import cache, paths, state
+from nlivis.app import cache, state
 from nlivis.app.cache import analyses as cached_analyses
 from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import controls, figures, pair_list
 from nlivis.app.components.frame import EXPLORER, caption_note, protocol_notes
 from nlivis.app.text import md
-from nlivis.data.records import Pair
-from nlivis.store.files import folder_stamp
 from nlivis.viz.datamap import data_map_scatter
-from nlivis.workflows.datamap import AugmentedRun, augmented_pairs, augmented_run
 from nlivis.workflows.samples import ALL_PAIRS
 
 PAGE = "datamap"
@@ -271,7 +268,7 @@ def open_point(name: str, points: Any, thresholds: tuple[float, float, float], c
         pid = points.original[column] or points.ids[column]
     except (TypeError, ValueError, IndexError):
         return
-    edited = (augmented_texts(name) or {}).get(points.ids[column]) if points.original[column] else None
+    edited = (cached_analyses.augmented_texts(name) or {}).get(points.ids[column]) if points.original[column] else None
     if edited is not None:
         pair_ref = state.PairRef(premise=edited.premise, hypothesis=edited.hypothesis, gold=edited.label)
     else:
@@ -287,43 +284,10 @@ def open_point(name: str, points: Any, thresholds: tuple[float, float, float], c
     state.switch_to(EXPLORER, params)
 
 
-@st.cache_resource(max_entries=4, show_spinner="reading the run's training pairs …")
-def _augmented_run_cached(folder: str, stamp: float, data_root: str) -> AugmentedRun | None:
-    return augmented_run(folder, data_root)
-
-
-@st.cache_resource(max_entries=4, show_spinner="making the augmented pairs' edited text again …")
-def _augmented_texts_cached(folder: str, stamp: float, data_root: str) -> dict[str, Pair]:
-    run = _augmented_run_cached(folder, stamp, data_root)
-    return augmented_pairs(run) if run is not None else {}
-
-
-def _augmentation_of(name: str) -> tuple[tuple[str, float, str] | None, AugmentedRun | None]:
-    """(the cache key of checkpoint `name`'s augmentation, the augmentation), or (None, None) without a folder,
-    data or augmentation (or when its training pairs cannot be read)."""
-    folder, root = paths.find_checkpoint_folder(name), paths.data_root()
-    if folder is None or root is None:
-        return None, None
-    key = (str(folder), folder_stamp(folder), str(root))
-    try:
-        return key, _augmented_run_cached(*key)
-    except (OSError, ValueError, KeyError, TypeError):
-        return None, None
-
-
-def augmented_texts(name: str) -> dict[str, Pair] | None:
-    """Augmented pair id → its edited pair for checkpoint `name`, when its candidate edits are in the cache (then
-    making them again takes seconds); None otherwise."""
-    key, run = _augmentation_of(name)
-    if run is None or not run.cached:
-        return None
-    return _augmented_texts_cached(*key)
-
-
 def augmented_text_offer(name: str) -> None:
     """A map with augmented pairs: say how they open, and offer to make their edited text again where the candidate
     edits of its training pairs are not in the cache (the edit engine parses each training pair once: minutes)."""
-    key, run = _augmentation_of(name)
+    key, run = cached_analyses.augmentation_of(name)
     if run is None:
         st.caption(f"{md(name)}'s augmented pairs open as the training pair each was made from: their edited text is "
                    "made again from the run's training split, which is not in the data folder.")
@@ -335,8 +299,7 @@ def augmented_text_offer(name: str) -> None:
                f"{len(run.train_items):,} training pairs once (spaCy's parser and WordNet; minutes), then the run's "
                "seeded draw picks the same edits.")
     if st.button("Make the augmented pairs' edited text", key=f"{PAGE}_augmented_{name}"):
-        _augmented_texts_cached(*key)
-        _augmented_run_cached.clear()
+        cached_analyses.make_augmented_texts(key)
         st.rerun()
 
 

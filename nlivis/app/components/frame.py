@@ -35,7 +35,8 @@ def page(which: paths.Page, caption: str | None = None, *, title: str | None = N
     try:
         with state.page_run(which.key, cache.STATE_CHECKS, after=lambda: sidebar_links(links)):
             header(title or which.title, caption, which.icon)
-            background.warm_up(cache.default_model_folders(), cache.load_model)
+            state.switch_if_asked(lambda: sidebar_links(links))  # a line clicked in a list: leave before the page runs
+            background.warm_up(cache.default_model_folders, cache.load_model)
             yield
     except Exception:
         sidebar_links(links)  # a page that failed still leads to the others

@@ -58,11 +58,17 @@ class PairList:
         """Whether the pairs are split rows (one split for the list, or a `split` column per pair)."""
         return self.split is not None or {"split", "row"} <= set(self.frame.columns)
 
+    def opens(self, position: int) -> bool:
+        """Whether the pair at `position` can be opened: a split row in the local copy of its split, or a line with
+        its own text (a typed pair; in a list of split rows, e.g. an augmented pair with its edited text)."""
+        row = self.frame.iloc[position]
+        return not self.split_rows or not pd.isna(row.get("row")) or bool(row.get("premise"))
+
     def pair_at(self, position: int) -> PairRef:
         row = self.frame.iloc[position]
         if self.split is not None:
             return PairRef(split=self.split, row=int(row["row"]))
-        if self.split_rows:
+        if self.split_rows and not pd.isna(row["row"]):
             return PairRef(split=str(row["split"]), row=int(row["row"]))
         gold = row.get("gold")
         return PairRef(premise=str(row["premise"]), hypothesis=str(row["hypothesis"]),
@@ -262,7 +268,8 @@ def datamap_list(ref: ListRef) -> PairList:
     sources = ListingSources(cache.split_rows, lambda split: cache.split_pairs(split)[0],
                              cached_analyses.training_predictions)
     found = datamap_listing(points, selection, ref.get("order"), sources, compared,
-                            [m for m in (ref.get("models") or "").split(",") if m])
+                            [m for m in (ref.get("models") or "").split(",") if m],
+                            cached_analyses.augmented_texts(name) if any(points.augmented) else None)
     return PairList(found.frame, described, None, None, found.notes)
 
 

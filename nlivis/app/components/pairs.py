@@ -143,13 +143,16 @@ def came_from(page: str) -> None:
     text, previous, following = st.columns([6, 1, 1], vertical_alignment="center")
     text.markdown(f":material/format_list_bulleted: Opened from {md(via)}: **{md(listed.description)}** — "
                   f"pair {position + 1:,} of {total:,}")
-    if previous.button("Previous", key=f"{page}_list_previous", disabled=position == 0, icon=":material/arrow_back:"):
-        state.set_pair(listed.pair_at(position - 1), ref)
-        st.rerun()
-    if following.button("Next", key=f"{page}_list_next", disabled=position >= total - 1,
-                        icon=":material/arrow_forward:"):
-        state.set_pair(listed.pair_at(position + 1), ref)
-        st.rerun()
+    previous.button("Previous", key=f"{page}_list_previous", disabled=position == 0, icon=":material/arrow_back:",
+                    on_click=_step, args=(listed, ref, position - 1))
+    following.button("Next", key=f"{page}_list_next", disabled=position >= total - 1, icon=":material/arrow_forward:",
+                     on_click=_step, args=(listed, ref, position + 1))
+
+
+def _step(listed: lists.PairList, ref: state.ListRef, position: int) -> None:
+    """Previous / Next, run as the click's callback (before the page's run): the pair at `position` of the list,
+    its URL written at once (`state.step_to`)."""
+    state.step_to(listed.pair_at(position), ref)
 
 
 def links_to_other_pages(current: paths.Page) -> None:
