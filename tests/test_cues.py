@@ -7,7 +7,7 @@ import math
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nlivis.analysis.cues import (changed_bucket, changed_words, cue_information, cue_rates, cue_values,
+from nlivis.analysis.cues import (changed_bucket, changed_words, cue_information, cue_rates, cue_table, cue_values,
                                   mutual_information, negation_side)
 
 
@@ -63,3 +63,17 @@ def test_mutual_information_is_bounded_by_either_entropy(observations):
         return -sum(values.count(v) / total * math.log2(values.count(v) / total) for v in set(values)) if total else 0
 
     assert 0.0 <= information <= min(entropy([c for c, _ in observations]), entropy([l for _, l in observations])) + 1e-9
+
+
+def test_cue_table_shows_a_model_saying_contradiction_where_one_word_changed_and_gold_does_not():
+    pairs = [("A cat naps.", "A dog naps."), ("A cat naps.", "A kitty naps."), ("A cat naps.", "A cat rests."),
+             ("A boy runs in a park.", "Some children are playing outdoors today."),
+             ("A boy runs in a park.", "The boy is not running anywhere at all.")]
+    gold = ["contradiction", "entailment", "entailment", "neutral", "contradiction"]
+    shortcut = ["contradiction", "contradiction", "contradiction", "neutral", "contradiction"]
+    table = cue_table(pairs, gold, {"shortcut": shortcut, "gold-like": gold}, "contradiction")
+    one_word = next(row for row in table["changed_words"] if row["value"] == "1")
+    assert one_word["pairs"] == 3 and one_word["gold"] == 33.3
+    assert one_word["models"]["shortcut"] == {"predicted": 100.0, "accuracy": 33.3}
+    assert one_word["models"]["gold-like"] == {"predicted": 33.3, "accuracy": 100.0}
+    assert [row["value"] for row in table["negation_side"]] == ["none", "hypothesis"]

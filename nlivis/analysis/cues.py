@@ -108,3 +108,26 @@ def cue_rates(values: Sequence[str], labels: Sequence[str | None],
         rows.append({"value": value, "pairs": total,
                      "rates": {label: round(100 * n / total, 1) for label, n in sorted(counts[value].items())}})
     return rows
+
+
+CUE_ORDER = {"changed_words": CHANGED_BUCKETS, "negation_side": NEGATION_SIDES}
+
+
+def cue_table(pairs: Sequence[tuple[str, str]], gold: Sequence[str | None],
+              predicted: Mapping[str, Sequence[str]], label: str) -> dict[str, list[dict]]:
+    """Per cue and value: `pairs` (with a gold label), `gold` (% of them whose gold label is `label`) and per
+    model (`predicted`: name → one predicted label per pair) the % it predicts `label` and its accuracy —
+    a model that learned the cue predicts `label` far more often than gold has it where the cue is on."""
+    values = [cue_values(premise, hypothesis) for premise, hypothesis in pairs]
+    table = {}
+    for cue, order in CUE_ORDER.items():
+        rows = []
+        for row in cue_rates([v[cue] for v in values], gold, order):
+            members = [i for i, v in enumerate(values) if v[cue] == row["value"] and gold[i] is not None]
+            models = {name: {"predicted": round(100 * sum(labels[i] == label for i in members) / len(members), 1),
+                             "accuracy": round(100 * sum(labels[i] == gold[i] for i in members) / len(members), 1)}
+                      for name, labels in predicted.items()}
+            rows.append({"value": row["value"], "pairs": row["pairs"], "gold": row["rates"].get(label, 0.0),
+                         "models": models})
+        table[cue] = rows
+    return table

@@ -41,6 +41,8 @@ COMMANDS = {
     "probe": "behavioural test suite (MFT / INV / DIR tests by capability): failure rates with Wilson intervals per "
              "checkpoint, McNemar between checkpoints, the failing cases",
     "bench": "speed and memory table",
+    "cues": "which surface cues decide a checkpoint's answers: per number of changed words and negation side, how "
+            "often gold and each checkpoint say contradiction, on SNLI dev and challenge files",
     "audit": "expected-label precision and grammaticality of the edit engine and the probe suite against the "
              "hand-judged audit set, per edit kind and per probe test, with Wilson intervals",
 }
