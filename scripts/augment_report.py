@@ -15,6 +15,11 @@ For each (baseline, augmented) pair of checkpoints of one model and protocol:
   --json`: ANLI dev R1–R3 (with its categories, `--group-by tags`), ConjNLI dev, MultiNLI dev hard matched and
   mismatched — accuracy before → after with McNemar on the kept predictions (Holm over the sets of a model),
   and how many pairs, premises and hypotheses each set shares with the training split.
+Judge a fix against its compute-matched control (`--pair checkpoints/esan-snli-small-matched
+checkpoints/esan-snli-small-augmented`: the same steps on the original pairs), never against a shorter
+baseline alone. Every table lists its significant regressions first (after worse than before, Holm-adjusted
+p < 0.05, marked **regression**), then the other rows getting worse, then the rest; each held-out set's
+categories are tested too (McNemar per category, Holm over the categories of the set).
 Every command it runs is printed to stderr and listed in the output; it changes nothing but the checkpoints'
 ignored `evaluations/` folders.
 """
@@ -31,6 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from nlivis.analysis.probes import capability_comparisons  # noqa: E402
+from nlivis.data.challenge import read_challenge_files  # noqa: E402
 from nlivis.analysis.significance import discordant_counts, holm_adjusted, mcnemar_exact, wilson_interval  # noqa: E402
 from nlivis.store.predictions import read_predictions  # noqa: E402
 
@@ -42,6 +48,37 @@ HELD_OUT = (  # (name, files under the data root, group-by field)
     ("MultiNLI dev hard mismatched", ("mnli_hard/mismatched/s1.test",), None),
 )
 SELECT_PREDICTIONS = "predictions_snli_dev.jsonl.gz"
+SIGNIFICANT = 0.05
+
+
+def regressions_first(rows: list[dict], worse, p_key: str = "p_holm") -> list[dict]:
+    """Rows in report order: significant regressions (`worse(row)` and p < 0.05), other rows getting worse,
+    then the rest — each group in its original order — with `regression` set on the first group."""
+    for row in rows:
+        row["regression"] = bool(worse(row) and row[p_key] < SIGNIFICANT)
+    return sorted(rows, key=lambda row: (not row["regression"], not worse(row)))
+
+
+def flag(row: dict) -> str:
+    return " **regression**" if row.get("regression") else ""
+
+
+def category_comparisons(files: list[Path], group: str, before: Path, after: Path) -> list[dict]:
+    """Per category of the files' `group` field: pairs, accuracies before → after, McNemar's exact test on the
+    pairs of that category, Holm over the categories."""
+    groups = read_challenge_files(files).groups(group)
+    outcome = (outcomes(before), outcomes(after))
+    members: dict[str, list[str]] = {}
+    for pair_id, values in groups.items():
+        for value in values or ():
+            members.setdefault(value, []).append(pair_id)
+    rows = []
+    for value, ids in sorted(members.items(), key=lambda item: -len(item[1])):
+        compared = paired(*({i: found[i] for i in ids if i in found} for found in outcome))
+        rows.append({"category": value, **compared})
+    for row, adjusted in zip(rows, holm_adjusted([r["p"] for r in rows])):
+        row["p_holm"] = adjusted
+    return regressions_first(rows, lambda row: row["after"] < row["before"])
 
 
 def run_json(command: list[str]) -> dict:
@@ -122,7 +159,7 @@ def main() -> int:
     names = list(record["checkpoints"])
     for (base, augmented), entry in zip(pairs, out["pairs"]):
         a, b = (names[[str(p) for pair in pairs for p in pair].index(str(path))] for path in (base, augmented))
-        rows = capability_comparisons(record, a, b)
+        rows = regressions_first(capability_comparisons(record, a, b), lambda row: row["rate_b"] > row["rate_a"])
         entry["probes"] = rows
         entry["probe_overlap"] = {name: record["checkpoints"][name]["training_overlap"] for name in (a, b)}
         lines += ["", f"Probe suite, {augmented.name} against {base.name}: failure rate % per generator and "
@@ -133,7 +170,7 @@ def main() -> int:
                   "| generator | capability | tests | cases | before | after | only before fails | only after fails "
                   "| p (Holm) |", "|---|---|---|---|---|---|---|---|---|"]
         for row in rows:
-            lines.append(f"| {row['generator']} | {row['capability']} | {row['tests']} | {row['cases']} | "
+            lines.append(f"| {row['generator']} | {row['capability']}{flag(row)} | {row['tests']} | {row['cases']} | "
                          f"{pct(row['rate_a'])} | {pct(row['rate_b'])} | {row['only_a_fails']} | "
                          f"{row['only_b_fails']} | {p_text(row['p_holm'])} |")
         for generator in ("independent", "engine"):
@@ -162,12 +199,12 @@ def main() -> int:
                 sets.append({"set": name, **comparison, "training_overlap": results[0]["training_overlap"],
                              "truncated": results[0]["truncated"]})
                 if group:
-                    categories[name] = [(before_row["group"], before_row["count"], before_row["accuracy"],
-                                         after_row["accuracy"])
-                                        for before_row, after_row in zip(results[0]["by_group"], results[1]["by_group"])
-                                        if before_row["group"] == after_row["group"]]
+                    categories[name] = category_comparisons([data / f for f in files], group,
+                                                            Path(results[0]["predictions_file"]),
+                                                            Path(results[1]["predictions_file"]))
             for row, adjusted in zip(sets, holm_adjusted([s["p"] for s in sets])):
                 row["p_holm"] = adjusted
+            sets = regressions_first(sets, lambda row: row["after"] < row["before"])
             entry["held_out"], entry["categories"] = sets, categories
             lines += ["", f"Held-out public sets, {augmented.name} against {base.name}: accuracy % [95% Wilson], "
                           f"McNemar on the same pairs (Holm over the {len(sets)} sets):", "",
@@ -177,14 +214,18 @@ def main() -> int:
                 overlap = row["training_overlap"]
                 shared = (f"{overlap['pairs']} / {overlap['premises']} / {overlap['hypotheses']}" if overlap["checked"]
                           else "not checked")
-                lines.append(f"| {row['set']} | {row['pairs']:,} | {shared} | {pct(row['before'])} "
+                lines.append(f"| {row['set']}{flag(row)} | {row['pairs']:,} | {shared} | {pct(row['before'])} "
                              f"[{pct(row['interval_before'][0])}, {pct(row['interval_before'][1])}] | {pct(row['after'])} "
                              f"[{pct(row['interval_after'][0])}, {pct(row['interval_after'][1])}] | "
                              f"{row['only_before_right']} | {row['only_after_right']} | {p_text(row['p_holm'])} |")
             for name, rows in categories.items():
                 lines += ["", f"{name} by category, {augmented.name} against {base.name} (accuracy %; a pair counts in "
-                              "each of its categories):", "", "| category | pairs | before | after |", "|---|---|---|---|"]
-                lines += [f"| {group} | {count:,} | {pct(before)} | {pct(after)} |" for group, count, before, after in rows]
+                              "each of its categories; McNemar per category, Holm over the categories):", "",
+                          "| category | pairs | before | after | only before right | only after right | p (Holm) |",
+                          "|---|---|---|---|---|---|---|"]
+                lines += [f"| {row['category']}{flag(row)} | {row['pairs']:,} | {pct(row['before'])} | "
+                          f"{pct(row['after'])} | {row['only_before_right']} | {row['only_after_right']} | "
+                          f"{p_text(row['p_holm'])} |" for row in rows]
 
     lines += ["", "Commands:", *(f"    {c}" for c in out["commands"])]
     print("\n".join(lines))

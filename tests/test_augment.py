@@ -20,8 +20,9 @@ from nlivis.cli import main
 from nlivis.data.records import Pair
 from nlivis.features.dataset import analyse_pairs
 from nlivis.store.dynamics import AUGMENTED_SPLIT, read_dynamics
+from nlivis.analysis.self_pairs import self_pair_edits
 from nlivis.training import augment
-from nlivis.training.augment import (AUGMENT_KINDS, SELF_LABEL, Candidate, Pool, augment_choices, draw, parse_kinds,
+from nlivis.training.augment import (AUGMENT_KINDS, Candidate, Pool, augment_choices, draw, parse_kinds,
                                      shares, unique_ids)
 from nlivis.training.request import TrainRequest
 from nlivis.training.runs import train_command
@@ -130,12 +131,12 @@ def _candidates(count: int) -> Pool:
 def test_the_ratio_caps_the_draw_which_is_deterministic_given_the_seed():
     pool = _candidates(200)
     chosen, available = draw(pool, ("antonym", "synonym"), 0.25, 40, seed=1)
-    assert len(chosen) == 10 == 0.25 * 40 and available == {"antonym": 100, "synonym": 100}
-    assert sorted(Counter(c.label for c in chosen).values()) == [3, 3, 4]  # the labels share the cap
+    assert len(chosen) == 9 <= 0.25 * 40 and available == {"antonym": 100, "synonym": 100}
+    assert sorted(Counter(c.label for c in chosen).values()) == [3, 3, 3]  # the labels share the cap alike
     assert set(Counter(c.kind for c in chosen)) == {"antonym", "synonym"}  # each label's share split among kinds
     assert draw(pool, ("antonym", "synonym"), 0.25, 40, seed=1)[0] == chosen
     assert draw(pool, ("antonym", "synonym"), 0.25, 40, seed=2)[0] != chosen
-    assert len(draw(pool, ("antonym",), 10.0, 40, seed=1)[0]) == 100  # fewer candidates than the cap: all
+    assert len(draw(pool, ("antonym",), 10.0, 40, seed=1)[0]) == 99  # fewer than the cap: all it can balance
     many, _ = draw(pool, ("synonym",), 0.75, 40, seed=3)
     assert Counter(c.label for c in many) == {"entailment": 10, "neutral": 10, "contradiction": 10}
     contradictions = [c for c in many if c.label == "contradiction"]
@@ -144,12 +145,49 @@ def test_the_ratio_caps_the_draw_which_is_deterministic_given_the_seed():
     assert len(draw(only_contradiction, ("antonym",), 0.5, 40, seed=1)[0]) == 20  # no other label: all to it
 
 
+def _stratified_pool() -> Pool:
+    """One-word edits that are mostly contradictions, long pairs that are mostly entailments, and a few
+    negated hypotheses: the shape of a cue-blind augmentation's pool."""
+    rows = ([("antonym", "A cat naps.", "A dog naps.", "contradiction")] * 60
+            + [("synonym", "A cat naps.", "A kitty naps.", "entailment")] * 20
+            + [("hyponym", "A cat naps.", "A kitten naps.", "neutral")] * 20
+            + [("synonym", "A boy runs in a park.", "Some children are playing outdoors today.", "entailment")] * 60
+            + [("antonym", "A boy runs in a park.", "An old woman reads her newspaper at home.", "contradiction")] * 25
+            + [("hyponym", "A boy runs in a park.", "A small boy jogs through a large park.", "neutral")] * 25
+            + [("synonym", "The cat naps.", "The cat is not awake.", "contradiction")] * 30)
+    return Pool([Candidate(i, kind, "s", 1, "w", f"r{i % 5}", f"{premise} {i}", f"{hypothesis} {i}", label)
+                 for i, (kind, premise, hypothesis, label) in enumerate(rows)], {})
+
+
+def test_the_draw_balances_the_labels_within_every_cue_stratum_so_no_cue_tells_the_label():
+    pool = _stratified_pool()
+    kinds = ("antonym", "synonym", "hyponym")
+    before = augment.label_balanced_draw(pool, kinds, 10.0, 100, seed=1)
+    chosen, _ = draw(pool, kinds, 10.0, 100, seed=1)
+    record = augment.cue_record([], before, chosen)
+    assert record["added_before"]["changed_words"] > 0.1 and record["added_before"]["negation_side"] > 0.05
+    assert record["added_after"] == {"changed_words": 0.0, "negation_side": 0.0}
+    by_stratum = Counter((augment.cue_stratum(c), c.label) for c in chosen)
+    assert sorted(set(by_stratum.values())) == [20, 25]  # each full stratum: its smallest label's count
+    assert not any(c.hypothesis.startswith("The cat is not") for c in chosen)  # a stratum lacking labels: none
+    smaller, _ = draw(pool, kinds, 0.3, 100, seed=1)  # 30: ten per label, shared between the strata alike
+    assert Counter(c.label for c in smaller) == {"entailment": 10, "neutral": 10, "contradiction": 10}
+    assert augment.cue_record([], [], smaller)["added_after"]["changed_words"] < 0.01
+
+
+def test_stratum_takes_scale_alike_and_hand_out_the_remainder_by_the_largest_fraction():
+    assert augment.stratum_takes({("1",): 5, ("4+",): 7}, 20) == {("1",): 5, ("4+",): 7}
+    assert augment.stratum_takes({("1",): 10, ("4+",): 30}, 10) == {("1",): 3, ("4+",): 7}  # 2.5 / 7.5
+    assert sum(augment.stratum_takes({("a",): 3, ("b",): 3, ("c",): 3}, 4).values()) == 4
+
+
 def test_a_candidate_equal_to_a_training_pair_or_to_another_candidate_is_not_drawn():
     pool = _candidates(6)
     twin = Pool([*pool.candidates, pool.candidates[1]], {})
     chosen, available = draw(twin, ("antonym", "synonym"), 10.0, 10, seed=1,
                              existing=[("premise 0", "hypothesis 0")])
-    assert available == {"antonym": 2, "synonym": 3} and len(chosen) == 5
+    assert available == {"antonym": 2, "synonym": 3}  # candidate 0 equals a training pair, 1's twin is one
+    assert len(chosen) == 3 and len({(c.premise, c.hypothesis) for c in chosen}) == 3  # one entailment is left
 
 
 def test_ids_are_derived_from_the_original_and_unique():
@@ -170,17 +208,14 @@ def _problems(premise: str, hypothesis: str, label: str, known: set[str]) -> tup
     counts = WordCounts({w: 99 for w in known}, {w: 99 for w in known})
     found: dict[str, list[str]] = {}
     rejected: Counter = Counter()
-    for origin, edits in (("pair", propose_edits(premise, hypothesis, label, "nli", ALL_KINDS, frozenset(known),
-                                                 rejected)),
-                          ("self", propose_edits(premise, premise, SELF_LABEL["nli"], "nli", ALL_KINDS,
-                                                 frozenset(known), rejected))):
-        for edit in edits:
-            if origin == "self" and edit.side != "hypothesis":
-                continue
-            original = hypothesis if (origin, edit.side) == ("pair", "hypothesis") else premise
-            problem = augment.edit_problem(kind_of(edit), edit, original, counts, 1)
-            side = "self" if origin == "self" else edit.side[0]
-            found.setdefault(f"{side}:{edit.change.word}->{edit.change.replacement}", []).append(problem or "kept")
+    for source, edit, label in augment._labelled_edits(premise, hypothesis, label, "nli", frozenset(known),
+                                                      rejected):
+        original = hypothesis if source == "h" else premise
+        problem = augment.edit_problem(kind_of(edit), edit, label, original, counts, 1)
+        side = "self" if source == "s" else edit.side[0]
+        if source == "s" and edit.side == "premise":
+            side = "self-premise"
+        found.setdefault(f"{side}:{edit.change.word}->{edit.change.replacement}", []).append(problem or "kept")
     return found, rejected
 
 
@@ -203,6 +238,26 @@ def test_filters_on_hand_written_sentences(wordnet):
     assert found["h:man->woman"] == ["label not fixed by logic"]  # from neutral an antonym fixes nothing
 
 
+def _self_labels(sentence: str, kinds: tuple[str, ...]) -> dict[tuple[str, str], str | None]:
+    return {(edit.premise, edit.hypothesis): label for edit, label in self_pair_edits(sentence, "nli", kinds)}
+
+
+def test_the_premise_paired_with_itself_labels_either_side_by_the_monotonicity_of_the_position(wordnet):
+    found = _self_labels("The man is not holding a dog.", ("hypernym", "negation"))
+    negated, plain, general = ("The man is not holding a dog.", "The man is holding a dog.",
+                               "The man is not holding an animal.")
+    assert found[(negated, general)] == "neutral"  # a hypernym under negation is stronger: not said, not denied
+    assert found[(general, negated)] == "entailment"  # … and as premise it entails
+    assert found[(negated, plain)] == found[(plain, negated)] == "contradiction"  # either side negated
+    found = _self_labels("Every dog is running.", ("hypernym",))
+    assert found[("Every dog is running.", "Every animal is running.")] == "neutral"  # every's restrictor: downward
+    assert found[("Every animal is running.", "Every dog is running.")] == "entailment"
+    found = _self_labels("A dog is running.", ("hypernym", "negation"))
+    assert found[("A dog is running.", "An animal is running.")] == "entailment"  # upward
+    assert found[("An animal is running.", "A dog is running.")] == "neutral"
+    assert found[("A dog is not running.", "A dog is running.")] is None  # ∃¬ denies nothing: left unlabelled
+
+
 def test_every_pair_added_to_training_is_one_the_engine_labels_by_logic(augmented_run, cache_dir):
     config = json.loads((augmented_run / "config.json").read_text())
     dynamics = read_dynamics(augmented_run)
@@ -220,11 +275,13 @@ def test_every_pair_added_to_training_is_one_the_engine_labels_by_logic(augmente
         new = analysed[pair_id]
         where = pair_id.split("~")[2][0]
         if where == "s":
-            edits = propose_edits(origin.premise, origin.premise, SELF_LABEL["nli"], "nli", ALL_KINDS, known=known)
+            labelled = self_pair_edits(origin.premise, "nli", ALL_KINDS, known=known)
         else:
-            edits = propose_edits(origin.premise, origin.hypothesis, origin.label, "nli", ALL_KINDS, known=known)
-        match = [e for e in edits if (e.premise, e.hypothesis) == (new.premise, new.hypothesis)]
-        assert match and all(e.expectation == LABEL and e.expected == new.label for e in match), pair_id
+            labelled = [(e, e.expected if e.expectation == LABEL else None)
+                        for e in propose_edits(origin.premise, origin.hypothesis, origin.label, "nli", ALL_KINDS,
+                                               known=known)]
+        match = [label for e, label in labelled if (e.premise, e.hypothesis) == (new.premise, new.hypothesis)]
+        assert match and all(label == new.label for label in match), pair_id
         assert by_id[origin.id] is not None
     record = config["augmentation"]
     assert record["kinds"] == list(ALL_KINDS) and record["ratio"] == 1.0 and record["seed"] == 1
@@ -232,6 +289,7 @@ def test_every_pair_added_to_training_is_one_the_engine_labels_by_logic(augmente
     assert record["added"] == {kind: source["kinds"].count(kind) for kind in ALL_KINDS}
     assert all(record["added"][k] <= record["candidates"][k] for k in ALL_KINDS)
     assert record["filtered_out"]["label not fixed by logic"] > 0
+    assert record["mutual_information"]["added_after"] == {"changed_words": 0.0, "negation_side": 0.0}
     assert config["dynamics"]["pairs"] == 40 + record["pairs"]
 
 
@@ -254,7 +312,7 @@ def test_augmentation_is_deterministic_given_the_seed(augmented_run, cache_dir):
     other = augment.augment_training(items, ["entailment", "neutral", "contradiction"], ALL_KINDS, 0.5, 2,
                                      cache_dir, min_count=1)
     ids = lambda made: [item.pair.id for item in made.items]  # noqa: E731
-    assert ids(first) == ids(again) and len(ids(first)) == 20
+    assert ids(first) == ids(again) and 0 < len(ids(first)) <= 20 and len(ids(first)) % 3 == 0  # labels alike
     assert ids(other) != ids(first) and Counter(other.kinds) == Counter(first.kinds)
     assert again.timings["candidates_cached"] == 1.0  # the second run read the candidates from the cache
 

@@ -40,6 +40,33 @@ def test_paired_counts_only_labelled_pairs_both_hold_and_tests_the_discordant_on
     assert result["p"] == pytest.approx(mcnemar_exact(2, 1))
 
 
+def test_significant_regressions_come_first_then_other_losses_then_the_rest():
+    report = script("augment_report")
+    rows = [{"name": "gain", "before": 0.5, "after": 0.7, "p_holm": 0.001},
+            {"name": "small loss", "before": 0.6, "after": 0.59, "p_holm": 0.8},
+            {"name": "big loss", "before": 0.7, "after": 0.4, "p_holm": 0.002},
+            {"name": "flat", "before": 0.5, "after": 0.5, "p_holm": 1.0}]
+    ordered = report.regressions_first(rows, lambda row: row["after"] < row["before"])
+    assert [row["name"] for row in ordered] == ["big loss", "small loss", "gain", "flat"]
+    assert [row["regression"] for row in ordered] == [True, False, False, False]
+    assert report.flag(ordered[0]) == " **regression**" and report.flag(ordered[2]) == ""
+
+
+def test_categories_are_tested_each_on_its_own_pairs(tmp_path):
+    report = script("augment_report")
+    data = tmp_path / "set.jsonl"
+    rows = [{"premise": f"p{i}", "hypothesis": f"h{i}", "label": "entailment", "tags": ["A"] if i < 6 else ["B"],
+             "id": str(i)} for i in range(10)]
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    gold = ["entailment"] * 10
+    before = predictions(tmp_path / "a", ["entailment"] * 10, gold)
+    after = predictions(tmp_path / "b", ["neutral"] * 6 + ["entailment"] * 4, gold)
+    found = report.category_comparisons([data], "tags", before, after)
+    assert [(row["category"], row["pairs"], row["before"], row["after"]) for row in found] == [
+        ("A", 6, 1.0, 0.0), ("B", 4, 1.0, 1.0)]
+    assert found[0]["only_before_right"] == 6 and found[0]["p_holm"] == pytest.approx(min(1.0, 2 * mcnemar_exact(6, 0)))
+
+
 def test_seed_noise_is_the_gap_to_the_seed2_sibling_or_none(tmp_path):
     report = script("augment_report")
     base = tmp_path / "esan-snli-small"

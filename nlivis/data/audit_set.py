@@ -1,6 +1,6 @@
 """The hand-judged audit set: one JSON object a line, a reviewer's judgement of one proposed edit or probe case.
 
-The set (`AUDIT_FOLDER`: `edits.jsonl`, `probes.jsonl`) holds no dataset sentence. An item drawn from a dev
+The set (`AUDIT_FOLDER`: `edits.jsonl`, `probes.jsonl`, `counterparts.jsonl`) holds no dataset sentence. An item drawn from a dev
 pair names the pair (`source`, "snli_dev:<pair id>") and the edit by its description ("hypothesis 3: court →
 tribunal") and `fingerprint` (the first hex digits of the sha256 of the edited pair and its expectation,
 `nlivis.analysis.audit.fingerprint`); the texts are made again from the data by id. A template case, written
@@ -19,7 +19,7 @@ from pathlib import Path
 from nlivis.data.records import NLI_LABELS
 
 AUDIT_FOLDER = Path(__file__).with_name("audit")
-EDITS_FILE, PROBES_FILE = "edits.jsonl", "probes.jsonl"
+EDITS_FILE, PROBES_FILE, COUNTERPARTS_FILE = "edits.jsonl", "probes.jsonl", "counterparts.jsonl"
 TEMPLATE_SOURCE = "template"
 NO_EXPECTATION = "none"
 FINGERPRINT_LENGTH = 12

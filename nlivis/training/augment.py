@@ -52,8 +52,10 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from nlivis.analysis import edits as engine
 from nlivis.analysis.edit_expectations import LABEL, TASK_LABELS
+from nlivis.analysis.cues import CUES, cue_information, cue_values
 from nlivis.analysis.edits import Edit, normalise_space, propose_edits
 from nlivis.analysis.parsed import parse_sentences
+from nlivis.analysis.self_pairs import SELF_LABEL, self_pair_edits, self_pair_label
 from nlivis.data.records import Pair
 from nlivis.features.cache import file_digest, installed_pipeline_version, texts_digest
 from nlivis.features.dataset import analyse_pairs
@@ -83,11 +85,9 @@ MIN_WORD_COUNT = 3
 split."""
 SOURCES = {"h": "the pair's hypothesis edited", "p": "the pair's premise edited", "x": "the pair swapped",
            "s": "the premise paired with itself, its copy edited"}
-SELF_LABEL = {"nli": "entailment", "paraphrase": "duplicate"}
-"""What a sentence is to itself."""
 ENGINE_MODULES = ("edits.py", "edit_filters.py", "edit_expectations.py", "word_replacements.py", "monotonicity.py",
                   "lexicons.py", "inflection.py", "parsed.py")
-POOL_FORMAT = "nlivis-augmentation-pool-1"
+POOL_FORMAT = "nlivis-augmentation-pool-2"
 CHUNK = 256
 """Training pairs parsed together (spaCy's batch) while the candidates are made."""
 WORD = re.compile(r"[\w'-]+")
@@ -198,10 +198,11 @@ def _new_words(edit: Edit, original: str) -> set[str]:
     return {w.lower() for w in WORD.findall(edited)} - {w.lower() for w in WORD.findall(original)}
 
 
-def edit_problem(kind: str, edit: Edit, original_text: str, counts: WordCounts, min_count: int) -> str | None:
+def edit_problem(kind: str, edit: Edit, label: str | None, original_text: str, counts: WordCounts,
+                 min_count: int) -> str | None:
     """Why an engine edit (which passed the engine's own rules) is not used as a training pair, or None: its
-    label is not fixed, or a new word is rare in the training split (see the module docstring)."""
-    if edit.expectation != LABEL or edit.expected is None:
+    `label` is not fixed (None), or a new word is rare in the training split (see the module docstring)."""
+    if label is None:
         return "label not fixed by logic"
     if kind == "swap":
         return None
@@ -214,31 +215,35 @@ def edit_problem(kind: str, edit: Edit, original_text: str, counts: WordCounts, 
 # ----------------------------------------------------------------------------------------- candidates
 
 
+def _labelled_edits(premise: str, hypothesis: str, label: str, task: str, known: frozenset[str],
+                    filtered: Counter) -> list[tuple[str, Edit, str | None]]:
+    """(source, edit, label) of every engine edit of the pair and of its premise paired with itself
+    (`analysis.self_pairs`), the label the one logic fixes (None where it fixes none)."""
+    engine_kinds = tuple(AUGMENT_KINDS)
+    labelled = [({"hypothesis": "h", "premise": "p", "pair": "x"}[edit.side], edit,
+                 edit.expected if edit.expectation == LABEL else None)
+                for edit in propose_edits(premise, hypothesis, label, task, engine_kinds, known, filtered)]
+    return labelled + [("s", edit, fixed) for edit, fixed in self_pair_edits(premise, task, engine_kinds, known,
+                                                                                  filtered)]
+
+
 def candidates_of(index: int, premise: str, hypothesis: str, label: str, task: str, known: frozenset[str],
                   counts: WordCounts, min_count: int, filtered: Counter) -> list[Candidate]:
-    """The label-fixed candidates of one training pair (itself and its premise paired with itself) that pass
-    the filters; `filtered` counts the others by reason."""
-    engine_kinds = tuple(AUGMENT_KINDS)
+    """The label-fixed candidates of one training pair (itself and its premise paired with itself, either
+    side edited) that pass the filters; `filtered` counts the others by reason."""
     found: list[Candidate] = []
-    sources = [("pair", propose_edits(premise, hypothesis, label, task, engine_kinds, known, filtered))]
-    sources.append(("self", propose_edits(premise, premise, SELF_LABEL[task], task,
-                                          tuple(k for k in engine_kinds if k != "swap"), known, filtered)))
-    for origin, edits in sources:
-        for edit in edits:
-            if origin == "self" and edit.side != "hypothesis":
-                continue  # the premise side of (P, P) repeats the hypothesis side's edits the other way round
-            kind = kind_of(edit)
-            if kind not in AUGMENT_KINDS:
-                continue
-            source = "s" if origin == "self" else {"hypothesis": "h", "premise": "p", "pair": "x"}[edit.side]
-            original_text = hypothesis if source == "h" else premise
-            problem = edit_problem(kind, edit, original_text, counts, min_count)
-            if problem:
-                filtered[problem] += 1
-                continue
-            positions = edit.change.premise_positions or edit.change.hypothesis_positions
-            found.append(Candidate(index, kind, source, positions[0] if positions else -1, edit.change.word,
-                                   edit.change.replacement, edit.premise, edit.hypothesis, edit.expected))
+    for source, edit, fixed in _labelled_edits(premise, hypothesis, label, task, known, filtered):
+        kind = kind_of(edit)
+        if kind not in AUGMENT_KINDS:
+            continue
+        original_text = hypothesis if source == "h" else premise
+        problem = edit_problem(kind, edit, fixed, original_text, counts, min_count)
+        if problem:
+            filtered[problem] += 1
+            continue
+        positions = edit.change.premise_positions or edit.change.hypothesis_positions
+        found.append(Candidate(index, kind, source, positions[0] if positions else -1, edit.change.word,
+                               edit.change.replacement, edit.premise, edit.hypothesis, fixed))
     return found
 
 
@@ -277,7 +282,8 @@ def pool_cache_path(pairs: Sequence, task: str, min_count: int, cache_dir: str |
 def candidate_rules_digest() -> str:
     """sha256 of the code and constants that decide which candidates a pool holds (this module's filters),
     so that editing the draw or the docs here keeps the cache, and changing a rule does not."""
-    rules = [WordCounts, _new_words, edit_problem, candidates_of, build_pool, kind_of]
+    rules = [WordCounts, _new_words, edit_problem, self_pair_label, self_pair_edits, _labelled_edits, candidates_of,
+             build_pool, kind_of]
     constants = [sorted(AUGMENT_KINDS), SELF_LABEL, CHUNK, WORD.pattern]
     text = "".join(inspect.getsource(rule) for rule in rules) + json.dumps(constants)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -349,30 +355,94 @@ def shares(available: Mapping[str, int], cap: int) -> dict[str, int]:
     return share
 
 
-def draw(pool: Pool, kinds: Sequence[str], ratio: float, train_count: int, seed: int,
-         existing: Iterable[tuple[str, str]] = ()) -> tuple[list[Candidate], dict[str, int]]:
-    """The augmented pairs of a run: at most floor(ratio × train_count), each new pair once and none equal to
-    a training pair. The cap is shared evenly among the labels the asked kinds give (so augmentation moves
-    the label prior as little as they allow), each label's share evenly among the kinds that give it
-    (`shares` at both levels), and each (label, kind) drawn in `_spread` order. Returns the pairs and the
-    candidates per kind."""
-    cap = math.floor(ratio * train_count)
+def _unique_candidates(pool: Pool, kinds: Sequence[str],
+                       existing: Iterable[tuple[str, str]]) -> tuple[list[Candidate], dict[str, int]]:
+    """The pool's candidates of the asked kinds, each new pair once and none equal to a training pair, and how
+    many each kind has."""
     seen = set(existing)
-    by_label: dict[str, dict[str, list[Candidate]]] = defaultdict(lambda: {kind: [] for kind in kinds})
+    unique = []
     available = {kind: 0 for kind in kinds}
     for candidate in pool.candidates:
         if candidate.kind in available and (candidate.premise, candidate.hypothesis) not in seen:
             seen.add((candidate.premise, candidate.hypothesis))
-            by_label[candidate.label][candidate.kind].append(candidate)
+            unique.append(candidate)
             available[candidate.kind] += 1
-    labels = sorted(by_label)
+    return unique, available
+
+
+def _by_kind(candidates: Iterable[Candidate], kinds: Sequence[str]) -> dict[str, list[Candidate]]:
+    found: dict[str, list[Candidate]] = {kind: [] for kind in kinds}
+    for candidate in candidates:
+        found[candidate.kind].append(candidate)
+    return found
+
+
+def _take(candidates: Iterable[Candidate], kinds: Sequence[str], count: int, key: str) -> list[Candidate]:
+    """`count` candidates shared evenly among the kinds (`shares`), each kind's in `_spread` order seeded by
+    `key`."""
+    found = _by_kind(candidates, kinds)
     chosen: list[Candidate] = []
-    label_shares = shares({label: sum(map(len, by_label[label].values())) for label in labels}, cap)
-    for label in labels:
-        found = by_label[label]
-        for kind, take in shares({kind: len(found[kind]) for kind in kinds}, label_shares[label]).items():
-            chosen += _spread(found[kind], random.Random(f"{seed}:{label}:{kind}"))[:take]
+    for kind, take in shares({kind: len(found[kind]) for kind in kinds}, count).items():
+        chosen += _spread(found[kind], random.Random(f"{key}:{kind}"))[:take]
+    return chosen
+
+
+def label_balanced_draw(pool: Pool, kinds: Sequence[str], ratio: float, train_count: int, seed: int,
+                        existing: Iterable[tuple[str, str]] = ()) -> list[Candidate]:
+    """The draw the first augmented checkpoints were trained with, kept as the "before" of the record's
+    mutual information: the cap shared evenly among the labels, each label's share among the kinds, blind to
+    the cues — so one-word edits were mostly contradictions."""
+    unique, _ = _unique_candidates(pool, kinds, existing)
+    by_label: dict[str, list[Candidate]] = defaultdict(list)
+    for candidate in unique:
+        by_label[candidate.label].append(candidate)
+    label_shares = shares({label: len(found) for label, found in sorted(by_label.items())},
+                          math.floor(ratio * train_count))
+    return [c for label, take in label_shares.items() for c in _take(by_label[label], kinds, take, f"{seed}:{label}")]
+
+
+def cue_stratum(candidate: Candidate) -> tuple[str, ...]:
+    """The values of every surface cue (`analysis.cues.CUES`) of a candidate pair."""
+    return tuple(cue_values(candidate.premise, candidate.hypothesis).values())
+
+
+def draw(pool: Pool, kinds: Sequence[str], ratio: float, train_count: int, seed: int,
+         existing: Iterable[tuple[str, str]] = ()) -> tuple[list[Candidate], dict[str, int]]:
+    """The augmented pairs of a run: at most floor(ratio × train_count), each new pair once and none equal to
+    a training pair, balanced within every cue stratum (`cue_stratum`: words changed × negation side), so
+    that no cue carries information about the label: each stratum gives every label the asked kinds give the
+    same number of pairs — the smallest label's count there, all scaled down alike to the cap —, a stratum
+    lacking a label gives none (a one-word contradiction comes with a one-word entailment and a one-word
+    neutral, drawn from the same pairs' edits). Within a (stratum, label) the kinds share evenly (`shares`),
+    each drawn in `_spread` order. Returns the pairs and the candidates per kind."""
+    cap = math.floor(ratio * train_count)
+    unique, available = _unique_candidates(pool, kinds, existing)
+    labels = sorted({c.label for c in unique})
+    strata: dict[tuple[str, ...], dict[str, list[Candidate]]] = defaultdict(lambda: {label: [] for label in labels})
+    for candidate in unique:
+        strata[cue_stratum(candidate)][candidate.label].append(candidate)
+    takes = stratum_takes({stratum: min(map(len, found.values())) for stratum, found in strata.items()},
+                          cap // len(labels) if labels else 0)
+    chosen: list[Candidate] = []
+    for stratum in sorted(strata):
+        for label in labels:
+            chosen += _take(strata[stratum][label], kinds, takes[stratum], f"{seed}:{label}:{'/'.join(stratum)}")
     return chosen, available
+
+
+def stratum_takes(balanced: Mapping[tuple[str, ...], int], per_label: int) -> dict[tuple[str, ...], int]:
+    """How many pairs of each label every stratum gives: all it can balance (`balanced`), or, when that is more
+    than `per_label` in all, each stratum's count scaled down alike, the remainder going one by one to the
+    strata with the largest fractions cut (ties in stratum order)."""
+    total = sum(balanced.values())
+    if total <= per_label:
+        return dict(balanced)
+    exact = {stratum: count * per_label / total for stratum, count in balanced.items()}
+    takes = {stratum: math.floor(value) for stratum, value in exact.items()}
+    by_fraction = sorted(exact, key=lambda stratum: (takes[stratum] - exact[stratum], stratum))
+    for stratum in by_fraction[:per_label - sum(takes.values())]:
+        takes[stratum] += 1
+    return takes
 
 
 def augmented_id(original_id: str, candidate: Candidate) -> str:
@@ -390,18 +460,38 @@ def unique_ids(ids: Sequence[str]) -> list[str]:
     return unique
 
 
+def cue_record(pairs: Sequence[Pair], before: Sequence[Candidate], chosen: Sequence[Candidate]) -> dict:
+    """I(cue; label) in bits (`analysis.cues`) of the training pairs, of the augmented pairs the cue-blind draw
+    would have added (`label_balanced_draw`, the first augmented checkpoints' rule) and of those this draw
+    added, and of the whole epoch (training + added pairs) after."""
+    originals = [((p.premise, p.hypothesis), p.label) for p in pairs]
+    added = [((c.premise, c.hypothesis), c.label) for c in chosen]
+
+    def information(rows: Sequence[tuple[tuple[str, str], str]]) -> dict[str, float]:
+        return cue_information([texts for texts, _ in rows], [label for _, label in rows])
+
+    return {"cues": dict(CUES), "unit": "bits",
+            "training_pairs": information(originals),
+            "added_before": information([((c.premise, c.hypothesis), c.label) for c in before]),
+            "added_after": information(added),
+            "epoch_after": information(originals + added)}
+
+
 def augmentation_record(kinds: Sequence[str], ratio: float, seed: int, train_count: int, chosen: Sequence[Candidate],
-                        available: Mapping[str, int], pool: Pool, min_count: int) -> dict:
-    """What config.json says about a run's augmentation."""
+                        available: Mapping[str, int], pool: Pool, min_count: int, information: dict) -> dict:
+    """What config.json says about a run's augmentation (`information`: `cue_record`'s)."""
     return {
         "kinds": list(kinds), "ratio": ratio, "seed": seed,
         "relative_to": "training pairs: at most ratio × training pairs are added, drawn once and trained on in "
                        "every epoch",
+        "balance": "within every cue stratum (words changed × negation side) each label gets the same number of "
+                   "pairs, so no cue carries information about the label (mutual_information.added_after)",
         "cap": math.floor(ratio * train_count), "pairs": len(chosen),
         "added": {kind: sum(c.kind == kind for c in chosen) for kind in kinds},
         "candidates": dict(available),
         "by_label": dict(sorted(Counter(c.label for c in chosen).items())),
         "by_source": {SOURCES[s]: n for s, n in sorted(Counter(c.source for c in chosen).items())},
+        "mutual_information": information,
         "filtered_out": pool.filtered,
         "min_word_count": min_count,
         "id_format": "<original id>~<kind>~<source><token position>; sources: "
@@ -435,7 +525,9 @@ def augment_training(train_items: Sequence, labels: Sequence[str], kinds: Sequen
              f"({', '.join(f'{k} {sum(c.kind == k for c in chosen):,}' for k in kinds)}); analysing them")
     start = time.perf_counter()
     items = analyse_pairs(records, cache_dir=cache_dir, progress=False)
-    record = augmentation_record(kinds, ratio, seed, len(pairs), chosen, available, pool, min_count)
+    before = label_balanced_draw(pool, kinds, ratio, len(pairs), seed, ((p.premise, p.hypothesis) for p in pairs))
+    record = augmentation_record(kinds, ratio, seed, len(pairs), chosen, available, pool, min_count,
+                                 cue_record(pairs, before, chosen))
     return Augmentation(items, [c.kind for c in chosen], [c.original for c in chosen], record,
                         {"candidates_s": pool.seconds, "candidates_cached": float(pool.cached), "draw_s": drawn,
                          "analysis_s": time.perf_counter() - start})

@@ -11,17 +11,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from nlivis.analysis.audit import (AUDIT_SEED, CASES_PER_TEST, EDITS_PER_STRATUM, FLOOR_MIN_CASES,
-                                   GRAMMATICAL_FLOOR, LABEL_FLOOR, Drawn, audit_summary, draw_dev_cases,
-                                   draw_edits, draw_template_cases, pending_items, proposed_case_keys,
+from nlivis.analysis.audit import (AUDIT_SEED, CASES_PER_TEST, COUNTERPARTS_OFF, EDITS_PER_STRATUM,
+                                   FLOOR_MIN_CASES, GRAMMATICAL_FLOOR, LABEL_FLOOR, Drawn, audit_summary,
+                                   draw_counterparts, draw_dev_cases, draw_edits, draw_template_cases,
+                                   pending_items, proposed_case_keys, proposed_counterpart_keys,
                                    proposed_edit_keys, stale_sources)
 from nlivis.analysis.edit_filters import OFF_BY_DEFAULT
 from nlivis.analysis.probes import switched_off_tests
-from nlivis.data.audit_set import AUDIT_FOLDER, EDITS_FILE, PROBES_FILE, AuditItem, read_audit_file
+from nlivis.data.audit_set import (AUDIT_FOLDER, COUNTERPARTS_FILE, EDITS_FILE, PROBES_FILE, AuditItem,
+                                   read_audit_file)
 from nlivis.data.protocols import SplitRef, find_split_file, read_split, split_key
 
 SNLI_DEV = SplitRef("snli", "dev", "snli/esnli_tokenized")
-SECTIONS = {"edits": (EDITS_FILE, "by_kind"), "probes": (PROBES_FILE, "by_test")}
+SECTIONS = {"edits": (EDITS_FILE, "by_kind"), "probes": (PROBES_FILE, "by_test"),
+            "counterparts": (COUNTERPARTS_FILE, "by_stratum")}
 """Audit section → (its file in the audit folder, the key of its per-stratum table)."""
 
 DevReader = Callable[[str | Path], list[tuple[str, object]]]
@@ -49,7 +52,7 @@ class AuditRun:
     def summary(self) -> dict:
         """The `audit --json` record: per section `{judged, label_precision, grammatical, by_kind | by_test,
         drawn, pending, stale}`, with the seed and the floors."""
-        off = {"edits": OFF_BY_DEFAULT, "probes": switched_off_tests()}
+        off = {"edits": OFF_BY_DEFAULT, "probes": switched_off_tests(), "counterparts": COUNTERPARTS_OFF}
         record = {section: audit_summary(self.drawn[section], self.judged[section], by,
                                          self.proposed.get(section, set()), off[section])
                   for section, (_, by) in SECTIONS.items() if section in self.drawn}
@@ -64,6 +67,8 @@ class AuditRun:
 def draw(section: str, dev: Sequence[tuple[str, object]]) -> list[Drawn]:
     if section == "edits":
         return draw_edits(dev, EDITS_PER_STRATUM)
+    if section == "counterparts":
+        return draw_counterparts(dev)
     return draw_template_cases(CASES_PER_TEST) + draw_dev_cases(dev, CASES_PER_TEST)
 
 
@@ -77,6 +82,6 @@ def run_audit(data_dir: str | Path, sections: Sequence[str] = tuple(SECTIONS),
     judged = {section: read_audit_file(Path(audit_folder) / SECTIONS[section][0]) for section in sections}
     dev = read_dev(data_dir)
     drawn = {section: draw(section, dev) for section in sections}
-    find = {"edits": proposed_edit_keys, "probes": proposed_case_keys}
+    find = {"edits": proposed_edit_keys, "probes": proposed_case_keys, "counterparts": proposed_counterpart_keys}
     proposed = {section: find[section](stale_sources(drawn[section], judged[section]), dev) for section in sections}
     return AuditRun(drawn, judged, proposed)
