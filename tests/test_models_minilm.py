@@ -219,6 +219,36 @@ def test_the_fetched_encoder_reproduces_an_independent_computation():
     torch.testing.assert_close(cls[:4], torch.tensor(CLS_START, dtype=torch.float64), atol=2e-4, rtol=0)
 
 
+@needs_minilm
+def test_kept_frozen_outputs_give_the_logits_of_a_full_pass_whatever_the_batch():
+    """Inside `reusing_frozen_outputs` a pair's second untraced pass reads its frozen part's output back, in
+    another batch with other padding, and its logits are those of a full pass; a traced pass still has every
+    layer's attention."""
+    model = build({"name": "minilm", "num_classes": 3, "frozen_layers": 5}).eval()
+    model.load_word_vectors(torch.zeros(0))
+    batch = random_batch([4, 2], [3, 5], 30, 20, seed=2)
+    generator = torch.Generator().manual_seed(3)
+    for side in ("premise_pieces", "hypothesis_pieces"):
+        pieces = getattr(batch, side)
+        pieces[..., 0] = torch.randint(1000, 30000, pieces.shape[:2], generator=generator)
+        pieces[..., 1:] = 0
+    batch.premise_pieces[1, 2:] = 0
+    batch.hypothesis_pieces[0, 3:] = 0
+    with torch.no_grad():
+        full = model(batch)
+        with model.reusing_frozen_outputs():
+            first, again = model(batch), model(batch)
+            assert len(model.frozen_outputs.rows) == 2
+            alone = model(batch.__class__(**{k: (v[1:] if isinstance(v, torch.Tensor) else v)
+                                            for k, v in vars(batch).items()}))
+            _, trace = model(batch, trace=True)
+    torch.testing.assert_close(first, full)
+    torch.testing.assert_close(again, full, atol=1e-5, rtol=1e-4)
+    torch.testing.assert_close(alone[0], full[1], atol=1e-5, rtol=1e-4)
+    assert {entry.layer for entry in trace.of_type(Alignment).values()} == set(range(1, 7))
+    assert model.frozen_outputs is None
+
+
 @pytest.mark.slow
 @needs_minilm
 def test_a_trained_checkpoint_leaves_the_fetched_rows_out_and_loads_them_back(tmp_path, monkeypatch):
