@@ -271,7 +271,8 @@ def test_a_trained_checkpoint_leaves_the_fetched_rows_out_and_loads_them_back(tm
     toml.write_text(f'extends = "{CONFIG_DIR / "minilm.toml"}"\n[model]\nencoder_layers = 2\nfrozen_layers = 1\n'
                     'tune_feed_forward = false\n'
                     '[features]\nmax_premise_len = 12\nmax_hypothesis_len = 8\n'
-                    '[training]\nbatch_size = 8\neval_every_steps = 2\ncheckpoint_every_steps = 2\n')
+                    '[training]\nbatch_size = 8\neval_every_steps = 2\ncheckpoint_every_steps = 2\n'
+                    '[shipped.model]\nfrozen_layers = 1\n')
     out = tmp_path / "root" / "minilm-tiny"
     train(TrainRequest(load_config(toml), "snli", FIXTURE_DIR, out, device="cpu", seed=1, cache_dir=tmp_path / "cache",
                        progress=False, max_steps=2))
