@@ -145,6 +145,16 @@ def _external_rows(folder: Path, model) -> torch.Tensor:
                                       f"cannot read here: {error}") from error
 
 
+def _fetched_state(folder: Path, model, keys: list) -> dict[str, torch.Tensor]:
+    """The tensors a checkpoint left out because fine-tuning kept them as a fetched file holds them (MiniLM's
+    frozen lower layers, `weights.fetched_keys` in config.json)."""
+    try:
+        return model.fetched_state([str(key) for key in keys])
+    except (AttributeError, InputError) as error:
+        raise CheckpointError(folder, f"config.json says {len(keys)} tensors (the frozen layers) come from a fetched "
+                                      f"file, which {model.name} cannot read here: {error}") from error
+
+
 def load_checkpoint(folder: str | Path, device: str | torch.device = "cpu") -> LoadedCheckpoint:
     """Rebuild model and featurizer from a checkpoint folder; every problem is a `CheckpointError`."""
     folder = Path(folder)
@@ -189,6 +199,9 @@ def load_checkpoint(folder: str | Path, device: str | torch.device = "cpu") -> L
         stored = {**stored, key: rows[EMBEDDING_TENSOR]}
     elif embeddings.get("external"):
         stored = {**stored, str(embeddings.get("state_key", "")): _external_rows(folder, model)}
+    fetched_keys = config.get("weights", {}).get("fetched_keys", [])
+    if fetched_keys:
+        stored = {**stored, **_fetched_state(folder, model, fetched_keys)}
     _check_finite_weights(folder, stored, "model.safetensors")
     _check_state_matches(folder, expected, stored)
     model.load_state_dict({k: v.to(expected[k].dtype) for k, v in stored.items()}, strict=True)

@@ -72,6 +72,9 @@ JOBS: tuple[Job, ...] = (
     *(Job(m, "snli-small", seed=2) for m in FULL_MODELS),
     *(Job(a, "snli-small") for a in ABLATIONS[5:]),
     *(Job(m, "snli-small", seed=3) for m in FULL_MODELS),  # a third seed: seed noise from three (Ablations page)
+    Job("minilm", "snli-small"), Job("minilm", "mnli-small"),  # the pretrained reference: 1 epoch of its top
+    Job("minilm", "quora-small", epochs=0.5),  # layer (configs/minilm.toml [shipped]); quora half (CPU budget)
+    Job("minilm", "snli-small", seed=2),
 )
 
 

@@ -4,18 +4,21 @@ the real encoder against an independent numpy computation. The generic contracts
 types, gradients) are tests/test_models.py's, over configs/minilm.toml at its tiny size."""
 from __future__ import annotations
 
+import json
+import shutil
+
 import pytest
 import torch
 
 from nlivis.data.records import InputError, Pair
 from nlivis.features.dataset import AnalysedPair
-from nlivis.features.embeddings import minilm_available
+from nlivis.features.embeddings import MINILM_SHA256, minilm_available
 from nlivis.features.featurize import FeatureSettings, Featurizer
 from nlivis.features.sentences import SentenceAnalysis
 from nlivis.features.vocab import CharVocabulary, Vocabulary
 from nlivis.features.wordpieces import CLS_PIECE, SEP_PIECE, UNK_PIECE, WordPieces
 from nlivis.models.inspect import random_batch
-from nlivis.models.minilm import attention_rollout, fetched_word_rows, fold_onto_words, joint_sequence
+from nlivis.models.minilm import attention_rollout, fetched_encoder, fetched_word_rows, fold_onto_words, joint_sequence
 from nlivis.models.registry import build, model_class
 from nlivis.models.trace import Alignment
 
@@ -160,6 +163,31 @@ def test_frozen_layers_and_rows_get_no_gradient_and_options_are_checked():
                                                                    "premise_pieces": None}))
 
 
+def test_frozen_layers_fix_the_rows_below_them_and_run_as_at_inference_while_training():
+    """frozen_layers > 0 fixes the position, segment and LayerNorm rows too; while training the frozen part has
+    no dropout and builds no graph; outside training gradients reach the word-piece rows (attribution)."""
+    model = tiny_minilm(frozen_layers=1, dropout=0.5, tune_feed_forward=False)
+    e = model.embeddings
+    assert not any(p.requires_grad for m in (e.positions, e.segments, e.norm) for p in m.parameters())
+    assert not model.layers[1].intermediate.weight.requires_grad and not model.layers[1].output.bias.requires_grad
+    assert model.layers[1].query.weight.requires_grad and model.layers[1].output_norm.weight.requires_grad
+    assert model.fetched_state_keys() == (), "a randomly initialised model has nothing to fetch back"
+    model.train()
+    assert not model.layers[0].training and not e.dropout.training and model.layers[1].training
+    batch = random_batch([3, 2], [2, 4], 30, 20, seed=5)
+    first_layer = []
+    model.layers[0].register_forward_hook(lambda module, args, out: first_layer.append(out[0]))
+    model(batch), model(batch)
+    torch.testing.assert_close(first_layer[0], first_layer[1])
+    assert not first_layer[0].requires_grad
+    model.eval()
+    rows = []
+    model.word_embedding.register_forward_hook(lambda module, args, out: rows.append(out.requires_grad_()) or out)
+    model(batch).sum().backward()
+    assert rows[0].grad is not None and rows[0].grad.abs().sum() > 0
+    assert tiny_minilm().fixed_modules() == []
+
+
 needs_minilm = pytest.mark.skipif(not minilm_available(), reason="the MiniLM weights are not fetched here "
                                                                    "(`python -m nlivis fetch-minilm`)")
 
@@ -191,13 +219,45 @@ def test_the_fetched_encoder_reproduces_an_independent_computation():
     torch.testing.assert_close(cls[:4], torch.tensor(CLS_START, dtype=torch.float64), atol=2e-4, rtol=0)
 
 
+@needs_minilm
+def test_kept_frozen_outputs_give_the_logits_of_a_full_pass_whatever_the_batch():
+    """Inside `reusing_frozen_outputs` a pair's second untraced pass reads its frozen part's output back, in
+    another batch with other padding, and its logits are those of a full pass; a traced pass still has every
+    layer's attention."""
+    model = build({"name": "minilm", "num_classes": 3, "frozen_layers": 5}).eval()
+    model.load_word_vectors(torch.zeros(0))
+    batch = random_batch([4, 2], [3, 5], 30, 20, seed=2)
+    generator = torch.Generator().manual_seed(3)
+    for side in ("premise_pieces", "hypothesis_pieces"):
+        pieces = getattr(batch, side)
+        pieces[..., 0] = torch.randint(1000, 30000, pieces.shape[:2], generator=generator)
+        pieces[..., 1:] = 0
+    batch.premise_pieces[1, 2:] = 0
+    batch.hypothesis_pieces[0, 3:] = 0
+    with torch.no_grad():
+        full = model(batch)
+        with model.reusing_frozen_outputs():
+            first, again = model(batch), model(batch)
+            assert len(model.frozen_outputs.rows) == 2
+            alone = model(batch.__class__(**{k: (v[1:] if isinstance(v, torch.Tensor) else v)
+                                            for k, v in vars(batch).items()}))
+            _, trace = model(batch, trace=True)
+    torch.testing.assert_close(first, full)
+    torch.testing.assert_close(again, full, atol=1e-5, rtol=1e-4)
+    torch.testing.assert_close(alone[0], full[1], atol=1e-5, rtol=1e-4)
+    assert {entry.layer for entry in trace.of_type(Alignment).values()} == set(range(1, 7))
+    assert model.frozen_outputs is None
+
+
 @pytest.mark.slow
 @needs_minilm
 def test_a_trained_checkpoint_leaves_the_fetched_rows_out_and_loads_them_back(tmp_path, monkeypatch):
-    """The same Trainer and checkpoint format as every family: one pretrained layer, two steps on the fixture
-    pairs; the folder holds no word-piece rows, loading reads them from the fetched file, and without that file
-    the error names the command that fetches it."""
+    """The same Trainer and checkpoint format as every family: two pretrained layers, the lower one frozen and
+    the upper one's feed-forward block fixed, two steps on the fixture pairs. The folder holds only what
+    fine-tuning changed (no word-piece rows, no frozen layer); loading reads the rest from the fetched file, and
+    without that file, or with one that does not match its sha256, the error says how to repair it."""
     from safetensors import safe_open
+    from safetensors.torch import save_file
 
     from nlivis.features import embeddings
     from nlivis.inference import load_checkpoint
@@ -208,17 +268,35 @@ def test_a_trained_checkpoint_leaves_the_fetched_rows_out_and_loads_them_back(tm
     from tests.fixtures.training.helpers import FIXTURE_DIR
 
     toml = tmp_path / "one_layer.toml"
-    toml.write_text(f'extends = "{CONFIG_DIR / "minilm.toml"}"\n[model]\nencoder_layers = 1\n'
+    toml.write_text(f'extends = "{CONFIG_DIR / "minilm.toml"}"\n[model]\nencoder_layers = 2\nfrozen_layers = 1\n'
+                    'tune_feed_forward = false\n'
                     '[features]\nmax_premise_len = 12\nmax_hypothesis_len = 8\n'
-                    '[training]\nbatch_size = 8\neval_every_steps = 2\ncheckpoint_every_steps = 2\n')
+                    '[training]\nbatch_size = 8\neval_every_steps = 2\ncheckpoint_every_steps = 2\n'
+                    '[shipped.model]\nfrozen_layers = 1\n')
     out = tmp_path / "root" / "minilm-tiny"
     train(TrainRequest(load_config(toml), "snli", FIXTURE_DIR, out, device="cpu", seed=1, cache_dir=tmp_path / "cache",
                        progress=False, max_steps=2))
     with safe_open(str(out / "model.safetensors"), framework="pt") as handle:
-        assert "embeddings.word_embedding.weight" not in handle.keys()
+        stored = set(handle.keys())
+    assert stored == {f"layers.1.{name}.{kind}" for name in ("query", "key", "value", "attention_output",
+                                                              "attention_norm", "output_norm")
+                      for kind in ("weight", "bias")} | {"classifier.1.weight", "classifier.1.bias"}
+    recorded = json.loads((out / "config.json").read_text(encoding="utf-8"))["weights"]
+    assert "layers.0.query.weight" in recorded["fetched_keys"] and "layers.1.output.weight" in recorded["fetched_keys"]
+    assert recorded["fetched_from"]["sha256"] == MINILM_SHA256
     loaded = load_checkpoint(out)
     torch.testing.assert_close(loaded.model.word_embedding.weight, fetched_word_rows())
+    fetched, real = fetched_encoder(), embeddings.minilm_folder(fetch=False)
+    for key in ("layers.0.output.weight", "embeddings.positions.weight", "layers.1.intermediate.weight"):
+        torch.testing.assert_close(loaded.model.state_dict()[key], fetched[key], rtol=0, atol=0)
     monkeypatch.setattr(embeddings, "minilm_cache_folder", lambda: tmp_path / "nowhere")
     monkeypatch.setattr(embeddings, "MINILM_PACKAGE", "no_such_package_here")
     with pytest.raises(CheckpointError, match="python -m nlivis fetch-minilm"):
+        load_checkpoint(out)
+    other = tmp_path / "other"
+    other.mkdir()
+    shutil.copy(real / "vocab.txt", other / "vocab.txt")
+    save_file({"x": torch.zeros(1)}, str(other / "model.safetensors"))
+    monkeypatch.setattr(embeddings, "minilm_cache_folder", lambda: other)
+    with pytest.raises(CheckpointError, match="does not match the pinned sha256"):
         load_checkpoint(out)

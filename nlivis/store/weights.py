@@ -62,6 +62,13 @@ def word_embedding_key(model: nn.Module) -> str:
     raise ValueError("the model's word embedding is not one of its parameters")
 
 
+def fetched_state_keys(model: nn.Module) -> tuple[str, ...]:
+    """State-dict keys the model rebuilds from a fetched, sha256-checked file because fine-tuning left them as
+    they were (MiniLM's frozen lower layers): a checkpoint does not store them."""
+    keys = getattr(model, "fetched_state_keys", None)
+    return tuple(keys()) if keys is not None else ()
+
+
 def shared_embedding_file(root: Path, vocab_json: bytes, source: str, vectors: torch.Tensor) -> tuple[Path, str]:
     """Write (once) the frozen rows for this vocabulary and source under `root/embeddings/`; return the
     file and its sha256. The name hashes vocabulary + source, plus the rows themselves so two different
@@ -138,10 +145,15 @@ def _build_checkpoint(building: Path, out_dir: Path, *, model: nn.Module, vocab:
                            "tensor": EMBEDDING_TENSOR, "state_key": embedding_key})
     else:
         embeddings.update({"shared": False, "state_key": embedding_key})
+    fetched = [key for key in fetched_state_keys(model) if key in state]
+    for key in fetched:
+        state.pop(key)
     save_tensors(floating_as(state, weights_dtype), building / "model.safetensors",
                  metadata={"format": FORMAT, "dtype": str(weights_dtype).removeprefix("torch.")})
     record["weights"] = {"file": "model.safetensors", "dtype": str(weights_dtype).removeprefix("torch."),
                          "excluded_keys": [embedding_key] if share_embeddings else []}
+    if fetched:
+        record["weights"].update({"fetched_keys": fetched, "fetched_from": model.fetched_source()})
     record["format"], record["format_version"] = FORMAT, FORMAT_VERSION
 
     (building / "config.json").write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -9,7 +9,7 @@ import torch
 from torch import nn
 
 from nlivis.inference import accuracy_of, predict_probabilities
-from nlivis.store.weights import word_embedding_key
+from nlivis.store.weights import fetched_state_keys, word_embedding_key
 
 FP16_MAX_ACCURACY_CHANGE = 0.0005
 """fp16 weights are kept when they move select-split accuracy by at most this (0.05 points: 5 pairs in
@@ -50,9 +50,10 @@ def choose_weights_dtype(model: nn.Module, featurizer, items: Sequence, referenc
                          ) -> tuple[torch.dtype, dict[str, Any], tuple[nn.Module, torch.Tensor] | None]:
     """fp16 when rounding the weights to fp16 costs nothing on the select split (`fp16_verdict`), else
     fp32; also returns the rounded model and its select-split probabilities when fp16 wins, so every
-    recorded prediction comes from the weights as stored. Shared frozen word vectors are not part of
-    model.safetensors and are not rounded."""
-    rounded = rounded_to_fp16(model, keep=(word_embedding_key(model),) if shared_embeddings else ())
+    recorded prediction comes from the weights as stored. Shared frozen word vectors and the tensors rebuilt from
+    a fetched file (`fetched_state_keys`) are not part of model.safetensors and are not rounded."""
+    kept = ((word_embedding_key(model),) if shared_embeddings else ()) + fetched_state_keys(model)
+    rounded = rounded_to_fp16(model, keep=kept)
     probabilities = predict_probabilities(rounded, featurizer, items, batch_size, device)
     check = fp16_verdict(items, reference, probabilities, labels)
     dtype = torch.float16 if check.pop("use_fp16") else torch.float32

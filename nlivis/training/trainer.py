@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -314,7 +315,12 @@ class Trainer:
     # ------------------------------------------------------------------------------------------ phases
 
     def run(self) -> CheckpointInfo:
-        """Train until the budget is spent, then write the checkpoint (rank 0) and return its entry."""
+        """Train until the budget is spent, then write the checkpoint (rank 0) and return its entry. A model may
+        keep what its frozen part computes for the pairs evaluated again and again (`reusing_frozen_outputs`)."""
+        with getattr(self.model, "reusing_frozen_outputs", nullcontext)():
+            return self._run()
+
+    def _run(self) -> CheckpointInfo:
         with self.stops:
             self.event("training", step=self.state.step, total=self.total_steps,
                        **({"resumed": True} if self.request.resume else {}))
