@@ -29,7 +29,7 @@ def audit_record(audit_run) -> dict:
     return audit_run.summary()
 
 
-@pytest.mark.parametrize("section, by", [("edits", "by_kind"), ("probes", "by_test")])
+@pytest.mark.parametrize("section, by", [("edits", "by_kind"), ("probes", "by_test"), ("counterparts", "by_stratum")])
 def test_every_drawn_item_is_judged(audit_record, section, by):
     found = audit_record[section]
     waiting = {stratum: tally["drawn"] - tally["judged"] for stratum, tally in found[by].items()
@@ -38,7 +38,7 @@ def test_every_drawn_item_is_judged(audit_record, section, by):
                                    "them from `python -m nlivis audit --data-dir ../shared/data --pending`")
 
 
-@pytest.mark.parametrize("section, by", [("edits", "by_kind"), ("probes", "by_test")])
+@pytest.mark.parametrize("section, by", [("edits", "by_kind"), ("probes", "by_test"), ("counterparts", "by_stratum")])
 def test_every_kind_and_test_meets_its_floors(audit_record, section, by):
     problems = [problem for tally in audit_record[section][by].values() for problem in tally["below_floor"]]
     assert not problems, "\n".join(problems)

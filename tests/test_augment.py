@@ -20,7 +20,7 @@ from nlivis.cli import main
 from nlivis.data.records import Pair
 from nlivis.features.dataset import analyse_pairs
 from nlivis.store.dynamics import AUGMENTED_SPLIT, read_dynamics
-from nlivis.analysis.self_pairs import self_pair_edits
+from nlivis.analysis.self_pairs import SWITCHED_OFF_GROUPS, self_pair_edits
 from nlivis.training import augment
 from nlivis.training.augment import (AUGMENT_KINDS, Candidate, Pool, augment_choices, draw, parse_kinds,
                                      shares, unique_ids)
@@ -280,8 +280,9 @@ def test_every_pair_added_to_training_is_one_the_engine_labels_by_logic(augmente
             labelled = [(e, e.expected if e.expectation == LABEL else None)
                         for e in propose_edits(origin.premise, origin.hypothesis, origin.label, "nli", ALL_KINDS,
                                                known=known)]
-        match = [label for e, label in labelled if (e.premise, e.hypothesis) == (new.premise, new.hypothesis)]
-        assert match and all(label == new.label for label in match), pair_id
+        match = [(e, label) for e, label in labelled if (e.premise, e.hypothesis) == (new.premise, new.hypothesis)]
+        assert match and all(label == new.label for _, label in match), pair_id
+        assert where != "s" or all((e.side, label) not in SWITCHED_OFF_GROUPS for e, label in match), pair_id
         assert by_id[origin.id] is not None
     record = config["augmentation"]
     assert record["kinds"] == list(ALL_KINDS) and record["ratio"] == 1.0 and record["seed"] == 1
@@ -383,3 +384,16 @@ def test_the_data_map_makes_the_augmented_pairs_edited_text_again_from_the_run_r
     trained = {item.pair.id: item.pair for item in augment_items(augmented_run, cache_dir)}
     assert all((made[pid].premise, made[pid].hypothesis, made[pid].label)
                == (trained[pid].premise, trained[pid].hypothesis, trained[pid].label) for pid in made)
+
+
+def test_self_pair_label_groups_below_their_audit_floor_are_left_out_and_counted(wordnet):
+    """The stronger-hypothesis and weaker-premise neutral groups failed the hand audit (`nlivis audit --section
+    counterparts`): augmentation keeps the self-pair labels logic fixes otherwise, and counts what it leaves."""
+    filtered: Counter = Counter()
+    labelled = augment._labelled_edits("A dog is running.", "A dog is running.", "entailment", "nli", None,
+                                       filtered)
+    self_labels = {(edit.premise, edit.hypothesis): label for source, edit, label in labelled if source == "s"}
+    assert self_labels[("A dog is running.", "An animal is running.")] == "entailment"
+    assert ("An animal is running.", "A dog is running.") not in self_labels  # weaker premise → neutral: off
+    assert all((edit.side, label) not in SWITCHED_OFF_GROUPS for source, edit, label in labelled if source == "s")
+    assert filtered["self-pair label group switched off (below its audit floor)"] >= 1

@@ -34,7 +34,7 @@ from nlivis.analysis import lexicons
 from nlivis.analysis.edits import DEFAULT_KINDS, KINDS, NAME_GENDER, RELATIONS, Edit, propose_edits
 from nlivis.analysis.parsed import parse_sentences
 from nlivis.analysis.probes import DEFAULT_CASES_PER_TEST, ProbeCase, build_suite, nli_edit_tests
-from nlivis.analysis.self_pairs import self_pair_edits
+from nlivis.analysis.self_pairs import SWITCHED_OFF_GROUPS, self_pair_edits
 from nlivis.analysis.significance import wilson_interval
 from nlivis.data.audit_set import FINGERPRINT_LENGTH, NO_EXPECTATION, TEMPLATE_SOURCE, AuditItem
 
@@ -195,7 +195,9 @@ COUNTERPART_KINDS = tuple(k for k in DEFAULT_KINDS if k != "swap") + ("negation"
 """The kinds a default run makes, and negation (its stratum off by default, as the kind is): the quantifier's
 "a → every" is off by default and no counterpart."""
 COUNTERPARTS_OFF = {COUNTERPART_STRATA[("premise", "contradiction")]: "made by the negation kind, which is off by "
-                    "default (edit_filters.OFF_BY_DEFAULT)"}
+                    "default (edit_filters.OFF_BY_DEFAULT)",
+                    **{COUNTERPART_STRATA[group]: f"augmentation leaves it out: {why}"
+                       for group, why in SWITCHED_OFF_GROUPS.items()}}
 
 
 def counterpart_items(source: str, premise: str, label: str | None) -> list[Drawn]:

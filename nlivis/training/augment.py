@@ -55,7 +55,7 @@ from nlivis.analysis.edit_expectations import LABEL, TASK_LABELS
 from nlivis.analysis.cues import CUES, cue_information, cue_values
 from nlivis.analysis.edits import Edit, normalise_space, propose_edits
 from nlivis.analysis.parsed import parse_sentences
-from nlivis.analysis.self_pairs import SELF_LABEL, self_pair_edits, self_pair_label
+from nlivis.analysis.self_pairs import SELF_LABEL, self_pair_edits, self_pair_label, switched_off_group
 from nlivis.data.records import Pair
 from nlivis.features.cache import file_digest, installed_pipeline_version, texts_digest
 from nlivis.features.dataset import analyse_pairs
@@ -218,13 +218,18 @@ def edit_problem(kind: str, edit: Edit, label: str | None, original_text: str, c
 def _labelled_edits(premise: str, hypothesis: str, label: str, task: str, known: frozenset[str],
                     filtered: Counter) -> list[tuple[str, Edit, str | None]]:
     """(source, edit, label) of every engine edit of the pair and of its premise paired with itself
-    (`analysis.self_pairs`), the label the one logic fixes (None where it fixes none)."""
+    (`analysis.self_pairs`), the label the one logic fixes (None where it fixes none); self-pair label groups
+    below their audit floor (`SWITCHED_OFF_GROUPS`) are left out and counted in `filtered`."""
     engine_kinds = tuple(AUGMENT_KINDS)
     labelled = [({"hypothesis": "h", "premise": "p", "pair": "x"}[edit.side], edit,
                  edit.expected if edit.expectation == LABEL else None)
                 for edit in propose_edits(premise, hypothesis, label, task, engine_kinds, known, filtered)]
-    return labelled + [("s", edit, fixed) for edit, fixed in self_pair_edits(premise, task, engine_kinds, known,
-                                                                                  filtered)]
+    for edit, fixed in self_pair_edits(premise, task, engine_kinds, known, filtered):
+        if switched_off_group(edit, fixed):
+            filtered["self-pair label group switched off (below its audit floor)"] += 1
+        else:
+            labelled.append(("s", edit, fixed))
+    return labelled
 
 
 def candidates_of(index: int, premise: str, hypothesis: str, label: str, task: str, known: frozenset[str],
