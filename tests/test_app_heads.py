@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "checkpoints"
 MODELS = "minilm-snli-small,esan-snli-small"
 TINY = {"pretrained": False, "encoder_layers": 2, "attention_heads": 2, "word_dim": 8, "intermediate_size": 8,
-        "max_positions": 128, "freeze_word_embeddings": False}
+        "max_positions": 128, "freeze_word_embeddings": False, "frozen_layers": 1}
 
 
 @pytest.fixture(scope="module")

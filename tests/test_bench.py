@@ -144,7 +144,7 @@ def test_bench_command_prints_a_table(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(bench, "bench_model", fake_row)
     out = tmp_path / "table.md"
     args = argparse.Namespace(quick=True, device="cpu", out=str(out), models="gcnn,amn", sizes=None, threads=None,
-                              checkpoints=None, skip_app=True)
+                              checkpoints=None, skip_app=True, skip_transformers=True)
     assert bench_cli.run(args) == 0
     assert calls == [("gcnn", "shipped"), ("amn", "shipped")]
     printed = capsys.readouterr().out

@@ -151,8 +151,10 @@ AUGMENTED = "gcnn-snli-small-augmented"
 @pytest.fixture(scope="module")
 def augmented_checkpoint(tmp_path_factory, wordnet) -> Path:
     """A folder holding AUGMENTED: the tiny GCNN config trained for four steps on the app fixture's 12 SNLI pairs
-    with every augmentation kind (each word counts as known: the fixture uses few words often), its candidate
-    edits in the folder's sibling `cache` (so the app makes the edited text again at once)."""
+    with every augmentation kind and every self-pair label group (each word counts as known: the fixture uses few
+    words often), its candidate edits in the folder's sibling `cache` (so the app makes the edited text again at
+    once)."""
+    from nlivis.analysis import self_pairs
     from nlivis.training import augment
     from nlivis.training.config import load_config
     from nlivis.training.request import TrainRequest
@@ -164,6 +166,9 @@ def augmented_checkpoint(tmp_path_factory, wordnet) -> Path:
     config["config_name"] = "gcnn"
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(augment, "MIN_WORD_COUNT", 1)
+        # the self-pair neutral groups are off by default (below their audit floor); without them the cue-balanced
+        # draw finds no stratum holding all three labels among 12 pairs, and this walk needs augmented pairs
+        patch.setattr(self_pairs, "SWITCHED_OFF_GROUPS", {})
         train(TrainRequest(config, "snli-small", APP_DATA, root / "checkpoints" / AUGMENTED, device="cpu",
                            cache_dir=root / "cache", progress=False, max_steps=4, embeddings="random",
                            augment=tuple(augment.AUGMENT_KINDS), augment_ratio=1.0))

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from nlivis.models.families import family_rank
+from nlivis.models.families import SHIPPED_FAMILIES, family_rank
 from nlivis.store.checkpoints import CheckpointInfo, find_checkpoints
 from nlivis.training.run_folder import live_lock
 from nlivis.training.runs import read_run
@@ -72,10 +72,13 @@ def scan_checkpoints(roots: Sequence[Path], scan: ScanRoot = scan_root) -> Found
 
 
 def default_model_names(infos: Sequence[CheckpointInfo]) -> list[str]:
-    """What a new session loads: per model family, its full config (no ablation) trained under snli-small with
-    seed 1 — the five shipped models — in the families' display order (`models.families`). Without any
-    snli-small checkpoint, the full-config checkpoints of the protocol that has most of them."""
-    full = [info for info in infos if info.config_name == info.model and (info.seed in (None, 1))]
+    """What a new session loads: per paper model family (`models.families.SHIPPED_FAMILIES`), its full config
+    (no ablation) trained under snli-small with seed 1 — the five shipped models — in the families' display
+    order. The ESIM baseline and the MiniLM reference load when named (a link, the model picker): a first page
+    stays the papers' five. Without any snli-small checkpoint, the full-config checkpoints of the protocol that
+    has most of them."""
+    full = [info for info in infos if info.config_name == info.model and (info.seed in (None, 1))
+            and info.model in SHIPPED_FAMILIES]
     protocols = [info.protocol for info in full]
     if not protocols:
         return []
