@@ -35,6 +35,12 @@ HANG_GUARD_S = 300.0
 limit: a loaded two-core machine takes tens of seconds, and a server that exits is reported at once."""
 
 
+def require_chromium() -> None:
+    """Exit with one line naming the path when Debian's chromium is missing (every browser bench needs it)."""
+    if not CHROMIUM.is_file():
+        sys.exit(f"needs Debian's chromium at {CHROMIUM}")
+
+
 def free_port() -> int:
     """A loopback port no one listens on now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:

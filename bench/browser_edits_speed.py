@@ -18,12 +18,11 @@ import argparse
 import os
 import re
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from browser import CHROMIUM, DATA, AppServer, chromium
+from browser import DATA, AppServer, chromium, require_chromium
 from browser_speed import TIMEOUT_S, bench_environment
 from harness import ROOT, SHIPPED, add_out_option, publish
 
@@ -74,8 +73,7 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=8, help="new pairs timed after the warm-up pair (default 8)")
     add_out_option(parser)
     args = parser.parse_args()
-    if not CHROMIUM.is_file():
-        sys.exit(f"needs Debian's chromium at {CHROMIUM}")
+    require_chromium()
     rows = ROWS[:args.pairs + 1]
     scratch = Path(tempfile.mkdtemp(prefix="nlivis-browser-edits-"))
     env = bench_environment(ROOT / "checkpoints", scratch)

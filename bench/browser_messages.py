@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import tempfile
 from pathlib import Path
 
-from browser import CHROMIUM, AppServer, chromium
+from browser import AppServer, chromium, require_chromium
 from browser_speed import (FLOOR_APP, RECORDER, SETTLED, TIMEOUT_S, VIEWPORT, bench_environment, page_url,
                            write_floor_app)
 from harness import ROOT, add_out_option, command_line, load_average, publish
@@ -130,8 +129,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="warm visits per page, medians reported (default 3)")
     add_out_option(parser)
     args = parser.parse_args()
-    if not CHROMIUM.is_file():
-        sys.exit(f"needs Debian's chromium at {CHROMIUM}")
+    require_chromium()
     scratch = Path(tempfile.mkdtemp(prefix="nlivis-browser-messages-"))
     env = bench_environment(ROOT / "checkpoints", scratch)
     floor_root = write_floor_app(scratch / "floor")

@@ -38,7 +38,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from browser import CHROMIUM, AppServer, app_environment, chromium
+from browser import AppServer, app_environment, chromium, require_chromium
 from harness import ROOT, SHIPPED, add_out_option, command_line, publish
 
 from nlivis.app import paths
@@ -506,8 +506,7 @@ def main() -> None:
                              "with the floor (e.g. `git archive <commit> | tar -x -C /tmp/before`)")
     add_out_option(parser)
     args = parser.parse_args()
-    if not CHROMIUM.is_file():
-        sys.exit(f"needs Debian's chromium at {CHROMIUM}")
+    require_chromium()
     scratch = Path(tempfile.mkdtemp(prefix="nlivis-browser-speed-"))
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=args.app_root, capture_output=True,
                             text=True).stdout.strip() or str(args.app_root)

@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from browser import CHROMIUM, AppServer, chromium
+from browser import AppServer, chromium, require_chromium
 from browser_speed import VIEWPORT, bench_environment, visit
 from harness import ROOT, add_out_option, publish
 
@@ -84,8 +84,7 @@ def main() -> None:
     parser.add_argument("--warm", type=int, default=3, help="warm visits of the page, median reported (default 3)")
     add_out_option(parser)
     args = parser.parse_args()
-    if not CHROMIUM.is_file():
-        sys.exit(f"needs Debian's chromium at {CHROMIUM}")
+    require_chromium()
     from plotly.offline import get_plotlyjs_version
 
     scratch = Path(tempfile.mkdtemp(prefix="nlivis-datamap-draw-"))

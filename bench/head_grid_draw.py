@@ -22,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from browser import CHROMIUM, AppServer, app_environment, chromium
+from browser import AppServer, app_environment, chromium, require_chromium
 from browser_speed import FIGURES, RECORDER, SETTLED, after_click
 from harness import ROOT, add_out_option, command_line, load_average, publish
 
@@ -127,8 +127,7 @@ def main() -> None:
     parser.add_argument("--screenshot", type=Path, default=None)
     add_out_option(parser)
     args = parser.parse_args()
-    if not CHROMIUM.is_file():
-        sys.exit(f"needs Debian's chromium at {CHROMIUM}")
+    require_chromium()
     scratch = Path(tempfile.mkdtemp(prefix="nlivis-head-grid-"))
     env = {**app_environment([args.checkpoints.resolve(), ROOT / "checkpoints"], scratch / "runs"), "OMP_NUM_THREADS": "1"}
     query = f"split=snli_dev&pair={args.pair}&models={args.minilm},{args.other}"
