@@ -24,8 +24,11 @@ from collections import Counter, defaultdict
 from difflib import SequenceMatcher
 from typing import Iterable, Mapping, Sequence
 
-NEGATION_WORDS = frozenset({"not", "no", "never", "nobody", "nothing", "none", "neither", "nor", "nowhere",
-                            "noone", "cannot"})
+from nlivis.analysis.tag_rules import NEGATIVE_WORDS
+
+NEGATION_WORDS = NEGATIVE_WORDS | frozenset({"noone"})
+"""The tag rules' negative words (one list: 'not', n't, 'no', 'never', 'nobody' …) and the one-word spelling
+'noone' the polarity code also reads."""
 WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|n't")
 CHANGED_BUCKETS = ("0", "1", "2", "3", "4+")
 NEGATION_SIDES = ("none", "premise", "hypothesis", "both")
