@@ -11,7 +11,7 @@ import json
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 import torch
 from torch import nn
@@ -136,23 +136,17 @@ def _check_finite_weights(folder: Path, tensors: Mapping[str, torch.Tensor], wha
                                       "the weights are corrupt (retrain or restore the folder)")
 
 
-def _external_rows(folder: Path, model) -> torch.Tensor:
-    """The word rows a checkpoint left out because a fetched file holds them (MiniLM's word pieces)."""
+T = TypeVar("T")
+
+
+def _read_fetched(folder: Path, model, what: str, read: Callable[[], T]) -> T:
+    """`read()`: tensors a checkpoint left out because a fetched file holds them (MiniLM's word pieces, its frozen
+    lower layers); a model that cannot read that file here is a `CheckpointError` naming `what` was left out."""
     try:
-        return model.external_word_rows()
+        return read()
     except (AttributeError, InputError) as error:
-        raise CheckpointError(folder, f"config.json says the word rows come from a fetched file, which {model.name} "
+        raise CheckpointError(folder, f"config.json says {what} come from a fetched file, which {model.name} "
                                       f"cannot read here: {error}") from error
-
-
-def _fetched_state(folder: Path, model, keys: list) -> dict[str, torch.Tensor]:
-    """The tensors a checkpoint left out because fine-tuning kept them as a fetched file holds them (MiniLM's
-    frozen lower layers, `weights.fetched_keys` in config.json)."""
-    try:
-        return model.fetched_state([str(key) for key in keys])
-    except (AttributeError, InputError) as error:
-        raise CheckpointError(folder, f"config.json says {len(keys)} tensors (the frozen layers) come from a fetched "
-                                      f"file, which {model.name} cannot read here: {error}") from error
 
 
 def load_checkpoint(folder: str | Path, device: str | torch.device = "cpu") -> LoadedCheckpoint:
@@ -198,10 +192,12 @@ def load_checkpoint(folder: str | Path, device: str | torch.device = "cpu") -> L
         _check_finite_weights(folder, rows, f"shared embedding file {shared_path}")
         stored = {**stored, key: rows[EMBEDDING_TENSOR]}
     elif embeddings.get("external"):
-        stored = {**stored, str(embeddings.get("state_key", "")): _external_rows(folder, model)}
+        stored = {**stored, str(embeddings.get("state_key", "")): _read_fetched(folder, model, "the word rows",
+                                                                                  lambda: model.external_word_rows())}
     fetched_keys = config.get("weights", {}).get("fetched_keys", [])
     if fetched_keys:
-        stored = {**stored, **_fetched_state(folder, model, fetched_keys)}
+        stored = {**stored, **_read_fetched(folder, model, f"{len(fetched_keys)} tensors (the frozen layers)",
+                                            lambda: model.fetched_state([str(key) for key in fetched_keys]))}
     _check_finite_weights(folder, stored, "model.safetensors")
     _check_state_matches(folder, expected, stored)
     model.load_state_dict({k: v.to(expected[k].dtype) for k, v in stored.items()}, strict=True)
