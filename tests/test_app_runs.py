@@ -148,13 +148,14 @@ def test_home_says_when_nlivis_data_does_not_exist(monkeypatch, tmp_path, checkp
     assert (f"using {shared} instead" if shared.is_dir() else "no data folder is used") in warning
 
 
-def test_shipped_streamlit_config_listens_on_localhost_without_telemetry_or_deploy_button():
+def test_shipped_streamlit_config_listens_on_localhost_without_telemetry_deploy_button_or_forced_collection():
     import tomllib
 
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
     assert config["server"]["address"] == "localhost"
     assert config["browser"]["gatherUsageStats"] is False
     assert config["client"]["toolbarMode"] == "viewer"
+    assert config["runner"]["postScriptGC"] is False  # a full gc.collect(2) after every run: ~0.4 s of each click
 
 
 def test_what_a_run_leaves_in_the_checkout_is_ignored_by_git(tmp_path):

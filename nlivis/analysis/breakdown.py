@@ -166,14 +166,20 @@ def accuracy_by_genre(predictions: Predictions | Mapping[str, Predictions], genr
 def confusion_matrix(predictions: Predictions, labels: Sequence[str] = NLI_LABELS) -> pd.DataFrame:
     """Counts with gold labels as rows and predicted labels as columns (in `labels` order)."""
     frame = labelled(predictions)
-    unknown = (set(frame["gold"]) | set(frame["predicted"])) - set(labels)
+    gold, predicted = _label_codes(frame["gold"], labels), _label_codes(frame["predicted"], labels)
+    unknown = set(frame["gold"][gold < 0]) | set(frame["predicted"][predicted < 0])
     if unknown:
-        raise ValueError(f"labels {sorted(unknown)} are not among {list(labels)}")
-    position = {label: i for i, label in enumerate(labels)}
+        raise ValueError(f"labels {sorted(map(str, unknown))} are not among {list(labels)}")
     counts = np.zeros((len(labels), len(labels)), dtype=int)  # np.add.at: a tenth of pd.crosstab's time
-    np.add.at(counts, (frame["gold"].map(position).to_numpy(dtype=int), frame["predicted"].map(position).to_numpy(dtype=int)), 1)
+    np.add.at(counts, (gold, predicted), 1)
     return pd.DataFrame(counts, index=pd.Index(list(labels), name="gold"),
                         columns=pd.Index(list(labels), name="predicted"))
+
+
+def _label_codes(column: pd.Series, labels: Sequence[str]) -> np.ndarray:
+    """Each value's position in `labels`, -1 for a value not among them. Through a categorical, vectorised:
+    `Series.map` over Arrow-backed strings walks the values in Python (a second per Error analysis run, py-spy)."""
+    return pd.Categorical(column.to_numpy(dtype=object), categories=list(labels)).codes.astype(int)
 
 
 def per_label_scores(predictions: Predictions, labels: Sequence[str] = NLI_LABELS) -> pd.DataFrame:

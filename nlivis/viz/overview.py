@@ -186,12 +186,12 @@ def overview_grid(readings: Sequence[ModelReading], title: str = "all loaded mod
         figure.update_layout({colour: axis})
         if note:
             notes.append({MEMORY_PREMISE: "premise memory keys: ", MEMORY_HYPOTHESIS: "hypothesis memory keys: "}.get(colour, "") + note)
+    domains = [a.get("domain", [0, 1]) for name, a in figure.layout.to_plotly_json().items() if name.startswith("xaxis")]
     for annotation in figure.layout.annotations:  # subplot titles start at their panel's left edge
         if annotation.text and annotation.xref == "paper":
-            axis = next((a for name, a in figure.layout.to_plotly_json().items() if name.startswith("xaxis")
-                         and abs(sum(a.get("domain", [0, 1])) / 2 - annotation.x) < 1e-6), None)
-            if axis is not None:
-                annotation.update(x=axis["domain"][0], xanchor="left", font={"size": 12}, align="left")
+            domain = next((d for d in domains if abs(sum(d) / 2 - annotation.x) < 1e-6), None)
+            if domain is not None:
+                annotation.update(x=domain[0], xanchor="left", font={"size": 12}, align="left")
     top = 80 + 22 * len(notes)  # a line per note: side by side they ran past the figure's right edge
     # the bottom margin holds the last row's rotated token labels, as `gap` does between rows
     height = top + plot_pixels + gap
