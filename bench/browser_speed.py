@@ -70,6 +70,12 @@ RECORDER = """
 """Installed in every tab before the page loads: records each change of Streamlit's script state and when each
 plotly chart first has its SVG, in ms since the navigation started."""
 
+CHART_HOLDERS = "'[class*=\"st-key-chart_\"]'"
+"""Every chart the app shows is keyed `chart_<key>` (components/figures.show), and Streamlit puts that key on the
+chart's element container at once, while `stPlotlyChart` itself appears only when Streamlit's lazily loaded plotly
+component has mounted — in a new tab that can be more than a second after the run ended. Waiting on the holders
+keeps a visit from counting as drawn before its charts exist (warm visits reported 0 figures otherwise)."""
+
 SETTLED = """
 () => {
   const app = document.querySelector('[data-testid="stApp"]');
@@ -78,10 +84,9 @@ SETTLED = """
   const last = states[states.length - 1];
   if (!last || last[1] !== 'notRunning' || !states.some(s => s[1] === 'running')) return false;
   if (performance.now() - last[0] < 1000) return false;  // a rerun (a switch_page, a fragment) may follow
-  const charts = document.querySelectorAll('[data-testid="stPlotlyChart"]');
-  return [...charts].every(c => c.querySelector('.main-svg'));
+  return [...document.querySelectorAll(CHART_HOLDERS)].every(c => c.querySelector('.main-svg'));
 }
-"""
+""".replace("CHART_HOLDERS", CHART_HOLDERS)
 
 SETTLED_AFTER = """
 (since) => {
@@ -91,9 +96,9 @@ SETTLED_AFTER = """
   const last = states[states.length - 1];
   if (!last || last[1] !== 'notRunning' || !states.some(s => s[0] >= since && s[1] === 'running')) return false;
   if (performance.now() - last[0] < 1000) return false;
-  return [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].every(c => c.querySelector('.main-svg'));
+  return [...document.querySelectorAll(CHART_HOLDERS)].every(c => c.querySelector('.main-svg'));
 }
-"""
+""".replace("CHART_HOLDERS", CHART_HOLDERS)
 """After a click at `since` (ms): a run started after it has ended, nothing ran for a second, every chart drew."""
 
 ERROR_TABS = ("Accuracy and confusions", "Every error", "By annotation tag (Table 7)", "Challenge set")
