@@ -33,6 +33,10 @@ ADDED_NOTE = (f"{ADDED_MARK} a report split the protocol gained after training (
               "sets), recorded with the same weights by `python scripts/report_added_splits.py`.\n")
 
 
+STOPPED_EARLY = 1e-3
+"""Epochs a complete run may fall short of its --epochs by (rounding) before its steps are read as --max-steps."""
+
+
 def reproduce_command(config: dict, out_name: str) -> str:
     """The `python -m nlivis train` line that produced a checkpoint, from what it recorded."""
     epochs = config.get("training", {}).get("epochs")
@@ -45,6 +49,8 @@ def reproduce_command(config: dict, out_name: str) -> str:
              f"--seed {config['seed']}"]
     if epochs is not None and epochs != source_epochs:
         parts.append(f"--epochs {epochs:g}")
+    if epochs is not None and "steps" in config and config.get("epochs", epochs) < epochs - STOPPED_EARLY:
+        parts.append(f"--max-steps {config['steps']}")  # a finished run short of its epochs was cut by --max-steps
     if augmentation := config.get("augmentation"):
         parts.append(f"--augment {','.join(augmentation['kinds'])} --augment-ratio {augmentation['ratio']:g}")
     parts.append(f"--out checkpoints/{out_name}")

@@ -44,12 +44,14 @@ def test_every_kind_and_test_meets_its_floors(audit_record, section, by):
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("section, by", [("edits", "by_kind"), ("probes", "by_test")])
-def test_the_floors_are_applied_where_thirty_are_judged(audit_record, section, by):
-    """The set is big enough to mean something: at least 400 edits and 300 probe cases judged, and every
-    stratum with 30 drawn items judged on all of them."""
+@pytest.mark.parametrize("section, by, minimum", [("edits", "by_kind", 400), ("probes", "by_test", 300),
+                                                 ("counterparts", "by_stratum", 90)])
+def test_the_floors_are_applied_where_thirty_are_judged(audit_record, section, by, minimum):
+    """The set is big enough to mean something: at least 400 edits, 300 probe cases and 90 counterparts
+    judged, and every stratum with 30 drawn items judged on all of them (so each counterpart stratum is held to
+    its floors: `analysis.audit.COUNTERPARTS_PER_STRATUM`)."""
     found = audit_record[section]
-    assert found["with_switched_off"]["judged"] >= (400 if section == "edits" else 300)
+    assert found["with_switched_off"]["judged"] >= minimum
     assert all(tally["judged"] >= 30 for tally in found[by].values() if tally["drawn"] >= 30)
 
 

@@ -88,3 +88,14 @@ def test_results_table_cites_the_augmentation_of_an_augmented_run():
     assert "--epochs 4 --augment antonym,negation --augment-ratio 0.5 --out checkpoints/esan-snli-small-augmented" in command
     del config["augmentation"]
     assert "--augment" not in table.reproduce_command(config, "esan-snli-small")
+
+
+def test_results_table_cites_the_step_budget_of_a_run_cut_short_by_max_steps():
+    """A compute-matched pair stops both runs at the same step, before their epochs: the command says so."""
+    table = script("results_table")
+    config = {"config_name": "amn", "size": "shipped", "dataset": {"protocol": "snli-small"},
+              "embeddings": {"source": "minilm"}, "seed": 1, "training": {"epochs": 12.0}, "epochs": 5.3896,
+              "steps": 830}
+    assert "--epochs 12 --max-steps 830 --out" in table.reproduce_command(config, "amn-snli-small-matched")
+    config.update(epochs=12.0, steps=1848)
+    assert "--max-steps" not in table.reproduce_command(config, "amn-snli-small-e12")

@@ -40,7 +40,9 @@ from nlivis.data.audit_set import FINGERPRINT_LENGTH, NO_EXPECTATION, TEMPLATE_S
 
 AUDIT_SEED = 28
 EDITS_PER_STRATUM = 36
-COUNTERPARTS_PER_STRATUM = 20
+COUNTERPARTS_PER_STRATUM = 36
+"""As many as an edit kind's (`EDITS_PER_STRATUM`): at least `FLOOR_MIN_CASES`, so that the floors apply to every
+counterpart stratum (20 each, the first audit's size, were judged but held to no floor)."""
 CASES_PER_TEST = 30
 PROBE_SUITE_SEED = 1
 """The probe command's default seed: the template cases audited are those `probe` runs."""

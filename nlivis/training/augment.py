@@ -86,7 +86,7 @@ split."""
 SOURCES = {"h": "the pair's hypothesis edited", "p": "the pair's premise edited", "x": "the pair swapped",
            "s": "the premise paired with itself, its copy edited"}
 ENGINE_MODULES = ("edits.py", "edit_filters.py", "edit_expectations.py", "word_replacements.py", "monotonicity.py",
-                  "lexicons.py", "inflection.py", "parsed.py")
+                  "lexicons.py", "inflection.py", "parsed.py", "self_pairs.py", "near_synonyms.py")
 POOL_FORMAT = "nlivis-augmentation-pool-2"
 CHUNK = 256
 """Training pairs parsed together (spaCy's batch) while the candidates are made."""
