@@ -1,11 +1,12 @@
 """The app in a real browser: `streamlit run app.py` as a subprocess, Debian's Chromium driven by Playwright.
 
-Opens every page at 1600 px width with no exception or error box, saves its screenshot to docs/screenshots/ (linked
-from the README), checks that a freshly launched server opens each page from its link through the router, and that
-a link carrying Markdown makes the browser fetch nothing. Holds the helpers every browser test drives a tab with
-(settling on Streamlit's script runs, clicks on a table line or a chart point, Back and the view it restores): the
-diagnosis walks are in tests/test_browser_walks.py, the Train page's run in tests/test_browser_train.py, one file a
-theme so the two xdist workers share them out. The app and the browser are the session's (`app_url` and
+Walks what a researcher does — from a number to its pairs to why — and asserts no exception or error box on any
+page and the same view after each Back: Error analysis → a confusion cell → a pair → Attribution → Gates → DIIN →
+Back → Back; a Table 7 cell, a projection point and a challenge-set category each → their pair → Back. Opens every
+page at 1600 px width and saves its screenshot to docs/screenshots/ (linked from the README), and checks that a
+link carrying Markdown makes the browser fetch nothing. The walks come after the every-page visit in this file, so
+they find its results in the server's caches. The Train page's run is in tests/test_browser_train.py, a file of its
+own that the other xdist worker can take. The app and the browser are the session's (`app_url` and
 `chromium_browser` in tests/conftest.py, shared by every browser module). Needs the shipped checkpoints and
 ../shared/data (skips with the reason otherwise); never downloads a browser.
 """
@@ -36,6 +37,7 @@ PAGE_SECONDS = 300
 machine, the first page after launch, tagging a split all take tens of seconds)."""
 VIEWPORT = {"width": 1600, "height": 1600}
 HOSTILE_HOST = "nlivis-fetch-test.invalid"
+CHALLENGE = ROOT / "tests" / "fixtures" / "challenge" / "anli_like.csv"
 
 
 STILL = """document.addEventListener('DOMContentLoaded', () => {
@@ -331,6 +333,97 @@ def test_every_page_opens_clean_at_1600_px_with_its_screenshot(app_url, page):
     assert sidebar_entries(page) == [entry.title for entry in paths.PAGES], "the router's sidebar, not Streamlit's pages/ listing"
 
 
+# ---------------------------------------------------------------- the diagnosis path
+
+def test_confusion_cell_to_pair_to_attribution_gates_diin_and_back(app_url, page):
+    """Error analysis → a confusion cell → a pair (a click on a cell of its line) → Next → Attribution → Gates → DIIN
+    → the sidebar's Error analysis, on a split pair, then Back step by step to the view first opened: one Back per
+    step, each showing the view that step showed."""
+    open_url(page, f"{app_url}/Error_analysis?models={MODELS}", "Error analysis")
+    opened_view = view(page)
+    cells = page.locator(".st-key-chart_confusion_3 .js-plotly-plot").first.evaluate(
+        "gd => gd._fullData[1].customdata.map(c => [c[0], c[1], c[2]])")
+    index, (gold, predicted, count) = next((i, c) for i, c in enumerate(cells) if c[0] != c[1] and c[2] > 1)
+    click_plotly_point(page, "confusion_3", 1, index)  # ESAN's matrix
+    page.wait_for_selector(".st-key-errors_cell_pairs_table", timeout=PAGE_SECONDS * 1000)
+    settle(page)
+    assert_clean(page, "Error analysis, cell listed")
+    cell_view = view(page)
+    assert f"esan-snli-small: gold {gold}, predicted {predicted}" in cell_view[2]
+
+    click_table_line(page, "errors_cell_pairs_table", 0)
+    params = landed(page, "Pair explorer", "the cell's first pair")
+    assert params["split"] == "snli_dev" and params["from.via"] == "cell" and params["from.gold"] == gold
+    assert page.get_by_text(f"pair 1 of {count:,}").count() >= 1
+    first_pair_view = view(page)
+    page.locator(".st-key-explorer_list_next button").click()  # Next steps through the cell, in its order
+    page.wait_for_function("t => document.body.innerText.includes(t)", arg=f"pair 2 of {count:,}",
+                           timeout=PAGE_SECONDS * 1000)
+    page.wait_for_function("old => !location.search.includes('&pair=' + old + '&')", arg=params["pair"],
+                           timeout=PAGE_SECONDS * 1000)
+    settle(page)
+    assert_clean(page, "the cell's second pair")
+    second_pair_view = view(page)
+
+    follow_link(page, "This pair in Attribution", "Attribution")
+    attribution_view = view(page)
+    follow_link(page, "This pair in Gates", "Gates")
+    gates_view = view(page)
+    follow_link(page, "This pair in DIIN interaction space", "DIIN")
+    assert page.locator("g.heatmaplayer g.hm").count() >= 1
+    diin_view = view(page)
+    page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] a', has_text="Error analysis").click()
+    assert landed(page, "Error analysis", "the sidebar's Error analysis")["models"] == MODELS
+    assert view(page)[2] == cell_view[2], "the sidebar returns to the page's last view"
+    go_back(page, diin_view, "Back to DIIN")
+    go_back(page, gates_view, "Back to Gates")
+    go_back(page, attribution_view, "Back to Attribution")
+    go_back(page, second_pair_view, "Back to the cell's second pair")
+    go_back(page, first_pair_view, "Back to the cell's first pair")
+    go_back(page, cell_view, "Back to the cell's list")
+    go_back(page, opened_view, "Back to the page before the cell")
+
+
+def test_projection_and_challenge_pairs_open_and_come_back(app_url, page):
+    # a projection point → its pair → Back
+    open_url(page, f"{app_url}/Projection?models={MODELS}&method=pca&colour=gold", "Projection")
+    projection_view = view(page)
+    click_plotly_point(page, "projection", 0, 0)
+    params = landed(page, "Pair explorer", "a projection point")
+    assert params["from"] == "projection" and params["from.colour"] == "gold"
+    go_back(page, projection_view, "Back to the projection")
+
+    # a challenge-set category → a pair → Back (evaluated into the writable copy of gcnn-snli-small)
+    open_url(page, f"{app_url}/Error_analysis?models=gcnn-snli-small&tab=Challenge+set"
+                   f"&challenge_mode=a+path+on+this+machine&challenge_path={CHALLENGE}", "Challenge set")
+    if page.get_by_role("button", name="Evaluate 1 model(s) on this file").count():
+        before = requested(page)
+        page.get_by_role("button", name="Evaluate 1 model(s) on this file").click()
+        settle(page, before)
+    page.wait_for_selector(".st-key-errors_challenge_pairs_table", timeout=PAGE_SECONDS * 1000)
+    before = requested(page)
+    page.reload()  # the page as it is once the evaluation is stored (offered as an earlier one, no Evaluate button)
+    settle(page, before)
+    page.wait_for_selector(".st-key-errors_challenge_pairs_table", timeout=PAGE_SECONDS * 1000)
+    challenge_view = view(page)
+    click_table_line(page, "errors_challenge_pairs_table", 0)
+    params = landed(page, "Pair explorer", "a challenge pair")
+    assert params["from"] == "challenge" and params.get("gold")
+    go_back(page, challenge_view, "Back to the challenge set")
+
+
+def test_a_table7_pair_opens_and_back_returns_to_table7(app_url, page):
+    # a Table 7 cell (mnli-small on MultiNLI dev, gold tags) → its pairs → a pair → Back
+    open_url(page, f"{app_url}/Error_analysis?models=gcnn-mnli-small&tab=By+annotation+tag+%28Table+7%29", "Table 7")
+    page.wait_for_selector(".st-key-errors_t7_pairs_table", timeout=PAGE_SECONDS * 1000)
+    table7_view = view(page)
+    click_table_line(page, "errors_t7_pairs_table", 0)
+    params = landed(page, "Pair explorer", "a Table 7 pair")
+    assert params["split"] == "mnli_dev_matched" and params["from.via"] == "table7" and params["from.tags"] == "gold"
+    assert page.get_by_text("(gold)").count() >= 1, "the pair's gold tags are shown, marked"
+    go_back(page, table7_view, "Back to Table 7")
+
+
 def test_a_link_carrying_markdown_makes_the_browser_fetch_nothing(app_url, page):
     hostile = f"![x](http://{HOSTILE_HOST}/x.png)"
     for path in (f"Error_analysis?models=gcnn-snli-small&split={hostile}",
@@ -340,3 +433,4 @@ def test_a_link_carrying_markdown_makes_the_browser_fetch_nothing(app_url, page)
         assert page.get_by_text("in the link").count() + page.get_by_text("x.png").count() >= 1  # said as text
     assert not [url for url in page.requested if urlparse(url).hostname == HOSTILE_HOST]  # (the page's own URL names it)
     assert page.locator(f"img[src*='{HOSTILE_HOST}']").count() == 0 and page.locator(f"a[href*='{HOSTILE_HOST}']").count() == 0
+
