@@ -41,14 +41,43 @@ def pytest_unconfigure(config) -> None:
         shutil.rmtree(NUMBA_CACHE_CREATED, ignore_errors=True)
 
 
+BROWSER_TESTS = "test_browser"
+"""The name every browser test module starts with (tests/test_browser*.py): they share the session's Streamlit server
+and chromium (`app_url`, `chromium_browser` below)."""
+BROWSER_UNIT = f"tests/{BROWSER_TESTS}*.py"
+
+
+def is_browser_test(path: str | Path) -> bool:
+    return Path(path).name.startswith(BROWSER_TESTS)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Files holding a `slow` test run first, the others after them (each group in collection order). pytest.ini
-    hands each file whole to the next free xdist worker in this order (`--dist loadfile --no-loadscope-reorder`):
-    xdist's own order, most tests first, left the files of a few minute-long tests (the browser walks, the README
-    session) for last, where one worker ran them alone while the other waited; now the long files start early and
-    the many short ones fill the end."""
+    """The browser test files run first, then the other files holding a `slow` test, then the rest (each group in
+    collection order). pytest.ini hands each file whole to the next free xdist worker in this order (`--dist loadfile
+    --no-loadscope-reorder`), and the browser files as one unit (`pytest_xdist_make_scheduler`): xdist's own order,
+    most tests first, left the files of a few minute-long tests (the browser walks, the README session) for last, where
+    one worker ran them alone while the other waited; now the long ones start early and the many short ones fill the
+    end."""
     slow_files = {item.path for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.path not in slow_files)
+    items.sort(key=lambda item: (item.path not in slow_files, not is_browser_test(item.path)))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """xdist's loadfile scheduling, with every browser test file in one unit, run by one worker: one Streamlit server
+    and one chromium for all of them, which finds in its caches what the earlier walks computed (the models loaded,
+    Error analysis of the five shipped models), instead of one of each per worker, each computing it again. On a
+    server of their own, the diagnosis walks took about 50 CPU s more than after the every-page visit."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class BrowserFilesTogether(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            scope = super()._split_scope(nodeid)
+            return BROWSER_UNIT if is_browser_test(scope) else scope
+
+    return BrowserFilesTogether(config, log)
 
 
 @pytest.fixture

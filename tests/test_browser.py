@@ -4,7 +4,9 @@ Walks what a researcher does — from a number to its pairs to why — and asser
 page and the same view after each Back: Error analysis → a confusion cell → a pair → Attribution → Gates → DIIN →
 Back → Back; a Table 7 cell, a projection point and a challenge-set category each → their pair → Back. Opens every
 page at 1600 px width and saves its screenshot to docs/screenshots/ (linked from the README), and checks that a
-link carrying Markdown makes the browser fetch nothing. The app and the browser are the session's (`app_url` and
+link carrying Markdown makes the browser fetch nothing. The walks come after the every-page visit in this file, so
+they find its results in the server's caches. The Train page's run is in tests/test_browser_train.py, a file of its
+own that the other xdist worker can take. The app and the browser are the session's (`app_url` and
 `chromium_browser` in tests/conftest.py, shared by every browser module). Needs the shipped checkpoints and
 ../shared/data (skips with the reason otherwise); never downloads a browser.
 """
@@ -432,61 +434,3 @@ def test_a_link_carrying_markdown_makes_the_browser_fetch_nothing(app_url, page)
     assert not [url for url in page.requested if urlparse(url).hostname == HOSTILE_HOST]  # (the page's own URL names it)
     assert page.locator(f"img[src*='{HOSTILE_HOST}']").count() == 0 and page.locator(f"a[href*='{HOSTILE_HOST}']").count() == 0
 
-
-# ---------------------------------------------------------------- the Train page talks
-
-def choose_option(page, key: str, option: str) -> None:
-    """Pick `option` in the selectbox with key `key`."""
-    page.locator(f".st-key-{key} input").first.click()
-    before = requested(page)
-    page.get_by_role("option", name=option, exact=True).first.click()
-    settle(page, before)
-
-
-def test_a_tiny_run_says_its_phase_and_step_then_finished_and_offers_the_next_name(app_url, page):
-    """Train page, tiny settings (random word vectors, 3 steps): the page shows the worker's own phase and step from
-    its progress file, "Finished" at the end, and the next free run name, with which Start works again. Waits on the
-    progress file's events, never on a clock."""
-    from tests.fixtures.waiting import wait_for
-    from nlivis.training import runs as training_runs
-
-    open_url(page, f"{app_url}/Train", "Train")
-    page.wait_for_selector(".st-key-train_start button", timeout=PAGE_SECONDS * 1000)  # after torch names the device
-    settle(page)
-    text = page.locator('[data-testid="stMain"]').inner_text()
-    runs = Path(re.search(r"under (\S+) \(your runs folder", text)[1])
-    choose_option(page, "train_embeddings", "random")
-    steps = page.locator(".st-key-train_max_steps input").first
-    before = requested(page)
-    steps.fill("3")
-    steps.press("Enter")
-    settle(page, before)
-    name = page.locator(".st-key-train_name_gcnn_snli-small_1 input").first.input_value()
-    out = runs / name
-    page.locator(".st-key-train_start button").first.click()
-    wait_for(lambda: training_runs.read_run(out) is not None, lambda: True, "the run was recorded")
-    alive = lambda: training_runs.read_run(out).running  # noqa: E731
-    wait_for(lambda: training_runs.run_progress(out) is not None, alive, "its progress file said what it does")
-    page.wait_for_function("() => /status\\s*running · (reading|training|evaluating|saving)/.test(document.body.innerText)",
-                           timeout=PAGE_SECONDS * 1000)  # the phase, from the file, while it runs (a hang guard)
-    wait_for(lambda: (training_runs.run_progress(out).step or 0) >= 1, alive, "it made a step")
-    page.wait_for_function("() => /step \\d of 3|status\\s*running · (evaluating|saving)|Finished/.test(document.body.innerText)",
-                           timeout=PAGE_SECONDS * 1000)
-    page.locator(".st-key-train_start").scroll_into_view_if_needed()
-    wait_for(lambda: training_runs.run_progress(out).phase == "finished", alive, "it finished")
-    page.wait_for_function("() => document.body.innerText.includes('Finished at')", timeout=PAGE_SECONDS * 1000)
-    settle(page)
-    assert_clean(page, "Train, finished")
-    page.get_by_text("Runs", exact=True).first.scroll_into_view_if_needed()
-    page.mouse.move(0, 0)
-    page.screenshot(path=str(SCREENSHOTS / "train_run.png"))
-    offered = page.locator(".st-key-train_name_gcnn_snli-small_1 input").first.input_value()
-    assert offered != name and offered.startswith("gcnn-snli-small"), "the next free name is offered"
-    assert page.locator(".st-key-train_start button").first.is_enabled()
-    page.locator(".st-key-train_start button").first.click()
-    second = runs / offered
-    wait_for(lambda: training_runs.read_run(second) is not None, lambda: True, "the second run was recorded")
-    run = training_runs.read_run(second)
-    assert run.running or training_runs.run_status(run) != "failed", "the second Start with the offered name runs"
-    training_runs.request_stop(run)
-    wait_for(lambda: not training_runs.read_run(second).running, lambda: True, "the second run ended")
