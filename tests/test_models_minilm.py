@@ -249,6 +249,39 @@ def test_kept_frozen_outputs_give_the_logits_of_a_full_pass_whatever_the_batch()
     assert model.frozen_outputs is None
 
 
+@needs_minilm
+def test_a_training_step_reuses_kept_frozen_outputs_and_still_tunes_the_top_layers():
+    """A training step inside `reusing_frozen_outputs` keeps the frozen part's output of its pairs; the next
+    epoch's step on them reads it back (no frozen pass: the kept rows are not added to), gives the logits of a
+    full pass and the same gradients on the tuned layers, and leaves the frozen layers without any."""
+    model = build({"name": "minilm", "num_classes": 3, "frozen_layers": 4, "dropout": 0.0})
+    model.load_word_vectors(torch.zeros(0))
+    batch = random_batch([4, 2], [3, 5], 30, 20, seed=4)
+    generator = torch.Generator().manual_seed(5)
+    for side in ("premise_pieces", "hypothesis_pieces"):
+        pieces = getattr(batch, side)
+        pieces[..., 0] = torch.randint(1000, 30000, pieces.shape[:2], generator=generator)
+        pieces[..., 1:] = 0
+    model.train()
+
+    def step() -> tuple[torch.Tensor, torch.Tensor]:
+        model.zero_grad(set_to_none=True)
+        logits = model(batch)
+        logits.sum().backward()
+        return logits.detach(), model.layers[4].query.weight.grad.clone()
+
+    full, full_gradient = step()
+    with model.reusing_frozen_outputs():
+        step()
+        kept = dict(model.frozen_outputs.rows)
+        model.frozen_outputs.store = None  # a second frozen pass would try to store and fail
+        again, again_gradient = step()
+        assert len(kept) == 2 and model.frozen_outputs.rows == kept
+    torch.testing.assert_close(again, full, atol=1e-5, rtol=1e-4)
+    torch.testing.assert_close(again_gradient, full_gradient, atol=1e-5, rtol=1e-4)
+    assert all(p.grad is None for p in model.layers[3].parameters())
+
+
 @pytest.mark.slow
 @needs_minilm
 def test_a_trained_checkpoint_leaves_the_fetched_rows_out_and_loads_them_back(tmp_path, monkeypatch):

@@ -18,7 +18,8 @@ stores only what fine-tuning changed (`fetched_state_keys`), which keeps a shipp
 
 While training, the frozen part runs as at inference: without autograd and without dropout (`frozen_part`), a
 fixed feature extractor under the tuned layers, so a step costs little more than the tuned layers' forward and
-backward. Outside training (attribution, integrated gradients) gradients flow through every layer.
+backward, and from the second epoch on not even the frozen part's forward (`FrozenOutputs` keeps its output of
+each pair). Outside training (attribution, integrated gradients) gradients flow through every layer.
 """
 from __future__ import annotations
 
@@ -59,9 +60,9 @@ RENAMES = ((r"^embeddings\.word_embeddings\.", "embeddings.word_embedding."),
 """Hugging Face BERT's tensor names in `model.safetensors` → this module's (the pooler is not used)."""
 LAYER_NORM_EPS = 1e-12
 """BERT's LayerNorm epsilon."""
-FROZEN_OUTPUTS_BYTES = 1 << 30
+FROZEN_OUTPUTS_BYTES = 2 << 30
 """The most the frozen part's kept outputs may take while a training run reuses them (`reusing_frozen_outputs`;
-SNLI dev's 9,842 pairs take about 0.6 GB)."""
+snli-small's 9,824 training and 9,842 dev pairs take about 0.6 GB each)."""
 
 
 @dataclass
@@ -158,8 +159,9 @@ class EncoderLayer(nn.Module):
 
 class FrozenOutputs:
     """The frozen part's output of each pair (keyed by its pieces and segments), kept while a training run
-    evaluates the same pairs again (each evaluation of the select split, then the fp16 check): the frozen
-    weights do not change, so neither do these, and an evaluation then costs the tuned layers only. The
+    reads the same pairs again (each epoch's training pairs, each evaluation of the select split, then the fp16
+    check): the frozen weights do not change and the frozen part runs without dropout, so neither do these, and a
+    step or an evaluation then costs the tuned layers only. The
     fp16-rounded copy of the model (`training.fp16`, which leaves the fetched frozen part as it is) shares it."""
 
     def __init__(self, budget_bytes: int = FROZEN_OUTPUTS_BYTES):
@@ -238,19 +240,22 @@ class MiniLM(MatchingModel):
             module.eval()
         return self
 
+    def frozen_part_is_fixed(self) -> bool:
+        """Whether nothing below the tuned layers is tuned (the word-piece rows included)."""
+        return bool(self.config.frozen_layers) and not self.word_embedding.weight.requires_grad
+
     def frozen_part(self):
-        """The context the frozen part runs in: no autograd while training when nothing in it is tuned (the
-        word-piece rows included), so backward stops at the first tuned layer; otherwise gradients flow."""
-        if self.training and self.config.frozen_layers and not self.word_embedding.weight.requires_grad:
-            return torch.no_grad()
-        return nullcontext()
+        """The context the frozen part runs in: no autograd while training when it is fixed
+        (`frozen_part_is_fixed`), so backward stops at the first tuned layer; otherwise gradients flow."""
+        return torch.no_grad() if self.training and self.frozen_part_is_fixed() else nullcontext()
 
     @contextmanager
     def reusing_frozen_outputs(self):
-        """Within it, an untraced forward pass without autograd reuses the frozen part's output of a pair seen
-        before (`FrozenOutputs`); the Trainer opens it for a whole run. Only for a pretrained model whose
-        frozen part (word-piece rows included) is fixed: the fp16 check keeps exactly that part unrounded."""
-        if self.config.pretrained and self.config.frozen_layers and not self.word_embedding.weight.requires_grad:
+        """Within it, an untraced forward pass that needs no gradient below the tuned layers (a training step, or
+        any pass without autograd) reuses the frozen part's output of a pair seen before (`FrozenOutputs`); the
+        Trainer opens it for a whole run. Only for a pretrained model whose frozen part is fixed: the fp16 check
+        keeps exactly that part unrounded."""
+        if self.config.pretrained and self.frozen_part_is_fixed():
             self.frozen_outputs = FrozenOutputs()
         try:
             yield
@@ -333,8 +338,8 @@ class MiniLM(MatchingModel):
 
     def encode(self, batch: Batch, reuse: bool = False) -> tuple["JointSequence", torch.Tensor, list[torch.Tensor]]:
         """The encoder over `[CLS] premise [SEP] hypothesis [SEP]`: the sequence, its hidden states [B, L, d] and
-        each layer's attention [B, h, L, L] (with `reuse`, inside `reusing_frozen_outputs` and without autograd,
-        the frozen layers' attentions are left out when their output was kept)."""
+        each layer's attention [B, h, L, L] (with `reuse`, inside `reusing_frozen_outputs`, while training or
+        without autograd, the frozen layers' attentions are left out when their output was kept)."""
         # B pairs, L pieces of the longest pair, d width, h heads
         if batch.premise_pieces is None or batch.hypothesis_pieces is None:
             raise ValueError("the minilm model reads word pieces: set [features] word_pieces (configs/minilm.toml "
@@ -344,7 +349,8 @@ class MiniLM(MatchingModel):
             raise ValueError(f"a pair has {sequence.ids.shape[1]} word pieces; the model reads at most "
                              f"{self.config.max_positions} (lower the [features] cut-offs or word_pieces)")
         attentions = []
-        kept = self.frozen_outputs if reuse and not torch.is_grad_enabled() else None
+        no_gradient_below = self.training or not torch.is_grad_enabled()  # training: `frozen_part` is no_grad
+        kept = self.frozen_outputs if reuse and no_gradient_below else None
         keys = kept.keys_of(sequence) if kept is not None else []
         x = kept.lookup(keys) if kept is not None else None  # [B, L, d] or None
         if x is None:
