@@ -14,7 +14,10 @@ from nlivis.models.families import SHIPPED_FAMILIES
 
 ROOT = Path(__file__).resolve().parents[1] / "checkpoints"
 SHIPPED = sorted(p for p in ROOT.glob("*") if (p / "COMPLETE").is_file()) if ROOT.is_dir() else []
-MAX_TOTAL_MB = 150
+MAX_TOTAL_MB = 160
+"""What checkpoints/ may hold (155.0 MB after issues 29 and 31 added the compute-matched AMN pair and MiniLM's
+two-layer snli-small seeds and mnli-small): raised from 150 for checkpoints those issues require, not a licence to
+grow; a clone still fetches far less than one full-size model."""
 RECHECKED_PAIRS = 100
 PROBABILITY_TOLERANCE = 2e-3
 HYPOTHESIS_ONLY_SNLI_SMALL = 0.58
@@ -26,7 +29,7 @@ FULL_MODELS = SHIPPED_FAMILIES
 pytestmark = pytest.mark.skipif(not SHIPPED, reason="no complete checkpoints in checkpoints/")
 
 
-def test_checkpoints_folder_stays_under_150_mb():
+def test_checkpoints_folder_stays_under_its_budget():
     total = sum(f.stat().st_size for f in ROOT.rglob("*") if f.is_file() and "state" not in f.parts)
     assert total / 1e6 < MAX_TOTAL_MB, f"checkpoints/ holds {total / 1e6:.1f} MB"
 
