@@ -219,6 +219,18 @@ def test_the_fetched_encoder_reproduces_an_independent_computation():
     torch.testing.assert_close(cls[:4], torch.tensor(CLS_START, dtype=torch.float64), atol=2e-4, rtol=0)
 
 
+def one_piece_word_batch(batch_seed: int, piece_seed: int):
+    """`random_batch` of two pairs whose every word is one random real word piece (ids 1000–30000, no further
+    pieces): what the kept-frozen-outputs tests run the encoder on."""
+    batch = random_batch([4, 2], [3, 5], 30, 20, seed=batch_seed)
+    generator = torch.Generator().manual_seed(piece_seed)
+    for side in ("premise_pieces", "hypothesis_pieces"):
+        pieces = getattr(batch, side)
+        pieces[..., 0] = torch.randint(1000, 30000, pieces.shape[:2], generator=generator)
+        pieces[..., 1:] = 0
+    return batch
+
+
 @needs_minilm
 def test_kept_frozen_outputs_give_the_logits_of_a_full_pass_whatever_the_batch():
     """Inside `reusing_frozen_outputs` a pair's second untraced pass reads its frozen part's output back, in
@@ -226,12 +238,7 @@ def test_kept_frozen_outputs_give_the_logits_of_a_full_pass_whatever_the_batch()
     layer's attention."""
     model = build({"name": "minilm", "num_classes": 3, "frozen_layers": 5}).eval()
     model.load_word_vectors(torch.zeros(0))
-    batch = random_batch([4, 2], [3, 5], 30, 20, seed=2)
-    generator = torch.Generator().manual_seed(3)
-    for side in ("premise_pieces", "hypothesis_pieces"):
-        pieces = getattr(batch, side)
-        pieces[..., 0] = torch.randint(1000, 30000, pieces.shape[:2], generator=generator)
-        pieces[..., 1:] = 0
+    batch = one_piece_word_batch(batch_seed=2, piece_seed=3)
     batch.premise_pieces[1, 2:] = 0
     batch.hypothesis_pieces[0, 3:] = 0
     with torch.no_grad():
@@ -256,12 +263,7 @@ def test_a_training_step_reuses_kept_frozen_outputs_and_still_tunes_the_top_laye
     full pass and the same gradients on the tuned layers, and leaves the frozen layers without any."""
     model = build({"name": "minilm", "num_classes": 3, "frozen_layers": 4, "dropout": 0.0})
     model.load_word_vectors(torch.zeros(0))
-    batch = random_batch([4, 2], [3, 5], 30, 20, seed=4)
-    generator = torch.Generator().manual_seed(5)
-    for side in ("premise_pieces", "hypothesis_pieces"):
-        pieces = getattr(batch, side)
-        pieces[..., 0] = torch.randint(1000, 30000, pieces.shape[:2], generator=generator)
-        pieces[..., 1:] = 0
+    batch = one_piece_word_batch(batch_seed=4, piece_seed=5)
     model.train()
 
     def step() -> tuple[torch.Tensor, torch.Tensor]:
