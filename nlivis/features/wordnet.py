@@ -286,12 +286,26 @@ def installed_nltk_wordnet():
 
 
 def _open_reader(root):
-    """NLTK's reader, without its warning that the Open Multilingual WordNet is absent (not used here)."""
-    from nltk.corpus.reader.wordnet import WordNetCorpusReader
-
+    """NLTK's reader (`_english_reader_class`), without its warning that the Open Multilingual WordNet is absent
+    (not used here)."""
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="The multilingual functions")
-        return WordNetCorpusReader(root, None)
+        return _english_reader_class()(root, None)
+
+
+@lru_cache(maxsize=1)
+def _english_reader_class():
+    """NLTK's `WordNetCorpusReader` less the map it builds on opening from the `wordnet` corpus's sense keys to the
+    opened copy's (`map_wn`: it compares the version "3.0" with the corpus name "wordnet", so it always builds one,
+    here from WordNet 3.0 to itself). Only Open Multilingual WordNet lookups read that map, and nlivis opens no
+    multilingual data; building it read index.sense twice, 3.5 of the 6 CPU s of every process's first WordNet."""
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    class EnglishWordNetReader(WordNetCorpusReader):
+        def map_wn(self, version: str = "wordnet") -> None:
+            return None
+
+    return EnglishWordNetReader
 
 
 def open_wordnet(corpus_root: Path):
