@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 import torch
-from torch.overrides import TorchFunctionMode
 
 from nlivis.data.options import ConfigError, shown_value, typed_options
 from nlivis.models.base import MatchingModel, ModelConfig
@@ -137,26 +136,13 @@ def check_buildable(cls: type[MatchingModel], config: ModelConfig, table: str = 
     return needed
 
 
-class _InitialisersSkipped(TorchFunctionMode):
-    """`torch.nn.init`'s in-place initialisers (`normal_`, `xavier_uniform_` ...) leave the tensor as it is. On the
-    meta device their values are never read, and the first `normal_` there loads torch's Python reference kernels:
-    about 2 CPU s in every process that checks a model (each checkpoint load, CLI command, app server and training
-    run), against 0.01 s for the whole shell without them."""
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
-        if getattr(func, "__module__", None) == "torch.nn.init" and func.__name__.endswith("_"):
-            return args[0] if args else kwargs["tensor"]
-        return func(*args, **kwargs)
-
-
 @lru_cache(maxsize=256)
 def _meta_size(cls: type[MatchingModel], options: tuple[tuple[str, Any], ...], table: str) -> tuple[int, int]:
     """(bytes of parameters and buffers, parameter count) of the model built on the meta device; cached, as
     the app's Train page checks every project config on each rerun (~30 ms a model otherwise)."""
     config = cls.config_class(**dict(options))
     try:
-        with torch.device("meta"), _InitialisersSkipped():
+        with torch.device("meta"):
             shell = cls(config)
     except ValueError as error:  # the model's own checks (DIIN's grid, ESAN's even width ...)
         raise ConfigError(f"{table}: {error}", table) from None
