@@ -10,7 +10,6 @@ recompute anything, and colouring points by prediction or correctness never runs
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +22,8 @@ import torch
 from nlivis.analysis.projection import METHODS, Progress, ProjectionError, project
 from nlivis.models.trace import Representation
 from nlivis.workflows import protocol
-from nlivis.store.files import atomic_write_json, cache_root, read_sealed, seal_path, sha256_file, write_sealed
+from nlivis.store.files import (atomic_write_json, cache_root, read_sealed, read_sealed_array, seal_path, sha256_file,
+                                write_sealed_array)
 from nlivis.workflows.specs import ProjectionOptions
 from nlivis.workflows.subjects import SplitSample
 
@@ -137,22 +137,6 @@ def _projection_file(entry: Path, method: str, seed: int) -> Path:
     return entry / (f"{method}-seed{seed}.npy" if method == "umap" else f"{method}.npy")
 
 
-def _save_npy(path: Path, array: np.ndarray) -> None:
-    buffer = io.BytesIO()
-    np.save(buffer, array, allow_pickle=False)
-    write_sealed(path, buffer.getvalue())
-
-
-def _load_npy(path: Path) -> np.ndarray | None:
-    data = read_sealed(path)
-    if data is None:
-        return None  # absent, damaged or unsealed: recompute
-    try:
-        return np.load(io.BytesIO(data), allow_pickle=False)
-    except (OSError, ValueError):
-        return None
-
-
 def _save_json(path: Path, data) -> None:
     atomic_write_json(path, data, sealed=True)
 
@@ -227,8 +211,8 @@ def _cached(checkpoint_path: str | Path, split_key: str, compute: Callable[[], n
     wanted_ids = list(ids) if ids is not None else None
     target = _projection_file(entry, method, seed)
     if wanted_ids is None or _cached_ids(entry) == wanted_ids:
-        coordinates, vectors = _load_npy(target), None
-        probabilities = _load_npy(entry / "probabilities.npy")
+        coordinates, vectors = read_sealed_array(target), None
+        probabilities = read_sealed_array(entry / "probabilities.npy")
     else:
         coordinates = vectors = probabilities = None
         for stale in entry.glob("*.npy"):
@@ -237,7 +221,7 @@ def _cached(checkpoint_path: str | Path, split_key: str, compute: Callable[[], n
         report("projection loaded from cache", 1.0)
         return ProjectedPairs(coordinates, probabilities if probabilities is not None else np.empty((len(coordinates), 0)))
     if coordinates is None:
-        vectors = _load_npy(entry / "vectors.npy")
+        vectors = read_sealed_array(entry / "vectors.npy")
     if vectors is None or (need_probabilities and probabilities is None):
         report("computing pooled representations and predictions", 0.1)
         computed = compute()
@@ -250,10 +234,10 @@ def _cached(checkpoint_path: str | Path, split_key: str, compute: Callable[[], n
         if vectors.ndim != 2 or (wanted_ids is not None and len(vectors) != len(wanted_ids)):
             raise ProjectionError(f"vectors of shape {vectors.shape} do not fit "
                                   f"{len(wanted_ids) if wanted_ids is not None else 'N'} pairs")
-        _save_npy(entry / "vectors.npy", vectors)
+        write_sealed_array(entry / "vectors.npy", vectors)
         if probabilities is not None:
             probabilities = np.asarray(probabilities, dtype=np.float32)
-            _save_npy(entry / "probabilities.npy", probabilities)
+            write_sealed_array(entry / "probabilities.npy", probabilities)
         if wanted_ids is not None:
             _save_json(entry / "ids.json", wanted_ids)
     if coordinates is None:
@@ -261,7 +245,7 @@ def _cached(checkpoint_path: str | Path, split_key: str, compute: Callable[[], n
         report("fitting UMAP" if method == "umap" else "computing PCA", 0.5)
         coordinates = project(vectors, method=method, seed=seed, progress=progress,
                               compiled_code_dir=default_numba_cache_dir())
-        _save_npy(target, coordinates)
+        write_sealed_array(target, coordinates)
         _save_json(entry / "meta.json", {"checkpoint": str(Path(checkpoint_path).resolve()),
                                          "split_key": split_key, "pairs": int(len(vectors)),
                                          "dimension": int(vectors.shape[1]),
