@@ -122,25 +122,24 @@ Plan = Callable[[Sequence[AnalysedPair]], Collection[int]]
 """The labelled training pairs (tokenised only) → the indices of those the run's steps will use."""
 
 
-def planned_training_items(ref, data_dir: Path, cache_dir, plan: Plan) -> list | None:
-    """The pairs of training split `ref` with spaCy run only on the labelled pairs that `plan` picks (the others
-    tokenised: `TokensOnly`), for a run shorter than an epoch on a cold feature cache — a few hundred pairs
-    instead of the whole split before the first step. None when the split's analysis is cached already or the
-    plan picks every pair: then the whole split is analysed (and cached) as usual."""
+def planned_training_items(ref, data_dir: Path, cache_dir, plan: Plan, progress: bool) -> list:
+    """The pairs of training split `ref`, analysed (through the feature cache) — but when the split is not cached
+    and `plan` leaves pairs out (a run shorter than an epoch), spaCy runs only on the labelled pairs it picks and
+    the others are only tokenised (`TokensOnly`): a few hundred pairs instead of the whole split before the first
+    step."""
     result = read_split(ref, data_dir)
-    pairs = result.pairs
-    if AnalysisCache(cache_dir).path_for(split_cache_key(ref, result)).is_file():
-        return None
-    check_lengths(pairs)
-    tokens = tokenised([text for pair in pairs for text in (pair.premise, pair.hypothesis)])
-    rough = [AnalysedPair(pair, TokensOnly(premise), TokensOnly(hypothesis))
-             for pair, premise, hypothesis in zip(pairs, tokens[0::2], tokens[1::2])]
-    labelled = [i for i, item in enumerate(rough) if item.pair.label is not None]
-    picked = sorted({labelled[j] for j in plan([rough[i] for i in labelled])})
-    if len(picked) == len(labelled):
-        return None
-    analysed = dict(zip(picked, analyse_pairs([pairs[i] for i in picked], cache_dir, progress=False)))
-    return [analysed.get(i, item) for i, item in enumerate(rough)]
+    pairs, key = result.pairs, split_cache_key(ref, result)
+    if not AnalysisCache(cache_dir).path_for(key).is_file():
+        check_lengths(pairs)
+        tokens = tokenised([text for pair in pairs for text in (pair.premise, pair.hypothesis)])
+        rough = [AnalysedPair(pair, TokensOnly(premise), TokensOnly(hypothesis))
+                 for pair, premise, hypothesis in zip(pairs, tokens[0::2], tokens[1::2])]
+        labelled = [i for i, item in enumerate(rough) if item.pair.label is not None]
+        picked = sorted({labelled[j] for j in plan([rough[i] for i in labelled])})
+        if len(picked) < len(labelled):
+            analysed = dict(zip(picked, analyse_pairs([pairs[i] for i in picked], cache_dir, progress=False)))
+            return [analysed.get(i, item) for i, item in enumerate(rough)]
+    return analyse_pairs(pairs, cache_dir, cache_key=key, progress=progress)
 
 
 def prepare_data(protocol, data_dir: Path, options: FeatureOptions, frozen: bool, word_dim: int, seed: int,
@@ -156,9 +155,7 @@ def prepare_data(protocol, data_dir: Path, options: FeatureOptions, frozen: bool
     if plan is not None and len(protocol.train) == 1 and not (snli_fraction > 0 and protocol.name == "mnli"):
         if on_split is not None:
             on_split(split_key(protocol.train[0]))
-        planned = planned_training_items(protocol.train[0], data_dir, cache_dir, plan)
-        if planned is not None:
-            loaded[protocol.train[0]] = planned
+        loaded[protocol.train[0]] = planned_training_items(protocol.train[0], data_dir, cache_dir, plan, progress)
 
     def items_of(ref) -> list:
         if ref not in loaded:
