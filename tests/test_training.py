@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from importlib import metadata
 import math
 import threading
 
@@ -143,6 +144,7 @@ def test_train_end_to_end_writes_a_loadable_checkpoint(tmp_path, cache_dir):
     assert config["embeddings"]["shared"] and (out / config["embeddings"]["file"]).is_file()
     assert config["weights"]["dtype"] in ("float16", "float32")
     assert config["weights"]["dtype"] == config["fp16_check"]["stored_as"]
+    assert config["versions"]["spacy"] == metadata.version("spacy") and config["versions"]["pipeline"].startswith("en_core_web_sm")
     # the shared frozen rows are stored as built: fp16 rounding applies to model.safetensors only
     rows = load_file(str(out / config["embeddings"]["file"]))["word_vectors"]
     assert rows.dtype == torch.float32 and not torch.equal(rows, rows.half().float())
