@@ -15,6 +15,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+import nlivis.features
+import nlivis.inference
+import nlivis.models
 from nlivis.analysis import probes as suites
 from nlivis.analysis.edit_runs import checkpoint_names, protocol_notes, task_of
 from nlivis.analysis.overlap import training_overlap as overlap_of
@@ -99,13 +102,19 @@ def load_suite(suite: str, data_dir: str | Path | None = None, per_test: int = D
 
 PREDICTIONS_FORMAT = 1
 """Part of every kept prediction's key: raised when what a prediction of a case holds changes."""
+PREDICTION_CODE = (*Path(nlivis.models.__file__).parent.rglob("*.py"),
+                   *Path(nlivis.features.__file__).parent.rglob("*.py"), Path(nlivis.inference.__file__))
+"""The code a prediction runs (the models and their layers, the featurizer, batching): kept predictions are keyed by
+it, so a changed model or feature never answers from an earlier run."""
 
 
 def predictions_path(checkpoint: LoadedCheckpoint, pairs: Sequence[tuple[str, str]],
                      cache_dir: str | Path | None = None) -> Path:
     """Where a checkpoint's class probabilities for a suite's distinct pairs are kept: keyed by its weights and
-    config (`checkpoint_fingerprint`), the pairs' texts, the spaCy pipeline that analysed them and the format."""
-    key = json.dumps([PREDICTIONS_FORMAT, checkpoint_fingerprint(checkpoint.path), installed_pipeline_version(),
+    config (`checkpoint_fingerprint`), the pairs' texts, the spaCy pipeline that analysed them, the code that
+    predicts (`PREDICTION_CODE`) and the format."""
+    code = file_digest(PREDICTION_CODE)
+    key = json.dumps([PREDICTIONS_FORMAT, checkpoint_fingerprint(checkpoint.path), installed_pipeline_version(), code,
                       list(pairs)])
     return cache_root(cache_dir) / "probes" / "predictions" / f"{hashlib.sha256(key.encode()).hexdigest()[:24]}.npy"
 
