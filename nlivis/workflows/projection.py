@@ -23,7 +23,7 @@ from nlivis.analysis.projection import METHODS, Progress, ProjectionError, proje
 from nlivis.models.trace import Representation
 from nlivis.workflows import protocol
 from nlivis.store.files import (atomic_write_json, cache_root, read_sealed, read_sealed_array, seal_path, sha256_file,
-                                write_sealed_array)
+                                write_sealed, write_sealed_array)
 from nlivis.workflows.specs import ProjectionOptions
 from nlivis.workflows.subjects import SplitSample
 
@@ -127,10 +127,55 @@ def checkpoint_fingerprint(checkpoint_path: str | Path) -> str:
     return hashlib.sha256("".join(parts).encode()).hexdigest()[:16]
 
 
+def _safe_name(split_key: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in split_key)
+
+
 def _entry_dir(checkpoint_path, split_key: str, cache_dir: str | Path | None) -> Path:
-    safe_split = "".join(c if c.isalnum() or c in "-_." else "_" for c in split_key)
     root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    return root / checkpoint_fingerprint(checkpoint_path) / safe_split
+    return root / checkpoint_fingerprint(checkpoint_path) / _safe_name(split_key)
+
+
+BESIDE = "projections"
+"""`<checkpoint>/projections/<sample>/`: layouts kept with a checkpoint (`keep_beside_checkpoint`; the shipped
+checkpoints carry the Projection page's default view), read before the cache and never written by a view."""
+
+
+def keep_beside_checkpoint(checkpoint_path: str | Path, split_key: str, method: str = "umap", seed: int = 0,
+                           cache_dir: str | Path | None = None) -> Path:
+    """Copy a computed layout of `split_key` (coordinates, probabilities, pair ids) from the cache into the
+    checkpoint's own folder, sealed and stamped with the checkpoint's fingerprint, so a first view on any machine
+    reads it instead of running the model and fitting the layout. Returns the folder."""
+    entry = _entry_dir(checkpoint_path, split_key, cache_dir)
+    names = (_projection_file(entry, method, seed).name, "probabilities.npy", "ids.json")
+    contents = [read_sealed(entry / name) for name in names]
+    if any(content is None for content in contents):
+        raise ProjectionError(f"{split_key}: no computed {method} layout with probabilities and pair ids in {entry}")
+    beside = Path(checkpoint_path) / BESIDE / _safe_name(split_key)
+    beside.mkdir(parents=True, exist_ok=True)
+    for name, content in zip(names, contents):
+        write_sealed(beside / name, content)
+    _save_json(beside / "checkpoint.json", {"fingerprint": checkpoint_fingerprint(checkpoint_path)})
+    return beside
+
+
+def _beside_checkpoint(checkpoint_path: str | Path, split_key: str, method: str, seed: int,
+                       ids: Sequence[str] | None) -> ProjectedPairs | None:
+    """The layout kept in the checkpoint's folder for these pairs, when it is there whole, sealed, of this very
+    checkpoint (its fingerprint) and of the same pair ids; else None."""
+    beside = Path(checkpoint_path) / BESIDE / _safe_name(split_key)
+    if not beside.is_dir():
+        return None
+    stamp = read_sealed(beside / "checkpoint.json")
+    if stamp is None or json.loads(stamp).get("fingerprint") != checkpoint_fingerprint(checkpoint_path):
+        return None
+    if ids is not None and _cached_ids(beside) != list(ids):
+        return None
+    coordinates = read_sealed_array(_projection_file(beside, method, seed))
+    probabilities = read_sealed_array(beside / "probabilities.npy")
+    if coordinates is None or probabilities is None or len(coordinates) != len(probabilities):
+        return None
+    return ProjectedPairs(coordinates, probabilities)
 
 
 def _projection_file(entry: Path, method: str, seed: int) -> Path:
@@ -153,7 +198,8 @@ def is_cached(checkpoint_path: str | Path, split_key: str, method: str = "umap",
               cache_dir: str | Path | None = None) -> bool:
     """Whether `cached_projection` would answer from disk (so the app can skip its progress bar)."""
     path = _projection_file(_entry_dir(checkpoint_path, split_key, cache_dir), method, seed)
-    return path.is_file() and seal_path(path).is_file()
+    beside = _projection_file(Path(checkpoint_path) / BESIDE / _safe_name(split_key), method, seed)
+    return any(file.is_file() and seal_path(file).is_file() for file in (path, beside))
 
 
 @dataclass(frozen=True)
@@ -206,6 +252,10 @@ def _cached(checkpoint_path: str | Path, split_key: str, compute: Callable[[], n
             progress(message, fraction)
 
     report("checking the projection cache", 0.0)
+    kept = _beside_checkpoint(checkpoint_path, split_key, method, seed, ids) if need_probabilities else None
+    if kept is not None:
+        report("projection read from the checkpoint's folder", 1.0)
+        return kept
     entry = _entry_dir(checkpoint_path, split_key, cache_dir)
     entry.mkdir(parents=True, exist_ok=True)
     wanted_ids = list(ids) if ids is not None else None
