@@ -237,7 +237,12 @@ def projected_pairs(checkpoint_path: str | Path, split_key: str, outputs_fn: Cal
     """Coordinates and class probabilities of the pairs for a checkpoint, each computed at most once per
     checkpoint × split key × ids (the cache of `cached_projection`): `outputs_fn()` (e.g. a closure over
     `pooled_outputs`) runs the model only when vectors or probabilities are not cached yet, so
-    recolouring points by prediction reads a file instead of predicting again."""
+    recolouring points by prediction reads a file instead of predicting again. A layout kept in the checkpoint's
+    folder for these pairs (`keep_beside_checkpoint`) comes first."""
+    if method in METHODS and (kept := _beside_checkpoint(checkpoint_path, split_key, method, seed, ids)) is not None:
+        if progress is not None:
+            progress("projection read from the checkpoint's folder", 1.0)
+        return kept
     return _cached(checkpoint_path, split_key, outputs_fn, method, cache_dir, seed, ids, progress, True)
 
 
@@ -252,10 +257,6 @@ def _cached(checkpoint_path: str | Path, split_key: str, compute: Callable[[], n
             progress(message, fraction)
 
     report("checking the projection cache", 0.0)
-    kept = _beside_checkpoint(checkpoint_path, split_key, method, seed, ids) if need_probabilities else None
-    if kept is not None:
-        report("projection read from the checkpoint's folder", 1.0)
-        return kept
     entry = _entry_dir(checkpoint_path, split_key, cache_dir)
     entry.mkdir(parents=True, exist_ok=True)
     wanted_ids = list(ids) if ids is not None else None
