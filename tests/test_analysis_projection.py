@@ -17,7 +17,8 @@ from torch import nn
 from nlivis.analysis.projection import ProjectionError, project
 from nlivis.models.trace import Representation, Trace
 from nlivis.workflows.projection import (PooledOutputs, cached_projection, checkpoint_fingerprint, is_cached,
-                                         pooled_outputs, pooled_representations, projected_pairs)
+                                         keep_beside_checkpoint, pooled_outputs, pooled_representations,
+                                         projected_pairs)
 
 
 @dataclass
@@ -218,6 +219,34 @@ def test_project_rejects_bad_input():
         project(np.array([[np.nan, 1.0], [0.0, 1.0]]), method="pca")
     with pytest.warns(UserWarning, match="using PCA"):
         assert project(np.eye(3), method="umap").shape == (3, 2)
+
+
+def test_a_layout_kept_beside_the_checkpoint_is_a_first_view_on_a_cold_cache(tmp_path):
+    """The Projection page's first view of a shipped checkpoint ran the model and fitted the layout (14.6 s under
+    load, bench/projection_first_view.py): a layout kept in the checkpoint's folder is read instead — only for the
+    same pair ids and the very weights it was computed with."""
+    checkpoint = _fake_checkpoint(tmp_path / "ckpt")
+    ids = [str(i) for i in range(12)]
+    calls = []
+
+    def outputs_fn():
+        calls.append(1)
+        rng = np.random.default_rng(3)
+        return PooledOutputs(rng.normal(size=(12, 4)).astype(np.float32), rng.dirichlet(np.ones(3), size=12))
+
+    first = projected_pairs(checkpoint, "snli_dev-sample12", outputs_fn, method="pca", cache_dir=tmp_path / "a", ids=ids)
+    keep_beside_checkpoint(checkpoint, "snli_dev-sample12", "pca", cache_dir=tmp_path / "a")
+    cold = tmp_path / "cold"
+    assert is_cached(checkpoint, "snli_dev-sample12", "pca", cache_dir=cold)
+    kept = projected_pairs(checkpoint, "snli_dev-sample12", outputs_fn, method="pca", cache_dir=cold, ids=ids)
+    assert len(calls) == 1 and not cold.exists(), "read from the checkpoint's folder, nothing computed or cached"
+    np.testing.assert_array_equal(kept.coordinates, first.coordinates)
+    np.testing.assert_array_equal(kept.probabilities, first.probabilities)
+    projected_pairs(checkpoint, "snli_dev-sample12", outputs_fn, method="pca", cache_dir=cold, ids=ids[::-1])
+    assert len(calls) == 2, "other pairs: computed"
+    (checkpoint / "model.safetensors").write_bytes(b"retrained")
+    projected_pairs(checkpoint, "snli_dev-sample12", outputs_fn, method="pca", cache_dir=tmp_path / "b", ids=ids)
+    assert len(calls) == 3, "other weights: computed"
 
 
 def _fake_checkpoint(folder, weights=b"weights"):

@@ -14,6 +14,7 @@ pytest.importorskip("streamlit.testing.v1", reason="streamlit's AppTest is not i
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from nlivis.app import paths  # noqa: E402
+from nlivis.app.text import md  # noqa: E402
 from nlivis.models.families import SHIPPED_FAMILIES  # noqa: E402
 from tests.fixtures.app_checkpoints import APP_DATA, gcnn_family, train_variant  # noqa: E402
 from tests.fixtures.waiting import wait_for  # noqa: E402
@@ -1041,11 +1042,13 @@ def test_sample_pages_say_how_many_pairs_the_token_cut_offs_shorten(monkeypatch,
 
 def test_a_checkpoint_name_found_in_two_roots_is_used_once(monkeypatch, tmp_path, checkpoints):
     """A second checkpoint folder holding a same-named checkpoint listed it twice: Ablations drew the full model
-    twice, stacked to 144%. The first root's is used; the other is said on Home's list of unusable folders."""
+    twice, stacked to 144%. The first root's is used; another model under that name is said on Home's list of
+    unusable folders, a copy of the same model beside the first's folder (no problem to solve)."""
     import shutil
 
     other = tmp_path / "other"
     shutil.copytree(checkpoints / "gcnn-snli-small", other / "gcnn-snli-small")
+    shutil.copytree(checkpoints / "gcnn-snli-small-seed2", other / "gcnn-no_forget_gate-snli-small")
     shutil.copytree(checkpoints / "embeddings", other / "embeddings")
     monkeypatch.setenv("NLIVIS_CHECKPOINTS", os.pathsep.join([str(checkpoints), str(other)]))
     monkeypatch.setenv("NLIVIS_DATA", str(APP_DATA))
@@ -1054,6 +1057,12 @@ def test_a_checkpoint_name_found_in_two_roots_is_used_once(monkeypatch, tmp_path
     assert not app.exception, app.exception
     listed = app.dataframe[0].value
     assert list(listed["checkpoint"]).count("gcnn-snli-small") == 1
-    assert listed.set_index("checkpoint").loc["gcnn-snli-small", "folder"] == str(checkpoints / "gcnn-snli-small")
+    assert listed.set_index("checkpoint").loc["gcnn-snli-small", "folder"] == (
+        f"{checkpoints / 'gcnn-snli-small'} (the same model also in {other / 'gcnn-snli-small'})")
+    assert listed.set_index("checkpoint").loc["gcnn-no_forget_gate-snli-small", "folder"] == str(
+        checkpoints / "gcnn-no_forget_gate-snli-small")
     unusable = app.dataframe[1].value
-    assert "same name as" in unusable.set_index("folder").loc[str(other / "gcnn-snli-small"), "problem"]
+    assert list(unusable["folder"]) == [str(other / "gcnn-no_forget_gate-snli-small")]
+    assert "same name as" in unusable["problem"][0]
+    scanned = [caption.value for caption in app.sidebar.expander[0].caption]
+    assert scanned[:2] == [md(str(checkpoints)), md(str(other))], "the folders scanned, in the sidebar beside adding one"

@@ -113,6 +113,10 @@ def test_probe_json_contract_on_a_tiny_checkpoint(tiny, capsys, tmp_path, wordne
     overlap = result["checkpoints"][name]["training_overlap"]
     assert overlap["split"] == "snli_test" and overlap["cases_checked"] > 0
     assert result["comparisons"] == []  # one checkpoint: nothing to compare
+    code, again, err = run(capsys, "probe", tiny, "--suite", "nli", "--max-cases", "3", "--data-dir", APP_DATA,
+                           "--cache-dir", tmp_path, "--json")
+    assert code == 0 and json.loads(again) == result, "the same suite on the same checkpoint: the kept predictions"
+    assert "probe: predicting" not in err and "spaCy on" not in err
 
 
 def test_probe_refuses_a_suite_of_another_task(tiny, capsys):

@@ -235,3 +235,28 @@ def test_a_resolved_config_with_command_line_overrides_is_checked():
         check_resolved_config({**resolved, "model": {**resolved["model"], "name": "esim"}})
     with pytest.raises(ConfigError, match=r"\[training\] epochs: must be a finite number, got inf"):
         check_resolved_config({**resolved, "training": {**resolved["training"], "epochs": float("inf")}})
+
+
+@pytest.mark.parametrize("name", ["gcnn", "diin", "esan", "amn", "attentive_conv", "esim"])
+def test_the_shapes_only_build_runs_no_initialiser_and_counts_what_the_real_model_has(monkeypatch, name):
+    """`check_buildable`'s meta build leaves initialisers undone (on the meta device some import torch._dynamo:
+    2.5 s of CPU at every training start); its sizes are those of the model built for real, and a real tensor
+    built inside the mode is initialised."""
+    import torch
+
+    config = load_config(name)
+    options = apply_size(config, "shipped" if "shipped" in config else "paper")["model"]
+    cls, checked = registry.model_class(options["name"]), model_config(options)
+    model = cls(checked)
+    tensors = [*model.parameters(), *model.buffers()]
+    expected = (sum(t.numel() * t.element_size() for t in tensors), sum(t.numel() for t in model.parameters()))
+    initialised = []
+    for initialiser in ("_no_grad_normal_", "_no_grad_uniform_", "_no_grad_zero_", "_no_grad_fill_"):
+        original = getattr(torch.nn.init, initialiser)
+        monkeypatch.setattr(torch.nn.init, initialiser,
+                            lambda *args, _original=original, **kwargs: initialised.append(1) or _original(*args, **kwargs))
+    assert registry._meta_size.__wrapped__(cls, tuple(sorted(checked.to_dict().items())), "[model]") == expected
+    assert not initialised
+    with registry.ShapesOnly():
+        real = torch.nn.Linear(3, 2)
+    assert initialised and real.weight.abs().sum() > 0

@@ -426,8 +426,7 @@ def test_probe_data_dir_that_cannot_feed_the_edit_tests_is_refused(tmp_path):
 # --------------------------------------------------------------------------------- sealed caches
 
 def test_a_sealed_cache_file_damaged_in_place_reads_as_absent(tmp_path):
-    from nlivis.store.files import atomic_write_json, read_sealed, seal_path
-    from nlivis.workflows.projection import _load_npy, _save_npy
+    from nlivis.store.files import atomic_write_json, read_sealed, read_sealed_array, seal_path, write_sealed_array
 
     path = tmp_path / "suite.json"
     atomic_write_json(path, {"tests": [1, 2, 3]}, sealed=True)
@@ -437,12 +436,12 @@ def test_a_sealed_cache_file_damaged_in_place_reads_as_absent(tmp_path):
     atomic_write_json(path, {"tests": []})
     assert read_sealed(path) is None and seal_path(path).is_file(), "rewritten without a new seal: not trusted"
     coordinates = tmp_path / "umap-seed0.npy"
-    _save_npy(coordinates, np.arange(6, dtype=np.float32).reshape(3, 2))
-    assert _load_npy(coordinates).tolist() == [[0, 1], [2, 3], [4, 5]]
+    write_sealed_array(coordinates, np.arange(6, dtype=np.float32).reshape(3, 2))
+    assert read_sealed_array(coordinates).tolist() == [[0, 1], [2, 3], [4, 5]]
     data = bytearray(coordinates.read_bytes())
     data[-24:] = bytes(24)  # the coordinates zeroed in place
     coordinates.write_bytes(bytes(data))
-    assert _load_npy(coordinates) is None
+    assert read_sealed_array(coordinates) is None
 
 
 @given(st.text(st.characters(codec="utf-8"), min_size=1, max_size=12))

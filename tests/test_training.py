@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from importlib import metadata
 import math
 import threading
 
@@ -11,6 +12,8 @@ import torch
 from safetensors.torch import load_file
 from torch import nn
 
+from nlivis.data.protocols import SplitRef
+from nlivis.features.dataset import load_split_analysed_reported
 from nlivis.training import schedules
 from nlivis.store.checkpoints import STATE_FOLDER
 from nlivis.inference import load_checkpoint
@@ -141,6 +144,7 @@ def test_train_end_to_end_writes_a_loadable_checkpoint(tmp_path, cache_dir):
     assert config["embeddings"]["shared"] and (out / config["embeddings"]["file"]).is_file()
     assert config["weights"]["dtype"] in ("float16", "float32")
     assert config["weights"]["dtype"] == config["fp16_check"]["stored_as"]
+    assert config["versions"]["spacy"] == metadata.version("spacy") and config["versions"]["pipeline"].startswith("en_core_web_sm")
     # the shared frozen rows are stored as built: fp16 rounding applies to model.safetensors only
     rows = load_file(str(out / config["embeddings"]["file"]))["word_vectors"]
     assert rows.dtype == torch.float32 and not torch.equal(rows, rows.half().float())
@@ -428,3 +432,18 @@ def test_the_vocabulary_reads_an_evaluation_splits_tokens_without_waiting_for_it
     assert quick == [tuple(sentence.tokens) for item in items for sentence in (item.premise, item.hypothesis)]
     assert eval_split_tokens(ref, FIXTURE_DIR, cache, {}, lambda split: asked.append(split) or items) == quick
     assert asked == [ref], "an analysed split is read, not tokenised again"
+
+
+def test_a_run_shorter_than_an_epoch_analyses_only_its_pairs_and_trains_the_same_weights(tmp_path, cache_dir):
+    """On a cold feature cache a run that `max_steps` ends within its first epoch has spaCy analyse only the
+    training pairs its steps use (the rest tokenised): the Train page's short runs waited for the whole training
+    split first. It trains exactly the weights of the same run over the whole split's analyses."""
+    full, planned, cold = tmp_path / "full" / "run", tmp_path / "planned" / "run", tmp_path / "cold-cache"
+    load_split_analysed_reported(SplitRef("snli", "train"), FIXTURE_DIR, cache_dir, progress=False)
+    train_tiny(full, cache_dir, max_steps=2)
+    train_tiny(planned, cold, max_steps=2)
+    assert not list(cold.glob("analysis-snli_train-*")), "the training split was not analysed whole"
+    assert len(list(cold.glob("analysis-pairs-*"))) == 1, "only the pairs of its two batches"
+    a, b = load_file(str(full / "model.safetensors")), load_file(str(planned / "model.safetensors"))
+    assert a.keys() == b.keys() and all(torch.equal(a[key], b[key]) for key in a)
+    assert (full / "vocab.json").read_bytes() == (planned / "vocab.json").read_bytes()

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 import torch
+from torch.overrides import TorchFunctionMode
 
 from nlivis.data.options import ConfigError, shown_value, typed_options
 from nlivis.models.base import MatchingModel, ModelConfig
@@ -136,13 +137,32 @@ def check_buildable(cls: type[MatchingModel], config: ModelConfig, table: str = 
     return needed
 
 
+class ShapesOnly(TorchFunctionMode):
+    """Leaves a meta tensor's in-place changes undone (an initialiser's `normal_`, `uniform_`, `zero_` …): on the
+    meta device they change no shape, yet torch runs some of them through reference code that imports
+    torch._dynamo on first use (2.5 s of CPU in every process that checked a model). Like `torch.device`, a mode
+    of this thread only: a model built in another thread meanwhile is initialised as usual."""
+
+    KEPT = frozenset({"resize_", "resize_as_", "set_", "as_strided_", "squeeze_", "unsqueeze_", "transpose_", "t_",
+                      "swapdims_", "swapaxes_", "requires_grad_", "share_memory_"})
+    """In-place methods that change a shape or a flag, which the shell must keep."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        name = getattr(func, "__name__", "")
+        target = args[0] if args else (kwargs or {}).get("tensor")  # torch.nn.init's functions take it by name
+        if (name.endswith("_") and not name.startswith("_") and name not in self.KEPT
+                and isinstance(target, torch.Tensor) and target.is_meta):
+            return target
+        return func(*args, **(kwargs or {}))
+
+
 @lru_cache(maxsize=256)
 def _meta_size(cls: type[MatchingModel], options: tuple[tuple[str, Any], ...], table: str) -> tuple[int, int]:
     """(bytes of parameters and buffers, parameter count) of the model built on the meta device; cached, as
     the app's Train page checks every project config on each rerun (~30 ms a model otherwise)."""
     config = cls.config_class(**dict(options))
     try:
-        with torch.device("meta"):
+        with torch.device("meta"), ShapesOnly():
             shell = cls(config)
     except ValueError as error:  # the model's own checks (DIIN's grid, ESAN's even width ...)
         raise ConfigError(f"{table}: {error}", table) from None

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import io
 import json
 import os
 import re
@@ -27,6 +28,8 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
+
+import numpy as np
 
 CACHE_ENV = "NLIVIS_CACHE_DIR"
 """Environment variable naming the cache root (default ~/.cache/nlivis)."""
@@ -136,6 +139,25 @@ def read_sealed(path: str | Path) -> bytes | None:
             and seal.get("sha256") == hashlib.sha256(data).hexdigest()):
         return None
     return data
+
+
+def write_sealed_array(path: str | Path, array: np.ndarray) -> None:
+    """An array as a sealed .npy cache file (`write_sealed`; no pickled objects)."""
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=False)
+    write_sealed(path, buffer.getvalue())
+
+
+def read_sealed_array(path: str | Path) -> np.ndarray | None:
+    """The array `write_sealed_array` wrote; None when absent, damaged, unsealed or not an array file (the caller
+    computes it again)."""
+    data = read_sealed(path)
+    if data is None:
+        return None
+    try:
+        return np.load(io.BytesIO(data), allow_pickle=False)
+    except (OSError, ValueError):
+        return None
 
 
 def sanitized_name(text: str) -> str:

@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Collection, Mapping, Sequence
 
 import torch
 
 from nlivis.data.protocols import (SplitRef, candidate_files, find_split_file, read_split, require_training_splits,
                                    split_key)
 from nlivis.features.cache import AnalysisCache, texts_digest
-from nlivis.features.dataset import check_lengths, load_split_analysed_reported, split_cache_key
+from nlivis.features.dataset import AnalysedPair, analyse_pairs, check_lengths, load_split_analysed_reported, split_cache_key
 from nlivis.features.embeddings import build_embeddings
 from nlivis.features.spacy_pipeline import load_nlp
 from nlivis.features.vocab import CharVocabulary, Vocabulary
@@ -98,14 +98,64 @@ def snli_mix_in_ref(data_dir: Path):
                             f"{looked} (each also as .gz); put snli_1.0/ in {data_dir} or set the fraction to 0")
 
 
+@dataclass(frozen=True)
+class TokensOnly:
+    """A sentence as spaCy's tokenizer splits it, not tagged or lemmatised: enough for the vocabulary and the
+    batches' lengths. A training pair that a short run never reaches keeps it (`planned_training_items`); its
+    tags and lemmas are refused, so it can never be featurised by mistake."""
+
+    tokens: tuple[str, ...]
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        raise RuntimeError("a training pair outside the run's planned steps was featurised: it was never analysed")
+
+    @property
+    def lemmas(self) -> tuple[str, ...]:
+        return self.tags
+
+
+Plan = Callable[[Sequence[AnalysedPair]], Collection[int]]
+"""The labelled training pairs (tokenised only) → the indices of those the run's steps will use."""
+
+
+def planned_training_items(ref, data_dir: Path, cache_dir, plan: Plan, progress: bool) -> list:
+    """The pairs of training split `ref`, analysed (through the feature cache) — but when the split is not cached
+    and `plan` leaves pairs out (a run shorter than an epoch), spaCy runs only on the labelled pairs it picks and
+    the others are only tokenised (`TokensOnly`): a few hundred pairs instead of the whole split before the first
+    step."""
+    result = read_split(ref, data_dir)
+    pairs, key = result.pairs, split_cache_key(ref, result)
+    if not AnalysisCache(cache_dir).path_for(key).is_file():
+        check_lengths(pairs)
+        tokens = tokenised([text for pair in pairs for text in (pair.premise, pair.hypothesis)])
+        rough = [AnalysedPair(pair, TokensOnly(premise), TokensOnly(hypothesis))
+                 for pair, premise, hypothesis in zip(pairs, tokens[0::2], tokens[1::2])]
+        labelled = [i for i, item in enumerate(rough) if item.pair.label is not None]
+        picked = sorted({labelled[j] for j in plan([rough[i] for i in labelled])})
+        if len(picked) < len(labelled):
+            analysed = dict(zip(picked, analyse_pairs([pairs[i] for i in picked], cache_dir, progress=False)))
+            return [analysed.get(i, item) for i, item in enumerate(rough)]
+    return analyse_pairs(pairs, cache_dir, cache_key=key, progress=progress)
+
+
 def prepare_data(protocol, data_dir: Path, options: FeatureOptions, frozen: bool, word_dim: int, seed: int,
                  cache_dir, progress: bool, snli_fraction: float = 0.0,
-                 on_split: Callable[[str], None] | None = None) -> PreparedData:
+                 on_split: Callable[[str], None] | None = None, plan: Plan | None = None) -> PreparedData:
     """The protocol's splits, analysed; with `snli_fraction` under the `mnli` protocol, SNLI's training split
     too, as the pool each epoch's mix-in is drawn from (its words are training words). `on_split(key)` is
-    told each split as its reading begins (the Train page's progress)."""
+    told each split as its reading begins (the Train page's progress). `plan` (one training split, no mix-in):
+    the pairs a run shorter than an epoch uses, the only ones analysed when the split is not cached
+    (`planned_training_items`)."""
     require_training_splits(protocol, data_dir)
     loaded: dict[Any, list] = {}
+    if plan is not None and len(protocol.train) == 1 and not (snli_fraction > 0 and protocol.name == "mnli"):
+        if on_split is not None:
+            on_split(split_key(protocol.train[0]))
+        loaded[protocol.train[0]] = planned_training_items(protocol.train[0], data_dir, cache_dir, plan, progress)
 
     def items_of(ref) -> list:
         if ref not in loaded:

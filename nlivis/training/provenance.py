@@ -3,25 +3,27 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from importlib import metadata
 
 import numpy as np
 import torch
 
 from nlivis import PROJECT_ROOT
-from nlivis.features.spacy_pipeline import pipeline_version
+from nlivis.features.cache import installed_pipeline_version
 
 
 def library_versions() -> dict[str, str]:
+    """The versions a checkpoint records: Python, torch, numpy, safetensors, spaCy and its pipeline — spaCy's
+    read from the installed packages' metadata, not by importing spaCy and loading its pipeline (seconds at the
+    end of every run whose analyses all came from the feature cache)."""
     import safetensors
 
     versions = {"python": sys.version.split()[0], "torch": torch.__version__, "numpy": np.__version__,
                 "safetensors": safetensors.__version__}
     try:
-        import spacy
-
-        versions["spacy"] = spacy.__version__
-        versions["pipeline"] = pipeline_version()
-    except (ImportError, OSError) as error:
+        versions["spacy"] = metadata.version("spacy")
+        versions["pipeline"] = installed_pipeline_version()
+    except (ImportError, OSError, RuntimeError) as error:
         versions["spacy"] = f"unavailable ({error})"
     return versions
 

@@ -30,7 +30,7 @@ import time
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Sequence
 
 import torch
 from torch import nn
@@ -197,7 +197,7 @@ class Trainer:
                                  int(self.model_config.get("word_dim", 300)), request.seed, request.cache_dir,
                                  request.progress and self.context.is_main and terminal,
                                  self.settings.snli_fraction_with_mnli,
-                                 on_split=lambda split: self.event("reading", split=split))
+                                 on_split=lambda split: self.event("reading", split=split), plan=self._short_run_plan())
         check_finite_vectors(self.data.vectors, self.data.vocab, self.options.embeddings)
         self.model_config.update(vocab_size=len(self.data.vocab), char_vocab_size=len(self.data.char_vocab),
                                  word_dim=int(self.data.vectors.shape[1]), num_classes=len(self.protocol.labels))
@@ -209,6 +209,23 @@ class Trainer:
         """Every training pair, then the mix-in pool, then the augmented pairs: batches hold indices into this
         list."""
         self.dynamics = self._dynamics_recorder()
+
+    def _short_run_plan(self) -> Callable[[Sequence], list[int]] | None:
+        """For a fresh run on one process without augmentation that `max_steps` may end within its first epoch:
+        the training pairs its steps use (its first batches, as `epoch_batches` draws them), so that only those
+        wait for spaCy on a cold feature cache (`prepared.planned_training_items`) — the Train page's short runs
+        reached their first step after the whole training split's analysis. None otherwise."""
+        request = self.request
+        if request.max_steps is None or request.resume or request.augment or self.context.enabled:
+            return None
+
+        def plan(items: Sequence) -> list[int]:
+            batches = bucket_batches(pair_lengths(items, self.featurizer_settings), self.settings.batch_size,
+                                     seed=epoch_seed(request.seed, 0), shuffle=True)
+            steps = min(math.ceil(self.settings.epochs * len(batches)), request.max_steps)
+            return [index for batch in batches[:steps] for index in batch]
+
+        return plan
 
     def _augment(self):
         """The run's augmented pairs (`--augment`): label-fixed edits of the training pairs, drawn once with the
@@ -304,12 +321,12 @@ class Trainer:
         if mix_in is None:
             chosen = list(range(len(self.lengths)))
         else:
-            pool = torch.randperm(len(mix_in.items), generator=torch.Generator().manual_seed(seed * 100_003 + epoch))
+            pool = torch.randperm(len(mix_in.items), generator=torch.Generator().manual_seed(epoch_seed(seed, epoch)))
             first = len(self.data.train_items)
             augmented = range(first + len(mix_in.items), len(self.lengths))
             chosen = [*range(first), *(first + pool[:mix_in.per_epoch]).tolist(), *augmented]
         batches = bucket_batches([self.lengths[i] for i in chosen], self.settings.batch_size,
-                                 seed=seed * 100_003 + epoch, shuffle=True)
+                                 seed=epoch_seed(seed, epoch), shuffle=True)
         return distributed.shard_batches([[chosen[j] for j in batch] for batch in batches], self.context)
 
     # ------------------------------------------------------------------------------------------ phases
@@ -596,6 +613,11 @@ class Trainer:
             **({"augmentation": self.augmentation.record} if self.augmentation else {}),
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
+
+
+def epoch_seed(seed: int, epoch: int) -> int:
+    """The seed of an epoch's batches (and of its mix-in draw)."""
+    return seed * 100_003 + epoch
 
 
 def augmented_source(start: int, augmentation) -> dict[str, Any]:

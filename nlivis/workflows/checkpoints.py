@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from nlivis.models.families import SHIPPED_FAMILIES, family_rank
-from nlivis.store.checkpoints import CheckpointInfo, find_checkpoints
+from nlivis.store.checkpoints import MANIFEST, CheckpointError, CheckpointInfo, find_checkpoints, read_json
 from nlivis.training.run_folder import live_lock
 from nlivis.training.runs import read_run
 
@@ -23,11 +23,31 @@ ScanRoot = Callable[[Path], tuple[list[CheckpointInfo], list[tuple[str, str]]]]
 
 @dataclass
 class FoundCheckpoints:
-    """What a scan found: loadable checkpoints, broken folders with their problem, roots that do not exist."""
+    """What a scan found: loadable checkpoints, broken folders with their problem, roots that do not exist, and
+    copies of a listed checkpoint found again in a later root."""
 
     good: list[CheckpointInfo] = field(default_factory=list)
     broken: list[tuple[str, str]] = field(default_factory=list)
     missing_roots: list[str] = field(default_factory=list)
+    copies: dict[str, list[str]] = field(default_factory=dict)
+    """Name → the later folders that hold the very checkpoint listed under that name (`same_model`)."""
+
+
+SAME_MODEL_FILES = ("config.json", "model.safetensors")
+"""What makes two folders one checkpoint: the same configuration and the same weights (the manifests' sha256);
+evaluations written into one of them later do not make it another model."""
+
+
+def same_model(first: Path, second: Path) -> bool:
+    """Whether two checkpoint folders hold the same trained model (`SAME_MODEL_FILES` by their manifests' sha256),
+    e.g. a copy of a shipped checkpoint in a folder of one's own; False when either manifest is unreadable."""
+    try:
+        files = [read_json(folder, MANIFEST).get("files", {}) for folder in (first, second)]
+    except CheckpointError:
+        return False
+    hashes = [[entry.get("sha256") if isinstance(entry := listed.get(name), dict) else None
+               for name in SAME_MODEL_FILES] for listed in files]
+    return None not in hashes[0] and hashes[0] == hashes[1]
 
 
 def scan_root(root: Path) -> tuple[list[CheckpointInfo], list[tuple[str, str]]]:
@@ -51,8 +71,9 @@ def scan_root(root: Path) -> tuple[list[CheckpointInfo], list[tuple[str, str]]]:
 
 def scan_checkpoints(roots: Sequence[Path], scan: ScanRoot = scan_root) -> FoundCheckpoints:
     """Every complete checkpoint under the roots; folders that cannot be used are listed with their problem, and
-    so is a checkpoint whose name an earlier root already has (a name is what URLs and pages use; the first
-    root's folder is the one loaded)."""
+    so is a different checkpoint whose name an earlier root already has (a name is what URLs and pages use; the
+    first root's folder is the one loaded); a copy of the same model under that name is no problem: it is noted as
+    a copy."""
     found = FoundCheckpoints()
     first: dict[str, Path] = {}
     for root in map(Path, roots):
@@ -61,7 +82,9 @@ def scan_checkpoints(roots: Sequence[Path], scan: ScanRoot = scan_root) -> Found
             continue
         good, broken = scan(root)
         for info in good:
-            if info.name in first:
+            if info.name in first and same_model(first[info.name], Path(info.path)):
+                found.copies.setdefault(info.name, []).append(str(info.path))
+            elif info.name in first:
                 found.broken.append((str(info.path), f"same name as {first[info.name]}, which is used (the first "
                                                      "checkpoint folder listed wins)"))
             else:

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import warnings
 from dataclasses import asdict, dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+import nlivis.features
+import nlivis.inference
+import nlivis.models
 from nlivis.analysis import probes as suites
 from nlivis.analysis.edit_runs import checkpoint_names, protocol_notes, task_of
 from nlivis.analysis.overlap import training_overlap as overlap_of
@@ -24,9 +28,10 @@ from nlivis.data.protocols import SplitRef, find_split_file, read_split, split_k
 from nlivis.features.cache import file_digest, installed_pipeline_version
 from nlivis.features.dataset import split_cache_key
 from nlivis.inference import LoadedCheckpoint
-from nlivis.store.files import atomic_write_json, cache_root, read_sealed
+from nlivis.store.files import atomic_write_json, cache_root, read_sealed, read_sealed_array, write_sealed_array
 from nlivis.features.dataset import analyse_text_pairs
 from nlivis.workflows.edits import predict_items
+from nlivis.workflows.projection import checkpoint_fingerprint
 from nlivis.workflows.protocol import Progress
 from nlivis.workflows.specs import ProbeOptions
 from nlivis.workflows.subjects import Checkpoints
@@ -95,19 +100,50 @@ def load_suite(suite: str, data_dir: str | Path | None = None, per_test: int = D
     return tests
 
 
+PREDICTIONS_FORMAT = 1
+"""Part of every kept prediction's key: raised when what a prediction of a case holds changes."""
+PREDICTION_CODE = (*Path(nlivis.models.__file__).parent.rglob("*.py"),
+                   *Path(nlivis.features.__file__).parent.rglob("*.py"), Path(nlivis.inference.__file__))
+"""The code a prediction runs (the models and their layers, the featurizer, batching): kept predictions are keyed by
+it, so a changed model or feature never answers from an earlier run."""
+
+
+def predictions_path(checkpoint: LoadedCheckpoint, pairs: Sequence[tuple[str, str]],
+                     cache_dir: str | Path | None = None) -> Path:
+    """Where a checkpoint's class probabilities for a suite's distinct pairs are kept: keyed by its weights and
+    config (`checkpoint_fingerprint`), the pairs' texts, the spaCy pipeline that analysed them, the code that
+    predicts (`PREDICTION_CODE`) and the format."""
+    code = file_digest(PREDICTION_CODE)
+    key = json.dumps([PREDICTIONS_FORMAT, checkpoint_fingerprint(checkpoint.path), installed_pipeline_version(), code,
+                      list(pairs)])
+    return cache_root(cache_dir) / "probes" / "predictions" / f"{hashlib.sha256(key.encode()).hexdigest()[:24]}.npy"
+
+
 def run_probes(loaded: Sequence[LoadedCheckpoint], tests: Sequence[ProbeTest], names: Sequence[str],
                cache_dir: str | Path | None = None,
                progress: Progress = lambda message: None) -> list[dict[str, ModelOutcome]]:
     """Predict every distinct pair of the suite (cases and INV / DIR originals) once per model, in batches
-    through the feature cache, and decide each case per model."""
+    through the feature cache, and decide each case per model. A model's probabilities are kept on disk
+    (`predictions_path`): a suite its checkpoint has run before is read back, and spaCy's analyses are read only
+    when some model has to predict."""
     pairs = list(dict.fromkeys(pair for test in tests for case in test.cases
                                for pair in ((case.premise, case.hypothesis), reference_of(case)) if pair is not None))
-    progress(f"probe: spaCy on {len(pairs):,} distinct pairs")
-    items = analyse_text_pairs(pairs, cache_dir, disk_cache=True)
-    probabilities = {}
-    for number, (name, checkpoint) in enumerate(zip(names, loaded), start=1):
-        progress(f"probe: predicting {len(pairs):,} pairs with {name} ({number}/{len(loaded)})")
-        probabilities[name] = predict_items([checkpoint], items)[0]
+    paths = [predictions_path(checkpoint, pairs, cache_dir) for checkpoint in loaded]
+    probabilities = {name: kept for name, checkpoint, path in zip(names, loaded, paths)
+                     if (kept := read_sealed_array(path)) is not None and kept.shape == (len(pairs), len(checkpoint.labels))}
+    if len(probabilities) < len(loaded):
+        progress(f"probe: spaCy on {len(pairs):,} distinct pairs")
+        items = analyse_text_pairs(pairs, cache_dir, disk_cache=True)
+    for number, (name, checkpoint, path) in enumerate(zip(names, loaded, paths), start=1):
+        if name not in probabilities:
+            progress(f"probe: predicting {len(pairs):,} pairs with {name} ({number}/{len(loaded)})")
+            probabilities[name] = predict_items([checkpoint], items)[0]
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                write_sealed_array(path, probabilities[name])
+            except OSError as error:
+                warnings.warn(f"could not keep the suite's predictions in {path.parent} ({error}); they are used "
+                              "without keeping them", stacklevel=2)
     row = {pair: i for i, pair in enumerate(pairs)}
     return decide_cases(tests, names, tuple(loaded[0].labels), probabilities, row)
 

@@ -10,7 +10,6 @@ recompute anything, and colouring points by prediction or correctness never runs
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +22,8 @@ import torch
 from nlivis.analysis.projection import METHODS, Progress, ProjectionError, project
 from nlivis.models.trace import Representation
 from nlivis.workflows import protocol
-from nlivis.store.files import atomic_write_json, cache_root, read_sealed, seal_path, sha256_file, write_sealed
+from nlivis.store.files import (atomic_write_json, cache_root, read_sealed, read_sealed_array, seal_path, sha256_file,
+                                write_sealed, write_sealed_array)
 from nlivis.workflows.specs import ProjectionOptions
 from nlivis.workflows.subjects import SplitSample
 
@@ -127,30 +127,59 @@ def checkpoint_fingerprint(checkpoint_path: str | Path) -> str:
     return hashlib.sha256("".join(parts).encode()).hexdigest()[:16]
 
 
+def _safe_name(split_key: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in split_key)
+
+
 def _entry_dir(checkpoint_path, split_key: str, cache_dir: str | Path | None) -> Path:
-    safe_split = "".join(c if c.isalnum() or c in "-_." else "_" for c in split_key)
     root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    return root / checkpoint_fingerprint(checkpoint_path) / safe_split
+    return root / checkpoint_fingerprint(checkpoint_path) / _safe_name(split_key)
+
+
+BESIDE = "projections"
+"""`<checkpoint>/projections/<sample>/`: layouts kept with a checkpoint (`keep_beside_checkpoint`; the shipped
+checkpoints carry the Projection page's default view), read before the cache and never written by a view."""
+
+
+def keep_beside_checkpoint(checkpoint_path: str | Path, split_key: str, method: str = "umap", seed: int = 0,
+                           cache_dir: str | Path | None = None) -> Path:
+    """Copy a computed layout of `split_key` (coordinates, probabilities, pair ids) from the cache into the
+    checkpoint's own folder, sealed and stamped with the checkpoint's fingerprint, so a first view on any machine
+    reads it instead of running the model and fitting the layout. Returns the folder."""
+    entry = _entry_dir(checkpoint_path, split_key, cache_dir)
+    names = (_projection_file(entry, method, seed).name, "probabilities.npy", "ids.json")
+    contents = [read_sealed(entry / name) for name in names]
+    if any(content is None for content in contents):
+        raise ProjectionError(f"{split_key}: no computed {method} layout with probabilities and pair ids in {entry}")
+    beside = Path(checkpoint_path) / BESIDE / _safe_name(split_key)
+    beside.mkdir(parents=True, exist_ok=True)
+    for name, content in zip(names, contents):
+        write_sealed(beside / name, content)
+    _save_json(beside / "checkpoint.json", {"fingerprint": checkpoint_fingerprint(checkpoint_path)})
+    return beside
+
+
+def _beside_checkpoint(checkpoint_path: str | Path, split_key: str, method: str, seed: int,
+                       ids: Sequence[str] | None) -> ProjectedPairs | None:
+    """The layout kept in the checkpoint's folder for these pairs, when it is there whole, sealed, of this very
+    checkpoint (its fingerprint) and of the same pair ids; else None."""
+    beside = Path(checkpoint_path) / BESIDE / _safe_name(split_key)
+    if not beside.is_dir():
+        return None
+    stamp = read_sealed(beside / "checkpoint.json")
+    if stamp is None or json.loads(stamp).get("fingerprint") != checkpoint_fingerprint(checkpoint_path):
+        return None
+    if ids is not None and _cached_ids(beside) != list(ids):
+        return None
+    coordinates = read_sealed_array(_projection_file(beside, method, seed))
+    probabilities = read_sealed_array(beside / "probabilities.npy")
+    if coordinates is None or probabilities is None or len(coordinates) != len(probabilities):
+        return None
+    return ProjectedPairs(coordinates, probabilities)
 
 
 def _projection_file(entry: Path, method: str, seed: int) -> Path:
     return entry / (f"{method}-seed{seed}.npy" if method == "umap" else f"{method}.npy")
-
-
-def _save_npy(path: Path, array: np.ndarray) -> None:
-    buffer = io.BytesIO()
-    np.save(buffer, array, allow_pickle=False)
-    write_sealed(path, buffer.getvalue())
-
-
-def _load_npy(path: Path) -> np.ndarray | None:
-    data = read_sealed(path)
-    if data is None:
-        return None  # absent, damaged or unsealed: recompute
-    try:
-        return np.load(io.BytesIO(data), allow_pickle=False)
-    except (OSError, ValueError):
-        return None
 
 
 def _save_json(path: Path, data) -> None:
@@ -169,7 +198,8 @@ def is_cached(checkpoint_path: str | Path, split_key: str, method: str = "umap",
               cache_dir: str | Path | None = None) -> bool:
     """Whether `cached_projection` would answer from disk (so the app can skip its progress bar)."""
     path = _projection_file(_entry_dir(checkpoint_path, split_key, cache_dir), method, seed)
-    return path.is_file() and seal_path(path).is_file()
+    beside = _projection_file(Path(checkpoint_path) / BESIDE / _safe_name(split_key), method, seed)
+    return any(file.is_file() and seal_path(file).is_file() for file in (path, beside))
 
 
 @dataclass(frozen=True)
@@ -207,7 +237,12 @@ def projected_pairs(checkpoint_path: str | Path, split_key: str, outputs_fn: Cal
     """Coordinates and class probabilities of the pairs for a checkpoint, each computed at most once per
     checkpoint × split key × ids (the cache of `cached_projection`): `outputs_fn()` (e.g. a closure over
     `pooled_outputs`) runs the model only when vectors or probabilities are not cached yet, so
-    recolouring points by prediction reads a file instead of predicting again."""
+    recolouring points by prediction reads a file instead of predicting again. A layout kept in the checkpoint's
+    folder for these pairs (`keep_beside_checkpoint`) comes first."""
+    if method in METHODS and (kept := _beside_checkpoint(checkpoint_path, split_key, method, seed, ids)) is not None:
+        if progress is not None:
+            progress("projection read from the checkpoint's folder", 1.0)
+        return kept
     return _cached(checkpoint_path, split_key, outputs_fn, method, cache_dir, seed, ids, progress, True)
 
 
@@ -227,8 +262,8 @@ def _cached(checkpoint_path: str | Path, split_key: str, compute: Callable[[], n
     wanted_ids = list(ids) if ids is not None else None
     target = _projection_file(entry, method, seed)
     if wanted_ids is None or _cached_ids(entry) == wanted_ids:
-        coordinates, vectors = _load_npy(target), None
-        probabilities = _load_npy(entry / "probabilities.npy")
+        coordinates, vectors = read_sealed_array(target), None
+        probabilities = read_sealed_array(entry / "probabilities.npy")
     else:
         coordinates = vectors = probabilities = None
         for stale in entry.glob("*.npy"):
@@ -237,7 +272,7 @@ def _cached(checkpoint_path: str | Path, split_key: str, compute: Callable[[], n
         report("projection loaded from cache", 1.0)
         return ProjectedPairs(coordinates, probabilities if probabilities is not None else np.empty((len(coordinates), 0)))
     if coordinates is None:
-        vectors = _load_npy(entry / "vectors.npy")
+        vectors = read_sealed_array(entry / "vectors.npy")
     if vectors is None or (need_probabilities and probabilities is None):
         report("computing pooled representations and predictions", 0.1)
         computed = compute()
@@ -250,10 +285,10 @@ def _cached(checkpoint_path: str | Path, split_key: str, compute: Callable[[], n
         if vectors.ndim != 2 or (wanted_ids is not None and len(vectors) != len(wanted_ids)):
             raise ProjectionError(f"vectors of shape {vectors.shape} do not fit "
                                   f"{len(wanted_ids) if wanted_ids is not None else 'N'} pairs")
-        _save_npy(entry / "vectors.npy", vectors)
+        write_sealed_array(entry / "vectors.npy", vectors)
         if probabilities is not None:
             probabilities = np.asarray(probabilities, dtype=np.float32)
-            _save_npy(entry / "probabilities.npy", probabilities)
+            write_sealed_array(entry / "probabilities.npy", probabilities)
         if wanted_ids is not None:
             _save_json(entry / "ids.json", wanted_ids)
     if coordinates is None:
@@ -261,7 +296,7 @@ def _cached(checkpoint_path: str | Path, split_key: str, compute: Callable[[], n
         report("fitting UMAP" if method == "umap" else "computing PCA", 0.5)
         coordinates = project(vectors, method=method, seed=seed, progress=progress,
                               compiled_code_dir=default_numba_cache_dir())
-        _save_npy(target, coordinates)
+        write_sealed_array(target, coordinates)
         _save_json(entry / "meta.json", {"checkpoint": str(Path(checkpoint_path).resolve()),
                                          "split_key": split_key, "pairs": int(len(vectors)),
                                          "dimension": int(vectors.shape[1]),

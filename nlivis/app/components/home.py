@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import pandas as pd
 import streamlit as st
@@ -33,11 +33,12 @@ PAPER_SPLIT_KEYS = {("SNLI", "dev"): "snli_dev", ("SNLI", "test"): "snli_test", 
 labels: the papers' MultiNLI test numbers have no counterpart here)."""
 
 
-def checkpoint_row(info: CheckpointInfo) -> dict[str, Any]:
+def checkpoint_row(info: CheckpointInfo, copies: Sequence[str] = ()) -> dict[str, Any]:
     """One row of the Home table: what a checkpoint is, how it was trained and how well it did on the split that
     selected it (named in the cell: snli_dev and xnli_en_dev are different tests), on MultiNLI dev where it was
     scored there, and the paper's number for the same model on the same dataset (its full training data) with
-    ours on that very split where we have it and did not train on it."""
+    ours on that very split where we have it and did not train on it; its folder, and the `copies` of the same
+    model found in later folders."""
     reference = paper_reference(info.config_name, info.protocol)
     accuracy = info.dev_accuracy
     report = reported_accuracies(str(info.path), file_stamp(info.path / "metrics.json"))
@@ -58,7 +59,7 @@ def checkpoint_row(info: CheckpointInfo) -> dict[str, Any]:
         "size": info.size,
         "embeddings": info.embedding_source,
         "parameters": f"{info.parameters:,}" if isinstance(info.parameters, int) else "—",
-        "folder": str(info.path),
+        "folder": str(info.path) + (f" (the same model also in {', '.join(copies)})" if copies else ""),
     }
 
 
@@ -84,8 +85,13 @@ def training_splits(protocol: str) -> frozenset[str]:
 
 
 def folders_sidebar() -> None:
+    """The sidebar's folders: the checkpoint folders scanned (folded: the table names each checkpoint's own
+    folder), another one to scan, and the data folder."""
     with st.sidebar:
         st.subheader("Folders")
+        with st.expander("Checkpoint folders scanned"):
+            for root in paths.checkpoint_roots():
+                st.caption(md(root))
         folder = st.text_input("Another checkpoint folder", key="home_extra_root", placeholder="/path/to/checkpoints")
         if st.button("Scan this folder", disabled=not folder):
             error = paths.add_checkpoint_root(folder)
@@ -110,14 +116,15 @@ def _chosen() -> None:
 def checkpoints() -> None:
     found = cache.scan_checkpoints()
     st.subheader("Checkpoints")
-    st.caption(f"scanned: {md(', '.join(str(r) for r in paths.checkpoint_roots()))}")
     for missing in found.missing_roots:
         st.warning(f"Checkpoint folder {md(missing)} does not exist.")
     if not found.good:
-        st.info("No checkpoints found. Train one on the **Train** page (or with `python -m nlivis train … --out "
-                "checkpoints/<name>`), or point the sidebar at a folder holding checkpoint folders.")
+        roots = ", ".join(str(root) for root in paths.checkpoint_roots())
+        st.info(f"No checkpoints found in {md(roots)}. Train one on the **Train** page (or with `python -m nlivis "
+                "train … --out checkpoints/<name>`), or point the sidebar at a folder holding checkpoint folders.")
     else:
-        st.dataframe(pd.DataFrame([checkpoint_row(info) for info in found.good]), hide_index=True, width="stretch")
+        rows = [checkpoint_row(info, found.copies.get(info.name, ())) for info in found.good]
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
         st.caption(f"{NOTE_ICON} *{ACCURACY_COLUMN}*: on the split that picked the checkpoint (the protocol's select "
                    f"split; snli-small's is SNLI dev, mnli-small's XNLI-en dev). *{MNLI_COLUMN}*: ours on MultiNLI's "
                    f"dev sets where the checkpoint was scored there (mnli-small). *{PAPER_COLUMN}*: the paper's accuracy "
