@@ -30,7 +30,7 @@ fi
 # MiniLM against the same encoder in Hugging Face transformers needs transformers in a bench environment of its own
 # (bench/RESULTS.md, "MiniLM against Hugging Face transformers"); without it the rows say it is not installed
 if [ -x /work/benchvenv/bin/python ]; then
-  OMP_NUM_THREADS=1 /work/benchvenv/bin/python -m nlivis bench --quick --models gcnn --skip-app --threads 1 \
+  OMP_NUM_THREADS=1 /work/benchvenv/bin/python -m nlivis bench --quick --models gcnn --threads 1 \
       --out bench/results/minilm-transformers.md
 fi
 # The Pair explorer drawing MiniLM's attention, before the layer × head grid (0625f75) and now

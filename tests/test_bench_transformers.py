@@ -38,12 +38,13 @@ def test_the_transformers_twin_gives_the_same_outputs_and_trains_the_same_parame
     pytest.importorskip("transformers", reason="transformers is installed only in a bench environment")
     from nlivis.workflows.bench_transformers import largest_differences, transformers_twin
 
-    torch.manual_seed(0)
-    model = build({"name": "minilm", **model_class("minilm").tiny_overrides, "freeze_word_embeddings": True,
-                   "dropout": 0.1})
-    twin = transformers_twin(model, implementation)
     batch = random_batch([5, 2], [3, 4], 30, 20)
-    logits, hidden = largest_differences(model, twin, [batch])
-    assert logits < 1e-5 and hidden < 1e-5
+    for pooling in ("cls", "mean"):  # the shipped size pools the mean: the twin must read the config's pooling
+        torch.manual_seed(0)
+        model = build({"name": "minilm", **model_class("minilm").tiny_overrides, "freeze_word_embeddings": True,
+                       "dropout": 0.1, "pooling": pooling})
+        twin = transformers_twin(model, implementation)
+        logits, hidden = largest_differences(model, twin, [batch])
+        assert logits < 1e-5 and hidden < 1e-5, pooling
     trained = lambda module: sum(p.numel() for p in module.parameters() if p.requires_grad)  # noqa: E731
     assert trained(twin) == trained(model) < sum(p.numel() for p in model.parameters()), "the piece rows stay frozen"

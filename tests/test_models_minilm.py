@@ -4,6 +4,7 @@ the real encoder against an independent numpy computation. The generic contracts
 types, gradients) are tests/test_models.py's, over configs/minilm.toml at its tiny size."""
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 
@@ -18,7 +19,8 @@ from nlivis.features.sentences import SentenceAnalysis
 from nlivis.features.vocab import CharVocabulary, Vocabulary
 from nlivis.features.wordpieces import CLS_PIECE, SEP_PIECE, UNK_PIECE, WordPieces
 from nlivis.models.inspect import random_batch
-from nlivis.models.minilm import attention_rollout, fetched_encoder, fetched_word_rows, fold_onto_words, joint_sequence
+from nlivis.models.minilm import (FrozenOutputs, attention_rollout, fetched_encoder, fetched_word_rows, fold_onto_words,
+                                  joint_sequence)
 from nlivis.models.registry import build, model_class
 from nlivis.models.trace import Alignment
 
@@ -186,6 +188,36 @@ def test_frozen_layers_fix_the_rows_below_them_and_run_as_at_inference_while_tra
     model(batch).sum().backward()
     assert rows[0].grad is not None and rows[0].grad.abs().sum() > 0
     assert tiny_minilm().fixed_modules() == []
+
+
+def test_a_training_step_in_bf16_autocast_keeps_the_full_precision_answers():
+    """Mixed precision is bf16 autocast wherever CUDA runs the Trainer (`inference.autocast_for`); CPU autocast
+    runs the same casts here, so the padding mask (the scores' dtype's lowest value), mean pooling over real pieces
+    and the kept frozen outputs are checked in bf16: the same labels as in float32, close logits, finite gradients
+    on the tuned layers and none on the frozen one."""
+    from nlivis.inference import autocast_for
+
+    assert isinstance(autocast_for(torch.device("cpu")), contextlib.nullcontext), "full precision on the CPU"
+    model = tiny_minilm(frozen_layers=1, pooling="mean", tune_feed_forward=False)
+    batch = random_batch([3, 2], [2, 4], 30, 20, seed=5)
+    with torch.no_grad():
+        full = model(batch)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            mixed = model(batch)
+    assert mixed.dtype == torch.bfloat16
+    torch.testing.assert_close(mixed.float(), full, atol=0.05, rtol=0.05)
+    assert torch.equal(mixed.float().argmax(-1), full.argmax(-1))
+    model.train()
+    model.frozen_outputs = FrozenOutputs()  # as `reusing_frozen_outputs` sets it for the fetched encoder
+    for step in range(2):  # the second step reads the frozen layer's output kept in bf16 autocast
+        model.zero_grad(set_to_none=True)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            loss = model.loss(model(batch).float(), batch.labels)
+        loss.backward()
+        assert len(model.frozen_outputs.rows) == 2
+        assert torch.isfinite(loss) and torch.isfinite(model.layers[1].query.weight.grad).all()
+        assert all(p.grad is None for p in model.layers[0].parameters())
+        model.frozen_outputs.store = None  # the second step may not run the frozen part again
 
 
 needs_minilm = pytest.mark.skipif(not minilm_available(), reason="the MiniLM weights are not fetched here "

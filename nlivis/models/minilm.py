@@ -324,7 +324,7 @@ class MiniLM(MatchingModel):
 
     def match(self, batch: Batch, trace: Trace | None) -> torch.Tensor:
         # B pairs, L pieces of the joint sequence, d width, C classes
-        sequence, x, attentions = self.encode(batch, reuse=trace is None)  # JointSequence, [B, L, d], N × [B, h, L, L]
+        sequence, x, attentions = self.encode(batch, reuse=trace is None, keep_attention=trace is not None)
         if self.config.pooling == "cls":
             pooled = x[:, 0]  # the [CLS] piece  [B, d]
         else:
@@ -336,10 +336,13 @@ class MiniLM(MatchingModel):
             trace.add("pooled", Representation(pooled, name="pair"))
         return logits
 
-    def encode(self, batch: Batch, reuse: bool = False) -> tuple["JointSequence", torch.Tensor, list[torch.Tensor]]:
+    def encode(self, batch: Batch, reuse: bool = False,
+               keep_attention: bool = True) -> tuple["JointSequence", torch.Tensor, list[torch.Tensor]]:
         """The encoder over `[CLS] premise [SEP] hypothesis [SEP]`: the sequence, its hidden states [B, L, d] and
         each layer's attention [B, h, L, L] (with `reuse`, inside `reusing_frozen_outputs`, while training or
-        without autograd, the frozen layers' attentions are left out when their output was kept)."""
+        without autograd, the frozen layers' attentions are left out when their output was kept). Without
+        `keep_attention` none is returned, so an untraced pass frees each layer's [B, h, L, L] map as it goes
+        instead of holding all six (what autograd needs it keeps itself)."""
         # B pairs, L pieces of the longest pair, d width, h heads
         if batch.premise_pieces is None or batch.hypothesis_pieces is None:
             raise ValueError("the minilm model reads word pieces: set [features] word_pieces (configs/minilm.toml "
@@ -360,12 +363,12 @@ class MiniLM(MatchingModel):
                 x = self.embeddings(premise, hypothesis, sequence)  # [B, L, d]
                 for layer in self.layers[:self.config.frozen_layers]:
                     x, attention = layer(x, sequence.real)  # [B, L, d], [B, h, L, L]
-                    attentions.append(attention)
+                    attentions += [attention] if keep_attention else []
             if kept is not None:
                 kept.store(keys, x, sequence.real)
         for layer in self.layers[self.config.frozen_layers:]:
             x, attention = layer(x, sequence.real)  # [B, L, d], [B, h, L, L]
-            attentions.append(attention)
+            attentions += [attention] if keep_attention else []
         return sequence, x, attentions
 
     def trace_attention(self, trace: Trace, attentions: list[torch.Tensor], sequence: "JointSequence") -> None:

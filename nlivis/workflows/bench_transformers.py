@@ -4,10 +4,11 @@
 `transformers` is not a dependency of nlivis: it is measured only where it is installed (a bench environment of
 its own, bench/RESULTS.md says how); elsewhere the rows say "transformers not installed" and only nlivis's numbers
 are given. The two encoders get the same weights (nlivis's, copied through the fetched checkpoint's tensor names,
-`models.minilm.RENAMES`), the same classifier on the [CLS] output and the same packed `[CLS] premise [SEP]
-hypothesis [SEP]` sequence (`joint_sequence`, inside the timed call for both), so before anything is timed their
-outputs are compared (largest absolute difference, dropout off). Speed does not depend on the weights' values, so
-the encoder is randomly initialised (no fetch needed). Threads: torch's setting, the same for both.
+`models.minilm.RENAMES`), the same classifier on the output pooled the same way (the config's pooling) and the same
+packed `[CLS] premise [SEP] hypothesis [SEP]` sequence (`joint_sequence`, inside the timed call for both), so before
+anything is timed their outputs are compared (largest absolute difference, dropout off). Speed does not depend on
+the weights' values, so the encoder is randomly initialised (no fetch needed). Threads: torch's setting, the same
+for both.
 """
 from __future__ import annotations
 
@@ -55,17 +56,21 @@ def with_pieces(batch: Batch, seed: int, piece_vocab_size: int) -> Batch:
 
 
 class TransformersCrossEncoder(nn.Module):
-    """transformers' `BertModel` with nlivis's classifier on its [CLS] output: MiniLM's forward, by another library."""
+    """transformers' `BertModel` with nlivis's classifier on its output pooled as the config says ([CLS] or the mean
+    over real pieces): MiniLM's forward, by another library."""
 
-    def __init__(self, bert: nn.Module, classifier: nn.Module):
+    def __init__(self, bert: nn.Module, classifier: nn.Module, pooling: str):
         super().__init__()
-        self.bert, self.classifier = bert, classifier
+        self.bert, self.classifier, self.pooling = bert, classifier, pooling
 
     def forward(self, batch: Batch) -> torch.Tensor:
         sequence = joint_sequence(batch.premise_pieces, batch.hypothesis_pieces)  # as nlivis packs it
         hidden = self.bert(input_ids=sequence.ids, attention_mask=sequence.real.long(),
                            token_type_ids=sequence.segments, position_ids=sequence.positions).last_hidden_state
-        return self.classifier(hidden[:, 0])  # [B, C]
+        if self.pooling == "cls":
+            return self.classifier(hidden[:, 0])  # [B, C]
+        weights = sequence.real.unsqueeze(-1).to(hidden.dtype)  # [B, L, 1]
+        return self.classifier((hidden * weights).sum(1) / weights.sum(1))  # [B, C]
 
 
 def transformers_twin(model: MiniLM, implementation: str) -> TransformersCrossEncoder:
@@ -85,7 +90,8 @@ def transformers_twin(model: MiniLM, implementation: str) -> TransformersCrossEn
     if missing:
         raise RuntimeError(f"transformers' BertModel has tensors nlivis's MiniLM lacks: {sorted(missing)[:3]}")
     bert.load_state_dict(weights, strict=False)
-    twin = TransformersCrossEncoder(bert, nn.Sequential(nn.Dropout(c.dropout), nn.Linear(c.word_dim, c.num_classes)))
+    twin = TransformersCrossEncoder(bert, nn.Sequential(nn.Dropout(c.dropout), nn.Linear(c.word_dim, c.num_classes)),
+                                    c.pooling)
     twin.classifier.load_state_dict(model.classifier.state_dict())
     frozen = {name for name, p in model.named_parameters() if not p.requires_grad}
     for name, parameter in bert.named_parameters():
@@ -218,8 +224,10 @@ def comparison_lines(device: torch.device, repeats: int, warmup: int, train_batc
     model = build(config["model"]).to(device)
     work = shared_work(config, train_batches, infer_batch_size, infer_batches, device)
     c = model.config
+    tuned = sum(p.numel() for p in model.parameters() if p.requires_grad)
     lines = [f"MiniLM (shipped config: {c.encoder_layers} layers × {c.attention_heads} heads, width {c.word_dim}, "
-             f"{model.count_parameters() / 1e6:.1f}M trainable parameters; training batch {len(work.train[0].labels)} "
+             f"{model.count_parameters() / 1e6:.1f}M parameters besides the word-piece rows, {tuned / 1e6:.2f}M of "
+             f"them tuned, {c.pooling} pooling; training batch {len(work.train[0].labels)} "
              f"× {len(work.train)} length-bucketed batches, inference {infer_batch_size} × {infer_batches}, "
              f"synthetic words of 1–2 pieces) in nlivis against the same encoder through Hugging Face transformers, "
              f"same weights and batches, in this run:"]
