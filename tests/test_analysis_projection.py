@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -107,16 +108,24 @@ def test_pooled_outputs_keep_the_probabilities_of_the_same_pass_in_input_order()
     assert outputs.vectors.shape == (3, 3)
 
 
+def counted_outputs(seed: int) -> tuple[list, Callable[[], PooledOutputs]]:
+    """Twelve pairs' pooled vectors and probabilities from `seed`, and the list that grows by one at each call:
+    how a test sees whether the model would have run."""
+    calls: list = []
+
+    def outputs_fn() -> PooledOutputs:
+        calls.append(1)
+        rng = np.random.default_rng(seed)
+        return PooledOutputs(rng.normal(size=(12, 4)).astype(np.float32), rng.dirichlet(np.ones(3), size=12))
+
+    return calls, outputs_fn
+
+
 def test_projected_pairs_compute_predictions_once_and_recolour_from_the_cache(tmp_path):
     """Recolouring re-ran 1,000 predictions per click; now the model runs once per checkpoint × split."""
     checkpoint = _fake_checkpoint(tmp_path / "ckpt")
     ids = [str(i) for i in range(12)]
-    calls = []
-
-    def outputs_fn():
-        calls.append(1)
-        rng = np.random.default_rng(2)
-        return PooledOutputs(rng.normal(size=(12, 4)).astype(np.float32), rng.dirichlet(np.ones(3), size=12))
+    calls, outputs_fn = counted_outputs(seed=2)
 
     cache = tmp_path / "cache"
     first = projected_pairs(checkpoint, "snli_dev-sample12", outputs_fn, method="pca", cache_dir=cache, ids=ids)
@@ -227,12 +236,7 @@ def test_a_layout_kept_beside_the_checkpoint_is_a_first_view_on_a_cold_cache(tmp
     same pair ids and the very weights it was computed with."""
     checkpoint = _fake_checkpoint(tmp_path / "ckpt")
     ids = [str(i) for i in range(12)]
-    calls = []
-
-    def outputs_fn():
-        calls.append(1)
-        rng = np.random.default_rng(3)
-        return PooledOutputs(rng.normal(size=(12, 4)).astype(np.float32), rng.dirichlet(np.ones(3), size=12))
+    calls, outputs_fn = counted_outputs(seed=3)
 
     first = projected_pairs(checkpoint, "snli_dev-sample12", outputs_fn, method="pca", cache_dir=tmp_path / "a", ids=ids)
     keep_beside_checkpoint(checkpoint, "snli_dev-sample12", "pca", cache_dir=tmp_path / "a")
