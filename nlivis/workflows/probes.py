@@ -11,7 +11,7 @@ import hashlib
 import json
 import warnings
 from dataclasses import asdict, dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -102,20 +102,24 @@ def load_suite(suite: str, data_dir: str | Path | None = None, per_test: int = D
 
 PREDICTIONS_FORMAT = 1
 """Part of every kept prediction's key: raised when what a prediction of a case holds changes."""
-PREDICTION_CODE = (*Path(nlivis.models.__file__).parent.rglob("*.py"),
-                   *Path(nlivis.features.__file__).parent.rglob("*.py"), Path(nlivis.inference.__file__))
-"""The code a prediction runs (the models and their layers, the featurizer, batching): kept predictions are keyed by
-it, so a changed model or feature never answers from an earlier run."""
+
+
+@lru_cache(maxsize=1)
+def prediction_code_digest() -> str:
+    """The digest of the code a prediction runs (the models and their layers, the featurizer, batching): kept
+    predictions are keyed by it, so a changed model or feature never answers from an earlier run. Read once per
+    process, when a suite first asks, not at import: the process predicts with the code it imported."""
+    return file_digest((*Path(nlivis.models.__file__).parent.rglob("*.py"),
+                        *Path(nlivis.features.__file__).parent.rglob("*.py"), Path(nlivis.inference.__file__)))
 
 
 def predictions_path(checkpoint: LoadedCheckpoint, pairs: Sequence[tuple[str, str]],
                      cache_dir: str | Path | None = None) -> Path:
     """Where a checkpoint's class probabilities for a suite's distinct pairs are kept: keyed by its weights and
     config (`checkpoint_fingerprint`), the pairs' texts, the spaCy pipeline that analysed them, the code that
-    predicts (`PREDICTION_CODE`) and the format."""
-    code = file_digest(PREDICTION_CODE)
-    key = json.dumps([PREDICTIONS_FORMAT, checkpoint_fingerprint(checkpoint.path), installed_pipeline_version(), code,
-                      list(pairs)])
+    predicts (`prediction_code_digest`) and the format."""
+    key = json.dumps([PREDICTIONS_FORMAT, checkpoint_fingerprint(checkpoint.path), installed_pipeline_version(),
+                      prediction_code_digest(), list(pairs)])
     return cache_root(cache_dir) / "probes" / "predictions" / f"{hashlib.sha256(key.encode()).hexdigest()[:24]}.npy"
 
 
