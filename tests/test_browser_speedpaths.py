@@ -7,10 +7,8 @@ in tests/conftest.py):
     from (a server of its own on a tiny augmented checkpoint trained on the app fixture data)."""
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import parse_qs, urlparse
 
 import pytest
 
@@ -18,12 +16,12 @@ from bench.browser import AppServer, app_environment
 from nlivis.models.families import SHIPPED_FAMILIES
 from nlivis.store.files import CACHE_ENV
 from tests.fixtures.app_checkpoints import APP_DATA
+from tests.test_browser import (PAGE_SECONDS, assert_clean, click_table_line, landed, new_tab, parameters, requested,
+                                settle)
 
 pytestmark = pytest.mark.slow
 
 MODELS = ",".join(f"{family}-snli-small" for family in SHIPPED_FAMILIES)
-HANG_GUARD_S = 300
-"""How long a page may go on running before the test calls it stuck: a guard, not a speed criterion."""
 
 HISTORY_RECORDER = """
 (() => {
@@ -40,66 +38,20 @@ HISTORY_RECORDER = """
 """
 """Installed before the app loads: each history write with what the page showed at that moment."""
 
-SETTLED = """
-() => {
-  const app = document.querySelector('[data-testid="stApp"]');
-  return !!app && app.getAttribute('data-test-script-state') === 'notRunning' && !!document.querySelector('h1')
-      && [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].every(c => c.querySelector('.main-svg'));
-}
-"""
-
-
 @pytest.fixture
 def tab(chromium_browser) -> Iterator:
-    """A new tab in a browser context of its own, recording its history writes."""
-    context = chromium_browser.new_context(viewport={"width": 1600, "height": 1200})
-    page = context.new_page()
-    page.add_init_script(HISTORY_RECORDER)
+    """A new tab (tests/test_browser.py's `new_tab`: a context of its own, animations off, script runs followed),
+    recording its history writes."""
+    page = new_tab(chromium_browser)
+    page.context.add_init_script(HISTORY_RECORDER)
     try:
         yield page
     finally:
-        context.close()
-
-
-def settle(page, quiet: float = 1.5) -> None:
-    """Until the script is done (and stays done for `quiet` seconds, room for a rerun to start) and charts drew."""
-    guard = time.time() + HANG_GUARD_S
-    calm_since = None
-    while time.time() < guard:
-        if page.evaluate(SETTLED):
-            calm_since = calm_since or time.time()
-            if time.time() - calm_since >= quiet:
-                return
-        else:
-            calm_since = None
-        time.sleep(0.2)
-    raise AssertionError(f"{page.evaluate('location.href')}: still running after {HANG_GUARD_S} s")
-
-
-def assert_clean(page, name: str) -> None:
-    exceptions = page.locator('[data-testid="stException"]').all_inner_texts()
-    errors = page.locator('[data-testid="stAlertContentError"]').all_inner_texts()
-    assert not exceptions and not errors, f"{name}: {exceptions or errors}"
-
-
-def parameters(page) -> dict[str, str]:
-    return {key: values[0] for key, values in parse_qs(urlparse(page.evaluate("location.href")).query).items()}
+        page.context.close()
 
 
 def wait_for_text(page, text: str) -> None:
-    page.wait_for_function("t => document.body.innerText.includes(t)", arg=text, timeout=HANG_GUARD_S * 1000)
-
-
-def click_line(page, key: str, line: int) -> None:
-    """Click the middle of line `line` (0-based) of the st.dataframe with key `key` (35 px lines under a header)."""
-    grid = page.locator(f".st-key-{key} [data-testid='stDataFrame']").first
-    grid.scroll_into_view_if_needed()
-    page.wait_for_timeout(500)
-    box = grid.bounding_box()
-    x, y = box["x"] + box["width"] / 2, box["y"] + 35 + 35 * line + 35 / 2
-    page.mouse.move(x, y)
-    page.wait_for_timeout(300)
-    page.mouse.click(x, y)
+    page.wait_for_function("t => document.body.innerText.includes(t)", arg=text, timeout=PAGE_SECONDS * 1000)
 
 
 def test_a_listed_pair_then_next_each_write_one_history_entry_before_the_new_view_and_back_retraces_them(app_url, tab):
@@ -107,22 +59,22 @@ def test_a_listed_pair_then_next_each_write_one_history_entry_before_the_new_vie
     the URL names the second pair while the page still shows the first (written as the new pair's run starts, not at
     its end seconds later), one history entry; Back shows the first pair on the Pair explorer, and Back again the
     list it was opened from."""
+    before = requested(tab)
     tab.goto(f"{app_url}/Error_analysis?models={MODELS}&tab=Every+error", wait_until="commit")
-    tab.wait_for_selector(".st-key-errors_wrong_pairs_table [data-testid='stDataFrame']", timeout=HANG_GUARD_S * 1000)
-    settle(tab)
+    settle(tab, before)
     assert_clean(tab, "the list of errors")
+    tab.wait_for_selector(".st-key-errors_wrong_pairs_table [data-testid='stDataFrame']", timeout=PAGE_SECONDS * 1000)
     listed = parameters(tab)
-    click_line(tab, "errors_wrong_pairs_table", 0)
+    click_table_line(tab, "errors_wrong_pairs_table", 0)
+    first = landed(tab, "Pair explorer", "the list's first pair")
     wait_for_text(tab, "pair 1 of")
-    settle(tab)
-    assert_clean(tab, "the list's first pair")
-    first = parameters(tab)
-    assert tab.locator("h1").first.inner_text() == "Pair explorer" and first["from.via"] == "errors"
+    assert first["from.via"] == "errors"
     writes_before = tab.evaluate("window.__nlivisHistory.length")
 
+    before = requested(tab)
     tab.locator(".st-key-explorer_list_next button").click()
     wait_for_text(tab, "pair 2 of")
-    settle(tab)
+    settle(tab, before)
     assert_clean(tab, "the list's second pair")
     second = parameters(tab)
     assert second["pair"] != first["pair"] and second["from.model"] == first["from.model"]
@@ -132,17 +84,14 @@ def test_a_listed_pair_then_next_each_write_one_history_entry_before_the_new_vie
     assert "pair 1 of" in writes[0]["shown"] and "pair 2 of" not in writes[0]["shown"], (
         "the URL is written as the new pair's run starts, while the first pair is still shown")
 
+    before = requested(tab)
     tab.go_back()
     wait_for_text(tab, "pair 1 of")
-    settle(tab)
+    settle(tab, before)
     assert_clean(tab, "Back to the first pair")
     assert tab.locator("h1").first.inner_text() == "Pair explorer" and parameters(tab) == first
     tab.go_back()
-    tab.wait_for_function("() => document.querySelector('h1') && document.querySelector('h1').innerText"
-                          ".includes('Error analysis')", timeout=HANG_GUARD_S * 1000)
-    settle(tab)
-    assert_clean(tab, "Back to the list")
-    assert parameters(tab) == listed
+    assert landed(tab, "Error analysis", "Back to the list") == listed
 
 
 AUGMENTED = "gcnn-snli-small-augmented"
@@ -192,17 +141,15 @@ def test_an_augmented_pair_clicked_in_a_data_map_list_opens_with_its_edited_text
     edited = augmented_pairs(augmented_run(folder, APP_DATA, cache), cache)[lines["id"].iloc[line]]
     environment = {**app_environment([augmented_checkpoint], tmp_path / "runs", APP_DATA), CACHE_ENV: str(cache)}
     with AppServer(environment, tmp_path / "streamlit.log") as server:
+        before = requested(tab)
         tab.goto(f"{server.url}/Data_map?checkpoint={AUGMENTED}&sel={everything}&sel_on={AUGMENTED}",
                  wait_until="commit")
-        tab.wait_for_selector(".st-key-datamap_selected_pairs_table", timeout=HANG_GUARD_S * 1000)
-        settle(tab)
+        settle(tab, before)
         assert_clean(tab, "the data map")
+        tab.wait_for_selector(".st-key-datamap_selected_pairs_table", timeout=PAGE_SECONDS * 1000)
         listed = tab.locator('[data-testid="stMain"]').inner_text()
-        click_line(tab, "datamap_selected_pairs_table", line)
-        tab.wait_for_function("() => document.querySelector('h1') && document.querySelector('h1').innerText"
-                              ".includes('Pair explorer')", timeout=HANG_GUARD_S * 1000)
-        settle(tab)
-        assert_clean(tab, "the augmented pair")
+        click_table_line(tab, "datamap_selected_pairs_table", line)
+        landed(tab, "Pair explorer", "the augmented pair")
         shown = parameters(tab)
         assert (shown.get("premise"), shown.get("hypothesis")) == (edited.premise, edited.hypothesis), (
             f"the edited pair opens, not its original: {shown}")
