@@ -202,6 +202,26 @@ def test_train_round_trips_config_and_dataset(monkeypatch, tmp_path, checkpoints
         app.selectbox(key="train_config").set_value("gcnn-no_forget_gate").run()
 
     round_trip(monkeypatch, tmp_path, checkpoints, TRAIN, change, {"train_config": "selectbox", "train_dataset": "selectbox"})
+    # issue 29 item 5: the before → after report, two checkpoints of one protocol chosen by hand (no recorded control)
+    view = {"tab": "Before and after", "report_after": "gcnn-no_forget_gate-snli-small", "report_before": "gcnn-snli-small"}
+    app = link(monkeypatch, tmp_path, checkpoints, TRAIN, **view)
+    assert set(app.selectbox(key="train_report_before").options) == {
+        "diin-snli-small", "gcnn-snli-small", "gcnn-snli-small-seed2"}, "every other snli-small checkpoint"
+    assert "names no compute-matched control" in texts(app, "caption")
+    assert "behavioural suite: not run on both checkpoints" in texts(app, "caption")
+    table = app.dataframe(key="train_report_table").value
+    assert list(table["line"]) == ["snli_dev"] and table["pairs"].iloc[0] == 12
+    assert table["verdict"].iloc[0] in ("worse", "better", "same") and "significant regression" in texts(app, "success")
+    opened = click_table_row(app, "train_report_table", 0)
+    assert opened.query_params["report_line"] == "snli_dev · snli_dev"
+    listed = opened.dataframe(key="train_report_pairs_table").value
+    assert len(listed) == 1 and {"premise", "hypothesis"} <= set(listed.columns), "the one pair they label differently"
+    url = dict(opened.query_params)
+    explorer = click_table_row(opened, "train_report_pairs_table", 0)
+    assert explorer.query_params["models"] == "gcnn-snli-small,gcnn-no_forget_gate-snli-small", "both checkpoints"
+    assert "Opened from the before → after report" in texts(explorer, "markdown")
+    returned = back(explorer, TRAIN, url)
+    assert returned.dataframe(key="train_report_pairs_table").value.equals(listed), "Back: the line's pairs again"
 
 
 def test_home_round_trips_the_models(monkeypatch, tmp_path, checkpoints):
