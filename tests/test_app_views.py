@@ -213,7 +213,7 @@ def test_train_round_trips_config_and_dataset(monkeypatch, tmp_path, checkpoints
     assert list(table["line"]) == ["snli_dev"] and table["pairs"].iloc[0] == 12
     assert table["verdict"].iloc[0] in ("worse", "better", "same") and "significant regression" in texts(app, "success")
     opened = click_table_row(app, "train_report_table", 0)
-    assert opened.query_params["report_line"] == "snli_dev · snli_dev"
+    assert opened.query_params["report_line"] == "snli_dev"
     listed = opened.dataframe(key="train_report_pairs_table").value
     assert len(listed) == 1 and {"premise", "hypothesis"} <= set(listed.columns), "the one pair they label differently"
     url = dict(opened.query_params)

@@ -109,11 +109,13 @@ def held_out_files(page: str, models: Sequence[cache.Model]) -> list[HeldOutFile
 
 
 def held_out(files: tuple[Path, ...]) -> HeldOutFile:
-    """A file as the report runs it: grouped by its first field of `challenge.PREFERRED_GROUPS` when it has one."""
+    """A file as the report runs it: grouped by its first field of `challenge.PREFERRED_GROUPS` that has two
+    values or more (one value would repeat the file's own line)."""
     name = ", ".join(f.name for f in files)
     read, _ = cache.read_challenge(files)
     fields = read.field_names() if read is not None else []
-    group = next((f for f in challenge.PREFERRED_GROUPS if f in fields), None)
+    group = next((f for f in challenge.PREFERRED_GROUPS if f in fields
+                  and len({v for values in read.groups(f).values() for v in values}) > 1), None)
     return HeldOutFile(name, files, group)
 
 
@@ -130,12 +132,15 @@ def evaluate_missing(page: str, models: Sequence[cache.Model], files: Sequence[H
                                          "kept as a named evaluation in its folder"):
         return
     bar = st.progress(0.0, text="evaluating …")
+    problems = []
     for done, (held, read, model) in enumerate(missing):
         bar.progress(done / len(missing), text=f"evaluating {model.name} on {held.name} …")
-        _, _, problem = cache.challenge_predictions(model, read, compute=True)
-        if problem:
-            st.error(f"{md(model.name)}: {md(problem)}")
+        problems += [f"{md(model.name)}: {md(p)}" for p in cache.challenge_predictions(model, read, compute=True)[2:] if p]
     bar.empty()
+    for problem in problems:
+        st.error(problem)
+    if not problems:
+        st.rerun()  # drawn again without the button: nothing is missing now
 
 
 def probe_run(page: str, models: Sequence[cache.Model]) -> None:
@@ -192,10 +197,15 @@ def lines(report: AugmentReport) -> list[tuple[str, ReportRow]]:
 
 
 def line_id(table: str, row: ReportRow) -> str:
-    return f"{table} · {row.name}"
+    """How a line is named (in the URL too): its table and row, or one of them when they are the same."""
+    return row.name if row.name == table else f"{table} · {row.name}"
 
 
-def report_frame(shown: Sequence[tuple[str, ReportRow]], before: str, after: str) -> pd.DataFrame:
+FORMATS = {"before (%)": "{:.1f}", "after (%)": "{:.1f}", "change (points)": "{:+.2f}", "p (Holm)": "{:.2g}"}
+"""How the table's numbers are written (the script's precision)."""
+
+
+def report_frame(shown: Sequence[tuple[str, ReportRow]]) -> pd.DataFrame:
     """One line per row: its verdict in words, where it comes from, the accuracies and the test."""
     def verdict(row: ReportRow) -> str:
         return REGRESSION if row.regression else "worse" if row.worse else "better" if \
@@ -203,10 +213,9 @@ def report_frame(shown: Sequence[tuple[str, ReportRow]], before: str, after: str
 
     return pd.DataFrame([{
         "verdict": verdict(row), "table": table, "line": row.name, "pairs": row.comparison.pairs,
-        f"{before} (%)": round(100 * row.comparison.before, 1), f"{after} (%)": round(100 * row.comparison.after, 1),
-        "change (points)": round(100 * row.comparison.change, 2), f"only {before} right": row.comparison.only_before_right,
-        f"only {after} right": row.comparison.only_after_right, "p (Holm)": float(f"{row.p_holm:.2g}")}
-        for table, row in shown])
+        "before (%)": 100 * row.comparison.before, "after (%)": 100 * row.comparison.after,
+        "change (points)": 100 * row.comparison.change, "only before right": row.comparison.only_before_right,
+        "only after right": row.comparison.only_after_right, "p (Holm)": row.p_holm} for table, row in shown])
 
 
 def show_report(page: str, report: AugmentReport, models: Sequence[cache.Model]) -> None:
@@ -222,14 +231,15 @@ def show_report(page: str, report: AugmentReport, models: Sequence[cache.Model])
     else:
         st.success(f"No significant regression of {md(report.after)} against {md(report.before)} in "
                    f"{len(shown)} lines.")
-    frame = report_frame(shown, report.before, report.after)
-    styled = frame.style.apply(lambda line: [REGRESSION_STYLE if line["verdict"] == REGRESSION else ""] * len(line),
-                               axis=1)
+    frame = report_frame(shown)
+    styled = frame.style.format(FORMATS).apply(
+        lambda line: [REGRESSION_STYLE if line["verdict"] == REGRESSION else ""] * len(line), axis=1)
     table_key = f"{page}_report_table"
     event = st.dataframe(styled, key=table_key, on_select="rerun", selection_mode=pair_list.LINE_CLICKS,
                          hide_index=True, width="stretch")
-    st.caption(":material/touch_app: Click a line to list its pairs; a pair opens in the Pair explorer with both "
-               "checkpoints, and the browser's Back returns here.")
+    st.caption(f"*before*: {md(report.before)} · *after*: {md(report.after)} · accuracy on the line's pairs (a "
+               "suite line: its cases passed). :material/touch_app: Click a line to list its pairs; a pair opens in "
+               "the Pair explorer with both checkpoints, and the browser's Back returns here.")
     picked, selection = pair_list.clicked_line(event)
     if state.new_event(table_key, selection) and picked is not None:
         state.remember(page, "report_line", line_id(*shown[picked]), "")
