@@ -24,7 +24,7 @@ def choose_option(page, key: str, option: str) -> None:
     settle(page, before)
 
 
-def test_a_tiny_run_says_its_phase_and_step_then_finished_and_offers_the_next_name(app_url, page):
+def test_a_tiny_run_says_its_phase_and_step_then_finished_and_offers_the_next_name(app_url, app_folder, page):
     """Train page, tiny settings (random word vectors, 3 steps): the page shows the worker's own phase and step from
     its progress file, "Finished" at the end, and the next free run name, with which Start works again. Waits on the
     progress file's events, never on a clock."""
@@ -35,7 +35,7 @@ def test_a_tiny_run_says_its_phase_and_step_then_finished_and_offers_the_next_na
     page.wait_for_selector(".st-key-train_start button", timeout=PAGE_SECONDS * 1000)  # after torch names the device
     settle(page)
     text = page.locator('[data-testid="stMain"]').inner_text()
-    runs = Path(re.search(r"under (\S+) \(your runs folder", text)[1])
+    runs = app_folder / re.search(r"under (\S+) \(your runs folder", text)[1]  # relative to the server's folder
     choose_option(page, "train_embeddings", "random")
     steps = page.locator(".st-key-train_max_steps input").first
     before = requested(page)
