@@ -152,6 +152,8 @@ def probe_run(page: str, models: Sequence[cache.Model]) -> None:
         _, error = probes.run_with_progress(models, DEFAULT_CASES_PER_TEST)
         if error:
             st.error(md(error))
+        else:
+            st.rerun()  # drawn again without the button, the suite's lines in the report
 
 
 def sources(models: Sequence[cache.Model], split: str) -> ReportSources:

@@ -241,7 +241,8 @@ def challenge_list(ref: ListRef) -> PairList:
         shown, problem = against(shown, challenge, ref.get("versus", ""))
         if problem:
             return PairList(pd.DataFrame(), described, None, problem)
-        described += f" · only one of it and {ref.get('versus')} right"
+        described = (f"{', '.join(f.name for f in files)}, {field_name} = {group}: the pairs only one of {name} and "
+                     f"{ref.get('versus')} gets right")
     return PairList(shown.reset_index(drop=True), described, None)
 
 
