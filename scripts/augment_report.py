@@ -21,7 +21,8 @@ baseline alone. Every table lists its significant regressions first (after worse
 p < 0.05, marked **regression**), then the other rows getting worse, then the rest; each held-out set's
 categories are tested too (McNemar per category, Holm over the categories of the set).
 Every command it runs is printed to stderr and listed in the output; it changes nothing but the checkpoints'
-ignored `evaluations/` folders.
+ignored `evaluations/` folders. The report itself is `nlivis.workflows.augment_report.build_report`'s, which the
+Train page's *Before and after* tab builds too (from the app's caches instead of these commands).
 """
 from __future__ import annotations
 
