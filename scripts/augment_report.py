@@ -1,7 +1,7 @@
 """Before → after tables of targeted augmentation (README "Targeted augmentation"), from nlivis's own commands.
 
     python scripts/augment_report.py --pair checkpoints/esan-snli-small checkpoints/esan-snli-small-augmented \
-        [--pair BASE AUGMENTED …] [--data-dir ../shared/data] [--probes-only] [--json FILE]
+        [--pair BASE AUGMENTED …] [--data-dir ../shared/data] [--probes-only] [--file PATH …] [--json FILE]
 
 For each (baseline, augmented) pair of checkpoints of one model and protocol:
 - SNLI dev (the select split both recorded, `predictions_snli_dev.jsonl.gz`): accuracy before → after, the
@@ -14,7 +14,8 @@ For each (baseline, augmented) pair of checkpoints of one model and protocol:
 - unless --probes-only, the held-out public sets through `python -m nlivis evaluate CK --file F --data-dir D
   --json`: ANLI dev R1–R3 (with its categories, `--group-by tags`), ConjNLI dev, MultiNLI dev hard matched and
   mismatched — accuracy before → after with McNemar on the kept predictions (Holm over the sets of a model),
-  and how many pairs, premises and hypotheses each set shares with the training split.
+  and how many pairs, premises and hypotheses each set shares with the training split; and each `--file` (a
+  challenge file of your own, by its categories when it has tags, heuristic, subcase or file values).
 Judge a fix against its compute-matched control (`--pair checkpoints/esan-snli-small-matched
 checkpoints/esan-snli-small-augmented`: the same steps on the original pairs), never against a shorter
 baseline alone. Every table lists its significant regressions first (after worse than before, Holm-adjusted
@@ -40,7 +41,8 @@ sys.path.insert(0, str(ROOT))
 from nlivis.data.challenge import read_challenge_files  # noqa: E402
 from nlivis.store.predictions import read_predictions  # noqa: E402
 from nlivis.workflows.augment_report import (SELECT_SPLIT, AugmentReport, FileOutcomes, HeldOutFile,  # noqa: E402
-                                             ReportRow, ReportSources, build_report, outcomes, seed_noise)
+                                             ReportRow, ReportSources, build_report, field_values, held_out_file,
+                                             outcomes, seed_noise)
 
 HELD_OUT = (  # (name, files under the data root, group-by field)
     ("ANLI dev R1–R3", ("anli_annotated/ANLI_analysis_r1_dev.csv", "anli_annotated/ANLI_analysis_r2_dev.csv",
@@ -180,13 +182,21 @@ def main() -> int:
     parser.add_argument("--data-dir", default=str(ROOT.parent / "shared" / "data"),
                         help="data root (default: ../shared/data)")
     parser.add_argument("--probes-only", action="store_true",
-                        help="SNLI dev and the probe suite only (how augmentation settings are chosen), no held-out set")
+                        help="SNLI dev and the probe suite (how augmentation settings are chosen), no held-out set of the "
+                             "data folder (a --file still counts)")
+    parser.add_argument("--file", action="append", default=[], metavar="PATH",
+                        help="another challenge file to judge on (repeat for more), by its categories when it has "
+                             "tags, heuristic, subcase or file values")
     parser.add_argument("--json", default=None, help="also write every number to this JSON file")
     args = parser.parse_args()
     pairs = [(Path(a), Path(b)) for a, b in args.pair]
     data = Path(args.data_dir)
     held_out = [] if args.probes_only else [HeldOutFile(name, tuple(data / f for f in files), group)
                                             for name, files, group in HELD_OUT]
+    for path in map(Path, args.file):
+        if not path.is_file():
+            raise SystemExit(f"--file {path}: no such file")
+        held_out.append(held_out_file([path], field_values(read_challenge_files([path]))))
     sources = CommandSources(pairs, args.data_dir, probes=True)
     reports = [build_report(str(base), str(augmented), sources.for_pair(base, augmented), held_out)
                for base, augmented in pairs]
@@ -196,7 +206,7 @@ def main() -> int:
     lines = select_lines(reports, pairs)
     for report, (base, augmented) in zip(reports, pairs):
         lines += probe_lines(report, base, augmented)
-    if not args.probes_only:
+    if held_out:
         for report, (base, augmented) in zip(reports, pairs):
             lines += held_out_lines(report, base, augmented)
     lines += ["", "Commands:", *(f"    {c}" for c in sources.commands)]

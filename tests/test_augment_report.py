@@ -120,6 +120,28 @@ def test_the_report_lists_its_regressions_and_what_it_could_not_compare():
     assert json.loads(json.dumps(built.record()))["files"][0]["regression"] is True
 
 
+class Fields:
+    """A read challenge set's fields as `field_values` asks for them."""
+
+    def __init__(self, values: dict[str, dict[str, tuple[str, ...]]]):
+        self.values = values
+
+    def field_names(self) -> list[str]:
+        return list(self.values)
+
+    def groups(self, name: str) -> dict[str, tuple[str, ...]]:
+        return self.values[name]
+
+
+def test_a_file_is_split_by_its_first_category_field_with_two_values_or_more():
+    one_file = Fields({"file": {"1": ("a",), "2": ("a",)}, "label": {"1": ("x",), "2": ("y",)}})
+    tagged = Fields({"file": {"1": ("a",), "2": ("a",)}, "tags": {"1": ("Basic", "Lexical"), "2": ("Basic",)}})
+    assert report.field_values(one_file) == {"file": 1} and report.field_values(tagged) == {"tags": 2, "file": 1}
+    whole = report.held_out_file([Path("d/conj_dev.tsv")], report.field_values(one_file))
+    assert (whole.name, whole.group) == ("conj_dev.tsv", None), "one value would repeat the file's own line"
+    assert report.held_out_file([Path("a.csv"), Path("b.csv")], report.field_values(tagged)).group == "tags"
+
+
 def test_seed_noise_is_the_gap_to_the_seed2_sibling_or_none(tmp_path):
     base = tmp_path / "esan-snli-small"
     for folder, accuracy in ((base, 0.73), (tmp_path / "esan-snli-small-seed2", 0.7318)):

@@ -159,6 +159,24 @@ class HeldOutFile:
     group: str | None = None
 
 
+CATEGORY_FIELDS = ("tags", "heuristic", "subcase", "file")
+"""The fields a challenge file is split into categories by, the first it has (ANLI's annotated tags, HANS's
+heuristic and subcase, a stress test's file)."""
+
+
+def held_out_file(files: Sequence[Path], fields: Mapping[str, int]) -> HeldOutFile:
+    """A challenge file as the report runs it, given each of its fields' number of distinct values: by the first of
+    `CATEGORY_FIELDS` with two values or more (one value would repeat the file's own line), else as a whole."""
+    group = next((name for name in CATEGORY_FIELDS if fields.get(name, 0) > 1), None)
+    return HeldOutFile(", ".join(Path(f).name for f in files), tuple(Path(f) for f in files), group)
+
+
+def field_values(challenge: Any) -> dict[str, int]:
+    """Each `CATEGORY_FIELDS` field a read challenge set has → its number of distinct values."""
+    return {name: len({v for values in challenge.groups(name).values() for v in values})
+            for name in CATEGORY_FIELDS if name in challenge.field_names()}
+
+
 @dataclass(frozen=True)
 class FileOutcomes:
     """What a source read for one file: both checkpoints' outcomes, the pairs' categories (when the file is

@@ -22,7 +22,8 @@ from nlivis.app.text import md
 from nlivis.store.evaluations import evaluations_root
 from nlivis.store.files import file_stamp, folder_stamp
 from nlivis.workflows.augment_report import (INDEPENDENT_ONLY, AugmentReport, FileOutcomes, HeldOutFile, ReportRow,
-                                             ReportSources, build_report, outcomes, recorded_control)
+                                             ReportSources, build_report, field_values, held_out_file, outcomes,
+                                             recorded_control)
 
 REGRESSION = "regression"
 """The word that marks a significant regression (the red is not the only sign)."""
@@ -109,14 +110,9 @@ def held_out_files(page: str, models: Sequence[cache.Model]) -> list[HeldOutFile
 
 
 def held_out(files: tuple[Path, ...]) -> HeldOutFile:
-    """A file as the report runs it: grouped by its first field of `challenge.PREFERRED_GROUPS` that has two
-    values or more (one value would repeat the file's own line)."""
-    name = ", ".join(f.name for f in files)
+    """A file as the report runs it (`held_out_file`: by its categories when it has some)."""
     read, _ = cache.read_challenge(files)
-    fields = read.field_names() if read is not None else []
-    group = next((f for f in challenge.PREFERRED_GROUPS if f in fields
-                  and len({v for values in read.groups(f).values() for v in values}) > 1), None)
-    return HeldOutFile(name, files, group)
+    return held_out_file(files, field_values(read) if read is not None else {})
 
 
 def evaluate_missing(page: str, models: Sequence[cache.Model], files: Sequence[HeldOutFile]) -> None:
