@@ -142,6 +142,25 @@ def test_a_file_is_split_by_its_first_category_field_with_two_values_or_more():
     assert report.held_out_file([Path("a.csv"), Path("b.csv")], report.field_values(tagged)).group == "tags"
 
 
+def test_a_suite_line_lists_the_cases_only_the_judged_checkpoint_fails():
+    """The list behind a capability's line: `versus` keeps the failing cases its control passes."""
+    from types import SimpleNamespace
+
+    from nlivis.workflows.specs import failing_case_rows
+
+    def failing(indices):
+        case = SimpleNamespace(original=None, expectation="label", expected="entailment", premise="p", hypothesis="h",
+                               direction=None, source="template")
+        return [SimpleNamespace(index=i, case=case, predicted="neutral", original_predicted=None) for i in indices]
+
+    run = SimpleNamespace(failing=lambda test, model: {"after": failing([1, 2, 5]), "before": failing([2])}.get(model))
+    every = failing_case_rows(run, {"test": "t", "model": "after"})
+    only = failing_case_rows(run, {"test": "t", "model": "after", "versus": "before"})
+    assert [r.columns["case"] for r in every] == [1, 2, 5] and [r.columns["case"] for r in only] == [1, 5]
+    with pytest.raises(ValueError, match="no test “t” for absent"):
+        failing_case_rows(run, {"test": "t", "model": "after", "versus": "absent"})
+
+
 def test_seed_noise_is_the_gap_to_the_seed2_sibling_or_none(tmp_path):
     base = tmp_path / "esan-snli-small"
     for folder, accuracy in ((base, 0.73), (tmp_path / "esan-snli-small-seed2", 0.7318)):
