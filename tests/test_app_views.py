@@ -206,8 +206,9 @@ def test_train_round_trips_config_and_dataset(monkeypatch, tmp_path, checkpoints
     # issue 29 item 5: the before → after report, two checkpoints of one protocol chosen by hand (no recorded control)
     view = {"tab": "Before and after", "report_after": "gcnn-no_forget_gate-snli-small", "report_before": "gcnn-snli-small"}
     app = link(monkeypatch, tmp_path, checkpoints, TRAIN, **view)
-    assert set(app.selectbox(key="train_report_before").options) == {
-        "diin-snli-small", "gcnn-snli-small", "gcnn-snli-small-seed2"}, "every other snli-small checkpoint"
+    against = app.selectbox(key="train_report_before").options
+    assert set(against) == {"diin-snli-small", "gcnn-snli-small", "gcnn-snli-small-seed2"}, "the other snli-small ones"
+    assert against[-1] == "diin-snli-small", "its own family (GCNN) first"
     assert "names no compute-matched control" in texts(app, "caption")
     assert "behavioural suite: not run on both checkpoints" in texts(app, "caption")
     table = app.dataframe(key="train_report_table").value

@@ -58,7 +58,7 @@ def section(page: str) -> None:
 
 def chosen_pair(page: str) -> tuple[Any, Any] | None:
     """(control, changed checkpoint) infos: the changed one picked (an augmented one by default), its control the
-    one its config.json names, or any other checkpoint of its protocol chosen by hand."""
+    one its config.json names, or any other checkpoint of its protocol chosen by hand (its own family listed first)."""
     found = {info.name: info for info in cache.scan_checkpoints().good}
     controlled = [name for name, info in found.items() if recorded_control(info.path) in found]
     if len(found) < 2:
@@ -69,6 +69,7 @@ def chosen_pair(page: str) -> tuple[Any, Any] | None:
                             controlled[0] if controlled else next(iter(found)), where=left)
     recorded = recorded_control(found[after].path)
     same = [name for name, info in found.items() if name != after and info.protocol == found[after].protocol]
+    same.sort(key=lambda name: found[name].model != found[after].model)  # its own family first (a stable sort)
     if not same:
         st.info(f"No other checkpoint of {md(found[after].protocol)} to compare {md(after)} with.")
         return None
