@@ -250,7 +250,7 @@ def show_report(page: str, report: AugmentReport, models: Sequence[cache.Model])
 
 def pairs_behind(page: str, report: AugmentReport, models: Sequence[cache.Model], table: str, row: ReportRow) -> None:
     """The pairs of one line, opening with both checkpoints: the select split's pairs the two label differently,
-    a suite test's cases only the changed checkpoint fails, a file's (or category's) pairs only one gets right."""
+    a suite test's cases only one fails (`suite_list`), a file's (or category's) pairs only one gets right."""
     st.markdown(f"**The pairs behind “{md(line_id(table, row))}”**")
     names = [report.before, report.after]
     if table == report.select_split:
@@ -273,8 +273,9 @@ def pairs_behind(page: str, report: AugmentReport, models: Sequence[cache.Model]
 
 
 def suite_list(page: str, models: Sequence[cache.Model], row: ReportRow) -> state.ListRef | None:
-    """The cases of one test of the line's capability (a choice when it has several) that the changed checkpoint
-    fails and its control passes, in the list the Error analysis page's suite opens."""
+    """The cases of one test of the line's capability (a choice when it has several) behind its change: those the
+    changed checkpoint fails and its control passes (for a line that got better, the other way round), in the list
+    the Error analysis page's suite opens."""
     run, _ = cached_analyses.probe_results(models, DEFAULT_CASES_PER_TEST)
     if run is None:
         return None
@@ -282,5 +283,7 @@ def suite_list(page: str, models: Sequence[cache.Model], row: ReportRow) -> stat
              if t["capability"] == row.name and t["generator"] == row.generator]
     test = controls.select(page, "report_test", "Test", tests) if len(tests) > 1 else tests[0]
     digest = cached_analyses.options_digest(cached_analyses.probe_options(models, DEFAULT_CASES_PER_TEST))
+    failing, passing = (models[0], models[1]) if row.comparison.right_after > row.comparison.right_before \
+        else (models[1], models[0])
     return state.ListRef.of("probes", models=",".join(m.name for m in models), run=digest, test=test,
-                            model=models[1].name, versus=models[0].name, via="report")
+                            model=failing.name, versus=passing.name, via="report")
