@@ -22,8 +22,8 @@ from nlivis.app.text import md
 from nlivis.store.evaluations import evaluations_root
 from nlivis.store.files import file_stamp, folder_stamp
 from nlivis.workflows.augment_report import (INDEPENDENT_ONLY, AugmentReport, FileOutcomes, HeldOutFile, ReportRow,
-                                             ReportSources, build_report, field_values, held_out_file, outcomes,
-                                             recorded_control)
+                                             SIGNIFICANT, ReportSources, build_report, field_values, held_out_file,
+                                             outcomes, recorded_control)
 
 REGRESSION = "regression"
 """The word that marks a significant regression (the red is not the only sign)."""
@@ -207,8 +207,11 @@ FORMATS = {"before (%)": "{:.1f}", "after (%)": "{:.1f}", "change (points)": "{:
 def report_frame(shown: Sequence[tuple[str, ReportRow]]) -> pd.DataFrame:
     """One line per row: its verdict in words, where it comes from, the accuracies and the test."""
     def verdict(row: ReportRow) -> str:
-        return REGRESSION if row.regression else "worse" if row.worse else "better" if \
-            row.comparison.right_after > row.comparison.right_before else "same"
+        if row.regression or row.worse:
+            return REGRESSION if row.regression else "worse"
+        if row.comparison.right_after > row.comparison.right_before:
+            return "significant gain" if row.p_holm < SIGNIFICANT else "better"
+        return "same"
 
     return pd.DataFrame([{
         "verdict": verdict(row), "table": table, "line": row.name, "pairs": row.comparison.pairs,
