@@ -59,17 +59,21 @@ class AppServer:
     """`streamlit run app.py` on a free loopback port, as a user starts it; entering waits until it answers,
     leaving stops it (terminated, killed if it lingers) whatever happened in between."""
 
-    def __init__(self, env: dict[str, str], log: Path, app_root: Path = ROOT) -> None:
+    def __init__(self, env: dict[str, str], log: Path, app_root: Path = ROOT, cwd: Path | None = None) -> None:
+        """`cwd`: the server's working folder when not `app_root` (relative folders in `env` are relative to it);
+        the app's .streamlit settings are linked into it, as Streamlit reads them from the working folder."""
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = log
         self.log = open(log, "ab")
         self.started = time.perf_counter()
+        if cwd is not None and not (cwd / ".streamlit").exists():
+            (cwd / ".streamlit").symlink_to(app_root / ".streamlit", target_is_directory=True)
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port",
-             str(self.port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-             "--server.fileWatcherType", "none"],
-            cwd=app_root, env=env, stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            [sys.executable, "-m", "streamlit", "run", "app.py" if cwd is None else str(app_root / "app.py"),
+             "--server.headless", "true", "--server.port", str(self.port), "--server.address", "127.0.0.1",
+             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+            cwd=cwd or app_root, env=env, stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
 
     def wait_until_answering(self) -> None:
         """Poll Streamlit's health endpoint until it says ok; RuntimeError with the log's end if the process

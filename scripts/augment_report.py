@@ -1,7 +1,7 @@
 """Before → after tables of targeted augmentation (README "Targeted augmentation"), from nlivis's own commands.
 
     python scripts/augment_report.py --pair checkpoints/esan-snli-small checkpoints/esan-snli-small-augmented \
-        [--pair BASE AUGMENTED …] [--data-dir ../shared/data] [--probes-only] [--json FILE]
+        [--pair BASE AUGMENTED …] [--data-dir ../shared/data] [--probes-only] [--file PATH …] [--json FILE]
 
 For each (baseline, augmented) pair of checkpoints of one model and protocol:
 - SNLI dev (the select split both recorded, `predictions_snli_dev.jsonl.gz`): accuracy before → after, the
@@ -14,14 +14,16 @@ For each (baseline, augmented) pair of checkpoints of one model and protocol:
 - unless --probes-only, the held-out public sets through `python -m nlivis evaluate CK --file F --data-dir D
   --json`: ANLI dev R1–R3 (with its categories, `--group-by tags`), ConjNLI dev, MultiNLI dev hard matched and
   mismatched — accuracy before → after with McNemar on the kept predictions (Holm over the sets of a model),
-  and how many pairs, premises and hypotheses each set shares with the training split.
+  and how many pairs, premises and hypotheses each set shares with the training split; and each `--file` (a
+  challenge file of your own, by its categories when it has tags, heuristic, subcase or file values).
 Judge a fix against its compute-matched control (`--pair checkpoints/esan-snli-small-matched
 checkpoints/esan-snli-small-augmented`: the same steps on the original pairs), never against a shorter
 baseline alone. Every table lists its significant regressions first (after worse than before, Holm-adjusted
 p < 0.05, marked **regression**), then the other rows getting worse, then the rest; each held-out set's
 categories are tested too (McNemar per category, Holm over the categories of the set).
 Every command it runs is printed to stderr and listed in the output; it changes nothing but the checkpoints'
-ignored `evaluations/` folders.
+ignored `evaluations/` folders. The report itself is `nlivis.workflows.augment_report.build_report`'s, which the
+Train page's *Before and after* tab builds too (from the app's caches instead of these commands).
 """
 from __future__ import annotations
 
@@ -30,15 +32,17 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import asdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from nlivis.analysis.probes import capability_comparisons  # noqa: E402
 from nlivis.data.challenge import read_challenge_files  # noqa: E402
-from nlivis.analysis.significance import discordant_counts, holm_adjusted, mcnemar_exact, wilson_interval  # noqa: E402
 from nlivis.store.predictions import read_predictions  # noqa: E402
+from nlivis.workflows.augment_report import (SELECT_SPLIT, AugmentReport, FileOutcomes, HeldOutFile,  # noqa: E402
+                                             ReportRow, ReportSources, build_report, field_values, held_out_file,
+                                             outcomes, seed_noise)
 
 HELD_OUT = (  # (name, files under the data root, group-by field)
     ("ANLI dev R1–R3", ("anli_annotated/ANLI_analysis_r1_dev.csv", "anli_annotated/ANLI_analysis_r2_dev.csv",
@@ -47,38 +51,11 @@ HELD_OUT = (  # (name, files under the data root, group-by field)
     ("MultiNLI dev hard matched", ("mnli_hard/matched/s1.test",), None),
     ("MultiNLI dev hard mismatched", ("mnli_hard/mismatched/s1.test",), None),
 )
-SELECT_PREDICTIONS = "predictions_snli_dev.jsonl.gz"
-SIGNIFICANT = 0.05
+SELECT_PREDICTIONS = f"predictions_{SELECT_SPLIT}.jsonl.gz"
 
 
-def regressions_first(rows: list[dict], worse, p_key: str = "p_holm") -> list[dict]:
-    """Rows in report order: significant regressions (`worse(row)` and p < 0.05), other rows getting worse,
-    then the rest — each group in its original order — with `regression` set on the first group."""
-    for row in rows:
-        row["regression"] = bool(worse(row) and row[p_key] < SIGNIFICANT)
-    return sorted(rows, key=lambda row: (not row["regression"], not worse(row)))
-
-
-def flag(row: dict) -> str:
-    return " **regression**" if row.get("regression") else ""
-
-
-def category_comparisons(files: list[Path], group: str, before: Path, after: Path) -> list[dict]:
-    """Per category of the files' `group` field: pairs, accuracies before → after, McNemar's exact test on the
-    pairs of that category, Holm over the categories."""
-    groups = read_challenge_files(files).groups(group)
-    outcome = (outcomes(before), outcomes(after))
-    members: dict[str, list[str]] = {}
-    for pair_id, values in groups.items():
-        for value in values or ():
-            members.setdefault(value, []).append(pair_id)
-    rows = []
-    for value, ids in sorted(members.items(), key=lambda item: -len(item[1])):
-        compared = paired(*({i: found[i] for i in ids if i in found} for found in outcome))
-        rows.append({"category": value, **compared})
-    for row, adjusted in zip(rows, holm_adjusted([r["p"] for r in rows])):
-        row["p_holm"] = adjusted
-    return regressions_first(rows, lambda row: row["after"] < row["before"])
+def flag(row: ReportRow) -> str:
+    return " **regression**" if row.regression else ""
 
 
 def run_json(command: list[str]) -> dict:
@@ -91,39 +68,111 @@ def run_json(command: list[str]) -> dict:
     return json.loads(done.stdout)
 
 
-def outcomes(path: Path) -> dict[str, tuple[str | None, str]]:
-    """id → (gold, predicted) of a predictions file."""
-    return {p.id: (p.gold, p.predicted) for p in read_predictions(path)}
-
-
-def paired(before: dict[str, tuple[str, str]], after: dict[str, tuple[str, str]]) -> dict:
-    """Accuracies and McNemar's exact test of two prediction sets on the ids both hold (labelled ones)."""
-    ids = [i for i in before if i in after and before[i][0] is not None]
-    correct_a = [before[i][0] == before[i][1] for i in ids]
-    correct_b = [after[i][0] == after[i][1] for i in ids]
-    only_a, only_b = discordant_counts(correct_a, correct_b)
-    return {"pairs": len(ids), "before": sum(correct_a) / len(ids), "after": sum(correct_b) / len(ids),
-            "only_before_right": only_a, "only_after_right": only_b, "p": mcnemar_exact(only_a, only_b),
-            "interval_before": wilson_interval(sum(correct_a), len(ids)),
-            "interval_after": wilson_interval(sum(correct_b), len(ids))}
-
-
-def seed_noise(base: Path) -> dict | None:
-    """The baseline's recorded select accuracy against its `-seed2` sibling's, when there is one."""
-    sibling = base.with_name(base.name + "-seed2")
-    if not (sibling / "metrics.json").is_file():
-        return None
-    accuracy = {p.name: json.loads((p / "metrics.json").read_text())["best_dev_accuracy"] for p in (base, sibling)}
-    return {"seed2": sibling.name, "seed2_accuracy": accuracy[sibling.name],
-            "gap": abs(accuracy[base.name] - accuracy[sibling.name])}
-
-
 def pct(value: float) -> str:
     return f"{100 * value:.1f}"
 
 
 def p_text(value: float) -> str:
     return "1" if value >= 0.9995 else (f"{value:.3f}" if value >= 0.001 else f"{value:.1e}")
+
+
+class CommandSources:
+    """Where the script's reports read: recorded predictions from the folders, one `probe` run over every
+    checkpoint, and an `evaluate --json` command per checkpoint and held-out file; every command is kept."""
+
+    def __init__(self, pairs: list[tuple[Path, Path]], data_dir: str, probes: bool):
+        self.data_dir, self.commands = data_dir, []
+        self.folders = [str(p) for pair in pairs for p in pair]
+        self.record = self.probe_record() if probes else None
+
+    def probe_record(self) -> dict:
+        command = [sys.executable, "-m", "nlivis", "probe", *self.folders, "--suite", "nli", "--data-dir",
+                   self.data_dir, "--json"]
+        self.commands.append(" ".join(["python", *command[1:]]))
+        return run_json(command)
+
+    def for_pair(self, base: Path, augmented: Path) -> ReportSources:
+        def probes():
+            names = list(self.record["checkpoints"])
+            return self.record, names[self.folders.index(str(base))], names[self.folders.index(str(augmented))]
+
+        return ReportSources(select=lambda folder: outcomes(read_predictions(Path(folder) / SELECT_PREDICTIONS)),
+                             probes=probes if self.record is not None else lambda: None,
+                             file=lambda held_out: self.evaluated(base, augmented, held_out))
+
+    def evaluated(self, base: Path, augmented: Path, held_out: HeldOutFile) -> FileOutcomes:
+        results = []
+        for checkpoint in (base, augmented):
+            command = [sys.executable, "-m", "nlivis", "evaluate", str(checkpoint),
+                       *(x for f in held_out.files for x in ("--file", str(f))),
+                       *(["--group-by", held_out.group] if held_out.group else []), "--data-dir", self.data_dir,
+                       "--json"]
+            self.commands.append(" ".join(["python", *command[1:]]))
+            results.append(run_json(command))
+        found = [outcomes(read_predictions(Path(result["predictions_file"]))) for result in results]
+        groups = read_challenge_files(list(held_out.files)).groups(held_out.group) if held_out.group else None
+        return FileOutcomes(found[0], found[1], groups, results[0]["training_overlap"], results[0]["truncated"])
+
+
+def select_lines(reports: list[AugmentReport], pairs: list[tuple[Path, Path]]) -> list[str]:
+    lines = ["SNLI dev (select split; recorded predictions of the stored weights):", "",
+             "| model | baseline | augmented | change | McNemar p | baseline seed 2 | seed gap |",
+             "|---|---|---|---|---|---|---|"]
+    for report, (base, augmented) in zip(reports, pairs):
+        dev, noise = report.select.comparison, seed_noise(base)
+        lines.append(f"| {augmented.name} | {pct(dev.before)} | {pct(dev.after)} | {100 * dev.change:+.2f} | "
+                     f"{p_text(dev.p)} | " + (f"{pct(noise.seed2_accuracy)} | {100 * noise.gap:.2f} |" if noise
+                                             else "— | — |"))
+    return lines
+
+
+def probe_lines(report: AugmentReport, base: Path, augmented: Path) -> list[str]:
+    rows = report.probes
+    lines = ["", f"Probe suite, {augmented.name} against {base.name}: failure rate % per generator and "
+                 "capability (cases of its tests pooled), McNemar on the cases only one of them fails, Holm over "
+                 f"the {len(rows)} rows. Engine tests are built by the same edit engine and lexicons as the "
+                 "augmentation, so they test a model on its own generator: only independent tests and held-out "
+                 "files speak for a fix.", "",
+             "| generator | capability | tests | cases | before | after | only before fails | only after fails "
+             "| p (Holm) |", "|---|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        c = row.comparison
+        lines.append(f"| {row.generator} | {row.name}{flag(row)} | {row.tests} | {c.pairs} | "
+                     f"{pct(1 - c.before)} | {pct(1 - c.after)} | {c.only_after_right} | {c.only_before_right} | "
+                     f"{p_text(row.p_holm)} |")
+    for generator in ("independent", "engine"):
+        part = [r.comparison for r in rows if r.generator == generator]
+        total = sum(c.pairs for c in part)
+        if total:
+            lines.append(f"| {generator} | all | {sum(r.tests for r in rows if r.generator == generator)} | {total} | "
+                         f"{pct(sum(c.pairs - c.right_before for c in part) / total)} | "
+                         f"{pct(sum(c.pairs - c.right_after for c in part) / total)} | "
+                         f"{sum(c.only_after_right for c in part)} | {sum(c.only_before_right for c in part)} | |")
+    return lines
+
+
+def held_out_lines(report: AugmentReport, base: Path, augmented: Path) -> list[str]:
+    lines = ["", f"Held-out public sets, {augmented.name} against {base.name}: accuracy % [95% Wilson], "
+                 f"McNemar on the same pairs (Holm over the {len(report.files)} sets):", "",
+             "| set | pairs | shared with the training split (pairs / premises / hypotheses) | before | after | "
+             "only before right | only after right | p (Holm) |", "|---|---|---|---|---|---|---|---|"]
+    for found in report.files:
+        row, c, overlap = found.row, found.row.comparison, found.training_overlap
+        shared = (f"{overlap['pairs']} / {overlap['premises']} / {overlap['hypotheses']}" if overlap["checked"]
+                  else "not checked")
+        lines.append(f"| {row.name}{flag(row)} | {c.pairs:,} | {shared} | {pct(c.before)} "
+                     f"[{pct(c.interval_before[0])}, {pct(c.interval_before[1])}] | {pct(c.after)} "
+                     f"[{pct(c.interval_after[0])}, {pct(c.interval_after[1])}] | "
+                     f"{c.only_before_right} | {c.only_after_right} | {p_text(row.p_holm)} |")
+    for found in (f for f in report.files if f.categories):
+        lines += ["", f"{found.file.name} by category, {augmented.name} against {base.name} (accuracy %; a pair "
+                      "counts in each of its categories; McNemar per category, Holm over the categories):", "",
+                  "| category | pairs | before | after | only before right | only after right | p (Holm) |",
+                  "|---|---|---|---|---|---|---|"]
+        lines += [f"| {row.name}{flag(row)} | {row.comparison.pairs:,} | {pct(row.comparison.before)} | "
+                  f"{pct(row.comparison.after)} | {row.comparison.only_before_right} | "
+                  f"{row.comparison.only_after_right} | {p_text(row.p_holm)} |" for row in found.categories]
+    return lines
 
 
 def main() -> int:
@@ -133,104 +182,40 @@ def main() -> int:
     parser.add_argument("--data-dir", default=str(ROOT.parent / "shared" / "data"),
                         help="data root (default: ../shared/data)")
     parser.add_argument("--probes-only", action="store_true",
-                        help="SNLI dev and the probe suite only (how augmentation settings are chosen), no held-out set")
+                        help="SNLI dev and the probe suite (how augmentation settings are chosen), no held-out set of the "
+                             "data folder (a --file still counts)")
+    parser.add_argument("--file", action="append", default=[], metavar="PATH",
+                        help="another challenge file to judge on (repeat for more), by its categories when it has "
+                             "tags, heuristic, subcase or file values")
     parser.add_argument("--json", default=None, help="also write every number to this JSON file")
     args = parser.parse_args()
     pairs = [(Path(a), Path(b)) for a, b in args.pair]
-    python = sys.executable
-    out: dict = {"pairs": [], "commands": []}
-    lines: list[str] = []
-
-    lines += ["SNLI dev (select split; recorded predictions of the stored weights):", "",
-              "| model | baseline | augmented | change | McNemar p | baseline seed 2 | seed gap |",
-              "|---|---|---|---|---|---|---|"]
-    for base, augmented in pairs:
-        dev = paired(outcomes(base / SELECT_PREDICTIONS), outcomes(augmented / SELECT_PREDICTIONS))
-        noise = seed_noise(base)
-        out["pairs"].append({"base": str(base), "augmented": str(augmented), "snli_dev": dev, "seed_noise": noise})
-        lines.append(f"| {augmented.name} | {pct(dev['before'])} | {pct(dev['after'])} | "
-                     f"{100 * (dev['after'] - dev['before']):+.2f} | {p_text(dev['p'])} | "
-                     + (f"{pct(noise['seed2_accuracy'])} | {100 * noise['gap']:.2f} |" if noise else "— | — |"))
-
-    probe_command = [python, "-m", "nlivis", "probe", *(str(p) for pair in pairs for p in pair), "--suite", "nli",
-                     "--data-dir", args.data_dir, "--json"]
-    out["commands"].append(" ".join(["python", *probe_command[1:]]))
-    record = run_json(probe_command)
-    names = list(record["checkpoints"])
-    for (base, augmented), entry in zip(pairs, out["pairs"]):
-        a, b = (names[[str(p) for pair in pairs for p in pair].index(str(path))] for path in (base, augmented))
-        rows = regressions_first(capability_comparisons(record, a, b), lambda row: row["rate_b"] > row["rate_a"])
-        entry["probes"] = rows
-        entry["probe_overlap"] = {name: record["checkpoints"][name]["training_overlap"] for name in (a, b)}
-        lines += ["", f"Probe suite, {augmented.name} against {base.name}: failure rate % per generator and "
-                      "capability (cases of its tests pooled), McNemar on the cases only one of them fails, Holm over "
-                      f"the {len(rows)} rows. Engine tests are built by the same edit engine and lexicons as the "
-                      "augmentation, so they test a model on its own generator: only independent tests and held-out "
-                      "files speak for a fix.", "",
-                  "| generator | capability | tests | cases | before | after | only before fails | only after fails "
-                  "| p (Holm) |", "|---|---|---|---|---|---|---|---|---|"]
-        for row in rows:
-            lines.append(f"| {row['generator']} | {row['capability']}{flag(row)} | {row['tests']} | {row['cases']} | "
-                         f"{pct(row['rate_a'])} | {pct(row['rate_b'])} | {row['only_a_fails']} | "
-                         f"{row['only_b_fails']} | {p_text(row['p_holm'])} |")
-        for generator in ("independent", "engine"):
-            part = [r for r in rows if r["generator"] == generator]
-            total = sum(r["cases"] for r in part)
-            if total:
-                lines.append(f"| {generator} | all | {sum(r['tests'] for r in part)} | {total} | "
-                             f"{pct(sum(r['failures_a'] for r in part) / total)} | "
-                             f"{pct(sum(r['failures_b'] for r in part) / total)} | "
-                             f"{sum(r['only_a_fails'] for r in part)} | {sum(r['only_b_fails'] for r in part)} | |")
-
-    if not args.probes_only:
-        data = Path(args.data_dir)
-        for (base, augmented), entry in zip(pairs, out["pairs"]):
-            sets, categories = [], {}
-            for name, files, group in HELD_OUT:
-                results = []
-                for checkpoint in (base, augmented):
-                    command = [python, "-m", "nlivis", "evaluate", str(checkpoint),
-                               *(x for f in files for x in ("--file", str(data / f))),
-                               *(["--group-by", group] if group else []), "--data-dir", args.data_dir, "--json"]
-                    out["commands"].append(" ".join(["python", *command[1:]]))
-                    results.append(run_json(command))
-                comparison = paired(outcomes(Path(results[0]["predictions_file"])),
-                                    outcomes(Path(results[1]["predictions_file"])))
-                sets.append({"set": name, **comparison, "training_overlap": results[0]["training_overlap"],
-                             "truncated": results[0]["truncated"]})
-                if group:
-                    categories[name] = category_comparisons([data / f for f in files], group,
-                                                            Path(results[0]["predictions_file"]),
-                                                            Path(results[1]["predictions_file"]))
-            for row, adjusted in zip(sets, holm_adjusted([s["p"] for s in sets])):
-                row["p_holm"] = adjusted
-            sets = regressions_first(sets, lambda row: row["after"] < row["before"])
-            entry["held_out"], entry["categories"] = sets, categories
-            lines += ["", f"Held-out public sets, {augmented.name} against {base.name}: accuracy % [95% Wilson], "
-                          f"McNemar on the same pairs (Holm over the {len(sets)} sets):", "",
-                      "| set | pairs | shared with the training split (pairs / premises / hypotheses) | before | after | "
-                      "only before right | only after right | p (Holm) |", "|---|---|---|---|---|---|---|---|"]
-            for row in sets:
-                overlap = row["training_overlap"]
-                shared = (f"{overlap['pairs']} / {overlap['premises']} / {overlap['hypotheses']}" if overlap["checked"]
-                          else "not checked")
-                lines.append(f"| {row['set']}{flag(row)} | {row['pairs']:,} | {shared} | {pct(row['before'])} "
-                             f"[{pct(row['interval_before'][0])}, {pct(row['interval_before'][1])}] | {pct(row['after'])} "
-                             f"[{pct(row['interval_after'][0])}, {pct(row['interval_after'][1])}] | "
-                             f"{row['only_before_right']} | {row['only_after_right']} | {p_text(row['p_holm'])} |")
-            for name, rows in categories.items():
-                lines += ["", f"{name} by category, {augmented.name} against {base.name} (accuracy %; a pair counts in "
-                              "each of its categories; McNemar per category, Holm over the categories):", "",
-                          "| category | pairs | before | after | only before right | only after right | p (Holm) |",
-                          "|---|---|---|---|---|---|---|"]
-                lines += [f"| {row['category']}{flag(row)} | {row['pairs']:,} | {pct(row['before'])} | "
-                          f"{pct(row['after'])} | {row['only_before_right']} | {row['only_after_right']} | "
-                          f"{p_text(row['p_holm'])} |" for row in rows]
-
-    lines += ["", "Commands:", *(f"    {c}" for c in out["commands"])]
+    data = Path(args.data_dir)
+    held_out = [] if args.probes_only else [HeldOutFile(name, tuple(data / f for f in files), group)
+                                            for name, files, group in HELD_OUT]
+    for path in map(Path, args.file):
+        if not path.is_file():
+            raise SystemExit(f"--file {path}: no such file")
+        held_out.append(held_out_file([path], field_values(read_challenge_files([path]))))
+    sources = CommandSources(pairs, args.data_dir, probes=True)
+    reports = [build_report(str(base), str(augmented), sources.for_pair(base, augmented), held_out)
+               for base, augmented in pairs]
+    missing = [f"{report.after}: {what}" for report in reports for what in report.missing]
+    if missing:
+        raise SystemExit("cannot compare: " + "; ".join(missing))
+    lines = select_lines(reports, pairs)
+    for report, (base, augmented) in zip(reports, pairs):
+        lines += probe_lines(report, base, augmented)
+    if held_out:
+        for report, (base, augmented) in zip(reports, pairs):
+            lines += held_out_lines(report, base, augmented)
+    lines += ["", "Commands:", *(f"    {c}" for c in sources.commands)]
     print("\n".join(lines))
     if args.json:
-        Path(args.json).write_text(json.dumps(out, indent=1))
+        noise = [seed_noise(base) for base, _ in pairs]
+        record = {"pairs": [{**report.record(), "seed_noise": asdict(found) if found else None}
+                            for report, found in zip(reports, noise)], "commands": sources.commands}
+        Path(args.json).write_text(json.dumps(record, indent=1))
     return 0
 
 

@@ -165,18 +165,25 @@ def chromium_browser() -> Iterator:
 
 
 @pytest.fixture(scope="session")
-def app_url(chromium_browser, tmp_path_factory) -> Iterator[str]:
+def app_folder(tmp_path_factory) -> Path:
+    """The served app's working folder (`app_url`): its runs folder is `runs` in it, named relatively, so the
+    Train page (and its screenshots) shows `runs` as a user who set NLIVIS_RUNS=runs sees it, not a temporary path."""
+    return tmp_path_factory.mktemp("app")
+
+
+@pytest.fixture(scope="session")
+def app_url(chromium_browser, app_folder) -> Iterator[str]:
     """The app served once for the session on a free loopback port, as the README starts it; stopped at the end
     whatever happens. Checkpoint roots: a writable copy of gcnn-snli-small first (a challenge file is evaluated into
-    it, never into the repository's checkpoints), then the shipped checkpoints. It asks for the browser first: with
-    no browser to open it, nothing is served."""
+    it, never into the repository's checkpoints), then the shipped checkpoints; runs go to `app_folder`/runs. It
+    asks for the browser first: with no browser to open it, nothing is served."""
     shipped = ROOT / "checkpoints"
     if not all((shipped / name / "COMPLETE").is_file() for name in BROWSER_CHECKPOINTS) or not SHARED_DATA.is_dir():
         pytest.skip("needs the shipped snli-small and mnli-small checkpoints in checkpoints/ and ../shared/data")
-    scratch = tmp_path_factory.mktemp("app")
+    scratch = app_folder
     writable = scratch / "checkpoints"
     shutil.copytree(shipped / "gcnn-snli-small", writable / "gcnn-snli-small")
     shutil.copytree(shipped / "embeddings", writable / "embeddings")  # the shared word vectors it names
-    environment = app_environment([writable, shipped], scratch / "runs", SHARED_DATA)
-    with AppServer(environment, scratch / "streamlit.log") as server:  # waits until it answers (a hang guard only)
+    environment = app_environment([writable, shipped], Path("runs"), SHARED_DATA)
+    with AppServer(environment, scratch / "streamlit.log", cwd=scratch) as server:  # waits until it answers (a hang guard)
         yield server.url

@@ -1,5 +1,6 @@
-"""scripts/augment_report.py's paired comparison and seed noise, and results_table's command for an augmented
-run, on small files written here."""
+"""The before → after report (`nlivis.workflows.augment_report`, which scripts/augment_report.py and the Train
+page build): paired comparisons, Holm and regressions first, categories, the suite's capabilities, seed noise and
+the recorded control; and results_table's command for an augmented run — on small records written here."""
 from __future__ import annotations
 
 import importlib.util
@@ -9,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from nlivis.analysis.significance import mcnemar_exact
-from nlivis.store.predictions import write_predictions
+from nlivis.store.predictions import read_predictions, write_predictions
+from nlivis.workflows import augment_report as report
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 
@@ -29,54 +31,157 @@ def predictions(folder: Path, predicted: list[str], gold: list[str | None]) -> P
 
 
 def test_paired_counts_only_labelled_pairs_both_hold_and_tests_the_discordant_ones(tmp_path):
-    report = script("augment_report")
     gold = ["entailment", "neutral", "contradiction", "neutral", None]
     before = predictions(tmp_path / "a", ["entailment", "entailment", "contradiction", "neutral", "neutral"], gold)
     after = predictions(tmp_path / "b", ["entailment", "neutral", "neutral", "entailment", "neutral"], gold)
-    result = report.paired(report.outcomes(before), report.outcomes(after))
-    assert result["pairs"] == 4  # the unlabelled pair is left out
-    assert (result["before"], result["after"]) == (0.75, 0.5)
-    assert (result["only_before_right"], result["only_after_right"]) == (2, 1)
-    assert result["p"] == pytest.approx(mcnemar_exact(2, 1))
+    result = report.paired(report.outcomes(read_predictions(before)), report.outcomes(read_predictions(after)))
+    assert result.pairs == 4  # the unlabelled pair is left out
+    assert (result.before, result.after) == (0.75, 0.5)
+    assert (result.only_before_right, result.only_after_right) == (2, 1)
+    assert result.p == pytest.approx(mcnemar_exact(2, 1))
+
+
+def row(name: str, right_before: int, right_after: int, only_before: int, only_after: int) -> report.ReportRow:
+    return report.ReportRow(name, report.Comparison(100, right_before, right_after, only_before, only_after,
+                                                    mcnemar_exact(only_before, only_after)))
 
 
 def test_significant_regressions_come_first_then_other_losses_then_the_rest():
-    report = script("augment_report")
-    rows = [{"name": "gain", "before": 0.5, "after": 0.7, "p_holm": 0.001},
-            {"name": "small loss", "before": 0.6, "after": 0.59, "p_holm": 0.8},
-            {"name": "big loss", "before": 0.7, "after": 0.4, "p_holm": 0.002},
-            {"name": "flat", "before": 0.5, "after": 0.5, "p_holm": 1.0}]
-    ordered = report.regressions_first(rows, lambda row: row["after"] < row["before"])
-    assert [row["name"] for row in ordered] == ["big loss", "small loss", "gain", "flat"]
-    assert [row["regression"] for row in ordered] == [True, False, False, False]
-    assert report.flag(ordered[0]) == " **regression**" and report.flag(ordered[2]) == ""
+    rows = [row("gain", 50, 70, 0, 20), row("small loss", 60, 59, 1, 0), row("big loss", 70, 40, 30, 0),
+            row("flat", 50, 50, 0, 0)]
+    ordered = report.judged(rows)
+    assert [r.name for r in ordered] == ["big loss", "small loss", "gain", "flat"]
+    assert [r.regression for r in ordered] == [True, False, False, False], "a gain is never a regression"
+    assert ordered[0].p_holm == pytest.approx(min(1.0, 4 * mcnemar_exact(30, 0)))
 
 
-def test_categories_are_tested_each_on_its_own_pairs(tmp_path):
-    report = script("augment_report")
-    data = tmp_path / "set.jsonl"
-    rows = [{"premise": f"p{i}", "hypothesis": f"h{i}", "label": "entailment", "tags": ["A"] if i < 6 else ["B"],
-             "id": str(i)} for i in range(10)]
-    data.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    gold = ["entailment"] * 10
-    before = predictions(tmp_path / "a", ["entailment"] * 10, gold)
-    after = predictions(tmp_path / "b", ["neutral"] * 6 + ["entailment"] * 4, gold)
-    found = report.category_comparisons([data], "tags", before, after)
-    assert [(row["category"], row["pairs"], row["before"], row["after"]) for row in found] == [
+def test_holm_can_take_a_loss_below_the_threshold_out_of_the_regressions():
+    """p = 0.016 alone is a regression; among four rows Holm multiplies the smallest p by 4 (0.063)."""
+    alone = report.judged([row("loss", 60, 53, 7, 0)])
+    assert alone[0].comparison.p < 0.05 and alone[0].regression
+    among = report.judged([row("loss", 60, 53, 7, 0), row("a", 50, 50, 0, 0), row("b", 50, 50, 1, 1),
+                           row("c", 50, 51, 0, 1)])
+    assert among[0].name == "loss" and among[0].p_holm == pytest.approx(4 * mcnemar_exact(7, 0))
+    assert not any(r.regression for r in among), "worse, but not significant after Holm: not marked"
+
+
+def test_categories_are_tested_each_on_its_own_pairs():
+    groups = {str(i): ("A",) if i < 6 else ("B",) for i in range(10)}
+    before = {str(i): ("entailment", "entailment") for i in range(10)}
+    after = {str(i): ("entailment", "neutral" if i < 6 else "entailment") for i in range(10)}
+    found = report.category_rows(groups, before, after)
+    assert [(r.name, r.comparison.pairs, r.comparison.before, r.comparison.after) for r in found] == [
         ("A", 6, 1.0, 0.0), ("B", 4, 1.0, 1.0)]
-    assert found[0]["only_before_right"] == 6 and found[0]["p_holm"] == pytest.approx(min(1.0, 2 * mcnemar_exact(6, 0)))
+    assert found[0].comparison.only_before_right == 6
+    assert found[0].p_holm == pytest.approx(min(1.0, 2 * mcnemar_exact(6, 0)))
+
+
+def probe_record() -> dict:
+    """A `probe --json` record of two checkpoints, with the fields `capability_comparisons` reads."""
+    def test(capability, generator, failing_a, failing_b):
+        return {"capability": capability, "name": capability, "generator": generator, "cases": 20,
+                "by_model": {"a": {"failing": [{"case": c} for c in failing_a]},
+                             "b": {"failing": [{"case": c} for c in failing_b]}}}
+
+    return {"tests": [test("Quantifiers", "independent", [], list(range(12))), test("Numbers", "engine", [1], []),
+                      test("Negation", "independent", [1, 2], [1])]}
+
+
+def test_probe_rows_are_accuracy_on_the_cases_and_keep_only_the_generators_asked_for():
+    every = report.probe_rows(probe_record(), "a", "b")
+    assert [(r.generator, r.name) for r in every][0] == ("independent", "Quantifiers")
+    quantifiers = every[0].comparison
+    assert (quantifiers.before, quantifiers.after, quantifiers.only_before_right) == (1.0, 0.4, 12)
+    independent = report.probe_rows(probe_record(), "a", "b", report.INDEPENDENT_ONLY)
+    assert [r.name for r in independent] == ["Quantifiers", "Negation"]
+    assert independent[0].regression and independent[0].p_holm == pytest.approx(2 * mcnemar_exact(12, 0))
+
+
+def test_the_report_lists_its_regressions_and_what_it_could_not_compare():
+    labelled = {str(i): ("entailment", "entailment") for i in range(30)}
+    worse = {str(i): ("entailment", "neutral" if i < 20 else "entailment") for i in range(30)}
+    grouped = report.HeldOutFile("set", (Path("set.jsonl"),), "tags")
+    sources = report.ReportSources(
+        select=lambda name: labelled if name == "control" else {k: ("entailment", "entailment") for k in labelled},
+        probes=lambda: (probe_record(), "a", "b"),
+        file=lambda held_out: (report.FileOutcomes(labelled, worse, {k: ("X",) for k in labelled})
+                               if held_out is grouped else None))
+    missing = report.HeldOutFile("other", (Path("other.jsonl"),))
+    said = []
+    built = report.build_report("control", "augmented", sources, [missing, grouped],
+                                probe_generators=report.INDEPENDENT_ONLY, progress=said.append)
+    assert built.select.comparison.before == 1.0 and not built.select.regression
+    assert built.missing == ["other: not evaluated by both checkpoints"]
+    assert [table for table, _ in built.tables()] == ["snli_dev", "behavioural suite", "challenge files",
+                                                      "set by tags"]
+    assert [(table, r.name) for table, r in built.regressions()] == [
+        ("behavioural suite", "Quantifiers"), ("challenge files", "set"), ("set by tags", "X")]
+    assert said[0] == "report: snli_dev from the recorded predictions" and said[-1] == "report: set"
+    assert json.loads(json.dumps(built.record()))["files"][0]["regression"] is True
+
+
+class Fields:
+    """A read challenge set's fields as `field_values` asks for them."""
+
+    def __init__(self, values: dict[str, dict[str, tuple[str, ...]]]):
+        self.values = values
+
+    def field_names(self) -> list[str]:
+        return list(self.values)
+
+    def groups(self, name: str) -> dict[str, tuple[str, ...]]:
+        return self.values[name]
+
+
+def test_a_file_is_split_by_its_first_category_field_with_two_values_or_more():
+    one_file = Fields({"file": {"1": ("a",), "2": ("a",)}, "label": {"1": ("x",), "2": ("y",)}})
+    tagged = Fields({"file": {"1": ("a",), "2": ("a",)}, "tags": {"1": ("Basic", "Lexical"), "2": ("Basic",)}})
+    assert report.field_values(one_file) == {"file": 1} and report.field_values(tagged) == {"tags": 2, "file": 1}
+    whole = report.held_out_file([Path("d/conj_dev.tsv")], report.field_values(one_file))
+    assert (whole.name, whole.group) == ("conj_dev.tsv", None), "one value would repeat the file's own line"
+    assert report.held_out_file([Path("a.csv"), Path("b.csv")], report.field_values(tagged)).group == "tags"
+
+
+def test_a_suite_line_lists_the_cases_only_the_judged_checkpoint_fails():
+    """The list behind a capability's line: `versus` keeps the failing cases its control passes."""
+    from types import SimpleNamespace
+
+    from nlivis.workflows.specs import failing_case_rows
+
+    def failing(indices):
+        case = SimpleNamespace(original=None, expectation="label", expected="entailment", premise="p", hypothesis="h",
+                               direction=None, source="template")
+        return [SimpleNamespace(index=i, case=case, predicted="neutral", original_predicted=None) for i in indices]
+
+    run = SimpleNamespace(failing=lambda test, model: {"after": failing([1, 2, 5]), "before": failing([2])}.get(model))
+    every = failing_case_rows(run, {"test": "t", "model": "after"})
+    only = failing_case_rows(run, {"test": "t", "model": "after", "versus": "before"})
+    assert [r.columns["case"] for r in every] == [1, 2, 5] and [r.columns["case"] for r in only] == [1, 5]
+    with pytest.raises(ValueError, match="no test “t” for absent"):
+        failing_case_rows(run, {"test": "t", "model": "after", "versus": "absent"})
 
 
 def test_seed_noise_is_the_gap_to_the_seed2_sibling_or_none(tmp_path):
-    report = script("augment_report")
     base = tmp_path / "esan-snli-small"
     for folder, accuracy in ((base, 0.73), (tmp_path / "esan-snli-small-seed2", 0.7318)):
         folder.mkdir()
         (folder / "metrics.json").write_text(json.dumps({"best_dev_accuracy": accuracy}))
     noise = report.seed_noise(base)
-    assert noise["seed2"] == "esan-snli-small-seed2" and noise["gap"] == pytest.approx(0.0018)
+    assert noise.seed2 == "esan-snli-small-seed2" and noise.gap == pytest.approx(0.0018)
     (tmp_path / "gcnn-snli-small").mkdir()
     assert report.seed_noise(tmp_path / "gcnn-snli-small") is None
+
+
+def test_the_recorded_control_comes_from_config_json_or_is_none(tmp_path):
+    augmented, plain, broken = (tmp_path / name for name in ("augmented", "plain", "broken"))
+    for folder in (augmented, plain, broken):
+        folder.mkdir()
+    (augmented / "config.json").write_text(json.dumps({"augmentation": {"control": "esan-snli-small-matched"}}))
+    (plain / "config.json").write_text(json.dumps({"model": {}}))
+    (broken / "config.json").write_text("{")
+    assert report.recorded_control(augmented) == "esan-snli-small-matched"
+    assert report.recorded_control(plain) is None and report.recorded_control(broken) is None
+    assert report.recorded_control(tmp_path / "absent") is None
 
 
 def test_results_table_cites_the_augmentation_of_an_augmented_run():

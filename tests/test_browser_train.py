@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 from pathlib import Path
 
@@ -42,7 +43,7 @@ def type_into(page, key: str, value: str) -> None:
     settle(page, before)
 
 
-def test_a_tiny_run_says_its_phase_and_step_then_finished_and_offers_the_next_name(app_url, page):
+def test_a_tiny_run_says_its_phase_and_step_then_finished_and_offers_the_next_name(app_url, app_folder, page):
     """Train page, tiny settings (the full-SNLI layout from a typed folder, random word vectors, 3 steps): the page
     shows the worker's own phase and step from its progress file, "Finished" at the end, and the next free run name,
     with which Start works again. Waits on the progress file's events, never on a clock; the worker is paused
@@ -54,9 +55,10 @@ def test_a_tiny_run_says_its_phase_and_step_then_finished_and_offers_the_next_na
     page.wait_for_selector(".st-key-train_start button", timeout=PAGE_SECONDS * 1000)  # after torch names the device
     settle(page)
     text = page.locator('[data-testid="stMain"]').inner_text()
-    runs = Path(re.search(r"under (\S+) \(your runs folder", text)[1])
+    runs = app_folder / re.search(r"under (\S+) \(your runs folder", text)[1]  # relative to the server's folder
+    shutil.copytree(TINY_SNLI, app_folder / "tiny-snli", ignore=shutil.ignore_patterns("*.py", "*.toml", "__pycache__"))
     choose_option(page, "train_dataset", "snli")
-    type_into(page, "train_folder_snli", str(TINY_SNLI))
+    type_into(page, "train_folder_snli", "tiny-snli")  # relative to the server's folder, as a user types one
     choose_option(page, "train_embeddings", "random")
     type_into(page, "train_max_steps", "3")
     name = page.locator(".st-key-train_name_gcnn_snli_1 input").first.input_value()

@@ -122,13 +122,16 @@ def edit_rows(run: EditRun, selection: Mapping[str, str]) -> list[ListRow]:
 
 def failing_case_rows(run: Any, selection: Mapping[str, str]) -> list[ListRow]:
     """The failing cases of behavioural test `selection["test"]` for checkpoint `selection["model"]` (a
-    `workflows.probes.ProbeRun`), each a typed pair with the gold label where the case expects a label."""
-    test, name = selection.get("test", ""), selection.get("model", "")
+    `workflows.probes.ProbeRun`), each a typed pair with the gold label where the case expects a label; with
+    `selection["versus"]`, only those that checkpoint passes (a before → after report's regression)."""
+    test, name, versus = selection.get("test", ""), selection.get("model", ""), selection.get("versus")
     failing = run.failing(test, name)
-    if failing is None:
-        raise ValueError(f"the suite has no test “{test}” for {name}")
+    passed_by = run.failing(test, versus) if versus else []
+    if failing is None or passed_by is None:
+        raise ValueError(f"the suite has no test “{test}” for {name if failing is None else versus}")
+    also_failing = {failure.index for failure in passed_by}
     rows = []
-    for failure in failing:
+    for failure in (f for f in failing if f.index not in also_failing):
         case = failure.case
         original = case.original or ("", "")
         is_label = case.expectation == "label"
@@ -164,7 +167,8 @@ PROBES = register_analysis(AnalysisSpec(
     "probes", "probe", "behavioural test suite (MFT / INV / DIR tests by capability): failure rates with Wilson "
     "intervals per checkpoint, McNemar between checkpoints, the failing cases", "checkpoints", frozenset(),
     ProbeOptions, "nlivis.workflows.probes:probes_subject", failing_case_rows, "case",
-    lambda selection: f"{selection.get('model', '')}'s failing cases of the behavioural test “{selection.get('test', '')}”",
+    lambda selection: f"{selection.get('model', '')}'s failing cases of the behavioural test “{selection.get('test', '')}”"
+    + (f" that {selection['versus']} passes" if selection.get("versus") else ""),
     "Error analysis's Behavioural tests tab"))
 """The suite reads only the output distribution: every model applies."""
 PROJECTION = register_analysis(AnalysisSpec(

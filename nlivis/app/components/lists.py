@@ -8,7 +8,8 @@ same order. Kinds:
                  pairs, the list of errors;
   disagreements  pairs on which checkpoints of one family give different labels (Ablations);
   projection     the points of one colour in a model's projection of a split sample;
-  challenge      one category of a challenge file, by one model (typed pairs with their gold label);
+  challenge      one category of a challenge file, by one model (typed pairs with their gold label); with
+                 `versus`, only the pairs one of the two checkpoints gets right (the before → after report);
   datamap        the training pairs in a region, box or lasso of a checkpoint's data map, with the gold
                  label beside the listed checkpoints' predictions (the "possibly mislabelled" list).
   <analysis>     the rows of a registered analysis's run kept in this server (`analysis_list`), e.g. `probes`:
@@ -236,7 +237,28 @@ def challenge_list(ref: ListRef) -> PairList:
         "predicted": frame["predicted"], "correct": frame["correct"], "confidence": frame["confidence"].round(3)})
     if ref.get("wrong") == "1":
         shown = shown[~shown["correct"].astype(bool)]
+    if ref.get("versus"):
+        shown, problem = against(shown, challenge, ref.get("versus", ""))
+        if problem:
+            return PairList(pd.DataFrame(), described, None, problem)
+        described = (f"{', '.join(f.name for f in files)}, {field_name} = {group}: the pairs only one of {name} and "
+                     f"{ref.get('versus')} gets right")
     return PairList(shown.reset_index(drop=True), described, None)
+
+
+def against(shown: pd.DataFrame, challenge, name: str) -> tuple[pd.DataFrame, str | None]:
+    """The listed pairs that checkpoint `name` and the listed model do not both get right or both wrong (the pairs
+    McNemar's test weighs), with what `name` predicted beside; or (empty, why not)."""
+    model, error = model_by_name(name)
+    if model is None:
+        return pd.DataFrame(), error
+    predictions, _, problem = cache.challenge_predictions(model, challenge)
+    if problem or not predictions:
+        return pd.DataFrame(), problem or f"{name} was not evaluated on this file yet"
+    predicted = {p.id: p.predicted for p in predictions}
+    shown = shown.copy()
+    shown.insert(shown.columns.get_loc("predicted"), f"{name} predicted", shown["id"].map(predicted))
+    return shown[(shown[f"{name} predicted"] == shown["gold"]) != shown["correct"].astype(bool)], None
 
 
 def datamap_thresholds(ref: ListRef) -> tuple[float, float, float]:
@@ -323,7 +345,8 @@ PROVIDERS = {"predictions": predictions_list, "disagreements": disagreements_lis
 VIA = {"cell": "a confusion-matrix cell", "tag": "a tag's accuracy", "table7": "a Table 7 cell",
        "errors": "the list of errors", "point": "a projection point", "disagreements": "the Ablations disagreements",
        "category": "a challenge-set category", "datamap": "a data-map selection",
-       "mislabelled": "the possibly mislabelled training pairs", "probe": "a behavioural test's failing cases"}
+       "mislabelled": "the possibly mislabelled training pairs", "probe": "a behavioural test's failing cases",
+       "report": "the before → after report"}
 """What a list's `via` field says the user clicked."""
 
 

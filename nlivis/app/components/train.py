@@ -1,4 +1,5 @@
-"""Train: start a training run in a worker process, watch its curves live, stop or resume it.
+"""Train: start a training run in a worker process, watch its curves live, stop or resume it; in a second tab,
+judge a changed checkpoint against its control (`components.augment_report`).
 
 The run is a separate `python -m nlivis train` process recorded next to the checkpoints, so closing or refreshing
 the browser neither stops it nor starts it twice: the page finds it again from its folder."""
@@ -10,7 +11,7 @@ from pathlib import Path
 import streamlit as st
 
 from nlivis.app import paths, state
-from nlivis.app.components import controls, figures
+from nlivis.app.components import augment_report, controls, figures
 from nlivis.app.components.frame import NOTE_ICON
 from nlivis.app.text import md
 from nlivis.training import runs as training_runs
@@ -23,6 +24,19 @@ from nlivis.viz.charts import training_curves
 PAGE = "train"
 POLL_SECONDS = 2.0
 """How often a live run's curves and log are re-read."""
+VIEWS = ("Start and watch runs", "Before and after")
+"""The page's tabs (`tab=` in the URL): runs, and a changed checkpoint judged against its control."""
+
+
+def page() -> None:
+    """The open tab only: the start form and the runs, or the before → after report (`components.augment_report`)."""
+    view, containers = controls.tabs(PAGE, "tab", VIEWS)
+    with containers[VIEWS.index(view)]:
+        if view == VIEWS[0]:
+            start_form()
+            runs()
+        else:
+            augment_report.section(PAGE)
 
 
 def start_form() -> None:
