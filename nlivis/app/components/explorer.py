@@ -19,7 +19,6 @@ from nlivis.viz.drawable import MISSING_MESSAGES
 from nlivis.viz.head_grid import head_family
 from nlivis.viz.heatmaps import alignment_heatmap, memory_keys_heatmap
 from nlivis.viz.charts import probability_bars
-from nlivis.viz.overview import ModelReading, overview_grid
 from nlivis.workflows.reading import PairReading
 
 WRONG_BACKGROUND = "background-color: #fde0dc"
@@ -124,12 +123,13 @@ def probabilities(models: Sequence[cache.Model], readings: dict[str, PairReading
     return compare
 
 
-def at_a_glance(readings: dict[str, PairReading]) -> None:
+def at_a_glance(models: Sequence[cache.Model], shown: cache.ShownPair, readings: dict[str, PairReading]) -> None:
     st.subheader("At a glance")
     st.caption("One row per model: its main alignment (last layer, both directions), DIIN's interaction summary and "
                "AMN's memory keys, on shared token axes; details per model below.")
-    shown = [ModelReading(name, r.trace, r.premise_tokens, r.hypothesis_tokens) for name, r in readings.items()]
-    figures.show(overview_grid(shown, title="all loaded models"), "overview", "overview_all_models")
+    read = [m for m in models if m.name in readings]  # the figure is built once per pair (`cache.overview_figure`)
+    figures.show(cache.overview_figure(read, shown.premise, shown.hypothesis, "all loaded models"), "overview",
+                 "overview_all_models")
 
 
 def alignments(models: Sequence[cache.Model], readings: dict[str, PairReading],
@@ -208,5 +208,5 @@ def page(models: Sequence[cache.Model]) -> None:
         st.subheader("Predictions")
         predictions(models, shown, readings)
         compare = probabilities(models, readings, previous)
-        at_a_glance(readings)
+        at_a_glance(models, shown, readings)
         alignments(models, readings, previous if compare else None)
