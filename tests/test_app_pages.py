@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from nlivis.app import paths  # noqa: E402
 from nlivis.app.text import md  # noqa: E402
 from nlivis.models.families import SHIPPED_FAMILIES  # noqa: E402
-from nlivis.viz import gate_strips, overview  # noqa: E402
+from nlivis.viz import gate_strips, heatmaps, overview  # noqa: E402
 from tests.fixtures.app_checkpoints import APP_DATA, gcnn_family, train_variant  # noqa: E402
 from tests.fixtures.waiting import wait_for  # noqa: E402
 
@@ -331,7 +331,10 @@ def test_gates_draw_only_open_sections_and_reach_every_dimension(monkeypatch, tm
 
 def test_error_analysis_shows_accuracy_confusions_and_tags(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
+    built = counting(monkeypatch, heatmaps, "confusion_matrix_heatmap")
     show(app, "pages/5_Error_analysis.py")
+    app.run()
+    assert len(built) <= 1, "a confusion matrix's figure is built once per predictions file, not at every run"
     assert app.selectbox(key="errors_split").value == "snli_dev"
     assert "Protocol snli-small" in texts(app, "caption")
     types = trace_types(app)
