@@ -140,6 +140,17 @@ def _bar_places(figure: go.Figure, first_rows: dict[str, int]) -> dict[str, tupl
     return places
 
 
+def _titles_at_left_edges(layout: dict) -> None:
+    """Move each subplot title (an annotation of a layout as a plain dict) to its panel's left edge."""
+    domains = [a.get("domain", [0, 1]) for name, a in layout.items() if name.startswith("xaxis")]
+    for annotation in layout.get("annotations", []):
+        if annotation.get("text") and annotation.get("xref") == "paper":
+            domain = next((d for d in domains if abs(sum(d) / 2 - annotation["x"]) < 1e-6), None)
+            if domain is not None:
+                annotation.update(x=domain[0], xanchor="left", font={**annotation.get("font", {}), "size": 12},
+                                  align="left")
+
+
 def overview_grid(readings: Sequence[ModelReading], title: str = "all loaded models at a glance") -> go.Figure:
     """One row per model, its panels side by side (each half the width), every panel with a sentence's tokens
     across; shared colour scales per kind of panel, each fitted to its values when they span a narrow range or,
@@ -188,13 +199,7 @@ def overview_grid(readings: Sequence[ModelReading], title: str = "all loaded mod
         layout[colour], note = _colour_axis(used[colour], colour, places[colour])
         if note:
             notes.append({MEMORY_PREMISE: "premise memory keys: ", MEMORY_HYPOTHESIS: "hypothesis memory keys: "}.get(colour, "") + note)
-    domains = [a.get("domain", [0, 1]) for name, a in layout.items() if name.startswith("xaxis")]
-    for annotation in layout.get("annotations", []):  # subplot titles start at their panel's left edge
-        if annotation.get("text") and annotation.get("xref") == "paper":
-            domain = next((d for d in domains if abs(sum(d) / 2 - annotation["x"]) < 1e-6), None)
-            if domain is not None:
-                annotation.update(x=domain[0], xanchor="left", font={**annotation.get("font", {}), "size": 12},
-                                  align="left")
+    _titles_at_left_edges(layout)
     top = 80 + 22 * len(notes)  # a line per note: side by side they ran past the figure's right edge
     # the bottom margin holds the last row's rotated token labels, as `gap` does between rows
     height = top + plot_pixels + gap
