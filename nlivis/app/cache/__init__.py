@@ -315,6 +315,21 @@ def gate_strip_figure(model: Model, premise: str, hypothesis: str, entry: str, f
                               label)
 
 
+@st.cache_resource(max_entries=PAIR_FIGURES_KEPT, show_spinner=False)
+def _alignment_cached(name: str, path: str, stamp: float, premise: str, hypothesis: str, entry: str, label: str) -> Any:
+    from nlivis.viz.heatmaps import alignment_heatmap
+
+    reading = _read_pair_cached(name, path, stamp, premise, hypothesis)
+    return alignment_heatmap(reading.trace[entry], 0, reading.premise_tokens, reading.hypothesis_tokens, label=label)
+
+
+def alignment_figure(model: Model, premise: str, hypothesis: str, entry: str, label: str) -> Any:
+    """`viz.heatmaps.alignment_heatmap` of alignment `entry` of the model's reading of the pair (one it read:
+    `read_pair`), built once per pair and state of the model's folder. Shared: never modify it."""
+    premise, hypothesis = _cleaned(premise, hypothesis)
+    return _alignment_cached(model.name, model.path, folder_stamp(model.path), premise, hypothesis, entry, label)
+
+
 # ---------------------------------------------------------------- predictions
 
 @st.cache_resource(max_entries=256, show_spinner=False)
