@@ -9,13 +9,14 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from nlivis.analysis import probes
+from nlivis.analysis import parsed, probes
 from nlivis.analysis.overlap import normalised
 from nlivis.analysis.probes import (ModelOutcome, ProbeCase, ProbeResult, ProbeTest, build_suite,
                                     capability_comparisons, comparisons, decide_cases, fill_edit_tests, nli_edit_tests,
                                     probe_record)
 from nlivis.analysis.significance import holm_adjusted, mcnemar_exact, wilson_interval
 from nlivis.data.records import Pair
+from nlivis.features.spacy_pipeline import load_nlp
 from nlivis.workflows import probes as probe_runs
 from nlivis.workflows.probes import load_suite, training_overlap
 
@@ -136,12 +137,15 @@ def test_template_cases_say_what_logic_gives_them(wordnet):
     assert cases[("The doctor saw the nurse.", "The nurse saw the doctor.")] == "neutral"
 
 
-def test_dev_built_tests_take_the_first_fitting_edit_of_each_pair(wordnet):
+def test_dev_built_tests_take_the_first_fitting_edit_of_each_pair(wordnet, monkeypatch):
     dev = [("snli_dev", Pair("1", "The man is sleeping on a red couch . ", " The man is sleeping .", "entailment")),
            ("snli_dev", Pair("2", "A woman is singing .", "A man is dancing .", "contradiction")),
            ("snli_dev", Pair("3", "Two boys play soccer .", "Two boys play .", "entailment"))]
     tests = nli_edit_tests()
+    spacy_runs = []  # spaCy parses the chunk's texts in one batch, as the edits read them (space-normalised)
+    monkeypatch.setattr(parsed, "load_nlp", lambda **options: spacy_runs.append(options) or load_nlp(**options))
     fill_edit_tests(tests, "nli", dev, 5, random.Random(0), lambda message: None)
+    assert len(spacy_runs) <= 1
     by_name = {t.capability: t for t in tests}
     [negation] = by_name["Negation"].cases  # "Two boys do not play" (∃¬) fixes no label: not a case
     assert (negation.hypothesis, negation.expected) == ("The man is not sleeping .", "contradiction")

@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from nlivis.app import paths  # noqa: E402
 from nlivis.app.text import md  # noqa: E402
 from nlivis.models.families import SHIPPED_FAMILIES  # noqa: E402
+from nlivis.viz import gate_strips, heatmaps, overview  # noqa: E402
 from tests.fixtures.app_checkpoints import APP_DATA, gcnn_family, train_variant  # noqa: E402
 from tests.fixtures.waiting import wait_for  # noqa: E402
 
@@ -223,7 +224,10 @@ def test_home_lists_checkpoints_and_loads_the_selection(monkeypatch, tmp_path, c
 def test_pair_explorer_predicts_and_draws_alignments(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small",
                       checkpoints / "gcnn-no_forget_gate-snli-small")
+    built = counting(monkeypatch, overview, "overview_grid")
     show(app, "pages/2_Pair_explorer.py")
+    app.run()
+    assert len(built) <= 1, "a pair's overview is built once, not at every run"
     predictions = app.dataframe[0].value
     assert len(predictions) == 2 and {"P(entailment)", "P(neutral)", "P(contradiction)"} <= set(predictions.columns)
     assert set(predictions["predicted"]) <= {"entailment", "neutral", "contradiction"}
@@ -299,12 +303,22 @@ def test_gates_page_draws_gcnn_gates_per_pair_and_over_a_split(monkeypatch, tmp_
     assert not app.get("progress")  # the bar is gone once the statistics are done
 
 
+def counting(monkeypatch, module, name: str) -> list:
+    """Replace `module.name` by a wrapper that records each call; returns the list of calls' arguments."""
+    calls, function = [], getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *args, **kwargs: calls.append(args) or function(*args, **kwargs))
+    return calls
+
+
 def test_gates_draw_only_open_sections_and_reach_every_dimension(monkeypatch, tmp_path, checkpoints):
     """All models' gate figures rendered inside closed expanders (13 s); only the first 64 dimensions were shown."""
     folders = (checkpoints / "gcnn-snli-small", checkpoints / "gcnn-no_forget_gate-snli-small")
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), *folders)
+    built = counting(monkeypatch, gate_strips, "gate_strip")
     show(app, "pages/4_Gates.py")
+    app.run()
     first_only = len(charts(app))
+    assert len(built) <= first_only, "each strip is built once per pair, not at every run"
     assert first_only >= 1 and all(f["layout"]["title"]["text"].startswith("gcnn-snli-small · ")
                                    for f in charts(app))
     app.session_state["gates_open_gcnn-no_forget_gate-snli-small"] = True
@@ -317,7 +331,10 @@ def test_gates_draw_only_open_sections_and_reach_every_dimension(monkeypatch, tm
 
 def test_error_analysis_shows_accuracy_confusions_and_tags(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
+    built = counting(monkeypatch, heatmaps, "confusion_matrix_heatmap")
     show(app, "pages/5_Error_analysis.py")
+    app.run()
+    assert len(built) <= 1, "a confusion matrix's figure is built once per predictions file, not at every run"
     assert app.selectbox(key="errors_split").value == "snli_dev"
     assert "Protocol snli-small" in texts(app, "caption")
     types = trace_types(app)

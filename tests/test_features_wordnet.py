@@ -2,6 +2,7 @@
 the Debian fallback, lexnames, and (with network) the real fetch."""
 from __future__ import annotations
 
+import io
 import tarfile
 
 import pytest
@@ -59,6 +60,8 @@ def test_sdist_install_converts_and_nltk_reads_it(tmp_path):
     assert [lemma.name() for lemma in reader.synset("tall.a.01").lemmas()[0].antonyms()] == ["short"]
     assert reader.synset("dog.n.01").hypernyms()[0].name() == "canine.n.01"
     assert reader.synsets("dogs") == [reader.synset("dog.n.01")]  # noun.exc read
+    with reader.open("index.noun") as index:  # read whole on opening: a plain file, not NLTK's slower stream
+        assert isinstance(index, io.TextIOWrapper) and "\ndog n " in index.read()
 
 
 def test_sdist_with_another_digest_is_refused_and_nothing_is_written(tmp_path):

@@ -453,7 +453,9 @@ def fill_edit_tests(tests: Sequence[EditTest], suite: str, dev: Sequence[tuple[s
             fitting = [t for t in open_tests if t.may_fit(pair.label, pair.premise, pair.hypothesis)]
             if fitting:
                 chunk.append((split, pair, fitting))
-        parse_sentences([text for _, pair, _ in chunk for text in (pair.premise, pair.hypothesis)])
+        # the texts `propose_edits` parses (whitespace-normalised), in one batch: a raw text with a double or
+        # trailing space would be parsed here in vain and its normalised form again, two sentences at a time
+        parse_sentences([normalise_space(text) for _, pair, _ in chunk for text in (pair.premise, pair.hypothesis)])
         for split, pair, fitting in chunk:
             fitting = [test for test in fitting if len(test.cases) < per_test]
             if not fitting:

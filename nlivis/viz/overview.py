@@ -140,6 +140,17 @@ def _bar_places(figure: go.Figure, first_rows: dict[str, int]) -> dict[str, tupl
     return places
 
 
+def _titles_at_left_edges(layout: dict) -> None:
+    """Move each subplot title (an annotation of a layout as a plain dict) to its panel's left edge."""
+    domains = [a.get("domain", [0, 1]) for name, a in layout.items() if name.startswith("xaxis")]
+    for annotation in layout.get("annotations", []):
+        if annotation.get("text") and annotation.get("xref") == "paper":
+            domain = next((d for d in domains if abs(sum(d) / 2 - annotation["x"]) < 1e-6), None)
+            if domain is not None:
+                annotation.update(x=domain[0], xanchor="left", font={**annotation.get("font", {}), "size": 12},
+                                  align="left")
+
+
 def overview_grid(readings: Sequence[ModelReading], title: str = "all loaded models at a glance") -> go.Figure:
     """One row per model, its panels side by side (each half the width), every panel with a sentence's tokens
     across; shared colour scales per kind of panel, each fitted to its values when they span a narrow range or,
@@ -163,39 +174,36 @@ def overview_grid(readings: Sequence[ModelReading], title: str = "all loaded mod
                            row_heights=[float(h) for h in row_pixels])
     used: dict[str, list[Panel]] = {}
     first_rows: dict[str, int] = {}
-    for r, (label, panels) in enumerate(per_model, start=1):
-        for c in range(1, columns + 1):
+    traces = []
+    layout = figure.layout.to_plotly_json()  # the grid's axes and titles, set below as one plain dict: plotly's
+    for r, (label, panels) in enumerate(per_model, start=1):  # update calls validated and dispatched each anew
+        for c in range(1, columns + 1):  # (47 of them, ~0.2 s a pair, most of the Pair explorer's run)
+            subplot = figure.get_subplot(r, c)
+            x_name, y_name = subplot.xaxis.plotly_name, subplot.yaxis.plotly_name
             if c > len(panels):  # no such panel: no empty axes either
-                figure.update_xaxes(visible=False, row=r, col=c)
-                figure.update_yaxes(visible=False, row=r, col=c)
+                layout[x_name]["visible"] = layout[y_name]["visible"] = False
                 continue
             panel = panels[c - 1]
             used.setdefault(panel.colour, []).append(panel)
             first_rows.setdefault(panel.colour, r)
             trace = labelled_heatmap(panel.values, panel.rows, panel.cols, panel.value_name, panel.row_name,
                                      panel.col_name, coloraxis=panel.colour, name=f"{label} · {panel.title}")
-            figure.add_trace(trace, row=r, col=c)
-            figure.update_xaxes(**{**token_ticks(panel.cols), "tickfont": {"size": 11}}, row=r, col=c)
-            figure.update_yaxes(**{**token_ticks(panel.rows, axis="y"),
-                                   "tickfont": {"size": 9 if panel.row_name == "memory slot" else 11}},
-                                autorange="reversed", row=r, col=c)
+            traces.append(trace.update(xaxis=x_name.replace("axis", ""), yaxis=y_name.replace("axis", "")))
+            layout[x_name].update({**token_ticks(panel.cols), "tickfont": {"size": 11}})
+            layout[y_name].update({**token_ticks(panel.rows, axis="y"),
+                                   "tickfont": {"size": 9 if panel.row_name == "memory slot" else 11},
+                                   "autorange": "reversed"})
     notes = []
     places = _bar_places(figure, first_rows)
     for colour in sorted(used):
-        axis, note = _colour_axis(used[colour], colour, places[colour])
-        figure.update_layout({colour: axis})
+        layout[colour], note = _colour_axis(used[colour], colour, places[colour])
         if note:
             notes.append({MEMORY_PREMISE: "premise memory keys: ", MEMORY_HYPOTHESIS: "hypothesis memory keys: "}.get(colour, "") + note)
-    domains = [a.get("domain", [0, 1]) for name, a in figure.layout.to_plotly_json().items() if name.startswith("xaxis")]
-    for annotation in figure.layout.annotations:  # subplot titles start at their panel's left edge
-        if annotation.text and annotation.xref == "paper":
-            domain = next((d for d in domains if abs(sum(d) / 2 - annotation.x) < 1e-6), None)
-            if domain is not None:
-                annotation.update(x=domain[0], xanchor="left", font={"size": 12}, align="left")
+    _titles_at_left_edges(layout)
     top = 80 + 22 * len(notes)  # a line per note: side by side they ran past the figure's right edge
     # the bottom margin holds the last row's rotated token labels, as `gap` does between rows
     height = top + plot_pixels + gap
-    figure.update_layout(title={"text": title + "".join(f"<br><sup>{note}</sup>" for note in notes), "yref": "container",
-                                "y": 1.0 - 30 / height, "yanchor": "top"},
-                         height=height, margin={"l": 10, "r": 110, "t": top, "b": gap})
-    return figure
+    layout.update(title={"text": title + "".join(f"<br><sup>{note}</sup>" for note in notes), "yref": "container",
+                         "y": 1.0 - 30 / height, "yanchor": "top"},
+                  height=height, margin={"l": 10, "r": 110, "t": top, "b": gap})
+    return go.Figure(data=traces, layout=layout)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 import streamlit as st
 
 from nlivis.analysis.ablations import read_variants
+from nlivis.analysis.breakdown import confusion_matrix, per_label_scores
 from nlivis.app import paths, state
 from nlivis.data import protocols
 from nlivis.data.challenge import read_challenge_files
@@ -31,7 +32,7 @@ from nlivis.data.split_choice import default_split, training_splits
 from nlivis.store.checkpoints import CheckpointInfo
 from nlivis.store.evaluations import prediction_files
 from nlivis.store.files import file_stamp, folder_stamp, subfolders_stamp
-from nlivis.store.predictions import Prediction, read_predictions
+from nlivis.store.predictions import Prediction, predictions_frame, read_predictions
 from nlivis.viz.common import model_colours
 from nlivis.workflows import checkpoints, reading
 from nlivis.workflows.reading import PairReading
@@ -265,6 +266,70 @@ def read_pair(model: Model, premise: str, hypothesis: str) -> tuple[PairReading 
         return None, f"{model.name} could not read this pair ({type(error).__name__}: {error})"
 
 
+# ---------------------------------------------------------------- a pair's figures, built once per pair
+
+PAIR_FIGURES_KEPT = 256
+"""Figures of pairs kept in the server (a pair's overview is one, its gate strips one per gate and window of
+dimensions). Building a plotly figure was most of a warm Pair explorer or Gates run (py-spy and cProfile on the
+served app: the overview grid ~0.3 s, twelve gate strips ~0.5 s), paid again at every sidebar switch, rerun
+and Back to a pair already shown."""
+
+
+def _cleaned(premise: str, hypothesis: str) -> tuple[str, str]:
+    return state.clean_sentence(premise)[0], state.clean_sentence(hypothesis)[0]
+
+
+@st.cache_resource(max_entries=PAIR_FIGURES_KEPT, show_spinner=False)
+def _overview_cached(models: tuple[tuple[str, str, float], ...], premise: str, hypothesis: str, title: str) -> Any:
+    from nlivis.viz.overview import ModelReading, overview_grid
+
+    readings = [(name, _read_pair_cached(name, path, stamp, premise, hypothesis)) for name, path, stamp in models]
+    return overview_grid([ModelReading(name, r.trace, r.premise_tokens, r.hypothesis_tokens) for name, r in readings],
+                         title=title)
+
+
+def overview_figure(models: Sequence[Model], premise: str, hypothesis: str, title: str) -> Any:
+    """`viz.overview.overview_grid` of the models' readings of the pair (models that `read_pair` read it), built
+    once per pair, models and state of their folders. Shared between runs and sessions: never modify it."""
+    premise, hypothesis = _cleaned(premise, hypothesis)
+    return _overview_cached(tuple((m.name, m.path, folder_stamp(m.path)) for m in models), premise, hypothesis, title)
+
+
+@st.cache_resource(max_entries=PAIR_FIGURES_KEPT, show_spinner=False)
+def _gate_strip_cached(name: str, path: str, stamp: float, premise: str, hypothesis: str, entry: str,
+                       first_dim: int, label: str) -> Any:
+    from nlivis.viz.gate_strips import gate_strip
+
+    reading = _read_pair_cached(name, path, stamp, premise, hypothesis)
+    gate = reading.trace[entry]
+    tokens = reading.premise_tokens if gate.tokens == "premise" else reading.hypothesis_tokens
+    return gate_strip(gate, 0, tokens, label=label, first_dim=first_dim)
+
+
+def gate_strip_figure(model: Model, premise: str, hypothesis: str, entry: str, first_dim: int, label: str) -> Any:
+    """`viz.gate_strips.gate_strip` of gate `entry` of the model's reading of the pair (one it read: `read_pair`),
+    dimensions from `first_dim`, built once per pair, window and state of the model's folder. Shared: never
+    modify it."""
+    premise, hypothesis = _cleaned(premise, hypothesis)
+    return _gate_strip_cached(model.name, model.path, folder_stamp(model.path), premise, hypothesis, entry, first_dim,
+                              label)
+
+
+@st.cache_resource(max_entries=PAIR_FIGURES_KEPT, show_spinner=False)
+def _alignment_cached(name: str, path: str, stamp: float, premise: str, hypothesis: str, entry: str, label: str) -> Any:
+    from nlivis.viz.heatmaps import alignment_heatmap
+
+    reading = _read_pair_cached(name, path, stamp, premise, hypothesis)
+    return alignment_heatmap(reading.trace[entry], 0, reading.premise_tokens, reading.hypothesis_tokens, label=label)
+
+
+def alignment_figure(model: Model, premise: str, hypothesis: str, entry: str, label: str) -> Any:
+    """`viz.heatmaps.alignment_heatmap` of alignment `entry` of the model's reading of the pair (one it read:
+    `read_pair`), built once per pair and state of the model's folder. Shared: never modify it."""
+    premise, hypothesis = _cleaned(premise, hypothesis)
+    return _alignment_cached(model.name, model.path, folder_stamp(model.path), premise, hypothesis, entry, label)
+
+
 # ---------------------------------------------------------------- predictions
 
 @st.cache_resource(max_entries=256, show_spinner=False)
@@ -282,6 +347,59 @@ def checkpoint_predictions(folder: str | Path, key: str) -> tuple[list[Predictio
         return _predictions_cached(str(path), path.stat().st_mtime), None
     except (OSError, ValueError) as error:
         return [], str(error)
+
+
+@dataclass(frozen=True)
+class SplitScores:
+    """One checkpoint's recorded predictions of one split as Error analysis's first tab shows them: the table
+    (`store.predictions.predictions_frame`), its confusion matrix and per-label scores (None, with `problem`, when
+    a label is not among the model's), and the file they come from. Shared between runs and sessions: never
+    modify them."""
+
+    path: str
+    stamp: float
+    labels: tuple[str, ...]
+    table: Any
+    matrix: Any | None
+    per_label: Any | None
+    problem: str | None
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def _scores_cached(path: str, stamp: float, labels: tuple[str, ...]) -> SplitScores:
+    table = predictions_frame(_predictions_cached(path, stamp))
+    try:
+        return SplitScores(path, stamp, labels, table, confusion_matrix(table, labels),
+                           per_label_scores(table, labels).round(3), None)
+    except ValueError as error:
+        return SplitScores(path, stamp, labels, table, None, None, str(error))
+
+
+def split_scores(folder: str | Path, key: str, labels: Sequence[str]) -> tuple[SplitScores | None, str | None]:
+    """(SplitScores, None) of a checkpoint folder's predictions for split `key`, computed once per file state
+    (the table, matrix and scores took ~0.3 s of CPU of every Error analysis run for five models), or (None,
+    why not), as `checkpoint_predictions`."""
+    path = prediction_files(folder).get(key)
+    if path is None:
+        return None, f"{Path(folder).name} has no predictions for {key}"
+    try:
+        return _scores_cached(str(path), path.stat().st_mtime, tuple(labels)), None
+    except (OSError, ValueError) as error:
+        return None, str(error)
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def _confusion_figure_cached(path: str, stamp: float, labels: tuple[str, ...], title: str, normalize: bool) -> Any:
+    from nlivis.viz.heatmaps import confusion_matrix_heatmap
+
+    matrix = _scores_cached(path, stamp, labels).matrix
+    return confusion_matrix_heatmap(matrix.to_numpy(), list(matrix.index), title=title, normalize=normalize)
+
+
+def confusion_figure(scores: SplitScores, title: str, normalize: bool) -> Any:
+    """`viz.heatmaps.confusion_matrix_heatmap` of the scores' matrix (one they have), built once per file state,
+    title and normalisation. Shared: never modify it."""
+    return _confusion_figure_cached(scores.path, scores.stamp, scores.labels, title, normalize)
 
 
 def predictions_stamp(folder: str | Path, key: str) -> float:

@@ -116,10 +116,19 @@ def taxinli() -> tuple[Any | None, str | None]:
         return None, str(error)
 
 
+@st.cache_resource(max_entries=256, show_spinner=False)
+def _pair_taxonomy_cached(path: str, stamp: float, pair_id: str | None, premise: str, hypothesis: str) -> dict | None:
+    return taxonomy_of_pair(_taxinli_cached(path, stamp).rows, pair_id, premise, hypothesis)
+
+
 def pair_taxonomy(pair_id: str | None, premise: str, hypothesis: str) -> dict | None:
-    """What TaxiNLI says about one pair (`breakdown.pair_taxonomy`), or None."""
-    taxonomy, _ = taxinli()
-    return None if taxonomy is None else taxonomy_of_pair(taxonomy.rows, pair_id, premise, hypothesis)
+    """What TaxiNLI says about one pair (`breakdown.pair_taxonomy`), or None; looked up once per pair and state of
+    the file (a typed pair is looked for through all of its rows). Shared: never modify it."""
+    root = paths.data_root()
+    path = None if root is None else find_taxinli_file(root)
+    if path is None or taxinli()[0] is None:
+        return None
+    return _pair_taxonomy_cached(str(path), file_stamp(path), pair_id, premise, hypothesis)
 
 
 # ---------------------------------------------------------------- tokens of a split, as each model reads them

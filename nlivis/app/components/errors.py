@@ -9,16 +9,14 @@ from typing import Sequence
 import pandas as pd
 import streamlit as st
 
-from nlivis.analysis.breakdown import confusion_matrix, overall_accuracy, per_label_scores
+from nlivis.analysis.breakdown import overall_accuracy
 from nlivis.analysis.pair_lists import UNKNOWN_FILTERS
 from nlivis.app import cache, state
 from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import challenge, controls, figures, lists, pair_list, probes, samples, tag_breakdown
 from nlivis.app.components.frame import protocol_notes
 from nlivis.app.text import code, md
-from nlivis.store.predictions import predictions_frame
 from nlivis.viz.charts import accuracy_interval_bars
-from nlivis.viz.heatmaps import confusion_matrix_heatmap
 from nlivis.data.split_choice import split_label
 from nlivis.store.evaluations import prediction_files
 
@@ -71,9 +69,15 @@ def split_tab(models: Sequence[cache.Model], tab: str) -> None:
         state.stop()
     shown = [m for m in models if m.name in predictions]
     if tab == TABS[0]:
-        tables = {name: predictions_frame(loaded) for name, loaded in predictions.items()}  # once, not per chart
-        accuracy(split, shown, tables)
-        confusions(split, shown, tables)
+        scores = {}
+        for model in shown:  # tables, matrices and their figures: once per predictions file (`cache.split_scores`)
+            score, error = cache.split_scores(model.path, split, model.labels)
+            if score is None:
+                st.error(md(error or ""))
+            else:
+                scores[model.name] = score
+        accuracy(split, shown, {name: score.table for name, score in scores.items()})
+        confusions(split, shown, scores)
     elif tab == TABS[1]:
         error_list(split, shown)
     else:
@@ -89,21 +93,19 @@ def accuracy(split: str, models: Sequence[cache.Model], predictions: dict[str, p
                  column_config=tag_breakdown.percent_columns(["accuracy", "ci_low", "ci_high", "majority_accuracy"]))
 
 
-def confusions(split: str, models: Sequence[cache.Model], predictions: dict[str, pd.DataFrame]) -> None:
+def confusions(split: str, models: Sequence[cache.Model], scores: dict[str, cache.SplitScores]) -> None:
     """One confusion matrix per model with its per-label scores; a clicked cell (kept in the view as
     `cell_model`, `cell_gold`, `cell_predicted`) lists its pairs below."""
     st.subheader("Per label and confusion matrices")
     normalize = controls.toggle(PAGE, "normalize", "Show rows as fractions of each gold label", False)
-    columns = st.columns(min(3, len(predictions)))
+    columns = st.columns(min(3, len(scores)))
     labels_of = {m.name: m.labels for m in models}
-    for i, (name, preds) in enumerate(predictions.items()):
+    for i, (name, score) in enumerate(scores.items()):
         with columns[i % len(columns)]:
-            try:
-                matrix = confusion_matrix(preds, labels_of[name])
-            except ValueError as error:
-                st.error(f"{md(name)}: {md(error)}")
+            if score.problem:
+                st.error(f"{md(name)}: {md(score.problem)}")
                 continue
-            figure = confusion_matrix_heatmap(matrix.to_numpy(), list(matrix.index), title=name, normalize=normalize)
+            figure = cache.confusion_figure(score, name, normalize)
             event = figures.show(figure, f"confusion_{i}", f"confusion_{name}_{split}", clickable=True)
             custom = figures.clicked_customdata(figures.new_click(f"confusion_{i}", event))
             if custom and len(custom) >= 2:
@@ -111,11 +113,11 @@ def confusions(split: str, models: Sequence[cache.Model], predictions: dict[str,
                 state.remember(PAGE, "cell_gold", str(custom[0]), "")
                 state.remember(PAGE, "cell_predicted", str(custom[1]), "")
             # per-label accuracy is the label's recall: one table, no repeated column cut off at the edge
-            st.dataframe(per_label_scores(preds, labels_of[name]).round(3), hide_index=True, width="stretch")
+            st.dataframe(score.per_label, hide_index=True, width="stretch")
     cell = {name: controls.kept(PAGE, name, "") for name in ("cell_model", "cell_gold", "cell_predicted")}
     if say_ignored_cell(cell, labels_of):
         cell = dict.fromkeys(cell, "")
-    if cell["cell_model"] in predictions and cell["cell_gold"] and cell["cell_predicted"]:
+    if cell["cell_model"] in scores and cell["cell_gold"] and cell["cell_predicted"]:
         st.markdown(f"**{md(cell['cell_model'])}: gold {md(cell['cell_gold'])}, predicted {md(cell['cell_predicted'])}**")
         pair_list.show(PAGE, "cell_pairs", state.ListRef.of("predictions", model=cell["cell_model"], split=split,
                                                              gold=cell["cell_gold"], predicted=cell["cell_predicted"],

@@ -19,7 +19,6 @@ from nlivis.viz.drawable import MISSING_MESSAGES
 from nlivis.viz.head_grid import head_family
 from nlivis.viz.heatmaps import alignment_heatmap, memory_keys_heatmap
 from nlivis.viz.charts import probability_bars
-from nlivis.viz.overview import ModelReading, overview_grid
 from nlivis.workflows.reading import PairReading
 
 WRONG_BACKGROUND = "background-color: #fde0dc"
@@ -124,12 +123,13 @@ def probabilities(models: Sequence[cache.Model], readings: dict[str, PairReading
     return compare
 
 
-def at_a_glance(readings: dict[str, PairReading]) -> None:
+def at_a_glance(models: Sequence[cache.Model], shown: cache.ShownPair, readings: dict[str, PairReading]) -> None:
     st.subheader("At a glance")
     st.caption("One row per model: its main alignment (last layer, both directions), DIIN's interaction summary and "
                "AMN's memory keys, on shared token axes; details per model below.")
-    shown = [ModelReading(name, r.trace, r.premise_tokens, r.hypothesis_tokens) for name, r in readings.items()]
-    figures.show(overview_grid(shown, title="all loaded models"), "overview", "overview_all_models")
+    read = [m for m in models if m.name in readings]  # the figure is built once per pair (`cache.overview_figure`)
+    figures.show(cache.overview_figure(read, shown.premise, shown.hypothesis, "all loaded models"), "overview",
+                 "overview_all_models")
 
 
 def alignments(models: Sequence[cache.Model], readings: dict[str, PairReading],
@@ -157,10 +157,13 @@ def alignments(models: Sequence[cache.Model], readings: dict[str, PairReading],
             if direction is not None and head_family(reading.trace) is not None:
                 heads.section(m, name, reading, old, direction)  # one grid, not a heatmap per head
             else:
-                _model_alignments(m, name, reading, old)
+                _model_alignments(m, by_name[name], reading, old)
 
 
-def _model_alignments(m: int, name: str, reading: PairReading, old: PairReading | None) -> None:
+def _model_alignments(m: int, model: cache.Model, reading: PairReading, old: PairReading | None) -> None:
+    """The model's alignments layer by layer (this pair's figures built once per pair: `cache.alignment_figure`),
+    beside the previous pair's when `old` is given, then its memory keys."""
+    name = model.name
     layers: dict[int, list[tuple[str, Alignment]]] = defaultdict(list)
     for entry_name, entry in reading.trace.of_type(Alignment).items():
         layers[entry.layer].append((entry_name, entry))
@@ -169,12 +172,12 @@ def _model_alignments(m: int, name: str, reading: PairReading, old: PairReading 
         if old is None:  # both directions of a layer side by side
             for start in range(0, len(entries), 2):
                 for column, (entry_name, entry) in zip(st.columns(2), entries[start:start + 2]):
-                    figure = alignment_heatmap(entry, 0, reading.premise_tokens, reading.hypothesis_tokens, label=entry_name)
+                    figure = cache.alignment_figure(model, reading.premise, reading.hypothesis, entry_name, entry_name)
                     figures.show(figure, f"align_{m}_{entry_name}", f"{name}_{entry_name}", where=column)
             continue
         for entry_name, entry in entries:  # this pair | the previous pair
             now_col, before_col = st.columns(2)
-            figure = alignment_heatmap(entry, 0, reading.premise_tokens, reading.hypothesis_tokens, label=entry_name)
+            figure = cache.alignment_figure(model, reading.premise, reading.hypothesis, entry_name, entry_name)
             figures.show(figure, f"align_{m}_{entry_name}", f"{name}_{entry_name}", where=now_col)
             if entry_name in old.trace:
                 figure = alignment_heatmap(old.trace[entry_name], 0, old.premise_tokens, old.hypothesis_tokens,
@@ -208,5 +211,5 @@ def page(models: Sequence[cache.Model]) -> None:
         st.subheader("Predictions")
         predictions(models, shown, readings)
         compare = probabilities(models, readings, previous)
-        at_a_glance(readings)
+        at_a_glance(models, shown, readings)
         alignments(models, readings, previous if compare else None)

@@ -14,7 +14,7 @@ from nlivis.app.components.frame import protocol_notes
 from nlivis.app.text import md
 from nlivis.models.trace import Gate
 from nlivis.viz.drawable import MISSING_MESSAGES
-from nlivis.viz.gate_strips import GATE_DIMS_SHOWN, dimension_windows, gate_strip, gate_summary_bars
+from nlivis.viz.gate_strips import GATE_DIMS_SHOWN, dimension_windows, gate_summary_bars
 
 PAGE = "gates"
 TABS = ("One pair", "Over a dataset split")
@@ -79,10 +79,9 @@ def model_gates(model: cache.Model, shown: cache.ShownPair) -> None:
     for name, entry in gates.items():
         if entry.layer not in chosen_layers:
             continue
-        tokens = reading.premise_tokens if entry.tokens == "premise" else reading.hypothesis_tokens
         start = min(first_dim, dimension_windows(int(entry.values.shape[-1]))[-1])  # a narrower gate: its last window
-        figures.show(gate_strip(entry, 0, tokens, label=f"{model.name} · {name}", first_dim=start),
-                     f"gate_{model.name}_{name}", f"{model.name}_{name}_gate")
+        figure = cache.gate_strip_figure(model, shown.premise, shown.hypothesis, name, start, f"{model.name} · {name}")
+        figures.show(figure, f"gate_{model.name}_{name}", f"{model.name}_{name}_gate")
 
 
 def over_split(with_gates: Sequence[cache.Model]) -> None:
