@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from nlivis.analysis import lexicons
-from nlivis.analysis.edits import DEFAULT_KINDS, KINDS, NAME_GENDER, RELATIONS, Edit, propose_edits
+from nlivis.analysis.edits import DEFAULT_KINDS, KINDS, NAME_GENDER, RELATIONS, Edit, normalise_space, propose_edits
 from nlivis.analysis.parsed import parse_sentences
 from nlivis.analysis.probes import DEFAULT_CASES_PER_TEST, ProbeCase, build_suite, nli_edit_tests
 from nlivis.analysis.self_pairs import SWITCHED_OFF_GROUPS, self_pair_edits
@@ -144,10 +144,12 @@ def visiting_order(dev: Sequence[tuple[str, object]], seed: int = AUDIT_SEED) ->
 
 
 def _chunks(order: Sequence, wanted) -> Iterable[list]:
-    """`order` in parsed chunks of the pairs `wanted(entry)` keeps, while `wanted` keeps any."""
+    """`order` in parsed chunks of the pairs `wanted(entry)` keeps, while `wanted` keeps any. The texts are parsed
+    whitespace-normalised, as every draw's `propose_edits` reads them, in one batch: a raw text with a double or
+    trailing space (most of SNLI dev's) would be parsed here in vain and its normalised form again, two at a time."""
     for start in range(0, len(order), VISIT_CHUNK):
         chunk = [entry for entry in order[start:start + VISIT_CHUNK] if wanted(entry)]
-        parse_sentences([text for _, pair in chunk for text in (pair.premise, pair.hypothesis)])
+        parse_sentences([normalise_space(text) for _, pair in chunk for text in (pair.premise, pair.hypothesis)])
         yield chunk
 
 
