@@ -37,6 +37,7 @@ import time
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from browser import AppServer, app_environment, chromium, require_chromium
 from harness import ROOT, SHIPPED, add_out_option, command_line, publish
@@ -171,32 +172,40 @@ def after_click(page, click, title: str | None = None) -> float:
     return (max(ended, drawn) - since) / 1000
 
 
+def reader_clicks(page, server: AppServer, timed: Callable[..., None], row: int = 0,
+                  untimed: Callable[[], None] = lambda: None) -> None:
+    """The reader's path in `page`, from Home: sidebar switches, Error analysis's tabs, line `row` of its list of
+    errors opened (a click on the line until the Pair explorer has drawn) and Next in that pair. Each timed action
+    is `timed(name, click, title)` (`title`: the page it must land on, or None); `untimed()` is called before the
+    click that only shows the list."""
+    page.goto(page_url(server, "Home"), wait_until="commit", timeout=TIMEOUT_S * 1000)
+    page.wait_for_function(SETTLED, timeout=TIMEOUT_S * 1000, polling=100)
+    for target in ("Pair explorer", "Gates", "Attribution", "Error analysis"):
+        link = page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] a', has_text=target).first
+        timed(f"switch to {target} (sidebar)", link.click, target)
+    for tab in (*ERROR_TABS[1:3], ERROR_TABS[0]):
+        timed(f"Error analysis tab: {tab}", page.get_by_role("tab", name=tab).click, None)
+    untimed()
+    page.get_by_role("tab", name=ERROR_TABS[1]).click()
+    page.wait_for_selector(".st-key-errors_wrong_pairs_table [data-testid='stDataFrame']", timeout=TIMEOUT_S * 1000)
+    page.wait_for_function(SETTLED, timeout=TIMEOUT_S * 1000, polling=100)
+    grid = page.locator(".st-key-errors_wrong_pairs_table [data-testid='stDataFrame']").first
+    grid.scroll_into_view_if_needed()
+    box = grid.bounding_box()
+    timed(OPEN_PAIR, lambda: page.mouse.click(box["x"] + box["width"] / 2, box["y"] + 35 * (row + 1) + 35 / 2),
+          "Pair explorer")
+    timed(NEXT_PAIR, page.locator(".st-key-explorer_list_next button").click, None)
+
+
 def interactions(context, server: AppServer) -> dict[str, list[float]]:
-    """What a reader waits for inside one tab of the warm server: sidebar switches, Error analysis's tabs, a pair
-    opened from its list of errors (a click on a line until the Pair explorer has drawn) and Next in that pair."""
+    """What a reader waits for inside one tab of the warm server (`reader_clicks`), each action from the click
+    until the script is done and every chart drawn (`after_click`)."""
     timed: dict[str, list[float]] = {}
     page = context.new_page()
     page.add_init_script(RECORDER)
     try:
-        page.goto(page_url(server, "Home"), wait_until="commit", timeout=TIMEOUT_S * 1000)
-        page.wait_for_function(SETTLED, timeout=TIMEOUT_S * 1000, polling=100)
-        for target in ("Pair explorer", "Gates", "Attribution", "Error analysis"):
-            link = page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] a', has_text=target).first
-            timed.setdefault(f"switch to {target} (sidebar)", []).append(after_click(page, link.click, target))
-        for tab in (*ERROR_TABS[1:3], ERROR_TABS[0]):
-            button = page.get_by_role("tab", name=tab)
-            timed.setdefault(f"Error analysis tab: {tab}", []).append(after_click(page, button.click))
-        page.get_by_role("tab", name=ERROR_TABS[1]).click()
-        page.wait_for_selector(".st-key-errors_wrong_pairs_table [data-testid='stDataFrame']", timeout=TIMEOUT_S * 1000)
-        page.wait_for_function(SETTLED, timeout=TIMEOUT_S * 1000, polling=100)
-        grid = page.locator(".st-key-errors_wrong_pairs_table [data-testid='stDataFrame']").first
-        grid.scroll_into_view_if_needed()
-        box = grid.bounding_box()
-        timed.setdefault(OPEN_PAIR, []).append(
-            after_click(page, lambda: page.mouse.click(box["x"] + box["width"] / 2, box["y"] + 35 + 35 / 2),
-                        "Pair explorer"))
-        following = page.locator(".st-key-explorer_list_next button")
-        timed.setdefault(NEXT_PAIR, []).append(after_click(page, following.click))
+        reader_clicks(page, server, lambda name, click, title: timed.setdefault(name, []).append(
+            after_click(page, click, title)))
     except Exception as error:  # the pages' table is printed whatever happens here
         print(f"interactions stopped: {type(error).__name__}: {error}", file=sys.stderr)
     finally:

@@ -92,35 +92,20 @@ def after_run(page, click, log: Path, title: str | None = None) -> float:
 
 
 def one_round(context, server, round_number: int, mark, log: Path) -> dict[str, float]:
-    """The reader's clicks in one tab, each `mark`ed before it; returns each action's click-to-drawn seconds."""
-    from browser_speed import ERROR_TABS, RECORDER, SETTLED, TIMEOUT_S, page_url
+    """The reader's clicks in one tab (`browser_speed.reader_clicks`, a new line of the list each round), each
+    `mark`ed before it; returns each action's click-to-drawn seconds."""
+    from browser_speed import RECORDER, reader_clicks
 
     timed: dict[str, float] = {}
 
-    def timed_click(name: str, click, title: str | None = None) -> None:
+    def timed_click(name: str, click, title: str | None) -> None:
         mark(name)  # before the click: its runs end after this mark and before the next
         timed[name] = after_run(page, click, log, title)
 
     page = context.new_page()
     page.add_init_script(RECORDER)
     try:
-        page.goto(page_url(server, "Home"), wait_until="commit", timeout=TIMEOUT_S * 1000)
-        page.wait_for_function(SETTLED, timeout=TIMEOUT_S * 1000, polling=100)
-        for target in ("Pair explorer", "Gates", "Attribution", "Error analysis"):
-            link = page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] a', has_text=target).first
-            timed_click(f"switch to {target} (sidebar)", link.click, target)
-        for tab in (*ERROR_TABS[1:3], ERROR_TABS[0]):
-            timed_click(f"Error analysis tab: {tab}", page.get_by_role("tab", name=tab).click)
-        mark(None)
-        page.get_by_role("tab", name=ERROR_TABS[1]).click()
-        page.wait_for_selector(".st-key-errors_wrong_pairs_table [data-testid='stDataFrame']", timeout=TIMEOUT_S * 1000)
-        page.wait_for_function(SETTLED, timeout=TIMEOUT_S * 1000, polling=100)
-        grid = page.locator(".st-key-errors_wrong_pairs_table [data-testid='stDataFrame']").first
-        grid.scroll_into_view_if_needed()
-        box, row = grid.bounding_box(), 2 * round_number
-        line = lambda: page.mouse.click(box["x"] + box["width"] / 2, box["y"] + 35 * (row + 1) + 35 / 2)  # noqa: E731
-        timed_click("open a new pair from the list of errors", line, "Pair explorer")
-        timed_click("Next in that pair", page.locator(".st-key-explorer_list_next button").click)
+        reader_clicks(page, server, timed_click, row=2 * round_number, untimed=lambda: mark(None))
         mark(None)
     finally:
         page.close()
