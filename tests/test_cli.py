@@ -3,11 +3,28 @@ went wrong on stdout too under --json."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from nlivis.cli import main
 from tests.fixtures.training.helpers import FIXTURE_DIR, TINY_CONFIG
+
+
+HEAVY_LIBRARIES = ("torch", "pandas", "spacy", "scipy", "plotly", "streamlit", "nltk", "numba", "umap", "captum")
+
+
+def test_help_in_a_new_process_loads_no_heavy_library():
+    """`python -m nlivis --help` builds every command's options and nothing more: a command module that loads
+    torch or pandas at import (for its run) made every CLI start, --help included, pay 4-5 s."""
+    code = ("import sys, contextlib, io\nfrom nlivis.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n    main(['--help'])\n"
+            f"print([name for name in {HEAVY_LIBRARIES!r} if name in sys.modules])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr
 
 
 @pytest.mark.parametrize("argv, fragment", [

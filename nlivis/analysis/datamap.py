@@ -29,12 +29,15 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from nlivis.data.text import decimal_number
 from nlivis.store.dynamics import TrainingDynamics
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 REGIONS = ("easy-to-learn", "ambiguous", "hard-to-learn", "between")
 NOT_TRAINED = "not trained on"
@@ -346,6 +349,8 @@ def listing(points: DataMap, indices: np.ndarray | list[int], order: str = "lowe
     variability, correctness, epochs, region, augmented, original), in `order` (a key of ORDERS)."""
     if order not in ORDERS:
         raise ValueError(f"order must be one of {list(ORDERS)}, got {order!r}")
+    import pandas as pd  # only for the tables: `python -m nlivis --help` builds the data map's options
+
     indices = np.asarray(indices, dtype=int)
     frame = pd.DataFrame({
         "column": indices, "id": [points.ids[i] for i in indices], "split": [points.splits[i] for i in indices],
@@ -362,6 +367,8 @@ def listing(points: DataMap, indices: np.ndarray | list[int], order: str = "lowe
 def compare_regions(first: DataMap, second: DataMap) -> pd.DataFrame:
     """Pairs per (region on `first`, region on `second`) over the pair ids both maps hold: rows are the
     first map's regions, columns the second's; the ids only one map has are left out (the caller says how many)."""
+    import pandas as pd
+
     other = dict(zip(second.ids, second.region))
     shared = [(r, other[i]) for i, r in zip(first.ids, first.region) if i in other]
     order = [*REGIONS, NOT_TRAINED]

@@ -14,8 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 
-from nlivis.workflows.cues import cue_report
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("checkpoints", nargs="+", help="checkpoint folders whose select split is SNLI dev")
@@ -46,6 +44,8 @@ def format_cue_tables(record: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from nlivis.workflows.cues import cue_report  # loads torch and pandas: not for `--help`
+
     record = cue_report(args.checkpoints, args.data_dir, args.file, args.cache_dir).record()
     print(json.dumps(record, indent=1) if args.json else format_cue_tables(record))
     return 0

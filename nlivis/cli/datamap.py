@@ -21,7 +21,6 @@ from pathlib import Path
 
 from nlivis.analysis.datamap import Thresholds, hardest, paper_cuts
 from nlivis.cli.common import count_or_zero, fail, number
-from nlivis.workflows.datamap import read_data_map
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -46,6 +45,8 @@ def run(args: argparse.Namespace) -> int:
         thresholds = Thresholds(args.ambiguous_variability, args.easy_confidence, args.hard_confidence)
     except ValueError as error:
         return fail(str(error), args.json)
+    from nlivis.workflows.datamap import read_data_map  # loads pandas: not for `--help`
+
     folder = Path(args.checkpoint)
     points = read_data_map(folder, thresholds)
     counts = points.region_counts()
