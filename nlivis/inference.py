@@ -130,7 +130,11 @@ def _check_labels(folder: Path, config: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 def _check_finite_weights(folder: Path, tensors: Mapping[str, torch.Tensor], what: str) -> None:
-    bad = [key for key, tensor in tensors.items() if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all())]
+    """A `CheckpointError` naming the tensors of `what` that hold NaN or infinity. Each tensor is summed in float32
+    first (one pass, no mask: a NaN or an infinity makes the sum non-finite); only a tensor whose sum is not finite
+    is looked at element by element, so a sum that overflowed from finite values is not called corrupt."""
+    bad = [key for key, tensor in tensors.items() if tensor.is_floating_point()
+           and not bool(torch.isfinite(tensor.sum(dtype=torch.float32))) and not bool(torch.isfinite(tensor).all())]
     if bad:
         raise CheckpointError(folder, f"{what} holds NaN or infinite values in {bad[:3]}{' …' if len(bad) > 3 else ''}; "
                                       "the weights are corrupt (retrain or restore the folder)")
@@ -167,7 +171,8 @@ def load_checkpoint(folder: str | Path, device: str | torch.device = "cpu") -> L
         labels = tuple(config["labels"])
         settings = FeatureSettings(**config["features"]["featurizer"])
         featurizer = Featurizer(vocab, char_vocab, settings, labels)
-        model = build(config["model"])
+        with torch.device("meta"):  # shapes only: every weight comes from the files below (no random initialisation)
+            model = build(config["model"])
     except (KeyError, TypeError, ValueError, RuntimeError, MemoryError, OverflowError) as error:
         raise CheckpointError(folder, f"config.json cannot rebuild the model or featurizer ({type(error).__name__}: {error})") from error
     if len(vocab) != config["model"].get("vocab_size", len(vocab)):
@@ -175,6 +180,7 @@ def load_checkpoint(folder: str | Path, device: str | torch.device = "cpu") -> L
 
     expected = model.state_dict()
     stored = load_tensors(folder, folder / "model.safetensors", "model.safetensors")
+    _check_finite_weights(folder, stored, "model.safetensors")
     embeddings = config.get("embeddings", {})
     if embeddings.get("shared"):
         key = embeddings.get("state_key", "")
@@ -194,13 +200,12 @@ def load_checkpoint(folder: str | Path, device: str | torch.device = "cpu") -> L
     elif embeddings.get("external"):
         stored = {**stored, str(embeddings.get("state_key", "")): _read_fetched(folder, model, "the word rows",
                                                                                   lambda: model.external_word_rows())}
-    fetched_keys = config.get("weights", {}).get("fetched_keys", [])
+    fetched_keys = config.get("weights", {}).get("fetched_keys", [])  # fetched files are sha256-pinned upstream weights
     if fetched_keys:
         stored = {**stored, **_read_fetched(folder, model, f"{len(fetched_keys)} tensors (the frozen layers)",
                                             lambda: model.fetched_state([str(key) for key in fetched_keys]))}
-    _check_finite_weights(folder, stored, "model.safetensors")
     _check_state_matches(folder, expected, stored)
-    model.load_state_dict({k: v.to(expected[k].dtype) for k, v in stored.items()}, strict=True)
+    model.load_state_dict({k: v.to(expected[k].dtype) for k, v in stored.items()}, strict=True, assign=True)
     model.to(device).eval()
     return LoadedCheckpoint(model, featurizer, config, metrics, labels, folder, info)
 

@@ -86,6 +86,41 @@ def test_unreadable_safetensors_listed_in_manifest(damaged):
     assert_error(damaged, "model.safetensors cannot be read as safetensors")
 
 
+def rewrite_weights(folder: Path, change) -> str:
+    """Apply `change` to one floating tensor of model.safetensors and re-record the file in the manifest (the
+    damage a diverged run saves, which no hash catches); the tensor's name."""
+    from safetensors.torch import load_file, save_file
+
+    path = folder / "model.safetensors"
+    tensors = load_file(str(path))
+    name = max((key for key, value in tensors.items() if value.is_floating_point()), key=lambda k: tensors[k].numel())
+    tensors[name] = change(tensors[name].clone())
+    save_file(tensors, str(path))
+    manifest = json.loads((folder / "COMPLETE").read_text())
+    manifest["files"]["model.safetensors"] = {"bytes": path.stat().st_size, "sha256": sha256_file(path)}
+    (folder / "COMPLETE").write_text(json.dumps(manifest))
+    return name
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")], ids=["nan", "inf", "-inf"])
+def test_weights_holding_nan_or_infinity_are_named(damaged, value):
+    def spoil(tensor):
+        tensor.view(-1)[tensor.numel() // 2] = value
+        return tensor
+    name = rewrite_weights(damaged, spoil)
+    assert_error(damaged, "model.safetensors holds NaN or infinite values", name)
+
+
+def test_finite_weights_whose_sum_overflows_load(damaged):
+    """Each weight finite, their float32 sum not: the one-pass check must look again before calling them corrupt."""
+    def huge(tensor):
+        tensor = tensor.float()  # a float32 tensor (the file may keep fp16, whose sum cannot overflow float32)
+        tensor.view(-1)[:4] = torch.finfo(torch.float32).max
+        return tensor
+    rewrite_weights(damaged, huge)
+    assert load_checkpoint(damaged).path == damaged
+
+
 def test_corrupt_json(damaged):
     (damaged / "config.json").write_text('{"model": ')
     assert_error(damaged, "config.json is not valid JSON")
