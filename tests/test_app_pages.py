@@ -758,34 +758,49 @@ def test_train_page_runs_a_worker_that_becomes_a_checkpoint(monkeypatch, tmp_pat
     assert "gcnn-snli-small" in set(home.dataframe[0].value["checkpoint"])
 
 
+STOP_AND_RESUME_STEPS = 12
+"""The stop-and-resume run's steps: the worker is paused while Stop is clicked, so it stops within a step of where
+it was seen, whatever the machine's load, and the resumed part stays short."""
+
+
 @pytest.mark.slow
 def test_train_page_stop_and_resume(monkeypatch, tmp_path):
+    import signal
+
     from nlivis.training import runs as training_runs
 
     runs = tmp_path / "runs"
     runs.mkdir()
-    start_from_page(show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py"), max_steps=60, epochs=500)
+    start_from_page(show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py"),
+                    max_steps=STOP_AND_RESUME_STEPS, epochs=500)
     app = wait_for_status(monkeypatch, tmp_path, runs, "running")
     app.text_input(key="train_name_gcnn_snli-small_1").set_value("gcnn-snli-small").run()
     assert "already writing to" in texts(app, "warning") and app.button(key="train_start").disabled
     out = runs / "gcnn-snli-small"
     wait_for(lambda: (progress := training_runs.run_progress(out)) is not None and (progress.step or 0) >= 1,
              lambda: training_runs.read_run(out).running, "its progress file said a step was made")
-    app.run()
-    assert next(m.value for m in app.metric if m.label == "step") != "—"
-    app.button(key="train_stop_gcnn-snli-small").click().run()
-    assert "Stop requested at" in texts(app, "info")
+    worker = training_runs.read_run(out).pid
+    os.killpg(worker, signal.SIGSTOP)  # its own session (start_new_session): the whole group holds still
+    try:
+        seen = training_runs.run_progress(out).step
+        assert seen < STOP_AND_RESUME_STEPS - 1, f"the run was at step {seen} when paused"
+        app.run()
+        assert next(m.value for m in app.metric if m.label == "step") != "—"
+        app.button(key="train_stop_gcnn-snli-small").click().run()
+        assert "Stop requested at" in texts(app, "info")
+    finally:
+        os.killpg(worker, signal.SIGCONT)
     wait_for(lambda: training_runs.run_progress(out).phase == "stopped", lambda: training_runs.read_run(out).running,
              "its progress file said it stopped")
     app = wait_for_status(monkeypatch, tmp_path, runs, "stopped")
     stopped_at = int(next(m.value for m in app.metric if m.label == "step"))
-    assert 0 < stopped_at < 60 and f"Stopped at step {stopped_at}" in texts(app, "info")
+    assert 0 < stopped_at <= seen + 1 and f"Stopped at step {stopped_at}" in texts(app, "info")
     app.selectbox(key="train_embeddings").set_value("minilm").run()  # the form no longer matches the run …
     app.button(key="train_resume_gcnn-snli-small").click().run()  # … resume uses the run's own command
     assert not app.exception
     app = wait_for_status(monkeypatch, tmp_path, runs, "finished")
     assert "finished" in next(m.value for m in app.metric if m.label == "status")
-    assert next(m.value for m in app.metric if m.label == "step") == "60"
+    assert next(m.value for m in app.metric if m.label == "step") == str(STOP_AND_RESUME_STEPS)
 
 
 # ---------------------------------------------------------------- the shipped checkpoints
