@@ -352,3 +352,18 @@ def test_progress_callback_counts_pairs():
 def test_quantity_and_time_are_compared_kind_by_kind(tags_of):
     assert "QUANTITY/TIME_REASONING" in tags_of("The meeting was in June.", "The meeting was in July.")
     assert "QUANTITY/TIME_REASONING" not in tags_of("Two women hug.", "The sisters hug after lunch.")
+
+
+def test_the_tag_cache_key_reads_the_pipeline_version_without_loading_the_parser(monkeypatch):
+    """A cached tag file is found without spaCy's parser pipeline (~1.7 s to load): the key takes the version
+    from the package's meta.json, the same string the loaded pipeline reports."""
+    from nlivis.features import spacy_pipeline
+
+    pairs = [Pair("p1", "A dog runs .", "An animal moves .", "entailment")]
+    key = tagging.tag_cache_key(pairs)
+
+    def no_loading(*args, **kwargs):
+        raise AssertionError("the tag cache key loaded a spaCy pipeline")
+    monkeypatch.setattr(spacy_pipeline, "load_nlp", no_loading)
+    assert tagging.tag_cache_key(pairs) == key
+    assert tagging.tag_cache_key([Pair("p1", "A dog runs .", "An animal sleeps .", "entailment")]) != key

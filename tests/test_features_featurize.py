@@ -150,7 +150,7 @@ def test_settings_round_trip_and_validation():
 
 
 def test_cache_key_pipeline_version_matches_the_loaded_pipeline(nlp):
-    from nlivis.features.cache import installed_pipeline_version
+    from nlivis.features.spacy_pipeline import installed_pipeline_version
     from nlivis.features.spacy_pipeline import pipeline_version
 
     assert installed_pipeline_version() == pipeline_version()

@@ -23,7 +23,7 @@ from nlivis.analysis.tag_rules import rule_tags
 from nlivis.data.readers import load_json
 from nlivis.data.records import InputError, Pair
 from nlivis.features.wordnet import WordNetUnavailable, load_wordnet
-from nlivis.features.spacy_pipeline import load_nlp, pipeline_version
+from nlivis.features.spacy_pipeline import installed_pipeline_version, load_nlp
 
 TAGS: tuple[str, ...] = (
     "CONDITIONAL", "WORD_OVERLAP", "NEGATION", "ANTO", "LONG_SENTENCE", "TENSE_DIFFERENCE",
@@ -182,7 +182,7 @@ def tag_cache_key(pairs: Sequence[Pair]) -> str:
     """What cached tags depend on: the rules' version, the spaCy pipeline, WordNet's availability and
     every pair's id and text."""
     digest = hashlib.sha256()
-    digest.update(f"{TAGGER_VERSION}|{pipeline_version(True)}|wordnet={not unavailable_tags()}\n".encode())
+    digest.update(f"{TAGGER_VERSION}|{installed_pipeline_version()}|wordnet={not unavailable_tags()}\n".encode())
     for pair in pairs:
         digest.update(f"{pair.id}\t{pair.premise}\t{pair.hypothesis}\n".encode())
     return digest.hexdigest()[:24]

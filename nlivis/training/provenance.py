@@ -9,7 +9,7 @@ import numpy as np
 import torch
 
 from nlivis import PROJECT_ROOT
-from nlivis.features.cache import installed_pipeline_version
+from nlivis.features.spacy_pipeline import installed_pipeline_version
 
 
 def library_versions() -> dict[str, str]:
