@@ -3,8 +3,10 @@ accuracy is what their predictions file says, and re-predicting a slice of the s
 recorded labels (that part needs ../shared/data and skips without it)."""
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
+from typing import Any, Callable
 
 import pytest
 
@@ -64,22 +66,35 @@ def test_full_models_beat_the_hypothesis_only_baseline_on_snli_small(name):
 
 
 @pytest.fixture(scope="module")
-def analysis_cache(tmp_path_factory) -> Path:
-    """One spaCy cache for the module: the checkpoints of a protocol share their select split."""
-    return tmp_path_factory.mktemp("analysis-cache")
+def rechecked_pairs(tmp_path_factory) -> Callable[[Any], tuple[list, list]]:
+    """Select split → (its first RECHECKED_PAIRS pairs, analysed), read and analysed once for the module: the
+    checkpoints of a protocol share their select split."""
+    from nlivis.data.protocols import read_split
+    from nlivis.features.dataset import analyse_pairs
+    from tests.conftest import SHARED_DATA
+
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"shared data not found at {SHARED_DATA} (set NLIVIS_SHARED_DATA to its path)")
+
+    cache_dir = tmp_path_factory.mktemp("analysis-cache")
+
+    @functools.cache
+    def of(ref) -> tuple[list, list]:
+        pairs = read_split(ref, SHARED_DATA).pairs[:RECHECKED_PAIRS]
+        return pairs, analyse_pairs(pairs, cache_dir=cache_dir, progress=False)
+    return of
 
 
 @pytest.mark.parametrize("folder", SHIPPED, ids=[p.name for p in SHIPPED])
-def test_shipped_checkpoint_reproduces_its_recorded_predictions(folder, shared_data, analysis_cache):
-    from nlivis.data.protocols import get_protocol, read_split, split_key
-    from nlivis.features.dataset import analyse_pairs
+def test_shipped_checkpoint_reproduces_its_recorded_predictions(folder, rechecked_pairs):
+    from nlivis.data.protocols import get_protocol, split_key
     from nlivis.workflows.evaluate import evaluate_checkpoint
 
     loaded = load_checkpoint(folder)
     protocol = get_protocol(loaded.config["dataset"]["protocol"])
     ref = protocol.select
-    pairs = read_split(ref, shared_data).pairs[:RECHECKED_PAIRS]
-    result = evaluate_checkpoint(loaded, analyse_pairs(pairs, cache_dir=analysis_cache, progress=False))
+    pairs, analysed = rechecked_pairs(ref)
+    result = evaluate_checkpoint(loaded, analysed)
     recorded = {p.id: p for p in read_predictions(find_prediction_files(folder)[split_key(ref)])}
     for pair, row in zip(pairs, result.predictions):
         saved = recorded[pair.id]
