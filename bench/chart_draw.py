@@ -1,7 +1,8 @@
 """What Chromium spends on a page's charts, in the renderer's CPU time (robust to the machine's load).
 
     OMP_NUM_THREADS=1 python bench/chart_draw.py [--pages Pair_explorer,Gates,Error_analysis,Data_map]
-        [--repeats 3] [--before-root DIR] [--alone 3] [--screenshots DIR] [--out FILE]
+        [--repeats 3] [--before-root DIR] [--clicks 2] [--alone 3] [--screenshots DIR] [--save-figures FILE]
+        [--out FILE]
 
 Starts the app (`streamlit run app.py`, five shipped snli-small models) and `browser_speed.FLOOR_APP` beside it,
 warms each page once, then opens each page by URL in a new tab `--repeats` times, nlivis and the floor in turn
@@ -12,6 +13,10 @@ process's CPU (`ProcessTime`: raster and compositor threads too), and the main t
 style durations (wall time, so inflated by load, given for the split), and how many full plots its charts took
 (plotly's `_doPlot`, counted in Streamlit's plotly bundle as the page gets it, `count_plots`); and the charts whose
 axis labels needed wider margins than the layout gave, which plotly plots a second time.
+
+With `--clicks N`, the reader's clicks (`browser_speed.reader_clicks`: sidebar switches, Error analysis's tabs, a
+pair opened from the list of errors, Next) are walked N times in one tab of each app, each read the same way from
+the click until its run ended and every chart drew (`browser_speed.after_click`).
 
 With `--alone N`, every figure the page received (its plotly spec and config, decoded from Streamlit's messages)
 is drawn by itself `N` times with `Plotly.newPlot` into a blank page at the size it had on the page, with the
@@ -27,7 +32,8 @@ import tempfile
 from pathlib import Path
 
 from browser import AppServer, chromium, require_chromium
-from browser_speed import RECORDER, SETTLED, TIMEOUT_S, VIEWPORT, bench_environment, page_url, write_floor_app
+from browser_speed import (RECORDER, SETTLED, TIMEOUT_S, VIEWPORT, after_click, bench_environment, page_url,
+                           reader_clicks, write_floor_app)
 from harness import ROOT, add_out_option, command_line, load_average, publish
 
 PAGES = ("Pair_explorer", "Gates", "Error_analysis", "Data_map")
@@ -137,6 +143,44 @@ def visit(context, url: str, screenshots: Path | None = None) -> dict:
             "elements": plotly_elements(payloads)}
 
 
+def clicks(context, server: AppServer) -> dict[str, tuple[float, float, int]]:
+    """The reader's clicks in one tab of `server` (`browser_speed.reader_clicks`): per action, the renderer main
+    thread's CPU from the click until the run ended and every chart drew (`after_click`), those seconds, and the
+    full plots drawn."""
+    page = context.new_page()
+    page.add_init_script(RECORDER)
+    cdp = context.new_cdp_session(page)
+    cdp.send("Performance.enable", {"timeDomain": "threadTicks"})
+    spent: dict[str, tuple[float, float, int]] = {}
+
+    def timed(name: str, click, title: str | None) -> None:
+        before, plots = metrics(cdp)["ThreadTime"], page.evaluate("() => window.__doPlots || 0")
+        seconds = after_click(page, click, title)
+        spent[name] = (metrics(cdp)["ThreadTime"] - before, seconds,
+                       page.evaluate("() => window.__doPlots || 0") - plots)
+
+    try:
+        reader_clicks(page, server, timed)
+    finally:
+        cdp.detach()
+        page.close()
+    return spent
+
+
+def click_table(clicked: dict[str, list[dict[str, tuple[float, float, int]]]]) -> list[str]:
+    """Per action and app: medians of the renderer main thread's CPU, the click-to-drawn seconds, full plots."""
+    lines = ["| action | app | main-thread CPU (s) | click to drawn (s) | full plots |", "|---|---|---|---|---|"]
+    actions = dict.fromkeys(action for rounds in clicked.values() for one in rounds for action in one)
+    for action in actions:
+        for app, rounds in clicked.items():
+            values = [one[action] for one in rounds if action in one]
+            if values:
+                lines.append(f"| {action} | {app} | {statistics.median(v[0] for v in values):.2f} | "
+                             f"{statistics.median(v[1] for v in values):.2f} | "
+                             f"{statistics.median(v[2] for v in values):.0f} |")
+    return lines
+
+
 def chart_key(element: dict, keys: list[str]) -> str:
     """The chart key (`chart_<key>` without the prefix) an element's id carries, else its id."""
     return next((key for key in sorted(keys, key=len, reverse=True) if f"chart_{key}" in element["id"]),
@@ -215,6 +259,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="warm visits per page, medians reported (default 3)")
     parser.add_argument("--before-root", type=Path, default=None,
                         help="also serve this earlier checkout and visit it in the same rounds")
+    parser.add_argument("--clicks", type=int, default=0,
+                        help="also walk the reader's clicks in one tab of each app this many times (default: not)")
     parser.add_argument("--alone", type=int, default=0, help="draw each figure alone this many times (default: not)")
     parser.add_argument("--screenshots", type=Path, default=None, help="save each chart of the last visit here")
     parser.add_argument("--save-figures", type=Path, default=None,
@@ -251,6 +297,10 @@ def main() -> None:
                         if name == "nlivis":
                             last[page] = visited
                     results.setdefault("Streamlit floor", []).append(visit(context, floor.url))
+            clicked: dict[str, list] = {}
+            for _ in range(args.clicks):
+                for name, server in servers.items():
+                    clicked.setdefault(name, []).append(clicks(context, server))
             drawn, saved = {}, {}
             for page, visited in last.items() if args.alone else ():
                 keys = list(visited["widths"])
@@ -267,6 +317,8 @@ def main() -> None:
                           "tab renderer's DevTools Performance metrics"), f"{start_load}; {load_average('the end')}",
              "", *page_table(results), "", "Charts whose axis labels widened the margins (plotly plots them again):",
              "", *pushed_table(last)]
+    if clicked:
+        lines += ["", "The reader's clicks in one tab (browser_speed.reader_clicks), medians:", "", *click_table(clicked)]
     if args.save_figures is not None:
         args.save_figures.write_text(json.dumps(saved), encoding="utf-8")
     if drawn:

@@ -114,8 +114,8 @@ def needed_margins(figure: go.Figure) -> dict[str, int]:
     layout = figure.layout.to_plotly_json()
     needed: dict[str, int] = {}
     for name, axis in layout.items():
-        if not (name.startswith(("xaxis", "yaxis")) and isinstance(axis, dict)):
-            continue
+        if not (name.startswith(("xaxis", "yaxis")) and isinstance(axis, dict)) or axis.get("automargin") is False:
+            continue  # an axis whose builder turned automatic margins off keeps the layout's margins
         letter = name[0]
         other = layout.get(f"{'y' if letter == 'x' else 'x'}axis{name[5:]}", {})
         anchor = axis.get("anchor")
