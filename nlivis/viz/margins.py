@@ -132,9 +132,10 @@ def needed_margins(figure: go.Figure) -> dict[str, int]:
         angle = axis.get("tickangle", 0)
         extent = label_extent(labels, size, 0 if angle == "auto" else float(angle), letter)
         title = axis.get("title") or {}
-        if title.get("text"):
+        titled = title.get("text") is not None  # an empty title takes its room too
+        if titled:
             extent += TITLE_STANDOFF_PX[letter] + 1.3 * ((title.get("font") or {}).get("size", TITLE_FONT_PX))
-        extent += EDGE_PX[bool(title.get("text"))]
+        extent += EDGE_PX[titled]
         side = {"x": "tb", "y": "rl"}[letter][0 if far else 1]
         needed[side] = max(needed.get(side, 0), math.ceil(extent + SLACK_PX))
     return needed
