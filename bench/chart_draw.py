@@ -231,8 +231,9 @@ def page_table(results: dict[str, list[dict]]) -> list[str]:
 
 
 def pushed_table(last: dict[str, dict]) -> list[str]:
-    """Charts of the last visit per page whose axis labels needed more margin than the layout gave (left, top or
-    bottom wider on the page than asked): plotly drew each of those twice."""
+    """Charts of the last visit per page drawn with a wider left, top or bottom margin than the layout asked: axis
+    labels that needed it (plotly then plots the chart again), or a legend below the plot (placed within the first
+    plot; `full plots` in the page table says which)."""
     lines = ["| page | chart | margins asked → drawn (l, r, t, b) |", "|---|---|---|"]
     for page, visited in last.items():
         for key, (_, _, _, sides) in visited["widths"].items():
@@ -315,7 +316,7 @@ def main() -> None:
                 server.__exit__(None, None, None)
     lines = [command_line("warm visits by URL, each page's apps and the floor in turn; medians; CPU from the "
                           "tab renderer's DevTools Performance metrics"), f"{start_load}; {load_average('the end')}",
-             "", *page_table(results), "", "Charts whose axis labels widened the margins (plotly plots them again):",
+             "", *page_table(results), "", "Charts drawn with wider margins than asked (axis labels: plotly plots them again; a legend below: not):",
              "", *pushed_table(last)]
     if clicked:
         lines += ["", "The reader's clicks in one tab (browser_speed.reader_clicks), medians:", "", *click_table(clicked)]
