@@ -113,7 +113,8 @@ def needed_margins(figure: go.Figure) -> dict[str, int]:
     """Per side (l, r, t, b), the pixels the axes at that edge of the figure need for their labels and titles."""
     layout = figure.layout.to_plotly_json()
     needed: dict[str, int] = {}
-    for name, axis in layout.items():
+    axes = {"xaxis": {}, "yaxis": {}, **layout}  # the first axes exist whether or not the layout sets them
+    for name, axis in axes.items():
         if not (name.startswith(("xaxis", "yaxis")) and isinstance(axis, dict)) or axis.get("automargin") is False:
             continue  # an axis whose builder turned automatic margins off keeps the layout's margins
         letter = name[0]
@@ -128,11 +129,13 @@ def needed_margins(figure: go.Figure) -> dict[str, int]:
         labels = axis_labels(figure, name, axis)
         if labels is None:
             continue
+        title = axis.get("title") or {}
+        titled = title.get("text") is not None and axis.get("visible") is not False  # an empty title takes room too
+        if not labels and not titled:
+            continue  # nothing drawn beside this axis: plotly pushes no margin for it
         size = (axis.get("tickfont") or {}).get("size", TICK_FONT_PX)
         angle = axis.get("tickangle", 0)
         extent = label_extent(labels, size, 0 if angle == "auto" else float(angle), letter)
-        title = axis.get("title") or {}
-        titled = title.get("text") is not None  # an empty title takes its room too
         if titled:
             extent += TITLE_STANDOFF_PX[letter] + 1.3 * ((title.get("font") or {}).get("size", TITLE_FONT_PX))
         extent += EDGE_PX[titled]
