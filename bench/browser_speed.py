@@ -50,7 +50,30 @@ TIMEOUT_S = 300.0
 
 RECORDER = """
 (() => {
-  window.__nlivis = {states: [], drawn: {}};
+  window.__nlivis = {states: [], drawn: {}, finished: []};
+  const finishes = bytes => {  // a ForwardMsg whose field 6 (script_finished, a varint) is set
+    let i = 0;
+    const varint = () => { let value = 0, shift = 0, byte; do { byte = bytes[i++]; value += (byte & 0x7f) * 2 ** shift;
+                                                                 shift += 7; } while (byte & 0x80 && i < bytes.length);
+                           return value; };
+    while (i < bytes.length) {
+      const tag = varint(), field = Math.floor(tag / 8), wire = tag % 8;
+      if (field === 6 && wire === 0) return true;
+      if (wire === 0) varint(); else if (wire === 2) { const length = varint(); i += length; } else if (wire === 1) i += 8;
+      else if (wire === 5) i += 4; else return false;
+    }
+    return false;
+  };
+  const Socket = window.WebSocket;
+  window.WebSocket = function (...args) {
+    const socket = new Socket(...args);
+    socket.addEventListener('message', e => {
+      if (e.data instanceof ArrayBuffer && finishes(new Uint8Array(e.data))) window.__nlivis.finished.push(performance.now());
+    });
+    return socket;
+  };
+  window.WebSocket.prototype = Socket.prototype;
+  Object.assign(window.WebSocket, Socket);
   const seen = () => {
     const app = document.querySelector('[data-testid="stApp"]');
     if (app) {
@@ -68,8 +91,9 @@ RECORDER = """
                                                 attributeFilter: ['data-test-script-state']});
 })();
 """
-"""Installed in every tab before the page loads: records each change of Streamlit's script state and when each
-plotly chart first has its SVG, in ms since the navigation started."""
+"""Installed in every tab before the page loads: records each change of Streamlit's script state, each
+`script_finished` message the server sends (read from the websocket: a run of a few milliseconds may never show
+the running state in the page), and when each plotly chart first has its SVG, in ms since the navigation started."""
 
 CHART_HOLDERS = "'[class*=\"st-key-chart_\"]'"
 """Every chart the app shows is keyed `chart_<key>` (components/figures.show), and Streamlit puts that key on the
@@ -95,12 +119,15 @@ SETTLED_AFTER = """
   if (!app || !window.__nlivis) return false;
   const states = window.__nlivis.states;
   const last = states[states.length - 1];
-  if (!last || last[1] !== 'notRunning' || !states.some(s => s[0] >= since && s[1] === 'running')) return false;
-  if (performance.now() - last[0] < 1000) return false;
+  const finished = window.__nlivis.finished.filter(t => t >= since);
+  if (!last || last[1] !== 'notRunning') return false;
+  if (!finished.length && !states.some(s => s[0] >= since && s[1] === 'running')) return false;
+  if (performance.now() - Math.max(last[0], ...finished) < 1000) return false;
   return [...document.querySelectorAll(CHART_HOLDERS)].every(c => c.querySelector('.main-svg'));
 }
 """.replace("CHART_HOLDERS", CHART_HOLDERS)
-"""After a click at `since` (ms): a run started after it has ended, nothing ran for a second, every chart drew."""
+"""After a click at `since` (ms): a run started after it has ended (the server said `script_finished`, or the page
+showed it running and then idle), nothing ran for a second, every chart drew."""
 
 ERROR_TABS = ("Accuracy and confusions", "Every error", "By annotation tag (Table 7)", "Challenge set")
 
@@ -157,17 +184,18 @@ def visit(context, url: str) -> Visit:
 
 
 def after_click(page, click, title: str | None = None) -> float:
-    """Seconds from `click()` until the run it starts has ended and every chart is drawn (script state and
-    charts as the recorder saw them; the last chart's first SVG or the script's end, whichever is later); with
-    `title`, not before that page's title shows (a switch first reruns the page it leaves)."""
+    """Seconds from `click()` until the run it starts has ended and every chart is drawn (the server's
+    `script_finished`, the script state and the charts as the recorder saw them; the last chart's first SVG or the
+    script's end, whichever is later); with `title`, not before that page's title shows (a switch first reruns
+    the page it leaves)."""
     since = page.evaluate("() => performance.now()")
     click()
     if title:
         page.wait_for_function("t => document.querySelector('h1') && document.querySelector('h1').innerText.includes(t)",
                                arg=title, timeout=TIMEOUT_S * 1000, polling=100)
     page.wait_for_function(SETTLED_AFTER, arg=since, timeout=TIMEOUT_S * 1000, polling=100)
-    states = page.evaluate("() => window.__nlivis.states")
-    ended = max(t for t, state in states if state == "notRunning" and t >= since)
+    states, finished = page.evaluate("() => [window.__nlivis.states, window.__nlivis.finished]")
+    ended = max([t for t, state in states if state == "notRunning" and t >= since] + [t for t in finished if t >= since])
     drawn = page.evaluate("since => Math.max(0, ...Object.values(window.__nlivis.drawn).filter(t => t >= since))", since)
     return (max(ended, drawn) - since) / 1000
 

@@ -103,6 +103,8 @@ def test_gate_strip_means_per_token_and_cuts_padding():
     assert "forget" in figure.layout.title.text and "layer 1" in figure.layout.title.text
     table = figure_data(figure)
     assert table.loc[table.panel == "mean over dims", "mean_gate"].tolist() == pytest.approx([0.5, 0.0, 1.0])
+    # the bars carry colour strings of the heatmap's scale (numbers made plotly.js warn per bar and draw)
+    assert bar.marker.color[1] == "rgb(68, 1, 84)" and bar.marker.color[2] == "rgb(253, 231, 37)"
 
 
 def test_every_gate_dimension_is_reachable_window_by_window():

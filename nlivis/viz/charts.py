@@ -220,8 +220,10 @@ def projection_scatter(frame: pd.DataFrame, color: str, hover: Sequence[str] = (
             customdata=custom, hovertemplate=template,
             meta={"kind": "table", "records": _records(rows[[c for c in rows.columns if c in {"x", "y", color, *hover_columns, "id", *link_columns}]])},
         ))
+    # the axes have no title, not even an empty one: under Streamlit's theme an empty title takes its room, and
+    # plotly drew the figure a second time to make it (bench/chart_draw.py)
     figure.update_layout(title=title, height=560, legend={"title": color}, margin={"l": 10, "r": 10, "t": 50, "b": 10},
-                         xaxis={"showticklabels": False, "title": ""}, yaxis={"showticklabels": False, "title": ""},
+                         xaxis={"showticklabels": False}, yaxis={"showticklabels": False},
                          clickmode="event+select" if link_columns else None)
     return figure
 

@@ -13,6 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.colors import get_colorscale, sample_colorscale
 
 from nlivis.models.families import FAMILIES
 
@@ -159,6 +160,15 @@ def token_ticks(tokens: Sequence[str], axis: str = "x") -> dict[str, Any]:
     elif len(tokens) > LONG_AXIS:
         settings["tickfont"] = {"size": 10}
     return settings
+
+
+def scale_colours(values: Sequence[float], scale: str, low: float, high: float) -> list[str]:
+    """The colour of each value on the named plotly colour scale over [low, high] (values outside are clipped).
+    Bars are given these rather than numbers and a colour scale: plotly.js 4 colours numeric bar colours right but
+    warns "Invalid color specifier" per bar and draw (a console trace each, 36 per gate strip)."""
+    span = (high - low) or 1.0
+    where = [min(max((float(value) - low) / span, 0.0), 1.0) for value in values]
+    return sample_colorscale(get_colorscale(scale), where) if where else []
 
 
 NARROW_SPAN = 0.1

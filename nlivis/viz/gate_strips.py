@@ -9,7 +9,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from nlivis.models.trace import Gate
-from nlivis.viz.common import DIVERGING_SCALE, SEQUENTIAL_SCALE, labelled_heatmap, real_length, token_ticks
+from nlivis.viz.common import (DIVERGING_SCALE, SEQUENTIAL_SCALE, labelled_heatmap, real_length, scale_colours,
+                               token_ticks)
 
 
 def gate_values(entry: Gate, index: int, tokens: Sequence[str]) -> np.ndarray:
@@ -47,8 +48,8 @@ def gate_strip(entry: Gate, index: int, tokens: Sequence[str], label: str = "", 
     figure = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.3, 0.7], vertical_spacing=0.06)
     figure.add_trace(go.Bar(
         x=list(range(len(shown_tokens))), y=mean, name="mean over dims",
-        marker={"color": mean, "colorscale": DIVERGING_SCALE if signed else SEQUENTIAL_SCALE,
-                "cmin": -1.0 if signed else 0.0, "cmax": 1.0},
+        marker={"color": scale_colours(mean, DIVERGING_SCALE if signed else SEQUENTIAL_SCALE,
+                                       -1.0 if signed else 0.0, 1.0)},
         customdata=shown_tokens, hovertemplate="%{customdata}: %{y:.3f}<extra>mean</extra>",
         meta={"kind": "table", "records": [{"panel": "mean over dims", "position": i, "token": t, "mean_gate": float(m)}
                                             for i, (t, m) in enumerate(zip(shown_tokens, mean))]},

@@ -9,6 +9,7 @@ import streamlit as st
 from nlivis.app import state
 from nlivis.app.components.frame import image_format
 from nlivis.viz.common import clean_file_name, figure_data_csv, plotly_config
+from nlivis.viz.margins import fit_margins
 
 
 def show(figure: Any, key: str, filename: str | None = None, clickable: bool = False, where: Any = st,
@@ -16,6 +17,9 @@ def show(figure: Any, key: str, filename: str | None = None, clickable: bool = F
     """Draw a plotly figure with its downloads; with `clickable`, a click on a point (and a box or lasso drawn,
     when `selection_mode` names them) reruns the page and the selection event is returned (else None)."""
     name = clean_file_name(filename or key)
+    if not getattr(figure, "_margins_fitted", False):  # once per figure object: the app caches many of them
+        fit_margins(figure)
+        figure._margins_fitted = True
     options: dict[str, Any] = {"on_select": "rerun", "selection_mode": selection_mode} if clickable else {}
     event = where.plotly_chart(figure, config=plotly_config(image_format(), name), key=f"chart_{key}", width="stretch",
                                **options)
