@@ -126,9 +126,28 @@ def test_evaluate_by_tag_without_wordnet_reports_unavailable_and_marks_approxima
     assert rows["COREF"]["status"].startswith("approximate") and rows["NEGATION"]["status"] == "ok"
 
 
+@pytest.fixture(scope="module")
+def measured_report() -> pd.DataFrame:
+    """`tags-report` on ../shared/data (the RepEval annotations joined to MultiNLI dev, every pair parsed and
+    tagged: the slow part), once for the tests that read it."""
+    from tests.conftest import SHARED_DATA
+
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"shared data not found at {SHARED_DATA} (set NLIVIS_SHARED_DATA to its path)")
+    return tag_report.tagger_report(SHARED_DATA)[0]
+
+
 @pytest.mark.slow
-def test_recorded_tag_quality_is_what_tags_report_measures(shared_data):
-    report, _, _ = tag_report.tagger_report(shared_data)
+def test_list_and_length_tags_reach_f1_090_against_gold(measured_report):
+    """The issue's aim, kept: the six tags a word list or a length defines agree with the annotators."""
+    overall = measured_report[measured_report["subset"] == "all"].set_index("tag")["f1"]
+    for tag in ("CONDITIONAL", "NEGATION", "QUANTIFIER", "MODAL", "BELIEF", "LONG_SENTENCE"):
+        assert overall[tag] >= 0.9, (tag, overall[tag])
+
+
+@pytest.mark.slow
+def test_recorded_tag_quality_is_what_tags_report_measures(measured_report):
+    report = measured_report
     measured = {tag: tuple(round(float(report[(report["subset"] == half) & (report["tag"] == tag)]["f1"].iloc[0]), 3)
                            for half in ("matched", "mismatched")) for tag in TAGS}
     assert measured == TAG_QUALITY
