@@ -2,11 +2,15 @@
 
     OMP_NUM_THREADS=1 python bench/probe_speed.py --data-dir ../shared/data [--threads 1] [--out FILE]
 
-Two runs, each in a fresh process as a user's `python -m nlivis probe` would be: "first" with an empty cache
-folder (the suite is built: WordNet and spaCy's parser load, dev pairs are parsed and edited; every case
-sentence is analysed by spaCy) and "again" with the cache the first run left (the suite and the analyses
-are read back). Each phase shows wall and CPU seconds of the process (on a busy shared machine, CPU time is
-close to what the wall time would be on an idle one); the load average is printed beside the table.
+Three runs, each in a fresh process. "first" and "again" are a user's `python -m nlivis probe`: "first" with an
+empty cache folder (the suite is built: WordNet and spaCy's parser load, dev pairs are parsed and edited; every
+case sentence is analysed by spaCy) and "again" with the cache the first run left (the suite and the
+predictions are read back). "in the app" is the app's first run of the suite on its Behavioural tests tab: the
+process first loads what the app's warm-up has loaded before a user can click (the five models, spaCy's two
+pipelines, WordNet and its sense counts, one pair analysed and tagged; not timed), then runs the suite on an
+empty cache with torch's own thread count, as the app does (`--threads` sets the other two runs only). Each
+phase shows wall and CPU seconds of the process (on a busy shared machine, CPU time at one thread is close to
+what the wall time would be on an idle one); the load average is printed beside the table.
 """
 from __future__ import annotations
 
@@ -22,8 +26,25 @@ from pathlib import Path
 from harness import SHIPPED, add_checkpoints_option, add_out_option, add_threads_option, publish
 
 
-def measure(data_dir: str, cache_dir: str, threads: int | None, checkpoints: str) -> dict:
-    """One probe run, phase by phase (what `nlivis.cli.probe.run` does)."""
+RUNS = ("first", "again", "in the app")
+APP_RUN = "in the app"
+
+
+def warm_up_as_the_app() -> None:
+    """What the app's background warm-up (`app.background.warm_up`) has in memory before a user can click: spaCy's
+    pipeline for token features, its parser, WordNet (the annotation tagger loads both) and one pair through
+    each."""
+    from nlivis.analysis.tags import tag_pairs
+    from nlivis.data.records import Pair
+    from nlivis.features.sentences import analyse_text_pair
+
+    premise, hypothesis = "A man is playing a guitar on stage.", "A person is playing music."
+    analyse_text_pair(premise, hypothesis)
+    tag_pairs([Pair(id="shown", premise=premise, hypothesis=hypothesis)])
+
+
+def measure(data_dir: str, cache_dir: str, threads: int | None, checkpoints: str, as_app: bool = False) -> dict:
+    """One probe run, phase by phase (what `nlivis.cli.probe.run` does); `as_app`: after the app's warm-up."""
     phases = {}
     wall, cpu = time.perf_counter(), time.process_time()
 
@@ -44,7 +65,9 @@ def measure(data_dir: str, cache_dir: str, threads: int | None, checkpoints: str
 
     loaded = load_checkpoints([str(Path(checkpoints) / f"{family}-snli-small") for family in SHIPPED])
     names = checkpoint_names(loaded)
-    mark("import + load 5 checkpoints")
+    if as_app:
+        warm_up_as_the_app()
+    mark("import + load 5 checkpoints (in the app: and its warm-up)")
     tests = load_suite("nli", data_dir, seed=1, cache_dir=cache_dir)
     mark("suite (build or read)")
     outcomes = run_probes(loaded, tests, names, cache_dir)
@@ -64,35 +87,46 @@ def main(argv: list[str] | None = None) -> int:
     add_checkpoints_option(parser)
     add_out_option(parser)
     parser.add_argument("--measure", default=None, help=argparse.SUPPRESS)  # the child process: cache folder
+    parser.add_argument("--as-app", action="store_true", help=argparse.SUPPRESS)  # the child process: after warm-up
     args = parser.parse_args(argv)
     if args.measure:
-        print(json.dumps(measure(args.data_dir, args.measure, args.threads, args.checkpoints)))
+        print(json.dumps(measure(args.data_dir, args.measure, args.threads, args.checkpoints, args.as_app)))
         return 0
 
     runs = {}
-    with tempfile.TemporaryDirectory(prefix="probe-bench-") as cache:
-        for run in ("first", "again"):
-            command = [sys.executable, __file__, "--data-dir", args.data_dir, "--checkpoints", args.checkpoints,
-                       "--measure", cache] + (["--threads", str(args.threads)] if args.threads else [])
+    with tempfile.TemporaryDirectory(prefix="probe-bench-") as cache, \
+            tempfile.TemporaryDirectory(prefix="probe-bench-app-") as app_cache:
+        for run in RUNS:
+            command = [sys.executable, __file__, "--data-dir", args.data_dir, "--checkpoints", args.checkpoints]
+            command += ["--measure", app_cache, "--as-app"] if run == APP_RUN else \
+                ["--measure", cache] + (["--threads", str(args.threads)] if args.threads else [])
+            environment = {name: value for name, value in os.environ.items()  # the app sets no thread count
+                           if run != APP_RUN or name not in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}
             start = time.perf_counter()
-            done = subprocess.run(command, capture_output=True, text=True, check=True)
+            done = subprocess.run(command, capture_output=True, text=True, check=True, env=environment)
             runs[run] = {**json.loads(done.stdout.strip().splitlines()[-1]), "process": time.perf_counter() - start}
-    load = os.getloadavg()[0]
-    first = runs["first"]
-    lines = [f"NLI probe suite, {first['tests']} tests, {first['cases']:,} cases × {len(SHIPPED)} shipped snli-small "
-             f"models (torch threads {first['threads']}, 1-min load {load:.1f} after the runs):", "",
-             "| phase | first run: wall (s) | CPU (s) | again, cached: wall (s) | CPU (s) |", "|---|---|---|---|---|"]
-    for phase in first["phases"]:
-        cells = " | ".join(f"{runs[run]['phases'][phase][0]:.1f} | {runs[run]['phases'][phase][1]:.1f}"
-                           for run in ("first", "again"))
-        lines.append(f"| {phase} | {cells} |")
-    totals = " | ".join(f"{sum(w for w, _ in runs[run]['phases'].values()):.1f} | "
-                        f"{sum(c for _, c in runs[run]['phases'].values()):.1f}" for run in ("first", "again"))
-    lines.append(f"| total | {totals} |")
-    lines.append(f"| process, start to exit (wall) | {runs['first']['process']:.1f} | | {runs['again']['process']:.1f} | |")
-    publish(lines, args.out)
+    publish(table(runs), args.out)
     return 0
 
+
+def table(runs: dict) -> list[str]:
+    """The phases of the three runs side by side, wall and CPU seconds, with their totals and what follows the
+    loading phase (in the app: what a user waits for after the click)."""
+    first, app = runs["first"], runs[APP_RUN]
+    lines = [f"NLI probe suite, {first['tests']} tests, {first['cases']:,} cases × {len(SHIPPED)} shipped snli-small "
+             f"models (torch threads {first['threads']}; in the app {app['threads']}; 1-min load "
+             f"{os.getloadavg()[0]:.1f} after the runs):", "",
+             "| phase | " + " | ".join(f"{run}: wall (s) | CPU (s)" for run in RUNS) + " |",
+             "|---|" + "---|---|" * len(RUNS)]
+    phases = {run: list(runs[run]["phases"].values()) for run in RUNS}
+    for position, phase in enumerate(first["phases"]):
+        lines.append(f"| {phase} | " + " | ".join(f"{phases[run][position][0]:.1f} | {phases[run][position][1]:.1f}"
+                                                  for run in RUNS) + " |")
+    for name, start in (("total", 0), ("after loading (in the app: after the click)", 1)):
+        lines.append(f"| {name} | " + " | ".join(f"{sum(w for w, _ in phases[run][start:]):.1f} | "
+                                                 f"{sum(c for _, c in phases[run][start:]):.1f}" for run in RUNS) + " |")
+    lines.append("| process, start to exit (wall) | " + " | ".join(f"{runs[run]['process']:.1f} | " for run in RUNS) + "|")
+    return lines
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -297,6 +297,9 @@ def test_names_and_gender_swap_consistently_on_both_sides_and_expect_invariance(
     assert names.premise == f"{first} gave {second} his book." and names.hypothesis == f"{second} got a book from {first}."
     assert first in engine.lexicons.MALE_NAMES and second in engine.lexicons.FEMALE_NAMES
     assert names.expectation == "invariant" and "stays entailment" in names.reason
+    named, unnamed = parse_sentences(["John gave Mary his book.", "A tourist from Paris visits London in May."])
+    assert [w.entity for w in named.words[:3]] == ["PERSON", "", "PERSON"]  # the recogniser reads only sentences
+    assert not any(w.entity for w in unnamed.words)  # with a name of the lexicon, the only ones asked
     assert names == edit(propose_edits("John gave Mary his book.", "Mary got a book from John.", ENTAILMENT,
                                        kinds=["name"]), "name", "both")  # deterministic
     gender = edit(edits, "gender", "both")

@@ -137,9 +137,17 @@ def test_edits_on_shipped_checkpoints_give_tall_short(capsys, wordnet):
 
 @shipped
 def test_probe_compares_two_shipped_checkpoints_with_mcnemar(capsys, tmp_path, wordnet):
-    code, out, _ = run(capsys, "probe", *SHIPPED_SNLI, "--suite", "nli", "--max-cases", "20", "--cache-dir", tmp_path,
-                       "--json")
-    assert code == 0
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)  # as the app runs: the two models predict side by side at one torch thread each,
+    try:  # and torch's own count is back as it was after
+        code, out, err = run(capsys, "probe", *SHIPPED_SNLI, "--suite", "nli", "--max-cases", "20", "--cache-dir",
+                             tmp_path, "--json")
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(threads)
+    assert code == 0 and "probe: esan-snli-small done" in err
     result = json.loads(out)
     assert len(result["comparisons"]) == len(result["tests"]) == 10  # 11 templates, one off by default
     assert "WordNet antonym adjectives" in result["switched_off"]

@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
+
+import numpy as np
+import torch
 
 import nlivis.features
 import nlivis.inference
@@ -135,21 +140,51 @@ def run_probes(loaded: Sequence[LoadedCheckpoint], tests: Sequence[ProbeTest], n
     paths = [predictions_path(checkpoint, pairs, cache_dir) for checkpoint in loaded]
     probabilities = {name: kept for name, checkpoint, path in zip(names, loaded, paths)
                      if (kept := read_sealed_array(path)) is not None and kept.shape == (len(pairs), len(checkpoint.labels))}
-    if len(probabilities) < len(loaded):
+    missing = [(name, checkpoint, path) for name, checkpoint, path in zip(names, loaded, paths)
+               if name not in probabilities]
+    if missing:
         progress(f"probe: spaCy on {len(pairs):,} distinct pairs")
         items = analyse_text_pairs(pairs, cache_dir, disk_cache=True)
-    for number, (name, checkpoint, path) in enumerate(zip(names, loaded, paths), start=1):
-        if name not in probabilities:
-            progress(f"probe: predicting {len(pairs):,} pairs with {name} ({number}/{len(loaded)})")
-            probabilities[name] = predict_items([checkpoint], items)[0]
+        progress(f"probe: predicting {len(pairs):,} pairs with {', '.join(name for name, _, _ in missing)}")
+        for (name, _, path), predicted in zip(missing, predict_side_by_side([c for _, c, _ in missing], items)):
+            probabilities[name] = predicted
+            progress(f"probe: {name} done")
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                write_sealed_array(path, probabilities[name])
+                write_sealed_array(path, predicted)
             except OSError as error:
                 warnings.warn(f"could not keep the suite's predictions in {path.parent} ({error}); they are used "
                               "without keeping them", stacklevel=2)
     row = {pair: i for i, pair in enumerate(pairs)}
     return decide_cases(tests, names, tuple(loaded[0].labels), probabilities, row)
+
+
+MODELS_AT_ONCE = 2
+"""Checkpoints a suite's run predicts at the same time (fewer on a machine with fewer cores)."""
+
+
+def predict_side_by_side(loaded: Sequence[LoadedCheckpoint], items: Sequence) -> Iterator[np.ndarray]:
+    """Each checkpoint's class probabilities for `items` (`predict_items`), yielded in the order of `loaded` as
+    they are done: `MODELS_AT_ONCE` checkpoints at a time, each in a thread of its own with one torch thread.
+    torch's own threads split every operation of one model and wait at each for all of them: with the app's
+    default of two on two cores, while another process held a core, the five shipped models' passes over a suite
+    took 368 s of wall and 135 s of CPU, side by side 22–50 s and 13.5–15 s (1-minute load 8–11,
+    bench/RESULTS.md, session 22). One torch thread per model also gives byte for byte the probabilities of the
+    CLI's `--threads 1`, whatever torch's count, as the kept predictions' key (`predictions_path`) assumes."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    previous = torch.get_num_threads()
+
+    def alone(checkpoint: LoadedCheckpoint) -> np.ndarray:
+        torch.set_num_threads(1)  # this worker thread's operations run on it alone
+        return predict_items([checkpoint], items)[0]
+
+    torch.set_num_threads(1)
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, min(MODELS_AT_ONCE, cores, len(loaded))),
+                                thread_name_prefix="nlivis-probe") as pool:
+            yield from pool.map(alone, loaded)
+    finally:
+        torch.set_num_threads(previous)
 
 
 def training_overlap(checkpoint: Any, tests: Sequence[ProbeTest], data_dir: str | Path | None) -> dict:
