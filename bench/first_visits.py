@@ -9,9 +9,12 @@ what it computed, so before and after are seen to give the same results:
   (`app.cache.samples.token_counts` and `split_truncation`) on snli_dev and mnli_dev_matched, the split already read;
 - `taxinli`: the TaxiNLI tables (`analysis.breakdown.taxonomy_long`, category and genre) for the MultiNLI
   checkpoints on both dev halves, predictions already read;
-- `predictions`: `store.predictions.read_predictions` of the largest shipped predictions file, 20 times.
+- `predictions`: `store.predictions.read_predictions` of the largest shipped predictions file, 20 times;
+- `page` and `page-table7`: the whole Error analysis page (Streamlit's AppTest, no background warm-up, the process's
+  CPU from before the app is made) opened by URL with the five MultiNLI checkpoints on mnli_dev_matched, on its
+  first tab and on "By annotation tag (Table 7)" (with the TaxiNLI tables); the digest covers its tables and captions.
 
-BEFORE's `nlivis/` is extracted into a temporary folder (`harness.commit_tree`); both sides read this checkout's
+BEFORE's `nlivis/`, `app.py` and `pages/` are extracted into a temporary folder (`harness.commit_tree`); both sides read this checkout's
 checkpoints and the same data folder, and the rounds alternate before and after under the same load.
 """
 from __future__ import annotations
@@ -27,7 +30,7 @@ from pathlib import Path
 from harness import ROOT, Report, add_out_option, command_line, commit_tree, load_average
 
 MEASURE = r'''
-import hashlib, json, logging, sys, time, warnings
+import hashlib, json, logging, os, sys, time, warnings
 from pathlib import Path
 warnings.filterwarnings("ignore")
 logging.disable(logging.WARNING)
@@ -69,6 +72,19 @@ elif what == "taxinli":
     tables = taxonomy_long(halves), taxonomy_long(halves, by="genre")
     cpu = time.process_time() - start
     shown = "".join(t.to_csv() + repr((t.dtypes.tolist(), t.attrs)) for t in tables)
+elif what.startswith("page"):
+    os.environ["NLIVIS_WARM_UP"] = "0"
+    os.environ["NLIVIS_CHECKPOINTS"] = str(checkpoints)
+    start = time.process_time()
+    from streamlit.testing.v1 import AppTest
+    app = AppTest.from_file(os.path.abspath("app.py"), default_timeout=600)
+    models = ",".join(f"{family}-mnli-small" for family in ("amn", "attentive_conv", "diin", "esan", "gcnn"))
+    tab = {"tab": "By annotation tag (Table 7)"} if what == "page-table7" else {}
+    app.query_params.update({"models": models, "split": "mnli_dev_matched", **tab})
+    app.switch_page(os.path.abspath("pages/5_Error_analysis.py")).run()
+    assert not app.exception, app.exception
+    cpu = time.process_time() - start
+    shown = repr([frame.value.to_csv() for frame in app.dataframe]) + repr([caption.value for caption in app.caption])
 else:
     from nlivis.store.predictions import read_predictions
     path = max(checkpoints.glob("*/predictions_*"), key=lambda p: (p.stat().st_size, p.name))
@@ -80,11 +96,11 @@ else:
 print(json.dumps({"cpu": cpu, "digest": digest(shown)}))
 '''
 
-MEASUREMENTS = ("tokens", "taxinli", "predictions")
+MEASUREMENTS = ("tokens", "taxinli", "predictions", "page", "page-table7")
 
 
 def measure(package_root: Path, what: str, data_dir: Path) -> dict:
-    """One measurement in a fresh process whose `nlivis` is `package_root`'s."""
+    """One measurement in a fresh process whose `nlivis` (and app) is `package_root`'s."""
     environment = {**os.environ, "PYTHONPATH": str(package_root), "NLIVIS_DATA": str(data_dir),
                    "OMP_NUM_THREADS": "1"}
     done = subprocess.run([sys.executable, "-c", MEASURE, what, str(ROOT / "checkpoints"), str(data_dir)],
@@ -101,6 +117,9 @@ def main() -> int:
     options = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder, Report(options.out) as report:
         before = commit_tree(options.before, Path(folder) / "before")
+        app = subprocess.run(["git", "archive", options.before, "app.py", "pages"], cwd=ROOT, check=True,
+                             capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(before)], input=app, check=True)
         (before / "checkpoints").symlink_to(ROOT / "checkpoints")
         report.print(command_line("CPU seconds of each measurement, cold, in a fresh process; rounds alternate"))
         report.print(load_average("start"))
