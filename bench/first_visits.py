@@ -2,7 +2,7 @@
 
     python bench/first_visits.py BEFORE [--rounds 2] [--data-dir ../shared/data] [--out FILE]
 
-Three measurements, each in a fresh process (cold: nothing cached, imports paid) and each printing a digest of
+Six measurements, each in a fresh process (cold: nothing cached, imports paid) and each printing a digest of
 what it computed, so before and after are seen to give the same results:
 
 - `tokens`: the split tab's tokens, unknown words and cut-offs for the five default models
@@ -10,12 +10,13 @@ what it computed, so before and after are seen to give the same results:
 - `taxinli`: the TaxiNLI tables (`analysis.breakdown.taxonomy_long`, category and genre) for the MultiNLI
   checkpoints on both dev halves, predictions already read;
 - `predictions`: `store.predictions.read_predictions` of the largest shipped predictions file, 20 times;
+- `load`: `inference.load_checkpoint` of the five MultiNLI checkpoints, torch already imported;
 - `page` and `page-table7`: the whole Error analysis page (Streamlit's AppTest, no background warm-up, the process's
   CPU from before the app is made) opened by URL with the five MultiNLI checkpoints on mnli_dev_matched, on its
   first tab and on "By annotation tag (Table 7)" (with the TaxiNLI tables); the digest covers its tables and captions.
 
-BEFORE's `nlivis/`, `app.py` and `pages/` are extracted into a temporary folder (`harness.commit_tree`); both sides read this checkout's
-checkpoints and the same data folder, and the rounds alternate before and after under the same load.
+BEFORE's `nlivis/`, `app.py` and `pages/` are extracted into a temporary folder (`harness.commit_tree`); both sides
+read this checkout's checkpoints and the same data folder, and the rounds alternate before and after under the same load.
 """
 from __future__ import annotations
 
@@ -72,6 +73,16 @@ elif what == "taxinli":
     tables = taxonomy_long(halves), taxonomy_long(halves, by="genre")
     cpu = time.process_time() - start
     shown = "".join(t.to_csv() + repr((t.dtypes.tolist(), t.attrs)) for t in tables)
+elif what == "load":
+    import torch  # noqa: F401  (its import is not what this measures)
+    from nlivis.inference import load_checkpoint
+    start = time.process_time()
+    loaded = [load_checkpoint(checkpoints / f"{family}-mnli-small")
+              for family in ("amn", "attentive_conv", "diin", "esan", "gcnn")]
+    cpu = time.process_time() - start
+    shown = repr([(key, value.dtype, value.requires_grad,
+                   hashlib.sha256(value.detach().float().numpy().tobytes()).digest())
+                  for one in loaded for key, value in one.model.state_dict(keep_vars=True).items()])
 elif what.startswith("page"):
     os.environ["NLIVIS_WARM_UP"] = "0"
     os.environ["NLIVIS_CHECKPOINTS"] = str(checkpoints)
@@ -96,7 +107,7 @@ else:
 print(json.dumps({"cpu": cpu, "digest": digest(shown)}))
 '''
 
-MEASUREMENTS = ("tokens", "taxinli", "predictions", "page", "page-table7")
+MEASUREMENTS = ("load", "tokens", "taxinli", "predictions", "page", "page-table7")
 
 
 def measure(package_root: Path, what: str, data_dir: Path) -> dict:
