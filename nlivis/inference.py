@@ -25,6 +25,7 @@ from nlivis.features.chars import UNK_ID
 from nlivis.features.featurize import FeatureSettings, Featurizer
 from nlivis.features.vocab import CharVocabulary, Vocabulary, VocabularyFileError
 from nlivis.models import build
+from nlivis.models.registry import ShapesOnly
 from nlivis.models.trace import Trace
 from nlivis.store.checkpoints import (
     EMBEDDING_TENSOR,
@@ -171,7 +172,9 @@ def load_checkpoint(folder: str | Path, device: str | torch.device = "cpu") -> L
         labels = tuple(config["labels"])
         settings = FeatureSettings(**config["features"]["featurizer"])
         featurizer = Featurizer(vocab, char_vocab, settings, labels)
-        with torch.device("meta"):  # shapes only: every weight comes from the files below (no random initialisation)
+        # shapes only: every weight comes from the files below, so no initialiser runs (ShapesOnly: on the meta
+        # device torch runs normal_ through reference code that imports torch._dynamo, ~2.5 CPU s a process)
+        with torch.device("meta"), ShapesOnly():
             model = build(config["model"])
     except (KeyError, TypeError, ValueError, RuntimeError, MemoryError, OverflowError) as error:
         raise CheckpointError(folder, f"config.json cannot rebuild the model or featurizer ({type(error).__name__}: {error})") from error

@@ -1,7 +1,12 @@
 """Predictions files: round trip, and errors that name file and line."""
 from __future__ import annotations
 
+import json
+import math
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nlivis.store.predictions import (Prediction, PredictionsFileError, find_prediction_files, predictions_frame, predictions_path, read_predictions, write_predictions)
 
@@ -101,3 +106,44 @@ def test_frame_columns(fixtures):
     frame = predictions_frame(read_predictions(fixtures / "analysis" / "predictions_good.jsonl"))
     assert list(frame.columns) == ["id", "gold", "predicted", "correct", "confidence", "probs"]
     assert frame["correct"].tolist() == [True, False, None]
+
+
+# ------------------------------------------------------------- the fast paths say what the slow ones say
+
+_JSON_PIECES = st.sampled_from(['{"id": "1"}', '{"a": [1, 2]}', "[1, 2]", '"x"', "3", "null", "{", "}", "]", ",", " ",
+                                "\t", "\n", "\r", "\ufeff", "\u2028", "\x0b", "junk", '{"a": NaN}', "1e999"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_JSON_PIECES, max_size=5).map("".join))
+def test_a_line_decodes_as_json_loads_decodes_it(line):
+    from nlivis.store.predictions import _json_line
+
+    try:
+        expected: object = json.loads(line)
+    except json.JSONDecodeError as error:
+        expected = ("error", error.msg, error.pos)
+    try:
+        got: object = _json_line(line)
+    except json.JSONDecodeError as error:
+        got = ("error", error.msg, error.pos)
+    assert repr(got) == repr(expected)  # repr: a decoded NaN equals no other
+
+
+_PROBABILITY = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([0, 1, 2, -1, True, False,
+                                                                                          0.0, 1.0, 1 + 1e-6, -1e-6,
+                                                                                          math.nan, math.inf]),
+                         st.floats(min_value=0, max_value=1), st.integers())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.lists(_PROBABILITY, max_size=4), st.sampled_from([None, "0.5", (0.5, 0.5), []])))
+def test_the_quick_probability_check_passes_only_what_the_full_check_passes(probs):
+    from nlivis.store.predictions import _check_probabilities, _plain_probabilities
+
+    try:
+        _check_probabilities(probs, lambda: "here")
+        accepted = True
+    except PredictionsFileError:
+        accepted = False
+    assert not _plain_probabilities(probs) or accepted

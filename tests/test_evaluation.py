@@ -345,16 +345,21 @@ def test_symlink_inside_the_root_is_fine(checkpoint):
 # ----------------------------------------------------------------------- functions the app calls
 
 def test_split_truncation_from_the_cache_only(checkpoint, tmp_path, capsys, monkeypatch):
-    from nlivis.workflows.evaluate import cached_split_truncation
-    from nlivis.data.protocols import SplitRef
+    from nlivis.analysis.evaluation import count_truncated_sides
+    from nlivis.data.protocols import SplitRef, read_split
+    from nlivis.features.dataset import cached_split_tokens
 
     loaded = load_checkpoint(checkpoint)
     ref, cache = SplitRef("snli", "dev", ""), tmp_path / "fresh-cache"
-    assert cached_split_truncation(loaded.featurizer, ref, FIXTURE_DIR, cache) is None  # never analysed: no spaCy
+    read = read_split(ref, FIXTURE_DIR)
+    assert cached_split_tokens(ref, read, cache) is None  # never analysed: no spaCy
     code, output, err = run_json(capsys, "evaluate", str(checkpoint), "--dataset", "snli", "--split", "dev",
                                  "--data-dir", str(FIXTURE_DIR), "--json", "--cache-dir", str(cache))
     assert code == 0, err
-    assert cached_split_truncation(loaded.featurizer, ref, FIXTURE_DIR, cache).to_dict() == output["truncated"]
+    tokens = cached_split_tokens(ref, read, cache)
+    assert [pair_id for pair_id, _, _ in tokens] == [pair.id for pair in read.pairs]
+    sides = [(premise, hypothesis) for _, premise, hypothesis in tokens]
+    assert count_truncated_sides(loaded.featurizer, sides).to_dict() == output["truncated"]
 
 
 def test_challenge_predictions_reuse_the_named_evaluation(checkpoint, tmp_path):

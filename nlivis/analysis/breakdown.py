@@ -80,10 +80,16 @@ def accuracy_by_tag(predictions: Predictions | Mapping[str, Predictions], tags: 
     unavailable = dict(unavailable or {})
     approximate = dict(approximate or {})
     frame = labelled(predictions)
-    frame = frame[frame["id"].isin(tags.keys())].reset_index(drop=True)
+    # membership and lookups in Python: pandas' isin on Arrow strings makes a pyarrow scalar of every tagged id
+    frame = frame[np.fromiter((pair_id in tags for pair_id in frame["id"].tolist()), bool, len(frame))]
+    frame = frame.reset_index(drop=True)
     annotated = len(frame)
-    pair_tags = frame["id"].map(lambda pair_id: tags[pair_id])
-    order = list(tag_order) + sorted({t for ts in pair_tags for t in ts} - set(tag_order))
+    pair_tags = [tags[pair_id] for pair_id in frame["id"].tolist()]
+    rows_of_tag: dict[str, list[int]] = {}
+    for position, pair_tag_set in enumerate(pair_tags):
+        for tag in pair_tag_set:
+            rows_of_tag.setdefault(tag, []).append(position)
+    order = list(tag_order) + sorted(set(rows_of_tag) - set(tag_order))
     rows = []
     for tag in order:
         if tag in unavailable:
@@ -92,7 +98,7 @@ def accuracy_by_tag(predictions: Predictions | Mapping[str, Predictions], tags: 
                          "majority_label": None, "majority_accuracy": np.nan,
                          "status": f"unavailable: {unavailable[tag]}"})
             continue
-        group = frame[pair_tags.map(lambda ts: tag in ts)] if annotated else frame
+        group = frame.iloc[rows_of_tag.get(tag, [])] if annotated else frame
         row = {"tag": tag, **group_row(group)}
         row["frequency"] = row["count"] / annotated if annotated else np.nan
         row["status"] = f"approximate: {approximate[tag]}" if tag in approximate else "ok"

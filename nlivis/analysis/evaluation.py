@@ -8,7 +8,7 @@ checkpoint and keeps the predictions.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Sequence, Sized
 
 from nlivis.analysis.challenge import contrast_consistency
 from nlivis.analysis.metrics import classification_report
@@ -67,17 +67,23 @@ class TruncationCount:
 
 
 def count_truncated(featurizer: Any, items: Sequence[Any]) -> TruncationCount:
-    """Count the analysed pairs (`AnalysedPair`) that `featurizer`'s cut-offs shorten; the app calls this
-    for a split as the CLI does."""
+    """Count the analysed pairs (`AnalysedPair`) that `featurizer`'s cut-offs shorten; the CLI calls this
+    for a split, the app for a sample."""
+    return count_truncated_sides(featurizer, [(item.premise, item.hypothesis) for item in items])
+
+
+def count_truncated_sides(featurizer: Any, sides: Sequence[tuple[Sized, Sized]]) -> TruncationCount:
+    """`count_truncated` over (premise, hypothesis) per pair: their analyses or just their tokens, since the
+    cut-offs count tokens (the app counts a whole split from its cached tokens, decoded once for every model)."""
     premises = hypotheses = pairs = 0
-    for item in items:
-        cut = featurizer.truncation(item.premise, item.hypothesis)
+    for premise, hypothesis in sides:
+        cut = featurizer.truncation(premise, hypothesis)
         premise_cut, hypothesis_cut = cut.premise_kept < cut.premise_tokens, cut.hypothesis_kept < cut.hypothesis_tokens
         premises += premise_cut
         hypotheses += hypothesis_cut
         pairs += premise_cut or hypothesis_cut
     settings = featurizer.settings
-    return TruncationCount(pairs, premises, hypotheses, len(items), settings.max_premise_len,
+    return TruncationCount(pairs, premises, hypotheses, len(sides), settings.max_premise_len,
                            settings.max_hypothesis_len)
 
 # -------------------------------------------------------------------------------- predicting, labels

@@ -153,15 +153,17 @@ def split_cache_key(ref, result: ReadResult) -> str:
     return f"{split_key(ref)}-{file_digest(source_files(result))[:16]}"
 
 
-def cached_split_tokens(ref, result: ReadResult) -> dict[str, tuple[list[str], list[str]]] | None:
-    """Pair id → (premise tokens, hypothesis tokens) of a read split from the feature cache, or None when the
-    split was never analysed on this machine (spaCy is never run here)."""
+def cached_split_tokens(ref, result: ReadResult, cache_dir: str | Path | None = None
+                        ) -> list[tuple[str, tuple[str, ...], tuple[str, ...]]] | None:
+    """(pair id, premise tokens, hypothesis tokens) for every pair of a read split, in row order, from the feature
+    cache, or None when the split was never analysed on this machine (spaCy is never run here). One decode of the
+    cache serves every model: its unknown words and its cut-offs (which count tokens) both come from these."""
     pairs = result.pairs
-    rows = AnalysisCache(None).read(split_cache_key(ref, result), texts_digest((p.id, p.premise, p.hypothesis) for p in pairs),
-                                    len(pairs))
+    rows = AnalysisCache(cache_dir).read(split_cache_key(ref, result),
+                                         texts_digest((p.id, p.premise, p.hypothesis) for p in pairs), len(pairs))
     if rows is None:
         return None
-    return {pair.id: (list(a.tokens), list(b.tokens)) for pair, (a, b) in zip(pairs, rows)}
+    return [(pair.id, a.tokens, b.tokens) for pair, (a, b) in zip(pairs, rows)]
 
 
 def load_split_analysed_reported(

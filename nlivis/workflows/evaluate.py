@@ -3,9 +3,8 @@
 recorded).
 
 `python -m nlivis evaluate` calls `evaluate_split` and `evaluate_file`; the app calls `challenge_predictions`
-(which evaluates a challenge set through `evaluate_file` when it was never evaluated), `cached_split_truncation`
-and `evaluated_files`. The scoring itself (label sets, intervals, contrast tables, task checks) is in
-`nlivis.analysis.evaluation`."""
+(which evaluates a challenge set through `evaluate_file` when it was never evaluated) and `evaluated_files`.
+The scoring itself (label sets, intervals, contrast tables, task checks) is in `nlivis.analysis.evaluation`."""
 from __future__ import annotations
 
 import json
@@ -29,7 +28,6 @@ from nlivis.data.challenge import BINARY_LABELS, DEFAULT_LABEL_SCHEME, read_chal
 from nlivis.data.protocols import find_split_file, gold_tag_file, read_split, split_key
 from nlivis.data.records import NLI_LABELS, InputError, ReadResult
 from nlivis.data.taxonomies import TaxonomyFile, is_taxinli_file, join_to_pairs, read_taxinli
-from nlivis.features.cache import AnalysisCache, texts_digest
 from nlivis.features.dataset import AnalysedPair, analyse_pairs, source_files, split_cache_key
 from nlivis.inference import LoadedCheckpoint, check_finite, load_checkpoint, predict_probabilities, prediction_rows
 from nlivis.store.evaluations import (DataIdentity, NamedEvaluation, StoredEvaluation, as_predictions,
@@ -232,19 +230,6 @@ def evaluate_split(checkpoint: str | Path, ref: Any, data_dir: str | Path, *, by
     tables = None if tags is None else tag_tables(tags, loaded, items, read, as_predictions(result.predictions))
     return SplitEvaluation(Path(loaded.path), split_key(ref), result, read, truncation, stored, tables)
 
-
-def cached_split_truncation(featurizer: Any, ref: Any, data_root: str | Path,
-                            cache_dir: str | Path | None = None) -> TruncationCount | None:
-    """How many pairs of a protocol split the model's cut-offs shorten, from the feature cache only (None
-    when the split was never analysed here: `prepare` or `evaluate` fill the cache). No spaCy runs, so a
-    page can show it next to every split cheaply."""
-    result = read_split(ref, data_root)
-    pairs = result.pairs
-    rows = AnalysisCache(cache_dir).read(split_cache_key(ref, result),
-                                         texts_digest((p.id, p.premise, p.hypothesis) for p in pairs), len(pairs))
-    if rows is None:
-        return None
-    return count_truncated(featurizer, [AnalysedPair(p, a, b) for p, (a, b) in zip(pairs, rows)])
 
 # ------------------------------------------------------------------------------------------ challenge files
 

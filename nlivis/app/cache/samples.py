@@ -12,7 +12,7 @@ import streamlit as st
 
 from nlivis.analysis import pair_lists
 from nlivis.analysis.breakdown import pair_taxonomy as taxonomy_of_pair
-from nlivis.analysis.evaluation import count_truncated
+from nlivis.analysis.evaluation import count_truncated, count_truncated_sides
 from nlivis.analysis.projection import Progress, ProjectionError
 from nlivis.analysis.tags import TagFileError, read_tag_file
 from nlivis.app import paths
@@ -134,7 +134,7 @@ def pair_taxonomy(pair_id: str | None, premise: str, hypothesis: str) -> dict | 
 # ---------------------------------------------------------------- tokens of a split, as each model reads them
 
 @st.cache_resource(max_entries=8, show_spinner="reading the split's cached analyses …")
-def _split_tokens_cached(ref: SplitRef, root: str) -> dict[str, tuple[list[str], list[str]]]:
+def _split_tokens_cached(ref: SplitRef, root: str) -> list[tuple[str, tuple[str, ...], tuple[str, ...]]]:
     tokens = cached_split_tokens(ref, read_split_cached(ref, root))
     if tokens is None:
         raise NotReady(str(ref))
@@ -143,7 +143,8 @@ def _split_tokens_cached(ref: SplitRef, root: str) -> dict[str, tuple[list[str],
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _token_counts_cached(name: str, path: str, stamp: float, ref: SplitRef, root: str) -> dict[str, tuple[int, int]]:
-    return pair_lists.token_counts(_split_tokens_cached(ref, root), load_cached(path, stamp).featurizer.vocab)
+    tokens = {pair_id: (premise, hypothesis) for pair_id, premise, hypothesis in _split_tokens_cached(ref, root)}
+    return pair_lists.token_counts(tokens, load_cached(path, stamp).featurizer.vocab)
 
 
 def token_counts(model: Model, key: str) -> dict[str, tuple[int, int]] | None:
@@ -158,11 +159,8 @@ def token_counts(model: Model, key: str) -> dict[str, tuple[int, int]] | None:
 
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _split_truncation_cached(path: str, stamp: float, ref: SplitRef, root: str) -> tuple[str, int]:
-    from nlivis.workflows.evaluate import cached_split_truncation
-
-    count = cached_split_truncation(load_cached(path, stamp).featurizer, ref, root)
-    if count is None:
-        raise NotReady(str(ref))
+    sides = [(premise, hypothesis) for _, premise, hypothesis in _split_tokens_cached(ref, root)]
+    count = count_truncated_sides(load_cached(path, stamp).featurizer, sides)
     return count.describe(), count.pairs
 
 
