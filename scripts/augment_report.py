@@ -4,7 +4,8 @@
         [--pair BASE AUGMENTED …] [--data-dir ../shared/data] [--probes-only] [--file PATH …] [--json FILE]
 
 For each (baseline, augmented) pair of checkpoints of one model and protocol:
-- SNLI dev (the select split both recorded, `predictions_snli_dev.jsonl.gz`): accuracy before → after, the
+- the select split both recorded (the control's `select_split`: SNLI dev, `predictions_snli_dev.jsonl.gz`, for
+  snli-small; XNLI-en dev for mnli-small): accuracy before → after, the
   change, McNemar's exact test on the same pairs, and the baseline's seed noise — the gap between the baseline
   and its `-seed2` checkpoint when one sits beside it;
 - the NLI probe suite (`python -m nlivis probe … --suite nli --data-dir D --json`, every checkpoint in one run),
@@ -40,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from nlivis.data.challenge import read_challenge_files  # noqa: E402
 from nlivis.store.predictions import read_predictions  # noqa: E402
-from nlivis.workflows.augment_report import (SELECT_SPLIT, AugmentReport, FileOutcomes, HeldOutFile,  # noqa: E402
+from nlivis.workflows.augment_report import (AugmentReport, FileOutcomes, HeldOutFile,  # noqa: E402
                                              ReportRow, ReportSources, build_report, field_values, held_out_file,
                                              outcomes, seed_noise)
 
@@ -51,7 +52,15 @@ HELD_OUT = (  # (name, files under the data root, group-by field)
     ("MultiNLI dev hard matched", ("mnli_hard/matched/s1.test",), None),
     ("MultiNLI dev hard mismatched", ("mnli_hard/mismatched/s1.test",), None),
 )
-SELECT_PREDICTIONS = f"predictions_{SELECT_SPLIT}.jsonl.gz"
+
+
+def select_split(base: Path) -> str:
+    """The split the control was selected on (metrics.json's `select_split`: snli_dev, xnli_en_dev for
+    mnli-small), which both checkpoints of a pair recorded predictions on."""
+    metrics = base / "metrics.json"
+    if not metrics.is_file():
+        raise SystemExit(f"{base}: no metrics.json (not a finished checkpoint folder)")
+    return json.loads(metrics.read_text(encoding="utf-8"))["select_split"]
 
 
 def flag(row: ReportRow) -> str:
@@ -96,7 +105,8 @@ class CommandSources:
             names = list(self.record["checkpoints"])
             return self.record, names[self.folders.index(str(base))], names[self.folders.index(str(augmented))]
 
-        return ReportSources(select=lambda folder: outcomes(read_predictions(Path(folder) / SELECT_PREDICTIONS)),
+        predictions = f"predictions_{select_split(base)}.jsonl.gz"
+        return ReportSources(select=lambda folder: outcomes(read_predictions(Path(folder) / predictions)),
                              probes=probes if self.record is not None else lambda: None,
                              file=lambda held_out: self.evaluated(base, augmented, held_out))
 
@@ -115,7 +125,8 @@ class CommandSources:
 
 
 def select_lines(reports: list[AugmentReport], pairs: list[tuple[Path, Path]]) -> list[str]:
-    lines = ["SNLI dev (select split; recorded predictions of the stored weights):", "",
+    splits = ", ".join(sorted({report.select_split for report in reports}))
+    lines = [f"Select split {splits} (recorded predictions of the stored weights):", "",
              "| model | baseline | augmented | change | McNemar p | baseline seed 2 | seed gap |",
              "|---|---|---|---|---|---|---|"]
     for report, (base, augmented) in zip(reports, pairs):
@@ -198,8 +209,8 @@ def main() -> int:
             raise SystemExit(f"--file {path}: no such file")
         held_out.append(held_out_file([path], field_values(read_challenge_files([path]))))
     sources = CommandSources(pairs, args.data_dir, probes=True)
-    reports = [build_report(str(base), str(augmented), sources.for_pair(base, augmented), held_out)
-               for base, augmented in pairs]
+    reports = [build_report(str(base), str(augmented), sources.for_pair(base, augmented), held_out,
+                            select_split=select_split(base)) for base, augmented in pairs]
     missing = [f"{report.after}: {what}" for report in reports for what in report.missing]
     if missing:
         raise SystemExit("cannot compare: " + "; ".join(missing))
