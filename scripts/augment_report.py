@@ -15,7 +15,9 @@ For each (baseline, augmented) pair of checkpoints of one model and protocol:
 - unless --probes-only, the held-out public sets through `python -m nlivis evaluate CK --file F --data-dir D
   --json`: ANLI dev R1–R3 (with its categories, `--group-by tags`), ConjNLI dev, MultiNLI dev hard matched and
   mismatched — accuracy before → after with McNemar on the kept predictions (Holm over the sets of a model),
-  and how many pairs, premises and hypotheses each set shares with the training split; and each `--file` (a
+  and how many pairs, premises and hypotheses each set shares with the training split; for mnli-small pairs,
+  MultiNLI dev matched and mismatched by TaxiNLI's categories (`taxinli/taxinli10k_MNLIDev.tsv`, from the
+  recorded predictions); and each `--file` (a
   challenge file of your own, by its categories when it has tags, heuristic, subcase or file values).
 Judge a fix against its compute-matched control (`--pair checkpoints/esan-snli-small-matched
 checkpoints/esan-snli-small-augmented`: the same steps on the original pairs), never against a shorter
@@ -40,7 +42,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from nlivis.data.challenge import read_challenge_files  # noqa: E402
-from nlivis.store.predictions import read_predictions  # noqa: E402
+from nlivis.data.protocols import SplitRef, read_split  # noqa: E402
+from nlivis.data.taxonomies import find_taxinli_file, join_to_pairs, read_taxinli  # noqa: E402
+from nlivis.store.predictions import find_prediction_files, read_predictions  # noqa: E402
 from nlivis.workflows.augment_report import (AugmentReport, FileOutcomes, HeldOutFile,  # noqa: E402
                                              ReportRow, ReportSources, build_report, field_values, held_out_file,
                                              outcomes, seed_noise)
@@ -52,6 +56,21 @@ HELD_OUT = (  # (name, files under the data root, group-by field)
     ("MultiNLI dev hard matched", ("mnli_hard/matched/s1.test",), None),
     ("MultiNLI dev hard mismatched", ("mnli_hard/mismatched/s1.test",), None),
 )
+TAXINLI_GROUP = "TaxiNLI categories"
+"""The group of the MultiNLI dev halves read from recorded predictions and split by TaxiNLI's categories."""
+
+
+def taxinli_held_out(data: Path, pairs: list[tuple[Path, Path]]) -> list[HeldOutFile]:
+    """MultiNLI dev matched and mismatched, the pairs TaxiNLI categorises, by its categories: for pairs that both
+    recorded predictions on the two halves (mnli-small checkpoints report on them, never train on them) when the
+    TaxiNLI file is in the data folder; none otherwise."""
+    path = find_taxinli_file(data)
+    recorded = all(f"mnli_dev_{half}" in find_prediction_files(folder)
+                   for pair in pairs for folder in pair for half in ("matched", "mismatched"))
+    if path is None or not recorded:
+        return []
+    return [HeldOutFile(f"MultiNLI dev {half}, TaxiNLI pairs", (path,), TAXINLI_GROUP)
+            for half in ("matched", "mismatched")]
 
 
 def select_split(base: Path) -> str:
@@ -111,6 +130,8 @@ class CommandSources:
                              file=lambda held_out: self.evaluated(base, augmented, held_out))
 
     def evaluated(self, base: Path, augmented: Path, held_out: HeldOutFile) -> FileOutcomes:
+        if held_out.group == TAXINLI_GROUP:
+            return self.taxinli(base, augmented, held_out)
         results = []
         for checkpoint in (base, augmented):
             command = [sys.executable, "-m", "nlivis", "evaluate", str(checkpoint),
@@ -122,6 +143,19 @@ class CommandSources:
         found = [outcomes(read_predictions(Path(result["predictions_file"]))) for result in results]
         groups = read_challenge_files(list(held_out.files)).groups(held_out.group) if held_out.group else None
         return FileOutcomes(found[0], found[1], groups, results[0]["training_overlap"], results[0]["truncated"])
+
+
+    def taxinli(self, base: Path, augmented: Path, held_out: HeldOutFile) -> FileOutcomes:
+        """Both checkpoints' recorded predictions on one MultiNLI dev half, kept to the pairs TaxiNLI categorises
+        (joined by pairID as `scripts/taxinli_table.py` does), with each pair's categories."""
+        split = "mnli_dev_mismatched" if "mismatched" in held_out.name else "mnli_dev_matched"
+        pairs = read_split(SplitRef("mnli", split.removeprefix("mnli_"), "mnli_dev"), self.data_dir).pairs
+        rows = join_to_pairs(read_taxinli(held_out.files[0]).rows, pairs)
+        found = [outcomes(read_predictions(find_prediction_files(folder)[split])) for folder in (base, augmented)]
+        before, after = ({pair_id: o for pair_id, o in f.items() if pair_id in rows} for f in found)
+        self.commands.append(f"(recorded predictions_{split}.jsonl.gz of both, joined to {held_out.files[0]} by pairID)")
+        return FileOutcomes(before, after, {pair_id: sorted(row.categories) for pair_id, row in rows.items()},
+                            {"checked": False})
 
 
 def select_lines(reports: list[AugmentReport], pairs: list[tuple[Path, Path]]) -> list[str]:
@@ -204,6 +238,7 @@ def main() -> int:
     data = Path(args.data_dir)
     held_out = [] if args.probes_only else [HeldOutFile(name, tuple(data / f for f in files), group)
                                             for name, files, group in HELD_OUT]
+    held_out += [] if args.probes_only else taxinli_held_out(data, pairs)
     for path in map(Path, args.file):
         if not path.is_file():
             raise SystemExit(f"--file {path}: no such file")
