@@ -4,7 +4,8 @@
         [--pair BASE AUGMENTED …] [--data-dir ../shared/data] [--probes-only] [--file PATH …] [--json FILE]
 
 For each (baseline, augmented) pair of checkpoints of one model and protocol:
-- SNLI dev (the select split both recorded, `predictions_snli_dev.jsonl.gz`): accuracy before → after, the
+- the select split both recorded (the control's `select_split`: SNLI dev, `predictions_snli_dev.jsonl.gz`, for
+  snli-small; XNLI-en dev for mnli-small): accuracy before → after, the
   change, McNemar's exact test on the same pairs, and the baseline's seed noise — the gap between the baseline
   and its `-seed2` checkpoint when one sits beside it;
 - the NLI probe suite (`python -m nlivis probe … --suite nli --data-dir D --json`, every checkpoint in one run),
@@ -14,7 +15,9 @@ For each (baseline, augmented) pair of checkpoints of one model and protocol:
 - unless --probes-only, the held-out public sets through `python -m nlivis evaluate CK --file F --data-dir D
   --json`: ANLI dev R1–R3 (with its categories, `--group-by tags`), ConjNLI dev, MultiNLI dev hard matched and
   mismatched — accuracy before → after with McNemar on the kept predictions (Holm over the sets of a model),
-  and how many pairs, premises and hypotheses each set shares with the training split; and each `--file` (a
+  and how many pairs, premises and hypotheses each set shares with the training split; for mnli-small pairs,
+  MultiNLI dev matched and mismatched by TaxiNLI's categories (`taxinli/taxinli10k_MNLIDev.tsv`, from the
+  recorded predictions); and each `--file` (a
   challenge file of your own, by its categories when it has tags, heuristic, subcase or file values).
 Judge a fix against its compute-matched control (`--pair checkpoints/esan-snli-small-matched
 checkpoints/esan-snli-small-augmented`: the same steps on the original pairs), never against a shorter
@@ -39,8 +42,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from nlivis.data.challenge import read_challenge_files  # noqa: E402
-from nlivis.store.predictions import read_predictions  # noqa: E402
-from nlivis.workflows.augment_report import (SELECT_SPLIT, AugmentReport, FileOutcomes, HeldOutFile,  # noqa: E402
+from nlivis.data.protocols import SplitRef, read_split  # noqa: E402
+from nlivis.data.taxonomies import find_taxinli_file, join_to_pairs, read_taxinli  # noqa: E402
+from nlivis.store.predictions import find_prediction_files, read_predictions  # noqa: E402
+from nlivis.workflows.augment_report import (AugmentReport, FileOutcomes, HeldOutFile,  # noqa: E402
                                              ReportRow, ReportSources, build_report, field_values, held_out_file,
                                              outcomes, seed_noise)
 
@@ -51,7 +56,30 @@ HELD_OUT = (  # (name, files under the data root, group-by field)
     ("MultiNLI dev hard matched", ("mnli_hard/matched/s1.test",), None),
     ("MultiNLI dev hard mismatched", ("mnli_hard/mismatched/s1.test",), None),
 )
-SELECT_PREDICTIONS = f"predictions_{SELECT_SPLIT}.jsonl.gz"
+TAXINLI_GROUP = "TaxiNLI categories"
+"""The group of the MultiNLI dev halves read from recorded predictions and split by TaxiNLI's categories."""
+
+
+def taxinli_held_out(data: Path, pairs: list[tuple[Path, Path]]) -> list[HeldOutFile]:
+    """MultiNLI dev matched and mismatched, the pairs TaxiNLI categorises, by its categories: for pairs that both
+    recorded predictions on the two halves (mnli-small checkpoints report on them, never train on them) when the
+    TaxiNLI file is in the data folder; none otherwise."""
+    path = find_taxinli_file(data)
+    recorded = all(f"mnli_dev_{half}" in find_prediction_files(folder)
+                   for pair in pairs for folder in pair for half in ("matched", "mismatched"))
+    if path is None or not recorded:
+        return []
+    return [HeldOutFile(f"MultiNLI dev {half}, TaxiNLI pairs", (path,), TAXINLI_GROUP)
+            for half in ("matched", "mismatched")]
+
+
+def select_split(base: Path) -> str:
+    """The split the control was selected on (metrics.json's `select_split`: snli_dev, xnli_en_dev for
+    mnli-small), which both checkpoints of a pair recorded predictions on."""
+    metrics = base / "metrics.json"
+    if not metrics.is_file():
+        raise SystemExit(f"{base}: no metrics.json (not a finished checkpoint folder)")
+    return json.loads(metrics.read_text(encoding="utf-8"))["select_split"]
 
 
 def flag(row: ReportRow) -> str:
@@ -96,11 +124,14 @@ class CommandSources:
             names = list(self.record["checkpoints"])
             return self.record, names[self.folders.index(str(base))], names[self.folders.index(str(augmented))]
 
-        return ReportSources(select=lambda folder: outcomes(read_predictions(Path(folder) / SELECT_PREDICTIONS)),
+        predictions = f"predictions_{select_split(base)}.jsonl.gz"
+        return ReportSources(select=lambda folder: outcomes(read_predictions(Path(folder) / predictions)),
                              probes=probes if self.record is not None else lambda: None,
                              file=lambda held_out: self.evaluated(base, augmented, held_out))
 
     def evaluated(self, base: Path, augmented: Path, held_out: HeldOutFile) -> FileOutcomes:
+        if held_out.group == TAXINLI_GROUP:
+            return self.taxinli(base, augmented, held_out)
         results = []
         for checkpoint in (base, augmented):
             command = [sys.executable, "-m", "nlivis", "evaluate", str(checkpoint),
@@ -114,8 +145,22 @@ class CommandSources:
         return FileOutcomes(found[0], found[1], groups, results[0]["training_overlap"], results[0]["truncated"])
 
 
+    def taxinli(self, base: Path, augmented: Path, held_out: HeldOutFile) -> FileOutcomes:
+        """Both checkpoints' recorded predictions on one MultiNLI dev half, kept to the pairs TaxiNLI categorises
+        (joined by pairID as `scripts/taxinli_table.py` does), with each pair's categories."""
+        split = "mnli_dev_mismatched" if "mismatched" in held_out.name else "mnli_dev_matched"
+        pairs = read_split(SplitRef("mnli", split.removeprefix("mnli_"), "mnli_dev"), self.data_dir).pairs
+        rows = join_to_pairs(read_taxinli(held_out.files[0]).rows, pairs)
+        found = [outcomes(read_predictions(find_prediction_files(folder)[split])) for folder in (base, augmented)]
+        before, after = ({pair_id: o for pair_id, o in f.items() if pair_id in rows} for f in found)
+        self.commands.append(f"(recorded predictions_{split}.jsonl.gz of both, joined to {held_out.files[0]} by pairID)")
+        return FileOutcomes(before, after, {pair_id: sorted(row.categories) for pair_id, row in rows.items()},
+                            {"checked": False})
+
+
 def select_lines(reports: list[AugmentReport], pairs: list[tuple[Path, Path]]) -> list[str]:
-    lines = ["SNLI dev (select split; recorded predictions of the stored weights):", "",
+    splits = ", ".join(sorted({report.select_split for report in reports}))
+    lines = [f"Select split {splits} (recorded predictions of the stored weights):", "",
              "| model | baseline | augmented | change | McNemar p | baseline seed 2 | seed gap |",
              "|---|---|---|---|---|---|---|"]
     for report, (base, augmented) in zip(reports, pairs):
@@ -193,13 +238,14 @@ def main() -> int:
     data = Path(args.data_dir)
     held_out = [] if args.probes_only else [HeldOutFile(name, tuple(data / f for f in files), group)
                                             for name, files, group in HELD_OUT]
+    held_out += [] if args.probes_only else taxinli_held_out(data, pairs)
     for path in map(Path, args.file):
         if not path.is_file():
             raise SystemExit(f"--file {path}: no such file")
         held_out.append(held_out_file([path], field_values(read_challenge_files([path]))))
     sources = CommandSources(pairs, args.data_dir, probes=True)
-    reports = [build_report(str(base), str(augmented), sources.for_pair(base, augmented), held_out)
-               for base, augmented in pairs]
+    reports = [build_report(str(base), str(augmented), sources.for_pair(base, augmented), held_out,
+                            select_split=select_split(base)) for base, augmented in pairs]
     missing = [f"{report.after}: {what}" for report in reports for what in report.missing]
     if missing:
         raise SystemExit("cannot compare: " + "; ".join(missing))

@@ -204,3 +204,25 @@ def test_results_table_cites_the_step_budget_of_a_run_cut_short_by_max_steps():
     assert "--epochs 12 --max-steps 830 --out" in table.reproduce_command(config, "amn-snli-small-matched")
     config.update(epochs=12.0, steps=1848)
     assert "--max-steps" not in table.reproduce_command(config, "amn-snli-small-e12")
+
+
+def test_the_report_judges_a_pair_on_its_own_select_split_and_mnli_small_pairs_on_taxinli(tmp_path):
+    """An mnli-small pair is compared on XNLI-en dev and, with the TaxiNLI file in the data folder, on both
+    MultiNLI dev halves by TaxiNLI category; an snli-small pair on SNLI dev and no TaxiNLI table."""
+    augment_script = script("augment_report")
+    data, mnli, snli = tmp_path / "data", [tmp_path / "mnli-a", tmp_path / "mnli-b"], [tmp_path / "snli-a"]
+    (data / "taxinli").mkdir(parents=True)
+    for folder, split in ((mnli[0], "xnli_en_dev"), (mnli[1], "xnli_en_dev"), (snli[0], "snli_dev")):
+        folder.mkdir()
+        (folder / "metrics.json").write_text(json.dumps({"select_split": split}))
+        for recorded in (["mnli_dev_matched", "mnli_dev_mismatched"] if split == "xnli_en_dev" else []):
+            (folder / f"predictions_{recorded}.jsonl.gz").write_bytes(b"")
+    assert augment_script.select_split(mnli[0]) == "xnli_en_dev" and augment_script.select_split(snli[0]) == "snli_dev"
+    assert augment_script.taxinli_held_out(data, [tuple(mnli)]) == []  # no TaxiNLI file in the data folder
+    (data / "taxinli" / "taxinli10k_MNLIDev.tsv").write_text("")
+    found = augment_script.taxinli_held_out(data, [tuple(mnli)])
+    assert [f.name for f in found] == ["MultiNLI dev matched, TaxiNLI pairs", "MultiNLI dev mismatched, TaxiNLI pairs"]
+    assert {f.group for f in found} == {augment_script.TAXINLI_GROUP}
+    assert augment_script.taxinli_held_out(data, [(snli[0], mnli[1])]) == []
+    with pytest.raises(SystemExit, match="no metrics.json"):
+        augment_script.select_split(tmp_path / "absent")
