@@ -1,8 +1,10 @@
 """The app's cached layer: typed `st.cache_resource` wrappers over what `nlivis` reads and computes — this module
 holds checkpoints and the loaded models, local dataset splits and the pair a page shows, one pair read by a model,
 stored predictions and challenge files; `cache.samples` what is computed over a split's pairs (samples analysed
-with spaCy, gate statistics, annotation tags, tokens and cut-offs, projections, faithfulness) and
-`cache.analyses` the analyses of chosen models (attributions, data maps, edit runs, behavioural suites).
+with spaCy, gate statistics, annotation tags, tokens and cut-offs, projections, faithfulness),
+`cache.analyses` the analyses of chosen models (attributions, data maps, edit runs, behavioural suites) and
+`cache.figures` the figures a page shows again at every rerun (a pair's overview, gate strips and alignments, a
+predictions file's confusion matrix).
 
 Everything is cached in the server process (`st.cache_resource`, never pickled), keyed by the folder or file
 and its modification time, so a retrained checkpoint or a changed file is read again. Functions return
@@ -250,7 +252,8 @@ STATE_CHECKS = state.Checks(known_models=known_model_names, pair_problem=lambda 
 # ---------------------------------------------------------------- one pair read by one model
 
 @st.cache_resource(max_entries=256, show_spinner=False)
-def _read_pair_cached(name: str, path: str, stamp: float, premise: str, hypothesis: str) -> PairReading:
+def read_pair_cached(name: str, path: str, stamp: float, premise: str, hypothesis: str) -> PairReading:
+    """The model's reading of a cleaned pair, kept per model folder state (`read_pair` and `cache.figures`)."""
     return reading.read_pair(load_cached(path, stamp), name, premise, hypothesis)
 
 
@@ -259,75 +262,11 @@ def read_pair(model: Model, premise: str, hypothesis: str) -> tuple[PairReading 
     premise, _ = state.clean_sentence(premise)
     hypothesis, _ = state.clean_sentence(hypothesis)
     try:
-        return _read_pair_cached(model.name, model.path, folder_stamp(model.path), premise, hypothesis), None
+        return read_pair_cached(model.name, model.path, folder_stamp(model.path), premise, hypothesis), None
     except ValueError as error:
         return None, str(error)
     except Exception as error:  # a model failing on one input must not take the page down
         return None, f"{model.name} could not read this pair ({type(error).__name__}: {error})"
-
-
-# ---------------------------------------------------------------- a pair's figures, built once per pair
-
-PAIR_FIGURES_KEPT = 256
-"""Figures of pairs kept in the server (a pair's overview is one, its gate strips one per gate and window of
-dimensions). Building a plotly figure was most of a warm Pair explorer or Gates run (py-spy and cProfile on the
-served app: the overview grid ~0.3 s, twelve gate strips ~0.5 s), paid again at every sidebar switch, rerun
-and Back to a pair already shown."""
-
-
-def _cleaned(premise: str, hypothesis: str) -> tuple[str, str]:
-    return state.clean_sentence(premise)[0], state.clean_sentence(hypothesis)[0]
-
-
-@st.cache_resource(max_entries=PAIR_FIGURES_KEPT, show_spinner=False)
-def _overview_cached(models: tuple[tuple[str, str, float], ...], premise: str, hypothesis: str, title: str) -> Any:
-    from nlivis.viz.overview import ModelReading, overview_grid
-
-    readings = [(name, _read_pair_cached(name, path, stamp, premise, hypothesis)) for name, path, stamp in models]
-    return overview_grid([ModelReading(name, r.trace, r.premise_tokens, r.hypothesis_tokens) for name, r in readings],
-                         title=title)
-
-
-def overview_figure(models: Sequence[Model], premise: str, hypothesis: str, title: str) -> Any:
-    """`viz.overview.overview_grid` of the models' readings of the pair (models that `read_pair` read it), built
-    once per pair, models and state of their folders. Shared between runs and sessions: never modify it."""
-    premise, hypothesis = _cleaned(premise, hypothesis)
-    return _overview_cached(tuple((m.name, m.path, folder_stamp(m.path)) for m in models), premise, hypothesis, title)
-
-
-@st.cache_resource(max_entries=PAIR_FIGURES_KEPT, show_spinner=False)
-def _gate_strip_cached(name: str, path: str, stamp: float, premise: str, hypothesis: str, entry: str,
-                       first_dim: int, label: str) -> Any:
-    from nlivis.viz.gate_strips import gate_strip
-
-    reading = _read_pair_cached(name, path, stamp, premise, hypothesis)
-    gate = reading.trace[entry]
-    tokens = reading.premise_tokens if gate.tokens == "premise" else reading.hypothesis_tokens
-    return gate_strip(gate, 0, tokens, label=label, first_dim=first_dim)
-
-
-def gate_strip_figure(model: Model, premise: str, hypothesis: str, entry: str, first_dim: int, label: str) -> Any:
-    """`viz.gate_strips.gate_strip` of gate `entry` of the model's reading of the pair (one it read: `read_pair`),
-    dimensions from `first_dim`, built once per pair, window and state of the model's folder. Shared: never
-    modify it."""
-    premise, hypothesis = _cleaned(premise, hypothesis)
-    return _gate_strip_cached(model.name, model.path, folder_stamp(model.path), premise, hypothesis, entry, first_dim,
-                              label)
-
-
-@st.cache_resource(max_entries=PAIR_FIGURES_KEPT, show_spinner=False)
-def _alignment_cached(name: str, path: str, stamp: float, premise: str, hypothesis: str, entry: str, label: str) -> Any:
-    from nlivis.viz.heatmaps import alignment_heatmap
-
-    reading = _read_pair_cached(name, path, stamp, premise, hypothesis)
-    return alignment_heatmap(reading.trace[entry], 0, reading.premise_tokens, reading.hypothesis_tokens, label=label)
-
-
-def alignment_figure(model: Model, premise: str, hypothesis: str, entry: str, label: str) -> Any:
-    """`viz.heatmaps.alignment_heatmap` of alignment `entry` of the model's reading of the pair (one it read:
-    `read_pair`), built once per pair and state of the model's folder. Shared: never modify it."""
-    premise, hypothesis = _cleaned(premise, hypothesis)
-    return _alignment_cached(model.name, model.path, folder_stamp(model.path), premise, hypothesis, entry, label)
 
 
 # ---------------------------------------------------------------- predictions
@@ -366,7 +305,8 @@ class SplitScores:
 
 
 @st.cache_resource(max_entries=256, show_spinner=False)
-def _scores_cached(path: str, stamp: float, labels: tuple[str, ...]) -> SplitScores:
+def scores_cached(path: str, stamp: float, labels: tuple[str, ...]) -> SplitScores:
+    """A predictions file's scores, kept per file state (`split_scores` and `cache.figures`)."""
     table = predictions_frame(_predictions_cached(path, stamp))
     try:
         return SplitScores(path, stamp, labels, table, confusion_matrix(table, labels),
@@ -383,23 +323,9 @@ def split_scores(folder: str | Path, key: str, labels: Sequence[str]) -> tuple[S
     if path is None:
         return None, f"{Path(folder).name} has no predictions for {key}"
     try:
-        return _scores_cached(str(path), path.stat().st_mtime, tuple(labels)), None
+        return scores_cached(str(path), path.stat().st_mtime, tuple(labels)), None
     except (OSError, ValueError) as error:
         return None, str(error)
-
-
-@st.cache_resource(max_entries=256, show_spinner=False)
-def _confusion_figure_cached(path: str, stamp: float, labels: tuple[str, ...], title: str, normalize: bool) -> Any:
-    from nlivis.viz.heatmaps import confusion_matrix_heatmap
-
-    matrix = _scores_cached(path, stamp, labels).matrix
-    return confusion_matrix_heatmap(matrix.to_numpy(), list(matrix.index), title=title, normalize=normalize)
-
-
-def confusion_figure(scores: SplitScores, title: str, normalize: bool) -> Any:
-    """`viz.heatmaps.confusion_matrix_heatmap` of the scores' matrix (one they have), built once per file state,
-    title and normalisation. Shared: never modify it."""
-    return _confusion_figure_cached(scores.path, scores.stamp, scores.labels, title, normalize)
 
 
 def predictions_stamp(folder: str | Path, key: str) -> float:

@@ -12,6 +12,7 @@ import streamlit as st
 from nlivis.analysis.breakdown import overall_accuracy
 from nlivis.analysis.pair_lists import UNKNOWN_FILTERS
 from nlivis.app import cache, state
+from nlivis.app.cache import figures as cached_figures
 from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import challenge, controls, figures, lists, pair_list, probes, samples, tag_breakdown
 from nlivis.app.components.frame import protocol_notes
@@ -105,7 +106,7 @@ def confusions(split: str, models: Sequence[cache.Model], scores: dict[str, cach
             if score.problem:
                 st.error(f"{md(name)}: {md(score.problem)}")
                 continue
-            figure = cache.confusion_figure(score, name, normalize)
+            figure = cached_figures.confusion_figure(score, name, normalize)
             event = figures.show(figure, f"confusion_{i}", f"confusion_{name}_{split}", clickable=True)
             custom = figures.clicked_customdata(figures.new_click(f"confusion_{i}", event))
             if custom and len(custom) >= 2:

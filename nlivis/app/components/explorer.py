@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from nlivis.app import cache, paths, state
+from nlivis.app.cache import figures as cached_figures
 from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import controls, edits, figures, heads, pairs
 from nlivis.app.components.frame import NOTE_ICON, protocol_notes
@@ -127,8 +128,8 @@ def at_a_glance(models: Sequence[cache.Model], shown: cache.ShownPair, readings:
     st.subheader("At a glance")
     st.caption("One row per model: its main alignment (last layer, both directions), DIIN's interaction summary and "
                "AMN's memory keys, on shared token axes; details per model below.")
-    read = [m for m in models if m.name in readings]  # the figure is built once per pair (`cache.overview_figure`)
-    figures.show(cache.overview_figure(read, shown.premise, shown.hypothesis, "all loaded models"), "overview",
+    read = [m for m in models if m.name in readings]  # the figure is built once per pair (`cache.figures.overview_figure`)
+    figures.show(cached_figures.overview_figure(read, shown.premise, shown.hypothesis, "all loaded models"), "overview",
                  "overview_all_models")
 
 
@@ -161,7 +162,7 @@ def alignments(models: Sequence[cache.Model], readings: dict[str, PairReading],
 
 
 def _model_alignments(m: int, model: cache.Model, reading: PairReading, old: PairReading | None) -> None:
-    """The model's alignments layer by layer (this pair's figures built once per pair: `cache.alignment_figure`),
+    """The model's alignments layer by layer (this pair's figures built once per pair: `cache.figures.alignment_figure`),
     beside the previous pair's when `old` is given, then its memory keys."""
     name = model.name
     layers: dict[int, list[tuple[str, Alignment]]] = defaultdict(list)
@@ -172,12 +173,12 @@ def _model_alignments(m: int, model: cache.Model, reading: PairReading, old: Pai
         if old is None:  # both directions of a layer side by side
             for start in range(0, len(entries), 2):
                 for column, (entry_name, entry) in zip(st.columns(2), entries[start:start + 2]):
-                    figure = cache.alignment_figure(model, reading.premise, reading.hypothesis, entry_name, entry_name)
+                    figure = cached_figures.alignment_figure(model, reading.premise, reading.hypothesis, entry_name, entry_name)
                     figures.show(figure, f"align_{m}_{entry_name}", f"{name}_{entry_name}", where=column)
             continue
         for entry_name, entry in entries:  # this pair | the previous pair
             now_col, before_col = st.columns(2)
-            figure = cache.alignment_figure(model, reading.premise, reading.hypothesis, entry_name, entry_name)
+            figure = cached_figures.alignment_figure(model, reading.premise, reading.hypothesis, entry_name, entry_name)
             figures.show(figure, f"align_{m}_{entry_name}", f"{name}_{entry_name}", where=now_col)
             if entry_name in old.trace:
                 figure = alignment_heatmap(old.trace[entry_name], 0, old.premise_tokens, old.hypothesis_tokens,

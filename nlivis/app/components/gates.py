@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from nlivis.app import cache, paths, state
+from nlivis.app.cache import figures as cached_figures
 from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import controls, figures, pairs, samples
 from nlivis.app.components.frame import protocol_notes
@@ -80,7 +81,7 @@ def model_gates(model: cache.Model, shown: cache.ShownPair) -> None:
         if entry.layer not in chosen_layers:
             continue
         start = min(first_dim, dimension_windows(int(entry.values.shape[-1]))[-1])  # a narrower gate: its last window
-        figure = cache.gate_strip_figure(model, shown.premise, shown.hypothesis, name, start, f"{model.name} · {name}")
+        figure = cached_figures.gate_strip_figure(model, shown.premise, shown.hypothesis, name, start, f"{model.name} · {name}")
         figures.show(figure, f"gate_{model.name}_{name}", f"{model.name}_{name}_gate")
 
 

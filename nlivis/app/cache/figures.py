@@ -1,0 +1,91 @@
+"""Figures a page shows again at every rerun, sidebar switch and Back, built once and kept in the server: a pair's
+overview grid, gate strips and alignment heatmaps (per pair, model and state of its folder) and a predictions
+file's confusion matrix (per file state, title and normalisation). Building a plotly figure was most of a warm Pair
+explorer, Gates or Error analysis run (bench/RESULTS.md, the server's script per click). The figures are shared
+between runs and sessions: never modify one."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import streamlit as st
+
+from nlivis.app import state
+from nlivis.app.cache import Model, SplitScores, read_pair_cached, scores_cached
+from nlivis.store.files import folder_stamp
+
+PAIR_FIGURES_KEPT = 256
+"""Figures of pairs kept in the server (a pair's overview is one, its gate strips one per gate and window of
+dimensions). Building a plotly figure was most of a warm Pair explorer or Gates run (py-spy and cProfile on the
+served app: the overview grid ~0.3 s, twelve gate strips ~0.5 s), paid again at every sidebar switch, rerun
+and Back to a pair already shown."""
+
+
+def _cleaned(premise: str, hypothesis: str) -> tuple[str, str]:
+    return state.clean_sentence(premise)[0], state.clean_sentence(hypothesis)[0]
+
+
+@st.cache_resource(max_entries=PAIR_FIGURES_KEPT, show_spinner=False)
+def _overview_cached(models: tuple[tuple[str, str, float], ...], premise: str, hypothesis: str, title: str) -> Any:
+    from nlivis.viz.overview import ModelReading, overview_grid
+
+    readings = [(name, read_pair_cached(name, path, stamp, premise, hypothesis)) for name, path, stamp in models]
+    return overview_grid([ModelReading(name, r.trace, r.premise_tokens, r.hypothesis_tokens) for name, r in readings],
+                         title=title)
+
+
+def overview_figure(models: Sequence[Model], premise: str, hypothesis: str, title: str) -> Any:
+    """`viz.overview.overview_grid` of the models' readings of the pair (models that `read_pair` read it), built
+    once per pair, models and state of their folders. Shared between runs and sessions: never modify it."""
+    premise, hypothesis = _cleaned(premise, hypothesis)
+    return _overview_cached(tuple((m.name, m.path, folder_stamp(m.path)) for m in models), premise, hypothesis, title)
+
+
+@st.cache_resource(max_entries=PAIR_FIGURES_KEPT, show_spinner=False)
+def _gate_strip_cached(name: str, path: str, stamp: float, premise: str, hypothesis: str, entry: str,
+                       first_dim: int, label: str) -> Any:
+    from nlivis.viz.gate_strips import gate_strip
+
+    reading = read_pair_cached(name, path, stamp, premise, hypothesis)
+    gate = reading.trace[entry]
+    tokens = reading.premise_tokens if gate.tokens == "premise" else reading.hypothesis_tokens
+    return gate_strip(gate, 0, tokens, label=label, first_dim=first_dim)
+
+
+def gate_strip_figure(model: Model, premise: str, hypothesis: str, entry: str, first_dim: int, label: str) -> Any:
+    """`viz.gate_strips.gate_strip` of gate `entry` of the model's reading of the pair (one it read: `read_pair`),
+    dimensions from `first_dim`, built once per pair, window and state of the model's folder. Shared: never
+    modify it."""
+    premise, hypothesis = _cleaned(premise, hypothesis)
+    return _gate_strip_cached(model.name, model.path, folder_stamp(model.path), premise, hypothesis, entry, first_dim,
+                              label)
+
+
+@st.cache_resource(max_entries=PAIR_FIGURES_KEPT, show_spinner=False)
+def _alignment_cached(name: str, path: str, stamp: float, premise: str, hypothesis: str, entry: str, label: str) -> Any:
+    from nlivis.viz.heatmaps import alignment_heatmap
+
+    reading = read_pair_cached(name, path, stamp, premise, hypothesis)
+    return alignment_heatmap(reading.trace[entry], 0, reading.premise_tokens, reading.hypothesis_tokens, label=label)
+
+
+def alignment_figure(model: Model, premise: str, hypothesis: str, entry: str, label: str) -> Any:
+    """`viz.heatmaps.alignment_heatmap` of alignment `entry` of the model's reading of the pair (one it read:
+    `read_pair`), built once per pair and state of the model's folder. Shared: never modify it."""
+    premise, hypothesis = _cleaned(premise, hypothesis)
+    return _alignment_cached(model.name, model.path, folder_stamp(model.path), premise, hypothesis, entry, label)
+
+
+# ---------------------------------------------------------------- a predictions file's confusion matrix
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def _confusion_figure_cached(path: str, stamp: float, labels: tuple[str, ...], title: str, normalize: bool) -> Any:
+    from nlivis.viz.heatmaps import confusion_matrix_heatmap
+
+    matrix = scores_cached(path, stamp, labels).matrix
+    return confusion_matrix_heatmap(matrix.to_numpy(), list(matrix.index), title=title, normalize=normalize)
+
+
+def confusion_figure(scores: SplitScores, title: str, normalize: bool) -> Any:
+    """`viz.heatmaps.confusion_matrix_heatmap` of the scores' matrix (one they have), built once per file state,
+    title and normalisation. Shared: never modify it."""
+    return _confusion_figure_cached(scores.path, scores.stamp, scores.labels, title, normalize)
