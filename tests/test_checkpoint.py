@@ -250,6 +250,46 @@ def test_shared_embeddings_restored_in_fp16_load_through_a_rewritten_config(dama
     assert manifest["files"]["config.json"]["sha256"] == sha256_file(damaged / "config.json")
 
 
+def extended_from_a_base(folder: Path) -> tuple[Path, Path]:
+    """Re-store the checkpoint's shared rows as a base (the rows with the last two changed) plus an extension
+    holding what the base lacks, as scripts/compact_checkpoints.py does; returns (extension, base)."""
+    from safetensors.torch import load_file
+
+    from nlivis.store.checkpoints import EMBEDDING_TENSOR
+    from nlivis.store.embedding_rows import rows_against_base
+    from nlivis.store.weights import save_tensors
+
+    config = json.loads((folder / "config.json").read_text())
+    rows = load_file(str((folder / config["embeddings"]["file"]).resolve()))[EMBEDDING_TENSOR]
+    base_rows = rows.clone()
+    base_rows[-2:] += 1.0
+    base, extension = folder.parent / "embeddings" / "base.safetensors", folder.parent / "embeddings" / "ext.safetensors"
+    save_tensors({EMBEDDING_TENSOR: base_rows}, base)
+    save_tensors(rows_against_base(rows, base_rows), extension)
+    config["embeddings"].update({"file": "../embeddings/ext.safetensors", "sha256": sha256_file(extension),
+                                 "base": {"file": "../embeddings/base.safetensors", "sha256": sha256_file(base)}})
+    weights.rewrite_checkpoint(folder, config=config)
+    return extension, base
+
+
+def test_shared_rows_stored_as_a_base_and_its_extension_load_bit_for_bit(damaged):
+    before = load_checkpoint(damaged).model.word_embedding.weight.detach().clone()
+    extension, _ = extended_from_a_base(damaged)
+    assert extension.stat().st_size < before.numel() * before.element_size() / 4
+    assert torch.equal(load_checkpoint(damaged).model.word_embedding.weight, before)
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_a_missing_or_changed_base_or_extension_is_named(damaged, which):
+    path = extended_from_a_base(damaged)[which]
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 0x01
+    path.write_bytes(bytes(data))
+    assert_error(damaged, "shared embedding file", str(path), "sha256")
+    path.unlink()
+    assert_error(damaged, "shared embedding file", path.name, "missing")
+
+
 def test_rewrite_replaces_weights_predictions_and_metrics_as_one_checkpoint(damaged):
     from safetensors.torch import load_file
 
