@@ -290,6 +290,46 @@ def test_a_missing_or_changed_base_or_extension_is_named(damaged, which):
     assert_error(damaged, "shared embedding file", path.name, "missing")
 
 
+def test_compaction_stores_a_file_of_mostly_shared_rows_as_an_extension_of_another(damaged):
+    """scripts/compact_checkpoints.py step 4: a second checkpoint whose rows differ by one row from the first's
+    ends up reading an extension of the first's file, bit for bit as before, and the full copy is gone."""
+    import importlib.util
+    import sys
+
+    from safetensors.torch import load_file
+
+    from nlivis.store.checkpoints import EMBEDDING_TENSOR
+    from nlivis.store.weights import save_tensors
+
+    config = json.loads((damaged / "config.json").read_text())
+    rows = load_file(str((damaged / config["embeddings"]["file"]).resolve()))[EMBEDDING_TENSOR]
+    rows[-1] += 1.0  # the second seed's unknown word, drawn again
+    second = damaged.parent / "tiny-seed2"
+    shutil.copytree(damaged, second)
+    full = damaged.parent / "embeddings" / "second.safetensors"
+    save_tensors({EMBEDDING_TENSOR: rows}, full)
+    config["embeddings"].update({"file": f"../embeddings/{full.name}", "sha256": sha256_file(full)})
+    weights.rewrite_checkpoint(second, config=config)
+    before = {folder: load_checkpoint(folder).model.word_embedding.weight.detach().clone() for folder in (damaged, second)}
+
+    script = Path(__file__).resolve().parents[1] / "scripts" / "compact_checkpoints.py"
+    spec = importlib.util.spec_from_file_location("compact_checkpoints", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    argv, sys.argv = sys.argv, ["compact_checkpoints.py", "--checkpoints", str(damaged.parent),
+                                "--data-dir", str(damaged.parent / "no-data")]
+    try:
+        assert module.main() == 0
+    finally:
+        sys.argv = argv
+
+    tables = {folder: json.loads((folder / "config.json").read_text())["embeddings"] for folder in (damaged, second)}
+    extended = [folder for folder, table in tables.items() if "base" in table]
+    assert len(extended) == 1 and len(list((damaged.parent / "embeddings").iterdir())) == 2
+    for folder, rows_before in before.items():
+        assert torch.equal(load_checkpoint(folder).model.word_embedding.weight, rows_before)
+
+
 def test_rewrite_replaces_weights_predictions_and_metrics_as_one_checkpoint(damaged):
     from safetensors.torch import load_file
 
