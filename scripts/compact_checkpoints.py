@@ -139,9 +139,10 @@ def extend_shared_files(complete: list[Path], folders: list[Path], dry_run: bool
         extension = options[base]
         own = extension[EXTRA_ROWS_TENSOR].shape[0]
         print(f"{path.name}: {own:,} of {rows.shape[0]:,} rows not in {base.name}")
-        if own * 4 > rows.shape[0] or dry_run:
+        if own * 4 > rows.shape[0]:
             continue
-        restore_as_extension(path, base, extension, users[path])
+        if not dry_run:
+            restore_as_extension(path, base, extension, users[path])
         bases.add(base)
         del tables[path]
 

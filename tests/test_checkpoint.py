@@ -290,12 +290,24 @@ def test_a_missing_or_changed_base_or_extension_is_named(damaged, which):
     assert_error(damaged, "shared embedding file", path.name, "missing")
 
 
-def test_compaction_stores_a_file_of_mostly_shared_rows_as_an_extension_of_another(damaged):
-    """scripts/compact_checkpoints.py step 4: a second checkpoint whose rows differ by one row from the first's
-    ends up reading an extension of the first's file, bit for bit as before, and the full copy is gone."""
+def run_script(name: str, *args: str) -> int:
+    """scripts/NAME's main() with `args` as its command line."""
     import importlib.util
     import sys
 
+    spec = importlib.util.spec_from_file_location(name.removesuffix(".py"), Path(__file__).resolve().parents[1] / "scripts" / name)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    argv, sys.argv = sys.argv, [name, *args]
+    try:
+        return module.main()
+    finally:
+        sys.argv = argv
+
+
+def test_compaction_stores_a_file_of_mostly_shared_rows_as_an_extension_of_another(damaged):
+    """scripts/compact_checkpoints.py step 4: a second checkpoint whose rows differ by one row from the first's
+    ends up reading an extension of the first's file, bit for bit as before, and the full copy is gone."""
     from safetensors.torch import load_file
 
     from nlivis.store.checkpoints import EMBEDDING_TENSOR
@@ -312,22 +324,26 @@ def test_compaction_stores_a_file_of_mostly_shared_rows_as_an_extension_of_anoth
     weights.rewrite_checkpoint(second, config=config)
     before = {folder: load_checkpoint(folder).model.word_embedding.weight.detach().clone() for folder in (damaged, second)}
 
-    script = Path(__file__).resolve().parents[1] / "scripts" / "compact_checkpoints.py"
-    spec = importlib.util.spec_from_file_location("compact_checkpoints", script)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    argv, sys.argv = sys.argv, ["compact_checkpoints.py", "--checkpoints", str(damaged.parent),
-                                "--data-dir", str(damaged.parent / "no-data")]
-    try:
-        assert module.main() == 0
-    finally:
-        sys.argv = argv
+    assert run_script("compact_checkpoints.py", "--checkpoints", str(damaged.parent),
+                      "--data-dir", str(damaged.parent / "no-data")) == 0
 
     tables = {folder: json.loads((folder / "config.json").read_text())["embeddings"] for folder in (damaged, second)}
     extended = [folder for folder, table in tables.items() if "base" in table]
     assert len(extended) == 1 and len(list((damaged.parent / "embeddings").iterdir())) == 2
     for folder, rows_before in before.items():
         assert torch.equal(load_checkpoint(folder).model.word_embedding.weight, rows_before)
+
+
+def test_shipping_a_trial_copies_it_and_its_shared_rows_under_a_new_name_and_never_replaces_one(damaged, tmp_path):
+    shipped = tmp_path / "shipped"
+    assert run_script("ship_trial.py", str(damaged), "tiny-shipped", "--checkpoints", str(shipped)) == 0
+    loaded = load_checkpoint(shipped / "tiny-shipped")
+    assert loaded.config["name"] == "tiny-shipped"
+    assert torch.equal(loaded.model.word_embedding.weight, load_checkpoint(damaged).model.word_embedding.weight)
+    with pytest.raises(SystemExit, match="exists"):
+        run_script("ship_trial.py", str(damaged), "tiny-shipped", "--checkpoints", str(shipped))
+    with pytest.raises(SystemExit, match="records no augmentation"):
+        run_script("ship_trial.py", str(damaged), "tiny-other", "--checkpoints", str(shipped), "--control", "tiny")
 
 
 def test_rewrite_replaces_weights_predictions_and_metrics_as_one_checkpoint(damaged):
