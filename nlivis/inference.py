@@ -36,6 +36,7 @@ from nlivis.store.checkpoints import (
     checkpoint_info,
     read_json,
 )
+from nlivis.store.embedding_rows import rows_from_base
 from nlivis.store.files import sha256_file
 from nlivis.store.predictions import find_prediction_files
 from nlivis.store.weights import load_tensors
@@ -154,6 +155,42 @@ def _read_fetched(folder: Path, model, what: str, read: Callable[[], T]) -> T:
                                       f"cannot read here: {error}") from error
 
 
+def _shared_file(folder: Path, root: Path, entry: Mapping[str, Any], where: str) -> tuple[Path, dict[str, torch.Tensor]]:
+    """The tensors of a shared embedding file config.json names in `entry` (`file`, `sha256`), read only when it
+    lies under the checkpoint root and matches its sha256; `where` is the config key, for the messages."""
+    shared_path = (folder / str(entry.get("file", ""))).resolve()
+    if not shared_path.is_relative_to(root):
+        raise CheckpointError(folder, f"config.json {where} {entry.get('file')!r} points outside the "
+                                      f"checkpoint root {root} (to {shared_path}); refusing to read it")
+    if not shared_path.is_file():
+        raise CheckpointError(folder, f"shared embedding file {entry.get('file')} is missing (looked at {shared_path})")
+    if sha256_file(shared_path) != entry.get("sha256"):
+        raise CheckpointError(folder, f"shared embedding file {shared_path} does not match the sha256 in config.json")
+    rows = load_tensors(folder, shared_path, f"shared embedding file {shared_path}")
+    _check_finite_weights(folder, rows, f"shared embedding file {shared_path}")
+    return shared_path, rows
+
+
+def _shared_word_rows(folder: Path, root: Path, embeddings: Mapping[str, Any]) -> torch.Tensor:
+    """The frozen word rows of a checkpoint that shares them: the file's own table, or, when config.json names a
+    `base`, the base's rows extended by the file's (`store.embedding_rows`)."""
+    shared_path, tensors = _shared_file(folder, root, embeddings, "embeddings.file")
+    base = embeddings.get("base")
+    if base is None:
+        if EMBEDDING_TENSOR not in tensors:
+            raise CheckpointError(folder, f"shared embedding file {shared_path} has no {EMBEDDING_TENSOR!r} tensor")
+        return tensors[EMBEDDING_TENSOR]
+    if not isinstance(base, Mapping):
+        raise CheckpointError(folder, f"config.json embeddings.base must be a table with file and sha256, not {base!r}")
+    base_path, base_tensors = _shared_file(folder, root, base, "embeddings.base.file")
+    if EMBEDDING_TENSOR not in base_tensors:
+        raise CheckpointError(folder, f"shared embedding file {base_path} has no {EMBEDDING_TENSOR!r} tensor")
+    try:
+        return rows_from_base(base_tensors[EMBEDDING_TENSOR], tensors)
+    except ValueError as error:
+        raise CheckpointError(folder, f"shared embedding file {shared_path} (extending {base_path}) {error}") from error
+
+
 def load_checkpoint(folder: str | Path, device: str | torch.device = "cpu") -> LoadedCheckpoint:
     """Rebuild model and featurizer from a checkpoint folder; every problem is a `CheckpointError`."""
     folder = Path(folder)
@@ -186,20 +223,7 @@ def load_checkpoint(folder: str | Path, device: str | torch.device = "cpu") -> L
     _check_finite_weights(folder, stored, "model.safetensors")
     embeddings = config.get("embeddings", {})
     if embeddings.get("shared"):
-        key = embeddings.get("state_key", "")
-        shared_path = (folder / str(embeddings.get("file", ""))).resolve()
-        if not shared_path.is_relative_to(root):
-            raise CheckpointError(folder, f"config.json embeddings.file {embeddings.get('file')!r} points outside the "
-                                          f"checkpoint root {root} (to {shared_path}); refusing to read it")
-        if not shared_path.is_file():
-            raise CheckpointError(folder, f"shared embedding file {embeddings.get('file')} is missing (looked at {shared_path})")
-        if sha256_file(shared_path) != embeddings.get("sha256"):
-            raise CheckpointError(folder, f"shared embedding file {shared_path} does not match the sha256 in config.json")
-        rows = load_tensors(folder, shared_path, f"shared embedding file {shared_path}")
-        if EMBEDDING_TENSOR not in rows:
-            raise CheckpointError(folder, f"shared embedding file {shared_path} has no {EMBEDDING_TENSOR!r} tensor")
-        _check_finite_weights(folder, rows, f"shared embedding file {shared_path}")
-        stored = {**stored, key: rows[EMBEDDING_TENSOR]}
+        stored = {**stored, str(embeddings.get("state_key", "")): _shared_word_rows(folder, root, embeddings)}
     elif embeddings.get("external"):
         stored = {**stored, str(embeddings.get("state_key", "")): _read_fetched(folder, model, "the word rows",
                                                                                   lambda: model.external_word_rows())}

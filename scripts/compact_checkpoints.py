@@ -7,6 +7,10 @@
 2. A shared fp32 word-embedding file (checkpoints/embeddings/) is re-stored in fp16 when, for every
    complete checkpoint that loads it, the rounded rows pass the fp16 rule on its select split.
 3. fp32 weights are re-stored in fp16 when the rounded weights pass the same rule.
+4. A shared word-vector file that holds at most a quarter rows of its own beside another shared file's rows
+   is re-stored as an extension of that base (`nlivis.store.embedding_rows`): the same bits, so nothing the
+   checkpoints claim changes; each user is loaded from the extension and compared with the full table before the
+   full file is removed. Bases are files no extension extends; the file with fewer users becomes the extension.
 
 The fp16 rule is the trainer's (`nlivis.training.fp16.fp16_verdict`): select-split accuracy moves by
 at most 0.05 points and at most 0.2% of labels flip, each judged against the checkpoint as it was
@@ -33,6 +37,7 @@ from nlivis.store.predictions import PLAIN_SUFFIX, find_prediction_files, read_p
 from nlivis.data.protocols import get_protocol, split_key  # noqa: E402
 from nlivis.features.dataset import load_split_analysed
 from nlivis.store.checkpoints import EMBEDDING_TENSOR
+from nlivis.store.embedding_rows import EXTRA_ROWS_TENSOR, rows_against_base
 from nlivis.inference import LoadedCheckpoint, load_checkpoint
 from nlivis.store.weights import rewrite_checkpoint, save_tensors
 from nlivis.store.files import sha256_file
@@ -99,6 +104,72 @@ def compress_predictions(folder: Path, dry_run: bool) -> int:
     return before - after
 
 
+def shared_configs(complete: list[Path]) -> dict[Path, dict]:
+    """Checkpoint folder → its config.json's `embeddings` table, for the checkpoints that share their rows."""
+    tables = {folder: json.loads((folder / "config.json").read_text(encoding="utf-8")).get("embeddings", {})
+              for folder in complete}
+    return {folder: table for folder, table in tables.items() if table.get("shared")}
+
+
+def extension_bases(complete: list[Path]) -> set[Path]:
+    """Every shared file some checkpoint's extension file extends."""
+    return {(folder / table["base"]["file"]).resolve() for folder, table in shared_configs(complete).items()
+            if "base" in table}
+
+
+def extend_shared_files(complete: list[Path], folders: list[Path], dry_run: bool) -> None:
+    """Step 4 (see the module docstring): full shared files, fewest users first, each re-stored against the base
+    among the other full files that leaves it the fewest rows of its own."""
+    users: dict[Path, list[Path]] = {}
+    for folder, table in shared_configs(complete).items():
+        if "base" not in table:
+            users.setdefault((folder / table["file"]).resolve(), []).append(folder)
+    bases = extension_bases(complete)
+    tables = {path: load_file(str(path))[EMBEDDING_TENSOR] for path in users}
+    for path in sorted(users, key=lambda p: (len(users[p]), p.name)):
+        if path in bases or not all(folder in folders for folder in users[path]):
+            continue
+        rows = tables[path]
+        options = {base: rows_against_base(rows, tables[base]) for base in users
+                   if base != path and base in tables and tables[base].shape[1:] == rows.shape[1:]
+                   and tables[base].dtype == rows.dtype}
+        if not options:
+            continue
+        base = min(options, key=lambda b: (options[b][EXTRA_ROWS_TENSOR].shape[0], b.name))
+        extension = options[base]
+        own = extension[EXTRA_ROWS_TENSOR].shape[0]
+        print(f"{path.name}: {own:,} of {rows.shape[0]:,} rows not in {base.name}")
+        if own * 4 > rows.shape[0]:
+            continue
+        if not dry_run:
+            restore_as_extension(path, base, extension, users[path])
+        bases.add(base)
+        del tables[path]
+
+
+def restore_as_extension(path: Path, base: Path, extension: dict[str, torch.Tensor], group: list[Path]) -> None:
+    """Write the extension of `base` beside it, point every checkpoint of `group` at it (each loaded and compared
+    with the full rows first), then remove the full file."""
+    full = load_file(str(path))[EMBEDDING_TENSOR]
+    target = path.with_name(f"{path.stem}-on-{base.stem}.safetensors")
+    save_tensors(extension, target, metadata={"source": f"{path.name} as an extension of {base.name}",
+                                              "rows": str(full.shape[0])})
+    for folder in group:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        config["embeddings"].update({"file": str(Path("..") / target.parent.name / target.name),
+                                     "sha256": sha256_file(target),
+                                     "base": {"file": str(Path("..") / base.parent.name / base.name),
+                                              "sha256": sha256_file(base)}})
+        rewrite_checkpoint(folder, config=config)
+        loaded = load_checkpoint(folder).model.word_embedding.weight
+        if not torch.equal(loaded.detach().to(full.dtype), full):
+            raise SystemExit(f"{folder.name}: the rows read through {target.name} differ from {path.name}; "
+                             "nothing was removed")
+    path.unlink()
+    print(f"{path.name} → {target.name} on {base.name}: {target.stat().st_size / 1e6:.1f} MB, "
+          f"{len(group)} checkpoint(s) updated")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--checkpoints", default=str(ROOT / "checkpoints"))
@@ -133,10 +204,13 @@ def main() -> int:
     users: dict[Path, list[Path]] = {}  # every checkpoint that loads a file, selected or not
     for folder in complete:
         embeddings = json.loads((folder / "config.json").read_text(encoding="utf-8")).get("embeddings", {})
-        if embeddings.get("shared"):
+        if embeddings.get("shared") and "base" not in embeddings:  # an extension's rows are its base's business
             users.setdefault((folder / embeddings["file"]).resolve(), []).append(folder)
     for path, group in users.items():
         if not any(folder in folders for folder in group):
+            continue
+        if path in extension_bases(complete):
+            print(f"{path.name}: the base of an extension, kept as it is")
             continue
         rows = load_file(str(path))[EMBEDDING_TENSOR]
         if rows.dtype != torch.float32:
@@ -207,6 +281,8 @@ def main() -> int:
         config["fp16_check"] = {"stored_as": "float16", **{k: v for k, v in verdict.items() if k != "use_fp16"}}
         rerecord(folder, loaded, items, probabilities, weights=(state, torch.float16), config=config)
         print(f"{folder.name}: weights now fp16, select accuracy {verdict['fp32_accuracy']:.4f} → {verdict['fp16_accuracy']:.4f}")
+
+    extend_shared_files(complete, folders, args.dry_run)
     return 0
 
 

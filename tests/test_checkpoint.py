@@ -250,6 +250,102 @@ def test_shared_embeddings_restored_in_fp16_load_through_a_rewritten_config(dama
     assert manifest["files"]["config.json"]["sha256"] == sha256_file(damaged / "config.json")
 
 
+def extended_from_a_base(folder: Path) -> tuple[Path, Path]:
+    """Re-store the checkpoint's shared rows as a base (the rows with the last two changed) plus an extension
+    holding what the base lacks, as scripts/compact_checkpoints.py does; returns (extension, base)."""
+    from safetensors.torch import load_file
+
+    from nlivis.store.checkpoints import EMBEDDING_TENSOR
+    from nlivis.store.embedding_rows import rows_against_base
+    from nlivis.store.weights import save_tensors
+
+    config = json.loads((folder / "config.json").read_text())
+    rows = load_file(str((folder / config["embeddings"]["file"]).resolve()))[EMBEDDING_TENSOR]
+    base_rows = rows.clone()
+    base_rows[-2:] += 1.0
+    base, extension = folder.parent / "embeddings" / "base.safetensors", folder.parent / "embeddings" / "ext.safetensors"
+    save_tensors({EMBEDDING_TENSOR: base_rows}, base)
+    save_tensors(rows_against_base(rows, base_rows), extension)
+    config["embeddings"].update({"file": "../embeddings/ext.safetensors", "sha256": sha256_file(extension),
+                                 "base": {"file": "../embeddings/base.safetensors", "sha256": sha256_file(base)}})
+    weights.rewrite_checkpoint(folder, config=config)
+    return extension, base
+
+
+def test_shared_rows_stored_as_a_base_and_its_extension_load_bit_for_bit(damaged):
+    before = load_checkpoint(damaged).model.word_embedding.weight.detach().clone()
+    extension, _ = extended_from_a_base(damaged)
+    assert extension.stat().st_size < before.numel() * before.element_size() / 4
+    assert torch.equal(load_checkpoint(damaged).model.word_embedding.weight, before)
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_a_missing_or_changed_base_or_extension_is_named(damaged, which):
+    path = extended_from_a_base(damaged)[which]
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 0x01
+    path.write_bytes(bytes(data))
+    assert_error(damaged, "shared embedding file", str(path), "sha256")
+    path.unlink()
+    assert_error(damaged, "shared embedding file", path.name, "missing")
+
+
+def run_script(name: str, *args: str) -> int:
+    """scripts/NAME's main() with `args` as its command line."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location(name.removesuffix(".py"), Path(__file__).resolve().parents[1] / "scripts" / name)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    argv, sys.argv = sys.argv, [name, *args]
+    try:
+        return module.main()
+    finally:
+        sys.argv = argv
+
+
+def test_compaction_stores_a_file_of_mostly_shared_rows_as_an_extension_of_another(damaged):
+    """scripts/compact_checkpoints.py step 4: a second checkpoint whose rows differ by one row from the first's
+    ends up reading an extension of the first's file, bit for bit as before, and the full copy is gone."""
+    from safetensors.torch import load_file
+
+    from nlivis.store.checkpoints import EMBEDDING_TENSOR
+    from nlivis.store.weights import save_tensors
+
+    config = json.loads((damaged / "config.json").read_text())
+    rows = load_file(str((damaged / config["embeddings"]["file"]).resolve()))[EMBEDDING_TENSOR]
+    rows[-1] += 1.0  # the second seed's unknown word, drawn again
+    second = damaged.parent / "tiny-seed2"
+    shutil.copytree(damaged, second)
+    full = damaged.parent / "embeddings" / "second.safetensors"
+    save_tensors({EMBEDDING_TENSOR: rows}, full)
+    config["embeddings"].update({"file": f"../embeddings/{full.name}", "sha256": sha256_file(full)})
+    weights.rewrite_checkpoint(second, config=config)
+    before = {folder: load_checkpoint(folder).model.word_embedding.weight.detach().clone() for folder in (damaged, second)}
+
+    assert run_script("compact_checkpoints.py", "--checkpoints", str(damaged.parent),
+                      "--data-dir", str(damaged.parent / "no-data")) == 0
+
+    tables = {folder: json.loads((folder / "config.json").read_text())["embeddings"] for folder in (damaged, second)}
+    extended = [folder for folder, table in tables.items() if "base" in table]
+    assert len(extended) == 1 and len(list((damaged.parent / "embeddings").iterdir())) == 2
+    for folder, rows_before in before.items():
+        assert torch.equal(load_checkpoint(folder).model.word_embedding.weight, rows_before)
+
+
+def test_shipping_a_trial_copies_it_and_its_shared_rows_under_a_new_name_and_never_replaces_one(damaged, tmp_path):
+    shipped = tmp_path / "shipped"
+    assert run_script("ship_trial.py", str(damaged), "tiny-shipped", "--checkpoints", str(shipped)) == 0
+    loaded = load_checkpoint(shipped / "tiny-shipped")
+    assert loaded.config["name"] == "tiny-shipped"
+    assert torch.equal(loaded.model.word_embedding.weight, load_checkpoint(damaged).model.word_embedding.weight)
+    with pytest.raises(SystemExit, match="exists"):
+        run_script("ship_trial.py", str(damaged), "tiny-shipped", "--checkpoints", str(shipped))
+    with pytest.raises(SystemExit, match="records no augmentation"):
+        run_script("ship_trial.py", str(damaged), "tiny-other", "--checkpoints", str(shipped), "--control", "tiny")
+
+
 def test_rewrite_replaces_weights_predictions_and_metrics_as_one_checkpoint(damaged):
     from safetensors.torch import load_file
 

@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[1] / "checkpoints"
 SHIPPED = sorted(p for p in ROOT.glob("*") if (p / "COMPLETE").is_file()) if ROOT.is_dir() else []
 MAX_TOTAL_MB = 180
 """What checkpoints/ may hold (176.1 MB after issue 29's compute-matched augmented/control pairs for GCNN,
-AttentiveConvNet, DIIN and ESAN's second seed, 20 MB, and issue 31's retrained minilm-quora-small): raised from 160
+AttentiveConvNet, DIIN and ESAN's second seed, 20 MB, and issue 31's retrained minilm-quora-small; 174.9 MB with
+ESAN's mnli-small pair, once shared word vectors could extend another file's rows): raised from 160
 for checkpoints those issues require, not a licence to grow; a clone still fetches far less than one full-size
 model."""
 RECHECKED_PAIRS = 100
