@@ -95,7 +95,7 @@ def _checkpoint(folder, protocol, split, predicted):
     return folder
 
 
-def test_cue_report_reads_an_mnli_small_pair_on_its_select_split_and_refuses_mixed_protocols(tmp_path):
+def test_cue_report_reads_an_mnli_small_pair_on_the_splits_it_recorded_and_refuses_mixed_protocols(tmp_path):
     (tmp_path / "xnli_en").mkdir()
     rows = [("telephone", "contradiction", "A cat naps.", "A dog naps."),
             ("travel", "entailment", "A cat naps.", "A kitty naps."),
