@@ -2,13 +2,17 @@
 sentences written for these tests."""
 from __future__ import annotations
 
+import json
 import math
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from nlivis.analysis.cues import (changed_bucket, changed_words, cue_information, cue_rates, cue_table, cue_values,
                                   mutual_information, negation_side)
+from nlivis.store.predictions import write_predictions
+from nlivis.workflows.cues import cue_report
 
 
 def test_changed_words_counts_an_aligned_replacement_by_its_longer_side():
@@ -77,3 +81,35 @@ def test_cue_table_shows_a_model_saying_contradiction_where_one_word_changed_and
     assert one_word["models"]["shortcut"] == {"predicted": 100.0, "accuracy": 33.3}
     assert one_word["models"]["gold-like"] == {"predicted": 33.3, "accuracy": 100.0}
     assert [row["value"] for row in table["negation_side"]] == ["none", "hypothesis"]
+
+
+def _checkpoint(folder, protocol, split, predicted):
+    """A checkpoint folder as far as `cues` reads it: its protocol and its recorded predictions (on its select
+    split and, for mnli-small, on MultiNLI dev matched, whose data the tests do not have)."""
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({"dataset": {"protocol": protocol}}), encoding="utf-8")
+    for key in [split] + (["mnli_dev_matched"] if protocol == "mnli-small" else []):
+        write_predictions(folder / f"predictions_{key}.jsonl.gz",
+                          [{"id": str(i + 2), "gold": None, "predicted": label, "probs": [1 / 3] * 3}
+                           for i, label in enumerate(predicted)])
+    return folder
+
+
+def test_cue_report_reads_an_mnli_small_pair_on_the_splits_it_recorded_and_refuses_mixed_protocols(tmp_path):
+    (tmp_path / "xnli_en").mkdir()
+    rows = [("telephone", "contradiction", "A cat naps.", "A dog naps."),
+            ("travel", "entailment", "A cat naps.", "A kitty naps."),
+            ("fiction", "neutral", "A boy runs in a park.", "Some children are playing outdoors today.")]
+    (tmp_path / "xnli_en" / "xnli.dev.en.genre.tsv").write_text(
+        "genre\tgold_label\tsentence1\tsentence2\n" + "".join("\t".join(row) + "\n" for row in rows), encoding="utf-8")
+    control = _checkpoint(tmp_path / "control", "mnli-small", "xnli_en_dev", ["contradiction", "entailment", "neutral"])
+    shortcut = _checkpoint(tmp_path / "shortcut", "mnli-small", "xnli_en_dev",
+                           ["contradiction", "contradiction", "neutral"])
+    record = cue_report([control, shortcut], tmp_path).record()
+    one_word = next(row for row in record["sets"]["xnli_en_dev"]["changed_words"] if row["value"] == "1")
+    assert one_word["pairs"] == 2 and one_word["gold"] == 50.0
+    assert one_word["models"]["control"]["predicted"] == 50.0 and one_word["models"]["shortcut"]["predicted"] == 100.0
+    assert list(record["sets"]) == ["xnli_en_dev"]  # no MultiNLI dev here: its recorded predictions are skipped
+    snli = _checkpoint(tmp_path / "snli", "snli-small", "snli_dev", ["neutral"])
+    with pytest.raises(ValueError, match=r"different protocols: control \(mnli-small\), snli \(snli-small\)"):
+        cue_report([control, snli], tmp_path)

@@ -1,11 +1,13 @@
 """Which surface cues decide a checkpoint's answers: per cue (words changed between premise and hypothesis, the
 side holding a negation) and value, the pairs, how often gold says contradiction and how often each checkpoint
-does (and its accuracy there), on SNLI dev and on challenge files.
+does (and its accuracy there), on the splits the checkpoints recorded and on challenge files.
 
     python -m nlivis cues checkpoints/esan-snli-small checkpoints/esan-snli-small-augmented \
         --data-dir ../shared/data --file ../shared/data/conjnli/conj_dev.tsv [--json]
 
-SNLI dev comes from the checkpoints' recorded predictions (no model runs); a file's predictions from its named
+The splits the checkpoints (of one protocol) recorded predictions on come from those predictions, no model runs:
+SNLI dev for snli-small; XNLI-en dev, MultiNLI dev matched / mismatched and their hard subsets for mnli-small.
+A file's predictions come from its named
 evaluation, made and kept as `evaluate --file` does when missing. A checkpoint that learned "one changed word →
 contradiction" says contradiction far more often than gold in the 1-word row.
 """
@@ -16,10 +18,12 @@ import json
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("checkpoints", nargs="+", help="checkpoint folders whose select split is SNLI dev")
-    parser.add_argument("--data-dir", required=True, help="data root holding snli/esnli_tokenized/ (e.g. ../shared/data)")
+    parser.add_argument("checkpoints", nargs="+", help="checkpoint folders of one protocol (the splits they "
+                        "recorded predictions on, e.g. SNLI dev or XNLI-en dev, are broken down with no model runs)")
+    parser.add_argument("--data-dir", required=True, help="data root holding the recorded splits (snli/esnli_tokenized/, "
+                        "xnli_en/, mnli_dev/, mnli_hard/; e.g. ../shared/data)")
     parser.add_argument("--file", action="append", default=[], help="a challenge file (any format `evaluate --file` "
-                        "reads) to break down too; repeat for more (default: SNLI dev only)")
+                        "reads) to break down too; repeat for more (default: the recorded splits only)")
     parser.add_argument("--cache-dir", default=None, help="cache folder for spaCy analyses (default: $NLIVIS_CACHE_DIR "
                         "or ~/.cache/nlivis)")
     parser.add_argument("--json", action="store_true", help="print JSON ({checkpoints, label, cues, sets: {set: {cue: "
