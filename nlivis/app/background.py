@@ -86,6 +86,22 @@ def in_background(key: tuple, work: Callable[[], Any]) -> Future:
         return job
 
 
+def ahead(key: tuple, work: Callable[[], Any]) -> None:
+    """Run `work` once per `key` in the background thread, once no page has run for `QUIET_S`
+    (`when_pages_idle`): what the reader will likely ask for next (the next pair of a list), computed while they
+    read this one and kept in the caches `work` fills. Off with the warm-up (`WARM_UP_ENV`); a failure is dropped:
+    the page computes what is missing when it is asked."""
+    if os.environ.get(WARM_UP_ENV, "1") == "0":
+        return
+    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(logging.ERROR)
+
+    def when_idle() -> None:
+        when_pages_idle()
+        work()
+
+    in_background(key, when_idle)
+
+
 def reporting(work: Callable[[Callable[[str], None]], Any], progress: Callable[[str], None]) -> Any:
     """`work(say)` run in a worker thread while this thread passes each message `say` got on to `progress`: a
     cached function's work can then report progress to the page without an st call inside it (Streamlit
