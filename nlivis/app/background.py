@@ -39,8 +39,11 @@ REPORT_TICK_S = 0.2
 TAGGER_READY = threading.Event()
 """Set once a pair was tagged in this process: the parser and WordNet are then in memory."""
 QUIET_S = 0.5
-"""How long after the last page run ended a warm-up step waits before it starts: the browser then fetches what
-the page needs from the server (plotly's script, the page's media) without the step's Python work in between."""
+"""How long after the last page run ended work ahead (`ahead`: a fraction of a second of it) waits to start."""
+WARM_UP_QUIET_S = 2.0
+"""How long after the last page run ended a warm-up step (seconds of loading each) waits to start: the browser
+draws the page it just got — plotly's setup and the charts, 1.5-3 s of a core — before the warm-up takes the
+other one."""
 _PAGES = threading.Condition()
 _RUNNING: list[float] = [0, 0.0]
 """[page runs in progress in this process, when the last one ended (time.monotonic)], guarded by `_PAGES`."""
@@ -60,15 +63,15 @@ def page_running() -> Iterator[None]:
             _PAGES.notify_all()
 
 
-def when_pages_idle() -> None:
-    """Return once no page has run for `QUIET_S`. A server runs pages and this process's Python work one at a time
+def when_pages_idle(quiet_s: float | None = None) -> None:
+    """Return once no page has run for `quiet_s` (default `QUIET_S`). A server runs pages and this process's Python work one at a time
     (the interpreter's lock), so a warm-up step beside a page's run delays that page by its whole length: loading
     spaCy's parser and WordNet (5–8 s of CPU) beside the first page after a launch, which needs neither, made it
     that much later (py-spy on the server, bench/RESULTS.md issue 30, session 23)."""
     with _PAGES:
         while True:
             _PAGES.wait_for(lambda: _RUNNING[0] == 0)
-            left = _RUNNING[1] + QUIET_S - time.monotonic()
+            left = _RUNNING[1] + (QUIET_S if quiet_s is None else quiet_s) - time.monotonic()
             if left <= 0:
                 return
             _PAGES.wait(left)
@@ -122,21 +125,21 @@ def warm_up(folders: Callable[[], Sequence[Path]], load: Callable[[Path], Any]) 
     spaCy's pipelines and WordNet — what the next page a user opens would otherwise wait for (WordNet and the
     dependency parser that the annotation tags need took 25 s on a busy 2-core machine). Pages never wait, and
     the folders are looked up in that background work, not on every run of every page that calls this. Each step
-    starts only while no page runs (`when_pages_idle`): the first page after a launch loads what it needs itself,
-    alone, and the rest loads while its reader reads."""
+    starts only once no page has run for `WARM_UP_QUIET_S` (`when_pages_idle`): the first page after a launch loads
+    what it needs itself, alone, the browser draws it, and the rest loads while its reader reads."""
     if os.environ.get(WARM_UP_ENV, "1") == "0":
         return
     # the cached loaders it calls have no script context in that thread: Streamlit would log that at every call
     logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(logging.ERROR)
 
     def work() -> None:
-        when_pages_idle()
+        when_pages_idle(WARM_UP_QUIET_S)
         for folder in folders():
-            when_pages_idle()
+            when_pages_idle(WARM_UP_QUIET_S)
             load(folder)
-        when_pages_idle()
+        when_pages_idle(WARM_UP_QUIET_S)
         analyse_text_pair(state.DEFAULT_PAIR.premise, state.DEFAULT_PAIR.hypothesis)
-        when_pages_idle()
+        when_pages_idle(WARM_UP_QUIET_S)
         automatic_tags_now(state.DEFAULT_PAIR.premise, state.DEFAULT_PAIR.hypothesis)
 
     in_background(("warm up",), work)
