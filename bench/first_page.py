@@ -75,8 +75,10 @@ def first_visit(context, server: AppServer, page: str, profile: Path | None = No
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--before-root", type=Path, required=True, help="the earlier checkout (git archive … | tar -x)")
-    parser.add_argument("--pages", default="Pair_explorer,Error_analysis,Ablations,Attribution,Gates,DIIN_interaction_space")
+    parser.add_argument("--before-root", type=Path, required=True,
+                        help="the earlier checkout (git archive … | tar -x)")
+    parser.add_argument("--pages", default="Pair_explorer,Error_analysis,Ablations,Attribution,Gates,"
+                                           "DIIN_interaction_space", help="comma-separated url paths")
     parser.add_argument("--rounds", type=int, default=2, help="fresh servers per page and checkout (default 2)")
     parser.add_argument("--profile", type=Path, default=None, help="record each visit's server with py-spy here")
     add_out_option(parser)
@@ -87,7 +89,8 @@ def main() -> None:
     roots = {"after": ROOT, "before": args.before_root}
     env = bench_environment(ROOT / "checkpoints", scratch)
     found: dict[tuple[str, str], list[dict[str, float]]] = {}
-    lines = [command_line("each checkout's fresh server in turn; medians over the rounds"), "", load_average("start"), ""]
+    lines = [command_line("each checkout's fresh server in turn; medians over the rounds"), "",
+             load_average("start"), ""]
     with chromium() as browser:
         context = browser.new_context(viewport=VIEWPORT)
         for root in roots.values():  # priming: disk caches and the browser's cache as after a first use

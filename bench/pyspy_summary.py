@@ -33,7 +33,8 @@ def summarise(path: Path, rate: float, top: int, depth: int) -> list[str]:
         thread = re.sub(r"\(\d+\)", "", frames[0]).replace("thread", "").strip(" :") or "unnamed"
         seconds[thread] += int(count) / rate
         own = [re.sub(r":\d+\)", ")", f) for f in frames[1:] if "nlivis/" in f or "pages/" in f or "_mpa_v1" in f]
-        chains[thread][" > ".join(own[:depth]) or "(no nlivis frame: Streamlit, imports of the server)"] += int(count) / rate
+        chain = " > ".join(own[:depth]) or "(no nlivis frame: Streamlit, imports of the server)"
+        chains[thread][chain] += int(count) / rate
     lines = [f"{path.name}: " + ", ".join(f"{thread} {s:.2f} s" for thread, s in seconds.most_common())]
     for thread, _ in seconds.most_common():
         if seconds[thread] < 0.5:

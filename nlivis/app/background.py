@@ -64,10 +64,10 @@ def page_running() -> Iterator[None]:
 
 
 def when_pages_idle(quiet_s: float | None = None) -> None:
-    """Return once no page has run for `quiet_s` (default `QUIET_S`). A server runs pages and this process's Python work one at a time
-    (the interpreter's lock), so a warm-up step beside a page's run delays that page by its whole length: loading
-    spaCy's parser and WordNet (5–8 s of CPU) beside the first page after a launch, which needs neither, made it
-    that much later (py-spy on the server, bench/RESULTS.md issue 30, session 23)."""
+    """Return once no page has run for `quiet_s` (default `QUIET_S`). A server runs pages and this process's
+    Python work one at a time (the interpreter's lock), so a warm-up step beside a page's run delays that page by
+    its whole length: loading spaCy's parser and WordNet (5–8 s of CPU) beside the first page after a launch,
+    which needs neither, made it that much later (py-spy on the server, bench/RESULTS.md issue 30, session 23)."""
     with _PAGES:
         while True:
             _PAGES.wait_for(lambda: _RUNNING[0] == 0)

@@ -16,8 +16,8 @@ from typing import Iterable, Sequence
 from tqdm import tqdm
 
 from nlivis.data.records import InputError
-from nlivis.features.pos import spacy_to_ptb
 from nlivis.features import pos
+from nlivis.features.pos import spacy_to_ptb
 from nlivis.features.spacy_pipeline import installed_pipeline_version, load_nlp
 from nlivis.store.files import atomic_write_json, cache_root, read_sealed
 
