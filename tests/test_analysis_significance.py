@@ -23,6 +23,13 @@ def test_mcnemar_balanced_is_one():
 def test_mcnemar_against_binomial_sum():
     # b=8, c=2: p = 2 * sum_{k<=2} C(10,k) / 2^10 = 2 * 56 / 1024
     assert mcnemar_exact(8, 2) == pytest.approx(2 * (1 + 10 + 45) / 1024)
+
+
+def test_mcnemar_is_scipy_stats_binomial_bit_for_bit():
+    from scipy.stats import binom
+
+    for b, c in ((8, 2), (40, 60), (123, 310), (480, 520), (3, 3000)):
+        assert mcnemar_exact(b, c) == float(min(1.0, 2.0 * binom.cdf(min(b, c), b + c, 0.5)))
     with pytest.raises(ValueError):
         mcnemar_exact(-1, 3)
 

@@ -342,6 +342,27 @@ def test_cached_tags_are_reused(tmp_path, monkeypatch):
         samples.cached_tag_pairs(pairs, cache_dir=tmp_path)
 
 
+def test_tags_kept_from_a_run_with_wordnet_are_read_without_opening_it(tmp_path, monkeypatch):
+    from nlivis.store.files import atomic_write_json
+    from nlivis.workflows import samples
+
+    pairs = [Pair("a", "If it rains, we stay home.", "We stay home.")]
+    atomic_write_json(tmp_path / f"tags-{tagging.tag_cache_key(pairs, wordnet=True)}.json", {"a": ["CONDITIONAL"]},
+                      indent=None, sealed=True)
+
+    def fail(*args, **kwargs):
+        raise AssertionError("WordNet was opened")
+
+    monkeypatch.setattr(samples, "unavailable_tags", fail)
+    monkeypatch.setattr(tagging, "unavailable_tags", fail)
+    monkeypatch.setattr(samples, "copy_problem", lambda target: None)  # nlivis's copy in place
+    kept = samples.tag_sample(pairs, tmp_path)
+    assert kept.tags == {"a": frozenset({"CONDITIONAL"})} and kept.unavailable == {} and kept.size == 1
+    monkeypatch.setattr(samples, "copy_problem", lambda target: "not installed")  # then only WordNet can say
+    with pytest.raises(AssertionError, match="WordNet was opened"):
+        samples.tag_sample(pairs, tmp_path)
+
+
 def test_progress_callback_counts_pairs():
     seen = []
     pairs = [Pair(str(i), "A dog runs.", "A dog moves.") for i in range(5)]

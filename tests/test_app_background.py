@@ -37,3 +37,27 @@ def test_reporting_raises_what_the_work_raised():
 
     with pytest.raises(ValueError, match="two tasks"):
         background.reporting(work, lambda message: None)
+
+
+def test_the_warm_up_waits_while_a_page_runs_and_goes_on_once_pages_are_idle(monkeypatch):
+    monkeypatch.setattr(background, "QUIET_S", 0.01)
+    went_on = threading.Event()
+    waiter = threading.Thread(target=lambda: (background.when_pages_idle(), went_on.set()))
+    with background.page_running():
+        waiter.start()
+        assert not went_on.wait(0.2)  # a page runs: the warm-up's next step has not started
+    waiter.join(timeout=30)
+    assert went_on.is_set()
+
+
+def test_work_ahead_waits_for_idle_pages_and_is_off_with_the_warm_up(monkeypatch):
+    monkeypatch.setattr(background, "QUIET_S", 0.01)
+    monkeypatch.setenv(background.WARM_UP_ENV, "0")
+    background.ahead(("test", "ahead", "off"), lambda: None)
+    assert ("test", "ahead", "off") not in background._JOBS  # nothing submitted
+    monkeypatch.setenv(background.WARM_UP_ENV, "1")
+    ran = threading.Event()
+    with background.page_running():
+        background.ahead(("test", "ahead", "on"), ran.set)
+        assert not ran.wait(0.2)  # a page runs: the work waits
+    assert ran.wait(30)

@@ -717,3 +717,34 @@ def test_attribution_and_faithfulness_are_registered_analyses_that_apply_to_ever
     assert ANALYSES["faithfulness"] is FAITHFULNESS and FAITHFULNESS.runner() is faithfulness_subject
     assert ATTRIBUTION.options is ExplainOptions and FAITHFULNESS.options is FaithfulnessOptions
     assert ATTRIBUTION.applies_to(frozenset()) and FAITHFULNESS.applies_to(frozenset())
+
+
+def test_an_explanation_is_kept_on_disk_and_read_back_as_it_was(tmp_path, monkeypatch):
+    """`workflows.explain.explain_kept`: the second ask of the same checkpoint, pair and options reads the kept file
+    (the same scores, attention layers included); another pair is explained again; a damaged file is recomputed."""
+    from types import SimpleNamespace
+
+    from nlivis.analysis.attribution import TokenScores
+    from nlivis.workflows import explain as explaining
+    from nlivis.workflows.specs import ExplainOptions
+
+    folder = tmp_path / "checkpoint"
+    folder.mkdir()
+    for name in ("model.safetensors", "config.json"):
+        (folder / name).write_text(name)
+    loaded = SimpleNamespace(path=folder, labels=NLI_LABELS)
+    made = TokenScores("attention", ["a", "dog"], ["it"], [0.25, 0.75], [1.0], 1, 2,
+                       layers={"layer 1": ([0.5, 0.5], [1.0])})
+    calls = []
+    monkeypatch.setattr(explaining, "explain", lambda loaded, premise, hypothesis, options: calls.append(premise) or
+                        explaining.Explanation(tuple(loaded.labels), options, {"attention": made}))
+    options = ExplainOptions(methods=("attention",))
+    first = explaining.explain_kept(loaded, "A dog .", "It .", options, cache_dir=tmp_path / "cache")
+    again = explaining.explain_kept(loaded, "A dog .", "It .", options, cache_dir=tmp_path / "cache")
+    assert again.scores == first.scores == {"attention": made} and calls == ["A dog ."]
+    explaining.explain_kept(loaded, "A cat .", "It .", options, cache_dir=tmp_path / "cache")
+    [kept] = [p for p in (tmp_path / "cache" / "explanations").glob("*.json")
+              if p == explaining.kept_path(loaded, "A dog .", "It .", options, tmp_path / "cache")]
+    kept.write_bytes(kept.read_bytes().replace(b"0.25", b"0.35"))  # same size, other scores: not trusted
+    explaining.explain_kept(loaded, "A dog .", "It .", options, cache_dir=tmp_path / "cache")
+    assert calls == ["A dog .", "A cat .", "A dog ."]

@@ -178,11 +178,13 @@ def tag_pairs(pairs: Sequence[Pair], progress: bool | Callable[[int, int], None]
     return tags
 
 
-def tag_cache_key(pairs: Sequence[Pair]) -> str:
+def tag_cache_key(pairs: Sequence[Pair], wordnet: bool | None = None) -> str:
     """What cached tags depend on: the rules' version, the spaCy pipeline, WordNet's availability and
-    every pair's id and text."""
+    every pair's id and text. `wordnet`: whether the tags are (or were) decided with WordNet, when the caller
+    says; else WordNet is opened to know (`unavailable_tags`)."""
+    wordnet = not unavailable_tags() if wordnet is None else wordnet
     digest = hashlib.sha256()
-    digest.update(f"{TAGGER_VERSION}|{installed_pipeline_version()}|wordnet={not unavailable_tags()}\n".encode())
+    digest.update(f"{TAGGER_VERSION}|{installed_pipeline_version()}|wordnet={wordnet}\n".encode())
     for pair in pairs:
         digest.update(f"{pair.id}\t{pair.premise}\t{pair.hypothesis}\n".encode())
     return digest.hexdigest()[:24]

@@ -1,7 +1,7 @@
 """Work the app does off the page's thread: one background thread per server process (jobs queue up, so they
-never compete with each other for the two cores, only with the pages), the warm-up that loads what the first
-page would otherwise wait for, and one pair's automatic annotation tags, computed there while spaCy's parser
-and WordNet load.
+never compete with each other for the two cores, only with the pages), the warm-up that loads what a page
+would otherwise wait for — each of its steps only while no page runs — and one pair's automatic annotation
+tags, computed there while spaCy's parser and WordNet load.
 
 `TAGGER_LOCK` serialises every use of spaCy's shared pipeline: the page's thread, this thread, and the cached
 edit and probe runs (`app.cache`) all parse through it.
@@ -12,10 +12,12 @@ import logging
 import os
 import queue
 import threading
+import time
 import warnings
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import streamlit as st
 
@@ -36,6 +38,43 @@ REPORT_TICK_S = 0.2
 """How often `reporting` looks whether its work finished."""
 TAGGER_READY = threading.Event()
 """Set once a pair was tagged in this process: the parser and WordNet are then in memory."""
+QUIET_S = 0.5
+"""How long after the last page run ended work ahead (`ahead`: a fraction of a second of it) waits to start."""
+WARM_UP_QUIET_S = 2.0
+"""How long after the last page run ended a warm-up step (seconds of loading each) waits to start: the browser
+draws the page it just got — plotly's setup and the charts, 1.5-3 s of a core — before the warm-up takes the
+other one."""
+_PAGES = threading.Condition()
+_RUNNING: list[float] = [0, 0.0]
+"""[page runs in progress in this process, when the last one ended (time.monotonic)], guarded by `_PAGES`."""
+
+
+@contextmanager
+def page_running() -> Iterator[None]:
+    """Around a page's run: while any page runs, the warm-up's next step waits (`when_pages_idle`)."""
+    with _PAGES:
+        _RUNNING[0] += 1
+    try:
+        yield
+    finally:
+        with _PAGES:
+            _RUNNING[0] -= 1
+            _RUNNING[1] = time.monotonic()
+            _PAGES.notify_all()
+
+
+def when_pages_idle(quiet_s: float | None = None) -> None:
+    """Return once no page has run for `quiet_s` (default `QUIET_S`). A server runs pages and this process's
+    Python work one at a time (the interpreter's lock), so a warm-up step beside a page's run delays that page by
+    its whole length: loading spaCy's parser and WordNet (5–8 s of CPU) beside the first page after a launch,
+    which needs neither, made it that much later (py-spy on the server, bench/RESULTS.md issue 30, session 23)."""
+    with _PAGES:
+        while True:
+            _PAGES.wait_for(lambda: _RUNNING[0] == 0)
+            left = _RUNNING[1] + (QUIET_S if quiet_s is None else quiet_s) - time.monotonic()
+            if left <= 0:
+                return
+            _PAGES.wait(left)
 
 
 def in_background(key: tuple, work: Callable[[], Any]) -> Future:
@@ -48,6 +87,22 @@ def in_background(key: tuple, work: Callable[[], Any]) -> Future:
                 for old in [k for k, j in _JOBS.items() if j.done() and k != key][:256]:
                     del _JOBS[old]
         return job
+
+
+def ahead(key: tuple, work: Callable[[], Any]) -> None:
+    """Run `work` once per `key` in the background thread, once no page has run for `QUIET_S`
+    (`when_pages_idle`): what the reader will likely ask for next (the next pair of a list), computed while they
+    read this one and kept in the caches `work` fills. Off with the warm-up (`WARM_UP_ENV`); a failure is dropped:
+    the page computes what is missing when it is asked."""
+    if os.environ.get(WARM_UP_ENV, "1") == "0":
+        return
+    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(logging.ERROR)
+
+    def when_idle() -> None:
+        when_pages_idle()
+        work()
+
+    in_background(key, when_idle)
 
 
 def reporting(work: Callable[[Callable[[str], None]], Any], progress: Callable[[str], None]) -> Any:
@@ -67,18 +122,24 @@ def reporting(work: Callable[[Callable[[str], None]], Any], progress: Callable[[
 
 def warm_up(folders: Callable[[], Sequence[Path]], load: Callable[[Path], Any]) -> None:
     """Once per server process, in the background: import torch and `load` the default models' `folders()`,
-    spaCy's pipelines and WordNet — what the first page a user opens would otherwise wait for (WordNet and the
+    spaCy's pipelines and WordNet — what the next page a user opens would otherwise wait for (WordNet and the
     dependency parser that the annotation tags need took 25 s on a busy 2-core machine). Pages never wait, and
-    the folders are looked up in that background work, not on every run of every page that calls this."""
+    the folders are looked up in that background work, not on every run of every page that calls this. Each step
+    starts only once no page has run for `WARM_UP_QUIET_S` (`when_pages_idle`): the first page after a launch loads
+    what it needs itself, alone, the browser draws it, and the rest loads while its reader reads."""
     if os.environ.get(WARM_UP_ENV, "1") == "0":
         return
     # the cached loaders it calls have no script context in that thread: Streamlit would log that at every call
     logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(logging.ERROR)
 
     def work() -> None:
+        when_pages_idle(WARM_UP_QUIET_S)
         for folder in folders():
+            when_pages_idle(WARM_UP_QUIET_S)
             load(folder)
+        when_pages_idle(WARM_UP_QUIET_S)
         analyse_text_pair(state.DEFAULT_PAIR.premise, state.DEFAULT_PAIR.hypothesis)
+        when_pages_idle(WARM_UP_QUIET_S)
         automatic_tags_now(state.DEFAULT_PAIR.premise, state.DEFAULT_PAIR.hypothesis)
 
     in_background(("warm up",), work)

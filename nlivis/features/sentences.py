@@ -6,15 +6,20 @@ text typed into the app keeps vocabulary ids, POS tags and exact-match flags con
 """
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import Iterable, Sequence
 
 from tqdm import tqdm
 
 from nlivis.data.records import InputError
+from nlivis.features import pos
 from nlivis.features.pos import spacy_to_ptb
-from nlivis.features.spacy_pipeline import load_nlp
+from nlivis.features.spacy_pipeline import installed_pipeline_version, load_nlp
+from nlivis.store.files import atomic_write_json, cache_root, read_sealed
 
 DEFAULT_BATCH_SIZE = 256
 """Texts per `nlp.pipe` batch; larger batches gave no further speed on this CPU."""
@@ -103,14 +108,54 @@ def analyse_sentences(
     return [analyses[distinct[text]] for text in texts]
 
 
+@lru_cache(maxsize=1)
+def _analysis_code_digest() -> str:
+    """sha256 of this module's and the tag mapping's source: a kept analysis is keyed by the code that made it."""
+    digest = hashlib.sha256()
+    for path in (Path(__file__), Path(pos.__file__)):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def kept_pair_path(premise: str, hypothesis: str) -> Path:
+    """Where `analyse_text_pair` keeps a typed pair's analyses: keyed by the spaCy pipeline's version, the code
+    that analyses (`_analysis_code_digest`) and the two texts, under the cache root."""
+    key = json.dumps([installed_pipeline_version(), _analysis_code_digest(), premise, hypothesis])
+    return cache_root() / "typed_pairs" / f"{hashlib.sha256(key.encode()).hexdigest()[:24]}.json"
+
+
+def _kept_pair(path: Path) -> tuple[SentenceAnalysis, SentenceAnalysis] | None:
+    data = read_sealed(path)
+    try:
+        kept = json.loads(data) if data is not None else None
+        premise, hypothesis = (SentenceAnalysis(*map(tuple, sentence)) for sentence in kept)
+    except (TypeError, ValueError):
+        return None
+    return premise, hypothesis
+
+
 @lru_cache(maxsize=TYPED_PAIRS_REMEMBERED)
 def analyse_text_pair(premise: str, hypothesis: str) -> tuple[SentenceAnalysis, SentenceAnalysis]:
     """`analyse_sentences` of one typed pair, remembered: the app reads a pair with every loaded model,
     and all of them share the one spaCy pipeline, so five models cost one analysis instead of five.
-    The analyses are frozen, so sharing them is safe."""
+    The analyses are frozen, so sharing them is safe. They are also kept on disk (`kept_pair_path`, sealed
+    JSON) and read back in a later process without loading spaCy: a page showing a pair read before — the
+    default pair of the Pair explorer, Gates, DIIN pages — no longer loads spaCy's pipeline (~1 CPU s, most of
+    its import) for the first view after a launch. A kept file that is absent, damaged or unsealed is analysed
+    again; one that cannot be written leaves the analysis as it is."""
+    path = kept_pair_path(premise, hypothesis)
+    kept = _kept_pair(path)
+    if kept is not None:
+        return kept
     for text, name in ((premise, "premise"), (hypothesis, "hypothesis")):
         problem = length_problem(text, name)
         if problem:
             raise InputError(problem)
     premise_analysis, hypothesis_analysis = analyse_sentences([premise, hypothesis])
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_json(path, [[list(s.tokens), list(s.tags), list(s.lemmas)]
+                                 for s in (premise_analysis, hypothesis_analysis)], indent=None, sealed=True)
+    except OSError:
+        pass  # a cache that cannot be written: the analysis stands
     return premise_analysis, hypothesis_analysis

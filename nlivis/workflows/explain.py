@@ -5,12 +5,23 @@ method (`analysis.attribution.explain_pair`), from text analysed by the one type
 `python -m nlivis explain` and the app's Attribution page both call `explain`."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
+import nlivis.features
+import nlivis.inference
+import nlivis.models
+from nlivis.analysis import attribution
 from nlivis.analysis.attribution import TokenScores, explain_pair
+from nlivis.features.cache import file_digest, installed_pipeline_version
 from nlivis.features.dataset import analysed_text_pair
 from nlivis.data.text import whole_number
+from nlivis.store.files import atomic_write_json, cache_root, read_sealed
+from nlivis.workflows.projection import checkpoint_fingerprint
 from nlivis.workflows.protocol import Progress
 from nlivis.workflows.specs import ExplainOptions
 from nlivis.workflows.subjects import TypedPair
@@ -66,6 +77,58 @@ def explain(loaded: Any, premise: str, hypothesis: str, options: ExplainOptions 
     return Explanation(tuple(loaded.labels), options, scores)
 
 
+
+
+KEPT_FORMAT = 1
+"""Part of every kept explanation's key: raised when what `TokenScores` holds changes."""
+
+
+@lru_cache(maxsize=1)
+def explanation_code_digest() -> str:
+    """The digest of the code an explanation runs (the models, the featurizer, inference, the attribution methods
+    and this module): a kept explanation is keyed by it, so changed code never answers from an earlier run. Read
+    once per process, when an explanation is first asked for."""
+    return file_digest((*Path(nlivis.models.__file__).parent.rglob("*.py"),
+                        *Path(nlivis.features.__file__).parent.rglob("*.py"), Path(nlivis.inference.__file__),
+                        Path(attribution.__file__), Path(__file__)))
+
+
+def kept_path(loaded: Any, premise: str, hypothesis: str, options: ExplainOptions,
+              cache_dir: str | Path | None = None) -> Path:
+    """Where `explain_kept` keeps an explanation: keyed by the checkpoint's weights and config, the spaCy pipeline
+    that analyses the text, the code (`explanation_code_digest`), the pair and the options."""
+    key = json.dumps([KEPT_FORMAT, checkpoint_fingerprint(loaded.path), installed_pipeline_version(),
+                      explanation_code_digest(), premise, hypothesis, list(options.methods), options.target,
+                      options.steps, options.at])
+    return cache_root(cache_dir) / "explanations" / f"{hashlib.sha256(key.encode()).hexdigest()[:24]}.json"
+
+
+def explain_kept(loaded: Any, premise: str, hypothesis: str, options: ExplainOptions = ExplainOptions(),
+                 cache_dir: str | Path | None = None) -> Explanation:
+    """`explain`, kept on disk as sealed JSON (`kept_path`) and read back the next time the same checkpoint, code,
+    pair and options are asked for, in this process or after a restart: the Attribution page's first view after a
+    launch explained its pair again each time — integrated gradients and spaCy's pipeline loaded for the text, 2.7
+    of its 5 CPU s of script at load 7 (py-spy on the server). A kept file that is absent, damaged or unsealed is
+    computed again; one that cannot be written leaves the explanation computed."""
+    path = kept_path(loaded, premise, hypothesis, options, cache_dir)
+    data = read_sealed(path)
+    try:
+        kept = json.loads(data) if data is not None else None
+        if isinstance(kept, dict):
+            scores = {method: TokenScores(**{**fields, "layers": {name: tuple(pair) for name, pair
+                                                                  in fields.get("layers", {}).items()}})
+                      for method, fields in kept.items()}
+            return Explanation(tuple(loaded.labels), options, scores)
+    except (TypeError, ValueError, AttributeError):
+        pass  # not what this code keeps: computed again below
+    explanation = explain(loaded, premise, hypothesis, options)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_json(path, {method: asdict(scores) for method, scores in explanation.scores.items()}, indent=None,
+                          sealed=True)
+    except OSError:
+        pass  # a cache that cannot be written: the explanation stands
+    return explanation
 
 
 def class_index(labels: tuple[str, ...], target: int | str | None) -> int | None:

@@ -16,6 +16,7 @@ import pandas as pd
 from nlivis.analysis.tags import tag_cache_key, tag_pairs, unavailable_tags
 from nlivis.data.records import Pair
 from nlivis.features.dataset import AnalysedPair, analyse_pairs
+from nlivis.features.wordnet import copy_problem, corpus_folder
 from nlivis.store.files import atomic_write_json, read_sealed
 
 ALL_PAIRS = 0
@@ -55,6 +56,17 @@ def cached_tag_pairs(pairs: Sequence[Pair], cache_dir: str | Path) -> dict[str, 
     parsing a dev set with the dependency parser takes minutes on a CPU, reading the result back milliseconds.
     A file that is absent, damaged or unsealed is computed again."""
     path = Path(cache_dir) / f"tags-{tag_cache_key(pairs)}.json"
+    stored = _stored_tags(path)
+    if stored is not None:
+        return stored
+    tags = tag_pairs(pairs)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_json(path, {pair_id: sorted(names) for pair_id, names in tags.items()}, indent=None, sealed=True)
+    return tags
+
+
+def _stored_tags(path: Path) -> dict[str, frozenset[str]] | None:
+    """The tags `cached_tag_pairs` kept in `path`, or None when it is absent, damaged or unsealed."""
     data = read_sealed(path)
     try:
         stored = json.loads(data) if data is not None else None
@@ -62,14 +74,20 @@ def cached_tag_pairs(pairs: Sequence[Pair], cache_dir: str | Path) -> dict[str, 
         stored = None
     if isinstance(stored, dict) and all(isinstance(names, list) for names in stored.values()):
         return {pair_id: frozenset(names) for pair_id, names in stored.items()}
-    tags = tag_pairs(pairs)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_json(path, {pair_id: sorted(names) for pair_id, names in tags.items()}, indent=None, sealed=True)
-    return tags
+    return None
 
 
 def tag_sample(pairs: Sequence[Pair], cache_dir: str | Path) -> TaggedSample:
-    """The automatic tags of `pairs`, each pair's kept in `cache_dir` (a pair tagged before is read back)."""
+    """The automatic tags of `pairs`, each pair's kept in `cache_dir` (a pair tagged before is read back).
+
+    While nlivis's copy of WordNet is in place (a look at its files' sizes), tags kept from a run with WordNet are
+    read without opening it: opening WordNet (NLTK's import, scipy.stats with it, and its index files) cost 2-3 CPU s
+    of the first Ablations or Table 7 view after a launch (py-spy on the server), and such tags leave none
+    undecided. Otherwise WordNet is opened to know which tags are kept and which cannot be decided."""
+    if copy_problem(corpus_folder()) is None:
+        kept = _stored_tags(Path(cache_dir) / f"tags-{tag_cache_key(pairs, wordnet=True)}.json")
+        if kept is not None:
+            return TaggedSample(kept, {}, len(pairs))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the missing-WordNet warning is shown through `unavailable`
         tags = cached_tag_pairs(pairs, cache_dir=cache_dir)

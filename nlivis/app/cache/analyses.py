@@ -34,12 +34,11 @@ if TYPE_CHECKING:
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _explained(path: str, stamp: float, premise: str, hypothesis: str, methods: tuple[str, ...],
                target: str | None) -> dict[str, Any]:
-    from nlivis.workflows.explain import ExplainOptions
-    from nlivis.workflows.explain import explain as explained
+    from nlivis.workflows.explain import ExplainOptions, explain_kept
 
     loaded = load_cached(path, stamp)
     options = ExplainOptions(methods=methods, target=None if target is None else list(loaded.labels).index(target))
-    return explained(loaded, premise, hypothesis, options).scores
+    return explain_kept(loaded, premise, hypothesis, options).scores
 
 
 def explain(model: Model, premise: str, hypothesis: str, methods: Sequence[str],

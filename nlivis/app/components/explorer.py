@@ -9,7 +9,7 @@ from typing import Sequence
 import pandas as pd
 import streamlit as st
 
-from nlivis.app import cache, paths, state
+from nlivis.app import background, cache, paths, state
 from nlivis.app.cache import figures as cached_figures
 from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import controls, edits, figures, heads, pairs
@@ -58,8 +58,32 @@ def why_here(models: Sequence[cache.Model], shown: cache.ShownPair, readings: di
         references = ", ".join(f"{md(name)} **{md(label)}**" for name, label in taxonomy["references"].items())
         st.markdown(f"**TaxiNLI** (pair {md(str(taxonomy['pair_id']))}, genre {md(str(taxonomy['genre']))}): "
                     f"{md(', '.join(taxonomy['categories'])) or 'no category'} · {references}")
-    pairs.came_from("explorer")
+    pairs.came_from("explorer", ahead=lambda upcoming: read_ahead(models, upcoming))
     pairs.links_to_other_pages(paths.EXPLORER)
+
+
+def read_ahead(models: Sequence[cache.Model], shown: cache.ShownPair) -> None:
+    """In the background once pages are idle (`background.ahead`): what this page computes for `shown`, the pair
+    Next opens — every model's reading, its automatic tags, the overview grid and the first model's alignment
+    heatmaps — kept in the caches the page reads, so Next shows it without computing it (its script 0.26 → 0.08
+    CPU s: bench/script_time.py, bench/RESULTS.md issue 30, session 23)."""
+    premise, hypothesis, _ = pairs.clean(shown)
+    if not premise or not hypothesis:
+        return
+
+    def work() -> None:
+        readings = {m.name: r for m in models if (r := cache.read_pair(m, premise, hypothesis)[0]) is not None}
+        background.automatic_tags(shown.premise, shown.hypothesis)
+        read = [m for m in models if m.name in readings]
+        cached_figures.overview_figure(read, shown.premise, shown.hypothesis, "all loaded models")
+        first = next(iter(read), None)
+        if first is None or Alignment not in first.trace_types or head_family(readings[first.name].trace) is not None:
+            return
+        reading = readings[first.name]
+        for entry_name in reading.trace.of_type(Alignment):
+            cached_figures.alignment_figure(first, reading.premise, reading.hypothesis, entry_name, entry_name)
+
+    background.ahead(("explorer ahead", tuple((m.name, m.path) for m in models), premise, hypothesis), work)
 
 
 def predictions(models: Sequence[cache.Model], shown: cache.ShownPair, readings: dict[str, PairReading]) -> None:

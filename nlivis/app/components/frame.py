@@ -33,7 +33,8 @@ def page(which: paths.Page, caption: str | None = None, *, title: str | None = N
     run_through_the_router()
     links = st.sidebar.container()  # the first thing in the sidebar, filled once the page has run
     try:
-        with state.page_run(which.key, cache.STATE_CHECKS, after=lambda: sidebar_links(links)):
+        with background.page_running(), \
+                state.page_run(which.key, cache.STATE_CHECKS, after=lambda: sidebar_links(links)):
             header(title or which.title, caption, which.icon)
             state.switch_if_asked(lambda: sidebar_links(links))  # a line clicked in a list: leave before the page runs
             background.warm_up(cache.default_model_folders, cache.load_model)

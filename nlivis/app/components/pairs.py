@@ -4,7 +4,7 @@ label, tags, the list it was opened from with Previous / Next, links to the othe
 call that reads it with every loaded model."""
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import streamlit as st
 
@@ -126,9 +126,10 @@ def describe(shown: cache.ShownPair, trained: dict[str, list[str]] | None = None
     st.markdown("  \n".join(lines))
 
 
-def came_from(page: str) -> None:
+def came_from(page: str, ahead: Callable[[cache.ShownPair], None] | None = None) -> None:
     """Where the current pair was opened from (the list's description and its position in it), with Previous /
-    Next through that list; nothing for a pair typed or picked by row."""
+    Next through that list; nothing for a pair typed or picked by row. `ahead(next pair)`, when given, is
+    called with the pair Next would show (the page prepares it in the background)."""
     ref = state.pair_list()
     if ref is None:
         return
@@ -147,6 +148,10 @@ def came_from(page: str) -> None:
                     on_click=_step, args=(listed, ref, position - 1))
     following.button("Next", key=f"{page}_list_next", disabled=position >= total - 1, icon=":material/arrow_forward:",
                      on_click=_step, args=(listed, ref, position + 1))
+    if ahead is not None and position < total - 1:
+        upcoming, _ = cache.resolve_pair(listed.pair_at(position + 1))
+        if upcoming is not None:
+            ahead(upcoming)
 
 
 def _step(listed: lists.PairList, ref: state.ListRef, position: int) -> None:
