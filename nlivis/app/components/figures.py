@@ -2,6 +2,7 @@
 clicked), and the clicks a figure sends back (a point's customdata, a confusion-matrix cell)."""
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import streamlit as st
@@ -10,6 +11,10 @@ from nlivis.app import state
 from nlivis.app.components.frame import image_format
 from nlivis.viz.common import clean_file_name, figure_data_csv, plotly_config
 from nlivis.viz.margins import fit_margins
+from nlivis.viz.themed import for_browser
+
+REVISIONS = itertools.count(1)
+"""A `layout.datarevision` per figure made for the browser: a new figure object never shares one."""
 
 
 def show(figure: Any, key: str, filename: str | None = None, clickable: bool = False, where: Any = st,
@@ -21,11 +26,28 @@ def show(figure: Any, key: str, filename: str | None = None, clickable: bool = F
         fit_margins(figure)
         figure._margins_fitted = True
     options: dict[str, Any] = {"on_select": "rerun", "selection_mode": selection_mode} if clickable else {}
-    event = where.plotly_chart(figure, config=plotly_config(image_format(), name), key=f"chart_{key}", width="stretch",
-                               **options)
+    event = where.plotly_chart(browser_figure(figure), theme=None, config=plotly_config(image_format(), name),
+                               key=f"chart_{key}", width="stretch", **options)
     where.download_button("data (CSV)", lambda: figure_data_csv(figure), file_name=f"{name}.csv", mime="text/csv",
                           key=f"csv_{key}", help="the numbers drawn in this figure", on_click="ignore")
     return event if clickable else None
+
+
+def dark_theme() -> bool:
+    """Whether the reader's browser shows Streamlit's dark theme (light until the browser has said)."""
+    theme = getattr(st.context, "theme", None)
+    return getattr(theme, "type", None) == "dark"
+
+
+def browser_figure(figure: Any) -> Any:
+    """`figure` as the browser is sent it (`viz.themed.for_browser`: Streamlit's look written in, so that each
+    chart is plotted once), made once per figure object and theme: the app caches many figures."""
+    dark = dark_theme()
+    made = getattr(figure, "_for_browser", None)
+    if made is None or made[0] != dark:
+        made = (dark, for_browser(figure, dark, next(REVISIONS)))
+        figure._for_browser = made
+    return made[1]
 
 
 def clicked_points(event: Any) -> list[dict[str, Any]]:
