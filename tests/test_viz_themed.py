@@ -19,17 +19,21 @@ def strip_and_bars() -> go.Figure:
     return figure
 
 
-def test_the_browser_gets_no_template_plain_lists_and_a_fixed_revision():
+def test_the_browser_gets_no_template_plain_lists_and_a_revision_of_its_content():
     figure = strip_and_bars()
-    sent = json.loads(pio.to_json(for_browser(figure, revision=7).to_dict(), validate=False))
-    assert "template" not in sent["layout"] and sent["layout"]["datarevision"] == 7
+    sent = json.loads(pio.to_json(for_browser(figure).to_dict(), validate=False))
+    assert sent["layout"]["template"] is None
+    go.Figure(sent)  # every value valid
+    assert sent["layout"]["datarevision"] == for_browser(strip_and_bars()).layout.datarevision  # built again: the same
+    other = strip_and_bars().update_layout(title="another strip")
+    assert for_browser(other).layout.datarevision != sent["layout"]["datarevision"]
     assert sent["data"][0]["y"] == [0.1, 0.25] and sent["data"][1]["z"] == [[0.5, 0.3333]]  # float32, shortest digits
     assert "meta" not in sent["data"][0] and figure.data[0].meta == {"kind": "table"}  # the CSV still reads it
     assert figure.layout.template.layout is not None and figure.layout.datarevision is None  # `figure` untouched
 
 
 def test_the_look_fills_what_the_figure_leaves_unset_and_keeps_what_it_sets():
-    layout = for_browser(strip_and_bars()).to_dict()["layout"]
+    layout = go.Figure(for_browser(strip_and_bars()).to_dict()).to_dict()["layout"]  # validated by plotly.py
     assert layout["paper_bgcolor"] == "#123456" and layout["plot_bgcolor"] == LIGHT["background"]
     assert layout["title"]["text"] == "a strip" and layout["title"]["font"]["weight"] == "bold"
     assert layout["yaxis"]["tickfont"] == {"size": 9, "color": LIGHT["text"]}
@@ -51,3 +55,11 @@ def test_dark_readers_get_the_dark_look():
     dark, light = (for_browser(strip_and_bars(), dark=d).to_dict()["layout"] for d in (True, False))
     assert dark["plot_bgcolor"] == DARK["background"] != light["plot_bgcolor"]
     assert dark["font"]["color"] == DARK["text"] and dark["colorway"] == DARK["colourway"]
+
+
+def test_a_clickable_chart_gets_the_modes_streamlit_would_set_after_mounting():
+    points = for_browser(strip_and_bars(), selection=("points",)).to_dict()["layout"]
+    assert (points["clickmode"], points["hovermode"], points["dragmode"]) == ("event+select", "closest", "pan")
+    boxes = for_browser(strip_and_bars(), selection=("box", "lasso")).to_dict()["layout"]
+    assert (boxes["clickmode"], boxes["dragmode"]) == ("event", "select")
+    assert "clickmode" not in for_browser(strip_and_bars()).to_dict()["layout"]  # not clickable: left to plotly

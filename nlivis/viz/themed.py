@@ -7,7 +7,9 @@ edit type "calc") and plots the whole chart a second time (bench/chart_draw.py c
 per chart on every page; the renderer's CPU profile, bench/chart_profile.py, puts the second ones at a fifth of a
 page's drawing). `for_browser` makes the figure the browser is sent: the same look with no template at all, its
 arrays as plain lists (plotly.py writes a numpy array as a typed array, which `react` never finds equal to its
-copy) and a fixed `datarevision` (equal revisions tell `react` the data arrays are the same). Shown with
+copy) and a `datarevision` digested from its content (equal revisions tell `react` the data arrays are the same;
+the same figure built again gets the same one, so Streamlit, whose chart id is digested from the figure, keeps the
+chart's selection across reruns). Shown with
 `theme=None`, the component's copy then changes nothing plotly compares, and each chart is plotted once.
 
 The look is Streamlit 1.67's, light or dark: the template its Python side sets as plotly's default (colour
@@ -18,6 +20,8 @@ from __future__ import annotations
 
 import base64
 import copy
+import hashlib
+import json
 import re
 from typing import Any
 
@@ -216,17 +220,33 @@ def plain_values(value: Any) -> Any:
     return value
 
 
-def for_browser(figure: go.Figure, dark: bool = False, revision: int = 1) -> go.Figure:
+def selection_modes(layout: dict[str, Any], selection: tuple[str, ...]) -> None:
+    """The click, hover and drag modes Streamlit's chart component gives a chart shown with these selection modes
+    (st.plotly_chart's `selection_mode`, its `on_select` on), written into the layout (in place) where it sets
+    none: the component sets them after mounting, and clickmode's change would plot the chart again."""
+    points = "points" in selection
+    fill(layout, {"hovermode": "closest",
+                  "dragmode": "pan" if points else "select" if "box" in selection else "lasso" if "lasso" in selection
+                  else "pan"})
+    fill(layout, {"clickmode": "event" if layout["dragmode"] in ("select", "lasso")
+                  else "event+select" if points else "none"})
+
+
+def for_browser(figure: go.Figure, dark: bool = False, selection: tuple[str, ...] = ()) -> go.Figure:
     """The figure to hand to `st.plotly_chart(…, theme=None)`: `figure`'s look under Streamlit's theme (light or
-    `dark`) written into its own layout and traces, no template, arrays as lists, `layout.datarevision` =
-    `revision` (a new figure object must get a new one); trace `meta` left out (plotly.js draws nothing from it;
-    the CSV download reads it from `figure`). `figure` itself is not changed."""
+    `dark`) written into its own layout and traces, no template, arrays as lists, `layout.datarevision` a digest
+    of the rest; trace `meta` left out (plotly.js draws nothing from it; the CSV download reads it from `figure`);
+    for a chart shown with `selection` modes, the modes Streamlit's component would give it (`selection_modes`).
+    `figure` itself is not changed."""
     spec = plain_values(figure.to_dict())
     spec["layout"].pop("template", None)
     for trace in spec["data"]:
         trace.pop("meta", None)
     apply_look(spec, streamlit_look(dark))
-    spec["layout"]["datarevision"] = revision
-    browser = go.Figure(spec)
-    browser.layout.template = None
+    if selection:
+        selection_modes(spec["layout"], selection)
+    content = json.dumps(spec, sort_keys=True, default=str).encode()
+    spec["layout"]["datarevision"] = hashlib.blake2b(content, digest_size=8).hexdigest()
+    browser = go.Figure(spec, _validate=False)  # made of a valid figure's values and the look (checked by the tests)
+    browser.layout.template = None  # sent as null: plotly.js reads no template
     return browser

@@ -2,7 +2,6 @@
 clicked), and the clicks a figure sends back (a point's customdata, a confusion-matrix cell)."""
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 import streamlit as st
@@ -12,9 +11,6 @@ from nlivis.app.components.frame import image_format
 from nlivis.viz.common import clean_file_name, figure_data_csv, plotly_config
 from nlivis.viz.margins import fit_margins
 from nlivis.viz.themed import for_browser
-
-REVISIONS = itertools.count(1)
-"""A `layout.datarevision` per figure made for the browser: a new figure object never shares one."""
 
 
 def show(figure: Any, key: str, filename: str | None = None, clickable: bool = False, where: Any = st,
@@ -26,8 +22,9 @@ def show(figure: Any, key: str, filename: str | None = None, clickable: bool = F
         fit_margins(figure)
         figure._margins_fitted = True
     options: dict[str, Any] = {"on_select": "rerun", "selection_mode": selection_mode} if clickable else {}
-    event = where.plotly_chart(browser_figure(figure), theme=None, config=plotly_config(image_format(), name),
-                               key=f"chart_{key}", width="stretch", **options)
+    sent = browser_figure(figure, selection_mode if clickable else ())
+    event = where.plotly_chart(sent, theme=None, config=plotly_config(image_format(), name), key=f"chart_{key}",
+                               width="stretch", **options)
     where.download_button("data (CSV)", lambda: figure_data_csv(figure), file_name=f"{name}.csv", mime="text/csv",
                           key=f"csv_{key}", help="the numbers drawn in this figure", on_click="ignore")
     return event if clickable else None
@@ -39,13 +36,13 @@ def dark_theme() -> bool:
     return getattr(theme, "type", None) == "dark"
 
 
-def browser_figure(figure: Any) -> Any:
+def browser_figure(figure: Any, selection: tuple[str, ...] = ()) -> Any:
     """`figure` as the browser is sent it (`viz.themed.for_browser`: Streamlit's look written in, so that each
-    chart is plotted once), made once per figure object and theme: the app caches many figures."""
-    dark = dark_theme()
+    chart is plotted once), made once per figure object, theme and selection modes: the app caches many figures."""
+    wanted = (dark_theme(), tuple(selection))
     made = getattr(figure, "_for_browser", None)
-    if made is None or made[0] != dark:
-        made = (dark, for_browser(figure, dark, next(REVISIONS)))
+    if made is None or made[0] != wanted:
+        made = (wanted, for_browser(figure, *wanted))
         figure._for_browser = made
     return made[1]
 
