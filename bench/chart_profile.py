@@ -1,13 +1,15 @@
 """Where the renderer's CPU goes on a warm page by URL: a JavaScript CPU profile and a trace of the tab's main thread.
 
     OMP_NUM_THREADS=1 python bench/chart_profile.py [--pages Home,Data_map,Pair_explorer] [--repeats 1]
-        [--persistent] [--top 25] [--out FILE]
+        [--persistent] [--app-root DIR] [--top 25] [--out FILE]
 
 Starts the app (five shipped snli-small models) and `browser_speed.FLOOR_APP` beside it, warms each page once, then
 per page (and the floor) opens it by URL in a new tab, twice per round: once under V8's sampling profiler (DevTools
 `Profiler`, 200 µs), once under a trace (DevTools `Tracing`: devtools.timeline, v8, v8.compile), each until the page
 has settled (bench/browser_speed.py's `SETTLED`: the run ended and every chart drew). Printed per visit:
 
+* the time the profile spends in Streamlit's plotly chunk, inclusive: evaluating the module (plotly.js's setup,
+  once per tab) and the calls into it from Streamlit's chart component (the drawing);
 * the profile's self time by script (Streamlit's chunks by name, `(program)`: V8 outside JavaScript, compiling among
   it, `(garbage collector)`) and its top functions by self time (script, line, name);
 * the trace's self time on the renderer's main thread by event: compiling (`v8.compile`, `V8.CompileCode`, …),
@@ -15,7 +17,8 @@ has settled (bench/browser_speed.py's `SETTLED`: the run ended and every chart d
 
 `--persistent` runs Chromium with a profile folder of its own (`launch_persistent_context`), as a user's browser
 does, instead of Playwright's off-the-record context: whether the code cache of Streamlit's JavaScript, which an
-off-the-record context may not keep, changes the numbers.
+off-the-record context may not keep, changes the numbers. `--app-root DIR` profiles another checkout's app (e.g.
+`git archive <commit> | tar -x -C DIR`).
 """
 from __future__ import annotations
 
@@ -59,6 +62,30 @@ def profile_self_times(profile: dict) -> tuple[dict[str, float], dict[tuple[str,
         by_script[script] += seconds
         by_function[(script, frame["lineNumber"] + 1, name)] += seconds
     return dict(by_script), dict(by_function)
+
+
+def plotly_phases(profile: dict) -> dict[str, float]:
+    """A profile's time (s) in Streamlit's plotly chunk, inclusive: evaluating the module (its top-level function,
+    which sets plotly.js up: every trace type, d3, the styles) and every call into it from the rest of the page
+    (Streamlit's chart component: plotting, theme, selection handling); samples of V8 compiling or collecting inside
+    those count there, the rest stay under `(program)` and `(garbage collector)`."""
+    nodes = {node["id"]: node for node in profile["nodes"]}
+    own: collections.Counter[int] = collections.Counter()
+    for node_id, delta in zip(profile["samples"], profile["timeDeltas"]):
+        own[node_id] += delta / 1e6
+    phases = {"plotly.js module evaluation": 0.0, "calls into plotly.js (drawing)": 0.0}
+
+    pending: list[tuple[int, str | None]] = [(profile["nodes"][0]["id"], None)]
+    while pending:
+        node_id, inside = pending.pop()
+        frame = nodes[node_id]["callFrame"]
+        if inside is None and script_name(frame["url"]) == "PlotlyChart.js":
+            inside = ("plotly.js module evaluation" if (frame["lineNumber"], frame["columnNumber"]) == (0, 0)
+                      else "calls into plotly.js (drawing)")
+        if inside is not None:
+            phases[inside] += own[node_id]
+        pending += [(child, inside) for child in nodes[node_id].get("children", [])]
+    return phases
 
 
 def trace_self_times(events: list[dict]) -> dict[str, float]:
@@ -142,13 +169,15 @@ def top(counter: dict, count: int) -> list[tuple]:
     return sorted(counter.items(), key=lambda item: -item[1])[:count]
 
 
-def visit_lines(name: str, wall: float, by_script: dict, by_function: dict, trace_wall: float,
-                by_event: dict, count: int) -> list[str]:
+def visit_lines(name: str, wall: float, profile: dict, trace_wall: float, by_event: dict, count: int) -> list[str]:
     """One visit's profile and trace, as markdown."""
+    by_script, by_function = profile_self_times(profile)
     total = sum(by_script.values())
     lines = [f"### {name}", "", f"Profiled visit: {wall:.2f} s wall, {total:.2f} s of samples "
              f"({total - by_script.get('(idle)', 0.0):.2f} s not idle); traced visit: {trace_wall:.2f} s wall.", "",
-             "| script (profile self time) | s |", "|---|---|"]
+             "| Streamlit's plotly chunk, inclusive | s |", "|---|---|"]
+    lines += [f"| {phase} | {seconds:.3f} |" for phase, seconds in plotly_phases(profile).items()]
+    lines += ["", "| script (profile self time) | s |", "|---|---|"]
     lines += [f"| {script} | {seconds:.3f} |" for script, seconds in top(by_script, count) if seconds >= 0.005]
     lines += ["", "| function (script:line name) | self s |", "|---|---|"]
     lines += [f"| {script}:{line} {function} | {seconds:.3f} |"
@@ -164,6 +193,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=1, help="rounds of visits (default 1)")
     parser.add_argument("--persistent", action="store_true",
                         help="a browser profile folder of its own instead of an off-the-record context")
+    parser.add_argument("--app-root", type=Path, default=ROOT,
+                        help="the checkout whose app is served (default: this one)")
     parser.add_argument("--top", type=int, default=25, help="rows per table (default 25)")
     add_out_option(parser)
     args = parser.parse_args()
@@ -175,7 +206,8 @@ def main() -> None:
     lines = [command_line("warm visits by URL, one profiled and one traced per page and round; renderer of the tab"),
              load_average("the start"), ""]
     with sync_playwright() as playwright, \
-            AppServer(bench_environment(ROOT / "checkpoints", scratch / "app"), scratch / "app.log") as server, \
+            AppServer(bench_environment(args.app_root / "checkpoints", scratch / "app"), scratch / "app.log",
+                      args.app_root) as server, \
             AppServer(bench_environment(ROOT / "checkpoints", scratch / "floor"), scratch / "floor.log",
                       write_floor_app(scratch / "floor")) as floor:
         if args.persistent:
@@ -195,7 +227,7 @@ def main() -> None:
             for name, url in urls.items():
                 wall, profile = profiled_visit(context, url)
                 trace_wall, events = traced_visit(context, url)
-                lines += visit_lines(f"{name}, round {round_ + 1}", wall, *profile_self_times(profile), trace_wall,
+                lines += visit_lines(f"{name}, round {round_ + 1}", wall, profile, trace_wall,
                                      trace_self_times(events), args.top)
         context.close()
     lines.append(load_average("the end"))
