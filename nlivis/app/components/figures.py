@@ -10,6 +10,7 @@ from nlivis.app import state
 from nlivis.app.components.frame import image_format
 from nlivis.viz.common import clean_file_name, figure_data_csv, plotly_config
 from nlivis.viz.margins import fit_margins
+from nlivis.viz.themed import for_browser
 
 
 def show(figure: Any, key: str, filename: str | None = None, clickable: bool = False, where: Any = st,
@@ -21,11 +22,29 @@ def show(figure: Any, key: str, filename: str | None = None, clickable: bool = F
         fit_margins(figure)
         figure._margins_fitted = True
     options: dict[str, Any] = {"on_select": "rerun", "selection_mode": selection_mode} if clickable else {}
-    event = where.plotly_chart(figure, config=plotly_config(image_format(), name), key=f"chart_{key}", width="stretch",
-                               **options)
+    sent = browser_figure(figure, selection_mode if clickable else ())
+    event = where.plotly_chart(sent, theme=None, config=plotly_config(image_format(), name), key=f"chart_{key}",
+                               width="stretch", **options)
     where.download_button("data (CSV)", lambda: figure_data_csv(figure), file_name=f"{name}.csv", mime="text/csv",
                           key=f"csv_{key}", help="the numbers drawn in this figure", on_click="ignore")
     return event if clickable else None
+
+
+def dark_theme() -> bool:
+    """Whether the reader's browser shows Streamlit's dark theme (light until the browser has said)."""
+    theme = getattr(st.context, "theme", None)
+    return getattr(theme, "type", None) == "dark"
+
+
+def browser_figure(figure: Any, selection: tuple[str, ...] = ()) -> Any:
+    """`figure` as the browser is sent it (`viz.themed.for_browser`: Streamlit's look written in, so that each
+    chart is plotted once), made once per figure object, theme and selection modes: the app caches many figures."""
+    wanted = (dark_theme(), tuple(selection))
+    made = getattr(figure, "_for_browser", None)
+    if made is None or made[0] != wanted:
+        made = (wanted, for_browser(figure, *wanted))
+        figure._for_browser = made
+    return made[1]
 
 
 def clicked_points(event: Any) -> list[dict[str, Any]]:
