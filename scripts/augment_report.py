@@ -110,7 +110,8 @@ class CommandSources:
 
     def __init__(self, pairs: list[tuple[Path, Path]], data_dir: str, probes: bool):
         self.data_dir, self.commands = data_dir, []
-        self.folders = [str(p) for pair in pairs for p in pair]
+        self.folders = list(dict.fromkeys(str(p) for pair in pairs for p in pair))
+        """Each folder once, as `probe` lists them: a control shared by several pairs is probed once."""
         self.record = self.probe_record() if probes else None
 
     def probe_record(self) -> dict:

@@ -226,3 +226,18 @@ def test_the_report_judges_a_pair_on_its_own_select_split_and_mnli_small_pairs_o
     assert augment_script.taxinli_held_out(data, [(snli[0], mnli[1])]) == []
     with pytest.raises(SystemExit, match="no metrics.json"):
         augment_script.select_split(tmp_path / "absent")
+
+
+def test_a_control_shared_by_several_pairs_is_probed_once_and_found_for_each(tmp_path):
+    """`probe` lists each checkpoint once, so a control repeated across --pair options must map to its one name
+    (two pairs over one control once failed with an IndexError after every probe had run)."""
+    augment_script = script("augment_report")
+    control, first, second = tmp_path / "control", tmp_path / "first", tmp_path / "second"
+    for folder in (control, first, second):
+        (folder / "metrics.json").parent.mkdir()
+        (folder / "metrics.json").write_text(json.dumps({"select_split": "snli_dev"}))
+    sources = augment_script.CommandSources([(control, first), (control, second)], str(tmp_path), probes=False)
+    assert sources.folders == [str(control), str(first), str(second)]
+    sources.record = {"checkpoints": {"control": {}, "first": {}, "second": {}}}
+    assert sources.for_pair(control, second).probes()[1:] == ("control", "second")
+    assert sources.for_pair(control, first).probes()[1:] == ("control", "first")
