@@ -21,24 +21,13 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from nlivis.features.sentences import SentenceAnalysis
-from nlivis.store.files import atomic_write_bytes, cache_root
+from nlivis.store.files import atomic_write_bytes, cache_root, file_digest
 from nlivis.features.spacy_pipeline import installed_pipeline_version
 
 FEATURE_FORMAT_VERSION = 1
 """Bump when SentenceAnalysis or the tag mapping changes, so old cache files stop matching."""
 
 CACHE_FORMAT = "nlivis-analysis-cache"
-
-
-def file_digest(paths: Iterable[str | Path]) -> str:
-    """sha256 over the bytes of `paths` (sorted, each preceded by its name), read in 1 MiB blocks."""
-    digest = hashlib.sha256()
-    for path in sorted({str(p) for p in paths}):
-        digest.update(Path(path).name.encode() + b"\0")
-        with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-    return digest.hexdigest()
 
 
 def texts_digest(records: Iterable[tuple[str, str, str]]) -> str:

@@ -18,8 +18,9 @@ from nlivis.data.records import InputError, Pair, ReadResult
 from nlivis.data.text import text_problem
 from nlivis.features import sentences as analysis
 from nlivis.features.sentences import SentenceAnalysis
-from nlivis.features.cache import AnalysisCache, file_digest, texts_digest
+from nlivis.features.cache import AnalysisCache, texts_digest
 from nlivis.features.spacy_pipeline import load_nlp
+from nlivis.store.files import file_digest
 
 
 @dataclass(frozen=True)

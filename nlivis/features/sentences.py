@@ -19,7 +19,7 @@ from nlivis.data.records import InputError
 from nlivis.features import pos
 from nlivis.features.pos import spacy_to_ptb
 from nlivis.features.spacy_pipeline import installed_pipeline_version, load_nlp
-from nlivis.store.files import atomic_write_json, cache_root, read_sealed
+from nlivis.store.files import atomic_write_json, cache_root, file_digest, read_sealed
 
 DEFAULT_BATCH_SIZE = 256
 """Texts per `nlp.pipe` batch; larger batches gave no further speed on this CPU."""
@@ -111,10 +111,7 @@ def analyse_sentences(
 @lru_cache(maxsize=1)
 def _analysis_code_digest() -> str:
     """sha256 of this module's and the tag mapping's source: a kept analysis is keyed by the code that made it."""
-    digest = hashlib.sha256()
-    for path in (Path(__file__), Path(pos.__file__)):
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
+    return file_digest((Path(__file__), Path(pos.__file__)))
 
 
 def kept_pair_path(premise: str, hypothesis: str) -> Path:

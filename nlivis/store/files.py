@@ -27,7 +27,7 @@ import shutil
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -109,6 +109,17 @@ def atomic_write_json(path: str | Path, data: Any, indent: int | None = 1, seale
         write_sealed(path, text.encode("utf-8"))
     else:
         atomic_write_text(path, text)
+
+
+def file_digest(paths: Iterable[str | Path]) -> str:
+    """sha256 over the bytes of `paths` (sorted, each preceded by its name), read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    for path in sorted({str(p) for p in paths}):
+        digest.update(Path(path).name.encode() + b"\0")
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
 
 
 def seal_path(path: str | Path) -> Path:

@@ -57,7 +57,8 @@ from nlivis.analysis.edits import Edit, normalise_space, propose_edits
 from nlivis.analysis.parsed import parse_sentences
 from nlivis.analysis.self_pairs import SELF_LABEL, self_pair_edits, self_pair_label, switched_off_group
 from nlivis.data.records import Pair
-from nlivis.features.cache import file_digest, texts_digest
+from nlivis.features.cache import texts_digest
+from nlivis.store.files import file_digest
 from nlivis.features.spacy_pipeline import installed_pipeline_version
 from nlivis.features.dataset import analyse_pairs
 from nlivis.store.files import atomic_write_bytes, cache_root

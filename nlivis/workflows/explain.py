@@ -17,10 +17,10 @@ import nlivis.inference
 import nlivis.models
 from nlivis.analysis import attribution
 from nlivis.analysis.attribution import TokenScores, explain_pair
-from nlivis.features.cache import file_digest, installed_pipeline_version
+from nlivis.features.spacy_pipeline import installed_pipeline_version
 from nlivis.features.dataset import analysed_text_pair
 from nlivis.data.text import whole_number
-from nlivis.store.files import atomic_write_json, cache_root, read_sealed
+from nlivis.store.files import atomic_write_json, cache_root, file_digest, read_sealed
 from nlivis.workflows.projection import checkpoint_fingerprint
 from nlivis.workflows.protocol import Progress
 from nlivis.workflows.specs import ExplainOptions

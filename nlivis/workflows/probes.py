@@ -30,7 +30,8 @@ from nlivis.analysis.probes import (DEFAULT_CASES_PER_TEST, DEV_SPLITS, SUITE_CO
                                     ModelOutcome, ProbeCase, ProbeResult, ProbeTest, build_suite, decide_cases,
                                     probe_record, reference_of, default_tests, switched_off_tests)
 from nlivis.data.protocols import SplitRef, find_split_file, read_split, split_key
-from nlivis.features.cache import file_digest, installed_pipeline_version
+from nlivis.features.spacy_pipeline import installed_pipeline_version
+from nlivis.store.files import file_digest
 from nlivis.features.dataset import split_cache_key
 from nlivis.inference import LoadedCheckpoint
 from nlivis.store.files import atomic_write_json, cache_root, read_sealed, read_sealed_array, write_sealed_array
