@@ -28,6 +28,8 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
+from nlivis.viz.margins import THEME_MARGINS, TICK_FONT_PX, TITLE_FONT_PX, TITLE_STANDOFF_PX
+
 FONT = '"Source Sans", sans-serif'
 CLEAR = "rgba(0,0,0,0)"
 """Streamlit's "transparent" (plotly.py's validator knows no such colour; plotly.js reads both alike)."""
@@ -69,7 +71,7 @@ def streamlit_look(dark: bool = False) -> dict[str, Any]:
     text, grid, background = theme["text"], theme["grid"], theme["background"]
     sequential = scale(theme["sequential"])
     axis = {"zerolinecolor": grid, "gridcolor": grid, "tickcolor": grid, "minor": {"gridcolor": grid},
-            "tickfont": {"color": text, "size": 12}, "automargin": True}
+            "tickfont": {"color": text, "size": TICK_FONT_PX}, "automargin": True}
     layout = {
         "coloraxis": {"colorscale": sequential, "colorbar": {
             "thickness": 16, "xpad": 24, "ticklabelposition": "outside", "outlinecolor": CLEAR,
@@ -84,10 +86,10 @@ def streamlit_look(dark: bool = False) -> dict[str, Any]:
                    "bordercolor": CLEAR, "borderwidth": 0, "font": {"size": 12, "color": theme["legend"]}},
         "paper_bgcolor": background, "plot_bgcolor": background,
         "yaxis": {**axis, "ticklabelposition": "outside",
-                  "title": {"font": {"color": text, "size": 14}, "standoff": 24}},
+                  "title": {"font": {"color": text, "size": TITLE_FONT_PX}, "standoff": TITLE_STANDOFF_PX["y"]}},
         "xaxis": {**axis, "showgrid": False, "zeroline": False,
-                  "title": {"font": {"color": text, "size": 14}, "standoff": 20}},
-        "margin": {"pad": 8, "r": 0, "l": 0},
+                  "title": {"font": {"color": text, "size": TITLE_FONT_PX}, "standoff": TITLE_STANDOFF_PX["x"]}},
+        "margin": {"pad": 8, "r": THEME_MARGINS["r"], "l": THEME_MARGINS["l"]},
         "hoverlabel": {"bgcolor": background, "bordercolor": theme["hover_border"],
                        "font": {"color": text, "family": FONT, "size": 12}},
     }
