@@ -112,6 +112,13 @@ def charts(app: AppTest) -> list[dict]:
     return [json.loads(chart.proto.spec) for chart in app.get("plotly_chart")]
 
 
+def vega_specs(app: AppTest) -> list[dict]:
+    """The Vega-Lite charts on the page, as the JSON specs streamlit sends to the browser (their data sent apart)."""
+    import json
+
+    return [json.loads(chart.proto.spec) for chart in app.get("vega_lite_chart")]
+
+
 def trace_types(app: AppTest) -> list[str]:
     return [trace.get("type", "scatter") for figure in charts(app) for trace in figure.get("data", [])]
 
@@ -276,7 +283,7 @@ def test_diin_page_says_a_gcnn_has_no_interaction_maps(monkeypatch, tmp_path, ch
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
     show(app, "pages/3_DIIN_interaction_space.py")
     assert "has no 2-D interaction maps" in texts(app, "info")
-    assert not charts(app)
+    assert not charts(app) and not vega_specs(app)
 
 
 def test_diin_page_draws_channels_of_a_diin(monkeypatch, tmp_path, diin_checkpoints):
@@ -285,9 +292,10 @@ def test_diin_page_draws_channels_of_a_diin(monkeypatch, tmp_path, diin_checkpoi
     show(app, "pages/3_DIIN_interaction_space.py")
     assert "predicts" in texts(app, "markdown")
     assert app.selectbox(key="diin_stage").options, "the DIIN trace names its feature-map stages"
-    assert trace_types(app).count("heatmap") >= 1
-    app.radio(key="diin_pick").set_value("variance").run()
-    assert not app.exception and "heatmap" in trace_types(app)
+    (grid,) = vega_specs(app)
+    assert grid["spec"]["mark"]["type"] == "rect" and grid["facet"]["field"] == "panel" and not charts(app)
+    app.radio(key="diin_pick").set_value("max_activation").run()
+    assert not app.exception and "by max activation" in vega_specs(app)[0]["title"]
 
 
 def test_gates_page_draws_gcnn_gates_per_pair_and_over_a_split(monkeypatch, tmp_path, checkpoints):
@@ -836,7 +844,7 @@ def test_shipped_models_side_by_side_on_every_model_page(monkeypatch, tmp_path, 
     assert app.selectbox(key="diin_model").options == ["diin-snli-small"]
     assert {"interaction", "scale_down", "dense_block_1"} <= {o.split(" ")[0] for o in app.selectbox(key="diin_stage").options}
     assert app.selectbox(key="diin_stage").value == "dense_block_1"  # learned channels first
-    assert "heatmap" in trace_types(app)
+    assert [spec["spec"]["mark"]["type"] for spec in vega_specs(app)] == ["rect"] and not charts(app)
     assert "4 loaded models have no 2-D interaction maps" in texts(app, "info")  # and the page names them
 
     show(app, "pages/4_Gates.py")

@@ -133,6 +133,7 @@ SETTLED = """
   const app = document.querySelector('[data-testid="stApp"]');
   if (!app || app.getAttribute('data-test-script-state') !== 'notRunning' || !document.querySelector('h1')) return false;
   return [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].every(c => c.querySelector('.main-svg'))
+      && [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')].every(c => c.querySelector('canvas.marks, svg.marks'))
       && !document.querySelector('[data-testid="stSkeleton"]');
 }
 """
@@ -306,8 +307,9 @@ def figure_screenshot(page, figure, file_name: str) -> None:
     main pane, which clips what lies below the window), then set back."""
     height = figure.bounding_box()["height"]
     page.set_viewport_size({"width": VIEWPORT["width"], "height": int(max(VIEWPORT["height"], height + 400))})
-    figure.evaluate("""gd => new Promise(drawn => {  // plotly has redrawn at the new size
-        const fits = () => Math.round(gd.querySelector('.main-svg').getBoundingClientRect().width)
+    figure.evaluate("""gd => new Promise(drawn => {  // plotly has redrawn at the new size (a Vega chart keeps its own)
+        const fits = () => !gd.querySelector('.main-svg') ? !!gd.querySelector('canvas.marks, svg.marks')
+                           : Math.round(gd.querySelector('.main-svg').getBoundingClientRect().width)
                            === Math.round(gd.getBoundingClientRect().width);
         const check = () => fits() ? drawn() : requestAnimationFrame(check);
         requestAnimationFrame(() => requestAnimationFrame(check));
@@ -329,7 +331,7 @@ def test_every_page_opens_clean_at_1600_px_with_its_screenshot(app_url, page):
             assert page.locator("g.heatmaplayer g.hm").count() >= 5, "the overview and the first model's alignments"
             figure_screenshot(page, page.locator(".st-key-chart_overview .js-plotly-plot").first, "overview_grid.png")
         if name == "diin_interaction_space":
-            figure_screenshot(page, page.locator('[data-testid="stPlotlyChart"]').last, "diin_channels.png")
+            figure_screenshot(page, page.locator('[data-testid="stVegaLiteChart"]').last, "diin_channels.png")
     assert sidebar_entries(page) == [entry.title for entry in paths.PAGES], "the router's sidebar, not Streamlit's pages/ listing"
 
 
