@@ -246,6 +246,19 @@ def click_plotly_point(page, chart_key: str, curve: int, index: int) -> None:
     page.mouse.click(x, y)
 
 
+def click_vega_point(page, chart_key: str) -> None:
+    """Click the first point Vega drew as SVG (a chart of up to 2,000 points) in the chart with key `chart_key`, at
+    its centre (the point drawn on top there takes the click)."""
+    point = page.locator(f".st-key-chart_{chart_key} svg.marks .mark-symbol path").first
+    point.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    box = point.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.wait_for_timeout(300)
+    page.mouse.click(x, y)
+
+
 def landed(page, title: str, name: str) -> dict[str, str]:
     """Wait for the page a click opened; its query parameters."""
     page.wait_for_function("t => document.querySelector('h1') && document.querySelector('h1').innerText.includes(t)",
@@ -390,7 +403,7 @@ def test_projection_and_challenge_pairs_open_and_come_back(app_url, page):
     # a projection point → its pair → Back
     open_url(page, f"{app_url}/Projection?models={MODELS}&method=pca&colour=gold", "Projection")
     projection_view = view(page)
-    click_plotly_point(page, "projection", 0, 0)
+    click_vega_point(page, "projection")
     params = landed(page, "Pair explorer", "a projection point")
     assert params["from"] == "projection" and params["from.colour"] == "gold"
     go_back(page, projection_view, "Back to the projection")

@@ -12,10 +12,11 @@ import torch
 
 from nlivis.models.trace import Alignment, FeatureMaps, Gate, MemoryKeys, OutputDistribution, Representation, Trace
 from nlivis.viz import (accuracy_by_tag_bars, alignment_heatmap, confusion_matrix_heatmap, figure_data, figure_data_csv,
-                        gate_strip, memory_keys_heatmap, probability_bars, projection_scatter, select_channels,
+                        gate_strip, memory_keys_heatmap, probability_bars, select_channels,
                         training_curves)
 from nlivis.viz.vega.channel_grid import channel_grid
 from nlivis.viz.vega.common import data_csv
+from nlivis.viz.vega.projection import projection_scatter
 from nlivis.viz.drawable import drawable
 
 PREMISE = ["the", "cat", "sat", "on", "the", "mat"]
@@ -120,6 +121,25 @@ def test_pooled_maps_keep_positions_without_token_labels():
     json.dumps(spec, allow_nan=False)
 
 
+def test_a_projection_colours_by_category_hovers_the_pair_and_a_click_gives_its_split_and_row():
+    points = pd.DataFrame({"id": ["7", "9", "11"], "x": [0.0, 1.0, 0.5], "y": [1.0, 0.0, 0.5],
+                           "gold": ["entailment", "neutral", "neutral"], "premise": ["p1", "p2", "p3"],
+                           "hypothesis": ["h1", "h2", "h3"], "correctness": ["wrong", "right", "right"],
+                           "split": "snli_dev", "row": [4, -1, 8], "genre": "(none)"})
+    spec = projection_scatter(points, color="correctness", hover=("premise", "hypothesis", "gold"))
+    table = pd.read_csv(io.StringIO(data_csv(spec)))
+    assert list(table.columns) == ["id", "x", "y", "correctness", "premise", "hypothesis", "gold", "split", "row"]
+    assert table.row.tolist() == [4, -1, 8] and table.premise.tolist() == ["p1", "p2", "p3"]
+    colour = spec["encoding"]["color"]
+    assert dict(zip(colour["scale"]["domain"], colour["scale"]["range"])) == {"right": "#4c78a8", "wrong": "#e45756"}
+    assert [t["field"] for t in spec["encoding"]["tooltip"]] == ["premise", "hypothesis", "gold", "correctness"]
+    assert spec["params"][0]["name"] == "point" and spec["params"][0]["select"]["fields"] == ["split", "row"]
+    by_gold = projection_scatter(points.drop(columns=["split", "row"]), color="gold")
+    assert "params" not in by_gold and by_gold["encoding"]["color"]["scale"]["domain"] == ["entailment", "neutral"]
+    assert data_csv(projection_scatter(points.iloc[:0], color="gold")) == ""  # a message, no data
+    json.dumps(spec, allow_nan=False)
+
+
 def test_gate_strip_means_per_token_and_cuts_padding():
     values = torch.zeros(1, 5, 4)
     values[0, 0] = torch.tensor([1.0, 1.0, 0.0, 0.0])
@@ -177,10 +197,6 @@ def test_charts_keep_their_data():
     tags = pd.DataFrame({"tag": ["negation", "negation"], "split": ["matched", "mismatched"], "accuracy": [0.6, 0.5], "count": [10, 12]})
     figure = accuracy_by_tag_bars(tags, group="split")
     assert len(figure.data) == 2 and "n=12" in figure.data[1].text[0]
-    points = pd.DataFrame({"x": [0.0, 1.0], "y": [1.0, 0.0], "gold": ["entailment", "neutral"], "premise": ["p1", "p2"], "hypothesis": ["h1", "h2"]})
-    figure = projection_scatter(points, color="gold")
-    assert {t.name for t in figure.data} == {"entailment", "neutral"}
-    assert "p2" in str(figure.data[1].customdata)
     curves = training_curves([{"step": 1, "loss": 1.2, "dev_accuracy": 0.4}, {"step": 2, "loss": 1.0}])
     assert {t.name for t in curves.data} == {"loss", "dev_accuracy"}
 
