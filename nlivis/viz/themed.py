@@ -31,6 +31,10 @@ import plotly.graph_objects as go
 from nlivis.viz.margins import THEME_MARGINS, TICK_FONT_PX, TITLE_FONT_PX, TITLE_STANDOFF_PX
 
 FONT = '"Source Sans", sans-serif'
+TEXT_FONT_PX = 12
+"""Size of Streamlit's chart text: legends, colour bar ticks, hover labels."""
+HEADING_FONT_PX = 16
+"""Size of a chart's (bold) title under Streamlit's theme."""
 CLEAR = "rgba(0,0,0,0)"
 """Streamlit's "transparent" (plotly.py's validator knows no such colour; plotly.js reads both alike)."""
 
@@ -75,15 +79,15 @@ def streamlit_look(dark: bool = False) -> dict[str, Any]:
     layout = {
         "coloraxis": {"colorscale": sequential, "colorbar": {
             "thickness": 16, "xpad": 24, "ticklabelposition": "outside", "outlinecolor": CLEAR,
-            "outlinewidth": 8, "len": 0.75, "y": 0.5745, "title": {"font": {"color": text, "size": 14}},
-            "tickfont": {"color": text, "size": 12}}},
+            "outlinewidth": 8, "len": 0.75, "y": 0.5745, "title": {"font": {"color": text, "size": TITLE_FONT_PX}},
+            "tickfont": {"color": text, "size": TEXT_FONT_PX}}},
         "colorscale": {"diverging": scale(DIVERGING), "sequential": sequential, "sequentialminus": sequential},
         "colorway": list(theme["colourway"]),
-        "font": {"color": text, "family": FONT, "size": 12, "weight": 400},
-        "title": {"font": {"family": FONT, "size": 16, "color": theme["heading"]}, "pad": {"l": 4},
+        "font": {"color": text, "family": FONT, "size": TEXT_FONT_PX, "weight": 400},
+        "title": {"font": {"family": FONT, "size": HEADING_FONT_PX, "color": theme["heading"]}, "pad": {"l": 4},
                   "xanchor": "left", "x": 0},
-        "legend": {"title": {"font": {"size": 12, "color": text}, "side": "top"}, "valign": "top",
-                   "bordercolor": CLEAR, "borderwidth": 0, "font": {"size": 12, "color": theme["legend"]}},
+        "legend": {"title": {"font": {"size": TEXT_FONT_PX, "color": text}, "side": "top"}, "valign": "top",
+                   "bordercolor": CLEAR, "borderwidth": 0, "font": {"size": TEXT_FONT_PX, "color": theme["legend"]}},
         "paper_bgcolor": background, "plot_bgcolor": background,
         "yaxis": {**axis, "ticklabelposition": "outside",
                   "title": {"font": {"color": text, "size": TITLE_FONT_PX}, "standoff": TITLE_STANDOFF_PX["y"]}},
@@ -91,7 +95,7 @@ def streamlit_look(dark: bool = False) -> dict[str, Any]:
                   "title": {"font": {"color": text, "size": TITLE_FONT_PX}, "standoff": TITLE_STANDOFF_PX["x"]}},
         "margin": {"pad": 8, "r": THEME_MARGINS["r"], "l": THEME_MARGINS["l"]},
         "hoverlabel": {"bgcolor": background, "bordercolor": theme["hover_border"],
-                       "font": {"color": text, "family": FONT, "size": 12}},
+                       "font": {"color": text, "family": FONT, "size": TEXT_FONT_PX}},
     }
     data = {kind: [{"colorscale": sequential}] for kind in ("heatmap", "contour", "histogram2d")}
     data["scatter"] = [{"marker": {"line": {"width": 0}}}]

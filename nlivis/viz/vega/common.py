@@ -1,0 +1,146 @@
+"""What every Vega-Lite spec shares: Streamlit's look written into it, data values a spec can carry, token axes,
+a click's selection, and the CSV of a spec's data.
+
+The look is the one viz.themed writes into plotly figures (Streamlit's font, text, grid and heading colours, tick,
+axis-title and title sizes; light or dark), imported from there, so that a page drawn with Vega-Lite reads like
+one drawn with plotly. It goes into the spec's `config` and the chart is drawn with `theme=None`: Streamlit's own
+Vega theme (merged in the browser) has spacing and defaults of its own (no tick marks, wide label padding, a fitted
+autosize), not the plotly look the other pages show. The background is transparent: the page's own colour shows
+through, in either theme.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from nlivis.viz.common import token_ticks, visible_token
+from nlivis.viz.margins import TICK_FONT_PX, TITLE_FONT_PX
+from nlivis.viz.themed import DARK, DIVERGING, FONT, HEADING_FONT_PX, LIGHT, TEXT_FONT_PX
+
+TRANSPARENT = "transparent"
+"""Vega's name for no background."""
+
+
+def look(dark: bool = False) -> dict[str, Any]:
+    """A Vega-Lite `config` with Streamlit's chart look, light or `dark` (the facts of viz.themed)."""
+    theme = DARK if dark else LIGHT
+    text, grid = theme["text"], theme["grid"]
+    axis = {"labelColor": text, "titleColor": text, "labelFont": FONT, "titleFont": FONT,
+            "labelFontSize": TICK_FONT_PX, "titleFontSize": TITLE_FONT_PX, "titleFontWeight": "normal",
+            "gridColor": grid, "tickColor": grid, "domain": False}
+    return {
+        "background": TRANSPARENT, "font": FONT,
+        "title": {"anchor": "start", "color": theme["heading"], "font": FONT, "fontSize": HEADING_FONT_PX,
+                  "fontWeight": "bold", "subtitleColor": text, "subtitleFontSize": TEXT_FONT_PX},
+        "axis": axis,
+        "header": {"labelColor": theme["heading"], "labelFont": FONT, "labelFontSize": TITLE_FONT_PX,
+                   "titleColor": text, "titleFont": FONT, "titleFontSize": TITLE_FONT_PX,
+                   "titleFontWeight": "normal"},
+        "legend": {"labelColor": theme["legend"], "titleColor": text, "labelFont": FONT, "titleFont": FONT,
+                   "labelFontSize": TEXT_FONT_PX, "titleFontSize": TEXT_FONT_PX, "titleFontWeight": "normal"},
+        "view": {"stroke": None},
+        "mark": {"color": theme["colourway"][0]},
+        "text": {"color": text},
+        "range": {"category": list(theme["colourway"]), "ramp": list(theme["sequential"]),
+                  "heatmap": list(theme["sequential"]), "diverging": list(DIVERGING)},
+    }
+
+
+def themed(spec: Mapping[str, Any], dark: bool = False) -> dict[str, Any]:
+    """`spec` with Streamlit's look (`look`) as its config, under whatever config the spec sets itself (one level
+    deep: a spec's `axis` settings replace the look's one by one); `spec` itself is not changed."""
+    config = look(dark)
+    for key, value in dict(spec.get("config", {})).items():
+        config[key] = {**config[key], **value} if isinstance(value, dict) and isinstance(config.get(key), dict) \
+            else value
+    return {**spec, "config": config}
+
+
+def message_spec(message: str, height: int = 200) -> dict[str, Any]:
+    """A spec that draws only `message` (never an empty axis without words); its data is one empty row, so its CSV
+    is empty."""
+    return {"height": height, "data": {"values": [{}]},
+            "mark": {"type": "text", "text": message, "fontSize": TITLE_FONT_PX}}
+
+
+def plain(value: Any) -> Any:
+    """A value a spec's data (JSON, then Arrow) can carry: numpy scalars as Python ones, a NaN or infinity as None
+    (JSON has neither; Vega leaves a null out of scales and marks)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def records(columns: Mapping[str, Sequence[Any] | np.ndarray]) -> list[dict[str, Any]]:
+    """Columns of equal length as a spec's data values, one dict per row, each value `plain`."""
+    lengths = {name: len(values) for name, values in columns.items()}
+    if len(set(lengths.values())) > 1:
+        raise ValueError(f"columns of a spec's data must have one length, got {lengths}")
+    lists = [np.asarray(values).tolist() if isinstance(values, np.ndarray) else list(values)
+             for values in columns.values()]
+    names = list(columns)
+    return [{name: plain(value) for name, value in zip(names, row)} for row in zip(*lists)]
+
+
+def token_axis(tokens: Sequence[str], axis: str = "x", title: str | None = None) -> dict[str, Any]:
+    """A Vega-Lite axis over positions 0..n-1 labelled with the tokens, as viz.common.token_ticks labels a plotly
+    one (each position once, even a repeated token; invisible characters named; long tokens cut; long x axes
+    upright and smaller): positions, not the tokens, are the scale's values, so that "the … the" stay two rows."""
+    ticks = token_ticks(tokens, axis)
+    settings: dict[str, Any] = {"title": title, "labelExpr": f"{json.dumps(ticks['ticktext'])}[datum.value]",
+                                "labelOverlap": False}
+    if "tickangle" in ticks:
+        settings["labelAngle"] = ticks["tickangle"]
+    if "tickfont" in ticks:
+        settings["labelFontSize"] = ticks["tickfont"]["size"]
+    return settings
+
+
+def visible_tokens(tokens: Sequence[str]) -> list[str]:
+    """Tokens as a tooltip shows them whole (viz.common.visible_token: no blank for an invisible one)."""
+    return [visible_token(token) for token in tokens]
+
+
+def point_selection(name: str, fields: Sequence[str]) -> dict[str, Any]:
+    """A selection parameter that a click on a mark sets to that mark's `fields` (st.vega_lite_chart returns them
+    as `event.selection[name]`: a list with one dict of those fields, `clicked_values` reads it)."""
+    return {"name": name, "select": {"type": "point", "fields": list(fields), "on": "click", "clear": "dblclick"}}
+
+
+def clicked_values(selection: Any, name: str) -> list[dict[str, Any]]:
+    """The dicts of fields a point selection `name` holds in a Vega-Lite selection event's `selection` (empty
+    when nothing is selected or the event is not one)."""
+    try:
+        chosen = selection[name]
+    except (KeyError, TypeError, IndexError):
+        return []
+    return [dict(item) for item in chosen if isinstance(item, Mapping)] if isinstance(chosen, list) else []
+
+
+def data_values(spec: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The rows of a spec's own data (its top-level `data.values`; empty when it has none)."""
+    data = spec.get("data")
+    values = data.get("values") if isinstance(data, Mapping) else None
+    return list(values) if isinstance(values, list) else []
+
+
+def data_csv(spec: Mapping[str, Any]) -> str:
+    """A spec's data as CSV text, for the figure's "data (CSV)" download: a column per field in the order the rows
+    first name them, an empty cell for a missing or null value."""
+    rows = data_values(spec)
+    fields = list(dict.fromkeys(field for row in rows for field in row))
+    if not fields:
+        return ""
+    text = io.StringIO()
+    writer = csv.DictWriter(text, fieldnames=fields, lineterminator="\r\n", restval="")  # RFC 4180: a lone \r is quoted
+    writer.writeheader()
+    writer.writerows(rows)
+    return text.getvalue()
