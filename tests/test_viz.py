@@ -203,16 +203,74 @@ def test_percent_ticks_label_every_step_distinctly():
     assert len(set(wide["ticktext"])) == len(wide["ticktext"]) <= 8
 
 
-def test_difference_intervals_ticks_cover_the_intervals_and_the_seed_band():
+def layer_of(spec: dict, mark: str) -> dict:
+    """The first layer of a Vega-Lite spec drawing `mark` (a layer's mark is a type name or {"type": …})."""
+    return next(layer for layer in spec["layer"] if mark in (layer["mark"], layer["mark"].get("type") if isinstance(layer["mark"], dict) else None))
+
+
+def test_ablation_accuracy_bars_wrap_short_labels_and_tilt_many_long_ones():
     import pandas as pd
 
-    from nlivis.viz.charts import difference_intervals
+    from nlivis.viz.vega.bars import comparison_bars
+
+    few = pd.DataFrame({"variant": ["full model · seed 1", "no_gate"], "snli_dev (select)": [0.7, 0.72]})
+    spec = comparison_bars(few, "variant", "snli_dev (select)", colours={"no_gate": "#123456"})
+    bars = layer_of(spec, "bar")["encoding"]
+    assert bars["x"]["axis"]["labelAngle"] == 0 and "split(datum.label, ' · ')" in bars["x"]["axis"]["labelExpr"]
+    assert bars["x"]["sort"] == ["full model · seed 1", "no_gate"] and bars["y"]["field"] == "snli_dev (select)"
+    assert dict(zip(bars["color"]["scale"]["domain"], bars["color"]["scale"]["range"]))["no_gate"] == "#123456"
+    assert [row["snli_dev (select)"] for row in spec["data"]["values"]] == [0.7, 0.72]
+    assert layer_of(spec, "text")["encoding"]["text"]["format"] == ".1%"
+    names = [f"diin-{v}-snli-small" for v in ("no_conv", "no_encoding", "no_fuse_gate", "no_self_attention",
+                                                "addition_fuse", "similarity", "one_gate_fuse", "unmasked_interaction")]
+    tilted = comparison_bars(pd.DataFrame({"variant": names, "accuracy": [0.7] * 8}), "variant", "accuracy")
+    assert layer_of(tilted, "bar")["encoding"]["x"]["axis"]["labelAngle"] == -30
+    assert "color" not in layer_of(tilted, "bar")["encoding"]
+
+
+def test_difference_intervals_cover_the_intervals_and_the_seed_band_and_fade_what_is_not_significant():
+    import pandas as pd
+
+    from nlivis.viz.vega.bars import difference_intervals
 
     table = pd.DataFrame({"variant": ["a", "b"], "difference": [-0.004, 0.006], "CI low": [-0.009, 0.001],
-                          "CI high": [0.001, 0.011], "significant": [False, True]})
-    figure = difference_intervals(table, noise=0.012)
-    ticks = list(figure.layout.xaxis.tickvals)
-    assert ticks[0] <= -0.012 and ticks[-1] >= 0.012 and len(set(figure.layout.xaxis.ticktext)) == len(ticks)
+                          "CI high": [0.001, 0.011], "significant": [False, True], "Holm p": [0.3, 1e-4]})
+    spec = difference_intervals(table, noise=0.012)
+    bars = layer_of(spec, "bar")["encoding"]
+    low, high = bars["x"]["scale"]["domain"]
+    ticks = bars["x"]["axis"]["values"]
+    assert low < ticks[0] <= -0.012 and high > ticks[-1] >= 0.012, "the axis covers the seed band ± 0.012"
+    assert "'+1.0%'" not in bars["x"]["axis"]["labelExpr"] and '"+1.0%"' in bars["x"]["axis"]["labelExpr"]
+    band = layer_of(spec, "rect")
+    assert band["data"]["values"] == [{"seed noise low": -0.012, "seed noise high": 0.012}]
+    whiskers = layer_of(spec, "rule")["encoding"]
+    assert (whiskers["x"]["field"], whiskers["x2"]["field"]) == ("CI low", "CI high")
+    rows = spec["data"]["values"]
+    assert [(row["bar"], row["sign"], row["significance"]) for row in rows] == [
+        ("a (−0.4%)", "loss", "not significant"), ("b (+0.6%)", "gain", "significant")]
+    opacity = bars["opacity"]["scale"]
+    assert dict(zip(opacity["domain"], opacity["range"]))["not significant"] < 0.5
+    assert {"field": "Holm p", "title": "Holm p", "type": "quantitative", "format": ".1e"} in bars["tooltip"]
+    assert "seed noise" in spec["title"] and "rect" not in str(difference_intervals(table)["layer"])
+
+
+def test_tag_deltas_give_each_variant_its_hue_and_hollow_the_bars_that_are_not_significant():
+    import pandas as pd
+
+    from nlivis.viz.common import CATEGORY_COLOURS
+    from nlivis.viz.vega.bars import delta_bars
+
+    table = pd.DataFrame({"variant": ["v1", "v1", "v2", "v2"], "tag": ["NEGATION", "QUANTIFIER"] * 2,
+                          "delta": [-0.05, 0.02, 0.01, -0.2], "significant": [True, False, False, True]})
+    spec = delta_bars(table)
+    bars = layer_of(spec, "bar")["encoding"]
+    assert bars["color"]["scale"] == {"domain": ["v1", "v2"], "range": list(CATEGORY_COLOURS[:2])} == bars["stroke"]["scale"]
+    assert bars["y"]["sort"] == ["NEGATION", "QUANTIFIER"] and bars["yOffset"]["field"] == "variant"
+    fill = dict(zip(bars["fillOpacity"]["scale"]["domain"], bars["fillOpacity"]["scale"]["range"]))
+    assert fill["significant"] == 1.0 and fill["not significant"] < 0.5
+    assert [row["significance"] for row in spec["data"]["values"]] == ["significant", "not significant", "not significant", "significant"]
+    assert bars["x"]["scale"]["domain"][0] < -0.2 and layer_of(spec, "rule")["encoding"]["x"] == {"datum": 0}
+    assert delta_bars(table.iloc[0:0])["mark"]["type"] == "text"
 
 
 def test_downloaded_figures_get_clean_file_names():
@@ -282,12 +340,3 @@ def test_model_colours_are_the_family_colour_first_then_distinct():
     assert len(set(colours.values())) == 3
 
 
-def test_difference_bars_carry_their_value_in_the_label_not_under_the_whisker():
-    import pandas as pd
-
-    from nlivis.viz.charts import difference_intervals
-
-    table = pd.DataFrame({"variant": ["no-gate"], "difference": [-0.029], "CI low": [-0.04], "CI high": [-0.02],
-                          "significant": [True]})
-    figure = difference_intervals(table)
-    assert figure.data[0].y == ("no-gate (−2.9%)",) and figure.data[0].text is None
