@@ -84,8 +84,9 @@ def comparison_bars(table: pd.DataFrame, category: str, value: str, title: str =
                                     "scale": {"domain": categories, "range": [colours.get(c, RULE) for c in categories]}}
     text = {"mark": {"type": "text", "baseline": "bottom", "dy": -3},
             "encoding": {"x": x, "y": y, "text": {"field": field(value), "type": "quantitative", "format": ".1%"}}}
+    # the height is the whole chart's, axis labels included (Streamlit fits a spec to its width and height)
     return {"$schema": SCHEMA, "title": title, "data": {"values": frame_records(rows)}, "width": "container",
-            "height": 260, "encoding": {"tooltip": tooltip([category, value], rows, percent=[value])},
+            "height": 340 + (8 * widest if crowded else 0), "encoding": {"tooltip": tooltip([category, value], rows, percent=[value])},
             "layer": [bar, text]}
 
 
@@ -133,7 +134,7 @@ def difference_intervals(table: pd.DataFrame, label: str = "variant", difference
             "encoding": {"x": x, "y": y, "tooltip": hover,
                          "color": {"field": "sign", "type": "nominal", "legend": None,
                                    "scale": {"domain": ["gain", "loss"], "range": [POSITIVE, NEGATIVE]}},
-                         "opacity": {"field": SIGNIFICANCE, "type": "nominal", "title": None,
+                         "opacity": {"field": SIGNIFICANCE, "type": "ordinal", "title": None,
                                      "scale": {"domain": SIGNIFICANCE_DOMAIN, "range": [1.0, FADED + 0.1]},
                                      "legend": {"orient": "bottom"} if significant else None}}}
     whiskers = {"mark": {"type": "rule", "strokeWidth": 1.5, "color": RULE},
@@ -169,9 +170,9 @@ def delta_bars(table: pd.DataFrame, label: str = "variant", tag: str = "tag", de
     key = {"symbolType": "square", "symbolFillColor": RULE, "symbolStrokeColor": RULE, "symbolStrokeWidth": 1.5}
     style: dict[str, Any] = {
         "color": colour, "stroke": colour,
-        "fillOpacity": {"field": SIGNIFICANCE, "type": "nominal", "title": "McNemar, Holm-adjusted", "legend": key,
+        "fillOpacity": {"field": SIGNIFICANCE, "type": "ordinal", "title": "McNemar, Holm-adjusted", "legend": key,
                         "scale": {"domain": SIGNIFICANCE_DOMAIN, "range": [1.0, FADED]}},
-        "strokeDash": {"field": SIGNIFICANCE, "type": "nominal", "title": "McNemar, Holm-adjusted", "legend": key,
+        "strokeDash": {"field": SIGNIFICANCE, "type": "ordinal", "title": "McNemar, Holm-adjusted", "legend": key,
                        "scale": {"domain": SIGNIFICANCE_DOMAIN, "range": [[1, 0], [3, 2]]}}}
     hover = tooltip([label, tag, "tag status", "count", "reference accuracy", "accuracy", delta, "McNemar p", "Holm p",
                      significant or ""], rows, percent=["reference accuracy", "accuracy", delta],
