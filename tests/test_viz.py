@@ -283,23 +283,48 @@ def test_downloaded_figures_get_clean_file_names():
 
 # ---------------------------------------------------------------- legibility (issue 21 item 6)
 
-def test_token_strips_of_one_or_two_rows_keep_a_readable_colour_bar():
-    from nlivis.viz.attribution import token_strips
+def test_token_strips_scale_each_row_by_its_largest_score_and_keep_a_readable_colour_bar():
+    from nlivis.viz.vega.attribution import token_strips
 
-    figure = token_strips({"average": ([0.1, 0.5, 0.2], [0.3, 0.9])}, ["a", "b", "c"], ["d", "e"], "attention summary")
-    assert figure.layout.height >= 260
-    bar = figure.data[1].colorbar
-    assert bar.lenmode == "pixels" and bar.len >= 120
+    spec = token_strips({"average": ([0.1, 0.5, 0.2], [0.3, -1.0])}, ["a", "b", "c"], ["d", "e"], "attention summary")
+    cells = layer_of(spec, "rect")["encoding"]
+    assert cells["color"]["legend"]["gradientLength"] >= 120 and cells["color"]["scale"]["domain"] == [-1, 1]
+    rows = spec["data"]["values"]
+    assert [(r["sentence"], r["token"], r["slot"]) for r in rows] == [
+        ("premise", "a", 0), ("premise", "b", 1), ("premise", "c", 2), ("hypothesis", "d", 4), ("hypothesis", "e", 5)]
+    assert [r["score"] for r in rows] == [0.1, 0.5, 0.2, 0.3, -1.0] and rows[1]["scaled"] == 0.5 and rows[4]["scaled"] == -1.0
+    assert '"|"' in cells["x"]["axis"]["labelExpr"], "the slot between the sentences is marked"
 
 
-def test_kendall_boxes_put_the_legend_beside_the_plot_not_over_the_axis_labels():
+def test_kendall_boxes_keep_each_model_in_its_colour_beside_the_others():
     import pandas as pd
 
-    from nlivis.viz.attribution import agreement_boxes
+    from nlivis.viz.vega.attribution import agreement_boxes
 
     taus = pd.DataFrame({"model": ["m1", "m2"], "method": ["gradient", "gradient"], "measure": ["pooled", "pooled"], "tau": [0.1, 0.3]})
-    figure = agreement_boxes(taus, "τ", colours={"m1": "#123456"})
-    assert figure.layout.legend.x > 1 and figure.data[0].marker.color == "#123456"
+    spec = agreement_boxes(taus, "τ", colours={"m1": "#123456"})
+    boxes = layer_of(spec, "boxplot")["encoding"]
+    assert boxes["color"]["scale"]["domain"] == ["m1", "m2"] and boxes["color"]["scale"]["range"][0] == "#123456"
+    assert boxes["xOffset"]["field"] == "model" and [r["comparison"] for r in spec["data"]["values"]] == ["gradient · pooled"] * 2
+    assert layer_of(spec, "tick")["encoding"]["y"]["aggregate"] == "mean"
+
+
+def test_faithfulness_and_plausibility_bars_draw_each_method_per_model_with_its_interval():
+    import pandas as pd
+
+    from nlivis.viz.vega.attribution import faithfulness_bars, plausibility_bars
+
+    table = pd.DataFrame({"model": ["m1", "m1"], "method": ["gradient", "random"], "pairs": [5, 5],
+                          "sufficiency": [0.2, 0.4], "sufficiency_low": [0.1, 0.3], "sufficiency_high": [0.3, 0.5],
+                          "auprc": [0.6, 0.3], "f1": [0.5, 0.2], "plausibility_pairs": [4, 4]})
+    spec = faithfulness_bars(table, "sufficiency", "sufficiency over 5 pairs", colours={"m1": "#abcdef"})
+    assert spec["title"] == "sufficiency over 5 pairs (lower = more faithful)"
+    whiskers = layer_of(spec, "rule")["encoding"]
+    assert (whiskers["y"]["field"], whiskers["y2"]["field"]) == ("sufficiency_low", "sufficiency_high")
+    assert layer_of(spec, "bar")["encoding"]["color"]["scale"]["range"] == ["#abcdef"]
+    assert [r["sufficiency"] for r in spec["data"]["values"]] == [0.2, 0.4]
+    panels = plausibility_bars(table, "plausibility")["hconcat"]
+    assert [p["encoding"]["y"]["field"] for p in panels] == ["auprc", "f1"]
 
 
 def test_tag_bars_use_legible_labels_and_each_model_keeps_its_colour():
