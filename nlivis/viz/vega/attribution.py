@@ -95,7 +95,7 @@ def faithfulness_bars(table: pd.DataFrame, metric: str, title: str, colours: Map
                              "y2": {"field": field(high)}, "tooltip": hover}}
     better = "higher" if metric == "comprehensiveness" else "lower"
     return {"$schema": SCHEMA, "title": f"{title} ({better} = more faithful)", "data": {"values": frame_records(rows)},
-            "width": "container", "height": 300, "layer": [bars, whiskers]}
+            "width": "container", "height": 420, "layer": [bars, whiskers]}
 
 
 def agreement_boxes(taus: pd.DataFrame, title: str, colours: Mapping[str, str] | None = None) -> dict[str, Any]:
@@ -121,7 +121,7 @@ def agreement_boxes(taus: pd.DataFrame, title: str, colours: Mapping[str, str] |
                                       {"field": "tau", "aggregate": "count", "title": "pairs", "type": "quantitative"}]}}
     zero = {"mark": {"type": "rule", "color": RULE, "strokeDash": [2, 2]}, "encoding": {"y": {"datum": 0}}}
     return {"$schema": SCHEMA, "title": title, "data": {"values": frame_records(rows)}, "width": "container",
-            "height": 380, "layer": [zero, boxes, means]}
+            "height": 480, "layer": [zero, boxes, means]}
 
 
 PLAUSIBILITY_METRICS = {"auprc": "token AUPRC", "f1": "F1 at the highlight count"}
