@@ -48,6 +48,12 @@ PAGES = tuple(page.url_path for page in paths.PAGES)
 VIEWPORT = {"width": 1600, "height": 1000}
 TIMEOUT_S = 300.0
 
+CHARTS = '[data-testid="stPlotlyChart"], [data-testid="stVegaLiteChart"]'
+"""A chart's element: a plotly figure's or a Vega-Lite spec's (components/figures.show draws either)."""
+
+DRAWN = ".main-svg, canvas.marks, svg.marks"
+"""What a chart has once drawn: plotly's SVG, or the canvas or SVG of Vega's marks."""
+
 RECORDER = """
 (() => {
   window.__nlivis = {states: [], drawn: {}, finished: []};
@@ -81,19 +87,19 @@ RECORDER = """
       const last = window.__nlivis.states[window.__nlivis.states.length - 1];
       if (!last || last[1] !== state) window.__nlivis.states.push([performance.now(), state]);
     }
-    document.querySelectorAll('[data-testid="stPlotlyChart"]').forEach((chart, i) => {
+    document.querySelectorAll('CHARTS').forEach((chart, i) => {
       const holder = chart.closest('[class*="st-key-chart_"]');
       const key = holder ? [...holder.classList].find(c => c.startsWith('st-key-chart_')).slice(13) : 'chart ' + i;
-      if (!(key in window.__nlivis.drawn) && chart.querySelector('.main-svg')) window.__nlivis.drawn[key] = performance.now();
+      if (!(key in window.__nlivis.drawn) && chart.querySelector('DRAWN')) window.__nlivis.drawn[key] = performance.now();
     });
   };
   new MutationObserver(seen).observe(document, {subtree: true, childList: true, attributes: true,
                                                 attributeFilter: ['data-test-script-state']});
 })();
-"""
+""".replace("CHARTS", CHARTS).replace("DRAWN", DRAWN)
 """Installed in every tab before the page loads: records each change of Streamlit's script state, each
 `script_finished` message the server sends (read from the websocket: a run of a few milliseconds may never show
-the running state in the page), and when each plotly chart first has its SVG, in ms since the navigation started."""
+the running state in the page), and when each chart first has drawn (`DRAWN`), in ms since the navigation started."""
 
 CHART_HOLDERS = "'[class*=\"st-key-chart_\"]'"
 """Every chart the app shows is keyed `chart_<key>` (components/figures.show), and Streamlit puts that key on the
@@ -109,9 +115,9 @@ SETTLED = """
   const last = states[states.length - 1];
   if (!last || last[1] !== 'notRunning' || !states.some(s => s[1] === 'running')) return false;
   if (performance.now() - last[0] < 1000) return false;  // a rerun (a switch_page, a fragment) may follow
-  return [...document.querySelectorAll(CHART_HOLDERS)].every(c => c.querySelector('.main-svg'));
+  return [...document.querySelectorAll(CHART_HOLDERS)].every(c => c.querySelector(DRAWN));
 }
-""".replace("CHART_HOLDERS", CHART_HOLDERS)
+""".replace("CHART_HOLDERS", CHART_HOLDERS).replace("DRAWN", repr(DRAWN))
 
 SETTLED_AFTER = """
 (since) => {
@@ -123,22 +129,23 @@ SETTLED_AFTER = """
   if (!last || last[1] !== 'notRunning') return false;
   if (!finished.length && !states.some(s => s[0] >= since && s[1] === 'running')) return false;
   if (performance.now() - Math.max(last[0], ...finished) < 1000) return false;
-  return [...document.querySelectorAll(CHART_HOLDERS)].every(c => c.querySelector('.main-svg'));
+  return [...document.querySelectorAll(CHART_HOLDERS)].every(c => c.querySelector(DRAWN));
 }
-""".replace("CHART_HOLDERS", CHART_HOLDERS)
+""".replace("CHART_HOLDERS", CHART_HOLDERS).replace("DRAWN", repr(DRAWN))
 """After a click at `since` (ms): a run started after it has ended (the server said `script_finished`, or the page
 showed it running and then idle), nothing ran for a second, every chart drew."""
 
 ERROR_TABS = ("Accuracy and confusions", "Every error", "By annotation tag (Table 7)", "Challenge set")
 
 FIGURES = """
-() => [...document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot')].map((gd, i) => {
+() => [...document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot, [data-testid="stVegaLiteChart"]')].map((gd, i) => {
   const holder = gd.closest('[class*="st-key-chart_"]');
   const key = holder ? [...holder.classList].find(c => c.startsWith('st-key-chart_')).slice(13) : 'chart ' + i;
   let size = 0;
   try { size = JSON.stringify(gd.data).length + JSON.stringify(gd.layout).length; } catch (e) {}
   return {key, traces: (gd.data || []).length, bytes: size, drawn: window.__nlivis.drawn[key] || null,
-          types: [...new Set((gd.data || []).map(t => t.type || 'scatter'))].join('+')};
+          types: gd.matches('[data-testid="stVegaLiteChart"]') ? 'vega-lite'
+                 : [...new Set((gd.data || []).map(t => t.type || 'scatter'))].join('+')};
 })
 """
 

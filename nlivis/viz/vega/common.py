@@ -45,6 +45,7 @@ def look(dark: bool = False) -> dict[str, Any]:
                    "labelFontSize": TEXT_FONT_PX, "titleFontSize": TEXT_FONT_PX, "titleFontWeight": "normal"},
         "view": {"stroke": None},
         "mark": {"color": theme["colourway"][0]},
+        "text": {"color": text},
         "range": {"category": list(theme["colourway"]), "ramp": list(theme["sequential"]),
                   "heatmap": list(theme["sequential"]), "diverging": list(DIVERGING)},
     }
@@ -58,6 +59,13 @@ def themed(spec: Mapping[str, Any], dark: bool = False) -> dict[str, Any]:
         config[key] = {**config[key], **value} if isinstance(value, dict) and isinstance(config.get(key), dict) \
             else value
     return {**spec, "config": config}
+
+
+def message_spec(message: str, height: int = 200) -> dict[str, Any]:
+    """A spec that draws only `message` (never an empty axis without words); its data is one empty row, so its CSV
+    is empty."""
+    return {"height": height, "data": {"values": [{}]},
+            "mark": {"type": "text", "text": message, "fontSize": TITLE_FONT_PX}}
 
 
 def plain(value: Any) -> Any:
@@ -134,9 +142,10 @@ def data_csv(spec: Mapping[str, Any]) -> str:
     first name them, an empty cell for a missing or null value."""
     rows = data_values(spec)
     fields = list(dict.fromkeys(field for row in rows for field in row))
+    if not fields:
+        return ""
     text = io.StringIO()
     writer = csv.DictWriter(text, fieldnames=fields, lineterminator="\r\n", restval="")  # RFC 4180: a lone \r is quoted
-    if fields:
-        writer.writeheader()
+    writer.writeheader()
     writer.writerows(rows)
     return text.getvalue()
