@@ -260,18 +260,16 @@ def test_ablation_accuracy_bars_wrap_short_labels_and_tilt_many_long_ones():
     from nlivis.viz.vega.bars import comparison_bars
 
     few = pd.DataFrame({"variant": ["full model · seed 1", "no_gate"], "snli_dev (select)": [0.7, 0.72]})
-    spec = comparison_bars(few, "variant", "snli_dev (select)", colours={"no_gate": "#123456"})
+    spec = comparison_bars(few, "variant", "snli_dev (select)")
     bars = layer_of(spec, "bar")["encoding"]
     assert bars["x"]["axis"]["labelAngle"] == 0 and "split(datum.label, ' · ')" in bars["x"]["axis"]["labelExpr"]
     assert bars["x"]["sort"] == ["full model · seed 1", "no_gate"] and bars["y"]["field"] == "snli_dev (select)"
-    assert dict(zip(bars["color"]["scale"]["domain"], bars["color"]["scale"]["range"]))["no_gate"] == "#123456"
     assert [row["snli_dev (select)"] for row in spec["data"]["values"]] == [0.7, 0.72]
     assert layer_of(spec, "text")["encoding"]["text"]["format"] == ".1%"
     names = [f"diin-{v}-snli-small" for v in ("no_conv", "no_encoding", "no_fuse_gate", "no_self_attention",
                                                 "addition_fuse", "similarity", "one_gate_fuse", "unmasked_interaction")]
     tilted = comparison_bars(pd.DataFrame({"variant": names, "accuracy": [0.7] * 8}), "variant", "accuracy")
     assert layer_of(tilted, "bar")["encoding"]["x"]["axis"]["labelAngle"] == -30
-    assert "color" not in layer_of(tilted, "bar")["encoding"]
 
 
 def test_difference_intervals_cover_the_intervals_and_the_seed_band_and_fade_what_is_not_significant():
@@ -297,6 +295,7 @@ def test_difference_intervals_cover_the_intervals_and_the_seed_band_and_fade_wha
     opacity = bars["opacity"]["scale"]
     assert dict(zip(opacity["domain"], opacity["range"]))["not significant"] < 0.5
     assert {"field": "Holm p", "title": "Holm p", "type": "quantitative", "format": ".1e"} in bars["tooltip"]
+    assert {"field": "CI low", "title": "CI low", "type": "quantitative", "format": "+.1%"} in bars["tooltip"]
     assert "seed noise" in spec["title"] and "rect" not in str(difference_intervals(table)["layer"])
 
 

@@ -33,15 +33,16 @@ def frame_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return records({str(name): values.tolist() for name, values in frame.items()})
 
 
-def tooltip(columns: Sequence[str], frame: pd.DataFrame, percent: Sequence[str] = (), scientific: Sequence[str] = ()) -> list[dict]:
-    """Tooltip entries for those `columns` the frame has: percentages as signed or plain %, p-values as 1.5e-18."""
+def tooltip(columns: Sequence[str], frame: pd.DataFrame, percent: Sequence[str] = (), signed: Sequence[str] = (),
+            scientific: Sequence[str] = ()) -> list[dict]:
+    """Tooltip entries for those `columns` the frame has: shares as 72.9%, differences as −1.0%, p-values as 1.5e-18."""
     entries = []
     for column in columns:
         if column not in frame:
             continue
         entry: dict[str, Any] = {"field": field(column), "title": column}
-        if column in percent:
-            entry.update(type="quantitative", format=".1%")
+        if column in percent or column in signed:
+            entry.update(type="quantitative", format="+.1%" if column in signed else ".1%")
         elif column in scientific:
             entry.update(type="quantitative", format=".1e")
         elif pd.api.types.is_numeric_dtype(frame[column]) and not pd.api.types.is_bool_dtype(frame[column]):
@@ -63,11 +64,9 @@ def wrapped_label(separator: str = " · ") -> str:
     return f"split(datum.label, '{separator}')"
 
 
-def comparison_bars(table: pd.DataFrame, category: str, value: str, title: str = "",
-                    colours: dict[str, str] | None = None) -> dict[str, Any]:
+def comparison_bars(table: pd.DataFrame, category: str, value: str, title: str = "") -> dict[str, Any]:
     """One bar per row (e.g. a checkpoint's accuracy on its select split) with its value printed above it; long
-    category labels wrap at " · " and tilt when many would overlap; a bar takes its category's colour from
-    `colours` (else the theme's first colour)."""
+    category labels wrap at " · " and tilt when many would overlap."""
     if table.empty:
         return empty_spec("nothing to compare")
     rows = table.assign(**{category: table[category].astype(str)})
@@ -79,9 +78,6 @@ def comparison_bars(table: pd.DataFrame, category: str, value: str, title: str =
                                   "labelLimit": 0 if not crowded else 260}}
     y = {"field": field(value), "type": "quantitative", "title": value, "axis": {"format": ".0%"}}
     bar: dict[str, Any] = {"mark": {"type": "bar"}, "encoding": {"x": x, "y": y}}
-    if colours:
-        bar["encoding"]["color"] = {"field": field(category), "type": "nominal", "legend": None,
-                                    "scale": {"domain": categories, "range": [colours.get(c, RULE) for c in categories]}}
     text = {"mark": {"type": "text", "baseline": "bottom", "dy": -3},
             "encoding": {"x": x, "y": y, "text": {"field": field(value), "type": "quantitative", "format": ".1%"}}}
     # the height is the whole chart's, axis labels included (Streamlit fits a spec to its width and height)
@@ -129,7 +125,7 @@ def difference_intervals(table: pd.DataFrame, label: str = "variant", difference
          **percent_axis(ends, "accuracy difference (variant − reference)")}
     y = {"field": "bar", "type": "nominal", "sort": shown, "title": None, "axis": {"labelLimit": 400}}
     hover = tooltip([label, difference, low, high, "pairs", "McNemar p", "Holm p", significant or "", "within seed noise"],
-                    rows, percent=[difference, low, high], scientific=["McNemar p", "Holm p"])
+                    rows, signed=[difference, low, high], scientific=["McNemar p", "Holm p"])
     bars = {"mark": {"type": "bar", "height": {"band": 0.7}},
             "encoding": {"x": x, "y": y, "tooltip": hover,
                          "color": {"field": "sign", "type": "nominal", "legend": None,
@@ -175,7 +171,7 @@ def delta_bars(table: pd.DataFrame, label: str = "variant", tag: str = "tag", de
         "strokeDash": {"field": SIGNIFICANCE, "type": "ordinal", "title": "McNemar, Holm-adjusted", "legend": key,
                        "scale": {"domain": SIGNIFICANCE_DOMAIN, "range": [[1, 0], [3, 2]]}}}
     hover = tooltip([label, tag, "tag status", "count", "reference accuracy", "accuracy", delta, "McNemar p", "Holm p",
-                     significant or ""], rows, percent=["reference accuracy", "accuracy", delta],
+                     significant or ""], rows, percent=["reference accuracy", "accuracy"], signed=[delta],
                     scientific=["McNemar p", "Holm p"])
     bars = {"mark": {"type": "bar", "strokeWidth": 1.5},
             "encoding": {"x": {"field": field(delta), "type": "quantitative",
