@@ -82,7 +82,8 @@ def comparison_bars(table: pd.DataFrame, category: str, value: str, title: str =
             "encoding": {"x": x, "y": y, "text": {"field": field(value), "type": "quantitative", "format": ".1%"}}}
     # the height is the whole chart's, axis labels included (Streamlit fits a spec to its width and height)
     return {"$schema": SCHEMA, "title": title, "data": {"values": frame_records(rows)}, "width": "container",
-            "height": 340 + (8 * widest if crowded else 0), "encoding": {"tooltip": tooltip([category, value], rows, percent=[value])},
+            "height": 340 + (8 * widest if crowded else 0),
+            "encoding": {"tooltip": tooltip([category, value], rows, percent=[value])},
             "layer": [bar, text]}
 
 
@@ -143,7 +144,8 @@ def difference_intervals(table: pd.DataFrame, label: str = "variant", difference
                 "encoding": {"x": {"field": "seed noise low", "type": "quantitative"}, "x2": {"field": "seed noise high"},
                              "tooltip": {"value": f"seed noise: ± {noise:.1%}"}}}
         layers = [band, *layers]
-    notes = [note for note, shown in (("faded: not significant", significant), ("grey band: seed noise", noise is not None)) if shown]
+    notes = [note for note, shown in (("faded: not significant", significant), ("grey band: seed noise", noise is not None))
+             if shown]
     return {"$schema": SCHEMA, "title": title + (f" ({'; '.join(notes)})" if notes else ""),
             "data": {"values": frame_records(rows)},
             "width": "container", "height": {"step": 36}, "layer": layers}
