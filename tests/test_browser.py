@@ -385,7 +385,7 @@ def test_confusion_cell_to_pair_to_attribution_gates_diin_and_back(app_url, page
     follow_link(page, "This pair in Gates", "Gates")
     gates_view = view(page)
     follow_link(page, "This pair in DIIN interaction space", "DIIN")
-    assert page.locator("g.heatmaplayer g.hm").count() >= 1
+    assert page.locator('[data-testid="stVegaLiteChart"] :is(canvas, svg).marks').count() >= 1
     diin_view = view(page)
     page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] a', has_text="Error analysis").click()
     assert landed(page, "Error analysis", "the sidebar's Error analysis")["models"] == MODELS

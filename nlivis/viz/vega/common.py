@@ -4,8 +4,9 @@ a click's selection, and the CSV of a spec's data.
 The look is the one viz.themed writes into plotly figures (Streamlit's font, text, grid and heading colours, tick,
 axis-title and title sizes; light or dark), imported from there, so that a page drawn with Vega-Lite reads like
 one drawn with plotly. It goes into the spec's `config` and the chart is drawn with `theme=None`: Streamlit's own
-Vega theme would set other sizes (12 px titles of axes, no tick marks) and wrap every number in its own defaults.
-The background is transparent: the page's own colour shows through, in either theme.
+Vega theme (merged in the browser) has spacing and defaults of its own (no tick marks, wide label padding, a fitted
+autosize), not the plotly look the other pages show. The background is transparent: the page's own colour shows
+through, in either theme.
 """
 from __future__ import annotations
 
@@ -112,12 +113,6 @@ def point_selection(name: str, fields: Sequence[str]) -> dict[str, Any]:
     """A selection parameter that a click on a mark sets to that mark's `fields` (st.vega_lite_chart returns them
     as `event.selection[name]`: a list with one dict of those fields, `clicked_values` reads it)."""
     return {"name": name, "select": {"type": "point", "fields": list(fields), "on": "click", "clear": "dblclick"}}
-
-
-def interval_selection(name: str, encodings: Sequence[str] = ("x", "y")) -> dict[str, Any]:
-    """A selection parameter a dragged box sets (st.vega_lite_chart returns `event.selection[name]` as
-    {field: [low, high]} per encoded field)."""
-    return {"name": name, "select": {"type": "interval", "encodings": list(encodings)}}
 
 
 def clicked_values(selection: Any, name: str) -> list[dict[str, Any]]:
