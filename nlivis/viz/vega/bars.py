@@ -15,7 +15,8 @@ SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"
 POSITIVE, NEGATIVE = "#2a9d8f", "#e76f51"
 """A difference's colour by its sign: a gain teal, a loss orange-red."""
 RULE = "#808495"
-"""The zero line's colour: Streamlit's axis-text grey, read on a light and a dark background alike."""
+"""The colour of zero lines, whiskers and printed values: Streamlit's axis-text grey, read on a light and a dark
+background alike (Vega's default black text is lost on the dark theme)."""
 FADED = 0.25
 """How much of a bar's fill is left where McNemar's test finds its difference not significant."""
 SIGNIFICANCE = "significance"
@@ -55,7 +56,7 @@ def tooltip(columns: Sequence[str], frame: pd.DataFrame, percent: Sequence[str] 
 
 def empty_spec(message: str) -> dict[str, Any]:
     """A chart that says why there is nothing to draw."""
-    return {"$schema": SCHEMA, "data": {"values": [{"message": message}]}, "mark": {"type": "text", "fontSize": 14},
+    return {"$schema": SCHEMA, "data": {"values": [{"message": message}]}, "mark": {"type": "text", "fontSize": 14, "color": RULE},
             "encoding": {"text": {"field": "message"}}, "width": "container", "height": 80}
 
 
@@ -78,7 +79,7 @@ def comparison_bars(table: pd.DataFrame, category: str, value: str, title: str =
                                   "labelLimit": 0 if not crowded else 260}}
     y = {"field": field(value), "type": "quantitative", "title": value, "axis": {"format": ".0%"}}
     bar: dict[str, Any] = {"mark": {"type": "bar"}, "encoding": {"x": x, "y": y}}
-    text = {"mark": {"type": "text", "baseline": "bottom", "dy": -3},
+    text = {"mark": {"type": "text", "baseline": "bottom", "dy": -3, "color": RULE},
             "encoding": {"x": x, "y": y, "text": {"field": field(value), "type": "quantitative", "format": ".1%"}}}
     # the height is the whole chart's, axis labels included (Streamlit fits a spec to its width and height)
     return {"$schema": SCHEMA, "title": title, "data": {"values": frame_records(rows)}, "width": "container",
