@@ -334,6 +334,7 @@ def test_token_strips_scale_each_row_by_its_largest_score_and_keep_a_readable_co
     spec = token_strips({"average": ([0.1, 0.5, 0.2], [0.3, -1.0])}, ["a", "b", "c"], ["d", "e"], "attention summary")
     cells = layer_of(spec, "rect")["encoding"]
     assert cells["color"]["legend"]["gradientLength"] >= 120 and cells["color"]["scale"]["domain"] == [-1, 1]
+    assert spec["height"]["step"] >= 140, "one row is as tall as the colour bar beside it, which it would cut"
     rows = spec["data"]["values"]
     assert [(r["sentence"], r["token"], r["slot"]) for r in rows] == [
         ("premise", "a", 0), ("premise", "b", 1), ("premise", "c", 2), ("hypothesis", "d", 4), ("hypothesis", "e", 5)]
@@ -367,6 +368,7 @@ def test_faithfulness_and_plausibility_bars_draw_each_method_per_model_with_its_
     whiskers = layer_of(spec, "rule")["encoding"]
     assert (whiskers["y"]["field"], whiskers["y2"]["field"]) == ("sufficiency_low", "sufficiency_high")
     assert layer_of(spec, "bar")["encoding"]["color"]["scale"]["range"] == ["#abcdef"]
+    assert layer_of(spec, "bar")["encoding"]["y"]["scale"]["zero"], "bars start at 0 (the whiskers' lows moved it)"
     assert [r["sufficiency"] for r in spec["data"]["values"]] == [0.2, 0.4]
     panels = plausibility_bars(table, "plausibility")["hconcat"]
     assert [p["encoding"]["y"]["field"] for p in panels] == ["auprc", "f1"]

@@ -17,6 +17,8 @@ from nlivis.viz.vega.bars import RULE, SCHEMA, empty_spec, field, frame_records
 from nlivis.viz.vega.common import token_axis, visible_tokens
 
 STRIP_ROW_PIXELS = 30
+STRIPS_PIXELS = 140
+"""The least height of the strips: the colour bar's (120 px) and its labels, which a one- or two-row strip would cut."""
 SEPARATOR = "|"
 """The label of the empty slot between the premise's tokens and the hypothesis's."""
 
@@ -70,7 +72,8 @@ def token_strips(rows: Mapping[str, tuple[Sequence[float], Sequence[float]]], pr
                                          "ticks": False, "domain": False, "grid": False, "labelFontWeight": "bold",
                                          "labelAngle": 0}}}}
     return {"$schema": SCHEMA, "title": title, "data": {"values": strip_records(rows, premise, hypothesis, value_name)},
-            "width": "container", "height": {"step": STRIP_ROW_PIXELS}, "layer": [cells, names],
+            "width": "container", "height": {"step": max(STRIP_ROW_PIXELS, STRIPS_PIXELS // max(1, len(rows)))},
+            "layer": [cells, names],
             "resolve": {"axis": {"x": "independent"}}}
 
 
@@ -88,7 +91,7 @@ def faithfulness_bars(table: pd.DataFrame, metric: str, title: str, colours: Map
              *({"field": field(c), "type": "quantitative", "format": ".3f"} for c in (metric, low, high)),
              {"field": "pairs", "type": "quantitative"}]
     bars = {"mark": "bar", "encoding": {"x": x, "xOffset": offset, "y": {"field": field(metric), "type": "quantitative",
-                                                                          "title": f"AOPC {metric}"},
+                                                                          "title": f"AOPC {metric}", "scale": {"zero": True}},
                                         "color": model_colours(models, colours), "tooltip": hover}}
     whiskers = {"mark": {"type": "rule", "color": RULE, "strokeWidth": 1.5},
                 "encoding": {"x": x, "xOffset": offset, "y": {"field": field(low), "type": "quantitative"},
