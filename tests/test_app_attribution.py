@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("streamlit.testing.v1", reason="streamlit's AppTest is not installed")
 
 from tests.fixtures.app_checkpoints import APP_DATA, train_variant  # noqa: E402
-from tests.test_app_pages import charts, load_models, open_app, show, texts  # noqa: E402
+from tests.test_app_pages import load_models, open_app, show, texts, vega_specs  # noqa: E402
 
 PAGE = "pages/9_Attribution.py"
 
@@ -43,15 +43,16 @@ def test_one_pair_shows_salience_beside_the_attention_summary(monkeypatch, tmp_p
     app.text_area(key="attribution_hypothesis").set_value("A man sleeps .")
     app.button(key="attribution_analyse").click().run()
     assert not app.exception, app.exception
-    figures = charts(app)
-    titles = [f["layout"]["title"]["text"] for f in figures]
+    specs = vega_specs(app)
+    assert not app.get("plotly_chart"), "no plotly chart: its chunk costs every new tab ~1.3 s"
+    titles = [spec["title"] for spec in specs]
     assert any(t.startswith("salience for ") for t in titles), titles
     assert "attention summary" in titles
-    salience = next(f for f in figures if f["layout"]["title"]["text"].startswith("salience for "))
-    rows = salience["data"][0]["y"]
-    assert len(rows) == 4  # integrated gradients, gradient, grad × input, occlusion
-    premise_strip, hypothesis_strip = salience["data"]
-    assert len(premise_strip["x"]) == 9 and len(hypothesis_strip["x"]) == 4
+    salience = next(spec for spec in specs if spec["title"].startswith("salience for "))
+    cells = salience["data"]["values"]
+    assert len({cell["row"] for cell in cells}) == 4  # integrated gradients, gradient, grad × input, occlusion
+    assert {side: len({c["position"] for c in cells if c["sentence"] == side}) for side in ("premise", "hypothesis")} \
+        == {"premise": 9, "hypothesis": 4}
     assert "completeness gap" in texts(app, "caption")
     assert "cross-sentence alignment" in texts(app, "caption")
     assert len(app.get("download_button")) >= 2
@@ -82,18 +83,19 @@ def test_split_tab_draws_faithfulness_agreement_and_plausibility(monkeypatch, tm
     assert set(table["method"]) == {"integrated_gradients", "gradient", "grad_x_input", "occlusion", "attention", "random"}
     assert (table["pairs"] == 6).all()
     assert (table["plausibility_pairs"] > 0).all()
-    titles = [f["layout"]["title"]["text"] for f in charts(app)]
+    assert not app.get("plotly_chart")
+    titles = [spec["title"] for spec in vega_specs(app)]
     for start in ("comprehensiveness over 6 pairs", "sufficiency over 6 pairs", "Kendall τ between attention",
                   "plausibility against e-SNLI highlights"):
         assert any(t.startswith(start) for t in titles), (start, titles)
-    agreement = next(f for f in charts(app) if f["layout"]["title"]["text"].startswith("Kendall τ between attention"))
-    measures = {x.split(" · ")[1] for trace in agreement["data"] for x in trace["x"]}
+    agreement = next(spec for spec in vega_specs(app) if spec["title"].startswith("Kendall τ between attention"))
+    measures = {row["comparison"].split(" · ")[1] for row in agreement["data"]["values"]}
     assert measures == {"pooled", "membership baseline", "within premise", "within hypothesis"}
     assert {"median_tau_membership_baseline", "median_tau_within_premise", "median_tau_within_hypothesis"} <= set(table)
     layer = next(option for option in app.selectbox(key="attribution_agreement_layer").options if option != "average")
     app.selectbox(key="attribution_agreement_layer").set_value(layer).run()
     assert not app.exception, app.exception
-    assert any(f["layout"]["title"]["text"].startswith(f"Kendall τ between attention ({layer})") for f in charts(app))
+    assert any(spec["title"].startswith(f"Kendall τ between attention ({layer})") for spec in vega_specs(app))
     assert any((tmp_path / "cache" / "attribution").rglob("*.json"))
 
 

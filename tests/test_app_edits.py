@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tests.fixtures.app_checkpoints import APP_DATA
 from tests.test_app_pages import (checkpoints, charts, click_table_row, load_models, open_app, open_link, show,  # noqa: F401
-                                  texts)
+                                  texts, vega_specs)
 
 EXPLORER = "pages/2_Pair_explorer.py"
 ERRORS = "pages/5_Error_analysis.py"
@@ -47,7 +47,7 @@ def test_a_pinned_edit_shows_alignments_their_difference_and_attributions_and_su
     app = click_table_row(app, "explorer_edits_table", line)
     assert app.query_params["pin"] == str(table["edit"].iloc[line])
     figures = charts(app)
-    titles = [f["layout"]["title"]["text"] for f in figures]
+    titles = [f["layout"]["title"]["text"] for f in figures] + [spec["title"] for spec in vega_specs(app)]
     assert any("original" in t for t in titles) and any("edited −" in t for t in titles)
     difference = next(f for f in figures if "edited −" in f["layout"]["title"]["text"])
     changed = table["change"].iloc[line].split(" (")[0].replace(" → ", "→")
@@ -58,7 +58,7 @@ def test_a_pinned_edit_shows_alignments_their_difference_and_attributions_and_su
     assert "of |score| on the changed word" in texts(app, "caption")
 
     reloaded = edits_tab(monkeypatch, tmp_path, checkpoints, pin=app.query_params["pin"])
-    assert [f["layout"]["title"]["text"] for f in charts(reloaded)] == titles
+    assert [f["layout"]["title"]["text"] for f in charts(reloaded)] + [spec["title"] for spec in vega_specs(reloaded)] == titles
 
 
 def test_a_new_pair_drops_the_pin_and_an_own_edit_is_predicted(monkeypatch, tmp_path, checkpoints, wordnet):

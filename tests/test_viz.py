@@ -249,16 +249,73 @@ def test_percent_ticks_label_every_step_distinctly():
     assert len(set(wide["ticktext"])) == len(wide["ticktext"]) <= 8
 
 
-def test_difference_intervals_ticks_cover_the_intervals_and_the_seed_band():
+def layer_of(spec: dict, mark: str) -> dict:
+    """The first layer of a Vega-Lite spec drawing `mark` (a layer's mark is a type name or {"type": …})."""
+    return next(layer for layer in spec["layer"] if mark in (layer["mark"], layer["mark"].get("type") if isinstance(layer["mark"], dict) else None))
+
+
+def test_ablation_accuracy_bars_wrap_short_labels_and_tilt_many_long_ones():
     import pandas as pd
 
-    from nlivis.viz.charts import difference_intervals
+    from nlivis.viz.vega.bars import comparison_bars
+
+    few = pd.DataFrame({"variant": ["full model · seed 1", "no_gate"], "snli_dev (select)": [0.7, 0.72]})
+    spec = comparison_bars(few, "variant", "snli_dev (select)")
+    bars = layer_of(spec, "bar")["encoding"]
+    assert bars["x"]["axis"]["labelAngle"] == 0 and "split(datum.label, ' · ')" in bars["x"]["axis"]["labelExpr"]
+    assert bars["x"]["sort"] == ["full model · seed 1", "no_gate"] and bars["y"]["field"] == "snli_dev (select)"
+    assert [row["snli_dev (select)"] for row in spec["data"]["values"]] == [0.7, 0.72]
+    assert layer_of(spec, "text")["encoding"]["text"]["format"] == ".1%"
+    names = [f"diin-{v}-snli-small" for v in ("no_conv", "no_encoding", "no_fuse_gate", "no_self_attention",
+                                                "addition_fuse", "similarity", "one_gate_fuse", "unmasked_interaction")]
+    tilted = comparison_bars(pd.DataFrame({"variant": names, "accuracy": [0.7] * 8}), "variant", "accuracy")
+    assert layer_of(tilted, "bar")["encoding"]["x"]["axis"]["labelAngle"] == -30
+
+
+def test_difference_intervals_cover_the_intervals_and_the_seed_band_and_fade_what_is_not_significant():
+    import pandas as pd
+
+    from nlivis.viz.vega.bars import difference_intervals
 
     table = pd.DataFrame({"variant": ["a", "b"], "difference": [-0.004, 0.006], "CI low": [-0.009, 0.001],
-                          "CI high": [0.001, 0.011], "significant": [False, True]})
-    figure = difference_intervals(table, noise=0.012)
-    ticks = list(figure.layout.xaxis.tickvals)
-    assert ticks[0] <= -0.012 and ticks[-1] >= 0.012 and len(set(figure.layout.xaxis.ticktext)) == len(ticks)
+                          "CI high": [0.001, 0.011], "significant": [False, True], "Holm p": [0.3, 1e-4]})
+    spec = difference_intervals(table, noise=0.012)
+    bars = layer_of(spec, "bar")["encoding"]
+    low, high = bars["x"]["scale"]["domain"]
+    ticks = bars["x"]["axis"]["values"]
+    assert low < ticks[0] <= -0.012 and high > ticks[-1] >= 0.012, "the axis covers the seed band ± 0.012"
+    assert "'+1.0%'" not in bars["x"]["axis"]["labelExpr"] and '"+1.0%"' in bars["x"]["axis"]["labelExpr"]
+    band = layer_of(spec, "rect")
+    assert band["data"]["values"] == [{"seed noise low": -0.012, "seed noise high": 0.012}]
+    whiskers = layer_of(spec, "rule")["encoding"]
+    assert (whiskers["x"]["field"], whiskers["x2"]["field"]) == ("CI low", "CI high")
+    rows = spec["data"]["values"]
+    assert [(row["bar"], row["sign"], row["significance"]) for row in rows] == [
+        ("a (−0.4%)", "loss", "not significant"), ("b (+0.6%)", "gain", "significant")]
+    opacity = bars["opacity"]["scale"]
+    assert dict(zip(opacity["domain"], opacity["range"]))["not significant"] < 0.5
+    assert {"field": "Holm p", "title": "Holm p", "type": "quantitative", "format": ".1e"} in bars["tooltip"]
+    assert {"field": "CI low", "title": "CI low", "type": "quantitative", "format": "+.1%"} in bars["tooltip"]
+    assert "seed noise" in spec["title"] and "rect" not in str(difference_intervals(table)["layer"])
+
+
+def test_tag_deltas_give_each_variant_its_hue_and_hollow_the_bars_that_are_not_significant():
+    import pandas as pd
+
+    from nlivis.viz.common import CATEGORY_COLOURS
+    from nlivis.viz.vega.bars import delta_bars
+
+    table = pd.DataFrame({"variant": ["v1", "v1", "v2", "v2"], "tag": ["NEGATION", "QUANTIFIER"] * 2,
+                          "delta": [-0.05, 0.02, 0.01, -0.2], "significant": [True, False, False, True]})
+    spec = delta_bars(table)
+    bars = layer_of(spec, "bar")["encoding"]
+    assert bars["color"]["scale"] == {"domain": ["v1", "v2"], "range": list(CATEGORY_COLOURS[:2])} == bars["stroke"]["scale"]
+    assert bars["y"]["sort"] == ["NEGATION", "QUANTIFIER"] and bars["yOffset"]["field"] == "variant"
+    fill = dict(zip(bars["fillOpacity"]["scale"]["domain"], bars["fillOpacity"]["scale"]["range"]))
+    assert fill["significant"] == 1.0 and fill["not significant"] < 0.5
+    assert [row["significance"] for row in spec["data"]["values"]] == ["significant", "not significant", "not significant", "significant"]
+    assert bars["x"]["scale"]["domain"][0] < -0.2 and layer_of(spec, "rule")["encoding"]["x"] == {"datum": 0}
+    assert delta_bars(table.iloc[0:0])["mark"]["type"] == "text"
 
 
 def test_downloaded_figures_get_clean_file_names():
@@ -271,23 +328,50 @@ def test_downloaded_figures_get_clean_file_names():
 
 # ---------------------------------------------------------------- legibility (issue 21 item 6)
 
-def test_token_strips_of_one_or_two_rows_keep_a_readable_colour_bar():
-    from nlivis.viz.attribution import token_strips
+def test_token_strips_scale_each_row_by_its_largest_score_and_keep_a_readable_colour_bar():
+    from nlivis.viz.vega.attribution import token_strips
 
-    figure = token_strips({"average": ([0.1, 0.5, 0.2], [0.3, 0.9])}, ["a", "b", "c"], ["d", "e"], "attention summary")
-    assert figure.layout.height >= 260
-    bar = figure.data[1].colorbar
-    assert bar.lenmode == "pixels" and bar.len >= 120
+    spec = token_strips({"average": ([0.1, 0.5, 0.2], [0.3, -1.0])}, ["a", "b", "c"], ["d", "e"], "attention summary")
+    cells = layer_of(spec, "rect")["encoding"]
+    assert cells["color"]["legend"]["gradientLength"] >= 120 and cells["color"]["scale"]["domain"] == [-1, 1]
+    assert spec["height"]["step"] >= 140, "one row is as tall as the colour bar beside it, which it would cut"
+    rows = spec["data"]["values"]
+    assert [(r["sentence"], r["token"], r["slot"]) for r in rows] == [
+        ("premise", "a", 0), ("premise", "b", 1), ("premise", "c", 2), ("hypothesis", "d", 4), ("hypothesis", "e", 5)]
+    assert [r["score"] for r in rows] == [0.1, 0.5, 0.2, 0.3, -1.0] and rows[1]["scaled"] == 0.5 and rows[4]["scaled"] == -1.0
+    assert '"|"' in cells["x"]["axis"]["labelExpr"], "the slot between the sentences is marked"
 
 
-def test_kendall_boxes_put_the_legend_beside_the_plot_not_over_the_axis_labels():
+def test_kendall_boxes_keep_each_model_in_its_colour_beside_the_others():
     import pandas as pd
 
-    from nlivis.viz.attribution import agreement_boxes
+    from nlivis.viz.vega.attribution import agreement_boxes
 
     taus = pd.DataFrame({"model": ["m1", "m2"], "method": ["gradient", "gradient"], "measure": ["pooled", "pooled"], "tau": [0.1, 0.3]})
-    figure = agreement_boxes(taus, "τ", colours={"m1": "#123456"})
-    assert figure.layout.legend.x > 1 and figure.data[0].marker.color == "#123456"
+    spec = agreement_boxes(taus, "τ", colours={"m1": "#123456"})
+    boxes = layer_of(spec, "boxplot")["encoding"]
+    assert boxes["color"]["scale"]["domain"] == ["m1", "m2"] and boxes["color"]["scale"]["range"][0] == "#123456"
+    assert boxes["xOffset"]["field"] == "model" and [r["comparison"] for r in spec["data"]["values"]] == ["gradient · pooled"] * 2
+    assert layer_of(spec, "tick")["encoding"]["y"]["aggregate"] == "mean"
+
+
+def test_faithfulness_and_plausibility_bars_draw_each_method_per_model_with_its_interval():
+    import pandas as pd
+
+    from nlivis.viz.vega.attribution import faithfulness_bars, plausibility_bars
+
+    table = pd.DataFrame({"model": ["m1", "m1"], "method": ["gradient", "random"], "pairs": [5, 5],
+                          "sufficiency": [0.2, 0.4], "sufficiency_low": [0.1, 0.3], "sufficiency_high": [0.3, 0.5],
+                          "auprc": [0.6, 0.3], "f1": [0.5, 0.2], "plausibility_pairs": [4, 4]})
+    spec = faithfulness_bars(table, "sufficiency", "sufficiency over 5 pairs", colours={"m1": "#abcdef"})
+    assert spec["title"] == "sufficiency over 5 pairs (lower = more faithful)"
+    whiskers = layer_of(spec, "rule")["encoding"]
+    assert (whiskers["y"]["field"], whiskers["y2"]["field"]) == ("sufficiency_low", "sufficiency_high")
+    assert layer_of(spec, "bar")["encoding"]["color"]["scale"]["range"] == ["#abcdef"]
+    assert layer_of(spec, "bar")["encoding"]["y"]["scale"]["zero"], "bars start at 0 (the whiskers' lows moved it)"
+    assert [r["sufficiency"] for r in spec["data"]["values"]] == [0.2, 0.4]
+    panels = plausibility_bars(table, "plausibility")["hconcat"]
+    assert [p["encoding"]["y"]["field"] for p in panels] == ["auprc", "f1"]
 
 
 def test_tag_bars_use_legible_labels_and_each_model_keeps_its_colour():
@@ -328,12 +412,3 @@ def test_model_colours_are_the_family_colour_first_then_distinct():
     assert len(set(colours.values())) == 3
 
 
-def test_difference_bars_carry_their_value_in_the_label_not_under_the_whisker():
-    import pandas as pd
-
-    from nlivis.viz.charts import difference_intervals
-
-    table = pd.DataFrame({"variant": ["no-gate"], "difference": [-0.029], "CI low": [-0.04], "CI high": [-0.02],
-                          "significant": [True]})
-    figure = difference_intervals(table)
-    assert figure.data[0].y == ("no-gate (−2.9%)",) and figure.data[0].text is None

@@ -13,8 +13,8 @@ from typing import Any
 
 _MODULES = {
     "channel_grid": ("SELECTIONS", "real_maps", "select_channels"),
-    "charts": ("accuracy_by_tag_bars", "accuracy_interval_bars", "comparison_bars", "delta_bars", "difference_intervals",
-               "probability_bars", "training_curves"),
+    "charts": ("accuracy_by_tag_bars", "accuracy_interval_bars", "comparison_bars", "probability_bars",
+               "training_curves"),
     "common": ("PLOTLY_CONFIG", "PLOTLY_CONFIG_PNG", "empty_figure", "figure_data", "figure_data_csv", "model_colours",
                "plotly_config"),
     "drawable": ("MISSING_MESSAGES", "VIEW_TYPES", "views_of"),

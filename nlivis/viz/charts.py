@@ -1,4 +1,4 @@
-"""Bar, line and scatter charts over analysis tables: probabilities, accuracy by tag, projections, training curves."""
+"""Bar, line and scatter charts over analysis tables: probabilities, accuracy by tag, training curves."""
 from __future__ import annotations
 
 from typing import Mapping, Sequence
@@ -7,7 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from nlivis.viz.common import BELOW_LEGEND, CATEGORY_COLOURS, SIDE_LEGEND, empty_figure, percent_ticks
+from nlivis.viz.common import BELOW_LEGEND, SIDE_LEGEND, empty_figure
 
 
 def _records(frame: pd.DataFrame) -> list[dict]:
@@ -128,66 +128,6 @@ def accuracy_interval_bars(table: pd.DataFrame, category: str = "model", accurac
     figure.update_xaxes(automargin=True, tickangle=-30 if sum(map(len, categories)) > 120 else 0)
     figure.update_layout(title=title, yaxis={"range": [0, 1], "tickformat": ".0%", "title": "accuracy"}, height=360,
                          margin={"l": 10, "r": 10, "t": 50, "b": 10}, legend=BELOW_LEGEND, showlegend=False)
-    return figure
-
-
-def delta_bars(table: pd.DataFrame, label: str = "variant", tag: str = "tag", delta: str = "delta",
-               significant: str | None = "significant", title: str = "accuracy change vs the full model") -> go.Figure:
-    """Per-tag accuracy differences (variant − full) as bars, each variant in a hue of its own; significant ones
-    drawn solid, others hatched in their variant's hue (faded bars of different variants all looked alike)."""
-    if table.empty:
-        return empty_figure("no per-tag differences to show")
-    figure = go.Figure()
-    for position, (name, rows) in enumerate(table.groupby(label, sort=False)):
-        flags = rows[significant] if significant in rows else [True] * len(rows)
-        colour = CATEGORY_COLOURS[position % len(CATEGORY_COLOURS)]
-        figure.add_trace(go.Bar(
-            y=rows[tag].astype(str).tolist(), x=rows[delta].tolist(), orientation="h", name=str(name),
-            marker={"color": colour, "line": {"color": colour, "width": 1},
-                    "pattern": {"shape": ["" if (significant is None or bool(flag)) else "/" for flag in flags],
-                                "fillmode": "replace", "fgcolor": colour, "size": 6, "solidity": 0.4}},
-            meta={"kind": "table", "records": _records(rows)},
-        ))
-    values = table[delta].astype(float)
-    figure.update_layout(title=title + " (hatched: not significant)", barmode="group",
-                         xaxis={"title": "accuracy difference", **percent_ticks(min(values.min(), 0.0), max(values.max(), 0.0)),
-                                "automargin": True},
-                         yaxis={"autorange": "reversed", "automargin": True},
-                         height=max(300, 80 + 24 * table[tag].nunique() * max(1, len(figure.data))),
-                         margin={"l": 10, "r": 10, "t": 50, "b": 10}, legend=SIDE_LEGEND)
-    return figure
-
-
-def difference_intervals(table: pd.DataFrame, label: str = "variant", difference: str = "difference",
-                         low: str = "CI low", high: str = "CI high", significant: str | None = "significant",
-                         noise: float | None = None, title: str = "accuracy difference vs the reference") -> go.Figure:
-    """One horizontal bar per variant: its accuracy difference with the 95% paired-bootstrap interval as
-    error bar (faded when McNemar's test finds it not significant); `noise` shades ± the gap between two
-    seeds of the full model, so a bar inside the band is within seed noise."""
-    rows = table.dropna(subset=[difference]) if difference in table else table.iloc[0:0]
-    if rows.empty:
-        return empty_figure("no paired differences to show")
-    opacity = [1.0 if (significant is None or significant not in rows or bool(s)) else 0.35
-               for s in (rows[significant] if significant in rows else [True] * len(rows))]
-    values = rows[difference].astype(float)
-    figure = go.Figure(go.Bar(  # the value goes in the bar's label: printed at the bar's end the whisker crossed it
-        y=[f"{name} ({v:+.1%})".replace("(-", "(−") for name, v in zip(rows[label].astype(str), values)], x=values.tolist(),
-        orientation="h", name="difference",
-        marker={"opacity": opacity, "color": ["#2a9d8f" if v >= 0 else "#e76f51" for v in values]},
-        error_x={"type": "data", "symmetric": False, "array": (rows[high].astype(float) - values).tolist(),
-                 "arrayminus": (values - rows[low].astype(float)).tolist()},
-        meta={"kind": "table", "records": _records(rows)},
-    ))
-    if noise is not None:
-        figure.add_vrect(x0=-noise, x1=noise, fillcolor="grey", opacity=0.15, line_width=0,
-                         annotation_text="seed noise", annotation_position="top left")
-    figure.add_vline(x=0, line_width=1, line_color="black")
-    ends = [*rows[low].astype(float), *rows[high].astype(float), *values, 0.0, *((-noise, noise) if noise is not None else ())]
-    figure.update_layout(title=title + (" (faded: not significant)" if significant else ""),
-                         xaxis={"title": "accuracy difference (variant − reference)", **percent_ticks(min(ends), max(ends)),
-                                "automargin": True},
-                         yaxis={"autorange": "reversed", "automargin": True}, height=max(260, 90 + 36 * len(rows)),
-                         margin={"l": 10, "r": 10, "t": 50, "b": 10}, showlegend=False)
     return figure
 
 

@@ -16,7 +16,7 @@ from nlivis.app.components import controls, figures, pair_list
 from nlivis.app.components.frame import NOTE_ICON, protocol_note_for
 from nlivis.app.components.tag_breakdown import DEFAULT_SAMPLE, percent_columns, taggable_split_size
 from nlivis.app.text import code, md
-from nlivis.viz.charts import comparison_bars, delta_bars, difference_intervals
+from nlivis.viz.vega.bars import comparison_bars, delta_bars, difference_intervals
 from nlivis.workflows.samples import ALL_PAIRS
 
 PAGE = "ablations"

@@ -16,7 +16,7 @@ from nlivis.app.components import controls, figures, pairs, samples
 from nlivis.app.components.frame import protocol_notes
 from nlivis.app.text import md
 from nlivis.data.highlights import find_highlights_file
-from nlivis.viz.attribution import agreement_boxes, faithfulness_bars, plausibility_bars, token_strips
+from nlivis.viz.vega.attribution import agreement_boxes, faithfulness_bars, plausibility_bars, token_strips
 
 PAGE = "attribution"
 TABS = ("One pair", "Over a dataset split")

@@ -19,7 +19,7 @@ from nlivis.app.components import controls, figures
 from nlivis.app.components.frame import caption_note, protocol_notes
 from nlivis.app.text import md, short_names
 from nlivis.models.trace import Alignment
-from nlivis.viz.attribution import token_strips
+from nlivis.viz.vega.attribution import token_strips
 from nlivis.viz.heatmaps import alignment_heatmap, alignment_matrix, difference_heatmap
 from nlivis.workflows.reading import PairReading
 
