@@ -60,6 +60,8 @@ OMP_NUM_THREADS=1 python bench/edits_speed.py --threads 1 --out bench/results/ed
 OMP_NUM_THREADS=1 python bench/probe_speed.py --data-dir ../shared/data --threads 1 --out bench/results/probe-speed.md
 # Issue 22 in the browser: the Edits tab, warm, new and seen pairs (needs Debian's chromium)
 OMP_NUM_THREADS=1 python bench/browser_edits_speed.py --pairs 8 --out bench/results/browser_edits_speed.md
+# Issue 30: what plotly, Vega-Lite and ECharts cost a Streamlit page opened in a new tab (needs Debian's chromium)
+OMP_NUM_THREADS=1 python bench/chart_libraries.py --rounds 5 --out bench/results/chart_libraries.md
 # Training dynamics: what recording them costs per training step (issue 23)
 python bench/dynamics_overhead.py --steps 30 --rounds 3 --out bench/results/dynamics-overhead.md
 # The Data map's WebGL scatter in headless Chromium: the draw alone, and the page on a warm server

@@ -113,30 +113,22 @@ def charts(app: AppTest) -> list[dict]:
     return [json.loads(chart.proto.spec) for chart in app.get("plotly_chart")]
 
 
-def trace_types(app: AppTest) -> list[str]:
-    return [trace.get("type", "scatter") for figure in charts(app) for trace in figure.get("data", [])]
-
-
 def vega_specs(app: AppTest) -> list[dict]:
-    """The Vega-Lite charts on the page, as the JSON specs streamlit sends to the browser, each with its data's rows
-    put back as `data.values` (streamlit sends a spec's own data beside it, as an Arrow table)."""
+    """The Vega-Lite charts on the page, as the JSON specs streamlit sends to the browser (their data sent apart)."""
     import json
 
-    from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
-
-    specs = []
-    for chart in app.get("vega_lite_chart"):
-        spec = json.loads(chart.proto.spec)
-        if chart.proto.data.data:
-            spec["data"] = {"values": convert_arrow_bytes_to_pandas_df(chart.proto.data.data).to_dict("records")}
-        specs.append(spec)
-    return specs
+    return [json.loads(chart.proto.spec) for chart in app.get("vega_lite_chart")]
 
 
-def vega_marks(app: AppTest) -> list[str]:
-    """The mark of every layer of the page's Vega-Lite charts ("bar", "rule", …)."""
-    layers = [layer for spec in vega_specs(app) for layer in spec.get("layer", [spec])]
-    return [layer["mark"] if isinstance(layer["mark"], str) else layer["mark"]["type"] for layer in layers]
+def vega_data(app: AppTest) -> list:
+    """The data of each Vega-Lite chart on the page (streamlit sends it beside the spec, as Arrow)."""
+    import pyarrow as pa
+
+    return [pa.ipc.open_stream(chart.proto.data.data).read_all().to_pandas() for chart in app.get("vega_lite_chart")]
+
+
+def trace_types(app: AppTest) -> list[str]:
+    return [trace.get("type", "scatter") for figure in charts(app) for trace in figure.get("data", [])]
 
 
 # ---------------------------------------------------------------- every page, no checkpoints
@@ -279,7 +271,7 @@ def test_empty_sentence_asks_for_words(monkeypatch, tmp_path, checkpoints):
         show(app, page)
         analyse(app, prefix, premise="   ")
         assert "Type a premise and a hypothesis" in texts(app, "info"), page
-        assert not charts(app) and not app.get("vega_lite_chart"), page
+        assert not charts(app) and not vega_specs(app), page
         analyse(app, prefix, premise="A man is playing a guitar on a stage .")
 
 
@@ -299,7 +291,7 @@ def test_diin_page_says_a_gcnn_has_no_interaction_maps(monkeypatch, tmp_path, ch
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
     show(app, "pages/3_DIIN_interaction_space.py")
     assert "has no 2-D interaction maps" in texts(app, "info")
-    assert not charts(app)
+    assert not charts(app) and not vega_specs(app)
 
 
 def test_diin_page_draws_channels_of_a_diin(monkeypatch, tmp_path, diin_checkpoints):
@@ -308,9 +300,10 @@ def test_diin_page_draws_channels_of_a_diin(monkeypatch, tmp_path, diin_checkpoi
     show(app, "pages/3_DIIN_interaction_space.py")
     assert "predicts" in texts(app, "markdown")
     assert app.selectbox(key="diin_stage").options, "the DIIN trace names its feature-map stages"
-    assert trace_types(app).count("heatmap") >= 1
-    app.radio(key="diin_pick").set_value("variance").run()
-    assert not app.exception and "heatmap" in trace_types(app)
+    (grid,) = vega_specs(app)
+    assert grid["spec"]["mark"]["type"] == "rect" and grid["facet"]["field"] == "panel" and not charts(app)
+    app.radio(key="diin_pick").set_value("max_activation").run()
+    assert not app.exception and "by max activation" in vega_specs(app)[0]["title"]
 
 
 def test_gates_page_draws_gcnn_gates_per_pair_and_over_a_split(monkeypatch, tmp_path, checkpoints):
@@ -325,16 +318,17 @@ def test_gates_page_draws_gcnn_gates_per_pair_and_over_a_split(monkeypatch, tmp_
     assert not app.exception
     summary = app.dataframe[0].value
     assert len(summary) and summary["mean"].between(0, 1).all() and set(summary["pairs"]) == {12}
-    bars = next(s for s in vega_specs(app) if s["title"].startswith("mean gate value over"))
-    assert [row["mean"] for row in bars["data"]["values"]] == pytest.approx(list(summary["mean"]))
+    bars = next(data for spec, data in zip(vega_specs(app), vega_data(app))
+                if spec["title"].startswith("mean gate value over"))
+    assert list(bars["mean"]) == pytest.approx(list(summary["mean"]))
     assert not app.get("plotly_chart")
     assert not app.get("progress")  # the bar is gone once the statistics are done
 
 
 def gate_strips_shown(app: AppTest) -> dict[str, set[int]]:
     """The gate strips on the Gates page: each one's title → the dimensions its heatmap draws."""
-    return {spec["title"]: {int(row["dimension"]) for row in spec["data"]["values"] if row["panel"] == "per dimension"}
-            for spec in vega_specs(app) if "vconcat" in spec}
+    return {spec["title"]: {int(d) for d in data.loc[data["panel"] == "per dimension", "dimension"]}
+            for spec, data in zip(vega_specs(app), vega_data(app)) if "vconcat" in spec}
 
 
 def counting(monkeypatch, module, name: str) -> list:
@@ -383,8 +377,8 @@ def test_projection_draws_a_pca_of_the_split(monkeypatch, tmp_path, checkpoints)
     app.session_state["projection_method"] = "pca"  # UMAP (numba) takes long to start; PCA exercises the same page
     show(app, "pages/7_Projection.py")
     assert app.radio(key="projection_method").value == "pca"
-    scatter = [t for f in charts(app) for t in f["data"] if t.get("type") == "scattergl"]
-    assert sum(len(t["x"]) for t in scatter) == 12
+    (points,) = vega_data(app)
+    assert len(points) == 12 and points[["x", "y"]].notna().all().all() and not charts(app)
 
 
 def test_projection_recolours_from_the_cache_without_running_the_model(monkeypatch, tmp_path, checkpoints):
@@ -398,7 +392,7 @@ def test_projection_recolours_from_the_cache_without_running_the_model(monkeypat
     app.session_state["projection_method"] = "pca"
     show(app, "pages/7_Projection.py")
     assert app.radio(key="projection_colour").value == "correctness" and len(calls) == 1
-    names = {t["name"] for f in charts(app) for t in f["data"] if t.get("type") == "scattergl"}
+    names = set(vega_data(app)[0]["correctness"])
     assert names <= {"right", "wrong"} and names
     for colour in ("prediction", "gold", "correctness"):
         app.radio(key="projection_colour").set_value(colour).run()
@@ -597,6 +591,15 @@ def click_point(app: AppTest, chart_key: str, customdata: list) -> AppTest:
     return follow_opening_link(app)
 
 
+def click_vega_point(app: AppTest, chart_key: str, param: str, fields: dict) -> AppTest:
+    """What a click on a Vega-Lite point sends: the chart's selection state, its point selection `param` holding
+    the point's `fields`."""
+    app.session_state[f"chart_{chart_key}"] = {"selection": {param: [fields]}}
+    app.run()
+    assert not app.exception, app.exception
+    return follow_opening_link(app)
+
+
 def assert_explorer_shows_row(app: AppTest, row: int, models: int) -> None:
     expected = fixture_row(row)
     assert [t.value for t in app.title] == ["Pair explorer"]
@@ -629,10 +632,10 @@ def test_a_projection_point_and_a_disagreement_open_their_pair_in_the_explorer(m
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
     app.session_state["projection_method"] = "pca"
     show(app, "pages/7_Projection.py")
-    points = [t for f in charts(app) for t in f["data"] if t.get("type") == "scattergl"]
-    customdata = points[0]["customdata"][0]
-    assert customdata[-2] == "snli_dev" and 0 <= int(customdata[-1]) < 12
-    assert_explorer_shows_row(click_point(app, "projection", customdata), int(customdata[-1]), models=1)
+    point = vega_data(app)[0].iloc[0]
+    assert point["split"] == "snli_dev" and 0 <= int(point["row"]) < 12
+    clicked = click_vega_point(app, "projection", "point", {"split": "snli_dev", "row": int(point["row"])})
+    assert_explorer_shows_row(clicked, int(point["row"]), models=1)
 
     show(app, "pages/6_Ablations.py")
     assert app.selectbox(key="ablations_variant").value == "gcnn-snli-small" and "variant" not in app.query_params  # the default
@@ -868,7 +871,7 @@ def test_shipped_models_side_by_side_on_every_model_page(monkeypatch, tmp_path, 
     assert app.selectbox(key="diin_model").options == ["diin-snli-small"]
     assert {"interaction", "scale_down", "dense_block_1"} <= {o.split(" ")[0] for o in app.selectbox(key="diin_stage").options}
     assert app.selectbox(key="diin_stage").value == "dense_block_1"  # learned channels first
-    assert "heatmap" in trace_types(app)
+    assert [spec["spec"]["mark"]["type"] for spec in vega_specs(app)] == ["rect"] and not charts(app)
     assert "4 loaded models have no 2-D interaction maps" in texts(app, "info")  # and the page names them
 
     show(app, "pages/4_Gates.py")

@@ -133,6 +133,7 @@ SETTLED = """
   const app = document.querySelector('[data-testid="stApp"]');
   if (!app || app.getAttribute('data-test-script-state') !== 'notRunning' || !document.querySelector('h1')) return false;
   return [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].every(c => c.querySelector('.main-svg'))
+      && [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')].every(c => c.querySelector('canvas.marks, svg.marks'))
       && !document.querySelector('[data-testid="stSkeleton"]');
 }
 """
@@ -245,6 +246,19 @@ def click_plotly_point(page, chart_key: str, curve: int, index: int) -> None:
     page.mouse.click(x, y)
 
 
+def click_vega_point(page, chart_key: str) -> None:
+    """Click the first point Vega drew as SVG (a chart of up to 2,000 points) in the chart with key `chart_key`, at
+    its centre (the point drawn on top there takes the click)."""
+    point = page.locator(f".st-key-chart_{chart_key} svg.marks .mark-symbol path").first
+    point.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    box = point.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.wait_for_timeout(300)
+    page.mouse.click(x, y)
+
+
 def landed(page, title: str, name: str) -> dict[str, str]:
     """Wait for the page a click opened; its query parameters."""
     page.wait_for_function("t => document.querySelector('h1') && document.querySelector('h1').innerText.includes(t)",
@@ -306,8 +320,9 @@ def figure_screenshot(page, figure, file_name: str) -> None:
     main pane, which clips what lies below the window), then set back."""
     height = figure.bounding_box()["height"]
     page.set_viewport_size({"width": VIEWPORT["width"], "height": int(max(VIEWPORT["height"], height + 400))})
-    figure.evaluate("""gd => new Promise(drawn => {  // plotly has redrawn at the new size
-        const fits = () => Math.round(gd.querySelector('.main-svg').getBoundingClientRect().width)
+    figure.evaluate("""gd => new Promise(drawn => {  // plotly has redrawn at the new size (a Vega chart keeps its own)
+        const fits = () => !gd.querySelector('.main-svg') ? !!gd.querySelector('canvas.marks, svg.marks')
+                           : Math.round(gd.querySelector('.main-svg').getBoundingClientRect().width)
                            === Math.round(gd.getBoundingClientRect().width);
         const check = () => fits() ? drawn() : requestAnimationFrame(check);
         requestAnimationFrame(() => requestAnimationFrame(check));
@@ -329,7 +344,7 @@ def test_every_page_opens_clean_at_1600_px_with_its_screenshot(app_url, page):
             assert page.locator("g.heatmaplayer g.hm").count() >= 5, "the overview and the first model's alignments"
             figure_screenshot(page, page.locator(".st-key-chart_overview .js-plotly-plot").first, "overview_grid.png")
         if name == "diin_interaction_space":
-            figure_screenshot(page, page.locator('[data-testid="stPlotlyChart"]').last, "diin_channels.png")
+            figure_screenshot(page, page.locator('[data-testid="stVegaLiteChart"]').last, "diin_channels.png")
     assert sidebar_entries(page) == [entry.title for entry in paths.PAGES], "the router's sidebar, not Streamlit's pages/ listing"
 
 
@@ -370,7 +385,7 @@ def test_confusion_cell_to_pair_to_attribution_gates_diin_and_back(app_url, page
     follow_link(page, "This pair in Gates", "Gates")
     gates_view = view(page)
     follow_link(page, "This pair in DIIN interaction space", "DIIN")
-    assert page.locator("g.heatmaplayer g.hm").count() >= 1
+    assert page.locator('[data-testid="stVegaLiteChart"] :is(canvas, svg).marks').count() >= 1
     diin_view = view(page)
     page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] a', has_text="Error analysis").click()
     assert landed(page, "Error analysis", "the sidebar's Error analysis")["models"] == MODELS
@@ -388,7 +403,7 @@ def test_projection_and_challenge_pairs_open_and_come_back(app_url, page):
     # a projection point → its pair → Back
     open_url(page, f"{app_url}/Projection?models={MODELS}&method=pca&colour=gold", "Projection")
     projection_view = view(page)
-    click_plotly_point(page, "projection", 0, 0)
+    click_vega_point(page, "projection")
     params = landed(page, "Pair explorer", "a projection point")
     assert params["from"] == "projection" and params["from.colour"] == "gold"
     go_back(page, projection_view, "Back to the projection")

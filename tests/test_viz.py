@@ -1,7 +1,9 @@
-"""Figures from hand-made trace entries: token labels, padding cut, channel choice, CSV = drawn data."""
+"""Figures (plotly) and Vega-Lite specs from hand-made trace entries: token labels, padding cut, channel choice, CSV =
+drawn data."""
 from __future__ import annotations
 
 import io
+import json
 
 import numpy as np
 import pandas as pd
@@ -10,9 +12,11 @@ import torch
 
 from nlivis.models.trace import Alignment, FeatureMaps, Gate, MemoryKeys, OutputDistribution, Representation, Trace
 from nlivis.viz import (accuracy_by_tag_bars, alignment_heatmap, confusion_matrix_heatmap, figure_data, figure_data_csv,
-                        memory_keys_heatmap, probability_bars, projection_scatter, select_channels,
+                        memory_keys_heatmap, probability_bars, select_channels,
                         training_curves)
-from nlivis.viz.channel_grid import channel_grid
+from nlivis.viz.vega.channel_grid import channel_grid
+from nlivis.viz.vega.common import data_csv
+from nlivis.viz.vega.projection import projection_scatter
 from nlivis.viz.drawable import drawable
 
 PREMISE = ["the", "cat", "sat", "on", "the", "mat"]
@@ -69,25 +73,71 @@ def test_channel_selection_picks_expected_channels():
         select_channels(maps, "loudest", 2)
 
 
+def labels_of(axis: dict) -> list[str]:
+    """The tick labels a Vega-Lite token axis shows (its labelExpr indexes a list of them by position)."""
+    return json.loads(axis["labelExpr"].removesuffix("[datum.value]"))
+
+
 def test_channel_selection_ignores_padding():
     """A huge value in the padded region must not make a channel 'most active'."""
     maps = torch.zeros(1, 3, 8, 5)
     maps[0, 0, 7, 4] = 100.0  # padding cell (premise has 6 tokens, hypothesis 3)
     maps[0, 2, 1, 1] = 1.0
     entry = FeatureMaps(maps=maps, stage="interaction", token_axes=True)
-    figure = channel_grid(entry, 0, PREMISE, HYPOTHESIS, selection="max_activation", k=1)
-    assert [t.name for t in figure.data] == ["channel 2"]
-    assert np.asarray(figure.data[0].z).shape == (6, 3)
-    assert list(figure.layout.yaxis.ticktext) == PREMISE
-    assert figure.data[0].colorscale[0][1].lower() in {"#440154", "rgb(68,1,84)"}  # viridis starts dark purple
+    spec = channel_grid(entry, 0, PREMISE, HYPOTHESIS, selection="max_activation", k=1)
+    table = pd.read_csv(io.StringIO(data_csv(spec)))
+    assert set(table.panel) == {"channel 2"} and spec["facet"]["sort"] == ["channel 2"]
+    assert len(table) == 6 * 3 and 100.0 not in table.activation.tolist()  # the real 6×3 region, no padding
+    assert table.loc[(table.row_position == 1) & (table.column_position == 1), "activation"].tolist() == [1.0]
+    assert table.premise.tolist()[::3] == PREMISE and table.hypothesis.tolist()[:3] == HYPOTHESIS
+    encoding = spec["spec"]["encoding"]
+    assert labels_of(encoding["y"]["axis"]) == PREMISE and labels_of(encoding["x"]["axis"]) == HYPOTHESIS  # "the" twice
+    assert encoding["y"]["axis"]["title"] == "premise" and encoding["x"]["axis"]["title"] == "hypothesis"
+    assert encoding["color"]["scale"]["scheme"] == "viridis" and encoding["color"]["legend"] is None
+    assert [t["field"] for t in encoding["tooltip"]] == ["premise", "hypothesis", "activation"]
+    assert "interaction" in spec["title"] and "1 of 3 channels by max activation" in spec["title"]
+
+
+def test_one_colour_range_spans_the_chosen_channels_and_its_bar_is_shown():
+    maps = torch.arange(2 * 6 * 3, dtype=torch.float32).reshape(1, 2, 6, 3)
+    entry = FeatureMaps(maps=maps, stage="interaction", token_axes=True)
+    spec = channel_grid(entry, 0, PREMISE, HYPOTHESIS, channels=[1, 0], shared_scale=True, label="diin")
+    colour = spec["spec"]["encoding"]["color"]
+    assert colour["scale"]["domain"] == [0.0, 35.0] and colour["legend"]["title"] == "activation"
+    assert "resolve" not in spec and spec["facet"]["sort"] == ["channel 1", "channel 0"]
+    assert spec["title"].startswith("diin · interaction")
+    separate = channel_grid(entry, 0, PREMISE, HYPOTHESIS, channels=[1, 0])
+    assert separate["resolve"] == {"scale": {"color": "independent"}} and "domain" not in separate["spec"]["encoding"]["color"]["scale"]
 
 
 def test_pooled_maps_keep_positions_without_token_labels():
     entry = FeatureMaps(maps=torch.rand(1, 4, 3, 2), stage="dense_block_2", token_axes=False)
-    figure = channel_grid(entry, 0, PREMISE, HYPOTHESIS, k=4, columns=2)
-    assert len(figure.data) == 4
-    assert np.asarray(figure.data[0].z).shape == (3, 2)
-    assert "after pooling" in figure.layout.title.text
+    spec = channel_grid(entry, 0, PREMISE, HYPOTHESIS, k=4, columns=2)
+    table = pd.read_csv(io.StringIO(data_csv(spec)))
+    assert spec["columns"] == 2 and table.groupby("panel").size().tolist() == [3 * 2] * 4
+    assert np.isfinite(table.activation).all() and {"row", "column"} <= set(table.columns)
+    assert "labelExpr" not in spec["spec"]["encoding"]["x"]["axis"]
+    assert "after pooling" in spec["title"]
+    json.dumps(spec, allow_nan=False)
+
+
+def test_a_projection_colours_by_category_hovers_the_pair_and_a_click_gives_its_split_and_row():
+    points = pd.DataFrame({"id": ["7", "9", "11"], "x": [0.0, 1.0, 0.5], "y": [1.0, 0.0, 0.5],
+                           "gold": ["entailment", "neutral", "neutral"], "premise": ["p1", "p2", "p3"],
+                           "hypothesis": ["h1", "h2", "h3"], "correctness": ["wrong", "right", "right"],
+                           "split": "snli_dev", "row": [4, -1, 8], "genre": "(none)"})
+    spec = projection_scatter(points, color="correctness", hover=("premise", "hypothesis", "gold"))
+    table = pd.read_csv(io.StringIO(data_csv(spec)))
+    assert list(table.columns) == ["id", "x", "y", "correctness", "premise", "hypothesis", "gold", "split", "row"]
+    assert table.row.tolist() == [4, -1, 8] and table.premise.tolist() == ["p1", "p2", "p3"]
+    colour = spec["encoding"]["color"]
+    assert dict(zip(colour["scale"]["domain"], colour["scale"]["range"])) == {"right": "#4c78a8", "wrong": "#e45756"}
+    assert [t["field"] for t in spec["encoding"]["tooltip"]] == ["premise", "hypothesis", "gold", "correctness"]
+    assert spec["params"][0]["name"] == "point" and spec["params"][0]["select"]["fields"] == ["split", "row"]
+    by_gold = projection_scatter(points.drop(columns=["split", "row"]), color="gold")
+    assert "params" not in by_gold and by_gold["encoding"]["color"]["scale"]["domain"] == ["entailment", "neutral"]
+    assert data_csv(projection_scatter(points.iloc[:0], color="gold")) == ""  # a message, no data
+    json.dumps(spec, allow_nan=False)
 
 
 def gate_panel(spec: dict, panel: str) -> list[dict]:
@@ -184,10 +234,6 @@ def test_charts_keep_their_data():
     tags = pd.DataFrame({"tag": ["negation", "negation"], "split": ["matched", "mismatched"], "accuracy": [0.6, 0.5], "count": [10, 12]})
     figure = accuracy_by_tag_bars(tags, group="split")
     assert len(figure.data) == 2 and "n=12" in figure.data[1].text[0]
-    points = pd.DataFrame({"x": [0.0, 1.0], "y": [1.0, 0.0], "gold": ["entailment", "neutral"], "premise": ["p1", "p2"], "hypothesis": ["h1", "h2"]})
-    figure = projection_scatter(points, color="gold")
-    assert {t.name for t in figure.data} == {"entailment", "neutral"}
-    assert "p2" in str(figure.data[1].customdata)
     curves = training_curves([{"step": 1, "loss": 1.2, "dev_accuracy": 0.4}, {"step": 2, "loss": 1.0}])
     assert {t.name for t in curves.data} == {"loss", "dev_accuracy"}
 

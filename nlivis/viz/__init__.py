@@ -3,8 +3,8 @@
 Every figure carries the data it draws, so `figure_data` / `figure_data_csv` give it back as a table
 for download; `PLOTLY_CONFIG` makes the modebar camera save SVG. Names are imported from their modules on
 first use (PEP 562), so `nlivis.viz.common` alone — colours, the download config — does not import torch
-(Home lists checkpoints without it). `channel_grid` and `drawable` are also module names: import those two
-functions from their modules.
+(Home lists checkpoints without it). `drawable` is also a module name: import that function from its module.
+Vega-Lite specs live in the subpackage `nlivis.viz.vega`.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Any
 _MODULES = {
     "channel_grid": ("SELECTIONS", "real_maps", "select_channels"),
     "charts": ("accuracy_by_tag_bars", "accuracy_interval_bars", "comparison_bars", "delta_bars", "difference_intervals",
-               "probability_bars", "projection_scatter", "training_curves"),
+               "probability_bars", "training_curves"),
     "common": ("PLOTLY_CONFIG", "PLOTLY_CONFIG_PNG", "empty_figure", "figure_data", "figure_data_csv", "model_colours",
                "plotly_config"),
     "drawable": ("MISSING_MESSAGES", "VIEW_TYPES", "views_of"),

@@ -191,43 +191,6 @@ def difference_intervals(table: pd.DataFrame, label: str = "variant", difference
     return figure
 
 
-FIXED_COLOURS = {"right": "#4c78a8", "wrong": "#e45756", "(no gold)": "#9d9d9d", "other": "#c7c7c7"}
-"""Colours that mean the same in every projection: wrong pairs red, right ones blue, the rest grey."""
-
-
-def projection_scatter(frame: pd.DataFrame, color: str, hover: Sequence[str] = ("premise", "hypothesis"),
-                       title: str = "projection of pooled representations") -> go.Figure:
-    """Points at (x, y) coloured by the category in `color`; hovering shows the pair's columns in `hover`.
-    When the frame has `split` and `row` columns (a split key and a 0-based row), each point's customdata ends
-    with them, so a click can open the pair (`nlivis.app.components.projection`)."""
-    if frame.empty:
-        return empty_figure("no points to project")
-    hover_columns = [c for c in hover if c in frame.columns]
-    link_columns = ["split", "row"] if {"split", "row"} <= set(frame.columns) else []
-    figure = go.Figure()
-    for position, (value, rows) in enumerate(frame.groupby(color, sort=True, dropna=False)):
-        custom = None
-        if hover_columns or link_columns:
-            custom = rows[hover_columns].astype(str)
-            for column in link_columns:
-                custom[f"link_{column}"] = rows[column].tolist()
-            custom = custom.to_numpy(dtype=object)
-        template = "<br>".join(f"{c}: %{{customdata[{i}]}}" for i, c in enumerate(hover_columns)) + "<extra>%{fullData.name}</extra>"
-        figure.add_trace(go.Scattergl(
-            x=rows["x"].tolist(), y=rows["y"].tolist(), mode="markers", name=str(value),
-            marker={"size": 6, "opacity": 0.75,
-                    "color": FIXED_COLOURS.get(str(value), CATEGORY_COLOURS[position % len(CATEGORY_COLOURS)])},
-            customdata=custom, hovertemplate=template,
-            meta={"kind": "table", "records": _records(rows[[c for c in rows.columns if c in {"x", "y", color, *hover_columns, "id", *link_columns}]])},
-        ))
-    # the axes have no title, not even an empty one: under Streamlit's theme an empty title takes its room, and
-    # plotly drew the figure a second time to make it (bench/chart_draw.py)
-    figure.update_layout(title=title, height=560, legend={"title": color}, margin={"l": 10, "r": 10, "t": 50, "b": 10},
-                         xaxis={"showticklabels": False}, yaxis={"showticklabels": False},
-                         clickmode="event+select" if link_columns else None)
-    return figure
-
-
 def training_curves(records: Sequence[Mapping], step: str = "step") -> go.Figure:
     """Loss (left) and accuracy (right) against the step, from metrics.jsonl lines; pairs/s when logged."""
     frame = pd.DataFrame([dict(r) for r in records])

@@ -12,8 +12,9 @@ from nlivis.app.components import controls, figures, pairs
 from nlivis.app.components.frame import NOTE_ICON, protocol_notes
 from nlivis.app.text import md
 from nlivis.models.trace import FeatureMaps
-from nlivis.viz.channel_grid import SELECTIONS, channel_grid
+from nlivis.viz.channel_grid import SELECTIONS
 from nlivis.viz.drawable import MISSING_MESSAGES
+from nlivis.viz.vega.channel_grid import channel_grid
 
 PAGE = "diin"
 SELECTION_NAMES = {"index": "by index", "max_activation": "highest activation", "variance": "highest variance"}

@@ -15,8 +15,8 @@ from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import controls, figures, pair_list, samples
 from nlivis.app.components.frame import protocol_notes
 from nlivis.app.text import md
-from nlivis.viz.charts import projection_scatter
 from nlivis.data.split_choice import split_label
+from nlivis.viz.vega.projection import CLICKED, LINK_FIELDS, projection_scatter
 
 PAGE = "projection"
 COLOURS = ("correctness", "gold", "prediction", "genre", "tag")
@@ -77,7 +77,7 @@ def page(models: Sequence[cache.Model]) -> None:
                                 hover=("premise", "hypothesis", "gold", "prediction"),
                                 title=f"{name} · {split} · {len(frame)} pairs · {method.upper()}")
     event = figures.show(figure, "projection", f"{name}_projection_{split}_{method}", clickable=True)
-    custom = figures.clicked_customdata(figures.new_click("projection", event))
+    custom = figures.clicked_customdata(figures.new_click("projection", event, CLICKED), LINK_FIELDS)
     st.caption(":material/touch_app: Click a point to open its pair in the Pair explorer; Previous / Next there step "
                "through the points of the same colour.")
     if custom and len(custom) >= 2:

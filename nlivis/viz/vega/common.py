@@ -4,8 +4,9 @@ a click's selection, and the CSV of a spec's data.
 The look is the one viz.themed writes into plotly figures (Streamlit's font, text, grid and heading colours, tick,
 axis-title and title sizes; light or dark), imported from there, so that a page drawn with Vega-Lite reads like
 one drawn with plotly. It goes into the spec's `config` and the chart is drawn with `theme=None`: Streamlit's own
-Vega theme would set other sizes (12 px titles of axes, no tick marks) and wrap every number in its own defaults.
-The background is transparent: the page's own colour shows through, in either theme.
+Vega theme (merged in the browser) has spacing and defaults of its own (no tick marks, wide label padding, a fitted
+autosize), not the plotly look the other pages show. The background is transparent: the page's own colour shows
+through, in either theme.
 """
 from __future__ import annotations
 
@@ -45,6 +46,7 @@ def look(dark: bool = False) -> dict[str, Any]:
                    "labelFontSize": TEXT_FONT_PX, "titleFontSize": TEXT_FONT_PX, "titleFontWeight": "normal"},
         "view": {"stroke": None},
         "mark": {"color": theme["colourway"][0]},
+        "text": {"color": text},
         "range": {"category": list(theme["colourway"]), "ramp": list(theme["sequential"]),
                   "heatmap": list(theme["sequential"]), "diverging": list(DIVERGING)},
     }
@@ -58,6 +60,13 @@ def themed(spec: Mapping[str, Any], dark: bool = False) -> dict[str, Any]:
         config[key] = {**config[key], **value} if isinstance(value, dict) and isinstance(config.get(key), dict) \
             else value
     return {**spec, "config": config}
+
+
+def message_spec(message: str, height: int = 200) -> dict[str, Any]:
+    """A spec that draws only `message` (never an empty axis without words); its data is one empty row, so its CSV
+    is empty."""
+    return {"height": height, "data": {"values": [{}]},
+            "mark": {"type": "text", "text": message, "fontSize": TITLE_FONT_PX}}
 
 
 def plain(value: Any) -> Any:
@@ -106,12 +115,6 @@ def point_selection(name: str, fields: Sequence[str]) -> dict[str, Any]:
     return {"name": name, "select": {"type": "point", "fields": list(fields), "on": "click", "clear": "dblclick"}}
 
 
-def interval_selection(name: str, encodings: Sequence[str] = ("x", "y")) -> dict[str, Any]:
-    """A selection parameter a dragged box sets (st.vega_lite_chart returns `event.selection[name]` as
-    {field: [low, high]} per encoded field)."""
-    return {"name": name, "select": {"type": "interval", "encodings": list(encodings)}}
-
-
 def clicked_values(selection: Any, name: str) -> list[dict[str, Any]]:
     """The dicts of fields a point selection `name` holds in a Vega-Lite selection event's `selection` (empty
     when nothing is selected or the event is not one)."""
@@ -134,9 +137,10 @@ def data_csv(spec: Mapping[str, Any]) -> str:
     first name them, an empty cell for a missing or null value."""
     rows = data_values(spec)
     fields = list(dict.fromkeys(field for row in rows for field in row))
+    if not fields:
+        return ""
     text = io.StringIO()
     writer = csv.DictWriter(text, fieldnames=fields, lineterminator="\r\n", restval="")  # RFC 4180: a lone \r is quoted
-    if fields:
-        writer.writeheader()
+    writer.writeheader()
     writer.writerows(rows)
     return text.getvalue()
