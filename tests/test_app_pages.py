@@ -16,7 +16,8 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from nlivis.app import paths  # noqa: E402
 from nlivis.app.text import md  # noqa: E402
 from nlivis.models.families import SHIPPED_FAMILIES  # noqa: E402
-from nlivis.viz import gate_strips, heatmaps, overview  # noqa: E402
+from nlivis.viz import heatmaps, overview  # noqa: E402
+from nlivis.viz.vega import gates  # noqa: E402
 from tests.fixtures.app_checkpoints import APP_DATA, gcnn_family, train_variant  # noqa: E402
 from tests.fixtures.waiting import wait_for  # noqa: E402
 
@@ -292,7 +293,7 @@ def test_empty_sentence_asks_for_words(monkeypatch, tmp_path, checkpoints):
         show(app, page)
         analyse(app, prefix, premise="   ")
         assert "Type a premise and a hypothesis" in texts(app, "info"), page
-        assert not charts(app), page
+        assert not charts(app) and not vega_specs(app), page
         analyse(app, prefix, premise="A man is playing a guitar on a stage .")
 
 
@@ -305,7 +306,7 @@ def test_absurdly_long_sentence_is_cut_with_a_note(monkeypatch, tmp_path, checkp
     assert len(app.dataframe[0].value) == 1
     assert "heatmap" in trace_types(app)
     show(app, "pages/4_Gates.py")
-    assert "heatmap" in trace_types(app)
+    assert gate_strips_shown(app)
 
 
 def test_diin_page_says_a_gcnn_has_no_interaction_maps(monkeypatch, tmp_path, checkpoints):
@@ -330,14 +331,26 @@ def test_diin_page_draws_channels_of_a_diin(monkeypatch, tmp_path, diin_checkpoi
 def test_gates_page_draws_gcnn_gates_per_pair_and_over_a_split(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
     show(app, "pages/4_Gates.py")
-    assert trace_types(app).count("heatmap") >= 1
+    strips = gate_strips_shown(app)
+    assert strips and not app.get("plotly_chart"), "no plotly chart: its chunk costs every new tab ~1.3 s"
+    assert all(title.startswith("gcnn-snli-small · ") for title in strips)
     app.session_state["gates_tab"] = "Over a dataset split"
     app.run()
     app.button(key="gates_computed_button").click().run()
     assert not app.exception
     summary = app.dataframe[0].value
     assert len(summary) and summary["mean"].between(0, 1).all() and set(summary["pairs"]) == {12}
+    bars = next(data for spec, data in zip(vega_specs(app), vega_data(app))
+                if spec["title"].startswith("mean gate value over"))
+    assert list(bars["mean"]) == pytest.approx(list(summary["mean"]))
+    assert not app.get("plotly_chart")
     assert not app.get("progress")  # the bar is gone once the statistics are done
+
+
+def gate_strips_shown(app: AppTest) -> dict[str, set[int]]:
+    """The gate strips on the Gates page: each one's title → the dimensions its heatmap draws."""
+    return {spec["title"]: {int(d) for d in data.loc[data["panel"] == "per dimension", "dimension"]}
+            for spec, data in zip(vega_specs(app), vega_data(app)) if "vconcat" in spec}
 
 
 def counting(monkeypatch, module, name: str) -> list:
@@ -351,19 +364,17 @@ def test_gates_draw_only_open_sections_and_reach_every_dimension(monkeypatch, tm
     """All models' gate figures rendered inside closed expanders (13 s); only the first 64 dimensions were shown."""
     folders = (checkpoints / "gcnn-snli-small", checkpoints / "gcnn-no_forget_gate-snli-small")
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), *folders)
-    built = counting(monkeypatch, gate_strips, "gate_strip")
+    built = counting(monkeypatch, gates, "gate_strip")
     show(app, "pages/4_Gates.py")
     app.run()
-    first_only = len(charts(app))
+    first_only = len(gate_strips_shown(app))
     assert len(built) <= first_only, "each strip is built once per pair, not at every run"
-    assert first_only >= 1 and all(f["layout"]["title"]["text"].startswith("gcnn-snli-small · ")
-                                   for f in charts(app))
+    assert first_only >= 1 and all(title.startswith("gcnn-snli-small · ") for title in gate_strips_shown(app))
     app.session_state["gates_open_gcnn-no_forget_gate-snli-small"] = True
     app.run()
     assert not app.exception, app.exception
-    assert len(charts(app)) > first_only
-    widths = {len(t["y"]) for f in charts(app) for t in f["data"] if t.get("type") == "heatmap"}
-    assert widths and max(widths) <= 64
+    shown = gate_strips_shown(app)
+    assert len(shown) > first_only and all(0 < len(dims) <= 64 for dims in shown.values())
 
 
 def test_error_analysis_shows_accuracy_confusions_and_tags(monkeypatch, tmp_path, checkpoints):
@@ -542,7 +553,7 @@ def test_the_selection_follows_every_page_and_comes_back_after_the_sidebar_drops
     assert app.query_params == {"models": "gcnn-snli-small", "premise": "A dog runs .", "hypothesis": "An animal moves ."}
     assert app.text_area(key="attribution_premise").value == "A dog runs ."
     reloaded = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/4_Gates.py", **app.query_params)
-    assert reloaded.text_area(key="gates_premise").value == "A dog runs ." and "heatmap" in trace_types(reloaded)
+    assert reloaded.text_area(key="gates_premise").value == "A dog runs ." and gate_strips_shown(reloaded)
 
 
 def test_a_half_typed_edit_is_not_analysed_and_previous_means_previously_analysed(monkeypatch, tmp_path, checkpoints):
@@ -889,16 +900,15 @@ def test_shipped_models_side_by_side_on_every_model_page(monkeypatch, tmp_path, 
     assert "4 loaded models have no 2-D interaction maps" in texts(app, "info")  # and the page names them
 
     show(app, "pages/4_Gates.py")
-    assert "heatmap" in trace_types(app) or "bar" in trace_types(app)
+    assert gate_strips_shown(app)
     # AttentiveConvNet's 384-wide gates: the last window shows dimensions 320–383
     app.session_state["gates_open_attentive_conv-snli-small"] = True
     app.session_state["gates_dims_attentive_conv-snli-small"] = 320
     app.run()
     assert not app.exception, app.exception
-    rows = [t["y"] for f in charts(app) if "attentive_conv" in f["layout"]["title"]["text"]
-            for t in f["data"] if t.get("type") == "heatmap"]
-    assert rows and all(len(r) == 64 for r in rows)
-    assert any("dims 320–383 of 384" in f["layout"]["title"]["text"] for f in charts(app))
+    windows = [dims for title, dims in gate_strips_shown(app).items() if "attentive_conv" in title]
+    assert windows and all(len(dims) == 64 for dims in windows)
+    assert any("dims 320–383 of 384" in title for title in gate_strips_shown(app))
 
 
 def test_shipped_ablations_page_compares_gcnn_variants_with_the_second_seed(monkeypatch, tmp_path, shipped, shared_data):

@@ -12,7 +12,7 @@ import torch
 
 from nlivis.models.trace import Alignment, FeatureMaps, Gate, MemoryKeys, OutputDistribution, Representation, Trace
 from nlivis.viz import (accuracy_by_tag_bars, alignment_heatmap, confusion_matrix_heatmap, figure_data, figure_data_csv,
-                        gate_strip, memory_keys_heatmap, probability_bars, select_channels,
+                        memory_keys_heatmap, probability_bars, select_channels,
                         training_curves)
 from nlivis.viz.vega.channel_grid import channel_grid
 from nlivis.viz.vega.common import data_csv
@@ -140,41 +140,78 @@ def test_a_projection_colours_by_category_hovers_the_pair_and_a_click_gives_its_
     json.dumps(spec, allow_nan=False)
 
 
+def gate_panel(spec: dict, panel: str) -> list[dict]:
+    """The data rows of one panel of a gate strip's spec ("mean over dims" or "per dimension")."""
+    return [row for row in spec["data"]["values"] if row["panel"] == panel]
+
+
 def test_gate_strip_means_per_token_and_cuts_padding():
+    from nlivis.viz.gate_strips import gate_title, gate_values
+    from nlivis.viz.vega.common import data_csv
+    from nlivis.viz.vega.gates import gate_strip
+
     values = torch.zeros(1, 5, 4)
     values[0, 0] = torch.tensor([1.0, 1.0, 0.0, 0.0])
     values[0, 2] = 1.0
     values[0, 3:] = 0.7  # padding
     entry = Gate(values=values, tokens="hypothesis", layer=1, name="forget")
-    figure = gate_strip(entry, 0, HYPOTHESIS)
-    bar, heat = figure.data
-    assert list(bar.y) == pytest.approx([0.5, 0.0, 1.0])
-    assert np.asarray(heat.z).shape == (4, 3)
-    assert "forget" in figure.layout.title.text and "layer 1" in figure.layout.title.text
-    table = figure_data(figure)
-    assert table.loc[table.panel == "mean over dims", "mean_gate"].tolist() == pytest.approx([0.5, 0.0, 1.0])
-    # the bars carry colour strings of the heatmap's scale (numbers made plotly.js warn per bar and draw)
-    assert bar.marker.color[1] == "rgb(68, 1, 84)" and bar.marker.color[2] == "rgb(253, 231, 37)"
+    spec = gate_strip(gate_values(entry, 0, HYPOTHESIS), HYPOTHESIS, gate_title(entry, "m"))
+    means = gate_panel(spec, "mean over dims")
+    assert [(row["position"], row["token"]) for row in means] == list(enumerate(HYPOTHESIS))
+    assert [row["value"] for row in means] == pytest.approx([0.5, 0.0, 1.0])
+    cells = gate_panel(spec, "per dimension")
+    assert len(cells) == 4 * 3 and {row["dimension"] for row in cells} == {0, 1, 2, 3}
+    assert next(row["value"] for row in cells if (row["token"], row["dimension"]) == ("a", 2)) == 0.0
+    assert spec["title"] == "m · forget gate · layer 1 · hypothesis"
+    bars, heat = spec["vconcat"]
+    assert bars["mark"]["type"] == "bar" and heat["mark"]["type"] == "rect"
+    # one colour scale, 0…1 on viridis, for the bars and the cells; each hover names the token and its value
+    assert bars["encoding"]["color"]["scale"] == heat["encoding"]["color"]["scale"] == {"scheme": "viridis",
+                                                                                        "domain": [0.0, 1.0]}
+    assert [t["field"] for t in heat["encoding"]["tooltip"]] == ["dimension", "token", "position", "value"]
+    assert heat["encoding"]["x"]["axis"]["labelExpr"].startswith('["a", "cat", "sits"]')
+    assert data_csv(spec).splitlines()[0] == "panel,position,token,value,dimension"
+    signed = gate_strip(np.array([[-0.5, 0.5]]), ["x"], "tanh")
+    assert signed["vconcat"][0]["encoding"]["color"]["scale"]["domain"] == [-1.0, 1.0]
 
 
 def test_every_gate_dimension_is_reachable_window_by_window():
     """Only the first 64 of a 128- or 384-wide gate were drawn."""
-    from nlivis.viz.gate_strips import dimension_windows
+    from nlivis.viz.vega.gates import dimension_windows, gate_strip
 
-    values = torch.arange(3 * 130, dtype=torch.float32).reshape(1, 3, 130) / 1000
-    entry = Gate(values=values, tokens="premise", layer=2, name="fuse")
+    values = np.arange(3 * 130, dtype=float).reshape(3, 130) / 1000
     windows = dimension_windows(130)
     assert windows == [0, 64, 128]
     seen = []
     for first in windows:
-        heat = gate_strip(entry, 0, PREMISE[:3], first_dim=first).data[1]
-        seen += [int(label.split()[1]) for label in heat.meta["rows"]]
-        assert np.asarray(heat.z)[0, 0] == pytest.approx(values[0, 0, first].item())
+        cells = gate_panel(gate_strip(values, PREMISE[:3], "fuse", first_dim=first), "per dimension")
+        seen += sorted({row["dimension"] for row in cells})
+        assert next(row["value"] for row in cells if row["position"] == 0 and row["dimension"] == first) == \
+            pytest.approx(values[0, first])
     assert seen == list(range(130))
-    last = gate_strip(entry, 0, PREMISE[:3], first_dim=128)
-    assert "dims 128–129 of 130" in last.layout.title.text
+    assert gate_strip(values, PREMISE[:3], "fuse", first_dim=128)["title"] == "fuse (dims 128–129 of 130)"
+    assert gate_strip(values[:, :64], PREMISE[:3], "fuse")["title"] == "fuse"
     with pytest.raises(ValueError, match="outside the gate's 130 dimensions"):
-        gate_strip(entry, 0, PREMISE[:3], first_dim=130)
+        gate_strip(values, PREMISE[:3], "fuse", first_dim=130)
+
+
+def test_gate_summary_bars_group_gates_by_model_in_its_colour_with_std_whiskers():
+    from nlivis.viz.vega.gates import gate_summary_bars
+
+    summary = pd.DataFrame({"model": ["b", "b", "a"], "gate": ["forget", "output", "forget"], "layer": [1, 1, 2],
+                            "tokens": ["premise"] * 3, "mean": [0.5, 0.25, 0.75], "std": [0.1, 0.2, 0.05],
+                            "pairs": [12] * 3})
+    spec = gate_summary_bars(summary, "over 12 pairs", colours={"a": "#000001", "b": "#000002"})
+    bars, whiskers = spec["layer"]
+    assert bars["encoding"]["x"]["sort"] == ["forget · L1 · premise", "output · L1 · premise", "forget · L2 · premise"]
+    assert bars["encoding"]["color"]["scale"] == {"domain": ["b", "a"], "range": ["#000002", "#000001"]}
+    assert [(row["model"], row["label"], row["mean"]) for row in spec["data"]["values"]][0] == \
+        ("b", "forget · L1 · premise", 0.5)
+    assert [(row["low"], row["high"]) for row in spec["data"]["values"]][1] == pytest.approx((0.05, 0.45))
+    assert whiskers["encoding"]["y"]["field"] == "low" and whiskers["encoding"]["y2"]["field"] == "high"
+    assert [t["field"] for t in bars["encoding"]["tooltip"]] == list(summary.columns)
+    assert spec["title"] == "over 12 pairs"
+    assert "range" not in gate_summary_bars(summary, colours={"a": "#000001"})["layer"][0]["encoding"]["color"]["scale"]
 
 
 def test_memory_keys_and_confusion_matrix():

@@ -18,7 +18,7 @@ _MODULES = {
     "common": ("PLOTLY_CONFIG", "PLOTLY_CONFIG_PNG", "empty_figure", "figure_data", "figure_data_csv", "model_colours",
                "plotly_config"),
     "drawable": ("MISSING_MESSAGES", "VIEW_TYPES", "views_of"),
-    "gate_strips": ("gate_strip", "gate_summary_bars", "gate_values"),
+    "gate_strips": ("gate_title", "gate_values"),
     "heatmaps": ("alignment_heatmap", "alignment_matrix", "confusion_matrix_heatmap", "difference_heatmap",
                  "memory_keys_heatmap"),
     "overview": ("ModelReading", "overview_grid"),

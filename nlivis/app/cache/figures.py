@@ -12,6 +12,7 @@ import streamlit as st
 from nlivis.app import state
 from nlivis.app.cache import Model, SplitScores, read_pair_cached, scores_cached
 from nlivis.store.files import folder_stamp
+from nlivis.viz.vega import gates as vega_gates
 
 PAIR_FIGURES_KEPT = 256
 """Figures of pairs kept in the server (a pair's overview is one, its gate strips one per gate and window of
@@ -43,18 +44,18 @@ def overview_figure(models: Sequence[Model], premise: str, hypothesis: str, titl
 @st.cache_resource(max_entries=PAIR_FIGURES_KEPT, show_spinner=False)
 def _gate_strip_cached(name: str, path: str, stamp: float, premise: str, hypothesis: str, entry: str,
                        first_dim: int, label: str) -> Any:
-    from nlivis.viz.gate_strips import gate_strip
+    from nlivis.viz.gate_strips import gate_title, gate_values
 
     reading = read_pair_cached(name, path, stamp, premise, hypothesis)
     gate = reading.trace[entry]
     tokens = reading.premise_tokens if gate.tokens == "premise" else reading.hypothesis_tokens
-    return gate_strip(gate, 0, tokens, label=label, first_dim=first_dim)
+    return vega_gates.gate_strip(gate_values(gate, 0, tokens), tokens, gate_title(gate, label), first_dim=first_dim)
 
 
 def gate_strip_figure(model: Model, premise: str, hypothesis: str, entry: str, first_dim: int, label: str) -> Any:
-    """`viz.gate_strips.gate_strip` of gate `entry` of the model's reading of the pair (one it read: `read_pair`),
-    dimensions from `first_dim`, built once per pair, window and state of the model's folder. Shared: never
-    modify it."""
+    """`viz.vega.gates.gate_strip` (a Vega-Lite spec) of gate `entry` of the model's reading of the pair (one it
+    read: `read_pair`), dimensions from `first_dim`, built once per pair, window and state of the model's folder.
+    Shared: never modify it."""
     premise, hypothesis = _cleaned(premise, hypothesis)
     return _gate_strip_cached(model.name, model.path, folder_stamp(model.path), premise, hypothesis, entry, first_dim,
                               label)

@@ -15,7 +15,7 @@ from nlivis.app.components.frame import protocol_notes
 from nlivis.app.text import md
 from nlivis.models.trace import Gate
 from nlivis.viz.drawable import MISSING_MESSAGES
-from nlivis.viz.gate_strips import GATE_DIMS_SHOWN, dimension_windows, gate_summary_bars
+from nlivis.viz.vega.gates import GATE_DIMS_SHOWN, dimension_windows, gate_summary_bars
 
 PAGE = "gates"
 TABS = ("One pair", "Over a dataset split")

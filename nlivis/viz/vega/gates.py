@@ -1,0 +1,132 @@
+"""The Gates page's figures as Vega-Lite specs: one gate's strip for one pair (its mean over all dimensions per
+token above, a window of its dimensions per token below) and the mean gate value per model and gate over a split.
+
+Pure functions, arrays and frames in, a JSON dict out (no altair: it is slow to import); the page's look is written
+in when the spec is drawn (`nlivis.app.components.figures.show`). The strip is a simple vconcat (one mark per view),
+which Streamlit fits to the page's width.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from nlivis.viz.vega.common import records, token_axis, visible_tokens
+
+GATE_DIMS_SHOWN = 64
+"""Dimensions one gate heatmap shows at a time (more rows than this cannot be told apart); the rest are
+reached by moving the window (`first_dim`)."""
+
+MEAN_PANEL, DIMENSIONS_PANEL = "mean over dims", "per dimension"
+"""The `panel` of a strip's data rows: the top bars' means, the heatmap's cells."""
+
+WHISKER = "#808495"
+"""The std whiskers' colour: Streamlit's axis-text grey, read over any bar on a light and a dark background."""
+
+SEAMLESS = 1.1
+"""A heatmap cell's size in bands: a little over one, so that neighbours overlap (cells of exactly one band, 3.4 px
+high, showed the background between them as white lines)."""
+
+DIMENSION_TICK_STEP = 16
+"""The heatmap's dimension axis names every 16th dimension (64 rows in 220 px: every label would overlap)."""
+
+
+def dimension_windows(dimensions: int, size: int = GATE_DIMS_SHOWN) -> list[int]:
+    """First dimension of each window of `size` that together cover all `dimensions` (0, 64, 128, …)."""
+    return list(range(0, max(dimensions, 1), size))
+
+
+def gate_colour(signed: bool) -> dict[str, Any]:
+    """The colour scale both panels share: 0…1 on viridis for a sigmoid gate; −1…1 diverging (blue low, red high)
+    when some value is negative (a tanh transform)."""
+    if signed:
+        return {"scheme": "redblue", "reverse": True, "domain": [-1.0, 1.0]}
+    return {"scheme": "viridis", "domain": [0.0, 1.0]}
+
+
+def strip_records(values: np.ndarray, tokens: Sequence[str], first_dim: int, last_dim: int) -> list[dict[str, Any]]:
+    """The strip's data: per token its mean over all dimensions (panel "mean over dims"), then per dimension of the
+    window and token its value (panel "per dimension"); tokens as a tooltip shows them."""
+    shown = visible_tokens(tokens)
+    positions = list(range(len(shown)))
+    mean = values.mean(axis=1) if values.size else np.zeros(len(shown))
+    window = values[:, first_dim:last_dim]
+    dims = np.arange(first_dim, last_dim)
+    means = records({"panel": [MEAN_PANEL] * len(shown), "position": positions, "token": shown, "value": mean})
+    cells = records({"panel": [DIMENSIONS_PANEL] * window.size, "dimension": np.tile(dims, len(shown)),
+                     "position": np.repeat(positions, len(dims)), "token": np.repeat(np.array(shown, dtype=object),
+                                                                                   len(dims)),
+                     "value": window.reshape(-1)})
+    return means + cells
+
+
+def gate_strip(values: np.ndarray, tokens: Sequence[str], title: str, first_dim: int = 0,
+               max_dims: int = GATE_DIMS_SHOWN) -> dict[str, Any]:
+    """One gate for one pair, `values` [tokens, dims] of its real tokens: top, the mean per token over all
+    dimensions (how open the gate is); below, dimensions `first_dim` … `first_dim + max_dims − 1` per token,
+    named by their true index, so every dimension of a 128- or 384-wide gate is reachable window by window. Both
+    panels share one colour scale (`gate_colour`); the title names the window when the gate is wider."""
+    values = np.asarray(values, dtype=float)
+    width = values.shape[1]
+    if not 0 <= first_dim < max(width, 1):
+        raise ValueError(f"first_dim {first_dim} is outside the gate's {width} dimensions")
+    tokens = [str(t) for t in tokens][: values.shape[0]]
+    last_dim = min(first_dim + max_dims, width)
+    signed = bool(values.size) and float(values.min()) < 0.0
+    colour = {"field": "value", "type": "quantitative", "title": "gate value", "scale": gate_colour(signed),
+              "legend": {"gradientLength": 200}}
+    x = {"field": "position", "type": "ordinal", "scale": {"domain": list(range(len(tokens)))}}
+    hover_token = [{"field": "token", "type": "nominal"}, {"field": "position", "type": "ordinal"}]
+    means = {"transform": [{"filter": {"field": "panel", "equal": MEAN_PANEL}}], "height": 80,
+             "mark": {"type": "bar"},
+             "encoding": {"x": {**x, "axis": None},
+                          "y": {"field": "value", "type": "quantitative", "title": "mean",
+                                "scale": {"domain": [-1.0 if signed else 0.0, 1.0]}, "axis": {"tickCount": 3}},
+                          "color": colour,
+                          "tooltip": [*hover_token, {"field": "value", "type": "quantitative", "title": "mean",
+                                                     "format": ".3f"}]}}
+    dims = list(range(first_dim, last_dim))
+    cells = {"transform": [{"filter": {"field": "panel", "equal": DIMENSIONS_PANEL}}], "height": 220,
+             "mark": {"type": "rect", "width": {"band": SEAMLESS}, "height": {"band": SEAMLESS}},
+             "encoding": {"x": {**x, "axis": {**token_axis(tokens), "grid": False}},
+                          "y": {"field": "dimension", "type": "ordinal", "title": "dimension",
+                                "scale": {"domain": dims},
+                                "axis": {"values": [d for d in dims if d % DIMENSION_TICK_STEP == 0]}},
+                          "color": colour,
+                          "tooltip": [{"field": "dimension", "type": "ordinal"}, *hover_token,
+                                      {"field": "value", "type": "quantitative", "title": "gate value",
+                                       "format": ".4f"}]}}
+    window = f" (dims {first_dim}–{last_dim - 1} of {width})" if width > last_dim - first_dim else ""
+    return {"title": title + window, "data": {"values": strip_records(values, tokens, first_dim, last_dim)},
+            "vconcat": [means, cells], "spacing": 6, "resolve": {"scale": {"color": "shared"}}}
+
+
+def gate_summary_bars(summary: pd.DataFrame, title: str = "mean gate value over the sample",
+                      colours: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Bars of mean gate value per (model, gate) side by side with ± its std as a whisker, from a table with
+    columns model, gate, layer, tokens, mean, std, pairs (every column is in the hover and the CSV); a model's
+    bars in its colour when `colours` names them all."""
+    rows = summary.assign(model=summary["model"].astype(str),
+                          label=[f"{g} · L{l} · {t}" for g, l, t in zip(summary["gate"], summary["layer"],
+                                                                        summary["tokens"])])
+    rows = rows.assign(low=rows["mean"] - rows["std"], high=rows["mean"] + rows["std"])
+    models = list(dict.fromkeys(rows["model"]))
+    scale: dict[str, Any] = {"domain": models}
+    if colours and all(m in colours for m in models):
+        scale["range"] = [colours[m] for m in models]
+    x = {"field": "label", "type": "nominal", "sort": list(dict.fromkeys(rows["label"])), "title": None,
+         "axis": {"labelAngle": -30, "labelLimit": 260}}
+    offset = {"field": "model", "type": "nominal", "sort": models}
+    hover = [{"field": name, "type": "quantitative" if pd.api.types.is_numeric_dtype(summary[name]) else "nominal",
+              **({"format": ".3f"} if name in ("mean", "std") else {})} for name in summary.columns]
+    bars = {"mark": {"type": "bar"},
+            "encoding": {"x": x, "xOffset": offset, "y": {"field": "mean", "type": "quantitative",
+                                                          "title": "mean gate value"},
+                         "color": {"field": "model", "type": "nominal", "title": "model", "scale": scale},
+                         "tooltip": hover}}
+    whiskers = {"mark": {"type": "rule", "strokeWidth": 1.5, "color": WHISKER},
+                "encoding": {"x": x, "xOffset": offset, "y": {"field": "low", "type": "quantitative"},
+                             "y2": {"field": "high"}, "tooltip": hover}}
+    data = records({str(name): values.tolist() for name, values in rows.items()})
+    return {"title": title, "data": {"values": data}, "width": "container", "height": 380, "layer": [bars, whiskers]}
