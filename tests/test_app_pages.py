@@ -113,13 +113,6 @@ def charts(app: AppTest) -> list[dict]:
     return [json.loads(chart.proto.spec) for chart in app.get("plotly_chart")]
 
 
-def vega_specs(app: AppTest) -> list[dict]:
-    """The Vega-Lite charts on the page, as the JSON specs streamlit sends to the browser (their data sent apart)."""
-    import json
-
-    return [json.loads(chart.proto.spec) for chart in app.get("vega_lite_chart")]
-
-
 def vega_data(app: AppTest) -> list:
     """The data of each Vega-Lite chart on the page (streamlit sends it beside the spec, as Arrow)."""
     import pyarrow as pa

@@ -13,8 +13,7 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 
 from nlivis.viz.common import CATEGORY_COLOURS
-from nlivis.viz.vega.bars import RULE, SCHEMA, empty_spec, field, frame_records
-from nlivis.viz.vega.common import token_axis, visible_tokens
+from nlivis.viz.vega.common import RULE, SCHEMA, field, frame_records, message_spec, token_axis, visible_tokens
 
 STRIP_ROW_PIXELS = 30
 STRIPS_PIXELS = 140
@@ -81,7 +80,7 @@ def faithfulness_bars(table: pd.DataFrame, metric: str, title: str, colours: Map
     """Bars of one AOPC metric ("comprehensiveness" or "sufficiency") per method, one colour per model beside each
     other, with the bootstrap interval as a whisker (`faithfulness.faithfulness_table` columns)."""
     if table.empty:
-        return empty_spec("no faithfulness to show")
+        return message_spec("no faithfulness to show", height=80)
     low, high = f"{metric}_low", f"{metric}_high"
     rows = table[["model", "method", metric, low, high, "pairs"]].assign(model=table["model"].astype(str))
     models, methods = list(dict.fromkeys(rows["model"])), list(dict.fromkeys(rows["method"]))
@@ -106,7 +105,7 @@ def agreement_boxes(taus: pd.DataFrame, title: str, colours: Mapping[str, str] |
     a tick, from a table with columns model, method, measure, tau (one row per pair): Jain & Wallace's figure, with
     the pooled τ beside the sentence-membership baseline and the τ within each sentence."""
     if taus.empty:
-        return empty_spec("no agreement to show")
+        return message_spec("no agreement to show", height=80)
     rows = taus[["model", "method", "measure", "tau"]].assign(
         model=taus["model"].astype(str), comparison=taus["method"].astype(str) + " · " + taus["measure"].astype(str))
     models = list(dict.fromkeys(rows["model"]))
@@ -134,7 +133,7 @@ def plausibility_bars(table: pd.DataFrame, title: str, colours: Mapping[str, str
     """AUPRC and F1 at the annotator's highlight count per method, one colour per model, the two metrics side by
     side."""
     if table.empty:
-        return empty_spec("no plausibility to show")
+        return message_spec("no plausibility to show", height=80)
     rows = table[["model", "method", *PLAUSIBILITY_METRICS, "plausibility_pairs"]].assign(model=table["model"].astype(str))
     models, methods = list(dict.fromkeys(rows["model"])), list(dict.fromkeys(rows["method"]))
 

@@ -9,29 +9,15 @@ from typing import Any, Sequence
 import pandas as pd
 
 from nlivis.viz.common import CATEGORY_COLOURS, percent_ticks
-from nlivis.viz.vega.common import records
+from nlivis.viz.vega.common import RULE, SCHEMA, field, frame_records, message_spec
 
-SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"
 POSITIVE, NEGATIVE = "#2a9d8f", "#e76f51"
 """A difference's colour by its sign: a gain teal, a loss orange-red."""
-RULE = "#808495"
-"""The colour of zero lines, whiskers and printed values: Streamlit's axis-text grey, read on a light and a dark
-background alike (Vega's default black text is lost on the dark theme)."""
 FADED = 0.25
 """How much of a bar's fill is left where McNemar's test finds its difference not significant."""
 SIGNIFICANCE = "significance"
 """The data field a spec adds to say "significant" / "not significant" (the legend reads it)."""
 SIGNIFICANCE_DOMAIN = ["significant", "not significant"]
-
-
-def field(name: str) -> str:
-    """A column name as a Vega-Lite field: dots and brackets would otherwise be read as nested access."""
-    return "".join("\\" + c if c in ".[]\\" else c for c in str(name))
-
-
-def frame_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    """The rows of `frame` as a spec's data values (`viz.vega.common.records`: NaN as null, numpy scalars plain)."""
-    return records({str(name): values.tolist() for name, values in frame.items()})
 
 
 def tooltip(columns: Sequence[str], frame: pd.DataFrame, percent: Sequence[str] = (), signed: Sequence[str] = (),
@@ -54,12 +40,6 @@ def tooltip(columns: Sequence[str], frame: pd.DataFrame, percent: Sequence[str] 
     return entries
 
 
-def empty_spec(message: str) -> dict[str, Any]:
-    """A chart that says why there is nothing to draw."""
-    return {"$schema": SCHEMA, "data": {"values": [{"message": message}]}, "mark": {"type": "text", "fontSize": 14, "color": RULE},
-            "encoding": {"text": {"field": "message"}}, "width": "container", "height": 80}
-
-
 def wrapped_label(separator: str = " · ") -> str:
     """A label expression that breaks "a · b · c" category labels at the dots into lines."""
     return f"split(datum.label, '{separator}')"
@@ -69,7 +49,7 @@ def comparison_bars(table: pd.DataFrame, category: str, value: str, title: str =
     """One bar per row (e.g. a checkpoint's accuracy on its select split) with its value printed above it; long
     category labels wrap at " · " and tilt when many would overlap."""
     if table.empty:
-        return empty_spec("nothing to compare")
+        return message_spec("nothing to compare", height=80)
     rows = table.assign(**{category: table[category].astype(str)})
     categories = list(dict.fromkeys(rows[category]))
     widest = max(len(line) for text in categories for line in text.split(" · "))
@@ -117,7 +97,7 @@ def difference_intervals(table: pd.DataFrame, label: str = "variant", difference
     seed noise."""
     rows = table.dropna(subset=[difference]) if difference in table else table.iloc[0:0]
     if rows.empty:
-        return empty_spec("no paired differences to show")
+        return message_spec("no paired differences to show", height=80)
     values = rows[difference].astype(float)
     shown = [f"{name} ({v:+.1%})".replace("(-", "(−") for name, v in zip(rows[label].astype(str), values)]
     rows = rows.assign(bar=shown, sign=["gain" if v >= 0 else "loss" for v in values],
@@ -158,7 +138,7 @@ def delta_bars(table: pd.DataFrame, label: str = "variant", tag: str = "tag", de
     its own; a significant difference drawn solid, the others hollow (a faint fill and a dashed outline in their
     variant's hue: faded bars of different variants all looked alike)."""
     if table.empty:
-        return empty_spec("no per-tag differences to show")
+        return message_spec("no per-tag differences to show", height=80)
     variants = list(dict.fromkeys(table[label].astype(str)))
     tags = list(dict.fromkeys(table[tag].astype(str)))
     rows = table.assign(**{label: table[label].astype(str), tag: table[tag].astype(str),

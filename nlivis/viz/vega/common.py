@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from nlivis.viz.common import token_ticks, visible_token
 from nlivis.viz.margins import TICK_FONT_PX, TITLE_FONT_PX
@@ -25,6 +26,10 @@ from nlivis.viz.themed import DARK, DIVERGING, FONT, HEADING_FONT_PX, LIGHT, TEX
 
 TRANSPARENT = "transparent"
 """Vega's name for no background."""
+SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"
+RULE = "#808495"
+"""The colour of zero lines, whiskers, printed values and messages: Streamlit's axis-text grey, read on a light and
+a dark background alike (Vega's default black text is lost on the dark theme)."""
 
 
 def look(dark: bool = False) -> dict[str, Any]:
@@ -65,8 +70,8 @@ def themed(spec: Mapping[str, Any], dark: bool = False) -> dict[str, Any]:
 def message_spec(message: str, height: int = 200) -> dict[str, Any]:
     """A spec that draws only `message` (never an empty axis without words); its data is one empty row, so its CSV
     is empty."""
-    return {"height": height, "data": {"values": [{}]},
-            "mark": {"type": "text", "text": message, "fontSize": TITLE_FONT_PX}}
+    return {"$schema": SCHEMA, "height": height, "width": "container", "data": {"values": [{}]},
+            "mark": {"type": "text", "text": message, "fontSize": TITLE_FONT_PX, "color": RULE}}
 
 
 def plain(value: Any) -> Any:
@@ -88,6 +93,16 @@ def records(columns: Mapping[str, Sequence[Any] | np.ndarray]) -> list[dict[str,
              for values in columns.values()]
     names = list(columns)
     return [{name: plain(value) for name, value in zip(names, row)} for row in zip(*lists)]
+
+
+def field(name: str) -> str:
+    """A column name as a Vega-Lite field: dots and brackets would otherwise be read as nested access."""
+    return "".join("\\" + c if c in ".[]\\" else c for c in str(name))
+
+
+def frame_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """The rows of `frame` as a spec's data values (`records`: NaN as null, numpy scalars plain)."""
+    return records({str(name): values.tolist() for name, values in frame.items()})
 
 
 def token_axis(tokens: Sequence[str], axis: str = "x", title: str | None = None) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from nlivis.viz.vega.common import records, token_axis, visible_tokens
+from nlivis.viz.vega.common import RULE, records, token_axis, visible_tokens
 
 GATE_DIMS_SHOWN = 64
 """Dimensions one gate heatmap shows at a time (more rows than this cannot be told apart); the rest are
@@ -20,9 +20,6 @@ reached by moving the window (`first_dim`)."""
 
 MEAN_PANEL, DIMENSIONS_PANEL = "mean over dims", "per dimension"
 """The `panel` of a strip's data rows: the top bars' means, the heatmap's cells."""
-
-WHISKER = "#808495"
-"""The std whiskers' colour: Streamlit's axis-text grey, read over any bar on a light and a dark background."""
 
 SEAMLESS = 1.1
 """A heatmap cell's size in bands: a little over one, so that neighbours overlap (cells of exactly one band, 3.4 px
@@ -125,7 +122,7 @@ def gate_summary_bars(summary: pd.DataFrame, title: str = "mean gate value over 
                                                           "title": "mean gate value"},
                          "color": {"field": "model", "type": "nominal", "title": "model", "scale": scale},
                          "tooltip": hover}}
-    whiskers = {"mark": {"type": "rule", "strokeWidth": 1.5, "color": WHISKER},
+    whiskers = {"mark": {"type": "rule", "strokeWidth": 1.5, "color": RULE},
                 "encoding": {"x": x, "xOffset": offset, "y": {"field": "low", "type": "quantitative"},
                              "y2": {"field": "high"}, "tooltip": hover}}
     data = records({str(name): values.tolist() for name, values in rows.items()})
