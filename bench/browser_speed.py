@@ -56,7 +56,7 @@ DRAWN = ".main-svg, canvas.marks, svg.marks"
 
 RECORDER = """
 (() => {
-  window.__nlivis = {states: [], drawn: {}, finished: []};
+  window.__nlivis = {states: [], drawn: {}, redrawn: {}, finished: []};
   const finishes = bytes => {  // a ForwardMsg whose field 6 (script_finished, a varint) is set
     let i = 0;
     const varint = () => { let value = 0, shift = 0, byte; do { byte = bytes[i++]; value += (byte & 0x7f) * 2 ** shift;
@@ -80,7 +80,11 @@ RECORDER = """
   };
   window.WebSocket.prototype = Socket.prototype;
   Object.assign(window.WebSocket, Socket);
-  const seen = () => {
+  const chartKey = (chart, i) => {
+    const holder = chart.closest('[class*="st-key-chart_"]');
+    return holder ? [...holder.classList].find(c => c.startsWith('st-key-chart_')).slice(13) : 'chart ' + i;
+  };
+  const seen = records => {
     const app = document.querySelector('[data-testid="stApp"]');
     if (app) {
       const state = app.getAttribute('data-test-script-state');
@@ -88,10 +92,14 @@ RECORDER = """
       if (!last || last[1] !== state) window.__nlivis.states.push([performance.now(), state]);
     }
     document.querySelectorAll('CHARTS').forEach((chart, i) => {
-      const holder = chart.closest('[class*="st-key-chart_"]');
-      const key = holder ? [...holder.classList].find(c => c.startsWith('st-key-chart_')).slice(13) : 'chart ' + i;
+      const key = chartKey(chart, i);
       if (!(key in window.__nlivis.drawn) && chart.querySelector('DRAWN')) window.__nlivis.drawn[key] = performance.now();
     });
+    for (const record of records) {  // a chart drawn again under a key it had (a new pair): plotly changes its SVG
+      const target = record.target.nodeType === 1 ? record.target : record.target.parentElement;
+      const chart = target && target.closest('CHARTS');
+      if (chart && !target.closest('.hoverlayer, .modebar-container')) window.__nlivis.redrawn[chartKey(chart, 0)] = performance.now();
+    }
   };
   new MutationObserver(seen).observe(document, {subtree: true, childList: true, attributes: true,
                                                 attributeFilter: ['data-test-script-state']});
@@ -99,7 +107,10 @@ RECORDER = """
 """.replace("CHARTS", CHARTS).replace("DRAWN", DRAWN)
 """Installed in every tab before the page loads: records each change of Streamlit's script state, each
 `script_finished` message the server sends (read from the websocket: a run of a few milliseconds may never show
-the running state in the page), and when each chart first has drawn (`DRAWN`), in ms since the navigation started."""
+the running state in the page), when each chart first has drawn (`DRAWN`: plotly's SVG or Vega's marks) and
+when a chart's drawing last changed (`redrawn`: a chart drawn again under the same key, as opening a pair or Next
+does, which `drawn` alone missed; plotly's hover labels and mode bar are not drawing), in ms since the navigation
+started."""
 
 CHART_HOLDERS = "'[class*=\"st-key-chart_\"]'"
 """Every chart the app shows is keyed `chart_<key>` (components/figures.show), and Streamlit puts that key on the
@@ -128,12 +139,19 @@ SETTLED_AFTER = """
   const finished = window.__nlivis.finished.filter(t => t >= since);
   if (!last || last[1] !== 'notRunning') return false;
   if (!finished.length && !states.some(s => s[0] >= since && s[1] === 'running')) return false;
-  if (performance.now() - Math.max(last[0], ...finished) < 1000) return false;
+  const drawing = Object.values(window.__nlivis.redrawn);
+  if (performance.now() - Math.max(last[0], ...finished, ...drawing) < 1000) return false;
   return [...document.querySelectorAll(CHART_HOLDERS)].every(c => c.querySelector(DRAWN));
 }
 """.replace("CHART_HOLDERS", CHART_HOLDERS).replace("DRAWN", repr(DRAWN))
 """After a click at `since` (ms): a run started after it has ended (the server said `script_finished`, or the page
-showed it running and then idle), nothing ran for a second, every chart drew."""
+showed it running and then idle), nothing ran and no chart changed for a second, every chart drew."""
+
+LAST_DRAWN = """
+since => Math.max(0, ...[...Object.values(window.__nlivis.drawn), ...Object.values(window.__nlivis.redrawn)]
+                          .filter(t => t >= since))
+"""
+"""When the last chart drawn after `since` (ms) finished: drawn for the first time or again under its key."""
 
 ERROR_TABS = ("Accuracy and confusions", "Every error", "By annotation tag (Table 7)", "Challenge set")
 
@@ -192,9 +210,9 @@ def visit(context, url: str) -> Visit:
 
 def after_click(page, click, title: str | None = None) -> float:
     """Seconds from `click()` until the run it starts has ended and every chart is drawn (the server's
-    `script_finished`, the script state and the charts as the recorder saw them; the last chart's first SVG or the
-    script's end, whichever is later); with `title`, not before that page's title shows (a switch first reruns
-    the page it leaves)."""
+    `script_finished`, the script state and the charts as the recorder saw them; the last chart's drawing, first
+    or again under its key, or the script's end, whichever is later); with `title`, not before that page's title
+    shows (a switch first reruns the page it leaves)."""
     since = page.evaluate("() => performance.now()")
     click()
     if title:
@@ -203,7 +221,7 @@ def after_click(page, click, title: str | None = None) -> float:
     page.wait_for_function(SETTLED_AFTER, arg=since, timeout=TIMEOUT_S * 1000, polling=100)
     states, finished = page.evaluate("() => [window.__nlivis.states, window.__nlivis.finished]")
     ended = max([t for t, state in states if state == "notRunning" and t >= since] + [t for t in finished if t >= since])
-    drawn = page.evaluate("since => Math.max(0, ...Object.values(window.__nlivis.drawn).filter(t => t >= since))", since)
+    drawn = page.evaluate(LAST_DRAWN, since)
     return (max(ended, drawn) - since) / 1000
 
 

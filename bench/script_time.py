@@ -72,7 +72,7 @@ def after_run(page, click, log: Path, title: str | None = None) -> float:
     (nothing ran for a second) and every chart drew: the later of the run's end and the last chart's drawing. The
     server's log, not the page's running state, says that the click ran: a run of a few tens of milliseconds may
     never show the page as running, which `browser_speed.after_click` waits for."""
-    from browser_speed import SETTLED, TIMEOUT_S
+    from browser_speed import LAST_DRAWN, SETTLED, TIMEOUT_S
 
     since_page, since = page.evaluate("() => performance.now()"), time.time()
     click()
@@ -86,8 +86,7 @@ def after_run(page, click, log: Path, title: str | None = None) -> float:
                                arg=title, timeout=TIMEOUT_S * 1000, polling=100)
     page.wait_for_function(SETTLED, timeout=TIMEOUT_S * 1000, polling=100)
     ran = max(ended for ended in ended_runs(log) if ended >= since) - since
-    drawn = page.evaluate("since => Math.max(0, ...Object.values(window.__nlivis.drawn).filter(t => t >= since))",
-                          since_page)
+    drawn = page.evaluate(LAST_DRAWN, since_page)
     return max(ran, (drawn - since_page) / 1000 if drawn else 0.0)
 
 

@@ -265,6 +265,10 @@ def test_pair_explorer_predicts_and_draws_alignments(monkeypatch, tmp_path, chec
     types = trace_types(app)
     assert "bar" in types and "heatmap" in types
     assert [b.label for b in app.get("download_button")].count("data (CSV)") == len(charts(app))
+    heatmap_axes = [axis for spec in charts(app) if any(t.get("type") == "heatmap" for t in spec["data"])
+                    for name, axis in spec["layout"].items() if name.rstrip("0123456789") in ("xaxis", "yaxis")]
+    assert heatmap_axes and all(axis.get("ticklabeloverflow") == "allow" for axis in heatmap_axes), \
+        "the pair's heatmaps spare plotly.js measuring each token label again (automargin fits them)"
     analyse(app, "explorer", hypothesis="Nobody is playing an instrument .")
     assert app.toggle(key="explorer_compare").value, "the previous pair is offered beside the new one"
 

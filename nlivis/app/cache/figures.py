@@ -25,13 +25,26 @@ def _cleaned(premise: str, hypothesis: str) -> tuple[str, str]:
     return state.clean_sentence(premise)[0], state.clean_sentence(hypothesis)[0]
 
 
+def labels_unchecked(figure: Any) -> Any:
+    """`figure` (changed in place and returned) with every x and y axis's tick labels drawn as they are
+    (`ticklabeloverflow="allow"`). plotly.js's default for a numeric axis, "hide past div", measures each tick
+    label in the page once more after drawing it (`_adjustTickLabelsOverflow`: a forced layout per label) to
+    hide those past the chart's edge; here none is, as the axes' automargin grows the margins around their
+    labels, so the chart looks the same. A pair's figures label each token: the overview of a 33-word premise
+    has over 300 labels, and the check was ~0.6 s of Chromium's main thread when a pair from a list opens
+    (bench/chart_draw.py --clicks, issue 30)."""
+    figure.update_xaxes(ticklabeloverflow="allow")
+    figure.update_yaxes(ticklabeloverflow="allow")
+    return figure
+
+
 @st.cache_resource(max_entries=PAIR_FIGURES_KEPT, show_spinner=False)
 def _overview_cached(models: tuple[tuple[str, str, float], ...], premise: str, hypothesis: str, title: str) -> Any:
     from nlivis.viz.overview import ModelReading, overview_grid
 
     readings = [(name, read_pair_cached(name, path, stamp, premise, hypothesis)) for name, path, stamp in models]
-    return overview_grid([ModelReading(name, r.trace, r.premise_tokens, r.hypothesis_tokens) for name, r in readings],
-                         title=title)
+    return labels_unchecked(overview_grid([ModelReading(name, r.trace, r.premise_tokens, r.hypothesis_tokens)
+                                           for name, r in readings], title=title))
 
 
 def overview_figure(models: Sequence[Model], premise: str, hypothesis: str, title: str) -> Any:
@@ -66,7 +79,8 @@ def _alignment_cached(name: str, path: str, stamp: float, premise: str, hypothes
     from nlivis.viz.heatmaps import alignment_heatmap
 
     reading = read_pair_cached(name, path, stamp, premise, hypothesis)
-    return alignment_heatmap(reading.trace[entry], 0, reading.premise_tokens, reading.hypothesis_tokens, label=label)
+    return labels_unchecked(alignment_heatmap(reading.trace[entry], 0, reading.premise_tokens, reading.hypothesis_tokens,
+                                              label=label))
 
 
 def alignment_figure(model: Model, premise: str, hypothesis: str, entry: str, label: str) -> Any:

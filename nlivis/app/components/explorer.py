@@ -12,6 +12,7 @@ import streamlit as st
 from nlivis.app import background, cache, paths, state
 from nlivis.app.cache import figures as cached_figures
 from nlivis.app.cache import samples as cached_samples
+from nlivis.app.cache.figures import labels_unchecked
 from nlivis.app.components import controls, edits, figures, heads, pairs
 from nlivis.app.components.frame import NOTE_ICON, protocol_notes
 from nlivis.app.text import md
@@ -205,12 +206,13 @@ def _model_alignments(m: int, model: cache.Model, reading: PairReading, old: Pai
             figure = cached_figures.alignment_figure(model, reading.premise, reading.hypothesis, entry_name, entry_name)
             figures.show(figure, f"align_{m}_{entry_name}", f"{name}_{entry_name}", where=now_col)
             if entry_name in old.trace:
-                figure = alignment_heatmap(old.trace[entry_name], 0, old.premise_tokens, old.hypothesis_tokens,
-                                           label=f"{entry_name} (previous pair)")
+                figure = labels_unchecked(alignment_heatmap(old.trace[entry_name], 0, old.premise_tokens,
+                                                            old.hypothesis_tokens, label=f"{entry_name} (previous pair)"))
                 figures.show(figure, f"align_prev_{m}_{entry_name}", f"{name}_{entry_name}_previous", where=before_col)
     for entry_name, entry in reading.trace.of_type(MemoryKeys).items():
         tokens = reading.premise_tokens if entry.tokens == "premise" else reading.hypothesis_tokens
-        figures.show(memory_keys_heatmap(entry, 0, tokens, label=entry_name), f"memory_{m}_{entry_name}", f"{name}_{entry_name}")
+        figures.show(labels_unchecked(memory_keys_heatmap(entry, 0, tokens, label=entry_name)), f"memory_{m}_{entry_name}",
+                     f"{name}_{entry_name}")
 
 
 def page(models: Sequence[cache.Model]) -> None:
