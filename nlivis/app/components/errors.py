@@ -15,7 +15,7 @@ from nlivis.app import cache, state
 from nlivis.app.cache import figures as cached_figures
 from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import challenge, controls, figures, lists, pair_list, probes, samples, tag_breakdown
-from nlivis.app.components.frame import protocol_notes
+from nlivis.app.components.frame import protocol_notes, require_models
 from nlivis.app.text import code, md
 from nlivis.viz.charts import accuracy_interval_bars
 from nlivis.data.split_choice import split_label
@@ -30,13 +30,21 @@ NO_TAGS, GOLD, SAMPLE, EVERY = "none", "gold", "automatic (a sample)", "automati
 
 
 def page(models: Sequence[cache.Model]) -> None:
+    """The page over `models` described by their config.json (`frame.require_models(weights=False)`): the tabs
+    of recorded predictions need no weights; the challenge set and the behavioural tests run the models, so they
+    load them (`with_weights`)."""
     protocol_notes(models)
     tab, containers = controls.tabs(PAGE, "tab", TABS)  # only the open tab is computed and drawn
     with containers[TABS.index(tab)]:
         if tab == TABS[4]:
-            probes.section(PAGE, models)
+            probes.section(PAGE, with_weights())
         else:
             split_tab(models, tab)
+
+
+def with_weights() -> list[cache.Model]:
+    """The chosen models loaded (as every page that runs them has them)."""
+    return require_models("challenge set and the behavioural tests")
 
 
 def split_tab(models: Sequence[cache.Model], tab: str) -> None:
@@ -47,10 +55,10 @@ def split_tab(models: Sequence[cache.Model], tab: str) -> None:
         st.info("The loaded checkpoints have no recorded prediction files (predictions_<split>.jsonl.gz, written when a "
                 "checkpoint is trained). Evaluate them on any file in the challenge-set section below, or with "
                 "`python -m nlivis evaluate CHECKPOINT --file PATH`.")
-        challenge.section(PAGE, models)
+        challenge.section(PAGE, with_weights())
         state.stop()
     if tab == TABS[3]:
-        challenge.section(PAGE, models)
+        challenge.section(PAGE, with_weights())
         return
     start, trained = cache.split_choice(models, all_splits)
     split = controls.select(PAGE, "split", "Evaluation split", all_splits, start,
