@@ -27,6 +27,11 @@ ANY = "(any)"
 TABS = ("Accuracy and confusions", "Every error", "By annotation tag (Table 7)", "Challenge set", "Behavioural tests")
 """Only the open tab is computed and drawn; the behavioural tests need no split, the others one split's predictions."""
 NO_TAGS, GOLD, SAMPLE, EVERY = "none", "gold", "automatic (a sample)", "automatic (every pair: once, then on disk)"
+CONFUSION_WIDTH = 360
+"""Pixels each confusion matrix is drawn in (about a third of the page at 1600 px). Stretched to its column's
+width, which is fractional (three columns and their gaps), a chart is plotted twice: Streamlit's component plots it,
+then writes the measured width into its layout and plotly plots it again (counted in Chromium: 11 full plots for the
+accuracy chart and five matrices; a chart in a container of whole pixels, once)."""
 
 
 def page(models: Sequence[cache.Model]) -> None:
@@ -115,7 +120,8 @@ def confusions(split: str, models: Sequence[cache.Model], scores: dict[str, cach
                 st.error(f"{md(name)}: {md(score.problem)}")
                 continue
             figure = cached_figures.confusion_figure(score, name, normalize)
-            event = figures.show(figure, f"confusion_{i}", f"confusion_{name}_{split}", clickable=True)
+            event = figures.show(figure, f"confusion_{i}", f"confusion_{name}_{split}", clickable=True,
+                                 where=st.container(width=CONFUSION_WIDTH))
             custom = figures.clicked_customdata(figures.new_click(f"confusion_{i}", event))
             if custom and len(custom) >= 2:
                 state.remember(PAGE, "cell_model", name, "")
