@@ -30,8 +30,8 @@ NO_TAGS, GOLD, SAMPLE, EVERY = "none", "gold", "automatic (a sample)", "automati
 CONFUSION_WIDTH = 360
 """Pixels each confusion matrix is drawn in (about a third of the page at 1600 px). Stretched to its column's
 width, which is fractional (three columns and their gaps), a chart is plotted twice: Streamlit's component plots it,
-then writes the measured width into its layout and plotly plots it again (counted in Chromium: 11 full plots for the
-accuracy chart and five matrices; a chart in a container of whole pixels, once)."""
+then writes the measured width into its layout and plotly plots it again (plotly's full plots counted in Chromium,
+bench/chart_draw.py: 11 for the accuracy chart and five stretched matrices, 6 with the matrices in 360 px)."""
 
 
 def page(models: Sequence[cache.Model]) -> None:
