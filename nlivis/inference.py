@@ -22,7 +22,8 @@ from nlivis.data.text import shown_token, text_problem
 from nlivis.features.batch import Batch
 from nlivis.features.buckets import bucket_batches
 from nlivis.features.chars import UNK_ID
-from nlivis.features.featurize import FeatureSettings, Featurizer
+from nlivis.features.featurize import Featurizer
+from nlivis.features.settings import DescribedCheckpoint, described_checkpoint
 from nlivis.features.vocab import CharVocabulary, Vocabulary, VocabularyFileError
 from nlivis.models import build
 from nlivis.models.registry import ShapesOnly
@@ -33,7 +34,6 @@ from nlivis.store.checkpoints import (
     CheckpointInfo,
     check_files,
     check_inside_root,
-    checkpoint_info,
     read_json,
 )
 from nlivis.store.embedding_rows import rows_from_base
@@ -44,15 +44,23 @@ from nlivis.store.weights import load_tensors
 
 @dataclass
 class LoadedCheckpoint:
-    """A model ready for inference (eval mode) with the featurizer that matches its training."""
+    """A model ready for inference (eval mode) with the featurizer that matches its training, and what its
+    config.json says of it (`described`: the same facts a page reads without loading it)."""
 
     model: nn.Module
     featurizer: Any
     config: dict[str, Any]
     metrics: dict[str, Any]
-    labels: tuple[str, ...]
     path: Path
-    info: CheckpointInfo
+    described: DescribedCheckpoint
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return self.described.labels
+
+    @property
+    def info(self) -> CheckpointInfo:
+        return self.described.info
 
 
 def _check_state_matches(folder: Path, expected: Mapping[str, torch.Tensor], stored: Mapping[str, torch.Tensor]) -> None:
@@ -94,16 +102,12 @@ def _recorded_rows(path: Path, limit: int) -> list[dict[str, Any]]:
     return [row for row in rows if isinstance(row, dict)]
 
 
-def _check_labels(folder: Path, config: Mapping[str, Any]) -> tuple[str, ...]:
-    """The checkpoint's label order, checked against what it recorded: the model's output size
-    (`model.num_classes`, which the weights are checked against), the protocol it was trained on, and
-    its recorded predictions (each clear prediction must be the label of its highest probability), so a
-    hand-edited, shortened or reordered `labels` list in config.json is refused instead of crashing
-    `predict` or silently swapping labels."""
-    labels = config.get("labels")
-    if not isinstance(labels, list) or not labels or not all(isinstance(label, str) for label in labels) \
-            or len(set(labels)) != len(labels):
-        raise CheckpointError(folder, f"config.json 'labels' must be a list of distinct label names, got {labels!r:.200}")
+def _check_labels(folder: Path, config: Mapping[str, Any], labels: list[str]) -> None:
+    """The checkpoint's label order (config.json's, a list of distinct names: `described_checkpoint`), checked
+    against what it recorded: the model's output size (`model.num_classes`, which the weights are checked
+    against), the protocol it was trained on, and its recorded predictions (each clear prediction must be the
+    label of its highest probability), so a hand-edited, shortened or reordered `labels` list in config.json is
+    refused instead of crashing `predict` or silently swapping labels."""
     restore = "; config.json was edited by hand? restore its labels list"
     classes = config.get("model", {}).get("num_classes")
     if classes is not None and classes != len(labels):
@@ -128,7 +132,6 @@ def _check_labels(folder: Path, config: Mapping[str, Any]) -> tuple[str, ...]:
                 raise CheckpointError(folder, f"{path.name} (pair {row.get('id')!r}) recorded {predicted!r} for its "
                                               f"highest probability, which config.json's labels {labels} call "
                                               f"{labels[ranked[0]]!r}: the labels were reordered{restore}")
-    return tuple(labels)
 
 
 def _check_finite_weights(folder: Path, tensors: Mapping[str, torch.Tensor], what: str) -> None:
@@ -198,17 +201,15 @@ def load_checkpoint(folder: str | Path, device: str | torch.device = "cpu") -> L
     check_files(folder, verify_hashes=True)
     config = read_json(folder, "config.json")
     metrics = read_json(folder, "metrics.json")
-    info = checkpoint_info(folder, config, metrics)
-    _check_labels(folder, config)
+    described = described_checkpoint(folder, config, metrics)
+    _check_labels(folder, config, list(described.labels))
     try:
         vocab = Vocabulary.load(folder / "vocab.json")
         char_vocab = CharVocabulary.load(folder / "chars.json")
     except VocabularyFileError as error:
         raise CheckpointError(folder, str(error)) from error
     try:
-        labels = tuple(config["labels"])
-        settings = FeatureSettings(**config["features"]["featurizer"])
-        featurizer = Featurizer(vocab, char_vocab, settings, labels)
+        featurizer = Featurizer(vocab, char_vocab, described.settings, described.labels)
         # shapes only: every weight comes from the files below, so no initialiser runs (ShapesOnly: on the meta
         # device torch runs normal_ through reference code that imports torch._dynamo, ~2.5 CPU s a process)
         with torch.device("meta"), ShapesOnly():
@@ -234,7 +235,7 @@ def load_checkpoint(folder: str | Path, device: str | torch.device = "cpu") -> L
     _check_state_matches(folder, expected, stored)
     model.load_state_dict({k: v.to(expected[k].dtype) for k, v in stored.items()}, strict=True, assign=True)
     model.to(device).eval()
-    return LoadedCheckpoint(model, featurizer, config, metrics, labels, folder, info)
+    return LoadedCheckpoint(model, featurizer, config, metrics, folder, described)
 
 
 def pair_lengths(items: Sequence, featurizer_settings: Mapping[str, Any]) -> list[tuple[int, int]]:

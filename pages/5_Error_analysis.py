@@ -5,4 +5,4 @@ from nlivis.app import paths
 from nlivis.app.components import errors, frame
 
 with frame.page(paths.ERRORS):
-    errors.page(frame.require_models("error analysis"))
+    errors.page(frame.require_models("error analysis", weights=False))

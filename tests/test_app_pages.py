@@ -168,20 +168,25 @@ def _table_name(page: paths.Page) -> str:
     return next(name for name, value in vars(paths).items() if value is page)
 
 
-def test_home_in_a_new_process_lists_checkpoints_without_importing_torch(tmp_path, checkpoints):
-    """Importing torch for the checkpoint scan cost 1.5–2 s of every cold start (bench/app_speed.py)."""
+def test_home_and_error_analysis_in_a_new_process_import_no_torch(tmp_path, checkpoints):
+    """Importing torch for the checkpoint scan cost 1.5–2 s of every cold start (bench/app_speed.py); Error
+    analysis's first run loaded every chosen model (torch and the weights, ~2 s) only to learn their labels and
+    families, which their config.json gives. Its accuracy chart and confusion matrix (one default model) are drawn all the same."""
     import os
     import subprocess
     import sys
 
     script = ("import sys; from streamlit.testing.v1 import AppTest; "
               f"app = AppTest.from_file({str(ROOT / 'app.py')!r}, default_timeout={TIMEOUT}).run(); "
-              "print(len(app.dataframe[0].value), 'torch' in sys.modules)")
+              "print(len(app.dataframe[0].value), 'torch' in sys.modules); "
+              f"app.switch_page({paths.ERRORS.path!r}).run(); "
+              "print(len(app.get('plotly_chart')), [e.value for e in app.exception], 'torch' in sys.modules)")
     env = {**os.environ, "NLIVIS_CHECKPOINTS": str(checkpoints), "NLIVIS_DATA": str(APP_DATA),
-           "NLIVIS_RUNS": str(tmp_path / "runs"), "NLIVIS_WARM_UP": "0"}  # the background warm-up imports torch on purpose
+           "NLIVIS_CACHE_DIR": str(tmp_path / "cache"), "NLIVIS_RUNS": str(tmp_path / "runs"),
+           "NLIVIS_WARM_UP": "0"}  # the background warm-up imports torch on purpose
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=ROOT,
                             timeout=TIMEOUT)
-    assert result.stdout.split()[-2:] == ["3", "False"], result.stderr[-2000:]
+    assert result.stdout.split()[-5:] == ["3", "False", "2", "[]", "False"], (result.stdout[-500:], result.stderr[-2000:])
 
 
 def test_the_router_lists_every_page_home_first_with_bundled_icons():

@@ -24,7 +24,8 @@ from nlivis.data.records import NLI_LABELS, DataFormatError, Pair
 from nlivis.features.sentences import SentenceAnalysis
 from nlivis.features.batch import Batch
 from nlivis.features.dataset import AnalysedPair
-from nlivis.features.featurize import FeatureSettings, Featurizer
+from nlivis.features.featurize import Featurizer
+from nlivis.features.settings import FeatureSettings
 from nlivis.features.vocab import CharVocabulary, Vocabulary
 from nlivis.models.base import MatchingModel, ModelConfig
 from nlivis.models.families import SHIPPED_FAMILIES

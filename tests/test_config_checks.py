@@ -119,7 +119,7 @@ def test_every_project_config_and_shipped_checkpoint_passes():
         config = load_config(path)
         for size in ("paper", "shipped") if "shipped" in config else ("paper",):
             check_config(config, size)
-    from nlivis.features.featurize import FeatureSettings
+    from nlivis.features.settings import FeatureSettings
 
     for path in sorted((ROOT / "checkpoints").glob("*/config.json")):
         config = json.loads(path.read_text())

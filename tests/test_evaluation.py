@@ -359,7 +359,7 @@ def test_split_truncation_from_the_cache_only(checkpoint, tmp_path, capsys, monk
     tokens = cached_split_tokens(ref, read, cache)
     assert [pair_id for pair_id, _, _ in tokens] == [pair.id for pair in read.pairs]
     sides = [(premise, hypothesis) for _, premise, hypothesis in tokens]
-    assert count_truncated_sides(loaded.featurizer, sides).to_dict() == output["truncated"]
+    assert count_truncated_sides(loaded.featurizer.settings, sides).to_dict() == output["truncated"]
 
 
 def test_challenge_predictions_reuse_the_named_evaluation(checkpoint, tmp_path):

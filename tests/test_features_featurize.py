@@ -7,7 +7,8 @@ import torch
 from nlivis.data.records import NLI_LABELS, Pair
 from nlivis.features.sentences import SentenceAnalysis, analyse_sentences
 from nlivis.features.dataset import AnalysedPair
-from nlivis.features.featurize import FeatureSettings, Featurizer
+from nlivis.features.featurize import Featurizer
+from nlivis.features.settings import FeatureSettings
 from nlivis.features.pos import TAG_INDEX
 from nlivis.features.vocab import CharVocabulary, Vocabulary
 
@@ -77,7 +78,7 @@ def test_truncation_keeps_first_tokens_and_exact_match_uses_kept_tokens_only():
     batch = featurizer.encode([item])
     assert batch.premise_tokens == [["a", "b", "c"]]
     assert batch.hypothesis_exact_match[0].tolist() == [0.0, 1.0]  # "e" was cut from the premise
-    truncation = featurizer.truncation(item.premise, item.hypothesis)
+    truncation = featurizer.settings.truncation(item.premise, item.hypothesis)
     assert truncation.any and truncation.describe() == "premise cut from 5 to 3 tokens"
 
 

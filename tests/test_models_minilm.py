@@ -14,7 +14,8 @@ import torch
 from nlivis.data.records import InputError, Pair
 from nlivis.features.dataset import AnalysedPair
 from nlivis.features.embeddings import MINILM_SHA256, minilm_available
-from nlivis.features.featurize import FeatureSettings, Featurizer
+from nlivis.features.featurize import Featurizer
+from nlivis.features.settings import FeatureSettings
 from nlivis.features.sentences import SentenceAnalysis
 from nlivis.features.vocab import CharVocabulary, Vocabulary
 from nlivis.features.wordpieces import CLS_PIECE, SEP_PIECE, UNK_PIECE, WordPieces

@@ -12,7 +12,8 @@ import torch
 from nlivis.data.readers import read_line_aligned
 from nlivis.data.records import NLI_LABELS
 from nlivis.features.dataset import analyse_pairs
-from nlivis.features.featurize import FeatureSettings, Featurizer
+from nlivis.features.featurize import Featurizer
+from nlivis.features.settings import FeatureSettings
 from nlivis.models.families import FAMILIES
 from nlivis.features.vocab import CharVocabulary, Vocabulary
 from nlivis.models.registry import build

@@ -15,6 +15,7 @@ from nlivis.analysis.metrics import classification_report
 from nlivis.analysis.significance import wilson_interval
 from nlivis.data.challenge import BINARY_LABELS
 from nlivis.data.records import NLI_LABELS, PARAPHRASE_LABELS, InputError
+from nlivis.features.settings import FeatureSettings
 
 # ------------------------------------------------------------------------------------ checks on inputs
 
@@ -69,20 +70,20 @@ class TruncationCount:
 def count_truncated(featurizer: Any, items: Sequence[Any]) -> TruncationCount:
     """Count the analysed pairs (`AnalysedPair`) that `featurizer`'s cut-offs shorten; the CLI calls this
     for a split, the app for a sample."""
-    return count_truncated_sides(featurizer, [(item.premise, item.hypothesis) for item in items])
+    return count_truncated_sides(featurizer.settings, [(item.premise, item.hypothesis) for item in items])
 
 
-def count_truncated_sides(featurizer: Any, sides: Sequence[tuple[Sized, Sized]]) -> TruncationCount:
-    """`count_truncated` over (premise, hypothesis) per pair: their analyses or just their tokens, since the
-    cut-offs count tokens (the app counts a whole split from its cached tokens, decoded once for every model)."""
+def count_truncated_sides(settings: FeatureSettings, sides: Sequence[tuple[Sized, Sized]]) -> TruncationCount:
+    """`count_truncated` over (premise, hypothesis) per pair — their analyses or just their tokens, since the
+    cut-offs count tokens — with a checkpoint's `FeatureSettings` (read from its config.json, so the app counts a
+    whole split from its cached tokens, decoded once for every model, without loading any)."""
     premises = hypotheses = pairs = 0
     for premise, hypothesis in sides:
-        cut = featurizer.truncation(premise, hypothesis)
+        cut = settings.truncation(premise, hypothesis)
         premise_cut, hypothesis_cut = cut.premise_kept < cut.premise_tokens, cut.hypothesis_kept < cut.hypothesis_tokens
         premises += premise_cut
         hypotheses += hypothesis_cut
         pairs += premise_cut or hypothesis_cut
-    settings = featurizer.settings
     return TruncationCount(pairs, premises, hypotheses, len(sides), settings.max_premise_len,
                            settings.max_hypothesis_len)
 

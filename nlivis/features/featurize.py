@@ -9,8 +9,8 @@ by one UNK token, so no row of a mask is all False and masked softmaxes stay def
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
-from typing import Any, Sequence
+from dataclasses import dataclass
+from typing import Sequence
 
 import torch
 
@@ -18,96 +18,15 @@ from nlivis.data.records import Pair
 from nlivis.features.dataset import AnalysedPair
 from nlivis.features.sentences import SentenceAnalysis, analyse_text_pair
 from nlivis.features.batch import Batch
-from nlivis.features.chars import DEFAULT_MAX_CHARS, PAD_ID, UNK_ID
-from nlivis.features.exact_match import EXACT_MATCH_RULES, exact_match_flags
+from nlivis.features.chars import PAD_ID, UNK_ID
+from nlivis.features.exact_match import exact_match_flags
 from nlivis.features.pos import pos_index
+from nlivis.features.settings import FeatureSettings, Truncation
 from nlivis.features.vocab import CharVocabulary, Vocabulary
 from nlivis.features.wordpieces import PAD_PIECE, UNK_PIECE, WordPieces
 
-MAX_CUTOFF_TOKENS = 10_000
-"""Largest token cut-off: with `pad_to_cutoff` every batch is that wide (and a char tensor
-`max_chars` times wider), so a cut-off of 10**12 in a config would fail at the first batch, not at the
-check. The papers cut at 24 to 70 tokens; MultiNLI's longest premise has about 200."""
-MAX_WORD_CHARS = 100
-"""Largest `max_chars`: every token is padded to it (BERT's word pieces stop at 100 characters too)."""
-
-MAX_WORD_PIECES = 16
-"""Most word pieces kept per word: every word is padded to that many (BERT splits few words into more than 8)."""
-
 EMPTY_SENTENCE_TOKEN = ""
 """Token string shown for the single UNK position standing in for an empty sentence."""
-
-
-@dataclass(frozen=True)
-class FeatureSettings:
-    """How pairs become tensors; saved with every checkpoint (`to_dict` / `from_dict`).
-
-    max_premise_len / max_hypothesis_len: hard cut-offs in tokens (defaults: DIIN's 48; each config in
-        configs/ sets its paper's values, with the source in a comment).
-    max_chars: characters kept per word (default 16, DIIN and ESAN).
-    exact_match_rule: "form_or_lemma" (default, the DIIN paper's definition) or "form".
-    pad_to_cutoff: pad every batch to the cut-offs instead of its longest sentence (default False;
-        True for models whose layer sizes depend on the sentence length).
-    word_pieces: BERT word pieces kept per word in `Batch.premise_pieces` / `hypothesis_pieces` (0, the
-        default: none are made; models that read word pieces, MiniLM, set it; see `features.wordpieces`).
-    """
-
-    max_premise_len: int = 48
-    max_hypothesis_len: int = 48
-    max_chars: int = DEFAULT_MAX_CHARS
-    exact_match_rule: str = "form_or_lemma"
-    pad_to_cutoff: bool = False
-    word_pieces: int = 0
-
-    def __post_init__(self) -> None:
-        for name, most in (("max_premise_len", MAX_CUTOFF_TOKENS), ("max_hypothesis_len", MAX_CUTOFF_TOKENS),
-                           ("max_chars", MAX_WORD_CHARS)):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= most:
-                raise ValueError(f"feature setting {name} must be an integer from 1 to {most:,}; got {value!r}")
-        if self.exact_match_rule not in EXACT_MATCH_RULES:
-            raise ValueError(f"feature setting exact_match_rule must be one of {EXACT_MATCH_RULES}; "
-                             f"got {self.exact_match_rule!r}")
-        if (not isinstance(self.word_pieces, int) or isinstance(self.word_pieces, bool)
-                or not 0 <= self.word_pieces <= MAX_WORD_PIECES):
-            raise ValueError(f"feature setting word_pieces must be an integer from 0 to {MAX_WORD_PIECES}; "
-                             f"got {self.word_pieces!r}")
-        if not isinstance(self.pad_to_cutoff, bool):
-            raise ValueError(f"feature setting pad_to_cutoff must be true or false; got {self.pad_to_cutoff!r}")
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "FeatureSettings":
-        """Rebuild from `to_dict` output; unknown keys are an error naming them."""
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"unknown feature settings {unknown}; known: {sorted(known)}")
-        return cls(**data)
-
-
-@dataclass(frozen=True)
-class Truncation:
-    """Token counts before and after the cut-offs for one pair."""
-
-    premise_tokens: int
-    premise_kept: int
-    hypothesis_tokens: int
-    hypothesis_kept: int
-
-    @property
-    def any(self) -> bool:
-        return self.premise_kept < self.premise_tokens or self.hypothesis_kept < self.hypothesis_tokens
-
-    def describe(self) -> str:
-        """A sentence for the user, e.g. "premise cut from 60 to 48 tokens"; "" when nothing was cut."""
-        parts = [f"{name} cut from {total} to {kept} tokens"
-                 for name, total, kept in (("premise", self.premise_tokens, self.premise_kept),
-                                           ("hypothesis", self.hypothesis_tokens, self.hypothesis_kept))
-                 if kept < total]
-        return "; ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -134,10 +53,6 @@ class Featurizer:
         self.label_index = {label: i for i, label in enumerate(self.labels)}
         self._char_cache: dict[str, list[int]] = {}
         self.pieces = (pieces or WordPieces.minilm()) if settings.word_pieces else None
-
-    def truncation(self, premise: SentenceAnalysis, hypothesis: SentenceAnalysis) -> Truncation:
-        return Truncation(len(premise), min(len(premise), self.settings.max_premise_len),
-                          len(hypothesis), min(len(hypothesis), self.settings.max_hypothesis_len))
 
     def _label_ids(self, items: Sequence) -> torch.Tensor | None:
         if any(item.pair.label is None for item in items):
@@ -239,7 +154,7 @@ class Featurizer:
                 raise ValueError(f"the {name} has no tokens after tokenisation; type a sentence")
         item = AnalysedPair(Pair(id="input", premise=premise, hypothesis=hypothesis),
                             premise_analysis, hypothesis_analysis)
-        return EncodedText(self.encode([item]), self.truncation(premise_analysis, hypothesis_analysis))
+        return EncodedText(self.encode([item]), self.settings.truncation(premise_analysis, hypothesis_analysis))
 
     def encode_text(self, premise: str, hypothesis: str) -> Batch:
         """A one-pair `Batch` for free text (runs spaCy; labels None).

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Iterator, Literal, TypeVar
+from typing import TYPE_CHECKING, Iterator, Literal, TypeVar
 
-import torch
+if TYPE_CHECKING:  # entries hold tensors, but a figure of stored numbers that names their types needs no torch
+    import torch
 
 Sentence = Literal["premise", "hypothesis"]
 
@@ -124,6 +125,8 @@ class Trace:
 
     def detach(self) -> "Trace":
         """A copy with every tensor detached and on the CPU, safe to keep between app runs."""
+        import torch  # deferred (see the imports): a trace to detach was made by a model, so torch is loaded
+
         out = Trace()
         for name, entry in self._entries.items():
             values = {k: (v.detach().float().cpu() if isinstance(v, torch.Tensor) else v)

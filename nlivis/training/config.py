@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from nlivis.data.options import ConfigError, epochs_problem, shown_value, typed_options
+from nlivis.features.settings import FeatureSettings
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
 """The project's config folder; `load_config("gcnn")` looks here."""
@@ -182,8 +183,6 @@ def check_resolved_config(resolved: Mapping[str, Any]) -> None:
 def check_feature_table(table: Mapping[str, Any]) -> None:
     """`[features]`: the keys of `FeatureOptions` (vocabulary, embeddings) and of the featurizer's
     `FeatureSettings` (cut-offs, exact_match_rule, pad_to_cutoff), each of its type and range."""
-    from nlivis.features.featurize import FeatureSettings
-
     if not isinstance(table, Mapping):
         raise ConfigError(f"[features] must be a table of options, got {shown_value(table)}", "[features]")
     option_keys = {f.name for f in fields(FeatureOptions)}
@@ -303,7 +302,7 @@ class TrainingSettings:
 @dataclass(frozen=True)
 class FeatureOptions:
     """The `[features]` table, validated: cut-offs, vocabulary and embedding source. The table may also
-    set any other `nlivis.features.featurize.FeatureSettings` field (exact_match_rule, pad_to_cutoff)."""
+    set any other `nlivis.features.settings.FeatureSettings` field (exact_match_rule, pad_to_cutoff)."""
 
     max_premise_len: int = 48
     """Premise tokens kept (longer premises are cut, with a notice where a user typed them)."""

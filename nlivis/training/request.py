@@ -13,6 +13,7 @@ from typing import Any, Mapping
 
 from nlivis.training.config import FeatureOptions, apply_size
 from nlivis.data.options import augment_ratio_problem
+from nlivis.features.settings import FeatureSettings
 from nlivis.training.augment import DEFAULT_AUGMENT_RATIO, parse_kinds
 
 
@@ -157,8 +158,6 @@ def resolve_config(config: Mapping[str, Any], size: str, embeddings: str | None,
 def split_feature_table(table: Mapping[str, Any]) -> tuple[FeatureOptions, dict[str, Any]]:
     """[features] → (vocabulary/embedding options, `FeatureSettings` keyword arguments).
     Keys of either are accepted; anything else is an error listing both."""
-    from nlivis.features.featurize import FeatureSettings
-
     featurizer_keys = {f.name for f in fields(FeatureSettings)}
     option_keys = {f.name for f in fields(FeatureOptions)}
     unknown = sorted(set(table) - featurizer_keys - option_keys)

@@ -38,7 +38,8 @@ from torch import nn
 from nlivis.data.protocols import get_protocol, split_key
 from nlivis.features.buckets import bucket_batches
 from nlivis.features.embeddings import check_embedding_source
-from nlivis.features.featurize import FeatureSettings, Featurizer
+from nlivis.features.featurize import Featurizer
+from nlivis.features.settings import FeatureSettings
 from nlivis.inference import accuracy_of, autocast_for, pair_lengths, predict_probabilities, prediction_rows
 from nlivis.models import build
 from nlivis.store.checkpoints import (

@@ -1,7 +1,8 @@
 """The app's cached layer: typed `st.cache_resource` wrappers over what `nlivis` reads and computes — this module
 holds checkpoints and the loaded models, local dataset splits and the pair a page shows, one pair read by a model,
-stored predictions and challenge files; `cache.samples` what is computed over a split's pairs (samples analysed
-with spaCy, gate statistics, annotation tags, tokens and cut-offs, projections, faithfulness),
+stored predictions and challenge files; `cache.models` the chosen models as a page gets them (loaded, or described
+by their config.json); `cache.samples` what is computed over a split's pairs (samples analysed with spaCy, gate
+statistics, annotation tags, tokens and cut-offs, projections, faithfulness),
 `cache.analyses` the analyses of chosen models (attributions, data maps, edit runs, behavioural suites) and
 `cache.figures` the figures a page shows again at every rerun (a pair's overview, gate strips and alignments, a
 predictions file's confusion matrix).
@@ -31,11 +32,11 @@ from nlivis.data.challenge import read_challenge_files
 from nlivis.data.protocols import SplitRef, read_split
 from nlivis.data.records import Pair
 from nlivis.data.split_choice import default_split, training_splits
+from nlivis.features.settings import DescribedCheckpoint
 from nlivis.store.checkpoints import CheckpointInfo
 from nlivis.store.evaluations import prediction_files
 from nlivis.store.files import file_stamp, folder_stamp, subfolders_stamp
 from nlivis.store.predictions import Prediction, predictions_frame, read_predictions
-from nlivis.viz.common import model_colours
 from nlivis.workflows import checkpoints, reading
 from nlivis.workflows.reading import PairReading
 
@@ -90,25 +91,33 @@ def load_model(path: str | Path) -> tuple[LoadedCheckpoint | None, str | None]:
 
 @dataclass(frozen=True)
 class Model:
-    """A loaded checkpoint as every page shows it: its folder name (the one short label, also its name in
-    URLs), its colour (the same on every page) and what its trace can feed (its declared entry types)."""
+    """A chosen checkpoint as every page shows it: its folder name (the one short label, also its name in
+    URLs), its colour (the same on every page), what its config.json says (`described`: family, protocol, labels,
+    feature settings) and the checkpoint loaded, where the page loaded it."""
 
     name: str
     path: str
     checkpoint: Any
+    """The `LoadedCheckpoint`, or None where the page needs only what config.json says (`cache.models`)."""
     colour: str
+    described: DescribedCheckpoint | None = None
+    """Given where the checkpoint is not loaded; a loaded checkpoint's own description otherwise."""
+
+    def __post_init__(self) -> None:
+        if self.described is None:
+            object.__setattr__(self, "described", self.checkpoint.described)
 
     @property
     def family(self) -> str:
-        return str(self.checkpoint.info.model)
+        return str(self.described.info.model)
 
     @property
     def protocol(self) -> str | None:
-        return getattr(self.checkpoint.info, "protocol", None)
+        return self.described.info.protocol
 
     @property
     def labels(self) -> list[str]:
-        return list(self.checkpoint.labels)
+        return list(self.described.labels)
 
     @property
     def trace_types(self) -> frozenset[type]:
@@ -122,25 +131,6 @@ def chosen_model_names() -> list[str]:
     if not state.models_chosen():
         state.set_model_names(checkpoints.default_model_names(scan_checkpoints().good))
     return state.model_names()
-
-
-def loaded_models() -> tuple[list[Model], list[str]]:
-    """The chosen checkpoints (state's model names) loaded, in the order chosen, and the errors of those that
-    failed. A session that never chose loads the default models (`workflows.checkpoints.default_model_names`)."""
-    loaded: list[tuple[str, str, Any]] = []
-    errors: list[str] = []
-    for name in chosen_model_names():
-        folder = paths.find_checkpoint_folder(name)
-        if folder is None:
-            errors.append(f"{name}: no checkpoint folder of that name in {', '.join(map(str, paths.checkpoint_roots()))}")
-            continue
-        checkpoint, error = load_model(folder)
-        if error:
-            errors.append(error)
-        else:
-            loaded.append((name, str(folder), checkpoint))
-    colours = model_colours([(name, str(checkpoint.info.model)) for name, _, checkpoint in loaded])
-    return [Model(name, path, checkpoint, colours[name]) for name, path, checkpoint in loaded], errors
 
 
 def known_model_names(names: list[str]) -> tuple[list[str], list[str]]:

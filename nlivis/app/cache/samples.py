@@ -21,6 +21,7 @@ from nlivis.data.protocols import SplitRef, gold_tag_file
 from nlivis.data.records import DataFormatError
 from nlivis.data.taxonomies import find_taxinli_file, read_taxinli
 from nlivis.features.dataset import cached_split_tokens
+from nlivis.features.settings import FeatureSettings
 from nlivis.store.files import cache_root, file_stamp, folder_stamp
 from nlivis.workflows import samples as sampling
 from nlivis.workflows.samples import TaggedSample
@@ -158,20 +159,22 @@ def token_counts(model: Model, key: str) -> dict[str, tuple[int, int]] | None:
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def _split_truncation_cached(path: str, stamp: float, ref: SplitRef, root: str) -> tuple[str, int]:
+def _split_truncation_cached(path: str, stamp: float, ref: SplitRef, root: str,
+                             _settings: FeatureSettings) -> tuple[str, int]:
     sides = [(premise, hypothesis) for _, premise, hypothesis in _split_tokens_cached(ref, root)]
-    count = count_truncated_sides(load_cached(path, stamp).featurizer, sides)
+    count = count_truncated_sides(_settings, sides)
     return count.describe(), count.pairs
 
 
 def split_truncation(model: Model, key: str) -> tuple[bool, str, int]:
     """(known, sentence, pairs cut) for how many pairs of split `key` the model's token cut-offs shorten, from
-    the feature cache (known is False when the split was never analysed on this machine)."""
+    the feature cache and the cut-offs its config.json gives (the model need not be loaded); known is False when
+    the split was never analysed on this machine."""
     local = local_split(key)
     if local is None:
         return False, "", 0
     try:
-        return (True, *_split_truncation_cached(model.path, folder_stamp(model.path), *local))
+        return (True, *_split_truncation_cached(model.path, folder_stamp(model.path), *local, model.described.settings))
     except (NotReady, OSError, ValueError):
         return False, "", 0
 

@@ -15,7 +15,7 @@ from nlivis.app import cache, state
 from nlivis.app.cache import figures as cached_figures
 from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import challenge, controls, figures, lists, pair_list, probes, samples, tag_breakdown
-from nlivis.app.components.frame import protocol_notes
+from nlivis.app.components.frame import protocol_notes, require_models
 from nlivis.app.text import code, md
 from nlivis.viz.charts import accuracy_interval_bars
 from nlivis.data.split_choice import split_label
@@ -27,16 +27,29 @@ ANY = "(any)"
 TABS = ("Accuracy and confusions", "Every error", "By annotation tag (Table 7)", "Challenge set", "Behavioural tests")
 """Only the open tab is computed and drawn; the behavioural tests need no split, the others one split's predictions."""
 NO_TAGS, GOLD, SAMPLE, EVERY = "none", "gold", "automatic (a sample)", "automatic (every pair: once, then on disk)"
+CONFUSION_WIDTH = 360
+"""Pixels each confusion matrix is drawn in (about a third of the page at 1600 px). Stretched to its column's
+width, which is fractional (three columns and their gaps), a chart is plotted twice: Streamlit's component plots it,
+then writes the measured width into its layout and plotly plots it again (plotly's full plots counted in Chromium,
+bench/chart_draw.py: 11 for the accuracy chart and five stretched matrices, 6 with the matrices in 360 px)."""
 
 
 def page(models: Sequence[cache.Model]) -> None:
+    """The page over `models` described by their config.json (`frame.require_models(weights=False)`): the tabs
+    of recorded predictions need no weights; the challenge set and the behavioural tests run the models, so they
+    load them (`with_weights`)."""
     protocol_notes(models)
     tab, containers = controls.tabs(PAGE, "tab", TABS)  # only the open tab is computed and drawn
     with containers[TABS.index(tab)]:
         if tab == TABS[4]:
-            probes.section(PAGE, models)
+            probes.section(PAGE, with_weights())
         else:
             split_tab(models, tab)
+
+
+def with_weights() -> list[cache.Model]:
+    """The chosen models loaded (as every page that runs them has them)."""
+    return require_models("challenge set and the behavioural tests")
 
 
 def split_tab(models: Sequence[cache.Model], tab: str) -> None:
@@ -47,10 +60,10 @@ def split_tab(models: Sequence[cache.Model], tab: str) -> None:
         st.info("The loaded checkpoints have no recorded prediction files (predictions_<split>.jsonl.gz, written when a "
                 "checkpoint is trained). Evaluate them on any file in the challenge-set section below, or with "
                 "`python -m nlivis evaluate CHECKPOINT --file PATH`.")
-        challenge.section(PAGE, models)
+        challenge.section(PAGE, with_weights())
         state.stop()
     if tab == TABS[3]:
-        challenge.section(PAGE, models)
+        challenge.section(PAGE, with_weights())
         return
     start, trained = cache.split_choice(models, all_splits)
     split = controls.select(PAGE, "split", "Evaluation split", all_splits, start,
@@ -107,7 +120,8 @@ def confusions(split: str, models: Sequence[cache.Model], scores: dict[str, cach
                 st.error(f"{md(name)}: {md(score.problem)}")
                 continue
             figure = cached_figures.confusion_figure(score, name, normalize)
-            event = figures.show(figure, f"confusion_{i}", f"confusion_{name}_{split}", clickable=True)
+            event = figures.show(figure, f"confusion_{i}", f"confusion_{name}_{split}", clickable=True,
+                                 where=st.container(width=CONFUSION_WIDTH))
             custom = figures.clicked_customdata(figures.new_click(f"confusion_{i}", event))
             if custom and len(custom) >= 2:
                 state.remember(PAGE, "cell_model", name, "")

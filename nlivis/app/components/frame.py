@@ -10,6 +10,7 @@ import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
 from nlivis.app import background, cache, paths, state
+from nlivis.app.cache import models as cached_models
 from nlivis.app.text import md
 from nlivis.data.split_choice import protocol_named
 
@@ -103,9 +104,11 @@ def image_format() -> str:
     return st.session_state.get(_IMAGE_FORMAT, "svg")
 
 
-def require_models(view: str) -> list[cache.Model]:
-    """The loaded models, or stop the page with a message saying how to load one."""
-    models, errors = cache.loaded_models()
+def require_models(view: str, *, weights: bool = True) -> list[cache.Model]:
+    """The loaded models — with `weights=False` only described by their config.json (`cache.models.chosen`: no
+    weights read, torch not imported, for a view of recorded predictions) — or stop the page with a message saying
+    how to load one."""
+    models, errors = cached_models.chosen(weights)
     for error in errors:
         st.error(f"Could not load {md(error)}")
     if not models:
