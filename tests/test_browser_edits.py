@@ -72,7 +72,7 @@ def test_probe_table_cell_failing_case_pair_and_back(app_url, page):
     page.wait_for_selector(".st-key-errors_probes_table [data-testid='stDataFrame']", timeout=PAGE_SECONDS * 1000)
     settle(page)
     assert_clean(page, "the probe table")
-    assert page.locator(".st-key-chart_errors_probes_dots .js-plotly-plot").count() == 1
+    assert page.locator(".st-key-chart_errors_probes_dots [data-testid='stVegaLiteChart']").count() == 1
 
     grid = page.locator(".st-key-errors_probes_table [data-testid='stDataFrame']").first
     grid.scroll_into_view_if_needed()
