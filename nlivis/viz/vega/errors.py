@@ -110,8 +110,12 @@ def confusion_matrix(counts: Sequence[Sequence[float]] | np.ndarray, labels: Seq
              {"field": "pairs", "type": "quantitative"},
              *([{"field": field(value), "type": "quantitative", "format": ".2f"}] if normalize else []),
              {"field": HINT, "type": "nominal", "title": " "}]
+    # each cell's description is its SVG path's aria-label: what a screen reader says, and what a browser test reads
+    described = {"calculate": "'gold: ' + datum.gold + '; predicted: ' + datum.predicted + '; pairs: ' + datum.pairs",
+                 "as": "description"}
     cells = {"mark": {"type": "rect", "cursor": "pointer"}, "params": [point_selection(CELL, CELL_FIELDS)],
-             "encoding": {"x": x, "y": y, "tooltip": hover,
+             "transform": [described],
+             "encoding": {"x": x, "y": y, "tooltip": hover, "description": {"field": "description"},
                           "color": {"field": field(value), "type": "quantitative", "title": value,
                                     "scale": {"scheme": "blues", "domainMin": 0}}}}
     printed = {"mark": {"type": "text", "fontSize": 14},
