@@ -16,8 +16,9 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from nlivis.app import paths  # noqa: E402
 from nlivis.app.text import md  # noqa: E402
 from nlivis.models.families import SHIPPED_FAMILIES  # noqa: E402
-from nlivis.viz import heatmaps, overview  # noqa: E402
-from nlivis.viz.vega import gates  # noqa: E402
+from nlivis.viz import overview  # noqa: E402
+from nlivis.viz.vega import errors as vega_errors, gates  # noqa: E402
+from nlivis.viz.vega.errors import CELL  # noqa: E402
 from tests.fixtures.app_checkpoints import APP_DATA, gcnn_family, train_variant  # noqa: E402
 from tests.fixtures.waiting import wait_for  # noqa: E402
 
@@ -180,13 +181,15 @@ def test_home_and_error_analysis_in_a_new_process_import_no_torch(tmp_path, chec
               f"app = AppTest.from_file({str(ROOT / 'app.py')!r}, default_timeout={TIMEOUT}).run(); "
               "print(len(app.dataframe[0].value), 'torch' in sys.modules); "
               f"app.switch_page({paths.ERRORS.path!r}).run(); "
-              "print(len(app.get('plotly_chart')), [e.value for e in app.exception], 'torch' in sys.modules)")
+              "print(len(app.get('vega_lite_chart')), len(app.get('plotly_chart')), [e.value for e in app.exception], "
+              "'torch' in sys.modules)")
     env = {**os.environ, "NLIVIS_CHECKPOINTS": str(checkpoints), "NLIVIS_DATA": str(APP_DATA),
            "NLIVIS_CACHE_DIR": str(tmp_path / "cache"), "NLIVIS_RUNS": str(tmp_path / "runs"),
            "NLIVIS_WARM_UP": "0"}  # the background warm-up imports torch on purpose
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=ROOT,
                             timeout=TIMEOUT)
-    assert result.stdout.split()[-5:] == ["3", "False", "2", "[]", "False"], (result.stdout[-500:], result.stderr[-2000:])
+    assert result.stdout.split()[-6:] == ["3", "False", "2", "0", "[]", "False"], (result.stdout[-500:],
+                                                                                 result.stderr[-2000:])
 
 
 def test_the_router_lists_every_page_home_first_with_bundled_icons():
@@ -381,14 +384,14 @@ def test_gates_draw_only_open_sections_and_reach_every_dimension(monkeypatch, tm
 
 def test_error_analysis_shows_accuracy_confusions_and_tags(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
-    built = counting(monkeypatch, heatmaps, "confusion_matrix_heatmap")
+    built = counting(monkeypatch, vega_errors, "confusion_matrix")
     show(app, "pages/5_Error_analysis.py")
     app.run()
     assert len(built) <= 1, "a confusion matrix's figure is built once per predictions file, not at every run"
     assert app.selectbox(key="errors_split").value == "snli_dev"
     assert "Protocol snli-small" in texts(app, "caption")
-    types = trace_types(app)
-    assert "heatmap" in types and "bar" in types
+    assert {"rect", "bar"} <= set(vega_marks(app)) and not app.get("plotly_chart"), \
+        "no plotly chart: its chunk costs every new tab ~1.3 s"
     app.session_state["errors_tab"] = TAG_TAB
     app.run()
     assert "on 12 of 12 pairs" in texts(app, "caption")
@@ -609,15 +612,6 @@ def follow_opening_link(app: AppTest) -> AppTest:
     return show(app, next(page.path for page in paths.PAGES if page.url_path == link.page))
 
 
-def click_point(app: AppTest, chart_key: str, customdata: list) -> AppTest:
-    """What a click on a plotly point with `customdata` sends (streamlit's selection state of the chart)."""
-    point = {"curve_number": 0, "point_number": 0, "point_index": 0, "x": 0, "y": 0, "customdata": customdata}
-    app.session_state[f"chart_{chart_key}"] = {"selection": {"points": [point], "point_indices": [0], "box": [], "lasso": []}}
-    app.run()
-    assert not app.exception, app.exception
-    return follow_opening_link(app)
-
-
 def click_vega_point(app: AppTest, chart_key: str, param: str, fields: dict) -> AppTest:
     """What a click on a Vega-Lite point sends: the chart's selection state, its point selection `param` holding
     the point's `fields`."""
@@ -647,7 +641,7 @@ def test_a_wrong_pair_and_a_confusion_cell_open_their_pair_in_the_explorer(monke
     app.session_state["errors_tab"] = "Accuracy and confusions"
     show(app, "pages/5_Error_analysis.py")
     gold, predicted = wrong["gold"].iloc[0], wrong["predicted"].iloc[0]
-    click_point(app, "confusion_0", [gold, predicted, 1])
+    click_vega_point(app, "confusion_0", CELL, {"gold": gold, "predicted": predicted})
     cell = app.dataframe(key="errors_cell_pairs_table").value
     assert len(cell) >= 1 and set(cell["gold"]) == {gold} and set(cell["predicted"]) == {predicted}
     assert cell["premise"].str.len().min() > 0
@@ -1025,8 +1019,10 @@ def test_error_analysis_uses_gold_tags_and_shows_table7_with_counts(monkeypatch,
     app.selectbox(key="errors_split").set_value("mnli_dev_matched").run()
     assert not app.exception, app.exception
 
-    overall = charts(app)[0]
-    assert overall["data"][0]["error_y"]["array"] and overall["layout"]["shapes"]  # 95% interval, majority line
+    overall = vega_specs(app)[0]
+    rules = [layer for layer in overall["layer"] if layer["mark"]["type"] == "rule"]
+    assert any("y2" in rule["encoding"] for rule in rules)  # the 95% interval
+    assert any(rule["mark"].get("strokeDash") for rule in rules)  # the majority line
     app.session_state["errors_tab"] = TAG_TAB
     app.run()
     assert "Gold tags" in texts(app, "caption") and "5 pairs of mnli_dev_matched" in texts(app, "caption")

@@ -246,10 +246,10 @@ def click_plotly_point(page, chart_key: str, curve: int, index: int) -> None:
     page.mouse.click(x, y)
 
 
-def click_vega_point(page, chart_key: str) -> None:
-    """Click the first point Vega drew as SVG (a chart of up to 2,000 points) in the chart with key `chart_key`, at
-    its centre (the point drawn on top there takes the click)."""
-    point = page.locator(f".st-key-chart_{chart_key} svg.marks .mark-symbol path").first
+def click_vega_point(page, chart_key: str, marks: str = ".mark-symbol path", index: int = 0) -> None:
+    """Click point `index` of the `marks` Vega drew as SVG (a chart of up to 2,000 points: the first symbol unless
+    told) in the chart with key `chart_key`, at its centre (the point drawn on top there takes the click)."""
+    point = page.locator(f".st-key-chart_{chart_key} svg.marks {marks}").nth(index)
     point.scroll_into_view_if_needed()
     page.wait_for_timeout(500)
     box = point.bounding_box()
@@ -356,10 +356,14 @@ def test_confusion_cell_to_pair_to_attribution_gates_diin_and_back(app_url, page
     step, each showing the view that step showed."""
     open_url(page, f"{app_url}/Error_analysis?models={MODELS}", "Error analysis")
     opened_view = view(page)
-    cells = page.locator(".st-key-chart_confusion_3 .js-plotly-plot").first.evaluate(
-        "gd => gd._fullData[1].customdata.map(c => [c[0], c[1], c[2]])")
-    index, (gold, predicted, count) = next((i, c) for i, c in enumerate(cells) if c[0] != c[1] and c[2] > 1)
-    click_plotly_point(page, "confusion_3", 1, index)  # ESAN's matrix
+    marks = "path[aria-label^='gold: ']"  # the matrix's cells, each labelled with its description
+    page.wait_for_selector(f".st-key-chart_confusion_3 svg.marks {marks}", timeout=PAGE_SECONDS * 1000)
+    cells = [dict(part.split(": ", 1) for part in label.split("; ")) for label in
+             page.locator(f".st-key-chart_confusion_3 svg.marks {marks}").evaluate_all(
+                 "paths => paths.map(p => p.getAttribute('aria-label'))")]
+    index, cell = next((i, c) for i, c in enumerate(cells) if c["gold"] != c["predicted"] and int(c["pairs"]) > 1)
+    gold, predicted, count = cell["gold"], cell["predicted"], int(cell["pairs"])
+    click_vega_point(page, "confusion_3", marks, index)  # ESAN's matrix
     page.wait_for_selector(".st-key-errors_cell_pairs_table", timeout=PAGE_SECONDS * 1000)
     settle(page)
     assert_clean(page, "Error analysis, cell listed")

@@ -11,10 +11,11 @@ import pytest
 import torch
 
 from nlivis.models.trace import Alignment, FeatureMaps, Gate, MemoryKeys, OutputDistribution, Representation, Trace
-from nlivis.viz import (accuracy_by_tag_bars, alignment_heatmap, confusion_matrix_heatmap, figure_data, figure_data_csv,
-                        memory_keys_heatmap, probability_bars, select_channels,
-                        training_curves)
+from nlivis.viz import (alignment_heatmap, figure_data, figure_data_csv, memory_keys_heatmap, probability_bars,
+                        select_channels, training_curves)
 from nlivis.viz.vega.channel_grid import channel_grid
+from nlivis.viz.vega.errors import CELL, accuracy_by_tag_bars, accuracy_interval_bars, confusion_matrix
+from nlivis.viz.vega.errors import accuracy_dots as vega_accuracy_dots
 from nlivis.viz.vega.common import data_csv
 from nlivis.viz.vega.projection import projection_scatter
 from nlivis.viz.drawable import drawable
@@ -220,10 +221,19 @@ def test_memory_keys_and_confusion_matrix():
     assert np.asarray(figure.data[0].z).shape == (6, 4)
     assert "layer 1" in figure.layout.title.text and "layer 0" not in figure.layout.title.text
     matrix = [[5, 1, 0], [2, 3, 1], [0, 0, 4]]
-    figure = confusion_matrix_heatmap(matrix, ["entailment", "neutral", "contradiction"], normalize=True)
-    assert np.asarray(figure.data[0].z)[1].tolist() == pytest.approx([2 / 6, 3 / 6, 1 / 6])
+    spec = confusion_matrix(matrix, ["entailment", "neutral", "contradiction"], normalize=True)
+    neutral = [row for row in spec["data"]["values"] if row["gold"] == "neutral"]
+    assert [row["fraction of gold"] for row in neutral] == pytest.approx([2 / 6, 3 / 6, 1 / 6])
+    assert [row["pairs"] for row in neutral] == [2, 3, 1] and [row["predicted"] for row in neutral] == \
+        ["entailment", "neutral", "contradiction"]
+    cells = layer_of(spec, "rect")
+    assert cells["params"][0]["name"] == CELL and cells["params"][0]["select"]["fields"] == ["gold", "predicted"]
+    assert [t["field"] for t in cells["encoding"]["tooltip"]] == ["gold", "predicted", "pairs", "fraction of gold", "hint"]
+    counts = confusion_matrix(matrix, ["entailment", "neutral", "contradiction"])
+    assert layer_of(counts, "text")["encoding"]["text"] == {"field": "pairs", "type": "quantitative", "format": "d"}
+    assert data_csv(counts).splitlines()[0] == "gold,predicted,pairs,hint"
     with pytest.raises(ValueError):
-        confusion_matrix_heatmap([[1, 2], [3, 4]], ["a", "b", "c"])
+        confusion_matrix([[1, 2], [3, 4]], ["a", "b", "c"])
 
 
 def test_charts_keep_their_data():
@@ -232,8 +242,9 @@ def test_charts_keep_their_data():
     table = figure_data(figure)
     assert table[(table.model == "gcnn") & (table.label == "contradiction")].probability.item() == pytest.approx(0.8)
     tags = pd.DataFrame({"tag": ["negation", "negation"], "split": ["matched", "mismatched"], "accuracy": [0.6, 0.5], "count": [10, 12]})
-    figure = accuracy_by_tag_bars(tags, group="split")
-    assert len(figure.data) == 2 and "n=12" in figure.data[1].text[0]
+    spec = accuracy_by_tag_bars(tags, group="split")
+    assert [row["printed"] for row in spec["data"]["values"]] == ["60.0% (n=10)", "50.0% (n=12)"]
+    assert layer_of(spec, "bar")["encoding"]["color"]["scale"]["domain"] == ["matched", "mismatched"]
     curves = training_curves([{"step": 1, "loss": 1.2, "dev_accuracy": 0.4}, {"step": 2, "loss": 1.0}])
     assert {t.name for t in curves.data} == {"loss", "dev_accuracy"}
 
@@ -242,10 +253,12 @@ def test_tag_bars_keep_a_100_percent_tick_inside_and_their_legend_close_under_a_
     tags = [f"category_{i}" for i in range(15)]
     table = pd.DataFrame([{"tag": tag, "model": model, "accuracy": 0.5, "count": 20, "majority_accuracy": 1.0 if i == 3 else 0.4}
                           for model in ("ours", "roberta", "bert", "esim") for i, tag in enumerate(tags)])
-    figure = accuracy_by_tag_bars(table, group="model")
-    assert figure.layout.xaxis.range[1] > 1.0 and 1.0 in figure.layout.xaxis.tickvals, "a majority tick at 100% is in the plot"
-    below = -figure.layout.legend.y * (figure.layout.height - figure.layout.margin.t - figure.layout.margin.b)
-    assert figure.layout.height > 1500 and 40 <= below <= 80, "the legend sits under the axis title, not hundreds of px lower"
+    spec = accuracy_by_tag_bars(table, group="model")
+    x = layer_of(spec, "bar")["encoding"]["x"]
+    assert x["scale"]["domain"][1] > 1.0 and 1.0 in x["axis"]["values"], "a majority tick at 100% is in the plot"
+    assert spec["height"] > 1500 and layer_of(spec, "bar")["encoding"]["color"]["legend"]["orient"] == "bottom"
+    ticks = layer_of(spec, "tick")
+    assert len(ticks["data"]["values"]) == 15 and ticks["data"]["values"][3]["majority_accuracy"] == 1.0
 
 
 def test_drawable_groups_entries_by_type():
@@ -257,22 +270,6 @@ def test_drawable_groups_entries_by_type():
     views = drawable(trace)
     assert views == {"alignment": ["align_1"], "gates": ["gate_p"], "representation": ["pooled"], "output": ["output"]}
     assert "feature_maps" not in views
-
-
-def test_comparison_bars_tilt_long_labels_instead_of_overlapping_them():
-    import pandas as pd
-
-    from nlivis.viz.charts import comparison_bars
-
-    few = pd.DataFrame({"checkpoint": ["gcnn · snli", "esan · snli"], "accuracy": [0.7, 0.72]})
-    figure = comparison_bars(few, "checkpoint", "accuracy")
-    assert figure.layout.xaxis.tickangle == 0 and list(figure.layout.xaxis.ticktext) == ["gcnn<br>snli", "esan<br>snli"]
-    names = [f"diin-{v}-snli-small" for v in ("no_conv", "no_encoding", "no_fuse_gate", "no_self_attention",
-                                                "addition_fuse", "similarity", "one_gate_fuse", "unmasked_interaction")]
-    many = pd.DataFrame({"checkpoint": names, "accuracy": [0.7] * len(names)})
-    tilted = comparison_bars(many, "checkpoint", "accuracy")
-    assert tilted.layout.xaxis.tickangle == -30 and tilted.layout.height > figure.layout.height
-    assert [bar.y for bar in tilted.data][0] == tuple([0.7] * len(names))
 
 
 def test_percent_ticks_label_every_step_distinctly():
@@ -307,6 +304,9 @@ def test_ablation_accuracy_bars_wrap_short_labels_and_tilt_many_long_ones():
                                                 "addition_fuse", "similarity", "one_gate_fuse", "unmasked_interaction")]
     tilted = comparison_bars(pd.DataFrame({"variant": names, "accuracy": [0.7] * 8}), "variant", "accuracy")
     assert layer_of(tilted, "bar")["encoding"]["x"]["axis"]["labelAngle"] == -30
+    genres = pd.DataFrame({"genre": ["fiction", "fiction", "travel"], "model": ["m1", "m2", "m1"], "accuracy": [0.6, 0.7, 0.5]})
+    grouped = layer_of(comparison_bars(genres, "genre", "accuracy", group="model", colours={"m2": "#000002"}), "bar")
+    assert grouped["encoding"]["xOffset"]["field"] == "model" and grouped["encoding"]["color"]["scale"]["range"][1] == "#000002"
 
 
 def test_difference_intervals_cover_the_intervals_and_the_seed_band_and_fade_what_is_not_significant():
@@ -414,17 +414,20 @@ def test_faithfulness_and_plausibility_bars_draw_each_method_per_model_with_its_
 def test_tag_bars_use_legible_labels_and_each_model_keeps_its_colour():
     import pandas as pd
 
-    from nlivis.viz.charts import accuracy_by_tag_bars, accuracy_interval_bars
-
     table = pd.DataFrame({"model": ["m1", "m2"], "tag": ["NEGATION", "NEGATION"], "accuracy": [0.5, 0.7], "count": [10, 10],
                           "ci_low": [0.3, 0.5], "ci_high": [0.7, 0.9], "majority_accuracy": [0.4, 0.4],
                           "majority_label": ["neutral", "neutral"]})
     colours = {"m1": "#d62728", "m2": "#1f77b4"}
-    bars = accuracy_by_tag_bars(table, group="model", colours=colours)
-    assert bars.layout.yaxis.tickfont.size >= 14 and [t.marker.color for t in bars.data[:2]] == ["#d62728", "#1f77b4"]
+    bars = layer_of(accuracy_by_tag_bars(table, group="model", colours=colours), "bar")["encoding"]
+    assert bars["y"]["axis"]["labelFontSize"] >= 14 and bars["color"]["scale"]["range"] == ["#d62728", "#1f77b4"]
+    assert {t["field"] for t in bars["tooltip"]} >= {"model", "tag", "accuracy", "ci_low", "ci_high", "count"}
     overall = accuracy_interval_bars(table.drop(columns="tag"), colours=colours)
-    assert list(overall.data[0].marker.color) == ["#d62728", "#1f77b4"]
-    assert not overall.layout.annotations and "majority label: neutral, 40.0%" in overall.layout.title.text
+    assert layer_of(overall, "bar")["encoding"]["color"]["scale"]["range"] == ["#d62728", "#1f77b4"]
+    assert "majority label: neutral, 40.0%" in overall["title"]
+    rules = [layer for layer in overall["layer"] if layer["mark"]["type"] == "rule"]
+    assert [rule["encoding"]["y"] for rule in rules] == [{"field": "ci_low", "type": "quantitative"}, {"datum": 0.4}]
+    apart = accuracy_interval_bars(table.assign(majority_accuracy=[0.4, 0.5]).drop(columns="tag"))
+    assert layer_of(apart, "tick")["encoding"]["y"]["field"] == "majority_accuracy", "a tick per bar, not one line"
 
 
 def test_many_categories_read_as_one_row_each_with_intervals():
@@ -439,6 +442,13 @@ def test_many_categories_read_as_one_row_each_with_intervals():
     assert figure.layout.xaxis.side == "top" and figure.layout.margin.t >= 100 and figure.layout.title.yref == "container" \
         and figure.layout.title.y > 1 - 30 / figure.layout.height, "the chart title above the top axis' title, not on it"
     assert all(trace.error_x.array is not None for trace in figure.data[:3]) and figure.data[0].marker.color == "#000001"
+    spec = vega_accuracy_dots(pd.DataFrame(rows), "group", colours={"m1": "#000001"})
+    dots = layer_of(spec, "circle")["encoding"]
+    assert dots["y"]["sort"][:2] == ["cat0 (n=50)", "cat1 (n=49)"] and len(dots["y"]["sort"]) == 44
+    assert spec["height"] <= 140 + 26 * 44 and dots["x"]["axis"]["orient"] == "top"
+    assert dots["color"]["scale"]["range"][0] == "#000001" and dots["yOffset"]["field"] == "series"
+    assert layer_of(spec, "rule")["encoding"]["x2"] == {"field": "ci_high"}
+    assert len(layer_of(spec, "tick")["data"]["values"]) == 44
 
 
 def test_model_colours_are_the_family_colour_first_then_distinct():

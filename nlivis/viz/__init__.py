@@ -13,13 +13,12 @@ from typing import Any
 
 _MODULES = {
     "channel_grid": ("SELECTIONS", "real_maps", "select_channels"),
-    "charts": ("accuracy_by_tag_bars", "accuracy_interval_bars", "comparison_bars", "probability_bars",
-               "training_curves"),
+    "charts": ("probability_bars", "training_curves"),
     "common": ("PLOTLY_CONFIG", "PLOTLY_CONFIG_PNG", "empty_figure", "figure_data", "figure_data_csv", "model_colours",
                "plotly_config"),
     "drawable": ("MISSING_MESSAGES", "VIEW_TYPES", "views_of"),
     "gate_strips": ("gate_title", "gate_values"),
-    "heatmaps": ("alignment_heatmap", "alignment_matrix", "confusion_matrix_heatmap", "difference_heatmap",
+    "heatmaps": ("alignment_heatmap", "alignment_matrix", "difference_heatmap",
                  "memory_keys_heatmap"),
     "overview": ("ModelReading", "overview_grid"),
 }

@@ -1,4 +1,5 @@
-"""Bar, line and scatter charts over analysis tables: probabilities, accuracy by tag, training curves."""
+"""Bar, line and scatter charts over analysis tables: probabilities, training curves, accuracy by category as dots
+(the last for the README's Python API; the app draws it with `nlivis.viz.vega.errors.accuracy_dots`)."""
 from __future__ import annotations
 
 from typing import Mapping, Sequence
@@ -52,85 +53,6 @@ def _interval_error(rows: pd.DataFrame, value: str, interval: tuple[str, str] | 
             "arrayminus": (rows[value] - rows[low]).tolist(), "thickness": 1.2, "width": 3}
 
 
-def accuracy_by_tag_bars(table: pd.DataFrame, group: str | None = None, tag: str = "tag", accuracy: str = "accuracy",
-                         count: str = "count", title: str = "accuracy by annotation tag",
-                         interval: tuple[str, str] | None = ("ci_low", "ci_high"),
-                         baseline: str | None = "majority_accuracy", colours: Mapping[str, str] | None = None) -> go.Figure:
-    """Horizontal bars of accuracy per tag (one series per value of `group`, e.g. matched/mismatched or
-    model), the tag's pair count shown beside each bar (small counts mean noisy accuracies), the 95%
-    interval as error bars and the majority-label baseline as a black tick per tag (where the table has
-    those columns)."""
-    if table.empty:
-        return empty_figure("no tagged pairs to show")
-    figure = go.Figure()
-    groups = table.groupby(group, sort=False) if group else [("", table)]
-    for name, rows in groups:
-        counts = rows[count].tolist() if count in rows else [None] * len(rows)
-        figure.add_trace(go.Bar(
-            y=rows[tag].astype(str).tolist(), x=rows[accuracy].tolist(), orientation="h", name=str(name) or "accuracy",
-            text=[f"{a:.1%} (n={c})" if c is not None else f"{a:.1%}" for a, c in zip(rows[accuracy], counts)],
-            textposition="inside", insidetextanchor="start", error_x=_interval_error(rows, accuracy, interval),
-            marker=_marker(colours, name),
-            meta={"kind": "table", "records": _records(rows)},
-        ))
-    if baseline and baseline in table.columns:
-        majority = table.drop_duplicates(tag)
-        label_of = majority["majority_label"] if "majority_label" in majority else [""] * len(majority)
-        figure.add_trace(go.Scatter(
-            y=majority[tag].astype(str).tolist(), x=majority[baseline].tolist(), mode="markers",
-            name="majority label (baseline)", marker={"symbol": "line-ns-open", "size": 22, "color": "black",
-                                                      "line": {"width": 2}},
-            customdata=list(label_of), hovertemplate="%{y}: always %{customdata} → %{x:.1%}<extra></extra>",
-        ))
-    n_tags = table[tag].nunique()
-    n_series = max(1, sum(1 for trace in figure.data if trace.type == "bar"))
-    height = max(300, 80 + 28 * n_tags * n_series)
-    figure.update_traces(textfont={"size": 12}, selector={"type": "bar"})
-    # the axis runs a little past 100% so a bar, interval or majority tick at 100% sits inside the plot, and the
-    # legend keeps a fixed distance below it (a fraction of a tall chart's height left hundreds of blank pixels)
-    figure.update_layout(title=title, barmode="group",
-                         xaxis={"range": [0, 1.04], "title": "accuracy", "tickformat": ".0%", "tickfont": {"size": 12},
-                                "tickvals": [0, 0.2, 0.4, 0.6, 0.8, 1.0]},
-                         yaxis={"autorange": "reversed", "tickfont": {"size": 14}, "automargin": True},
-                         height=height, margin={"l": 10, "r": 10, "t": 50, "b": 10},
-                         legend={**BELOW_LEGEND, "y": -LEGEND_BELOW_PIXELS / (height - 60)},
-                         uniformtext={"minsize": 11, "mode": "hide"})  # a label too long for its bar is left out, not shrunk
-    return figure
-
-
-LEGEND_BELOW_PIXELS = 60
-"""How far below a horizontal bar chart's plot its legend starts: under the axis title, whatever the height."""
-
-
-def accuracy_interval_bars(table: pd.DataFrame, category: str = "model", accuracy: str = "accuracy",
-                           interval: tuple[str, str] = ("ci_low", "ci_high"), baseline: str | None = "majority_accuracy",
-                           title: str = "accuracy", colours: Mapping[str, str] | None = None) -> go.Figure:
-    """One bar per row (e.g. per model, each in its colour from `colours`) with its 95% interval, and the majority-label baseline as a dashed
-    line (one line when every row shares it, as models scored on one split do; else a tick per bar)."""
-    if table.empty:
-        return empty_figure("nothing to compare")
-    categories = table[category].astype(str).tolist()
-    figure = go.Figure(go.Bar(
-        x=categories, y=table[accuracy].tolist(), name="accuracy", error_y=_interval_error(table, accuracy, interval),
-        text=[f"{a:.1%}" for a in table[accuracy]], textposition="inside",
-        marker={"color": [(colours or {}).get(c, "#1f77b4") for c in categories]} if colours else None,
-        meta={"kind": "table", "records": _records(table)},
-    ))
-    if baseline and baseline in table.columns:
-        values = table[baseline].dropna().unique()
-        label = table["majority_label"].iloc[0] if "majority_label" in table.columns else ""
-        if len(values) == 1:  # said in the title: a text on the line sat over the first bar
-            figure.add_hline(y=float(values[0]), line_dash="dash", line_color="black")
-            title = f"{title} · majority label: {label}, {values[0]:.1%}"
-        else:
-            figure.add_trace(go.Scatter(x=categories, y=table[baseline].tolist(), mode="markers", name="majority label",
-                                        marker={"symbol": "line-ew-open", "size": 30, "color": "black", "line": {"width": 2}}))
-    figure.update_xaxes(automargin=True, tickangle=-30 if sum(map(len, categories)) > 120 else 0)
-    figure.update_layout(title=title, yaxis={"range": [0, 1], "tickformat": ".0%", "title": "accuracy"}, height=360,
-                         margin={"l": 10, "r": 10, "t": 50, "b": 10}, legend=BELOW_LEGEND, showlegend=False)
-    return figure
-
-
 def training_curves(records: Sequence[Mapping], step: str = "step") -> go.Figure:
     """Loss (left) and accuracy (right) against the step, from metrics.jsonl lines; pairs/s when logged."""
     frame = pd.DataFrame([dict(r) for r in records])
@@ -153,33 +75,6 @@ def training_curves(records: Sequence[Mapping], step: str = "step") -> go.Figure
             ), row=1, col=i + 1)
         figure.update_xaxes(title=step, row=1, col=i + 1)
     figure.update_layout(height=320, margin={"l": 10, "r": 10, "t": 50, "b": 10}, legend=BELOW_LEGEND)
-    return figure
-
-
-def comparison_bars(table: pd.DataFrame, category: str, value: str, group: str | None = None,
-                    title: str = "", value_format: str = ".1%", colours: Mapping[str, str] | None = None) -> go.Figure:
-    """Plain grouped bars (e.g. dev accuracy per variant, ours vs reported)."""
-    if table.empty:
-        return empty_figure("nothing to compare")
-    figure = go.Figure()
-    groups = table.groupby(group, sort=False) if group else [(value, table)]
-    for name, rows in groups:
-        figure.add_trace(go.Bar(
-            x=rows[category].astype(str).tolist(), y=rows[value].tolist(), name=str(name),
-            text=[format(v, value_format) for v in rows[value]], textposition="outside", marker=_marker(colours, name),
-            meta={"kind": "table", "records": _records(rows)},
-        ))
-    categories = list(dict.fromkeys(table[category].astype(str)))
-    ticktext = [c.replace(" · ", "<br>") for c in categories]  # "a · b · c" labels wrap at the dots
-    widest = max(len(line) for text in ticktext for line in text.split("<br>"))
-    crowded = len(categories) * widest > 120  # e.g. eight "diin-no_self_attention-snli-small" bars
-    figure.update_xaxes(tickmode="array", tickvals=categories, ticktext=ticktext, tickangle=-30 if crowded else 0,
-                        automargin=True)
-    # a tilted label hangs left of its bar: the left margin leaves room for the first one
-    left = int(5.5 * len(ticktext[0].split("<br>")[0])) if crowded else 10
-    figure.update_layout(title=title, barmode="group", height=340 + (8 * widest if crowded else 0),
-                         margin={"l": left, "r": 10, "t": 50, "b": 10}, legend=SIDE_LEGEND,
-                         yaxis={"tickformat": value_format.replace("f", ""), "automargin": True})
     return figure
 
 

@@ -4,7 +4,7 @@ A model whose `Alignment` entries carry a `head` (MiniLM: 6 layers × 12 heads �
 family*: drawing each entry as its own heatmap made hundreds of figures for one pair. Here the whole family is one
 figure: a mosaic of small thumbnails (one block, premise → hypothesis by default, for every layer and head) in one
 heatmap trace on one shared colour scale, with one invisible clickable marker per thumbnail (plotly cannot select
-heatmap cells, as `heatmaps.confusion_matrix_heatmap` explains). The head picked there is drawn large over the
+heatmap cells: a click on a cell selects its marker). The head picked there is drawn large over the
 full square of both sentences' words, the thumbnails' block outlined; the family's head-less entries (attention
 rollout) are summaries, drawn the same way. Everything is decided from the entries' types and fields alone.
 """

@@ -1,4 +1,4 @@
-"""Token × token and token × slot heatmaps: alignments (attention), AMN memory keys, confusion matrices."""
+"""Token × token and token × slot heatmaps: alignments (attention), AMN memory keys, an edit's differences."""
 from __future__ import annotations
 
 from typing import Sequence
@@ -84,46 +84,6 @@ def memory_keys_matrix(entry: MemoryKeys, index: int, tokens: Sequence[str]) -> 
     weights = entry.weights[index].detach().float().cpu().numpy()
     n = real_length(tokens, weights.shape[0])
     return weights[:n], list(tokens)[:n], [f"slot {s}" for s in range(weights.shape[1])]
-
-
-def confusion_matrix_heatmap(counts: Sequence[Sequence[float]], labels: Sequence[str], title: str = "confusion matrix",
-                             normalize: bool = False) -> go.Figure:
-    """Gold labels on rows, predictions on columns; `normalize` shows each row as fractions of its gold count.
-
-    Each cell also carries an invisible, clickable marker whose customdata is (gold, predicted, pairs): plotly
-    cannot select heatmap cells, so a click on a cell selects its marker (`nlivis.app.components.figures.clicked_customdata`).
-    """
-    matrix = np.asarray(counts, dtype=float)
-    if matrix.shape != (len(labels), len(labels)):
-        raise ValueError(f"confusion matrix has shape {matrix.shape}, expected {len(labels)}×{len(labels)} for labels {list(labels)}")
-    shown = matrix
-    value_name = "pairs"
-    if normalize:
-        totals = matrix.sum(axis=1, keepdims=True)
-        shown = np.divide(matrix, totals, out=np.zeros_like(matrix), where=totals > 0)
-        value_name = "fraction of gold"
-    names = [str(l) for l in labels]
-    trace = labelled_heatmap(shown, names, names, value_name, "gold", "predicted", "Blues", zmin=0.0, name=title)
-    trace.update(text=[[f"{v:.2f}" if normalize else f"{int(v)}" for v in row] for row in shown],
-                 texttemplate="%{text}", hoverinfo="skip", hovertemplate=None)
-    gold, predicted = np.meshgrid(np.arange(len(names)), np.arange(len(names)), indexing="ij")
-    cells = go.Scatter(
-        x=predicted.ravel().tolist(), y=gold.ravel().tolist(), mode="markers", showlegend=False, name="cells",
-        marker={"size": 36, "symbol": "square", "color": "rgba(0,0,0,0)"},
-        customdata=[[names[g], names[c], int(matrix[g, c])] for g, c in zip(gold.ravel(), predicted.ravel())],
-        hovertemplate="gold: %{customdata[0]}<br>predicted: %{customdata[1]}<br>%{customdata[2]} pairs"
-                      "<br>click to list them<extra></extra>",
-        meta={"kind": "overlay"},
-    )
-    figure = go.Figure([trace, cells])
-    figure.update_layout(
-        title=title,
-        xaxis={**token_ticks(names), "title": "predicted", "range": [-0.5, len(names) - 0.5]},
-        yaxis={**token_ticks(names, axis="y"), "title": "gold", "autorange": "reversed"},
-        height=320, margin={"l": 10, "r": 10, "t": 50, "b": 10}, hovermode="closest", hoverdistance=-1,
-        clickmode="event+select",
-    )
-    return figure
 
 
 def difference_heatmap(values: np.ndarray, row_labels: Sequence[str], col_labels: Sequence[str],

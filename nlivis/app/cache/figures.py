@@ -12,6 +12,7 @@ import streamlit as st
 from nlivis.app import state
 from nlivis.app.cache import Model, SplitScores, read_pair_cached, scores_cached
 from nlivis.store.files import folder_stamp
+from nlivis.viz.vega import errors as vega_errors
 from nlivis.viz.vega import gates as vega_gates
 
 PAIR_FIGURES_KEPT = 256
@@ -94,13 +95,11 @@ def alignment_figure(model: Model, premise: str, hypothesis: str, entry: str, la
 
 @st.cache_resource(max_entries=256, show_spinner=False)
 def _confusion_figure_cached(path: str, stamp: float, labels: tuple[str, ...], title: str, normalize: bool) -> Any:
-    from nlivis.viz.heatmaps import confusion_matrix_heatmap
-
     matrix = scores_cached(path, stamp, labels).matrix
-    return confusion_matrix_heatmap(matrix.to_numpy(), list(matrix.index), title=title, normalize=normalize)
+    return vega_errors.confusion_matrix(matrix.to_numpy(), list(matrix.index), title=title, normalize=normalize)
 
 
 def confusion_figure(scores: SplitScores, title: str, normalize: bool) -> Any:
-    """`viz.heatmaps.confusion_matrix_heatmap` of the scores' matrix (one they have), built once per file state,
+    """`viz.vega.errors.confusion_matrix` (a Vega-Lite spec) of the scores' matrix (one they have), built once per file state,
     title and normalisation. Shared: never modify it."""
     return _confusion_figure_cached(scores.path, scores.stamp, scores.labels, title, normalize)

@@ -20,7 +20,7 @@ from nlivis.app.components import controls, figures, pair_list
 from nlivis.app.text import code, md
 from nlivis.data.challenge import DEFAULT_LABEL_SCHEME, LABEL_SCHEMES, upload_types
 from nlivis.store.uploads import keep_upload
-from nlivis.viz.charts import accuracy_dots
+from nlivis.viz.vega.errors import accuracy_dots
 
 PREFERRED_GROUPS = ("tags", "heuristic", "subcase", "file")
 """The group-by field offered first when the file has it (ANLI, HANS, stress tests)."""
@@ -138,7 +138,7 @@ def show_accuracy(page: str, models: Sequence[cache.Model], challenge: Any, fiel
     colours = {m.name: m.colour for m in models}
     figures.show(accuracy_dots(drawn, "group", group="model", colours=colours,
                                title=f"accuracy by {field} on {challenge.files[0].name} (95% Wilson intervals; "
-                                     "black tick: majority label)"), f"{page}_challenge_bars", f"challenge_{field}")
+                                     "grey tick: majority label)"), f"{page}_challenge_bars", f"challenge_{field}")
     st.dataframe(side_by_side(table), hide_index=True, width="stretch")
     st.caption(f"A pair with several {md(field)} values counts in each, so counts may add up to more than the "
                f"{len(challenge.pairs):,} pairs. {code(OVERALL_GROUP)} counts every pair once.")

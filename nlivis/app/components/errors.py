@@ -17,7 +17,7 @@ from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import challenge, controls, figures, lists, pair_list, probes, samples, tag_breakdown
 from nlivis.app.components.frame import protocol_notes, require_models
 from nlivis.app.text import code, md
-from nlivis.viz.charts import accuracy_interval_bars
+from nlivis.viz.vega.errors import CELL, CELL_FIELDS, accuracy_interval_bars
 from nlivis.data.split_choice import split_label
 from nlivis.store.evaluations import prediction_files
 
@@ -28,10 +28,8 @@ TABS = ("Accuracy and confusions", "Every error", "By annotation tag (Table 7)",
 """Only the open tab is computed and drawn; the behavioural tests need no split, the others one split's predictions."""
 NO_TAGS, GOLD, SAMPLE, EVERY = "none", "gold", "automatic (a sample)", "automatic (every pair: once, then on disk)"
 CONFUSION_WIDTH = 360
-"""Pixels each confusion matrix is drawn in (about a third of the page at 1600 px). Stretched to its column's
-width, which is fractional (three columns and their gaps), a chart is plotted twice: Streamlit's component plots it,
-then writes the measured width into its layout and plotly plots it again (plotly's full plots counted in Chromium,
-bench/chart_draw.py: 11 for the accuracy chart and five stretched matrices, 6 with the matrices in 360 px)."""
+"""Pixels each confusion matrix is drawn in (about a third of the page at 1600 px): a matrix of three labels reads
+as squares, not as cells stretched to a column's fractional width."""
 
 
 def page(models: Sequence[cache.Model]) -> None:
@@ -122,8 +120,8 @@ def confusions(split: str, models: Sequence[cache.Model], scores: dict[str, cach
             figure = cached_figures.confusion_figure(score, name, normalize)
             event = figures.show(figure, f"confusion_{i}", f"confusion_{name}_{split}", clickable=True,
                                  where=st.container(width=CONFUSION_WIDTH))
-            custom = figures.clicked_customdata(figures.new_click(f"confusion_{i}", event))
-            if custom and len(custom) >= 2:
+            custom = figures.clicked_customdata(figures.new_click(f"confusion_{i}", event, CELL), CELL_FIELDS)
+            if custom:
                 state.remember(PAGE, "cell_model", name, "")
                 state.remember(PAGE, "cell_gold", str(custom[0]), "")
                 state.remember(PAGE, "cell_predicted", str(custom[1]), "")

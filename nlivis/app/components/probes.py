@@ -15,7 +15,7 @@ from nlivis.app.cache import analyses as cached_analyses
 from nlivis.app.components import controls, figures, pair_list, samples
 from nlivis.app.components.frame import caption_note
 from nlivis.app.text import md, short_names
-from nlivis.viz.charts import accuracy_dots
+from nlivis.viz.vega.errors import accuracy_dots
 
 CASE_COLUMNS = ["case", "premise", "hypothesis", "expected", "predicted", "before edit", "original premise",
                 "original hypothesis", "source"]

@@ -18,7 +18,8 @@ from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import controls, figures, lists, pair_list, samples
 from nlivis.app.components.frame import NOTE_ICON
 from nlivis.app.text import code, md
-from nlivis.viz.charts import accuracy_by_tag_bars, comparison_bars
+from nlivis.viz.vega.bars import comparison_bars
+from nlivis.viz.vega.errors import accuracy_by_tag_bars
 from nlivis.workflows.samples import ALL_PAIRS, TaggedSample
 
 PERCENT = ["frequency", "accuracy", "ci_low", "ci_high", "majority_accuracy"]
@@ -140,7 +141,7 @@ def by_tag(page: str, split: str, models: Sequence[cache.Model], predictions: Ma
     drawn = table[(table["source"] == shown_source) & (table["count"].fillna(0) > 0)]
     colours = {m.name: m.colour for m in models}
     figures.show(accuracy_by_tag_bars(with_status_marks(drawn), group="model", colours=colours,
-                                      title=f"accuracy by {shown_source} tag on {split} (95% intervals; black tick: "
+                                      title=f"accuracy by {shown_source} tag on {split} (95% intervals; grey tick: "
                                             "majority label; ≈ approximate tag)"), "errors_by_tag", f"tags_{shown_source}_{split}")
     st.caption(":material/touch_app: Click a line of the table to list the pairs behind its number.")
     if "count" in table:  # a tag no pair has: 0 pairs, not "None"
@@ -225,7 +226,7 @@ def genres(split: str, models: Sequence[cache.Model], predictions: Mapping[str, 
         return
     st.subheader("Accuracy by genre")
     table = accuracy_by_genre(predictions, by_id)
-    figures.show(comparison_bars(table, "genre", "accuracy", group="model", title=f"accuracy by genre on {split}",
+    figures.show(comparison_bars(table, "genre", "accuracy", title=f"accuracy by genre on {split}", group="model",
                                  colours={m.name: m.colour for m in models}), "errors_by_genre", f"genres_{split}")
     st.caption(f"{NOTE_ICON} every pair of {md(split)} that has a genre.")
 
@@ -267,7 +268,7 @@ def taxinli(split: str, models: Sequence[cache.Model], predictions: Mapping[str,
     long = cache.memo("taxinli", (split, tuple(sorted(predictions))), lambda: taxonomy_long(ordered))
     current = long[long["split"] == split_half(split)]
     figures.show(accuracy_by_tag_bars(current, group="model", title=f"accuracy by TaxiNLI category on {split} "
-                                      "(95% intervals; black tick: majority label)"), "errors_taxinli", f"taxinli_{split}")
+                                      "(95% intervals; grey tick: majority label)"), "errors_taxinli", f"taxinli_{split}")
     st.dataframe(without_missing(table7_with_counts(long)), width="stretch")
     st.markdown("**By genre** (TaxiNLI's genre column: MultiNLI dev matched and mismatched have different genres)")
     st.dataframe(without_missing(table7_with_counts(taxonomy_long(ordered, by="genre"))), width="stretch")

@@ -4,7 +4,7 @@ to import); the page's look is written in when the spec is drawn (`nlivis.app.co
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
@@ -40,14 +40,22 @@ def tooltip(columns: Sequence[str], frame: pd.DataFrame, percent: Sequence[str] 
     return entries
 
 
+def group_hues(names: Sequence[str], colours: Mapping[str, str] | None = None) -> list[str]:
+    """A colour per name: its own from `colours` (a model's colour on every page), else the category palette's in
+    order."""
+    return [(colours or {}).get(name, CATEGORY_COLOURS[i % len(CATEGORY_COLOURS)]) for i, name in enumerate(names)]
+
+
 def wrapped_label(separator: str = " · ") -> str:
     """A label expression that breaks "a · b · c" category labels at the dots into lines."""
     return f"split(datum.label, '{separator}')"
 
 
-def comparison_bars(table: pd.DataFrame, category: str, value: str, title: str = "") -> dict[str, Any]:
+def comparison_bars(table: pd.DataFrame, category: str, value: str, title: str = "", group: str | None = None,
+                    colours: Mapping[str, str] | None = None) -> dict[str, Any]:
     """One bar per row (e.g. a checkpoint's accuracy on its select split) with its value printed above it; long
-    category labels wrap at " · " and tilt when many would overlap."""
+    category labels wrap at " · " and tilt when many would overlap. With `group` (e.g. model), the rows of a
+    category stand side by side, each group in its colour from `colours` and named in a legend."""
     if table.empty:
         return message_spec("nothing to compare", height=80)
     rows = table.assign(**{category: table[category].astype(str)})
@@ -61,10 +69,18 @@ def comparison_bars(table: pd.DataFrame, category: str, value: str, title: str =
     bar: dict[str, Any] = {"mark": {"type": "bar"}, "encoding": {"x": x, "y": y}}
     text = {"mark": {"type": "text", "baseline": "bottom", "dy": -3, "color": RULE},
             "encoding": {"x": x, "y": y, "text": {"field": field(value), "type": "quantitative", "format": ".1%"}}}
+    if group:
+        rows = rows.assign(**{group: rows[group].astype(str)})
+        groups = list(dict.fromkeys(rows[group]))
+        hues = group_hues(groups, colours)
+        offset = {"xOffset": {"field": field(group), "type": "nominal", "sort": groups}}
+        bar["encoding"].update(offset, color={"field": field(group), "type": "nominal", "title": group,
+                                              "scale": {"domain": groups, "range": hues}})
+        text["encoding"].update(offset)
     # the height is the whole chart's, axis labels included (Streamlit fits a spec to its width and height)
     return {"$schema": SCHEMA, "title": title, "data": {"values": frame_records(rows)}, "width": "container",
             "height": 340 + (8 * widest if crowded else 0),
-            "encoding": {"tooltip": tooltip([category, value], rows, percent=[value])},
+            "encoding": {"tooltip": tooltip([category, *([group] if group else []), value], rows, percent=[value])},
             "layer": [bar, text]}
 
 
