@@ -12,6 +12,9 @@ import streamlit as st
 from nlivis.app import state
 from nlivis.app.cache import Model, SplitScores, read_pair_cached, scores_cached
 from nlivis.store.files import folder_stamp
+from nlivis.viz.gate_strips import gate_title, gate_values
+from nlivis.viz.heatmaps import alignment_heatmap
+from nlivis.viz.overview import ModelReading, overview_grid
 from nlivis.viz.vega import errors as vega_errors
 from nlivis.viz.vega import gates as vega_gates
 
@@ -41,8 +44,6 @@ def labels_unchecked(figure: Any) -> Any:
 
 @st.cache_resource(max_entries=PAIR_FIGURES_KEPT, show_spinner=False)
 def _overview_cached(models: tuple[tuple[str, str, float], ...], premise: str, hypothesis: str, title: str) -> Any:
-    from nlivis.viz.overview import ModelReading, overview_grid
-
     readings = [(name, read_pair_cached(name, path, stamp, premise, hypothesis)) for name, path, stamp in models]
     return labels_unchecked(overview_grid([ModelReading(name, r.trace, r.premise_tokens, r.hypothesis_tokens)
                                            for name, r in readings], title=title))
@@ -58,8 +59,6 @@ def overview_figure(models: Sequence[Model], premise: str, hypothesis: str, titl
 @st.cache_resource(max_entries=PAIR_FIGURES_KEPT, show_spinner=False)
 def _gate_strip_cached(name: str, path: str, stamp: float, premise: str, hypothesis: str, entry: str,
                        first_dim: int, label: str) -> Any:
-    from nlivis.viz.gate_strips import gate_title, gate_values
-
     reading = read_pair_cached(name, path, stamp, premise, hypothesis)
     gate = reading.trace[entry]
     tokens = reading.premise_tokens if gate.tokens == "premise" else reading.hypothesis_tokens
@@ -77,8 +76,6 @@ def gate_strip_figure(model: Model, premise: str, hypothesis: str, entry: str, f
 
 @st.cache_resource(max_entries=PAIR_FIGURES_KEPT, show_spinner=False)
 def _alignment_cached(name: str, path: str, stamp: float, premise: str, hypothesis: str, entry: str, label: str) -> Any:
-    from nlivis.viz.heatmaps import alignment_heatmap
-
     reading = read_pair_cached(name, path, stamp, premise, hypothesis)
     return labels_unchecked(alignment_heatmap(reading.trace[entry], 0, reading.premise_tokens, reading.hypothesis_tokens,
                                               label=label))
