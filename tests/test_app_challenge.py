@@ -12,6 +12,7 @@ pytest.importorskip("streamlit.testing.v1", reason="streamlit's AppTest is not i
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from tests.fixtures.app_checkpoints import APP_DATA, train_variant  # noqa: E402
+from tests.test_app_pages import vega_specs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CHALLENGE = Path(__file__).resolve().parent / "fixtures" / "challenge"
@@ -73,9 +74,12 @@ def test_challenge_file_by_category_for_two_models(monkeypatch, tmp_path, checkp
         assert len(parsed.dropna()) == len(wide) and ((parsed[1] <= parsed[0]) & (parsed[0] <= parsed[2])).all()
     assert wide.set_index("category").loc["Basic", "pairs"] == 2
     assert len(wide.columns) == 5  # category, pairs, majority, one column per model: not 20+
-    figure = next(f for f in (__import__("json").loads(c.proto.spec) for c in app.get("plotly_chart"))
-                  if f["layout"]["title"]["text"].startswith("accuracy by tags"))
-    assert all(trace.get("error_x") for trace in figure["data"] if trace.get("name", "").startswith("gcnn"))
+    figure = next(spec for spec in vega_specs(app) if spec["title"].startswith("accuracy by tags"))
+    rule = next(layer for layer in figure["layer"] if layer["mark"]["type"] == "rule" and "x2" in layer["encoding"])
+    low, high = rule["encoding"]["x"]["field"], rule["encoding"]["x2"]["field"]  # each dot's 95% interval
+    rows = [row for row in figure["data"]["values"] if str(row.get("model")).startswith("gcnn")]
+    assert {row["model"] for row in rows} == {"gcnn-snli-small", "gcnn-snli-small-seed2"}
+    assert all(row[low] <= row["accuracy"] <= row[high] for row in rows)
 
     # the pairs behind "Lexical": u1 and u4
     app.selectbox(key="errors_challenge_group").set_value("Lexical").run()

@@ -105,7 +105,7 @@ def test_probe_table_to_a_cells_failing_cases_to_a_pair_and_its_edits(monkeypatc
     low, high = wilson_interval(len(cases), count)
     assert table[TWO[0]].iloc[line] == f"{100 * len(cases) / count:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
     assert set(cases.columns) >= {"premise", "hypothesis", "expected", "predicted"}
-    assert len([c for c in charts(app) if "failure rate per test" in c["layout"]["title"]["text"]]) == 1
+    assert len([spec for spec in vega_specs(app) if "failure rate per test" in spec["title"]]) == 1
 
     opened = click_table_row(app, "errors_probe_cases_table", 0)
     assert [t.value for t in opened.title] == ["Pair explorer"]

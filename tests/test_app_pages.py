@@ -680,7 +680,7 @@ def test_pages_without_data_say_what_is_missing(monkeypatch, tmp_path, checkpoin
     show(app, "pages/4_Gates.py")
     assert "No dataset split found" in texts(app, "info")
     show(app, "pages/5_Error_analysis.py")
-    assert "heatmap" in trace_types(app)
+    assert "rect" in vega_marks(app), "the recorded predictions' confusion matrix needs no data"
     app.session_state["errors_tab"] = TAG_TAB
     app.run()
     assert "cannot be tagged" in texts(app, "info")

@@ -16,7 +16,9 @@ from nlivis.app import paths  # noqa: E402
 from nlivis.models.families import SHIPPED_FAMILIES  # noqa: E402
 from tests.fixtures.app_checkpoints import APP_DATA, train_variant  # noqa: E402
 from tests.fixtures.waiting import wait_for  # noqa: E402
-from tests.test_app_pages import (ROOT, charts, click_point, click_table_row, fixture_row, open_app, open_link, show, texts)
+from nlivis.viz.vega.errors import CELL  # noqa: E402
+from tests.test_app_pages import (ROOT, charts, click_table_row, click_vega_point, fixture_row, open_app, open_link, show,  # noqa: E402
+                                  texts, vega_specs)
 
 EXPLORER, DIIN, GATES, ERRORS = (p.path for p in (paths.EXPLORER, paths.DIIN, paths.GATES, paths.ERRORS))
 ABLATIONS, PROJECTION, TRAIN, ATTRIBUTION, HOME = (p.path for p in (paths.ABLATIONS, paths.PROJECTION, paths.TRAIN,
@@ -128,7 +130,9 @@ def test_the_diin_page_round_trips_model_stage_channels_and_scale(monkeypatch, t
 
     app = link(monkeypatch, tmp_path, checkpoints, DIIN, models="diin-snli-small")
     assert app.radio(key="diin_pick").value == "variance", "item 6: the channels that vary, not the first eight"
-    assert app.toggle(key="diin_shared").value and "cmax" in charts(app)[0]["layout"]["coloraxis"]  # one scale, one bar
+    (grid,) = vega_specs(app)  # one scale, one bar: a colour domain of its own and no per-panel scales
+    assert app.toggle(key="diin_shared").value and "domain" in grid["spec"]["encoding"]["color"]["scale"]
+    assert "resolve" not in grid
     pasted = round_trip(monkeypatch, tmp_path, checkpoints, DIIN, change,
                         {"diin_pick": "radio", "diin_k": "number_input", "diin_shared": "toggle"}, models="diin-snli-small")
     assert pasted.query_params["pick"] == "index" and pasted.query_params["k"] == "3"
@@ -151,7 +155,7 @@ def test_error_analysis_round_trips_split_cell_and_the_list_of_errors(monkeypatc
     app = link(monkeypatch, tmp_path, checkpoints, ERRORS, models="gcnn-snli-small")
     assert "pair" not in app.query_params, "Error analysis silently added pair=0"
     gold, predicted = first_error(checkpoints)
-    click_point(app, "confusion_0", [gold, predicted, 1])
+    click_vega_point(app, "confusion_0", CELL, {"gold": gold, "predicted": predicted})
     app.toggle(key="errors_normalize").set_value(True).run()
     app.selectbox(key="errors_cell_pairs_order").set_value("most confident first").run()
     url = dict(app.query_params)
@@ -268,7 +272,7 @@ def test_sidebar_navigation_restores_each_page_from_the_session(monkeypatch, tmp
 def test_a_pair_from_a_confusion_cell_says_why_it_is_here_and_steps_through_the_cell(monkeypatch, tmp_path, checkpoints):
     app = link(monkeypatch, tmp_path, checkpoints, ERRORS, models="gcnn-snli-small,gcnn-no_forget_gate-snli-small")
     gold, predicted = first_error(checkpoints)
-    click_point(app, "confusion_0", [gold, predicted, 1])
+    click_vega_point(app, "confusion_0", CELL, {"gold": gold, "predicted": predicted})
     cell = app.dataframe(key="errors_cell_pairs_table").value
     click_table_row(app, "errors_cell_pairs_table", 0)
     assert [t.value for t in app.title] == ["Pair explorer"]
@@ -478,7 +482,7 @@ def test_back_from_a_pair_opened_from_a_list_lands_on_the_list_not_on_a_reset_pa
     showed Error analysis reset (its tab and cell gone); the page now shows its own last view there."""
     app = link(monkeypatch, tmp_path, checkpoints, ERRORS, models="gcnn-snli-small")
     gold, predicted = first_error(checkpoints)
-    click_point(app, "confusion_0", [gold, predicted, 1])
+    click_vega_point(app, "confusion_0", CELL, {"gold": gold, "predicted": predicted})
     before = dict(app.query_params)
     assert before["cell_gold"] == gold
     click_table_row(app, "errors_cell_pairs_table", 0)

@@ -92,11 +92,14 @@ _IMAGE_FORMAT = "nlivis_image_format"
 
 
 def image_format_choice() -> None:
-    """Sidebar radio: which format the plotly camera button saves (kept across pages)."""
+    """Sidebar radio: which format the plotly camera button saves (kept across pages). Streamlit's Vega-Lite
+    charts offer no SVG export: their toolbar menu saves PNG whatever is chosen here, and the help says so."""
     formats = ["svg", "png"]
     current = st.session_state.get(_IMAGE_FORMAT, "svg")
     chosen = st.sidebar.radio("Figure download format (camera button)", formats, index=formats.index(current),
-                              horizontal=True, key=f"{_IMAGE_FORMAT}_widget")
+                              horizontal=True, key=f"{_IMAGE_FORMAT}_widget",
+                              help="What a chart's camera button saves. Charts without one save PNG from their "
+                                   "toolbar (shown on hover), whatever is chosen here.")
     st.session_state[_IMAGE_FORMAT] = chosen
 
 
