@@ -116,9 +116,9 @@ def charts(app: AppTest) -> list[dict]:
 
 def vega_data(app: AppTest) -> list:
     """The data of each Vega-Lite chart on the page (streamlit sends it beside the spec, as Arrow)."""
-    import pyarrow as pa
+    from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
-    return [pa.ipc.open_stream(chart.proto.data.data).read_all().to_pandas() for chart in app.get("vega_lite_chart")]
+    return [convert_arrow_bytes_to_pandas_df(chart.proto.data.data) for chart in app.get("vega_lite_chart")]
 
 
 def trace_types(app: AppTest) -> list[str]:

@@ -12,8 +12,8 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from nlivis.viz.common import CATEGORY_COLOURS
-from nlivis.viz.vega.common import RULE, SCHEMA, field, frame_records, message_spec, token_axis, visible_tokens
+from nlivis.viz.vega.common import (RULE, SCHEMA, field, frame_records, group_hues, message_spec, token_axis,
+                                    visible_tokens)
 
 STRIP_ROW_PIXELS = 30
 STRIPS_PIXELS = 140
@@ -24,8 +24,8 @@ SEPARATOR = "|"
 
 def model_colours(models: Sequence[str], colours: Mapping[str, str] | None) -> dict[str, Any]:
     """A colour encoding by model: each model's colour on every page, else the palette's next one."""
-    hues = [(colours or {}).get(m) or CATEGORY_COLOURS[i % len(CATEGORY_COLOURS)] for i, m in enumerate(models)]
-    return {"field": "model", "type": "nominal", "title": "model", "scale": {"domain": list(models), "range": hues}}
+    return {"field": "model", "type": "nominal", "title": "model",
+            "scale": {"domain": list(models), "range": group_hues(models, colours)}}
 
 
 def strip_records(rows: Mapping[str, tuple[Sequence[float], Sequence[float]]], premise_tokens: Sequence[str],

@@ -8,8 +8,8 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from nlivis.viz.common import CATEGORY_COLOURS, percent_ticks
-from nlivis.viz.vega.common import RULE, SCHEMA, field, frame_records, message_spec
+from nlivis.viz.common import percent_ticks
+from nlivis.viz.vega.common import RULE, SCHEMA, field, frame_records, group_hues, message_spec
 
 POSITIVE, NEGATIVE = "#2a9d8f", "#e76f51"
 """A difference's colour by its sign: a gain teal, a loss orange-red."""
@@ -38,12 +38,6 @@ def tooltip(columns: Sequence[str], frame: pd.DataFrame, percent: Sequence[str] 
             entry["type"] = "nominal"
         entries.append(entry)
     return entries
-
-
-def group_hues(names: Sequence[str], colours: Mapping[str, str] | None = None) -> list[str]:
-    """A colour per name: its own from `colours` (a model's colour on every page), else the category palette's in
-    order."""
-    return [(colours or {}).get(name, CATEGORY_COLOURS[i % len(CATEGORY_COLOURS)]) for i, name in enumerate(names)]
 
 
 def wrapped_label(separator: str = " · ") -> str:
@@ -159,9 +153,8 @@ def delta_bars(table: pd.DataFrame, label: str = "variant", tag: str = "tag", de
     tags = list(dict.fromkeys(table[tag].astype(str)))
     rows = table.assign(**{label: table[label].astype(str), tag: table[tag].astype(str),
                            SIGNIFICANCE: significance_labels(table, significant)})
-    hues = [CATEGORY_COLOURS[i % len(CATEGORY_COLOURS)] for i in range(len(variants))]
     colour = {"field": field(label), "type": "nominal", "title": label,
-              "scale": {"domain": variants, "range": hues}, "legend": {"orient": "right"}}
+              "scale": {"domain": variants, "range": group_hues(variants)}, "legend": {"orient": "right"}}
     key = {"symbolType": "square", "symbolFillColor": RULE, "symbolStrokeColor": RULE, "symbolStrokeWidth": 1.5}
     style: dict[str, Any] = {
         "color": colour, "stroke": colour,

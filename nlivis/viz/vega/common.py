@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from nlivis.viz.common import token_ticks, visible_token
+from nlivis.viz.common import CATEGORY_COLOURS, token_ticks, visible_token
 from nlivis.viz.margins import TICK_FONT_PX, TITLE_FONT_PX
 from nlivis.viz.themed import DARK, DIVERGING, FONT, HEADING_FONT_PX, LIGHT, TEXT_FONT_PX
 
@@ -93,6 +93,12 @@ def records(columns: Mapping[str, Sequence[Any] | np.ndarray]) -> list[dict[str,
              for values in columns.values()]
     names = list(columns)
     return [{name: plain(value) for name, value in zip(names, row)} for row in zip(*lists)]
+
+
+def group_hues(names: Sequence[str], colours: Mapping[str, str] | None = None) -> list[str]:
+    """A colour per name: its own from `colours` (a model's colour on every page), else (a name without one, or
+    with an empty one) the category palette's in order."""
+    return [(colours or {}).get(name) or CATEGORY_COLOURS[i % len(CATEGORY_COLOURS)] for i, name in enumerate(names)]
 
 
 def field(name: str) -> str:

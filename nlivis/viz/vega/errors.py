@@ -12,8 +12,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from nlivis.viz.vega.bars import group_hues, tooltip
-from nlivis.viz.vega.common import RULE, SCHEMA, field, frame_records, message_spec, point_selection, records
+from nlivis.viz.vega.bars import tooltip
+from nlivis.viz.vega.common import RULE, SCHEMA, field, frame_records, group_hues, message_spec, point_selection, records
 
 CELL = "cell"
 """The confusion matrix's point selection: a click sets it to the cell's `gold` and `predicted` labels."""
