@@ -12,8 +12,8 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from nlivis.viz.vega.common import (RULE, SCHEMA, field, frame_records, group_hues, message_spec, token_axis,
-                                    visible_tokens)
+from nlivis.viz.vega.common import (RULE, SCHEMA, field, frame_records, group_hues, interval_rule, message_spec,
+                                    token_axis, visible_tokens)
 
 STRIP_ROW_PIXELS = 30
 STRIPS_PIXELS = 140
@@ -92,9 +92,7 @@ def faithfulness_bars(table: pd.DataFrame, metric: str, title: str, colours: Map
     bars = {"mark": "bar", "encoding": {"x": x, "xOffset": offset, "y": {"field": field(metric), "type": "quantitative",
                                                                           "title": f"AOPC {metric}", "scale": {"zero": True}},
                                         "color": model_colours(models, colours), "tooltip": hover}}
-    whiskers = {"mark": {"type": "rule", "color": RULE, "strokeWidth": 1.5},
-                "encoding": {"x": x, "xOffset": offset, "y": {"field": field(low), "type": "quantitative"},
-                             "y2": {"field": field(high)}, "tooltip": hover}}
+    whiskers = interval_rule(low, high, "y", x, offset, tooltip=hover)
     better = "higher" if metric == "comprehensiveness" else "lower"
     return {"$schema": SCHEMA, "title": f"{title} ({better} = more faithful)", "data": {"values": frame_records(rows)},
             "width": "container", "height": 420, "layer": [bars, whiskers]}

@@ -9,7 +9,7 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 
 from nlivis.viz.common import percent_ticks
-from nlivis.viz.vega.common import RULE, SCHEMA, field, frame_records, group_hues, message_spec
+from nlivis.viz.vega.common import RULE, SCHEMA, field, frame_records, group_hues, interval_rule, message_spec
 
 POSITIVE, NEGATIVE = "#2a9d8f", "#e76f51"
 """A difference's colour by its sign: a gain teal, a loss orange-red."""
@@ -125,9 +125,7 @@ def difference_intervals(table: pd.DataFrame, label: str = "variant", difference
                          "opacity": {"field": SIGNIFICANCE, "type": "ordinal", "title": None,
                                      "scale": {"domain": SIGNIFICANCE_DOMAIN, "range": [1.0, FADED + 0.1]},
                                      "legend": {"orient": "bottom"} if significant else None}}}
-    whiskers = {"mark": {"type": "rule", "strokeWidth": 1.5, "color": RULE},
-                "encoding": {"x": {"field": field(low), "type": "quantitative"}, "x2": {"field": field(high)}, "y": y,
-                             "tooltip": hover}}
+    whiskers = interval_rule(low, high, "x", y, tooltip=hover)
     layers: list[dict[str, Any]] = [bars, whiskers, zero_rule()]
     if noise is not None:
         band = {"data": {"values": [{"seed noise low": -noise, "seed noise high": noise}]},

@@ -111,6 +111,21 @@ def frame_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return records({str(name): values.tolist() for name, values in frame.items()})
 
 
+def interval_rule(low: str, high: str, across: str, position: Mapping[str, Any],
+                  offset: Mapping[str, Any] | None = None, tooltip: list[dict[str, Any]] | None = None,
+                  stroke_width: float = 1.5) -> dict[str, Any]:
+    """A whisker: a rule from each row's `low` to its `high` column along `across` ("x" or "y"), at its bar's or
+    dot's `position` (and `offset`) encoding on the other axis, in the axis-text grey."""
+    other = "x" if across == "y" else "y"
+    encoding: dict[str, Any] = {across: {"field": field(low), "type": "quantitative"},
+                                f"{across}2": {"field": field(high)}, other: dict(position)}
+    if offset:
+        encoding[f"{other}Offset"] = dict(offset)
+    if tooltip is not None:
+        encoding["tooltip"] = tooltip
+    return {"mark": {"type": "rule", "color": RULE, "strokeWidth": stroke_width}, "encoding": encoding}
+
+
 def token_axis(tokens: Sequence[str], axis: str = "x", title: str | None = None) -> dict[str, Any]:
     """A Vega-Lite axis over positions 0..n-1 labelled with the tokens, as viz.common.token_ticks labels a plotly
     one (each position once, even a repeated token; invisible characters named; long tokens cut; long x axes

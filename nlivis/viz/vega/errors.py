@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 
 from nlivis.viz.vega.bars import tooltip
-from nlivis.viz.vega.common import RULE, SCHEMA, field, frame_records, group_hues, message_spec, point_selection, records
+from nlivis.viz.vega.common import (RULE, SCHEMA, field, frame_records, group_hues, interval_rule, message_spec,
+                                    point_selection, records)
 
 CELL = "cell"
 """The confusion matrix's point selection: a click sets it to the cell's `gold` and `predicted` labels."""
@@ -34,18 +35,13 @@ def group_colour(names: Sequence[str], colours: Mapping[str, str] | None, title:
             "legend": dict(legend) if legend is not None else None}
 
 
-def whiskers(table: pd.DataFrame, value: str, interval: tuple[str, str] | None, across: str,
+def whiskers(table: pd.DataFrame, interval: tuple[str, str] | None, across: str,
              position: Mapping[str, Any], offset: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
     """A 95%-interval rule from `interval`'s low to high column along the `across` axis ("x" or "y"), at the
     `position` (and `offset`) encoding of its bar or dot; none when the table lacks the columns."""
     if interval is None or not set(interval) <= set(table.columns):
         return []
-    low, high = interval
-    encoding = {across: {"field": field(low), "type": "quantitative"}, f"{across}2": {"field": field(high)},
-                "x" if across == "y" else "y": dict(position)}
-    if offset:
-        encoding[f"{'x' if across == 'y' else 'y'}Offset"] = dict(offset)
-    return [{"mark": {"type": "rule", "color": RULE, "strokeWidth": 1.2}, "encoding": encoding}]
+    return [interval_rule(*interval, across, position, offset, stroke_width=1.2)]
 
 
 def accuracy_interval_bars(table: pd.DataFrame, category: str = "model", accuracy: str = "accuracy",
@@ -69,7 +65,7 @@ def accuracy_interval_bars(table: pd.DataFrame, category: str = "model", accurac
                                                              **group_colour(categories, colours, None, None)}}}
     text = {"mark": {"type": "text", "baseline": "top", "dy": 4, "color": "white", "fontSize": 12},
             "encoding": {"x": x, "y": y, "text": {"field": field(accuracy), "type": "quantitative", "format": ".1%"}}}
-    layers: list[dict[str, Any]] = [bars, text, *whiskers(rows, accuracy, interval, "y", x)]
+    layers: list[dict[str, Any]] = [bars, text, *whiskers(rows, interval, "y", x)]
     if baseline and baseline in rows:
         values = rows[baseline].dropna().unique()
         label = rows["majority_label"].iloc[0] if "majority_label" in rows else ""
@@ -176,7 +172,7 @@ def accuracy_by_tag_bars(table: pd.DataFrame, group: str | None = None, tag: str
                                    **group_colour(groups, colours, group, {"orient": "bottom"})}}}
     text = {"mark": {"type": "text", "align": "left", "dx": 4, "color": "white", "fontSize": 12},
             "encoding": {"x": {"datum": 0}, "y": y, "yOffset": offset, "text": {"field": "printed"}}}
-    layers = [bars, text, *whiskers(rows, accuracy, interval, "x", y, offset),
+    layers = [bars, text, *whiskers(rows, interval, "x", y, offset),
               *majority_ticks(rows, tag, baseline, y, 22)]
     return {"$schema": SCHEMA, "title": title, "data": {"values": frame_records(rows)}, "width": "container",
             "height": max(300, 80 + 28 * len(tags) * len(groups)), "layer": layers}
@@ -216,4 +212,4 @@ def accuracy_dots(table: pd.DataFrame, category: str, group: str = "model", accu
     ticks = majority_ticks(rows, "row", baseline, y, 18)
     return {"$schema": SCHEMA, "title": title, "data": {"values": frame_records(rows)}, "width": "container",
             "height": max(300, 140 + DOT_ROW_PIXELS * len(order)),
-            "layer": [*whiskers(rows, accuracy, interval, "x", y, offset), dots, *ticks]}
+            "layer": [*whiskers(rows, interval, "x", y, offset), dots, *ticks]}

@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from nlivis.viz.vega.common import RULE, records, token_axis, visible_tokens
+from nlivis.viz.vega.common import frame_records, interval_rule, records, token_axis, visible_tokens
 
 GATE_DIMS_SHOWN = 64
 """Dimensions one gate heatmap shows at a time (more rows than this cannot be told apart); the rest are
@@ -122,8 +122,6 @@ def gate_summary_bars(summary: pd.DataFrame, title: str = "mean gate value over 
                                                           "title": "mean gate value"},
                          "color": {"field": "model", "type": "nominal", "title": "model", "scale": scale},
                          "tooltip": hover}}
-    whiskers = {"mark": {"type": "rule", "strokeWidth": 1.5, "color": RULE},
-                "encoding": {"x": x, "xOffset": offset, "y": {"field": "low", "type": "quantitative"},
-                             "y2": {"field": "high"}, "tooltip": hover}}
-    data = records({str(name): values.tolist() for name, values in rows.items()})
-    return {"title": title, "data": {"values": data}, "width": "container", "height": 380, "layer": [bars, whiskers]}
+    whiskers = interval_rule("low", "high", "y", x, offset, tooltip=hover)
+    return {"title": title, "data": {"values": frame_records(rows)}, "width": "container", "height": 380,
+            "layer": [bars, whiskers]}
