@@ -3,7 +3,8 @@ clicked), and the clicks a figure sends back (a point's customdata, a confusion-
 
 A figure is a plotly figure or a Vega-Lite spec (a dict, nlivis.viz.vega): Vega-Lite's chunk costs a new browser
 tab about 0.15 s where plotly's costs 1.3 s (bench/chart_libraries.py). Streamlit 1.67's Vega-Lite toolbar offers
-"Download as PNG" (at twice the screen's resolution) but no SVG: the sidebar's figure-format choice applies to plotly
+"Download as PNG" (at twice the screen's resolution) but no SVG, so a spec's vector file is a button of its own beside
+its CSV (`viz.vega.export`: made on the server when clicked); the sidebar's figure-format choice applies to plotly
 figures only (the spec's `usermeta.embedOptions` reaches vega-embed for the theme, renderer and padding alone)."""
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from nlivis.viz.common import clean_file_name, figure_data_csv, plotly_config
 from nlivis.viz.margins import fit_margins
 from nlivis.viz.themed import for_browser
 from nlivis.viz.vega.common import clicked_values, data_csv, themed
+from nlivis.viz.vega.export import spec_svg
 
 
 def show(figure: Any, key: str, filename: str | None = None, clickable: bool = False, where: Any = st,
@@ -40,13 +42,18 @@ def show(figure: Any, key: str, filename: str | None = None, clickable: bool = F
 
 
 def show_spec(spec: dict[str, Any], key: str, name: str, clickable: bool, where: Any) -> Any:
-    """Draw a Vega-Lite spec in Streamlit's look (`viz.vega.common.themed`, light or dark) with its CSV download;
-    with `clickable`, a selection (every selection parameter of the spec) reruns the page and is returned."""
+    """Draw a Vega-Lite spec in Streamlit's look (`viz.vega.common.themed`, light or dark) with its downloads, the
+    CSV and the SVG side by side, each made only when clicked; with `clickable`, a selection (every selection
+    parameter of the spec) reruns the page and is returned."""
     options: dict[str, Any] = {"on_select": "rerun"} if clickable else {}
     event = where.vega_lite_chart(themed(spec, dark_theme()), theme=None, key=f"chart_{key}", width="stretch",
                                   **options)
-    where.download_button("data (CSV)", lambda: data_csv(spec), file_name=f"{name}.csv", mime="text/csv",
-                          key=f"csv_{key}", help="the numbers drawn in this figure", on_click="ignore")
+    downloads = where.container(horizontal=True, gap="small")
+    downloads.download_button("data (CSV)", lambda: data_csv(spec), file_name=f"{name}.csv", mime="text/csv",
+                              key=f"csv_{key}", help="the numbers drawn in this figure", on_click="ignore")
+    downloads.download_button("figure (SVG)", lambda: spec_svg(spec), file_name=f"{name}.svg", mime="image/svg+xml",
+                              key=f"svg_{key}", on_click="ignore",
+                              help="this chart as a vector image in the light look, for a paper or slides")
     return event if clickable else None
 
 

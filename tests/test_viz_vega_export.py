@@ -1,0 +1,75 @@
+"""A Vega-Lite spec as an SVG file (nlivis.viz.vega.export) and the app's button for it (components.figures)."""
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from streamlit.testing.v1 import AppTest
+
+from nlivis.models.trace import FeatureMaps
+from nlivis.viz.vega.bars import comparison_bars
+from nlivis.viz.vega.channel_grid import channel_grid
+from nlivis.viz.vega.common import SCHEMA, message_spec
+from nlivis.viz.vega.export import EXPORT_WIDTH_PX, fixed_width, spec_svg
+
+
+def svg_width(svg: str) -> float:
+    return float(re.search(r'<svg[^>]* width="([\d.]+)"', svg).group(1))
+
+
+def test_every_container_width_becomes_pixels_and_the_spec_is_untouched():
+    spec = {"width": "container", "vconcat": [{"width": "container", "mark": "bar"}, {"width": 300}],
+            "layer": [{"encoding": {"x": {"field": "width"}}}], "title": "container"}
+    fixed = fixed_width(spec, 500)
+    assert fixed["width"] == 500 and [part["width"] for part in fixed["vconcat"]] == [500, 300]
+    assert fixed["title"] == "container" and fixed["layer"][0]["encoding"]["x"]["field"] == "width"
+    assert spec["width"] == "container" and spec["vconcat"][0]["width"] == "container"
+
+
+def test_a_bar_chart_becomes_an_svg_with_every_bar_its_values_and_title():
+    table = pd.DataFrame({"checkpoint": ["esim-snli-small", "gcnn-snli-small"], "accuracy": [0.8125, 0.6875]})
+    svg = spec_svg(comparison_bars(table, "checkpoint", "accuracy", title="SNLI dev accuracy"))
+    assert svg.startswith("<svg") and svg.rstrip().endswith("</svg>")
+    assert "SNLI dev accuracy" in svg and "81.3%" in svg and "68.8%" in svg  # the printed values
+    assert svg.count('aria-roledescription="bar"') == 2
+    assert EXPORT_WIDTH_PX <= svg_width(svg) < EXPORT_WIDTH_PX + 200  # the container's width, plus axis and padding
+
+
+def test_a_faceted_heatmap_keeps_its_tokens_and_cells():
+    premise, hypothesis = ["a", "dog", "runs"], ["it", "moves"]
+    entry = FeatureMaps(maps=torch.arange(2 * 3 * 2, dtype=torch.float32).reshape(1, 2, 3, 2), stage="interaction",
+                        token_axes=True)
+    svg = spec_svg(channel_grid(entry, 0, premise, hypothesis, channels=[0, 1]))
+    assert "channel 0" in svg and "channel 1" in svg
+    assert all(f">{token}<" in svg for token in premise + hypothesis)
+    assert svg.count('aria-roledescription="rect mark"') == 2 * 3 * 2  # one cell per channel, premise and hypothesis token
+    drawn = sorted(float(value) for value in re.findall(r"activation: ([\d.]+);", svg))
+    assert drawn == list(range(2 * 3 * 2))
+
+
+def test_a_message_spec_exports_its_words():
+    assert "nothing to compare" in spec_svg(message_spec("nothing to compare"))
+
+
+def test_nothing_is_fetched_for_a_spec_that_names_a_url():
+    with pytest.raises(ValueError, match="not allowed"):
+        spec_svg({"$schema": SCHEMA, "data": {"url": "https://example.com/rows.csv"}, "mark": "bar"})
+
+
+def draw_one_spec():
+    import pandas as pd
+
+    from nlivis.app.components.figures import show
+    from nlivis.viz.vega.bars import comparison_bars
+
+    show(comparison_bars(pd.DataFrame({"checkpoint": ["a"], "accuracy": [0.5]}), "checkpoint", "accuracy"), "bars")
+
+
+def test_a_drawn_spec_offers_its_csv_and_its_svg_side_by_side():
+    app = AppTest.from_function(draw_one_spec).run()
+    assert not app.exception
+    buttons = app.get("download_button")
+    assert [button.label for button in buttons] == ["data (CSV)", "figure (SVG)"]
+    assert len(app.get("vega_lite_chart")) == 1
+    assert np.all([button.proto.deferred_file_id or button.proto.url for button in buttons])
