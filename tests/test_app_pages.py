@@ -142,8 +142,9 @@ def vega_specs(app: AppTest) -> list[dict]:
 
 
 def vega_marks(app: AppTest) -> list[str]:
-    """The mark of every layer of the page's Vega-Lite charts ("bar", "rule", …)."""
-    layers = [layer for spec in vega_specs(app) for layer in spec.get("layer", [spec])]
+    """The mark of every layer of the page's Vega-Lite charts ("bar", "rule", …; a faceted chart's: its panel's)."""
+    views = [spec.get("spec", spec) for spec in vega_specs(app)]
+    layers = [layer for view in views for layer in view.get("layer", [view])]
     return [layer["mark"] if isinstance(layer["mark"], str) else layer["mark"]["type"] for layer in layers]
 
 
@@ -353,9 +354,17 @@ def test_gates_page_draws_gcnn_gates_per_pair_and_over_a_split(monkeypatch, tmp_
 
 
 def gate_strips_shown(app: AppTest) -> dict[str, set[int]]:
-    """The gate strips on the Gates page: each one's title → the dimensions its heatmap draws."""
-    return {spec["title"]: {int(d) for d in data.loc[data["panel"] == "per dimension", "dimension"]}
-            for spec, data in zip(vega_specs(app), vega_data(app)) if "vconcat" in spec}
+    """The gate strips on the Gates page (a chart per model, a strip per gate): each one's title → the dimensions
+    its heatmap draws."""
+    strips = {}
+    for spec, data in zip(vega_specs(app), vega_data(app)):
+        if "vconcat" not in spec:
+            continue
+        titles = [view["title"] for view in spec["vconcat"] if "title" in view]
+        cells = data[data["panel"] == "per dimension"]
+        assert set(cells["gate"]) == set(titles), "each strip's view is titled with its gate"
+        strips.update({title: {int(d) for d in cells.loc[cells["gate"] == title, "dimension"]} for title in titles})
+    return strips
 
 
 def counting(monkeypatch, module, name: str) -> list:
@@ -369,11 +378,11 @@ def test_gates_draw_only_open_sections_and_reach_every_dimension(monkeypatch, tm
     """All models' gate figures rendered inside closed expanders (13 s); only the first 64 dimensions were shown."""
     folders = (checkpoints / "gcnn-snli-small", checkpoints / "gcnn-no_forget_gate-snli-small")
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), *folders)
-    built = counting(monkeypatch, gates, "gate_strip")
+    built = counting(monkeypatch, gates, "gate_strips")
     show(app, "pages/4_Gates.py")
     app.run()
     first_only = len(gate_strips_shown(app))
-    assert len(built) <= first_only, "each strip is built once per pair, not at every run"
+    assert len(built) <= 1 and len(vega_specs(app)) == 1, "a model's strips are one chart, built once per pair"
     assert first_only >= 1 and all(title.startswith("gcnn-snli-small · ") for title in gate_strips_shown(app))
     app.session_state["gates_open_gcnn-no_forget_gate-snli-small"] = True
     app.run()
@@ -384,10 +393,10 @@ def test_gates_draw_only_open_sections_and_reach_every_dimension(monkeypatch, tm
 
 def test_error_analysis_shows_accuracy_confusions_and_tags(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
-    built = counting(monkeypatch, vega_errors, "confusion_matrix")
+    built = counting(monkeypatch, vega_errors, "confusion_matrices")
     show(app, "pages/5_Error_analysis.py")
     app.run()
-    assert len(built) <= 1, "a confusion matrix's figure is built once per predictions file, not at every run"
+    assert len(built) <= 1, "the confusion matrices' figure is built once per predictions files, not at every run"
     assert app.selectbox(key="errors_split").value == "snli_dev"
     assert "Protocol snli-small" in texts(app, "caption")
     assert {"rect", "bar"} <= set(vega_marks(app)) and not app.get("plotly_chart"), \
@@ -641,7 +650,7 @@ def test_a_wrong_pair_and_a_confusion_cell_open_their_pair_in_the_explorer(monke
     app.session_state["errors_tab"] = "Accuracy and confusions"
     show(app, "pages/5_Error_analysis.py")
     gold, predicted = wrong["gold"].iloc[0], wrong["predicted"].iloc[0]
-    click_vega_point(app, "confusion_0", CELL, {"gold": gold, "predicted": predicted})
+    click_vega_point(app, "confusions", CELL, {"model": "gcnn-snli-small", "gold": gold, "predicted": predicted})
     cell = app.dataframe(key="errors_cell_pairs_table").value
     assert len(cell) >= 1 and set(cell["gold"]) == {gold} and set(cell["predicted"]) == {predicted}
     assert cell["premise"].str.len().min() > 0

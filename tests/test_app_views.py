@@ -155,7 +155,7 @@ def test_error_analysis_round_trips_split_cell_and_the_list_of_errors(monkeypatc
     app = link(monkeypatch, tmp_path, checkpoints, ERRORS, models="gcnn-snli-small")
     assert "pair" not in app.query_params, "Error analysis silently added pair=0"
     gold, predicted = first_error(checkpoints)
-    click_vega_point(app, "confusion_0", CELL, {"gold": gold, "predicted": predicted})
+    click_vega_point(app, "confusions", CELL, {"model": "gcnn-snli-small", "gold": gold, "predicted": predicted})
     app.toggle(key="errors_normalize").set_value(True).run()
     app.selectbox(key="errors_cell_pairs_order").set_value("most confident first").run()
     url = dict(app.query_params)
@@ -272,7 +272,7 @@ def test_sidebar_navigation_restores_each_page_from_the_session(monkeypatch, tmp
 def test_a_pair_from_a_confusion_cell_says_why_it_is_here_and_steps_through_the_cell(monkeypatch, tmp_path, checkpoints):
     app = link(monkeypatch, tmp_path, checkpoints, ERRORS, models="gcnn-snli-small,gcnn-no_forget_gate-snli-small")
     gold, predicted = first_error(checkpoints)
-    click_vega_point(app, "confusion_0", CELL, {"gold": gold, "predicted": predicted})
+    click_vega_point(app, "confusions", CELL, {"model": "gcnn-snli-small", "gold": gold, "predicted": predicted})
     cell = app.dataframe(key="errors_cell_pairs_table").value
     click_table_row(app, "errors_cell_pairs_table", 0)
     assert [t.value for t in app.title] == ["Pair explorer"]
@@ -482,7 +482,7 @@ def test_back_from_a_pair_opened_from_a_list_lands_on_the_list_not_on_a_reset_pa
     showed Error analysis reset (its tab and cell gone); the page now shows its own last view there."""
     app = link(monkeypatch, tmp_path, checkpoints, ERRORS, models="gcnn-snli-small")
     gold, predicted = first_error(checkpoints)
-    click_vega_point(app, "confusion_0", CELL, {"gold": gold, "predicted": predicted})
+    click_vega_point(app, "confusions", CELL, {"model": "gcnn-snli-small", "gold": gold, "predicted": predicted})
     before = dict(app.query_params)
     assert before["cell_gold"] == gold
     click_table_row(app, "errors_cell_pairs_table", 0)

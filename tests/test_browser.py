@@ -356,14 +356,15 @@ def test_confusion_cell_to_pair_to_attribution_gates_diin_and_back(app_url, page
     step, each showing the view that step showed."""
     open_url(page, f"{app_url}/Error_analysis?models={MODELS}", "Error analysis")
     opened_view = view(page)
-    marks = "path[aria-label^='gold: ']"  # the matrix's cells, each labelled with its description
-    page.wait_for_selector(f".st-key-chart_confusion_3 svg.marks {marks}", timeout=PAGE_SECONDS * 1000)
+    marks = "path[aria-label^='model: ']"  # the matrices' cells, each labelled with its description
+    page.wait_for_selector(f".st-key-chart_confusions svg.marks {marks}", timeout=PAGE_SECONDS * 1000)
     cells = [dict(part.split(": ", 1) for part in label.split("; ")) for label in
-             page.locator(f".st-key-chart_confusion_3 svg.marks {marks}").evaluate_all(
+             page.locator(f".st-key-chart_confusions svg.marks {marks}").evaluate_all(
                  "paths => paths.map(p => p.getAttribute('aria-label'))")]
-    index, cell = next((i, c) for i, c in enumerate(cells) if c["gold"] != c["predicted"] and int(c["pairs"]) > 1)
+    index, cell = next((i, c) for i, c in enumerate(cells)
+                       if c["model"] == "esan-snli-small" and c["gold"] != c["predicted"] and int(c["pairs"]) > 1)
     gold, predicted, count = cell["gold"], cell["predicted"], int(cell["pairs"])
-    click_vega_point(page, "confusion_3", marks, index)  # ESAN's matrix
+    click_vega_point(page, "confusions", marks, index)  # a cell of ESAN's matrix, one panel of the chart
     page.wait_for_selector(".st-key-errors_cell_pairs_table", timeout=PAGE_SECONDS * 1000)
     settle(page)
     assert_clean(page, "Error analysis, cell listed")

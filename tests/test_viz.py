@@ -14,7 +14,7 @@ from nlivis.models.trace import Alignment, FeatureMaps, Gate, MemoryKeys, Output
 from nlivis.viz import (alignment_heatmap, figure_data, figure_data_csv, memory_keys_heatmap, probability_bars,
                         select_channels, training_curves)
 from nlivis.viz.vega.channel_grid import channel_grid
-from nlivis.viz.vega.errors import CELL, accuracy_by_tag_bars, accuracy_interval_bars, confusion_matrix
+from nlivis.viz.vega.errors import CELL, accuracy_by_tag_bars, accuracy_interval_bars, confusion_matrices
 from nlivis.viz.vega.errors import accuracy_dots as vega_accuracy_dots
 from nlivis.viz.vega.common import data_csv
 from nlivis.viz.vega.projection import projection_scatter
@@ -141,59 +141,85 @@ def test_a_projection_colours_by_category_hovers_the_pair_and_a_click_gives_its_
     json.dumps(spec, allow_nan=False)
 
 
-def gate_panel(spec: dict, panel: str) -> list[dict]:
-    """The data rows of one panel of a gate strip's spec ("mean over dims" or "per dimension")."""
-    return [row for row in spec["data"]["values"] if row["panel"] == panel]
+def gate_panel(spec: dict, panel: str, strip: int = 0) -> list[dict]:
+    """The data rows of one panel ("mean over dims" or "per dimension") of strip `strip` of a gates spec, without
+    the rows' strip and gate."""
+    return [{k: v for k, v in row.items() if k not in ("strip", "gate")} for row in spec["data"]["values"]
+            if row["panel"] == panel and row["strip"] == strip]
 
 
 def test_gate_strip_means_per_token_and_cuts_padding():
     from nlivis.viz.gate_strips import gate_title, gate_values
     from nlivis.viz.vega.common import data_csv
-    from nlivis.viz.vega.gates import gate_strip
+    from nlivis.viz.vega.gates import Strip, gate_strips
 
     values = torch.zeros(1, 5, 4)
     values[0, 0] = torch.tensor([1.0, 1.0, 0.0, 0.0])
     values[0, 2] = 1.0
     values[0, 3:] = 0.7  # padding
     entry = Gate(values=values, tokens="hypothesis", layer=1, name="forget")
-    spec = gate_strip(gate_values(entry, 0, HYPOTHESIS), HYPOTHESIS, gate_title(entry, "m"))
+    spec = gate_strips([Strip(gate_values(entry, 0, HYPOTHESIS), HYPOTHESIS, gate_title(entry, "m"))])
     means = gate_panel(spec, "mean over dims")
     assert [(row["position"], row["token"]) for row in means] == list(enumerate(HYPOTHESIS))
     assert [row["value"] for row in means] == pytest.approx([0.5, 0.0, 1.0])
     cells = gate_panel(spec, "per dimension")
     assert len(cells) == 4 * 3 and {row["dimension"] for row in cells} == {0, 1, 2, 3}
     assert next(row["value"] for row in cells if (row["token"], row["dimension"]) == ("a", 2)) == 0.0
-    assert spec["title"] == "m · forget gate · layer 1 · hypothesis"
     bars, heat = spec["vconcat"]
+    assert bars["title"] == "m · forget gate · layer 1 · hypothesis"
     assert bars["mark"]["type"] == "bar" and heat["mark"]["type"] == "rect"
     # one colour scale, 0…1 on viridis, for the bars and the cells; each hover names the token and its value
     assert bars["encoding"]["color"]["scale"] == heat["encoding"]["color"]["scale"] == {"scheme": "viridis",
                                                                                         "domain": [0.0, 1.0]}
     assert [t["field"] for t in heat["encoding"]["tooltip"]] == ["dimension", "token", "position", "value"]
     assert heat["encoding"]["x"]["axis"]["labelExpr"].startswith('["a", "cat", "sits"]')
-    assert data_csv(spec).splitlines()[0] == "panel,position,token,value,dimension"
-    signed = gate_strip(np.array([[-0.5, 0.5]]), ["x"], "tanh")
+    assert data_csv(spec).splitlines()[0] == "strip,gate,panel,position,token,value,dimension"
+    signed = gate_strips([Strip(np.array([[-0.5, 0.5]]), ["x"], "tanh")])
     assert signed["vconcat"][0]["encoding"]["color"]["scale"]["domain"] == [-1.0, 1.0]
+
+
+def test_a_models_gates_are_one_spec_each_strip_on_its_own_tokens_and_rows():
+    """Twelve gate strips were twelve Vega views (each compiled and drawn on its own): a model's gates are one
+    vconcat, each strip's two views filtered to its own rows, on its own token axis, titled with its gate."""
+    from nlivis.viz.vega.gates import Strip, gate_strips
+
+    premise_gate, hypothesis_gate = np.full((6, 4), 0.25), np.full((3, 4), 0.75)
+    spec = gate_strips([Strip(premise_gate, PREMISE, "m · forget · premise"),
+                        Strip(hypothesis_gate, HYPOTHESIS, "m · forget · hypothesis")])
+    titles = [view.get("title") for view in spec["vconcat"]]
+    assert titles == ["m · forget · premise", None, "m · forget · hypothesis", None]
+    assert spec["resolve"]["scale"] == {"x": "independent", "y": "independent", "color": "shared"}
+    second_cells = spec["vconcat"][3]
+    assert second_cells["transform"][0]["filter"]["and"][0] == {"field": "strip", "equal": 1}
+    assert second_cells["encoding"]["x"]["scale"]["domain"] == [0, 1, 2]
+    assert second_cells["encoding"]["x"]["axis"]["labelExpr"].startswith('["a", "cat", "sits"]')
+    assert [row["value"] for row in gate_panel(spec, "mean over dims", strip=1)] == pytest.approx([0.75] * 3)
+    assert {row["gate"] for row in spec["data"]["values"] if row["strip"] == 1} == {"m · forget · hypothesis"}
+    # one legend for gates on one scale; a sigmoid and a tanh gate each keep their own
+    assert [view["encoding"]["color"]["legend"] is not None for view in spec["vconcat"]] == [True] * 4  # merged
+    mixed = gate_strips([Strip(premise_gate, PREMISE, "sigmoid"), Strip(-hypothesis_gate, HYPOTHESIS, "tanh")])
+    assert mixed["resolve"]["scale"]["color"] == "independent"
+    assert [view["encoding"]["color"]["legend"] is not None for view in mixed["vconcat"]] == [False, True, False, True]
 
 
 def test_every_gate_dimension_is_reachable_window_by_window():
     """Only the first 64 of a 128- or 384-wide gate were drawn."""
-    from nlivis.viz.vega.gates import dimension_windows, gate_strip
+    from nlivis.viz.vega.gates import Strip, dimension_windows, gate_strips
 
     values = np.arange(3 * 130, dtype=float).reshape(3, 130) / 1000
     windows = dimension_windows(130)
     assert windows == [0, 64, 128]
     seen = []
     for first in windows:
-        cells = gate_panel(gate_strip(values, PREMISE[:3], "fuse", first_dim=first), "per dimension")
+        cells = gate_panel(gate_strips([Strip(values, PREMISE[:3], "fuse", first)]), "per dimension")
         seen += sorted({row["dimension"] for row in cells})
         assert next(row["value"] for row in cells if row["position"] == 0 and row["dimension"] == first) == \
             pytest.approx(values[0, first])
     assert seen == list(range(130))
-    assert gate_strip(values, PREMISE[:3], "fuse", first_dim=128)["title"] == "fuse (dims 128–129 of 130)"
-    assert gate_strip(values[:, :64], PREMISE[:3], "fuse")["title"] == "fuse"
+    assert gate_strips([Strip(values, PREMISE[:3], "fuse", 128)])["vconcat"][0]["title"] == "fuse (dims 128–129 of 130)"
+    assert gate_strips([Strip(values[:, :64], PREMISE[:3], "fuse")])["vconcat"][0]["title"] == "fuse"
     with pytest.raises(ValueError, match="outside the gate's 130 dimensions"):
-        gate_strip(values, PREMISE[:3], "fuse", first_dim=130)
+        gate_strips([Strip(values, PREMISE[:3], "fuse", 130)])
 
 
 def test_gate_summary_bars_group_gates_by_model_in_its_colour_with_std_whiskers():
@@ -221,19 +247,35 @@ def test_memory_keys_and_confusion_matrix():
     assert np.asarray(figure.data[0].z).shape == (6, 4)
     assert "layer 1" in figure.layout.title.text and "layer 0" not in figure.layout.title.text
     matrix = [[5, 1, 0], [2, 3, 1], [0, 0, 4]]
-    spec = confusion_matrix(matrix, ["entailment", "neutral", "contradiction"], normalize=True)
+    labels = ["entailment", "neutral", "contradiction"]
+    spec = confusion_matrices({"m": (matrix, labels)}, normalize=True)
     neutral = [row for row in spec["data"]["values"] if row["gold"] == "neutral"]
     assert [row["fraction of gold"] for row in neutral] == pytest.approx([2 / 6, 3 / 6, 1 / 6])
     assert [row["pairs"] for row in neutral] == [2, 3, 1] and [row["predicted"] for row in neutral] == \
         ["entailment", "neutral", "contradiction"]
-    cells = layer_of(spec, "rect")
-    assert cells["params"][0]["name"] == CELL and cells["params"][0]["select"]["fields"] == ["gold", "predicted"]
-    assert [t["field"] for t in cells["encoding"]["tooltip"]] == ["gold", "predicted", "pairs", "fraction of gold", "hint"]
-    counts = confusion_matrix(matrix, ["entailment", "neutral", "contradiction"])
-    assert layer_of(counts, "text")["encoding"]["text"] == {"field": "pairs", "type": "quantitative", "format": "d"}
-    assert data_csv(counts).splitlines()[0] == "gold,predicted,pairs,hint"
-    with pytest.raises(ValueError):
-        confusion_matrix([[1, 2], [3, 4]], ["a", "b", "c"])
+    cells = layer_of(spec["spec"], "rect")
+    assert cells["params"][0]["name"] == CELL and cells["params"][0]["select"]["fields"] == ["model", "gold", "predicted"]
+    assert [t["field"] for t in cells["encoding"]["tooltip"]] == ["model", "gold", "predicted", "pairs",
+                                                                  "fraction of gold", "hint"]
+    counts = confusion_matrices({"m": (matrix, labels)})
+    assert layer_of(counts["spec"], "text")["encoding"]["text"] == {"field": "pairs", "type": "quantitative", "format": "d"}
+    assert data_csv(counts).splitlines()[0] == "model,gold,predicted,pairs,hint"
+    with pytest.raises(ValueError, match="m's confusion matrix"):
+        confusion_matrices({"m": ([[1, 2], [3, 4]], ["a", "b", "c"])})
+
+
+def test_the_models_confusion_matrices_are_one_faceted_spec_whose_click_names_the_model():
+    """Five matrices were five Vega views (each compiled and drawn on its own): they are one facet, a panel per
+    model in the order given, three to a row, on one colour scale; a cell's data (and so a click) names its model."""
+    labels = ["entailment", "neutral", "contradiction"]
+    spec = confusion_matrices({f"m{i}": (np.eye(3) * (i + 1), labels) for i in range(5)})
+    assert spec["facet"]["field"] == "model" and spec["facet"]["sort"] == ["m0", "m1", "m2", "m3", "m4"]
+    assert spec["columns"] == 3 and "color" not in spec["resolve"]["scale"]
+    assert {(row["model"], row["gold"], row["predicted"], row["pairs"]) for row in spec["data"]["values"]
+            if row["gold"] == row["predicted"] == "neutral"} == {(f"m{i}", "neutral", "neutral", i + 1) for i in range(5)}
+    # black text on light cells, white on dark ones: one threshold for the shared scale (half the largest count)
+    assert layer_of(spec["spec"], "text")["encoding"]["color"]["condition"]["test"] == "datum['pairs'] > 2.5"
+    assert confusion_matrices({"m": (np.eye(2), ["a", "b"])})["columns"] == 1
 
 
 def test_charts_keep_their_data():

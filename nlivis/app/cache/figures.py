@@ -1,11 +1,11 @@
 """Figures a page shows again at every rerun, sidebar switch and Back, built once and kept in the server: a pair's
-overview grid, gate strips and alignment heatmaps (per pair, model and state of its folder) and a predictions
-file's confusion matrix (per file state, title and normalisation). Building a plotly figure was most of a warm Pair
+overview grid, gate strips and alignment heatmaps (per pair, model and state of its folder) and the predictions
+files' confusion matrices (per files' state and normalisation). Building a plotly figure was most of a warm Pair
 explorer, Gates or Error analysis run (bench/RESULTS.md, the server's script per click). The figures are shared
 between runs and sessions: never modify one."""
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import streamlit as st
 
@@ -19,8 +19,8 @@ from nlivis.viz.vega import errors as vega_errors
 from nlivis.viz.vega import gates as vega_gates
 
 PAIR_FIGURES_KEPT = 256
-"""Figures of pairs kept in the server (a pair's overview is one, its gate strips one per gate and window of
-dimensions). Building a plotly figure was most of a warm Pair explorer or Gates run (py-spy and cProfile on the
+"""Figures of pairs kept in the server (a pair's overview is one, a model's gate strips one per choice of layers
+and window of dimensions). Building a plotly figure was most of a warm Pair explorer or Gates run (py-spy and cProfile on the
 served app: the overview grid ~0.3 s, twelve gate strips ~0.5 s), paid again at every sidebar switch, rerun
 and Back to a pair already shown."""
 
@@ -57,21 +57,26 @@ def overview_figure(models: Sequence[Model], premise: str, hypothesis: str, titl
 
 
 @st.cache_resource(max_entries=PAIR_FIGURES_KEPT, show_spinner=False)
-def _gate_strip_cached(name: str, path: str, stamp: float, premise: str, hypothesis: str, entry: str,
-                       first_dim: int, label: str) -> Any:
+def _gate_strips_cached(name: str, path: str, stamp: float, premise: str, hypothesis: str,
+                        entries: tuple[tuple[str, int], ...], label: str) -> Any:
     reading = read_pair_cached(name, path, stamp, premise, hypothesis)
-    gate = reading.trace[entry]
-    tokens = reading.premise_tokens if gate.tokens == "premise" else reading.hypothesis_tokens
-    return vega_gates.gate_strip(gate_values(gate, 0, tokens), tokens, gate_title(gate, label), first_dim=first_dim)
+    strips = []
+    for entry, first_dim in entries:
+        gate = reading.trace[entry]
+        tokens = reading.premise_tokens if gate.tokens == "premise" else reading.hypothesis_tokens
+        strips.append(vega_gates.Strip(gate_values(gate, 0, tokens), tokens, gate_title(gate, f"{label} · {entry}"),
+                                        first_dim))
+    return vega_gates.gate_strips(strips)
 
 
-def gate_strip_figure(model: Model, premise: str, hypothesis: str, entry: str, first_dim: int, label: str) -> Any:
-    """`viz.vega.gates.gate_strip` (a Vega-Lite spec) of gate `entry` of the model's reading of the pair (one it
-    read: `read_pair`), dimensions from `first_dim`, built once per pair, window and state of the model's folder.
-    Shared: never modify it."""
+def gate_strips_figure(model: Model, premise: str, hypothesis: str, entries: Sequence[tuple[str, int]],
+                       label: str) -> Any:
+    """`viz.vega.gates.gate_strips` (one Vega-Lite spec) of the gate `entries` (name, first dimension of its
+    window) of the model's reading of the pair (one it read: `read_pair`), built once per pair, gates, windows and
+    state of the model's folder. Shared: never modify it."""
     premise, hypothesis = _cleaned(premise, hypothesis)
-    return _gate_strip_cached(model.name, model.path, folder_stamp(model.path), premise, hypothesis, entry, first_dim,
-                              label)
+    return _gate_strips_cached(model.name, model.path, folder_stamp(model.path), premise, hypothesis,
+                               tuple((entry, int(first_dim)) for entry, first_dim in entries), label)
 
 
 @st.cache_resource(max_entries=PAIR_FIGURES_KEPT, show_spinner=False)
@@ -88,15 +93,20 @@ def alignment_figure(model: Model, premise: str, hypothesis: str, entry: str, la
     return _alignment_cached(model.name, model.path, folder_stamp(model.path), premise, hypothesis, entry, label)
 
 
-# ---------------------------------------------------------------- a predictions file's confusion matrix
+# ---------------------------------------------------------------- the predictions files' confusion matrices
 
 @st.cache_resource(max_entries=256, show_spinner=False)
-def _confusion_figure_cached(path: str, stamp: float, labels: tuple[str, ...], title: str, normalize: bool) -> Any:
-    matrix = scores_cached(path, stamp, labels).matrix
-    return vega_errors.confusion_matrix(matrix.to_numpy(), list(matrix.index), title=title, normalize=normalize)
+def _confusion_figure_cached(files: tuple[tuple[str, str, float, tuple[str, ...]], ...], normalize: bool) -> Any:
+    matrices = {}
+    for name, path, stamp, labels in files:
+        matrix = scores_cached(path, stamp, labels).matrix
+        matrices[name] = (matrix.to_numpy(), list(matrix.index))
+    return vega_errors.confusion_matrices(matrices, normalize=normalize)
 
 
-def confusion_figure(scores: SplitScores, title: str, normalize: bool) -> Any:
-    """`viz.vega.errors.confusion_matrix` (a Vega-Lite spec) of the scores' matrix (one they have), built once per file state,
-    title and normalisation. Shared: never modify it."""
-    return _confusion_figure_cached(scores.path, scores.stamp, scores.labels, title, normalize)
+def confusion_figure(scores: Mapping[str, SplitScores], normalize: bool) -> Any:
+    """`viz.vega.errors.confusion_matrices` (one Vega-Lite spec, a panel per model: `scores` maps each model's name
+    to its scores, each with a matrix) built once per files' state, models and normalisation. Shared: never modify
+    it."""
+    return _confusion_figure_cached(tuple((name, score.path, score.stamp, score.labels) for name, score in scores.items()),
+                                    normalize)

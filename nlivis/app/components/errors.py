@@ -27,9 +27,6 @@ ANY = "(any)"
 TABS = ("Accuracy and confusions", "Every error", "By annotation tag (Table 7)", "Challenge set", "Behavioural tests")
 """Only the open tab is computed and drawn; the behavioural tests need no split, the others one split's predictions."""
 NO_TAGS, GOLD, SAMPLE, EVERY = "none", "gold", "automatic (a sample)", "automatic (every pair: once, then on disk)"
-CONFUSION_WIDTH = 360
-"""Pixels each confusion matrix is drawn in (about a third of the page at 1600 px): a matrix of three labels reads
-as squares, not as cells stretched to a column's fractional width."""
 
 
 def page(models: Sequence[cache.Model]) -> None:
@@ -106,27 +103,27 @@ def accuracy(split: str, models: Sequence[cache.Model], predictions: dict[str, p
 
 
 def confusions(split: str, models: Sequence[cache.Model], scores: dict[str, cache.SplitScores]) -> None:
-    """One confusion matrix per model with its per-label scores; a clicked cell (kept in the view as
-    `cell_model`, `cell_gold`, `cell_predicted`) lists its pairs below."""
+    """The models' confusion matrices in one chart, each model's per-label scores below it; a clicked cell (kept in
+    the view as `cell_model`, `cell_gold`, `cell_predicted`) lists its pairs below."""
     st.subheader("Per label and confusion matrices")
     normalize = controls.toggle(PAGE, "normalize", "Show rows as fractions of each gold label", False)
-    columns = st.columns(min(3, len(scores)))
     labels_of = {m.name: m.labels for m in models}
-    for i, (name, score) in enumerate(scores.items()):
-        with columns[i % len(columns)]:
-            if score.problem:
-                st.error(f"{md(name)}: {md(score.problem)}")
-                continue
-            figure = cached_figures.confusion_figure(score, name, normalize)
-            event = figures.show(figure, f"confusion_{i}", f"confusion_{name}_{split}", clickable=True,
-                                 where=st.container(width=CONFUSION_WIDTH))
-            custom = figures.clicked_customdata(figures.new_click(f"confusion_{i}", event, CELL), CELL_FIELDS)
-            if custom:
-                state.remember(PAGE, "cell_model", name, "")
-                state.remember(PAGE, "cell_gold", str(custom[0]), "")
-                state.remember(PAGE, "cell_predicted", str(custom[1]), "")
+    for name, score in scores.items():
+        if score.problem:
+            st.error(f"{md(name)}: {md(score.problem)}")
+    drawn = {name: score for name, score in scores.items() if not score.problem}
+    if drawn:
+        figure = cached_figures.confusion_figure(drawn, normalize)
+        event = figures.show(figure, "confusions", f"confusions_{split}", clickable=True)
+        custom = figures.clicked_customdata(figures.new_click("confusions", event, CELL), CELL_FIELDS)
+        if custom and str(custom[0]) in drawn:
+            for key, value in zip(("cell_model", "cell_gold", "cell_predicted"), custom):
+                state.remember(PAGE, key, str(value), "")
+        columns = st.columns(min(3, len(drawn)))
+        for i, (name, score) in enumerate(drawn.items()):
             # per-label accuracy is the label's recall: one table, no repeated column cut off at the edge
-            st.dataframe(score.per_label, hide_index=True, width="stretch")
+            columns[i % len(columns)].caption(md(name))
+            columns[i % len(columns)].dataframe(score.per_label, hide_index=True, width="stretch")
     cell = {name: controls.kept(PAGE, name, "") for name in ("cell_model", "cell_gold", "cell_predicted")}
     if say_ignored_cell(cell, labels_of):
         cell = dict.fromkeys(cell, "")

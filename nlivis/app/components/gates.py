@@ -1,5 +1,5 @@
 """Gates: how open each gate is per token and layer for the current pair (one section per model with gates,
-drawn when opened), and on average over a sample of a split."""
+drawn when opened, all its gates in one chart), and on average over a sample of a split."""
 from __future__ import annotations
 
 from typing import Sequence
@@ -77,12 +77,13 @@ def model_gates(model: cache.Model, shown: cache.ShownPair) -> None:
     if len(windows) > 1:
         first_dim = controls.select(PAGE, f"dims_{model.name}", f"Dimensions (of {widest})", windows, 0, where=right,
                                     format_func=lambda start: f"{start}–{min(start + GATE_DIMS_SHOWN, widest) - 1}")
-    for name, entry in gates.items():
-        if entry.layer not in chosen_layers:
-            continue
-        start = min(first_dim, dimension_windows(int(entry.values.shape[-1]))[-1])  # a narrower gate: its last window
-        figure = cached_figures.gate_strip_figure(model, shown.premise, shown.hypothesis, name, start, f"{model.name} · {name}")
-        figures.show(figure, f"gate_{model.name}_{name}", f"{model.name}_{name}_gate")
+    # a narrower gate than the widest shows its last window
+    entries = [(name, min(first_dim, dimension_windows(int(entry.values.shape[-1]))[-1]))
+               for name, entry in gates.items() if entry.layer in chosen_layers]
+    if not entries:
+        return
+    figure = cached_figures.gate_strips_figure(model, shown.premise, shown.hypothesis, entries, model.name)
+    figures.show(figure, f"gates_{model.name}", f"{model.name}_gates")  # one Vega view for all its gates
 
 
 def over_split(with_gates: Sequence[cache.Model]) -> None:

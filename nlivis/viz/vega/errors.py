@@ -1,6 +1,6 @@
 """The Error analysis page's figures as Vega-Lite specs: accuracy per model with its interval and the majority
-baseline, a confusion matrix whose clicked cell lists its pairs, accuracy per tag as grouped horizontal bars, and
-accuracy (or any share with an interval) per category as dots.
+baseline, the models' confusion matrices (one chart) whose clicked cell lists its pairs, accuracy per tag as grouped
+horizontal bars, and accuracy (or any share with an interval) per category as dots.
 
 Pure functions, frames and arrays in, a JSON dict out (no altair: it is slow to import); the page's look is written
 in when the spec is drawn (`nlivis.app.components.figures.show`). Each model keeps its colour (`colours`, as
@@ -17,8 +17,13 @@ from nlivis.viz.vega.common import (RULE, SCHEMA, field, frame_records, group_hu
                                     point_selection, records)
 
 CELL = "cell"
-"""The confusion matrix's point selection: a click sets it to the cell's `gold` and `predicted` labels."""
-CELL_FIELDS = ("gold", "predicted")
+"""The confusion matrices' point selection: a click sets it to the cell's `model`, `gold` and `predicted` labels."""
+CELL_FIELDS = ("model", "gold", "predicted")
+FRACTION = "fraction of gold"
+"""A normalised matrix's value: a cell's share of its gold label's pairs."""
+PANEL_PIXELS = 240
+"""A confusion matrix's width and height (its cells, without the axes): three labels read as 80-pixel squares, and
+three panels with their axes fit beside one another in the page's wide layout."""
 HINT = "hint"
 """A data field carrying the tooltip's last line ("click to list them")."""
 INTERVAL_COLUMNS = ["ci_low", "ci_high"]
@@ -81,34 +86,50 @@ def accuracy_interval_bars(table: pd.DataFrame, category: str = "model", accurac
             "height": 360, "layer": layers}
 
 
-def confusion_matrix(counts: Sequence[Sequence[float]] | np.ndarray, labels: Sequence[str],
-                     title: str = "confusion matrix", normalize: bool = False) -> dict[str, Any]:
-    """Gold labels on rows, predictions on columns, each cell's count (or with `normalize` its fraction of the gold
-    label's pairs) printed in it; a click on a cell selects its `gold` and `predicted` (selection `CELL`)."""
+def confusion_cells(name: str, counts: Sequence[Sequence[float]] | np.ndarray, labels: Sequence[str],
+                    normalize: bool) -> dict[str, list[Any]]:
+    """One model's matrix as data columns, a row per cell: model, gold, predicted, its count of pairs (and with
+    `normalize` its fraction of the gold label's pairs), and the tooltip's hint."""
     matrix = np.asarray(counts, dtype=float)
     if matrix.shape != (len(labels), len(labels)):
-        raise ValueError(f"confusion matrix has shape {matrix.shape}, expected {len(labels)}×{len(labels)} for labels "
-                         f"{list(labels)}")
-    totals = matrix.sum(axis=1, keepdims=True)
-    shown = np.divide(matrix, totals, out=np.zeros_like(matrix), where=totals > 0) if normalize else matrix
-    value = "fraction of gold" if normalize else "pairs"
+        raise ValueError(f"{name}'s confusion matrix has shape {matrix.shape}, expected {len(labels)}×{len(labels)} "
+                         f"for labels {list(labels)}")
     names = [str(label) for label in labels]
     gold, predicted = np.meshgrid(np.arange(len(names)), np.arange(len(names)), indexing="ij")
-    columns: dict[str, Any] = {"gold": [names[g] for g in gold.ravel()], "predicted": [names[p] for p in predicted.ravel()],
-                               "pairs": matrix.ravel().astype(int)}
+    columns: dict[str, list[Any]] = {"model": [name] * matrix.size, "gold": [names[g] for g in gold.ravel()],
+                                     "predicted": [names[p] for p in predicted.ravel()],
+                                     "pairs": matrix.ravel().astype(int).tolist()}
     if normalize:
-        columns[value] = shown.ravel()
+        totals = matrix.sum(axis=1, keepdims=True)
+        columns[FRACTION] = np.divide(matrix, totals, out=np.zeros_like(matrix), where=totals > 0).ravel().tolist()
     columns[HINT] = ["click to list them"] * matrix.size
-    top = float(shown.max()) if shown.size else 0.0
+    return columns
+
+
+def confusion_matrices(matrices: Mapping[str, tuple[Sequence[Sequence[float]] | np.ndarray, Sequence[str]]],
+                       normalize: bool = False, columns: int = 3) -> dict[str, Any]:
+    """Each model's confusion matrix (`matrices`: model → counts, labels), gold labels on rows and predictions on
+    columns, each cell's count (or with `normalize` its fraction of the gold label's pairs) printed in it, as ONE
+    faceted spec (a panel per model, named above it, `columns` to a row): one Vega view compiles and draws once
+    where a chart per model paid that per model (issue 30). The panels share one colour scale (the models read one
+    split) and the gold axis of their row; a click on a cell selects its `model`, `gold` and `predicted`
+    (selection `CELL`)."""
+    data: dict[str, list[Any]] = {}
+    for name, (counts, labels) in matrices.items():
+        for column, values in confusion_cells(name, counts, labels, normalize).items():
+            data.setdefault(column, []).extend(values)
+    value = FRACTION if normalize else "pairs"
+    names = list(dict.fromkeys(str(label) for _, labels in matrices.values() for label in labels))
+    top = max(data.get(value, []), default=0.0)
     x = {"field": "predicted", "type": "nominal", "sort": names, "title": "predicted", "axis": {"labelAngle": 0}}
     y = {"field": "gold", "type": "nominal", "sort": names, "title": "gold"}
-    hover = [{"field": "gold", "type": "nominal"}, {"field": "predicted", "type": "nominal"},
-             {"field": "pairs", "type": "quantitative"},
+    hover = [{"field": "model", "type": "nominal"}, {"field": "gold", "type": "nominal"},
+             {"field": "predicted", "type": "nominal"}, {"field": "pairs", "type": "quantitative"},
              *([{"field": field(value), "type": "quantitative", "format": ".2f"}] if normalize else []),
              {"field": HINT, "type": "nominal", "title": " "}]
     # each cell's description is its SVG path's aria-label: what a screen reader says, and what a browser test reads
-    described = {"calculate": "'gold: ' + datum.gold + '; predicted: ' + datum.predicted + '; pairs: ' + datum.pairs",
-                 "as": "description"}
+    described = {"calculate": "'model: ' + datum.model + '; gold: ' + datum.gold + '; predicted: ' + datum.predicted"
+                              " + '; pairs: ' + datum.pairs", "as": "description"}
     cells = {"mark": {"type": "rect", "cursor": "pointer"}, "params": [point_selection(CELL, CELL_FIELDS)],
              "transform": [described],
              "encoding": {"x": x, "y": y, "tooltip": hover, "description": {"field": "description"},
@@ -119,8 +140,12 @@ def confusion_matrix(counts: Sequence[Sequence[float]] | np.ndarray, labels: Seq
                             "text": {"field": field(value), "type": "quantitative", "format": ".2f" if normalize else "d"},
                             "color": {"condition": {"test": f"datum[{value!r}] > {top / 2!r}", "value": "white"},
                                       "value": "black"}}}
-    return {"$schema": SCHEMA, "title": title, "data": {"values": records(columns)}, "width": "container",
-            "height": 320, "layer": [cells, printed]}
+    models = list(matrices)
+    return {"$schema": SCHEMA, "data": {"values": records(data)},
+            "facet": {"field": "model", "type": "nominal", "sort": models, "title": None},
+            "columns": max(1, min(columns, len(models))),
+            "spec": {"width": PANEL_PIXELS, "height": PANEL_PIXELS, "layer": [cells, printed]},
+            "resolve": {"scale": {"x": "independent"}}}
 
 
 def majority_ticks(table: pd.DataFrame, category: str, baseline: str | None, y: Mapping[str, Any],

@@ -1,13 +1,14 @@
-"""The Gates page's figures as Vega-Lite specs: one gate's strip for one pair (its mean over all dimensions per
-token above, a window of its dimensions per token below) and the mean gate value per model and gate over a split.
+"""The Gates page's figures as Vega-Lite specs: a model's gates for one pair in one spec (per gate, its mean over all
+dimensions per token above a window of its dimensions per token) and the mean gate value per model and gate over a
+split.
 
 Pure functions, arrays and frames in, a JSON dict out (no altair: it is slow to import); the page's look is written
-in when the spec is drawn (`nlivis.app.components.figures.show`). The strip is a simple vconcat (one mark per view),
-which Streamlit fits to the page's width.
+in when the spec is drawn (`nlivis.app.components.figures.show`). The strips are one simple vconcat (one mark per
+view), which Streamlit fits to the page's width.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
@@ -24,6 +25,9 @@ MEAN_PANEL, DIMENSIONS_PANEL = "mean over dims", "per dimension"
 SEAMLESS = 1.1
 """A heatmap cell's size in bands: a little over one, so that neighbours overlap (cells of exactly one band, 3.4 px
 high, showed the background between them as white lines)."""
+
+LEGEND = {"gradientLength": 200}
+"""The gate value's colour bar."""
 
 DIMENSION_TICK_STEP = 16
 """The heatmap's dimension axis names every 16th dimension (64 rows in 220 px: every label would overlap)."""
@@ -42,6 +46,15 @@ def gate_colour(signed: bool) -> dict[str, Any]:
     return {"scheme": "viridis", "domain": [0.0, 1.0]}
 
 
+class Strip(NamedTuple):
+    """One gate of one pair as its strip needs it: `values` [tokens, dims] of its real tokens, the `tokens`, its
+    `title`, and the first dimension of the window its heatmap shows."""
+    values: np.ndarray
+    tokens: Sequence[str]
+    title: str
+    first_dim: int = 0
+
+
 def strip_records(values: np.ndarray, tokens: Sequence[str], first_dim: int, last_dim: int) -> list[dict[str, Any]]:
     """The strip's data: per token its mean over all dimensions (panel "mean over dims"), then per dimension of the
     window and token its value (panel "per dimension"); tokens as a tooltip shows them."""
@@ -58,45 +71,75 @@ def strip_records(values: np.ndarray, tokens: Sequence[str], first_dim: int, las
     return means + cells
 
 
-def gate_strip(values: np.ndarray, tokens: Sequence[str], title: str, first_dim: int = 0,
-               max_dims: int = GATE_DIMS_SHOWN) -> dict[str, Any]:
-    """One gate for one pair, `values` [tokens, dims] of its real tokens: top, the mean per token over all
-    dimensions (how open the gate is); below, dimensions `first_dim` … `first_dim + max_dims − 1` per token,
-    named by their true index, so every dimension of a 128- or 384-wide gate is reachable window by window. Both
-    panels share one colour scale (`gate_colour`); the title names the window when the gate is wider."""
-    values = np.asarray(values, dtype=float)
+def signed_values(values: np.ndarray) -> bool:
+    """Whether a gate has a negative value (a tanh transform: the diverging scale of `gate_colour`)."""
+    return bool(values.size) and float(values.min()) < 0.0
+
+
+def strip_views(index: int, strip: Strip, max_dims: int, shared: bool) -> tuple[list[dict[str, Any]],
+                                                                                list[dict[str, Any]]]:
+    """The data rows (`strip_records`, each naming its `strip` index and its `gate`: the title, naming the window
+    when the gate is wider) and the two views of strip `index`: top, the mean per token over all dimensions; below,
+    dimensions `first_dim` … `first_dim + max_dims − 1` per token, named by their true index, so every dimension of
+    a 128- or 384-wide gate is reachable window by window. Each view filters its own rows (`strip` = `index`) of
+    the spec's data; both share one colour scale
+    (`gate_colour`), whose legend the heatmap shows; with `shared` (one scale for all strips) the bars name the
+    same legend too, as Vega-Lite merges a shared scale's legends only when every view asks for it (one with
+    none, and the merged legend is gone)."""
+    values, first_dim = np.asarray(strip.values, dtype=float), strip.first_dim
     width = values.shape[1]
     if not 0 <= first_dim < max(width, 1):
         raise ValueError(f"first_dim {first_dim} is outside the gate's {width} dimensions")
-    tokens = [str(t) for t in tokens][: values.shape[0]]
+    tokens = [str(t) for t in strip.tokens][: values.shape[0]]
     last_dim = min(first_dim + max_dims, width)
-    signed = bool(values.size) and float(values.min()) < 0.0
-    colour = {"field": "value", "type": "quantitative", "title": "gate value", "scale": gate_colour(signed),
-              "legend": {"gradientLength": 200}}
+    signed = signed_values(values)
+    colour = {"field": "value", "type": "quantitative", "title": "gate value", "scale": gate_colour(signed)}
     x = {"field": "position", "type": "ordinal", "scale": {"domain": list(range(len(tokens)))}}
     hover_token = [{"field": "token", "type": "nominal"}, {"field": "position", "type": "ordinal"}]
-    means = {"transform": [{"filter": {"field": "panel", "equal": MEAN_PANEL}}], "height": 80,
-             "mark": {"type": "bar"},
+    window = f" (dims {first_dim}–{last_dim - 1} of {width})" if width > last_dim - first_dim else ""
+    title = strip.title + window
+
+    def rows_of(panel: str) -> list[dict[str, Any]]:
+        return [{"filter": {"and": [{"field": "strip", "equal": index}, {"field": "panel", "equal": panel}]}}]
+
+    means = {"title": title, "transform": rows_of(MEAN_PANEL), "height": 80, "mark": {"type": "bar"},
              "encoding": {"x": {**x, "axis": None},
                           "y": {"field": "value", "type": "quantitative", "title": "mean",
                                 "scale": {"domain": [-1.0 if signed else 0.0, 1.0]}, "axis": {"tickCount": 3}},
-                          "color": colour,
+                          "color": {**colour, "legend": LEGEND if shared else None},
                           "tooltip": [*hover_token, {"field": "value", "type": "quantitative", "title": "mean",
                                                      "format": ".3f"}]}}
     dims = list(range(first_dim, last_dim))
-    cells = {"transform": [{"filter": {"field": "panel", "equal": DIMENSIONS_PANEL}}], "height": 220,
+    cells = {"transform": rows_of(DIMENSIONS_PANEL), "height": 220,
              "mark": {"type": "rect", "width": {"band": SEAMLESS}, "height": {"band": SEAMLESS}},
              "encoding": {"x": {**x, "axis": {**token_axis(tokens), "grid": False}},
                           "y": {"field": "dimension", "type": "ordinal", "title": "dimension",
                                 "scale": {"domain": dims},
                                 "axis": {"values": [d for d in dims if d % DIMENSION_TICK_STEP == 0]}},
-                          "color": colour,
+                          "color": {**colour, "legend": LEGEND},
                           "tooltip": [{"field": "dimension", "type": "ordinal"}, *hover_token,
                                       {"field": "value", "type": "quantitative", "title": "gate value",
                                        "format": ".4f"}]}}
-    window = f" (dims {first_dim}–{last_dim - 1} of {width})" if width > last_dim - first_dim else ""
-    return {"title": title + window, "data": {"values": strip_records(values, tokens, first_dim, last_dim)},
-            "vconcat": [means, cells], "spacing": 6, "resolve": {"scale": {"color": "shared"}}}
+    rows = [{"strip": index, "gate": title, **row} for row in strip_records(values, tokens, first_dim, last_dim)]
+    return rows, [means, cells]
+
+
+def gate_strips(strips: Sequence[Strip], max_dims: int = GATE_DIMS_SHOWN) -> dict[str, Any]:
+    """A model's gates for one pair as ONE spec: each gate's strip (`strip_views`: its title, mean bars above a
+    window of its dimensions, on its own token axis) stacked in a plain vconcat, which Streamlit fits to the page's
+    width. One Vega view compiles, builds its dataflow and draws once, where a chart per gate paid that per gate
+    (twelve strips were the Gates page's warm cost, issue 30). The gates share one colour scale and legend
+    when all are on one scale (all sigmoid, or all signed), else each strip has its own."""
+    shared = len({signed_values(np.asarray(strip.values, dtype=float)) for strip in strips}) <= 1
+    rows: list[dict[str, Any]] = []
+    views: list[dict[str, Any]] = []
+    for index, strip in enumerate(strips):
+        strip_rows, strip_pair = strip_views(index, strip, max_dims, shared)
+        rows += strip_rows
+        views += strip_pair
+    return {"data": {"values": rows}, "vconcat": views, "spacing": 6,
+            "resolve": {"scale": {"x": "independent", "y": "independent",
+                                  "color": "shared" if shared else "independent"}}}
 
 
 def gate_summary_bars(summary: pd.DataFrame, title: str = "mean gate value over the sample",
