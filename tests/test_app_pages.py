@@ -141,6 +141,11 @@ def vega_specs(app: AppTest) -> list[dict]:
     return specs
 
 
+def curve_panels(app: AppTest) -> list[str]:
+    """The panel titles of the page's side-by-side Vega-Lite charts (the Train page's loss, accuracy, pairs/s)."""
+    return [panel.get("title") for spec in vega_specs(app) for panel in spec.get("hconcat", [])]
+
+
 def vega_marks(app: AppTest) -> list[str]:
     """The mark of every layer of the page's Vega-Lite charts ("bar", "rule", …; a faceted chart's: its panel's)."""
     views = [spec.get("spec", spec) for spec in vega_specs(app)]
@@ -767,7 +772,9 @@ def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, 
         assert not app.button(key="train_start").disabled
         name_box.set_value("gcnn-snli-small").run()
         assert "already writing to" in texts(app, "warning") and app.button(key="train_start").disabled
-        assert "scatter" in trace_types(app)
+        assert curve_panels(app) == ["loss", "accuracy", "pairs / s"] and not app.get("plotly_chart")
+        dev = [row for spec in vega_specs(app) for row in spec["data"]["values"] if row.get("series") == "dev"]
+        assert [(row["step"], row["value"]) for row in dev] == [(30, 0.5)], "the worker's own dev accuracy is drawn"
         app.button(key="train_stop_gcnn-snli-small").click().run()
         assert "Stop requested" in texts(app, "info")
         while training_runs.read_run(out).running:  # the fake worker exits once it sees the STOP file
@@ -811,7 +818,8 @@ def test_train_page_runs_a_worker_that_becomes_a_checkpoint(monkeypatch, tmp_pat
     app = wait_for_status(monkeypatch, tmp_path, runs, "finished")
     assert "finished" in next(m.value for m in app.metric if m.label == "status")
     assert "is listed on Home" in texts(app, "success")
-    assert "scatter" in trace_types(app), "the loss / accuracy curves are drawn"
+    assert {"loss", "accuracy"} <= set(curve_panels(app)), "the loss / accuracy curves are drawn"
+    assert not app.get("plotly_chart"), "no plotly chart: its chunk costs every new tab ~1.3 s"
     assert app.text_input(key="train_name_gcnn_snli-small_1").value == "gcnn-snli-small-run2", "a free default name"
     assert not app.button(key="train_start").disabled and "Cannot start" not in texts(app, "warning"), \
         "the next run can start with the offered name"

@@ -65,9 +65,6 @@ def model_colours(models: Sequence[tuple[str, str]]) -> dict[str, str]:
 BELOW_LEGEND: dict[str, Any] = {"orientation": "h", "yanchor": "top", "y": -0.22, "x": 0}
 """A horizontal legend far enough below the plot that it never covers the x tick labels."""
 
-SIDE_LEGEND: dict[str, Any] = {"orientation": "v", "xanchor": "left", "x": 1.01, "yanchor": "top", "y": 1}
-"""A legend beside the plot's top right: read next to the bars it names, never lost below long tick labels."""
-
 NICE_PERCENT_STEPS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5)
 """Tick steps (as fractions) an axis of percentages may use."""
 

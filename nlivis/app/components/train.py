@@ -19,7 +19,7 @@ from nlivis.training.augment import DEFAULT_AUGMENT_RATIO, augment_choices
 from nlivis.training.config import SIZES, apply_size
 from nlivis.training.progress import ENDED, RunProgress
 from nlivis.training.run_folder import STOP_FILE, run_name_problem
-from nlivis.viz.charts import training_curves
+from nlivis.viz.vega.curves import training_curves
 
 PAGE = "train"
 POLL_SECONDS = 2.0
