@@ -1,8 +1,9 @@
-"""The Data map page in a real browser (the session's server and browser, driven as in tests/test_browser.py): ESAN's and GCNN's maps of
-the 9,824 snli-small training pairs side by side, every pair drawn (Vega-Lite, on a canvas; no plotly); a box dragged
-over the hard-to-learn corner lists exactly the pairs inside it, a listed pair opens in the Pair explorer, Back
-restores the view with the box; a clicked point opens its pair, Back again. Saves docs/screenshots/data_map.png at
-1600 px, the box drawn. Needs the shipped checkpoints and ../shared/data (skips with the reason otherwise)."""
+"""The Data map page in a real browser (the session's server and browser, driven as in tests/test_browser.py):
+ESAN's and GCNN's maps of the 9,824 snli-small training pairs side by side, every pair drawn (Vega-Lite, on a
+canvas; no plotly); a box dragged over the hard-to-learn corner lists exactly the pairs inside it, a listed pair
+opens in the Pair explorer, Back restores the view with the box; a clicked point opens its pair, Back again. Saves
+docs/screenshots/data_map.png at 1600 px, the box drawn. Needs the shipped checkpoints and ../shared/data (skips
+with the reason otherwise)."""
 from __future__ import annotations
 
 import pytest
@@ -32,7 +33,7 @@ VIEW = """chart => {
 MARKS = f"""chart => {{
   const view = ({VIEW})(chart), counts = {{}};
   const walk = item => {{
-    if (item.marktype) counts[item.marktype] = (counts[item.marktype] || 0) + (item.marktype === 'group' ? 0 : item.items.length);
+    if (item.marktype && item.marktype !== 'group') counts[item.marktype] = (counts[item.marktype] || 0) + item.items.length;
     for (const child of item.items || []) walk(child);
   }};
   walk(view.scenegraph().root);

@@ -47,7 +47,8 @@ def group_colours(groups: Sequence[str]) -> dict[str, str]:
         shares = [int(g.split("/")[0]) / max(1, int(g.split("/")[1].split()[0])) for g in right]
         colours.update(zip(right, scale_colours([0.05 + 0.9 * share for share in shares], "RdYlBu", 0.0, 1.0)))
     # beside a grey group, a grey hue would differ from it only in lightness
-    hues = [c for c in CATEGORY_COLOURS if not is_grey(c)] if any(g in GREYS for g in groups) else list(CATEGORY_COLOURS)
+    beside_grey = any(g in GREYS for g in groups)
+    hues = [c for c in CATEGORY_COLOURS if not (beside_grey and is_grey(c))]
     position = 0
     for group in groups:
         if group in colours:
@@ -76,12 +77,13 @@ def data_map_spec(variability: np.ndarray, confidence: np.ndarray, groups: Seque
                   thresholds: tuple[float, float, float], counts: Mapping[str, int], title: str,
                   colour_name: str = "colour", outline: tuple[str, Sequence[float], Sequence[float]] | None = None,
                   height: int = 620) -> dict[str, Any]:
-    """The map: a point per pair with finite coordinates, drawn as given (the page gives them rounded to four
-    digits, `analysis.datamap.drawn_coordinates`: the data stays small), its `COLUMN`, `PAIR` id, `X`, `Y` and group under
-    `colour_name`: the spec's data and its CSV), the legend's groups sorted with their counts; `thresholds` =
-    (ambiguous variability, easy confidence, hard confidence) drawn as dashed lines, `counts` = pairs per region
-    written in the regions; `outline` = ("box" or "lasso", xs, ys) draws the current selection over the points, so
-    that a restored view shows it. Dragging sets the `BOX` selection, a click the `CLICKED` one."""
+    """The map: a point per pair with finite coordinates, at the coordinates given (the page gives them rounded to
+    four digits, `analysis.datamap.drawn_coordinates`, so the data stays small); the spec's data (and its CSV) is
+    each point's `COLUMN`, `PAIR` id, `X`, `Y` and group under `colour_name`; the legend's groups sorted, each with
+    its count. `thresholds` = (ambiguous variability, easy confidence, hard confidence) are drawn as dashed lines,
+    `counts` = pairs per region written in the regions; `outline` = ("box" or "lasso", xs, ys) draws the current
+    selection over the points, so that a restored view shows it. Dragging sets the `BOX` selection, a click the
+    `CLICKED` one."""
     variability, confidence = np.asarray(variability, dtype=float), np.asarray(confidence, dtype=float)
     drawable = np.flatnonzero(np.isfinite(variability) & np.isfinite(confidence))
     if not len(drawable):
@@ -132,7 +134,8 @@ def threshold_layers(thresholds: tuple[float, float, float], counts: Mapping[str
     lines = [{X: ambiguous, "x2": ambiguous, Y: 0.0, "y2": 1.0}, {X: 0.0, "x2": ambiguous, Y: easy, "y2": easy},
              {X: 0.0, "x2": ambiguous, Y: hard, "y2": hard}]
     labels = [{"text": f"{region}: {counts.get(region, 0):,}", X: x, Y: y, "baseline": baseline}
-              for region, x, y, baseline in (("easy-to-learn", 0.005, 1.0, "top"), ("hard-to-learn", 0.005, 0.0, "bottom"),
+              for region, x, y, baseline in (("easy-to-learn", 0.005, 1.0, "top"),
+                                             ("hard-to-learn", 0.005, 0.0, "bottom"),
                                              ("ambiguous", ambiguous + 0.005, 1.0, "top"))]
     position = {"x": {"field": X, "type": "quantitative"}, "y": {"field": Y, "type": "quantitative"}}
     text = {"type": "text", "align": "left", "fontSize": 13, "fontWeight": "bold"}
