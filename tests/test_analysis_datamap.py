@@ -1,5 +1,5 @@
-"""What the Data map page selects, colours, lists and compares (nlivis.analysis.datamap), and the figure it draws
-(nlivis.viz.datamap): hand-made dynamics with known values, no Streamlit."""
+"""What the Data map page selects, colours, lists and compares (nlivis.analysis.datamap), and the Vega-Lite
+map it draws (nlivis.viz.vega.datamap): hand-made dynamics with known values, no Streamlit."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,12 +8,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nlivis.analysis.datamap import (NOT_TRAINED, Thresholds, augmented_groups, box_selection, compare_regions,
-                                     correctness_groups, data_map, inside_polygon, lasso_selection, length_groups,
-                                     listing, members, parse_selection, region_selection, tag_groups)
+                                     correctness_groups, data_map, drawn_coordinates, inside_polygon, lasso_selection,
+                                     length_groups, listing, members, parse_selection, region_selection, tag_groups)
 from nlivis.store.dynamics import AUGMENTED_SPLIT, MISSING, TrainingDynamics, encode
-from nlivis.viz.common import figure_data
 from nlivis.viz.common import CATEGORY_COLOURS
-from nlivis.viz.datamap import data_map_scatter, group_colours, is_grey
+from nlivis.viz.vega.common import data_csv
+from nlivis.viz.vega.datamap import BOX, boxed_ranges, data_map_spec, group_colours, is_grey
 
 LABELS = ["entailment", "neutral", "contradiction"]
 BY_EPOCH = [  # (gold probability, right) per pair; pair 4 never trained on
@@ -142,30 +142,71 @@ def test_two_maps_compared_region_by_region_over_the_pairs_both_hold():
     assert data_map(dynamics(), Thresholds(hard_confidence=0.1)).region[2] == "between"
 
 
-def test_the_figure_draws_every_trained_pair_once_with_its_column_thresholds_and_outline():
+def layers_of(spec: dict, mark: str) -> list[dict]:
+    return [layer for layer in spec["layer"] if layer["mark"]["type"] == mark]
+
+
+def test_the_map_draws_every_trained_pair_once_with_its_column_thresholds_counts_and_outline():
     points = data_map(dynamics())
-    figure = data_map_scatter(points.variability, points.confidence, correctness_groups(points), points.ids,
-                              (0.2, 0.75, 0.25), points.region_counts(), "map", outline=("box", (0.0, 0.1), (0.1, 0.3)))
-    assert {t.type for t in figure.data} == {"scattergl"}
-    markers = [t for t in figure.data if t.mode == "markers"]
-    columns = sorted(int(c) for t in markers for c in t.customdata)
-    assert columns == [0, 1, 2, 3], "one point per trained pair; customdata is its column"
-    assert [t.name for t in markers] == ["0/3 right (1)", "2/3 right (2)", "3/3 right (1)"]
-    lines = {t.name: t for t in figure.data if t.mode == "lines"}
-    assert list(lines) == ["thresholds", "selection"] and figure.data[-1].name == "selection", "drawn over the points"
-    assert list(lines["thresholds"].x) == [0.2, 0.2, None, 0, 0.2, None, 0, 0.2]
-    assert list(lines["thresholds"].y) == [0, 1, None, 0.75, 0.75, None, 0.25, 0.25]
-    assert list(lines["selection"].x) == [0.0, 0.1, 0.1, 0.0, 0.0] and list(lines["selection"].y) == [0.1, 0.1, 0.3, 0.3, 0.1]
-    assert not any(t.showlegend for t in lines.values()) and {t.hoverinfo for t in lines.values()} == {"skip"}
-    assert any("hard-to-learn: 1" in a.text for a in figure.layout.annotations)
-    assert "variability" in figure.layout.xaxis.title.text and "confidence" in figure.layout.yaxis.title.text
-    data = figure_data(figure)
-    assert sorted(data["text"]) == ["p0", "p1", "p2", "p3"] and len(data) == 4, "the CSV names every pair, no lines"
-    lasso = data_map_scatter(points.variability, points.confidence, ["x"] * 5, points.ids, (0.2, 0.75, 0.25), {}, "map",
-                             outline=("lasso", (0, 0.1, 0), (0, 0.3, 0.6)))
-    assert lasso.data[-1].name == "selection" and list(lasso.data[-1].x) == [0, 0.1, 0, 0], "a closed polygon"
-    empty = data_map_scatter(np.full(2, np.nan), np.full(2, np.nan), ["a", "a"], ["x", "y"], (0.2, 0.75, 0.25), {}, "map")
-    assert "nothing to map" in empty.layout.annotations[0].text
+    spec = data_map_spec(*drawn_coordinates(points), correctness_groups(points), points.ids, (0.2, 0.75, 0.25),
+                         points.region_counts(), "map", colour_name="correctness", outline=("box", (0.0, 0.1), (0.1, 0.3)))
+    rows = spec["data"]["values"]
+    assert [row["column"] for row in rows] == [0, 1, 2, 3], "one point per trained pair; a click gives its column"
+    assert rows[0] == {"column": 0, "pair": "p0", "variability": 0.245, "confidence": 0.5, "correctness": "2/3 right"}
+    assert set(data_csv(spec).splitlines()[0].split(",")) == {"column", "pair", "variability", "confidence",
+                                                              "correctness"}, "ids and numbers only"
+    (dots,) = layers_of(spec, "circle")
+    colour = dots["encoding"]["color"]
+    assert colour["scale"]["domain"] == ["0/3 right", "2/3 right", "3/3 right"], "the legend in order of k"
+    assert '"0/3 right": " (1)"' in colour["legend"]["labelExpr"] and '"2/3 right": " (2)"' in colour["legend"]["labelExpr"]
+    params = {param["name"]: param["select"] for param in dots["params"]}
+    assert params[BOX]["type"] == "interval" and params[BOX]["encodings"] == ["x", "y"]
+    assert params["point"]["fields"] == ["column"] and params["point"]["on"] == "click"
+    assert "variability" in dots["encoding"]["x"]["title"] and "confidence" in dots["encoding"]["y"]["title"]
+    (thresholds,) = layers_of(spec, "rule")
+    assert [(r["variability"], r["x2"], r["confidence"], r["y2"]) for r in thresholds["data"]["values"]] == [
+        (0.2, 0.2, 0.0, 1.0), (0.0, 0.2, 0.75, 0.75), (0.0, 0.2, 0.25, 0.25)]
+    labels = [layer["data"]["values"][0]["text"] for layer in layers_of(spec, "text")]
+    assert "hard-to-learn: 1" in labels and "easy-to-learn: 1" in labels and "ambiguous: 1" in labels
+    outline = layers_of(spec, "line")
+    assert spec["layer"][-1] is outline[-1], "the outline is drawn over the points"
+    corners = [(v["variability"], v["confidence"]) for v in outline[-1]["data"]["values"]]
+    assert corners == [(0.0, 0.1), (0.1, 0.1), (0.1, 0.3), (0.0, 0.3), (0.0, 0.1)], "a closed box"
+    lasso = data_map_spec(*drawn_coordinates(points), ["x"] * 5, points.ids, (0.2, 0.75, 0.25), {}, "map",
+                          outline=("lasso", (0, 0.1, 0), (0, 0.3, 0.6)))
+    assert [v["variability"] for v in layers_of(lasso, "line")[-1]["data"]["values"]] == [0, 0.1, 0, 0], "closed"
+    assert not layers_of(data_map_spec(*drawn_coordinates(points), ["x"] * 5, points.ids, (0.2, 0.75, 0.25), {},
+                                       "map"), "line"), "no outline without a drawn selection"
+    empty = data_map_spec(np.full(2, np.nan), np.full(2, np.nan), ["a", "a"], ["x", "y"], (0.2, 0.75, 0.25), {}, "map")
+    assert "nothing to map" in empty["mark"]["text"]
+
+
+@pytest.mark.parametrize("box, expected", [
+    # the drawn points: p0 (0.245, 0.5), p1 (0.0408, 0.9), p2 (0.0408, 0.15), p3 (0.0471, 0.5333); p4 not trained
+    ({"variability": [0.0471, 0.0408], "confidence": [0.9, 0.15]}, [1, 2, 3]),  # p1, p2, p3 on its edges: in
+    ({"variability": [0.0409, 0.3], "confidence": [0.15, 0.9]}, [0, 3]),  # p1, p2 just left of it: out
+    ({"variability": [0.0, 0.5], "confidence": [0.5, 0.5334]}, [0, 3]),  # a flat band: p0 on its lower edge
+    ({"variability": [0.3, 0.5], "confidence": [0.0, 1.0]}, []),  # the empty right of the map
+    ({"variability": [-0.005, 0.0408], "confidence": [-0.01, 0.15]}, [2]),  # dragged into the axes' padding
+])
+def test_a_dragged_box_selects_the_pairs_drawn_inside_it_or_on_its_edge(box, expected):
+    points = data_map(dynamics())
+    ranges = boxed_ranges({BOX: box, "point": []})  # as st.vega_lite_chart returns an interval selection
+    assert ranges is not None and min(*ranges[0], *ranges[1]) >= 0, "no negative end: the map's values start at 0"
+    assert members(points, box_selection(*ranges)).tolist() == expected
+
+
+@pytest.mark.parametrize("selection", [{}, {BOX: {}}, {"point": [{"column": 1}]}, None])
+def test_no_box_drawn_is_no_selection(selection):
+    assert boxed_ranges(selection) is None
+
+
+@pytest.mark.parametrize("box", [{"variability": [0.1, 0.2]}, {"variability": [0.1], "confidence": [0, 1]},
+                                 {"variability": 0.1, "confidence": [0, 1]}, [0.1, 0.2],
+                                 {"variability": [0.1, "a"], "confidence": [0, 1]}])
+def test_a_box_selection_that_cannot_be_read_says_why(box):
+    with pytest.raises(ValueError, match="box selection"):
+        boxed_ranges({BOX: box})
 
 
 def test_augmented_kinds_and_training_pairs_never_share_a_colour():

@@ -1,12 +1,13 @@
 """The Data map page run headless with streamlit's AppTest on a tiny real checkpoint (its run recorded training
 dynamics on the fixture's 12 SNLI "test" pairs) and a copy of it without dynamics: the map draws one point per
-trained pair, a box lists its pairs, a listed pair opens in the Pair explorer, the URL brings the view back, the
-hard-to-learn list shows every checkpoint's prediction beside the gold label, and a checkpoint without dynamics
-says how to get them."""
+trained pair (a Vega-Lite spec: no plotly), a dragged box lists its pairs, a listed pair opens in the Pair explorer,
+the URL brings the view back, a clicked point opens its pair, the hard-to-learn list shows every checkpoint's
+prediction beside the gold label, and a checkpoint without dynamics says how to get them."""
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from urllib.parse import parse_qsl
 
 import pytest
 
@@ -17,7 +18,7 @@ from nlivis.store.checkpoints import DYNAMICS_FILE  # noqa: E402
 from nlivis.store.dynamics import read_dynamics  # noqa: E402
 from nlivis.app import paths  # noqa: E402
 from tests.fixtures.app_checkpoints import APP_DATA, train_variant  # noqa: E402
-from tests.test_app_pages import charts, click_table_row, open_app, open_link, show, texts  # noqa: E402
+from tests.test_app_pages import click_table_row, open_app, open_link, show, texts, vega_specs  # noqa: E402
 
 PAGE = paths.DATA_MAP.path
 MISLABELLED = "Possibly mislabelled (hard-to-learn)"
@@ -36,27 +37,24 @@ def root(tmp_path_factory) -> Path:
     return folder
 
 
-def map_points(app) -> list[dict]:
-    return [t for f in charts(app) for t in f["data"] if t.get("type") == "scattergl" and t.get("mode") == "markers"]
+def maps(app) -> list[dict]:
+    """The data maps on the page: Vega-Lite specs, each with its points as `data.values`."""
+    return vega_specs(app)
 
 
-def overlays(figure: dict) -> list[str]:
-    """The names of the lines drawn over the points (thresholds, the selection's outline)."""
-    return [t["name"] for t in figure["data"] if t.get("mode") == "lines"]
+def overlays(spec: dict) -> list[str]:
+    """What is drawn over the points: the threshold lines ("rule"), the region counts ("text"), the selection's
+    outline ("line")."""
+    return list(dict.fromkeys(layer["mark"]["type"] for layer in spec["layer"][1:]))
 
 
-def drawn_columns(traces: list[dict]) -> list[int]:
-    import base64
+def drawn_columns(spec: dict) -> list[int]:
+    return sorted(int(row["column"]) for row in spec["data"]["values"])
 
-    import numpy as np
 
-    columns = []
-    for trace in traces:
-        custom = trace["customdata"]
-        if isinstance(custom, dict):  # plotly's typed-array encoding
-            custom = np.frombuffer(base64.b64decode(custom["bdata"]), dtype=custom["dtype"]).tolist()
-        columns += [int(c) for c in custom]
-    return sorted(columns)
+def box_event(variability: list[float], confidence: list[float]) -> dict:
+    """A box dragged over a map, as st.vega_lite_chart returns it (an interval selection: a range per field)."""
+    return {"selection": {"box": {"variability": variability, "confidence": confidence}, "point": []}}
 
 
 def test_the_map_draws_every_trained_pair_and_a_box_lists_them_into_the_explorer(monkeypatch, tmp_path, root):
@@ -66,15 +64,16 @@ def test_the_map_draws_every_trained_pair_and_a_box_lists_them_into_the_explorer
     app = open_app(monkeypatch, tmp_path, root, APP_DATA)
     show(app, PAGE)
     assert app.selectbox(key="datamap_checkpoint").value == "gcnn-snli-small"
-    assert drawn_columns(map_points(app)) == trained, "one point per trained pair, its column as customdata"
+    assert drawn_columns(maps(app)[0]) == trained, "one point per trained pair, with its column"
     assert "Regions — ambiguous: variability ≥ 0.2; easy-to-learn: confidence ≥ 0.75" in texts(app, "caption")
     assert "trained on snli test" in texts(app, "caption"), "the reduced protocol is stated"
-    figure = charts(app)[0]
-    assert "variability" in figure["layout"]["xaxis"]["title"]["text"]
-    assert overlays(figure) == ["thresholds"], "no selection drawn yet"
+    spec = maps(app)[0]
+    assert "variability" in spec["layer"][0]["encoding"]["x"]["title"]
+    assert overlays(spec) == ["rule", "text"], "no selection drawn yet"
+    assert not app.get("plotly_chart"), "the page draws no plotly chart (its 4.7 MB chunk costs every new tab)"
+    assert "Drag a box over a map" in texts(app, "caption")
 
-    box = {"xref": "x", "yref": "y", "x": [0.0, 0.5], "y": [0.0, 1.0]}
-    app.session_state["chart_datamap_0"] = {"selection": {"points": [], "point_indices": [], "box": [box], "lasso": []}}
+    app.session_state["chart_datamap_0"] = box_event([0.5, 0.0], [1.0, 0.0])  # dragged from the top right
     app.run()
     assert not app.exception, app.exception
     assert app.query_params["sel"] == "box:0,0.5,0,1" and app.query_params["sel_on"] == "gcnn-snli-small"
@@ -82,7 +81,7 @@ def test_the_map_draws_every_trained_pair_and_a_box_lists_them_into_the_explorer
     assert len(listed) == len(trained) and set(listed["split"]) == {"snli_test"}
     assert (listed["confidence"].diff().dropna() >= 0).all(), "lowest confidence first"
     assert (listed["id"].astype(int) == listed["row"] + 1).all() and listed["premise"].str.len().min() > 0
-    assert overlays(charts(app)[0]) == ["thresholds", "selection"], "the box is drawn"
+    assert overlays(maps(app)[0]) == ["rule", "text", "line"], "the box is drawn"
     view = dict(app.query_params)
 
     click_table_row(app, "datamap_selected_pairs_table", 0)
@@ -100,7 +99,7 @@ def test_the_map_draws_every_trained_pair_and_a_box_lists_them_into_the_explorer
     back = open_link(monkeypatch, tmp_path, root, APP_DATA, PAGE, **view)  # what Back (or the link) opens
     assert dict(back.query_params) == view
     assert len(back.dataframe(key="datamap_selected_pairs_table").value) == len(trained)
-    assert overlays(charts(back)[0]) == ["thresholds", "selection"]
+    assert overlays(maps(back)[0]) == ["rule", "text", "line"]
 
 
 def test_hard_to_learn_pairs_show_every_models_prediction_beside_the_gold_label(monkeypatch, tmp_path, root):
@@ -127,21 +126,33 @@ def test_side_by_side_with_a_checkpoint_without_dynamics_says_how_to_get_them(mo
     message = texts(app, "info")
     assert "old-gcnn-snli-small" in message and "trained without recording training dynamics" in message
     assert "python -m nlivis train --config gcnn --dataset snli-small" in message
-    assert len(charts(app)) == 1 and {t["name"].split(" (")[0] for t in map_points(app)} <= {"entailment", "neutral",
-                                                                                            "contradiction"}
+    (spec,) = maps(app)
+    assert {row["gold label"] for row in spec["data"]["values"]} <= {"entailment", "neutral", "contradiction"}
     alone = open_link(monkeypatch, tmp_path, root, APP_DATA, PAGE, checkpoint="old-gcnn-snli-small")
-    assert "has no data map" in texts(alone, "info") and not charts(alone)
+    assert "has no data map" in texts(alone, "info") and not maps(alone)
     assert "old-gcnn-snli-small (no training dynamics)" in app.selectbox(key="datamap_compare").options
 
 
-def test_two_maps_side_by_side_compare_regions_and_a_bad_selection_in_the_link_is_said(monkeypatch, tmp_path, root):
+def test_two_maps_side_by_side_compare_regions_a_clicked_point_opens_and_bad_selections_are_said(monkeypatch, tmp_path, root):
     shutil.copytree(root / "gcnn-snli-small", tmp_path / "pair" / "gcnn-snli-small")
     shutil.copytree(root / "gcnn-snli-small", tmp_path / "pair" / "copy-gcnn-snli-small")
     app = open_link(monkeypatch, tmp_path, tmp_path / "pair", APP_DATA, PAGE, checkpoint="gcnn-snli-small",
                     compare="copy-gcnn-snli-small", tab="Regions of the two maps", sel="box:oops")
-    assert len(charts(app)) == 2
+    assert len(maps(app)) == 2
     assert "selection 'box:oops'" in texts(app, "warning")
     table = app.dataframe[0].value
     assert int(table.to_numpy().sum()) == len(read_dynamics(root / "gcnn-snli-small").ids), "every pair, once"
     diagonal = sum(int(table.iloc[i, i]) for i in range(min(table.shape)))
     assert diagonal == int(table.to_numpy().sum()), "the same run's two copies put every pair in the same region"
+    app.session_state["chart_datamap_0"] = {"selection": {"box": {"variability": [0.1]}, "point": []}}
+    app.run()
+    assert "That selection could not be read" in texts(app, "warning"), "a box it cannot read is said, not guessed"
+
+    first = next(i for i, e in enumerate(data_map(read_dynamics(root / "gcnn-snli-small")).epochs) if e > 0)
+    app.session_state["chart_datamap_1"] = {"selection": {"box": {}, "point": [{"column": first}]}}  # a click
+    app.run()
+    (opening,) = [dict(parse_qsl(link.proto.query_string)) for link in app.get("page_link")
+                  if link.proto.label == "Open this pair in the Pair explorer"]  # the copies load no weights here
+    assert opening["split"] == "snli_test" and opening["pair"] == str(first), "a clicked point opens its pair"
+    assert opening["from.checkpoint"] == "copy-gcnn-snli-small" and opening["from"] == "datamap"
+    assert opening["models"] == "gcnn-snli-small,copy-gcnn-snli-small", "with the page's two checkpoints"

@@ -1,87 +1,138 @@
-"""The Data map page in a real browser (the session's server and browser, driven as in tests/test_browser.py): ESAN's and GCNN's maps of
-the 9,824 snli-small training pairs side by side, every pair drawn (WebGL); a box dragged over the hard-to-learn
-corner lists its pairs, a listed pair opens in the Pair explorer, Back restores the view with the box; a clicked
-point opens its pair, Back again. Saves docs/screenshots/data_map.png at 1600 px. Needs the shipped checkpoints
-and ../shared/data (skips with the reason otherwise)."""
+"""The Data map page in a real browser (the session's server and browser, driven as in tests/test_browser.py):
+ESAN's and GCNN's maps of the 9,824 snli-small training pairs side by side, every pair drawn (Vega-Lite, on a
+canvas; no plotly); a box dragged over the hard-to-learn corner lists exactly the pairs inside it, a listed pair
+opens in the Pair explorer, Back restores the view with the box; a clicked point opens its pair, Back again. Saves
+docs/screenshots/data_map.png at 1600 px, the box drawn. Needs the shipped checkpoints and ../shared/data (skips
+with the reason otherwise)."""
 from __future__ import annotations
 
 import pytest
 
-from tests.test_browser import (PAGE_SECONDS, SCREENSHOTS, assert_clean, click_plotly_point,  # noqa: F401
-                                click_table_line, go_back, landed, open_url, page, settle, view)
+from tests.test_browser import (PAGE_SECONDS, ROOT, SCREENSHOTS, assert_clean, click_table_line,  # noqa: F401
+                                go_back, landed, open_url, page, requested, settle, view)
 
 pytestmark = pytest.mark.slow
 
 URL = "Data_map?models=gcnn-snli-small,esan-snli-small&checkpoint=esan-snli-small&compare=gcnn-snli-small"
 MIN_POINTS = 9000
 
-POINTS = """gd => gd._fullData.filter(t => t.type === 'scattergl' && t.mode === 'markers').reduce((n, t) => n + t._length, 0)"""
-OVERLAYS = """gd => gd._fullData.filter(t => t.mode === 'lines').map(t => t.name)"""
-"""The lines drawn over the points: thresholds, and the selection's outline."""
-MIDDLE_POINT = """gd => {
-  for (const [curve, t] of gd._fullData.entries()) {
-    if (t.mode !== 'markers') continue;
-    for (let i = 0; i < t._length; i++) if (t.x[i] > 0.1 && t.x[i] < 0.15 && t.y[i] > 0.45 && t.y[i] < 0.55) return [curve, i];
+VIEW = """chart => {
+  // The Vega view Streamlit drew the chart with: the ref its chart component keeps it in (React's fiber of the
+  // element), so that a test can place the pointer at data coordinates on the canvas and count the marks drawn.
+  for (const element of [chart, ...chart.querySelectorAll('*')]) {
+    const key = Object.keys(element).find(k => k.startsWith('__reactFiber$'));
+    for (let fiber = key && element[key]; fiber; fiber = fiber.return) {
+      for (let hook = fiber.memoizedState; hook && typeof hook === 'object' && 'next' in hook; hook = hook.next) {
+        const held = hook.memoizedState && hook.memoizedState.current;
+        if (held && typeof held.scale === 'function' && typeof held.origin === 'function') return held;
+      }
+    }
   }
-  throw new Error('no point in the middle of the map');
+  throw new Error('no Vega view found for the chart');
 }"""
-"""(curve, index) of a point in the middle of a map, away from the region counts written in its corners."""
+MARKS = f"""chart => {{
+  const view = ({VIEW})(chart), counts = {{}};
+  const walk = item => {{
+    if (item.marktype && item.marktype !== 'group') counts[item.marktype] = (counts[item.marktype] || 0) + item.items.length;
+    for (const child of item.items || []) walk(child);
+  }};
+  walk(view.scenegraph().root);
+  return counts;
+}}"""
+"""Items drawn per mark type ("symbol": the points, "line": the selection's outline, "rule", "text")."""
+PIXELS = f"""(chart, points) => {{
+  const view = ({VIEW})(chart), canvas = chart.querySelector('canvas.marks'), box = canvas.getBoundingClientRect();
+  const [left, top] = view.origin(), x = view.scale('x'), y = view.scale('y');
+  return points.map(([vx, vy]) => [box.left + left + x(vx), box.top + top + y(vy)]);
+}}"""
+"""The page coordinates of data points (variability, confidence) on the chart's canvas."""
 
 
-def plot(tab, key: str):
-    return tab.locator(f".st-key-chart_{key} .js-plotly-plot").first
+def chart(tab, key: str):
+    return tab.locator(f".st-key-chart_{key} [data-testid='stVegaLiteChart']").first
+
+
+def pixels(tab, key: str, points: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    element = chart(tab, key)
+    element.scroll_into_view_if_needed()
+    return [tuple(p) for p in element.evaluate(PIXELS, [list(p) for p in points])]
 
 
 def drag_box(tab, key: str, xs: tuple[float, float], ys: tuple[float, float]) -> None:
-    """Choose Box Select in the toolbar of the chart with key `key`, and drag over data coordinates xs × ys."""
-    chart = plot(tab, key)
-    chart.scroll_into_view_if_needed()
-    chart.hover()
-    tab.locator(f".st-key-chart_{key} .modebar-btn[data-val='select']").first.click()
-    tab.wait_for_timeout(500)
-    corners = chart.evaluate("""(gd, [xs, ys]) => {
-        const layout = gd._fullLayout, rect = gd.getBoundingClientRect(), xa = layout.xaxis, ya = layout.yaxis;
-        return xs.map((x, i) => [rect.left + xa._offset + xa.l2p(x), rect.top + ya._offset + ya.l2p(ys[i])]);
-    }""", [list(xs), list(ys)])
-    (x1, y1), (x0, y0) = corners  # from the far corner: a region count is written in the near one
+    """Drag over data coordinates xs × ys on the chart with key `key`, from the far corner (a region count is
+    written in the near one), as a reader drags a box: no toolbar, the drag is the selection."""
+    (x0, y0), (x1, y1) = pixels(tab, key, [(xs[1], ys[1]), (xs[0], ys[0])])
+    before = requested(tab)
     tab.mouse.move(x0, y0)
     tab.mouse.down()
     for step in range(1, 11):
         tab.mouse.move(x0 + (x1 - x0) * step / 10, y0 + (y1 - y0) * step / 10)
     tab.mouse.up()
+    settle(tab, before)
+
+
+def click_at(tab, key: str, point: tuple[float, float]) -> None:
+    ((x, y),) = pixels(tab, key, [point])
+    tab.mouse.move(x, y)
+    tab.wait_for_timeout(300)
+    tab.mouse.click(x, y)
+
+
+def dense_point(name: str) -> tuple[float, float]:
+    """A point of checkpoint `name`'s map amid others (a click a pixel off still lands on a point), clear of the
+    threshold lines and of the region counts written at the top and bottom."""
+    import numpy as np
+
+    from nlivis.analysis.datamap import drawn_coordinates
+    from nlivis.workflows.datamap import read_data_map
+
+    x, y = drawn_coordinates(read_data_map(ROOT / "checkpoints" / name))
+    keep = np.isfinite(x) & (np.abs(x - 0.2) > 0.02) & (np.abs(y - 0.75) > 0.04) & (np.abs(y - 0.25) > 0.04) \
+        & (y > 0.1) & (y < 0.9)
+    x, y = x[keep], y[keep]
+    neighbours = [int(((np.abs(x - a) < 0.004) & (np.abs(y - b) < 0.008)).sum()) for a, b in zip(x, y)]
+    best = int(np.argmax(neighbours))
+    return float(x[best]), float(y[best])
 
 
 def test_data_map_draws_every_pair_lists_a_box_opens_a_pair_and_back_restores_it(app_url, page):
+    from nlivis.analysis.datamap import members, parse_selection
+    from nlivis.workflows.datamap import read_data_map
+
     open_url(page, f"{app_url}/{URL}", "Data map")
     assert "Data map" in page.locator("h1").first.inner_text()
+    assert not page.locator('[data-testid="stPlotlyChart"]').count(), "no plotly chart: its chunk costs every new tab"
     for key in ("datamap_0", "datamap_1"):
-        assert plot(page, key).evaluate(POINTS) >= MIN_POINTS, f"{key}: fewer than {MIN_POINTS} points drawn"
-    assert page.locator(".st-key-chart_datamap_0 canvas").count() >= 1, "drawn with WebGL"
-    page.mouse.move(0, 0)
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / "data_map.png"))
+        marks = chart(page, key).evaluate(MARKS)
+        assert marks.get("symbol", 0) >= MIN_POINTS, f"{key}: fewer than {MIN_POINTS} points drawn ({marks})"
+        assert not marks.get("line"), f"{key}: no selection drawn yet"
+    assert page.locator(".st-key-chart_datamap_0 canvas.marks").count() == 1, "thousands of points: a canvas"
 
     drag_box(page, "datamap_0", (0.0, 0.06), (0.0, 0.12))  # ESAN's most confidently "wrong" pairs
     page.wait_for_function("() => location.search.includes('sel=box')", timeout=PAGE_SECONDS * 1000)
     page.wait_for_selector(".st-key-datamap_selected_pairs_table", timeout=PAGE_SECONDS * 1000)
     settle(page)
     assert_clean(page, "a box on the map")
-    assert "selection" in plot(page, "datamap_0").evaluate(OVERLAYS), "the box is drawn on the map"
+    assert chart(page, "datamap_0").evaluate(MARKS).get("line"), "the box is drawn on the map"
     boxed = view(page)
     params = dict(boxed[0][1])
     corners = [float(v) for v in params["sel"].removeprefix("box:").split(",")]
     assert params["sel_on"] == "esan-snli-small" and corners == pytest.approx([0.0, 0.06, 0.0, 0.12], abs=0.005)
     assert "esan-snli-small: the box variability" in boxed[2]
+    inside = members(read_data_map(ROOT / "checkpoints" / "esan-snli-small"), parse_selection(params["sel"]))
+    assert len(inside) and f" of {len(inside):,}. " in boxed[2], "the list holds exactly the pairs inside the box"
+    page.mouse.move(0, 0)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "data_map.png"))
 
     click_table_line(page, "datamap_selected_pairs_table", 0)
     opened = landed(page, "Pair explorer", "a pair of the box")
     assert opened["split"] == "snli_test" and opened["from"] == "datamap" and opened["from.sel"] == params["sel"]
     assert page.get_by_text("a data-map selection").count() >= 1
     go_back(page, boxed, "Back to the data map")
-    assert "selection" in plot(page, "datamap_0").evaluate(OVERLAYS), "Back brings the box back"
+    assert chart(page, "datamap_0").evaluate(MARKS).get("line"), "Back brings the box back"
 
-    curve, index = plot(page, "datamap_1").evaluate(MIDDLE_POINT)  # a point of GCNN's map, clear of the labels
-    click_plotly_point(page, "datamap_1", curve, index)
+    click_at(page, "datamap_1", dense_point("gcnn-snli-small"))  # a point of GCNN's map, amid others
     clicked = landed(page, "Pair explorer", "a clicked point")
     assert clicked["split"] == "snli_test" and clicked["from.checkpoint"] == "gcnn-snli-small"
     go_back(page, boxed, "Back to the data map after a click")

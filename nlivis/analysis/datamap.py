@@ -290,12 +290,19 @@ def inside_polygon(x: np.ndarray, y: np.ndarray, xs: np.ndarray, ys: np.ndarray)
     return inside
 
 
+def drawn_coordinates(points: DataMap) -> tuple[np.ndarray, np.ndarray]:
+    """(variability, confidence) as the map draws them and a drawn selection tests them: rounded to
+    COORDINATE_DIGITS (far below a pixel; a selection's corners are rounded so too), so that a point drawn on a
+    box's edge is in the box; NaN where a pair was not trained on."""
+    return points.variability.round(COORDINATE_DIGITS), points.confidence.round(COORDINATE_DIGITS)
+
+
 def members(points: DataMap, selection: Selection) -> np.ndarray:
-    """Indices (column order) of the trained pairs the selection holds."""
+    """Indices (column order) of the trained pairs the selection holds (a box or lasso: by `drawn_coordinates`)."""
     trained = points.epochs > 0
     if selection.kind == "region":
         return np.flatnonzero(np.array([r == selection.region for r in points.region], dtype=bool))
-    x, y = points.variability, points.confidence
+    x, y = drawn_coordinates(points)
     if selection.kind == "box":
         (x0, x1), (y0, y1) = selection.xs, selection.ys
         return np.flatnonzero(trained & (x >= x0) & (x <= x1) & (y >= y0) & (y <= y1))

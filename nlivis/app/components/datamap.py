@@ -1,7 +1,7 @@
 """Data map (dataset cartography, Swayamdipta et al. 2020): every training pair of a checkpoint at (variability,
 confidence) from the training dynamics its run recorded, coloured by correctness, gold label, length, augmented or
-not, or a tag; the region thresholds drawn and changeable; a box or lasso (or a region) lists its pairs, a clicked
-point opens its pair; the hard-to-learn pairs listed as possibly mislabelled, the gold label beside each loaded
+not, or a tag; the region thresholds drawn and changeable; a box dragged over a map (or a region) lists its pairs, a
+clicked point opens its pair; the hard-to-learn pairs listed as possibly mislabelled, the gold label beside each loaded
 model's prediction; a second checkpoint's map beside the first. Everything the view shows is in the URL."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 import streamlit as st
 
 from nlivis.analysis.datamap import (COLOURINGS, ORDERS, REGIONS, Selection, Thresholds, augmented_groups,
-                                     box_selection, compare_regions, correctness_groups, lasso_selection,
+                                     box_selection, compare_regions, correctness_groups, drawn_coordinates,
                                      length_groups, paper_cuts, parse_selection, region_selection, tag_groups)
 from nlivis.app import cache, state
 from nlivis.app.cache import analyses as cached_analyses
@@ -19,7 +19,8 @@ from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import controls, figures, pair_list
 from nlivis.app.components.frame import EXPLORER, caption_note, protocol_notes
 from nlivis.app.text import md
-from nlivis.viz.datamap import data_map_scatter
+from nlivis.viz.vega.common import clicked_values
+from nlivis.viz.vega.datamap import BOX, CLICKED, COLUMN, boxed_ranges, data_map_spec
 from nlivis.workflows.samples import ALL_PAIRS
 
 PAGE = "datamap"
@@ -65,9 +66,8 @@ def page() -> None:
         if any(points.augmented):
             augmented_text_offer(name)
     draw_maps(maps, colour, thresholds, selection, selected_on)
-    st.caption(":material/touch_app: Click a point to open its pair in the Pair explorer. To list a part of a map, choose "
-               "Box Select or Lasso Select in the toolbar above it and drag; the pairs are listed below. Hover a point for "
-               "its pair id.")
+    st.caption(":material/touch_app: Drag a box over a map to list its pairs below (Selected pairs); double-click clears "
+               "the box. Click a point to open its pair in the Pair explorer. Hover a point for its pair id.")
     tabs = list(TABS if len(maps) == 2 else TABS[:2])
     tab, containers = controls.tabs(PAGE, "tab", tabs)
     with containers[tabs.index(tab)]:
@@ -135,8 +135,8 @@ def current_selection(first: str, maps: dict[str, Any]) -> tuple[Selection, str]
 
 def draw_maps(maps: dict[str, Any], colour: str, thresholds: tuple[float, float, float], selection: Selection,
               selected_on: str) -> None:
-    """One map per checkpoint, side by side; a box or lasso drawn on one becomes the view's selection (and is
-    drawn as an outline), a clicked point opens its pair."""
+    """One map per checkpoint, side by side; a box dragged over one becomes the view's selection (and is drawn as
+    an outline), a clicked point opens its pair."""
     tagging = tag_choice(maps) if colour == "tag" else None
     columns = st.columns(len(maps))
     for position, ((name, points), column) in enumerate(zip(maps.items(), columns)):
@@ -144,13 +144,12 @@ def draw_maps(maps: dict[str, Any], colour: str, thresholds: tuple[float, float,
         outline = (selection.kind, selection.xs, selection.ys) if selection.kind != "region" and name == selected_on else None
         trained = int((points.epochs > 0).sum())
         title = f"{name} · {trained:,} training pairs · {points.total_epochs} epochs"
-        figure = data_map_scatter(points.variability, points.confidence, groups, points.ids, thresholds,
-                                  points.region_counts(), title, colour_name=colour, outline=outline,
-                                  height=620 if len(maps) == 1 else 560)
+        spec = data_map_spec(*drawn_coordinates(points), groups, points.ids, thresholds,
+                             points.region_counts(), title, colour_name=colour, outline=outline,
+                             height=620 if len(maps) == 1 else 560)
         key = f"datamap_{position}"
         with column:
-            event = figures.show(figure, key, f"{name}_data_map", clickable=True,
-                                 selection_mode=("points", "box", "lasso"))
+            event = figures.show(spec, key, f"{name}_data_map", clickable=True)
             cuts = paper_cuts(points)
             if cuts["ambiguous_variability"] is not None:
                 st.caption(f"The paper's 33% subsets on this map begin at variability ≥ {cuts['ambiguous_variability']:.3f} "
@@ -225,24 +224,24 @@ def tag_choice(maps: dict[str, Any]) -> tuple[dict[str, frozenset[str]], str] | 
 
 def act_on_event(name: str, points: Any, thresholds: tuple[float, float, float], key: str, event: Any,
                  shown: Sequence[str]) -> None:
-    """A new box or lasso → the view's selection (`sel`, `sel_on`) and the Selected pairs tab; a new click on one
-    point → that pair in the Pair explorer with the page's checkpoints `shown`, its region as the list to step
-    through."""
+    """A new box → the view's selection (`sel`, `sel_on`) and the Selected pairs tab; a new click on one point →
+    that pair in the Pair explorer with the page's checkpoints `shown`, its region as the list to step through."""
     try:
-        selection = dict(event["selection"])
+        selection = event["selection"]
     except (KeyError, TypeError):
         selection = {}
-    box, lasso = list(selection.get("box") or []), list(selection.get("lasso") or [])
-    clicked = list(selection.get("points") or [])
-    if not state.new_event(f"chart_{key}", {"box": box, "lasso": lasso, "points": [p.get("customdata") for p in clicked]}):
-        return
-    chosen = None
+    clicked = clicked_values(selection, CLICKED)
     try:
-        if lasso:
-            chosen = lasso_selection(list(lasso[-1]["x"]), list(lasso[-1]["y"]))
-        elif box:
-            chosen = box_selection(list(box[-1]["x"]), list(box[-1]["y"]))
-    except (KeyError, TypeError, ValueError) as problem:
+        ranges, problem = boxed_ranges(selection), None
+    except ValueError as error:
+        ranges, problem = None, error
+    if not state.new_event(f"chart_{key}", {BOX: ranges, CLICKED: clicked, "problem": str(problem or "")}):
+        return
+    try:
+        chosen = box_selection(*ranges) if ranges is not None else None
+    except (TypeError, ValueError) as error:
+        chosen, problem = None, error
+    if problem is not None:
         st.warning(f"That selection could not be read ({md(problem)}).")
         return
     if chosen is not None:
@@ -254,15 +253,14 @@ def act_on_event(name: str, points: Any, thresholds: tuple[float, float, float],
         state.remember(PAGE, "tab", TABS[0], TABS[0])
         st.rerun()
     if len(clicked) == 1:
-        open_point(name, points, thresholds, clicked[0].get("customdata"), shown)
+        open_point(name, points, thresholds, clicked[0].get(COLUMN), shown)
 
 
-def open_point(name: str, points: Any, thresholds: tuple[float, float, float], custom: Any,
+def open_point(name: str, points: Any, thresholds: tuple[float, float, float], column: Any,
                shown: Sequence[str]) -> None:
-    """Open the pair in column `custom` of the map in the Pair explorer with the checkpoints `shown` on this page:
-    an augmented pair with its edited text once that has been made again (`augmented_text_offer`), else the
-    training pair it was made from."""
-    column = custom[0] if isinstance(custom, (list, tuple)) and custom else custom
+    """Open the pair in `column` of the map (a clicked point's) in the Pair explorer with the checkpoints `shown` on
+    this page: an augmented pair with its edited text once that has been made again (`augmented_text_offer`), else
+    the training pair it was made from (a click that names no column, on a line or a label, opens nothing)."""
     try:
         column = int(column)
         pid = points.original[column] or points.ids[column]
@@ -359,4 +357,4 @@ def regions_compared(maps: dict[str, Any]) -> None:
     st.markdown(f"**Rows: region on {md(first)}; columns: region on {md(second)}** ({shared:,} pairs both maps hold)")
     st.dataframe(table.rename_axis(index=first, columns=second), width="stretch")
     caption_note("Pairs hard to learn for both checkpoints are better mislabelling candidates than those one model "
-                 "finds hard; a box or lasso on either map lists its pairs with both maps' numbers.")
+                 "finds hard; a box dragged over either map lists its pairs with both maps' numbers.")

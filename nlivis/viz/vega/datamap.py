@@ -1,0 +1,186 @@
+"""The data map (dataset cartography) as a Vega-Lite scatter: a point per trained pair at (variability, confidence),
+coloured by a category, the region thresholds drawn and each region's count written in it. A box dragged over the
+map is an interval selection (`BOX`, read back by `boxed_ranges`), a click on a point a point selection
+(`CLICKED`, its column in the map), so the page can list a part of the map or open a pair.
+
+The points are the spec's data, ids and rounded numbers only (a map holds ten thousand pairs or more: Streamlit
+draws them on a canvas past 2,000 points); the thresholds, labels and outline carry their own few rows."""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from nlivis.viz.common import CATEGORY_COLOURS, scale_colours
+from nlivis.viz.vega.common import message_spec, point_selection, records
+
+MAX_VARIABILITY = 0.5
+"""The x axis ends here: the largest standard deviation probabilities can have."""
+X, Y = "variability", "confidence"
+"""The fields of a point's coordinates; an interval selection names its ranges by them."""
+BOX = "box"
+"""The interval selection a dragged box sets: {X: [low, high], Y: [low, high]} in data units."""
+CLICKED = "point"
+"""The point selection a click sets (to the point's `COLUMN`)."""
+COLUMN = "column"
+"""A point's position in the map's columns (what a click gives back)."""
+PAIR = "pair"
+POINT_AREA = 14
+"""A point's area in square pixels, a disc about 4 px across: ten thousand must not hide each other's density."""
+POINT_OPACITY = 0.7
+OUTLINE_COLOUR = "#111111"
+LABEL_COLOUR = "#222222"
+HALO = "#ffffff"
+"""Region counts and the selection's outline are dark on a white halo: read over dense points, in either theme."""
+GREYS = {"other": "#c7c7c7", "(not tagged)": "#e0e0e0", "not trained on": "#9d9d9d", "training pair": "#d4d4d4"}
+"""Groups that are background: grey (training pairs are the light background augmented kinds stand out on)."""
+
+
+def group_colours(groups: Sequence[str]) -> dict[str, str]:
+    """A colour per group: "k/E right" groups on a red (never right) → blue (always right) scale, as the paper's
+    figure; any other categories in distinct hues, the `GREYS` groups grey."""
+    colours: dict[str, str] = {}
+    right = sorted((g for g in groups if g.endswith(" right") and "/" in g), key=lambda g: int(g.split("/")[0]))
+    if right:
+        shares = [int(g.split("/")[0]) / max(1, int(g.split("/")[1].split()[0])) for g in right]
+        colours.update(zip(right, scale_colours([0.05 + 0.9 * share for share in shares], "RdYlBu", 0.0, 1.0)))
+    # beside a grey group, a grey hue would differ from it only in lightness
+    beside_grey = any(g in GREYS for g in groups)
+    hues = [c for c in CATEGORY_COLOURS if not (beside_grey and is_grey(c))]
+    position = 0
+    for group in groups:
+        if group in colours:
+            continue
+        if group in GREYS:
+            colours[group] = GREYS[group]
+        else:
+            colours[group] = hues[position % len(hues)]
+            position += 1
+    return colours
+
+
+def is_grey(colour: str) -> bool:
+    """Whether a "#rrggbb" colour has no hue."""
+    red, green, blue = (colour[i:i + 2] for i in (1, 3, 5))
+    return red == green == blue
+
+
+def group_order(group: str) -> tuple:
+    """Sort "k/E right" first, by k; token ranges by their first number; the rest by name."""
+    head = group.split("/")[0].split("–")[0].split()[0] if group else ""
+    return (not group.endswith(" right"), *((0, int(head), group) if head.isdigit() else (1, 0, group)))
+
+
+def data_map_spec(variability: np.ndarray, confidence: np.ndarray, groups: Sequence[str], ids: Sequence[str],
+                  thresholds: tuple[float, float, float], counts: Mapping[str, int], title: str,
+                  colour_name: str = "colour", outline: tuple[str, Sequence[float], Sequence[float]] | None = None,
+                  height: int = 620) -> dict[str, Any]:
+    """The map: a point per pair with finite coordinates, at the coordinates given (the page gives them rounded to
+    four digits, `analysis.datamap.drawn_coordinates`, so the data stays small); the spec's data (and its CSV) is
+    each point's `COLUMN`, `PAIR` id, `X`, `Y` and group under `colour_name`; the legend's groups sorted, each with
+    its count. `thresholds` = (ambiguous variability, easy confidence, hard confidence) are drawn as dashed lines,
+    `counts` = pairs per region written in the regions; `outline` = ("box" or "lasso", xs, ys) draws the current
+    selection over the points, so that a restored view shows it. Dragging sets the `BOX` selection, a click the
+    `CLICKED` one."""
+    variability, confidence = np.asarray(variability, dtype=float), np.asarray(confidence, dtype=float)
+    drawable = np.flatnonzero(np.isfinite(variability) & np.isfinite(confidence))
+    if not len(drawable):
+        return message_spec("no pair of this checkpoint was trained on: nothing to map", height)
+    chosen = [str(groups[i]) for i in drawable]
+    present = sorted(set(chosen), key=group_order)
+    colours = group_colours(present)
+    sizes = {group: chosen.count(group) for group in present}
+    legend_counts = json.dumps({group: f" ({sizes[group]:,})" for group in present}, ensure_ascii=False)
+    points = {COLUMN: drawable, PAIR: [str(ids[i]) for i in drawable], X: variability[drawable],
+              Y: confidence[drawable], colour_name: chosen}
+    layers = [{
+        "mark": {"type": "circle", "size": POINT_AREA, "opacity": POINT_OPACITY, "cursor": "pointer"},
+        "params": [{"name": BOX, "select": {"type": "interval", "encodings": ["x", "y"], "zoom": False,
+                                            "clear": "dblclick"}},
+                   point_selection(CLICKED, (COLUMN,))],
+        "encoding": {
+            "x": axis(X, "variability (std of the gold label's probability over epochs)"),
+            "y": axis(Y, "confidence (mean probability of the gold label)"),
+            "color": {"field": colour_name, "type": "nominal",
+                      "scale": {"domain": present, "range": [colours[g] for g in present]},
+                      "legend": {"title": colour_name, "orient": "right", "symbolOpacity": 1,
+                                 "labelExpr": f"datum.label + {legend_counts}[datum.label]"}},
+            "tooltip": [{"field": PAIR, "type": "nominal"}, {"field": X, "type": "quantitative", "format": ".3f"},
+                        {"field": Y, "type": "quantitative", "format": ".3f"},
+                        {"field": colour_name, "type": "nominal"}]}}]
+    layers += threshold_layers(thresholds, counts)
+    if outline is not None:
+        layers += outline_layers(*outline)
+    return {"title": title, "height": height, "data": {"values": records(points)}, "layer": layers}
+
+
+def axis(name: str, title: str) -> dict[str, Any]:
+    """A coordinate's encoding over its whole possible range (maps of two checkpoints share their axes)."""
+    top = MAX_VARIABILITY if name == X else 1.0
+    pad = 0.01 * top
+    return {"field": name, "type": "quantitative", "title": title,
+            "scale": {"domain": [-pad, top + pad], "nice": False, "zero": False}, "axis": {"values": ticks(top)}}
+
+
+def ticks(top: float) -> list[float]:
+    return [round(top * i / 5, 2) for i in range(6)]
+
+
+def threshold_layers(thresholds: tuple[float, float, float], counts: Mapping[str, int]) -> list[dict[str, Any]]:
+    """The dashed threshold lines and each region's count, written in its corner (dark on a white halo)."""
+    ambiguous, easy, hard = thresholds
+    lines = [{X: ambiguous, "x2": ambiguous, Y: 0.0, "y2": 1.0}, {X: 0.0, "x2": ambiguous, Y: easy, "y2": easy},
+             {X: 0.0, "x2": ambiguous, Y: hard, "y2": hard}]
+    labels = [{"text": f"{region}: {counts.get(region, 0):,}", X: x, Y: y, "baseline": baseline}
+              for region, x, y, baseline in (("easy-to-learn", 0.005, 1.0, "top"),
+                                             ("hard-to-learn", 0.005, 0.0, "bottom"),
+                                             ("ambiguous", ambiguous + 0.005, 1.0, "top"))]
+    position = {"x": {"field": X, "type": "quantitative"}, "y": {"field": Y, "type": "quantitative"}}
+    text = {"type": "text", "align": "left", "fontSize": 13, "fontWeight": "bold"}
+    layers = [{"data": {"values": lines}, "mark": {"type": "rule", "color": LABEL_COLOUR, "strokeWidth": 2,
+                                                   "strokeDash": [6, 4]},
+               "encoding": {**position, "x2": {"field": "x2"}, "y2": {"field": "y2"}}}]
+    for label in labels:  # one layer per baseline: Vega-Lite's text baseline is a mark property, not a channel
+        mark = {**text, "baseline": label["baseline"], "dy": 3 if label["baseline"] == "top" else -3}
+        row = {"data": {"values": [{k: v for k, v in label.items() if k != "baseline"}]},
+               "encoding": {**position, "text": {"field": "text"}}}
+        layers += [{**row, "mark": {**mark, "stroke": HALO, "strokeWidth": 4, "strokeOpacity": 0.85, "color": HALO}},
+                   {**row, "mark": {**mark, "color": LABEL_COLOUR}}]
+    return layers
+
+
+def outline_layers(kind: str, xs: Sequence[float], ys: Sequence[float]) -> list[dict[str, Any]]:
+    """The current selection's outline, a closed line over the points (dark on a white halo): a box from its two
+    corners, a lasso (a link made before boxes replaced it) through its vertices."""
+    if kind == "box":
+        xs, ys = [xs[0], xs[1], xs[1], xs[0]], [ys[0], ys[0], ys[1], ys[1]]
+    vertices = [{"order": i, X: float(x), Y: float(y)} for i, (x, y) in enumerate(zip([*xs, xs[0]], [*ys, ys[0]]))]
+    encoding = {"x": {"field": X, "type": "quantitative"}, "y": {"field": Y, "type": "quantitative"},
+                "order": {"field": "order", "type": "quantitative"}}
+    return [{"data": {"values": vertices}, "mark": {"type": "line", "color": colour, "strokeWidth": width},
+             "encoding": encoding} for colour, width in ((HALO, 4.5), (OUTLINE_COLOUR, 2))]
+
+
+def boxed_ranges(selection: Any) -> tuple[list[float], list[float]] | None:
+    """(the x range, the y range) of the box a `BOX` selection holds in a Vega-Lite selection event's `selection`
+    (st.vega_lite_chart sends an interval as {field: [one end, other end]}, in data units), each end within the
+    axis's range of values (a drag past an axis's end reaches its padding, below 0), or None when no box is drawn;
+    ValueError when the selection holds something else."""
+    try:
+        box = selection[BOX]
+    except (KeyError, TypeError, IndexError):
+        return None
+    if not box:
+        return None
+    if not isinstance(box, Mapping) or X not in box or Y not in box:
+        raise ValueError(f"a box selection needs {X} and {Y} ranges, got {box!r}")
+    ranges = [box[X], box[Y]]
+    if not all(isinstance(values, Sequence) and not isinstance(values, str) and len(values) == 2 for values in ranges):
+        raise ValueError(f"a box selection's ranges have two ends each, got {box!r}")
+    try:
+        return ([min(max(float(v), 0.0), MAX_VARIABILITY) for v in ranges[0]],
+                [min(max(float(v), 0.0), 1.0) for v in ranges[1]])
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"a box selection's ends are numbers, got {box!r}") from error
