@@ -5,7 +5,8 @@ by their config.json); `cache.samples` what is computed over a split's pairs (sa
 statistics, annotation tags, tokens and cut-offs, projections, faithfulness),
 `cache.analyses` the analyses of chosen models (attributions, data maps, edit runs, behavioural suites) and
 `cache.figures` the figures a page shows again at every rerun (a pair's overview, gate strips and alignments, a
-predictions file's confusion matrix).
+predictions file's confusion matrix); `cache.run_memo` what one run of a page reads once (the checkpoint folders'
+stamps).
 
 Everything is cached in the server process (`st.cache_resource`, never pickled), keyed by the folder or file
 and its modification time, so a retrained checkpoint or a changed file is read again. Functions return
@@ -27,6 +28,7 @@ import streamlit as st
 from nlivis.analysis.ablations import read_variants
 from nlivis.analysis.breakdown import confusion_matrix, per_label_scores
 from nlivis.app import paths, state
+from nlivis.app.cache.run_memo import once_per_run
 from nlivis.data import protocols
 from nlivis.data.challenge import read_challenge_files
 from nlivis.data.protocols import SplitRef, read_split
@@ -52,15 +54,23 @@ class NotReady(Exception):
 # ---------------------------------------------------------------- checkpoints and models
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def _scan_root_cached(root: str, stamp: tuple) -> tuple[list[CheckpointInfo], list[tuple[str, str]]]:
+def _scan_root_cached(root: str, stamp: str) -> tuple[list[CheckpointInfo], list[tuple[str, str]]]:
     return checkpoints.scan_root(Path(root))
+
+
+def roots_stamps(roots: Sequence[Path]) -> dict[str, tuple[tuple[str, float], ...]]:
+    """Each root (as a string) → `subfolders_stamp` of it: every checkpoint folder's name and `folder_stamp`, read
+    once per page run (Ablations scanned the folders four times a run: 60 folders, ~5,000 stat calls)."""
+    names = tuple(str(Path(root)) for root in roots)
+    return once_per_run(("roots stamps", names), lambda: {name: subfolders_stamp(name) for name in names})
 
 
 def scan_checkpoints(roots: Sequence[Path] | None = None) -> checkpoints.FoundCheckpoints:
     """`workflows.checkpoints.scan_checkpoints` of the roots (default: `paths.checkpoint_roots()`), each root's
-    scan cached until a checkpoint folder in it changes."""
-    return checkpoints.scan_checkpoints(roots if roots is not None else paths.checkpoint_roots(),
-                                        lambda root: _scan_root_cached(str(root), subfolders_stamp(root)))
+    scan cached until a checkpoint folder in it changes (its stamp as one string: Streamlit hashes a tuple by item)."""
+    roots = list(roots) if roots is not None else paths.checkpoint_roots()
+    stamps = roots_stamps(roots)
+    return checkpoints.scan_checkpoints(roots, lambda root: _scan_root_cached(str(root), repr(stamps[str(root)])))
 
 
 def default_model_folders() -> list[Path]:
@@ -326,13 +336,17 @@ def predictions_stamp(folder: str | Path, key: str) -> float:
 
 def variant_records() -> tuple[list[Any], list[str]]:
     """A VariantRecord (nlivis.analysis.ablations) for every complete checkpoint found, and the folders whose
-    JSON files could not be read (with why)."""
-    return _variant_records_cached(tuple((str(info.path), folder_stamp(info.path)) for info in scan_checkpoints().good))
+    JSON files could not be read (with why); each folder's `folder_stamp` is the one the scan read this run."""
+    roots = paths.checkpoint_roots()
+    stamps = {str(Path(root) / name): stamp for root, folders in roots_stamps(roots).items() for name, stamp in folders}
+    folders = tuple((str(info.path), stamps.get(str(info.path)) or folder_stamp(info.path))
+                    for info in scan_checkpoints(roots).good)
+    return _variant_records_cached(repr(folders), tuple(folder for folder, _ in folders))
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
-def _variant_records_cached(folders: tuple[tuple[str, float], ...]) -> tuple[list[Any], list[str]]:
-    return read_variants([folder for folder, _ in folders])
+def _variant_records_cached(stamps: str, _folders: tuple[str, ...]) -> tuple[list[Any], list[str]]:
+    return read_variants(list(_folders))
 
 
 @st.cache_resource(max_entries=128, show_spinner=False)

@@ -10,7 +10,7 @@ import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
 from nlivis.app import background, cache, paths, state
-from nlivis.app.cache import models as cached_models
+from nlivis.app.cache import models as cached_models, run_memo
 from nlivis.app.text import md
 from nlivis.data.split_choice import protocol_named
 
@@ -30,11 +30,12 @@ SMALL_PROTOCOL_NOTE = ("Numbers come from models trained on reduced protocols, n
 def page(which: paths.Page, caption: str | None = None, *, title: str | None = None) -> Iterator[None]:
     """Run the body as page `which` (its key names its view parameters) inside the state module's URL handling
     (`state.page_run`: follow a changed URL first, write the view into the URL once after), under its title
-    (`title`, or its sidebar title) and icon, the problems the URL had and the sidebar's figure-format choice."""
+    (`title`, or its sidebar title) and icon, the problems the URL had and the sidebar's figure-format choice; the
+    files a run looks at twice (the checkpoint folders) are read once in it (`cache.run_memo`)."""
     run_through_the_router()
     links = st.sidebar.container()  # the first thing in the sidebar, filled once the page has run
     try:
-        with background.page_running(), \
+        with run_memo.one_run(), background.page_running(), \
                 state.page_run(which.key, cache.STATE_CHECKS, after=lambda: sidebar_links(links)):
             header(title or which.title, caption, which.icon)
             state.switch_if_asked(lambda: sidebar_links(links))  # a line clicked in a list: leave before the page runs

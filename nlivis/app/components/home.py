@@ -16,7 +16,7 @@ from nlivis.app.text import md
 from nlivis.data.protocols import get_protocol, split_key
 from nlivis.store.checkpoints import CheckpointError, CheckpointInfo, read_json
 from nlivis.store.files import file_stamp
-from nlivis.workflows.checkpoints import default_model_names
+from nlivis.workflows.checkpoints import FoundCheckpoints, default_model_names
 
 PAPER_COLUMN = "paper reports (full data)"
 """The Home table's column with the paper's own number for the row a checkpoint's config reproduces."""
@@ -61,6 +61,15 @@ def checkpoint_row(info: CheckpointInfo, copies: Sequence[str] = ()) -> dict[str
         "parameters": f"{info.parameters:,}" if isinstance(info.parameters, int) else "—",
         "folder": str(info.path) + (f" (the same model also in {', '.join(copies)})" if copies else ""),
     }
+
+
+def checkpoint_table(found: FoundCheckpoints) -> pd.DataFrame:
+    """The Home table, a `checkpoint_row` per checkpoint found, built once per state of the checkpoint folders
+    (`cache.roots_stamps`: every folder's files, metrics.json among them) and shared: never modify it."""
+    key = (repr(cache.roots_stamps(paths.checkpoint_roots())), repr([str(info.path) for info in found.good]),
+           repr(sorted(found.copies.items())))
+    return cache.memo("home table", key, lambda: pd.DataFrame(
+        [checkpoint_row(info, found.copies.get(info.name, ())) for info in found.good]))
 
 
 @lru_cache(maxsize=512)
@@ -123,8 +132,7 @@ def checkpoints() -> None:
         st.info(f"No checkpoints found in {md(roots)}. Train one on the **Train** page (or with `python -m nlivis "
                 "train … --out checkpoints/<name>`), or point the sidebar at a folder holding checkpoint folders.")
     else:
-        rows = [checkpoint_row(info, found.copies.get(info.name, ())) for info in found.good]
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        st.dataframe(checkpoint_table(found), hide_index=True, width="stretch")
         st.caption(f"{NOTE_ICON} *{ACCURACY_COLUMN}*: on the split that picked the checkpoint (the protocol's select "
                    f"split; snli-small's is SNLI dev, mnli-small's XNLI-en dev). *{MNLI_COLUMN}*: ours on MultiNLI's "
                    f"dev sets where the checkpoint was scored there (mnli-small). *{PAPER_COLUMN}*: the paper's accuracy "
