@@ -365,10 +365,11 @@ def gate_strips_shown(app: AppTest) -> dict[str, set[int]]:
     for spec, data in zip(vega_specs(app), vega_data(app)):
         if "vconcat" not in spec:
             continue
-        titles = [view["title"] for view in spec["vconcat"] if "title" in view]
+        titles = [view["title"] for view in spec["vconcat"] if "title" in view]  # strip i's bars: its title
         cells = data[data["panel"] == "per dimension"]
-        assert set(cells["gate"]) == set(titles), "each strip's view is titled with its gate"
-        strips.update({title: {int(d) for d in cells.loc[cells["gate"] == title, "dimension"]} for title in titles})
+        assert set(cells["strip"]) == set(range(len(titles))), "each strip's rows have their titled views"
+        strips.update({title: {int(d) for d in cells.loc[cells["strip"] == i, "dimension"]}
+                       for i, title in enumerate(titles)})
     return strips
 
 

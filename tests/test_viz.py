@@ -142,8 +142,8 @@ def test_a_projection_colours_by_category_hovers_the_pair_and_a_click_gives_its_
 
 def gate_panel(spec: dict, panel: str, strip: int = 0) -> list[dict]:
     """The data rows of one panel ("mean over dims" or "per dimension") of strip `strip` of a gates spec, without
-    the rows' strip and gate."""
-    return [{k: v for k, v in row.items() if k not in ("strip", "gate")} for row in spec["data"]["values"]
+    the rows' strip."""
+    return [{k: v for k, v in row.items() if k != "strip"} for row in spec["data"]["values"]
             if row["panel"] == panel and row["strip"] == strip]
 
 
@@ -172,7 +172,7 @@ def test_gate_strip_means_per_token_and_cuts_padding():
                                                                                         "domain": [0.0, 1.0]}
     assert [t["field"] for t in heat["encoding"]["tooltip"]] == ["dimension", "token", "position", "value"]
     assert heat["encoding"]["x"]["axis"]["labelExpr"].startswith('["a", "cat", "sits"]')
-    assert data_csv(spec).splitlines()[0] == "strip,gate,panel,position,token,value,dimension"
+    assert data_csv(spec).splitlines()[0] == "strip,panel,position,token,value,dimension"
     signed = gate_strips([Strip(np.array([[-0.5, 0.5]]), ["x"], "tanh")])
     assert signed["vconcat"][0]["encoding"]["color"]["scale"]["domain"] == [-1.0, 1.0]
 
@@ -193,7 +193,6 @@ def test_a_models_gates_are_one_spec_each_strip_on_its_own_tokens_and_rows():
     assert second_cells["encoding"]["x"]["scale"]["domain"] == [0, 1, 2]
     assert second_cells["encoding"]["x"]["axis"]["labelExpr"].startswith('["a", "cat", "sits"]')
     assert [row["value"] for row in gate_panel(spec, "mean over dims", strip=1)] == pytest.approx([0.75] * 3)
-    assert {row["gate"] for row in spec["data"]["values"] if row["strip"] == 1} == {"m · forget · hypothesis"}
     # one legend for gates on one scale; a sigmoid and a tanh gate each keep their own
     assert [view["encoding"]["color"]["legend"] is not None for view in spec["vconcat"]] == [True] * 4  # merged
     mixed = gate_strips([Strip(premise_gate, PREMISE, "sigmoid"), Strip(-hypothesis_gate, HYPOTHESIS, "tanh")])
