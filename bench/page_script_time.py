@@ -89,18 +89,18 @@ def main() -> int:
     parser.add_argument("--before-root", type=Path, default=None, help="an earlier checkout to measure in turn")
     parser.add_argument("--profile", type=Path, default=None, help="write each page's cProfile (CPU time) here")
     parser.add_argument("--measure", nargs=2, metavar=("SIDE", "ROOT"), help=argparse.SUPPRESS)
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from harness import ROOT, add_out_option, command_line, publish
-
-    add_out_option(parser)
+    parser.add_argument("--out", type=Path, default=None, help="also write the table (markdown) here")
     args = parser.parse_args()
     pages = [page for page in args.pages.split(",") if page]
     if args.profile:
         args.profile.mkdir(parents=True, exist_ok=True)
-    if args.measure:
+    if args.measure:  # before harness is imported: it puts this checkout's nlivis on the path
         side, root = args.measure
         print(json.dumps(measure(Path(root).resolve(), pages, args.visits, args.profile, side)))
         return 0
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from harness import ROOT, command_line, publish
+
     sides = {"before": args.before_root.resolve()} if args.before_root else {}
     sides["after" if sides else "now"] = ROOT
     results: dict[str, list[dict[str, list[float]]]] = {side: [] for side in sides}
