@@ -10,13 +10,14 @@ from pathlib import Path
 
 import streamlit as st
 
-from nlivis.app import paths, state
+from nlivis.app import cache, paths, state
 from nlivis.app.components import augment_report, controls, figures
 from nlivis.app.components.frame import NOTE_ICON
 from nlivis.app.text import md
 from nlivis.training import runs as training_runs
 from nlivis.training.augment import DEFAULT_AUGMENT_RATIO, augment_choices
-from nlivis.training.config import SIZES, apply_size
+from nlivis.store.files import file_stamp
+from nlivis.training.config import CONFIG_DIR, SIZES, apply_size
 from nlivis.training.progress import ENDED, RunProgress
 from nlivis.training.run_folder import STOP_FILE, run_name_problem
 from nlivis.viz.vega.curves import training_curves
@@ -103,8 +104,11 @@ def offer_free_name(name_key: str, default_name: str) -> None:
 
 
 def available_configs() -> dict[str, dict]:
-    """Every config in configs/ by name; the page stops with a message when they cannot be read or there is none."""
-    configs, config_error = training_runs.training_configs()
+    """Every config in configs/ by name; the page stops with a message when they cannot be read or there is none.
+    They are read once per state of the folder's files (`cache.memo`: parsing and checking every TOML file was
+    nine tenths of a warm Train run's script, bench/page_script_time.py); shared, never modified here."""
+    stamps = repr(sorted((path.name, file_stamp(path)) for path in CONFIG_DIR.glob("*.toml")))
+    configs, config_error = cache.memo("training configs", (str(CONFIG_DIR), stamps), training_runs.training_configs)
     if config_error:
         st.error(md(config_error))
         state.stop()
