@@ -61,7 +61,7 @@ def token_heatmap(values: np.ndarray, rows: Sequence[str], cols: Sequence[str], 
     """Rows × columns of `values` as cells, `rows` labelling the y axis top to bottom and `cols` the x axis, the
     `axes` names (the row's and the column's token fields) and the `titles` of the axes; `fill` is the colour.
     A `subtitle` (the colour range's note) goes on a line of its own: after the title, a half-page chart cut it."""
-    row_name, col_name = axes
+    row_name, col_name = axes  # bands of whole pixels ("round"): fractional ones leave hairline seams between cells
     x = {"field": "column_position", "type": "ordinal", "scale": {"domain": list(range(len(cols))), "round": True},
          "axis": {**token_axis(cols, "x", titles[1]), "grid": False}}
     y = {"field": "row_position", "type": "ordinal", "scale": {"domain": list(range(len(rows))), "round": True},
