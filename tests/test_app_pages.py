@@ -146,6 +146,12 @@ def curve_panels(app: AppTest) -> list[str]:
     return [panel.get("title") for spec in vega_specs(app) for panel in spec.get("hconcat", [])]
 
 
+def vega_title(spec: dict) -> str:
+    """A Vega-Lite spec's title as one line: its text, then its subtitle when it has one."""
+    title = spec.get("title", "")
+    return " · ".join(filter(None, (title.get("text"), title.get("subtitle")))) if isinstance(title, dict) else title
+
+
 def vega_marks(app: AppTest) -> list[str]:
     """The mark of every layer of the page's Vega-Lite charts ("bar", "rule", …; a faceted chart's: its panel's)."""
     views = [spec.get("spec", spec) for spec in vega_specs(app)]
@@ -276,9 +282,13 @@ def test_pair_explorer_predicts_and_draws_alignments(monkeypatch, tmp_path, chec
     assert len(predictions) == 2 and {"P(entailment)", "P(neutral)", "P(contradiction)"} <= set(predictions.columns)
     assert set(predictions["predicted"]) <= {"entailment", "neutral", "contradiction"}
     assert "Protocol snli-small" in texts(app, "caption")
-    types = trace_types(app)
-    assert "bar" in types and "heatmap" in types
-    assert [b.label for b in app.get("download_button")].count("data (CSV)") == len(charts(app))
+    specs = vega_specs(app)
+    bars = next(spec for spec in specs if spec["title"] == "class probabilities")
+    assert {(row["model"], row["label"]) for row in bars["data"]["values"]} == \
+        {(m, label) for m in predictions["model"] for label in ("entailment", "neutral", "contradiction")}
+    maps = [spec for spec in specs if " · layer " in vega_title(spec) and spec["layer"][0]["mark"]["type"] == "rect"]
+    assert maps and all(row.get("softmax weight", 0) >= 0 for spec in maps for row in spec["data"]["values"])
+    assert [b.label for b in app.get("download_button")].count("data (CSV)") == len(charts(app)) + len(specs)
     heatmap_axes = [axis for spec in charts(app) if any(t.get("type") == "heatmap" for t in spec["data"])
                     for name, axis in spec["layout"].items() if name.rstrip("0123456789") in ("xaxis", "yaxis")]
     assert heatmap_axes and all(axis.get("ticklabeloverflow") == "allow" for axis in heatmap_axes), \

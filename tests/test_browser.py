@@ -341,7 +341,9 @@ def test_every_page_opens_clean_at_1600_px_with_its_screenshot(app_url, page):
         page.mouse.move(0, 0)
         page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
         if name == "pair_explorer":
-            assert page.locator("g.heatmaplayer g.hm").count() >= 5, "the overview and the first model's alignments"
+            assert page.locator("g.heatmaplayer g.hm").count() >= 3, "the overview's maps"
+            maps = page.locator('[data-testid="stVegaLiteChart"] svg.marks', has_text=" · layer ")
+            assert maps.count() >= 2, "the first model's alignments (Vega-Lite, drawn as SVG, their title in it)"
             figure_screenshot(page, page.locator(".st-key-chart_overview .js-plotly-plot").first, "overview_grid.png")
         if name == "diin_interaction_space":
             figure_screenshot(page, page.locator('[data-testid="stVegaLiteChart"]').last, "diin_channels.png")

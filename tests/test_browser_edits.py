@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from nlivis.app.components.probes import COLUMN_WIDTHS, MODEL_COLUMN_WIDTH
+from nlivis.viz.vega.heatmaps import OUTLINE
 from tests.test_browser import (MODELS, PAGE_SECONDS, SCREENSHOTS, assert_clean, click_table_line,  # noqa: F401
                                 follow_link, go_back, landed, open_url, page, parameters, requested, settle,
                                 view)
@@ -18,6 +19,8 @@ pytestmark = pytest.mark.slow
 
 PAIR = "split=snli_dev&pair=3934"
 """Two white-haired women … / These two women aren't making any noise . (contradiction)"""
+DIFFERENCE = "[data-testid='stVegaLiteChart'] svg.marks"
+"""The difference map's marks: a Vega-Lite chart that takes no clicks has no key class, it is found by its title."""
 SCREENSHOT_HEIGHT = 3000
 """Tall enough for the pair, the edits table, the pinned edit's predictions, both alignments and their difference."""
 
@@ -48,12 +51,16 @@ def test_edits_pin_one_see_the_difference_map_and_back_restores(app_url, page):
     wait_for_url(page, "pin=3", before)
     assert_clean(page, "an edit pinned")
     assert page.get_by_text("Pinned: edit 3").count() == 1
-    difference = page.locator(".st-key-chart_edits_difference .js-plotly-plot").first
+    difference = page.locator(DIFFERENCE, has_text="edited − original").first
     difference.scroll_into_view_if_needed()
-    drawn = difference.evaluate("gd => ({title: gd.layout.title.text, shapes: (gd.layout.shapes || []).length, "
-                                "cells: gd._fullData[0].z.length, ticks: gd.layout.xaxis.ticktext.concat(gd.layout.yaxis.ticktext)})")
-    assert "edited − original" in drawn["title"] and drawn["cells"] > 0
-    assert drawn["shapes"] >= 1 and any("→" in tick for tick in drawn["ticks"]), drawn  # the changed token marked
+    drawn = difference.evaluate(f"""chart => {{
+        const texts = [...chart.querySelectorAll('text')];
+        return {{cells: chart.querySelector('.mark-rect').childElementCount,
+                 outlines: chart.querySelectorAll('.mark-rect path[stroke="{OUTLINE}"]').length,
+                 bold: texts.filter(t => t.getAttribute('font-weight') === 'bold').map(t => t.textContent)}};
+    }}""")
+    assert drawn["cells"] > 0 and drawn["outlines"] >= 1, drawn  # the changed token's row or column outlined
+    assert any("→" in label for label in drawn["bold"]), drawn  # and its label, old→new, bold
     for which in ("original", "edited"):  # Vega-Lite strips (drawn as SVG, their title in it)
         page.locator(".stVegaLiteChart", has_text=f"{which} pair · ").first.wait_for(timeout=PAGE_SECONDS * 1000)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
@@ -62,7 +69,7 @@ def test_edits_pin_one_see_the_difference_map_and_back_restores(app_url, page):
 
     follow_link(page, "This pair in Attribution", "Attribution")
     go_back(page, pinned, "Back to the pinned edit")
-    assert page.locator(".st-key-chart_edits_difference .js-plotly-plot").count() == 1
+    assert page.locator(DIFFERENCE, has_text="edited − original").count() == 1
     go_back(page, unpinned, "Back to the unpinned edits")
 
 

@@ -11,11 +11,12 @@ import pytest
 import torch
 
 from nlivis.models.trace import Alignment, FeatureMaps, Gate, MemoryKeys, OutputDistribution, Representation, Trace
-from nlivis.viz import (alignment_heatmap, figure_data, figure_data_csv, memory_keys_heatmap, probability_bars,
-                        select_channels)
+from nlivis.viz import select_channels
+from nlivis.viz.vega.bars import probability_bars
 from nlivis.viz.vega.channel_grid import channel_grid
 from nlivis.viz.vega.errors import CELL, accuracy_by_tag_bars, accuracy_dots, accuracy_interval_bars, confusion_matrices
-from nlivis.viz.vega.common import data_csv
+from nlivis.viz.vega.common import axis_labels, data_csv
+from nlivis.viz.vega.heatmaps import alignment_heatmap, difference_heatmap, memory_keys_heatmap
 from nlivis.viz.vega.projection import projection_scatter
 from nlivis.viz.drawable import drawable
 
@@ -31,33 +32,69 @@ def padded_alignment() -> Alignment:
     return Alignment(weights=weights, rows="premise", cols="hypothesis", layer=2, direction="p→h", kind="softmax")
 
 
+def heat(spec: dict) -> dict:
+    """The encoding of a heatmap spec's cells (its first layer)."""
+    return spec["layer"][0]["encoding"]
+
+
 def test_alignment_heatmap_labels_axes_with_tokens_and_cuts_padding():
-    figure = alignment_heatmap(padded_alignment(), 1, PREMISE, HYPOTHESIS)
-    z = np.asarray(figure.data[0].z)
-    assert z.shape == (6, 3)
-    assert 9.0 not in z
-    assert list(figure.layout.yaxis.ticktext) == PREMISE  # repeated "the" stays two rows
-    assert list(figure.layout.xaxis.ticktext) == HYPOTHESIS
-    title = figure.layout.title.text
-    assert "layer 2" in title and "p→h" in title and "softmax" in title
+    spec = alignment_heatmap(padded_alignment(), 1, PREMISE, HYPOTHESIS)
+    cells = spec["data"]["values"]
+    assert len(cells) == 6 * 3 and 9.0 not in [cell["softmax weight"] for cell in cells]
+    assert [(c["row_position"], c["column_position"]) for c in cells[:4]] == [(0, 0), (0, 1), (0, 2), (1, 0)]
+    assert labels_of(heat(spec)["y"]["axis"]) == PREMISE  # repeated "the" stays two rows
+    assert labels_of(heat(spec)["x"]["axis"]) == HYPOTHESIS
+    assert heat(spec)["y"]["scale"]["domain"] == list(range(6)) and heat(spec)["x"]["scale"]["domain"] == [0, 1, 2]
+    assert heat(spec)["y"]["axis"]["title"] == "premise tokens" and heat(spec)["x"]["axis"]["title"] == "hypothesis tokens"
+    assert heat(spec)["color"]["scale"]["domain"] == [0.0, 1.0] and heat(spec)["color"]["scale"]["scheme"] == "viridis"
+    assert [t["field"] for t in heat(spec)["tooltip"]] == ["premise", "hypothesis", "softmax weight"]
+    assert spec["title"] == "layer 2 · p→h · softmax"
+    assert alignment_heatmap(padded_alignment(), 1, PREMISE, HYPOTHESIS, label="a1")["title"].startswith("a1 · layer 2")
 
 
 def test_reverse_direction_uses_hypothesis_rows():
     weights = torch.rand(1, 5, 8)
     entry = Alignment(weights=weights, rows="hypothesis", cols="premise", layer=0, direction="h→p", kind="sparsemax")
-    figure = alignment_heatmap(entry, 0, PREMISE, HYPOTHESIS)
-    assert np.asarray(figure.data[0].z).shape == (3, 6)
-    assert list(figure.layout.yaxis.ticktext) == HYPOTHESIS
-    assert "sparsemax" in figure.layout.title.text
+    spec = alignment_heatmap(entry, 0, PREMISE, HYPOTHESIS)
+    assert len(spec["data"]["values"]) == 3 * 6
+    assert labels_of(heat(spec)["y"]["axis"]) == HYPOTHESIS and labels_of(heat(spec)["x"]["axis"]) == PREMISE
+    assert spec["data"]["values"][7]["sparsemax weight"] == pytest.approx(float(weights[0, 1, 1]))
+    assert "sparsemax" in spec["title"]
+
+
+def test_similarities_diverge_around_zero_and_an_intra_sentence_alignment_keeps_both_tokens():
+    weights = torch.zeros(1, 6, 6)
+    weights[0, 1, 4], weights[0, 2, 2] = -3.0, 2.0
+    spec = alignment_heatmap(Alignment(weights, "premise", "premise", 1, "p→p", "similarity"), 0, PREMISE, HYPOTHESIS)
+    assert heat(spec)["color"]["scale"]["domain"] == [-3.0, 3.0] and heat(spec)["color"]["scale"]["scheme"] == "redblue"
+    cell = next(c for c in spec["data"]["values"] if c["similarity"] == -3.0)
+    assert (cell["premise (row)"], cell["premise (column)"]) == ("cat", "the")
 
 
 def test_alignment_csv_matches_drawn_values():
-    figure = alignment_heatmap(padded_alignment(), 1, PREMISE, HYPOTHESIS)
-    table = pd.read_csv(io.StringIO(figure_data_csv(figure)))
+    spec = alignment_heatmap(padded_alignment(), 1, PREMISE, HYPOTHESIS)
+    table = pd.read_csv(io.StringIO(data_csv(spec)))
+    assert list(table.columns) == ["row_position", "premise", "column_position", "hypothesis", "softmax weight"]
     assert len(table) == 18
     row = table[(table.row_position == 4) & (table.column_position == 2)].iloc[0]
     assert row["premise"] == "the" and row["hypothesis"] == "sits"
     assert row["softmax weight"] == pytest.approx((4 * 3 + 2) / 100)
+
+
+def test_difference_heatmap_centres_on_zero_and_marks_the_changed_token():
+    values = np.array([[0.1, -0.4], [0.0, 0.2], [0.3, 0.0]])
+    spec = difference_heatmap(values, ["a", "dog→cat", "runs"], ["it", "moves"], [False, True, False], [False, False],
+                              "premise", "hypothesis", "a1 · edited − original")
+    assert spec["title"] == "a1 · edited − original · largest change 0.400"
+    scale = heat(spec)["color"]["scale"]
+    assert scale["domain"] == [-0.4, 0.4] and scale["reverse"], "red: the edited pair attends more"
+    assert labels_of(heat(spec)["y"]["axis"]) == ["a", "dog→cat", "runs"]
+    assert heat(spec)["y"]["axis"]["labelFontWeight"]["condition"]["test"] == "indexof([1], datum.value) >= 0"
+    (outline,) = spec["layer"][1:]  # the changed row only: no column changed
+    assert outline["data"]["values"] == [{"row_position": 1}] and outline["encoding"]["y"]["field"] == "row_position"
+    assert [c["edited − original"] for c in spec["data"]["values"]] == pytest.approx(values.ravel().tolist())
+    empty = difference_heatmap(np.zeros((0, 0)), [], [], [], [], "premise", "hypothesis", "a1")
+    assert empty["title"] == "a1 · no shared tokens" and empty["data"]["values"] == [] and len(empty["layer"]) == 1
 
 
 def test_channel_selection_picks_expected_channels():
@@ -74,8 +111,8 @@ def test_channel_selection_picks_expected_channels():
 
 
 def labels_of(axis: dict) -> list[str]:
-    """The tick labels a Vega-Lite token axis shows (its labelExpr indexes a list of them by position)."""
-    return json.loads(axis["labelExpr"].removesuffix("[datum.value]"))
+    """The tick labels a Vega-Lite token axis shows, position by position."""
+    return axis_labels(axis)
 
 
 def test_channel_selection_ignores_padding():
@@ -171,7 +208,7 @@ def test_gate_strip_means_per_token_and_cuts_padding():
     assert bars["encoding"]["color"]["scale"] == heat["encoding"]["color"]["scale"] == {"scheme": "viridis",
                                                                                         "domain": [0.0, 1.0]}
     assert [t["field"] for t in heat["encoding"]["tooltip"]] == ["dimension", "token", "position", "value"]
-    assert heat["encoding"]["x"]["axis"]["labelExpr"].startswith('["a", "cat", "sits"]')
+    assert labels_of(heat["encoding"]["x"]["axis"]) == ["a", "cat", "sits"]
     assert data_csv(spec).splitlines()[0] == "strip,panel,position,token,value,dimension"
     signed = gate_strips([Strip(np.array([[-0.5, 0.5]]), ["x"], "tanh")])
     assert signed["vconcat"][0]["encoding"]["color"]["scale"]["domain"] == [-1.0, 1.0]
@@ -241,9 +278,12 @@ def test_gate_summary_bars_group_gates_by_model_in_its_colour_with_std_whiskers(
 
 def test_memory_keys_and_confusion_matrix():
     weights = torch.softmax(torch.rand(1, 7, 4), dim=-1)
-    figure = memory_keys_heatmap(MemoryKeys(weights=weights, tokens="premise"), 0, PREMISE)
-    assert np.asarray(figure.data[0].z).shape == (6, 4)
-    assert "layer 1" in figure.layout.title.text and "layer 0" not in figure.layout.title.text
+    spec = memory_keys_heatmap(MemoryKeys(weights=weights, tokens="premise"), 0, PREMISE)
+    assert len(spec["data"]["values"]) == 6 * 4 and labels_of(heat(spec)["y"]["axis"]) == PREMISE
+    assert labels_of(heat(spec)["x"]["axis"]) == ["slot 0", "slot 1", "slot 2", "slot 3"]
+    assert spec["data"]["values"][5] == {"row_position": 1, "premise token": "cat", "column_position": 1,
+                                         "memory slot": "slot 1", "address weight": pytest.approx(float(weights[0, 1, 1]))}
+    assert spec["title"]["text"] == "memory keys · premise · layer 1" and spec["title"]["subtitle"].startswith("weights 0.")
     matrix = [[5, 1, 0], [2, 3, 1], [0, 0, 4]]
     labels = ["entailment", "neutral", "contradiction"]
     spec = confusion_matrices({"m": (matrix, labels)}, normalize=True)
@@ -278,9 +318,16 @@ def test_the_models_confusion_matrices_are_one_faceted_spec_whose_click_names_th
 
 def test_charts_keep_their_data():
     labels = ["entailment", "neutral", "contradiction"]
-    figure = probability_bars({"diin": [0.7, 0.2, 0.1], "gcnn": [0.1, 0.1, 0.8]}, labels)
-    table = figure_data(figure)
+    bars = probability_bars({"diin": [0.7, 0.2, 0.1], "gcnn": [0.1, 0.1, 0.8]}, labels, colours={"gcnn": "#000001"})
+    table = pd.read_csv(io.StringIO(data_csv(bars)))
     assert table[(table.model == "gcnn") & (table.label == "contradiction")].probability.item() == pytest.approx(0.8)
+    assert layer_of(bars, "bar")["encoding"]["x"]["sort"] == labels
+    assert layer_of(bars, "bar")["encoding"]["color"]["scale"] == {"domain": ["diin", "gcnn"], "range": ["#1f77b4", "#000001"]}
+    assert layer_of(bars, "text")["encoding"]["text"]["format"] == ".2f", "a few models' values printed"
+    crowded = probability_bars({f"m{i}": [0.2, 0.3, 0.5] for i in range(4)}, labels)
+    assert [layer["mark"]["type"] for layer in crowded["layer"]] == ["bar"], "many models' values left to the hover"
+    with pytest.raises(ValueError):
+        probability_bars({"diin": [0.5, 0.5]}, labels)
     tags = pd.DataFrame({"tag": ["negation", "negation"], "split": ["matched", "mismatched"], "accuracy": [0.6, 0.5], "count": [10, 12]})
     spec = accuracy_by_tag_bars(tags, group="split")
     assert [row["printed"] for row in spec["data"]["values"]] == ["60.0% (n=10)", "50.0% (n=12)"]
@@ -414,7 +461,7 @@ def test_token_strips_scale_each_row_by_its_largest_score_and_keep_a_readable_co
     assert [(r["sentence"], r["token"], r["slot"]) for r in rows] == [
         ("premise", "a", 0), ("premise", "b", 1), ("premise", "c", 2), ("hypothesis", "d", 4), ("hypothesis", "e", 5)]
     assert [r["score"] for r in rows] == [0.1, 0.5, 0.2, 0.3, -1.0] and rows[1]["scaled"] == 0.5 and rows[4]["scaled"] == -1.0
-    assert '"|"' in cells["x"]["axis"]["labelExpr"], "the slot between the sentences is marked"
+    assert labels_of(cells["x"]["axis"])[3] == "|", "the slot between the sentences is marked"
 
 
 def test_kendall_boxes_keep_each_model_in_its_colour_beside_the_others():

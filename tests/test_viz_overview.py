@@ -6,8 +6,9 @@ import pytest
 import torch
 
 from nlivis.models.trace import Alignment, FeatureMaps, MemoryKeys, Trace
-from nlivis.viz import ModelReading, alignment_heatmap, figure_data, memory_keys_heatmap, overview_grid
+from nlivis.viz import ModelReading, figure_data, overview_grid
 from nlivis.viz.common import fitted_range, token_ticks, visible_token
+from nlivis.viz.vega.heatmaps import alignment_heatmap, memory_keys_heatmap
 
 PREMISE = ["the", "cat", "sat", "on", "the", "mat"]
 HYPOTHESIS = ["a", "cat", "sits"]
@@ -88,11 +89,12 @@ def test_narrow_ranges_get_their_own_scale_and_say_it():
     low, high, note = fitted_range(np.array([0.098, 0.1, 0.102]))
     assert (low, high) == pytest.approx((0.098, 0.102)) and "0.098–0.102" in note
     assert "all values 0.25" in fitted_range(np.array([0.25, 0.25]))[2]
-    figure = memory_keys_heatmap(amn_model().trace["memory_keys_premise"], 0, PREMISE)
-    assert (figure.data[0].zmin, figure.data[0].zmax) == pytest.approx((0.098, 0.102))
-    assert "own colour scale 0.098–0.102" in figure.layout.title.text
+    spec = memory_keys_heatmap(amn_model().trace["memory_keys_premise"], 0, PREMISE)
+    assert spec["layer"][0]["encoding"]["color"]["scale"]["domain"] == pytest.approx([0.098, 0.102])
+    assert "own colour scale 0.098–0.102" in spec["title"]["subtitle"]
     uniform = Alignment(torch.full((1, 6, 3), 1 / 3), "premise", "hypothesis", 1, "p→h")
-    assert "all values 0.3333" in alignment_heatmap(uniform, 0, PREMISE, HYPOTHESIS).layout.title.text
+    assert alignment_heatmap(uniform, 0, PREMISE, HYPOTHESIS)["title"] == {"text": "layer 1 · p→h · softmax",
+                                                                             "subtitle": "all values 0.3333"}
 
 
 def test_zero_width_tokens_are_named_not_blank():

@@ -13,13 +13,11 @@ from typing import Any
 
 _MODULES = {
     "channel_grid": ("SELECTIONS", "real_maps", "select_channels"),
-    "charts": ("probability_bars",),
     "common": ("PLOTLY_CONFIG", "PLOTLY_CONFIG_PNG", "empty_figure", "figure_data", "figure_data_csv", "model_colours",
                "plotly_config"),
     "drawable": ("MISSING_MESSAGES", "VIEW_TYPES", "views_of"),
     "gate_strips": ("gate_title", "gate_values"),
-    "heatmaps": ("alignment_heatmap", "alignment_matrix", "difference_heatmap",
-                 "memory_keys_heatmap"),
+    "heatmaps": ("alignment_matrix", "memory_keys_matrix"),
     "overview": ("ModelReading", "overview_grid"),
 }
 _WHERE = {name: module for module, names in _MODULES.items() for name in names}

@@ -13,10 +13,10 @@ from nlivis.app import state
 from nlivis.app.cache import Model, SplitScores, read_pair_cached, scores_cached
 from nlivis.store.files import folder_stamp
 from nlivis.viz.gate_strips import gate_title, gate_values
-from nlivis.viz.heatmaps import alignment_heatmap
 from nlivis.viz.overview import ModelReading, overview_grid
 from nlivis.viz.vega import errors as vega_errors
 from nlivis.viz.vega import gates as vega_gates
+from nlivis.viz.vega.heatmaps import alignment_heatmap
 
 PAIR_FIGURES_KEPT = 256
 """Figures of pairs kept in the server (a pair's overview is one, a model's gate strips one per choice of layers
@@ -82,13 +82,12 @@ def gate_strips_figure(model: Model, premise: str, hypothesis: str, entries: Seq
 @st.cache_resource(max_entries=PAIR_FIGURES_KEPT, show_spinner=False)
 def _alignment_cached(name: str, path: str, stamp: float, premise: str, hypothesis: str, entry: str, label: str) -> Any:
     reading = read_pair_cached(name, path, stamp, premise, hypothesis)
-    return labels_unchecked(alignment_heatmap(reading.trace[entry], 0, reading.premise_tokens, reading.hypothesis_tokens,
-                                              label=label))
+    return alignment_heatmap(reading.trace[entry], 0, reading.premise_tokens, reading.hypothesis_tokens, label=label)
 
 
 def alignment_figure(model: Model, premise: str, hypothesis: str, entry: str, label: str) -> Any:
-    """`viz.heatmaps.alignment_heatmap` of alignment `entry` of the model's reading of the pair (one it read:
-    `read_pair`), built once per pair and state of the model's folder. Shared: never modify it."""
+    """`viz.vega.heatmaps.alignment_heatmap` (a Vega-Lite spec) of alignment `entry` of the model's reading of the
+    pair (one it read: `read_pair`), built once per pair and state of the model's folder. Shared: never modify it."""
     premise, hypothesis = _cleaned(premise, hypothesis)
     return _alignment_cached(model.name, model.path, folder_stamp(model.path), premise, hypothesis, entry, label)
 

@@ -19,8 +19,9 @@ from nlivis.app.components import controls, figures
 from nlivis.app.components.frame import caption_note, protocol_notes
 from nlivis.app.text import md, short_names
 from nlivis.models.trace import Alignment
+from nlivis.viz.heatmaps import alignment_matrix
 from nlivis.viz.vega.attribution import token_strips
-from nlivis.viz.heatmaps import alignment_heatmap, alignment_matrix, difference_heatmap
+from nlivis.viz.vega.heatmaps import alignment_heatmap, difference_heatmap
 from nlivis.workflows.reading import PairReading
 
 PAGE = "explorer"

@@ -12,15 +12,14 @@ import streamlit as st
 from nlivis.app import background, cache, paths, state
 from nlivis.app.cache import figures as cached_figures
 from nlivis.app.cache import samples as cached_samples
-from nlivis.app.cache.figures import labels_unchecked
 from nlivis.app.components import controls, edits, figures, heads, pairs
 from nlivis.app.components.frame import NOTE_ICON, protocol_notes
 from nlivis.app.text import md
 from nlivis.models.trace import Alignment, MemoryKeys
 from nlivis.viz.drawable import MISSING_MESSAGES
 from nlivis.viz.head_grid import head_family
-from nlivis.viz.heatmaps import alignment_heatmap, memory_keys_heatmap
-from nlivis.viz.charts import probability_bars
+from nlivis.viz.vega.bars import probability_bars
+from nlivis.viz.vega.heatmaps import alignment_heatmap, memory_keys_heatmap
 from nlivis.workflows.reading import PairReading
 
 WRONG_BACKGROUND = "background-color: #fde0dc"
@@ -206,12 +205,12 @@ def _model_alignments(m: int, model: cache.Model, reading: PairReading, old: Pai
             figure = cached_figures.alignment_figure(model, reading.premise, reading.hypothesis, entry_name, entry_name)
             figures.show(figure, f"align_{m}_{entry_name}", f"{name}_{entry_name}", where=now_col)
             if entry_name in old.trace:
-                figure = labels_unchecked(alignment_heatmap(old.trace[entry_name], 0, old.premise_tokens,
-                                                            old.hypothesis_tokens, label=f"{entry_name} (previous pair)"))
+                figure = alignment_heatmap(old.trace[entry_name], 0, old.premise_tokens, old.hypothesis_tokens,
+                                           label=f"{entry_name} (previous pair)")
                 figures.show(figure, f"align_prev_{m}_{entry_name}", f"{name}_{entry_name}_previous", where=before_col)
     for entry_name, entry in reading.trace.of_type(MemoryKeys).items():
         tokens = reading.premise_tokens if entry.tokens == "premise" else reading.hypothesis_tokens
-        figures.show(labels_unchecked(memory_keys_heatmap(entry, 0, tokens, label=entry_name)), f"memory_{m}_{entry_name}",
+        figures.show(memory_keys_heatmap(entry, 0, tokens, label=entry_name), f"memory_{m}_{entry_name}",
                      f"{name}_{entry_name}")
 
 

@@ -1,5 +1,5 @@
-"""Bar charts of the Ablations page as Vega-Lite specs: accuracy per checkpoint, each variant's paired difference
-with its interval, and per-tag differences. Pure functions, a frame in and a JSON dict out (no altair: it is slow
+"""Bar charts as Vega-Lite specs: on the Ablations page accuracy per checkpoint, each variant's paired difference
+with its interval and per-tag differences; on the Pair explorer each model's class probabilities. Pure functions, a frame in and a JSON dict out (no altair: it is slow
 to import); the page's look is written in when the spec is drawn (`nlivis.app.components.figures.show`)."""
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 
 from nlivis.viz.common import percent_ticks
-from nlivis.viz.vega.common import RULE, SCHEMA, field, frame_records, group_hues, interval_rule, message_spec
+from nlivis.viz.vega.common import (RULE, SCHEMA, field, frame_records, group_hues, interval_rule, message_spec,
+                                    records)
 
 POSITIVE, NEGATIVE = "#2a9d8f", "#e76f51"
 """A difference's colour by its sign: a gain teal, a loss orange-red."""
@@ -173,3 +174,41 @@ def delta_bars(table: pd.DataFrame, label: str = "variant", tag: str = "tag", de
     return {"$schema": SCHEMA, "title": title + (" (hollow: not significant)" if significant else ""),
             "data": {"values": frame_records(rows)}, "width": "container", "height": {"step": 16},
             "layer": [bars, zero_rule()]}
+
+
+BAR_TEXT_MAX_MODELS = 3
+"""Above this many models the values are left to the hover: printed over narrow bars they overlap."""
+
+
+def probability_bars(probabilities: Mapping[str, Sequence[float]], labels: Sequence[str],
+                     title: str = "class probabilities", colours: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """One group of bars per class, one bar per model (in its colour from `colours`), so models compare side by
+    side; each bar's value printed above it while few models share a group."""
+    models = [str(model) for model in probabilities]
+    rows: dict[str, list[Any]] = {"model": [], "label": [], "probability": []}
+    for model, probs in zip(models, probabilities.values()):
+        values = [float(p) for p in probs]
+        if len(values) != len(labels):
+            raise ValueError(f"{model}: {len(values)} probabilities for {len(labels)} labels {list(labels)}")
+        rows["model"] += [model] * len(values)
+        rows["label"] += [str(label) for label in labels]
+        rows["probability"] += values
+    x = {"field": "label", "type": "nominal", "sort": [str(label) for label in labels], "title": None,
+         "axis": {"labelAngle": 0}}
+    y = {"field": "probability", "type": "quantitative", "title": "probability",
+         "scale": {"domain": [0, 1.1], "nice": False}, "axis": {"values": [0, 0.2, 0.4, 0.6, 0.8, 1.0]}}
+    offset = {"field": "model", "type": "nominal", "sort": models}
+    bars = {"mark": {"type": "bar"},
+            "encoding": {"x": x, "y": y, "xOffset": offset,
+                         "color": {"field": "model", "type": "nominal", "title": None,
+                                   "scale": {"domain": models, "range": group_hues(models, colours)},
+                                   "legend": {"orient": "bottom", "direction": "horizontal"}},
+                         "tooltip": [{"field": "model", "type": "nominal"}, {"field": "label", "type": "nominal"},
+                                     {"field": "probability", "type": "quantitative", "format": ".3f"}]}}
+    layers: list[dict[str, Any]] = [bars]
+    if len(models) <= BAR_TEXT_MAX_MODELS:
+        layers.append({"mark": {"type": "text", "baseline": "bottom", "dy": -3, "color": RULE},
+                       "encoding": {"x": x, "y": y, "xOffset": offset,
+                                    "text": {"field": "probability", "type": "quantitative", "format": ".2f"}}})
+    return {"$schema": SCHEMA, "title": title, "data": {"values": records(rows)}, "width": "container",
+            "height": 260, "layer": layers}

@@ -126,18 +126,34 @@ def interval_rule(low: str, high: str, across: str, position: Mapping[str, Any],
     return {"mark": {"type": "rule", "color": RULE, "strokeWidth": stroke_width}, "encoding": encoding}
 
 
+LABEL_SEPARATOR = "\u001f"
+"""Between a token axis's labels in its label expression (ASCII's unit separator: no tokenizer's token holds it)."""
+
+
 def token_axis(tokens: Sequence[str], axis: str = "x", title: str | None = None) -> dict[str, Any]:
     """A Vega-Lite axis over positions 0..n-1 labelled with the tokens, as viz.common.token_ticks labels a plotly
     one (each position once, even a repeated token; invisible characters named; long tokens cut; long x axes
-    upright and smaller): positions, not the tokens, are the scale's values, so that "the … the" stay two rows."""
+    upright and smaller): positions, not the tokens, are the scale's values, so that "the … the" stay two rows.
+
+    The labels are one string split at LABEL_SEPARATOR (which ends it too), not a list of string literals: Vega
+    6's expression parser takes a string literal "if" for a signal of that name ("Unrecognized signal name"), and
+    the chart of a sentence with "if" in it was never drawn."""
     ticks = token_ticks(tokens, axis)
-    settings: dict[str, Any] = {"title": title, "labelExpr": f"{json.dumps(ticks['ticktext'])}[datum.value]",
-                                "labelOverlap": False}
+    joined = "".join(label.replace(LABEL_SEPARATOR, "") + LABEL_SEPARATOR for label in ticks["ticktext"])
+    settings: dict[str, Any] = {"title": title, "labelOverlap": False,
+                                "labelExpr": f"split({json.dumps(joined)}, {json.dumps(LABEL_SEPARATOR)})[datum.value]"}
     if "tickangle" in ticks:
         settings["labelAngle"] = ticks["tickangle"]
     if "tickfont" in ticks:
         settings["labelFontSize"] = ticks["tickfont"]["size"]
     return settings
+
+
+def axis_labels(axis: Mapping[str, Any]) -> list[str]:
+    """The labels a `token_axis` shows, position by position, read back from its label expression."""
+    expression = str(axis["labelExpr"])
+    joined = json.loads(expression[len("split("):expression.rindex(", " + json.dumps(LABEL_SEPARATOR))])
+    return joined.split(LABEL_SEPARATOR)[:-1]
 
 
 def visible_tokens(tokens: Sequence[str]) -> list[str]:
