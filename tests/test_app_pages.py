@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from nlivis.app import paths  # noqa: E402
 from nlivis.app.text import md  # noqa: E402
 from nlivis.models.families import SHIPPED_FAMILIES  # noqa: E402
-from nlivis.viz import overview  # noqa: E402
+from nlivis.viz.vega import overview as vega_overview  # noqa: E402
 from nlivis.viz.vega import errors as vega_errors, gates  # noqa: E402
 from nlivis.viz.vega.errors import CELL  # noqa: E402
 from tests.fixtures.app_checkpoints import APP_DATA, gcnn_family, train_variant  # noqa: E402
@@ -262,17 +262,19 @@ def test_home_lists_checkpoints_and_loads_the_selection(monkeypatch, tmp_path, c
 def test_pair_explorer_predicts_and_draws_alignments(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small",
                       checkpoints / "gcnn-no_forget_gate-snli-small")
-    built = counting(monkeypatch, overview, "overview_grid")
+    built = counting(monkeypatch, vega_overview, "overview_grid")
     show(app, "pages/2_Pair_explorer.py")
     app.run()
     assert len(built) <= 1, "a pair's overview is built once, not at every run"
+    [glance] = [spec for spec in vega_specs(app) if "all loaded models" in str(spec.get("title"))]
+    assert [row["title"]["text"] for row in glance["vconcat"]] == ["gcnn-snli-small", "gcnn-no_forget_gate-snli-small"]
     predictions = app.dataframe[0].value
     assert len(predictions) == 2 and {"P(entailment)", "P(neutral)", "P(contradiction)"} <= set(predictions.columns)
     assert set(predictions["predicted"]) <= {"entailment", "neutral", "contradiction"}
     assert "Protocol snli-small" in texts(app, "caption")
     types = trace_types(app)
     assert "bar" in types and "heatmap" in types
-    assert [b.label for b in app.get("download_button")].count("data (CSV)") == len(charts(app))
+    assert [b.label for b in app.get("download_button")].count("data (CSV)") == len(charts(app)) + len(vega_specs(app))
     heatmap_axes = [axis for spec in charts(app) if any(t.get("type") == "heatmap" for t in spec["data"])
                     for name, axis in spec["layout"].items() if name.rstrip("0123456789") in ("xaxis", "yaxis")]
     assert heatmap_axes and all(axis.get("ticklabeloverflow") == "allow" for axis in heatmap_axes), \

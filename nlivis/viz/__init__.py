@@ -20,7 +20,7 @@ _MODULES = {
     "gate_strips": ("gate_title", "gate_values"),
     "heatmaps": ("alignment_heatmap", "alignment_matrix", "difference_heatmap",
                  "memory_keys_heatmap"),
-    "overview": ("ModelReading", "overview_grid"),
+    "overview": ("ModelReading", "model_panels"),
 }
 _WHERE = {name: module for module, names in _MODULES.items() for name in names}
 
