@@ -31,6 +31,7 @@ CELL_PX = (8, 28)
 PICK_COLOUR = "#d62728"
 """The frame of the picked head and of the outlined block."""
 HINT = "click"
+"""The hover's last line: what a click on a thumbnail does."""
 SEAMLESS = 1.1
 """A large square's cell in bands: a little over one, so neighbours overlap (Streamlit stretches the square to its
 column, cells of fractional width showed the background between them as lines)."""
@@ -143,7 +144,8 @@ def square_heatmap(blocks: dict[str, Alignment], index: int, premise_tokens: Seq
     """One head (or summary) large: the full square of both sentences' words (`full_square`), rows attending over
     columns, a line between the sentences and the `outlined` block framed. Each block's rows are normalised within
     the block (as the thumbnails are), which the subtitle says. `colour_range` matches the grid's scale; None fits
-    its own (`shared_range`)."""
+    its own (`shared_range`; a line of the subtitle states a range that is not 0–1: half the page's width is
+    too narrow for it on the first)."""
     if not blocks:
         return message_spec("no attention to show")
     values, words, p = full_square(blocks, index, premise_tokens, hypothesis_tokens)
@@ -169,7 +171,7 @@ def square_heatmap(blocks: dict[str, Alignment], index: int, premise_tokens: Seq
     frame = {"data": one, "mark": {"type": "rect", "filled": False, "stroke": PICK_COLOUR, "strokeWidth": 3},
              "encoding": {"x": edge(c0, 0), "x2": edge(c1 - 1, 1, typed=False), "y": edge(r0, 0),
                           "y2": edge(r1 - 1, 1, typed=False)}} if r1 > r0 and c1 > c0 else None
-    subtitle = f"{outlined} block outlined · rows normalised within each block" + (f" · {note}" if note else "")
-    return {"$schema": SCHEMA, "title": {"text": title, "subtitle": subtitle},
+    subtitle = f"{outlined} block outlined · rows normalised within each block"
+    return {"$schema": SCHEMA, "title": {"text": title, "subtitle": [subtitle, note] if note else subtitle},
             "data": {"values": square_records(values, words, p)},
             "width": {"step": step}, "height": {"step": step}, "layer": [cells, *dividers, *([frame] if frame else [])]}
