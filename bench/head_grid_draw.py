@@ -60,16 +60,22 @@ def opened(context, url: str, model: str):
 
 
 def pick_a_head(page, model_index: int) -> tuple[float, str]:
-    """Click the grid's thumbnail of layer 2, head 3 (on its invisible marker): (seconds until drawn, head= in the
-    URL afterwards)."""
-    chart = page.locator(f".st-key-chart_heads_{model_index} .js-plotly-plot").first
-    chart.scroll_into_view_if_needed()
-    point = page.evaluate("""key => {
-        const gd = document.querySelector(`.st-key-chart_${key} .js-plotly-plot`);
-        const markers = gd.data[1], i = markers.customdata.findIndex(c => c[0] === 2 && c[1] === 3);
-        const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis, box = gd.getBoundingClientRect();
-        return {x: box.left + xa._offset + xa.l2p(markers.x[i]), y: box.top + ya._offset + ya.l2p(markers.y[i])};
-    }""", f"heads_{model_index}")
+    """Click the grid's thumbnail of layer 2, head 3 (a plotly grid: on its invisible marker; a Vega-Lite one: on a
+    cell of it, found by the description Vega gives each cell): (seconds until drawn, head= in the URL afterwards)."""
+    key = f"heads_{model_index}"
+    if page.locator(f".st-key-chart_{key} .js-plotly-plot").count():
+        page.locator(f".st-key-chart_{key} .js-plotly-plot").first.scroll_into_view_if_needed()
+        point = page.evaluate("""key => {
+            const gd = document.querySelector(`.st-key-chart_${key} .js-plotly-plot`);
+            const markers = gd.data[1], i = markers.customdata.findIndex(c => c[0] === 2 && c[1] === 3);
+            const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis, box = gd.getBoundingClientRect();
+            return {x: box.left + xa._offset + xa.l2p(markers.x[i]), y: box.top + ya._offset + ya.l2p(markers.y[i])};
+        }""", key)
+    else:
+        cell = page.locator(f".st-key-chart_{key} svg.marks path[aria-label*='layer: 2; head: 3;']").first
+        cell.scroll_into_view_if_needed()
+        box = cell.bounding_box()
+        point = {"x": box["x"] + box["width"] / 2, "y": box["y"] + box["height"] / 2}
     seconds = after_click(page, lambda: page.mouse.click(point["x"], point["y"]))
     head = page.evaluate("() => new URLSearchParams(window.location.search).get('head')")
     return seconds, head or "(none)"
@@ -107,7 +113,7 @@ def screenshot(page, model: str, path: Path) -> None:
     section = page.locator('[data-testid="stExpander"]', has_text=model).first
     height = section.bounding_box()["height"]
     page.set_viewport_size({"width": VIEWPORT["width"], "height": int(max(VIEWPORT["height"], height + 400))})
-    page.wait_for_timeout(1500)  # plotly redraws at the new size
+    page.wait_for_timeout(1500)  # a plotly chart redraws at the new size
     section.scroll_into_view_if_needed()
     page.mouse.move(0, 0)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,7 +1,7 @@
 """What the Pair explorer builds and sends for one pair's MiniLM attention: a heatmap per trace entry (the view
 before the layer × head grid) against the grid, the picked head large and the rollout (now), measured in Python
-without a browser — figures, heatmaps, seconds to build them and their JSON (plotly's, or a Vega-Lite spec's: what
-Streamlit sends the browser to draw). bench/head_grid_draw.py times the same in Chromium.
+without a browser — figures, heatmaps, seconds to build them and their JSON (plotly's, or the grid's Vega-Lite
+specs: what Streamlit sends the browser to draw). bench/head_grid_draw.py times the same in Chromium.
 
     OMP_NUM_THREADS=1 python bench/head_grid_figures.py --checkpoint /tmp/ckpt/minilm-snli-small [--pair 3]
         [--repeats 5] [--out bench/results/head-grid-figures.md]
@@ -31,13 +31,15 @@ def per_entry_figures(reading) -> list:
 
 
 def grid_figures(reading) -> list:
-    """The view now: the grid (p→h), the default head large on the grid's scale, and each summary (rollout)."""
-    from nlivis.viz.head_grid import head_family, head_grid, square_heatmap, summaries
+    """The view now (Vega-Lite specs): the grid (p→h), the default head large on the grid's scale, and each summary
+    (rollout)."""
+    from nlivis.viz.head_grid import head_family, summaries
+    from nlivis.viz.vega.head_grid import colour_domain, head_grid, square_heatmap
 
     family = head_family(reading.trace)
     pick = family.default_pick()
     grid = head_grid(family, 0, reading.premise_tokens, reading.hypothesis_tokens, "p→h", pick, label="minilm")
-    scale = (grid.layout.coloraxis.cmin, grid.layout.coloraxis.cmax)
+    scale = colour_domain(grid)
     figures = [grid, square_heatmap(family.blocks(pick), 0, reading.premise_tokens, reading.hypothesis_tokens,
                                     f"head {pick}", "p→h", scale)]
     return figures + [square_heatmap(blocks, 0, reading.premise_tokens, reading.hypothesis_tokens, stem, "p→h")
@@ -45,8 +47,8 @@ def grid_figures(reading) -> list:
 
 
 def measure(build, reading, repeats: int) -> tuple[int, int, float, float]:
-    """(figures, heatmaps, median seconds to build and serialise them, kB of JSON: plotly's, or a Vega-Lite
-    spec's, which is one heatmap)."""
+    """(figures, heatmaps: a plotly figure's heatmap traces, one per Vega-Lite spec; median seconds to build and
+    serialise them, kB of their JSON)."""
     seconds, figures, size = [], [], 0
     for _ in range(repeats):
         started = time.perf_counter()
@@ -73,7 +75,7 @@ def main() -> None:
     words = f"{len(reading.premise_tokens)} + {len(reading.hypothesis_tokens)} words"
     rows = [command_line(f"median of {args.repeats}"), "",
             f"{args.checkpoint.name}, snli_dev row {args.pair} ({words}): the figures of its attention section", "",
-            "| view | figures | heatmaps | build + JSON (s) | JSON sent (kB) |", "|---|---|---|---|---|"]
+            "| view | figures | heatmaps | build + JSON (s) | JSON (kB) |", "|---|---|---|---|---|"]
     for name, build in (("a heatmap per trace entry (before)", per_entry_figures),
                         ("layer × head grid, head large, rollout (now)", grid_figures)):
         count, heatmaps, seconds, kilobytes = measure(build, reading, args.repeats)

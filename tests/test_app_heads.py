@@ -51,20 +51,28 @@ def open_page(monkeypatch, minilm_root: Path, data: Path, page: str, **params: s
     return app
 
 
-def chart_titles(app: AppTest) -> list[str]:
-    return [json.loads(chart.proto.spec)["layout"].get("title", {}).get("text", "") for chart in app.get("plotly_chart")]
+def chart_titles(app: AppTest) -> list[tuple[str, str]]:
+    """(title, subtitle) of every Vega-Lite chart on the page."""
+    titles = []
+    for chart in app.get("vega_lite_chart"):
+        title = json.loads(chart.proto.spec).get("title", "")
+        title = title if isinstance(title, dict) else {"text": title}
+        subtitle = title.get("subtitle", "")
+        titles.append((str(title.get("text", "")), " ".join(subtitle) if isinstance(subtitle, list) else subtitle))
+    return titles
 
 
 def test_the_explorer_shows_minilm_as_one_grid_with_the_linked_head_large(monkeypatch, minilm_root, shared_data):
     app = open_page(monkeypatch, minilm_root, shared_data, "pages/2_Pair_explorer.py", split="snli_dev", pair="3",
                     head="1.2")
     titles = chart_titles(app)
-    grids = [t.split("<br>")[0] for t in titles if "layers ×" in t]
+    grids = [t for t, _ in titles if "layers ×" in t]
     assert grids == ["minilm-snli-small · attention p→h (premise rows over hypothesis columns) of 2 layers × 2 heads · "
                      "click a head"]
-    assert any(t.startswith("layer 1 · head 2<br>") for t in titles), titles
-    assert any(t.startswith("rollout: a summary of every layer and head") for t in titles), titles
-    assert not any(t.startswith("layer1.head") for t in titles), "no heatmap per trace entry"
+    assert ("layer 1 · head 2", "p→h block outlined · rows normalised within each block") in titles, titles
+    assert any(t.startswith("rollout: a summary of every layer and head") for t, _ in titles), titles
+    assert not any(t.startswith("layer1.head") for t, _ in titles), "no heatmap per trace entry"
+    assert any(t == "all loaded models" for t, _ in titles), "the glance, a Vega-Lite spec too"
     assert app.query_params["head"] == "1.2" and app.query_params["models"] == MODELS
 
 
@@ -73,8 +81,8 @@ def test_a_head_the_model_lacks_is_said_and_the_default_drawn(monkeypatch, minil
                     head="9.9", heads_block="h→p")
     assert any("head=9.9 is not a head here (2 layers × 2 heads" in str(w.value).replace("\\", "") for w in app.warning)
     titles = chart_titles(app)
-    assert any(t.startswith("layer 2 · head 1<br><sup>h→p block outlined") for t in titles), titles
-    assert any("attention h→p (hypothesis rows over premise columns)" in t for t in titles), titles
+    assert any(t == "layer 2 · head 1" and s.startswith("h→p block outlined") for t, s in titles), titles
+    assert any("attention h→p (hypothesis rows over premise columns)" in t for t, _ in titles), titles
 
 
 @pytest.mark.parametrize("page, said", [("pages/4_Gates.py", "minilm-snli-small: this model has no gates"),

@@ -1,14 +1,18 @@
-"""The all-models overview grid, colour ranges that fit narrow values, and token axes that stay legible."""
+"""The all-models overview grid (a Vega-Lite spec), colour ranges that fit narrow values, and token axes that stay legible."""
 from __future__ import annotations
+
+import json
 
 import numpy as np
 import pytest
 import torch
 
 from nlivis.models.trace import Alignment, FeatureMaps, MemoryKeys, Trace
-from nlivis.viz import ModelReading, figure_data, overview_grid
+from nlivis.viz import ModelReading
 from nlivis.viz.common import fitted_range, token_ticks, visible_token
+from nlivis.viz.vega.common import data_values
 from nlivis.viz.vega.heatmaps import alignment_heatmap, memory_keys_heatmap
+from nlivis.viz.vega.overview import overview_grid
 
 PREMISE = ["the", "cat", "sat", "on", "the", "mat"]
 HYPOTHESIS = ["a", "cat", "sits"]
@@ -46,42 +50,77 @@ def amn_model() -> ModelReading:
     return ModelReading("amn-x", trace, PREMISE, HYPOTHESIS)
 
 
+def panel_cells(spec: dict, name: str) -> list[dict]:
+    return [row for row in data_values(spec) if row["panel"] == name]
+
+
+def panels_of(spec: dict) -> list[dict]:
+    """The grid's unit specs, row by row (a row per model)."""
+    return [panel for row in spec["vconcat"] for panel in row["hconcat"]]
+
+
 def test_overview_has_one_row_per_model_with_the_premise_across_every_panel():
     model = alignment_model()
-    figure = overview_grid([model, diin_model(), amn_model()])
-    names = [trace.name for trace in figure.data]
+    spec = overview_grid([model, diin_model(), amn_model()])
+    assert [row["title"]["text"] for row in spec["vconcat"]] == ["esan-x", "diin-x", "amn-x"], "the models' order"
+    names = list(dict.fromkeys(row["panel"] for row in data_values(spec)))
     assert names == ["esan-x · h→p · layer 2 · softmax",
                      "esan-x · p→h · layer 2 · softmax · transposed: each column sums to 1",
                      "diin-x · interaction · mean of 4 channels", "amn-x · memory keys · premise tokens across"]
-    shapes = [np.asarray(trace.z).shape for trace in figure.data]
-    assert shapes == [(3, 6), (3, 6), (3, 6), (10, 6)]  # padding cut; hypothesis (or slots) down, premise across
-    source = model.trace["l2_ph"].weights[0, :6, :3].numpy()
-    assert np.asarray(figure.data[1].z) == pytest.approx(source.T)  # p→h, drawn with the premise across
-    diin = np.asarray(figure.data[2].z)
-    assert diin[2, 1] == pytest.approx(3.0) and diin[0, 0] == 0.0  # (sits, cat)
-    # every alignment-like panel labels hypothesis rows × premise columns, so they compare down the page
-    assert figure.layout.xaxis.ticktext == figure.layout.xaxis2.ticktext == figure.layout.xaxis3.ticktext == tuple(PREMISE)
-    assert figure.layout.yaxis.ticktext == figure.layout.yaxis3.ticktext == tuple(HYPOTHESIS)
-    assert [trace.coloraxis for trace in figure.data] == ["coloraxis", "coloraxis", "coloraxis2", "coloraxis3"]
-    weights = np.concatenate([np.asarray(t.z, dtype=float).ravel() for t in figure.data[:2]])
-    top = float(np.quantile(weights[np.isfinite(weights)], 0.99))
-    assert top < 0.95 and (figure.layout.coloraxis.cmin, figure.layout.coloraxis.cmax) == pytest.approx((0.0, top)), \
+    panels = panels_of(spec)
+    assert [p["transform"][0]["filter"]["equal"] for p in panels] == names, "each panel draws its own rows"
+    assert [len(panel_cells(spec, name)) for name in names] == [18, 18, 18, 60], "padding cut"
+    # every panel has the premise across (tokens in order) and the hypothesis (or slots) down
+    for panel in panels:
+        x, y = panel["encoding"]["x"], panel["encoding"]["y"]
+        assert x["scale"]["domain"] == list(range(6)) and x["axis"]["labelExpr"].startswith(json.dumps(PREMISE))
+        assert x["axis"]["title"] == "premise token"
+    assert panels[0]["encoding"]["y"]["axis"]["labelExpr"].startswith(json.dumps(HYPOTHESIS))
+    assert panels[3]["encoding"]["y"]["axis"]["title"] == "memory slot"
+    transposed = panel_cells(spec, names[1])
+    source = model.trace["l2_ph"].weights[0, :6, :3].numpy()  # premise → hypothesis, drawn with the premise across
+    for row in transposed:
+        assert row["value"] == pytest.approx(float(source[row["column_position"], row["row_position"]]))
+        assert row["premise token"] == PREMISE[row["column_position"]]
+        assert row["hypothesis token"] == HYPOTHESIS[row["row_position"]]
+    first = transposed[0]
+    assert (first["row_position"], first["column_position"]) == (0, 0) and transposed[1]["column_position"] == 1
+    diin = {(r["hypothesis token"], r["premise token"]): r["value"] for r in panel_cells(spec, names[2])}
+    assert diin[("sits", "cat")] == pytest.approx(3.0) and diin[("a", "the")] == 0.0
+
+
+def test_overview_scales_one_per_kind_with_their_bars_beside_their_first_row():
+    spec = overview_grid([alignment_model(), diin_model(), amn_model()])
+    colours = [panel["encoding"]["color"] for panel in panels_of(spec)]
+    weights = np.array([row["value"] for row in data_values(spec) if row["panel"].startswith("esan-x")])
+    top = float(np.quantile(weights, 0.99))
+    assert top < 0.95 and colours[0]["scale"]["domain"] == colours[1]["scale"]["domain"] == pytest.approx([0.0, top]), \
         "alignment weights run to their 99th percentile, so thin weights (long sentences) keep their contrast"
-    assert f"0–{top:.2f} (99% of the weights are below it" in figure.layout.title.text
-    for axis, row_axis in (("coloraxis", "yaxis"), ("coloraxis2", "yaxis3"), ("coloraxis3", "yaxis5")):
-        bar, (bottom, top) = figure.layout[axis].colorbar, figure.layout[row_axis].domain
-        assert bar.y == pytest.approx(top) and bottom <= bar.y - bar.len, f"{axis}'s bar beside its first row"
-    assert figure.layout.margin.b >= 100, "room under the last row for its rotated token labels"
-    memory = figure.layout.coloraxis3
-    assert (memory.cmin, memory.cmax) == pytest.approx((0.098, 0.102))
-    assert "0.098–0.102" in memory.colorbar.title.text and "0.098–0.102" in figure.layout.title.text
-    assert len(figure_data(figure)) == 18 + 18 + 18 + 60
-    assert figure.layout.xaxis.domain[1] - figure.layout.xaxis.domain[0] > 0.4  # half the width, not ~100 px
+    assert all(c["scale"]["clamp"] for c in colours), "larger weights take the top colour"
+    subtitle = " ".join(spec["title"]["subtitle"])
+    assert f"0–{top:.2f} (99% of the weights are below it" in subtitle
+    assert [c["legend"] is not None for c in colours] == [False, True, True, True], \
+        "one bar per scale, beside the first row that uses it"
+    assert colours[2]["scale"]["domain"] == pytest.approx([-3.0, 3.0]) and colours[2]["scale"]["scheme"] == "redblue"
+    memory = colours[3]
+    assert memory["scale"]["domain"] == pytest.approx([0.098, 0.102]) and "0.098–0.102" in memory["legend"]["title"][1]
+    assert "premise memory keys: own colour scale 0.098–0.102" in subtitle
+    assert spec["resolve"]["scale"]["color"] == "independent" and all(
+        row["resolve"]["scale"]["color"] == "independent" for row in spec["vconcat"])
+    assert [cell["model"] for cell in data_values(spec)][:1] == ["esan-x"]
+
+
+def test_overview_cells_are_whole_pixels_and_amn_slots_lower_rows():
+    spec = overview_grid([alignment_model(), amn_model()])
+    alignment, memory = panels_of(spec)[0], panels_of(spec)[2]
+    assert isinstance(alignment["width"]["step"], int) and alignment["width"]["step"] * 6 <= 380
+    assert memory["height"]["step"] < alignment["height"]["step"]
+    assert memory["encoding"]["y"]["axis"]["labelFontSize"] == 9
 
 
 def test_overview_says_so_when_no_model_has_anything_to_show():
-    figure = overview_grid([ModelReading("plain", Trace(), PREMISE, HYPOTHESIS)])
-    assert "no loaded model" in figure.layout.annotations[0].text
+    spec = overview_grid([ModelReading("plain", Trace(), PREMISE, HYPOTHESIS)])
+    assert "no loaded model" in spec["mark"]["text"]
 
 
 def test_narrow_ranges_get_their_own_scale_and_say_it():

@@ -18,7 +18,7 @@ _MODULES = {
     "drawable": ("MISSING_MESSAGES", "VIEW_TYPES", "views_of"),
     "gate_strips": ("gate_title", "gate_values"),
     "heatmaps": ("alignment_matrix", "memory_keys_matrix"),
-    "overview": ("ModelReading", "overview_grid"),
+    "overview": ("ModelReading", "model_panels"),
 }
 _WHERE = {name: module for module, names in _MODULES.items() for name in names}
 

@@ -228,8 +228,7 @@ def labelled_heatmap(
 def figure_data(figure: go.Figure) -> pd.DataFrame:
     """The numbers behind a figure as a long table, one row per drawn value.
 
-    Heatmaps give (panel, row, column, value) with token labels (a heatmap whose meta says `skip_gaps` leaves
-    out its blank cells: the gaps between a mosaic's thumbnails); bars and scatters give their x/y
+    Heatmaps give (panel, row, column, value) with token labels; bars and scatters give their x/y
     (and the text shown on hover). Every figure built in nlivis.viz supports this.
     """
     frames: list[pd.DataFrame] = []
@@ -242,16 +241,14 @@ def figure_data(figure: go.Figure) -> pd.DataFrame:
             rows, cols = meta["rows"], meta["cols"]
             if z.size == 0:
                 continue
-            r_idx, c_idx = np.meshgrid(np.arange(z.shape[0]), np.arange(z.shape[1]), indexing="ij")
-            drawn = ~np.isnan(z) if meta.get("skip_gaps") else np.ones(z.shape, dtype=bool)  # a mosaic's blank cells
-            r_idx, c_idx = r_idx[drawn], c_idx[drawn]
+            r_idx, c_idx = (i.ravel() for i in np.meshgrid(np.arange(z.shape[0]), np.arange(z.shape[1]), indexing="ij"))
             frames.append(pd.DataFrame({
                 "panel": meta.get("name", ""),
                 "row_position": r_idx,
                 meta["row_name"]: [rows[i] for i in r_idx],
                 "column_position": c_idx,
                 meta["col_name"]: [cols[j] for j in c_idx],
-                meta["value_name"]: z[drawn],
+                meta["value_name"]: z.ravel(),
             }))
         elif meta.get("kind") == "table":
             frames.append(pd.DataFrame(meta["records"]))

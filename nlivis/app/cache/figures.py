@@ -13,9 +13,10 @@ from nlivis.app import state
 from nlivis.app.cache import Model, SplitScores, read_pair_cached, scores_cached
 from nlivis.store.files import folder_stamp
 from nlivis.viz.gate_strips import gate_title, gate_values
-from nlivis.viz.overview import ModelReading, overview_grid
+from nlivis.viz.overview import ModelReading
 from nlivis.viz.vega import errors as vega_errors
 from nlivis.viz.vega import gates as vega_gates
+from nlivis.viz.vega import overview as vega_overview
 from nlivis.viz.vega.heatmaps import alignment_heatmap
 
 PAIR_FIGURES_KEPT = 256
@@ -45,13 +46,14 @@ def labels_unchecked(figure: Any) -> Any:
 @st.cache_resource(max_entries=PAIR_FIGURES_KEPT, show_spinner=False)
 def _overview_cached(models: tuple[tuple[str, str, float], ...], premise: str, hypothesis: str, title: str) -> Any:
     readings = [(name, read_pair_cached(name, path, stamp, premise, hypothesis)) for name, path, stamp in models]
-    return labels_unchecked(overview_grid([ModelReading(name, r.trace, r.premise_tokens, r.hypothesis_tokens)
-                                           for name, r in readings], title=title))
+    return vega_overview.overview_grid([ModelReading(name, r.trace, r.premise_tokens, r.hypothesis_tokens)
+                                        for name, r in readings], title=title)
 
 
 def overview_figure(models: Sequence[Model], premise: str, hypothesis: str, title: str) -> Any:
-    """`viz.overview.overview_grid` of the models' readings of the pair (models that `read_pair` read it), built
-    once per pair, models and state of their folders. Shared between runs and sessions: never modify it."""
+    """`viz.vega.overview.overview_grid` (a Vega-Lite spec) of the models' readings of the pair (models that
+    `read_pair` read it), built once per pair, models and state of their folders. Shared between runs and sessions:
+    never modify it."""
     premise, hypothesis = _cleaned(premise, hypothesis)
     return _overview_cached(tuple((m.name, m.path, folder_stamp(m.path)) for m in models), premise, hypothesis, title)
 

@@ -12,7 +12,8 @@ import streamlit as st
 from nlivis.app import state
 from nlivis.app.components import controls, figures
 from nlivis.app.text import md
-from nlivis.viz.head_grid import SIDES, HeadFamily, head_family, head_grid, square_heatmap, summaries
+from nlivis.viz.head_grid import SIDES, HeadFamily, head_family, summaries
+from nlivis.viz.vega.head_grid import HEAD_FIELDS, PICKED, colour_domain, head_grid, square_heatmap
 from nlivis.workflows.reading import PairReading
 
 PAGE = "explorer"
@@ -51,15 +52,15 @@ def section(m: int, name: str, reading: PairReading, old: PairReading | None, di
     if family is None:
         return
     key = f"heads_{m}"
-    custom = figures.clicked_customdata(figures.new_click(key, st.session_state.get(f"chart_{key}")))
+    clicked = figures.new_click(key, st.session_state.get(f"chart_{key}"), PICKED)  # before drawing: framed at once
+    custom = figures.clicked_customdata(clicked, HEAD_FIELDS)
     pick = _picked(family, custom)
     st.caption("Each thumbnail is one head's attention between the words of the two sentences (rows attend over "
                "columns; a word's pieces are folded onto it). Click a thumbnail to draw that head large below, over "
                "the whole square of both sentences' words, the thumbnails' block outlined.")
     grid = head_grid(family, 0, reading.premise_tokens, reading.hypothesis_tokens, direction, pick, label=name)
     figures.show(grid, key, f"{name}_heads_{direction}", clickable=True)
-    colour_range = (grid.layout.coloraxis.cmin, grid.layout.coloraxis.cmax) if grid.layout.coloraxis.cmin is not None else None
-    _large(m, name, reading, pick, direction, colour_range, "")
+    _large(m, name, reading, pick, direction, colour_domain(grid), "")
     if old is not None and head_family(old.trace) is not None:
         _large(m, name, old, pick, direction, None, " (previous pair)")
 
