@@ -9,9 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nlivis.viz.themed import DARK, LIGHT
-from nlivis.viz.vega.common import (clicked_values, data_csv, look, point_selection, records, themed, token_axis,
-                                    visible_tokens)
+from nlivis.viz.vega.common import (DARK, LIGHT, clicked_values, data_csv, look, point_selection, records, themed,
+                                    token_axis, visible_tokens)
 
 
 def test_the_look_is_streamlits_in_either_theme_and_a_spec_keeps_its_own_settings():

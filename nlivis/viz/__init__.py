@@ -14,8 +14,7 @@ from typing import Any
 _MODULES = {
     "channel_grid": ("SELECTIONS", "real_maps", "select_channels"),
     "charts": ("probability_bars",),
-    "common": ("PLOTLY_CONFIG", "PLOTLY_CONFIG_PNG", "empty_figure", "figure_data", "figure_data_csv", "model_colours",
-               "plotly_config"),
+    "common": ("empty_figure", "figure_data", "figure_data_csv", "model_colours"),
     "drawable": ("MISSING_MESSAGES", "VIEW_TYPES", "views_of"),
     "gate_strips": ("gate_title", "gate_values"),
     "heatmaps": ("alignment_heatmap", "alignment_matrix", "difference_heatmap",

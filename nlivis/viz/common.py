@@ -17,16 +17,6 @@ from plotly.colors import get_colorscale, sample_colorscale
 
 from nlivis.models.families import FAMILIES
 
-PLOTLY_CONFIG: dict[str, Any] = {
-    "displaylogo": False,
-    "toImageButtonOptions": {"format": "svg", "filename": "nlivis_figure", "scale": 2},
-    "modeBarButtonsToAdd": ["toImage"],
-}
-"""Pass to `st.plotly_chart(config=...)`: the camera button saves SVG (PNG via `PLOTLY_CONFIG_PNG`)."""
-
-PLOTLY_CONFIG_PNG: dict[str, Any] = {**PLOTLY_CONFIG, "toImageButtonOptions": {"format": "png", "filename": "nlivis_figure", "scale": 2}}
-"""The same with PNG as the camera button's format."""
-
 SEQUENTIAL_SCALE = "Viridis"
 """Colour scale of every non-negative map (DIIN Figure 2 uses viridis)."""
 
@@ -91,14 +81,6 @@ def clean_file_name(name: str, fallback: str = "nlivis_figure") -> str:
     `gcnn_snli-small_gcnn-snli-small_forget_gate` (runs of other characters become one `_`)."""
     cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._-")
     return cleaned[:150] or fallback
-
-
-def plotly_config(image_format: str = "svg", filename: str = "nlivis_figure") -> dict[str, Any]:
-    """Modebar settings for one figure: camera button saves `image_format` ("svg" or "png") as `filename`
-    (cleaned by `clean_file_name`)."""
-    if image_format not in {"svg", "png"}:
-        raise ValueError(f"image format must be 'svg' or 'png', got {image_format!r}")
-    return {**PLOTLY_CONFIG, "toImageButtonOptions": {"format": image_format, "filename": clean_file_name(filename), "scale": 2}}
 
 
 def real_length(tokens: Sequence[str], available: int) -> int:
