@@ -112,11 +112,12 @@ when a chart's drawing last changed (`redrawn`: a chart drawn again under the sa
 does, which `drawn` alone missed; plotly's hover labels and mode bar are not drawing), in ms since the navigation
 started."""
 
-CHART_HOLDERS = "'[class*=\"st-key-chart_\"]'"
-"""Every chart the app shows is keyed `chart_<key>` (components/figures.show), and Streamlit puts that key on the
-chart's element container at once, while `stPlotlyChart` itself appears only when Streamlit's lazily loaded plotly
-component has mounted — in a new tab that can be more than a second after the run ended. Waiting on the holders
-keeps a visit from counting as drawn before its charts exist (warm visits reported 0 figures otherwise)."""
+CHART_HOLDERS = "'[class*=\"st-key-chart_\"], [data-testid=\"stVegaLiteChart\"]'"
+"""Every chart the app shows is keyed `chart_<key>` (components/figures.show). Streamlit puts that key on the
+element container of a chart that takes clicks at once, before the chart's component has mounted (in a new tab
+that can be more than a second after the run ended); a Vega-Lite chart without selections gets no key (Streamlit
+1.67 uses a chart's key only for its selection), so its own element is waited on. Waiting on both keeps a visit
+from counting as drawn before its charts exist (warm visits reported 0 figures otherwise)."""
 
 SETTLED = """
 () => {

@@ -231,21 +231,6 @@ def click_table_line(page, key: str, line: int, on_checkbox: bool = False) -> No
     page.mouse.click(x, y)
 
 
-def click_plotly_point(page, chart_key: str, curve: int, index: int) -> None:
-    """Click the point `index` of trace `curve` of the plotly chart with key `chart_key`, at its pixel position."""
-    plot = page.locator(f".st-key-chart_{chart_key} .js-plotly-plot").first
-    plot.scroll_into_view_if_needed()
-    page.wait_for_timeout(500)
-    x, y = plot.evaluate("""(gd, [curve, index]) => {
-        const trace = gd._fullData[curve], layout = gd._fullLayout, rect = gd.getBoundingClientRect();
-        const xa = layout[trace.xaxis.replace('x', 'xaxis')], ya = layout[trace.yaxis.replace('y', 'yaxis')];
-        return [rect.left + xa._offset + xa.l2p(trace.x[index]), rect.top + ya._offset + ya.l2p(trace.y[index])];
-    }""", [curve, index])
-    page.mouse.move(x, y)
-    page.wait_for_timeout(300)
-    page.mouse.click(x, y)
-
-
 def click_vega_point(page, chart_key: str, marks: str = ".mark-symbol path", index: int = 0) -> None:
     """Click point `index` of the `marks` Vega drew as SVG (a chart of up to 2,000 points: the first symbol unless
     told) in the chart with key `chart_key`, at its centre (the point drawn on top there takes the click)."""
@@ -320,11 +305,8 @@ def figure_screenshot(page, figure, file_name: str) -> None:
     main pane, which clips what lies below the window), then set back."""
     height = figure.bounding_box()["height"]
     page.set_viewport_size({"width": VIEWPORT["width"], "height": int(max(VIEWPORT["height"], height + 400))})
-    figure.evaluate("""gd => new Promise(drawn => {  // plotly has redrawn at the new size (a Vega chart keeps its own)
-        const fits = () => !gd.querySelector('.main-svg') ? !!gd.querySelector('canvas.marks, svg.marks')
-                           : Math.round(gd.querySelector('.main-svg').getBoundingClientRect().width)
-                           === Math.round(gd.getBoundingClientRect().width);
-        const check = () => fits() ? drawn() : requestAnimationFrame(check);
+    figure.evaluate("""gd => new Promise(drawn => {  // Vega has drawn its marks
+        const check = () => gd.querySelector('canvas.marks, svg.marks') ? drawn() : requestAnimationFrame(check);
         requestAnimationFrame(() => requestAnimationFrame(check));
     })""")
     figure.scroll_into_view_if_needed()

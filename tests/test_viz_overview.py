@@ -9,7 +9,7 @@ import torch
 
 from nlivis.models.trace import Alignment, FeatureMaps, MemoryKeys, Trace
 from nlivis.viz import ModelReading
-from nlivis.viz.common import fitted_range, token_ticks, visible_token
+from nlivis.viz.common import RED_YELLOW_BLUE, fitted_range, scale_colours, token_ticks, visible_token
 from nlivis.viz.vega.common import data_values
 from nlivis.viz.vega.heatmaps import alignment_heatmap, memory_keys_heatmap
 from nlivis.viz.vega.overview import overview_grid
@@ -151,3 +151,14 @@ def test_long_token_axes_stay_legible():
     assert long["tickangle"] == -90 and long["tickfont"]["size"] <= 10
     assert long["ticktext"][-1] == "supercalifrag…" and len(long["tickvals"]) == 33
     assert "tickangle" not in token_ticks(["a"] * 40, axis="y")
+
+
+def test_scale_colours_interpolate_between_stops_and_clip_outside():
+    two = ((0, 0, 0), (200, 100, 50))
+    assert scale_colours([0.0, 0.5, 1.0, 0.25], two, 0.0, 1.0) == \
+        ["rgb(0, 0, 0)", "rgb(100, 50, 25)", "rgb(200, 100, 50)", "rgb(50, 25, 13)"]  # 12.5 rounds half up
+    assert scale_colours([-3.0, 7.0], two, 0.0, 1.0) == ["rgb(0, 0, 0)", "rgb(200, 100, 50)"]
+    assert scale_colours([15.0], two, 10.0, 20.0) == ["rgb(100, 50, 25)"]
+    assert scale_colours([0.05], RED_YELLOW_BLUE, 0.0, 1.0) == ["rgb(190, 24, 39)"]  # between the first two stops
+    assert scale_colours([0.5, 1.0], RED_YELLOW_BLUE, 0.0, 1.0) == ["rgb(255, 255, 191)", "rgb(49, 54, 149)"]
+    assert scale_colours([], two, 0.0, 1.0) == []

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nlivis.viz.themed import DARK, LIGHT
-from nlivis.viz.vega.common import (axis_labels, clicked_values, data_csv, look, point_selection, records, themed,
+from nlivis.viz.vega.common import (DARK, LIGHT, axis_labels, clicked_values, data_csv, look, point_selection, records,
+                                    themed,
                                     token_axis, visible_tokens)
 
 

@@ -1,10 +1,10 @@
-"""viz stage of nlivis: plotly figures built from typed trace entries and analysis tables.
+"""viz stage of nlivis: what figures show, built from typed trace entries and analysis tables — the data each view
+draws (matrices with padding cut, panels, gate values, head families) here, the Vega-Lite specs that draw them in
+the subpackage `nlivis.viz.vega` (plain dicts; the app draws no plotly chart).
 
-Every figure carries the data it draws, so `figure_data` / `figure_data_csv` give it back as a table
-for download; `PLOTLY_CONFIG` makes the modebar camera save SVG. Names are imported from their modules on
-first use (PEP 562), so `nlivis.viz.common` alone — colours, the download config — does not import torch
-(Home lists checkpoints without it). `drawable` is also a module name: import that function from its module.
-Vega-Lite specs live in the subpackage `nlivis.viz.vega`.
+Names are imported from their modules on first use (PEP 562), so `nlivis.viz.common` alone — colours, token
+labels — does not import torch (Home lists checkpoints without it). `drawable` is also a module name: import that
+function from its module.
 """
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ from typing import Any
 
 _MODULES = {
     "channel_grid": ("SELECTIONS", "real_maps", "select_channels"),
-    "common": ("PLOTLY_CONFIG", "PLOTLY_CONFIG_PNG", "empty_figure", "figure_data", "figure_data_csv", "model_colours",
-               "plotly_config"),
+    "common": ("model_colours",),
     "drawable": ("MISSING_MESSAGES", "VIEW_TYPES", "views_of"),
     "gate_strips": ("gate_title", "gate_values"),
     "heatmaps": ("alignment_matrix", "memory_keys_matrix"),

@@ -1,8 +1,8 @@
-"""What every figure shares: download settings, token-labelled axes and the data behind a figure.
+"""What every figure shares, whatever draws it: colours (per model, per category, along a scale), token labels
+that stay legible, percent ticks, colour ranges, clean file names.
 
-Heatmaps put token *positions* on their axes and label the ticks with the tokens, because plotly
-merges repeated category names ("the … the") into one row. Each trace carries in `meta` the labels
-and the name of its value, so `figure_data` can give back exactly what is drawn as a table.
+Heatmaps put token *positions* on their axes and label the ticks with the tokens, because a chart merges repeated
+category names ("the … the") into one row.
 """
 from __future__ import annotations
 
@@ -11,31 +11,15 @@ import unicodedata
 from typing import Any, Sequence
 
 import numpy as np
-import pandas as pd
-import plotly.graph_objects as go
-from plotly.colors import get_colorscale, sample_colorscale
 
 from nlivis.models.families import FAMILIES
-
-PLOTLY_CONFIG: dict[str, Any] = {
-    "displaylogo": False,
-    "toImageButtonOptions": {"format": "svg", "filename": "nlivis_figure", "scale": 2},
-    "modeBarButtonsToAdd": ["toImage"],
-}
-"""Pass to `st.plotly_chart(config=...)`: the camera button saves SVG (PNG via `PLOTLY_CONFIG_PNG`)."""
-
-PLOTLY_CONFIG_PNG: dict[str, Any] = {**PLOTLY_CONFIG, "toImageButtonOptions": {"format": "png", "filename": "nlivis_figure", "scale": 2}}
-"""The same with PNG as the camera button's format."""
 
 SEQUENTIAL_SCALE = "Viridis"
 """Colour scale of every non-negative map (DIIN Figure 2 uses viridis)."""
 
-DIVERGING_SCALE = "RdBu"
-"""Colour scale for signed values (e.g. raw similarities, deltas)."""
-
 CATEGORY_COLOURS: tuple[str, ...] = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
                                      "#7f7f7f", "#bcbd22", "#17becf")
-"""Distinct hues for categories (plotly's D3 palette): labels in a scatter must not differ only in lightness."""
+"""Distinct hues for categories (D3's category10): labels in a scatter must not differ only in lightness."""
 
 FAMILY_COLOURS: dict[str, str] = {name: family.colour for name, family in FAMILIES.items()}
 """One colour per model family (declared in `models.families`), the same on every page (a figure of several
@@ -61,9 +45,6 @@ def model_colours(models: Sequence[tuple[str, str]]) -> dict[str, str]:
         used.add(colours[name])
     return colours
 
-
-BELOW_LEGEND: dict[str, Any] = {"orientation": "h", "yanchor": "top", "y": -0.22, "x": 0}
-"""A horizontal legend far enough below the plot that it never covers the x tick labels."""
 
 NICE_PERCENT_STEPS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5)
 """Tick steps (as fractions) an axis of percentages may use."""
@@ -91,14 +72,6 @@ def clean_file_name(name: str, fallback: str = "nlivis_figure") -> str:
     `gcnn_snli-small_gcnn-snli-small_forget_gate` (runs of other characters become one `_`)."""
     cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._-")
     return cleaned[:150] or fallback
-
-
-def plotly_config(image_format: str = "svg", filename: str = "nlivis_figure") -> dict[str, Any]:
-    """Modebar settings for one figure: camera button saves `image_format` ("svg" or "png") as `filename`
-    (cleaned by `clean_file_name`)."""
-    if image_format not in {"svg", "png"}:
-        raise ValueError(f"image format must be 'svg' or 'png', got {image_format!r}")
-    return {**PLOTLY_CONFIG, "toImageButtonOptions": {"format": image_format, "filename": clean_file_name(filename), "scale": 2}}
 
 
 def real_length(tokens: Sequence[str], available: int) -> int:
@@ -159,13 +132,25 @@ def token_ticks(tokens: Sequence[str], axis: str = "x") -> dict[str, Any]:
     return settings
 
 
-def scale_colours(values: Sequence[float], scale: str, low: float, high: float) -> list[str]:
-    """The colour of each value on the named plotly colour scale over [low, high] (values outside are clipped).
-    Bars are given these rather than numbers and a colour scale: plotly.js 4 colours numeric bar colours right but
-    warns "Invalid color specifier" per bar and draw (a console trace each, 36 per gate strip)."""
+RED_YELLOW_BLUE: tuple[tuple[int, int, int], ...] = (
+    (165, 0, 38), (215, 48, 39), (244, 109, 67), (253, 174, 97), (254, 224, 144), (255, 255, 191), (224, 243, 248),
+    (171, 217, 233), (116, 173, 209), (69, 117, 180), (49, 54, 149))
+"""ColorBrewer's RdYlBu, eleven classes, red to blue: evenly spaced stops of a diverging scale."""
+
+
+def scale_colours(values: Sequence[float], stops: Sequence[tuple[int, int, int]], low: float, high: float) -> list[str]:
+    """The colour of each value along evenly spaced RGB `stops` over [low, high] (values outside are clipped),
+    interpolated linearly between neighbouring stops, as "rgb(r, g, b)": a colour per category that a legend can
+    name, where a continuous colour scale would need numbers."""
     span = (high - low) or 1.0
-    where = [min(max((float(value) - low) / span, 0.0), 1.0) for value in values]
-    return sample_colorscale(get_colorscale(scale), where) if where else []
+    colours = []
+    for value in values:
+        where = min(max((float(value) - low) / span, 0.0), 1.0) * (len(stops) - 1)
+        left = min(int(where), len(stops) - 2)
+        share = where - left
+        mixed = (int(a + (b - a) * share + 0.5) for a, b in zip(stops[left], stops[left + 1]))
+        colours.append("rgb({}, {}, {})".format(*mixed))
+    return colours
 
 
 NARROW_SPAN = 0.1
@@ -185,93 +170,3 @@ def fitted_range(values: np.ndarray, low: float = 0.0, high: float = 1.0) -> tup
     if largest == smallest:
         return smallest - 1e-6, largest + 1e-6, f"all values {smallest:.4g}"
     return smallest, largest, f"own colour scale {smallest:.4g}–{largest:.4g} (narrow range)"
-
-
-def labelled_heatmap(
-    values: np.ndarray,
-    row_labels: Sequence[str],
-    col_labels: Sequence[str],
-    value_name: str,
-    row_name: str,
-    col_name: str,
-    colorscale: str = SEQUENTIAL_SCALE,
-    zmin: float | None = None,
-    zmax: float | None = None,
-    coloraxis: str | None = None,
-    showscale: bool = True,
-    name: str = "",
-) -> go.Heatmap:
-    """A heatmap trace over positions, with labels and the value's name kept in `meta` for `figure_data`."""
-    values = np.asarray(values, dtype=float)
-    rows = [str(r) for r in row_labels]
-    cols = [str(c) for c in col_labels]
-    hover = np.array([[f"{row_name}: {visible_token(r)}<br>{col_name}: {visible_token(c)}" for c in cols] for r in rows],
-                     dtype=object)
-    kwargs: dict[str, Any] = {}
-    if coloraxis is not None:
-        kwargs["coloraxis"] = coloraxis
-    else:
-        kwargs.update(colorscale=colorscale, zmin=zmin, zmax=zmax, showscale=showscale)
-    return go.Heatmap(
-        z=values,
-        x=list(range(len(cols))),
-        y=list(range(len(rows))),
-        customdata=hover if hover.size else None,
-        hovertemplate="%{customdata}<br>" + value_name + ": %{z:.4f}<extra></extra>",
-        name=name,
-        meta={"kind": "heatmap", "rows": rows, "cols": cols, "row_name": row_name, "col_name": col_name,
-              "value_name": value_name, "name": name},
-        **kwargs,
-    )
-
-
-def figure_data(figure: go.Figure) -> pd.DataFrame:
-    """The numbers behind a figure as a long table, one row per drawn value.
-
-    Heatmaps give (panel, row, column, value) with token labels; bars and scatters give their x/y
-    (and the text shown on hover). Every figure built in nlivis.viz supports this.
-    """
-    frames: list[pd.DataFrame] = []
-    for trace in figure.data:
-        meta = trace.meta if isinstance(trace.meta, dict) else {}
-        if meta.get("kind") == "overlay":  # clickable markers laid over a figure carry no data of their own
-            continue
-        if meta.get("kind") == "heatmap":
-            z = np.asarray(trace.z, dtype=float)
-            rows, cols = meta["rows"], meta["cols"]
-            if z.size == 0:
-                continue
-            r_idx, c_idx = (i.ravel() for i in np.meshgrid(np.arange(z.shape[0]), np.arange(z.shape[1]), indexing="ij"))
-            frames.append(pd.DataFrame({
-                "panel": meta.get("name", ""),
-                "row_position": r_idx,
-                meta["row_name"]: [rows[i] for i in r_idx],
-                "column_position": c_idx,
-                meta["col_name"]: [cols[j] for j in c_idx],
-                meta["value_name"]: z.ravel(),
-            }))
-        elif meta.get("kind") == "table":
-            frames.append(pd.DataFrame(meta["records"]))
-        elif trace.type in {"bar", "scatter", "scattergl"}:
-            x = list(trace.x) if trace.x is not None else []
-            y = list(trace.y) if trace.y is not None else []
-            frame = pd.DataFrame({"series": trace.name or "", "x": x, "y": y})
-            if trace.text is not None and not isinstance(trace.text, str) and len(trace.text) == len(frame):
-                frame["text"] = list(trace.text)
-            frames.append(frame)
-    if not frames:
-        return pd.DataFrame()
-    return pd.concat(frames, ignore_index=True)
-
-
-def figure_data_csv(figure: go.Figure) -> str:
-    """`figure_data` as CSV text, for a download button next to the figure."""
-    return figure_data(figure).to_csv(index=False)
-
-
-def empty_figure(message: str) -> go.Figure:
-    """A blank figure that states why there is nothing to draw (never an empty axis without words)."""
-    figure = go.Figure()
-    figure.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper", font={"size": 14})
-    figure.update_layout(xaxis={"visible": False}, yaxis={"visible": False}, height=200)
-    return figure

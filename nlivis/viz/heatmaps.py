@@ -1,6 +1,7 @@
 """The matrices behind the token × token and token × slot heatmaps: one pair's alignment (attention) and AMN
 memory keys with padding cut, each with its tokens, and an alignment's title. The Pair explorer draws them as
-Vega-Lite specs (`nlivis.viz.vega.heatmaps`); the overview and the head grid lay them out as plotly figures."""
+Vega-Lite specs (`nlivis.viz.vega.heatmaps`), the overview and the head grid lay them out
+(`nlivis.viz.vega.overview`, `nlivis.viz.vega.head_grid`)."""
 from __future__ import annotations
 
 from typing import Sequence

@@ -1,8 +1,8 @@
 """Figures a page shows again at every rerun, sidebar switch and Back, built once and kept in the server: a pair's
 overview grid, gate strips and alignment heatmaps (per pair, model and state of its folder) and the predictions
-files' confusion matrices (per files' state and normalisation). Building a plotly figure was most of a warm Pair
-explorer, Gates or Error analysis run (bench/RESULTS.md, the server's script per click). The figures are shared
-between runs and sessions: never modify one."""
+files' confusion matrices (per files' state and normalisation). Building a figure (then plotly's) was most of a
+warm Pair explorer, Gates or Error analysis run (bench/RESULTS.md, the server's script per click); a Vega-Lite spec
+of a pair's tokens is still thousands of rows. The figures are shared between runs and sessions: never modify one."""
 from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
@@ -21,26 +21,13 @@ from nlivis.viz.vega.heatmaps import alignment_heatmap
 
 PAIR_FIGURES_KEPT = 256
 """Figures of pairs kept in the server (a pair's overview is one, a model's gate strips one per choice of layers
-and window of dimensions). Building a plotly figure was most of a warm Pair explorer or Gates run (py-spy and cProfile on the
-served app: the overview grid ~0.3 s, twelve gate strips ~0.5 s), paid again at every sidebar switch, rerun
-and Back to a pair already shown."""
+and window of dimensions). Building the plotly figures was most of a warm Pair explorer or Gates run (py-spy and
+cProfile on the served app: the overview grid ~0.3 s, twelve gate strips ~0.5 s), paid again at every sidebar
+switch, rerun and Back to a pair already shown."""
 
 
 def _cleaned(premise: str, hypothesis: str) -> tuple[str, str]:
     return state.clean_sentence(premise)[0], state.clean_sentence(hypothesis)[0]
-
-
-def labels_unchecked(figure: Any) -> Any:
-    """`figure` (changed in place and returned) with every x and y axis's tick labels drawn as they are
-    (`ticklabeloverflow="allow"`). plotly.js's default for a numeric axis, "hide past div", measures each tick
-    label in the page once more after drawing it (`_adjustTickLabelsOverflow`: a forced layout per label) to
-    hide those past the chart's edge; here none is, as the axes' automargin grows the margins around their
-    labels, so the chart looks the same. A pair's figures label each token: the overview of a 33-word premise
-    has over 300 labels, and the check was ~0.6 s of Chromium's main thread when a pair from a list opens
-    (bench/chart_draw.py --clicks, issue 30)."""
-    figure.update_xaxes(ticklabeloverflow="allow")
-    figure.update_yaxes(ticklabeloverflow="allow")
-    return figure
 
 
 @st.cache_resource(max_entries=PAIR_FIGURES_KEPT, show_spinner=False)

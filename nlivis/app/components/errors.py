@@ -115,7 +115,7 @@ def confusions(split: str, models: Sequence[cache.Model], scores: dict[str, cach
     if drawn:
         figure = cached_figures.confusion_figure(drawn, normalize)
         event = figures.show(figure, "confusions", f"confusions_{split}", clickable=True)
-        custom = figures.clicked_customdata(figures.new_click("confusions", event, CELL), CELL_FIELDS)
+        custom = figures.clicked_fields(figures.new_click("confusions", event, CELL), CELL_FIELDS)
         if custom and str(custom[0]) in drawn:
             for key, value in zip(("cell_model", "cell_gold", "cell_predicted"), custom):
                 state.remember(PAGE, key, str(value), "")

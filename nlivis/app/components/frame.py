@@ -79,33 +79,13 @@ def run_through_the_router() -> None:
 
 
 def header(title: str, caption: str | None = None, icon: str = ":material/search:") -> None:
-    """The page's title, what the URL named but could not show, and the figure-format choice."""
+    """The page's title and what the URL named but could not show."""
     st.set_page_config(page_title=f"nlivis · {title}", page_icon=icon, layout="wide")
     st.title(title)
     if caption:
         st.caption(caption)
     for problem in state.url_problems():
         st.warning(md(problem))
-    image_format_choice()
-
-
-_IMAGE_FORMAT = "nlivis_image_format"
-
-
-def image_format_choice() -> None:
-    """Sidebar radio: which format the plotly camera button saves (kept across pages). Streamlit's Vega-Lite
-    charts offer no SVG export: their toolbar menu saves PNG whatever is chosen here, and the help says so."""
-    formats = ["svg", "png"]
-    current = st.session_state.get(_IMAGE_FORMAT, "svg")
-    chosen = st.sidebar.radio("Figure download format (camera button)", formats, index=formats.index(current),
-                              horizontal=True, key=f"{_IMAGE_FORMAT}_widget",
-                              help="What a chart's camera button saves. Charts without one save PNG from their "
-                                   "toolbar (shown on hover), whatever is chosen here.")
-    st.session_state[_IMAGE_FORMAT] = chosen
-
-
-def image_format() -> str:
-    return st.session_state.get(_IMAGE_FORMAT, "svg")
 
 
 def require_models(view: str, *, weights: bool = True) -> list[cache.Model]:

@@ -77,7 +77,7 @@ def page(models: Sequence[cache.Model]) -> None:
                                 hover=("premise", "hypothesis", "gold", "prediction"),
                                 title=f"{name} · {split} · {len(frame)} pairs · {method.upper()}")
     event = figures.show(figure, "projection", f"{name}_projection_{split}_{method}", clickable=True)
-    custom = figures.clicked_customdata(figures.new_click("projection", event, CLICKED), LINK_FIELDS)
+    custom = figures.clicked_fields(figures.new_click("projection", event, CLICKED), LINK_FIELDS)
     st.caption(":material/touch_app: Click a point to open its pair in the Pair explorer; Previous / Next there step "
                "through the points of the same colour.")
     if custom and len(custom) >= 2:

@@ -1,12 +1,11 @@
 """What every Vega-Lite spec shares: Streamlit's look written into it, data values a spec can carry, token axes,
 a click's selection, and the CSV of a spec's data.
 
-The look is the one viz.themed writes into plotly figures (Streamlit's font, text, grid and heading colours, tick,
-axis-title and title sizes; light or dark), imported from there, so that a page drawn with Vega-Lite reads like
-one drawn with plotly. It goes into the spec's `config` and the chart is drawn with `theme=None`: Streamlit's own
-Vega theme (merged in the browser) has spacing and defaults of its own (no tick marks, wide label padding, a fitted
-autosize), not the plotly look the other pages show. The background is transparent: the page's own colour shows
-through, in either theme.
+The look is Streamlit 1.67's own chart look, light or dark (its font, text, grid and heading colours, tick,
+axis-title and title sizes, palettes), read off the charts it draws. It goes into the spec's `config` and the
+chart is drawn with `theme=None`: Streamlit's own Vega theme (merged in the browser) has spacing and defaults of its
+own (no tick marks, wide label padding, a fitted autosize). The background is transparent: the page's own colour
+shows through, in either theme.
 """
 from __future__ import annotations
 
@@ -21,8 +20,37 @@ import numpy as np
 import pandas as pd
 
 from nlivis.viz.common import CATEGORY_COLOURS, token_ticks, visible_token
-from nlivis.viz.margins import TICK_FONT_PX, TITLE_FONT_PX
-from nlivis.viz.themed import DARK, DIVERGING, FONT, HEADING_FONT_PX, LIGHT, TEXT_FONT_PX
+
+FONT = '"Source Sans", sans-serif'
+TEXT_FONT_PX = 12
+"""Size of Streamlit's chart text: legends, colour bar ticks, tooltips."""
+TICK_FONT_PX = 12
+"""Size of an axis's tick labels."""
+TITLE_FONT_PX = 14
+"""Size of an axis's title and of a facet's header."""
+HEADING_FONT_PX = 16
+"""Size of a chart's (bold) title."""
+
+LIGHT: dict[str, Any] = {
+    "text": "#808495", "heading": "#2F2D2B", "legend": "#262730", "grid": "#e6eaf1",
+    "colourway": ["#0068c9", "#83c9ff", "#ff2b2b", "#ffabab", "#29b09d", "#7defa1", "#ff8700", "#ffd16a", "#6d3fc0",
+                  "#d5dae5"],
+    "sequential": ["#e4f5ff", "#c7ebff", "#a6dcff", "#83c9ff", "#60b4ff", "#3d9df3", "#1c83e1", "#0068c9", "#0054a3",
+                   "#004280"],
+}
+"""Streamlit's light theme as its charts show it."""
+
+DARK: dict[str, Any] = {
+    "text": "#e6eaf1", "heading": "#EDEBE8", "legend": "#fafafa", "grid": "#31333F",
+    "colourway": ["#83c9ff", "#0068c9", "#ffabab", "#ff2b2b", "#7defa1", "#29b09d", "#ffd16a", "#ff8700", "#6d3fc0",
+                  "#d5dae5"],
+    "sequential": LIGHT["sequential"][::-1],
+}
+"""Streamlit's dark theme as its charts show it."""
+
+DIVERGING = ["#7d353b", "#bd4043", "#ff4b4b", "#ff8c8c", "#ffc7c7", "#a6dcff", "#60b4ff", "#1c83e1", "#0054a3",
+             "#004280"]
+"""Streamlit's diverging scale (the same in both themes)."""
 
 TRANSPARENT = "transparent"
 """Vega's name for no background."""
@@ -33,7 +61,7 @@ a dark background alike (Vega's default black text is lost on the dark theme).""
 
 
 def look(dark: bool = False) -> dict[str, Any]:
-    """A Vega-Lite `config` with Streamlit's chart look, light or `dark` (the facts of viz.themed)."""
+    """A Vega-Lite `config` with Streamlit's chart look, light or `dark` (the facts above)."""
     theme = DARK if dark else LIGHT
     text, grid = theme["text"], theme["grid"]
     axis = {"labelColor": text, "titleColor": text, "labelFont": FONT, "titleFont": FONT,

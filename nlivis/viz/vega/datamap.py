@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from nlivis.viz.common import CATEGORY_COLOURS, scale_colours
+from nlivis.viz.common import CATEGORY_COLOURS, RED_YELLOW_BLUE, scale_colours
 from nlivis.viz.vega.common import message_spec, point_selection, records
 
 MAX_VARIABILITY = 0.5
@@ -45,7 +45,7 @@ def group_colours(groups: Sequence[str]) -> dict[str, str]:
     right = sorted((g for g in groups if g.endswith(" right") and "/" in g), key=lambda g: int(g.split("/")[0]))
     if right:
         shares = [int(g.split("/")[0]) / max(1, int(g.split("/")[1].split()[0])) for g in right]
-        colours.update(zip(right, scale_colours([0.05 + 0.9 * share for share in shares], "RdYlBu", 0.0, 1.0)))
+        colours.update(zip(right, scale_colours([0.05 + 0.9 * share for share in shares], RED_YELLOW_BLUE, 0.0, 1.0)))
     # beside a grey group, a grey hue would differ from it only in lightness
     beside_grey = any(g in GREYS for g in groups)
     hues = [c for c in CATEGORY_COLOURS if not (beside_grey and is_grey(c))]
