@@ -16,8 +16,8 @@ gone) and every plotly chart on the page has drawn its SVG; "script" is when the
 finished. Launch is a new server process from spawn until Home is idle. A second table times what a reader
 does inside one tab of a warm server (median of `--warm`): switching page by the sidebar, each tab of Error
 analysis, opening a pair from Error analysis's list of errors (click on a line until the Pair explorer has
-drawn) and Next in that pair — from the click until the script is done and every chart drawn. A third table lists, per page, the
-figures that dominate: the largest by the JSON plotly receives, with when each was drawn.
+drawn) and Next in that pair — from the click until the script is done and every chart drawn. A third table lists the charts drawn
+last on each page, with when each was drawn.
 `--floor` serves a stand-in Streamlit app beside nlivis (the router, two pages of a title, a line, a button that
 reruns, sidebar page links; `FLOOR_APP`) and times it in the same rounds — launch, a page by URL cold and warm, a
 sidebar switch, a rerun — so each table gives nlivis − floor: what nlivis adds to what any Streamlit page costs on
@@ -160,9 +160,7 @@ FIGURES = """
 () => [...document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot, [data-testid="stVegaLiteChart"]')].map((gd, i) => {
   const holder = gd.closest('[class*="st-key-chart_"]');
   const key = holder ? [...holder.classList].find(c => c.startsWith('st-key-chart_')).slice(13) : 'chart ' + i;
-  let size = 0;
-  try { size = JSON.stringify(gd.data).length + JSON.stringify(gd.layout).length; } catch (e) {}
-  return {key, traces: (gd.data || []).length, bytes: size, drawn: window.__nlivis.drawn[key] || null,
+  return {key, drawn: window.__nlivis.drawn[key] || null,
           types: gd.matches('[data-testid="stVegaLiteChart"]') ? 'vega-lite'
                  : [...new Set((gd.data || []).map(t => t.type || 'scatter'))].join('+')};
 })
@@ -543,18 +541,17 @@ def tables(measured: Measured, commit: str, warm: int) -> list[str]:
 
 
 def figure_table(measured: Measured) -> list[str]:
-    """Per page, the three largest figures (by plotly JSON) of the visit that drew the most, the cold one on a tie."""
-    lines = ["", "Figures that dominate (from the visit that drew the most figures, the cold one on a tie; largest plotly "
-             "JSON first, at most three per page):", "",
-             "| page | figure (chart key) | traces | JSON (kB) | drawn at (s) |", "|---|---|---|---|---|"]
+    """Per page, the three charts drawn last in the visit that drew the most (the cold one on a tie): what a
+    page's "drawn" waits for."""
+    lines = ["", "Charts drawn last (from the visit that drew the most charts, the cold one on a tie; at most three per "
+             "page; a chart is named by its key, or by its place on the page when it takes no clicks):", "",
+             "| page | chart | kind | drawn at (s) |", "|---|---|---|---|"]
     for page in measured.pages:
         visits = ([measured.cold[page]] if page in measured.cold else []) + measured.warm[page]
         seen = max((v.figures for v in visits), key=len)
-        figures = sorted(seen, key=lambda f: -f["bytes"])[:3]
-        for figure in figures:
+        for figure in sorted(seen, key=lambda f: -(f["drawn"] or 0))[:3]:
             drawn = f"{figure['drawn'] / 1000:.2f}" if figure["drawn"] else "—"
-            lines.append(f"| {page.replace('_', ' ')} | {figure['key']} ({figure['types']}) | {figure['traces']} | "
-                         f"{figure['bytes'] / 1024:.0f} | {drawn} |")
+            lines.append(f"| {page.replace('_', ' ')} | {figure['key']} | {figure['types']} | {drawn} |")
     return lines
 
 

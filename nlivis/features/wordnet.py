@@ -27,6 +27,7 @@ import os
 import subprocess
 import sys
 import tarfile
+import threading
 import warnings
 import zlib
 from functools import lru_cache
@@ -301,6 +302,10 @@ def _open_reader(root):
         return _english_reader_class()(root, None)
 
 
+SYNSET_READS = threading.RLock()
+"""Held while NLTK's reader seeks in a data file and reads a synset's line there (`_english_reader_class`)."""
+
+
 @lru_cache(maxsize=1)
 def _english_reader_class():
     """NLTK's `WordNetCorpusReader` less the map it builds on opening from the `wordnet` corpus's sense keys to the
@@ -313,6 +318,14 @@ def _english_reader_class():
     class EnglishWordNetReader(WordNetCorpusReader):
         def map_wn(self, version: str = "wordnet") -> None:
             return None
+
+        def synset_from_pos_and_offset(self, pos, offset):
+            """NLTK's, one thread at a time (`SYNSET_READS`): it seeks in the one handle it keeps per data file and
+            reads a line there, so two threads reading synsets at once (the app's warm-up beside a page's run,
+            two sessions' runs) could read a line spliced from two places — a WordNetError naming the synset
+            line, seen in the app's tests. Every synset a lookup or a relation returns is read here."""
+            with SYNSET_READS:
+                return super().synset_from_pos_and_offset(pos, offset)
 
         def open(self, file: str):
             """An index file of a corpus in a folder as a plain text file: the reader reads every index file

@@ -53,7 +53,7 @@ def section(m: int, name: str, reading: PairReading, old: PairReading | None, di
         return
     key = f"heads_{m}"
     clicked = figures.new_click(key, st.session_state.get(f"chart_{key}"), PICKED)  # before drawing: framed at once
-    custom = figures.clicked_customdata(clicked, HEAD_FIELDS)
+    custom = figures.clicked_fields(clicked, HEAD_FIELDS)
     pick = _picked(family, custom)
     st.caption("Each thumbnail is one head's attention between the words of the two sentences (rows attend over "
                "columns; a word's pieces are folded onto it). Click a thumbnail to draw that head large below, over "

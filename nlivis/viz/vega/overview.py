@@ -13,10 +13,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from nlivis.viz.common import fitted_range
-from nlivis.viz.margins import TICK_FONT_PX
 from nlivis.viz.overview import (ALIGNMENT, INTERACTION, MEMORY_HYPOTHESIS, MEMORY_PREMISE, ModelReading, Panel,
                                  model_panels)
-from nlivis.viz.vega.common import SCHEMA, field, message_spec, records, token_axis, visible_tokens
+from nlivis.viz.vega.common import SCHEMA, TICK_FONT_PX, field, message_spec, records, token_axis, visible_tokens
 
 PANEL_WIDTH_PX = 380
 """A panel's cells' width at most: two side by side, with their token labels and a colour bar, fit the app's wide
