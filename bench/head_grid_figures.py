@@ -1,7 +1,7 @@
 """What the Pair explorer builds and sends for one pair's MiniLM attention: a heatmap per trace entry (the view
 before the layer × head grid) against the grid, the picked head large and the rollout (now), measured in Python
-without a browser — figures, heatmaps, seconds to build them and their JSON (plotly's, or the grid's Vega-Lite
-specs: what Streamlit sends the browser to draw). bench/head_grid_draw.py times the same in Chromium.
+without a browser — figures, seconds to build them and their JSON (the Vega-Lite specs: what Streamlit sends the
+browser to draw; the plotly figures of before are in bench/results/head-grid-figures.md). bench/head_grid_draw.py times the same in Chromium.
 
     OMP_NUM_THREADS=1 python bench/head_grid_figures.py --checkpoint /tmp/ckpt/minilm-snli-small [--pair 3]
         [--repeats 5] [--out bench/results/head-grid-figures.md]
@@ -47,16 +47,14 @@ def grid_figures(reading) -> list:
 
 
 def measure(build, reading, repeats: int) -> tuple[int, int, float, float]:
-    """(figures, heatmaps: a plotly figure's heatmap traces, one per Vega-Lite spec; median seconds to build and
-    serialise them, kB of their JSON)."""
+    """(figures, heatmaps: one per Vega-Lite spec; median seconds to build and serialise them, kB of their JSON)."""
     seconds, figures, size = [], [], 0
     for _ in range(repeats):
         started = time.perf_counter()
         figures = build(reading)
-        size = sum(len(json.dumps(f) if isinstance(f, dict) else f.to_json()) for f in figures)
+        size = sum(len(json.dumps(f)) for f in figures)
         seconds.append(time.perf_counter() - started)
-    heatmaps = sum(1 if isinstance(f, dict) else sum(t.type == "heatmap" for t in f.data) for f in figures)
-    return len(figures), heatmaps, statistics.median(seconds), size / 1024
+    return len(figures), len(figures), statistics.median(seconds), size / 1024
 
 
 def main() -> None:
