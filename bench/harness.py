@@ -1,19 +1,25 @@
 """What every bench script shares: the `--out` option, a report printed as it is measured and written to `--out`
 when the script ends, the lines that head and close a table (the command to rerun it, the load average), the
-five shipped families, an earlier commit's models, and a Trainer's step timer.
+five shipped families, an earlier commit's models, a Trainer's step timer and a Streamlit script run's timer.
 
 A bench script imports it by name (`from harness import …`): `python bench/x.py` puts bench/ first on sys.path.
-Importing it also puts the checkout's root on sys.path, so `import nlivis` finds this checkout's package.
+Importing it also puts the checkout's root on sys.path, so `import nlivis` finds this checkout's package; it imports
+nothing of nlivis itself (`SHIPPED` is read when first asked for), so a process that serves or measures another
+checkout's app (script_time's `--serve`, page_script_time's `--measure`) can use it before that app imports nlivis.
 """
 from __future__ import annotations
 
 import argparse
+import cProfile
+import itertools
 import os
 import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -21,11 +27,16 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(1, str(ROOT))
 
-from nlivis.models.families import SHIPPED_FAMILIES  # noqa: E402  (torch-free; importable once ROOT is on the path)
 
-SHIPPED = SHIPPED_FAMILIES
-"""The five families shipped as snli-small checkpoints (checkpoints/FAMILY-snli-small), in the app's order
-(`nlivis.models.families`, the one place that declares them)."""
+def __getattr__(name: str):
+    """`SHIPPED`: the five families shipped as snli-small checkpoints (checkpoints/FAMILY-snli-small), in the app's
+    order (`nlivis.models.families`, the one place that declares them). Imported when first asked for, not with
+    this module: see the module's docstring."""
+    if name == "SHIPPED":
+        from nlivis.models.families import SHIPPED_FAMILIES  # deferred: importing harness loads nothing of nlivis
+
+        return SHIPPED_FAMILIES
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def add_out_option(parser: argparse.ArgumentParser) -> None:
@@ -147,3 +158,61 @@ def step_seconds(trainer: Steps) -> list[float]:
 
     trainer.step = step
     return durations
+
+
+@dataclass(frozen=True)
+class ScriptRun:
+    """One run of a Streamlit app's script, as `timed_script_runs` saw it."""
+
+    number: int
+    """1, 2, … in the order the runs started inside the `timed_script_runs` block."""
+    cpu: float
+    """CPU seconds of the script's own thread (`time.thread_time`): what the run cost, which a loaded machine
+    barely moves."""
+    wall: float
+    """Wall seconds of the run."""
+    ended: float
+    """`time.time()` when it ended, to place it between marks another process took."""
+    profile: cProfile.Profile | None
+    """Its cProfile (stopped), when `timed_script_runs`'s `profile` asked for one; None otherwise."""
+
+
+@contextmanager
+def timed_script_runs(record: Callable[[ScriptRun], None], profile: Callable[[], bool] = lambda: False,
+                      profile_clock: Callable[[], float] | None = time.thread_time) -> Iterator[None]:
+    """Inside the block, every run of a Streamlit app's script in this process is timed and, once it ends (raised
+    or not), handed to `record`: `ScriptRunner._run_script`, which both `streamlit run` and AppTest call, is
+    wrapped, and put back when the block ends. Streamlit is imported on entry, so the caller decides when.
+
+    record: where a run's numbers go (no default: each bench keeps them its own way, in a list or in a log
+        another process reads). It is called after the run's clocks stopped, so its own work is not timed.
+    profile: asked as each run starts whether to cProfile it; the default, never, because a profiler slows the
+        run it watches and most measurements want the plain times.
+    profile_clock: the profiler's clock. The default, the thread's CPU time, makes a profile add up to about the run's
+        `cpu` and leaves out the time the script's thread spent waiting (for the GIL while the server's other
+        threads ran, for I/O), so a loaded machine barely moves it. None: cProfile's own wall clock, which
+        charges those waits to the function that waited, for a profile read against wall time.
+    """
+    from streamlit.runtime.scriptrunner import script_runner  # deferred: the caller puts its app on the path first
+
+    original, numbers = script_runner.ScriptRunner._run_script, itertools.count(1)
+
+    def timed(runner, rerun_data) -> None:
+        number, wall, cpu = next(numbers), time.perf_counter(), time.thread_time()
+        profiler = None
+        if profile():
+            profiler = cProfile.Profile(profile_clock) if profile_clock else cProfile.Profile()
+            profiler.enable()
+        try:
+            return original(runner, rerun_data)
+        finally:
+            if profiler:
+                profiler.disable()
+            cpu, wall = time.thread_time() - cpu, time.perf_counter() - wall
+            record(ScriptRun(number, cpu, wall, time.time(), profiler))
+
+    script_runner.ScriptRunner._run_script = timed
+    try:
+        yield
+    finally:
+        script_runner.ScriptRunner._run_script = original

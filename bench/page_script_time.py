@@ -14,14 +14,12 @@ writes a cProfile, in CPU seconds, of each page's measured visits (DIR/<side>-<p
 from __future__ import annotations
 
 import argparse
-import cProfile
 import json
 import os
 import pstats
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 PAGES = "Home,Train,Ablations,Attribution,DIIN_interaction_space,Projection"
@@ -36,28 +34,14 @@ def measure(root: Path, pages: list[str], visits: int, profiles: Path | None, si
     os.environ.update(NLIVIS_CHECKPOINTS=str(root / "checkpoints"), NLIVIS_WARM_UP="0",
                       NLIVIS_DATA=os.environ.get("NLIVIS_DATA", str(DATA)))
     # imported here: the side's own checkout (its nlivis) is first on the path only from now on
-    from streamlit.runtime.scriptrunner import script_runner
     from streamlit.testing.v1 import AppTest
 
+    from harness import ScriptRun, timed_script_runs
     from nlivis.app import paths
     from nlivis.models.families import SHIPPED_FAMILIES
 
-    original, runs, profiling = script_runner.ScriptRunner._run_script, [], {"on": False, "done": []}
-
-    def timed(runner, rerun_data):
-        wall, cpu = time.perf_counter(), time.thread_time()
-        profiler = cProfile.Profile(time.thread_time) if profiling["on"] else None
-        if profiler:
-            profiler.enable()
-        try:
-            return original(runner, rerun_data)
-        finally:
-            if profiler:
-                profiler.disable()
-                profiling["done"].append(profiler)
-            runs.append((time.thread_time() - cpu, time.perf_counter() - wall))
-
-    script_runner.ScriptRunner._run_script = timed
+    runs: list[ScriptRun] = []
+    profiling = {"on": False}
     models = ",".join(f"{family}-snli-small" for family in SHIPPED_FAMILIES)
     by_url = {page.url_path: page.path for page in paths.PAGES}
 
@@ -67,17 +51,18 @@ def measure(root: Path, pages: list[str], visits: int, profiles: Path | None, si
         app.query_params["models"] = models
         app.switch_page(str(root / by_url[page])).run()
         assert not app.exception, f"{page}: {app.exception}"
-        return sum(r[0] for r in runs[before:]), sum(r[1] for r in runs[before:])
+        return sum(run.cpu for run in runs[before:]), sum(run.wall for run in runs[before:])
 
     measured = {}
-    for page in pages:
-        visit(page), visit(page)
-        profiling.update(on=profiles is not None, done=[])
-        times = [visit(page) for _ in range(visits)]
-        if profiles:
-            pstats.Stats(*profiling["done"]).dump_stats(str(profiles / f"{side}-{page}.prof"))
-        profiling["on"] = False
-        measured[page] = [statistics.median(t[0] for t in times), statistics.median(t[1] for t in times)]
+    with timed_script_runs(runs.append, profile=lambda: profiling["on"]):
+        for page in pages:
+            visit(page), visit(page)
+            profiling["on"], first = profiles is not None, len(runs)
+            times = [visit(page) for _ in range(visits)]
+            profiling["on"] = False
+            if profiles:
+                pstats.Stats(*(run.profile for run in runs[first:])).dump_stats(str(profiles / f"{side}-{page}.prof"))
+            measured[page] = [statistics.median(t[0] for t in times), statistics.median(t[1] for t in times)]
     return measured
 
 

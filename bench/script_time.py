@@ -15,7 +15,6 @@ on a loaded machine mostly Chromium drawing the charts).
 from __future__ import annotations
 
 import argparse
-import cProfile
 import json
 import os
 import statistics
@@ -30,30 +29,24 @@ RUN_LOG, PROFILES = "NLIVIS_BENCH_RUN_LOG", "NLIVIS_BENCH_PROFILES"
 
 def serve(argv: list[str]) -> int:
     """`streamlit run ARGV…` with each script run's thread CPU and wall time appended to $NLIVIS_BENCH_RUN_LOG (one
-    JSON line per run) and, when $NLIVIS_BENCH_PROFILES names a folder, its cProfile written there."""
-    from streamlit.runtime.scriptrunner import script_runner
+    JSON line per run) and, when $NLIVIS_BENCH_PROFILES names a folder, its cProfile written there (in wall
+    seconds: a run shares the server's interpreter with its other threads, and the profile shows where the
+    click's wall time went, waits included)."""
     from streamlit.web import cli
 
-    original, numbers = script_runner.ScriptRunner._run_script, iter(range(1, 1_000_000))
+    from harness import ScriptRun, timed_script_runs  # imports nothing of nlivis: the served app's own comes first
 
-    def timed(runner, rerun_data):
-        number, wall, cpu = next(numbers), time.perf_counter(), time.thread_time()
-        profiler = cProfile.Profile() if os.environ.get(PROFILES) else None
-        if profiler:
-            profiler.enable()
-        try:
-            return original(runner, rerun_data)
-        finally:
-            if profiler:
-                profiler.disable()
-                profiler.dump_stats(Path(os.environ[PROFILES]) / f"run-{number:03d}.prof")
-            with open(os.environ[RUN_LOG], "a", encoding="utf-8") as log:
-                log.write(json.dumps({"run": number, "wall": time.perf_counter() - wall,
-                                      "cpu": time.thread_time() - cpu, "ended": time.time()}) + "\n")
+    profiles = os.environ.get(PROFILES)
 
-    script_runner.ScriptRunner._run_script = timed
+    def log_run(run: ScriptRun) -> None:
+        if run.profile:
+            run.profile.dump_stats(Path(profiles) / f"run-{run.number:03d}.prof")
+        with open(os.environ[RUN_LOG], "a", encoding="utf-8") as log:
+            log.write(json.dumps({"run": run.number, "wall": run.wall, "cpu": run.cpu, "ended": run.ended}) + "\n")
+
     sys.argv = ["streamlit", "run", *argv]
-    return cli.main()
+    with timed_script_runs(log_run, profile=lambda: bool(profiles), profile_clock=None):
+        return cli.main()
 
 
 def process_cpu(pid: int) -> float:
@@ -167,16 +160,17 @@ def table(measured: dict) -> list[str]:
 
 
 def main() -> int:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
     if len(sys.argv) > 1 and sys.argv[1] == "--serve":
         return serve(sys.argv[2:])
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     from browser import require_chromium
     from harness import ROOT, add_out_option, publish
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=2, help="warm rounds after the first (default 2)")
     parser.add_argument("--app-root", type=Path, default=ROOT, help="the checkout whose app.py is served")
-    parser.add_argument("--profile", type=Path, default=None, help="write a cProfile of every script run here")
+    parser.add_argument("--profile", type=Path, default=None,
+                        help="write a cProfile (wall time) of every script run here")
     add_out_option(parser)
     args = parser.parse_args()
     require_chromium()
