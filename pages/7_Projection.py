@@ -7,4 +7,4 @@ with frame.page(paths.PROJECTION, title="Projection of pooled representations",
                 "pools before its classifier, laid out in 2-D. Hover a point to read the pair. Vectors, predictions and "
                 "projections are computed once per checkpoint and sample and cached on disk, so changing the colouring "
                 "never runs the model again."):
-    projection.page(frame.require_models("projection"))
+    projection.page(frame.require_models("projection", weights=False))

@@ -459,6 +459,34 @@ def test_projection_recolours_from_the_cache_without_running_the_model(monkeypat
     assert not app.get("progress")  # nothing left over from the first computation
 
 
+def test_a_kept_projection_is_shown_without_reading_any_weights(monkeypatch, tmp_path, checkpoints):
+    """The Projection page's first visit after a launch loaded every chosen checkpoint (torch's import and the
+    weights, seconds of a cold start) to show a layout kept on disk: it reads their config.json, and loads only the
+    model it runs, only when the layout is not kept yet."""
+    import streamlit as st
+
+    from nlivis import inference
+
+    loads = []
+    real = inference.load_checkpoint
+    monkeypatch.setattr(inference, "load_checkpoint", lambda folder: loads.append(Path(folder).name) or real(folder))
+    app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small",
+                      checkpoints / "gcnn-no_forget_gate-snli-small")
+    app.session_state["projection_method"] = "pca"
+    app.session_state["projection_model"] = "gcnn-no_forget_gate-snli-small"
+    st.cache_resource.clear()  # as after a launch: nothing loaded in this process
+    loads.clear()
+    show(app, "pages/7_Projection.py")
+    assert loads == ["gcnn-no_forget_gate-snli-small"]  # computed: the model it projects is loaded, the other is not
+    (computed,) = vega_data(app)
+    st.cache_resource.clear()
+    loads.clear()
+    show(app, "pages/7_Projection.py")
+    assert loads == []  # read back from disk: no weights
+    (kept,) = vega_data(app)
+    assert computed[["x", "y"]].equals(kept[["x", "y"]]) and list(computed["prediction"]) == list(kept["prediction"])
+
+
 def test_ablations_compare_variants_with_seed_noise_and_the_paper(monkeypatch, tmp_path, checkpoints):
     app = open_app(monkeypatch, tmp_path, checkpoints, APP_DATA)
     show(app, "pages/6_Ablations.py")

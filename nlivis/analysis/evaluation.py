@@ -67,10 +67,11 @@ class TruncationCount:
                 "max_hypothesis_len": self.max_hypothesis_len}
 
 
-def count_truncated(featurizer: Any, items: Sequence[Any]) -> TruncationCount:
-    """Count the analysed pairs (`AnalysedPair`) that `featurizer`'s cut-offs shorten; the CLI calls this
-    for a split, the app for a sample."""
-    return count_truncated_sides(featurizer.settings, [(item.premise, item.hypothesis) for item in items])
+def count_truncated(settings: FeatureSettings, items: Sequence[Any]) -> TruncationCount:
+    """Count the analysed pairs (`AnalysedPair`) that a checkpoint's cut-offs (its featurizer's `settings`, or
+    the same read from config.json without the weights) shorten; the CLI calls this for a split, the app for a
+    sample."""
+    return count_truncated_sides(settings, [(item.premise, item.hypothesis) for item in items])
 
 
 def count_truncated_sides(settings: FeatureSettings, sides: Sequence[tuple[Sized, Sized]]) -> TruncationCount:

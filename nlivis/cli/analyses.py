@@ -20,6 +20,7 @@ from typing import Any
 from nlivis.cli.common import ARGUMENT_TYPES, without_nan
 from nlivis.data.flags import Flag, default_of, flag_name, flagged_fields
 from nlivis.workflows.protocol import ANALYSES, AnalysisSpec, ListRow, stderr_progress
+from nlivis.workflows.subjects import Checkpoints, SplitSample, TypedPair
 
 
 def analysis_of(command: str) -> AnalysisSpec | None:
@@ -82,8 +83,6 @@ def add_arguments(parser: argparse.ArgumentParser, spec: AnalysisSpec) -> None:
 
 def subject_of(spec: AnalysisSpec, args: argparse.Namespace) -> Any:
     """What the analysis runs on, read as the arguments say (checkpoints loaded, a split read and analysed)."""
-    from nlivis.workflows.subjects import Checkpoints, SplitSample, TypedPair
-
     if spec.subject == "checkpoints":
         return Checkpoints.read(args.checkpoints)
     if spec.subject == "pair":

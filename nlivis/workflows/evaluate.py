@@ -223,7 +223,7 @@ def evaluate_split(checkpoint: str | Path, ref: Any, data_dir: str | Path, *, by
     check_split_labels(ref, data_dir, read, loaded.labels)
     items = analyse_pairs(read.pairs, cache_dir=cache_dir, cache_key=split_cache_key(ref, read))
     result = evaluate_checkpoint(loaded, items)
-    truncation = count_truncated(loaded.featurizer, items)
+    truncation = count_truncated(loaded.featurizer.settings, items)
     stored = store_evaluation(loaded.path, result.predictions, data_identity(source_files(read)),
                               evaluation_record(result.report, read, truncation, result.unlabelled),
                               split_key=split_key(ref), name=name)
@@ -395,7 +395,7 @@ def evaluate_file(loaded: Any, paths: Sequence[str | Path], *, split: str | None
                           cache_key=f"challenge-{sanitized_name(challenge.name)}-{identity.digest[:16]}")
     scored = scored_rows(loaded, challenge, items)
     evaluation = FileEvaluation(Path(loaded.path), challenge, scored, score(scored),
-                                count_truncated(loaded.featurizer, items), None, identity,
+                                count_truncated(loaded.featurizer.settings, items), None, identity,
                                 contrast_field=contrast_field, overlap=overlap, group_by=group_by)
     evaluation.contrast = contrast_table(evaluation.predictions(), challenge, contrast_field, group_by)
     if store:

@@ -17,7 +17,6 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-import torch
 
 from nlivis.analysis.projection import METHODS, Progress, ProjectionError, project
 from nlivis.models.trace import Representation
@@ -51,6 +50,8 @@ def pooled_outputs(loaded_checkpoint, analysed_pairs: Sequence, batch_size: int 
     internal of a batch alive at once (DIIN's interaction tensor is B·P·H·d floats), so large models
     want a smaller batch.
     """
+    import torch  # only to run the model: a projection read from disk imports no torch (the Projection page's first visit)
+
     model, featurizer = loaded_checkpoint.model, loaded_checkpoint.featurizer
     where = f"checkpoint {getattr(loaded_checkpoint, 'path', '?')}"
     total = len(analysed_pairs)
@@ -312,9 +313,16 @@ def project_sample(loaded_checkpoint, items: Sequence, options: ProjectionOption
                    progress: Progress | None = None) -> ProjectedPairs:
     """The coordinates and class probabilities of the analysed pairs `items` for a loaded checkpoint, from the
     disk cache or computed (one model pass, one layout)."""
+    return project_sample_of(loaded_checkpoint.path, lambda: loaded_checkpoint, items, options, progress)
+
+
+def project_sample_of(checkpoint_path: str | Path, load: Callable[[], Any], items: Sequence, options: ProjectionOptions,
+                      progress: Progress | None = None) -> ProjectedPairs:
+    """`project_sample` of the checkpoint in folder `checkpoint_path`, which `load()` loads only when the layout or
+    the probabilities are not on disk: a page showing a kept projection reads no weights and imports no torch."""
     if not items:
         raise ProjectionError(f"{options.sample} has no pairs")
-    return projected_pairs(loaded_checkpoint.path, options.sample, lambda: pooled_outputs(loaded_checkpoint, items),
+    return projected_pairs(checkpoint_path, options.sample, lambda: pooled_outputs(load(), items),
                            method=options.method, cache_dir=options.cache_dir, seed=options.seed,
                            ids=[item.pair.id for item in items], progress=progress)
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from nlivis.analysis.edit_runs import checkpoint_names
 from nlivis.data.protocols import resolve_split, split_key
 from nlivis.features.dataset import AnalysedPair, load_split_analysed
-from nlivis.inference import LoadedCheckpoint, load_checkpoint
+
+if TYPE_CHECKING:
+    from nlivis.inference import LoadedCheckpoint
 
 
 @dataclass
@@ -31,6 +33,8 @@ class Checkpoints:
 
 def load_checkpoints(paths: Sequence[str | Path]) -> list[LoadedCheckpoint]:
     """Every checkpoint loaded on the CPU (a `CheckpointError` names the one that failed)."""
+    from nlivis.inference import load_checkpoint  # torch: a module that only names a subject's type loads none
+
     return [load_checkpoint(path) for path in paths]
 
 
@@ -59,6 +63,8 @@ class SplitSample:
     def read(cls, checkpoint: str | Path, dataset: str, split: str, data_dir: str | Path,
              cache_dir: str | Path | None = None) -> SplitSample:
         """The checkpoint loaded and split `split` of `dataset` read from `data_dir` and analysed (cached)."""
+        from nlivis.inference import load_checkpoint  # torch, only once a checkpoint is loaded
+
         loaded = load_checkpoint(checkpoint)
         ref = resolve_split(dataset, split)
         items, _ = load_split_analysed(ref, data_dir, cache_dir)

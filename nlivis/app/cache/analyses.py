@@ -24,6 +24,7 @@ from nlivis.workflows.datamap import (AugmentedRun, augmented_pairs, augmented_r
                                       read_data_map)
 from nlivis.workflows.protocol import ANALYSES, SUBJECTS, run_analysis
 from nlivis.workflows.specs import ProbeOptions
+from nlivis.workflows.subjects import Checkpoints, SplitSample
 
 if TYPE_CHECKING:
     from nlivis.workflows.probes import ProbeRun
@@ -182,8 +183,6 @@ def options_digest(options: Any) -> str:
 def _subject(name: str, models: Sequence[Model], sample: Sample | None) -> Any:
     """What analysis `name` runs on in the app: the models (subject "checkpoints"), or the one model and the
     analysed `sample` (subject "split"); ValueError for a subject the app does not run an analysis on."""
-    from nlivis.workflows.subjects import Checkpoints, SplitSample
-
     spec = ANALYSES[name]
     loaded = [m.checkpoint for m in models]
     if spec.subject == "checkpoints":

@@ -16,7 +16,8 @@ from nlivis.analysis.evaluation import count_truncated, count_truncated_sides
 from nlivis.analysis.projection import Progress, ProjectionError
 from nlivis.analysis.tags import TagFileError, read_tag_file
 from nlivis.app import paths
-from nlivis.app.cache import Model, NotReady, load_cached, local_split, memo, not_local, read_split_cached, split_rows
+from nlivis.app.cache import (Model, NotReady, load_cached, load_model, local_split, memo, not_local, read_split_cached,
+                              split_rows)
 from nlivis.data.protocols import SplitRef, gold_tag_file
 from nlivis.data.records import DataFormatError
 from nlivis.data.taxonomies import find_taxinli_file, read_taxinli
@@ -24,6 +25,7 @@ from nlivis.features.dataset import cached_split_tokens
 from nlivis.features.settings import FeatureSettings
 from nlivis.store.files import cache_root, file_stamp, folder_stamp
 from nlivis.workflows import samples as sampling
+from nlivis.workflows.projection import ProjectionOptions, is_cached, project_sample_of, projection_table
 from nlivis.workflows.samples import TaggedSample
 
 
@@ -183,19 +185,20 @@ def sample_truncation(model: Model, items: Sequence[Any]) -> tuple[str, int]:
     """(sentence, pairs cut) for the analysed sample `items`: one pass over token counts, no spaCy run; counted
     once per model folder state and sample (a cached sample is the same object at every run: ~15 ms of each run of
     the Projection page counted 1,000 pairs again)."""
+    settings = model.described.settings  # the featurizer's own cut-offs, from config.json: no weights needed
     counted, sentence, pairs = _sample_truncation_cached(model.path, folder_stamp(model.path), id(items), items,
-                                                         model.checkpoint.featurizer)
+                                                         settings)
     if counted is not items:  # not the object counted (cannot happen while the cache holds it): count this one
-        count = count_truncated(model.checkpoint.featurizer, items)
+        count = count_truncated(settings, items)
         return count.describe(), count.pairs
     return sentence, pairs
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _sample_truncation_cached(path: str, stamp: float, items_id: int, _items: Sequence[Any],
-                              _featurizer: Any) -> tuple[Sequence[Any], str, int]:
+                              _settings: FeatureSettings) -> tuple[Sequence[Any], str, int]:
     """Keyed by the sample's identity: the entry holds the sample, so no other object can take its id meanwhile."""
-    count = count_truncated(_featurizer, _items)
+    count = count_truncated(_settings, _items)
     return _items, count.describe(), count.pairs
 
 
@@ -240,13 +243,12 @@ def projection_frame(model: Model, split: str, size: int, method: str, colour: s
 
 def _projection_frame(model: Model, split: str, size: int, method: str, colour: str, tag: str | None,
                       progress: Progress | None) -> tuple[pd.DataFrame | None, str | None]:
-    from nlivis.workflows.projection import ProjectionOptions, project_sample, projection_table
-
     items, error = analysed_sample(split, size)
     if error or not items:
         return None, error or f"{split} has no pairs"
     try:
-        projected = project_sample(model.checkpoint, items, ProjectionOptions(f"{split}-sample{size}", method), progress)
+        projected = project_sample_of(model.path, lambda: loaded_checkpoint(model), items,
+                                      ProjectionOptions(f"{split}-sample{size}", method), progress)
     except (ProjectionError, ValueError) as problem:
         return None, f"{model.name}: {problem}"
     tags = None
@@ -260,8 +262,17 @@ def _projection_frame(model: Model, split: str, size: int, method: str, colour: 
     return frame, None
 
 
+def loaded_checkpoint(model: Model) -> Any:
+    """The model's loaded checkpoint: its own, or loaded now (`cache.load_model`, the one loader) where the page
+    has only its config.json (`weights=False`: the Projection page reads a kept layout without the weights)."""
+    if model.checkpoint is not None:
+        return model.checkpoint
+    checkpoint, error = load_model(model.path)
+    if checkpoint is None:
+        raise ProjectionError(str(error))
+    return checkpoint
+
+
 def projection_cached(model: Model, key: str, size: int, method: str) -> bool:
     """Whether this projection is already on disk (no progress bar is needed)."""
-    from nlivis.workflows.projection import is_cached
-
     return is_cached(model.path, f"{key}-sample{size}", method)

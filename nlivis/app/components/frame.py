@@ -90,8 +90,8 @@ def header(title: str, caption: str | None = None, icon: str = ":material/search
 
 def require_models(view: str, *, weights: bool = True) -> list[cache.Model]:
     """The loaded models — with `weights=False` only described by their config.json (`cache.models.chosen`: no
-    weights read, torch not imported, for a view of recorded predictions) — or stop the page with a message saying
-    how to load one."""
+    weights read, torch not imported, for a view of recorded predictions or of a projection kept on disk) — or stop
+    the page with a message saying how to load one."""
     models, errors = cached_models.chosen(weights)
     for error in errors:
         st.error(f"Could not load {md(error)}")
