@@ -139,6 +139,9 @@ def vega_specs(app: AppTest) -> list[dict]:
         spec = json.loads(chart.proto.spec)
         if chart.proto.data.data:
             spec["data"] = {"values": convert_arrow_bytes_to_pandas_df(chart.proto.data.data).to_dict("records")}
+        if chart.proto.datasets:  # named tables, each view reading its own (the gates)
+            spec["datasets"] = {dataset.name: convert_arrow_bytes_to_pandas_df(dataset.data.data).to_dict("records")
+                                for dataset in chart.proto.datasets}
         specs.append(spec)
     return specs
 
@@ -375,17 +378,17 @@ def test_gates_page_draws_gcnn_gates_per_pair_and_over_a_split(monkeypatch, tmp_
 
 
 def gate_strips_shown(app: AppTest) -> dict[str, set[int]]:
-    """The gate strips on the Gates page (a chart per model, a strip per gate): each one's title → the dimensions
-    its heatmap draws."""
+    """The gate strips on the Gates page (a chart per model, a strip per gate, each view on its own named table):
+    each one's title → the dimensions its heatmap draws."""
     strips = {}
-    for spec, data in zip(vega_specs(app), vega_data(app)):
+    for spec in vega_specs(app):
         if "vconcat" not in spec:
             continue
-        titles = [view["title"] for view in spec["vconcat"] if "title" in view]  # strip i's bars: its title
-        cells = data[data["panel"] == "per dimension"]
-        assert set(cells["strip"]) == set(range(len(titles))), "each strip's rows have their titled views"
-        strips.update({title: {int(d) for d in cells.loc[cells["strip"] == i, "dimension"]}
-                       for i, title in enumerate(titles)})
+        views = spec["vconcat"]
+        assert len(views) % 2 == 0 and set(spec["datasets"]) == {view["data"]["name"] for view in views}
+        for bars, cells in zip(views[::2], views[1::2]):  # strip i: its titled bars above its heatmap
+            assert len(spec["datasets"][bars["data"]["name"]]) == len(bars["encoding"]["x"]["scale"]["domain"])
+            strips[bars["title"]] = {int(row["dimension"]) for row in spec["datasets"][cells["data"]["name"]]}
     return strips
 
 
@@ -411,6 +414,26 @@ def test_gates_draw_only_open_sections_and_reach_every_dimension(monkeypatch, tm
     assert not app.exception, app.exception
     shown = gate_strips_shown(app)
     assert len(shown) > first_only and all(0 < len(dims) <= 64 for dims in shown.values())
+
+
+def test_gates_show_the_first_layer_by_default_and_the_others_one_choice_away(monkeypatch, tmp_path, checkpoints):
+    """Every layer's gates (twelve strips of a GCNN, ~7,800 cells) were the Gates page's whole warm cost in the
+    browser (issue 30): the first layer is drawn, the caption names the others, and choosing them draws them."""
+    app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
+    show(app, "pages/4_Gates.py")
+    layers = app.multiselect(key="gates_layers_gcnn-snli-small")
+    others = layers.options[1:]
+    assert layers.value == [1] and layers.options[0] == "1" and others, layers.options
+    first = gate_strips_shown(app)
+    assert first and all(" · layer 1 · " in title for title in first)
+    assert (f"Shown: {len(first)} gates of layer 1. Not shown: layer{'s' if len(others) > 1 else ''} "
+            f"{', '.join(others)} (add under Layers).") in texts(app, "caption")
+    layers.set_value([int(option) for option in layers.options]).run()
+    assert not app.exception, app.exception
+    every = gate_strips_shown(app)
+    assert set(first) < set(every) and {title.split(" · layer ")[1][0] for title in every} == set(layers.options)
+    assert f"Shown: {len(every)} gates of layers {', '.join(layers.options)}." in texts(app, "caption")
+    assert "Not shown" not in texts(app, "caption")
 
 
 def test_error_analysis_shows_accuracy_confusions_and_tags(monkeypatch, tmp_path, checkpoints):

@@ -178,10 +178,12 @@ def test_a_projection_colours_by_category_hovers_the_pair_and_a_click_gives_its_
 
 
 def gate_panel(spec: dict, panel: str, strip: int = 0) -> list[dict]:
-    """The data rows of one panel ("mean over dims" or "per dimension") of strip `strip` of a gates spec, without
-    the rows' strip."""
-    return [{k: v for k, v in row.items() if k != "strip"} for row in spec["data"]["values"]
-            if row["panel"] == panel and row["strip"] == strip]
+    """The rows of one panel ("means" or "dimensions") of strip `strip` of a gates spec: the named table its view
+    reads."""
+    from nlivis.viz.vega.gates import dataset_names
+
+    means, dimensions = dataset_names(strip)
+    return spec["datasets"][means if panel == "means" else dimensions]
 
 
 def test_gate_strip_means_per_token_and_cuts_padding():
@@ -195,10 +197,10 @@ def test_gate_strip_means_per_token_and_cuts_padding():
     values[0, 3:] = 0.7  # padding
     entry = Gate(values=values, tokens="hypothesis", layer=1, name="forget")
     spec = gate_strips([Strip(gate_values(entry, 0, HYPOTHESIS), HYPOTHESIS, gate_title(entry, "m"))])
-    means = gate_panel(spec, "mean over dims")
+    means = gate_panel(spec, "means")
     assert [(row["position"], row["token"]) for row in means] == list(enumerate(HYPOTHESIS))
     assert [row["value"] for row in means] == pytest.approx([0.5, 0.0, 1.0])
-    cells = gate_panel(spec, "per dimension")
+    cells = gate_panel(spec, "dimensions")
     assert len(cells) == 4 * 3 and {row["dimension"] for row in cells} == {0, 1, 2, 3}
     assert next(row["value"] for row in cells if (row["token"], row["dimension"]) == ("a", 2)) == 0.0
     bars, heat = spec["vconcat"]
@@ -209,14 +211,20 @@ def test_gate_strip_means_per_token_and_cuts_padding():
                                                                                         "domain": [0.0, 1.0]}
     assert [t["field"] for t in heat["encoding"]["tooltip"]] == ["dimension", "token", "position", "value"]
     assert labels_of(heat["encoding"]["x"]["axis"]) == ["a", "cat", "sits"]
-    assert data_csv(spec).splitlines()[0] == "strip,panel,position,token,value,dimension"
+    # the CSV holds both tables' numbers, each row naming its table
+    table = pd.read_csv(io.StringIO(data_csv(spec)))
+    assert list(table.columns) == ["dataset", "position", "token", "value", "dimension"]
+    assert table.groupby("dataset").size().to_dict() == {"gate1_means": 3, "gate1_dimensions": 12}
+    assert table.loc[table["dataset"] == "gate1_means", "value"].tolist() == pytest.approx([0.5, 0.0, 1.0])
     signed = gate_strips([Strip(np.array([[-0.5, 0.5]]), ["x"], "tanh")])
     assert signed["vconcat"][0]["encoding"]["color"]["scale"]["domain"] == [-1.0, 1.0]
 
 
-def test_a_models_gates_are_one_spec_each_strip_on_its_own_tokens_and_rows():
-    """Twelve gate strips were twelve Vega views (each compiled and drawn on its own): a model's gates are one
-    vconcat, each strip's two views filtered to its own rows, on its own token axis, titled with its gate."""
+def test_a_models_gates_are_one_spec_each_view_on_its_own_table():
+    """Twelve gate strips were twelve Vega views (each compiled and drawn on its own); then one vconcat whose 24
+    views each filtered one shared table of every gate's rows (24 × 6,240 rows through Streamlit's CSP-safe
+    expression interpreter, ~1 s of a new tab's CPU): each view reads a named table of its own rows, on its own
+    token axis, titled with its gate, with no per-mark ARIA description."""
     from nlivis.viz.vega.gates import Strip, gate_strips
 
     premise_gate, hypothesis_gate = np.full((6, 4), 0.25), np.full((3, 4), 0.75)
@@ -225,16 +233,24 @@ def test_a_models_gates_are_one_spec_each_strip_on_its_own_tokens_and_rows():
     titles = [view.get("title") for view in spec["vconcat"]]
     assert titles == ["m · forget · premise", None, "m · forget · hypothesis", None]
     assert spec["resolve"]["scale"] == {"x": "independent", "y": "independent", "color": "shared"}
+    assert "data" not in spec and spec["config"] == {"aria": False}
+    assert not any("transform" in view for view in spec["vconcat"]), "no view filters a shared table"
+    names = [view["data"]["name"] for view in spec["vconcat"]]
+    assert names == ["gate1_means", "gate1_dimensions", "gate2_means", "gate2_dimensions"] == list(spec["datasets"])
+    assert [len(spec["datasets"][name]) for name in names] == [6, 6 * 4, 3, 3 * 4]
+    assert all(set(row) == {"position", "token", "value"} for row in spec["datasets"]["gate2_means"])
+    assert all(set(row) == {"dimension", "position", "token", "value"} for row in spec["datasets"]["gate2_dimensions"])
     second_cells = spec["vconcat"][3]
-    assert second_cells["transform"][0]["filter"]["and"][0] == {"field": "strip", "equal": 1}
     assert second_cells["encoding"]["x"]["scale"]["domain"] == [0, 1, 2]
     assert labels_of(second_cells["encoding"]["x"]["axis"]) == ["a", "cat", "sits"]
-    assert [row["value"] for row in gate_panel(spec, "mean over dims", strip=1)] == pytest.approx([0.75] * 3)
+    assert [row["value"] for row in gate_panel(spec, "means", strip=1)] == pytest.approx([0.75] * 3)
+    assert [row["token"] for row in gate_panel(spec, "means", strip=0)] == PREMISE[:6]
     # one legend for gates on one scale; a sigmoid and a tanh gate each keep their own
     assert [view["encoding"]["color"]["legend"] is not None for view in spec["vconcat"]] == [True] * 4  # merged
     mixed = gate_strips([Strip(premise_gate, PREMISE, "sigmoid"), Strip(-hypothesis_gate, HYPOTHESIS, "tanh")])
     assert mixed["resolve"]["scale"]["color"] == "independent"
     assert [view["encoding"]["color"]["legend"] is not None for view in mixed["vconcat"]] == [False, True, False, True]
+    json.dumps(spec, allow_nan=False)
 
 
 def test_every_gate_dimension_is_reachable_window_by_window():
@@ -246,10 +262,13 @@ def test_every_gate_dimension_is_reachable_window_by_window():
     assert windows == [0, 64, 128]
     seen = []
     for first in windows:
-        cells = gate_panel(gate_strips([Strip(values, PREMISE[:3], "fuse", first)]), "per dimension")
+        spec = gate_strips([Strip(values, PREMISE[:3], "fuse", first)])
+        cells = gate_panel(spec, "dimensions")
         seen += sorted({row["dimension"] for row in cells})
         assert next(row["value"] for row in cells if row["position"] == 0 and row["dimension"] == first) == \
             pytest.approx(values[0, first])
+        assert spec["vconcat"][1]["encoding"]["y"]["scale"]["domain"] == sorted({row["dimension"] for row in cells})
+        assert [row["value"] for row in gate_panel(spec, "means")] == pytest.approx(values.mean(axis=1))  # all dims
     assert seen == list(range(130))
     assert gate_strips([Strip(values, PREMISE[:3], "fuse", 128)])["vconcat"][0]["title"] == "fuse (dims 128–129 of 130)"
     assert gate_strips([Strip(values[:, :64], PREMISE[:3], "fuse")])["vconcat"][0]["title"] == "fuse"

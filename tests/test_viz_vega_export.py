@@ -73,3 +73,57 @@ def test_a_drawn_spec_offers_its_csv_and_its_svg_side_by_side():
     assert [button.label for button in buttons] == ["data (CSV)", "figure (SVG)"]
     assert len(app.get("vega_lite_chart")) == 1
     assert np.all([button.proto.deferred_file_id or button.proto.url for button in buttons])
+
+
+def test_a_gates_chart_exports_every_view_from_its_own_table():
+    """The gates' views read named tables (`datasets`), not one shared table: the SVG still draws each view's
+    marks from its own rows (a bar per token, a cell per token and dimension) at its values' heights."""
+    from nlivis.viz.vega.gates import Strip, gate_strips
+
+    spec = gate_strips([Strip(np.full((6, 4), 0.25), ["the", "cat", "sat", "on", "the", "mat"], "premise gate"),
+                        Strip(np.full((3, 4), 0.75), ["a", "cat", "sits"], "hypothesis gate")])
+    svg = spec_svg(spec)
+    views = re.findall(r'<g class="mark-rect role-mark concat_(\d)_marks"[^>]*>(.*?)</g>', svg)
+    assert [(int(view), marks.count("<path")) for view, marks in views] == [(0, 6), (1, 6 * 4), (2, 3), (3, 3 * 4)]
+    bar_heights = [{float(h) for h in re.findall(r"v([\d.]+)h", marks)} for view, marks in views if view in "02"]
+    assert bar_heights == [{0.25 * 80}, {0.75 * 80}]  # the bars' 80 px axis runs 0…1
+    assert "premise gate" in svg and "hypothesis gate" in svg and ">sits<" in svg
+
+
+def test_named_tables_go_to_the_browser_compact_and_the_spec_is_untouched():
+    from nlivis.app.components.figures import compact_tables
+
+    spec = {"datasets": {"cells": [{"dimension": 3, "token": "cat", "value": 0.5, "flag": True},
+                                   {"dimension": 4, "token": "cat", "value": None, "flag": False}],
+                         "big": [{"id": 2 ** 40}]}, "vconcat": []}
+    sent = compact_tables(spec)
+    cells = sent["datasets"]["cells"]
+    assert cells.dtypes.astype(str).to_dict() == {"dimension": "int32", "token": "category", "value": "float32",
+                                                  "flag": "bool"}
+    assert cells["value"].isna().tolist() == [False, True] and list(cells["token"]) == ["cat", "cat"]
+    assert str(sent["datasets"]["big"]["id"].dtype) == "int64"  # too big for int32
+    assert isinstance(spec["datasets"]["cells"], list) and compact_tables({"mark": "bar"}) == {"mark": "bar"}
+
+
+def draw_gates():
+    import numpy as np
+
+    from nlivis.app.components.figures import show
+    from nlivis.viz.vega.gates import Strip, gate_strips
+
+    show(gate_strips([Strip(np.full((3, 70), 0.5), ["a", "cat", "sits"], "gate")]), "gates")
+
+
+def test_a_drawn_gates_chart_sends_each_view_its_own_arrow_table():
+    import json
+
+    from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+
+    app = AppTest.from_function(draw_gates).run()
+    assert not app.exception
+    (chart,) = app.get("vega_lite_chart")
+    tables = {dataset.name: convert_arrow_bytes_to_pandas_df(dataset.data.data) for dataset in chart.proto.datasets}
+    assert {name: len(table) for name, table in tables.items()} == {"gate1_means": 3, "gate1_dimensions": 3 * 64}
+    assert not chart.proto.data.data and "datasets" not in json.loads(chart.proto.spec)
+    assert str(tables["gate1_dimensions"]["value"].dtype) == "float32"
+    assert sorted(set(tables["gate1_dimensions"]["dimension"])) == list(range(64))

@@ -70,7 +70,9 @@ def model_gates(model: cache.Model, shown: cache.ShownPair) -> None:
     st.markdown(f"predicts **{md(reading.predicted)}**{verdict} · {len(gates)} gate entries")
     layers = sorted({g.layer for g in gates.values()})
     left, right = st.columns([2, 1])
-    chosen_layers = controls.multiselect(PAGE, f"layers_{model.name}", "Layers", layers, layers, where=left)
+    # the first layer by default: every layer's strips (twelve for a GCNN) were the page's whole warm excess (issue 30)
+    chosen_layers = controls.multiselect(PAGE, f"layers_{model.name}", "Layers", layers, layers[:1], where=left,
+                                         help="each layer adds its gates' strips to the chart")
     widest = max(int(g.values.shape[-1]) for g in gates.values())
     windows = dimension_windows(widest)
     first_dim = 0
@@ -82,8 +84,20 @@ def model_gates(model: cache.Model, shown: cache.ShownPair) -> None:
                for name, entry in gates.items() if entry.layer in chosen_layers]
     if not entries:
         return
+    st.caption(shown_caption(len(entries), chosen_layers, layers))
     figure = cached_figures.gate_strips_figure(model, shown.premise, shown.hypothesis, entries, model.name)
     figures.show(figure, f"gates_{model.name}", f"{model.name}_gates")  # one Vega view for all its gates
+
+
+def shown_caption(strips: int, chosen: Sequence[int], layers: Sequence[int]) -> str:
+    """Which gates the chart below shows and, when some layers are left out (all but the first, by default),
+    which, one choice away."""
+    text = f"Shown: {strips} gate{'s' if strips != 1 else ''} of layer{'s' if len(chosen) != 1 else ''} " \
+           f"{', '.join(map(str, sorted(chosen)))}."
+    hidden = [str(layer) for layer in layers if layer not in chosen]
+    if hidden:
+        text += f" Not shown: layer{'s' if len(hidden) != 1 else ''} {', '.join(hidden)} (add under Layers)."
+    return text
 
 
 def over_split(with_gates: Sequence[cache.Model]) -> None:

@@ -206,15 +206,23 @@ def clicked_values(selection: Any, name: str) -> list[dict[str, Any]]:
 
 
 def data_values(spec: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The rows of a spec's own data (its top-level `data.values`; empty when it has none)."""
+    """The rows of a spec's own data: its top-level `data.values`, then each named table of its `datasets` (views
+    that each read their own table, `{"data": {"name": …}}`), whose rows name it first as `dataset`; empty when
+    it has neither."""
     data = spec.get("data")
     values = data.get("values") if isinstance(data, Mapping) else None
-    return list(values) if isinstance(values, list) else []
+    rows = list(values) if isinstance(values, list) else []
+    named = spec.get("datasets")
+    for name, table in (named.items() if isinstance(named, Mapping) else ()):
+        if isinstance(table, list):
+            rows += [{"dataset": name, **row} for row in table]
+    return rows
 
 
 def data_csv(spec: Mapping[str, Any]) -> str:
-    """A spec's data as CSV text, for the figure's "data (CSV)" download: a column per field in the order the rows
-    first name them, an empty cell for a missing or null value."""
+    """A spec's data (`data_values`: its own and its named tables') as CSV text, for the figure's "data (CSV)"
+    download: a column per field in the order the rows first name them, an empty cell for a missing or null
+    value."""
     rows = data_values(spec)
     fields = list(dict.fromkeys(field for row in rows for field in row))
     if not fields:

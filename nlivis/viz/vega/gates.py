@@ -4,7 +4,7 @@ split.
 
 Pure functions, arrays and frames in, a JSON dict out (no altair: it is slow to import); the page's look is written
 in when the spec is drawn (`nlivis.app.components.figures.show`). The strips are one simple vconcat (one mark per
-view), which Streamlit fits to the page's width.
+view, each on its own named table), which Streamlit fits to the page's width.
 """
 from __future__ import annotations
 
@@ -18,9 +18,6 @@ from nlivis.viz.vega.common import frame_records, interval_rule, records, token_
 GATE_DIMS_SHOWN = 64
 """Dimensions one gate heatmap shows at a time (more rows than this cannot be told apart); the rest are
 reached by moving the window (`first_dim`)."""
-
-MEAN_PANEL, DIMENSIONS_PANEL = "mean over dims", "per dimension"
-"""The `panel` of a strip's data rows: the top bars' means, the heatmap's cells."""
 
 SEAMLESS = 1.1
 """A heatmap cell's size in bands: a little over one, so that neighbours overlap (cells of exactly one band, 3.4 px
@@ -55,20 +52,26 @@ class Strip(NamedTuple):
     first_dim: int = 0
 
 
-def strip_records(values: np.ndarray, tokens: Sequence[str], first_dim: int, last_dim: int) -> list[dict[str, Any]]:
-    """The strip's data: per token its mean over all dimensions (panel "mean over dims"), then per dimension of the
-    window and token its value (panel "per dimension"); tokens as a tooltip shows them."""
+def strip_records(values: np.ndarray, tokens: Sequence[str], first_dim: int,
+                  last_dim: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The strip's two tables: per token its mean over all dimensions (the bars'), and per token and dimension of
+    the window its value (the heatmap's); tokens as a tooltip shows them. Each holds only the fields its view
+    draws or hovers (no strip or panel column: each view has its table, `gate_strips`)."""
     shown = visible_tokens(tokens)
     positions = list(range(len(shown)))
     mean = values.mean(axis=1) if values.size else np.zeros(len(shown))
     window = values[:, first_dim:last_dim]
     dims = np.arange(first_dim, last_dim)
-    means = records({"panel": [MEAN_PANEL] * len(shown), "position": positions, "token": shown, "value": mean})
-    cells = records({"panel": [DIMENSIONS_PANEL] * window.size, "dimension": np.tile(dims, len(shown)),
-                     "position": np.repeat(positions, len(dims)), "token": np.repeat(np.array(shown, dtype=object),
-                                                                                   len(dims)),
-                     "value": window.reshape(-1)})
-    return means + cells
+    means = records({"position": positions, "token": shown, "value": mean})
+    cells = records({"dimension": np.tile(dims, len(shown)), "position": np.repeat(positions, len(dims)),
+                     "token": np.repeat(np.array(shown, dtype=object), len(dims)), "value": window.reshape(-1)})
+    return means, cells
+
+
+def dataset_names(index: int) -> tuple[str, str]:
+    """The names of strip `index`'s two tables in the spec's `datasets`: its bars' (means) and its heatmap's
+    (dimensions), numbered from 1 as the strips are shown top to bottom."""
+    return f"gate{index + 1}_means", f"gate{index + 1}_dimensions"
 
 
 def signed_values(values: np.ndarray) -> bool:
@@ -76,16 +79,16 @@ def signed_values(values: np.ndarray) -> bool:
     return bool(values.size) and float(values.min()) < 0.0
 
 
-def strip_views(index: int, strip: Strip, max_dims: int, shared: bool) -> tuple[list[dict[str, Any]],
+def strip_views(index: int, strip: Strip, max_dims: int, shared: bool) -> tuple[dict[str, list[dict[str, Any]]],
                                                                                 list[dict[str, Any]]]:
-    """The data rows (`strip_records`, each naming its `strip` index: not its title, which in every row tripled the
-    Arrow data Streamlit sends, 1.1 → 3.2 MB for twelve gates of 22 tokens) and the two views of strip `index`,
-    titled with the gate (and its window when the gate is wider): top, the mean per token over all dimensions; below,
+    """The two tables (`strip_records`, named by `dataset_names`) and the two views of strip `index`, titled with
+    the gate (and its window when the gate is wider): top, the mean per token over all dimensions; below,
     dimensions `first_dim` … `first_dim + max_dims − 1` per token, named by their true index, so every dimension of
-    a 128- or 384-wide gate is reachable window by window. Each view filters its own rows (`strip` = `index`) of
-    the spec's data; both share one colour scale (`gate_colour`), whose legend the heatmap shows; with `shared`
-    (one scale for all strips) the bars name the same legend too, as Vega-Lite merges a shared scale's legends
-    only when every view asks for it (one with none, and the merged legend is gone)."""
+    a 128- or 384-wide gate is reachable window by window. Each view reads its own table: one shared table that
+    each view filtered cost the browser 24 filters × every gate's rows, each row through Streamlit's CSP-safe
+    expression interpreter (issue 30). Both share one colour scale (`gate_colour`), whose legend the heatmap
+    shows; with `shared` (one scale for all strips) the bars name the same legend too, as Vega-Lite merges a
+    shared scale's legends only when every view asks for it (one with none, and the merged legend is gone)."""
     values, first_dim = np.asarray(strip.values, dtype=float), strip.first_dim
     width = values.shape[1]
     if not 0 <= first_dim < max(width, 1):
@@ -98,11 +101,8 @@ def strip_views(index: int, strip: Strip, max_dims: int, shared: bool) -> tuple[
     hover_token = [{"field": "token", "type": "nominal"}, {"field": "position", "type": "ordinal"}]
     window = f" (dims {first_dim}–{last_dim - 1} of {width})" if width > last_dim - first_dim else ""
     title = strip.title + window
-
-    def rows_of(panel: str) -> list[dict[str, Any]]:
-        return [{"filter": {"and": [{"field": "strip", "equal": index}, {"field": "panel", "equal": panel}]}}]
-
-    means = {"title": title, "transform": rows_of(MEAN_PANEL), "height": 80, "mark": {"type": "bar"},
+    means_name, cells_name = dataset_names(index)
+    means = {"title": title, "data": {"name": means_name}, "height": 80, "mark": {"type": "bar"},
              "encoding": {"x": {**x, "axis": None},
                           "y": {"field": "value", "type": "quantitative", "title": "mean",
                                 "scale": {"domain": [-1.0 if signed else 0.0, 1.0]}, "axis": {"tickCount": 3}},
@@ -110,7 +110,7 @@ def strip_views(index: int, strip: Strip, max_dims: int, shared: bool) -> tuple[
                           "tooltip": [*hover_token, {"field": "value", "type": "quantitative", "title": "mean",
                                                      "format": ".3f"}]}}
     dims = list(range(first_dim, last_dim))
-    cells = {"transform": rows_of(DIMENSIONS_PANEL), "height": 220,
+    cells = {"data": {"name": cells_name}, "height": 220,
              "mark": {"type": "rect", "width": {"band": SEAMLESS}, "height": {"band": SEAMLESS}},
              "encoding": {"x": {**x, "axis": {**token_axis(tokens), "grid": False}},
                           "y": {"field": "dimension", "type": "ordinal", "title": "dimension",
@@ -120,24 +120,27 @@ def strip_views(index: int, strip: Strip, max_dims: int, shared: bool) -> tuple[
                           "tooltip": [{"field": "dimension", "type": "ordinal"}, *hover_token,
                                       {"field": "value", "type": "quantitative", "title": "gate value",
                                        "format": ".4f"}]}}
-    rows = [{"strip": index, **row} for row in strip_records(values, tokens, first_dim, last_dim)]
-    return rows, [means, cells]
+    mean_rows, cell_rows = strip_records(values, tokens, first_dim, last_dim)
+    return {means_name: mean_rows, cells_name: cell_rows}, [means, cells]
 
 
 def gate_strips(strips: Sequence[Strip], max_dims: int = GATE_DIMS_SHOWN) -> dict[str, Any]:
     """A model's gates for one pair as ONE spec: each gate's strip (`strip_views`: its title, mean bars above a
-    window of its dimensions, on its own token axis) stacked in a plain vconcat, which Streamlit fits to the page's
+    window of its dimensions, on its own token axis, each view on its own named table in `datasets`, which
+    Streamlit sends as Arrow tables of their own) stacked in a plain vconcat, which Streamlit fits to the page's
     width. One Vega view compiles, builds its dataflow and draws once, where a chart per gate paid that per gate
     (twelve strips were the Gates page's warm cost, issue 30). The gates share one colour scale and legend
-    when all are on one scale (all sigmoid, or all signed), else each strip has its own."""
+    when all are on one scale (all sigmoid, or all signed), else each strip has its own. No ARIA description per
+    mark (`aria: false`): Vega-Lite would otherwise encode one string per bar and cell, thousands per chart, that
+    no screen reader could read out usefully; the page says what the chart shows in words."""
     shared = len({signed_values(np.asarray(strip.values, dtype=float)) for strip in strips}) <= 1
-    rows: list[dict[str, Any]] = []
+    datasets: dict[str, list[dict[str, Any]]] = {}
     views: list[dict[str, Any]] = []
     for index, strip in enumerate(strips):
-        strip_rows, strip_pair = strip_views(index, strip, max_dims, shared)
-        rows += strip_rows
-        views += strip_pair
-    return {"data": {"values": rows}, "vconcat": views, "spacing": 6,
+        tables, pair = strip_views(index, strip, max_dims, shared)
+        datasets.update(tables)
+        views += pair
+    return {"datasets": datasets, "vconcat": views, "spacing": 6, "config": {"aria": False},
             "resolve": {"scale": {"x": "independent", "y": "independent",
                                   "color": "shared" if shared else "independent"}}}
 
