@@ -1,7 +1,7 @@
 """The data map (dataset cartography) as a Vega-Lite scatter: a point per trained pair at (variability, confidence),
 coloured by a category, the region thresholds drawn and each region's count written in it. A box dragged over the
 map is an interval selection (`BOX`, read back by `boxed_ranges`), a click on a point a point selection
-(`CLICKED`, its column in the map), so the page can list a part of the map or open a pair.
+(`CLICKED`, its pair id, `clicked_pair`), so the page can list a part of the map or open a pair.
 
 The points are the spec's data, a typed frame of the four fields the encodings, tooltip and click read (a map holds
 ten thousand pairs or more: Streamlit draws them on a canvas past 2,000 points, and the browser decodes and encodes
