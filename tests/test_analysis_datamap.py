@@ -12,8 +12,9 @@ from nlivis.analysis.datamap import (NOT_TRAINED, Thresholds, augmented_groups, 
                                      length_groups, listing, members, parse_selection, region_selection, tag_groups)
 from nlivis.store.dynamics import AUGMENTED_SPLIT, MISSING, TrainingDynamics, encode
 from nlivis.viz.common import CATEGORY_COLOURS
-from nlivis.viz.vega.common import data_csv
-from nlivis.viz.vega.datamap import BOX, boxed_ranges, data_map_spec, group_colours, is_grey
+from nlivis.viz.vega.common import data_csv, data_values, with_records
+from nlivis.viz.vega.datamap import (BOX, CLICKED, boxed_ranges, clicked_pair, data_map_spec, group_colours, is_grey,
+                                     pair_ids)
 
 LABELS = ["entailment", "neutral", "contradiction"]
 BY_EPOCH = [  # (gold probability, right) per pair; pair 4 never trained on
@@ -146,22 +147,23 @@ def layers_of(spec: dict, mark: str) -> list[dict]:
     return [layer for layer in spec["layer"] if layer["mark"]["type"] == mark]
 
 
-def test_the_map_draws_every_trained_pair_once_with_its_column_thresholds_counts_and_outline():
+def test_the_map_draws_every_trained_pair_once_with_its_id_thresholds_counts_and_outline():
     points = data_map(dynamics())
     spec = data_map_spec(*drawn_coordinates(points), correctness_groups(points), points.ids, (0.2, 0.75, 0.25),
                          points.region_counts(), "map", colour_name="correctness", outline=("box", (0.0, 0.1), (0.1, 0.3)))
-    rows = spec["data"]["values"]
-    assert [row["column"] for row in rows] == [0, 1, 2, 3], "one point per trained pair; a click gives its column"
-    assert rows[0] == {"column": 0, "pair": "p0", "variability": 0.245, "confidence": 0.5, "correctness": "2/3 right"}
-    assert set(data_csv(spec).splitlines()[0].split(",")) == {"column", "pair", "variability", "confidence",
-                                                              "correctness"}, "ids and numbers only"
+    rows = data_values(spec)
+    assert [row["pair"] for row in rows] == ["p0", "p1", "p2", "p3"], "one point per trained pair; a click gives its id"
+    assert rows[0] == {"pair": "p0", "variability": 0.245, "confidence": 0.5, "correctness": "2/3 right"}
+    assert rows[3]["variability"] == 0.0471 and rows[3]["confidence"] == 0.5333, "float32 written back as rounded"
+    assert data_csv(spec).splitlines()[:2] == ["pair,variability,confidence,correctness", "p0,0.245,0.5,2/3 right"]
     (dots,) = layers_of(spec, "circle")
     colour = dots["encoding"]["color"]
     assert colour["scale"]["domain"] == ["0/3 right", "2/3 right", "3/3 right"], "the legend in order of k"
     assert '"0/3 right": " (1)"' in colour["legend"]["labelExpr"] and '"2/3 right": " (2)"' in colour["legend"]["labelExpr"]
     params = {param["name"]: param["select"] for param in dots["params"]}
     assert params[BOX]["type"] == "interval" and params[BOX]["encodings"] == ["x", "y"]
-    assert params["point"]["fields"] == ["column"] and params["point"]["on"] == "click"
+    assert params["point"]["fields"] == ["pair"] and params["point"]["on"] == "click"
+    assert dots["mark"]["aria"] is False, "no per-point description: the points are drawn on a canvas"
     assert "variability" in dots["encoding"]["x"]["title"] and "confidence" in dots["encoding"]["y"]["title"]
     (thresholds,) = layers_of(spec, "rule")
     assert [(r["variability"], r["x2"], r["confidence"], r["y2"]) for r in thresholds["data"]["values"]] == [
@@ -196,7 +198,7 @@ def test_a_dragged_box_selects_the_pairs_drawn_inside_it_or_on_its_edge(box, exp
     assert members(points, box_selection(*ranges)).tolist() == expected
 
 
-@pytest.mark.parametrize("selection", [{}, {BOX: {}}, {"point": [{"column": 1}]}, None])
+@pytest.mark.parametrize("selection", [{}, {BOX: {}}, {"point": [{"pair": 1}]}, None])
 def test_no_box_drawn_is_no_selection(selection):
     assert boxed_ranges(selection) is None
 
@@ -207,6 +209,51 @@ def test_no_box_drawn_is_no_selection(selection):
 def test_a_box_selection_that_cannot_be_read_says_why(box):
     with pytest.raises(ValueError, match="box selection"):
         boxed_ranges({BOX: box})
+
+
+def test_the_points_travel_as_typed_columns_only_the_chart_reads():
+    """Streamlit sends the frame as Arrow: integer ids as int32, coordinates as float32, the group as a dictionary
+    of the legend's groups (each name once); the SVG converter gets plain rows."""
+    import pyarrow as pa
+
+    ids = ["7", "12", "3", "1000"]
+    spec = data_map_spec(np.array([0.1234, 0.2, np.nan, 0.0471]), np.array([0.5, 0.9, 0.1, 0.5333]),
+                         ["3/6 right", "6/6 right", "0/6 right", "3/6 right"], ids, (0.2, 0.75, 0.25), {}, "map",
+                         colour_name="correctness")
+    frame = spec["data"]["values"]
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    assert table.schema.names == ["pair", "variability", "confidence", "correctness"]
+    assert [str(t) for t in table.schema.types[:3]] == ["int32", "float", "float"]
+    group = table.schema.field("correctness").type
+    assert pa.types.is_dictionary(group) and group.index_type == pa.int8(), "each group's name once, a byte a point"
+    assert frame["pair"].tolist() == [7, 12, 1000], "the pair without coordinates is not drawn"
+    assert list(frame["correctness"].cat.categories) == ["3/6 right", "6/6 right"], "only the groups drawn"
+    assert frame["correctness"].tolist() == ["3/6 right", "6/6 right", "3/6 right"]
+    plain = with_records(spec)
+    assert plain["data"]["values"][0] == {"pair": 7, "variability": 0.1234, "confidence": 0.5,
+                                          "correctness": "3/6 right"} and spec["data"]["values"] is frame
+    import json
+    json.dumps(plain)  # what the SVG converter reads
+
+
+@pytest.mark.parametrize("ids, expected", [
+    (["1", "2", "9824"], "int32"), (["0", "15"], "int32"),
+    (["p0", "1"], "text"), (["01", "2"], "text"), (["2147483648"], "text"), (["-1"], "text"), (["١٢"], "text"),
+])
+def test_pair_ids_are_integers_only_where_they_read_back_the_same(ids, expected):
+    sent = pair_ids(ids)
+    assert ("int32" if isinstance(sent, np.ndarray) and sent.dtype == np.int32 else "text") == expected
+    assert [clicked_pair({CLICKED: [{"pair": value}]}) for value in
+            (sent.tolist() if isinstance(sent, np.ndarray) else sent)] == ids, "a click gives the id back"
+
+
+@pytest.mark.parametrize("selection, expected", [
+    ({CLICKED: [{"pair": 12}]}, "12"), ({CLICKED: [{"pair": 12.0}]}, "12"), ({CLICKED: [{"pair": "p3"}]}, "p3"),
+    ({CLICKED: []}, None), ({CLICKED: [{"pair": 1}, {"pair": 2}]}, None), ({CLICKED: [{}]}, None),
+    ({CLICKED: [{"pair": True}]}, None), ({CLICKED: [{"pair": 1.5}]}, None), ({BOX: {}}, None), (None, None),
+])
+def test_a_click_gives_one_points_pair_id_or_nothing(selection, expected):
+    assert clicked_pair(selection) == expected
 
 
 def test_augmented_kinds_and_training_pairs_never_share_a_colour():

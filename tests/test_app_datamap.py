@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 from urllib.parse import parse_qsl
 
+import pyarrow as pa
 import pytest
 
 pytest.importorskip("streamlit.testing.v1", reason="streamlit's AppTest is not installed")
@@ -48,8 +49,9 @@ def overlays(spec: dict) -> list[str]:
     return list(dict.fromkeys(layer["mark"]["type"] for layer in spec["layer"][1:]))
 
 
-def drawn_columns(spec: dict) -> list[int]:
-    return sorted(int(row["column"]) for row in spec["data"]["values"])
+def drawn_columns(spec: dict, ids: list[str]) -> list[int]:
+    """The map's columns of the points drawn (each point carries its pair id)."""
+    return sorted(ids.index(str(row["pair"])) for row in spec["data"]["values"])
 
 
 def box_event(variability: list[float], confidence: list[float]) -> dict:
@@ -64,7 +66,12 @@ def test_the_map_draws_every_trained_pair_and_a_box_lists_them_into_the_explorer
     app = open_app(monkeypatch, tmp_path, root, APP_DATA)
     show(app, PAGE)
     assert app.selectbox(key="datamap_checkpoint").value == "gcnn-snli-small"
-    assert drawn_columns(maps(app)[0]) == trained, "one point per trained pair, with its column"
+    assert drawn_columns(maps(app)[0], list(points.ids)) == trained, "one point per trained pair, with its id"
+    (chart,) = app.get("vega_lite_chart")
+    sent = pa.ipc.open_stream(chart.proto.data.data).read_all().schema
+    assert sent.names == ["pair", "variability", "confidence", "correctness"], "only what the chart reads"
+    assert [str(sent.field(n).type) for n in sent.names[:3]] == ["int32", "float", "float"]
+    assert pa.types.is_dictionary(sent.field("correctness").type), "each group's name sent once"
     assert "Regions — ambiguous: variability ≥ 0.2; easy-to-learn: confidence ≥ 0.75" in texts(app, "caption")
     assert "trained on snli test" in texts(app, "caption"), "the reduced protocol is stated"
     spec = maps(app)[0]
@@ -149,7 +156,8 @@ def test_two_maps_side_by_side_compare_regions_a_clicked_point_opens_and_bad_sel
     assert "That selection could not be read" in texts(app, "warning"), "a box it cannot read is said, not guessed"
 
     first = next(i for i, e in enumerate(data_map(read_dynamics(root / "gcnn-snli-small")).epochs) if e > 0)
-    app.session_state["chart_datamap_1"] = {"selection": {"box": {}, "point": [{"column": first}]}}  # a click
+    clicked = int(data_map(read_dynamics(root / "gcnn-snli-small")).ids[first])  # as the browser sends it back
+    app.session_state["chart_datamap_1"] = {"selection": {"box": {}, "point": [{"pair": clicked}]}}  # a click
     app.run()
     (opening,) = [dict(parse_qsl(link.proto.query_string)) for link in app.get("page_link")
                   if link.proto.label == "Open this pair in the Pair explorer"]  # the copies load no weights here

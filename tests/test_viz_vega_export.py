@@ -11,6 +11,7 @@ from nlivis.models.trace import FeatureMaps
 from nlivis.viz.vega.bars import comparison_bars
 from nlivis.viz.vega.channel_grid import channel_grid
 from nlivis.viz.vega.common import SCHEMA, message_spec
+from nlivis.viz.vega.datamap import data_map_spec
 from nlivis.viz.vega.export import EXPORT_WIDTH_PX, fixed_width, spec_svg
 
 
@@ -46,6 +47,18 @@ def test_a_faceted_heatmap_keeps_its_tokens_and_cells():
     assert svg.count('aria-roledescription="rect mark"') == 2 * 3 * 2  # one cell per channel, premise and hypothesis token
     drawn = sorted(float(value) for value in re.findall(r"activation: ([\d.]+);", svg))
     assert drawn == list(range(2 * 3 * 2))
+
+
+def test_a_data_map_sent_as_a_typed_frame_exports_every_point_and_its_legend():
+    spec = data_map_spec(np.array([0.1234, 0.2, 0.05]), np.array([0.5, 0.9, 0.1]), ["3/6 right", "6/6 right", "3/6 right"],
+                         ["7", "12", "3"], (0.2, 0.75, 0.25), {"hard-to-learn": 1}, "a map", colour_name="correctness")
+    assert isinstance(spec["data"]["values"], pd.DataFrame), "the points travel as typed columns"
+    svg = spec_svg(spec)
+    assert "a map" in svg and "3/6 right (2)" in svg and "6/6 right (1)" in svg and "hard-to-learn: 1" in svg
+    points = re.search(r'class="mark-symbol role-mark[^"]*"[^>]*>(.*?)</g>', svg).group(1)
+    fills = re.findall(r'fill="([^"]+)"', points)
+    assert len(fills) == 3 and fills[0] == fills[2] != fills[1], "every point, coloured by its group"
+    assert isinstance(spec["data"]["values"], pd.DataFrame), "the spec itself is not changed"
 
 
 def test_a_message_spec_exports_its_words():

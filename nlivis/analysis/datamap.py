@@ -316,8 +316,12 @@ COLOURINGS = ("correctness", "gold label", "length", "augmented", "tag")
 
 def correctness_groups(points: DataMap) -> list[str]:
     """Per pair: how many of its epochs it was right in, as "k/E right" (the paper's colouring), or NOT_TRAINED."""
-    return [NOT_TRAINED if e == 0 else f"{int(round(c * e))}/{int(e)} right"
-            for c, e in zip(points.correctness, points.epochs)]
+    epochs = np.asarray(points.epochs, dtype=int)
+    right = np.rint(np.nan_to_num(np.asarray(points.correctness, dtype=float) * epochs)).astype(int)
+    # a map holds ten thousand pairs and a few (k, E) groups: each group's name made once, every rerun of the page
+    kinds, which = np.unique(np.stack([right, epochs]), axis=1, return_inverse=True)
+    names = [NOT_TRAINED if e == 0 else f"{k}/{e} right" for k, e in kinds.T.tolist()]
+    return [names[i] for i in np.ravel(which).tolist()]
 
 
 def length_groups(lengths: np.ndarray | list[int], groups: int = 4) -> list[str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 import streamlit as st
 
@@ -156,8 +157,10 @@ def runs_root() -> Path:
     return Path(configured).expanduser() if configured else default_runs_root()
 
 
-def find_checkpoint_folder(name: str) -> Path | None:
-    """The folder called `name` in the first checkpoint root that has one (URLs name checkpoints by folder)."""
+def find_checkpoint_folder(name: str, roots: Sequence[Path] | None = None) -> Path | None:
+    """The folder called `name` in the first checkpoint root that has one (URLs name checkpoints by folder); `roots`:
+    `checkpoint_roots()` already read (a page looking up every checkpoint)."""
     if not name or "/" in name or "\\" in name or name in {".", ".."} or "\x00" in name:
         return None
-    return next((root / name for root in checkpoint_roots() if _is_dir(root / name)), None)
+    return next((root / name for root in (checkpoint_roots() if roots is None else roots) if _is_dir(root / name)),
+                None)

@@ -75,9 +75,11 @@ def data_map(name: str, thresholds: tuple[float, float, float]) -> tuple[DataMap
         return None, str(error)
 
 
-def has_dynamics(name: str) -> bool:
-    folder = paths.find_checkpoint_folder(name)
-    return folder is not None and (folder / DYNAMICS_FILE).is_file()
+def with_dynamics(names: Sequence[str]) -> list[str]:
+    """The checkpoints of `names` whose folder holds recorded training dynamics (the roots read once for all)."""
+    roots = paths.checkpoint_roots()
+    folders = [paths.find_checkpoint_folder(name, roots) for name in names]
+    return [name for name, folder in zip(names, folders) if folder is not None and (folder / DYNAMICS_FILE).is_file()]
 
 
 def training_lengths(key: str) -> dict[str, int]:

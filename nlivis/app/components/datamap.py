@@ -19,8 +19,7 @@ from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import controls, figures, pair_list
 from nlivis.app.components.frame import EXPLORER, caption_note, protocol_notes
 from nlivis.app.text import md
-from nlivis.viz.vega.common import clicked_values
-from nlivis.viz.vega.datamap import BOX, CLICKED, COLUMN, boxed_ranges, data_map_spec
+from nlivis.viz.vega.datamap import BOX, CLICKED, boxed_ranges, clicked_pair, data_map_spec
 from nlivis.workflows.samples import ALL_PAIRS
 
 PAGE = "datamap"
@@ -41,7 +40,7 @@ def page() -> None:
         state.stop()
     loaded = [name for name in cache.chosen_model_names() if name in infos]
     names = loaded + sorted(n for n in infos if n not in loaded)
-    recorded = [n for n in names if cached_analyses.has_dynamics(n)]
+    recorded = cached_analyses.with_dynamics(names)
     first_column, second_column, colour_column = st.columns([2, 2, 3])
     mark = (lambda n: n if n in recorded else f"{n} (no training dynamics)")
     first = controls.select(PAGE, "checkpoint", "Checkpoint", names, (recorded or names)[0], where=first_column,
@@ -230,7 +229,7 @@ def act_on_event(name: str, points: Any, thresholds: tuple[float, float, float],
         selection = event["selection"]
     except (KeyError, TypeError):
         selection = {}
-    clicked = clicked_values(selection, CLICKED)
+    clicked = clicked_pair(selection)
     try:
         ranges, problem = boxed_ranges(selection), None
     except ValueError as error:
@@ -252,20 +251,20 @@ def act_on_event(name: str, points: Any, thresholds: tuple[float, float, float],
         st.session_state[state.widget_key(PAGE, "tab")] = TABS[0]
         state.remember(PAGE, "tab", TABS[0], TABS[0])
         st.rerun()
-    if len(clicked) == 1:
-        open_point(name, points, thresholds, clicked[0].get(COLUMN), shown)
+    if clicked is not None:
+        open_point(name, points, thresholds, clicked, shown)
 
 
-def open_point(name: str, points: Any, thresholds: tuple[float, float, float], column: Any,
+def open_point(name: str, points: Any, thresholds: tuple[float, float, float], clicked: str,
                shown: Sequence[str]) -> None:
-    """Open the pair in `column` of the map (a clicked point's) in the Pair explorer with the checkpoints `shown` on
+    """Open the map's pair with id `clicked` (a clicked point's) in the Pair explorer with the checkpoints `shown` on
     this page: an augmented pair with its edited text once that has been made again (`augmented_text_offer`), else
-    the training pair it was made from (a click that names no column, on a line or a label, opens nothing)."""
+    the training pair it was made from (an id not on the map opens nothing)."""
     try:
-        column = int(column)
-        pid = points.original[column] or points.ids[column]
-    except (TypeError, ValueError, IndexError):
+        column = points.ids.index(clicked)
+    except ValueError:
         return
+    pid = points.original[column] or points.ids[column]
     edited = (cached_analyses.augmented_texts(name) or {}).get(points.ids[column]) if points.original[column] else None
     if edited is not None:
         pair_ref = state.PairRef(premise=edited.premise, hypothesis=edited.hypothesis, gold=edited.label)

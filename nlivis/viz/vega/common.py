@@ -135,8 +135,10 @@ def field(name: str) -> str:
 
 
 def frame_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    """The rows of `frame` as a spec's data values (`records`: NaN as null, numpy scalars plain)."""
-    return records({str(name): values.tolist() for name, values in frame.items()})
+    """The rows of `frame` as a spec's data values (`records`: NaN as null, numpy scalars plain; a float32 value as
+    the shortest decimal that is that float32, e.g. 0.1234, not 0.12340000271797180)."""
+    return records({str(name): [float(v) for v in values.to_numpy().astype(str)] if values.dtype == np.float32
+                    else values.tolist() for name, values in frame.items()})
 
 
 def interval_rule(low: str, high: str, across: str, position: Mapping[str, Any],
@@ -206,17 +208,27 @@ def clicked_values(selection: Any, name: str) -> list[dict[str, Any]]:
 
 
 def data_values(spec: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The rows of a spec's own data: its top-level `data.values`, then each named table of its `datasets` (views
-    that each read their own table, `{"data": {"name": …}}`), whose rows name it first as `dataset`; empty when
-    it has neither."""
+    """The rows of a spec's own data: its top-level `data.values` (a list of rows, or a typed frame that Streamlit
+    sends as Arrow, `frame_records`), then each named table of its `datasets` (views that each read their own
+    table, `{"data": {"name": …}}`), whose rows name it first as `dataset`; empty when it has neither."""
     data = spec.get("data")
     values = data.get("values") if isinstance(data, Mapping) else None
-    rows = list(values) if isinstance(values, list) else []
+    rows = frame_records(values) if isinstance(values, pd.DataFrame) else list(values) if isinstance(values, list) \
+        else []
     named = spec.get("datasets")
     for name, table in (named.items() if isinstance(named, Mapping) else ()):
         if isinstance(table, list):
             rows += [{"dataset": name, **row} for row in table]
     return rows
+
+
+def with_records(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """`spec` with its top-level data's rows as plain dicts (`frame_records`), for what reads a spec as JSON (the
+    SVG converter); `spec` itself is not changed."""
+    data = spec.get("data")
+    if not isinstance(data, Mapping) or not isinstance(data.get("values"), pd.DataFrame):
+        return dict(spec)
+    return {**spec, "data": {**data, "values": frame_records(data["values"])}}
 
 
 def data_csv(spec: Mapping[str, Any]) -> str:

@@ -1,10 +1,12 @@
 """The data map (dataset cartography) as a Vega-Lite scatter: a point per trained pair at (variability, confidence),
 coloured by a category, the region thresholds drawn and each region's count written in it. A box dragged over the
 map is an interval selection (`BOX`, read back by `boxed_ranges`), a click on a point a point selection
-(`CLICKED`, its column in the map), so the page can list a part of the map or open a pair.
+(`CLICKED`, its pair id, `clicked_pair`), so the page can list a part of the map or open a pair.
 
-The points are the spec's data, ids and rounded numbers only (a map holds ten thousand pairs or more: Streamlit
-draws them on a canvas past 2,000 points); the thresholds, labels and outline carry their own few rows."""
+The points are the spec's data, a typed frame of the four fields the encodings, tooltip and click read (a map holds
+ten thousand pairs or more: Streamlit draws them on a canvas past 2,000 points, and the browser decodes and encodes
+every row, through Streamlit's CSP-safe expression interpreter, on every visit): `point_frame`. The thresholds,
+labels and outline carry their own few rows."""
 from __future__ import annotations
 
 import json
@@ -12,9 +14,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from nlivis.viz.common import CATEGORY_COLOURS, RED_YELLOW_BLUE, scale_colours
-from nlivis.viz.vega.common import message_spec, point_selection, records
+from nlivis.viz.vega.common import clicked_values, message_spec, point_selection
 
 MAX_VARIABILITY = 0.5
 """The x axis ends here: the largest standard deviation probabilities can have."""
@@ -23,10 +26,10 @@ X, Y = "variability", "confidence"
 BOX = "box"
 """The interval selection a dragged box sets: {X: [low, high], Y: [low, high]} in data units."""
 CLICKED = "point"
-"""The point selection a click sets (to the point's `COLUMN`)."""
-COLUMN = "column"
-"""A point's position in the map's columns (what a click gives back)."""
+"""The point selection a click sets (to the point's `PAIR` id, read back by `clicked_pair`)."""
 PAIR = "pair"
+ID_LIMIT = 2 ** 31
+"""Pair ids written as decimal integers below this travel as int32 (`pair_ids`)."""
 POINT_AREA = 14
 """A point's area in square pixels, a disc about 4 px across: ten thousand must not hide each other's density."""
 POINT_OPACITY = 0.7
@@ -78,8 +81,8 @@ def data_map_spec(variability: np.ndarray, confidence: np.ndarray, groups: Seque
                   colour_name: str = "colour", outline: tuple[str, Sequence[float], Sequence[float]] | None = None,
                   height: int = 620) -> dict[str, Any]:
     """The map: a point per pair with finite coordinates, at the coordinates given (the page gives them rounded to
-    four digits, `analysis.datamap.drawn_coordinates`, so the data stays small); the spec's data (and its CSV) is
-    each point's `COLUMN`, `PAIR` id, `X`, `Y` and group under `colour_name`; the legend's groups sorted, each with
+    four digits, `analysis.datamap.drawn_coordinates`); the spec's data (and its CSV) is each point's `PAIR` id,
+    `X`, `Y` and group under `colour_name` (`point_frame`); the legend's groups sorted, each with
     its count. `thresholds` = (ambiguous variability, easy confidence, hard confidence) are drawn as dashed lines,
     `counts` = pairs per region written in the regions; `outline` = ("box" or "lasso", xs, ys) draws the current
     selection over the points, so that a restored view shows it. Dragging sets the `BOX` selection, a click the
@@ -93,13 +96,15 @@ def data_map_spec(variability: np.ndarray, confidence: np.ndarray, groups: Seque
     colours = group_colours(present)
     sizes = {group: chosen.count(group) for group in present}
     legend_counts = json.dumps({group: f" ({sizes[group]:,})" for group in present}, ensure_ascii=False)
-    points = {COLUMN: drawable, PAIR: [str(ids[i]) for i in drawable], X: variability[drawable],
-              Y: confidence[drawable], colour_name: chosen}
+    points = point_frame([str(ids[i]) for i in drawable], variability[drawable], confidence[drawable], chosen,
+                         present, colour_name)
     layers = [{
-        "mark": {"type": "circle", "size": POINT_AREA, "opacity": POINT_OPACITY, "cursor": "pointer"},
+        # aria: no per-point description (Vega-Lite writes one per datum, an expression run per point in the
+        # browser, for a canvas that shows a screen reader none of them)
+        "mark": {"type": "circle", "size": POINT_AREA, "opacity": POINT_OPACITY, "cursor": "pointer", "aria": False},
         "params": [{"name": BOX, "select": {"type": "interval", "encodings": ["x", "y"], "zoom": False,
                                             "clear": "dblclick"}},
-                   point_selection(CLICKED, (COLUMN,))],
+                   point_selection(CLICKED, (PAIR,))],
         "encoding": {
             "x": axis(X, "variability (std of the gold label's probability over epochs)"),
             "y": axis(Y, "confidence (mean probability of the gold label)"),
@@ -113,7 +118,44 @@ def data_map_spec(variability: np.ndarray, confidence: np.ndarray, groups: Seque
     layers += threshold_layers(thresholds, counts)
     if outline is not None:
         layers += outline_layers(*outline)
-    return {"title": title, "height": height, "data": {"values": records(points)}, "layer": layers}
+    return {"title": title, "height": height, "data": {"values": points}, "layer": layers}
+
+
+def point_frame(ids: Sequence[str], variability: np.ndarray, confidence: np.ndarray, groups: Sequence[str],
+                present: Sequence[str], colour_name: str) -> pd.DataFrame:
+    """The points as the chart's data, each field in the smallest type that draws and reads back the same: the pair
+    id (`pair_ids`), the coordinates as float32 (they are rounded to 4 digits; float32 keeps 7, far below a pixel,
+    and a box is tested on the server against the float64 values, `analysis.datamap.members`), the group as a
+    category of the `present` groups (Arrow sends each name once, the points as small codes; Vega reads the
+    names). Streamlit sends the frame to the browser as Arrow with these types: a third of the bytes of rows of
+    Python values, and no row dict to build on the server."""
+    return pd.DataFrame({PAIR: pair_ids(ids), X: np.asarray(variability, dtype=np.float32),
+                         Y: np.asarray(confidence, dtype=np.float32),
+                         colour_name: pd.Categorical(list(groups), categories=list(present))})
+
+
+def pair_ids(ids: Sequence[str]) -> np.ndarray | list[str]:
+    """Pair ids as the chart carries them: int32 when every one is a plain decimal integer below `ID_LIMIT` (SNLI's,
+    MultiNLI's rows: written back the same by `clicked_pair`), else the text."""
+    if ids and all(i.isascii() and i.isdigit() and (i == "0" or not i.startswith("0")) and len(i) < 11 for i in ids):
+        numbers = np.array([int(i) for i in ids], dtype=np.int64)
+        if numbers.max() < ID_LIMIT:
+            return numbers.astype(np.int32)
+    return list(ids)
+
+
+def clicked_pair(selection: Any) -> str | None:
+    """The pair id of the one point a `CLICKED` selection holds in a Vega-Lite selection event's `selection` (an
+    integer id back as its text), or None: no click, several points, or a click on no point (a line, a label)."""
+    chosen = clicked_values(selection, CLICKED)
+    if len(chosen) != 1:
+        return None
+    value = chosen[0].get(PAIR)
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return str(value) if isinstance(value, (int, str)) else None
 
 
 def axis(name: str, title: str) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from typing import Any
 
 import vl_convert
 
-from nlivis.viz.vega.common import themed
+from nlivis.viz.vega.common import themed, with_records
 
 EXPORT_WIDTH_PX = 760
 """The width a chart that fills its container ("width": "container") is drawn at in the file: a file has no
@@ -38,4 +38,5 @@ def spec_svg(spec: Mapping[str, Any]) -> str:
     """The SVG text of `spec` drawn in the light look at `EXPORT_WIDTH_PX` where it fills its container. The
     converter's first call starts its JavaScript engine (about 1 s here); later calls take tens of ms. Nothing is
     fetched (`allowed_base_urls=[]`): every spec here carries its data inline."""
-    return vl_convert.vegalite_to_svg(fixed_width(themed(spec)), vl_version=VEGA_LITE_VERSION, allowed_base_urls=[])
+    return vl_convert.vegalite_to_svg(fixed_width(themed(with_records(spec))), vl_version=VEGA_LITE_VERSION,
+                                      allowed_base_urls=[])
