@@ -15,7 +15,7 @@ from nlivis.viz import select_channels
 from nlivis.viz.vega.bars import probability_bars
 from nlivis.viz.vega.channel_grid import channel_grid
 from nlivis.viz.vega.errors import CELL, accuracy_by_tag_bars, accuracy_dots, accuracy_interval_bars, confusion_matrices
-from nlivis.viz.vega.common import axis_labels, data_csv
+from nlivis.viz.vega.common import axis_labels, data_csv, with_records
 from nlivis.viz.vega.heatmaps import alignment_heatmap, difference_heatmap, memory_keys_heatmap
 from nlivis.viz.vega.projection import projection_scatter
 from nlivis.viz.drawable import drawable
@@ -174,7 +174,9 @@ def test_a_projection_colours_by_category_hovers_the_pair_and_a_click_gives_its_
     by_gold = projection_scatter(points.drop(columns=["split", "row"]), color="gold")
     assert "params" not in by_gold and by_gold["encoding"]["color"]["scale"]["domain"] == ["entailment", "neutral"]
     assert data_csv(projection_scatter(points.iloc[:0], color="gold")) == ""  # a message, no data
-    json.dumps(spec, allow_nan=False)
+    sent = spec["data"]["values"]  # a typed frame, sent as Arrow: no row dict per point
+    assert sent.dtypes["x"] == np.float32 and sent.dtypes["row"] == np.int32 and sent["premise"].tolist() == ["p1", "p2", "p3"]
+    json.dumps(with_records(spec), allow_nan=False)
 
 
 def gate_panel(spec: dict, panel: str, strip: int = 0) -> list[dict]:

@@ -1,21 +1,19 @@
 """The app's cached layer: typed `st.cache_resource` wrappers over what `nlivis` reads and computes — this module
 holds checkpoints and the loaded models, local dataset splits and the pair a page shows, one pair read by a model,
-stored predictions and challenge files; `cache.models` the chosen models as a page gets them (loaded, or described
-by their config.json); `cache.samples` what is computed over a split's pairs (samples analysed with spaCy, gate
-statistics, annotation tags, tokens and cut-offs, projections, faithfulness),
-`cache.analyses` the analyses of chosen models (attributions, data maps, edit runs, behavioural suites) and
-`cache.figures` the figures a page shows again at every rerun (a pair's overview, gate strips and alignments, a
-predictions file's confusion matrix); `cache.run_memo` what one run of a page reads once (the checkpoint folders'
-stamps).
+stored predictions and challenge files; `cache.models` the chosen models as a page gets them (loaded, or described by
+their config.json); `cache.samples` what is computed over a split's pairs (samples analysed with spaCy, gate
+statistics, annotation tags, tokens and cut-offs, projections, faithfulness), `cache.analyses` the analyses of chosen
+models (attributions, data maps, edit runs, behavioural suites) and `cache.figures` the figures a page shows again at
+every rerun (a pair's overview, gate strips and alignments, a predictions file's confusion matrix); `cache.run_memo`
+what one run of a page reads once (the checkpoint folders' stamps).
 
-Everything is cached in the server process (`st.cache_resource`, never pickled), keyed by the folder or file
-and its modification time, so a retrained checkpoint or a changed file is read again. Functions return
-(value, None) or (empty, why not), so a component shows a message instead of failing. The work itself is
-below: use cases in `nlivis.workflows` (checkpoint scans, a pair's reading, samples, edit runs, behavioural
-suites, projections, data maps), reading in `nlivis.data` and `nlivis.store`; work done off the page's thread
-(warm-up, a pair's automatic tags, the tagger lock) is `app.background`. Modules that import torch are imported
-inside the functions that need them: Home lists checkpoints without torch (a cold start then takes about a
-second instead of three).
+Everything is cached in the server process (`st.cache_resource`, never pickled), keyed by the folder or file and its
+modification time, so a retrained checkpoint or a changed file is read again. Functions return (value, None) or
+(empty, why not), so a component shows a message instead of failing. The work itself is below: use cases in
+`nlivis.workflows` (checkpoint scans, a pair's reading, samples, edit runs, behavioural suites, projections, data
+maps), reading in `nlivis.data` and `nlivis.store`; work done off the page's thread (warm-up, a pair's automatic tags,
+the tagger lock) is `app.background`. Modules that import torch are imported inside the functions that need them: Home
+lists checkpoints without torch (a cold start then takes about a second instead of three).
 """
 from __future__ import annotations
 
@@ -336,7 +334,11 @@ def predictions_stamp(folder: str | Path, key: str) -> float:
 
 def variant_records() -> tuple[list[Any], list[str]]:
     """A VariantRecord (nlivis.analysis.ablations) for every complete checkpoint found, and the folders whose
-    JSON files could not be read (with why); each folder's `folder_stamp` is the one the scan read this run."""
+    JSON files could not be read (with why), read once per page run (Ablations asks for them twice in a run)."""
+    return once_per_run(("variant records",), _current_variant_records)
+
+
+def _current_variant_records() -> tuple[list[Any], list[str]]:
     roots = paths.checkpoint_roots()
     stamps = {str(Path(root) / name): stamp for root, folders in roots_stamps(roots).items() for name, stamp in folders}
     folders = tuple((str(info.path), stamps.get(str(info.path)) or folder_stamp(info.path))
@@ -359,8 +361,6 @@ def memo(kind: str, key: tuple, compute: Callable[[], Any]) -> Any:
     file modification times) — so a rerun that shows the same numbers does not compute them again (the
     bootstrap intervals of the Ablations page took a second per rerun). Results are shared: never modify them."""
     return _memo(kind, key, compute)
-
-
 
 
 # ---------------------------------------------------------------- challenge files

@@ -184,15 +184,26 @@ def disagreements_list(ref: ListRef) -> PairList:
             labels = next((r.labels for r in loaded if r.name == name and r.labels), None)
     if len(found) < 2:
         return PairList(pd.DataFrame(), described, split, "a disagreement needs at least two checkpoints")
-    key = (tuple((name, cache.predictions_stamp(paths.find_checkpoint_folder(name), split)) for name in members), split)
-    ranked = cache.memo("disagreements", key, lambda: disagreements(found, labels) if labels else disagreements(found)).copy()
+    key = (tuple((name, cache.predictions_stamp(paths.find_checkpoint_folder(name), split)) for name in members), split,
+           str(paths.data_root()))
+    # the whole table, rows and texts included, once per state of the predictions and the data: rebuilding it on
+    # every rerun of the Ablations page was a third of that page's warm script (bench/page_script_time.py)
+    ranked = cache.memo("disagreements", key, lambda: with_pair_texts(
+        disagreements(found, labels) if labels else disagreements(found), split))
+    return PairList(ranked.copy(), described, split)
+
+
+def with_pair_texts(ranked: pd.DataFrame, split: str) -> pd.DataFrame:
+    """`ranked` (a table of pair ids) with each pair's row in `split` first, its premise and hypothesis after its
+    id (empty where the split has no such pair), renumbered from 0."""
     rows = cache.split_rows(split)
+    ranked = ranked.copy()
     ranked.insert(0, "row", pd.array([rows.get(pid) for pid in ranked["id"]], dtype="Int64"))
     pairs, _ = cache.split_pairs(split)
     if pairs:
         ranked.insert(2, "premise", [pairs[r].premise if not pd.isna(r) else "" for r in ranked["row"]])
         ranked.insert(3, "hypothesis", [pairs[r].hypothesis if not pd.isna(r) else "" for r in ranked["row"]])
-    return PairList(ranked.reset_index(drop=True), described, split)
+    return ranked.reset_index(drop=True)
 
 
 def projection_list(ref: ListRef) -> PairList:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+import numpy as np
 import pandas as pd
 
 from nlivis.viz.common import CATEGORY_COLOURS
-from nlivis.viz.vega.common import message_spec, point_selection, records
+from nlivis.viz.vega.common import message_spec, point_selection
 
 FIXED_COLOURS = {"right": "#4c78a8", "wrong": "#e45756", "(no gold)": "#9d9d9d", "other": "#c7c7c7"}
 """Colours that mean the same in every projection: wrong pairs red, right ones blue, the rest grey."""
@@ -32,6 +33,16 @@ def category_colours(values: Sequence[Any]) -> tuple[list[str], list[str]]:
     return categories, [FIXED_COLOURS.get(c, CATEGORY_COLOURS[i % len(CATEGORY_COLOURS)]) for i, c in enumerate(categories)]
 
 
+def point_frame(frame: pd.DataFrame, columns: Sequence[str], texts: Sequence[str]) -> pd.DataFrame:
+    """The points as the chart's data: `columns` of `frame`, those in `texts` as text, the coordinates as float32
+    (a projection's units mean nothing; float32's 7 digits are far below a pixel) and the row as int32. Streamlit
+    sends the frame as Arrow with these types (a NaN as null, which Vega leaves out), so the server builds no row
+    dict per point: 1,000 of them took a third of the page's warm script (bench/page_script_time.py)."""
+    kinds = {"x": np.float32, "y": np.float32, "row": np.int32}
+    return pd.DataFrame({c: frame[c].astype(str) if c in texts else frame[c].astype(kinds.get(c, frame[c].dtype))
+                         for c in columns}).reset_index(drop=True)
+
+
 def projection_scatter(frame: pd.DataFrame, color: str, hover: Sequence[str] = ("premise", "hypothesis"),
                        title: str = "projection of pooled representations") -> dict[str, Any]:
     """A Vega-Lite spec of the points at (x, y), coloured by the category in column `color`; hovering shows the
@@ -44,12 +55,12 @@ def projection_scatter(frame: pd.DataFrame, color: str, hover: Sequence[str] = (
     linked = set(LINK_FIELDS) <= set(frame.columns)
     columns = list(dict.fromkeys(c for c in ("id", "x", "y", color, *hover_columns, *(LINK_FIELDS if linked else ()))
                                  if c in frame.columns))
-    data = {c: frame[c].astype(str) if c in (color, *hover_columns) else frame[c] for c in columns}
+    data = point_frame(frame, columns, (color, *hover_columns))
     categories, colours = category_colours(frame[color])
     tooltip = [{"field": c, "type": "nominal"} for c in dict.fromkeys([*hover_columns, color])]
     spec: dict[str, Any] = {
         "title": title, "height": HEIGHT_PX,
-        "data": {"values": records({name: values.tolist() for name, values in data.items()})},
+        "data": {"values": data},
         "mark": {"type": "circle", "size": POINT_AREA, "opacity": 0.75, "cursor": "pointer" if linked else "default"},
         "encoding": {
             "x": {"field": "x", "type": "quantitative", "scale": {"zero": False}, "axis": AXIS},
