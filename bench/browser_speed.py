@@ -510,14 +510,25 @@ def action_lines(measured: Measured) -> list[str]:
     lines = ["| action | nlivis median (s) | slowest (s) | floor (s) | − floor (s) | target − floor |",
              "|---|---|---|---|---|---|"]
     for action, timed in measured.clicked.items():
-        kind = next(k for k in ACTION_FLOOR if action.startswith(k))
-        parts = [median(measured.floor_clicked.get(name, [])) for name in ACTION_FLOOR[kind]]
-        floor = None if None in parts else sum(parts)
+        kind = action_kind(action)
+        floor = action_floor(action, measured)
         over = minus(median(timed), floor)
         verdict = "—" if over is None else ("met" if over <= ACTION_TARGET[kind] else "missed")
         lines.append(f"| {action} | {seconds(median(timed))} | {seconds(max(timed) if timed else None)} | "
                      f"{seconds(floor)} | {seconds(over, True)} | ≤ {ACTION_TARGET[kind]} s: {verdict} |")
     return lines
+
+
+def action_kind(action: str) -> str:
+    """The `ACTION_FLOOR` / `ACTION_TARGET` key an action's name starts with."""
+    return next(kind for kind in ACTION_FLOOR if action.startswith(kind))
+
+
+def action_floor(action: str, measured: Measured) -> float | None:
+    """The floor's seconds `action` is read against (`ACTION_FLOOR`: its median sidebar switch, rerun, or both
+    added), None when the floor was not measured."""
+    parts = [median(measured.floor_clicked.get(name, [])) for name in ACTION_FLOOR[action_kind(action)]]
+    return None if None in parts else sum(parts)
 
 
 def tables(measured: Measured, commit: str, warm: int) -> list[str]:

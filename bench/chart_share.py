@@ -80,19 +80,10 @@ def share_table(with_charts: browser_speed.Measured, without: browser_speed.Meas
         full, bare = (browser_speed.median(v.ready_s for v in m.warm.get(page, [])) for m in (with_charts, without))
         row(f"{page.replace('_', ' ')} by URL, new tab", browser_speed.minus(full, floor), browser_speed.minus(bare, floor))
     for action in with_charts.clicked:
-        floor = floor_for(action, with_charts)
+        floor = browser_speed.action_floor(action, with_charts)
         full, bare = (browser_speed.median(m.clicked.get(action, [])) for m in (with_charts, without))
         row(action, browser_speed.minus(full, floor), browser_speed.minus(bare, floor))
     return lines
-
-
-def floor_for(action: str, measured: browser_speed.Measured) -> float | None:
-    """The floor's time `action` is read against (`browser_speed.ACTION_FLOOR`: a switch, a rerun, or both)."""
-    kinds = next((kinds for prefix, kinds in browser_speed.ACTION_FLOOR.items() if action.startswith(prefix)), None)
-    if kinds is None:
-        return None
-    parts = [browser_speed.median(measured.floor_clicked.get(kind, [])) for kind in kinds]
-    return None if None in parts else sum(parts)
 
 
 def main() -> None:
@@ -106,11 +97,12 @@ def main() -> None:
     args = parser.parse_args()
     require_chromium()
     header = load_average("start")
-    scratch = Path(tempfile.mkdtemp(prefix="nlivis-chart-share-"))
-    bare_root = chartless_copy(scratch / "chartless")
-    options = argparse.Namespace(pages=args.pages, warm=args.warm, app_root=ROOT, before_root=bare_root)
-    with_charts, without = browser_speed.measure_against(options, scratch)
-    switches = repeated_switches(ROOT, args.switch_page, args.repeats, scratch)
+    with tempfile.TemporaryDirectory(prefix="nlivis-chart-share-") as folder:  # the copy holds the checkpoints
+        scratch = Path(folder)
+        bare_root = chartless_copy(scratch / "chartless")
+        options = argparse.Namespace(pages=args.pages, warm=args.warm, app_root=ROOT, before_root=bare_root)
+        with_charts, without = browser_speed.measure_against(options, scratch)
+        switches = repeated_switches(ROOT, args.switch_page, args.repeats, scratch)
     publish([command_line("this checkout and its chartless copy served side by side with the floor, same rounds"),
              header, load_average("end"), "", *share_table(with_charts, without), "",
              f"Switching to {args.switch_page} by the sidebar again and again in one tab (Home in between), "
