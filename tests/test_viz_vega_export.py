@@ -254,3 +254,32 @@ def test_a_page_sends_a_static_figure_as_svg_and_keeps_vega_lite_for_clicks(monk
     monkeypatch.setenv("NLIVIS_FIGURES", "vega-lite")
     app = AppTest.from_function(draw_a_static_and_a_clickable_figure).run()
     assert len(app.get("vega_lite_chart")) == 3 and not app.get("html")
+
+
+def draw_ahead_then_show():
+    import pandas as pd
+    import streamlit as st
+
+    from nlivis.app.components.figures import dark_theme, draw_ahead, show
+    from nlivis.viz.vega.bars import comparison_bars
+
+    spec = comparison_bars(pd.DataFrame({"checkpoint": ["a"], "accuracy": [0.5]}), "checkpoint", "accuracy",
+                           title=st.session_state.get("title", "ahead"))
+    draw_ahead(spec, dark_theme(), columns=2)  # what a page's work ahead does for the view it shows next
+    show(spec, "ahead", where=st.columns(2)[0], columns=2)
+
+
+def test_a_figure_drawn_ahead_is_the_one_the_page_shows(monkeypatch):
+    """`draw_ahead` keeps the drawing under the key `show` looks up (same look, same share of the row): the
+    converter runs once for both."""
+    import uuid
+
+    from nlivis.viz.vega import export
+
+    monkeypatch.delenv("NLIVIS_FIGURES", raising=False)
+    drawn = []
+    monkeypatch.setattr(export, "page_svg", lambda text: drawn.append(text) or "<svg class=\"marks\"></svg>")
+    app = AppTest.from_function(draw_ahead_then_show)
+    app.session_state["title"] = f"drawn ahead {uuid.uuid4()}"  # a spec no earlier test put in the shared cache
+    app.run()
+    assert not app.exception and len(drawn) == 1 and len(app.get("html")) == 1

@@ -4,7 +4,7 @@ alignments layer by layer; on its Edits tab, the pair's edits (`components.edits
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Sequence
+from typing import Any, Sequence
 
 import pandas as pd
 import streamlit as st
@@ -64,10 +64,10 @@ def why_here(models: Sequence[cache.Model], shown: cache.ShownPair, readings: di
 
 def read_ahead(models: Sequence[cache.Model], shown: cache.ShownPair) -> None:
     """In the background once pages are idle (`background.ahead`): what this page computes for `shown`, the pair
-    Next opens — every model's reading, its automatic tags, the overview grid and the first model's alignment
-    heatmaps, each figure drawn as the page will draw it (`figures.draw_ahead`: ~50 ms of the server's converter
-    each) — kept in the caches the page reads, so Next shows it without computing it (its script 0.26 → 0.08 CPU
-    s: bench/script_time.py, bench/RESULTS.md issue 30, session 23)."""
+    Next opens — every model's reading, its automatic tags, its probabilities, the overview grid and the first
+    model's alignment heatmaps, each figure drawn as the page will draw it (`figures.draw_ahead`: ~50 ms of the
+    server's converter each) — kept in the caches the page reads, so Next shows it without computing it (its
+    script 0.26 → 0.08 CPU s: bench/script_time.py, bench/RESULTS.md issue 30, session 23)."""
     premise, hypothesis, _ = pairs.clean(shown)
     if not premise or not hypothesis:
         return
@@ -77,6 +77,8 @@ def read_ahead(models: Sequence[cache.Model], shown: cache.ShownPair) -> None:
         readings = {m.name: r for m in models if (r := cache.read_pair(m, premise, hypothesis)[0]) is not None}
         background.automatic_tags(shown.premise, shown.hypothesis)
         read = [m for m in models if m.name in readings]
+        for figure in probability_figures(read, readings).values():  # a pair of a list opens without the previous
+            figures.draw_ahead(figure, dark)
         figures.draw_ahead(cached_figures.overview_figure(read, shown.premise, shown.hypothesis, "all loaded models"),
                            dark)
         first = next(iter(read), None)
@@ -129,27 +131,36 @@ def probabilities(models: Sequence[cache.Model], readings: dict[str, PairReading
     previous pair is shown beside this one. The comparison starts on for a typed pair (an edit is read against
     the pair before it) and off for a pair of a split, so stepping through a list and Back show the same screen."""
     colours = {m.name: m.colour for m in models}
-    by_labels: dict[tuple[str, ...], dict[str, list[float]]] = defaultdict(dict)
-    for name, reading in readings.items():
-        by_labels[tuple(reading.labels)][name] = reading.probs
     compare = False
     if previous:
         before = next(iter(previous.values()))
         compare = st.toggle(f"Show the previous pair beside this one (premise “{md(before.premise[:60])}”, "
                             f"hypothesis “{md(before.hypothesis[:60])}”)", value=not state.pair().is_row,
                             key="explorer_compare")
-    for i, (labels, probs) in enumerate(by_labels.items()):
+    for i, (labels, figure) in enumerate(probability_figures(models, readings, compare).items()):
         if compare and previous:
             now_col, before_col = st.columns(2)
-            figures.show(probability_bars(probs, list(labels), "this pair", colours=colours), f"probs_{i}", "probabilities",
-                         where=now_col, columns=2)
+            figures.show(figure, f"probs_{i}", "probabilities", where=now_col, columns=2)
             old = {m: r.probs for m, r in previous.items() if tuple(r.labels) == labels}
             if old:
                 figures.show(probability_bars(old, list(labels), "previous pair", colours=colours), f"probs_prev_{i}",
                              "probabilities_previous", where=before_col, columns=2)
         else:
-            figures.show(probability_bars(probs, list(labels), colours=colours), f"probs_{i}", "probabilities")
+            figures.show(figure, f"probs_{i}", "probabilities")
     return compare
+
+
+def probability_figures(models: Sequence[cache.Model], readings: dict[str, PairReading],
+                        beside_previous: bool = False) -> dict[tuple[str, ...], dict[str, Any]]:
+    """A `probability_bars` spec per set of labels the models read the pair over (a MultiNLI model and a Quora
+    one do not share bars), each model in its colour; titled "this pair" when drawn `beside_previous`."""
+    colours = {m.name: m.colour for m in models}
+    by_labels: dict[tuple[str, ...], dict[str, list[float]]] = defaultdict(dict)
+    for name, reading in readings.items():
+        by_labels[tuple(reading.labels)][name] = reading.probs
+    title = {"title": "this pair"} if beside_previous else {}
+    return {labels: probability_bars(probs, list(labels), colours=colours, **title)
+            for labels, probs in by_labels.items()}
 
 
 def at_a_glance(models: Sequence[cache.Model], shown: cache.ShownPair, readings: dict[str, PairReading]) -> None:
