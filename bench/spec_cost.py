@@ -66,7 +66,8 @@ def page_specs(pages: list[str], folder: Path) -> list[str]:
 
     os.chdir(ROOT)  # the app's paths are read as a served app reads them, from the checkout
     os.environ.update(NLIVIS_CHECKPOINTS=str(ROOT / "checkpoints"), NLIVIS_WARM_UP="0",
-                      NLIVIS_DATA=os.environ.get("NLIVIS_DATA", str(DATA)))
+                      NLIVIS_DATA=os.environ.get("NLIVIS_DATA", str(DATA)),
+                      NLIVIS_FIGURES="vega-lite")  # every figure as the spec it is, not the server's SVG of it
     by_url = {page.url_path: page.path for page in paths.PAGES}
     one_cell = pa.Table.from_pandas(pd.DataFrame({"x": [0], "y": [0], "v": [1.0]}), preserve_index=False)
     saved = [save(folder, "one_cell", json.dumps(ONE_CELL), arrow_bytes(one_cell))]

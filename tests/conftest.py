@@ -133,6 +133,16 @@ def router_runs_every_page(monkeypatch):
     monkeypatch.setattr(manager.PagesManager, "__init__", router_only)
 
 
+@pytest.fixture(autouse=True)
+def page_tests_read_specs(request, monkeypatch):
+    """A test module that runs pages in this process (a test_app_* module, or one that imports AppTest) reads each
+    figure's Vega-Lite spec and data, which a figure drawn on the server as SVG no longer carries: those pages
+    draw every figure with Vega-Lite (`NLIVIS_FIGURES=vega-lite`). The served app of the browser tests draws them
+    as SVG, the default; tests/test_viz_vega_export.py runs a page both ways."""
+    if request.module.__name__.rsplit(".", 1)[-1].startswith("test_app_") or hasattr(request.module, "AppTest"):
+        monkeypatch.setenv("NLIVIS_FIGURES", "vega-lite")
+
+
 @pytest.fixture(scope="session")
 def wordnet():
     """WordNet 3.0 as nlivis fetches and checks it (`features.wordnet`), or skip saying why it is unavailable."""

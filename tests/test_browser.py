@@ -323,15 +323,16 @@ def test_every_page_opens_clean_at_1600_px_with_its_screenshot(app_url, page):
         page.mouse.move(0, 0)
         page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
         if name == "pair_explorer":
-            # a Vega-Lite chart without a selection has no key class: it is found by its title
-            glance = page.locator('[data-testid="stVegaLiteChart"]', has_text="all loaded models").first
+            # a figure that takes no clicks is the server's SVG in a container keyed by the figure's key
+            glance = page.locator(".st-key-chart_overview", has_text="all loaded models").first
             glance.scroll_into_view_if_needed()
-            glance.locator("svg.marks, canvas.marks").first.wait_for(timeout=PAGE_SECONDS * 1000)
-            maps = page.locator('[data-testid="stVegaLiteChart"] svg.marks', has_text=" · layer ")
-            assert maps.count() >= 2, "the first model's alignments (Vega-Lite, drawn as SVG, their title in it)"
+            glance.locator("svg.marks").first.wait_for(timeout=PAGE_SECONDS * 1000)
+            maps = page.locator("[class*='st-key-chart_align_'] svg.marks", has_text=" · layer ")
+            assert maps.count() >= 2, "the first model's alignments (drawn as SVG, their title in it)"
+            assert maps.first.locator("title").count() > 0, "each cell's hover text"
             figure_screenshot(page, glance, "overview_grid.png")
         if name == "diin_interaction_space":
-            figure_screenshot(page, page.locator('[data-testid="stVegaLiteChart"]').last, "diin_channels.png")
+            figure_screenshot(page, page.locator("[class*='st-key-chart_diin_']").last, "diin_channels.png")
     assert sidebar_entries(page) == [entry.title for entry in paths.PAGES], "the router's sidebar, not Streamlit's pages/ listing"
 
 
@@ -377,7 +378,7 @@ def test_confusion_cell_to_pair_to_attribution_gates_diin_and_back(app_url, page
     follow_link(page, "This pair in Gates", "Gates")
     gates_view = view(page)
     follow_link(page, "This pair in DIIN interaction space", "DIIN")
-    assert page.locator('[data-testid="stVegaLiteChart"] :is(canvas, svg).marks').count() >= 1
+    assert page.locator("[class*='st-key-chart_diin_'] svg.marks").count() >= 1
     diin_view = view(page)
     page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] a', has_text="Error analysis").click()
     assert landed(page, "Error analysis", "the sidebar's Error analysis")["models"] == MODELS

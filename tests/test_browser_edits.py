@@ -19,8 +19,8 @@ pytestmark = pytest.mark.slow
 
 PAIR = "split=snli_dev&pair=3934"
 """Two white-haired women … / These two women aren't making any noise . (contradiction)"""
-DIFFERENCE = "[data-testid='stVegaLiteChart'] svg.marks"
-"""The difference map's marks: a Vega-Lite chart that takes no clicks has no key class, it is found by its title."""
+DIFFERENCE = ".st-key-chart_edits_difference svg.marks"
+"""The difference map's marks: a figure that takes no clicks is the server's SVG in a container keyed as the chart."""
 SCREENSHOT_HEIGHT = 3000
 """Tall enough for the pair, the edits table, the pinned edit's predictions, both alignments and their difference."""
 
@@ -61,8 +61,9 @@ def test_edits_pin_one_see_the_difference_map_and_back_restores(app_url, page):
     }}""")
     assert drawn["cells"] > 0 and drawn["outlines"] >= 1, drawn  # the changed token's row or column outlined
     assert any("→" in label for label in drawn["bold"]), drawn  # and its label, old→new, bold
-    for which in ("original", "edited"):  # Vega-Lite strips (drawn as SVG, their title in it)
-        page.locator(".stVegaLiteChart", has_text=f"{which} pair · ").first.wait_for(timeout=PAGE_SECONDS * 1000)
+    for which in ("original", "edited"):  # the strips (drawn as SVG on the server, their title in it)
+        page.locator("[class*='st-key-chart_'] svg.marks", has_text=f"{which} pair · ").first.wait_for(
+            timeout=PAGE_SECONDS * 1000)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     shot(page, "edits.png")
     pinned = view(page)
@@ -79,8 +80,8 @@ def test_probe_table_cell_failing_case_pair_and_back(app_url, page):
     page.wait_for_selector(".st-key-errors_probes_table [data-testid='stDataFrame']", timeout=PAGE_SECONDS * 1000)
     settle(page)
     assert_clean(page, "the probe table")
-    # a Vega-Lite chart that takes no clicks has no key class: found by its title, drawn as SVG
-    assert page.locator("[data-testid='stVegaLiteChart'] svg.marks", has_text="failure rate per test").count() == 1
+    # a figure that takes no clicks: the server's SVG in a container keyed as the chart, found by its title
+    assert page.locator("[class*='st-key-chart_'] svg.marks", has_text="failure rate per test").count() == 1
 
     grid = page.locator(".st-key-errors_probes_table [data-testid='stDataFrame']").first
     grid.scroll_into_view_if_needed()

@@ -1,4 +1,6 @@
-"""A Vega-Lite spec as an SVG file (nlivis.viz.vega.export) and the app's button for it (components.figures)."""
+"""A Vega-Lite spec as an SVG file or a page's figure drawn on the server (nlivis.viz.vega.export), and the app's
+figure with its buttons (components.figures)."""
+import json
 import re
 
 import numpy as np
@@ -12,7 +14,8 @@ from nlivis.viz.vega.bars import comparison_bars
 from nlivis.viz.vega.channel_grid import channel_grid
 from nlivis.viz.vega.common import SCHEMA, message_spec
 from nlivis.viz.vega.datamap import data_map_spec
-from nlivis.viz.vega.export import EXPORT_WIDTH_PX, fixed_width, spec_svg
+from nlivis.viz.vega.export import (COLUMN_GAP_PX, EXPORT_WIDTH_PX, fixed_width, page_json, page_svg, page_width,
+                                   spec_svg, takes_input)
 
 
 def svg_width(svg: str) -> float:
@@ -140,3 +143,143 @@ def test_a_drawn_gates_chart_sends_each_view_its_own_arrow_table():
     assert not chart.proto.data.data and "datasets" not in json.loads(chart.proto.spec)
     assert str(tables["gate1_dimensions"]["value"].dtype) == "float32"
     assert sorted(set(tables["gate1_dimensions"]["dimension"])) == list(range(64))
+
+
+# ---------------------------------------------------------------- a page's figure drawn on the server
+
+
+def hover_titles(svg: str) -> list[str]:
+    """Each mark's hover text in a page's SVG, as the browser shows it (XML character references read)."""
+    import html
+
+    return [html.unescape(text) for text in re.findall(r"<title>(.*?)</title>", svg, flags=re.S)]
+
+
+def test_a_heatmap_drawn_for_a_page_has_each_cell_s_tooltip_as_its_hover_text():
+    """The tooltip's fields, titles and number format become each cell's `<title>` lines, in the cells' order; no
+    mark keeps the long ARIA label (Vega's own description of every encoded field) beside it."""
+    from nlivis.viz.vega.heatmaps import colour, token_heatmap
+
+    values = np.array([[0.123456, 0.5], [1.0, 0.0]])
+    spec = token_heatmap(values, ["a", "dog"], ["it", "runs"], "softmax weight", ("premise token", "hypothesis token"),
+                         ("premise tokens", "hypothesis tokens"), "two by two", colour("softmax weight", [0, 1], "blues"))
+    before = json.dumps(spec, sort_keys=True)
+    svg = page_svg(page_json(spec, dark=False))
+    assert hover_titles(svg) == [f"premise token: {p}\nhypothesis token: {h}\nsoftmax weight: {v}"
+                                 for p, h, v in [("a", "it", "0.1235"), ("a", "runs", "0.5000"),
+                                                 ("dog", "it", "1.0000"), ("dog", "runs", "0.0000")]]
+    assert 'role="graphics-symbol" aria-label' not in svg and svg.count('aria-roledescription="rect mark"') == 4
+    assert json.dumps(spec, sort_keys=True) == before, "the spec, shared by the caches, is not changed"
+
+
+def test_hover_text_reads_escaped_field_names_constant_tooltips_and_views_without_aria():
+    """A field whose name holds a dot (escaped for Vega-Lite), a tooltip that is one constant text, and a chart
+    that turned ARIA off (the gates do, for the browser) all give their hover text."""
+    spec = {"$schema": SCHEMA, "config": {"aria": False}, "data": {"values": [{"p.value": 0.01234, "name": "x"}]},
+            "layer": [{"mark": {"type": "bar", "aria": False},
+                       "encoding": {"x": {"field": "p\\.value", "type": "quantitative"},
+                                    "y": {"field": "name", "type": "nominal"},
+                                    "tooltip": [{"field": "name", "type": "nominal", "title": "test"},
+                                                {"field": "p\\.value", "type": "quantitative", "format": ".1%"}]}},
+                      {"mark": "rule", "encoding": {"x": {"datum": 0.05}, "tooltip": {"value": "threshold 5%"}}}]}
+    assert hover_titles(page_svg(page_json(spec, dark=True))) == ["test: x\np.value: 1.2%", "threshold 5%"]
+
+
+def test_a_page_figure_is_drawn_for_its_share_of_the_row_and_never_wider_than_its_container():
+    spec = comparison_bars(pd.DataFrame({"checkpoint": ["a", "b"], "accuracy": [0.5, 0.75]}), "checkpoint", "accuracy")
+    whole, half = (page_svg(page_json(spec, dark=False, columns=n)) for n in (1, 2))
+    assert svg_width(half) < svg_width(whole) - page_width(1) / 3
+    assert page_width(2) * 2 + COLUMN_GAP_PX == page_width(1)
+    assert all('style="max-width: 100%; height: auto"' in svg for svg in (whole, half))
+
+
+def test_data_a_json_file_cannot_hold_is_refused_before_the_converter():
+    with pytest.raises(ValueError):
+        page_json({"$schema": SCHEMA, "data": {"values": [{"x": float("nan")}]}, "mark": "point"}, dark=False)
+
+
+def test_only_charts_that_read_the_pointer_stay_in_the_browser():
+    clickable = data_map_spec(np.array([0.1]), np.array([0.5]), ["1/2 right"], ["7"], (0.2, 0.75, 0.25), {}, "a map",
+                              colour_name="correctness")
+    assert takes_input(clickable) and takes_input({"vconcat": [{"layer": [{"params": [{"name": "p", "select": "point"}]}]}]})
+    assert not takes_input(comparison_bars(pd.DataFrame({"checkpoint": ["a"], "accuracy": [0.5]}), "checkpoint",
+                                           "accuracy"))
+    assert not takes_input({"params": [{"name": "width", "value": 3}], "data": {"values": [{"params": [{"select": 1}]}]}})
+
+
+def figure_svg(body: str) -> str:
+    """The SVG a server-drawn figure's element puts in the page (`components.figures.figure_html`): the JSON string
+    its script assigns, which no text can end early."""
+    (text,) = re.findall(r"innerHTML = (.*);</script>$", body)
+    assert "<" not in text
+    return json.loads(text)
+
+
+def test_a_figure_s_text_cannot_end_its_script():
+    from nlivis.app.components.figures import figure_html
+
+    svg = '<svg class="marks"><text>&lt;/script&gt; a </script><b>"quoted"</b></text></svg>'
+    body = figure_html(svg)
+    assert body.count("</script>") == 1 and body.endswith("</script>") and figure_svg(body) == svg
+
+
+def draw_a_static_and_a_clickable_figure():
+    import numpy as np
+    import pandas as pd
+
+    from nlivis.app.components.figures import show
+    from nlivis.viz.vega.bars import comparison_bars
+    from nlivis.viz.vega.datamap import data_map_spec
+
+    show(comparison_bars(pd.DataFrame({"checkpoint": ["a"], "accuracy": [0.5]}), "checkpoint", "accuracy",
+                         title="accuracy of a"), "bars")
+    show(data_map_spec(np.array([0.1]), np.array([0.5]), ["1/2 right"], ["7"], (0.2, 0.75, 0.25), {}, "a map",
+                       colour_name="correctness"), "map", clickable=True)
+    show({"data": {"values": [{"x": float("nan")}]}, "mark": "point"}, "unconvertible")
+
+
+def test_a_page_sends_a_static_figure_as_svg_and_keeps_vega_lite_for_clicks(monkeypatch):
+    """By default a figure that takes no input reaches the browser as the server's SVG, in a container keyed as
+    a chart is; one that takes clicks is a Vega-Lite chart; one the converter cannot draw is left to the browser
+    (nothing is lost); every one keeps its two downloads."""
+    monkeypatch.delenv("NLIVIS_FIGURES", raising=False)
+    app = AppTest.from_function(draw_a_static_and_a_clickable_figure).run()
+    assert not app.exception
+    (element,) = app.get("html")
+    drawn = figure_svg(element.proto.body)
+    assert drawn.startswith("<svg") and "accuracy of a" in drawn
+    assert set(hover_titles(drawn)) == {"checkpoint: a\naccuracy: 50.0%"}  # the bar and its printed value
+    assert len(app.get("vega_lite_chart")) == 2  # the map, and the spec the converter refused
+    assert len(app.get("download_button")) == 6
+    monkeypatch.setenv("NLIVIS_FIGURES", "vega-lite")
+    app = AppTest.from_function(draw_a_static_and_a_clickable_figure).run()
+    assert len(app.get("vega_lite_chart")) == 3 and not app.get("html")
+
+
+def draw_ahead_then_show():
+    import pandas as pd
+    import streamlit as st
+
+    from nlivis.app.components.figures import dark_theme, draw_ahead, show
+    from nlivis.viz.vega.bars import comparison_bars
+
+    spec = comparison_bars(pd.DataFrame({"checkpoint": ["a"], "accuracy": [0.5]}), "checkpoint", "accuracy",
+                           title=st.session_state.get("title", "ahead"))
+    draw_ahead(spec, dark_theme(), columns=2)  # what a page's work ahead does for the view it shows next
+    show(spec, "ahead", where=st.columns(2)[0], columns=2)
+
+
+def test_a_figure_drawn_ahead_is_the_one_the_page_shows(monkeypatch):
+    """`draw_ahead` keeps the drawing under the key `show` looks up (same look, same share of the row): the
+    converter runs once for both."""
+    import uuid
+
+    from nlivis.viz.vega import export
+
+    monkeypatch.delenv("NLIVIS_FIGURES", raising=False)
+    drawn = []
+    monkeypatch.setattr(export, "page_svg", lambda text: drawn.append(text) or "<svg class=\"marks\"></svg>")
+    app = AppTest.from_function(draw_ahead_then_show)
+    app.session_state["title"] = f"drawn ahead {uuid.uuid4()}"  # a spec no earlier test put in the shared cache
+    app.run()
+    assert not app.exception and len(drawn) == 1 and len(app.get("html")) == 1

@@ -25,6 +25,7 @@ from nlivis.analysis.tags import tag_pairs, unavailable_tags
 from nlivis.app import state
 from nlivis.data.records import Pair
 from nlivis.features.sentences import analyse_text_pair
+from nlivis.viz.vega.export import start_converter
 
 _BACKGROUND = ThreadPoolExecutor(max_workers=1, thread_name_prefix="nlivis-background")
 _JOBS: dict[tuple, Future] = {}
@@ -121,12 +122,14 @@ def reporting(work: Callable[[Callable[[str], None]], Any], progress: Callable[[
 
 
 def warm_up(folders: Callable[[], Sequence[Path]], load: Callable[[Path], Any]) -> None:
-    """Once per server process, in the background: import torch and `load` the default models' `folders()`,
-    spaCy's pipelines and WordNet — what the next page a user opens would otherwise wait for (WordNet and the
-    dependency parser that the annotation tags need took 25 s on a busy 2-core machine). Pages never wait, and
-    the folders are looked up in that background work, not on every run of every page that calls this. Each step
-    starts only once no page has run for `WARM_UP_QUIET_S` (`when_pages_idle`): the first page after a launch loads
-    what it needs itself, alone, the browser draws it, and the rest loads while its reader reads."""
+    """Once per server process, in the background: start the figure converter at once (`start_converter`, ~1 s
+    beside the first page, whose figures would otherwise wait for it), then import torch and `load` the default
+    models' `folders()`, spaCy's pipelines and WordNet — what the next page a user opens would otherwise wait for
+    (WordNet and the dependency parser that the annotation tags need took 25 s on a busy 2-core machine). Pages
+    never wait, and the folders are looked up in that background work, not on every run of every page that calls
+    this. Each of those steps starts only once no page has run for `WARM_UP_QUIET_S` (`when_pages_idle`): the
+    first page after a launch loads what it needs itself, alone, the browser draws it, and the rest loads while
+    its reader reads."""
     if os.environ.get(WARM_UP_ENV, "1") == "0":
         return
     # the cached loaders it calls have no script context in that thread: Streamlit would log that at every call
@@ -142,6 +145,7 @@ def warm_up(folders: Callable[[], Sequence[Path]], load: Callable[[Path], Any]) 
         when_pages_idle(WARM_UP_QUIET_S)
         automatic_tags_now(state.DEFAULT_PAIR.premise, state.DEFAULT_PAIR.hypothesis)
 
+    in_background(("figure converter",), start_converter)  # at once, beside the first page, which may need it
     in_background(("warm up",), work)
 
 

@@ -16,6 +16,7 @@ from nlivis.viz.gate_strips import gate_title, gate_values
 from nlivis.viz.overview import ModelReading
 from nlivis.viz.vega import errors as vega_errors
 from nlivis.viz.vega import gates as vega_gates
+from nlivis.viz.vega import export as vega_export
 from nlivis.viz.vega import overview as vega_overview
 from nlivis.viz.vega.heatmaps import alignment_heatmap
 
@@ -98,3 +99,18 @@ def confusion_figure(scores: Mapping[str, SplitScores], normalize: bool) -> Any:
     it."""
     return _confusion_figure_cached(tuple((name, score.path, score.stamp, score.labels) for name, score in scores.items()),
                                     normalize)
+
+
+# ---------------------------------------------------------------- figures drawn on the server
+
+PAGE_SVGS_KEPT = 1024
+"""SVG drawings kept in the server (`page_svg`): a pair's page has a dozen (its overview, each model's alignments
+and probabilities), 10-300 kB each."""
+
+
+@st.cache_data(max_entries=PAGE_SVGS_KEPT, show_spinner=False)
+def page_svg(spec_json: str) -> str:
+    """`viz.vega.export.page_svg` of `viz.vega.export.page_json`'s text, drawn once per spec, look and width
+    (60-100 ms each, the converter's first drawing in a process about 1 s) and shared between runs and sessions:
+    a sidebar switch, a rerun or Back to a figure already shown sends the kept SVG."""
+    return vega_export.page_svg(spec_json)

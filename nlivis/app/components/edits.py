@@ -257,9 +257,9 @@ def alignments(name: str, entry_name: str, before: PairReading, after: PairReadi
                   marked(after.hypothesis_tokens, hypothesis_match.changed_edited))
     left, right = st.columns(2)
     figures.show(alignment_heatmap(old_entry, 0, *old_tokens, label=f"{entry_name} · original"),
-                 "edits_align_original", f"{name}_{entry_name}_original", where=left)
+                 "edits_align_original", f"{name}_{entry_name}_original", where=left, columns=2)
     figures.show(alignment_heatmap(new_entry, 0, *new_tokens, label=f"{entry_name} · edited"),
-                 "edits_align_edited", f"{name}_{entry_name}_edited", where=right)
+                 "edits_align_edited", f"{name}_{entry_name}_edited", where=right, columns=2)
     if not difference:
         return
     old_values, old_rows, old_cols = alignment_matrix(old_entry, 0, before.premise_tokens, before.hypothesis_tokens)

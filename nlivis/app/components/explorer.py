@@ -4,7 +4,7 @@ alignments layer by layer; on its Edits tab, the pair's edits (`components.edits
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Sequence
+from typing import Any, Sequence
 
 import pandas as pd
 import streamlit as st
@@ -64,24 +64,30 @@ def why_here(models: Sequence[cache.Model], shown: cache.ShownPair, readings: di
 
 def read_ahead(models: Sequence[cache.Model], shown: cache.ShownPair) -> None:
     """In the background once pages are idle (`background.ahead`): what this page computes for `shown`, the pair
-    Next opens — every model's reading, its automatic tags, the overview grid and the first model's alignment
-    heatmaps — kept in the caches the page reads, so Next shows it without computing it (its script 0.26 → 0.08
-    CPU s: bench/script_time.py, bench/RESULTS.md issue 30, session 23)."""
+    Next opens — every model's reading, its automatic tags, its probabilities, the overview grid and the first
+    model's alignment heatmaps, each figure drawn as the page will draw it (`figures.draw_ahead`: ~50 ms of the
+    server's converter each) — kept in the caches the page reads, so Next shows it without computing it (its
+    script 0.26 → 0.08 CPU s: bench/script_time.py, bench/RESULTS.md issue 30, session 23)."""
     premise, hypothesis, _ = pairs.clean(shown)
     if not premise or not hypothesis:
         return
+    dark = figures.dark_theme()  # the page's look, read here: the background thread has no page
 
     def work() -> None:
         readings = {m.name: r for m in models if (r := cache.read_pair(m, premise, hypothesis)[0]) is not None}
         background.automatic_tags(shown.premise, shown.hypothesis)
         read = [m for m in models if m.name in readings]
-        cached_figures.overview_figure(read, shown.premise, shown.hypothesis, "all loaded models")
+        for figure in probability_figures(read, readings).values():  # a pair of a list opens without the previous
+            figures.draw_ahead(figure, dark)
+        figures.draw_ahead(cached_figures.overview_figure(read, shown.premise, shown.hypothesis, "all loaded models"),
+                           dark)
         first = next(iter(read), None)
         if first is None or Alignment not in first.trace_types or head_family(readings[first.name].trace) is not None:
             return
         reading = readings[first.name]
         for entry_name in reading.trace.of_type(Alignment):
-            cached_figures.alignment_figure(first, reading.premise, reading.hypothesis, entry_name, entry_name)
+            figures.draw_ahead(cached_figures.alignment_figure(first, reading.premise, reading.hypothesis, entry_name,
+                                                               entry_name), dark, columns=2)
 
     background.ahead(("explorer ahead", tuple((m.name, m.path) for m in models), premise, hypothesis), work)
 
@@ -125,27 +131,36 @@ def probabilities(models: Sequence[cache.Model], readings: dict[str, PairReading
     previous pair is shown beside this one. The comparison starts on for a typed pair (an edit is read against
     the pair before it) and off for a pair of a split, so stepping through a list and Back show the same screen."""
     colours = {m.name: m.colour for m in models}
-    by_labels: dict[tuple[str, ...], dict[str, list[float]]] = defaultdict(dict)
-    for name, reading in readings.items():
-        by_labels[tuple(reading.labels)][name] = reading.probs
     compare = False
     if previous:
         before = next(iter(previous.values()))
         compare = st.toggle(f"Show the previous pair beside this one (premise “{md(before.premise[:60])}”, "
                             f"hypothesis “{md(before.hypothesis[:60])}”)", value=not state.pair().is_row,
                             key="explorer_compare")
-    for i, (labels, probs) in enumerate(by_labels.items()):
+    for i, (labels, figure) in enumerate(probability_figures(models, readings, compare).items()):
         if compare and previous:
             now_col, before_col = st.columns(2)
-            figures.show(probability_bars(probs, list(labels), "this pair", colours=colours), f"probs_{i}", "probabilities",
-                         where=now_col)
+            figures.show(figure, f"probs_{i}", "probabilities", where=now_col, columns=2)
             old = {m: r.probs for m, r in previous.items() if tuple(r.labels) == labels}
             if old:
                 figures.show(probability_bars(old, list(labels), "previous pair", colours=colours), f"probs_prev_{i}",
-                             "probabilities_previous", where=before_col)
+                             "probabilities_previous", where=before_col, columns=2)
         else:
-            figures.show(probability_bars(probs, list(labels), colours=colours), f"probs_{i}", "probabilities")
+            figures.show(figure, f"probs_{i}", "probabilities")
     return compare
+
+
+def probability_figures(models: Sequence[cache.Model], readings: dict[str, PairReading],
+                        beside_previous: bool = False) -> dict[tuple[str, ...], dict[str, Any]]:
+    """A `probability_bars` spec per set of labels the models read the pair over (a MultiNLI model and a Quora
+    one do not share bars), each model in its colour; titled "this pair" when drawn `beside_previous`."""
+    colours = {m.name: m.colour for m in models}
+    by_labels: dict[tuple[str, ...], dict[str, list[float]]] = defaultdict(dict)
+    for name, reading in readings.items():
+        by_labels[tuple(reading.labels)][name] = reading.probs
+    title = {"title": "this pair"} if beside_previous else {}
+    return {labels: probability_bars(probs, list(labels), colours=colours, **title)
+            for labels, probs in by_labels.items()}
 
 
 def at_a_glance(models: Sequence[cache.Model], shown: cache.ShownPair, readings: dict[str, PairReading]) -> None:
@@ -198,16 +213,18 @@ def _model_alignments(m: int, model: cache.Model, reading: PairReading, old: Pai
             for start in range(0, len(entries), 2):
                 for column, (entry_name, entry) in zip(st.columns(2), entries[start:start + 2]):
                     figure = cached_figures.alignment_figure(model, reading.premise, reading.hypothesis, entry_name, entry_name)
-                    figures.show(figure, f"align_{m}_{entry_name}", f"{name}_{entry_name}", where=column)
+                    figures.show(figure, f"align_{m}_{entry_name}", f"{name}_{entry_name}", where=column,
+                                 columns=2)
             continue
         for entry_name, entry in entries:  # this pair | the previous pair
             now_col, before_col = st.columns(2)
             figure = cached_figures.alignment_figure(model, reading.premise, reading.hypothesis, entry_name, entry_name)
-            figures.show(figure, f"align_{m}_{entry_name}", f"{name}_{entry_name}", where=now_col)
+            figures.show(figure, f"align_{m}_{entry_name}", f"{name}_{entry_name}", where=now_col, columns=2)
             if entry_name in old.trace:
                 figure = alignment_heatmap(old.trace[entry_name], 0, old.premise_tokens, old.hypothesis_tokens,
                                            label=f"{entry_name} (previous pair)")
-                figures.show(figure, f"align_prev_{m}_{entry_name}", f"{name}_{entry_name}_previous", where=before_col)
+                figures.show(figure, f"align_prev_{m}_{entry_name}", f"{name}_{entry_name}_previous", where=before_col,
+                             columns=2)
     for entry_name, entry in reading.trace.of_type(MemoryKeys).items():
         tokens = reading.premise_tokens if entry.tokens == "premise" else reading.hypothesis_tokens
         figures.show(memory_keys_heatmap(entry, 0, tokens, label=entry_name), f"memory_{m}_{entry_name}",

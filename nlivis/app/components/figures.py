@@ -1,12 +1,21 @@
 """A figure with its downloads (its numbers as CSV, the chart as SVG, each made only when clicked), and the clicks
 a figure sends back (a point's fields, a confusion-matrix cell).
 
+A figure that takes no clicks or hovers is drawn on the server as SVG (`viz.vega.export.page_svg`, kept in
+`cache.figures.page_svg`) and the browser only inserts it: Vega-Lite drawing it in the browser cost each new tab
+0.5 s or more of CPU per chart, which was all that the chart pages' clicks still cost over Streamlit's own floor
+(bench/RESULTS.md). Its hover text is the browser's own tooltip. `NLIVIS_FIGURES=vega-lite` draws every figure
+with Vega-Lite in the browser instead (Vega's tooltips; the in-process page tests read the specs that way).
+
 A figure is a Vega-Lite spec (a dict, nlivis.viz.vega): Vega-Lite's chunk costs a new browser tab about 0.25 s
 where plotly's cost 1.1 s (bench/chart_libraries.py), so the app draws no plotly chart. Streamlit 1.67's Vega-Lite
 toolbar offers "Download as PNG" (at twice the screen's resolution) but no SVG, so a spec's vector file is a button
 of its own beside its CSV (`viz.vega.export`: made on the server when clicked)."""
 from __future__ import annotations
 
+import json
+import logging
+import os
 from typing import Any, Mapping
 
 import numpy as np
@@ -14,19 +23,31 @@ import pandas as pd
 import streamlit as st
 
 from nlivis.app import state
+from nlivis.app.cache import figures as cached_figures
 from nlivis.viz.common import clean_file_name
 from nlivis.viz.vega.common import clicked_values, data_csv, themed
-from nlivis.viz.vega.export import spec_svg
+from nlivis.viz.vega.export import page_json, spec_svg, takes_input
+
+FIGURES_ENV = "NLIVIS_FIGURES"
+"""How a figure that takes no input is drawn: "svg" (the default: on the server) or "vega-lite" (in the browser)."""
+FIGURE_CLASS = "nlivis-figure"
+"""The class of the element a server-drawn figure's SVG is put in (`figure_html`)."""
+LOG = logging.getLogger(__name__)
 
 
-def show(spec: dict[str, Any], key: str, filename: str | None = None, clickable: bool = False, where: Any = st) -> Any:
+def show(spec: dict[str, Any], key: str, filename: str | None = None, clickable: bool = False, where: Any = st,
+         columns: int = 1) -> Any:
     """Draw a Vega-Lite spec in Streamlit's look (`viz.vega.common.themed`, light or dark) with its downloads, the
     CSV and the SVG side by side, each made only when clicked; with `clickable`, a selection (every selection
-    parameter of the spec) reruns the page and the selection event is returned (else None)."""
+    parameter of the spec) reruns the page and the selection event is returned (else None). A figure that takes
+    no input is drawn on the server for one of `columns` columns of the page's width (`drawn_on_server`)."""
     name = clean_file_name(filename or key)
-    options: dict[str, Any] = {"on_select": "rerun"} if clickable else {}
-    event = where.vega_lite_chart(compact_tables(themed(spec, dark_theme())), theme=None, key=f"chart_{key}",
-                                  width="stretch", **options)
+    if clickable or not drawn_on_server(spec, key, where, columns):
+        options: dict[str, Any] = {"on_select": "rerun"} if clickable else {}
+        event = where.vega_lite_chart(compact_tables(themed(spec, dark_theme())), theme=None, key=f"chart_{key}",
+                                      width="stretch", **options)
+    else:
+        event = None
     downloads = where.container(horizontal=True, gap="small")
     downloads.download_button("data (CSV)", lambda: data_csv(spec), file_name=f"{name}.csv", mime="text/csv",
                               key=f"csv_{key}", help="the numbers drawn in this figure", on_click="ignore")
@@ -34,6 +55,51 @@ def show(spec: dict[str, Any], key: str, filename: str | None = None, clickable:
                               key=f"svg_{key}", on_click="ignore",
                               help="this chart as a vector image in the light look, for a paper or slides")
     return event if clickable else None
+
+
+def drawn_on_server(spec: dict[str, Any], key: str, where: Any, columns: int) -> bool:
+    """Draw `spec` as the server's SVG in a container keyed `chart_{key}` (as a browser chart is) and say so; False,
+    drawing nothing, when it takes input (`takes_input`), `NLIVIS_FIGURES` asks for Vega-Lite, or the converter
+    rejects it (logged: the browser then draws it, nothing is lost)."""
+    if not server_draws(spec):
+        return False
+    try:
+        svg = cached_figures.page_svg(page_json(spec, dark_theme(), columns))
+    except ValueError as error:
+        LOG.warning("figure %s drawn in the browser: the server could not draw it (%s)", key, error)
+        return False
+    where.container(key=f"chart_{key}").html(figure_html(svg), unsafe_allow_javascript=True)
+    return True
+
+
+def server_draws(spec: dict[str, Any]) -> bool:
+    """Whether `show` draws `spec` on the server: it takes no input and `NLIVIS_FIGURES` does not ask for
+    Vega-Lite."""
+    return os.environ.get(FIGURES_ENV, "svg") != "vega-lite" and not takes_input(spec)
+
+
+def draw_ahead(spec: dict[str, Any], dark: bool, columns: int = 1) -> None:
+    """Draw `spec` on the server now, as `show` will for a page in the `dark` or light look in one of `columns`
+    columns, and keep it (`cache.figures.page_svg`): a page's work ahead, in the background, for what it shows
+    next. A spec the converter rejects is left for `show` to hand to the browser."""
+    if server_draws(spec):
+        try:
+            cached_figures.page_svg(page_json(spec, dark, columns))
+        except ValueError:
+            pass
+
+
+def figure_html(svg: str) -> str:
+    """An element that the browser fills with `svg` by its own HTML parser: a script sets it as the element's
+    inner HTML. `st.html` alone would not do: its sanitizer keeps HTML only and drops an SVG whole (Streamlit 1.67:
+    DOMPurify's html profile), and Markdown's raw HTML is parsed in JavaScript and built node by node by React (a
+    500 kB gates drawing took longer than Vega-Lite itself). The SVG travels as a JSON string with every "<"
+    written "\\u003c": no text in it can end the script, and the sanitizer, which removes a script whose text
+    looks like markup, keeps it. It is the converter's output from the app's own specs, every text in it escaped
+    by Vega."""
+    text = json.dumps(svg).replace("<", "\\u003c")
+    return (f'<div class="{FIGURE_CLASS}"></div>'
+            f"<script>document.currentScript.previousElementSibling.innerHTML = {text};</script>")
 
 
 INT32 = np.iinfo(np.int32)

@@ -78,4 +78,5 @@ def _large(m: int, name: str, reading: PairReading, pick: str, direction: str,
         for column, (title, blocks, scale, key, file) in zip(st.columns(2), panels[start:start + 2]):
             figure = square_heatmap(blocks, 0, reading.premise_tokens, reading.hypothesis_tokens, title, direction,
                                     scale)
-            figures.show(figure, f"{tag}heads_{m}_{key}", f"{name}_{file}{'_previous' if suffix else ''}", where=column)
+            figures.show(figure, f"{tag}heads_{m}_{key}", f"{name}_{file}{'_previous' if suffix else ''}", where=column,
+                         columns=2)

@@ -1,22 +1,42 @@
-"""A Vega-Lite spec as a standalone SVG file: the vector figure a researcher puts in a paper or on a slide.
+"""A Vega-Lite spec as SVG: the vector file a researcher puts in a paper or on a slide, and the figure a page shows
+when the chart takes no clicks.
 
 Streamlit 1.67's Vega-Lite toolbar saves PNG only, so the app offers each chart's SVG beside its CSV, made on the
 server by vl-convert (the Vega project's own converter: Vega and Vega-Lite run in an embedded JavaScript engine, no
 browser, no network) only when the button is clicked. The figure is drawn in the light look, whatever the page's
 theme: a paper's page is white.
+
+A page's figure that takes no clicks is drawn the same way, on the server, in the page's look (`page_svg`): the
+browser then only inserts an SVG. Vega-Lite in the browser costs a new tab about 0.5 s of CPU for its first chart
+and more for each further one (bench/spec_cost.py: its compiler and dataflow run as code V8 has not optimised yet
+in that tab), which was all that a chart page's clicks still cost over Streamlit's own floor
+(bench/chart_share.py). A mark's hover text is its tooltip's lines as an SVG `<title>` (the browser's own
+tooltip); a chart that takes clicks or hovers (`takes_input`) stays Vega-Lite in the browser.
 """
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
 import vl_convert
 
-from nlivis.viz.vega.common import themed, with_records
+from nlivis.viz.vega.common import plain, themed, with_records
 
 EXPORT_WIDTH_PX = 760
 """The width a chart that fills its container ("width": "container") is drawn at in the file: a file has no
 container; 760 px is about the width the app's wide layout gives a chart on a laptop screen."""
+
+PAGE_WIDTH_PX = 900
+"""The width a page's figure that fills its container is drawn at on the server (`page_svg`), for a whole row of
+the wide layout (a figure in one of n columns gets about 1/n of it): about the main area beside the sidebar on a
+1280-1600 px wide window. A narrower window scales the figure down to fit; a wider one leaves it at this size, so
+its text never grows past the page's."""
+COLUMN_GAP_PX = 16
+"""The gap between Streamlit's columns ("small"), taken from a row's width before it is shared."""
+HOVER_FIELD = "nlivis_hover"
+"""The data field holding a mark's hover text in a page's SVG (`with_hover_text`)."""
 
 VEGA_LITE_VERSION = "6.4"
 """The Vega-Lite release the converter compiles with: the newest vl-convert 1.9 carries of the v6 schema the specs
@@ -40,3 +60,106 @@ def spec_svg(spec: Mapping[str, Any]) -> str:
     fetched (`allowed_base_urls=[]`): every spec here carries its data inline."""
     return vl_convert.vegalite_to_svg(fixed_width(themed(with_records(spec))), vl_version=VEGA_LITE_VERSION,
                                       allowed_base_urls=[])
+
+
+def takes_input(spec: Any) -> bool:
+    """Whether the chart reads the pointer: a selection parameter anywhere in it (a click that picks a cell or a
+    point, a box dragged over a map, the dot nearest the pointer). Such a chart is drawn by Vega-Lite in the
+    browser; any other can be an SVG."""
+    if isinstance(spec, Mapping):
+        params = spec.get("params")
+        if isinstance(params, list) and any(isinstance(p, Mapping) and "select" in p for p in params):
+            return True
+        return any(takes_input(value) for key, value in spec.items() if key not in ("data", "datasets"))
+    if isinstance(spec, list):
+        return any(takes_input(part) for part in spec)
+    return False
+
+
+NESTED = ("layer", "hconcat", "vconcat", "concat", "spec")
+"""The keys under which a Vega-Lite spec holds its views."""
+UNESCAPED = re.compile(r"\\(.)")
+
+
+def hover_expression(tooltip: Any) -> str | None:
+    """A Vega expression for a mark's hover text from its tooltip encoding: one "title: value" line per field,
+    numbers in the tooltip's format; None when the tooltip is not plain fields (an aggregate, a binned or time
+    field), which then keeps Vega's own description of the mark."""
+    entries = tooltip if isinstance(tooltip, list) else [tooltip]
+    lines = []
+    for entry in entries:
+        if not isinstance(entry, Mapping) or "field" not in entry or any(k in entry for k in ("aggregate", "bin",
+                                                                                                 "timeUnit")):
+            return None
+        name = UNESCAPED.sub(r"\1", str(entry["field"]))  # the row's key, not Vega-Lite's escaped field
+        value = f"datum[{json.dumps(name)}]"
+        if entry.get("format") and entry.get("type", "quantitative") == "quantitative":
+            value = f"(isValid({value}) ? format({value}, {json.dumps(entry['format'])}) : '')"
+        title = entry.get("title", name)
+        lines.append(f"{json.dumps(f'{title}: ' if title else '')} + {value}")
+    return " + '\\n' + ".join(lines) if lines else None
+
+
+def with_hover_text(spec: Any) -> Any:
+    """`spec` with each view's tooltip also as its marks' description (Vega writes it as the mark's `aria-label`
+    in SVG, `page_svg` makes it the mark's `<title>`), and ARIA switched back on where a view turned it off (in a
+    browser chart it only costs time; here it carries the hover text); `spec` itself is not changed."""
+    if isinstance(spec, list):
+        return [with_hover_text(part) for part in spec]
+    if not isinstance(spec, Mapping):
+        return spec
+    result = {key: with_hover_text(value) if key in NESTED else value for key, value in spec.items()}
+    if isinstance(result.get("mark"), Mapping) and result["mark"].get("aria") is False:
+        result["mark"] = {key: value for key, value in result["mark"].items() if key != "aria"}
+    if isinstance(result.get("config"), Mapping) and result["config"].get("aria") is False:
+        result["config"] = {key: value for key, value in result["config"].items() if key != "aria"}
+    encoding = result.get("encoding")
+    if not isinstance(encoding, Mapping) or "description" in encoding or "tooltip" not in encoding:
+        return result
+    tooltip = encoding["tooltip"]
+    if isinstance(tooltip, Mapping) and "value" in tooltip:
+        return {**result, "encoding": {**encoding, "description": {"value": str(tooltip["value"])}}}
+    expression = hover_expression(tooltip)
+    if expression is None:
+        return result
+    return {**result, "transform": [*result.get("transform", []), {"calculate": expression, "as": HOVER_FIELD}],
+            "encoding": {**encoding, "description": {"field": HOVER_FIELD}}}
+
+
+def page_width(columns: int) -> int:
+    """The pixels a figure in one of `columns` columns of a row is drawn at (`PAGE_WIDTH_PX` shared)."""
+    return max(200, (PAGE_WIDTH_PX + COLUMN_GAP_PX) // max(columns, 1) - COLUMN_GAP_PX)
+
+
+def page_json(spec: Mapping[str, Any], dark: bool, columns: int = 1) -> str:
+    """The JSON text `page_svg` draws for `spec` on a page in the `dark` or light look, in one of `columns`
+    columns: it is also the key its SVG is kept under (`app.cache.figures.page_svg`). A NaN or infinity is an
+    error here (ValueError): JSON has neither, and the data's builders write them as null (`common.plain`)."""
+    prepared = with_hover_text(fixed_width(themed(with_records(spec), dark), page_width(columns)))
+    return json.dumps(prepared, default=plain, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+
+
+MARK_LABEL = re.compile(r'<(\w+) aria-label="([^"]*)" role="graphics-symbol"([^>]*?)(/?)>')
+"""A mark's element in Vega's SVG: its tag, description (already escaped for XML), other attributes, and "/" when
+it has no content."""
+
+
+def page_svg(spec_json: str) -> str:
+    """The SVG a page shows for `page_json`'s text: each mark's description as its `<title>` (the hover text the
+    browser shows; screen readers read it too), and the drawing scaled down, never up, to its container's width,
+    on one line (a line break in a text as its character reference). ValueError when the converter rejects the spec."""
+    svg = vl_convert.vegalite_to_svg(spec_json, vl_version=VEGA_LITE_VERSION, allowed_base_urls=[])
+
+    def titled(match: re.Match) -> str:
+        tag, label, rest, empty = match.groups()
+        return f'<{tag} role="graphics-symbol"{rest}><title>{label}</title>' + (f"</{tag}>" if empty else "")
+
+    svg = MARK_LABEL.sub(titled, svg).replace("\n", "&#10;")  # one line: a page puts it in a Markdown HTML block
+    return svg.replace('<svg ', '<svg style="max-width: 100%; height: auto" ', 1)
+
+
+def start_converter() -> None:
+    """Start the converter's JavaScript engine (about 1 s, once per process) by drawing an empty chart: the
+    server's warm-up does it, so that the first page's figures need not."""
+    vl_convert.vegalite_to_svg({"mark": "point", "data": {"values": []}}, vl_version=VEGA_LITE_VERSION,
+                               allowed_base_urls=[])
