@@ -242,7 +242,10 @@ def test_a_page_sends_a_static_figure_as_svg_and_keeps_vega_lite_for_clicks(monk
     """By default a figure that takes no input reaches the browser as the server's SVG, in a container keyed as
     a chart is; one that takes clicks is a Vega-Lite chart; one the converter cannot draw is left to the browser
     (nothing is lost); every one keeps its two downloads."""
+    from nlivis.viz.vega.export import start_converter
+
     monkeypatch.delenv("NLIVIS_FIGURES", raising=False)
+    start_converter()  # the server's warm-up does this; until then pages draw with Vega-Lite (below)
     app = AppTest.from_function(draw_a_static_and_a_clickable_figure).run()
     assert not app.exception
     (element,) = app.get("html")
@@ -277,9 +280,21 @@ def test_a_figure_drawn_ahead_is_the_one_the_page_shows(monkeypatch):
     from nlivis.viz.vega import export
 
     monkeypatch.delenv("NLIVIS_FIGURES", raising=False)
+    export.start_converter()
     drawn = []
     monkeypatch.setattr(export, "page_svg", lambda text: drawn.append(text) or "<svg class=\"marks\"></svg>")
     app = AppTest.from_function(draw_ahead_then_show)
     app.session_state["title"] = f"drawn ahead {uuid.uuid4()}"  # a spec no earlier test put in the shared cache
     app.run()
     assert not app.exception and len(drawn) == 1 and len(app.get("html")) == 1
+
+
+def test_until_the_converter_is_warm_every_figure_is_drawn_in_the_browser(monkeypatch):
+    """A cold converter would cost the first page after a launch seconds of the server's CPU: until the warm-up
+    has started it, a figure that takes no clicks is a Vega-Lite chart, in a container keyed as its SVG is."""
+    from nlivis.app.components import figures
+
+    monkeypatch.delenv("NLIVIS_FIGURES", raising=False)
+    monkeypatch.setattr(figures, "converter_ready", lambda: False)
+    app = AppTest.from_function(draw_a_static_and_a_clickable_figure).run()
+    assert not app.exception and not app.get("html") and len(app.get("vega_lite_chart")) == 3

@@ -122,9 +122,9 @@ def reporting(work: Callable[[Callable[[str], None]], Any], progress: Callable[[
 
 
 def warm_up(folders: Callable[[], Sequence[Path]], load: Callable[[Path], Any]) -> None:
-    """Once per server process, in the background: start the figure converter at once (`start_converter`, ~1 s
-    beside the first page, whose figures would otherwise wait for it), then import torch and `load` the default
-    models' `folders()`, spaCy's pipelines and WordNet — what the next page a user opens would otherwise wait for
+    """Once per server process, in the background: start the figure converter (`start_converter`: until then
+    pages draw their figures with Vega-Lite in the browser), import torch and `load` the default models'
+    `folders()`, spaCy's pipelines and WordNet — what the next page a user opens would otherwise wait for
     (WordNet and the dependency parser that the annotation tags need took 25 s on a busy 2-core machine). Pages
     never wait, and the folders are looked up in that background work, not on every run of every page that calls
     this. Each of those steps starts only once no page has run for `WARM_UP_QUIET_S` (`when_pages_idle`): the
@@ -137,6 +137,7 @@ def warm_up(folders: Callable[[], Sequence[Path]], load: Callable[[Path], Any]) 
 
     def work() -> None:
         when_pages_idle(WARM_UP_QUIET_S)
+        start_converter()
         for folder in folders():
             when_pages_idle(WARM_UP_QUIET_S)
             load(folder)
@@ -145,7 +146,6 @@ def warm_up(folders: Callable[[], Sequence[Path]], load: Callable[[Path], Any]) 
         when_pages_idle(WARM_UP_QUIET_S)
         automatic_tags_now(state.DEFAULT_PAIR.premise, state.DEFAULT_PAIR.hypothesis)
 
-    in_background(("figure converter",), start_converter)  # at once, beside the first page, which may need it
     in_background(("warm up",), work)
 
 

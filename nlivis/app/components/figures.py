@@ -26,7 +26,7 @@ from nlivis.app import state
 from nlivis.app.cache import figures as cached_figures
 from nlivis.viz.common import clean_file_name
 from nlivis.viz.vega.common import clicked_values, data_csv, themed
-from nlivis.viz.vega.export import page_json, spec_svg, takes_input
+from nlivis.viz.vega.export import converter_ready, page_json, spec_svg, takes_input
 
 FIGURES_ENV = "NLIVIS_FIGURES"
 """How a figure that takes no input is drawn: "svg" (the default: on the server) or "vega-lite" (in the browser)."""
@@ -42,12 +42,13 @@ def show(spec: dict[str, Any], key: str, filename: str | None = None, clickable:
     parameter of the spec) reruns the page and the selection event is returned (else None). A figure that takes
     no input is drawn on the server for one of `columns` columns of the page's width (`drawn_on_server`)."""
     name = clean_file_name(filename or key)
-    if clickable or not drawn_on_server(spec, key, where, columns):
-        options: dict[str, Any] = {"on_select": "rerun"} if clickable else {}
+    event = None
+    if clickable:
         event = where.vega_lite_chart(compact_tables(themed(spec, dark_theme())), theme=None, key=f"chart_{key}",
-                                      width="stretch", **options)
-    else:
-        event = None
+                                      width="stretch", on_select="rerun")
+    elif not drawn_on_server(spec, key, where, columns):  # in a container keyed as the server's drawing is
+        where.container(key=f"chart_{key}").vega_lite_chart(compact_tables(themed(spec, dark_theme())), theme=None,
+                                                            width="stretch")
     downloads = where.container(horizontal=True, gap="small")
     downloads.download_button("data (CSV)", lambda: data_csv(spec), file_name=f"{name}.csv", mime="text/csv",
                               key=f"csv_{key}", help="the numbers drawn in this figure", on_click="ignore")
@@ -73,9 +74,10 @@ def drawn_on_server(spec: dict[str, Any], key: str, where: Any, columns: int) ->
 
 
 def server_draws(spec: dict[str, Any]) -> bool:
-    """Whether `show` draws `spec` on the server: it takes no input and `NLIVIS_FIGURES` does not ask for
-    Vega-Lite."""
-    return os.environ.get(FIGURES_ENV, "svg") != "vega-lite" and not takes_input(spec)
+    """Whether `show` draws `spec` on the server: it takes no input, `NLIVIS_FIGURES` does not ask for Vega-Lite
+    and the converter is warm (`viz.vega.export.start_converter`, which the server's warm-up runs: a cold one made
+    the first page after a launch 2-3 s slower than Vega-Lite in the browser)."""
+    return os.environ.get(FIGURES_ENV, "svg") != "vega-lite" and converter_ready() and not takes_input(spec)
 
 
 def draw_ahead(spec: dict[str, Any], dark: bool, columns: int = 1) -> None:

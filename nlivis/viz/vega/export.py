@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -158,8 +159,48 @@ def page_svg(spec_json: str) -> str:
     return svg.replace('<svg ', '<svg style="max-width: 100%; height: auto" ', 1)
 
 
+WARM_UP_SPECS: tuple[dict[str, Any], ...] = (
+    {"title": {"text": "a heatmap", "subtitle": "its own range"}, "width": "container",
+     "data": {"values": [{"row": r, "col": c, "weight": (r + c) / 4, "token": "a"} for r in range(3) for c in range(3)]},
+     "mark": "rect", "encoding": {
+         "x": {"field": "col", "type": "ordinal", "axis": {"labelExpr": "split('a|b|c', '|')[datum.value]"}},
+         "y": {"field": "row", "type": "ordinal"}, "color": {"field": "weight", "type": "quantitative"},
+         "tooltip": [{"field": "token", "type": "nominal"}, {"field": "weight", "type": "quantitative",
+                                                             "format": ".4f"}]}},
+    {"title": "grouped bars", "width": "container",
+     "data": {"values": [{"label": label, "model": model, "p": 0.1 * i}
+                         for i, (label, model) in enumerate((l, m) for l in "xyz" for m in "ab")]},
+     "layer": [{"mark": "bar", "encoding": {"x": {"field": "label", "type": "nominal"}, "xOffset": {"field": "model"},
+                                            "y": {"field": "p", "type": "quantitative"},
+                                            "color": {"field": "model", "type": "nominal"}}},
+               {"mark": {"type": "text", "dy": -4}, "encoding": {"x": {"field": "label", "type": "nominal"},
+                                                                 "xOffset": {"field": "model"},
+                                                                 "y": {"field": "p", "type": "quantitative"},
+                                                                 "text": {"field": "p", "format": ".1%"}}}]},
+    {"vconcat": [{"facet": {"field": "panel", "type": "nominal"}, "columns": 2,
+                  "data": {"values": [{"panel": p, "x": x, "v": x} for p in "pq" for x in range(3)]},
+                  "spec": {"mark": "rect", "encoding": {"x": {"field": "x", "type": "ordinal"},
+                                                        "color": {"field": "v", "type": "quantitative"}}}}]},
+)
+"""One spec of each kind the pages draw (a heatmap with a token axis and hover text, grouped bars with printed
+values, a faceted grid): `start_converter` draws them so that V8 has compiled the converter's code for each."""
+_READY = threading.Event()
+_STARTING = threading.Lock()
+
+
 def start_converter() -> None:
-    """Start the converter's JavaScript engine (about 1 s, once per process) by drawing an empty chart: the
-    server's warm-up does it, so that the first page's figures need not."""
-    vl_convert.vegalite_to_svg({"mark": "point", "data": {"values": []}}, vl_version=VEGA_LITE_VERSION,
-                               allowed_base_urls=[])
+    """Start the converter and draw `WARM_UP_SPECS` (about 1.5 s of one core, once per process; later calls
+    return at once), then say the converter is ready (`converter_ready`). A cold converter spent 2-3 s more of the
+    server's CPU on the first page after a launch (bench/first_page.py) than Vega-Lite in the browser did, so a
+    page draws on the server only once this has run (the server's warm-up runs it while no page runs)."""
+    with _STARTING:
+        if _READY.is_set():
+            return
+        for spec in WARM_UP_SPECS:
+            page_svg(page_json(spec, dark=False))
+        _READY.set()
+
+
+def converter_ready() -> bool:
+    """Whether `start_converter` has run in this process."""
+    return _READY.is_set()
