@@ -4,8 +4,9 @@ a figure sends back (a point's fields, a confusion-matrix cell).
 A figure that takes no clicks or hovers is drawn on the server as SVG (`viz.vega.export.page_svg`, kept in
 `cache.figures.page_svg`) and the browser only inserts it: Vega-Lite drawing it in the browser cost each new tab
 0.5 s or more of CPU per chart, which was all that the chart pages' clicks still cost over Streamlit's own floor
-(bench/RESULTS.md). Its hover text is the browser's own tooltip. `NLIVIS_FIGURES=vega-lite` draws every figure
-with Vega-Lite in the browser instead (Vega's tooltips; the in-process page tests read the specs that way).
+(bench/RESULTS.md). Its hover text is the browser's own tooltip. Until the server's warm-up has started the
+converter, and with `NLIVIS_FIGURES=vega-lite`, Vega-Lite draws every figure in the browser instead (Vega's
+tooltips; the in-process page tests read the specs that way).
 
 A figure is a Vega-Lite spec (a dict, nlivis.viz.vega): Vega-Lite's chunk costs a new browser tab about 0.25 s
 where plotly's cost 1.1 s (bench/chart_libraries.py), so the app draws no plotly chart. Streamlit 1.67's Vega-Lite
@@ -59,9 +60,9 @@ def show(spec: dict[str, Any], key: str, filename: str | None = None, clickable:
 
 
 def drawn_on_server(spec: dict[str, Any], key: str, where: Any, columns: int) -> bool:
-    """Draw `spec` as the server's SVG in a container keyed `chart_{key}` (as a browser chart is) and say so; False,
-    drawing nothing, when it takes input (`takes_input`), `NLIVIS_FIGURES` asks for Vega-Lite, or the converter
-    rejects it (logged: the browser then draws it, nothing is lost)."""
+    """Draw `spec` as the server's SVG in a container keyed `chart_{key}` and say so; False, drawing nothing, when
+    the server does not draw it (`server_draws`) or the converter rejects it (logged: the browser then draws it,
+    nothing is lost)."""
     if not server_draws(spec):
         return False
     try:
