@@ -61,3 +61,20 @@ def test_work_ahead_waits_for_idle_pages_and_is_off_with_the_warm_up(monkeypatch
         background.ahead(("test", "ahead", "on"), ran.set)
         assert not ran.wait(0.2)  # a page runs: the work waits
     assert ran.wait(30)
+
+
+def test_the_warm_up_loads_spacys_feature_pipeline_even_when_the_default_pair_is_read_from_disk(monkeypatch):
+    # the default pair's analyses are kept on disk (features.sentences.kept_pair_path), so analysing it loads no
+    # pipeline: the warm-up loads it by name, or the behavioural suite's first run pays the load after the click
+    steps: list[str] = []
+    monkeypatch.setattr(background, "QUIET_S", 0.01)
+    monkeypatch.setattr(background, "WARM_UP_QUIET_S", 0.01)
+    monkeypatch.setenv(background.WARM_UP_ENV, "1")
+    monkeypatch.setattr(background, "_JOBS", {})
+    monkeypatch.setattr(background, "analyse_text_pair", lambda premise, hypothesis: steps.append("pair"))
+    monkeypatch.setattr(background, "load_nlp", lambda: steps.append("pipeline"))
+    monkeypatch.setattr(background, "automatic_tags_now", lambda premise, hypothesis: steps.append("tags"))
+    monkeypatch.setattr(background, "start_converter", lambda: steps.append("converter"))
+    background.warm_up(lambda: ["model"], lambda folder: steps.append(f"load {folder}"))
+    background._JOBS[("warm up",)].result(timeout=30)
+    assert steps == ["converter", "load model", "pair", "pipeline", "tags"]

@@ -25,6 +25,7 @@ from nlivis.analysis.tags import tag_pairs, unavailable_tags
 from nlivis.app import state
 from nlivis.data.records import Pair
 from nlivis.features.sentences import analyse_text_pair
+from nlivis.features.spacy_pipeline import load_nlp
 from nlivis.viz.vega.export import start_converter
 
 _BACKGROUND = ThreadPoolExecutor(max_workers=1, thread_name_prefix="nlivis-background")
@@ -129,7 +130,9 @@ def warm_up(folders: Callable[[], Sequence[Path]], load: Callable[[Path], Any]) 
     never wait, and the folders are looked up in that background work, not on every run of every page that calls
     this. Each of those steps starts only once no page has run for `WARM_UP_QUIET_S` (`when_pages_idle`): the
     first page after a launch loads what it needs itself, alone, the browser draws it, and the rest loads while
-    its reader reads."""
+    its reader reads. spaCy's token-feature pipeline is loaded by name: the default pair's analyses are kept on
+    disk, so analysing it no longer loads it, and the behavioural suite's first run paid that load (~1 CPU s)
+    after the click."""
     if os.environ.get(WARM_UP_ENV, "1") == "0":
         return
     # the cached loaders it calls have no script context in that thread: Streamlit would log that at every call
@@ -143,6 +146,8 @@ def warm_up(folders: Callable[[], Sequence[Path]], load: Callable[[Path], Any]) 
             load(folder)
         when_pages_idle(WARM_UP_QUIET_S)
         analyse_text_pair(state.DEFAULT_PAIR.premise, state.DEFAULT_PAIR.hypothesis)
+        when_pages_idle(WARM_UP_QUIET_S)
+        load_nlp()  # the pair's analyses may come from disk without it; a new pair, edits and the suite need it
         when_pages_idle(WARM_UP_QUIET_S)
         automatic_tags_now(state.DEFAULT_PAIR.premise, state.DEFAULT_PAIR.hypothesis)
 
