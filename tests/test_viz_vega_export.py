@@ -298,3 +298,35 @@ def test_until_the_converter_is_warm_every_figure_is_drawn_in_the_browser(monkey
     monkeypatch.setattr(figures, "converter_ready", lambda: False)
     app = AppTest.from_function(draw_a_static_and_a_clickable_figure).run()
     assert not app.exception and not app.get("html") and len(app.get("vega_lite_chart")) == 3
+
+
+@pytest.mark.parametrize("kind", ["heatmap", "channel grid", "gates"])
+def test_token_labels_read_from_parameters_draw_the_same_svg(kind):
+    """`with_label_params` (the server's faster form of a token axis) draws exactly what the split expression
+    draws — tokens that are expression keywords or quotes included — in a single view, a faceted grid and views
+    concatenated with axes of their own; the spec is not changed."""
+    from nlivis.viz.vega.common import themed
+    from nlivis.viz.vega.export import LABELS_PARAM, with_label_params
+    from nlivis.viz.vega.gates import Strip, gate_strips
+    from nlivis.viz.vega.heatmaps import colour, token_heatmap
+
+    premise, hypothesis = ["if", "a", '"dog"', "runs", "."], ["it", "else", "moves"]
+    if kind == "heatmap":
+        spec = token_heatmap(np.arange(15.0).reshape(5, 3) / 15, premise, hypothesis, "weight", ("p", "h"),
+                             ("premise", "hypothesis"), "a map", colour("weight", [0, 1], "blues"))
+    elif kind == "channel grid":
+        entry = FeatureMaps(maps=torch.arange(2 * 5 * 3, dtype=torch.float32).reshape(1, 2, 5, 3), stage="interaction",
+                            token_axes=True)
+        spec = channel_grid(entry, 0, premise, hypothesis, channels=[0, 1])
+    else:
+        spec = gate_strips([Strip(np.full((5, 4), 0.25), premise, "premise gate"),
+                            Strip(np.full((3, 4), 0.75), hypothesis, "hypothesis gate")])
+    before = json.dumps(spec, sort_keys=True, default=str)
+    drawn = themed(spec)
+    with_params = with_label_params(drawn)
+    assert [p["name"] for p in with_params["params"]][0] == f"{LABELS_PARAM}0"
+    assert LABELS_PARAM not in json.dumps(drawn, default=str)
+    fast, slow = (re.sub(r"gradient_\d+", "gradient", page_svg(json.dumps(form, default=str)))  # the converter
+                  for form in (with_params, drawn))  # numbers its colour bars' gradients across drawings
+    assert fast == slow
+    assert json.dumps(spec, sort_keys=True, default=str) == before
