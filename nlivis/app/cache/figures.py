@@ -15,8 +15,8 @@ from nlivis.store.files import folder_stamp
 from nlivis.viz.gate_strips import gate_title, gate_values
 from nlivis.viz.overview import ModelReading
 from nlivis.viz.vega import errors as vega_errors
-from nlivis.viz.vega import gates as vega_gates
 from nlivis.viz.vega import export as vega_export
+from nlivis.viz.vega import gates as vega_gates
 from nlivis.viz.vega import overview as vega_overview
 from nlivis.viz.vega.heatmaps import alignment_heatmap
 
@@ -111,6 +111,6 @@ and probabilities), 10-300 kB each."""
 @st.cache_data(max_entries=PAGE_SVGS_KEPT, show_spinner=False)
 def page_svg(spec_json: str) -> str:
     """`viz.vega.export.page_svg` of `viz.vega.export.page_json`'s text, drawn once per spec, look and width
-    (60-100 ms each, the converter's first drawing in a process about 1 s) and shared between runs and sessions:
+    (50-75 ms for an alignment heatmap, 0.5-0.8 s for a long pair's gates) and shared between runs and sessions:
     a sidebar switch, a rerun or Back to a figure already shown sends the kept SVG."""
     return vega_export.page_svg(spec_json)

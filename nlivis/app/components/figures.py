@@ -41,15 +41,17 @@ def show(spec: dict[str, Any], key: str, filename: str | None = None, clickable:
     """Draw a Vega-Lite spec in Streamlit's look (`viz.vega.common.themed`, light or dark) with its downloads, the
     CSV and the SVG side by side, each made only when clicked; with `clickable`, a selection (every selection
     parameter of the spec) reruns the page and the selection event is returned (else None). A figure that takes
-    no input is drawn on the server for one of `columns` columns of the page's width (`drawn_on_server`)."""
+    no input is drawn on the server for one of `columns` columns of the page's width (`server_svg`)."""
     name = clean_file_name(filename or key)
     event = None
-    if clickable:
-        event = where.vega_lite_chart(compact_tables(themed(spec, dark_theme())), theme=None, key=f"chart_{key}",
-                                      width="stretch", on_select="rerun")
-    elif not drawn_on_server(spec, key, where, columns):  # in a container keyed as the server's drawing is
-        where.container(key=f"chart_{key}").vega_lite_chart(compact_tables(themed(spec, dark_theme())), theme=None,
-                                                            width="stretch")
+    svg = None if clickable else server_svg(spec, key, dark_theme(), columns)
+    if svg is not None:  # in a container keyed as a chart's element is
+        where.container(key=f"chart_{key}").html(figure_html(svg), unsafe_allow_javascript=True)
+    else:
+        holder = where if clickable else where.container(key=f"chart_{key}")
+        options: dict[str, Any] = {"key": f"chart_{key}", "on_select": "rerun"} if clickable else {}
+        event = holder.vega_lite_chart(compact_tables(themed(spec, dark_theme())), theme=None, width="stretch",
+                                       **options)
     downloads = where.container(horizontal=True, gap="small")
     downloads.download_button("data (CSV)", lambda: data_csv(spec), file_name=f"{name}.csv", mime="text/csv",
                               key=f"csv_{key}", help="the numbers drawn in this figure", on_click="ignore")
@@ -59,19 +61,17 @@ def show(spec: dict[str, Any], key: str, filename: str | None = None, clickable:
     return event if clickable else None
 
 
-def drawn_on_server(spec: dict[str, Any], key: str, where: Any, columns: int) -> bool:
-    """Draw `spec` as the server's SVG in a container keyed `chart_{key}` and say so; False, drawing nothing, when
-    the server does not draw it (`server_draws`) or the converter rejects it (logged: the browser then draws it,
-    nothing is lost)."""
+def server_svg(spec: dict[str, Any], key: str, dark: bool, columns: int) -> str | None:
+    """The server's SVG of `spec` in the `dark` or light look for one of `columns` columns (kept:
+    `cache.figures.page_svg`); None when the server does not draw it (`server_draws`) or the converter rejects it
+    (logged: the browser then draws it, nothing is lost)."""
     if not server_draws(spec):
-        return False
+        return None
     try:
-        svg = cached_figures.page_svg(page_json(spec, dark_theme(), columns))
+        return cached_figures.page_svg(page_json(spec, dark, columns))
     except ValueError as error:
         LOG.warning("figure %s drawn in the browser: the server could not draw it (%s)", key, error)
-        return False
-    where.container(key=f"chart_{key}").html(figure_html(svg), unsafe_allow_javascript=True)
-    return True
+        return None
 
 
 def server_draws(spec: dict[str, Any]) -> bool:
@@ -83,13 +83,8 @@ def server_draws(spec: dict[str, Any]) -> bool:
 
 def draw_ahead(spec: dict[str, Any], dark: bool, columns: int = 1) -> None:
     """Draw `spec` on the server now, as `show` will for a page in the `dark` or light look in one of `columns`
-    columns, and keep it (`cache.figures.page_svg`): a page's work ahead, in the background, for what it shows
-    next. A spec the converter rejects is left for `show` to hand to the browser."""
-    if server_draws(spec):
-        try:
-            cached_figures.page_svg(page_json(spec, dark, columns))
-        except ValueError:
-            pass
+    columns, and keep it (`server_svg`): a page's work ahead, in the background, for what it shows next."""
+    server_svg(spec, "ahead", dark, columns)
 
 
 def figure_html(svg: str) -> str:

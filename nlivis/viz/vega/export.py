@@ -23,7 +23,7 @@ from typing import Any
 
 import vl_convert
 
-from nlivis.viz.vega.common import LABEL_SEPARATOR, axis_labels, plain, themed, with_records
+from nlivis.viz.vega.common import LABEL_SEPARATOR, axis_labels, plain, themed, token_axis, with_records
 
 EXPORT_WIDTH_PX = 760
 """The width a chart that fills its container ("width": "container") is drawn at in the file: a file has no
@@ -181,15 +181,15 @@ it has no content."""
 
 def page_svg(spec_json: str) -> str:
     """The SVG a page shows for `page_json`'s text: each mark's description as its `<title>` (the hover text the
-    browser shows; screen readers read it too), and the drawing scaled down, never up, to its container's width,
-    on one line (a line break in a text as its character reference). ValueError when the converter rejects the spec."""
+    browser shows; screen readers read it too), and the drawing scaled down, never up, to its container's width.
+    ValueError when the converter rejects the spec."""
     svg = vl_convert.vegalite_to_svg(spec_json, vl_version=VEGA_LITE_VERSION, allowed_base_urls=[])
 
     def titled(match: re.Match) -> str:
         tag, label, rest, empty = match.groups()
         return f'<{tag} role="graphics-symbol"{rest}><title>{label}</title>' + (f"</{tag}>" if empty else "")
 
-    svg = MARK_LABEL.sub(titled, svg).replace("\n", "&#10;")  # one line: a page puts it in a Markdown HTML block
+    svg = MARK_LABEL.sub(titled, svg)
     return svg.replace('<svg ', '<svg style="max-width: 100%; height: auto" ', 1)
 
 
@@ -197,7 +197,7 @@ WARM_UP_SPECS: tuple[dict[str, Any], ...] = (
     {"title": {"text": "a heatmap", "subtitle": "its own range"}, "width": "container",
      "data": {"values": [{"row": r, "col": c, "weight": (r + c) / 4, "token": "a"} for r in range(3) for c in range(3)]},
      "mark": "rect", "encoding": {
-         "x": {"field": "col", "type": "ordinal", "axis": {"labelExpr": "split('a|b|c', '|')[datum.value]"}},
+         "x": {"field": "col", "type": "ordinal", "axis": token_axis(["a", "b", "c"])},
          "y": {"field": "row", "type": "ordinal"}, "color": {"field": "weight", "type": "quantitative"},
          "tooltip": [{"field": "token", "type": "nominal"}, {"field": "weight", "type": "quantitative",
                                                              "format": ".4f"}]}},
