@@ -231,9 +231,9 @@ def click_table_line(page, key: str, line: int, on_checkbox: bool = False) -> No
     page.mouse.click(x, y)
 
 
-def click_vega_point(page, chart_key: str, marks: str = ".mark-symbol path", index: int = 0) -> None:
-    """Click point `index` of the `marks` Vega drew as SVG (a chart of up to 2,000 points: the first symbol unless
-    told) in the chart with key `chart_key`, at its centre (the point drawn on top there takes the click)."""
+def click_chart_mark(page, chart_key: str, marks: str = ".mark-symbol path", index: int = 0) -> None:
+    """Click mark `index` of the `marks` of the chart with key `chart_key` (Vega's SVG in the browser or the
+    server's: the first symbol unless told), at its centre (the mark drawn on top there takes the click)."""
     point = page.locator(f".st-key-chart_{chart_key} svg.marks {marks}").nth(index)
     point.scroll_into_view_if_needed()
     page.wait_for_timeout(500)
@@ -242,6 +242,17 @@ def click_vega_point(page, chart_key: str, marks: str = ".mark-symbol path", ind
     page.mouse.move(x, y)
     page.wait_for_timeout(300)
     page.mouse.click(x, y)
+
+
+def open_when_drawn_by_server(page, url: str, name: str, chart_key: str, tries: int = 8) -> None:
+    """Open `url` until its chart `chart_key` is the server's SVG (the warm-up starts the converter while no page
+    runs: until then the browser draws it), a few seconds apart."""
+    for _ in range(tries):
+        open_url(page, url, name)
+        if page.locator(f".st-key-chart_{chart_key} .nlivis-figure svg.marks").count() == 1:
+            return
+        page.wait_for_timeout(3000)
+    raise AssertionError(f"the chart {chart_key} of {url} was never drawn by the server")
 
 
 def landed(page, title: str, name: str) -> dict[str, str]:
@@ -357,17 +368,16 @@ def test_confusion_cell_to_pair_to_attribution_gates_diin_and_back(app_url, page
     """Error analysis → a confusion cell → a pair (a click on a cell of its line) → Next → Attribution → Gates → DIIN
     → the sidebar's Error analysis, on a split pair, then Back step by step to the view first opened: one Back per
     step, each showing the view that step showed."""
-    open_url(page, f"{app_url}/Error_analysis?models={MODELS}", "Error analysis")
+    open_when_drawn_by_server(page, f"{app_url}/Error_analysis?models={MODELS}", "Error analysis", "confusions")
     opened_view = view(page)
-    marks = "path[aria-label^='model: ']"  # the matrices' cells, each labelled with its description
-    page.wait_for_selector(f".st-key-chart_confusions svg.marks {marks}", timeout=PAGE_SECONDS * 1000)
+    marks = "path[data-click]"  # the matrices' cells, each with its row's number and its description as hover text
     cells = [dict(part.split(": ", 1) for part in label.split("; ")) for label in
              page.locator(f".st-key-chart_confusions svg.marks {marks}").evaluate_all(
-                 "paths => paths.map(p => p.getAttribute('aria-label'))")]
+                 "paths => paths.map(p => p.querySelector('title').textContent)")]
     index, cell = next((i, c) for i, c in enumerate(cells)
                        if c["model"] == "esan-snli-small" and c["gold"] != c["predicted"] and int(c["pairs"]) > 1)
     gold, predicted, count = cell["gold"], cell["predicted"], int(cell["pairs"])
-    click_vega_point(page, "confusions", marks, index)  # a cell of ESAN's matrix, one panel of the chart
+    click_chart_mark(page, "confusions", marks, index)  # a cell of ESAN's matrix, one panel of the chart
     page.wait_for_selector(".st-key-errors_cell_pairs_table", timeout=PAGE_SECONDS * 1000)
     settle(page)
     assert_clean(page, "Error analysis, cell listed")
@@ -411,7 +421,7 @@ def test_projection_and_challenge_pairs_open_and_come_back(app_url, page):
     # a projection point → its pair → Back
     open_url(page, f"{app_url}/Projection?models={MODELS}&method=pca&colour=gold", "Projection")
     projection_view = view(page)
-    click_vega_point(page, "projection")
+    click_chart_mark(page, "projection")
     params = landed(page, "Pair explorer", "a projection point")
     assert params["from"] == "projection" and params["from.colour"] == "gold"
     go_back(page, projection_view, "Back to the projection")

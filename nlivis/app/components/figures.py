@@ -4,7 +4,9 @@ a figure sends back (a point's fields, a confusion-matrix cell).
 A figure that takes no clicks or hovers is drawn on the server as SVG (`viz.vega.export.page_svg`, kept in
 `cache.figures.page_svg`) and the browser only inserts it: Vega-Lite drawing it in the browser cost each new tab
 0.5 s or more of CPU per chart, which was all that the chart pages' clicks still cost over Streamlit's own floor
-(bench/RESULTS.md). Its hover text is the browser's own tooltip. Until the server's warm-up has started the
+(bench/RESULTS.md). Its hover text is the browser's own tooltip. A figure whose only input is a click on a mark
+(a confusion cell, a projection's point, a head's thumbnail) is drawn the same way, each mark numbered with its
+row, and a small component (`clickable_figure`) sends the clicked row back. Until the server's warm-up has started the
 converter, and with `NLIVIS_FIGURES=vega-lite`, Vega-Lite draws every figure in the browser instead (Vega's
 tooltips; the in-process page tests read the specs that way).
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+from functools import cache
 from typing import Any, Mapping
 
 import numpy as np
@@ -27,7 +30,7 @@ from nlivis.app import state
 from nlivis.app.cache import figures as cached_figures
 from nlivis.viz.common import clean_file_name
 from nlivis.viz.vega.common import clicked_values, data_csv, themed
-from nlivis.viz.vega.export import converter_ready, page_json, spec_svg, takes_input
+from nlivis.viz.vega.export import click_selection, clicked_point, converter_ready, page_json, spec_svg, takes_input
 
 FIGURES_ENV = "NLIVIS_FIGURES"
 """How a figure that takes no input is drawn: "svg" (the default: on the server) or "vega-lite" (in the browser)."""
@@ -40,12 +43,18 @@ def show(spec: dict[str, Any], key: str, filename: str | None = None, clickable:
          columns: int = 1) -> Any:
     """Draw a Vega-Lite spec in Streamlit's look (`viz.vega.common.themed`, light or dark) with its downloads, the
     CSV and the SVG side by side, each made only when clicked; with `clickable`, a selection (every selection
-    parameter of the spec) reruns the page and the selection event is returned (else None). A figure that takes
-    no input is drawn on the server for one of `columns` columns of the page's width (`server_svg`)."""
+    parameter of the spec) reruns the page and the selection event is returned (else None), in Vega-Lite's shape
+    whoever drew the chart. A figure is drawn on the server for one of `columns` columns of the page's width
+    (`server_svg`) when it takes no input, or takes only clicks on its marks (`clickable_figure`)."""
     name = clean_file_name(filename or key)
     event = None
-    svg = None if clickable else server_svg(spec, key, dark_theme(), columns)
-    if svg is not None:  # in a container keyed as a chart's element is
+    svg = server_svg(spec, key, dark_theme(), columns, clickable)
+    if svg is not None and clickable:
+        st.session_state.setdefault(_DRAWN, {})[key] = spec  # what its next click's row number is a row of
+        with where.container(key=f"chart_{key}"):
+            event = clicked_event(spec, clickable_figure()(data={"svg": svg}, key=f"figure_{key}",
+                                                           on_click_change=lambda: None))
+    elif svg is not None:  # in a container keyed as a chart's element is
         where.container(key=f"chart_{key}").html(figure_html(svg), unsafe_allow_javascript=True)
     else:
         holder = where if clickable else where.container(key=f"chart_{key}")
@@ -61,11 +70,70 @@ def show(spec: dict[str, Any], key: str, filename: str | None = None, clickable:
     return event if clickable else None
 
 
-def server_svg(spec: dict[str, Any], key: str, dark: bool, columns: int) -> str | None:
+CLICKABLE_FIGURE_JS = """
+export default function ({ parentElement, data, setTriggerValue }) {
+  let figure = parentElement.querySelector(".nlivis-figure");
+  if (!figure) {
+    figure = parentElement.appendChild(document.createElement("div"));
+    figure.className = "nlivis-figure";
+  }
+  if (figure.nlivisSvg !== data.svg) {
+    figure.innerHTML = data.svg;
+    figure.nlivisSvg = data.svg;
+  }
+  figure.onclick = (event) => {
+    const mark = event.target.closest("[data-click]");
+    if (mark) setTriggerValue("click", Number(mark.dataset.click));
+  };
+}
+"""
+"""The browser's half of a clickable figure drawn on the server: it puts the SVG in the page (again only when it
+changed) and sends the row number (`data-click`) of a clicked mark as the trigger value `click`."""
+CLICKABLE_FIGURE_CSS = """
+.nlivis-figure [data-click] { cursor: pointer; }
+.nlivis-figure .mark-text { pointer-events: none; }
+"""
+"""A clickable mark shows the hand; a value printed on a mark lets the click through to the mark."""
+
+
+@cache
+def clickable_figure() -> Any:
+    """The component that shows a clickable figure drawn on the server (Streamlit's components v2: no iframe, the
+    page's own DOM), registered once per process."""
+    return st.components.v2.component("nlivis_clickable_figure", js=CLICKABLE_FIGURE_JS, css=CLICKABLE_FIGURE_CSS,
+                                      isolate_styles=False)
+
+
+_DRAWN = "nlivis_clickable_figures"
+"""Session state: figure key → the spec its clickable figure was last drawn from on the server (`drawn_event`)."""
+
+
+def clicked_event(spec: dict[str, Any], result: Any) -> dict[str, Any]:
+    """The clickable figure's `result` (its component's value) as Vega-Lite's selection event would be: the
+    clicked row's selection fields under the selection's name (`viz.vega.export.clicked_point`), or an empty
+    selection when this run was not caused by a click on a mark."""
+    click = result.get("click") if isinstance(result, Mapping) else getattr(result, "click", None)
+    point = clicked_point(spec, click)
+    return {"selection": {point[0]: [point[1]]} if point else {}}
+
+
+def drawn_event(key: str) -> Any:
+    """The selection event of the clickable figure `key` as the page's last run drew it, read before this run
+    draws it again (a click that changes the figure itself, such as the head it frames): the clicked row of the
+    server's drawing, else Vega-Lite's selection state."""
+    spec = st.session_state.get(_DRAWN, {}).get(key)
+    if spec is not None:
+        event = clicked_event(spec, st.session_state.get(f"figure_{key}"))
+        if event["selection"]:
+            return event
+    return st.session_state.get(f"chart_{key}")
+
+
+def server_svg(spec: dict[str, Any], key: str, dark: bool, columns: int, clickable: bool = False) -> str | None:
     """The server's SVG of `spec` in the `dark` or light look for one of `columns` columns (kept:
     `cache.figures.page_svg`); None when the server does not draw it (`server_draws`) or the converter rejects it
     (logged: the browser then draws it, nothing is lost)."""
-    if not server_draws(spec):
+    if not server_draws(spec, clickable):
         return None
     try:
         return cached_figures.page_svg(page_json(spec, dark, columns))
@@ -74,11 +142,14 @@ def server_svg(spec: dict[str, Any], key: str, dark: bool, columns: int) -> str 
         return None
 
 
-def server_draws(spec: dict[str, Any]) -> bool:
-    """Whether `show` draws `spec` on the server: it takes no input, `NLIVIS_FIGURES` does not ask for Vega-Lite
-    and the converter is warm (`viz.vega.export.start_converter`, which the server's warm-up runs: a cold one made
-    the first page after a launch 2-3 s slower than Vega-Lite in the browser)."""
-    return os.environ.get(FIGURES_ENV, "svg") != "vega-lite" and converter_ready() and not takes_input(spec)
+def server_draws(spec: dict[str, Any], clickable: bool = False) -> bool:
+    """Whether `show` draws `spec` on the server: `NLIVIS_FIGURES` does not ask for Vega-Lite, the converter is
+    warm (`viz.vega.export.start_converter`, which the server's warm-up runs: a cold one made the first page after
+    a launch 2-3 s slower than Vega-Lite in the browser), and it takes no input — or, `clickable`, only a click
+    on one of its marks (`viz.vega.export.click_selection`)."""
+    if os.environ.get(FIGURES_ENV, "svg") == "vega-lite" or not converter_ready():
+        return False
+    return not takes_input(spec) or (clickable and click_selection(spec) is not None)
 
 
 def draw_ahead(spec: dict[str, Any], dark: bool, columns: int = 1) -> None:

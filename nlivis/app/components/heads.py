@@ -52,7 +52,7 @@ def section(m: int, name: str, reading: PairReading, old: PairReading | None, di
     if family is None:
         return
     key = f"heads_{m}"
-    clicked = figures.new_click(key, st.session_state.get(f"chart_{key}"), PICKED)  # before drawing: framed at once
+    clicked = figures.new_click(key, figures.drawn_event(key), PICKED)  # before drawing: framed at once
     custom = figures.clicked_fields(clicked, HEAD_FIELDS)
     pick = _picked(family, custom)
     st.caption("Each thumbnail is one head's attention between the words of the two sentences (rows attend over "

@@ -11,7 +11,9 @@ browser then only inserts an SVG. Vega-Lite in the browser costs a new tab about
 and more for each further one (bench/spec_cost.py: its compiler and dataflow run as code V8 has not optimised yet
 in that tab), which was all that a chart page's clicks still cost over Streamlit's own floor
 (bench/chart_share.py). A mark's hover text is its tooltip's lines as an SVG `<title>` (the browser's own
-tooltip); a chart that takes clicks or hovers (`takes_input`) stays Vega-Lite in the browser.
+tooltip). A chart whose only input is a click on a mark (`click_selection`) is drawn the same way with each mark
+numbered by its row (`with_click_numbers`), so the page can tell which row was clicked (`clicked_point`); any other
+chart that reads the pointer (`takes_input`: a box dragged, a hover) stays Vega-Lite in the browser.
 """
 from __future__ import annotations
 
@@ -79,6 +81,100 @@ def takes_input(spec: Any) -> bool:
 
 NESTED = ("layer", "hconcat", "vconcat", "concat", "spec")
 """The keys under which a Vega-Lite spec holds its views."""
+CLICK_FIELD = "nlivis_click"
+"""The data field numbering a clickable chart's rows in a page's SVG (`with_click_numbers`)."""
+CLICK_DESCRIPTION = "nlivis_click_description"
+"""The data field holding a clickable mark's description followed by its row's number (`with_click_numbers`)."""
+CLICK_MARK = " \u241f"
+"""What separates a clickable mark's description from its row's number in the converter's output; `page_svg`
+moves the number into the mark's `data-click` attribute, so neither the hover text nor a screen reader shows it."""
+MAX_CLICKABLE_ROWS = 3000
+"""The most rows a clickable chart drawn on the server may have: each mark is an SVG element with its hover text
+(about 0.3 kB), so a larger scatter is drawn by Vega-Lite in the browser, on a canvas."""
+
+
+def selections(spec: Any) -> list[Mapping[str, Any]]:
+    """Every selection parameter of `spec`, in any of its views."""
+    if isinstance(spec, list):
+        return [found for part in spec for found in selections(part)]
+    if not isinstance(spec, Mapping):
+        return []
+    params = spec.get("params")
+    own = [p for p in params if isinstance(p, Mapping) and "select" in p] if isinstance(params, list) else []
+    return own + [found for key, value in spec.items() if key in NESTED for found in selections(value)]
+
+
+def own_rows(spec: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+    """The rows of `spec`'s top-level data (`common.with_records`), or None when its data is not rows of its own."""
+    data = with_records(spec).get("data")
+    values = data.get("values") if isinstance(data, Mapping) else None
+    return values if isinstance(values, list) and all(isinstance(row, Mapping) for row in values) else None
+
+
+def click_selection(spec: Mapping[str, Any]) -> tuple[str, tuple[str, ...]] | None:
+    """(name, fields) of `spec`'s selection when a page's SVG can take its clicks: its only selection, a point
+    selection a click on a mark sets to that mark's `fields` (`common.point_selection`), over at most
+    `MAX_CLICKABLE_ROWS` rows of the spec's own data. None for any other chart (a box dragged over it, a hover,
+    several selections, named tables): Vega-Lite draws it in the browser."""
+    found = selections(spec)
+    select = found[0].get("select") if len(found) == 1 else None
+    if not (isinstance(select, Mapping) and select.get("type") == "point" and select.get("on") == "click"
+            and select.get("fields")):
+        return None
+    rows = own_rows(spec)
+    if rows is None or len(rows) > MAX_CLICKABLE_ROWS:
+        return None
+    return str(found[0]["name"]), tuple(str(name) for name in select["fields"])
+
+
+def with_click_numbers(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """`spec` (with its hover text: `with_hover_text`) with its rows numbered and, in the view its click selection
+    (`click_selection`) is on, each mark's description followed by `CLICK_MARK` and its row's number, which
+    `page_svg` makes the mark's `data-click` attribute: the page's SVG tells which row a click was on
+    (`clicked_point`). `spec` itself is not changed; a spec without such a selection is returned as it is."""
+    chosen = click_selection(spec)
+    if chosen is None:
+        return dict(spec)
+    name = chosen[0]
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, list):
+            return [walk(part) for part in node]
+        if not isinstance(node, Mapping):
+            return node
+        result = {key: walk(value) if key in NESTED else value for key, value in node.items()}
+        if not any(isinstance(p, Mapping) and p.get("name") == name for p in result.get("params", [])):
+            return result
+        encoding = result.get("encoding", {})
+        described = encoding.get("description", {})
+        if "field" in described:
+            text = "datum[" + json.dumps(UNESCAPED.sub(r"\1", str(described["field"]))) + "]"
+        else:
+            text = json.dumps(str(described.get("value", "")))
+        numbered = {"calculate": f"{text} + {json.dumps(CLICK_MARK)} + datum.{CLICK_FIELD}", "as": CLICK_DESCRIPTION}
+        return {**result, "transform": [*result.get("transform", []), numbered],
+                "encoding": {**encoding, "description": {"field": CLICK_DESCRIPTION}}}
+
+    rows = [{**row, CLICK_FIELD: number} for number, row in enumerate(own_rows(spec) or [])]
+    walked = walk(with_records(spec))
+    return {**walked, "data": {**walked["data"], "values": rows}}
+
+
+def clicked_point(spec: Mapping[str, Any], number: Any) -> tuple[str, dict[str, Any]] | None:
+    """(the selection's name, the clicked row's selection fields) for a click on the mark of row `number` of
+    `spec`'s page SVG (`with_click_numbers`), as Vega-Lite's own selection would give them; None when `number`
+    names no row of it."""
+    chosen, rows = click_selection(spec), own_rows(spec)
+    if chosen is None or rows is None or isinstance(number, bool):
+        return None
+    try:
+        row = rows[int(number)] if 0 <= int(number) < len(rows) else None
+    except (TypeError, ValueError):
+        return None
+    if row is None:
+        return None
+    name, fields = chosen
+    return name, {field: row.get(field) for field in fields}
 UNESCAPED = re.compile(r"\\(.)")
 
 
@@ -170,7 +266,8 @@ def page_json(spec: Mapping[str, Any], dark: bool, columns: int = 1) -> str:
     """The JSON text `page_svg` draws for `spec` on a page in the `dark` or light look, in one of `columns`
     columns: it is also the key its SVG is kept under (`app.cache.figures.page_svg`). A NaN or infinity is an
     error here (ValueError): JSON has neither, and the data's builders write them as null (`common.plain`)."""
-    prepared = with_label_params(with_hover_text(fixed_width(themed(with_records(spec), dark), page_width(columns))))
+    prepared = with_label_params(with_click_numbers(with_hover_text(fixed_width(themed(with_records(spec), dark),
+                                                                             page_width(columns)))))
     return json.dumps(prepared, default=plain, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -181,13 +278,18 @@ it has no content."""
 
 def page_svg(spec_json: str) -> str:
     """The SVG a page shows for `page_json`'s text: each mark's description as its `<title>` (the hover text the
-    browser shows; screen readers read it too), and the drawing scaled down, never up, to its container's width.
+    browser shows; screen readers read it too), a clickable mark's row number as its `data-click` attribute
+    (`with_click_numbers`), and the drawing scaled down, never up, to its container's width.
     ValueError when the converter rejects the spec."""
     svg = vl_convert.vegalite_to_svg(spec_json, vl_version=VEGA_LITE_VERSION, allowed_base_urls=[])
 
     def titled(match: re.Match) -> str:
         tag, label, rest, empty = match.groups()
-        return f'<{tag} role="graphics-symbol"{rest}><title>{label}</title>' + (f"</{tag}>" if empty else "")
+        described, mark, number = label.rpartition(CLICK_MARK)
+        clicked = f' data-click="{number}"' if mark and number.isdigit() else ""
+        label = described if clicked else label
+        title = f"<title>{label}</title>" if label else ""
+        return f'<{tag} role="graphics-symbol"{clicked}{rest}>{title}' + (f"</{tag}>" if empty else "")
 
     svg = MARK_LABEL.sub(titled, svg)
     return svg.replace('<svg ', '<svg style="max-width: 100%; height: auto" ', 1)
