@@ -4,4 +4,4 @@ from nlivis.app import paths
 from nlivis.app.components import explorer, frame
 
 with frame.page(paths.EXPLORER):
-    explorer.page(frame.require_models("pair explorer"))
+    explorer.page(frame.require_models("pair explorer", weights=False, declared=True))

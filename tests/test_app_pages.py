@@ -306,6 +306,57 @@ def test_pair_explorer_predicts_and_draws_alignments(monkeypatch, tmp_path, chec
     assert app.toggle(key="explorer_compare").value, "the previous pair is offered beside the new one"
 
 
+def test_a_pair_read_before_is_shown_from_disk_without_reading_any_weights(monkeypatch, tmp_path, checkpoints):
+    """The Pair explorer's first page after a launch imported torch and loaded every chosen checkpoint to read its
+    default pair again: the readings are kept on disk, and a later process shows the same table and figures from
+    them without loading a checkpoint."""
+    import streamlit as st
+
+    from nlivis import inference
+
+    loads = []
+    real = inference.load_checkpoint
+    monkeypatch.setattr(inference, "load_checkpoint", lambda folder: loads.append(Path(folder).name) or real(folder))
+    app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small",
+                      checkpoints / "gcnn-no_forget_gate-snli-small")
+    shown = []
+    for _ in range(2):
+        st.cache_resource.clear()  # as after a launch: nothing loaded in this process
+        loads.clear()
+        show(app, "pages/2_Pair_explorer.py")
+        shown.append((app.dataframe[0].value, vega_specs(app), texts(app, "markdown", "caption"), list(loads)))
+    (table, specs, words, computed_loads), (kept_table, kept_specs, kept_words, kept_loads) = shown
+    assert sorted(computed_loads) == ["gcnn-no_forget_gate-snli-small", "gcnn-snli-small"] and kept_loads == []
+    assert table.equals(kept_table) and words == kept_words
+    assert alignment_maps(app) and specs == kept_specs, "the same probabilities, overview and alignments"
+    st.cache_resource.clear()
+    show(app, "pages/4_Gates.py")  # the same pair's gates, from the same kept readings
+    assert loads == [] and "gate entries" in texts(app, "markdown") and vega_specs(app)
+    app.session_state["explorer_tab"] = "Edits"  # the Edits tab runs the models on every edit: it loads them
+    show(app, "pages/2_Pair_explorer.py")
+    assert sorted(loads) == ["gcnn-no_forget_gate-snli-small", "gcnn-snli-small"]
+
+
+def test_a_checkpoint_that_cannot_load_is_named_on_the_pages_that_read_kept_readings(monkeypatch, tmp_path,
+                                                                                    checkpoints):
+    """The Pair explorer, Gates and DIIN pages describe their models without loading them: a checkpoint whose
+    weights do not load (damaged in place, the same size) is still reported as one that could not load, and the
+    page shows the others."""
+    import shutil
+
+    root = Path(shutil.copytree(checkpoints, tmp_path / "checkpoints"))
+    weights = root / "gcnn-no_forget_gate-snli-small" / "model.safetensors"
+    data = bytearray(weights.read_bytes())
+    data[-1] ^= 0xFF
+    weights.write_bytes(bytes(data))
+    app = load_models(open_app(monkeypatch, tmp_path, root, APP_DATA), root / "gcnn-snli-small",
+                      root / "gcnn-no_forget_gate-snli-small")
+    for page in ("pages/2_Pair_explorer.py", "pages/4_Gates.py"):
+        show(app, page)
+        assert "Could not load" in texts(app, "error") and "gcnn-no_forget_gate-snli-small" in texts(app, "error")
+        assert vega_specs(app), f"{page} shows the model that loads"
+
+
 def test_pair_explorer_picks_a_pair_from_the_data(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
     show(app, "pages/2_Pair_explorer.py")

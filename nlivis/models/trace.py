@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator, Literal, TypeVar
+from typing import TYPE_CHECKING, Iterator, Literal, TypeVar, get_args
 
 if TYPE_CHECKING:  # entries hold tensors, but a figure of stored numbers that names their types needs no torch
     import torch
@@ -91,6 +91,9 @@ class OutputDistribution:
 
 TraceEntry = Alignment | Gate | FeatureMaps | MemoryKeys | Representation | OutputDistribution
 E = TypeVar("E", Alignment, Gate, FeatureMaps, MemoryKeys, Representation, OutputDistribution)
+ENTRY_TYPES: dict[str, type] = {kind.__name__: kind for kind in get_args(TraceEntry)}
+"""Each entry type by its name: how a trace written as plain data (`workflows.reading`'s kept readings) and a
+model's declared types are named on disk."""
 
 
 class Trace:
@@ -130,6 +133,18 @@ class Trace:
         out = Trace()
         for name, entry in self._entries.items():
             values = {k: (v.detach().float().cpu() if isinstance(v, torch.Tensor) else v)
+                      for k, v in vars(entry).items()}
+            out.add(name, type(entry)(**values))
+        return out
+
+    def as_arrays(self) -> "Trace":
+        """A copy with every tensor as a float32 numpy array: what a pair's reading keeps between app runs and on
+        disk (`workflows.reading`), so whatever draws or reads it back needs no torch."""
+        import torch  # deferred (see the imports): a trace of tensors was made by a model, so torch is loaded
+
+        out = Trace()
+        for name, entry in self._entries.items():
+            values = {k: (v.detach().float().cpu().numpy() if isinstance(v, torch.Tensor) else v)
                       for k, v in vars(entry).items()}
             out.add(name, type(entry)(**values))
         return out

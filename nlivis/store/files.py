@@ -3,8 +3,8 @@
 Atomic means a reader sees the old file or the new one, never half: a temporary sibling is written,
 fsynced and renamed over the target. Folders are built under a hidden name and renamed into place
 (`replace_folder`), so a kill leaves the old folder or a complete `.ready` one that `recover_folder`
-moves in. Every cache (spaCy analyses, tags, projections, attributions, WordNet, word pieces, numba)
-lives under `cache_root()`: `$NLIVIS_CACHE_DIR`, else `~/.cache/nlivis`.
+moves in. Every cache (spaCy analyses, tags, projections, attributions, a pair's readings, WordNet, word pieces,
+numba) lives under `cache_root()`: `$NLIVIS_CACHE_DIR`, else `~/.cache/nlivis`.
 
 Integrity: a folder nlivis fills from a fetch (WordNet, MiniLM) is built in a `temporary_sibling`, given a
 manifest (size and sha256 of each file) and swapped into place by `install_folder`; `folder_problem` compares

@@ -7,7 +7,7 @@ from typing import Literal, Sequence
 import numpy as np
 
 from nlivis.models.trace import FeatureMaps
-from nlivis.viz.common import real_length
+from nlivis.viz.common import entry_array, real_length
 
 ChannelSelection = Literal["index", "max_activation", "variance"]
 SELECTIONS: tuple[str, ...] = ("index", "max_activation", "variance")
@@ -17,7 +17,7 @@ real region; variance: the k that vary most across the real region."""
 
 def real_maps(entry: FeatureMaps, index: int, premise_tokens: Sequence[str], hypothesis_tokens: Sequence[str]) -> np.ndarray:
     """One pair's maps [C, P', H'], cut to the real tokens while the axes still index tokens."""
-    maps = entry.maps[index].detach().float().cpu().numpy()
+    maps = entry_array(entry.maps[index])
     if entry.token_axes:
         maps = maps[:, : real_length(premise_tokens, maps.shape[1]), : real_length(hypothesis_tokens, maps.shape[2])]
     return maps

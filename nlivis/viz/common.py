@@ -74,6 +74,14 @@ def clean_file_name(name: str, fallback: str = "nlivis_figure") -> str:
     return cleaned[:150] or fallback
 
 
+def entry_array(values: Any) -> np.ndarray:
+    """A trace entry's values (one pair's slice) as a float32 numpy array: a pair's reading holds arrays
+    (`Trace.as_arrays`, and so does one read back from disk without torch), a model's own trace tensors."""
+    if hasattr(values, "detach"):  # a torch tensor, converted without importing torch here
+        return values.detach().float().cpu().numpy()
+    return np.asarray(values, dtype=np.float32)
+
+
 def real_length(tokens: Sequence[str], available: int) -> int:
     """How many positions of a padded axis are real tokens: the token count, never beyond the tensor."""
     return max(0, min(len(tokens), int(available)))

@@ -7,12 +7,12 @@ from typing import Sequence
 import numpy as np
 
 from nlivis.models.trace import Gate
-from nlivis.viz.common import real_length
+from nlivis.viz.common import entry_array, real_length
 
 
 def gate_values(entry: Gate, index: int, tokens: Sequence[str]) -> np.ndarray:
     """One pair's gate values [T, d] for the real tokens only."""
-    values = entry.values[index].detach().float().cpu().numpy()
+    values = entry_array(entry.values[index])
     return values[: real_length(tokens, values.shape[0])]
 
 

@@ -9,7 +9,7 @@ from typing import Sequence
 import numpy as np
 
 from nlivis.models.trace import Alignment, MemoryKeys
-from nlivis.viz.common import real_length
+from nlivis.viz.common import entry_array, real_length
 
 
 def _tokens_of(sentence: str, premise_tokens: Sequence[str], hypothesis_tokens: Sequence[str]) -> Sequence[str]:
@@ -18,7 +18,7 @@ def _tokens_of(sentence: str, premise_tokens: Sequence[str], hypothesis_tokens: 
 
 def alignment_matrix(entry: Alignment, index: int, premise_tokens: Sequence[str], hypothesis_tokens: Sequence[str]) -> tuple[np.ndarray, list[str], list[str]]:
     """The real (unpadded) rows × columns of one pair's alignment, with their tokens."""
-    weights = entry.weights[index].detach().float().cpu().numpy()
+    weights = entry_array(entry.weights[index])
     row_tokens = list(_tokens_of(entry.rows, premise_tokens, hypothesis_tokens))
     col_tokens = list(_tokens_of(entry.cols, premise_tokens, hypothesis_tokens))
     n_rows = real_length(row_tokens, weights.shape[0])
@@ -35,6 +35,6 @@ def alignment_title(entry: Alignment, label: str = "") -> str:
 
 def memory_keys_matrix(entry: MemoryKeys, index: int, tokens: Sequence[str]) -> tuple[np.ndarray, list[str], list[str]]:
     """One pair's memory addressing [real tokens, slots], with the tokens and slot names."""
-    weights = entry.weights[index].detach().float().cpu().numpy()
+    weights = entry_array(entry.weights[index])
     n = real_length(tokens, weights.shape[0])
     return weights[:n], list(tokens)[:n], [f"slot {s}" for s in range(weights.shape[1])]

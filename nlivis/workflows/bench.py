@@ -455,7 +455,7 @@ def app_pair_latency(checkpoint_root: Path, repeats: int,
         start_all = time.perf_counter()
         for name, model in loaded.items():
             start = time.perf_counter()
-            predict_pairs(model, premise, hypothesis, trace=True).trace.detach()
+            predict_pairs(model, premise, hypothesis, trace=True).trace.as_arrays()
             if rep:
                 per_model[name].append(time.perf_counter() - start)
         if rep:

@@ -20,9 +20,6 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 import torch
 
-import nlivis.features
-import nlivis.inference
-import nlivis.models
 from nlivis.analysis import probes as suites
 from nlivis.analysis.edit_runs import checkpoint_names, protocol_notes, task_of
 from nlivis.analysis.overlap import training_overlap as overlap_of
@@ -39,6 +36,7 @@ from nlivis.features.dataset import analyse_text_pairs
 from nlivis.workflows.edits import predict_items
 from nlivis.workflows.projection import checkpoint_fingerprint
 from nlivis.workflows.protocol import Progress
+from nlivis.workflows.reading import prediction_code
 from nlivis.workflows.specs import ProbeOptions
 from nlivis.workflows.subjects import Checkpoints
 
@@ -115,8 +113,7 @@ def prediction_code_digest() -> str:
     """The digest of the code a prediction runs (the models and their layers, the featurizer, batching): kept
     predictions are keyed by it, so a changed model or feature never answers from an earlier run. Read once per
     process, when a suite first asks, not at import: the process predicts with the code it imported."""
-    return file_digest((*Path(nlivis.models.__file__).parent.rglob("*.py"),
-                        *Path(nlivis.features.__file__).parent.rglob("*.py"), Path(nlivis.inference.__file__)))
+    return file_digest(prediction_code())
 
 
 def predictions_path(checkpoint: LoadedCheckpoint, pairs: Sequence[tuple[str, str]],

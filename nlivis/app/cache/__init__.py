@@ -1,11 +1,12 @@
-"""The app's cached layer: typed `st.cache_resource` wrappers over what `nlivis` reads and computes — this module
-holds checkpoints and the loaded models, local dataset splits and the pair a page shows, one pair read by a model,
-stored predictions and challenge files; `cache.models` the chosen models as a page gets them (loaded, or described by
-their config.json); `cache.samples` what is computed over a split's pairs (samples analysed with spaCy, gate
-statistics, annotation tags, tokens and cut-offs, projections, faithfulness), `cache.analyses` the analyses of chosen
-models (attributions, data maps, edit runs, behavioural suites) and `cache.figures` the figures a page shows again at
-every rerun (a pair's overview, gate strips and alignments, a predictions file's confusion matrix); `cache.run_memo`
-what one run of a page reads once (the checkpoint folders' stamps).
+"""The app's cached layer: typed `st.cache_resource` wrappers over what `nlivis` reads and computes — this module holds
+checkpoints and the loaded models, local dataset splits and the pair a page shows, one pair read by a model (kept on
+disk too) and stored predictions; `cache.challenge` challenge files and predictions on them; `cache.models` the
+chosen models as a page gets them (loaded, or described by their config.json); `cache.samples` what is computed over
+a split's pairs (samples analysed with spaCy, gate statistics, annotation tags, tokens and cut-offs, projections,
+faithfulness), `cache.analyses` the analyses of chosen models (attributions, data maps, edit runs, behavioural
+suites) and `cache.figures` the figures a page shows again at every rerun (a pair's overview, gate strips and
+alignments, a predictions file's confusion matrix); `cache.run_memo` what one run of a page reads once (the
+checkpoint folders' stamps).
 
 Everything is cached in the server process (`st.cache_resource`, never pickled), keyed by the folder or file and its
 modification time, so a retrained checkpoint or a changed file is read again. Functions return (value, None) or
@@ -28,7 +29,6 @@ from nlivis.analysis.breakdown import confusion_matrix, per_label_scores
 from nlivis.app import paths, state
 from nlivis.app.cache.run_memo import once_per_run
 from nlivis.data import protocols
-from nlivis.data.challenge import read_challenge_files
 from nlivis.data.protocols import SplitRef, read_split
 from nlivis.data.records import Pair
 from nlivis.data.split_choice import default_split, training_splits
@@ -129,8 +129,22 @@ class Model:
 
     @property
     def trace_types(self) -> frozenset[type]:
-        """The trace entry types this model emits, as configured (`model.trace_types()`): what views can draw."""
-        return frozenset(self.checkpoint.model.trace_types())
+        """The trace entry types this model emits, as configured (`model.trace_types()`): what views can draw —
+        for a checkpoint not loaded, as kept on disk when it was (`declared_types`)."""
+        if self.checkpoint is not None:
+            return frozenset(self.checkpoint.model.trace_types())
+        return declared_types(self.path)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _declared_types_cached(path: str, stamp: float) -> frozenset[type]:
+    return reading.declared_types(lambda: load_cached(path, stamp), path)
+
+
+def declared_types(path: str | Path) -> frozenset[type]:
+    """`workflows.reading.declared_types` of the checkpoint folder, once per folder state: read from disk without
+    torch when kept, else from the checkpoint loaded."""
+    return _declared_types_cached(str(path), folder_stamp(path))
 
 
 def chosen_model_names() -> list[str]:
@@ -251,8 +265,10 @@ STATE_CHECKS = state.Checks(known_models=known_model_names, pair_problem=lambda 
 
 @st.cache_resource(max_entries=256, show_spinner=False)
 def read_pair_cached(name: str, path: str, stamp: float, premise: str, hypothesis: str) -> PairReading:
-    """The model's reading of a cleaned pair, kept per model folder state (`read_pair` and `cache.figures`)."""
-    return reading.read_pair(load_cached(path, stamp), name, premise, hypothesis)
+    """The model's reading of a cleaned pair, kept per model folder state (`read_pair` and `cache.figures`) and on
+    disk (`workflows.reading.read_pair_kept`): a pair read before, such as the Pair explorer's default pair after a
+    launch, is read back without loading the checkpoint or importing torch."""
+    return reading.read_pair_kept(lambda: load_cached(path, stamp), path, name, premise, hypothesis)
 
 
 def read_pair(model: Model, premise: str, hypothesis: str) -> tuple[PairReading | None, str | None]:
@@ -362,39 +378,3 @@ def memo(kind: str, key: tuple, compute: Callable[[], Any]) -> Any:
     bootstrap intervals of the Ablations page took a second per rerun). Results are shared: never modify them."""
     return _memo(kind, key, compute)
 
-
-# ---------------------------------------------------------------- challenge files
-
-@st.cache_resource(max_entries=8, show_spinner="reading the challenge file …")
-def _read_challenge_cached(files: tuple[str, ...], stamps: tuple[float, ...], label_scheme: str) -> Any:
-    return read_challenge_files(list(files), label_scheme=label_scheme)
-
-
-def read_challenge(files: Sequence[Path], label_scheme: str = "3way") -> tuple[Any | None, str | None]:
-    """(challenge set with its gold labels in `label_scheme`, None) or (None, why it cannot be read: file and line)."""
-    try:
-        return _read_challenge_cached(tuple(str(p) for p in files), tuple(file_stamp(p) for p in files),
-                                      label_scheme), None
-    except (OSError, ValueError) as error:
-        return None, str(error)
-
-
-def earlier_evaluations(models: Sequence[Model]) -> dict[str, list[Path]]:
-    """"<description> — model" → the files of each named evaluation of the models whose files are still there
-    (named evaluations of recorded splits are left out: those are the splits)."""
-    from nlivis.workflows.evaluate import evaluated_files
-
-    return {f"{description} — {model.name}": files
-            for model in models for description, files in evaluated_files(model.path).items()}
-
-
-def challenge_predictions(model: Model, challenge: Any, compute: bool = False) -> tuple[list[Prediction], Any, str | None]:
-    """(predictions, the named evaluation they come from, None) of `model` on a challenge set — ([], None, None)
-    when it was not evaluated yet and `compute` is False — or ([], None, why it failed)."""
-    from nlivis.workflows.evaluate import challenge_predictions as stored_or_computed
-
-    try:
-        found, evaluation = stored_or_computed(model.checkpoint, challenge, compute=compute)
-    except ValueError as problem:
-        return [], None, str(problem)
-    return found, evaluation, None

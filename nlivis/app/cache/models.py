@@ -1,7 +1,7 @@
 """Cached: the models a page shows — the checkpoints the session chose (`cache.chosen_model_names`), in the order
 chosen, loaded for the pages that run them or only described by their config.json for a page that shows their
 recorded predictions (Error analysis's first run loaded five models, ~2 s of a cold start and torch's import, only
-to learn their labels and families).
+to learn their labels and families) or a pair's readings kept on disk (the Pair explorer, Gates, DIIN).
 """
 from __future__ import annotations
 
@@ -11,16 +11,19 @@ from pathlib import Path
 import streamlit as st
 
 from nlivis.app import paths
-from nlivis.app.cache import Model, chosen_model_names, load_model
+from nlivis.app.cache import Model, chosen_model_names, declared_types, load_model
 from nlivis.features.settings import DescribedCheckpoint, describe_checkpoint
 from nlivis.store.files import folder_stamp
 from nlivis.viz.common import model_colours
 
 
-def chosen(weights: bool = True) -> tuple[list[Model], list[str]]:
+def chosen(weights: bool = True, declared: bool = False) -> tuple[list[Model], list[str]]:
     """The chosen checkpoints — loaded (`cache.load_model`: the one loader, so a model loaded later is the same
     object), or with `weights=False` only described (`describe_model`: no weights read, torch not imported) — and
-    the errors of those that failed. A session that never chose gets the default models."""
+    the errors of those that failed. With `declared`, a described model's declared trace types are read too
+    (`cache.declared_types`: kept on disk, else from the checkpoint loaded now), so a checkpoint that cannot load
+    is an error here, as a loaded one's is, not a failure of the page that picks models by them. A session that
+    never chose gets the default models."""
     found: list[Model] = []
     errors: list[str] = []
     for name in chosen_model_names():
@@ -32,12 +35,23 @@ def chosen(weights: bool = True) -> tuple[list[Model], list[str]]:
             (checkpoint, error), described = load_model(folder), None  # a loaded checkpoint describes itself
         else:
             checkpoint, (described, error) = None, describe_model(folder)
+        if not error and declared and checkpoint is None:
+            error = declared_types_problem(folder)
         if error:
             errors.append(error)
         else:
             found.append(Model(name, str(folder), checkpoint, "", described))
     colours = model_colours([(model.name, model.family) for model in found])
     return [replace(model, colour=colours[model.name]) for model in found], errors
+
+
+def declared_types_problem(folder: Path) -> str | None:
+    """Why the declared trace types of the checkpoint in `folder` cannot be known (it cannot load), or None."""
+    try:
+        declared_types(folder)
+    except Exception as error:  # a broken folder must show as a message, whatever the failure
+        return f"{folder}: {error}"
+    return None
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)

@@ -17,6 +17,7 @@ from nlivis.analysis.challenge import OVERALL_GROUP
 from nlivis.analysis.probes import DEFAULT_CASES_PER_TEST
 from nlivis.app import cache, state
 from nlivis.app.cache import analyses as cached_analyses
+from nlivis.app.cache import challenge as cached_challenge
 from nlivis.app.components import challenge, controls, lists, pair_list, probes
 from nlivis.app.text import md
 from nlivis.store.evaluations import evaluations_root
@@ -101,7 +102,7 @@ def held_out_files(page: str, models: Sequence[cache.Model]) -> list[HeldOutFile
     still there), and one more attached here (a path or an upload, as the Error analysis page takes them)."""
     found: dict[tuple[Path, ...], None] = {}
     for model in models:
-        for files in cache.earlier_evaluations([model]).values():
+        for files in cached_challenge.earlier_evaluations([model]).values():
             found[tuple(files)] = None
     with st.expander("Attach another challenge file"):
         attached = challenge.chosen_files(page, models)
@@ -112,7 +113,7 @@ def held_out_files(page: str, models: Sequence[cache.Model]) -> list[HeldOutFile
 
 def held_out(files: tuple[Path, ...]) -> HeldOutFile:
     """A file as the report runs it (`held_out_file`: by its categories when it has some)."""
-    read, _ = cache.read_challenge(files)
+    read, _ = cached_challenge.read_challenge(files)
     return held_out_file(files, field_values(read) if read is not None else {})
 
 
@@ -120,9 +121,9 @@ def evaluate_missing(page: str, models: Sequence[cache.Model], files: Sequence[H
     """A button that evaluates the checkpoints not yet evaluated on a listed file (kept as named evaluations)."""
     missing = []
     for held in files:
-        read, _ = cache.read_challenge(held.files)
+        read, _ = cached_challenge.read_challenge(held.files)
         if read is not None:
-            missing += [(held, read, m) for m in models if cache.challenge_predictions(m, read)[1] is None]
+            missing += [(held, read, m) for m in models if cached_challenge.challenge_predictions(m, read)[1] is None]
     if not missing or not st.button(f"Evaluate the {len(missing)} missing checkpoint × file pair(s)",
                                     key=f"{page}_report_evaluate",
                                     help="each file's pairs go through spaCy once (cached), then each checkpoint; "
@@ -132,7 +133,8 @@ def evaluate_missing(page: str, models: Sequence[cache.Model], files: Sequence[H
     problems = []
     for done, (held, read, model) in enumerate(missing):
         bar.progress(done / len(missing), text=f"evaluating {model.name} on {held.name} …")
-        problems += [f"{md(model.name)}: {md(p)}" for p in cache.challenge_predictions(model, read, compute=True)[2:] if p]
+        problems += [f"{md(model.name)}: {md(p)}"
+                     for p in cached_challenge.challenge_predictions(model, read, compute=True)[2:] if p]
     bar.empty()
     for problem in problems:
         st.error(problem)
@@ -166,10 +168,10 @@ def sources(models: Sequence[cache.Model], split: str) -> ReportSources:
         return None if run is None else (run.record(), models[0].name, models[1].name)
 
     def file(held: HeldOutFile) -> FileOutcomes | None:
-        read, _ = cache.read_challenge(held.files)
+        read, _ = cached_challenge.read_challenge(held.files)
         if read is None:
             return None
-        found = [cache.challenge_predictions(m, read)[0] for m in models]
+        found = [cached_challenge.challenge_predictions(m, read)[0] for m in models]
         if not all(found):
             return None
         return FileOutcomes(outcomes(found[0]), outcomes(found[1]), read.groups(held.group) if held.group else None)
@@ -263,7 +265,7 @@ def pairs_behind(page: str, report: AugmentReport, models: Sequence[cache.Model]
     else:
         held = next(f.file for f in report.files if table in (FILES, f"{f.file.name} by {f.file.group}")
                     and (table != FILES or f.file.name == row.name))
-        read, _ = cache.read_challenge(held.files)
+        read, _ = cached_challenge.read_challenge(held.files)
         field = held.group or next(iter(read.field_names() if read is not None else []), None)
         if field is None:
             st.info(f"{md(held.name)} has no field to list its pairs by.")

@@ -16,6 +16,7 @@ import streamlit as st
 
 from nlivis.analysis.challenge import OVERALL_GROUP, accuracy_by_group
 from nlivis.app import cache, state
+from nlivis.app.cache import challenge as cached_challenge
 from nlivis.app.components import controls, figures, pair_list
 from nlivis.app.text import code, md
 from nlivis.data.challenge import DEFAULT_LABEL_SCHEME, LABEL_SCHEMES, upload_types
@@ -30,7 +31,7 @@ SCHEME_NAMES = {"3way": "the file's own labels", "2way": "entailment vs non-enta
 
 
 def chosen_files(page: str, models: Sequence[cache.Model]) -> list[Path]:
-    earlier = cache.earlier_evaluations(models)
+    earlier = cached_challenge.earlier_evaluations(models)
     modes = [m for m in MODES if m != MODES[0] or earlier]
     # the default mode changes once a file has been evaluated (earlier evaluations come first)
     mode = controls.radio(page, "challenge_mode", "Challenge file", modes, modes[0], always_in_url=True)
@@ -80,7 +81,7 @@ def section(page: str, models: Sequence[cache.Model]) -> None:
                                  "model's answers (as `evaluate --label-scheme 2way`)")
     if not files:
         return
-    challenge, error = cache.read_challenge(files, scheme)
+    challenge, error = cached_challenge.read_challenge(files, scheme)
     if challenge is None:
         st.error(md(error))
         return
@@ -103,7 +104,7 @@ def evaluated_predictions(page: str, models: Sequence[cache.Model], challenge: A
     missing: list[cache.Model] = []
     said = []
     for model in models:
-        found, evaluation, problem = cache.challenge_predictions(model, challenge)
+        found, evaluation, problem = cached_challenge.challenge_predictions(model, challenge)
         if problem:
             st.error(f"{md(model.name)}: {md(problem)}")
         elif evaluation is None:
@@ -117,7 +118,7 @@ def evaluated_predictions(page: str, models: Sequence[cache.Model], challenge: A
                                   "kept as a named evaluation in each checkpoint folder"):
         for model in missing:
             with st.spinner(f"evaluating {model.name} …"):
-                found, evaluation, problem = cache.challenge_predictions(model, challenge, compute=True)
+                found, evaluation, problem = cached_challenge.challenge_predictions(model, challenge, compute=True)
             if problem:
                 st.error(f"{md(model.name)}: {md(problem)}")
             else:

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from nlivis.analysis.attribution import METHODS
+from nlivis.analysis.method_names import METHODS
 from nlivis.analysis.edit_compare import alignment_difference, changed_share, marked, match_tokens
 from nlivis.app import cache, state
 from nlivis.app.cache import analyses as cached_analyses

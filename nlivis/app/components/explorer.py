@@ -13,7 +13,7 @@ from nlivis.app import background, cache, paths, state
 from nlivis.app.cache import figures as cached_figures
 from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import controls, edits, figures, heads, pairs
-from nlivis.app.components.frame import NOTE_ICON, protocol_notes
+from nlivis.app.components.frame import NOTE_ICON, protocol_notes, require_models
 from nlivis.app.text import md
 from nlivis.models.trace import Alignment, MemoryKeys
 from nlivis.viz.drawable import MISSING_MESSAGES
@@ -232,7 +232,10 @@ def _model_alignments(m: int, model: cache.Model, reading: PairReading, old: Pai
 
 
 def page(models: Sequence[cache.Model]) -> None:
-    """The whole explorer below its title: the pair, why it is here, predictions, glance and alignments."""
+    """The whole explorer below its title: the pair, why it is here, predictions, glance and alignments. `models`
+    need not be loaded (`frame.require_models(weights=False, declared=True)`): a pair read before is drawn from its
+    readings kept on disk, without torch (the first page after a launch); the Edits tab, which runs the models on
+    every edit, loads them."""
     shown = pairs.picker("explorer", models)
     premise, hypothesis, cut_notes = pairs.clean(shown)
     for note in cut_notes:
@@ -248,7 +251,7 @@ def page(models: Sequence[cache.Model]) -> None:
     tab, containers = controls.tabs(PAGE, "tab", TABS)
     with containers[TABS.index(tab)]:
         if tab == TABS[1]:
-            edits.section(models, shown, premise, hypothesis)
+            edits.section(require_models("pair explorer"), shown, premise, hypothesis)
             return
         previous = remember(readings)
         st.subheader("Predictions")

@@ -88,11 +88,12 @@ def header(title: str, caption: str | None = None, icon: str = ":material/search
         st.warning(md(problem))
 
 
-def require_models(view: str, *, weights: bool = True) -> list[cache.Model]:
+def require_models(view: str, *, weights: bool = True, declared: bool = False) -> list[cache.Model]:
     """The loaded models — with `weights=False` only described by their config.json (`cache.models.chosen`: no
-    weights read, torch not imported, for a view of recorded predictions or of a projection kept on disk) — or stop
-    the page with a message saying how to load one."""
-    models, errors = cached_models.chosen(weights)
+    weights read, torch not imported, for a view of recorded predictions, a projection or a pair's readings kept
+    on disk; with `declared`, also their declared trace types) — or stop the page with a message saying how to load
+    one."""
+    models, errors = cached_models.chosen(weights, declared)
     for error in errors:
         st.error(f"Could not load {md(error)}")
     if not models:

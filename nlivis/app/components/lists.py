@@ -30,6 +30,7 @@ from nlivis.analysis.datamap import Thresholds, parse_selection
 from nlivis.analysis.pair_lists import SORTS, PairFilter, filter_pairs, position_of, prediction_rows, sort_pairs
 from nlivis.app import cache, paths
 from nlivis.app.cache import analyses as cached_analyses
+from nlivis.app.cache import challenge as cached_challenge
 from nlivis.app.cache import samples as cached_samples
 from nlivis.app.state import ListRef, PairRef, url_row
 from nlivis.data.text import decimal_number, whole_number
@@ -227,13 +228,13 @@ def challenge_list(ref: ListRef) -> PairList:
     name, field_name, group = ref.get("model", ""), ref.get("field", ""), ref.get("group", "")
     described = f"{name} on {', '.join(f.name for f in files)}: {field_name} = {group}" + (
         " · errors only" if ref.get("wrong") == "1" else "")
-    challenge, error = cache.read_challenge(files, ref.get("scheme", "3way"))
+    challenge, error = cached_challenge.read_challenge(files, ref.get("scheme", "3way"))
     if challenge is None:
         return PairList(pd.DataFrame(), described, None, error)
     model, error = model_by_name(name)
     if model is None:
         return PairList(pd.DataFrame(), described, None, error)
-    predictions, _, problem = cache.challenge_predictions(model, challenge)
+    predictions, _, problem = cached_challenge.challenge_predictions(model, challenge)
     if problem or not predictions:
         return PairList(pd.DataFrame(), described, None, problem or f"{name} was not evaluated on this file yet")
     try:
@@ -263,7 +264,7 @@ def against(shown: pd.DataFrame, challenge, name: str) -> tuple[pd.DataFrame, st
     model, error = model_by_name(name)
     if model is None:
         return pd.DataFrame(), error
-    predictions, _, problem = cache.challenge_predictions(model, challenge)
+    predictions, _, problem = cached_challenge.challenge_predictions(model, challenge)
     if problem or not predictions:
         return pd.DataFrame(), problem or f"{name} was not evaluated on this file yet"
     predicted = {p.id: p.predicted for p in predictions}
