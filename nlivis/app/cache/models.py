@@ -31,27 +31,28 @@ def chosen(weights: bool = True, declared: bool = False) -> tuple[list[Model], l
         if folder is None:
             errors.append(f"{name}: no checkpoint folder of that name in {', '.join(map(str, paths.checkpoint_roots()))}")
             continue
+        types = None
         if weights:
             (checkpoint, error), described = load_model(folder), None  # a loaded checkpoint describes itself
         else:
             checkpoint, (described, error) = None, describe_model(folder)
         if not error and declared and checkpoint is None:
-            error = declared_types_problem(folder)
+            types, error = declared_types_read(folder)
         if error:
             errors.append(error)
         else:
-            found.append(Model(name, str(folder), checkpoint, "", described))
+            found.append(Model(name, str(folder), checkpoint, "", described, types))
     colours = model_colours([(model.name, model.family) for model in found])
     return [replace(model, colour=colours[model.name]) for model in found], errors
 
 
-def declared_types_problem(folder: Path) -> str | None:
-    """Why the declared trace types of the checkpoint in `folder` cannot be known (it cannot load), or None."""
+def declared_types_read(folder: Path) -> tuple[frozenset[type] | None, str | None]:
+    """(the declared trace types of the checkpoint in `folder`, None), or (None, why they cannot be known: it
+    cannot load)."""
     try:
-        declared_types(folder)
+        return declared_types(folder), None
     except Exception as error:  # a broken folder must show as a message, whatever the failure
-        return f"{folder}: {error}"
-    return None
+        return None, f"{folder}: {error}"
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)

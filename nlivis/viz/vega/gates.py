@@ -23,8 +23,9 @@ SEAMLESS = 1.1
 """A heatmap cell's size in bands: a little over one, so that neighbours overlap (cells of exactly one band, 3.4 px
 high, showed the background between them as white lines)."""
 
-LEGEND = {"gradientLength": 200}
-"""The gate value's colour bar."""
+LEGEND = {"gradientLength": 200, "orient": "top", "direction": "horizontal", "titleOrient": "left"}
+"""The gate value's colour bar, across the top of the strips it colours (of all, when they share a scale): at the
+right it was placed past the longest title, far from a short pair's narrow strips."""
 
 DIMENSION_TICK_STEP = 16
 """The heatmap's dimension axis names every 16th dimension (64 rows in 220 px: every label would overlap)."""
