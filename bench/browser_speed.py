@@ -128,7 +128,9 @@ SETTLED = """
   if (!app || !window.__nlivis) return false;
   const states = window.__nlivis.states;
   const last = states[states.length - 1];
-  if (!last || last[1] !== 'notRunning' || !states.some(s => s[1] === 'running')) return false;
+  // a run seen running, or (a run of a few ms that never showed it) the server's script_finished
+  if (!last || last[1] !== 'notRunning' || !(states.some(s => s[1] === 'running') || window.__nlivis.finished.length))
+    return false;
   if (performance.now() - last[0] < 1000) return false;  // a rerun (a switch_page, a fragment) may follow
   return [...document.querySelectorAll(CHART_HOLDERS)].every(c => c.querySelector(DRAWN));
 }
@@ -200,9 +202,10 @@ def visit(context, url: str) -> Visit:
     try:
         page.goto(url, wait_until="commit", timeout=TIMEOUT_S * 1000)
         page.wait_for_function(SETTLED, timeout=TIMEOUT_S * 1000, polling=100)
-        states = page.evaluate("() => window.__nlivis.states")
-        started = next(t for t, state in states if state == "running")
-        script_ms = next(t for t, state in states if state == "notRunning" and t > started)
+        states, finished = page.evaluate("() => [window.__nlivis.states, window.__nlivis.finished]")
+        started = next((t for t, state in states if state == "running"), None)
+        script_ms = (next(t for t, state in states if state == "notRunning" and t > started) if started is not None
+                     else min(finished))  # a run too short to show it was running: the server's script_finished
         figures = page.evaluate(FIGURES)
         drawn_ms = max([f["drawn"] or 0 for f in figures] or [0])
         problems = page.locator('[data-testid="stException"]').all_inner_texts()

@@ -122,3 +122,17 @@ def test_a_click_on_a_server_drawn_figure_reaches_the_page_as_vega_lite_s_select
     monkeypatch.setenv("NLIVIS_FIGURES", "vega-lite")
     app = AppTest.from_function(clicked_confusions, default_timeout=30).run()
     assert len(app.get("vega_lite_chart")) == 1
+
+
+def test_a_single_view_without_a_width_fills_the_page_s_share_as_streamlit_draws_it():
+    """A scatter that names no width is drawn as wide as its column, as Streamlit's `width="stretch"` draws it in
+    the browser (Vega-Lite's own default is 200 px); a faceted chart keeps its panels' own size."""
+    from nlivis.viz.vega.export import page_width
+
+    frame = pd.DataFrame({"x": [0.0, 1.0], "y": [1.0, 0.0], "gold": ["a", "b"], "split": ["d", "d"], "row": [1, 2]})
+    for columns in (1, 2):
+        svg = page_svg(page_json(projection_scatter(frame, "gold"), dark=False, columns=columns))
+        width = float(re.search(r'<svg[^>]* width="([\d.]+)"', svg).group(1))
+        assert page_width(columns) <= width < page_width(columns) + 200  # the plot's width, plus axes and legend
+    faceted = page_svg(page_json(confusion_matrices({"m": (np.eye(2), ["a", "b"])}), dark=False))
+    assert float(re.search(r'<svg[^>]* width="([\d.]+)"', faceted).group(1)) < page_width(1) / 2

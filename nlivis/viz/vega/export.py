@@ -265,12 +265,26 @@ def page_width(columns: int) -> int:
     return max(200, (PAGE_WIDTH_PX + COLUMN_GAP_PX) // max(columns, 1) - COLUMN_GAP_PX)
 
 
+COMPOSITE = ("facet", "hconcat", "vconcat", "concat", "repeat")
+"""The keys of a spec made of several views, whose size is its views' own."""
+
+
+def stretched(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """`spec` filling its container's width where it names no width of its own and is one view (or one layered
+    view), as Streamlit draws a spec in the browser (`width="stretch"`); Vega-Lite's default for a continuous axis
+    is 200 px (a projection's scatter was drawn that narrow on the server). `spec` itself is not changed."""
+    if "width" in spec or any(key in spec for key in COMPOSITE):
+        return dict(spec)
+    return {**spec, "width": "container"}
+
+
 def page_json(spec: Mapping[str, Any], dark: bool, columns: int = 1) -> str:
     """The JSON text `page_svg` draws for `spec` on a page in the `dark` or light look, in one of `columns`
     columns: it is also the key its SVG is kept under (`app.cache.figures.page_svg`). A NaN or infinity is an
     error here (ValueError): JSON has neither, and the data's builders write them as null (`common.plain`)."""
-    prepared = with_label_params(with_click_numbers(with_hover_text(fixed_width(themed(with_records(spec), dark),
-                                                                             page_width(columns)))))
+    width = page_width(columns)
+    prepared = with_label_params(with_click_numbers(with_hover_text(fixed_width(
+        themed(stretched(with_records(spec)), dark), width))))
     return json.dumps(prepared, default=plain, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
 
 
