@@ -23,6 +23,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+import pandas as pd
 import vl_convert
 
 from nlivis.viz.vega.common import LABEL_SEPARATOR, axis_labels, plain, themed, token_axis, with_records
@@ -70,20 +71,26 @@ def spec_svg(spec: Mapping[str, Any]) -> str:
                                       allowed_base_urls=[])
 
 
+def selections(spec: Any) -> list[Mapping[str, Any]]:
+    """Every selection parameter of `spec`, in any of its views."""
+    if isinstance(spec, list):
+        return [found for part in spec for found in selections(part)]
+    if not isinstance(spec, Mapping):
+        return []
+    params = spec.get("params")
+    own = [p for p in params if isinstance(p, Mapping) and "select" in p] if isinstance(params, list) else []
+    return own + [found for key, value in spec.items() if key in NESTED for found in selections(value)]
+
+
 def takes_input(spec: Any) -> bool:
     """Whether the chart reads the pointer: a selection parameter anywhere in it (a click that picks a cell or a
     point, a box dragged over a map, the dot nearest the pointer). Such a chart is drawn by Vega-Lite in the
-    browser; any other can be an SVG."""
-    if isinstance(spec, Mapping):
-        params = spec.get("params")
-        if isinstance(params, list) and any(isinstance(p, Mapping) and "select" in p for p in params):
-            return True
-        return any(takes_input(value) for key, value in spec.items() if key in NESTED)
-    if isinstance(spec, list):
-        return any(takes_input(part) for part in spec)
-    return False
+    browser, unless its only input is a click on a mark (`click_selection`); any other can be an SVG."""
+    return bool(selections(spec))
 
 
+UNESCAPED = re.compile(r"\\(.)")
+"""A backslash escape in a Vega-Lite field name (`a\\.b` names the row key `a.b`)."""
 CLICK_FIELD = "nlivis_click"
 """The data field numbering a clickable chart's rows in a page's SVG (`with_click_numbers`)."""
 CLICK_DESCRIPTION = "nlivis_click_description"
@@ -96,22 +103,22 @@ MAX_CLICKABLE_ROWS = 3000
 (about 0.3 kB), so a larger scatter is drawn by Vega-Lite in the browser, on a canvas."""
 
 
-def selections(spec: Any) -> list[Mapping[str, Any]]:
-    """Every selection parameter of `spec`, in any of its views."""
-    if isinstance(spec, list):
-        return [found for part in spec for found in selections(part)]
-    if not isinstance(spec, Mapping):
-        return []
-    params = spec.get("params")
-    own = [p for p in params if isinstance(p, Mapping) and "select" in p] if isinstance(params, list) else []
-    return own + [found for key, value in spec.items() if key in NESTED for found in selections(value)]
-
-
 def own_rows(spec: Mapping[str, Any]) -> list[dict[str, Any]] | None:
-    """The rows of `spec`'s top-level data (`common.with_records`), or None when its data is not rows of its own."""
-    data = with_records(spec).get("data")
+    """The rows of `spec`'s top-level data (`common.with_records`: a typed frame's converted), or None when its
+    data is not rows of its own."""
+    data = with_records(spec).get("data") if own_row_count(spec) is not None else None
+    return data["values"] if isinstance(data, Mapping) else None
+
+
+def own_row_count(spec: Mapping[str, Any]) -> int | None:
+    """How many rows `spec`'s top-level data has (a list of rows or a typed frame, not converted), or None when its
+    data is not rows of its own: what every page run asks of a clickable chart, before any row is needed."""
+    data = spec.get("data")
     values = data.get("values") if isinstance(data, Mapping) else None
-    return values if isinstance(values, list) and all(isinstance(row, Mapping) for row in values) else None
+    if isinstance(values, pd.DataFrame) or (isinstance(values, list)
+                                            and all(isinstance(row, Mapping) for row in values)):
+        return len(values)
+    return None
 
 
 def click_selection(spec: Mapping[str, Any]) -> tuple[str, tuple[str, ...]] | None:
@@ -124,8 +131,8 @@ def click_selection(spec: Mapping[str, Any]) -> tuple[str, tuple[str, ...]] | No
     if not (isinstance(select, Mapping) and select.get("type") == "point" and select.get("on") == "click"
             and select.get("fields")):
         return None
-    rows = own_rows(spec)
-    if rows is None or len(rows) > MAX_CLICKABLE_ROWS:
+    count = own_row_count(spec)
+    if count is None or count > MAX_CLICKABLE_ROWS:
         return None
     return str(found[0]["name"]), tuple(str(name) for name in select["fields"])
 
@@ -158,8 +165,8 @@ def with_click_numbers(spec: Mapping[str, Any]) -> dict[str, Any]:
         return {**result, "transform": [*result.get("transform", []), numbered],
                 "encoding": {**encoding, "description": {"field": CLICK_DESCRIPTION}}}
 
-    rows = [{**row, CLICK_FIELD: number} for number, row in enumerate(own_rows(spec) or [])]
     walked = walk(with_records(spec))
+    rows = [{**row, CLICK_FIELD: number} for number, row in enumerate(walked["data"]["values"])]
     return {**walked, "data": {**walked["data"], "values": rows}}
 
 
@@ -167,20 +174,18 @@ def clicked_point(spec: Mapping[str, Any], number: Any) -> tuple[str, dict[str, 
     """(the selection's name, the clicked row's selection fields) for a click on the mark of row `number` of
     `spec`'s page SVG (`with_click_numbers`), as Vega-Lite's own selection would give them; None when `number`
     names no row of it."""
-    chosen, rows = click_selection(spec), own_rows(spec)
-    if chosen is None or rows is None or isinstance(number, bool):
+    if number is None or isinstance(number, bool):  # every run without a click: nothing to convert
         return None
     try:
-        row = rows[int(number)] if 0 <= int(number) < len(rows) else None
+        position = int(number)
     except (TypeError, ValueError):
         return None
-    if row is None:
+    chosen = click_selection(spec)
+    rows = own_rows(spec) if chosen is not None else None
+    if rows is None or not 0 <= position < len(rows):
         return None
     name, fields = chosen
-    return name, {field: row.get(field) for field in fields}
-UNESCAPED = re.compile(r"\\(.)")
-
-
+    return name, {field: rows[position].get(field) for field in fields}
 def hover_expression(tooltip: Any) -> str | None:
     """A Vega expression for a mark's hover text from its tooltip encoding: one "title: value" line per field,
     numbers in the tooltip's format; None when the tooltip is not plain fields (an aggregate, a binned or time
