@@ -163,6 +163,18 @@ def test_dev_built_tests_take_the_first_fitting_edit_of_each_pair(wordnet, monke
         ("Two girls play soccer .", "Two girls play .")]
 
 
+def test_filling_the_dev_built_tests_says_a_word_between_any_two_parse_batches(wordnet, monkeypatch):
+    # the app's warm-up builds the suite in the background and yields to pages at each word (progress): a
+    # stretch of parsing without one would hold a page up for all of it
+    dev = [("snli_dev", Pair(str(i), f"A man is sleeping on couch number {i} .", "The man is sleeping .",
+                             "entailment")) for i in range(5)]
+    events: list[str] = []
+    monkeypatch.setattr(probes, "PARSE_AHEAD", 2)
+    monkeypatch.setattr(probes, "parse_sentences", lambda texts: events.append("parse") or parsed.parse_sentences(texts))
+    fill_edit_tests(nli_edit_tests(), "nli", dev, 50, random.Random(0), lambda message: events.append("word"))
+    assert events.count("parse") == 3 and "parse,parse" not in ",".join(events) and events[-1] == "word"
+
+
 def test_suite_is_cached_and_read_back(tmp_path, monkeypatch, wordnet):
     first = load_suite("nli", None, 5, 3, tmp_path)
     [cached] = [path for path in (tmp_path / "probes").iterdir() if not path.name.startswith(".")]  # not its seal

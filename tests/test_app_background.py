@@ -75,6 +75,62 @@ def test_the_warm_up_loads_spacys_feature_pipeline_even_when_the_default_pair_is
     monkeypatch.setattr(background, "load_nlp", lambda: steps.append("pipeline"))
     monkeypatch.setattr(background, "automatic_tags_now", lambda premise, hypothesis: steps.append("tags"))
     monkeypatch.setattr(background, "start_converter", lambda: steps.append("converter"))
-    background.warm_up(lambda: ["model"], lambda folder: steps.append(f"load {folder}"))
+    background.warm_up(lambda: ["model"], lambda folder: steps.append(f"load {folder}") or f"loaded {folder}",
+                       lambda loaded: steps.append(f"prepare {loaded}"))
     background._JOBS[("warm up",)].result(timeout=30)
-    assert steps == ["converter", "load model", "pair", "pipeline", "tags"]
+    assert steps == ["converter", "load model", "pair", "pipeline", "tags", "prepare ['loaded model']"]
+
+
+def test_work_that_pauses_for_pages_keeps_its_lock_while_pages_are_idle_and_lends_it_while_one_runs(monkeypatch):
+    monkeypatch.setattr(background, "WARM_UP_QUIET_S", 0.05)
+    monkeypatch.setattr(background, "QUIET_S", 0.05)
+    monkeypatch.setattr(background, "_RUNNING", [0, 0.0])
+    lock = threading.Lock()
+    with lock:
+        background.pause_for_pages(lock)  # no page ran: back at once, the lock still held
+        assert lock.locked()
+    page_had_lock = threading.Event()
+    paused = threading.Event()
+
+    def work() -> None:
+        with lock:
+            paused.set()
+            background.pause_for_pages(lock)  # a page runs: the lock is lent until pages are idle again
+            assert lock.locked()
+
+    with background.page_running():
+        worker = threading.Thread(target=work)
+        worker.start()
+        assert paused.wait(30)
+        assert lock.acquire(timeout=30)  # the page gets spaCy's lock while the work waits
+        page_had_lock.set()
+        lock.release()
+    worker.join(timeout=30)
+    assert page_had_lock.is_set() and not worker.is_alive() and not lock.locked()
+
+
+def test_the_warm_up_keeps_the_very_suite_the_behavioural_tests_tab_reads(monkeypatch, tmp_path):
+    # the suite is kept on disk under a key of its settings: built with other settings than the tab's run, the
+    # warm-up's work would be wasted and the tab's first run would build it all the same
+    from types import SimpleNamespace
+
+    import nlivis.workflows.probes as workflow
+    from nlivis.analysis.edit_runs import TASK_LABELS
+    from nlivis.analysis.probes import DEFAULT_CASES_PER_TEST
+    from nlivis.app import paths
+    from nlivis.app.cache import analyses, suites
+
+    built, paused = [], []
+    monkeypatch.setattr(paths, "data_root", lambda: tmp_path)
+    monkeypatch.setattr(workflow, "load_suite", lambda *settings: (built.append(settings[:5]), settings[5]("step")))
+    monkeypatch.setattr(background, "pause_for_pages", lambda lock: paused.append(lock.locked()))
+    checkpoint = SimpleNamespace(labels=list(TASK_LABELS["nli"]))
+    suites.keep_probe_suite([(checkpoint, None), (None, "a broken folder")])
+    tab = analyses.probe_options([SimpleNamespace(checkpoint=checkpoint)], DEFAULT_CASES_PER_TEST)
+    assert built == [(tab.suite, tab.data_dir, tab.per_test, tab.seed, tab.cache_dir)] and tab.suite == "nli"
+    assert paused == [True]  # each step of the build offers spaCy's lock to a page that runs
+    assert not background.TAGGER_LOCK.locked()
+
+    monkeypatch.setattr(paths, "data_root", lambda: None)  # no dev pairs to edit: nothing worth building ahead
+    suites.keep_probe_suite([(checkpoint, None)])
+    assert len(built) == 1

@@ -459,6 +459,9 @@ def fill_edit_tests(tests: Sequence[EditTest], suite: str, dev: Sequence[tuple[s
                 chunk.append((split, pair, fitting))
         parsed = 0
         for ahead in range(0, len(chunk), PARSE_AHEAD):
+            if ahead:  # a word between batches too: a caller may pause there (the app's warm-up yields to pages)
+                progress(f"probe: looking at dev pairs {start + 1:,}–{min(start + DEV_CHUNK, len(order)):,} "
+                         f"({parsed:,} parsed so far); " + filled(tests, per_test))
             batch = [(split, pair, still) for split, pair, fitting in chunk[ahead:ahead + PARSE_AHEAD]
                      if (still := [test for test in fitting if len(test.cases) < per_test])]
             # the texts `propose_edits` parses (whitespace-normalised), in one batch: a raw text with a double or
@@ -476,9 +479,13 @@ def fill_edit_tests(tests: Sequence[EditTest], suite: str, dev: Sequence[tuple[s
                     if made is not None:
                         test.cases.append(made[0])
         visited = min(start + DEV_CHUNK, len(order))
-        progress(f"probe: {visited:,} dev pairs looked at ({parsed:,} of the last {DEV_CHUNK} parsed); "
-                 + ", ".join(f"{len(t.cases)}/{per_test}" for t in tests))
+        progress(f"probe: {visited:,} dev pairs looked at ({parsed:,} of the last {DEV_CHUNK} parsed); " + filled(tests, per_test))
     return visited
+
+
+def filled(tests: Sequence[EditTest], per_test: int) -> str:
+    """How far each test is filled, for a progress message: its cases of the most it takes."""
+    return ", ".join(f"{len(t.cases)}/{per_test}" for t in tests)
 
 
 def reflexivity_cases(dev: Sequence[tuple[str, object]], rng: random.Random) -> list[ProbeCase]:
@@ -524,6 +531,7 @@ def build_suite(suite: str, dev: Sequence[tuple[str, object]] = (), per_test: in
         chosen = candidates if len(candidates) <= per_test else rng.sample(candidates, per_test)
         tests.append(ProbeTest(capability, name, kind, description, tuple(chosen), generator))
     if dev:
+        progress(f"probe: {len(tests)} template tests built; editing dev pairs")
         edit_tests = nli_edit_tests() if suite == "nli" else paraphrase_edit_tests()
         fill_edit_tests(edit_tests, suite, dev, per_test, random.Random(seed + 1), progress)
         tests += [ProbeTest(t.capability, t.name, t.type, t.description, tuple(t.cases), ENGINE) for t in edit_tests]

@@ -122,7 +122,23 @@ def reporting(work: Callable[[Callable[[str], None]], Any], progress: Callable[[
     return job.result()
 
 
-def warm_up(folders: Callable[[], Sequence[Path]], load: Callable[[Path], Any]) -> None:
+def pause_for_pages(lock: threading.Lock) -> None:
+    """Inside long background work holding `lock` (spaCy's, `TAGGER_LOCK`): return at once while no page has run
+    for `WARM_UP_QUIET_S`, else let go of the lock — a page may need it — until pages are idle that long again.
+    Each stretch of work between two pauses then delays a page that starts during it by that stretch only."""
+    with _PAGES:
+        idle = _RUNNING[0] == 0 and time.monotonic() - _RUNNING[1] >= WARM_UP_QUIET_S
+    if idle:
+        return
+    lock.release()
+    try:
+        when_pages_idle(WARM_UP_QUIET_S)
+    finally:
+        lock.acquire()
+
+
+def warm_up(folders: Callable[[], Sequence[Path]], load: Callable[[Path], Any],
+            prepare: Callable[[list[Any]], None] = lambda loaded: None) -> None:
     """Once per server process, in the background: start the figure converter (`start_converter`: until then
     pages draw their figures with Vega-Lite in the browser), import torch and `load` the default models'
     `folders()`, spaCy's pipelines and WordNet — what the next page a user opens would otherwise wait for
@@ -132,7 +148,8 @@ def warm_up(folders: Callable[[], Sequence[Path]], load: Callable[[Path], Any]) 
     first page after a launch loads what it needs itself, alone, the browser draws it, and the rest loads while
     its reader reads. spaCy's token-feature pipeline is loaded by name: the default pair's analyses are kept on
     disk, so analysing it no longer loads it, and the behavioural suite's first run paid that load (~1 CPU s)
-    after the click."""
+    after the click. Last, `prepare(what load returned for each folder)`: longer work that pauses for pages itself
+    (`pause_for_pages`), such as the behavioural suite built and kept on disk before anyone asks for it."""
     if os.environ.get(WARM_UP_ENV, "1") == "0":
         return
     # the cached loaders it calls have no script context in that thread: Streamlit would log that at every call
@@ -141,15 +158,18 @@ def warm_up(folders: Callable[[], Sequence[Path]], load: Callable[[Path], Any]) 
     def work() -> None:
         when_pages_idle(WARM_UP_QUIET_S)
         start_converter()
+        loaded = []
         for folder in folders():
             when_pages_idle(WARM_UP_QUIET_S)
-            load(folder)
+            loaded.append(load(folder))
         when_pages_idle(WARM_UP_QUIET_S)
         analyse_text_pair(state.DEFAULT_PAIR.premise, state.DEFAULT_PAIR.hypothesis)
         when_pages_idle(WARM_UP_QUIET_S)
         load_nlp()  # the pair's analyses may come from disk without it; a new pair, edits and the suite need it
         when_pages_idle(WARM_UP_QUIET_S)
         automatic_tags_now(state.DEFAULT_PAIR.premise, state.DEFAULT_PAIR.hypothesis)
+        when_pages_idle(WARM_UP_QUIET_S)
+        prepare(loaded)
 
     in_background(("warm up",), work)
 

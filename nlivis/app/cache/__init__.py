@@ -4,9 +4,9 @@ disk too) and stored predictions; `cache.challenge` challenge files and predicti
 chosen models as a page gets them (loaded, or described by their config.json); `cache.samples` what is computed over
 a split's pairs (samples analysed with spaCy, gate statistics, annotation tags, tokens and cut-offs, projections,
 faithfulness), `cache.analyses` the analyses of chosen models (attributions, data maps, edit runs, behavioural
-suites) and `cache.figures` the figures a page shows again at every rerun (a pair's overview, gate strips and
-alignments, a predictions file's confusion matrix); `cache.run_memo` what one run of a page reads once (the
-checkpoint folders' stamps).
+suites), `cache.suites` the behavioural suite built ahead by the warm-up, and `cache.figures` the figures a page
+shows again at every rerun (a pair's overview, gate strips and alignments, a predictions file's confusion matrix);
+`cache.run_memo` what one run of a page reads once (the checkpoint folders' stamps).
 
 Everything is cached in the server process (`st.cache_resource`, never pickled), keyed by the folder or file and its
 modification time, so a retrained checkpoint or a changed file is read again. Functions return (value, None) or

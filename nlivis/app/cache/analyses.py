@@ -15,6 +15,7 @@ from nlivis.analysis.edit_runs import EditOptions, EditRun, task_of
 from nlivis.app import background, paths
 from nlivis.app.cache import Model, NotReady, load_cached, local_split, memo, not_local, read_split_cached, split_pairs
 from nlivis.app.cache.samples import analysed_sample
+from nlivis.app.cache.suites import PROBE_SEED
 from nlivis.data.protocols import SplitRef
 from nlivis.data.records import Pair
 from nlivis.features.dataset import analyse_pairs, split_cache_key
@@ -237,10 +238,6 @@ def edit_run(models: Sequence[Model], premise: str, hypothesis: str, label: str 
         return None, str(error)
     except Exception as error:  # WordNet or spaCy missing, a model failing: a message, not a broken page
         return None, f"the edits could not be computed ({type(error).__name__}: {error})"
-
-
-PROBE_SEED = 1
-"""The suite's seed in the app (the CLI's default), so the app's table is `probe … --seed 1`'s."""
 
 
 def probe_options(models: Sequence[Model], per_test: int) -> ProbeOptions:

@@ -10,7 +10,7 @@ import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
 from nlivis.app import background, cache, paths, state
-from nlivis.app.cache import models as cached_models, run_memo
+from nlivis.app.cache import models as cached_models, run_memo, suites
 from nlivis.app.text import md
 from nlivis.data.split_choice import protocol_named
 
@@ -39,7 +39,7 @@ def page(which: paths.Page, caption: str | None = None, *, title: str | None = N
                 state.page_run(which.key, cache.STATE_CHECKS, after=lambda: sidebar_links(links)):
             header(title or which.title, caption, which.icon)
             state.switch_if_asked(lambda: sidebar_links(links))  # a line clicked in a list: leave before the page runs
-            background.warm_up(cache.default_model_folders, cache.load_model)
+            background.warm_up(cache.default_model_folders, cache.load_model, suites.keep_probe_suite)
             yield
     except Exception:
         sidebar_links(links)  # a page that failed still leads to the others

@@ -1,0 +1,138 @@
+"""What each kind of Streamlit element costs a page opened by URL in a new tab, against the floor, in one run.
+
+    OMP_NUM_THREADS=1 python bench/element_costs.py [--rounds 5] [--only dataframe,table] [--out FILE]
+
+One Streamlit server runs a router over stand-in pages: the floor (`browser_speed.FLOOR_PAGE`: a title, a line, a
+button, two sidebar links) and, per variant, the floor plus the elements a page of nlivis shows — the ten sidebar
+page links every page draws, a five-row table as `st.dataframe` and as `st.table`, four figures' download buttons,
+twenty containers, markdown lines, expanders, tabs, server-drawn SVGs, inputs — and those together, all but one,
+and sixty containers. Each page is opened by URL in a new tab, the variants in turn for `--rounds` rounds, and timed from the navigation until the floor's line is shown and the
+script state is back to notRunning (`browser_speed.FLOOR_RAN`), with the renderer's main-thread CPU over the visit
+(DevTools `Performance.getMetrics`: TaskDuration). Printed: medians, and each variant minus the floor — what the
+element kind adds to every page that shows it, on this machine at this load (said in the header).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from browser import AppServer, chromium, require_chromium
+from browser_speed import FLOOR_PAGE, FLOOR_RAN, TIMEOUT_S, VIEWPORT
+from harness import add_out_option, command_line, load_average, publish
+
+SVG = ("<svg xmlns='http://www.w3.org/2000/svg' width='600' height='300'>"
+       + "".join(f"<rect x='{i * 6}' y='{300 - 3 * i}' width='5' height='{3 * i}' fill='steelblue'/>"
+                 for i in range(100)) + "</svg>")
+VARIANTS = {
+    "floor": "",
+    "ten sidebar page links": 'for _ in range(5):\n'
+                              '    for path, label in (("home.py", "Home"), ("other.py", "Other")):\n'
+                              '        st.sidebar.page_link(path, label=label, icon=":material/search:", width="stretch")\n',
+    "dataframe, five rows": 'import pandas as pd\n'
+                            'st.dataframe(pd.DataFrame({"model": list("abcde"), "P": [0.1, 0.2, 0.3, 0.4, 0.5]}),'
+                            ' hide_index=True, width="stretch")\n',
+    "table, five rows": 'import pandas as pd\n'
+                        'st.table(pd.DataFrame({"model": list("abcde"), "P": [0.1, 0.2, 0.3, 0.4, 0.5]}))\n',
+    "four pairs of download buttons": 'for i in range(4):\n'
+                                      '    row = st.container(horizontal=True, gap="small")\n'
+                                      '    row.download_button("data (CSV)", lambda: "a,b", file_name="a.csv",'
+                                      ' key=f"c{i}", on_click="ignore")\n'
+                                      '    row.download_button("figure (SVG)", lambda: "<svg/>", file_name="a.svg",'
+                                      ' key=f"s{i}", on_click="ignore")\n',
+    "twenty containers": 'for i in range(20):\n    st.container(key=f"box{i}").write(" ")\n',
+    "six markdown lines": 'for i in range(6):\n    st.markdown(f"**Line {i}** with *some* `code` and a [link](#x)")\n',
+    "four expanders": 'for i in range(4):\n    st.expander(f"Section {i}", expanded=i == 0).write("text")\n',
+    "three tabs": 'for tab in st.tabs(["One", "Two", "Three"]):\n    tab.write("text")\n',
+    "four server SVGs (st.html)": f'for i in range(4):\n    st.html({SVG!r})\n',
+    "radio, two text areas": 'st.radio("Pair", ["a", "b", "c"], horizontal=True)\n'
+                             'st.text_area("Premise", "A man plays.")\nst.text_area("Hypothesis", "A man sleeps.")\n',
+    "multiselect, selectbox": 'st.multiselect("Models", ["a", "b", "c"], default=["a", "b"])\n'
+                              'st.selectbox("Layer", [1, 2, 3])\n',
+}
+PARTS = {name: extra for name, extra in VARIANTS.items() if extra}
+VARIANTS["all of the above on one page"] = "".join(PARTS.values())
+for left_out in PARTS:  # what one kind adds to a page that has all the others
+    VARIANTS[f"all but {left_out}"] = "".join(extra for name, extra in PARTS.items() if name != left_out)
+VARIANTS["sixty containers"] = 'for i in range(60):\n    st.container(key=f"box{i}").write(" ")\n'
+"""Variant → the code added after the floor page's own lines: each kind alone, all of them on one page, all but
+one, and one kind sixty times (how a page's cost grows with the number of its elements)."""
+
+
+def app_files(folder: Path) -> dict[str, str]:
+    """The router (every variant a page, url path `v0`, `v1`, …) and the pages' scripts, written to `folder`."""
+    pages = []
+    for index, (name, extra) in enumerate(VARIANTS.items()):
+        (folder / f"v{index}.py").write_text(FLOOR_PAGE.format(title=name) + extra, encoding="utf-8")
+        pages.append(f'st.Page("v{index}.py", title={name!r}, url_path="v{index}", default={index == 0})')
+    for name in ("home.py", "other.py"):  # the floor's sidebar links point here
+        (folder / name).write_text(FLOOR_PAGE.format(title=name), encoding="utf-8")
+    pages += ['st.Page("home.py", title="Home")', 'st.Page("other.py", title="Other")']
+    router = ('import streamlit as st\nst.set_page_config(layout="wide")\n'
+              f'st.navigation([{", ".join(pages)}], position="hidden").run()\n')
+    (folder / "app.py").write_text(router, encoding="utf-8")
+    return {name: f"v{index}" for index, name in enumerate(VARIANTS)}
+
+
+def visit(context, url: str) -> tuple[float, float]:
+    """Seconds from the navigation until the run ended with the page shown, and the renderer's main-thread CPU
+    seconds in that time."""
+    page = context.new_page()
+    try:
+        cdp = context.new_cdp_session(page)
+        cdp.send("Performance.enable")
+        started = time.perf_counter()
+        page.goto(url, wait_until="commit", timeout=TIMEOUT_S * 1000)
+        page.wait_for_function(FLOOR_RAN, arg="", timeout=TIMEOUT_S * 1000, polling=20)
+        wall = time.perf_counter() - started
+        metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+        return wall, metrics.get("TaskDuration", float("nan"))
+    finally:
+        page.close()
+
+
+def report(times: dict[str, list[tuple[float, float]]], rounds: int) -> list[str]:
+    floor_wall = statistics.median(w for w, _ in times["floor"])
+    floor_cpu = statistics.median(c for _, c in times["floor"])
+    lines = [f"Each variant opened by URL in a new tab, {rounds} rounds in turn; medians (s). "
+             f"{load_average('the end')}", "",
+             "| page | shown (s) | − floor (s) | renderer CPU (s) | − floor (s) |", "|---|---|---|---|---|"]
+    for name, visits in times.items():
+        wall = statistics.median(w for w, _ in visits)
+        cpu = statistics.median(c for _, c in visits)
+        lines.append(f"| {name} | {wall:.2f} | {wall - floor_wall:+.2f} | {cpu:.2f} | {cpu - floor_cpu:+.2f} |")
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=5, help="visits per variant, medians reported (default 5)")
+    parser.add_argument("--only", default="", help="comma-separated words: only variants whose name has one "
+                                                   "(the floor always runs)")
+    add_out_option(parser)
+    args = parser.parse_args()
+    require_chromium()
+    chosen = [word.strip() for word in args.only.split(",") if word.strip()]
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        url_paths = app_files(folder)
+        if chosen:
+            url_paths = {name: path for name, path in url_paths.items()
+                         if name == "floor" or any(word in name for word in chosen)}
+        times: dict[str, list[tuple[float, float]]] = {name: [] for name in url_paths}
+        with AppServer(dict(os.environ), folder / "server.log", app_root=folder) as server, \
+                chromium() as browser:
+            context = browser.new_context(viewport=VIEWPORT)
+            for path in url_paths.values():  # warm: each page's script compiled, the browser's files cached
+                visit(context, f"{server.url}/{path}")
+            for _ in range(args.rounds):
+                for name, path in url_paths.items():
+                    times[name].append(visit(context, f"{server.url}/{path}"))
+        publish([command_line(), "", *report(times, args.rounds)], args.out)
+
+
+if __name__ == "__main__":
+    main()
