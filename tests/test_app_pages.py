@@ -289,7 +289,7 @@ def test_pair_explorer_predicts_and_draws_alignments(monkeypatch, tmp_path, chec
     assert len(built) <= 1, "a pair's overview is built once, not at every run"
     [glance] = [spec for spec in vega_specs(app) if "all loaded models" in str(spec.get("title"))]
     assert [row["title"]["text"] for row in glance["vconcat"]] == ["gcnn-snli-small", "gcnn-no_forget_gate-snli-small"]
-    predictions = app.dataframe[0].value
+    predictions = app.table[0].value
     assert len(predictions) == 2 and {"P(entailment)", "P(neutral)", "P(contradiction)"} <= set(predictions.columns)
     assert set(predictions["predicted"]) <= {"entailment", "neutral", "contradiction"}
     assert "Protocol snli-small" in texts(app, "caption")
@@ -324,7 +324,7 @@ def test_a_pair_read_before_is_shown_from_disk_without_reading_any_weights(monke
         st.cache_resource.clear()  # as after a launch: nothing loaded in this process
         loads.clear()
         show(app, "pages/2_Pair_explorer.py")
-        shown.append((app.dataframe[0].value, vega_specs(app), texts(app, "markdown", "caption"), list(loads)))
+        shown.append((app.table[0].value, vega_specs(app), texts(app, "markdown", "caption"), list(loads)))
     (table, specs, words, computed_loads), (kept_table, kept_specs, kept_words, kept_loads) = shown
     assert sorted(computed_loads) == ["gcnn-no_forget_gate-snli-small", "gcnn-snli-small"] and kept_loads == []
     assert table.equals(kept_table) and words == kept_words
@@ -365,7 +365,7 @@ def test_pair_explorer_picks_a_pair_from_the_data(monkeypatch, tmp_path, checkpo
     app.button(key="explorer_analyse_row").click().run()
     assert not app.exception
     assert "**Gold:** contradiction" in texts(app, "markdown")
-    assert "gold" in app.dataframe[0].value.columns
+    assert "gold" in app.table[0].value.columns
 
 
 def test_empty_sentence_asks_for_words(monkeypatch, tmp_path, checkpoints):
@@ -384,7 +384,7 @@ def test_absurdly_long_sentence_is_cut_with_a_note(monkeypatch, tmp_path, checkp
     analyse(app, "explorer", premise="the guitar player " * 3000)
     assert len(app.query_params["premise"]) == 2000, "the URL carries the sentence as the models read it"
     assert "cut to its first 2000 characters" in texts(app, "warning")
-    assert len(app.dataframe[0].value) == 1
+    assert len(app.table[0].value) == 1
     assert alignment_maps(app)
     show(app, "pages/4_Gates.py")
     assert gate_strips_shown(app)
@@ -655,21 +655,21 @@ def test_a_link_opens_its_pair_and_models_in_the_pair_explorer(monkeypatch, tmp_
     app = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py",
                     split="snli_dev", pair="3", models="gcnn-no_forget_gate-snli-small,gcnn-snli-small")
     expected = fixture_row(3)
-    assert list(app.dataframe[0].value["model"]) == ["gcnn-no_forget_gate-snli-small", "gcnn-snli-small"]
+    assert list(app.table[0].value["model"]) == ["gcnn-no_forget_gate-snli-small", "gcnn-snli-small"]
     assert f"**Premise:** {expected.premise}" in texts(app, "markdown")
     assert "row 3 of snli_dev" in texts(app, "markdown")
     assert app.number_input(key="explorer_pair_row").value == 3 and app.selectbox(key="explorer_pair_split").value == "snli_dev"
     assert app.query_params == {"split": "snli_dev", "pair": "3", "models": "gcnn-no_forget_gate-snli-small,gcnn-snli-small"}
     reloaded = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py", **app.query_params)
     assert f"**Premise:** {expected.premise}" in texts(reloaded, "markdown")
-    assert len(reloaded.dataframe[0].value) == 2
+    assert len(reloaded.table[0].value) == 2
 
 
 def test_a_link_with_an_unknown_model_says_so_and_loads_the_rest(monkeypatch, tmp_path, checkpoints):
     app = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py",
                     split="snli_dev", pair="1", models="no-such-model,gcnn-snli-small")
     assert "no-such-model" in texts(app, "warning") and "the others are loaded" in texts(app, "warning")
-    assert list(app.dataframe[0].value["model"]) == ["gcnn-snli-small"]
+    assert list(app.table[0].value["model"]) == ["gcnn-snli-small"]
     assert app.query_params["models"] == "gcnn-snli-small"
     bad_row = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py",
                         split="snli_dev", pair="999", models="gcnn-snli-small")
@@ -697,10 +697,10 @@ def test_the_selection_follows_every_page_and_comes_back_after_the_sidebar_drops
 def test_a_half_typed_edit_is_not_analysed_and_previous_means_previously_analysed(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
     show(app, "pages/2_Pair_explorer.py")
-    first = app.dataframe[0].value.copy()
+    first = app.table[0].value.copy()
     app.text_area(key="explorer_hypothesis").set_value("Nobody")
     app.run()  # another widget reruns the page before Analyse is pressed
-    assert app.dataframe[0].value.equals(first), "the half-typed hypothesis was analysed"
+    assert app.table[0].value.equals(first), "the half-typed hypothesis was analysed"
     assert app.query_params["hypothesis"] == "A person is making music ." and not app.get("toggle")
     analyse(app, "explorer", hypothesis="Nobody is making music .")
     assert "A man is playing a guitar" in app.toggle(key="explorer_compare").label
@@ -759,7 +759,7 @@ def assert_explorer_shows_row(app: AppTest, row: int, models: int) -> None:
     assert [t.value for t in app.title] == ["Pair explorer"]
     assert app.query_params["split"] == "snli_dev" and app.query_params["pair"] == str(row)
     assert f"**Premise:** {expected.premise}" in texts(app, "markdown") and f"row {row} of snli_dev" in texts(app, "markdown")
-    assert len(app.dataframe[0].value) == models
+    assert len(app.table[0].value) == models
 
 
 def test_a_wrong_pair_and_a_confusion_cell_open_their_pair_in_the_explorer(monkeypatch, tmp_path, checkpoints):
@@ -1020,7 +1020,7 @@ def test_shipped_models_side_by_side_on_every_model_page(monkeypatch, tmp_path, 
     assert "Selected: " in texts(app, "success")
 
     show(app, "pages/2_Pair_explorer.py")
-    predictions = app.dataframe[0].value
+    predictions = app.table[0].value
     assert len(predictions) == 5 and set(predictions["predicted"]) <= {"entailment", "neutral", "contradiction"}
     [glance] = [spec for spec in vega_specs(app) if "all loaded models" in str(spec.get("title"))]
     assert [row["title"]["text"] for row in glance["vconcat"]] == list(predictions["model"].str.split(" · ").str[-1])
@@ -1074,10 +1074,10 @@ def test_the_link_contract_on_the_shipped_checkpoints(monkeypatch, tmp_path, shi
     row = read_split(get_protocol("snli-small").select, shared_data).pairs[3934]
     for attempt in range(2):  # the link, then a reload of the URL the page left
         app = open_link(monkeypatch, tmp_path, shipped, shared_data, "pages/2_Pair_explorer.py", **link)
-        assert [m.split(" · ")[-1] for m in app.dataframe[0].value["model"]] == ["esan-snli-small", "gcnn-snli-small"]
+        assert [m.split(" · ")[-1] for m in app.table[0].value["model"]] == ["esan-snli-small", "gcnn-snli-small"]
         assert f"**Premise:** {row.premise}  \n**Hypothesis:** {row.hypothesis}" in texts(app, "markdown")
         assert "row 3934 of snli_dev" in texts(app, "markdown") and row.id == "3935"  # SNLI ids are 1-based lines
-        assert set(app.dataframe[0].value["gold"]) == {row.label}
+        assert set(app.table[0].value["gold"]) == {row.label}
         assert len(alignment_maps(app)) >= 2
         link = dict(app.query_params)
     assert link == {"split": "snli_dev", "pair": "3934", "models": "esan-snli-small,gcnn-snli-small"}

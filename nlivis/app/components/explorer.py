@@ -105,12 +105,12 @@ def predictions(models: Sequence[cache.Model], shown: cache.ShownPair, readings:
         row["notes"] = "; ".join(reading.notices)
         rows.append(row)
     table = pd.DataFrame(rows)
+    styled = table.style.format({c: "{:.3f}" for c in table.columns if c.startswith("P(")})
     if shown.gold:
-        styled = table.style.apply(lambda line: [WRONG_BACKGROUND if line["right?"] == "✗ wrong" else ""] * len(line), axis=1)
-        styled = styled.format({c: "{:.3f}" for c in table.columns if c.startswith("P(")})
-        st.dataframe(styled, hide_index=True, width="stretch")
-    else:
-        st.dataframe(table, hide_index=True, width="stretch")
+        styled = styled.apply(lambda line: [WRONG_BACKGROUND if line["right?"] == "✗ wrong" else ""] * len(line), axis=1)
+    # a table, not a data grid: one line per model needs no sorting or scrolling, shows its notes whole, and spares
+    # a new tab the grid's code (bench/element_costs.py: each kind of element a page shows costs a new tab)
+    st.table(styled, hide_index=True)
 
 
 def remember(readings: dict[str, PairReading]) -> dict[str, PairReading] | None:
