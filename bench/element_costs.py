@@ -6,7 +6,8 @@ One Streamlit server runs a router over stand-in pages: the floor (`browser_spee
 button, two sidebar links) and, per variant, the floor plus the elements a page of nlivis shows — the ten sidebar
 page links every page draws, a five-row table as `st.dataframe` and as `st.table`, four figures' download buttons,
 twenty containers, markdown lines, expanders, tabs, server-drawn SVGs, inputs — and those together, all but one,
-and sixty containers. Each page is opened by URL in a new tab, the variants in turn for `--rounds` rounds, and timed from the navigation until the floor's line is shown and the
+sixty containers, and a stand-in for the Pair explorer's page: its mix of elements by kind and count as
+`bench/browser_messages.py` counts them, with figures of similar size, and no nlivis code. Each page is opened by URL in a new tab, the variants in turn for `--rounds` rounds, and timed from the navigation until the floor's line is shown and the
 script state is back to notRunning (`browser_speed.FLOOR_RAN`), with the renderer's main-thread CPU over the visit
 (DevTools `Performance.getMetrics`: TaskDuration). Printed: medians, and each variant minus the floor — what the
 element kind adds to every page that shows it, on this machine at this load (said in the header).
@@ -58,6 +59,41 @@ VARIANTS["all of the above on one page"] = "".join(PARTS.values())
 for left_out in PARTS:  # what one kind adds to a page that has all the others
     VARIANTS[f"all but {left_out}"] = "".join(extra for name, extra in PARTS.items() if name != left_out)
 VARIANTS["sixty containers"] = 'for i in range(60):\n    st.container(key=f"box{i}").write(" ")\n'
+BIG_SVG = ("<svg xmlns='http://www.w3.org/2000/svg' width='700' height='400'>"
+           + "".join(f"<g><title>cell {i}: weight 0.{i:03d}</title><rect x='{i % 40 * 17}' y='{i // 40 * 17}' "
+                     f"width='16' height='16' fill='rgb({i % 256},80,160)'/></g>" for i in range(800))
+           + "".join(f"<text x='{i * 17}' y='395' font-size='10'>word{i}</text>" for i in range(40)) + "</svg>")
+"""About a quarter of the Pair explorer's figure bytes (307 kB for four): 800 titled cells and 40 labels."""
+VARIANTS["the Pair explorer's elements, stand-in"] = (
+    'import pandas as pd\n'
+    'links = st.sidebar.container()\n'
+    'for _ in range(5):\n'
+    '    for path, label in (("home.py", "Home"), ("other.py", "Other")):\n'
+    '        links.page_link(path, label=label, icon=":material/search:", width="stretch")\n'
+    'st.radio("Pair", ["a dev pair", "your own"], horizontal=True)\n'
+    'left, right = st.columns(2)\n'
+    'left.text_area("Premise", "A man plays a guitar on stage.")\n'
+    'right.text_area("Hypothesis", "A person plays music.")\n'
+    'st.button("Analyse")\n'
+    'for i in range(3):\n'
+    '    st.markdown(f"**Gold** entailment · pair {i} · *snli dev*")\n'
+    'st.caption("Numbers come from models trained on reduced protocols.")\n'
+    'st.dataframe(pd.DataFrame({"model": list("abcde"), "predicted": ["entailment"] * 5, "P": [0.9] * 5}),'
+    ' hide_index=True, width="stretch")\n'
+    'for column, page in zip(st.columns(3), ("home.py", "other.py", "home.py")):\n'
+    '    column.page_link(page, label="This pair in another view", icon=":material/open_in_new:")\n'
+    'st.subheader("Overview")\n'
+    'for figure in range(4):\n'
+    '    where = st.expander(f"Model {figure}", expanded=figure == 0) if figure >= 2 else st\n'
+    '    if figure >= 2:\n'
+    '        where.markdown("**Layer 1**")\n'
+    f'    where.container(key=f"chart_{{figure}}").html({BIG_SVG!r})\n'
+    '    row = where.container(horizontal=True, gap="small")\n'
+    '    row.download_button("data (CSV)", lambda: "a,b", file_name="a.csv", key=f"c{figure}", on_click="ignore")\n'
+    '    row.download_button("figure (SVG)", lambda: "<svg/>", file_name="a.svg", key=f"s{figure}", on_click="ignore")\n'
+    'st.subheader("Alignments")\nst.subheader("Edits")\n'
+    'for model in range(3):\n'
+    '    st.expander(f"Model {model + 4}").caption("no alignment")\n')
 """Variant → the code added after the floor page's own lines: each kind alone, all of them on one page, all but
 one, and one kind sixty times (how a page's cost grows with the number of its elements)."""
 
