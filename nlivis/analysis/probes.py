@@ -479,7 +479,8 @@ def fill_edit_tests(tests: Sequence[EditTest], suite: str, dev: Sequence[tuple[s
                     if made is not None:
                         test.cases.append(made[0])
         visited = min(start + DEV_CHUNK, len(order))
-        progress(f"probe: {visited:,} dev pairs looked at ({parsed:,} of the last {DEV_CHUNK} parsed); " + filled(tests, per_test))
+        progress(f"probe: {visited:,} dev pairs looked at ({parsed:,} of the last {DEV_CHUNK} parsed); "
+                 + filled(tests, per_test))
     return visited
 
 

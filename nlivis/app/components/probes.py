@@ -87,12 +87,13 @@ def section(page: str, models: Sequence[cache.Model]) -> None:
     if root is None:
         caption_note("No data folder: only the template (MFT) tests run; the INV / DIR tests edit dev pairs from the "
                      "data folder set on Home.")
-    if not samples.computed(page, "Run the suite", f"builds the suite once (cached on disk), then predicts every case "
-                            f"with the {len(models)} loaded model(s), each model's predictions kept on disk", str(per_test),
+    if not samples.computed(page, "Run the suite", f"reads the suite kept on disk (built once per machine, by the app "
+                            f"after a launch or else by this run), then predicts every case with the {len(models)} "
+                            f"loaded model(s), each model's predictions kept on disk", str(per_test),
                             name="probes_run"):
-        st.info("Run the suite to see each model's failure rate per test (the first time on a machine about half a "
-                "minute of CPU to build the suite, then about 20 s of CPU for five models new to it; a model that has "
-                "run it answers at once, also after a restart).")
+        st.info("Run the suite to see each model's failure rate per test. It is built once per machine (half a "
+                "minute of CPU), by the app after a launch or by a run that comes sooner; five models new to it then "
+                "take about 20 s of CPU, a model that has run it answers at once, also after a restart.")
         return
     record, error = run_with_progress(models, per_test)
     if record is None:
