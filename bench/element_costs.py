@@ -58,6 +58,12 @@ PARTS = {name: extra for name, extra in VARIANTS.items() if extra}
 VARIANTS["all of the above on one page"] = "".join(PARTS.values())
 for left_out in PARTS:  # what one kind adds to a page that has all the others
     VARIANTS[f"all but {left_out}"] = "".join(extra for name, extra in PARTS.items() if name != left_out)
+VARIANTS["all, the download buttons in popovers"] = "".join(
+    extra for name, extra in PARTS.items() if name != "four pairs of download buttons") + (
+    'for i in range(4):\n'
+    '    menu = st.popover("Download", icon=":material/download:")\n'
+    '    menu.download_button("data (CSV)", lambda: "a,b", file_name="a.csv", key=f"c{i}", on_click="ignore")\n'
+    '    menu.download_button("figure (SVG)", lambda: "<svg/>", file_name="a.svg", key=f"s{i}", on_click="ignore")\n')
 VARIANTS["sixty containers"] = 'for i in range(60):\n    st.container(key=f"box{i}").write(" ")\n'
 BIG_SVG = ("<svg xmlns='http://www.w3.org/2000/svg' width='700' height='400'>"
            + "".join(f"<g><title>cell {i}: weight 0.{i:03d}</title><rect x='{i % 40 * 17}' y='{i // 40 * 17}' "
