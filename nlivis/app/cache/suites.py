@@ -19,8 +19,10 @@ def keep_probe_suite(loaded: Sequence[tuple[Any, str | None]]) -> None:
     half the first run). Holds
     spaCy's lock as a run does, and lets go of it at every step of the build while a page runs
     (`background.pause_for_pages`): a click on Run meanwhile either waits for the step under way or, when the
-    build paused, builds the suite itself. Nothing to build without a data root (template tests only) or with no
-    model loaded."""
+    build paused, builds the suite itself. Work queued for the background thread meanwhile (a list's next pair
+    read ahead) waits for the build: only after a launch on a machine that never kept the suite, as a later
+    launch reads it back in a second. Nothing to build without a data root (template tests only) or with no model
+    loaded."""
     models = [checkpoint for checkpoint, _ in loaded if checkpoint is not None]
     root = paths.data_root()
     if not models or root is None:
