@@ -25,6 +25,15 @@ from browser import AppServer, chromium, require_chromium
 from browser_speed import FLOOR_PAGE, FLOOR_RAN, TIMEOUT_S, VIEWPORT
 from harness import add_out_option, command_line, load_average, publish
 
+
+def downloads(holder: str, index: str) -> str:
+    """A figure's two download buttons (as `figures.show` draws them) in `holder`, keyed by `index`: page code."""
+    return (f'    {holder}.download_button("data (CSV)", lambda: "a,b", file_name="a.csv", key=f"c{{{index}}}",'
+            ' on_click="ignore")\n'
+            f'    {holder}.download_button("figure (SVG)", lambda: "<svg/>", file_name="a.svg", key=f"s{{{index}}}",'
+            ' on_click="ignore")\n')
+
+
 SVG = ("<svg xmlns='http://www.w3.org/2000/svg' width='600' height='300'>"
        + "".join(f"<rect x='{i * 6}' y='{300 - 3 * i}' width='5' height='{3 * i}' fill='steelblue'/>"
                  for i in range(100)) + "</svg>")
@@ -38,12 +47,8 @@ VARIANTS = {
                             ' hide_index=True, width="stretch")\n',
     "table, five rows": 'import pandas as pd\n'
                         'st.table(pd.DataFrame({"model": list("abcde"), "P": [0.1, 0.2, 0.3, 0.4, 0.5]}))\n',
-    "four pairs of download buttons": 'for i in range(4):\n'
-                                      '    row = st.container(horizontal=True, gap="small")\n'
-                                      '    row.download_button("data (CSV)", lambda: "a,b", file_name="a.csv",'
-                                      ' key=f"c{i}", on_click="ignore")\n'
-                                      '    row.download_button("figure (SVG)", lambda: "<svg/>", file_name="a.svg",'
-                                      ' key=f"s{i}", on_click="ignore")\n',
+    "four pairs of download buttons": ('for i in range(4):\n    row = st.container(horizontal=True, gap="small")\n'
+                                       + downloads("row", "i")),
     "twenty containers": 'for i in range(20):\n    st.container(key=f"box{i}").write(" ")\n',
     "six markdown lines": 'for i in range(6):\n    st.markdown(f"**Line {i}** with *some* `code` and a [link](#x)")\n',
     "four expanders": 'for i in range(4):\n    st.expander(f"Section {i}", expanded=i == 0).write("text")\n',
@@ -61,9 +66,7 @@ for left_out in PARTS:  # what one kind adds to a page that has all the others
 VARIANTS["all, the download buttons in popovers"] = "".join(
     extra for name, extra in PARTS.items() if name != "four pairs of download buttons") + (
     'for i in range(4):\n'
-    '    menu = st.popover("Download", icon=":material/download:")\n'
-    '    menu.download_button("data (CSV)", lambda: "a,b", file_name="a.csv", key=f"c{i}", on_click="ignore")\n'
-    '    menu.download_button("figure (SVG)", lambda: "<svg/>", file_name="a.svg", key=f"s{i}", on_click="ignore")\n')
+    '    menu = st.popover("Download", icon=":material/download:")\n' + downloads("menu", "i"))
 VARIANTS["sixty containers"] = 'for i in range(60):\n    st.container(key=f"box{i}").write(" ")\n'
 BIG_SVG = ("<svg xmlns='http://www.w3.org/2000/svg' width='700' height='400'>"
            + "".join(f"<g><title>cell {i}: weight 0.{i:03d}</title><rect x='{i % 40 * 17}' y='{i // 40 * 17}' "
@@ -95,8 +98,7 @@ VARIANTS["the Pair explorer's elements, stand-in"] = (
     '        where.markdown("**Layer 1**")\n'
     f'    where.container(key=f"chart_{{figure}}").html({BIG_SVG!r})\n'
     '    row = where.container(horizontal=True, gap="small")\n'
-    '    row.download_button("data (CSV)", lambda: "a,b", file_name="a.csv", key=f"c{figure}", on_click="ignore")\n'
-    '    row.download_button("figure (SVG)", lambda: "<svg/>", file_name="a.svg", key=f"s{figure}", on_click="ignore")\n'
+    + downloads("row", "figure") +
     'st.subheader("Alignments")\nst.subheader("Edits")\n'
     'for model in range(3):\n'
     '    st.expander(f"Model {model + 4}").caption("no alignment")\n')

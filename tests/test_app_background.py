@@ -118,7 +118,7 @@ def test_the_warm_up_keeps_the_very_suite_the_behavioural_tests_tab_reads(monkey
     from nlivis.analysis.edit_runs import TASK_LABELS
     from nlivis.analysis.probes import DEFAULT_CASES_PER_TEST
     from nlivis.app import paths
-    from nlivis.app.cache import analyses, suites
+    from nlivis.app.cache import suites
 
     built, paused = [], []
     monkeypatch.setattr(paths, "data_root", lambda: tmp_path)
@@ -126,8 +126,9 @@ def test_the_warm_up_keeps_the_very_suite_the_behavioural_tests_tab_reads(monkey
     monkeypatch.setattr(background, "pause_for_pages", lambda lock: paused.append(lock.locked()))
     checkpoint = SimpleNamespace(labels=list(TASK_LABELS["nli"]))
     suites.keep_probe_suite([(checkpoint, None), (None, "a broken folder")])
-    tab = analyses.probe_options([SimpleNamespace(checkpoint=checkpoint)], DEFAULT_CASES_PER_TEST)
+    tab = suites.probe_options([checkpoint], DEFAULT_CASES_PER_TEST)
     assert built == [(tab.suite, tab.data_dir, tab.per_test, tab.seed, tab.cache_dir)] and tab.suite == "nli"
+    assert (tab.data_dir, tab.per_test, tab.seed) == (str(tmp_path), DEFAULT_CASES_PER_TEST, suites.PROBE_SEED)
     assert paused == [True]  # each step of the build offers spaCy's lock to a page that runs
     assert not background.TAGGER_LOCK.locked()
 

@@ -123,13 +123,9 @@ def reporting(work: Callable[[Callable[[str], None]], Any], progress: Callable[[
 
 
 def pause_for_pages(lock: threading.Lock) -> None:
-    """Inside long background work holding `lock` (spaCy's, `TAGGER_LOCK`): return at once while no page has run
-    for `WARM_UP_QUIET_S`, else let go of the lock — a page may need it — until pages are idle that long again.
-    Each stretch of work between two pauses then delays a page that starts during it by that stretch only."""
-    with _PAGES:
-        idle = _RUNNING[0] == 0 and time.monotonic() - _RUNNING[1] >= WARM_UP_QUIET_S
-    if idle:
-        return
+    """Inside long background work holding `lock` (spaCy's, `TAGGER_LOCK`): let go of the lock — a page may need
+    it — until no page has run for `WARM_UP_QUIET_S` (at once when none has), then hold it again. Each stretch of
+    work between two pauses then delays a page that starts during it by that stretch only."""
     lock.release()
     try:
         when_pages_idle(WARM_UP_QUIET_S)

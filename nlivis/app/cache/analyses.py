@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 import streamlit as st
 
 from nlivis.analysis.datamap import DataMap, Thresholds
-from nlivis.analysis.edit_runs import EditOptions, EditRun, task_of
+from nlivis.analysis.edit_runs import EditOptions, EditRun
 from nlivis.app import background, paths
 from nlivis.app.cache import Model, NotReady, load_cached, local_split, memo, not_local, read_split_cached, split_pairs
 from nlivis.app.cache.samples import analysed_sample
-from nlivis.app.cache.suites import PROBE_SEED
+from nlivis.app.cache.suites import probe_options
 from nlivis.data.protocols import SplitRef
 from nlivis.data.records import Pair
 from nlivis.features.dataset import analyse_pairs, split_cache_key
@@ -24,7 +24,6 @@ from nlivis.store.files import file_stamp, folder_stamp
 from nlivis.workflows.datamap import (AugmentedRun, augmented_pairs, augmented_run, pair_lengths, predicted_labels,
                                       read_data_map)
 from nlivis.workflows.protocol import ANALYSES, SUBJECTS, run_analysis
-from nlivis.workflows.specs import ProbeOptions
 from nlivis.workflows.subjects import Checkpoints, SplitSample
 
 if TYPE_CHECKING:
@@ -238,13 +237,6 @@ def edit_run(models: Sequence[Model], premise: str, hypothesis: str, label: str 
         return None, str(error)
     except Exception as error:  # WordNet or spaCy missing, a model failing: a message, not a broken page
         return None, f"the edits could not be computed ({type(error).__name__}: {error})"
-
-
-def probe_options(models: Sequence[Model], per_test: int) -> ProbeOptions:
-    """The suite the app runs on `models`: their task's, editing the data root's dev pairs, seed `PROBE_SEED`."""
-    root = paths.data_root()
-    return ProbeOptions(task_of([m.checkpoint for m in models]), None if root is None else str(root), int(per_test),
-                        PROBE_SEED)
 
 
 def probe_results(models: Sequence[Model], per_test: int, compute: bool = False,

@@ -17,7 +17,7 @@ from nlivis.analysis.challenge import OVERALL_GROUP
 from nlivis.analysis.probes import DEFAULT_CASES_PER_TEST
 from nlivis.app import cache, state
 from nlivis.app.cache import analyses as cached_analyses
-from nlivis.app.cache import challenge as cached_challenge
+from nlivis.app.cache import challenge as cached_challenge, suites
 from nlivis.app.components import challenge, controls, lists, pair_list, probes
 from nlivis.app.text import md
 from nlivis.store.evaluations import evaluations_root
@@ -287,7 +287,7 @@ def suite_list(page: str, models: Sequence[cache.Model], row: ReportRow) -> stat
     tests = [t["name"] for t in run.record()["tests"]
              if t["capability"] == row.name and t["generator"] == row.generator]
     test = controls.select(page, "report_test", "Test", tests) if len(tests) > 1 else tests[0]
-    digest = cached_analyses.options_digest(cached_analyses.probe_options(models, DEFAULT_CASES_PER_TEST))
+    digest = cached_analyses.options_digest(suites.probe_options(models, DEFAULT_CASES_PER_TEST))
     failing, passing = (models[0], models[1]) if row.comparison.right_after > row.comparison.right_before \
         else (models[1], models[0])
     return state.ListRef.of("probes", models=",".join(m.name for m in models), run=digest, test=test,

@@ -11,7 +11,7 @@ import streamlit as st
 
 from nlivis.analysis.probes import DEFAULT_CASES_PER_TEST
 from nlivis.app import cache, paths, state
-from nlivis.app.cache import analyses as cached_analyses
+from nlivis.app.cache import analyses as cached_analyses, suites
 from nlivis.app.components import controls, figures, pair_list, samples
 from nlivis.app.components.frame import caption_note
 from nlivis.app.text import md, short_names
@@ -158,7 +158,7 @@ def failing(page: str, models: Sequence[cache.Model], per_test: int, test: dict[
     entry = test["by_model"][model]
     st.markdown(f"**{md(model)} fails {entry['failures']} of {test['cases']} cases of “{md(test['name'])}”** "
                 f"({md(test['capability'])}, {md(test['type'])}: {md(test['description'])})")
-    run = cached_analyses.options_digest(cached_analyses.probe_options(models, per_test))
+    run = cached_analyses.options_digest(suites.probe_options(models, per_test))
     ref = state.ListRef.of("probes", models=",".join(m.name for m in models), run=run, test=test["name"],
                            model=model, via="probe")
     pair_list.show(page, "probe_cases", ref, sortable=False, columns=CASE_COLUMNS)
