@@ -69,39 +69,58 @@ VARIANTS["all, the download buttons in popovers"] = "".join(
     '    menu = st.popover("Download", icon=":material/download:")\n' + downloads("menu", "i"))
 VARIANTS["sixty containers"] = 'for i in range(60):\n    st.container(key=f"box{i}").write(" ")\n'
 BIG_SVG = ("<svg xmlns='http://www.w3.org/2000/svg' width='700' height='400'>"
-           + "".join(f"<g><title>cell {i}: weight 0.{i:03d}</title><rect x='{i % 40 * 17}' y='{i // 40 * 17}' "
-                     f"width='16' height='16' fill='rgb({i % 256},80,160)'/></g>" for i in range(800))
+           + "".join(f"<g><rect data-hover='1' aria-label='cell {i}: weight 0.{i:03d}' x='{i % 40 * 17}' "
+                     f"y='{i // 40 * 17}' width='16' height='16' fill='rgb({i % 256},80,160)'/></g>" for i in range(800))
            + "".join(f"<text x='{i * 17}' y='395' font-size='10'>word{i}</text>" for i in range(40)) + "</svg>")
-"""About a quarter of the Pair explorer's figure bytes (307 kB for four): 800 titled cells and 40 labels."""
-VARIANTS["the Pair explorer's elements, stand-in"] = (
-    'import pandas as pd\n'
-    'links = st.sidebar.container()\n'
-    'for _ in range(5):\n'
-    '    for path, label in (("home.py", "Home"), ("other.py", "Other")):\n'
-    '        links.page_link(path, label=label, icon=":material/search:", width="stretch")\n'
-    'st.radio("Pair", ["a dev pair", "your own"], horizontal=True)\n'
-    'left, right = st.columns(2)\n'
-    'left.text_area("Premise", "A man plays a guitar on stage.")\n'
-    'right.text_area("Hypothesis", "A person plays music.")\n'
-    'st.button("Analyse")\n'
-    'for i in range(3):\n'
-    '    st.markdown(f"**Gold** entailment · pair {i} · *snli dev*")\n'
-    'st.caption("Numbers come from models trained on reduced protocols.")\n'
-    'st.dataframe(pd.DataFrame({"model": list("abcde"), "predicted": ["entailment"] * 5, "P": [0.9] * 5}),'
-    ' hide_index=True, width="stretch")\n'
-    'for column, page in zip(st.columns(3), ("home.py", "other.py", "home.py")):\n'
-    '    column.page_link(page, label="This pair in another view", icon=":material/open_in_new:")\n'
-    'st.subheader("Overview")\n'
-    'for figure in range(4):\n'
-    '    where = st.expander(f"Model {figure}", expanded=figure == 0) if figure >= 2 else st\n'
-    '    if figure >= 2:\n'
-    '        where.markdown("**Layer 1**")\n'
-    f'    where.container(key=f"chart_{{figure}}").html({BIG_SVG!r})\n'
-    '    row = where.container(horizontal=True, gap="small")\n'
-    + downloads("row", "figure") +
-    'st.subheader("Alignments")\nst.subheader("Edits")\n'
-    'for model in range(3):\n'
-    '    st.expander(f"Model {model + 4}").caption("no alignment")\n')
+"""About a quarter of the Pair explorer's figure bytes (307 kB for four): 800 described cells and 40 labels."""
+PAIR_FORM = ('st.radio("Pair", ["a dev pair", "your own"], horizontal=True)\n'
+             'left, right = st.columns(2)\n'
+             'left.text_area("Premise", "A man plays a guitar on stage.")\n'
+             'right.text_area("Hypothesis", "A person plays music.")\n'
+             'st.button("Analyse")\n')
+"""The pair pages' form as they draw it at the top: the source radio, two text areas and Analyse."""
+PAIR_FORM_PLACES = {
+    "": PAIR_FORM,
+    ", the pair form in a collapsed expander": 'with st.expander("Change the pair"):\n'
+                                               + "".join(f"    {line}\n" for line in PAIR_FORM.splitlines()),
+    ", the pair form in a popover": 'with st.popover("Change the pair"):\n'
+                                    + "".join(f"    {line}\n" for line in PAIR_FORM.splitlines()),
+    ", a button in place of the pair form": 'st.button("Change the pair")\n',
+}
+"""Where the stand-in puts the pair form: as the pages draw it, or out of the page's first view."""
+
+
+def explorer_stand_in(pair_form: str) -> str:
+    """Page code with the Pair explorer's elements by kind and count, its pair form drawn by `pair_form`."""
+    return (
+        'import pandas as pd\n'
+        'links = st.sidebar.container()\n'
+        'for _ in range(5):\n'
+        '    for path, label in (("home.py", "Home"), ("other.py", "Other")):\n'
+        '        links.page_link(path, label=label, icon=":material/search:", width="stretch")\n'
+        + pair_form +
+        'for i in range(3):\n'
+        '    st.markdown(f"**Gold** entailment · pair {i} · *snli dev*")\n'
+        'st.caption("Numbers come from models trained on reduced protocols.")\n'
+        'st.dataframe(pd.DataFrame({"model": list("abcde"), "predicted": ["entailment"] * 5, "P": [0.9] * 5}),'
+        ' hide_index=True, width="stretch")\n'
+        'for column, page in zip(st.columns(3), ("home.py", "other.py", "home.py")):\n'
+        '    column.page_link(page, label="This pair in another view", icon=":material/open_in_new:")\n'
+        'st.subheader("Overview")\n'
+        'for figure in range(4):\n'
+        '    where = st.expander(f"Model {figure}", expanded=figure == 0) if figure >= 2 else st\n'
+        '    if figure >= 2:\n'
+        '        where.markdown("**Layer 1**")\n'
+        f'    where.container(key=f"chart_{{figure}}").html({BIG_SVG!r})\n'
+        '    row = where.container(horizontal=True, gap="small")\n'
+        + downloads("row", "figure") +
+        'st.subheader("Alignments")\nst.subheader("Edits")\n'
+        'for model in range(3):\n'
+        '    st.expander(f"Model {model + 4}").caption("no alignment")\n')
+
+
+for place, form in PAIR_FORM_PLACES.items():
+    VARIANTS[f"the Pair explorer's elements, stand-in{place}"] = explorer_stand_in(form)
 """Variant → the code added after the floor page's own lines: each kind alone, all of them on one page, all but
 one, and one kind sixty times (how a page's cost grows with the number of its elements)."""
 

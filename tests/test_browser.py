@@ -349,14 +349,23 @@ def test_every_page_opens_clean_at_1600_px_with_its_screenshot(app_url, page):
 
 def assert_figures_come_from_the_server(page, url: str, tries: int = 8) -> None:
     """Once the server's warm-up has started its figure converter (while no page runs), a figure that takes no
-    clicks reaches the browser as the server's SVG, each mark with its hover text: the page is opened again, a few
-    seconds apart, until it does."""
+    clicks reaches the browser as the server's SVG, each mark with its hover text, which shows beside the pointer
+    over the mark and goes when the pointer leaves: the page is opened again, a few seconds apart, until it does."""
     for _ in range(tries):
         open_url(page, url, "Pair explorer")
         drawn = page.locator(".st-key-chart_overview .nlivis-figure svg.marks")
         if drawn.count() == 1:
-            assert drawn.locator("title").count() > 100, "every cell of the at-a-glance grid has its hover text"
-            assert page.locator("[class*='st-key-chart_align_'] .nlivis-figure svg.marks title").count() > 0
+            described = drawn.locator('[data-hover][aria-label]')
+            assert described.count() > 100, "every cell of the at-a-glance grid has its hover text"
+            assert page.locator("[class*='st-key-chart_align_'] .nlivis-figure svg.marks [aria-label]").count() > 0
+            cell = described.nth(described.count() // 2)
+            cell.scroll_into_view_if_needed()
+            cell.hover()
+            shown = page.locator(".nlivis-hover")
+            shown.wait_for(state="visible", timeout=PAGE_SECONDS * 1000)
+            assert shown.inner_text().strip() == cell.get_attribute("aria-label").strip(), "the cell's own hover text"
+            page.mouse.move(0, 0)
+            shown.wait_for(state="hidden", timeout=PAGE_SECONDS * 1000)
             return
         page.wait_for_timeout(3000)  # idle pages: the warm-up's next step may run
     raise AssertionError(f"the figures of {url} were never drawn by the server")
@@ -373,7 +382,7 @@ def test_confusion_cell_to_pair_to_attribution_gates_diin_and_back(app_url, page
     marks = "path[data-click]"  # the matrices' cells, each with its row's number and its description as hover text
     cells = [dict(part.split(": ", 1) for part in label.split("; ")) for label in
              page.locator(f".st-key-chart_confusions svg.marks {marks}").evaluate_all(
-                 "paths => paths.map(p => p.querySelector('title').textContent)")]
+                 "paths => paths.map(p => p.getAttribute('aria-label'))")]
     index, cell = next((i, c) for i, c in enumerate(cells)
                        if c["model"] == "esan-snli-small" and c["gold"] != c["predicted"] and int(c["pairs"]) > 1)
     gold, predicted, count = cell["gold"], cell["predicted"], int(cell["pairs"])

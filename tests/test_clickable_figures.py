@@ -18,7 +18,8 @@ from nlivis.viz.vega.export import (MAX_CLICKABLE_ROWS, click_selection, clicked
                                    page_svg, start_converter)
 from nlivis.viz.vega.projection import CLICKED, LINK_FIELDS, projection_scatter
 
-CLICKABLE_MARK = re.compile(r'<(\w+) role="graphics-symbol" data-click="(\d+)"[^>]*>(?:<title>([^<]*)</title>)?')
+CLICKABLE_MARK = re.compile(r'<(\w+) role="graphics-symbol" data-click="(\d+)"'
+                            r'(?: data-hover="1" aria-label="([^"]*)")?')
 """A clickable mark in a page's SVG: its element, row number and hover text."""
 
 

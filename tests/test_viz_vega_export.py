@@ -154,12 +154,12 @@ def hover_titles(svg: str) -> list[str]:
     """Each mark's hover text in a page's SVG, as the browser shows it (XML character references read)."""
     import html
 
-    return [html.unescape(text) for text in re.findall(r"<title>(.*?)</title>", svg, flags=re.S)]
+    return [html.unescape(text) for text in re.findall(r'data-hover="1" aria-label="([^"]*)"', svg)]
 
 
 def test_a_heatmap_drawn_for_a_page_has_each_cell_s_tooltip_as_its_hover_text():
-    """The tooltip's fields, titles and number format become each cell's `<title>` lines, in the cells' order; no
-    mark keeps the long ARIA label (Vega's own description of every encoded field) beside it."""
+    """The tooltip's fields, titles and number format become each cell's hover text lines (its `aria-label`), in
+    the cells' order, in place of Vega's own description of every encoded field; no mark has an SVG `<title>`."""
     from nlivis.viz.vega.heatmaps import colour, token_heatmap
 
     values = np.array([[0.123456, 0.5], [1.0, 0.0]])
@@ -170,7 +170,8 @@ def test_a_heatmap_drawn_for_a_page_has_each_cell_s_tooltip_as_its_hover_text():
     assert hover_titles(svg) == [f"premise token: {p}\nhypothesis token: {h}\nsoftmax weight: {v}"
                                  for p, h, v in [("a", "it", "0.1235"), ("a", "runs", "0.5000"),
                                                  ("dog", "it", "1.0000"), ("dog", "runs", "0.0000")]]
-    assert 'role="graphics-symbol" aria-label' not in svg and svg.count('aria-roledescription="rect mark"') == 4
+    assert "<title>" not in svg and svg.count('data-hover="1" aria-label=') == 4
+    assert svg.count('aria-roledescription="rect mark"') == 4
     assert json.dumps(spec, sort_keys=True) == before, "the spec, shared by the caches, is not changed"
 
 
@@ -212,8 +213,9 @@ def test_only_charts_that_read_the_pointer_stay_in_the_browser():
 def figure_svg(body: str) -> str:
     """The SVG a server-drawn figure's element puts in the page (`components.figures.figure_html`): the JSON string
     its script assigns, which no text can end early."""
-    (text,) = re.findall(r"innerHTML = (.*);</script>$", body)
-    assert "<" not in text
+    (script,) = re.findall(r"<script>(.*)</script>$", body, flags=re.S)
+    assert "<" not in script, "the sanitizer removes a script whose text looks like markup"
+    (text,) = re.findall(r'innerHTML = ("(?:[^"\\]|\\.)*");', script)
     return json.loads(text)
 
 

@@ -4,9 +4,9 @@ a figure sends back (a point's fields, a confusion-matrix cell).
 A figure that takes no clicks or hovers is drawn on the server as SVG (`viz.vega.export.page_svg`, kept in
 `cache.figures.page_svg`) and the browser only inserts it: Vega-Lite drawing it in the browser cost each new tab
 0.5 s or more of CPU per chart, which was all that the chart pages' clicks still cost over Streamlit's own floor
-(bench/RESULTS.md). Its hover text is the browser's own tooltip. A figure whose only input is a click on a mark
-(a confusion cell, a projection's point, a head's thumbnail) is drawn the same way, each mark numbered with its
-row, and a small component (`clickable_figure`) sends the clicked row back. Until the server's warm-up has started the
+(bench/RESULTS.md). Its hover text shows in a box beside the pointer (`HOVER_JS`). A figure whose only input is a
+click on a mark (a confusion cell, a projection's point, a head's thumbnail) is drawn the same way, each mark
+numbered with its row, and a small component (`clickable_figure`) sends the clicked row back. Until the server's warm-up has started the
 converter, and with `NLIVIS_FIGURES=vega-lite`, Vega-Lite draws every figure in the browser instead (Vega's
 tooltips; the in-process page tests read the specs that way).
 
@@ -30,7 +30,8 @@ from nlivis.app import state
 from nlivis.app.cache import figures as cached_figures
 from nlivis.viz.common import clean_file_name
 from nlivis.viz.vega.common import clicked_values, data_csv, themed
-from nlivis.viz.vega.export import click_selection, clicked_point, converter_ready, page_json, spec_svg, takes_input
+from nlivis.viz.vega.export import (HOVER_ATTRIBUTE, click_selection, clicked_point, converter_ready, page_json, spec_svg,
+                                   takes_input)
 
 FIGURES_ENV = "NLIVIS_FIGURES"
 """How a figure that takes no input is drawn: "svg" (the default: on the server) or "vega-lite" (in the browser)."""
@@ -70,6 +71,37 @@ def show(spec: dict[str, Any], key: str, filename: str | None = None, clickable:
     return event if clickable else None
 
 
+HOVER_JS = """(figure) => {
+  if (figure.nlivisHover) return;
+  figure.nlivisHover = true;
+  let tip = null;
+  const hide = () => { if (tip) tip.style.display = "none"; };
+  figure.addEventListener("pointermove", (event) => {
+    const mark = event.target.closest ? event.target.closest("[HOVER_ATTRIBUTE][aria-label]") : null;
+    if (!mark || !figure.contains(mark)) return hide();
+    if (!tip) {
+      tip = document.body.appendChild(document.createElement("div"));
+      tip.className = "nlivis-hover";
+      tip.setAttribute("role", "tooltip");
+    }
+    tip.textContent = mark.getAttribute("aria-label");
+    tip.style.cssText = "position: fixed; z-index: 1000000; pointer-events: none; white-space: pre-line; "
+      + "max-width: 28rem; padding: 0.3rem 0.5rem; border-radius: 0.25rem; font: 0.8rem sans-serif; "
+      + "background: rgba(38, 39, 48, 0.95); color: #fff; display: block";
+    const left = event.clientX + 14 + tip.offsetWidth > window.innerWidth ? event.clientX - 14 - tip.offsetWidth
+                                                                           : event.clientX + 14;
+    const top = event.clientY + 14 + tip.offsetHeight > window.innerHeight ? event.clientY - 14 - tip.offsetHeight
+                                                                           : event.clientY + 14;
+    tip.style.left = `${Math.max(0, left)}px`;
+    tip.style.top = `${Math.max(0, top)}px`;
+  });
+  figure.addEventListener("pointerleave", hide);
+}""".replace("HOVER_ATTRIBUTE", HOVER_ATTRIBUTE)
+"""Shows a server-drawn figure's hover text: one listener on the figure (not an SVG `<title>` per mark, which cost
+the browser two nodes a mark, `viz.vega.export.page_svg`) puts the `aria-label` of the mark under the pointer in a
+box beside it, kept inside the window (only a mark's: an axis's or a legend's label is for screen readers), and
+hides it off the marks."""
+
 CLICKABLE_FIGURE_JS = """
 export default function ({ parentElement, data, setTriggerValue }) {
   let figure = parentElement.querySelector(".nlivis-figure");
@@ -85,10 +117,12 @@ export default function ({ parentElement, data, setTriggerValue }) {
     const mark = event.target.closest("[data-click]");
     if (mark) setTriggerValue("click", Number(mark.dataset.click));
   };
+  (HOVER)(figure);
 }
-"""
+""".replace("HOVER", HOVER_JS)
 """The browser's half of a clickable figure drawn on the server: it puts the SVG in the page (again only when it
-changed) and sends the row number (`data-click`) of a clicked mark as the trigger value `click`."""
+changed), sends the row number (`data-click`) of a clicked mark as the trigger value `click`, and shows the hover
+text (`HOVER_JS`)."""
 CLICKABLE_FIGURE_CSS = """
 .nlivis-figure [data-click] { cursor: pointer; }
 .nlivis-figure .mark-text { pointer-events: none; }
@@ -165,10 +199,11 @@ def figure_html(svg: str) -> str:
     500 kB gates drawing took longer than Vega-Lite itself). The SVG travels as a JSON string with every "<"
     written "\\u003c": no text in it can end the script, and the sanitizer, which removes a script whose text
     looks like markup, keeps it. It is the converter's output from the app's own specs, every text in it escaped
-    by Vega."""
+    by Vega. The script also shows each mark's hover text (`HOVER_JS`)."""
     text = json.dumps(svg).replace("<", "\\u003c")
     return (f'<div class="{FIGURE_CLASS}"></div>'
-            f"<script>document.currentScript.previousElementSibling.innerHTML = {text};</script>")
+            f"<script>{{const figure = document.currentScript.previousElementSibling; figure.innerHTML = {text}; "
+            f"({HOVER_JS})(figure);}}</script>")
 
 
 INT32 = np.iinfo(np.int32)

@@ -10,8 +10,8 @@ A page's figure that takes no clicks is drawn the same way, on the server, in th
 browser then only inserts an SVG. Vega-Lite in the browser costs a new tab about 0.5 s of CPU for its first chart
 and more for each further one (bench/spec_cost.py: its compiler and dataflow run as code V8 has not optimised yet
 in that tab), which was all that a chart page's clicks still cost over Streamlit's own floor
-(bench/chart_share.py). A mark's hover text is its tooltip's lines as an SVG `<title>` (the browser's own
-tooltip). A chart whose only input is a click on a mark (`click_selection`) is drawn the same way with each mark
+(bench/chart_share.py). A mark's hover text is its tooltip's lines as the mark's `aria-label` (what a screen reader
+reads; the page shows it on hover, `app.components.figures.HOVER_JS`). A chart whose only input is a click on a mark (`click_selection`) is drawn the same way with each mark
 numbered by its row (`with_click_numbers`), so the page can tell which row was clicked (`clicked_point`); any other
 chart that reads the pointer (`takes_input`: a box dragged, a hover) stays Vega-Lite in the browser.
 """
@@ -207,7 +207,7 @@ def hover_expression(tooltip: Any) -> str | None:
 
 def with_hover_text(spec: Any) -> Any:
     """`spec` with each view's tooltip also as its marks' description (Vega writes it as the mark's `aria-label`
-    in SVG, `page_svg` makes it the mark's `<title>`), and ARIA switched back on where a view turned it off (in a
+    in SVG, which `page_svg` keeps as its hover text), and ARIA switched back on where a view turned it off (in a
     browser chart it only costs time; here it carries the hover text); `spec` itself is not changed."""
     if isinstance(spec, list):
         return [with_hover_text(part) for part in spec]
@@ -293,27 +293,32 @@ def page_json(spec: Mapping[str, Any], dark: bool, columns: int = 1) -> str:
     return json.dumps(prepared, default=plain, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
 
 
+HOVER_ATTRIBUTE = "data-hover"
+"""Marks a mark whose `aria-label` is its hover text (`page_svg`), apart from the axes' and legends' own labels."""
 MARK_LABEL = re.compile(r'<(\w+) aria-label="([^"]*)" role="graphics-symbol"([^>]*?)(/?)>')
 """A mark's element in Vega's SVG: its tag, description (already escaped for XML), other attributes, and "/" when
 it has no content."""
 
 
 def page_svg(spec_json: str) -> str:
-    """The SVG a page shows for `page_json`'s text: each mark's description as its `<title>` (the hover text the
-    browser shows; screen readers read it too), a clickable mark's row number as its `data-click` attribute
+    """The SVG a page shows for `page_json`'s text: each mark's description as its `aria-label` (its hover text, which
+    the page shows for a mark marked `HOVER_ATTRIBUTE`, and what a screen reader reads), a clickable mark's row number as its `data-click` attribute
     (`with_click_numbers`), and the drawing scaled down, never up, to its container's width.
-    ValueError when the converter rejects the spec."""
+
+    The hover text is an attribute, not an SVG `<title>` child: a title is two more nodes per mark (the element and
+    its text), and the browser building and laying them out cost a chart page 0.1-0.3 s over Streamlit's floor on
+    every new pair (bench/RESULTS.md, session 30). ValueError when the converter rejects the spec."""
     svg = vl_convert.vegalite_to_svg(spec_json, vl_version=VEGA_LITE_VERSION, allowed_base_urls=[])
 
-    def titled(match: re.Match) -> str:
+    def described(match: re.Match) -> str:
         tag, label, rest, empty = match.groups()
-        described, mark, number = label.rpartition(CLICK_MARK)
+        text, mark, number = label.rpartition(CLICK_MARK)
         clicked = f' data-click="{number}"' if mark and number.isdigit() else ""
-        label = described if clicked else label
-        title = f"<title>{label}</title>" if label else ""
-        return f'<{tag} role="graphics-symbol"{clicked}{rest}>{title}' + (f"</{tag}>" if empty else "")
+        label = text if clicked else label
+        described_as = f' {HOVER_ATTRIBUTE}="1" aria-label="{label}"' if label else ""
+        return f'<{tag} role="graphics-symbol"{clicked}{described_as}{rest}{empty}>'
 
-    svg = MARK_LABEL.sub(titled, svg)
+    svg = MARK_LABEL.sub(described, svg)
     return svg.replace('<svg ', '<svg style="max-width: 100%; height: auto" ', 1)
 
 
