@@ -90,8 +90,19 @@ PAIR_FORM_PLACES = {
 """Where the stand-in puts the pair form: as the pages draw it, or out of the page's first view."""
 
 
-def explorer_stand_in(pair_form: str) -> str:
-    """Page code with the Pair explorer's elements by kind and count, its pair form drawn by `pair_form`."""
+PREDICTION_ROWS = 'rows = pd.DataFrame({"model": list("abcde"), "predicted": ["entailment"] * 5, "P": [0.9] * 5})\n'
+PREDICTIONS = {
+    "": PREDICTION_ROWS + 'st.table(rows.style.format({"P": "{:.3f}"}), hide_index=True)\n',
+    ", predictions as a data grid": PREDICTION_ROWS + 'st.dataframe(rows, hide_index=True, width="stretch")\n',
+    ", predictions as an HTML table": PREDICTION_ROWS + 'st.html(rows.to_html(index=False))\n',
+}
+"""How the stand-in draws the five-line predictions: as the page does (a styled `st.table`, since session 29), as a
+data grid (before), or as HTML (`st.html`, whose code the page's figures load anyway)."""
+
+
+def explorer_stand_in(pair_form: str, predictions: str = PREDICTIONS[""]) -> str:
+    """Page code with the Pair explorer's elements by kind and count, its pair form drawn by `pair_form` and its
+    predictions by `predictions`."""
     return (
         'import pandas as pd\n'
         'links = st.sidebar.container()\n'
@@ -102,8 +113,7 @@ def explorer_stand_in(pair_form: str) -> str:
         'for i in range(3):\n'
         '    st.markdown(f"**Gold** entailment · pair {i} · *snli dev*")\n'
         'st.caption("Numbers come from models trained on reduced protocols.")\n'
-        'st.dataframe(pd.DataFrame({"model": list("abcde"), "predicted": ["entailment"] * 5, "P": [0.9] * 5}),'
-        ' hide_index=True, width="stretch")\n'
+        + predictions +
         'for column, page in zip(st.columns(3), ("home.py", "other.py", "home.py")):\n'
         '    column.page_link(page, label="This pair in another view", icon=":material/open_in_new:")\n'
         'st.subheader("Overview")\n'
@@ -121,6 +131,8 @@ def explorer_stand_in(pair_form: str) -> str:
 
 for place, form in PAIR_FORM_PLACES.items():
     VARIANTS[f"the Pair explorer's elements, stand-in{place}"] = explorer_stand_in(form)
+for drawn, code in list(PREDICTIONS.items())[1:]:
+    VARIANTS[f"the Pair explorer's elements, stand-in{drawn}"] = explorer_stand_in(PAIR_FORM, code)
 """Variant → the code added after the floor page's own lines: each kind alone, all of them on one page, all but
 one, and one kind sixty times (how a page's cost grows with the number of its elements)."""
 

@@ -361,7 +361,7 @@ def assert_figures_come_from_the_server(page, url: str, tries: int = 8) -> None:
             cell = described.nth(described.count() // 2)
             cell.scroll_into_view_if_needed()
             cell.hover()
-            shown = page.locator(".nlivis-hover")
+            shown = page.locator("#nlivis-hover")
             shown.wait_for(state="visible", timeout=PAGE_SECONDS * 1000)
             assert shown.inner_text().strip() == cell.get_attribute("aria-label").strip(), "the cell's own hover text"
             page.mouse.move(0, 0)

@@ -71,36 +71,38 @@ def show(spec: dict[str, Any], key: str, filename: str | None = None, clickable:
     return event if clickable else None
 
 
-HOVER_JS = """(figure) => {
-  if (figure.nlivisHover) return;
-  figure.nlivisHover = true;
-  let tip = null;
-  const hide = () => { if (tip) tip.style.display = "none"; };
-  figure.addEventListener("pointermove", (event) => {
-    const mark = event.target.closest ? event.target.closest("[HOVER_ATTRIBUTE][aria-label]") : null;
-    if (!mark || !figure.contains(mark)) return hide();
+HOVER_JS = """() => {
+  if (window.nlivisHover) return;
+  window.nlivisHover = true;
+  document.addEventListener("pointermove", (event) => {
+    const mark = event.target.closest ? event.target.closest(".FIGURE_CLASS [HOVER_ATTRIBUTE][aria-label]") : null;
+    let tip = document.getElementById("nlivis-hover");
+    if (!mark) {
+      if (tip) tip.style.display = "none";
+      return;
+    }
     if (!tip) {
       tip = document.body.appendChild(document.createElement("div"));
-      tip.className = "nlivis-hover";
+      tip.id = "nlivis-hover";
       tip.setAttribute("role", "tooltip");
+      tip.style.cssText = "position: fixed; z-index: 1000000; pointer-events: none; white-space: pre-line; "
+        + "max-width: 28rem; padding: 0.3rem 0.5rem; border-radius: 0.25rem; font: 0.8rem sans-serif; "
+        + "background: rgba(38, 39, 48, 0.95); color: #fff";
     }
     tip.textContent = mark.getAttribute("aria-label");
-    tip.style.cssText = "position: fixed; z-index: 1000000; pointer-events: none; white-space: pre-line; "
-      + "max-width: 28rem; padding: 0.3rem 0.5rem; border-radius: 0.25rem; font: 0.8rem sans-serif; "
-      + "background: rgba(38, 39, 48, 0.95); color: #fff; display: block";
+    tip.style.display = "block";
     const left = event.clientX + 14 + tip.offsetWidth > window.innerWidth ? event.clientX - 14 - tip.offsetWidth
                                                                            : event.clientX + 14;
     const top = event.clientY + 14 + tip.offsetHeight > window.innerHeight ? event.clientY - 14 - tip.offsetHeight
                                                                            : event.clientY + 14;
     tip.style.left = `${Math.max(0, left)}px`;
     tip.style.top = `${Math.max(0, top)}px`;
-  });
-  figure.addEventListener("pointerleave", hide);
-}""".replace("HOVER_ATTRIBUTE", HOVER_ATTRIBUTE)
-"""Shows a server-drawn figure's hover text: one listener on the figure (not an SVG `<title>` per mark, which cost
-the browser two nodes a mark, `viz.vega.export.page_svg`) puts the `aria-label` of the mark under the pointer in a
-box beside it, kept inside the window (only a mark's: an axis's or a legend's label is for screen readers), and
-hides it off the marks."""
+  }, { passive: true });
+}""".replace("FIGURE_CLASS", FIGURE_CLASS).replace("HOVER_ATTRIBUTE", HOVER_ATTRIBUTE)
+"""Shows a server-drawn figure's hover text: one listener on the page, installed by the first figure (not an SVG
+`<title>` per mark, which cost the browser two nodes a mark, `viz.vega.export.page_svg`), puts the `aria-label` of
+the figure's mark under the pointer (only a mark's: an axis's or a legend's label is for screen readers) in one box
+beside it, kept inside the window, and hides it anywhere else — also where a figure was just replaced."""
 
 CLICKABLE_FIGURE_JS = """
 export default function ({ parentElement, data, setTriggerValue }) {
@@ -117,7 +119,7 @@ export default function ({ parentElement, data, setTriggerValue }) {
     const mark = event.target.closest("[data-click]");
     if (mark) setTriggerValue("click", Number(mark.dataset.click));
   };
-  (HOVER)(figure);
+  (HOVER)();
 }
 """.replace("HOVER", HOVER_JS)
 """The browser's half of a clickable figure drawn on the server: it puts the SVG in the page (again only when it
@@ -203,7 +205,7 @@ def figure_html(svg: str) -> str:
     text = json.dumps(svg).replace("<", "\\u003c")
     return (f'<div class="{FIGURE_CLASS}"></div>'
             f"<script>{{const figure = document.currentScript.previousElementSibling; figure.innerHTML = {text}; "
-            f"({HOVER_JS})(figure);}}</script>")
+            f"({HOVER_JS})();}}</script>")
 
 
 INT32 = np.iinfo(np.int32)
