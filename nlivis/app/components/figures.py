@@ -6,9 +6,9 @@ A figure that takes no clicks or hovers is drawn on the server as SVG (`viz.vega
 0.5 s or more of CPU per chart, which was all that the chart pages' clicks still cost over Streamlit's own floor
 (bench/RESULTS.md). Its hover text shows in a box beside the pointer (`HOVER_JS`). A figure whose only input is a
 click on a mark (a confusion cell, a projection's point, a head's thumbnail) is drawn the same way, each mark
-numbered with its row, and a small component (`clickable_figure`) sends the clicked row back. Until the server's warm-up has started the
-converter, and with `NLIVIS_FIGURES=vega-lite`, Vega-Lite draws every figure in the browser instead (Vega's
-tooltips; the in-process page tests read the specs that way).
+numbered with its row, and a small component (`clickable_figure`) sends the clicked row back. Until the server's
+warm-up has started the converter, and with `NLIVIS_FIGURES=vega-lite`, Vega-Lite draws every figure in the
+browser instead (Vega's tooltips; the in-process page tests read the specs that way).
 
 A figure is a Vega-Lite spec (a dict, nlivis.viz.vega): Vega-Lite's chunk costs a new browser tab about 0.25 s
 where plotly's cost 1.1 s (bench/chart_libraries.py), so the app draws no plotly chart. Streamlit 1.67's Vega-Lite
@@ -30,8 +30,8 @@ from nlivis.app import state
 from nlivis.app.cache import figures as cached_figures
 from nlivis.viz.common import clean_file_name
 from nlivis.viz.vega.common import clicked_values, data_csv, themed
-from nlivis.viz.vega.export import (HOVER_ATTRIBUTE, click_selection, clicked_point, converter_ready, page_json, spec_svg,
-                                   takes_input)
+from nlivis.viz.vega.export import (HOVER_ATTRIBUTE, click_selection, clicked_point, converter_ready, page_json,
+                                   spec_svg, takes_input)
 
 FIGURES_ENV = "NLIVIS_FIGURES"
 """How a figure that takes no input is drawn: "svg" (the default: on the server) or "vega-lite" (in the browser)."""

@@ -11,9 +11,10 @@ browser then only inserts an SVG. Vega-Lite in the browser costs a new tab about
 and more for each further one (bench/spec_cost.py: its compiler and dataflow run as code V8 has not optimised yet
 in that tab), which was all that a chart page's clicks still cost over Streamlit's own floor
 (bench/chart_share.py). A mark's hover text is its tooltip's lines as the mark's `aria-label` (what a screen reader
-reads; the page shows it on hover, `app.components.figures.HOVER_JS`). A chart whose only input is a click on a mark (`click_selection`) is drawn the same way with each mark
-numbered by its row (`with_click_numbers`), so the page can tell which row was clicked (`clicked_point`); any other
-chart that reads the pointer (`takes_input`: a box dragged, a hover) stays Vega-Lite in the browser.
+reads; the page shows it on hover, `app.components.figures.HOVER_JS`). A chart whose only input is a click on a
+mark (`click_selection`) is drawn the same way with each mark numbered by its row (`with_click_numbers`), so the
+page can tell which row was clicked (`clicked_point`); any other chart that reads the pointer (`takes_input`: a box
+dragged, a hover) stays Vega-Lite in the browser.
 """
 from __future__ import annotations
 
@@ -301,9 +302,10 @@ it has no content."""
 
 
 def page_svg(spec_json: str) -> str:
-    """The SVG a page shows for `page_json`'s text: each mark's description as its `aria-label` (its hover text, which
-    the page shows for a mark marked `HOVER_ATTRIBUTE`, and what a screen reader reads), a clickable mark's row number as its `data-click` attribute
-    (`with_click_numbers`), and the drawing scaled down, never up, to its container's width.
+    """The SVG a page shows for `page_json`'s text: each mark's description as its `aria-label` (its hover text,
+    which the page shows for a mark marked `HOVER_ATTRIBUTE`, and what a screen reader reads), a clickable mark's
+    row number as its `data-click` attribute (`with_click_numbers`), and the drawing scaled down, never up, to its
+    container's width.
 
     The hover text is an attribute, not an SVG `<title>` child: a title is two more nodes per mark (the element and
     its text), and the browser building and laying them out cost a chart page 0.1-0.3 s over Streamlit's floor on
