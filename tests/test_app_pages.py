@@ -121,6 +121,12 @@ def vega_data(app: AppTest) -> list:
     return [convert_arrow_bytes_to_pandas_df(chart.proto.data.data) for chart in app.get("vega_lite_chart")]
 
 
+def glance_rows(app: AppTest) -> list[str]:
+    """The Pair explorer's at-a-glance grid: its rows' model names, in order ([] when it is not drawn)."""
+    glances = [spec for spec in vega_specs(app) if "all loaded models" in str(spec.get("title"))]
+    return [row["title"]["text"] for glance in glances for row in glance["vconcat"]]
+
+
 def alignment_maps(app: AppTest) -> list[dict]:
     """The Pair explorer's alignment heatmaps (Vega-Lite specs titled "… · layer …", drawn as rects)."""
     return [spec for spec in vega_specs(app) if " · layer " in vega_title(spec)
@@ -297,10 +303,13 @@ def test_pair_explorer_predicts_and_draws_alignments(monkeypatch, tmp_path, chec
     bars = next(spec for spec in specs if spec["title"] == "class probabilities")
     assert {(row["model"], row["label"]) for row in bars["data"]["values"]} == \
         {(m, label) for m in predictions["model"] for label in ("entailment", "neutral", "contradiction")}
-    maps = alignment_maps(app)
-    assert maps and all(row.get("softmax weight", 0) >= 0 for spec in maps for row in spec["data"]["values"])
     labels = [b.label for b in app.get("download_button")]
     assert labels.count("data (CSV)") == labels.count("figure (SVG)") == len(specs)
+    assert not alignment_maps(app), "a one-layer model's section repeats its row of the glance: it starts closed"
+    app.session_state["explorer_open_gcnn-snli-small"] = True
+    app.run()
+    maps = alignment_maps(app)
+    assert len(maps) == 2 and all(row.get("softmax weight", 0) >= 0 for spec in maps for row in spec["data"]["values"])
     assert not app.get("plotly_chart"), "no plotly chart: its chunk costs every new tab ~1.1 s"
     analyse(app, "explorer", hypothesis="Nobody is playing an instrument .")
     assert app.toggle(key="explorer_compare").value, "the previous pair is offered beside the new one"
@@ -328,7 +337,7 @@ def test_a_pair_read_before_is_shown_from_disk_without_reading_any_weights(monke
     (table, specs, words, computed_loads), (kept_table, kept_specs, kept_words, kept_loads) = shown
     assert sorted(computed_loads) == ["gcnn-no_forget_gate-snli-small", "gcnn-snli-small"] and kept_loads == []
     assert table.equals(kept_table) and words == kept_words
-    assert alignment_maps(app) and specs == kept_specs, "the same probabilities, overview and alignments"
+    assert glance_rows(app) and specs == kept_specs, "the same probabilities and overview"
     st.cache_resource.clear()
     show(app, "pages/4_Gates.py")  # the same pair's gates, from the same kept readings
     assert loads == [] and "gate entries" in texts(app, "markdown") and vega_specs(app)
@@ -385,7 +394,7 @@ def test_absurdly_long_sentence_is_cut_with_a_note(monkeypatch, tmp_path, checkp
     assert len(app.query_params["premise"]) == 2000, "the URL carries the sentence as the models read it"
     assert "cut to its first 2000 characters" in texts(app, "warning")
     assert len(app.table[0].value) == 1
-    assert alignment_maps(app)
+    assert glance_rows(app) == ["gcnn-snli-small"]
     show(app, "pages/4_Gates.py")
     assert gate_strips_shown(app)
 
@@ -674,10 +683,10 @@ def test_a_link_with_an_unknown_model_says_so_and_loads_the_rest(monkeypatch, tm
     bad_row = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py",
                         split="snli_dev", pair="999", models="gcnn-snli-small")
     assert "there is no row 999" in texts(bad_row, "warning")
-    assert alignment_maps(bad_row), "the default pair is still analysed"
+    assert glance_rows(bad_row) == ["gcnn-snli-small"], "the default pair is still analysed"
     not_a_row = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py", split="snli_dev", pair="-1",
                           models="gcnn-snli-small")
-    assert "is not a row number" in texts(not_a_row, "warning") and alignment_maps(not_a_row)
+    assert "is not a row number" in texts(not_a_row, "warning") and glance_rows(not_a_row)
 
 
 def test_the_selection_follows_every_page_and_comes_back_after_the_sidebar_drops_it(monkeypatch, tmp_path, checkpoints):
@@ -804,7 +813,7 @@ def test_a_projection_point_and_a_disagreement_open_their_pair_in_the_explorer(m
 def test_pages_without_data_say_what_is_missing(monkeypatch, tmp_path, checkpoints, empty_folder):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, empty_folder), checkpoints / "gcnn-snli-small")
     show(app, "pages/2_Pair_explorer.py")
-    assert alignment_maps(app), "a typed pair needs no data"
+    assert glance_rows(app), "a typed pair needs no data"
     app.radio(key="explorer_pair_source").set_value("pick from a dataset split").run()
     assert not app.exception and "No dataset split found" in texts(app, "info")
     show(app, "pages/7_Projection.py")
@@ -1024,7 +1033,10 @@ def test_shipped_models_side_by_side_on_every_model_page(monkeypatch, tmp_path, 
     assert len(predictions) == 5 and set(predictions["predicted"]) <= {"entailment", "neutral", "contradiction"}
     [glance] = [spec for spec in vega_specs(app) if "all loaded models" in str(spec.get("title"))]
     assert [row["title"]["text"] for row in glance["vconcat"]] == list(predictions["model"].str.split(" · ").str[-1])
-    assert len(alignment_maps(app)) >= 2  # the first model's alignments, layer by layer
+    assert not alignment_maps(app), "GCNN's one layer is its row of the glance: its section starts closed"
+    app.session_state["explorer_open_esan-snli-small"] = True
+    app.run()
+    assert len(alignment_maps(app)) == 4  # ESAN's two layers, both directions
 
     show(app, "pages/3_DIIN_interaction_space.py")
     assert app.selectbox(key="diin_model").options == ["diin-snli-small"]
@@ -1078,7 +1090,7 @@ def test_the_link_contract_on_the_shipped_checkpoints(monkeypatch, tmp_path, shi
         assert f"**Premise:** {row.premise}  \n**Hypothesis:** {row.hypothesis}" in texts(app, "markdown")
         assert "row 3934 of snli_dev" in texts(app, "markdown") and row.id == "3935"  # SNLI ids are 1-based lines
         assert set(app.table[0].value["gold"]) == {row.label}
-        assert len(alignment_maps(app)) >= 2
+        assert len(alignment_maps(app)) >= 2, "ESAN first: its second layer is beyond the glance, its section open"
         link = dict(app.query_params)
     assert link == {"split": "snli_dev", "pair": "3934", "models": "esan-snli-small,gcnn-snli-small"}
 

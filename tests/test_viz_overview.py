@@ -162,3 +162,27 @@ def test_scale_colours_interpolate_between_stops_and_clip_outside():
     assert scale_colours([0.05], RED_YELLOW_BLUE, 0.0, 1.0) == ["rgb(190, 24, 39)"]  # between the first two stops
     assert scale_colours([0.5, 1.0], RED_YELLOW_BLUE, 0.0, 1.0) == ["rgb(255, 255, 191)", "rgb(49, 54, 149)"]
     assert scale_colours([], two, 0.0, 1.0) == []
+
+
+def test_the_glance_names_what_it_draws_and_a_section_opens_only_for_more():
+    """`glance_entries` is what each model's row draws (its last layer's cross alignments, else the interaction
+    maps, then memory keys, two at most); the Pair explorer opens a model's section first only when the section
+    draws something the row does not — another layer, a self-alignment — so one layer is never drawn twice."""
+    from types import SimpleNamespace
+
+    from nlivis.app.components.explorer import beyond_glance
+    from nlivis.viz.overview import glance_entries
+
+    esan, diin, amn = alignment_model(), diin_model(), amn_model()
+    assert [name for name, _ in glance_entries(esan.trace)] == ["l2_hp", "l2_ph"]
+    assert [name for name, _ in glance_entries(diin.trace)] == ["interaction"]
+    assert [name for name, _ in glance_entries(amn.trace)] == ["memory_keys_premise"]
+    one_layer = Trace()
+    one_layer.add("ph", cross("premise", "hypothesis", 1, (8, 5)))
+    one_layer.add("hp", cross("hypothesis", "premise", 1, (5, 8)))
+    self_only = Trace()
+    self_only.add("pp", cross("premise", "premise", 1, (8, 8)))
+    self_only.add("interaction", diin.trace["interaction"])
+    opened = {name: beyond_glance(SimpleNamespace(trace=trace)) for name, trace in
+              (("esan", esan.trace), ("one layer", one_layer), ("amn", amn.trace), ("diin", self_only))}
+    assert opened == {"esan": True, "one layer": False, "amn": False, "diin": True}

@@ -11,7 +11,7 @@ says so).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -58,37 +58,46 @@ def _last_cross(alignments: dict[str, Alignment], rows: str, cols: str) -> tuple
     return max(normalised, key=lambda item: (item[1].layer, item[1].head is None)) if normalised else None
 
 
+def glance_entries(trace: Trace) -> list[tuple[str, Any]]:
+    """The trace entries a model's row of the glance draws, (name, entry) in display order, at most two: its main
+    alignment hypothesis → premise and premise → hypothesis (`_last_cross`), or else its interaction feature maps
+    (DIIN), then its memory keys (AMN)."""
+    alignments = trace.of_type(Alignment)
+    chosen = [found for rows, cols in (("hypothesis", "premise"), ("premise", "hypothesis"))
+              if (found := _last_cross(alignments, rows, cols)) is not None]
+    maps = {name: m for name, m in trace.of_type(FeatureMaps).items() if m.token_axes}
+    if not chosen and maps:
+        chosen.append(next(((n, m) for n, m in maps.items() if m.stage == "interaction"), next(iter(maps.items()))))
+    chosen.extend(trace.of_type(MemoryKeys).items())
+    return chosen[:2]
+
+
 def model_panels(reading: ModelReading) -> list[Panel]:
-    """A model's panels in display order (at most two: hypothesis → premise and premise → hypothesis, or DIIN's
-    interaction, or AMN's premise and hypothesis memory keys), each with the premise (or a sentence) across."""
+    """A model's panels in display order (`glance_entries`), each with the premise (or a sentence) across."""
     panels: list[Panel] = []
     premise, hypothesis = list(reading.premise_tokens), list(reading.hypothesis_tokens)
     alignments = reading.trace.of_type(Alignment)
-    for rows, cols in (("hypothesis", "premise"), ("premise", "hypothesis")):
-        chosen = _last_cross(alignments, rows, cols)
-        if chosen is None:
-            continue
-        name, entry = chosen
-        values, row_tokens, col_tokens = alignment_matrix(entry, 0, premise, hypothesis)
-        title = f"{entry.direction} · layer {entry.layer} · {entry.kind}"
-        if entry.head is None and any(a.head is not None for a in alignments.values()):  # a summary over heads
-            title = f"{name} · {entry.kind} (all layers and heads)"
-        value_name = f"{entry.kind} weight ({rows} → {cols})"
-        if rows == "premise":  # drawn transposed, so the premise runs across as in every panel
-            values, row_tokens, col_tokens = values.T, col_tokens, row_tokens
-            title += " · transposed: each column sums to 1"
-        panels.append(Panel(values, row_tokens, col_tokens, "hypothesis token", "premise token", value_name, ALIGNMENT,
-                            title))
-    maps = {name: m for name, m in reading.trace.of_type(FeatureMaps).items() if m.token_axes}
-    if not panels and maps:
-        name, entry = next(((n, m) for n, m in maps.items() if m.stage == "interaction"), next(iter(maps.items())))
-        values = real_maps(entry, 0, premise, hypothesis).mean(axis=0).T  # [hypothesis, premise]
-        panels.append(Panel(values, hypothesis[:values.shape[0]], premise[:values.shape[1]], "hypothesis token",
-                            "premise token", "channel mean", INTERACTION,
-                            f"{entry.stage} · mean of {entry.maps.shape[1]} channels"))
-    for entry in reading.trace.of_type(MemoryKeys).values():
-        values, tokens, slots = memory_keys_matrix(entry, 0, premise if entry.tokens == "premise" else hypothesis)
-        panels.append(Panel(values.T, slots, tokens, "memory slot", f"{entry.tokens} token", "address weight",
-                            MEMORY_PREMISE if entry.tokens == "premise" else MEMORY_HYPOTHESIS,
-                            f"memory keys · {entry.tokens} tokens across"))
-    return panels[:2]
+    for name, entry in glance_entries(reading.trace):
+        if isinstance(entry, Alignment):
+            rows, cols = entry.rows, entry.cols
+            values, row_tokens, col_tokens = alignment_matrix(entry, 0, premise, hypothesis)
+            title = f"{entry.direction} · layer {entry.layer} · {entry.kind}"
+            if entry.head is None and any(a.head is not None for a in alignments.values()):  # a summary over heads
+                title = f"{name} · {entry.kind} (all layers and heads)"
+            value_name = f"{entry.kind} weight ({rows} → {cols})"
+            if rows == "premise":  # drawn transposed, so the premise runs across as in every panel
+                values, row_tokens, col_tokens = values.T, col_tokens, row_tokens
+                title += " · transposed: each column sums to 1"
+            panels.append(Panel(values, row_tokens, col_tokens, "hypothesis token", "premise token", value_name,
+                                ALIGNMENT, title))
+        elif isinstance(entry, FeatureMaps):
+            values = real_maps(entry, 0, premise, hypothesis).mean(axis=0).T  # [hypothesis, premise]
+            panels.append(Panel(values, hypothesis[:values.shape[0]], premise[:values.shape[1]], "hypothesis token",
+                                "premise token", "channel mean", INTERACTION,
+                                f"{entry.stage} · mean of {entry.maps.shape[1]} channels"))
+        else:
+            values, tokens, slots = memory_keys_matrix(entry, 0, premise if entry.tokens == "premise" else hypothesis)
+            panels.append(Panel(values.T, slots, tokens, "memory slot", f"{entry.tokens} token", "address weight",
+                                MEMORY_PREMISE if entry.tokens == "premise" else MEMORY_HYPOTHESIS,
+                                f"memory keys · {entry.tokens} tokens across"))
+    return panels

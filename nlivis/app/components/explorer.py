@@ -18,6 +18,7 @@ from nlivis.app.text import md
 from nlivis.models.trace import Alignment, MemoryKeys
 from nlivis.viz.drawable import MISSING_MESSAGES
 from nlivis.viz.head_grid import head_family
+from nlivis.viz.overview import glance_entries
 from nlivis.viz.vega.bars import probability_bars
 from nlivis.viz.vega.heatmaps import alignment_heatmap, memory_keys_heatmap
 from nlivis.workflows.reading import PairReading
@@ -174,12 +175,15 @@ def at_a_glance(models: Sequence[cache.Model], shown: cache.ShownPair, readings:
 
 def alignments(models: Sequence[cache.Model], readings: dict[str, PairReading],
                previous: dict[str, PairReading] | None) -> None:
-    """Each model's alignments layer by layer (and AMN's memory keys) in an expander; the first is open."""
+    """Each model's alignments layer by layer (and AMN's memory keys) in an expander. The first is open when it shows
+    more than its row of the glance above (`beyond_glance`) or the previous pair beside this one, so that a model's
+    one layer is not drawn twice on the page."""
     st.subheader("Alignments")
     st.caption("Rows attend over columns; padding is cut; softmax and sparsemax weights share the range 0–1 unless they "
                "span less than a tenth of it (then the title states their own range). Models with several layers "
                "(ESAN blocks, GCNN aggregation) show one row per layer; a multi-head model (MiniLM) shows one "
-               "layer × head grid.")
+               "layer × head grid. A model's section opens on a click; the first opens by itself when it shows more "
+               "than its row of the glance above.")
     by_name = {m.name: m for m in models}
     direction = heads.block_choice(readings.values())
     for m, (name, reading) in enumerate(readings.items()):
@@ -188,7 +192,8 @@ def alignments(models: Sequence[cache.Model], readings: dict[str, PairReading],
         if Alignment not in declared and MemoryKeys not in declared:
             st.caption(f"{NOTE_ICON} {md(name)}: {MISSING_MESSAGES['alignment']}.")
             continue
-        section = st.expander(f"{md(name)} · output normalised by {md(output.kind)}", expanded=m == 0,
+        opened = m == 0 and (previous is not None or beyond_glance(reading))
+        section = st.expander(f"{md(name)} · output normalised by {md(output.kind)}", expanded=opened,
                               key=f"explorer_open_{name}", on_change="rerun")
         if not section.open:  # a closed section draws nothing
             continue
@@ -198,6 +203,14 @@ def alignments(models: Sequence[cache.Model], readings: dict[str, PairReading],
                 heads.section(m, name, reading, old, direction)  # one grid, not a heatmap per head
             else:
                 _model_alignments(m, by_name[name], reading, old)
+
+
+def beyond_glance(reading: PairReading) -> bool:
+    """Whether a model's section shows more than its row of the glance (`viz.overview.glance_entries`): an alignment
+    or memory keys the glance leaves out (another layer, a self-alignment, a head), or a grid of heads."""
+    drawn = {name for name, _ in glance_entries(reading.trace)}
+    shown = set(reading.trace.of_type(Alignment)) | set(reading.trace.of_type(MemoryKeys))
+    return bool(shown - drawn) or head_family(reading.trace) is not None
 
 
 def _model_alignments(m: int, model: cache.Model, reading: PairReading, old: PairReading | None) -> None:
