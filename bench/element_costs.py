@@ -7,8 +7,9 @@ button, two sidebar links) and, per variant, the floor plus the elements a page 
 page links every page draws, a five-row table as `st.dataframe` and as `st.table`, four figures' download buttons,
 twenty containers, markdown lines, expanders, tabs, server-drawn SVGs, inputs — and those together, all but one,
 sixty containers, and a stand-in for the Pair explorer's page: its mix of elements by kind and count as
-`bench/browser_messages.py` counts them, with figures of similar size, and no nlivis code. Each page is opened by URL in a new tab, the variants in turn for `--rounds` rounds, and timed from the navigation until the floor's line is shown and the
-script state is back to notRunning (`browser_speed.FLOOR_RAN`), with the renderer's main-thread CPU over the visit
+`bench/browser_messages.py` counts them, with figures of similar size, and no nlivis code (its pair form and its
+predictions also drawn other ways). Each page is opened by URL in a new tab, the variants in turn for `--rounds`
+rounds, and timed from the navigation until the floor's line is shown and the script state is back to notRunning (`browser_speed.FLOOR_RAN`), with the renderer's main-thread CPU over the visit
 (DevTools `Performance.getMetrics`: TaskDuration). Printed: medians, and each variant minus the floor — what the
 element kind adds to every page that shows it, on this machine at this load (said in the header).
 """
@@ -79,12 +80,17 @@ PAIR_FORM = ('st.radio("Pair", ["a dev pair", "your own"], horizontal=True)\n'
              'right.text_area("Hypothesis", "A person plays music.")\n'
              'st.button("Analyse")\n')
 """The pair pages' form as they draw it at the top: the source radio, two text areas and Analyse."""
+
+
+def inside(block: str, code: str) -> str:
+    """Page code running `code` inside the `with` block opened by `block`."""
+    return f"with {block}:\n" + "".join(f"    {line}\n" for line in code.splitlines())
+
+
 PAIR_FORM_PLACES = {
     "": PAIR_FORM,
-    ", the pair form in a collapsed expander": 'with st.expander("Change the pair"):\n'
-                                               + "".join(f"    {line}\n" for line in PAIR_FORM.splitlines()),
-    ", the pair form in a popover": 'with st.popover("Change the pair"):\n'
-                                    + "".join(f"    {line}\n" for line in PAIR_FORM.splitlines()),
+    ", the pair form in a collapsed expander": inside('st.expander("Change the pair")', PAIR_FORM),
+    ", the pair form in a popover": inside('st.popover("Change the pair")', PAIR_FORM),
     ", a button in place of the pair form": 'st.button("Change the pair")\n',
 }
 """Where the stand-in puts the pair form: as the pages draw it, or out of the page's first view."""
@@ -133,8 +139,9 @@ for place, form in PAIR_FORM_PLACES.items():
     VARIANTS[f"the Pair explorer's elements, stand-in{place}"] = explorer_stand_in(form)
 for drawn, code in list(PREDICTIONS.items())[1:]:
     VARIANTS[f"the Pair explorer's elements, stand-in{drawn}"] = explorer_stand_in(PAIR_FORM, code)
-"""Variant → the code added after the floor page's own lines: each kind alone, all of them on one page, all but
-one, and one kind sixty times (how a page's cost grows with the number of its elements)."""
+# VARIANTS, variant → the code added after the floor page's own lines: each kind alone, all of them on one page, all
+# but one, one kind sixty times (how a page's cost grows with the number of its elements), and the Pair explorer's
+# stand-ins.
 
 
 def app_files(folder: Path) -> dict[str, str]:

@@ -293,8 +293,7 @@ def test_pair_explorer_predicts_and_draws_alignments(monkeypatch, tmp_path, chec
     show(app, "pages/2_Pair_explorer.py")
     app.run()
     assert len(built) <= 1, "a pair's overview is built once, not at every run"
-    [glance] = [spec for spec in vega_specs(app) if "all loaded models" in str(spec.get("title"))]
-    assert [row["title"]["text"] for row in glance["vconcat"]] == ["gcnn-snli-small", "gcnn-no_forget_gate-snli-small"]
+    assert glance_rows(app) == ["gcnn-snli-small", "gcnn-no_forget_gate-snli-small"]
     predictions = app.table[0].value
     assert len(predictions) == 2 and {"P(entailment)", "P(neutral)", "P(contradiction)"} <= set(predictions.columns)
     assert set(predictions["predicted"]) <= {"entailment", "neutral", "contradiction"}
@@ -1031,8 +1030,7 @@ def test_shipped_models_side_by_side_on_every_model_page(monkeypatch, tmp_path, 
     show(app, "pages/2_Pair_explorer.py")
     predictions = app.table[0].value
     assert len(predictions) == 5 and set(predictions["predicted"]) <= {"entailment", "neutral", "contradiction"}
-    [glance] = [spec for spec in vega_specs(app) if "all loaded models" in str(spec.get("title"))]
-    assert [row["title"]["text"] for row in glance["vconcat"]] == list(predictions["model"].str.split(" · ").str[-1])
+    assert glance_rows(app) == list(predictions["model"].str.split(" · ").str[-1])
     assert not alignment_maps(app), "GCNN's one layer is its row of the glance: its section starts closed"
     app.session_state["explorer_open_esan-snli-small"] = True
     app.run()

@@ -368,6 +368,10 @@ def assert_figures_come_from_the_server(page, url: str, tries: int = 8) -> None:
             assert shown.inner_text().strip() == cell.get_attribute("aria-label").strip(), "the cell's own hover text"
             page.mouse.move(0, 0)
             shown.wait_for(state="hidden", timeout=PAGE_SECONDS * 1000)
+            page.locator("details summary", has_text="gcnn-snli-small · output normalised by").first.click()
+            aligned = page.locator("[class*='st-key-chart_align_'] .nlivis-figure svg.marks [data-hover][aria-label]")
+            aligned.first.wait_for(timeout=PAGE_SECONDS * 1000)
+            assert aligned.count() > 0, "an opened section's alignments have their hover text too"
             return
         page.wait_for_timeout(3000)  # idle pages: the warm-up's next step may run
     raise AssertionError(f"the figures of {url} were never drawn by the server")
