@@ -341,7 +341,7 @@ def test_every_page_opens_clean_at_1600_px_with_its_screenshot(app_url, page):
             section = page.locator("details summary", has_text="gcnn-snli-small · output normalised by").first
             section.scroll_into_view_if_needed()
             section.click()
-            maps.first.wait_for(timeout=PAGE_SECONDS * 1000)
+            maps.nth(1).wait_for(timeout=PAGE_SECONDS * 1000)  # both directions drawn, not only the first to arrive
             assert maps.count() >= 2, "opened, the first model's alignments (SVG, their title in it)"
             figure_screenshot(page, glance, "overview_grid.png")
         if name == "diin_interaction_space":
