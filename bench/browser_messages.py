@@ -4,7 +4,7 @@
 
 Starts the app (`streamlit run app.py`, five shipped snli-small models) and `browser_speed.FLOOR_APP` (Streamlit
 alone) side by side, warms each page once, then opens each page by URL in a new tab, alternating nlivis and the
-floor, `--repeats` times. In the tab, every websocket frame is stamped (performance.now(), ms from the navigation)
+floor's page at the same depth (`browser_speed.floor_url`), `--repeats` times. In the tab, every websocket frame is stamped (performance.now(), ms from the navigation)
 as the page's JavaScript receives or sends it; the frames themselves, taken from Playwright in the same order,
 are decoded with Streamlit's protobuf classes. Per visit it prints the milestones — the page's HTML, the socket
 open, the rerun request sent, `new_session` (the server started the run), the first and the last element
@@ -20,8 +20,8 @@ import tempfile
 from pathlib import Path
 
 from browser import AppServer, chromium, require_chromium
-from browser_speed import (FLOOR_APP, RECORDER, SETTLED, TIMEOUT_S, VIEWPORT, bench_environment, page_url,
-                           write_floor_app)
+from browser_speed import (FLOOR_APP, RECORDER, SETTLED, TIMEOUT_S, VIEWPORT, bench_environment, floor_url,
+                           page_url, write_floor_app)
 from harness import ROOT, add_out_option, command_line, load_average, publish
 
 from nlivis.app import paths
@@ -143,12 +143,13 @@ def main() -> None:
         for page in pages:  # warm: models, caches, the browser's copy of the JavaScript
             one_visit(context, page_url(app, page))
         one_visit(context, floor.url)
+        one_visit(context, floor_url(floor, "other"))
         for _ in range(args.repeats):
             for page in pages:
                 visited = one_visit(context, page_url(app, page))
                 results[page].append(visited)
                 kinds[page] = visited["kinds"]
-                results["Streamlit floor"].append(one_visit(context, floor.url))
+                results["Streamlit floor"].append(one_visit(context, floor_url(floor, page)))
     lines = [command_line("warm visits, nlivis and the floor alternating; medians, seconds from the navigation"),
              f"{start_load}; {load_average('the end')}", "", *table(results), "",
              "Messages of the last visit per page:", ""]

@@ -19,8 +19,8 @@ analysis, opening a pair from Error analysis's list of errors (click on a line u
 drawn) and Next in that pair — from the click until the script is done and every chart drawn. A third table lists the charts drawn
 last on each page, with when each was drawn.
 `--floor` serves a stand-in Streamlit app beside nlivis (the router, two pages of a title, a line, a button that
-reruns, sidebar page links; `FLOOR_APP`) and times it in the same rounds — launch, a page by URL cold and warm, a
-sidebar switch, a rerun — so each table gives nlivis − floor: what nlivis adds to what any Streamlit page costs on
+reruns, sidebar page links; `FLOOR_APP`) and times it in the same rounds — launch, a page by URL cold and warm (at
+the same depth as nlivis's: `floor_url`), a sidebar switch, a rerun — so each table gives nlivis − floor: what nlivis adds to what any Streamlit page costs on
 the machine at that moment (the load is said in the header). `--warm-only` skips the launches and the cold pages
 (a fresh server each): one warm server, and the floor's beside it, every page in turn for `--warm` rounds — what a
 loaded machine can measure in minutes. `--app-root` measures another checkout of the app (e.g. `git archive <commit> | tar -x -C /tmp/base`).
@@ -344,6 +344,15 @@ def page_url(server: AppServer, page: str) -> str:
     return f"{server.url}/{'' if page == 'Home' else page}?models={models}"
 
 
+def floor_url(floor: AppServer, page: str) -> str:
+    """The floor's page at the same depth as nlivis's `page`: its Home at the bare address, its other page at a path.
+    A page whose URL has a path costs Streamlit more than the bare address whatever the app: its frontend first
+    probes the path as the server's base (`/<page>/_stcore/health` and `host-config`, two 404s), waits its 100-ms
+    retry and then tries `/` (`getPossibleBaseUris` in Streamlit's frontend; 0.12-0.14 s measured in session 31),
+    so every page but Home is read against the floor's page at a path."""
+    return floor.url if page == "Home" else f"{floor.url}/other"
+
+
 @dataclass
 class Measured:
     """What one run of this script measured, for `tables`; the floor's numbers (`--floor`) beside nlivis's, each
@@ -376,11 +385,11 @@ def measure_page(context, measured: Measured, page: str, env: dict, log: Path, a
             (AppServer(env, log, floor_root) if floor_root else nullcontext()) as floor:
         measured.cold[page] = visit(context, page_url(server, page))
         if floor:
-            measured.floor_cold[page] = visit(context, floor.url)
+            measured.floor_cold[page] = visit(context, floor_url(floor, page))
         for _ in range(warm):
             measured.warm.setdefault(page, []).append(visit(context, page_url(server, page)))
             if floor:
-                measured.floor_warm.setdefault(page, []).append(visit(context, floor.url))
+                measured.floor_warm.setdefault(page, []).append(visit(context, floor_url(floor, page)))
             measured.loads.append(os.getloadavg()[0])
     print(f"{page}: cold {measured.cold[page].ready_s:.1f} s, warm "
           f"{statistics.median(v.ready_s for v in measured.warm[page]):.1f} s", file=sys.stderr)
@@ -391,7 +400,7 @@ def warm_round(context, measured: Measured, server: AppServer, floor: AppServer 
     for page in measured.pages:
         measured.warm.setdefault(page, []).append(visit(context, page_url(server, page)))
         if floor:
-            measured.floor_warm.setdefault(page, []).append(visit(context, floor.url))
+            measured.floor_warm.setdefault(page, []).append(visit(context, floor_url(floor, page)))
     measured.loads.append(os.getloadavg()[0])
 
 
@@ -421,6 +430,7 @@ def measure(args: argparse.Namespace, scratch: Path) -> Measured:
                 visit(context, page_url(server, page))  # the server warm for these pages, as after a first visit
             if floor:
                 visit(context, floor.url)
+                visit(context, floor_url(floor, "other"))
             for _ in range(args.warm if args.warm_only else 0):  # rounds: each page, then the floor, in turn
                 warm_round(context, measured, server, floor)
             for _ in range(args.warm):
@@ -447,11 +457,12 @@ def measure_against(args: argparse.Namespace, scratch: Path) -> tuple[Measured, 
             for page in dict.fromkeys(["Home", "Error_analysis", "Pair_explorer", "Gates", "Attribution", *pages]):
                 visit(context, page_url(server, page))  # the server warm for these pages, as after a first visit
         visit(context, floor.url)
+        visit(context, floor_url(floor, "other"))
         for _ in range(args.warm):
             for page in pages:
                 for measured, server in ((after, now), (before, earlier)):
                     measured.warm.setdefault(page, []).append(visit(context, page_url(server, page)))
-                floor_visit = visit(context, floor.url)
+                floor_visit = visit(context, floor_url(floor, page))
                 for measured in (after, before):
                     measured.floor_warm.setdefault(page, []).append(floor_visit)
             for measured, server in ((after, now), (before, earlier)):
