@@ -270,3 +270,87 @@ def test_correctness_colours_run_from_never_right_to_always_right():
     assert len(set(colours.values())) == 5 and colours["other"] == "#c7c7c7"
     red, blue = (int(colours[g].strip("rgb()").split(",")[i]) for g, i in (("0/6 right", 0), ("6/6 right", 2)))
     assert red > 150 and blue > 150
+
+
+def map_of(xs, ys, groups, ids=None) -> dict:
+    return data_map_spec(np.array(xs, dtype=float), np.array(ys, dtype=float), groups,
+                         ids or [str(i + 1) for i in range(len(xs))], (0.2, 0.75, 0.25), {}, "map",
+                         colour_name="correctness")
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.sampled_from(["0/2 right", "1/2 right", "2/2 right", "other"]), min_size=1, max_size=12),
+       st.integers(120, 400), st.integers(120, 400))
+def test_the_points_image_puts_each_point_where_its_axes_say_in_its_group_s_colour(groups, width, height):
+    """The server's raster of the points (`points_image`, what a page shows under the frame's SVG): whatever the
+    groups and the plot's size, each point is a disc centred at its data coordinates on the axes' domains, in its
+    group's colour at the points' opacity; away from every point the image is transparent."""
+    import io
+
+    from PIL import Image
+
+    from nlivis.viz.vega.datamap import IMAGE_SCALE, POINT_OPACITY, X, Y, domain, point_colours, points_image
+
+    count = len(groups)  # points on a diagonal, far enough apart that no two discs touch
+    xs = [0.02 + 0.45 * i / max(1, count - 1) for i in range(count)]
+    ys = [0.05 + 0.9 * i / max(1, count - 1) for i in range(count)]
+    spec = map_of(xs, ys, groups)
+    image = Image.open(io.BytesIO(points_image(spec, width, height))).convert("RGBA")
+    assert image.size == (width * IMAGE_SCALE, height * IMAGE_SCALE)
+    (x0, x1), (y0, y1) = domain(spec, X), domain(spec, Y)
+    _, colours = point_colours(spec)
+    from PIL import ImageColor
+    for x, y, group in zip(xs, ys, groups):
+        centre = (int((x - x0) / (x1 - x0) * image.width), int((y1 - y) / (y1 - y0) * image.height))
+        red, green, blue, alpha = image.getpixel(centre)
+        assert abs(alpha - 255 * POINT_OPACITY) <= 2, (group, centre, alpha)
+        assert max(abs(a - b) for a, b in zip((red, green, blue), ImageColor.getrgb(colours[group]))) <= 3
+    assert image.getpixel((image.width - 2, 1))[3] == 0 and image.getpixel((1, image.height - 2))[3] == 0
+
+
+def test_the_frame_is_the_map_without_its_points_or_inputs_and_the_image_spans_the_axes():
+    from nlivis.viz.vega.datamap import IMAGE_DESCRIPTION, X, Y, domain, frame_spec
+
+    spec = data_map_spec(np.array([0.1, 0.2]), np.array([0.5, 0.9]), ["1/2 right", "2/2 right"], ["a", "b"],
+                         (0.2, 0.75, 0.25), {"easy-to-learn": 1}, "map", colour_name="correctness",
+                         outline=("box", (0.0, 0.1), (0.1, 0.3)))
+    before = json_of(spec)
+    frame = frame_spec(spec, "data:image/webp;base64,AAAA")
+    assert json_of(spec) == before, "the map's spec (shared by the caches) is not changed"
+    assert frame["data"] == {"values": []} and "params" not in frame["layer"][0]
+    assert "tooltip" not in frame["layer"][0]["encoding"] and frame["layer"][0]["encoding"]["color"] == \
+        spec["layer"][0]["encoding"]["color"], "the legend's groups and colours as the map's"
+    image = frame["layer"][1]
+    assert image["mark"]["type"] == "image" and image["mark"]["aspect"] is False
+    (row,) = image["data"]["values"]
+    assert (row[X], row["x2"], row[Y], row["y2"]) == (*domain(spec, X), *domain(spec, Y))
+    assert row["url"] == "data:image/webp;base64,AAAA"
+    assert image["encoding"]["description"] == {"value": IMAGE_DESCRIPTION}
+    assert frame["layer"][2:] == spec["layer"][1:], "thresholds, counts and the outline over the points"
+
+
+def json_of(spec: dict) -> str:
+    import json
+
+    return json.dumps(spec, default=lambda v: v.to_dict() if hasattr(v, "to_dict") else str(v), sort_keys=True)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 0.5), st.floats(0, 1), st.sampled_from(["1/3 right", "3/3 right", "x"]),
+                          st.one_of(st.integers(0, 2 ** 31 - 1).map(str), st.text("abc-_", min_size=1, max_size=5))),
+                min_size=1, max_size=20, unique_by=lambda p: p[3]))
+def test_the_browser_gets_each_points_coordinates_id_and_group(points):
+    """What the browser finds a hovered or clicked point from (`browser_points`): every drawn point in order, its
+    coordinates in ten-thousandths of the rounded values drawn, the id a click on Vega-Lite's chart gave, its
+    group by index into the legend's groups, and the axes' domains."""
+    from nlivis.viz.vega.datamap import X, Y, browser_points, domain
+
+    xs, ys, groups, ids = (list(column) for column in zip(*points))
+    xs, ys = [round(x, 4) for x in xs], [round(y, 4) for y in ys]
+    spec = map_of(xs, ys, groups, ids)
+    sent = browser_points(spec)
+    assert [str(i) for i in sent["ids"]] == ids
+    assert [clicked_pair({CLICKED: [{"pair": i}]}) for i in sent["ids"]] == ids
+    assert sent["x"] == [round(x * 10_000) for x in xs] and sent["y"] == [round(y * 10_000) for y in ys]
+    assert [sent["names"][g] for g in sent["groups"]] == groups and sent["field"] == "correctness"
+    assert sent["domain"] == {"x": list(domain(spec, X)), "y": list(domain(spec, Y))}

@@ -164,3 +164,79 @@ def test_two_maps_side_by_side_compare_regions_a_clicked_point_opens_and_bad_sel
     assert opening["split"] == "snli_test" and opening["pair"] == str(first), "a clicked point opens its pair"
     assert opening["from.checkpoint"] == "copy-gcnn-snli-small" and opening["from"] == "datamap"
     assert opening["models"] == "gcnn-snli-small,copy-gcnn-snli-small", "with the page's two checkpoints"
+
+
+def test_a_map_drawn_on_the_server_sends_its_points_and_a_click_or_a_box_acts_as_vega_lite_s(monkeypatch, tmp_path, root):
+    """With figures drawn on the server (the served app's default once its converter is warm) the map is its
+    component: the frame's SVG with the points as one image over the plot (no point is a mark), every trained
+    pair's id and coordinates for the browser to find under the pointer; a click on a point's row opens that
+    pair, a dragged box lists its pairs, as Vega-Lite's selections do on the other path."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    from nlivis.viz.vega.export import start_converter
+
+    points = data_map(read_dynamics(root / "gcnn-snli-small"))
+    trained = [i for i, e in enumerate(points.epochs) if e > 0]
+    start_converter()
+    app = open_app(monkeypatch, tmp_path, root, APP_DATA)
+    monkeypatch.setenv("NLIVIS_FIGURES", "svg")
+    show(app, PAGE)
+    assert not app.get("vega_lite_chart") and not app.get("plotly_chart")
+    (component,) = [e for e in app.get("bidi_component") if e.proto.component_name.endswith("nlivis_point_map")]
+    import json
+
+    sent = json.loads(component.proto.json)
+    svg, drawn = sent["svg"], sent["points"]
+    assert [str(i) for i in drawn["ids"]] == [points.ids[i] for i in trained], "every trained pair, with its id"
+    assert drawn["x"] == [round(points.variability[i] * 10_000) for i in trained]
+    assert svg.count("<image ") == 1 and svg.count("data:image/webp;base64,") == 1, "the points: one image"
+    assert 'aria-roledescription="circle"' not in svg and len(svg.split("base64,")[0]) < 40_000, "no point a mark"
+    image = Image.open(io.BytesIO(base64.b64decode(svg.split("data:image/webp;base64,")[1].split('"')[0])))
+    assert image.format == "WEBP" and image.width > 400, "the points, drawn at the plot's size"
+    assert len(app.get("download_button")) == 2, "the map's CSV and SVG"
+
+    app.session_state["figure_datamap_0"] = {"click": 1}  # what the component sends for the second point
+    app.run()
+    assert not app.exception, app.exception
+    (opening,) = [dict(parse_qsl(link.proto.query_string)) for link in app.get("page_link")
+                  if link.proto.label == "Open this pair in the Pair explorer"]
+    assert opening["split"] == "snli_test" and opening["pair"] == str(trained[1]), "the clicked point's pair"
+    assert opening["from.checkpoint"] == "gcnn-snli-small" and opening["models"] == "gcnn-snli-small"
+
+    back = open_link(monkeypatch, tmp_path, root, APP_DATA, PAGE)
+    monkeypatch.setenv("NLIVIS_FIGURES", "svg")
+    back.run()
+    back.session_state["figure_datamap_0"] = {"box": {"x": [0.5, -0.004], "y": [1.0, 0.0]}}  # dragged from the top right
+    back.run()
+    assert not back.exception, back.exception
+    assert back.query_params["sel"] == "box:0,0.5,0,1" and back.query_params["sel_on"] == "gcnn-snli-small"
+    assert len(back.dataframe(key="datamap_selected_pairs_table").value) == len(trained)
+
+
+@pytest.mark.parametrize("result, expected", [
+    ({"click": 1}, ("pair", "12")), ({"click": 0}, ("pair", "7")), ({"click": 2}, None), ({"click": -1}, None),
+    ({"click": True}, None), ({"click": "1"}, None), (None, None), ({}, None),
+    ({"box": {"x": [0.3, 0.1], "y": [0.9, 0.2]}}, ("box", ([0.1, 0.3], [0.2, 0.9]))),
+    ({"box": {"x": [0.6, -0.01], "y": [1.2, -0.3]}}, ("box", ([0.0, 0.5], [0.0, 1.0]))),
+])
+def test_the_server_drawn_map_s_click_or_box_reads_as_vega_lite_s_selection(result, expected):
+    """What the component sends (a clicked point's row, a dragged box's corners in data units) becomes the event
+    Vega-Lite's chart gave, read by the same functions: a row that names no point, or a flag, selects nothing."""
+    import numpy as np
+
+    from nlivis.app.components.point_map import selection_event
+    from nlivis.viz.vega.datamap import boxed_ranges, clicked_pair, data_map_spec
+
+    spec = data_map_spec(np.array([0.1, 0.2]), np.array([0.5, 0.9]), ["a", "b"], ["7", "12"], (0.2, 0.75, 0.25), {},
+                         "map")
+    selection = selection_event(spec, result)["selection"]
+    if expected is None:
+        assert clicked_pair(selection) is None and boxed_ranges(selection) is None
+    elif expected[0] == "pair":
+        assert clicked_pair(selection) == expected[1] and boxed_ranges(selection) is None
+    else:
+        low_high = [sorted(values) for values in boxed_ranges(selection)]
+        assert low_high == [list(expected[1][0]), list(expected[1][1])] and clicked_pair(selection) is None

@@ -1,7 +1,8 @@
 """The Data map page in a real browser (the session's server and browser, driven as in tests/test_browser.py):
-ESAN's and GCNN's maps of the 9,824 snli-small training pairs side by side, every pair drawn (Vega-Lite, on a
-canvas; no plotly); a box dragged over the hard-to-learn corner lists exactly the pairs inside it, a listed pair
-opens in the Pair explorer, Back restores the view with the box; a clicked point opens its pair, Back again. Saves
+ESAN's and GCNN's maps of the 9,824 snli-small training pairs side by side, drawn by the server (the frame as SVG,
+the points as one image over the plot: components/point_map; no Vega-Lite, no plotly); a hovered point says its pair;
+a box dragged over the hard-to-learn corner lists exactly the pairs inside it, a listed pair opens in the Pair
+explorer, Back restores the view with the box; a clicked point opens its pair, Back again. Saves
 docs/screenshots/data_map.png at 1600 px, the box drawn. Needs the shipped checkpoints and ../shared/data (skips
 with the reason otherwise)."""
 from __future__ import annotations
@@ -9,57 +10,41 @@ from __future__ import annotations
 import pytest
 
 from tests.test_browser import (PAGE_SECONDS, ROOT, SCREENSHOTS, assert_clean, click_table_line,  # noqa: F401
-                                go_back, landed, open_url, page, requested, settle, view)
+                                go_back, landed, open_when_drawn_by_server, page, requested, settle, view)
 
 pytestmark = pytest.mark.slow
 
 URL = "Data_map?models=gcnn-snli-small,esan-snli-small&checkpoint=esan-snli-small&compare=gcnn-snli-small"
 MIN_POINTS = 9000
 
-VIEW = """chart => {
-  // The Vega view Streamlit drew the chart with: the ref its chart component keeps it in (React's fiber of the
-  // element), so that a test can place the pointer at data coordinates on the canvas and count the marks drawn.
-  for (const element of [chart, ...chart.querySelectorAll('*')]) {
-    const key = Object.keys(element).find(k => k.startsWith('__reactFiber$'));
-    for (let fiber = key && element[key]; fiber; fiber = fiber.return) {
-      for (let hook = fiber.memoizedState; hook && typeof hook === 'object' && 'next' in hook; hook = hook.next) {
-        const held = hook.memoizedState && hook.memoizedState.current;
-        if (held && typeof held.scale === 'function' && typeof held.origin === 'function') return held;
-      }
-    }
-  }
-  throw new Error('no Vega view found for the chart');
+PIXELS = """(figure, points) => {
+  const image = figure.querySelector('image').getBoundingClientRect(), domain = figure.nlivisPoints.domain;
+  const [x0, x1] = domain.x, [y0, y1] = domain.y;
+  return points.map(([x, y]) => [image.left + (x - x0) / (x1 - x0) * image.width,
+                                 image.top + (y1 - y) / (y1 - y0) * image.height]);
 }"""
-MARKS = f"""chart => {{
-  const view = ({VIEW})(chart), counts = {{}};
-  const walk = item => {{
-    if (item.marktype && item.marktype !== 'group') counts[item.marktype] = (counts[item.marktype] || 0) + item.items.length;
-    for (const child of item.items || []) walk(child);
-  }};
-  walk(view.scenegraph().root);
-  return counts;
-}}"""
-"""Items drawn per mark type ("symbol": the points, "line": the selection's outline, "rule", "text")."""
-PIXELS = f"""(chart, points) => {{
-  const view = ({VIEW})(chart), canvas = chart.querySelector('canvas.marks'), box = canvas.getBoundingClientRect();
-  const [left, top] = view.origin(), x = view.scale('x'), y = view.scale('y');
-  return points.map(([vx, vy]) => [box.left + left + x(vx), box.top + top + y(vy)]);
-}}"""
-"""The page coordinates of data points (variability, confidence) on the chart's canvas."""
+"""The page coordinates of data points (variability, confidence) on a map: the points' image spans the axes'
+domains."""
 
 
-def chart(tab, key: str):
-    return tab.locator(f".st-key-chart_{key} [data-testid='stVegaLiteChart']").first
+def figure(tab, key: str):
+    return tab.locator(f".st-key-chart_{key} .nlivis-point-map").first
+
+
+def drawn(tab, key: str) -> dict[str, int]:
+    """What map `key` shows: the points its browser half holds, the points' images, the outline's lines."""
+    return figure(tab, key).evaluate("""f => ({points: f.nlivisPoints.x.length, images: f.querySelectorAll('image').length,
+                                               outline: f.querySelectorAll('.mark-line path').length})""")
 
 
 def pixels(tab, key: str, points: list[tuple[float, float]]) -> list[tuple[float, float]]:
-    element = chart(tab, key)
+    element = figure(tab, key)
     element.scroll_into_view_if_needed()
     return [tuple(p) for p in element.evaluate(PIXELS, [list(p) for p in points])]
 
 
 def drag_box(tab, key: str, xs: tuple[float, float], ys: tuple[float, float]) -> None:
-    """Drag over data coordinates xs × ys on the chart with key `key`, from the far corner (a region count is
+    """Drag over data coordinates xs × ys on the map with key `key`, from the far corner (a region count is
     written in the near one), as a reader drags a box: no toolbar, the drag is the selection."""
     (x0, y0), (x1, y1) = pixels(tab, key, [(xs[1], ys[1]), (xs[0], ys[0])])
     before = requested(tab)
@@ -99,21 +84,31 @@ def test_data_map_draws_every_pair_lists_a_box_opens_a_pair_and_back_restores_it
     from nlivis.analysis.datamap import members, parse_selection
     from nlivis.workflows.datamap import read_data_map
 
-    open_url(page, f"{app_url}/{URL}", "Data map")
+    open_when_drawn_by_server(page, f"{app_url}/{URL}", "Data map", "datamap_0")
     assert "Data map" in page.locator("h1").first.inner_text()
-    assert not page.locator('[data-testid="stPlotlyChart"]').count(), "no plotly chart: its chunk costs every new tab"
+    assert not page.locator('[data-testid="stPlotlyChart"], [data-testid="stVegaLiteChart"]').count(), \
+        "no plotly or Vega-Lite chart: their chunks and Vega's parsing cost every new tab"
     for key in ("datamap_0", "datamap_1"):
-        marks = chart(page, key).evaluate(MARKS)
-        assert marks.get("symbol", 0) >= MIN_POINTS, f"{key}: fewer than {MIN_POINTS} points drawn ({marks})"
-        assert not marks.get("line"), f"{key}: no selection drawn yet"
-    assert page.locator(".st-key-chart_datamap_0 canvas.marks").count() == 1, "thousands of points: a canvas"
+        shown = drawn(page, key)
+        assert shown["points"] >= MIN_POINTS and shown["images"] == 1, f"{key}: every pair, one image ({shown})"
+        assert not shown["outline"], f"{key}: no selection drawn yet"
+    point = dense_point("esan-snli-small")
+    ((x, y),) = pixels(page, "datamap_0", [point])
+    page.mouse.move(x, y)
+    hover = page.locator("#nlivis-hover")
+    hover.wait_for(state="visible", timeout=PAGE_SECONDS * 1000)
+    said = dict(line.split(": ", 1) for line in hover.inner_text().strip().splitlines())
+    assert said.keys() == {"pair", "variability", "confidence", "correctness"}, said
+    assert abs(float(said["variability"]) - point[0]) < 0.01 and abs(float(said["confidence"]) - point[1]) < 0.02
+    page.mouse.move(0, 0)
+    hover.wait_for(state="hidden", timeout=PAGE_SECONDS * 1000)
 
     drag_box(page, "datamap_0", (0.0, 0.06), (0.0, 0.12))  # ESAN's most confidently "wrong" pairs
     page.wait_for_function("() => location.search.includes('sel=box')", timeout=PAGE_SECONDS * 1000)
     page.wait_for_selector(".st-key-datamap_selected_pairs_table", timeout=PAGE_SECONDS * 1000)
     settle(page)
     assert_clean(page, "a box on the map")
-    assert chart(page, "datamap_0").evaluate(MARKS).get("line"), "the box is drawn on the map"
+    assert drawn(page, "datamap_0")["outline"], "the box is drawn on the map"
     boxed = view(page)
     params = dict(boxed[0][1])
     corners = [float(v) for v in params["sel"].removeprefix("box:").split(",")]
@@ -130,7 +125,7 @@ def test_data_map_draws_every_pair_lists_a_box_opens_a_pair_and_back_restores_it
     assert opened["split"] == "snli_test" and opened["from"] == "datamap" and opened["from.sel"] == params["sel"]
     assert page.get_by_text("a data-map selection").count() >= 1
     go_back(page, boxed, "Back to the data map")
-    assert chart(page, "datamap_0").evaluate(MARKS).get("line"), "Back brings the box back"
+    assert drawn(page, "datamap_0")["outline"], "Back brings the box back"
 
     click_at(page, "datamap_1", dense_point("gcnn-snli-small"))  # a point of GCNN's map, amid others
     clicked = landed(page, "Pair explorer", "a clicked point")

@@ -16,7 +16,7 @@ from nlivis.analysis.datamap import (COLOURINGS, ORDERS, REGIONS, Selection, Thr
 from nlivis.app import cache, state
 from nlivis.app.cache import analyses as cached_analyses
 from nlivis.app.cache import samples as cached_samples
-from nlivis.app.components import controls, figures, pair_list
+from nlivis.app.components import controls, pair_list, point_map
 from nlivis.app.components.frame import EXPLORER, caption_note, protocol_notes
 from nlivis.app.text import md
 from nlivis.viz.vega.datamap import BOX, CLICKED, boxed_ranges, clicked_pair, data_map_spec
@@ -65,8 +65,9 @@ def page() -> None:
         if any(points.augmented):
             augmented_text_offer(name)
     draw_maps(maps, colour, thresholds, selection, selected_on)
-    st.caption(":material/touch_app: Drag a box over a map to list its pairs below (Selected pairs); double-click clears "
-               "the box. Click a point to open its pair in the Pair explorer. Hover a point for its pair id.")
+    st.caption(":material/touch_app: Drag a box over a map to list its pairs below (Selected pairs); pick a region there "
+               "to list a region again. Click a point to open its pair in the Pair explorer. Hover a point for its pair "
+               "id.")
     tabs = list(TABS if len(maps) == 2 else TABS[:2])
     tab, containers = controls.tabs(PAGE, "tab", tabs)
     with containers[tabs.index(tab)]:
@@ -148,7 +149,7 @@ def draw_maps(maps: dict[str, Any], colour: str, thresholds: tuple[float, float,
                              height=620 if len(maps) == 1 else 560)
         key = f"datamap_{position}"
         with column:
-            event = figures.show(spec, key, f"{name}_data_map", clickable=True)
+            event = point_map.show(spec, key, f"{name}_data_map", columns=len(maps))
             cuts = paper_cuts(points)
             if cuts["ambiguous_variability"] is not None:
                 st.caption(f"The paper's 33% subsets on this map begin at variability ≥ {cuts['ambiguous_variability']:.3f} "

@@ -62,13 +62,19 @@ def show(spec: dict[str, Any], key: str, filename: str | None = None, clickable:
         options: dict[str, Any] = {"key": f"chart_{key}", "on_select": "rerun"} if clickable else {}
         event = holder.vega_lite_chart(compact_tables(themed(spec, dark_theme())), theme=None, width="stretch",
                                        **options)
-    downloads = where.container(horizontal=True, gap="small")
-    downloads.download_button("data (CSV)", lambda: data_csv(spec), file_name=f"{name}.csv", mime="text/csv",
-                              key=f"csv_{key}", help="the numbers drawn in this figure", on_click="ignore")
-    downloads.download_button("figure (SVG)", lambda: spec_svg(spec), file_name=f"{name}.svg", mime="image/svg+xml",
-                              key=f"svg_{key}", on_click="ignore",
-                              help="this chart as a vector image in the light look, for a paper or slides")
+    downloads(spec, key, name, where)
     return event if clickable else None
+
+
+def downloads(spec: dict[str, Any], key: str, name: str, where: Any = st) -> None:
+    """The figure's two downloads side by side, each made only when clicked: its numbers as CSV and the chart as
+    SVG in the light look (from the spec, whoever drew it on the page), as files named `name`."""
+    row = where.container(horizontal=True, gap="small")
+    row.download_button("data (CSV)", lambda: data_csv(spec), file_name=f"{name}.csv", mime="text/csv",
+                        key=f"csv_{key}", help="the numbers drawn in this figure", on_click="ignore")
+    row.download_button("figure (SVG)", lambda: spec_svg(spec), file_name=f"{name}.svg", mime="image/svg+xml",
+                        key=f"svg_{key}", on_click="ignore",
+                        help="this chart as a vector image in the light look, for a paper or slides")
 
 
 HOVER_JS = """() => {
@@ -183,9 +189,15 @@ def server_draws(spec: dict[str, Any], clickable: bool = False) -> bool:
     warm (`viz.vega.export.start_converter`, which the server's warm-up runs: a cold one made the first page after
     a launch 2-3 s slower than Vega-Lite in the browser), and it takes no input — or, `clickable`, only a click
     on one of its marks (`viz.vega.export.click_selection`)."""
-    if os.environ.get(FIGURES_ENV, "svg") == "vega-lite" or not converter_ready():
+    if not server_drawing():
         return False
     return not takes_input(spec) or (clickable and click_selection(spec) is not None)
+
+
+def server_drawing() -> bool:
+    """Whether figures are drawn on the server now: `NLIVIS_FIGURES` does not ask for Vega-Lite and the converter
+    is warm."""
+    return os.environ.get(FIGURES_ENV, "svg") != "vega-lite" and converter_ready()
 
 
 def draw_ahead(spec: dict[str, Any], dark: bool, columns: int = 1) -> None:
