@@ -49,10 +49,13 @@ VIEWPORT = {"width": 1600, "height": 1000}
 TIMEOUT_S = 300.0
 
 CHARTS = ('[data-testid="stPlotlyChart"], [data-testid="stVegaLiteChart"], [data-testid="stHtml"]:has(svg.marks), '
-          '[data-testid="stBidiComponent"]:has(.nlivis-figure)')
+          '[data-testid^="stBidiComponent"]:has(.nlivis-figure)')
 """A chart's element: a plotly figure's, a Vega-Lite spec's, or the SVG the server drew (components/figures.show
 draws a figure that takes no clicks that way since session 27, and one that takes only clicks on its marks in its
-clickable component since session 28; an older checkout drew them with Vega-Lite)."""
+clickable component since session 28; an older checkout drew them with Vega-Lite). Streamlit 1.67 marks the
+component's element `stBidiComponentRegular`: until session 31 the selector named `stBidiComponent` exactly, so a
+clickable figure's drawing (a confusion matrix, a projection, the data map) was waited for but not counted in the
+time reported."""
 
 DRAWN = ".main-svg, canvas.marks, svg.marks"
 """What a chart has once drawn: plotly's SVG, or the canvas or SVG of Vega's marks."""
@@ -162,12 +165,12 @@ since => Math.max(0, ...[...Object.values(window.__nlivis.drawn), ...Object.valu
 ERROR_TABS = ("Accuracy and confusions", "Every error", "By annotation tag (Table 7)", "Challenge set")
 
 FIGURES = """
-() => [...document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot, [data-testid="stVegaLiteChart"], [data-testid="stHtml"]:has(svg.marks), [data-testid="stBidiComponent"]:has(.nlivis-figure)')].map((gd, i) => {
+() => [...document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot, [data-testid="stVegaLiteChart"], [data-testid="stHtml"]:has(svg.marks), [data-testid^="stBidiComponent"]:has(.nlivis-figure)')].map((gd, i) => {
   const holder = gd.closest('[class*="st-key-chart_"]');
   const key = holder ? [...holder.classList].find(c => c.startsWith('st-key-chart_')).slice(13) : 'chart ' + i;
   return {key, drawn: window.__nlivis.drawn[key] || null,
           types: gd.matches('[data-testid="stVegaLiteChart"]') ? 'vega-lite' : gd.matches('[data-testid="stHtml"]') ? 'svg'
-                 : gd.matches('[data-testid="stBidiComponent"]') ? 'svg, clickable'
+                 : gd.matches('[data-testid^="stBidiComponent"]') ? 'svg, clickable'
                  : [...new Set((gd.data || []).map(t => t.type || 'scatter'))].join('+')};
 })
 """
