@@ -240,3 +240,20 @@ def test_the_server_drawn_map_s_click_or_box_reads_as_vega_lite_s_selection(resu
     else:
         low_high = [sorted(values) for values in boxed_ranges(selection)]
         assert low_high == [list(expected[1][0]), list(expected[1][1])] and clicked_pair(selection) is None
+
+
+def test_the_thresholds_section_draws_its_selectboxes_only_when_open_and_the_link_s_values_hold_either_way(
+        monkeypatch, tmp_path, root):
+    """Closed, the section draws nothing, yet the link's thresholds draw the map and stay in the URL (a value that
+    is no choice is said); opened, its selectboxes show those values."""
+    app = open_link(monkeypatch, tmp_path, root, APP_DATA, PAGE, hard="0.45", amb="0.33")
+    assert not [box for box in app.selectbox if box.key in ("datamap_amb", "datamap_easy", "datamap_hard")]
+    assert "confidence ≤ 0.45" in texts(app, "caption") and app.query_params["hard"] == "0.45"
+    assert "amb=0.33 in the link is not one of the choices here" in texts(app, "warning")
+    assert "amb" not in app.query_params, "the default instead, said above"
+    app.session_state["datamap_thresholds_open"] = True
+    app.run()
+    assert not app.exception, app.exception
+    assert app.selectbox(key="datamap_hard").value == 0.45 and app.selectbox(key="datamap_amb").value == 0.2
+    app.selectbox(key="datamap_easy").set_value(0.8).run()
+    assert app.query_params["easy"] == "0.8" and "confidence ≥ 0.8" in texts(app, "caption")

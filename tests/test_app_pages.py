@@ -586,11 +586,6 @@ def test_ablations_compare_variants_with_seed_noise_and_the_paper(monkeypatch, t
     assert comparison.set_index("variant").loc["gcnn-snli-small-seed2", "pairs"] == 12
     assert "Seed noise: 2 seeds of the full model" in texts(app, "caption")
     assert "gcnn-snli-small-seed2" in texts(app, "caption") and "train a third" in texts(app, "caption")
-    # GCNN reports MultiNLI and Quora rows only: our snli-small numbers sit beside none of them
-    reported = app.dataframe[-1].value
-    assert "GCNN - forget gate" in set(reported["paper row"])
-    assert not any(column.startswith("ours") for column in reported.columns)
-    assert "reports no SNLI rows for gcnn" in texts(app, "info")
     assert "Protocol snli-small" in texts(app, "caption")
     specs = vega_specs(app)
     assert len(specs) >= 2 and not app.get("plotly_chart"), "no plotly chart: its chunk costs every new tab ~1.3 s"
@@ -600,6 +595,22 @@ def test_ablations_compare_variants_with_seed_noise_and_the_paper(monkeypatch, t
     differences = next(s for s in specs if "accuracy difference vs" in s["title"])
     assert {row["variant"] for row in differences["data"]["values"]} == {"gcnn-snli-small-seed2", "gcnn-no_forget_gate-snli-small"}
     assert "grey band: seed noise" in differences["title"]
+    assert len(app.dataframe) == 2, "the open tab's table beside the variants: the others are drawn when opened"
+    app.session_state["ablations_tab"] = "What the paper reports"
+    app.run()
+    assert not app.exception and app.query_params["tab"] == "What the paper reports"
+    # GCNN reports MultiNLI and Quora rows only: our snli-small numbers sit beside none of them
+    reported = app.dataframe[-1].value
+    assert "GCNN - forget gate" in set(reported["paper row"])
+    assert not any(column.startswith("ours") for column in reported.columns)
+    assert "reports no SNLI rows for gcnn" in texts(app, "info")
+    assert len(vega_specs(app)) == 1, "the variants' accuracy bars; the differences' chart is on its own tab"
+    app.session_state["ablations_tab"] = "By annotation tag"
+    app.run()
+    assert not app.exception, app.exception
+    deltas = next(d.value for d in app.dataframe if "tag" in d.value.columns)
+    assert set(deltas["variant"]) <= {"gcnn-snli-small-seed2", "gcnn-no_forget_gate-snli-small"} and len(deltas)
+    assert any("accuracy change per tag" in spec["title"] for spec in vega_specs(app))
 
 
 def test_ablations_without_a_second_seed_says_so(monkeypatch, tmp_path, checkpoints):
@@ -801,6 +812,8 @@ def test_a_projection_point_and_a_disagreement_open_their_pair_in_the_explorer(m
 
     show(app, "pages/6_Ablations.py")
     assert app.selectbox(key="ablations_variant").value == "gcnn-snli-small" and "variant" not in app.query_params  # the default
+    app.session_state["ablations_tab"] = "Pairs where they disagree"
+    app.run()
     disagreements = app.dataframe(key="ablations_disagreements_table").value
     opened = click_table_row(app, "ablations_disagreements_table", 0)  # with the checkpoints the table compares
     assert_explorer_shows_row(opened, int(disagreements["row"].iloc[0]), models=3)
@@ -1071,6 +1084,8 @@ def test_shipped_ablations_page_compares_gcnn_variants_with_the_second_seed(monk
     comparison = next(d.value for d in app.dataframe if "within seed noise" in d.value.columns).set_index("variant")
     fuse = comparison.loc["diin-addition_fuse-snli-small"]
     assert fuse["significant"] and fuse["within seed noise"] and -0.027 < fuse["difference"] < -0.026
+    app.session_state["ablations_tab"] = "What the paper reports"
+    app.run()
     reported = app.dataframe[-1].value
     ours = "ours: snli-small snli_dev (%)"
     assert set(reported["reported on (full data)"]) == {"SNLI dev", "SNLI test"} and reported[ours].notna().any()

@@ -3,6 +3,8 @@ ablations and other seeds — against a reference, with seed noise, per-tag diff
 disagree, and the paper's ablation rows. Read from what the folders recorded: no weights are loaded."""
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 import streamlit as st
 
 from nlivis.analysis.ablations import (comparable_splits, compare_variants, families, family_members, full_model_seeds,
@@ -20,6 +22,10 @@ from nlivis.viz.vega.bars import comparison_bars, delta_bars, difference_interva
 from nlivis.workflows.samples import ALL_PAIRS
 
 PAGE = "ablations"
+TABS = ("Paired comparison", "By annotation tag", "Pairs where they disagree", "What the paper reports")
+"""The page's sections below the variants: only the open one is computed and drawn (`controls.tabs`), as on Error
+analysis. Drawn one under another, the four cost every visit by URL their five tables, three charts and the
+tagging sample's input: +1.0 s over Streamlit's floor (bench/RESULTS.md, session 31)."""
 ACCURACY_COLUMNS = ("accuracy", "reference accuracy", "difference", "CI low", "CI high", "delta")
 
 
@@ -56,8 +62,12 @@ def page() -> None:
         st.warning(f"No checkpoint of the full {code(model)} config under {md(protocol)}: differences are against "
                    f"{md(reference_name)}.")
     variants_table(model, protocol, members, reference)
-    paired(model, protocol, members, reference, seeds)
-    paper(model, protocol, members, reference)
+    tab, containers = controls.tabs(PAGE, "tab", TABS)  # only the open tab is computed and drawn
+    with containers[TABS.index(tab)]:
+        if tab == TABS[3]:
+            paper(model, protocol, members, reference)
+        else:
+            paired(model, protocol, members, reference, seeds, tab)
 
 
 def variants_table(model: str, protocol: str, members, reference) -> None:
@@ -76,8 +86,9 @@ def variants_table(model: str, protocol: str, members, reference) -> None:
                 f"named {code(f'{model}-…')}) or a second seed to compare.")
 
 
-def paired(model: str, protocol: str, members, reference, seeds) -> None:
-    st.subheader("Paired comparison with the reference")
+def paired(model: str, protocol: str, members, reference, seeds, tab: str) -> None:
+    """The variants' predictions against the reference's on one split, pair by pair: the differences with their
+    significance (tab `TABS[0]`), per annotation tag (`TABS[1]`), or the pairs where they disagree (`TABS[2]`)."""
     shared = comparable_splits(members, reference)
     if len(members) < 2:
         st.caption("Needs at least two checkpoints.")
@@ -94,7 +105,29 @@ def paired(model: str, protocol: str, members, reference, seeds) -> None:
     if not (variants and reference_predictions):
         st.info(f"No predictions on {md(split)} to compare.")
         return
+    compared = Compared(split, key, reference_predictions, variants)
+    if tab == TABS[1]:
+        by_tag(model, protocol, members, reference, compared)
+    elif tab == TABS[2]:
+        disagreements(members, reference, compared)
+    else:
+        differences(model, protocol, members, reference, seeds, compared)
+
+
+class Compared(NamedTuple):
+    """One split's predictions of the reference and of the variants that share it, and the memo key they are
+    kept under (`paired`)."""
+    split: str
+    key: tuple
+    reference_predictions: Any
+    variants: dict
+
+
+def differences(model: str, protocol: str, members, reference, seeds, compared: Compared) -> None:
+    """Each variant − the reference on the pairs both predicted: the seed noise, the intervals' chart, the table."""
+    split, key, reference_predictions, variants = compared
     noise, noise_problem = cache.memo("seed noise", key, lambda: measure_seed_noise(seeds, split, cache.checkpoint_predictions))
+    labels = short_names(members)
     if noise is not None:
         st.caption(f"Seed noise: {md(noise.describe(split))}. A variant whose difference is no larger than the range "
                    "is *within seed noise*: the ablation did not change accuracy by more than re-training does"
@@ -106,7 +139,6 @@ def paired(model: str, protocol: str, members, reference, seeds) -> None:
     else:
         st.warning(f"Seed noise cannot be measured: {md(noise_problem)}.")
     comparison = cache.memo("variant comparison", key, lambda: compare_variants(reference_predictions, variants, noise))
-    labels = short_names(members)
     figures.show(difference_intervals(comparison.assign(label=comparison["variant"].map(labels)), label="label",
                                       noise=noise.gap if noise else None,
                                       title=f"{model} · {protocol} · accuracy difference vs {labels[reference.name]} on {split}"),
@@ -118,16 +150,20 @@ def paired(model: str, protocol: str, members, reference, seeds) -> None:
                "(significant: Holm p < 0.05; Benjamini–Hochberg q beside it)"
                + ("; within seed noise: the difference is no larger than the gap between two seeds of the full model, so "
                   "even a significant one may be what re-training alone gives." if noise is not None else "."))
-    by_tag(model, protocol, split, reference_predictions, variants, labels, reference, key)
-    st.subheader("Pairs where the checkpoints disagree")
-    compared = [reference.name] + [m.name for m in members if m.name in variants]
-    ref = state.ListRef.of("disagreements", split=split, members=",".join(compared), via="disagreements")
-    pair_list.show(PAGE, "disagreements", ref, sortable=False, open_models=compared, page_size=100)
+
+
+def disagreements(members, reference, compared: Compared) -> None:
+    """The pairs of the split on which the reference and the variants disagree, each opening with all of them."""
+    names = [reference.name] + [m.name for m in members if m.name in compared.variants]
+    ref = state.ListRef.of("disagreements", split=compared.split, members=",".join(names), via="disagreements")
+    pair_list.show(PAGE, "disagreements", ref, sortable=False, open_models=names, page_size=100)
     st.caption("Most distinct labels first, then the widest spread of the probability the checkpoints give the gold label.")
 
 
-def by_tag(model, protocol, split, reference_predictions, variants, labels, reference, key) -> None:
-    st.subheader("Accuracy by annotation tag, variant − reference")
+def by_tag(model: str, protocol: str, members, reference, compared: Compared) -> None:
+    """Accuracy per annotation tag, each variant − the reference, on a tagged sample of the split."""
+    split, key, reference_predictions, variants = compared
+    labels = short_names(members)
     total = taggable_split_size(split)
     if total is None:
         return
@@ -159,7 +195,7 @@ def by_tag(model, protocol, split, reference_predictions, variants, labels, refe
 
 
 def paper(model: str, protocol: str, members, reference) -> None:
-    st.subheader("What the paper reports")
+    """The paper's ablation rows of the family, ours beside them where the paper reports our protocol's dataset."""
     our_label = f"ours: {protocol} {reference.select_split or 'select split'} (%)"
     dataset = paper_dataset(protocol)
     ours = our_accuracies(members)  # the paper's rows are fixed: the table changes with ours alone (~0.1 s a run)

@@ -57,6 +57,17 @@ def select(page: str, name: str, label: str, options: Sequence[Any], default: An
     return chosen
 
 
+def selected(page: str, name: str, options: Sequence[Any], default: Any = None) -> Any:
+    """What `select` would give for (page, name) without drawing its selectbox (in a closed section, whose widgets
+    cost the page by URL): the URL's, the last visit's or `default`, kept in the URL as `select` keeps it."""
+    options = list(options)
+    default = default if default in options else options[0]
+    key = _prepare(page, name, default, _one_of(name, options, default), st)
+    chosen = st.session_state[key]
+    state.remember(page, name, chosen, default)
+    return chosen
+
+
 def radio(page: str, name: str, label: str, options: Sequence[Any], default: Any = None, *, where: Any = st,
           format_func: Callable[[Any], str] = str, horizontal: bool = True, always_in_url: bool = False,
           **options_: Any) -> Any:

@@ -82,17 +82,20 @@ def page() -> None:
 def threshold_choice() -> tuple[float, float, float]:
     """The region thresholds (view state: `amb`, `easy`, `hard`); an impossible combination falls back to the
     defaults with a warning."""
-    with st.expander("Region thresholds", expanded=False):
-        left, middle, right = st.columns(3)
-        ambiguous = controls.select(PAGE, "amb", "Ambiguous: variability ≥", AMBIGUOUS_CHOICES, DEFAULTS.ambiguous_variability,
-                                    where=left)
-        easy = controls.select(PAGE, "easy", "Easy-to-learn: confidence ≥", CONFIDENCE_CHOICES, DEFAULTS.easy_confidence,
-                               where=middle)
-        hard = controls.select(PAGE, "hard", "Hard-to-learn: confidence ≤", CONFIDENCE_CHOICES, DEFAULTS.hard_confidence,
-                               where=right)
-        st.caption("The paper draws its regions by eye and selects by rank (the 33% most ambiguous, easiest, hardest); "
-                   "fixed thresholds let two checkpoints' maps be compared. Defaults and their reasons: "
-                   "`nlivis.analysis.datamap`; the same options as `python -m nlivis datamap`.")
+    section = st.expander("Region thresholds", expanded=False, key=f"{PAGE}_thresholds_open", on_change="rerun")
+    choices = {"amb": ("Ambiguous: variability ≥", AMBIGUOUS_CHOICES, DEFAULTS.ambiguous_variability),
+               "easy": ("Easy-to-learn: confidence ≥", CONFIDENCE_CHOICES, DEFAULTS.easy_confidence),
+               "hard": ("Hard-to-learn: confidence ≤", CONFIDENCE_CHOICES, DEFAULTS.hard_confidence)}
+    if section.open:
+        with section:
+            ambiguous, easy, hard = (controls.select(PAGE, name, label, options, default, where=column)
+                                     for (name, (label, options, default)), column in zip(choices.items(), st.columns(3)))
+            st.caption("The paper draws its regions by eye and selects by rank (the 33% most ambiguous, easiest, "
+                       "hardest); fixed thresholds let two checkpoints' maps be compared. Defaults and their reasons: "
+                       "`nlivis.analysis.datamap`; the same options as `python -m nlivis datamap`.")
+    else:  # drawn when opened: a closed section's three selectboxes still cost every visit by URL
+        ambiguous, easy, hard = (controls.selected(PAGE, name, options, default)
+                                 for name, (_, options, default) in choices.items())
     try:
         chosen = Thresholds(ambiguous, easy, hard)
     except ValueError as problem:
