@@ -505,9 +505,6 @@ def test_error_analysis_shows_accuracy_confusions_and_tags(monkeypatch, tmp_path
     assert "Protocol snli-small" in texts(app, "caption")
     assert {"rect", "bar"} <= set(vega_marks(app)) and not app.get("plotly_chart"), \
         "no plotly chart: its chunk costs every new tab ~1.3 s"
-    accuracy = next(t.value for t in app.table if "majority_accuracy" in t.value.columns)
-    assert list(accuracy["model"]) == ["gcnn-snli-small"] and 0 <= accuracy["accuracy"].iloc[0] <= 1
-    assert not app.dataframe, "a line per model: a plain table, no data grid"
     app.session_state["errors_tab"] = TAG_TAB
     app.run()
     assert "on 12 of 12 pairs" in texts(app, "caption")
@@ -577,11 +574,12 @@ def test_ablations_compare_variants_with_seed_noise_and_the_paper(monkeypatch, t
     show(app, "pages/6_Ablations.py")
     assert app.selectbox(key="ablations_family").value == "gcnn"
     assert app.selectbox(key="ablations_variant").value == "gcnn-snli-small"
-    variants = app.table[0].value
+    variants = app.dataframe[0].value
     assert list(variants["checkpoint"]) == ["gcnn-snli-small", "gcnn-snli-small-seed2", "gcnn-no_forget_gate-snli-small"]
     assert variants["parameters"].notna().all() and variants["training pairs/s"].notna().all()
     assert variants.set_index("config").loc["gcnn-no_forget_gate", "paper row"] == "GCNN - forget gate"
-    comparison = next(t.value for t in app.table if "McNemar p" in t.value.columns and "variant" in t.value.columns)
+    comparison = next(d.value for d in app.dataframe if "McNemar p" in d.value.columns and "variant" in d.value.columns
+                      and "tag" not in d.value.columns)
     columns = list(comparison.columns)
     assert columns.index("within seed noise") == columns.index("significant") + 1
     assert comparison.set_index("variant").loc["gcnn-snli-small-seed2", "within seed noise"]  # the seed gap itself
@@ -597,7 +595,7 @@ def test_ablations_compare_variants_with_seed_noise_and_the_paper(monkeypatch, t
     differences = next(s for s in specs if "accuracy difference vs" in s["title"])
     assert {row["variant"] for row in differences["data"]["values"]} == {"gcnn-snli-small-seed2", "gcnn-no_forget_gate-snli-small"}
     assert "grey band: seed noise" in differences["title"]
-    assert len(app.table) == 2 and not app.dataframe, "the open tab's table beside the variants, no data grid"
+    assert len(app.dataframe) == 2, "the open tab's table beside the variants: the others are drawn when opened"
     app.session_state["ablations_tab"] = "What the paper reports"
     app.run()
     assert not app.exception and app.query_params["tab"] == "What the paper reports"
@@ -645,7 +643,7 @@ def test_ablations_with_seeds_from_different_data_warns_instead_of_failing(monke
     app = open_app(monkeypatch, tmp_path, root, APP_DATA)
     show(app, "pages/6_Ablations.py")
     assert "Seed noise cannot be measured" in texts(app, "warning")
-    comparison = next(t.value for t in app.table if "problem" in t.value.columns)
+    comparison = next(d.value for d in app.dataframe if "problem" in d.value.columns)
     assert "not from the same split" in comparison.set_index("variant").loc["gcnn-snli-small-seed2", "problem"]
     assert "bar" in vega_marks(app)
 
@@ -840,7 +838,6 @@ def test_pages_without_data_say_what_is_missing(monkeypatch, tmp_path, checkpoin
     app.session_state["errors_tab"] = TAG_TAB
     app.run()
     assert "cannot be tagged" in texts(app, "info")
-    app.session_state["ablations_tab"] = "By annotation tag"
     show(app, "pages/6_Ablations.py")
     assert "cannot be tagged" in texts(app, "info")
     show(app, "pages/8_Train.py")
@@ -1076,7 +1073,7 @@ def test_shipped_ablations_page_compares_gcnn_variants_with_the_second_seed(monk
     show(app, "pages/6_Ablations.py")
     app.selectbox(key="ablations_family").set_value("gcnn").run()
     assert not app.exception
-    variants = app.table[0].value
+    variants = app.dataframe[0].value
     assert {"gcnn-snli-small", "gcnn-snli-small-seed2", "gcnn-no_forget_gate-snli-small",
             "gcnn-no_output_gate-snli-small"} <= set(variants["checkpoint"])
     assert "Seed noise: 2 seeds of the full model" in texts(app, "caption")
@@ -1084,7 +1081,7 @@ def test_shipped_ablations_page_compares_gcnn_variants_with_the_second_seed(monk
     # DIIN addition_fuse: −2.6% against diin-snli-small as retrained with dynamics (−2.9% before), significant,
     # inside the 3.9% gap between DIIN's two seeds
     app.selectbox(key="ablations_family").set_value("diin").run()
-    comparison = next(t.value for t in app.table if "within seed noise" in t.value.columns).set_index("variant")
+    comparison = next(d.value for d in app.dataframe if "within seed noise" in d.value.columns).set_index("variant")
     fuse = comparison.loc["diin-addition_fuse-snli-small"]
     assert fuse["significant"] and fuse["within seed noise"] and -0.027 < fuse["difference"] < -0.026
     app.session_state["ablations_tab"] = "What the paper reports"

@@ -14,7 +14,7 @@ from nlivis.analysis.families import family_predictions, measure_seed_noise
 from nlivis.analysis.paper_tables import SOURCE_NOTE, paper_dataset
 from nlivis.app import cache, state
 from nlivis.app.cache import samples as cached_samples
-from nlivis.app.components import controls, figures, pair_list, tables
+from nlivis.app.components import controls, figures, pair_list
 from nlivis.app.components.frame import NOTE_ICON, protocol_note_for
 from nlivis.app.components.tag_breakdown import DEFAULT_SAMPLE, percent_columns, taggable_split_size
 from nlivis.app.text import code, md
@@ -27,7 +27,6 @@ TABS = ("Paired comparison", "By annotation tag", "Pairs where they disagree", "
 analysis. Drawn one under another, the four cost every visit by URL their five tables, three charts and the
 tagging sample's input: +1.0 s over Streamlit's floor (bench/RESULTS.md, session 31)."""
 ACCURACY_COLUMNS = ("accuracy", "reference accuracy", "difference", "CI low", "CI high", "delta")
-P_VALUE_COLUMNS = ("McNemar p", "Holm p", "BH q")
 
 
 def p_value_column():
@@ -74,8 +73,10 @@ def page() -> None:
 def variants_table(model: str, protocol: str, members, reference) -> None:
     st.subheader("Variants")
     table = variant_table(members, reference)
-    tables.small_table(table, {"parameters": tables.WHOLE, "training time (min)": "{:.1f}", "training pairs/s": "{:.0f}"},
-                       percent=table.attrs["accuracy_columns"])
+    st.dataframe(table, hide_index=True, width="stretch", column_config={
+        **percent_columns(table.attrs["accuracy_columns"]), "parameters": st.column_config.NumberColumn(format="localized"),
+        "training time (min)": st.column_config.NumberColumn(format="%.1f"),
+        "training pairs/s": st.column_config.NumberColumn(format="%.0f")})
     select_column = table.attrs["select_column"]
     chart = table.dropna(subset=[select_column])
     figures.show(comparison_bars(chart, "variant", select_column, title=f"{model} · {protocol} · accuracy on {select_column}"),
@@ -142,7 +143,8 @@ def differences(model: str, protocol: str, members, reference, seeds, compared: 
                                       noise=noise.gap if noise else None,
                                       title=f"{model} · {protocol} · accuracy difference vs {labels[reference.name]} on {split}"),
                  "ablations_differences", f"{model}_{protocol}_differences_{split}")
-    tables.small_table(comparison, dict.fromkeys(P_VALUE_COLUMNS, tables.P_VALUE), percent=ACCURACY_COLUMNS)
+    st.dataframe(comparison, hide_index=True, width="stretch",
+                 column_config={**percent_columns([c for c in ACCURACY_COLUMNS if c in comparison]), **p_value_column()})
     st.caption("Difference: variant − reference on the pairs both predicted, 95% paired-bootstrap interval; McNemar's "
                "exact test on the pairs only one of them gets right, Holm-adjusted over the variants of this table "
                "(significant: Holm p < 0.05; Benjamini–Hochberg q beside it)"

@@ -14,8 +14,7 @@ from nlivis.analysis.pair_lists import UNKNOWN_FILTERS
 from nlivis.app import cache, state
 from nlivis.app.cache import figures as cached_figures
 from nlivis.app.cache import samples as cached_samples
-from nlivis.app.components import (challenge, controls, figures, lists, pair_list, probes, samples, tables,
-                                   tag_breakdown)
+from nlivis.app.components import challenge, controls, figures, lists, pair_list, probes, samples, tag_breakdown
 from nlivis.app.components.frame import protocol_notes, require_models
 from nlivis.app.text import code, md
 from nlivis.viz.vega.errors import CELL, CELL_FIELDS, accuracy_interval_bars
@@ -99,7 +98,8 @@ def accuracy(split: str, models: Sequence[cache.Model], predictions: dict[str, p
     table = overall_accuracy(predictions)
     figures.show(accuracy_interval_bars(table, title=f"accuracy on {split} (95% intervals; dashed: majority label)",
                                         colours={m.name: m.colour for m in models}), "errors_overall", f"accuracy_{split}")
-    tables.small_table(table, percent=["accuracy", "ci_low", "ci_high", "majority_accuracy"])
+    st.dataframe(table, hide_index=True, width="stretch",
+                 column_config=tag_breakdown.percent_columns(["accuracy", "ci_low", "ci_high", "majority_accuracy"]))
 
 
 def confusions(split: str, models: Sequence[cache.Model], scores: dict[str, cache.SplitScores]) -> None:
@@ -123,8 +123,7 @@ def confusions(split: str, models: Sequence[cache.Model], scores: dict[str, cach
         for i, (name, score) in enumerate(drawn.items()):
             # per-label accuracy is the label's recall: one table, no repeated column cut off at the edge
             columns[i % len(columns)].caption(md(name))
-            tables.small_table(score.per_label, dict.fromkeys(("precision", "recall", "f1"), "{:.3f}"),
-                               where=columns[i % len(columns)])
+            columns[i % len(columns)].dataframe(score.per_label, hide_index=True, width="stretch")
     cell = {name: controls.kept(PAGE, name, "") for name in ("cell_model", "cell_gold", "cell_predicted")}
     if say_ignored_cell(cell, labels_of):
         cell = dict.fromkeys(cell, "")
