@@ -257,3 +257,20 @@ def test_the_thresholds_section_draws_its_selectboxes_only_when_open_and_the_lin
     assert app.selectbox(key="datamap_hard").value == 0.45 and app.selectbox(key="datamap_amb").value == 0.2
     app.selectbox(key="datamap_easy").set_value(0.8).run()
     assert app.query_params["easy"] == "0.8" and "confidence ≥ 0.8" in texts(app, "caption")
+
+
+def test_a_frame_the_converter_rejects_leaves_the_map_to_vega_lite(monkeypatch, tmp_path, root):
+    """Nothing is lost when the server cannot draw the map's frame: Vega-Lite draws the map, with its selections."""
+    from nlivis.app.components import point_map
+    from nlivis.viz.vega.export import start_converter
+
+    def rejected(text: str) -> str:
+        raise ValueError("the converter refused it")
+
+    start_converter()
+    monkeypatch.setattr(point_map.cached_figures, "page_svg", rejected)
+    app = open_app(monkeypatch, tmp_path, root, APP_DATA)
+    monkeypatch.setenv("NLIVIS_FIGURES", "svg")
+    show(app, PAGE)
+    assert len(app.get("vega_lite_chart")) == 1 and not app.get("bidi_component")
+    assert len(app.get("download_button")) == 2

@@ -14,6 +14,7 @@ Vega-Lite's selections sent: the page reads the same event either way (`viz.vega
 from __future__ import annotations
 
 import base64
+import logging
 import re
 from functools import cache
 from typing import Any, Mapping
@@ -24,12 +25,13 @@ import streamlit as st
 from nlivis.app.cache import figures as cached_figures
 from nlivis.app.components import figures
 from nlivis.viz.common import clean_file_name
-from nlivis.viz.vega.datamap import BOX, CLICKED, PAIR, X, Y, browser_points, frame_spec
+from nlivis.viz.vega.datamap import BOX, CLICKED, PAIR, X, Y, frame_spec
 from nlivis.viz.vega.export import page_json
 
 PLACEHOLDER = "data:image/webp;base64,UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA=="
 """A 1×1 image the frame is drawn with (its SVG is kept per frame, whatever the points): replaced in the SVG by the
 map's points (`points_image`), drawn at the size the converter gave the plot."""
+LOG = logging.getLogger(__name__)
 IMAGE_SIZE = re.compile(r'<image [^>]*?width="([\d.]+)" height="([\d.]+)"')
 NEAR_PX = 6
 """How far (screen pixels) from a point's centre the pointer may be for the point to be hovered or clicked."""
@@ -149,11 +151,11 @@ def show(spec: dict[str, Any], key: str, filename: str, columns: int = 1) -> dic
     """Draw `viz.vega.datamap.data_map_spec`'s map for one of `columns` columns, with its downloads; the selection
     event a click or a box gave this run, in Vega-Lite's shape (`{"selection": {CLICKED: [{PAIR: id}]}}`,
     `{"selection": {BOX: {X: [a, b], Y: [c, d]}}}`, or no selection), whoever drew the map."""
-    if not server_draws(spec):
+    svg = frame_svg(spec, key, columns) if server_draws(spec) else None
+    size = IMAGE_SIZE.search(svg) if svg is not None else None
+    if size is None:
         return figures.show(spec, key, filename, clickable=True)
-    svg = cached_figures.page_svg(page_json(frame_spec(spec, PLACEHOLDER), figures.dark_theme(), columns))
-    size = IMAGE_SIZE.search(svg)
-    width, height = (round(float(size.group(1))), round(float(size.group(2)))) if size else (1, 1)
+    width, height = round(float(size.group(1))), round(float(size.group(2)))
     image = base64.b64encode(cached_figures.points_image(spec, width, height)).decode("ascii")
     drawn = svg.replace(PLACEHOLDER, f"data:image/webp;base64,{image}")
     with st.container(key=f"chart_{key}"):
@@ -161,6 +163,16 @@ def show(spec: dict[str, Any], key: str, filename: str, columns: int = 1) -> dic
                              on_click_change=lambda: None, on_box_change=lambda: None)
     figures.downloads(spec, key, clean_file_name(filename))
     return selection_event(spec, result)
+
+
+def frame_svg(spec: Mapping[str, Any], key: str, columns: int) -> str | None:
+    """The server's SVG of the map's frame (`frame_spec`, kept: `cache.figures.page_svg`), or None when the
+    converter rejects it (logged: Vega-Lite then draws the map in the browser, nothing is lost)."""
+    try:
+        return cached_figures.page_svg(page_json(frame_spec(spec, PLACEHOLDER), figures.dark_theme(), columns))
+    except ValueError as error:
+        LOG.warning("data map %s drawn in the browser: the server could not draw its frame (%s)", key, error)
+        return None
 
 
 def selection_event(spec: Mapping[str, Any], result: Any) -> dict[str, Any]:
