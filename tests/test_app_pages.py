@@ -838,6 +838,7 @@ def test_pages_without_data_say_what_is_missing(monkeypatch, tmp_path, checkpoin
     app.session_state["errors_tab"] = TAG_TAB
     app.run()
     assert "cannot be tagged" in texts(app, "info")
+    app.session_state["ablations_tab"] = "By annotation tag"
     show(app, "pages/6_Ablations.py")
     assert "cannot be tagged" in texts(app, "info")
     show(app, "pages/8_Train.py")
