@@ -93,7 +93,7 @@ def threshold_choice() -> tuple[float, float, float]:
             st.caption("The paper draws its regions by eye and selects by rank (the 33% most ambiguous, easiest, "
                        "hardest); fixed thresholds let two checkpoints' maps be compared. Defaults and their reasons: "
                        "`nlivis.analysis.datamap`; the same options as `python -m nlivis datamap`.")
-    else:  # drawn when opened: a closed section's three selectboxes still cost every visit by URL
+    else:  # drawn when opened: a tab renders a closed section's widgets all the same
         ambiguous, easy, hard = (controls.selected(PAGE, name, options, default)
                                  for name, (_, options, default) in choices.items())
     try:
