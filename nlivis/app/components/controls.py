@@ -44,25 +44,31 @@ def _one_of(name: str, options: Sequence[Any], default: Any, describe: Callable[
     return fix
 
 
+def _choice_key(page: str, name: str, options: list[Any], default: Any, format_func: Callable[[Any], str] = str,
+                where: Any = st) -> tuple[str, Any]:
+    """(the session key of the one-of-`options` control (page, name), given its value: `_prepare`; its default,
+    `default` when it is one of the options, else the first)."""
+    default = default if default in options else options[0]
+    return _prepare(page, name, default, _one_of(name, options, default, format_func), where), default
+
+
 def select(page: str, name: str, label: str, options: Sequence[Any], default: Any = None, *, where: Any = st,
            format_func: Callable[[Any], str] = str, **options_: Any) -> Any:
     """A selectbox over `options` (default: `default`, else the first); None when there are no options."""
     options = list(options)
     if not options:
         return None
-    default = default if default in options else options[0]
-    key = _prepare(page, name, default, _one_of(name, options, default, format_func), where)
+    key, default = _choice_key(page, name, options, default, format_func, where)
     chosen = where.selectbox(label, options, key=key, format_func=format_func, **options_)
     state.remember(page, name, chosen, default)
     return chosen
 
 
 def selected(page: str, name: str, options: Sequence[Any], default: Any = None) -> Any:
-    """What `select` would give for (page, name) without drawing its selectbox (in a closed section, whose widgets
-    cost the page by URL): the URL's, the last visit's or `default`, kept in the URL as `select` keeps it."""
-    options = list(options)
-    default = default if default in options else options[0]
-    key = _prepare(page, name, default, _one_of(name, options, default), st)
+    """What `select` would give for (page, name) without drawing its selectbox (in a closed section: a tab renders
+    a closed section's widgets all the same): the URL's, the last visit's or `default`, kept in the URL as `select`
+    keeps it."""
+    key, default = _choice_key(page, name, list(options), default)
     chosen = st.session_state[key]
     state.remember(page, name, chosen, default)
     return chosen
@@ -75,8 +81,7 @@ def radio(page: str, name: str, label: str, options: Sequence[Any], default: Any
     URL even when it is the default: for a default that depends on state (what exists now), so a link or Back
     shows the same choice later."""
     options = list(options)
-    default = default if default in options else options[0]
-    key = _prepare(page, name, default, _one_of(name, options, default, format_func), where)
+    key, default = _choice_key(page, name, options, default, format_func, where)
     chosen = where.radio(label, options, key=key, format_func=format_func, horizontal=horizontal, **options_)
     state.remember(page, name, chosen, None if always_in_url else default)
     return chosen

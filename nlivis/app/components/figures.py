@@ -110,31 +110,41 @@ HOVER_JS = """() => {
 the figure's mark under the pointer (only a mark's: an axis's or a legend's label is for screen readers) in one box
 beside it, kept inside the window, and hides it anywhere else — also where a figure was just replaced."""
 
-CLICKABLE_FIGURE_JS = """
-export default function ({ parentElement, data, setTriggerValue }) {
-  let figure = parentElement.querySelector(".nlivis-figure");
+PLACE_FIGURE_JS = """
+function placeFigure(parentElement, svg, kind) {
+  let figure = parentElement.querySelector(".FIGURE_CLASS");
   if (!figure) {
     figure = parentElement.appendChild(document.createElement("div"));
-    figure.className = "nlivis-figure";
+    figure.className = kind ? `FIGURE_CLASS ${kind}` : "FIGURE_CLASS";
   }
-  if (figure.nlivisSvg !== data.svg) {
-    figure.innerHTML = data.svg;
-    figure.nlivisSvg = data.svg;
+  if (figure.nlivisSvg !== svg) {
+    figure.innerHTML = svg;
+    figure.nlivisSvg = svg;
   }
+  (SHOW_HOVER_TEXT)();
+  return figure;
+}
+""".replace("FIGURE_CLASS", FIGURE_CLASS).replace("SHOW_HOVER_TEXT", HOVER_JS)
+"""For a component that shows a figure drawn on the server (`clickable_figure`, `point_map`): `placeFigure` puts
+the SVG in the component's element, in a `FIGURE_CLASS` element (of a further class `kind` when given), again only
+when it changed, shows the marks' hover text (`HOVER_JS`) and returns the figure's element."""
+
+CLICKABLE_FIGURE_JS = PLACE_FIGURE_JS + """
+export default function ({ parentElement, data, setTriggerValue }) {
+  const figure = placeFigure(parentElement, data.svg);
   figure.onclick = (event) => {
     const mark = event.target.closest("[data-click]");
     if (mark) setTriggerValue("click", Number(mark.dataset.click));
   };
-  (HOVER)();
 }
-""".replace("HOVER", HOVER_JS)
+"""
 """The browser's half of a clickable figure drawn on the server: it puts the SVG in the page (again only when it
 changed), sends the row number (`data-click`) of a clicked mark as the trigger value `click`, and shows the hover
 text (`HOVER_JS`)."""
 CLICKABLE_FIGURE_CSS = """
-.nlivis-figure [data-click] { cursor: pointer; }
-.nlivis-figure .mark-text { pointer-events: none; }
-"""
+.FIGURE_CLASS [data-click] { cursor: pointer; }
+.FIGURE_CLASS .mark-text { pointer-events: none; }
+""".replace("FIGURE_CLASS", FIGURE_CLASS)
 """A clickable mark shows the hand; a value printed on a mark lets the click through to the mark."""
 
 
@@ -154,9 +164,14 @@ def clicked_event(spec: dict[str, Any], result: Any) -> dict[str, Any]:
     """The clickable figure's `result` (its component's value) as Vega-Lite's selection event would be: the
     clicked row's selection fields under the selection's name (`viz.vega.export.clicked_point`), or an empty
     selection when this run was not caused by a click on a mark."""
-    click = result.get("click") if isinstance(result, Mapping) else getattr(result, "click", None)
-    point = clicked_point(spec, click)
+    point = clicked_point(spec, trigger_value(result, "click"))
     return {"selection": {point[0]: [point[1]]} if point else {}}
+
+
+def trigger_value(result: Any, name: str) -> Any:
+    """The trigger value `name` a server-drawn figure's component sent in this run (None when this run was not
+    caused by it): Streamlit's component result reads as a mapping or by attribute."""
+    return result.get(name) if isinstance(result, Mapping) else getattr(result, name, None)
 
 
 def drawn_event(key: str) -> Any:
@@ -189,15 +204,9 @@ def server_draws(spec: dict[str, Any], clickable: bool = False) -> bool:
     warm (`viz.vega.export.start_converter`, which the server's warm-up runs: a cold one made the first page after
     a launch 2-3 s slower than Vega-Lite in the browser), and it takes no input — or, `clickable`, only a click
     on one of its marks (`viz.vega.export.click_selection`)."""
-    if not server_drawing():
+    if os.environ.get(FIGURES_ENV, "svg") == "vega-lite" or not converter_ready():
         return False
     return not takes_input(spec) or (clickable and click_selection(spec) is not None)
-
-
-def server_drawing() -> bool:
-    """Whether figures are drawn on the server now: `NLIVIS_FIGURES` does not ask for Vega-Lite and the converter
-    is warm."""
-    return os.environ.get(FIGURES_ENV, "svg") != "vega-lite" and converter_ready()
 
 
 def draw_ahead(spec: dict[str, Any], dark: bool, columns: int = 1) -> None:

@@ -14,7 +14,6 @@ Vega-Lite's selections sent: the page reads the same event either way (`viz.vega
 from __future__ import annotations
 
 import base64
-import logging
 import re
 from functools import cache
 from typing import Any, Mapping
@@ -26,27 +25,17 @@ from nlivis.app.cache import figures as cached_figures
 from nlivis.app.components import figures
 from nlivis.viz.common import clean_file_name
 from nlivis.viz.vega.datamap import BOX, CLICKED, PAIR, X, Y, frame_spec
-from nlivis.viz.vega.export import page_json
 
 PLACEHOLDER = "data:image/webp;base64,UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA=="
 """A 1×1 image the frame is drawn with (its SVG is kept per frame, whatever the points): replaced in the SVG by the
 map's points (`points_image`), drawn at the size the converter gave the plot."""
-LOG = logging.getLogger(__name__)
 IMAGE_SIZE = re.compile(r'<image [^>]*?width="([\d.]+)" height="([\d.]+)"')
 NEAR_PX = 6
 """How far (screen pixels) from a point's centre the pointer may be for the point to be hovered or clicked."""
 
-POINT_MAP_JS = """
+POINT_MAP_JS = figures.PLACE_FIGURE_JS + """
 export default function ({ parentElement, data, setTriggerValue }) {
-  let figure = parentElement.querySelector(".FIGURE_CLASS");
-  if (!figure) {
-    figure = parentElement.appendChild(document.createElement("div"));
-    figure.className = "FIGURE_CLASS nlivis-point-map";
-  }
-  if (figure.nlivisSvg !== data.svg) {
-    figure.innerHTML = data.svg;
-    figure.nlivisSvg = data.svg;
-  }
+  const figure = placeFigure(parentElement, data.svg, "nlivis-point-map");
   figure.nlivisPoints = data.points;
   const image = figure.querySelector("image");
   if (!image) return;
@@ -117,10 +106,8 @@ export default function ({ parentElement, data, setTriggerValue }) {
     window.addEventListener("pointermove", moved);
     window.addEventListener("pointerup", released);
   };
-  (SHOW_HOVER_TEXT)();
 }
-""".replace("FIGURE_CLASS", figures.FIGURE_CLASS).replace("NEAR_PX", str(NEAR_PX)).replace("SHOW_HOVER_TEXT",
-                                                                                             figures.HOVER_JS)
+""".replace("NEAR_PX", str(NEAR_PX))
 """The browser's half: puts the SVG in the page (again only when it changed); on a hover, labels the plot's image
 with the nearest point's pair, coordinates and group (`HOVER_JS` shows it) and shows the hand; a press and release
 in place sends the nearest point's row as the trigger value `click`, a drag (drawn as a box while it lasts) the
@@ -140,18 +127,14 @@ def point_map() -> Any:
     return st.components.v2.component("nlivis_point_map", js=POINT_MAP_JS, css=POINT_MAP_CSS, isolate_styles=False)
 
 
-def server_draws(spec: Mapping[str, Any]) -> bool:
-    """Whether `show` draws the map on the server: the figures are drawn there (`figures.server_drawing`: the
-    converter warm, `NLIVIS_FIGURES` not asking for Vega-Lite) and the map has points (a map of no trained pair is
-    a message, drawn as any figure)."""
-    return "layer" in spec and figures.server_drawing()
-
-
 def show(spec: dict[str, Any], key: str, filename: str, columns: int = 1) -> dict[str, Any] | None:
     """Draw `viz.vega.datamap.data_map_spec`'s map for one of `columns` columns, with its downloads; the selection
     event a click or a box gave this run, in Vega-Lite's shape (`{"selection": {CLICKED: [{PAIR: id}]}}`,
     `{"selection": {BOX: {X: [a, b], Y: [c, d]}}}`, or no selection), whoever drew the map."""
-    svg = frame_svg(spec, key, columns) if server_draws(spec) else None
+    # a map of no trained pair is a message, drawn as any figure; a frame the server does not draw (the converter
+    # cold or refusing it, NLIVIS_FIGURES=vega-lite) leaves the map to Vega-Lite
+    svg = figures.server_svg(frame_spec(spec, PLACEHOLDER), key, figures.dark_theme(), columns) if "layer" in spec \
+        else None
     size = IMAGE_SIZE.search(svg) if svg is not None else None
     if size is None:
         return figures.show(spec, key, filename, clickable=True)
@@ -165,23 +148,10 @@ def show(spec: dict[str, Any], key: str, filename: str, columns: int = 1) -> dic
     return selection_event(spec, result)
 
 
-def frame_svg(spec: Mapping[str, Any], key: str, columns: int) -> str | None:
-    """The server's SVG of the map's frame (`frame_spec`, kept: `cache.figures.page_svg`), or None when the
-    converter rejects it (logged: Vega-Lite then draws the map in the browser, nothing is lost)."""
-    try:
-        return cached_figures.page_svg(page_json(frame_spec(spec, PLACEHOLDER), figures.dark_theme(), columns))
-    except ValueError as error:
-        LOG.warning("data map %s drawn in the browser: the server could not draw its frame (%s)", key, error)
-        return None
-
-
 def selection_event(spec: Mapping[str, Any], result: Any) -> dict[str, Any]:
     """The component's `result` as Vega-Lite's selection event: a clicked row's pair id under `CLICKED`, a box's
     ranges under `BOX`; an empty selection when this run was not caused by either (or the row names no point)."""
-    def value(name: str) -> Any:
-        return result.get(name) if isinstance(result, Mapping) else getattr(result, name, None)
-
-    click, box = value("click"), value("box")
+    click, box = figures.trigger_value(result, "click"), figures.trigger_value(result, "box")
     if isinstance(click, int) and not isinstance(click, bool):
         ids = pd.Series(spec["data"]["values"][PAIR]).tolist()
         if 0 <= click < len(ids):
