@@ -5,7 +5,9 @@ in the URL) on caches already warm, its script run timed on its own thread — C
         [--before-root DIR] [--profile DIR] [--out FILE]
 
 Streamlit's AppTest runs app.py in a Python process of this script's: no browser and no websocket, so what is timed
-is the page's own Python, the part of `bench/browser_speed.py`'s "script" time that the server spends. Each page is
+is the page's own Python, the part of `bench/browser_speed.py`'s "script" time that the server spends. The figures'
+converter is started first, as the served app's warm-up does (until session 32 it was not, so every figure was
+timed on its Vega-Lite fallback instead of the server's drawing that a reader's page gets). Each page is
 visited twice to warm its caches, then `--visits` times; a side's number is the median of those. With
 `--before-root` (e.g. `git archive <commit> | tar -x -C /tmp/before`) that checkout is measured too, the two in turn
 for `--rounds` rounds, each side in a fresh process; the table gives the median over rounds. `--profile DIR`
@@ -38,6 +40,10 @@ def measure(root: Path, pages: list[str], visits: int, profiles: Path | None, si
 
     from harness import ScriptRun, timed_script_runs
     from nlivis.app import paths
+    from nlivis.viz.vega import export
+
+    # as the served app's warm-up does: a page draws its figures on the server once the converter has started
+    getattr(export, "start_converter", lambda: None)()
     from nlivis.models.families import SHIPPED_FAMILIES
 
     runs: list[ScriptRun] = []

@@ -247,6 +247,14 @@ def test_pair_ids_are_integers_only_where_they_read_back_the_same(ids, expected)
             (sent.tolist() if isinstance(sent, np.ndarray) else sent)] == ids, "a click gives the id back"
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(st.integers(0, 2 ** 32).map(str), st.text(max_size=12)), min_size=1, max_size=20))
+def test_any_pair_ids_read_back_from_a_click(ids):
+    sent = pair_ids(ids)
+    values = sent.tolist() if isinstance(sent, np.ndarray) else sent
+    assert [clicked_pair({CLICKED: [{"pair": value}]}) for value in values] == ids
+
+
 @pytest.mark.parametrize("selection, expected", [
     ({CLICKED: [{"pair": 12}]}, "12"), ({CLICKED: [{"pair": 12.0}]}, "12"), ({CLICKED: [{"pair": "p3"}]}, "p3"),
     ({CLICKED: []}, None), ({CLICKED: [{"pair": 1}, {"pair": 2}]}, None), ({CLICKED: [{}]}, None),

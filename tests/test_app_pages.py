@@ -20,6 +20,7 @@ from nlivis.viz.vega import overview as vega_overview  # noqa: E402
 from nlivis.viz.vega import errors as vega_errors, gates  # noqa: E402
 from nlivis.viz.vega.errors import CELL  # noqa: E402
 from tests.fixtures.app_checkpoints import APP_DATA, gcnn_family, train_variant  # noqa: E402
+from tests.fixtures.markdown_tables import page_tables  # noqa: E402
 from tests.fixtures.waiting import wait_for  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -294,7 +295,7 @@ def test_pair_explorer_predicts_and_draws_alignments(monkeypatch, tmp_path, chec
     app.run()
     assert len(built) <= 1, "a pair's overview is built once, not at every run"
     assert glance_rows(app) == ["gcnn-snli-small", "gcnn-no_forget_gate-snli-small"]
-    predictions = app.table[0].value
+    predictions = page_tables(app)[0]
     assert len(predictions) == 2 and {"P(entailment)", "P(neutral)", "P(contradiction)"} <= set(predictions.columns)
     assert set(predictions["predicted"]) <= {"entailment", "neutral", "contradiction"}
     assert "Protocol snli-small" in texts(app, "caption")
@@ -332,7 +333,7 @@ def test_a_pair_read_before_is_shown_from_disk_without_reading_any_weights(monke
         st.cache_resource.clear()  # as after a launch: nothing loaded in this process
         loads.clear()
         show(app, "pages/2_Pair_explorer.py")
-        shown.append((app.table[0].value, vega_specs(app), texts(app, "markdown", "caption"), list(loads)))
+        shown.append((page_tables(app)[0], vega_specs(app), texts(app, "markdown", "caption"), list(loads)))
     (table, specs, words, computed_loads), (kept_table, kept_specs, kept_words, kept_loads) = shown
     assert sorted(computed_loads) == ["gcnn-no_forget_gate-snli-small", "gcnn-snli-small"] and kept_loads == []
     assert table.equals(kept_table) and words == kept_words
@@ -373,7 +374,10 @@ def test_pair_explorer_picks_a_pair_from_the_data(monkeypatch, tmp_path, checkpo
     app.button(key="explorer_analyse_row").click().run()
     assert not app.exception
     assert "**Gold:** contradiction" in texts(app, "markdown")
-    assert "gold" in app.table[0].value.columns
+    predictions = page_tables(app)[0]
+    assert set(predictions["gold"]) == {"contradiction"}
+    assert predictions.attrs["marked"] == [p != "contradiction" for p in predictions["predicted"]], \
+        "a model wrong on the pair is marked, a right one not"
 
 
 def test_empty_sentence_asks_for_words(monkeypatch, tmp_path, checkpoints):
@@ -392,7 +396,7 @@ def test_absurdly_long_sentence_is_cut_with_a_note(monkeypatch, tmp_path, checkp
     analyse(app, "explorer", premise="the guitar player " * 3000)
     assert len(app.query_params["premise"]) == 2000, "the URL carries the sentence as the models read it"
     assert "cut to its first 2000 characters" in texts(app, "warning")
-    assert len(app.table[0].value) == 1
+    assert len(page_tables(app)[0]) == 1
     assert glance_rows(app) == ["gcnn-snli-small"]
     show(app, "pages/4_Gates.py")
     assert gate_strips_shown(app)
@@ -505,6 +509,15 @@ def test_error_analysis_shows_accuracy_confusions_and_tags(monkeypatch, tmp_path
     assert "Protocol snli-small" in texts(app, "caption")
     assert {"rect", "bar"} <= set(vega_marks(app)) and not app.get("plotly_chart"), \
         "no plotly chart: its chunk costs every new tab ~1.3 s"
+    assert not app.dataframe, "the tab's small tables are Markdown: a data grid's code held back the confusion matrix"
+    accuracy, per_label = page_tables(app)
+    (line,) = accuracy.to_dict("records")
+    assert line["model"] == "gcnn-snli-small" and line["count"] == "12"
+    assert float(line["accuracy"].rstrip("%")) == pytest.approx(100 * int(line["correct"]) / 12, abs=0.005)
+    assert float(line["ci_low"].rstrip("%")) <= float(line["accuracy"].rstrip("%")) <= float(line["ci_high"].rstrip("%"))
+    assert list(per_label["label"]) == ["entailment", "neutral", "contradiction"]
+    assert sum(map(int, per_label["support"])) == 12
+    assert all(value == "–" or 0 <= float(value) <= 1 for value in per_label["recall"])
     app.session_state["errors_tab"] = TAG_TAB
     app.run()
     assert "on 12 of 12 pairs" in texts(app, "caption")
@@ -674,21 +687,21 @@ def test_a_link_opens_its_pair_and_models_in_the_pair_explorer(monkeypatch, tmp_
     app = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py",
                     split="snli_dev", pair="3", models="gcnn-no_forget_gate-snli-small,gcnn-snli-small")
     expected = fixture_row(3)
-    assert list(app.table[0].value["model"]) == ["gcnn-no_forget_gate-snli-small", "gcnn-snli-small"]
+    assert list(page_tables(app)[0]["model"]) == ["gcnn-no_forget_gate-snli-small", "gcnn-snli-small"]
     assert f"**Premise:** {expected.premise}" in texts(app, "markdown")
     assert "row 3 of snli_dev" in texts(app, "markdown")
     assert app.number_input(key="explorer_pair_row").value == 3 and app.selectbox(key="explorer_pair_split").value == "snli_dev"
     assert app.query_params == {"split": "snli_dev", "pair": "3", "models": "gcnn-no_forget_gate-snli-small,gcnn-snli-small"}
     reloaded = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py", **app.query_params)
     assert f"**Premise:** {expected.premise}" in texts(reloaded, "markdown")
-    assert len(reloaded.table[0].value) == 2
+    assert len(page_tables(reloaded)[0]) == 2
 
 
 def test_a_link_with_an_unknown_model_says_so_and_loads_the_rest(monkeypatch, tmp_path, checkpoints):
     app = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py",
                     split="snli_dev", pair="1", models="no-such-model,gcnn-snli-small")
     assert "no-such-model" in texts(app, "warning") and "the others are loaded" in texts(app, "warning")
-    assert list(app.table[0].value["model"]) == ["gcnn-snli-small"]
+    assert list(page_tables(app)[0]["model"]) == ["gcnn-snli-small"]
     assert app.query_params["models"] == "gcnn-snli-small"
     bad_row = open_link(monkeypatch, tmp_path, checkpoints, APP_DATA, "pages/2_Pair_explorer.py",
                         split="snli_dev", pair="999", models="gcnn-snli-small")
@@ -716,10 +729,10 @@ def test_the_selection_follows_every_page_and_comes_back_after_the_sidebar_drops
 def test_a_half_typed_edit_is_not_analysed_and_previous_means_previously_analysed(monkeypatch, tmp_path, checkpoints):
     app = load_models(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), checkpoints / "gcnn-snli-small")
     show(app, "pages/2_Pair_explorer.py")
-    first = app.table[0].value.copy()
+    first = page_tables(app)[0].copy()
     app.text_area(key="explorer_hypothesis").set_value("Nobody")
     app.run()  # another widget reruns the page before Analyse is pressed
-    assert app.table[0].value.equals(first), "the half-typed hypothesis was analysed"
+    assert page_tables(app)[0].equals(first), "the half-typed hypothesis was analysed"
     assert app.query_params["hypothesis"] == "A person is making music ." and not app.get("toggle")
     analyse(app, "explorer", hypothesis="Nobody is making music .")
     assert "A man is playing a guitar" in app.toggle(key="explorer_compare").label
@@ -778,7 +791,7 @@ def assert_explorer_shows_row(app: AppTest, row: int, models: int) -> None:
     assert [t.value for t in app.title] == ["Pair explorer"]
     assert app.query_params["split"] == "snli_dev" and app.query_params["pair"] == str(row)
     assert f"**Premise:** {expected.premise}" in texts(app, "markdown") and f"row {row} of snli_dev" in texts(app, "markdown")
-    assert len(app.table[0].value) == models
+    assert len(page_tables(app)[0]) == models
 
 
 def test_a_wrong_pair_and_a_confusion_cell_open_their_pair_in_the_explorer(monkeypatch, tmp_path, checkpoints):
@@ -1042,7 +1055,7 @@ def test_shipped_models_side_by_side_on_every_model_page(monkeypatch, tmp_path, 
     assert "Selected: " in texts(app, "success")
 
     show(app, "pages/2_Pair_explorer.py")
-    predictions = app.table[0].value
+    predictions = page_tables(app)[0]
     assert len(predictions) == 5 and set(predictions["predicted"]) <= {"entailment", "neutral", "contradiction"}
     assert glance_rows(app) == list(predictions["model"].str.split(" · ").str[-1])
     assert not alignment_maps(app), "GCNN's one layer is its row of the glance: its section starts closed"
@@ -1100,10 +1113,10 @@ def test_the_link_contract_on_the_shipped_checkpoints(monkeypatch, tmp_path, shi
     row = read_split(get_protocol("snli-small").select, shared_data).pairs[3934]
     for attempt in range(2):  # the link, then a reload of the URL the page left
         app = open_link(monkeypatch, tmp_path, shipped, shared_data, "pages/2_Pair_explorer.py", **link)
-        assert [m.split(" · ")[-1] for m in app.table[0].value["model"]] == ["esan-snli-small", "gcnn-snli-small"]
+        assert [m.split(" · ")[-1] for m in page_tables(app)[0]["model"]] == ["esan-snli-small", "gcnn-snli-small"]
         assert f"**Premise:** {row.premise}  \n**Hypothesis:** {row.hypothesis}" in texts(app, "markdown")
         assert "row 3934 of snli_dev" in texts(app, "markdown") and row.id == "3935"  # SNLI ids are 1-based lines
-        assert set(app.table[0].value["gold"]) == {row.label}
+        assert set(page_tables(app)[0]["gold"]) == {row.label}
         assert len(alignment_maps(app)) >= 2, "ESAN first: its second layer is beyond the glance, its section open"
         link = dict(app.query_params)
     assert link == {"split": "snli_dev", "pair": "3934", "models": "esan-snli-small,gcnn-snli-small"}

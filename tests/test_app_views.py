@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from nlivis.app import paths  # noqa: E402
 from nlivis.models.families import SHIPPED_FAMILIES  # noqa: E402
 from tests.fixtures.app_checkpoints import APP_DATA, train_variant  # noqa: E402
+from tests.fixtures.markdown_tables import page_tables  # noqa: E402
 from tests.fixtures.waiting import wait_for  # noqa: E402
 from nlivis.viz.vega.errors import CELL  # noqa: E402
 from tests.test_app_pages import (ROOT, charts, click_table_row, click_vega_point, fixture_row, open_app, open_link, show,  # noqa: E402
@@ -254,7 +255,7 @@ def test_home_round_trips_the_models(monkeypatch, tmp_path, checkpoints):
     assert chosen == ["gcnn-snli-small", "diin-snli-small"], "item 7: the full models of snli-small, gcnn first"
     app.multiselect(key="home_selected").set_value(["gcnn-snli-small-seed2"]).run()
     pasted = link(monkeypatch, tmp_path, checkpoints, EXPLORER, **app.query_params)
-    assert list(pasted.table[0].value["model"]) == ["gcnn-snli-small-seed2"]
+    assert list(page_tables(pasted)[0]["model"]) == ["gcnn-snli-small-seed2"]
 
 
 def test_sidebar_navigation_restores_each_page_from_the_session(monkeypatch, tmp_path, checkpoints):
@@ -399,7 +400,7 @@ def test_home_loads_the_five_shipped_models_and_says_what_they_were_trained_on(m
     assert table.loc["gcnn-snli-small", "accuracy (selection split)"].endswith("on snli_dev")
     assert table.loc["gcnn-mnli-small", "accuracy (selection split)"].endswith("on xnli_en_dev")
     explorer = open_link(monkeypatch, tmp_path, shipped, shared_data, EXPLORER)  # no model named anywhere
-    assert list(explorer.table[0].value["model"]) == FIVE
+    assert list(page_tables(explorer)[0]["model"]) == FIVE
 
 
 def test_mnli_small_opens_error_analysis_on_multinli_dev_with_table7(monkeypatch, tmp_path, shipped, shared_data):

@@ -105,3 +105,27 @@ def test_losing_a_race_to_other_results_is_refused_without_leftovers(checkpoint_
     with pytest.raises(EvaluationStoreError, match="written by another run meanwhile"):
         store_evaluation(checkpoint, ROWS, identity, {"count": 2}, name="run")
     assert sorted(p.name for p in (checkpoint / "evaluations").iterdir()) == ["run"]
+
+
+def test_folder_stamps_follow_each_file_and_each_checkpoint_folder(tmp_path):
+    """A checkpoint's cache key is the latest modification among its files (a retrained checkpoint is read again);
+    a root's listing key names each folder with that stamp, and neither reads a subfolder's files as its own."""
+    root = tmp_path / "checkpoints"
+    first, second = root / "a", root / "b"
+    for folder, times in ((first, (100, 300)), (second, (200,))):
+        (folder / "projections").mkdir(parents=True)
+        for number, when in enumerate(times):
+            (folder / f"file{number}").write_text("x")
+            os.utime(folder / f"file{number}", (when, when))
+        (folder / "projections" / "late").write_text("x")
+        os.utime(folder / "projections" / "late", (900, 900))
+    (root / "notes.txt").write_text("not a checkpoint folder")
+    assert files.folder_stamp(first) == 300 and files.folder_stamp(second) == 200
+    assert files.subfolders_stamp(root) == (("a", 300.0), ("b", 200.0))
+    os.utime(first / "file0", (400, 400))
+    assert files.subfolders_stamp(root) == (("a", 400.0), ("b", 200.0))
+    empty = root / "empty"
+    empty.mkdir()
+    os.utime(empty, (50, 50))
+    assert files.folder_stamp(empty) == 50, "a folder without files: its own time"
+    assert files.folder_stamp(tmp_path / "gone") == 0.0 and files.subfolders_stamp(tmp_path / "gone") == ()

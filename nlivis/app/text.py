@@ -11,13 +11,14 @@ as `f"… {md(value)} …"`; a message that is plain text throughout (e.g. from 
 exception) goes through `md` whole. `code(value)` shows a
 value (a path, a config name) as a code span: nothing inside one is Markdown, so it is not escaped (escapes
 there would show as backslashes). `short_names` shortens checkpoint names for table
-headers.
+headers. `markdown_table` writes a small table (a line per model, per label) as a Markdown table of such text.
 """
 from __future__ import annotations
 
 import re
+from numbers import Integral, Number
 from os.path import commonprefix
-from typing import Any, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 _PUNCTUATION = re.compile(r"([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])")
 _AUTOLINK = re.compile(r"://|(?i:www)\.|@.")
@@ -50,3 +51,59 @@ def code(value: Any) -> str:
     fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
+
+
+MISSING = "–"
+"""What a table cell shows for a missing value (None, NaN): not Python's `None`."""
+
+
+def markdown_table(columns: Sequence[str], rows: Iterable[Sequence[Any]], formats: Mapping[str, str] | None = None,
+                   marked: Sequence[bool] | None = None, mark: str = "red-background") -> str:
+    """A GitHub-flavoured Markdown table (Streamlit's `st.markdown` draws it in the app's look) of `rows` under
+    `columns`: every cell's text through `md` (a `|` in a text cannot split a cell), a number by its column's
+    format spec in `formats` (".2%", ".3f"; else as Python writes it) and right-aligned, None or NaN as
+    `MISSING`; the cells of a row whose `marked` entry is true are coloured with Streamlit's `:mark[…]`.
+
+    Why: a small table as a data grid (`st.dataframe`, `st.table`) costs a new browser tab the grid's code, and
+    React mounts a page's lazy elements together, so a grid on a page held back its other lazily drawn elements
+    (the Error analysis confusion matrix drew ~0.3 s later, bench/RESULTS.md, session 32); Markdown is drawn by
+    code every page has already loaded. Meant for tables of a few lines that need no sorting or scrolling."""
+    formats = formats or {}
+    rows = [list(row) for row in rows]
+    if any(len(row) != len(columns) for row in rows):
+        raise ValueError(f"every row needs {len(columns)} cells")
+    numeric = [bool(rows) and all(_is_number(row[i]) or _is_missing(row[i]) for row in rows) for i in range(len(columns))]
+    lines = ["| " + " | ".join(md(column) or " " for column in columns) + " |",
+             "|" + "|".join("---:" if right else "---" for right in numeric) + "|"]
+    for index, row in enumerate(rows):
+        cells = [_cell(value, formats.get(column)).strip() for column, value in zip(columns, row)]
+        if marked is not None and marked[index]:
+            cells = [f":{mark}[{cell}]" if cell.strip() else cell for cell in cells]  # no empty directive
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, Number) and not isinstance(value, bool)
+
+
+def _is_missing(value: Any) -> bool:
+    """None, NaN, or pandas' NA (whose comparisons are themselves missing)."""
+    if value is None:
+        return True
+    try:
+        return bool(value != value)
+    except TypeError:
+        return True
+
+
+def _cell(value: Any, spec: str | None) -> str:
+    """One cell's Markdown: missing as `MISSING`, a number by `spec`, a whole number with thousands separators,
+    anything else as its escaped text."""
+    if _is_missing(value):
+        return MISSING
+    if _is_number(value) and spec:
+        return md(format(value, spec))
+    if isinstance(value, Integral) and not isinstance(value, bool):
+        return md(f"{int(value):,}")
+    return md(value)

@@ -56,9 +56,9 @@ def file_stamp(path: str | Path) -> float:
 def folder_stamp(path: str | Path) -> float:
     """Latest modification time among a folder's files (0 when it cannot be read): part of every cache key of a
     checkpoint, so a retrained checkpoint is loaded again."""
-    path = Path(path)
-    try:
-        return max((p.stat().st_mtime for p in path.iterdir() if p.is_file()), default=path.stat().st_mtime)
+    try:  # os.scandir: the entry's type comes with the listing, one stat per file (a page run stats 60 folders)
+        with os.scandir(path) as entries:
+            return max((entry.stat().st_mtime for entry in entries if entry.is_file()), default=os.stat(path).st_mtime)
     except OSError:
         return 0.0
 
@@ -66,7 +66,8 @@ def folder_stamp(path: str | Path) -> float:
 def subfolders_stamp(root: str | Path) -> tuple[tuple[str, float], ...]:
     """What a listing of `root`'s folders depends on: each subfolder's name and `folder_stamp`."""
     try:
-        return tuple(sorted((child.name, folder_stamp(child)) for child in Path(root).iterdir() if child.is_dir()))
+        with os.scandir(root) as entries:
+            return tuple(sorted((entry.name, folder_stamp(entry.path)) for entry in entries if entry.is_dir()))
     except OSError:
         return ()
 

@@ -16,7 +16,7 @@ from nlivis.app.cache import figures as cached_figures
 from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import challenge, controls, figures, lists, pair_list, probes, samples, tag_breakdown
 from nlivis.app.components.frame import protocol_notes, require_models
-from nlivis.app.text import code, md
+from nlivis.app.text import code, markdown_table, md
 from nlivis.viz.vega.errors import CELL, CELL_FIELDS, accuracy_interval_bars
 from nlivis.data.split_choice import split_label
 from nlivis.store.evaluations import prediction_files
@@ -98,8 +98,9 @@ def accuracy(split: str, models: Sequence[cache.Model], predictions: dict[str, p
     table = overall_accuracy(predictions)
     figures.show(accuracy_interval_bars(table, title=f"accuracy on {split} (95% intervals; dashed: majority label)",
                                         colours={m.name: m.colour for m in models}), "errors_overall", f"accuracy_{split}")
-    st.dataframe(table, hide_index=True, width="stretch",
-                 column_config=tag_breakdown.percent_columns(["accuracy", "ci_low", "ci_high", "majority_accuracy"]))
+    # small tables as Markdown, not data grids: a grid's code held back the confusion matrix (`markdown_table`)
+    st.markdown(markdown_table(list(table.columns), table.itertuples(index=False),
+                               dict.fromkeys(["accuracy", "ci_low", "ci_high", "majority_accuracy"], ".2%")))
 
 
 def confusions(split: str, models: Sequence[cache.Model], scores: dict[str, cache.SplitScores]) -> None:
@@ -123,7 +124,9 @@ def confusions(split: str, models: Sequence[cache.Model], scores: dict[str, cach
         for i, (name, score) in enumerate(drawn.items()):
             # per-label accuracy is the label's recall: one table, no repeated column cut off at the edge
             columns[i % len(columns)].caption(md(name))
-            columns[i % len(columns)].dataframe(score.per_label, hide_index=True, width="stretch")
+            columns[i % len(columns)].markdown(markdown_table(list(score.per_label.columns),
+                                                              score.per_label.itertuples(index=False),
+                                                              dict.fromkeys(["precision", "recall", "f1"], ".3f")))
     cell = {name: controls.kept(PAGE, name, "") for name in ("cell_model", "cell_gold", "cell_predicted")}
     if say_ignored_cell(cell, labels_of):
         cell = dict.fromkeys(cell, "")

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Sequence
 
-import pandas as pd
 import streamlit as st
 
 from nlivis.app import background, cache, paths, state
@@ -14,7 +13,7 @@ from nlivis.app.cache import figures as cached_figures
 from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import controls, edits, figures, heads, pairs
 from nlivis.app.components.frame import NOTE_ICON, protocol_notes, require_models
-from nlivis.app.text import md
+from nlivis.app.text import markdown_table, md
 from nlivis.models.trace import Alignment, MemoryKeys
 from nlivis.viz.drawable import MISSING_MESSAGES
 from nlivis.viz.head_grid import head_family
@@ -23,7 +22,6 @@ from nlivis.viz.vega.bars import probability_bars
 from nlivis.viz.vega.heatmaps import alignment_heatmap, memory_keys_heatmap
 from nlivis.workflows.reading import PairReading
 
-WRONG_BACKGROUND = "background-color: #fde0dc"
 """A wrong model's line in the predictions table."""
 
 _HISTORY = "nlivis_pair_history"
@@ -96,22 +94,20 @@ def read_ahead(models: Sequence[cache.Model], shown: cache.ShownPair) -> None:
 def predictions(models: Sequence[cache.Model], shown: cache.ShownPair, readings: dict[str, PairReading]) -> None:
     """One line per model: its label, probabilities and notes; a model that is wrong on a labelled pair is marked."""
     protocol_notes(models)
-    rows = []
+    # every label any model reads the pair over (a Quora model's beside an NLI one's: a missing one shows "–")
+    labels = dict.fromkeys(label for reading in readings.values() for label in reading.labels)
+    columns = ["model", "predicted", *(f"P({label})" for label in labels)]
+    columns += ["gold", "right?"] if shown.gold else []
+    rows, wrong = [], []
     for name, reading in readings.items():
-        row = {"model": name, "predicted": reading.predicted}
-        row.update({f"P({label})": round(p, 3) for label, p in zip(reading.labels, reading.probs)})
-        if shown.gold:
-            row["gold"] = shown.gold
-            row["right?"] = "✓ right" if reading.predicted == shown.gold else "✗ wrong"
-        row["notes"] = "; ".join(reading.notices)
-        rows.append(row)
-    table = pd.DataFrame(rows)
-    styled = table.style.format({c: "{:.3f}" for c in table.columns if c.startswith("P(")})
-    if shown.gold:
-        styled = styled.apply(lambda line: [WRONG_BACKGROUND if line["right?"] == "✗ wrong" else ""] * len(line), axis=1)
-    # a table, not a data grid: one line per model needs no sorting or scrolling, shows its notes whole, and spares
-    # a new tab the grid's code (bench/element_costs.py: each kind of element a page shows costs a new tab)
-    st.table(styled, hide_index=True)
+        probs = dict(zip(reading.labels, reading.probs))
+        right = reading.predicted == shown.gold
+        rows.append([name, reading.predicted, *(probs.get(label) for label in labels),
+                     *([shown.gold, "✓ right" if right else "✗ wrong"] if shown.gold else []), "; ".join(reading.notices)])
+        wrong.append(bool(shown.gold) and not right)
+    # Markdown, not a data grid: one line per model needs no sorting or scrolling, shows its notes whole, and spares
+    # a new tab the grid's code (`text.markdown_table`); a wrong model's line is marked in red
+    st.markdown(markdown_table(columns + ["notes"], rows, {c: ".3f" for c in columns if c.startswith("P(")}, wrong))
 
 
 def remember(readings: dict[str, PairReading]) -> dict[str, PairReading] | None:

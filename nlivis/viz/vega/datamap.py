@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -37,6 +38,8 @@ CLICKED = "point"
 PAIR = "pair"
 ID_LIMIT = 2 ** 31
 """Pair ids written as decimal integers below this travel as int32 (`pair_ids`)."""
+_PLAIN_INTEGER = re.compile(r"0|[1-9][0-9]{0,9}")
+"""A pair id that reads back the same from its number: ASCII digits, no leading zero, at most 10 of them."""
 POINT_AREA = 14
 """A point's area in square pixels, a disc about 4 px across: ten thousand must not hide each other's density."""
 POINT_OPACITY = 0.7
@@ -144,8 +147,8 @@ def point_frame(ids: Sequence[str], variability: np.ndarray, confidence: np.ndar
 def pair_ids(ids: Sequence[str]) -> np.ndarray | list[str]:
     """Pair ids as the chart carries them: int32 when every one is a plain decimal integer below `ID_LIMIT` (SNLI's,
     MultiNLI's rows: written back the same by `clicked_pair`), else the text."""
-    if ids and all(i.isascii() and i.isdigit() and (i == "0" or not i.startswith("0")) and len(i) < 11 for i in ids):
-        numbers = np.array([int(i) for i in ids], dtype=np.int64)
+    if ids and all(map(_PLAIN_INTEGER.fullmatch, ids)):  # a C loop: a Python test per id cost a map ~30 ms a run
+        numbers = np.fromiter(map(int, ids), dtype=np.int64, count=len(ids))
         if numbers.max() < ID_LIMIT:
             return numbers.astype(np.int32)
     return list(ids)
