@@ -13,6 +13,7 @@ own that the other xdist worker can take. The app and the browser are the sessio
 from __future__ import annotations
 
 import difflib
+import json
 import re
 import time
 from collections.abc import Iterator
@@ -26,6 +27,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from bench.browser import AppServer, app_environment
 from nlivis.app import paths
 from nlivis.models.families import SHIPPED_FAMILIES
+from nlivis.viz.vega.raster_cells import GRID_ATTRIBUTE
 
 pytestmark = pytest.mark.slow
 
@@ -358,18 +360,27 @@ def assert_figures_come_from_the_server(page, url: str, tries: int = 8) -> None:
         open_url(page, url, "Pair explorer")
         drawn = page.locator(".st-key-chart_overview .nlivis-figure svg.marks")
         if drawn.count() == 1:
-            described = drawn.locator('[data-hover][aria-label]')
-            assert described.count() > 100, "every cell of the at-a-glance grid has its hover text"
-            cell = described.nth(described.count() // 2)
-            cell.scroll_into_view_if_needed()
-            cell.hover()
+            grids = drawn.locator(f"image[{GRID_ATTRIBUTE}]")
+            assert grids.count() >= 1, "the grid's heatmaps come as one image each (viz.vega.raster_cells)"
+            image = grids.nth(grids.count() // 2)
+            image.scroll_into_view_if_needed()
+            grid, box = json.loads(image.get_attribute(GRID_ATTRIBUTE)), image.bounding_box()
+            assert grid["columns"] * grid["rows"] >= 64 and sum(map(bool, grid["labels"])) >= 64
             shown = page.locator("#nlivis-hover")
-            shown.wait_for(state="visible", timeout=PAGE_SECONDS * 1000)
-            assert shown.inner_text().strip() == cell.get_attribute("aria-label").strip(), "the cell's own hover text"
+            for column, row in ((grid["columns"] // 2, grid["rows"] // 2), (0, grid["rows"] - 1),
+                                (grid["columns"] - 1, 0)):
+                label = grid["labels"][row * grid["columns"] + column]
+                page.mouse.move(box["x"] + (column + 0.5) * box["width"] / grid["columns"],
+                                box["y"] + (row + 0.5) * box["height"] / grid["rows"])
+                if not label:
+                    continue
+                shown.wait_for(state="visible", timeout=PAGE_SECONDS * 1000)
+                assert shown.inner_text().strip() == label.strip(), "the hover text of the cell under the pointer"
             page.mouse.move(0, 0)
             shown.wait_for(state="hidden", timeout=PAGE_SECONDS * 1000)
             page.locator("details summary", has_text="gcnn-snli-small · output normalised by").first.click()
-            aligned = page.locator("[class*='st-key-chart_align_'] .nlivis-figure svg.marks [data-hover][aria-label]")
+            aligned = page.locator("[class*='st-key-chart_align_'] .nlivis-figure svg.marks :is([data-hover][aria-label], "
+                                   f"image[{GRID_ATTRIBUTE}])")
             aligned.first.wait_for(timeout=PAGE_SECONDS * 1000)
             assert aligned.count() > 0, "an opened section's alignments have their hover text too"
             return

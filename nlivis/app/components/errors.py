@@ -120,13 +120,14 @@ def confusions(split: str, models: Sequence[cache.Model], scores: dict[str, cach
         if custom and str(custom[0]) in drawn:
             for key, value in zip(("cell_model", "cell_gold", "cell_predicted"), custom):
                 state.remember(PAGE, key, str(value), "")
+        # per-label accuracy is the label's recall: one table, no repeated column cut off at the edge; a column's
+        # tables in one Markdown element (each element is React work for a new tab)
         columns = st.columns(min(3, len(drawn)))
-        for i, (name, score) in enumerate(drawn.items()):
-            # per-label accuracy is the label's recall: one table, no repeated column cut off at the edge
-            columns[i % len(columns)].caption(md(name))
-            columns[i % len(columns)].markdown(markdown_table(list(score.per_label.columns),
-                                                              score.per_label.itertuples(index=False),
-                                                              dict.fromkeys(["precision", "recall", "f1"], ".3f")))
+        for place, column in enumerate(columns):
+            column.markdown("\n\n".join(
+                f"**{md(name)}**\n\n" + markdown_table(list(score.per_label.columns), score.per_label.itertuples(index=False),
+                                                     dict.fromkeys(["precision", "recall", "f1"], ".3f"))
+                for i, (name, score) in enumerate(drawn.items()) if i % len(columns) == place))
     cell = {name: controls.kept(PAGE, name, "") for name in ("cell_model", "cell_gold", "cell_predicted")}
     if say_ignored_cell(cell, labels_of):
         cell = dict.fromkeys(cell, "")

@@ -32,6 +32,7 @@ from nlivis.viz.common import clean_file_name
 from nlivis.viz.vega.common import clicked_values, data_csv, themed
 from nlivis.viz.vega.export import (HOVER_ATTRIBUTE, click_selection, clicked_point, converter_ready, page_json,
                                    spec_svg, takes_input)
+from nlivis.viz.vega.raster_cells import GRID_ATTRIBUTE
 
 FIGURES_ENV = "NLIVIS_FIGURES"
 """How a figure that takes no input is drawn: "svg" (the default: on the server) or "vega-lite" (in the browser)."""
@@ -81,9 +82,18 @@ HOVER_JS = """() => {
   if (window.nlivisHover) return;
   window.nlivisHover = true;
   document.addEventListener("pointermove", (event) => {
-    const mark = event.target.closest ? event.target.closest(".FIGURE_CLASS [HOVER_ATTRIBUTE][aria-label]") : null;
+    const mark = event.target.closest
+      ? event.target.closest(".FIGURE_CLASS [HOVER_ATTRIBUTE][aria-label], .FIGURE_CLASS [GRID_ATTRIBUTE]") : null;
     let tip = document.getElementById("nlivis-hover");
-    if (!mark) {
+    let text = mark && mark.getAttribute("aria-label");
+    if (mark && mark.hasAttribute("GRID_ATTRIBUTE")) {  // a heatmap's cells as one image: the cell under the pointer
+      mark.nlivisGrid = mark.nlivisGrid || JSON.parse(mark.getAttribute("GRID_ATTRIBUTE"));
+      const grid = mark.nlivisGrid, box = mark.getBoundingClientRect();
+      const column = Math.min(grid.columns - 1, Math.max(0, Math.floor((event.clientX - box.left) / box.width * grid.columns)));
+      const row = Math.min(grid.rows - 1, Math.max(0, Math.floor((event.clientY - box.top) / box.height * grid.rows)));
+      text = grid.labels[row * grid.columns + column];
+    }
+    if (!mark || !text) {
       if (tip) tip.style.display = "none";
       return;
     }
@@ -95,7 +105,7 @@ HOVER_JS = """() => {
         + "max-width: 28rem; padding: 0.3rem 0.5rem; border-radius: 0.25rem; font: 0.8rem sans-serif; "
         + "background: rgba(38, 39, 48, 0.95); color: #fff";
     }
-    tip.textContent = mark.getAttribute("aria-label");
+    tip.textContent = text;
     tip.style.display = "block";
     const left = event.clientX + 14 + tip.offsetWidth > window.innerWidth ? event.clientX - 14 - tip.offsetWidth
                                                                            : event.clientX + 14;
@@ -104,11 +114,14 @@ HOVER_JS = """() => {
     tip.style.left = `${Math.max(0, left)}px`;
     tip.style.top = `${Math.max(0, top)}px`;
   }, { passive: true });
-}""".replace("FIGURE_CLASS", FIGURE_CLASS).replace("HOVER_ATTRIBUTE", HOVER_ATTRIBUTE)
+}""".replace("FIGURE_CLASS", FIGURE_CLASS).replace("HOVER_ATTRIBUTE", HOVER_ATTRIBUTE).replace("GRID_ATTRIBUTE",
+                                                                                                GRID_ATTRIBUTE)
 """Shows a server-drawn figure's hover text: one listener on the page, installed by the first figure (not an SVG
 `<title>` per mark, which cost the browser two nodes a mark, `viz.vega.export.page_svg`), puts the `aria-label` of
 the figure's mark under the pointer (only a mark's: an axis's or a legend's label is for screen readers) in one box
-beside it, kept inside the window, and hides it anywhere else — also where a figure was just replaced."""
+beside it, kept inside the window, and hides it anywhere else — also where a figure was just replaced. Over a
+heatmap whose cells the server drew as one image (`viz.vega.raster_cells`) it shows the hover text of the cell
+under the pointer, found from the pointer's place in the image."""
 
 PLACE_FIGURE_JS = """
 function placeFigure(parentElement, svg, kind) {

@@ -28,6 +28,7 @@ import pandas as pd
 import vl_convert
 
 from nlivis.viz.vega.common import LABEL_SEPARATOR, axis_labels, plain, themed, token_axis, with_records
+from nlivis.viz.vega.raster_cells import raster_cells
 
 EXPORT_WIDTH_PX = 760
 """The width a chart that fills its container ("width": "container") is drawn at in the file: a file has no
@@ -304,7 +305,8 @@ it has no content."""
 def page_svg(spec_json: str) -> str:
     """The SVG a page shows for `page_json`'s text: each mark's description as its `aria-label` (its hover text,
     which the page shows for a mark marked `HOVER_ATTRIBUTE`, and what a screen reader reads), a clickable mark's
-    row number as its `data-click` attribute (`with_click_numbers`), and the drawing scaled down, never up, to its
+    row number as its `data-click` attribute (`with_click_numbers`), a heatmap's cells as one image
+    (`raster_cells`), and the drawing scaled down, never up, to its
     container's width.
 
     The hover text is an attribute, not an SVG `<title>` child: a title is two more nodes per mark (the element and
@@ -320,7 +322,7 @@ def page_svg(spec_json: str) -> str:
         described_as = f' {HOVER_ATTRIBUTE}="1" aria-label="{label}"' if label else ""
         return f'<{tag} role="graphics-symbol"{clicked}{described_as}{rest}{empty}>'
 
-    svg = MARK_LABEL.sub(described, svg)
+    svg = raster_cells(MARK_LABEL.sub(described, svg))
     return svg.replace('<svg ', '<svg style="max-width: 100%; height: auto" ', 1)
 
 
