@@ -64,10 +64,10 @@ def markdown_table(columns: Sequence[str], rows: Iterable[Sequence[Any]], format
     format spec in `formats` (".2%", ".3f"; else as Python writes it) and right-aligned, None or NaN as
     `MISSING`; the cells of a row whose `marked` entry is true are coloured with Streamlit's `:mark[…]`.
 
-    Why: a small table as a data grid (`st.dataframe`, `st.table`) costs a new browser tab the grid's code, and
-    React mounts a page's lazy elements together, so a grid on a page held back its other lazily drawn elements
-    (the Error analysis confusion matrix drew ~0.3 s later, bench/RESULTS.md, session 32); Markdown is drawn by
-    code every page has already loaded. Meant for tables of a few lines that need no sorting or scrolling."""
+    Why: a small table as a data grid (`st.dataframe`, `st.table`) costs a new browser tab the grid's code, and on
+    Error analysis the confusion matrix's element appeared in the page only together with the grids, 0.4–0.7 s after
+    the run (0.24–0.32 s with Markdown tables; bench/RESULTS.md, session 32); Markdown is drawn by code every page
+    has already loaded. Meant for tables of a few lines that need no sorting or scrolling."""
     formats = formats or {}
     rows = [list(row) for row in rows]
     if any(len(row) != len(columns) for row in rows):

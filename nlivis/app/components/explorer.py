@@ -22,8 +22,6 @@ from nlivis.viz.vega.bars import probability_bars
 from nlivis.viz.vega.heatmaps import alignment_heatmap, memory_keys_heatmap
 from nlivis.workflows.reading import PairReading
 
-"""A wrong model's line in the predictions table."""
-
 _HISTORY = "nlivis_pair_history"
 PAGE = "explorer"
 TABS = ("Predictions and alignments", "Edits")

@@ -2,8 +2,8 @@
 instead of one path per cell.
 
 Vega draws each cell of a heatmap as its own `<path>` with its hover text (`export.page_svg`). A model's gates on
-the Gates page are ~2,000 such paths, half a megabyte of SVG; inserting them cost a new browser tab ~0.4 s of the
-page's ~0.6 s over Streamlit's floor (bench/RESULTS.md, session 32). `raster_cells` replaces a group of cells that
+the Gates page are ~2,000 such paths, half a megabyte of SVG: by URL the page read +0.61 s over Streamlit's floor,
++0.41 s with a 10-pixel SVG in the figure's place (bench/RESULTS.md, session 32). `raster_cells` replaces a group of cells that
 tile a regular grid (Vega-Lite's `rect` marks on two band scales, drawn seamless) with one PNG `<image>`, one pixel
 per cell, stretched over the same area with `image-rendering: pixelated` (sharp blocks, no blur), and carries the
 cells' hover texts, row by row, in the image's `GRID_ATTRIBUTE` (the page's hover code finds the cell under the
