@@ -516,6 +516,7 @@ def test_error_analysis_shows_accuracy_confusions_and_tags(monkeypatch, tmp_path
     assert float(line["accuracy"].rstrip("%")) == pytest.approx(100 * int(line["correct"]) / 12, abs=0.005)
     assert float(line["ci_low"].rstrip("%")) <= float(line["accuracy"].rstrip("%")) <= float(line["ci_high"].rstrip("%"))
     assert list(per_label["label"]) == ["entailment", "neutral", "contradiction"]
+    assert set(per_label["model"]) == {"gcnn-snli-small"}
     assert sum(map(int, per_label["support"])) == 12
     assert all(value == "–" or 0 <= float(value) <= 1 for value in per_label["recall"])
     app.session_state["errors_tab"] = TAG_TAB

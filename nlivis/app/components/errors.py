@@ -120,14 +120,13 @@ def confusions(split: str, models: Sequence[cache.Model], scores: dict[str, cach
         if custom and str(custom[0]) in drawn:
             for key, value in zip(("cell_model", "cell_gold", "cell_predicted"), custom):
                 state.remember(PAGE, key, str(value), "")
-        # per-label accuracy is the label's recall: one table, no repeated column cut off at the edge; a column's
-        # tables in one Markdown element (each element is React work for a new tab)
-        columns = st.columns(min(3, len(drawn)))
-        for place, column in enumerate(columns):
-            column.markdown("\n\n".join(
-                f"**{md(name)}**\n\n" + markdown_table(list(score.per_label.columns), score.per_label.itertuples(index=False),
-                                                     dict.fromkeys(["precision", "recall", "f1"], ".3f"))
-                for i, (name, score) in enumerate(drawn.items()) if i % len(columns) == place))
+        # per-label accuracy is the label's recall: one table for all models, the width of the page (a table per
+        # model in three columns ran over its column's edge)
+        first = next(iter(drawn.values())).per_label
+        st.markdown(markdown_table(["model", *first.columns],
+                                   [[name, *row] for name, score in drawn.items()
+                                    for row in score.per_label.itertuples(index=False)],
+                                   dict.fromkeys(["precision", "recall", "f1"], ".3f")))
     cell = {name: controls.kept(PAGE, name, "") for name in ("cell_model", "cell_gold", "cell_predicted")}
     if say_ignored_cell(cell, labels_of):
         cell = dict.fromkeys(cell, "")
