@@ -116,3 +116,14 @@ def test_a_heatmap_drawn_for_a_page_is_one_image_with_the_hover_text_its_cells_h
     assert pixels.shape[:2] == (grid["rows"], grid["columns"]) and (pixels[..., 3] == 255).all()
     assert "nine by twelve" in svg and ">p0<" in svg and ">h11<" in svg, "title and tokens stay text"
     assert len(svg) < len(as_paths) and 'aria-roledescription="rect mark"' not in svg
+
+
+def test_the_svg_a_reader_downloads_keeps_every_cell_as_a_vector_mark():
+    from nlivis.viz.vega.heatmaps import colour, token_heatmap
+
+    values = np.random.default_rng(1).random((9, 12))
+    spec = token_heatmap(values, [f"p{i}" for i in range(9)], [f"h{j}" for j in range(12)], "softmax weight",
+                         ("premise token", "hypothesis token"), ("premise tokens", "hypothesis tokens"), "cells",
+                         colour("softmax weight", [0, 1], "blues"))
+    downloaded = export.spec_svg(spec)
+    assert "<image" not in downloaded and downloaded.count('aria-roledescription="rect mark"') == 9 * 12
