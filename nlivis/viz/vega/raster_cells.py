@@ -9,7 +9,9 @@ per cell, stretched over the same area with `image-rendering: pixelated` (sharp 
 cells' hover texts, row by row, in the image's `GRID_ATTRIBUTE` (the page's hover code finds the cell under the
 pointer, `app.components.figures.HOVER_JS`). Anything else — bars, text, lines, a clickable mark (`data-click`), a
 cell with a stroke or an opacity, cells that do not tile one grid — is left exactly as Vega drew it. The SVG file a
-reader downloads is drawn from the spec again (`export.spec_svg`): vector cells, untouched."""
+reader downloads is drawn from the spec again (`export.spec_svg`): vector cells, untouched. The image describes
+itself to a screen reader by its number of cells; the cells' values are no longer read out one by one (a screen
+reader never usefully read thousands of them; the figure's CSV download has every value)."""
 from __future__ import annotations
 
 import base64
