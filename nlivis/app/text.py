@@ -65,9 +65,9 @@ def markdown_table(columns: Sequence[str], rows: Iterable[Sequence[Any]], format
     `MISSING`; the cells of a row whose `marked` entry is true are coloured with Streamlit's `:mark[…]`.
 
     Why: a small table as a data grid (`st.dataframe`, `st.table`) costs a new browser tab the grid's code, and on
-    Error analysis the confusion matrix's element appeared in the page only together with the grids, 0.4–0.7 s after
-    the run (0.24–0.32 s with Markdown tables; bench/RESULTS.md, session 32); Markdown is drawn by code every page
-    has already loaded. Meant for tables of a few lines that need no sorting or scrolling."""
+    Error analysis the confusion matrix's element appeared 0.45–0.83 s after the run with the grids, 0.15–0.37 s
+    with Markdown tables (bench/element_appearance.py, bench/RESULTS.md, session 32); Markdown is drawn by code every
+    page has already loaded. Meant for tables of a few lines that need no sorting or scrolling."""
     formats = formats or {}
     rows = [list(row) for row in rows]
     if any(len(row) != len(columns) for row in rows):
