@@ -205,16 +205,22 @@ def visit(context, url: str) -> Visit:
     try:
         page.goto(url, wait_until="commit", timeout=TIMEOUT_S * 1000)
         page.wait_for_function(SETTLED, timeout=TIMEOUT_S * 1000, polling=100)
-        states, finished = page.evaluate("() => [window.__nlivis.states, window.__nlivis.finished]")
-        started = next((t for t, state in states if state == "running"), None)
-        script_ms = (next(t for t, state in states if state == "notRunning" and t > started) if started is not None
-                     else min(finished))  # a run too short to show it was running: the server's script_finished
+        script_ms = script_end_ms(page)
         figures = page.evaluate(FIGURES)
         drawn_ms = max([f["drawn"] or 0 for f in figures] or [0])
         problems = page.locator('[data-testid="stException"]').all_inner_texts()
         return Visit(script_ms / 1000, drawn_ms / 1000, received[0] / 1024, figures, problems)
     finally:
         page.close()
+
+
+def script_end_ms(page) -> float:
+    """When a settled tab's run ended, in ms since the navigation: its script state back to not running after it
+    was seen running, or (a run too short to show it was running) the server's `script_finished`."""
+    states, finished = page.evaluate("() => [window.__nlivis.states, window.__nlivis.finished]")
+    started = next((t for t, state in states if state == "running"), None)
+    return next(t for t, state in states if state == "notRunning" and t > started) if started is not None \
+        else min(finished)
 
 
 def after_click(page, click, title: str | None = None) -> float:

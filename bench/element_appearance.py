@@ -6,9 +6,9 @@
 Serves each checkout's app (five shipped snli-small models, as `browser_speed.py` does), warms each page twice,
 then `--visits` rounds, each opening every page by URL in a new tab on every checkout in turn. In each tab a
 `MutationObserver` stamps the first moment each watched element is in the page (`WATCHED`: a clickable figure's
-component, a server-drawn figure's SVG, a data grid, a Markdown table) and when the run ended (Streamlit's script
-state back to not running). The table gives, per page, checkout and element, the range and median over the visits
-of (appeared − run ended) in ms. Why: a lazily loaded element (a grid, a component) shows in the page only when its
+component, a server-drawn figure's SVG, a data grid, a Markdown table); the run's end is read as `browser_speed.py`
+reads its "script" time (`script_end_ms`). The table gives, per page, checkout and element, the range and median
+over the visits of (appeared − run ended) in ms. Why: a lazily loaded element (a grid, a component) shows in the page only when its
 code has loaded, and on Error analysis the confusion matrix's element had appeared only together with the data grids
 (session 32); the by-URL time of `browser_speed.py` does not say which element is late.
 """
@@ -22,7 +22,8 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from browser import AppServer, chromium, require_chromium
-from browser_speed import RECORDER, SETTLED, TIMEOUT_S, VIEWPORT, bench_environment, page_url, visit
+from browser_speed import (RECORDER, SETTLED, TIMEOUT_S, VIEWPORT, bench_environment, page_url, script_end_ms,
+                           visit)
 from harness import add_out_option, command_line, load_average, publish
 
 WATCHED = {
@@ -47,10 +48,6 @@ OBSERVER = """
 """Installed in every tab before the page loads: `window.__appear[name]` = ms since the navigation when the element
 was first in the page."""
 
-ENDED = "() => { const s = window.__nlivis.states; return s[s.length - 1][0]; }"
-"""When the run ended: the last change of Streamlit's script state (to not running, once the page settled)."""
-
-
 def appearances(context, url: str) -> dict[str, float]:
     """One visit of `url` in a new tab: element → ms from the run's end to its first appearance."""
     page = context.new_page()
@@ -58,7 +55,7 @@ def appearances(context, url: str) -> dict[str, float]:
     page.add_init_script(OBSERVER.replace("WATCHED", json.dumps(WATCHED)))
     page.goto(url, wait_until="commit")
     page.wait_for_function(SETTLED, timeout=TIMEOUT_S * 1000, polling=100)
-    ended, appeared = page.evaluate(ENDED), page.evaluate("() => window.__appear")
+    ended, appeared = script_end_ms(page), page.evaluate("() => window.__appear")
     page.close()
     return {name: at - ended for name, at in appeared.items()}
 

@@ -65,7 +65,7 @@ def markdown_table(columns: Sequence[str], rows: Iterable[Sequence[Any]], format
     `MISSING`; the cells of a row whose `marked` entry is true are coloured with Streamlit's `:mark[…]`.
 
     Why: a small table as a data grid (`st.dataframe`, `st.table`) costs a new browser tab the grid's code, and on
-    Error analysis the confusion matrix's element appeared 0.45–0.83 s after the run with the grids, 0.15–0.37 s
+    Error analysis the confusion matrix's element appeared 0.51–0.69 s after the run with the grids, 0.15–0.24 s
     with Markdown tables (bench/element_appearance.py, bench/RESULTS.md, session 32); Markdown is drawn by code every
     page has already loaded. Meant for tables of a few lines that need no sorting or scrolling."""
     formats = formats or {}
@@ -78,7 +78,7 @@ def markdown_table(columns: Sequence[str], rows: Iterable[Sequence[Any]], format
     for index, row in enumerate(rows):
         cells = [_cell(value, formats.get(column)).strip() for column, value in zip(columns, row)]
         if marked is not None and marked[index]:
-            cells = [f":{mark}[{cell}]" if cell.strip() else cell for cell in cells]  # no empty directive
+            cells = [f":{mark}[{cell}]" if cell else cell for cell in cells]  # no empty directive
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
