@@ -260,10 +260,39 @@ def test_negation_inserted_and_removed_on_the_main_verb():
         "The boy never cries.": "The boy cries.",
         "The dog is brown.": "The dog is not brown.",
         "How do I learn Python ?": "How do I not learn Python ?",
+        "The person got hurt playing basketball .": "The person did not get hurt playing basketball .",
+        "The dog gets washed .": "The dog does not get washed .",
+        "The man has a hat .": "The man does not have a hat .",
+        "The man has eaten .": "The man has not eaten .",
+        "There are three men playing a sport .": "There are not three men playing a sport .",
+        "The man isn't wearing anything .": "The man is wearing something .",
+        "The woman didn't see anyone .": "The woman saw someone .",
+        "The man doesn't have any shoes .": "The man has some shoes .",
+        "Someone is having some fun .": "Someone is not having any fun .",
+        "Some boys ate something .": "Some boys did not eat anything .",
+        "A woman is standing near the water , looks to be throwing something .":
+            "A woman is not standing near the water , looks to be throwing something .",
+        "The man did n't eat , and nobody saw anything .": "The man ate , and nobody saw anything .",
     }
     for sentence, negated in cases.items():
         assert negate(parse_sentences([sentence])[0])[0] == negated, sentence
     assert negate(parse_sentences(["A man sitting on a bench."])[0]) is None  # no finite main verb
+    assert negate(parse_sentences(["Someone is having some fun ."])[0])[3] == "negation inserted, some → any"
+    assert negate(parse_sentences(["He is n't wearing anything ."])[0])[3] == "negation removed, anything → something"
+
+
+def test_a_negation_whose_removal_or_insertion_is_not_english_is_not_made(wordnet):
+    for sentence in ("The man has not eaten yet .", "The dogs are not playing at all .", "She did not ever go .",
+                     "There is also a table full of food .", "She is still sleeping ."):
+        assert negate(parse_sentences([sentence])[0]) is None, sentence  # yet, at all, ever; not before also, still
+    for premise in ("There are several people browsing tomatoes .", "There are people outside .",
+                    "There is water on the floor .", "There are some dogs in the yard .",
+                    "There is a woman and some animals ."):
+        edits = propose_edits(premise, premise, ENTAILMENT, kinds=["negation"])
+        assert edits == [], premise  # English says "there are no people", not "there are not (several) people"
+    edits = propose_edits("There is a girl in a harness .", "There is a girl in a harness .", ENTAILMENT,
+                          kinds=["negation"])
+    assert [e.premise for e in edits if e.side == "premise"] == ["There is not a girl in a harness ."]
 
 
 def test_negating_an_entailed_hypothesis_with_a_definite_subject_expects_contradiction():

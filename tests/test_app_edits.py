@@ -4,6 +4,8 @@ map and attributions, the URL keeping pair, tab and pin (a reload shows the same
 table, a clicked cell's failing cases and one opening as a pair."""
 from __future__ import annotations
 
+from nlivis.analysis.edit_filters import OFF_BY_DEFAULT
+from nlivis.analysis.edits import propose_edits
 from nlivis.viz.vega.common import axis_labels
 from tests.fixtures.app_checkpoints import APP_DATA
 from tests.test_app_pages import (checkpoints, charts, click_table_row, load_models, open_app, open_link, show,  # noqa: F401
@@ -21,8 +23,6 @@ def edits_tab(monkeypatch, tmp_path, checkpoints, row: int = 1, **extra: str):
 
 def test_edits_tab_lists_every_edit_with_each_models_prediction_before_and_after(monkeypatch, tmp_path, checkpoints,
                                                                                   wordnet):
-    from nlivis.analysis.edits import propose_edits
-
     app = edits_tab(monkeypatch, tmp_path, checkpoints)  # "… on a stage ." / "The man is asleep at home ." contradiction
     table = app.dataframe(key="explorer_edits_table").value
     expected = propose_edits("A man is playing a guitar on a stage .", "The man is asleep at home .", "contradiction")
@@ -35,7 +35,7 @@ def test_edits_tab_lists_every_edit_with_each_models_prediction_before_and_after
             assert ("⇄" in cell) == (before != after)
     swap = table[table["kind"] == "swap"].iloc[0]  # contradiction is symmetric: the swap keeps its label
     assert swap["expected"] != "none"
-    assert not set(table["kind"]) & {"negation", "quantifier", "gender"}  # off by default (edit_filters)
+    assert "negation" in set(table["kind"]) and not set(table["kind"]) & set(OFF_BY_DEFAULT)
     assert app.query_params["tab"] == "Edits" and "pin" not in app.query_params
     assert "Click a row to pin" in texts(app, "caption")
 

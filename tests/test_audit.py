@@ -222,8 +222,14 @@ def test_the_draw_is_deterministic_and_matches_judgements_by_fingerprint(tmp_pat
     assert {item.stratum for item in first} <= set(EDIT_STRATA) and {"swap", "negation"} <= {i.stratum for i in first}
     assert all(sum(i.stratum == "swap" and i.source == source for i in first) == 1 for source, _ in
                [(f"own:{pair.id}", pair) for _, pair in OWN_PAIRS])
-    two = draw_edits(OWN_PAIRS, per_stratum=2, claims=0)
+    two = draw_edits(OWN_PAIRS, per_stratum=2, claims=0, fresh={})
     assert all(sum(i.stratum == s for i in two) <= 2 for s in EDIT_STRATA)
+    one = draw_edits(OWN_PAIRS, per_stratum=1, claims=0, fresh={})
+    one_and_fresh = draw_edits(OWN_PAIRS, per_stratum=1, claims=0, fresh={"negation": 1})
+    negations = [[i for i in drawn if i.stratum == "negation"] for drawn in (one, one_and_fresh)]
+    assert len(negations[0]) == 1 and len(negations[1]) == 2 and negations[1][0] == negations[0][0]
+    assert negations[1][1].source != negations[1][0].source  # the next pair in the seeded order, not a new pick
+    assert [i for i in one_and_fresh if i.stratum != "negation"] == [i for i in one if i.stratum != "negation"]
     topped_up = draw_edits(OWN_PAIRS, per_stratum=1, claims=3)
     for stratum in EDIT_STRATA:
         extra = [item for item in topped_up if item.stratum == stratum][1:]

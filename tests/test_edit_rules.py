@@ -75,7 +75,7 @@ def test_a_quantifier_needs_a_whole_clause(wordnet):
 
 def test_negation_of_an_indefinite_or_plural_subject_fixes_no_label(wordnet):
     for hypothesis in ("Some people are squatting .", "People are squatting .", "A man is squatting .",
-                       "Two women are squatting ."):
+                       "Two women are squatting .", "Two orthodox Jews are squatting ."):
         [negated] = propose_edits("Some people are squatting on a street .", hypothesis, "entailment",
                                   kinds=["negation"])[:1]
         assert negated.side == "hypothesis" and " not " in negated.hypothesis
@@ -104,6 +104,7 @@ def test_rejections_are_counted_by_reason(wordnet):
 # ------------------------------------------------------------------------------------- an audit of the generator
 
 AUDIT_PAIRS = [
+    ("A man is eating something in a park .", "The man is n't eating anything .", "contradiction"),
     ("A man in a red shirt is playing a guitar on a stage .", "A man is playing a guitar .", "entailment"),
     ("Two dogs are running through a snowy field .", "Two animals are running .", "entailment"),
     ("A woman is cutting vegetables in a kitchen .", "A woman is cooking .", "neutral"),
@@ -176,7 +177,10 @@ def test_every_edit_differs_from_the_original_by_exactly_its_described_change(au
             removed, added = _changed_words({"premise": premise, "hypothesis": hypothesis}[side], getattr(edit, side))
             if edit.kind == "negation":  # "not" in or out, with do-support and the verb's form
                 assert (removed | added).keys() & {"not", "n't"}, edit
-                assert sum(removed.values()) + sum(added.values()) <= 4, edit
+                swaps = [part.split(" → ") for part in edit.change.relation.split(", ")[1:]]  # some → any …
+                assert sum(removed.values()) + sum(added.values()) <= 4 + 2 * len(swaps), edit
+                for old, new in swaps:
+                    assert removed[old.lower()] and added[new.lower()], edit
                 continue
             assert set(removed) <= described_old | ARTICLES, (edit.kind, removed, edit.change)
             assert set(added) <= described_new | ARTICLES, (edit.kind, added, edit.change)

@@ -40,6 +40,11 @@ from nlivis.data.audit_set import FINGERPRINT_LENGTH, NO_EXPECTATION, TEMPLATE_S
 
 AUDIT_SEED = 28
 EDITS_PER_STRATUM = 36
+FRESH_AFTER_A_FIX: dict[str, int] = {"negation": 36}
+"""Edit kinds fixed on the errors their judged items showed, and how many further items each draws once it holds
+its usual ones — the next proposals in the same seeded order, none of them seen when the fix was made — so that
+the fixed generator is measured on items it was not built from (negation: "got not", "there are not several",
+an unlicensed "anything" after a removed "n't", all from its first 57 items)."""
 COUNTERPARTS_PER_STRATUM = 36
 """As many as an edit kind's (`EDITS_PER_STRATUM`): at least `FLOOR_MIN_CASES`, so that the floors apply to every
 counterpart stratum (20 each, the first audit's size, were judged but held to no floor)."""
@@ -154,19 +159,26 @@ def _chunks(order: Sequence, wanted) -> Iterable[list]:
 
 
 def draw_edits(dev: Sequence[tuple[str, object]], per_stratum: int = EDITS_PER_STRATUM,
-               seed: int = AUDIT_SEED, claims: int = FLOOR_MIN_CASES) -> list[Drawn]:
+               seed: int = AUDIT_SEED, claims: int = FLOOR_MIN_CASES,
+               fresh: Mapping[str, int] = FRESH_AFTER_A_FIX) -> list[Drawn]:
     """The edits to judge (see the module's docstring), stratum by stratum in `EDIT_STRATA` order. A stratum
     holding `per_stratum` items whose expectations are fewer than `claims` goes on drawing, from the
     proposals that expect something only, until it has `claims` of them (so that label precision is
-    measured on as many items as grammaticality)."""
+    measured on as many items as grammaticality); then a stratum named in `fresh` draws that many more."""
     drawn: dict[str, list[Drawn]] = {stratum: [] for stratum in EDIT_STRATA}
+    usual_size: dict[str, int] = {}
 
     def wants(stratum: str) -> str | None:
-        """"any" (still filling), "claims" (full, short of claims) or None (done)."""
+        """"any" (still filling, or drawing `FRESH_AFTER_A_FIX`), "claims" (full, short of claims) or None
+        (done)."""
         found = drawn[stratum]
         if len(found) < per_stratum:
             return "any"
-        return "claims" if sum(item.expects != NO_EXPECTATION for item in found) < claims else None
+        if stratum not in usual_size:
+            if sum(item.expects != NO_EXPECTATION for item in found) < claims:
+                return "claims"
+            usual_size[stratum] = len(found)
+        return "any" if len(found) < usual_size[stratum] + fresh.get(stratum, 0) else None
 
     def open_for(entry) -> list[str]:
         words = _words(entry[1].premise, entry[1].hypothesis)
@@ -195,13 +207,11 @@ COUNTERPART_STRATA = {("hypothesis", "neutral"): "self-pair: stronger hypothesis
                       ("premise", "neutral"): "self-pair: weaker premise → neutral",
                       ("premise", "contradiction"): "self-pair: negated premise → contradiction"}
 """(edited side, label) of the self-pair labels the engine's expectations do not fix themselves → stratum."""
-COUNTERPART_KINDS = tuple(k for k in DEFAULT_KINDS if k != "swap") + ("negation",)
-"""The kinds a default run makes, and negation (its stratum off by default, as the kind is): the quantifier's
-"a → every" is off by default and no counterpart."""
-COUNTERPARTS_OFF = {COUNTERPART_STRATA[("premise", "contradiction")]: "made by the negation kind, which is off by "
-                    "default (edit_filters.OFF_BY_DEFAULT)",
-                    **{COUNTERPART_STRATA[group]: f"augmentation leaves it out: {why}"
-                       for group, why in SWITCHED_OFF_GROUPS.items()}}
+COUNTERPART_KINDS = tuple(k for k in DEFAULT_KINDS if k != "swap")
+"""The kinds a default run makes but the swap, which edits no word: the quantifier's "a → every" is off by default
+and no counterpart."""
+COUNTERPARTS_OFF = {COUNTERPART_STRATA[group]: f"augmentation leaves it out: {why}"
+                    for group, why in SWITCHED_OFF_GROUPS.items()}
 
 
 def counterpart_items(source: str, premise: str, label: str | None) -> list[Drawn]:

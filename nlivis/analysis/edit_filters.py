@@ -55,11 +55,9 @@ OFF_BY_DEFAULT: dict[str, str] = {
               "(words the lexicon misses such as 'guy', religious names swapped as people's)",
     "antonym": "the audit found 93.3% of its expected labels right, below the 97% target "
                "(an adjective's antonym on another sense, warm → cool of clothing; nouns read as adjectives)",
-    "negation": "the audit found 94.7% of its edits grammatical, below the 95% target ('there "
-                "are not' with some, several or a bare plural, where English says 'no'; 'got not' without do)",
 }
 """Edit kinds (or substitution relations) that fall short of the audit's targets, and why: `propose_edits`
-makes them only when asked by name (`edits --kinds negation`, the Edits tab's kind list), and the probe suite
+makes them only when asked by name (`edits --kinds quantifier`, the Edits tab's kind list), and the probe suite
 runs the tests built from them only with `--include-off`. `train --augment` names its kinds itself."""
 
 
@@ -149,9 +147,45 @@ def _a_wordnet_verb(text: str) -> bool:
 def negation_problem(sentence: ParsedSentence) -> str | None:
     """Why negation is not inserted on the sentence's main verb, or None."""
     root = sentence.words[sentence.root] if sentence.root is not None else None
-    if root is not None and root.lower.endswith("ing") and root.tag != "VBG" and not _a_wordnet_verb(root.text):
+    if root is None:
+        return None
+    if root.lower.endswith("ing") and root.tag != "VBG" and not _a_wordnet_verb(root.text):
         return "gerund tagged as a finite verb"
+    if _existential_pivot_needs_no(sentence, root):
+        return "existential whose pivot is bare or quantified: English negates it with 'no' ('there are no people')"
     return None
+
+
+COUNTED_PIVOT_DETERMINERS = frozenset({"a", "an", "one"})
+
+
+def _existential_pivot_needs_no(sentence: ParsedSentence, root: Word) -> bool:
+    """Whether `root` is the "be" of "there is / are X" and X (or a noun coordinated with it) is a bare noun or
+    one quantified by some, several, many … ("there are several people", "there is water", "a woman and some
+    animals"), which "not" after the verb leaves unidiomatic; a counted pivot ("there is not a girl", "there are
+    not three men") takes "not"."""
+    children = [sentence.words[c] for c in sentence.children(root.i)]
+    if root.lemma != "be" or not any(c.dep == "expl" for c in children):
+        return False
+    pivot = next((c for c in children if c.dep in ("attr", "nsubj") and c.pos in ("NOUN", "PROPN")), None)
+    if pivot is None:
+        return False
+    return not all(_counted(sentence, noun) for noun in _conjuncts(sentence, pivot))
+
+
+def _conjuncts(sentence: ParsedSentence, noun: Word) -> list[Word]:
+    """`noun` and the nouns coordinated with it ("a woman and some animals")."""
+    found, stack = [], [noun]
+    while stack:
+        word = stack.pop()
+        found.append(word)
+        stack.extend(sentence.words[c] for c in sentence.children(word.i) if sentence.words[c].dep == "conj")
+    return found
+
+
+def _counted(sentence: ParsedSentence, noun: Word) -> bool:
+    modifiers = [sentence.words[c] for c in sentence.children(noun.i)]
+    return any(m.dep == "nummod" or (m.dep == "det" and m.lower in COUNTED_PIVOT_DETERMINERS) for m in modifiers)
 
 
 def is_english_word(text: str) -> bool:

@@ -291,6 +291,53 @@ def _quantifiers(context: _Context, side: str) -> list[Edit]:
 
 
 AUX_EXPANSIONS = {"ca": "can", "wo": "will", "sha": "shall"}
+POSITIVE_FORMS = {"anything": "something", "anyone": "someone", "anybody": "somebody", "anywhere": "somewhere",
+                  "any": "some"}
+"""Negative-polarity words a removed negation leaves unlicensed, and the word that says the same without it ("is
+not wearing anything" → "is wearing something", its contradictory)."""
+NEGATIVE_FORMS = {positive: negative for negative, positive in POSITIVE_FORMS.items()}
+"""The other way round, for an inserted negation: "is not having any fun" is the sentence's contradictory, "is not
+having some fun" says that some fun is not had."""
+UNLICENSED_WITHOUT_NEGATION = frozenset({"ever", "yet", "either", "nor"})
+"""Negative-polarity words with no such counterpart ("did not ever", "not … yet"): the negation stays."""
+POSITIVE_ADVERBS = frozenset({"also", "still", "already"})
+"""Adverbs that "not" may not precede ("there is not also a table"; English says "also no"): no negation is
+inserted before one."""
+TAKES_NOT_DIRECTLY = frozenset({"be", "have", "do"})
+"""Auxiliaries that "not" follows ("is not", "has not seen"); any other (passive "got hurt") and every main verb
+but "be" takes do-support ("did not get hurt", "does not have")."""
+
+
+OUTSIDE_THE_CLAUSE = frozenset({"conj", "cc", "parataxis", "advcl", "relcl", "acl", "ccomp", "csubj", "mark",
+                                "punct"})
+"""Dependents of a verb that are clauses of their own: a negation of the verb does not reach into them (", looks to
+be throwing something" keeps its "something")."""
+
+
+def _negation_scope(sentence: ParsedSentence, verb: int) -> frozenset[int]:
+    """The words a negation of `verb` has in its scope: its subtree without the clauses of their own below it."""
+    scope, stack = {verb}, [verb]
+    while stack:
+        for child in sentence.children(stack.pop()):
+            if sentence.words[child].dep not in OUTSIDE_THE_CLAUSE:
+                scope.add(child)
+                stack.append(child)
+    return frozenset(scope)
+
+
+def _positive_forms(sentence: ParsedSentence, after: int) -> dict[int, str] | None:
+    """The replacements that keep the words after a removed negation grammatical (`POSITIVE_FORMS`), or None when
+    one of them has no positive form (`UNLICENSED_WITHOUT_NEGATION`, "at all")."""
+    replaced: dict[int, str] = {}
+    words = sentence.words
+    scope = _negation_scope(sentence, words[after].head)
+    for word in (w for w in words[after + 1:] if w.i in scope):
+        following = words[word.i + 1].lower if word.i + 1 < len(words) else ""
+        if word.lower in UNLICENSED_WITHOUT_NEGATION or (word.lower == "at" and following == "all"):
+            return None
+        if word.lower in POSITIVE_FORMS:
+            replaced[word.i] = same_case(word.text, POSITIVE_FORMS[word.lower])
+    return replaced
 
 
 def negate(sentence: ParsedSentence) -> tuple[str, str, str, str, int] | None:
@@ -306,8 +353,10 @@ def negate(sentence: ParsedSentence) -> tuple[str, str, str, str, int] | None:
     auxiliaries = [c for c in children if c.dep in ("aux", "auxpass") and c.tag in ("MD", "VBZ", "VBP", "VBD")
                    and c.i < root]
     if negation is not None:
-        replaced: dict[int, str] = {}
-        removed = {negation.i}
+        swapped = _positive_forms(sentence, negation.i)
+        if swapped is None:
+            return None
+        replaced, removed = dict(swapped), {negation.i}
         support = next((a for a in auxiliaries if a.lemma == "do" and a.i < negation.i), None)
         if support is not None and verb.tag == "VB" and support.i > 0:
             form = inflect(verb.lemma, {"VBZ": "VBZ", "VBD": "VBD"}.get(support.tag, "VBP"))
@@ -320,26 +369,39 @@ def negate(sentence: ParsedSentence) -> tuple[str, str, str, str, int] | None:
             if negation.lower == "n't" and before is not None and before.lower in AUX_EXPANSIONS:
                 replaced[before.i] = same_case(before.text, AUX_EXPANSIONS[before.lower])
         text = rewrite(sentence, replaced, removed=frozenset(removed))
-        return text, negation.text, "", "negation removed", negation.i
+        return text, negation.text, "", _with_swaps("negation removed", sentence, swapped), negation.i
     if verb.tag not in ("VBZ", "VBP", "VBD", "MD", "VB") and not auxiliaries:
         return None
     subject = next((c.i for c in children if c.dep in ("nsubj", "nsubjpass", "expl")), None)
     inverted = subject is not None and auxiliaries and auxiliaries[0].i < subject  # a question
-    if auxiliaries and not inverted:
-        position = auxiliaries[0].i + 1
-        text = rewrite(sentence, {}, {position: "not"})
-    elif auxiliaries or verb.pos == "AUX" or verb.lemma == "be":  # "There is …" (spaCy may call it VERB)
-        position = root if auxiliaries else root + 1
+    first = auxiliaries[0] if auxiliaries else None
+    replaced: dict[int, str] = {}
+    if first is not None and not inverted and first.lemma not in TAKES_NOT_DIRECTLY and first.tag != "MD":
+        position, support = first.i, {"VBZ": "does", "VBP": "do", "VBD": "did"}[first.tag]
+        replaced[first.i], inserted = first.lemma.lower(), f"{support} not"
+    elif first is not None and not inverted:
+        position, inserted = first.i + 1, "not"
+    elif auxiliaries or verb.lemma == "be" or verb.tag == "MD":  # "There is …" (spaCy may call it VERB)
+        position, inserted = (root if auxiliaries else root + 1), "not"
         if position >= len(sentence):
             return None
-        text = rewrite(sentence, {}, {position: "not"})
     elif verb.tag in ("VBZ", "VBP", "VBD"):
-        support = {"VBZ": "does", "VBP": "do", "VBD": "did"}[verb.tag]
-        position = root
-        text = rewrite(sentence, {root: verb.lemma.lower()}, {root: f"{support} not"})
+        position, support = root, {"VBZ": "does", "VBP": "do", "VBD": "did"}[verb.tag]
+        replaced[root], inserted = verb.lemma.lower(), f"{support} not"
     else:
         return None
-    return text, "", "not", "negation inserted", position
+    if sentence.words[position].lower in POSITIVE_ADVERBS:
+        return None
+    swapped = {i: same_case(sentence.words[i].text, NEGATIVE_FORMS[sentence.words[i].lower])
+               for i in sorted(_negation_scope(sentence, root))
+               if i >= position and sentence.words[i].lower in NEGATIVE_FORMS}
+    text = rewrite(sentence, {**replaced, **swapped}, {position: inserted})
+    return text, "", "not", _with_swaps("negation inserted", sentence, swapped), position
+
+
+def _with_swaps(relation: str, sentence: ParsedSentence, swapped: dict[int, str]) -> str:
+    """The relation, naming the polarity words the negation changed with it ("negation inserted, some → any")."""
+    return ", ".join([relation, *(f"{sentence.words[i].text} → {new}" for i, new in swapped.items())])
 
 
 DEFINITE_DETERMINERS = frozenset({"the", "this", "that", "these", "those"})
@@ -357,13 +419,15 @@ def definite_subject(sentence: ParsedSentence) -> bool:
                     if sentence.words[c].dep in ("nsubj", "nsubjpass", "expl")), None)
     if subject is None:
         return False
-    if subject.dep == "expl" or subject.tag == "PRP" or subject.pos == "PROPN":
+    if subject.dep == "expl" or subject.tag == "PRP":
         return True
-    if subject.pos != "NOUN":
+    if subject.pos not in ("NOUN", "PROPN"):
         return False
     children = [sentence.words[c] for c in sentence.children(subject.i)]
     if any(c.dep == "nummod" or c.lower in lexicons.QUANTIFIER_STRENGTH for c in children):
-        return False
+        return False  # "Two orthodox Jews", "some Americans": counted, even when tagged a name
+    if subject.pos == "PROPN":
+        return not any(c.dep == "det" and c.lower in ("a", "an") for c in children)
     return any(c.dep == "poss" or (c.dep == "det" and c.lower in DEFINITE_DETERMINERS) for c in children)
 
 
