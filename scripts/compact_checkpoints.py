@@ -152,8 +152,16 @@ def restore_as_extension(path: Path, base: Path, extension: dict[str, torch.Tens
     with the full rows first), then remove the full file."""
     full = load_file(str(path))[EMBEDDING_TENSOR]
     target = path.with_name(f"{path.stem}-on-{base.stem}.safetensors")
-    save_tensors(extension, target, metadata={"source": f"{path.name} as an extension of {base.name}",
-                                              "rows": str(full.shape[0])})
+    if target.is_file():  # made before for these rows (the name carries their hash): other checkpoints record its
+        # sha256, and writing it again, even with the same tensors, may change its bytes
+        existing = load_file(str(target))
+        if existing.keys() != extension.keys() or not all(torch.equal(existing[k], extension[k]) for k in extension):
+            raise SystemExit(f"{target} exists with other rows than {path.name} against {base.name}; nothing was "
+                             "changed")
+        print(f"{target.name} already holds these rows: reused")
+    else:
+        save_tensors(extension, target, metadata={"source": f"{path.name} as an extension of {base.name}",
+                                                  "rows": str(full.shape[0])})
     for folder in group:
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
         config["embeddings"].update({"file": str(Path("..") / target.parent.name / target.name),

@@ -117,3 +117,31 @@ def test_an_existing_fp16_file_of_the_same_rows_is_reused_byte_for_byte(old_styl
     config = json.loads((folder / "config.json").read_text())
     assert config["embeddings"]["file"].endswith(existing.name) and config["embeddings"]["sha256"] == sha256_file(existing)
     load_checkpoint(folder)
+
+
+def test_an_existing_extension_of_the_same_rows_is_reused_byte_for_byte(tmp_path):
+    """A retrained checkpoint whose rows are already stored as an extension other checkpoints record by sha256:
+    the extension is reused as it is; one holding other rows stops the script before anything changes."""
+    from nlivis.store.embedding_rows import rows_against_base
+    from nlivis.store.weights import save_tensors
+
+    spec = importlib.util.spec_from_file_location("compact_checkpoints", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    base_rows = torch.arange(24, dtype=torch.float16).reshape(6, 4)
+    rows = torch.cat([base_rows[[3, 1, 0]], torch.full((1, 4), 7.5, dtype=torch.float16)])
+    base, path = tmp_path / "base.safetensors", tmp_path / "full.safetensors"
+    save_tensors({EMBEDDING_TENSOR: base_rows}, base)
+    extension = rows_against_base(rows, base_rows)
+    target = tmp_path / "full-on-base.safetensors"
+    save_tensors(extension, target, metadata={"written": "by an earlier compaction"})
+    before = target.read_bytes()
+    save_tensors({EMBEDDING_TENSOR: rows}, path)
+    module.restore_as_extension(path, base, extension, [])
+    assert target.read_bytes() == before and not path.exists()
+
+    save_tensors({EMBEDDING_TENSOR: rows}, path)
+    other = rows_against_base(rows + 1, base_rows)
+    with pytest.raises(SystemExit, match="other rows"):
+        module.restore_as_extension(path, base, other, [])
+    assert target.read_bytes() == before and path.exists()
