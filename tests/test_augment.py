@@ -82,7 +82,8 @@ def test_request_checks_the_ratio_and_needs_kinds_for_it():
         TrainRequest(config, "snli", FIXTURE_DIR, "out", augment_ratio=0.5)
     request = TrainRequest(config, "snli", FIXTURE_DIR, "out", augment=["synonym", "antonym"])
     assert request.augment == ("antonym", "synonym") and request.augment_ratio == augment.DEFAULT_AUGMENT_RATIO
-    assert request.identity({"model": {"name": "gcnn"}})["augment"] == "antonym,synonym at ratio 0.5"
+    ratio = augment.DEFAULT_AUGMENT_RATIO
+    assert request.identity({"model": {"name": "gcnn"}})["augment"] == f"antonym,synonym at ratio {ratio:g}"
     assert "augment" not in TrainRequest(config, "snli", FIXTURE_DIR, "out").identity({"model": {"name": "gcnn"}})
 
 
