@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nlivis.analysis import edits as engine
 from nlivis.analysis.edit_runs import expectation_met
@@ -279,6 +281,27 @@ def test_negation_inserted_and_removed_on_the_main_verb():
     assert negate(parse_sentences(["A man sitting on a bench."])[0]) is None  # no finite main verb
     assert negate(parse_sentences(["Someone is having some fun ."])[0])[3] == "negation inserted, some → any"
     assert negate(parse_sentences(["He is n't wearing anything ."])[0])[3] == "negation removed, anything → something"
+
+
+SINGULAR_SUBJECTS = ("The man", "A woman", "She", "Someone", "The old dog", "John")
+PLURAL_SUBJECTS = ("Two dogs", "The children", "They", "Some people", "The players")
+VERB_PHRASES = {  # (singular, plural): be, have, do, modal, passive be / get, progressive, perfect, some- words
+    ("is sleeping", "are sleeping"), ("plays guitar", "play guitar"), ("has a hat", "have a hat"),
+    ("got hurt", "got hurt"), ("gets washed", "get washed"), ("can swim", "can swim"), ("will run", "will run"),
+    ("was eating something", "were eating something"), ("sees someone", "see someone"), ("has eaten", "have eaten"),
+    ("is wearing some shoes", "are wearing some shoes"), ("does his homework", "do their homework"),
+    ("is happy", "are happy"), ("was seen by someone", "were seen by someone"), ("bought some apples",
+    "bought some apples"), ("walked somewhere", "walked somewhere"), ("reads a book in the park", "read books"),
+}
+
+
+@given(st.sampled_from(SINGULAR_SUBJECTS + PLURAL_SUBJECTS), st.sampled_from(sorted(VERB_PHRASES)))
+@settings(max_examples=40, deadline=None)
+def test_negating_twice_gives_the_sentence_back(subject, phrases):
+    sentence = f"{subject} {phrases[subject in PLURAL_SUBJECTS]} ."
+    negated = negate(parse_sentences([sentence])[0])
+    assert negated is not None and " not " in negated[0], sentence
+    assert negate(parse_sentences([negated[0]])[0])[0] == sentence, negated[0]
 
 
 def test_a_negation_whose_removal_or_insertion_is_not_english_is_not_made(wordnet):

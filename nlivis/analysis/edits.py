@@ -325,12 +325,12 @@ def _negation_scope(sentence: ParsedSentence, verb: int) -> frozenset[int]:
     return frozenset(scope)
 
 
-def _positive_forms(sentence: ParsedSentence, after: int) -> dict[int, str] | None:
-    """The replacements that keep the words after a removed negation grammatical (`POSITIVE_FORMS`), or None when
-    one of them has no positive form (`UNLICENSED_WITHOUT_NEGATION`, "at all")."""
+def _positive_forms(sentence: ParsedSentence, after: int, verb: int) -> dict[int, str] | None:
+    """The replacements that keep the words after a removed negation (at `after`, of `verb`'s clause) grammatical
+    (`POSITIVE_FORMS`), or None when one of them has no positive form (`UNLICENSED_WITHOUT_NEGATION`, "at all")."""
     replaced: dict[int, str] = {}
     words = sentence.words
-    scope = _negation_scope(sentence, words[after].head)
+    scope = _negation_scope(sentence, verb)
     for word in (w for w in words[after + 1:] if w.i in scope):
         following = words[word.i + 1].lower if word.i + 1 < len(words) else ""
         if word.lower in UNLICENSED_WITHOUT_NEGATION or (word.lower == "at" and following == "all"):
@@ -349,21 +349,23 @@ def negate(sentence: ParsedSentence) -> tuple[str, str, str, str, int] | None:
         return None
     verb = sentence.words[root]
     children = [sentence.words[c] for c in sentence.children(root)]
-    negation = next((c for c in children if c.dep == "neg" and c.lower in ("not", "n't", "never")), None)
-    auxiliaries = [c for c in children if c.dep in ("aux", "auxpass") and c.tag in ("MD", "VBZ", "VBP", "VBD")
-                   and c.i < root]
+    verbal = [c for c in children if c.dep in ("aux", "auxpass") and c.i < root]
+    negation = next((c for w in (verb, *verbal) for c in (sentence.words[i] for i in sentence.children(w.i))
+                     if c.dep == "neg" and c.lower in ("not", "n't", "never")), None)  # "did not get hurt": on get
+    auxiliaries = [c for c in verbal if c.tag in ("MD", "VBZ", "VBP", "VBD")]
     if negation is not None:
-        swapped = _positive_forms(sentence, negation.i)
+        swapped = _positive_forms(sentence, negation.i, root)
         if swapped is None:
             return None
         replaced, removed = dict(swapped), {negation.i}
         support = next((a for a in auxiliaries if a.lemma == "do" and a.i < negation.i), None)
-        if support is not None and verb.tag == "VB" and support.i > 0:
-            form = inflect(verb.lemma, {"VBZ": "VBZ", "VBD": "VBD"}.get(support.tag, "VBP"))
+        base = next((w for w in (*verbal, verb) if w.i > negation.i and w.tag == "VB"), None)  # get, or the verb
+        if support is not None and base is not None and support.i > 0:
+            form = inflect(base.lemma, {"VBZ": "VBZ", "VBD": "VBD"}.get(support.tag, "VBP"))
             if form is None:
                 return None
             removed.add(support.i)
-            replaced[root] = form
+            replaced[base.i] = form
         else:
             before = sentence.words[negation.i - 1] if negation.i > 0 else None
             if negation.lower == "n't" and before is not None and before.lower in AUX_EXPANSIONS:
