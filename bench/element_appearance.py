@@ -48,6 +48,7 @@ OBSERVER = """
 """Installed in every tab before the page loads: `window.__appear[name]` = ms since the navigation when the element
 was first in the page."""
 
+
 def appearances(context, url: str) -> dict[str, float]:
     """One visit of `url` in a new tab: element → ms from the run's end to its first appearance."""
     page = context.new_page()

@@ -147,21 +147,29 @@ def extend_shared_files(complete: list[Path], folders: list[Path], dry_run: bool
         del tables[path]
 
 
+def write_or_reuse(target: Path, tensors: dict[str, torch.Tensor], metadata: dict[str, str]) -> str | None:
+    """Write `tensors` to `target` ("written") unless a file is there: a shared file's name carries its rows' hash,
+    and other checkpoints record its sha256, so one already there is never rewritten (writing the same tensors again
+    may change its bytes) — "reused" when it holds exactly these tensors, None when it holds others."""
+    if not target.is_file():
+        save_tensors(tensors, target, metadata=metadata)
+        return "written"
+    existing = load_file(str(target))
+    return "reused" if existing.keys() == tensors.keys() and all(torch.equal(existing[k], tensors[k])
+                                                                 for k in tensors) else None
+
+
 def restore_as_extension(path: Path, base: Path, extension: dict[str, torch.Tensor], group: list[Path]) -> None:
     """Write the extension of `base` beside it, point every checkpoint of `group` at it (each loaded and compared
     with the full rows first), then remove the full file."""
     full = load_file(str(path))[EMBEDDING_TENSOR]
     target = path.with_name(f"{path.stem}-on-{base.stem}.safetensors")
-    if target.is_file():  # made before for these rows (the name carries their hash): other checkpoints record its
-        # sha256, and writing it again, even with the same tensors, may change its bytes
-        existing = load_file(str(target))
-        if existing.keys() != extension.keys() or not all(torch.equal(existing[k], extension[k]) for k in extension):
-            raise SystemExit(f"{target} exists with other rows than {path.name} against {base.name}; nothing was "
-                             "changed")
+    outcome = write_or_reuse(target, extension, {"source": f"{path.name} as an extension of {base.name}",
+                                                 "rows": str(full.shape[0])})
+    if outcome is None:
+        raise SystemExit(f"{target} exists with other rows than {path.name} against {base.name}; nothing was changed")
+    if outcome == "reused":
         print(f"{target.name} already holds these rows: reused")
-    else:
-        save_tensors(extension, target, metadata={"source": f"{path.name} as an extension of {base.name}",
-                                                  "rows": str(full.shape[0])})
     for folder in group:
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
         config["embeddings"].update({"file": str(Path("..") / target.parent.name / target.name),
@@ -245,15 +253,13 @@ def main() -> int:
             print(f"{path.name}: kept in fp32" + (" (dry run)" if args.dry_run else ""))
             continue
         target = path.with_name(path.stem + "-fp16.safetensors")
-        if target.is_file():  # these rows were rounded before (the name carries their hash): keep the file as it is,
-            # since other checkpoints record its sha256 (rewriting it, even with the same rows, changes its bytes)
-            if not torch.equal(load_file(str(target))[EMBEDDING_TENSOR], half):
-                print(f"{target.name} exists with other rows than the rounding of {path.name}: kept in fp32")
-                continue
+        outcome = write_or_reuse(target, {EMBEDDING_TENSOR: half.contiguous()},
+                                 {"source": "fp16 rounding of " + path.name, "rows": str(half.shape[0])})
+        if outcome is None:
+            print(f"{target.name} exists with other rows than the rounding of {path.name}: kept in fp32")
+            continue
+        if outcome == "reused":
             print(f"{target.name} already holds these rows in fp16: reused")
-        else:
-            save_tensors({EMBEDDING_TENSOR: half.contiguous()}, target,
-                         metadata={"source": "fp16 rounding of " + path.name, "rows": str(half.shape[0])})
         digest = sha256_file(target)
         for folder in group:
             config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
