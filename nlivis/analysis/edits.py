@@ -325,19 +325,20 @@ def _negation_scope(sentence: ParsedSentence, verb: int) -> frozenset[int]:
     return frozenset(scope)
 
 
-def _positive_forms(sentence: ParsedSentence, after: int, verb: int) -> dict[int, str] | None:
-    """The replacements that keep the words after a removed negation (at `after`, of `verb`'s clause) grammatical
-    (`POSITIVE_FORMS`), or None when one of them has no positive form (`UNLICENSED_WITHOUT_NEGATION`, "at all")."""
-    replaced: dict[int, str] = {}
+def _polarity_swaps(sentence: ParsedSentence, verb: int, start: int, forms: dict[str, str]) -> dict[int, str]:
+    """Position → replacement of every polarity word (`forms`: `POSITIVE_FORMS` for a removed negation,
+    `NEGATIVE_FORMS` for an inserted one) at or after `start` in the scope of a negation of `verb`."""
+    return {i: same_case(sentence.words[i].text, forms[sentence.words[i].lower])
+            for i in sorted(_negation_scope(sentence, verb)) if i >= start and sentence.words[i].lower in forms}
+
+
+def _left_unlicensed(sentence: ParsedSentence, verb: int, after: int) -> bool:
+    """Whether removing the negation at `after` leaves a word in `verb`'s clause with no positive form
+    (`UNLICENSED_WITHOUT_NEGATION`, "at all")."""
     words = sentence.words
-    scope = _negation_scope(sentence, verb)
-    for word in (w for w in words[after + 1:] if w.i in scope):
-        following = words[word.i + 1].lower if word.i + 1 < len(words) else ""
-        if word.lower in UNLICENSED_WITHOUT_NEGATION or (word.lower == "at" and following == "all"):
-            return None
-        if word.lower in POSITIVE_FORMS:
-            replaced[word.i] = same_case(word.text, POSITIVE_FORMS[word.lower])
-    return replaced
+    return any(words[i].lower in UNLICENSED_WITHOUT_NEGATION
+               or (words[i].lower == "at" and i + 1 < len(words) and words[i + 1].lower == "all")
+               for i in _negation_scope(sentence, verb) if i > after)
 
 
 def negate(sentence: ParsedSentence) -> tuple[str, str, str, str, int] | None:
@@ -354,9 +355,9 @@ def negate(sentence: ParsedSentence) -> tuple[str, str, str, str, int] | None:
                      if c.dep == "neg" and c.lower in ("not", "n't", "never")), None)  # "did not get hurt": on get
     auxiliaries = [c for c in verbal if c.tag in ("MD", "VBZ", "VBP", "VBD")]
     if negation is not None:
-        swapped = _positive_forms(sentence, negation.i, root)
-        if swapped is None:
+        if _left_unlicensed(sentence, root, negation.i):
             return None
+        swapped = _polarity_swaps(sentence, root, negation.i + 1, POSITIVE_FORMS)
         replaced, removed = dict(swapped), {negation.i}
         support = next((a for a in auxiliaries if a.lemma == "do" and a.i < negation.i), None)
         base = next((w for w in (*verbal, verb) if w.i > negation.i and w.tag == "VB"), None)  # get, or the verb
@@ -394,9 +395,7 @@ def negate(sentence: ParsedSentence) -> tuple[str, str, str, str, int] | None:
         return None
     if sentence.words[position].lower in POSITIVE_ADVERBS:
         return None
-    swapped = {i: same_case(sentence.words[i].text, NEGATIVE_FORMS[sentence.words[i].lower])
-               for i in sorted(_negation_scope(sentence, root))
-               if i >= position and sentence.words[i].lower in NEGATIVE_FORMS}
+    swapped = _polarity_swaps(sentence, root, position, NEGATIVE_FORMS)
     text = rewrite(sentence, {**replaced, **swapped}, {position: inserted})
     return text, "", "not", _with_swaps("negation inserted", sentence, swapped), position
 
