@@ -255,12 +255,20 @@ def reader_clicks(page, server: AppServer, timed: Callable[..., None], row: int 
         timed(f"Error analysis tab: {tab}", page.get_by_role("tab", name=tab).click, None)
     untimed()
     page.get_by_role("tab", name=ERROR_TABS[1]).click()
-    page.wait_for_selector(".st-key-errors_wrong_pairs_table [data-testid='stDataFrame']", timeout=TIMEOUT_S * 1000)
+    listed = ".st-key-errors_wrong_pairs_table"
+    page.wait_for_selector(f"{listed} .nlivis-pair-table, {listed} [data-testid='stDataFrame']", timeout=TIMEOUT_S * 1000)
     page.wait_for_function(SETTLED, timeout=TIMEOUT_S * 1000, polling=100)
-    grid = page.locator(".st-key-errors_wrong_pairs_table [data-testid='stDataFrame']").first
-    grid.scroll_into_view_if_needed()
-    box = grid.bounding_box()
-    timed(OPEN_PAIR, lambda: page.mouse.click(box["x"] + box["width"] / 2, box["y"] + 35 * (row + 1) + 35 / 2),
+    if page.locator(f"{listed} .nlivis-pair-table").count():  # the list's own table: each line a button
+        line = page.locator(f"{listed} .nlivis-pair-table tr[data-line='{row}']").first
+        line.scroll_into_view_if_needed()
+        box = line.bounding_box()
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    else:  # a data grid (an app before session 34), lines 35 px under a 35-px header
+        grid = page.locator(f"{listed} [data-testid='stDataFrame']").first
+        grid.scroll_into_view_if_needed()
+        box = grid.bounding_box()
+        x, y = box["x"] + box["width"] / 2, box["y"] + 35 * (row + 1) + 35 / 2
+    timed(OPEN_PAIR, lambda: page.mouse.click(x, y),
           "Pair explorer")
     timed(NEXT_PAIR, page.locator(".st-key-explorer_list_next button").click, None)
 

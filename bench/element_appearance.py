@@ -27,9 +27,10 @@ from browser_speed import (RECORDER, SETTLED, TIMEOUT_S, VIEWPORT, bench_environ
 from harness import add_out_option, command_line, load_average, publish
 
 WATCHED = {
-    "clickable figure": '[data-testid^="stBidiComponent"]',
+    "clickable figure": '[data-testid^="stBidiComponent"] .nlivis-figure',
     "server-drawn SVG": ".nlivis-figure svg",
     "data grid": '[data-testid="stDataFrame"]',
+    "list of pairs": ".nlivis-pair-table table",
     "Markdown table": '[data-testid="stMarkdown"] table',
 }
 """Element → the selector whose first match marks it in the page."""

@@ -12,7 +12,7 @@ pytest.importorskip("streamlit.testing.v1", reason="streamlit's AppTest is not i
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from tests.fixtures.app_checkpoints import APP_DATA, train_variant  # noqa: E402
-from tests.test_app_pages import vega_specs  # noqa: E402
+from tests.test_app_pages import list_lines, vega_specs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CHALLENGE = Path(__file__).resolve().parent / "fixtures" / "challenge"
@@ -83,7 +83,7 @@ def test_challenge_file_by_category_for_two_models(monkeypatch, tmp_path, checkp
 
     # the pairs behind "Lexical": u1 and u4
     app.selectbox(key="errors_challenge_group").set_value("Lexical").run()
-    pairs = app.dataframe(key="errors_challenge_pairs_table").value
+    pairs = list_lines(app, "errors_challenge_pairs_table")
     assert set(pairs["id"]) == {"u1", "u4"} and "premise" in pairs.columns
 
     # named evaluations, apart from the recorded splits, which are untouched
@@ -185,6 +185,6 @@ def test_the_label_scheme_scores_a_file_two_way_and_stays_in_the_url(monkeypatch
         folded = two_way_predictions(read_predictions(stored))
         expected = 100 * sum(bool(p.correct) for p in folded) / len(folded)
         assert wide.loc["(all pairs)", f"{model} (%)"].startswith(f"{expected:.1f} [")
-    pairs = app.dataframe(key="errors_challenge_pairs_table").value
+    pairs = list_lines(app, "errors_challenge_pairs_table")
     assert set(pairs["gold"]) <= {"entailment", "non-entailment"} and "non-entailment" in set(pairs["gold"])
     assert set(pairs["predicted"]) <= {"entailment", "non-entailment"}

@@ -19,7 +19,7 @@ from nlivis.store.checkpoints import DYNAMICS_FILE  # noqa: E402
 from nlivis.store.dynamics import read_dynamics  # noqa: E402
 from nlivis.app import paths  # noqa: E402
 from tests.fixtures.app_checkpoints import APP_DATA, train_variant  # noqa: E402
-from tests.test_app_pages import click_table_row, open_app, open_link, show, texts, vega_specs  # noqa: E402
+from tests.test_app_pages import click_table_row, list_lines, open_app, open_link, show, texts, vega_specs  # noqa: E402
 
 PAGE = paths.DATA_MAP.path
 MISLABELLED = "Possibly mislabelled (hard-to-learn)"
@@ -84,7 +84,7 @@ def test_the_map_draws_every_trained_pair_and_a_box_lists_them_into_the_explorer
     app.run()
     assert not app.exception, app.exception
     assert app.query_params["sel"] == "box:0,0.5,0,1" and app.query_params["sel_on"] == "gcnn-snli-small"
-    listed = app.dataframe(key="datamap_selected_pairs_table").value
+    listed = list_lines(app, "datamap_selected_pairs_table")
     assert len(listed) == len(trained) and set(listed["split"]) == {"snli_test"}
     assert (listed["confidence"].diff().dropna() >= 0).all(), "lowest confidence first"
     assert (listed["id"].astype(int) == listed["row"] + 1).all() and listed["premise"].str.len().min() > 0
@@ -105,7 +105,7 @@ def test_the_map_draws_every_trained_pair_and_a_box_lists_them_into_the_explorer
 
     back = open_link(monkeypatch, tmp_path, root, APP_DATA, PAGE, **view)  # what Back (or the link) opens
     assert dict(back.query_params) == view
-    assert len(back.dataframe(key="datamap_selected_pairs_table").value) == len(trained)
+    assert len(list_lines(back, "datamap_selected_pairs_table")) == len(trained)
     assert overlays(maps(back)[0]) == ["rule", "text", "line"]
 
 
@@ -118,7 +118,7 @@ def test_hard_to_learn_pairs_show_every_models_prediction_beside_the_gold_label(
     if not hard:
         assert "No pair" in texts(app, "info")
         pytest.skip("the fixture's 4-step run left no pair below confidence 0.45")
-    listed = app.dataframe(key="datamap_mislabelled_pairs_table").value
+    listed = list_lines(app, "datamap_mislabelled_pairs_table")
     assert len(listed) == hard and set(listed["region"]) == {"hard-to-learn"}
     assert {"gold", "gcnn-snli-small predicts", "old-gcnn-snli-small predicts"} <= set(listed.columns)
     assert set(listed["gcnn-snli-small predicts"]) <= {"entailment", "neutral", "contradiction"}
@@ -213,7 +213,7 @@ def test_a_map_drawn_on_the_server_sends_its_points_and_a_click_or_a_box_acts_as
     back.run()
     assert not back.exception, back.exception
     assert back.query_params["sel"] == "box:0,0.5,0,1" and back.query_params["sel_on"] == "gcnn-snli-small"
-    assert len(back.dataframe(key="datamap_selected_pairs_table").value) == len(trained)
+    assert len(list_lines(back, "datamap_selected_pairs_table")) == len(trained)
 
 
 @pytest.mark.parametrize("result, expected", [

@@ -8,8 +8,8 @@ from nlivis.analysis.edit_filters import OFF_BY_DEFAULT
 from nlivis.analysis.edits import propose_edits
 from nlivis.viz.vega.common import axis_labels
 from tests.fixtures.app_checkpoints import APP_DATA
-from tests.test_app_pages import (checkpoints, charts, click_table_row, load_models, open_app, open_link, show,  # noqa: F401
-                                  texts, vega_specs, vega_title)
+from tests.test_app_pages import (checkpoints, charts, click_table_row, list_lines, load_models, open_app,  # noqa: F401
+                                  open_link, show, texts, vega_specs, vega_title)
 
 EXPLORER = "pages/2_Pair_explorer.py"
 ERRORS = "pages/5_Error_analysis.py"
@@ -108,7 +108,7 @@ def test_probe_table_to_a_cells_failing_cases_to_a_pair_and_its_edits(monkeypatc
     app.run()
     assert not app.exception, app.exception
     assert app.query_params["probe_model"] == TWO[0] and app.query_params["probe_test"] == table["test"].iloc[line]
-    cases = app.dataframe(key="errors_probe_cases_table").value
+    cases = list_lines(app, "errors_probe_cases_table")
     count = int(table["cases"].iloc[line])
     low, high = wilson_interval(len(cases), count)
     assert table[TWO[0]].iloc[line] == f"{100 * len(cases) / count:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"

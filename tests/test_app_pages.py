@@ -8,13 +8,14 @@ import os
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 pytest.importorskip("streamlit.testing.v1", reason="streamlit's AppTest is not installed")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from nlivis.app import paths  # noqa: E402
-from nlivis.app.text import md  # noqa: E402
+from nlivis.app.text import MISSING, md  # noqa: E402
 from nlivis.models.families import SHIPPED_FAMILIES  # noqa: E402
 from nlivis.viz.vega import overview as vega_overview  # noqa: E402
 from nlivis.viz.vega import errors as vega_errors, gates  # noqa: E402
@@ -588,16 +589,16 @@ def test_ablations_compare_variants_with_seed_noise_and_the_paper(monkeypatch, t
     show(app, "pages/6_Ablations.py")
     assert app.selectbox(key="ablations_family").value == "gcnn"
     assert app.selectbox(key="ablations_variant").value == "gcnn-snli-small"
-    variants = app.dataframe[0].value
+    variants, comparison = page_tables(app)  # small tables as Markdown: no data grid on the page's first view
     assert list(variants["checkpoint"]) == ["gcnn-snli-small", "gcnn-snli-small-seed2", "gcnn-no_forget_gate-snli-small"]
-    assert variants["parameters"].notna().all() and variants["training pairs/s"].notna().all()
+    assert (variants["parameters"] != MISSING).all() and (variants["training pairs/s"] != MISSING).all()
+    assert variants["snli_dev (select)"].str.fullmatch(r"\d+\.\d\d%").all(), "accuracies as percentages, two decimals"
     assert variants.set_index("config").loc["gcnn-no_forget_gate", "paper row"] == "GCNN - forget gate"
-    comparison = next(d.value for d in app.dataframe if "McNemar p" in d.value.columns and "variant" in d.value.columns
-                      and "tag" not in d.value.columns)
     columns = list(comparison.columns)
-    assert columns.index("within seed noise") == columns.index("significant") + 1
-    assert comparison.set_index("variant").loc["gcnn-snli-small-seed2", "within seed noise"]  # the seed gap itself
-    assert comparison.set_index("variant").loc["gcnn-snli-small-seed2", "pairs"] == 12
+    assert "McNemar p" in columns and columns.index("within seed noise") == columns.index("significant") + 1
+    assert comparison.set_index("variant").loc["gcnn-snli-small-seed2", "within seed noise"] == "yes"  # the seed gap
+    assert comparison.set_index("variant").loc["gcnn-snli-small-seed2", "pairs"] == "12"
+    assert comparison["difference"].str.fullmatch(r"[+-]\d+\.\d\d%").all(), "differences with their sign"
     assert "Seed noise: 2 seeds of the full model" in texts(app, "caption")
     assert "gcnn-snli-small-seed2" in texts(app, "caption") and "train a third" in texts(app, "caption")
     assert "Protocol snli-small" in texts(app, "caption")
@@ -609,12 +610,12 @@ def test_ablations_compare_variants_with_seed_noise_and_the_paper(monkeypatch, t
     differences = next(s for s in specs if "accuracy difference vs" in s["title"])
     assert {row["variant"] for row in differences["data"]["values"]} == {"gcnn-snli-small-seed2", "gcnn-no_forget_gate-snli-small"}
     assert "grey band: seed noise" in differences["title"]
-    assert len(app.dataframe) == 2, "the open tab's table beside the variants: the others are drawn when opened"
+    assert len(page_tables(app)) == 2 and not app.dataframe, "the open tab's table beside the variants: the others are drawn when opened"
     app.session_state["ablations_tab"] = "What the paper reports"
     app.run()
     assert not app.exception and app.query_params["tab"] == "What the paper reports"
     # GCNN reports MultiNLI and Quora rows only: our snli-small numbers sit beside none of them
-    reported = app.dataframe[-1].value
+    reported = page_tables(app)[-1]
     assert "GCNN - forget gate" in set(reported["paper row"])
     assert not any(column.startswith("ours") for column in reported.columns)
     assert "reports no SNLI rows for gcnn" in texts(app, "info")
@@ -657,7 +658,7 @@ def test_ablations_with_seeds_from_different_data_warns_instead_of_failing(monke
     app = open_app(monkeypatch, tmp_path, root, APP_DATA)
     show(app, "pages/6_Ablations.py")
     assert "Seed noise cannot be measured" in texts(app, "warning")
-    comparison = next(d.value for d in app.dataframe if "problem" in d.value.columns)
+    comparison = next(table for table in page_tables(app) if "problem" in table.columns)
     assert "not from the same split" in comparison.set_index("variant").loc["gcnn-snli-small-seed2", "problem"]
     assert "bar" in vega_marks(app)
 
@@ -752,13 +753,59 @@ def test_split_picker_starts_on_the_select_split_and_names_a_training_split(monk
 # ---------------------------------------------------------------- click-through to the Pair explorer
 
 def click_table_row(app: AppTest, key: str, line: int, column: str | None = None) -> AppTest:
-    """What a click on line `line` of the selectable table `key` sends (streamlit's selection state): on its
-    checkbox, or on its cell in `column` (a cell selection, for a table that takes one)."""
-    cells = [] if column is None else [[line, column]]
-    app.session_state[key] = {"selection": {"rows": [] if cells else [line], "columns": [], "cells": cells}}
-    app.run()
+    """What a click on line `line` of the table `key` sends: a list of pairs' line sends its position as the
+    trigger `open` of the list's component (`pair_list.clicks_key`); a selectable st.dataframe's click its
+    selection state (on its checkbox, or on its cell in `column` for a table that takes one)."""
+    from nlivis.app.components.pair_list import clicks_key
+
+    if pair_table(app, key) is not None:
+        send_trigger(app, clicks_key(key), "open", line)
+    else:
+        cells = [] if column is None else [[line, column]]
+        app.session_state[key] = {"selection": {"rows": [] if cells else [line], "columns": [], "cells": cells}}
+        app.run()
     assert not app.exception, app.exception
     return follow_opening_link(app)
+
+
+def send_trigger(app: AppTest, key: str, name: str, value) -> AppTest:
+    """A components-v2 element's trigger value `name` sent once, as the browser does: the run it causes sees it,
+    the runs after it do not (Streamlit resets a trigger after its run; AppTest keeps what a test set)."""
+    app.session_state[key] = {name: value}
+    app.run()
+    if key in app.session_state:
+        app.session_state[key] = {}
+    return app
+
+
+def pair_table(app: AppTest, key: str):
+    """The component element drawing the list of pairs `key` (`pair_list.show`), or None when the page has none."""
+    from nlivis.app.components.pair_list import clicks_key
+
+    found = [element for element in app.get("bidi_component")
+             if element.proto.component_name.endswith("nlivis_pair_table") and element.proto.id
+             and clicks_key(key) in element.proto.id]
+    return found[0] if found else None
+
+
+def list_lines(app: AppTest, key: str) -> pd.DataFrame:
+    """The lines the list of pairs `key` shows, as a reader reads them: a column whose every cell is a number
+    (or "–", missing) as numbers, one of yes / no as truth values, any other as its text."""
+    import json
+
+    from nlivis.app.components.pair_list import MISSING
+
+    element = pair_table(app, key)
+    assert element is not None, f"no list of pairs {key} on the page"
+    data = json.loads(element.proto.json)
+    frame = pd.DataFrame(data["rows"], columns=data["columns"])
+    for column, numeric in zip(frame.columns, data["numeric"]):
+        cells = frame[column].replace(MISSING, None)
+        if numeric:
+            frame[column] = pd.to_numeric(cells)
+        elif set(cells.dropna()) <= {"yes", "no"} and cells.notna().any():
+            frame[column] = cells.map({"yes": True, "no": False})
+    return frame
 
 
 def follow_opening_link(app: AppTest) -> AppTest:
@@ -800,7 +847,7 @@ def test_a_wrong_pair_and_a_confusion_cell_open_their_pair_in_the_explorer(monke
                       checkpoints / "gcnn-no_forget_gate-snli-small")
     app.session_state["errors_tab"] = "Every error"
     show(app, "pages/5_Error_analysis.py")
-    wrong = app.dataframe(key="errors_wrong_pairs_table").value
+    wrong = list_lines(app, "errors_wrong_pairs_table")
     assert list(wrong.columns[:2]) == ["row", "id"] and (wrong["id"].astype(int) == wrong["row"] + 1).all()  # SNLI ids: lines
     assert_explorer_shows_row(click_table_row(app, "errors_wrong_pairs_table", 1), int(wrong["row"].iloc[1]), models=2)
 
@@ -808,7 +855,7 @@ def test_a_wrong_pair_and_a_confusion_cell_open_their_pair_in_the_explorer(monke
     show(app, "pages/5_Error_analysis.py")
     gold, predicted = wrong["gold"].iloc[0], wrong["predicted"].iloc[0]
     click_vega_point(app, "confusions", CELL, {"model": "gcnn-snli-small", "gold": gold, "predicted": predicted})
-    cell = app.dataframe(key="errors_cell_pairs_table").value
+    cell = list_lines(app, "errors_cell_pairs_table")
     assert len(cell) >= 1 and set(cell["gold"]) == {gold} and set(cell["predicted"]) == {predicted}
     assert cell["premise"].str.len().min() > 0
     clicked = click_table_row(app, "errors_cell_pairs_table", 0, column="hypothesis")  # anywhere on the line
@@ -828,7 +875,7 @@ def test_a_projection_point_and_a_disagreement_open_their_pair_in_the_explorer(m
     assert app.selectbox(key="ablations_variant").value == "gcnn-snli-small" and "variant" not in app.query_params  # the default
     app.session_state["ablations_tab"] = "Pairs where they disagree"
     app.run()
-    disagreements = app.dataframe(key="ablations_disagreements_table").value
+    disagreements = list_lines(app, "ablations_disagreements_table")
     opened = click_table_row(app, "ablations_disagreements_table", 0)  # with the checkpoints the table compares
     assert_explorer_shows_row(opened, int(disagreements["row"].iloc[0]), models=3)
     assert opened.query_params["models"] == "gcnn-snli-small,gcnn-snli-small-seed2,gcnn-no_forget_gate-snli-small"
@@ -1088,7 +1135,7 @@ def test_shipped_ablations_page_compares_gcnn_variants_with_the_second_seed(monk
     show(app, "pages/6_Ablations.py")
     app.selectbox(key="ablations_family").set_value("gcnn").run()
     assert not app.exception
-    variants = app.dataframe[0].value
+    variants = page_tables(app)[0]
     assert {"gcnn-snli-small", "gcnn-snli-small-seed2", "gcnn-no_forget_gate-snli-small",
             "gcnn-no_output_gate-snli-small"} <= set(variants["checkpoint"])
     assert "Seed noise: 2 seeds of the full model" in texts(app, "caption")
@@ -1096,14 +1143,15 @@ def test_shipped_ablations_page_compares_gcnn_variants_with_the_second_seed(monk
     # DIIN addition_fuse: −2.6% against diin-snli-small as retrained with dynamics (−2.9% before), significant,
     # inside the 3.9% gap between DIIN's two seeds
     app.selectbox(key="ablations_family").set_value("diin").run()
-    comparison = next(d.value for d in app.dataframe if "within seed noise" in d.value.columns).set_index("variant")
+    comparison = next(t for t in page_tables(app) if "within seed noise" in t.columns).set_index("variant")
     fuse = comparison.loc["diin-addition_fuse-snli-small"]
-    assert fuse["significant"] and fuse["within seed noise"] and -0.027 < fuse["difference"] < -0.026
+    assert fuse["significant"] == fuse["within seed noise"] == "yes"
+    assert -2.7 < float(fuse["difference"].rstrip("%")) < -2.6
     app.session_state["ablations_tab"] = "What the paper reports"
     app.run()
-    reported = app.dataframe[-1].value
+    reported = page_tables(app)[-1]
     ours = "ours: snli-small snli_dev (%)"
-    assert set(reported["reported on (full data)"]) == {"SNLI dev", "SNLI test"} and reported[ours].notna().any()
+    assert set(reported["reported on (full data)"]) == {"SNLI dev", "SNLI test"} and (reported[ours] != MISSING).any()
 
 
 def test_the_link_contract_on_the_shipped_checkpoints(monkeypatch, tmp_path, shipped, shared_data):
@@ -1220,7 +1268,7 @@ def test_error_analysis_uses_gold_tags_and_shows_table7_with_counts(monkeypatch,
 
     line = int(tag_table.index[(tag_table["source"] == "gold") & (tag_table["tag"] == "NEGATION")][0])
     click_table_row(app, "errors_tag_table", line)
-    behind = app.dataframe(key="errors_tag_pairs_table").value
+    behind = list_lines(app, "errors_tag_pairs_table")
     assert set(behind["id"]) == {"9001e", "9002c"} and list(behind["row"]) == [0, 1]
     assert_explorer_shows_pair(click_table_row(app, "errors_tag_pairs_table", 1), "mnli_dev_matched", 1,
                                MNLI_DEV_FIXTURE["matched"][1][1])

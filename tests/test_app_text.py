@@ -47,6 +47,17 @@ def test_numbers_by_their_column_format_and_missing_values_as_a_dash():
     assert "None" not in text and "nan" not in text.lower()
 
 
+def test_a_long_column_name_may_break_after_its_underscores_and_reads_the_same():
+    text = markdown_table(["mnli_hard_mismatched_test", "plain"], [[0.5, 1]], {"mnli_hard_mismatched_test": ".1%"})
+    assert text.splitlines()[0].count("_\u200b") == 3, "a break allowed after each underscore of a header"
+    assert list(read_tables(text)[0].columns) == ["mnli_hard_mismatched_test", "plain"]
+
+
+def test_truth_values_read_yes_and_no_whichever_library_made_them():
+    (table,) = read_tables(markdown_table(["significant"], [[True], [np.bool_(False)], [np.True_], [None]]))
+    assert list(table["significant"]) == ["yes", "no", "yes", MISSING]
+
+
 def test_a_marked_line_is_coloured_and_the_others_not():
     text = markdown_table(["model", "right?"], [["a", "✓ right"], ["b", "✗ wrong"]], marked=[False, True])
     assert text.splitlines()[2:] == ["| a | ✓ right |", "| :red-background[b] | :red-background[✗ wrong] |"]

@@ -18,8 +18,9 @@ from tests.fixtures.app_checkpoints import APP_DATA, train_variant  # noqa: E402
 from tests.fixtures.markdown_tables import page_tables  # noqa: E402
 from tests.fixtures.waiting import wait_for  # noqa: E402
 from nlivis.viz.vega.errors import CELL  # noqa: E402
-from tests.test_app_pages import (ROOT, charts, click_table_row, click_vega_point, fixture_row, open_app, open_link, show,  # noqa: E402
-                                  texts, vega_specs)
+from nlivis.app.components.pair_list import clicks_key  # noqa: E402
+from tests.test_app_pages import (ROOT, charts, click_table_row, click_vega_point, fixture_row, list_lines, open_app,  # noqa: E402
+                                  open_link, send_trigger, show, texts, vega_specs)
 
 EXPLORER, DIIN, GATES, ERRORS = (p.path for p in (paths.EXPLORER, paths.DIIN, paths.GATES, paths.ERRORS))
 ABLATIONS, PROJECTION, TRAIN, ATTRIBUTION, HOME = (p.path for p in (paths.ABLATIONS, paths.PROJECTION, paths.TRAIN,
@@ -161,11 +162,11 @@ def test_error_analysis_round_trips_split_cell_and_the_list_of_errors(monkeypatc
     app.selectbox(key="errors_cell_pairs_order").set_value("most confident first").run()
     url = dict(app.query_params)
     assert (url["cell_model"], url["cell_gold"], url["cell_predicted"]) == ("gcnn-snli-small", gold, predicted)
-    cell = app.dataframe(key="errors_cell_pairs_table").value
+    cell = list_lines(app, "errors_cell_pairs_table")
     for session in (link(monkeypatch, tmp_path, checkpoints, ERRORS, **url),  # a pasted link
                     back(show(app, EXPLORER), ERRORS, url)):  # Back after the explorer
         assert session.toggle(key="errors_normalize").value
-        assert session.dataframe(key="errors_cell_pairs_table").value.equals(cell)
+        assert list_lines(session, "errors_cell_pairs_table").equals(cell)
         assert session.selectbox(key="errors_cell_pairs_order").value == "most confident first"
         assert dict(session.query_params) == url
     junk = link(monkeypatch, tmp_path, checkpoints, ERRORS, models="gcnn-snli-small", cell_model="gcnn-snli-small",
@@ -221,18 +222,18 @@ def test_train_round_trips_config_and_dataset(monkeypatch, tmp_path, checkpoints
     assert table["verdict"].iloc[0] in ("worse", "better", "same") and "significant regression" in texts(app, "success")
     opened = click_table_row(app, "train_report_table", 0)
     assert opened.query_params["report_line"] == "snli_dev"
-    listed = opened.dataframe(key="train_report_pairs_table").value
+    listed = list_lines(opened, "train_report_pairs_table")
     assert len(listed) == 1 and {"premise", "hypothesis"} <= set(listed.columns), "the one pair they label differently"
     url = dict(opened.query_params)
-    opened.session_state["train_report_pairs_table"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
-    opened.run()  # a click on the pair: the link that opens it (not followed here: the explorer's own tests do)
+    # a click on the pair: the link that opens it (not followed here: the explorer's own tests do)
+    send_trigger(opened, clicks_key("train_report_pairs_table"), "open", 0)
     link_to = next(link.proto for link in opened.get("page_link")
                    if link.proto.label == "Open this pair in the Pair explorer")
     params = dict(parse_qsl(link_to.query_string))
     assert params["models"] == "gcnn-snli-small,gcnn-no_forget_gate-snli-small", "both checkpoints"
     assert params["from"] == "disagreements" and params["from.via"] == "report"
     returned = back(opened, TRAIN, url)
-    assert returned.dataframe(key="train_report_pairs_table").value.equals(listed), "Back: the line's pairs again"
+    assert list_lines(returned, "train_report_pairs_table").equals(listed), "Back: the line's pairs again"
     # a challenge file attached in the tab: evaluated on request, a line for it and one per category (its tags)
     attached = ROOT / "tests" / "fixtures" / "challenge" / "anli_like.csv"
     app = link(monkeypatch, tmp_path, checkpoints, TRAIN, challenge_mode="a path on this machine",
@@ -244,7 +245,7 @@ def test_train_round_trips_config_and_dataset(monkeypatch, tmp_path, checkpoints
     assert table["pairs"][table["table"] == "challenge files"].tolist() == [5]
     assert "Basic" in set(table["line"]), "a category of the file's tags"
     line = table.index[table["table"] == "challenge files"][0]
-    listed = click_table_row(app, "train_report_table", int(line)).dataframe(key="train_report_pairs_table").value
+    listed = list_lines(click_table_row(app, "train_report_table", int(line)), "train_report_pairs_table")
     discordant = table.loc[line, "only before right"] + table.loc[line, "only after right"]
     assert len(listed) == discordant and "gcnn-snli-small predicted" in listed.columns, "the pairs only one gets right"
 
@@ -274,7 +275,7 @@ def test_a_pair_from_a_confusion_cell_says_why_it_is_here_and_steps_through_the_
     app = link(monkeypatch, tmp_path, checkpoints, ERRORS, models="gcnn-snli-small,gcnn-no_forget_gate-snli-small")
     gold, predicted = first_error(checkpoints)
     click_vega_point(app, "confusions", CELL, {"model": "gcnn-snli-small", "gold": gold, "predicted": predicted})
-    cell = app.dataframe(key="errors_cell_pairs_table").value
+    cell = list_lines(app, "errors_cell_pairs_table")
     click_table_row(app, "errors_cell_pairs_table", 0)
     assert [t.value for t in app.title] == ["Pair explorer"]
     shown = plain(app, "markdown")
@@ -315,12 +316,12 @@ def test_the_errors_list_holds_every_error_of_the_split_with_its_filters(monkeyp
     predictions = read_predictions(find_prediction_files(checkpoints / "gcnn-snli-small")["snli_dev"])
     errors = [p for p in predictions if p.gold is not None and not p.correct]
     app = link(monkeypatch, tmp_path, checkpoints, ERRORS, models="gcnn-snli-small", tab="Every error")
-    listed = app.dataframe(key="errors_wrong_pairs_table").value
+    listed = list_lines(app, "errors_wrong_pairs_table")
     assert len(listed) == len(errors) > 0 and set(listed["id"]) == {p.id for p in errors}
     assert f"of {len(errors)}" in plain(app, "caption")
     gold, predicted = errors[0].gold, errors[0].predicted
     app.selectbox(key="errors_wrong_cell").set_value(f"{gold} → {predicted}").run()
-    cell = app.dataframe(key="errors_wrong_pairs_table").value
+    cell = list_lines(app, "errors_wrong_pairs_table")
     assert set(cell["gold"]) == {gold} and set(cell["predicted"]) == {predicted}
     app.number_input(key="errors_wrong_max").set_value(1).run()  # no pair has at most one token
     assert "No pair" in plain(app, "info") or "need the split's spaCy analyses" in plain(app, "caption")
@@ -420,7 +421,7 @@ def test_the_shipped_gcnn_lists_all_its_snli_dev_errors(monkeypatch, tmp_path, s
     assert errors > 2000  # about 28% of 9,842 pairs
     app = open_link(monkeypatch, tmp_path, shipped, shared_data, ERRORS, models="gcnn-snli-small", tab="Every error")
     assert f"of {errors:,}" in plain(app, "caption")
-    assert len(app.dataframe(key="errors_wrong_pairs_table").value) == 50  # paged
+    assert len(list_lines(app, "errors_wrong_pairs_table")) == 50  # paged
 
 
 # ---------------------------------------------------------------- item 8: the Train page
@@ -491,4 +492,4 @@ def test_back_from_a_pair_opened_from_a_list_lands_on_the_list_not_on_a_reset_pa
     back(app, ERRORS, dict(app.query_params))  # the first history step: the pair's parameters on Error analysis
     assert [t.value for t in app.title] == ["Error analysis"]
     assert dict(app.query_params) == before, "the view comes back, and its URL replaces the intermediate step"
-    assert app.dataframe(key="errors_cell_pairs_table").value is not None
+    assert list_lines(app, "errors_cell_pairs_table") is not None

@@ -217,15 +217,28 @@ def go_back(page, expected: tuple[tuple, str, str], name: str) -> None:
     assert not changed, f"{name}: the view after Back differs: {changed[:8]}"
 
 
+PAIR_LINE = ".st-key-{key} .nlivis-pair-table tr[data-line='{line}']"
+"""A line of a list of pairs (`pair_list.show`: a table of its own, each line a button)."""
+
+
 def click_table_line(page, key: str, line: int, on_checkbox: bool = False) -> None:
-    """Click line `line` (0-based) of the selectable st.dataframe with key `key`: in the middle of the line (a cell),
-    or `on_checkbox` at its left (a table that selects rows only)."""
-    grid = page.locator(f".st-key-{key} [data-testid='stDataFrame']").first
-    grid.scroll_into_view_if_needed()
-    page.wait_for_timeout(500)
-    box = grid.bounding_box()
-    header, row_height = 35, 35
-    x, y = box["x"] + (14 if on_checkbox else box["width"] / 2), box["y"] + header + row_height * line + row_height / 2
+    """Click line `line` (0-based) of the table with key `key`: a list of pairs' line in the middle (on whatever
+    cell is there); a selectable st.dataframe's in the middle of the line (a cell), or `on_checkbox` at its left (a
+    table that selects rows only)."""
+    page.wait_for_selector(f".st-key-{key} .nlivis-pair-table, .st-key-{key} [data-testid='stDataFrame']",
+                           timeout=PAGE_SECONDS * 1000)
+    if page.locator(f".st-key-{key} .nlivis-pair-table").count():
+        target = page.locator(PAIR_LINE.format(key=key, line=line)).first
+        target.scroll_into_view_if_needed()
+        box = target.bounding_box()
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    else:
+        grid = page.locator(f".st-key-{key} [data-testid='stDataFrame']").first
+        grid.scroll_into_view_if_needed()
+        page.wait_for_timeout(500)
+        box = grid.bounding_box()
+        header, row_height = 35, 35
+        x, y = box["x"] + (14 if on_checkbox else box["width"] / 2), box["y"] + header + row_height * line + row_height / 2
     page.mouse.move(x, y)
     page.wait_for_timeout(300)
     page.mouse.click(x, y)

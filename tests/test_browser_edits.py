@@ -94,7 +94,7 @@ def test_probe_table_cell_failing_case_pair_and_back(app_url, page):
         page.mouse.click(x, box["y"] + 35 * line + 35 + 35 / 2)
         wait_for_url(page, "probe_test=", before)
         if ("(dev)" in parameters(page)["probe_test"]
-                and page.locator(".st-key-errors_probe_cases_table [data-testid='stDataFrame']").count()):
+                and page.locator(".st-key-errors_probe_cases_table .nlivis-pair-table").count()):
             break
     else:
         pytest.fail(f"{model} fails none of the first 16 tests' dev-built cases")

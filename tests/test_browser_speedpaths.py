@@ -63,7 +63,7 @@ def test_a_listed_pair_then_next_each_write_one_history_entry_before_the_new_vie
     tab.goto(f"{app_url}/Error_analysis?models={MODELS}&tab=Every+error", wait_until="commit")
     settle(tab, before)
     assert_clean(tab, "the list of errors")
-    tab.wait_for_selector(".st-key-errors_wrong_pairs_table [data-testid='stDataFrame']", timeout=PAGE_SECONDS * 1000)
+    tab.wait_for_selector(".st-key-errors_wrong_pairs_table .nlivis-pair-table", timeout=PAGE_SECONDS * 1000)
     listed = parameters(tab)
     click_table_line(tab, "errors_wrong_pairs_table", 0)
     first = landed(tab, "Pair explorer", "the list's first pair")

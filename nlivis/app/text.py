@@ -20,6 +20,8 @@ from numbers import Integral, Number
 from os.path import commonprefix
 from typing import Any, Iterable, Mapping, Sequence
 
+import numpy as np
+
 _PUNCTUATION = re.compile(r"([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])")
 _AUTOLINK = re.compile(r"://|(?i:www)\.|@.")
 """What GFM turns into a link by itself (a scheme's `://`, `www.`, an e-mail's `@`): a zero-width space goes
@@ -73,7 +75,7 @@ def markdown_table(columns: Sequence[str], rows: Iterable[Sequence[Any]], format
     if any(len(row) != len(columns) for row in rows):
         raise ValueError(f"every row needs {len(columns)} cells")
     numeric = [bool(rows) and all(_is_number(row[i]) or _is_missing(row[i]) for row in rows) for i in range(len(columns))]
-    lines = ["| " + " | ".join(md(column) or " " for column in columns) + " |",
+    lines = ["| " + " | ".join(_breakable(md(column)) or " " for column in columns) + " |",
              "|" + "|".join("---:" if right else "---" for right in numeric) + "|"]
     for index, row in enumerate(rows):
         cells = [_cell(value, formats.get(column)).strip() for column, value in zip(columns, row)]
@@ -81,6 +83,12 @@ def markdown_table(columns: Sequence[str], rows: Iterable[Sequence[Any]], format
             cells = [f":{mark}[{cell}]" if cell else cell for cell in cells]  # no empty directive
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def _breakable(header: str) -> str:
+    """A column name that may break after its underscores (`mnli_hard_mismatched_test` is one word to the
+    browser, and a table of such names ran past the page's edge): a zero-width space after each."""
+    return header.replace("\\_", "\\_" + _NO_LINK)
 
 
 def _is_number(value: Any) -> bool:
@@ -98,10 +106,12 @@ def _is_missing(value: Any) -> bool:
 
 
 def _cell(value: Any, spec: str | None) -> str:
-    """One cell's Markdown: missing as `MISSING`, a number by `spec`, a whole number with thousands separators,
+    """One cell's Markdown: missing as `MISSING`, a truth value as yes / no (not Python's True), a number by `spec`, a whole number with thousands separators,
     anything else as its escaped text."""
     if _is_missing(value):
         return MISSING
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
     if _is_number(value) and spec:
         return md(format(value, spec))
     if isinstance(value, Integral) and not isinstance(value, bool):

@@ -3,8 +3,9 @@ ablations and other seeds — against a reference, with seed noise, per-tag diff
 disagree, and the paper's ablation rows. Read from what the folders recorded: no weights are loaded."""
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Sequence
 
+import pandas as pd
 import streamlit as st
 
 from nlivis.analysis.ablations import (comparable_splits, compare_variants, families, family_members, full_model_seeds,
@@ -17,7 +18,7 @@ from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import controls, figures, pair_list
 from nlivis.app.components.frame import NOTE_ICON, protocol_note_for
 from nlivis.app.components.tag_breakdown import DEFAULT_SAMPLE, percent_columns, taggable_split_size
-from nlivis.app.text import code, md
+from nlivis.app.text import code, markdown_table, md
 from nlivis.viz.vega.bars import comparison_bars, delta_bars, difference_intervals
 from nlivis.workflows.samples import ALL_PAIRS
 
@@ -29,11 +30,20 @@ tagging sample's input: +1.0 s over Streamlit's floor (bench/RESULTS.md, session
 ACCURACY_COLUMNS = ("accuracy", "reference accuracy", "difference", "CI low", "CI high", "delta")
 
 
-def p_value_column():
-    """p-values in scientific notation: 1.5e-18, not 0.0000000000000000015."""
-    return {"McNemar p": st.column_config.NumberColumn(format="%.1e", help="McNemar's exact p (two-sided), unadjusted"),
-            "Holm p": st.column_config.NumberColumn(format="%.1e", help="Holm-adjusted over the table's tests"),
-            "BH q": st.column_config.NumberColumn(format="%.1e", help="Benjamini–Hochberg q over the table's tests")}
+P_VALUES = {"McNemar p": "McNemar's exact p (two-sided), unadjusted", "Holm p": "Holm-adjusted over the table's tests",
+            "BH q": "Benjamini–Hochberg q over the table's tests"}
+"""The p-value columns and what each is; shown in scientific notation: 1.5e-18, not 0.0000000000000000015."""
+
+
+def show_table(table: pd.DataFrame, formats: dict[str, str]) -> None:
+    """A small table (a line per checkpoint) as Markdown, not a data grid: a grid's code costs a new tab its
+    download before the page's charts draw (`text.markdown_table`); every column is shown, none scrolled away."""
+    st.markdown(markdown_table(list(table.columns), table.itertuples(index=False), formats))
+
+
+def percent_formats(columns: Sequence[str]) -> dict[str, str]:
+    """0–1 columns as percentages with two decimals; a difference with its sign."""
+    return {column: "+.2%" if column.startswith(("Δ", "difference")) else ".2%" for column in columns}
 
 
 def page() -> None:
@@ -73,10 +83,15 @@ def page() -> None:
 def variants_table(model: str, protocol: str, members, reference) -> None:
     st.subheader("Variants")
     table = variant_table(members, reference)
-    st.dataframe(table, hide_index=True, width="stretch", column_config={
-        **percent_columns(table.attrs["accuracy_columns"]), "parameters": st.column_config.NumberColumn(format="localized"),
-        "training time (min)": st.column_config.NumberColumn(format="%.1f"),
-        "training pairs/s": st.column_config.NumberColumn(format="%.0f")})
+    # the chart's labels are the variants, each inside its checkpoint's name; one device for all is said once
+    shown = table.drop(columns=["variant"])
+    devices = shown["device"].dropna().unique()
+    if len(devices) == 1:
+        shown = shown.drop(columns=["device"])
+    show_table(shown, {**percent_formats(table.attrs["accuracy_columns"]), "seed": ".0f", "parameters": ",.0f",
+                       "training time (min)": ".1f", "training pairs/s": ",.0f"})
+    if len(devices) == 1:
+        st.caption(f"Every checkpoint here was trained on {md(devices[0])}.")
     select_column = table.attrs["select_column"]
     chart = table.dropna(subset=[select_column])
     figures.show(comparison_bars(chart, "variant", select_column, title=f"{model} · {protocol} · accuracy on {select_column}"),
@@ -143,8 +158,8 @@ def differences(model: str, protocol: str, members, reference, seeds, compared: 
                                       noise=noise.gap if noise else None,
                                       title=f"{model} · {protocol} · accuracy difference vs {labels[reference.name]} on {split}"),
                  "ablations_differences", f"{model}_{protocol}_differences_{split}")
-    st.dataframe(comparison, hide_index=True, width="stretch",
-                 column_config={**percent_columns([c for c in ACCURACY_COLUMNS if c in comparison]), **p_value_column()})
+    show_table(comparison, {**percent_formats([c for c in ACCURACY_COLUMNS if c in comparison]),
+                             **dict.fromkeys(P_VALUES, ".1e")})
     st.caption("Difference: variant − reference on the pairs both predicted, 95% paired-bootstrap interval; McNemar's "
                "exact test on the pairs only one of them gets right, Holm-adjusted over the variants of this table "
                "(significant: Holm p < 0.05; Benjamini–Hochberg q beside it)"
@@ -186,8 +201,9 @@ def by_tag(model: str, protocol: str, members, reference, compared: Compared) ->
     figures.show(delta_bars(deltas.assign(variant=deltas["variant"].map(labels)),
                             title=f"{model} · {protocol} · accuracy change per tag vs {labels[reference.name]} on {split}"),
                  "ablations_tags", f"{model}_{protocol}_tag_differences_{split}")
-    st.dataframe(deltas, hide_index=True, width="stretch",
-                 column_config={**percent_columns([c for c in ACCURACY_COLUMNS if c in deltas]), **p_value_column()})
+    st.dataframe(deltas, hide_index=True, width="stretch",  # a line per tag and variant: long, sorted by the reader
+                 column_config={**percent_columns([c for c in ACCURACY_COLUMNS if c in deltas]),
+                                **{c: st.column_config.NumberColumn(format="%.1e", help=h) for c, h in P_VALUES.items()}})
     st.caption(f"McNemar's exact p per tag, Holm-adjusted over all {len(deltas)} tag × variant tests of this table "
                "(significant: Holm p < 0.05); BH q: Benjamini–Hochberg. `tag status` marks the automatic tags whose rule "
                "agrees poorly with the annotators (F1 below 0.5 on a half of the annotated MultiNLI dev pairs: "
@@ -201,13 +217,13 @@ def paper(model: str, protocol: str, members, reference) -> None:
     ours = our_accuracies(members)  # the paper's rows are fixed: the table changes with ours alone (~0.1 s a run)
     reported = cache.memo("paper ablations", (model, our_label, dataset, tuple(sorted(ours.items()))),
                           lambda: paper_ablations(model, ours, our_label, dataset=dataset)) if dataset else None
-    formats = {our_label: st.column_config.NumberColumn(format="%.1f"),
-               "reported parameters": st.column_config.NumberColumn(format="localized")}
+    formats = {our_label: ".1f", "reported accuracy (%)": ".1f", "reported time per epoch (s)": ",g",
+               "reported parameters": ",.0f"}
     if reported is not None and not reported.empty:
         st.caption(f"{md(reported.attrs['paper'])}, its {md(dataset)} rows: {SOURCE_NOTE}. The papers trained on the full "
                    f"datasets; ours come from the reduced protocol {md(protocol)}, so compare the differences between rows, "
                    "not the levels.")
-        st.dataframe(reported, hide_index=True, width="stretch", column_config=formats)
+        show_table(reported, formats)
         return
     elsewhere = cache.memo("paper ablations", (model,), lambda: paper_ablations(model))
     if elsewhere.empty:
@@ -216,4 +232,4 @@ def paper(model: str, protocol: str, members, reference) -> None:
     st.info(f"{md(elsewhere.attrs['paper'])} reports no {md(dataset or protocol)} rows for {md(model)}, so ours "
             f"({md(protocol)}) are not set beside any: a number on another dataset is no comparison. Its rows on other "
             "datasets:")
-    st.dataframe(elsewhere, hide_index=True, width="stretch", column_config=formats)
+    show_table(elsewhere, formats)
