@@ -54,27 +54,26 @@ def test_the_browser_half_sets_text_never_markup():
     assert "textContent" in PAIR_TABLE_JS and "innerHTML" not in PAIR_TABLE_JS and "insertAdjacentHTML" not in PAIR_TABLE_JS
 
 
-def _list_with_a_pair_not_in_the_local_split():
-    """A page that shows a list of two split pairs, the second not in the local copy of its split (no row, no
-    text), one text holding markup."""
-    import pandas as pd
-
+def _a_list_of_pairs():
+    """A page that shows the list `lists.resolve` gives (the test puts one there)."""
     from nlivis.app import state
-    from nlivis.app.components import lists, pair_list
+    from nlivis.app.components import pair_list
 
-    frame = pd.DataFrame({"split": ["snli_dev", "snli_dev"], "row": [3, None], "id": ["a", "b"],
-                          "premise": ["A man <b>sleeps</b>.", ""], "hypothesis": ["Nobody sleeps.", ""]})
-    lists.resolve = lambda ref: lists.PairList(frame, "two pairs")
     pair_list.show("test", "pairs", state.ListRef.of("predictions", split="snli_dev"), sortable=False)
 
 
-def test_a_line_that_cannot_be_opened_says_so_once_and_the_list_stays():
+def test_a_line_that_cannot_be_opened_says_so_once_and_the_list_stays(monkeypatch):
+    """Two split pairs, the second not in the local copy of its split (no row, no text), one text holding markup."""
     from streamlit.testing.v1 import AppTest
 
+    from nlivis.app.components import lists
     from nlivis.app.components.pair_list import clicks_key
     from tests.test_app_pages import list_lines, send_trigger
 
-    app = AppTest.from_function(_list_with_a_pair_not_in_the_local_split).run()
+    frame = pd.DataFrame({"split": ["snli_dev", "snli_dev"], "row": [3, None], "id": ["a", "b"],
+                          "premise": ["A man <b>sleeps</b>.", ""], "hypothesis": ["Nobody sleeps.", ""]})
+    monkeypatch.setattr(lists, "resolve", lambda ref: lists.PairList(frame, "two pairs"))
+    app = AppTest.from_function(_a_list_of_pairs).run()
     assert not app.exception, app.exception
     lines = list_lines(app, "test_pairs_table")
     assert list(lines["premise"]) == ["A man <b>sleeps</b>.", ""], "the text as given: the browser sets it as text"
