@@ -793,8 +793,6 @@ def list_lines(app: AppTest, key: str) -> pd.DataFrame:
     (or "–", missing) as numbers, one of yes / no as truth values, any other as its text."""
     import json
 
-    from nlivis.app.components.pair_list import MISSING
-
     element = pair_table(app, key)
     assert element is not None, f"no list of pairs {key} on the page"
     data = json.loads(element.proto.json)
@@ -1267,9 +1265,13 @@ def test_error_analysis_uses_gold_tags_and_shows_table7_with_counts(monkeypatch,
     assert not table7.isna().any().any(), "no None: 0 pairs, or – where there is no number"
 
     line = int(tag_table.index[(tag_table["source"] == "gold") & (tag_table["tag"] == "NEGATION")][0])
-    click_table_row(app, "errors_tag_table", line)
+    click_table_row(app, "errors_tag_table", line, column="accuracy")  # a click on any cell of the line
     behind = list_lines(app, "errors_tag_pairs_table")
     assert set(behind["id"]) == {"9001e", "9002c"} and list(behind["row"]) == [0, 1]
+    conditional = int(tag_table.index[(tag_table["source"] == "gold") & (tag_table["tag"] == "CONDITIONAL")][0])
+    click_table_row(app, "errors_tag_table", conditional)  # or on its checkbox
+    assert len(list_lines(app, "errors_tag_pairs_table")) == 1
+    click_table_row(app, "errors_tag_table", line)
     assert_explorer_shows_pair(click_table_row(app, "errors_tag_pairs_table", 1), "mnli_dev_matched", 1,
                                MNLI_DEV_FIXTURE["matched"][1][1])
     mismatched = load_models(open_app(monkeypatch, tmp_path, root, data), root / "gcnn-snli-small")

@@ -11,8 +11,8 @@ from hypothesis import given, settings, strategies as st
 
 pytest.importorskip("streamlit")
 
-from nlivis.app.components.pair_list import (MISSING, PAIR_TABLE_JS, cell_text, opened_line,  # noqa: E402
-                                             table_data)
+from nlivis.app.components.pair_list import PAIR_TABLE_JS, cell_text, opened_line, table_data  # noqa: E402
+from nlivis.app.text import MISSING  # noqa: E402
 
 TEXT = st.text(st.one_of(st.characters(blacklist_categories=("Cs",)), st.sampled_from("<>&\"'`|\\*_[]\n")),
                max_size=40)

@@ -453,6 +453,8 @@ def test_confusion_cell_to_pair_to_attribution_gates_diin_and_back(app_url, page
     go_back(page, second_pair_view, "Back to the cell's second pair")
     go_back(page, first_pair_view, "Back to the cell's first pair")
     go_back(page, cell_view, "Back to the cell's list")
+    assert page.locator(PAIR_LINE.format(key="errors_cell_pairs_table", line=0) + ".current").count() == 1, (
+        "the line the pair was opened from is marked")
     go_back(page, opened_view, "Back to the page before the cell")
 
 

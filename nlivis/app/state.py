@@ -186,6 +186,12 @@ def pair() -> PairRef:
     return st.session_state.get(_PAIR, DEFAULT_PAIR)
 
 
+def pair_seen() -> PairRef:
+    """The current pair, read without making it part of this page's URL (`pair` does): a list of pairs marks the
+    line the pair was opened from, and its page's URL stays the list's."""
+    return st.session_state.get(_PAIR, DEFAULT_PAIR)
+
+
 def pair_version() -> int:
     """Grows each time the pair changes; a pair form re-reads the pair when it saw an older version."""
     return int(st.session_state.get(_PAIR_VERSION, 0))

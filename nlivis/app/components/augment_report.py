@@ -18,7 +18,7 @@ from nlivis.analysis.probes import DEFAULT_CASES_PER_TEST
 from nlivis.app import cache, state
 from nlivis.app.cache import analyses as cached_analyses
 from nlivis.app.cache import challenge as cached_challenge, suites
-from nlivis.app.components import challenge, controls, lists, pair_list, probes
+from nlivis.app.components import challenge, controls, line_grid, lists, pair_list, probes
 from nlivis.app.text import md
 from nlivis.store.evaluations import evaluations_root
 from nlivis.store.files import file_stamp, folder_stamp
@@ -239,12 +239,12 @@ def show_report(page: str, report: AugmentReport, models: Sequence[cache.Model])
     styled = frame.style.format(FORMATS).apply(
         lambda line: [REGRESSION_STYLE if line["verdict"] == REGRESSION else ""] * len(line), axis=1)
     table_key = f"{page}_report_table"
-    event = st.dataframe(styled, key=table_key, on_select="rerun", selection_mode=pair_list.LINE_CLICKS,
+    event = st.dataframe(styled, key=table_key, on_select="rerun", selection_mode=line_grid.LINE_CLICKS,
                          hide_index=True, width="stretch")
     st.caption(f"*before*: {md(report.before)} · *after*: {md(report.after)} · accuracy on the line's pairs (a "
                "suite line: its cases passed). :material/touch_app: Click a line to list its pairs; a pair opens in "
                "the Pair explorer with both checkpoints, and the browser's Back returns here.")
-    picked, selection = pair_list.clicked_line(event)
+    picked, selection = line_grid.clicked_line(event)
     if state.new_event(table_key, selection) and picked is not None:
         state.remember(page, "report_line", line_id(*shown[picked]), "")
     chosen = controls.kept(page, "report_line", "")

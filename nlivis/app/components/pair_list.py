@@ -4,10 +4,10 @@ and step through the same list with Previous / Next). Pages give the list as a `
 from `lists.resolve`, the same code the explorer uses.
 
 The table is a small component of its own (Streamlit's components v2: no iframe, the page's own DOM), not a data
-grid: a line is a button — a click anywhere on it, or Enter on it, opens its pair — where a grid's click selects a
-cell; and a new tab does not load the grid's code for it: the Data map's grid alone held its map back ~0.4 s
-(bench/RESULTS.md, session 33). The server writes every cell's text (`cell_text`); the browser puts it in the table
-as text, never as markup."""
+grid: a click anywhere on a line, or Enter on it, opens its pair, where a grid's click selects a cell; and a new
+tab does not load the grid's code for it: the Data map's grid alone held its map back ~0.4 s, the list now costs it
+nothing measurable (bench/RESULTS.md, sessions 33 and 34). The server writes every cell's text (`cell_text`); the
+browser puts it in the table as text, never as markup."""
 from __future__ import annotations
 
 import math
@@ -23,32 +23,16 @@ from nlivis.analysis.pair_lists import SORTS
 from nlivis.app import state
 from nlivis.app.components import controls, figures, lists
 from nlivis.app.components.frame import EXPLORER
-from nlivis.app.text import md
+from nlivis.app.text import MISSING, md
 
 PAGE_SIZE = 50
 """Lines per page of a pair list: enough to scan, few enough to draw at once."""
-LINE_CLICKS = ("single-row", "single-cell")
-"""A table's line opens on a click anywhere on it: on any of its cells (a cell selection) or on its checkbox at
-the left (a row selection); with rows alone, a click on a cell would only select the cell."""
-
-
-def clicked_line(event: Any) -> tuple[int | None, Any]:
-    """(the line, 0-based, that a click on a LINE_CLICKS table chose — None when nothing is selected —, the whole
-    selection, which tells one click from the next)."""
-    selection = getattr(event, "selection", None)
-    rows = list(getattr(selection, "rows", []) or [])
-    cells = [list(cell) for cell in getattr(selection, "cells", []) or []]
-    line = int(rows[0]) if rows else int(cells[0][0]) if cells else None
-    return line, [rows, cells]
-
-
-MISSING = "–"
-"""A missing value's cell (None, NaN): not Python's `None`."""
 
 
 def cell_text(value: Any) -> str:
-    """What a list's cell says: a missing value as `MISSING`, a truth value as yes / no, a fraction to three
-    decimals, a whole number as it is (a row id takes no thousands separator), a list of tags joined by commas."""
+    """What a list's cell says: a missing value as `MISSING` (as in the Markdown tables), a truth value as yes / no,
+    a fraction to three decimals, a whole number as it is (a row id takes no thousands separator), a list of tags
+    joined by commas."""
     if isinstance(value, (list, tuple, np.ndarray)):
         return ", ".join(cell_text(item) for item in value)
     if value is None or (isinstance(value, Real) and not isinstance(value, Integral) and math.isnan(value)) \
@@ -63,12 +47,12 @@ def cell_text(value: Any) -> str:
     return str(value)
 
 
-def table_data(frame: pd.DataFrame) -> dict[str, Any]:
-    """What the browser's half draws: the column names, each line's cells as text (`cell_text`), and which
-    columns hold numbers (right-aligned)."""
+def table_data(frame: pd.DataFrame, current: int | None = None) -> dict[str, Any]:
+    """What the browser's half draws: the column names, each line's cells as text (`cell_text`), which columns
+    hold numbers (right-aligned), and the line to mark and scroll to (`current`, 0-based, or None)."""
     numeric = [bool(pd.api.types.is_numeric_dtype(frame[column])) and not pd.api.types.is_bool_dtype(frame[column])
                for column in frame.columns]
-    return {"columns": [str(column) for column in frame.columns], "numeric": numeric,
+    return {"columns": [str(column) for column in frame.columns], "numeric": numeric, "current": current,
             "rows": [[cell_text(value) for value in line] for line in frame.itertuples(index=False)]}
 
 
@@ -83,6 +67,7 @@ export default function ({ parentElement, data, setTriggerValue }) {
   if (box.nlivisDrawn !== drawn) {  // a rerun that changed nothing keeps the table, its scroll and focus
     box.nlivisDrawn = drawn;
     const table = document.createElement("table");
+    table.setAttribute("aria-label", "Pairs: a click on a line, or Enter on it, opens that pair");
     const head = table.createTHead().insertRow();
     data.columns.forEach((name, i) => {
       const cell = head.appendChild(document.createElement("th"));
@@ -93,9 +78,7 @@ export default function ({ parentElement, data, setTriggerValue }) {
     data.rows.forEach((cells, line) => {
       const row = body.insertRow();
       row.dataset.line = line;
-      row.tabIndex = 0;
-      row.setAttribute("role", "button");
-      row.setAttribute("aria-label", `Open line ${line + 1}: ${cells.join(", ")}`);
+      row.tabIndex = 0;  // a table's row keeps its role: a screen reader reads its cells
       cells.forEach((text, i) => {
         const cell = row.insertCell();
         cell.textContent = text;
@@ -104,6 +87,11 @@ export default function ({ parentElement, data, setTriggerValue }) {
       });
     });
     box.replaceChildren(table);
+    const current = body.rows[data.current];
+    if (current) {  // back from the pair this line opened: the line marked, and scrolled to inside the box
+      current.classList.add("current");
+      box.scrollTop = current.offsetTop - (box.clientHeight - current.offsetHeight) / 2;
+    }
   }
   const open = row => { if (row) setTriggerValue("open", Number(row.dataset.line)); };
   box.onclick = event => open(event.target.closest("tr[data-line]"));
@@ -114,10 +102,10 @@ export default function ({ parentElement, data, setTriggerValue }) {
   };
 }
 """
-"""The browser's half: draws the lines as a table of text cells (again only when they changed), each line a
-button that sends its position as the trigger value `open` on a click or Enter."""
+"""The browser's half: draws the lines as a table of text cells (again only when they changed), each line
+focusable, sending its position as the trigger value `open` on a click or Enter."""
 PAIR_TABLE_CSS = """
-.nlivis-pair-table { max-height: 26rem; overflow: auto; border: 1px solid var(--st-dataframe-border-color, #e6e9ef);
+.nlivis-pair-table { position: relative; max-height: 26rem; overflow: auto; border: 1px solid var(--st-dataframe-border-color, #e6e9ef);
                      border-radius: var(--st-base-radius, 0.5rem); font-size: 0.875rem; }
 .nlivis-pair-table table { border-collapse: collapse; width: 100%; }
 .nlivis-pair-table th { position: sticky; top: 0; z-index: 1; text-align: left; font-weight: 400;
@@ -129,10 +117,12 @@ PAIR_TABLE_CSS = """
 .nlivis-pair-table tbody tr { cursor: pointer; }
 .nlivis-pair-table tbody tr:hover, .nlivis-pair-table tbody tr:focus {
   background: var(--st-secondary-background-color, #f0f2f6); outline: none; }
+.nlivis-pair-table tbody tr.current td:first-child { box-shadow: inset 3px 0 var(--st-primary-color, #ff4b4b); }
 .nlivis-pair-table tbody tr:focus-visible { outline: 2px solid var(--st-primary-color, #ff4b4b); outline-offset: -2px; }
 """
 """A grid's look in the app's theme: a header that stays while the lines scroll, long texts cut with an ellipsis
-(the whole text on hover), numbers right-aligned, the line under the pointer or the keyboard shaded."""
+(the whole text on hover), numbers right-aligned, the line under the pointer or the keyboard shaded, the line a
+reader came back from marked at its left edge."""
 
 
 @cache
@@ -171,16 +161,19 @@ def show(page: str, key: str, ref: state.ListRef, *, columns: Sequence[str] | No
     if columns is not None:
         shown = shown[[c for c in columns if c in shown.columns]]
     table = f"{page}_{key}_table"
+    back_here = state.arrived() and state.pair_list() == ref  # e.g. Back from the pair this list opened
+    came_from = listed.position_of(state.pair_seen()) if back_here else None
+    current = came_from - start if came_from is not None and start <= came_from < start + len(shown) else None
     clicked = partial(_line_clicked, table, listed, ref, start, len(shown), open_models)  # a callback gets no arguments
     with where.container(key=table):
-        result = pair_table()(data=table_data(shown), key=clicks_key(table), on_open_change=clicked)
+        result = pair_table()(data=table_data(shown, current), key=clicks_key(table), on_open_change=clicked)
     where.caption(f":material/touch_app: Pairs {start + 1:,}–{min(start + page_size, total):,} of {total:,}. Click "
                   "anywhere on a line (or press Enter on it) to open that pair in the Pair explorer with "
                   + ("these checkpoints" if open_models else "the loaded models")
                   + "; it steps through this list with Previous / Next, and the browser's Back returns here.")
     for problem in st.session_state.get(_PROBLEM, {}).pop(table, []):
         where.warning(problem)
-    if state.arrived() and state.pair_list() == ref:  # e.g. Back from the pair this list opened: back to the list
+    if back_here:  # the list in the middle of the window, its line marked (the browser's half)
         state.scroll_into_view(table)
     handled = st.session_state.setdefault(_HANDLED, set())
     acted_on = table in handled

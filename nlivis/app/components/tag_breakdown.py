@@ -15,7 +15,7 @@ from nlivis.analysis.paper_tables import DIIN_TABLE7_CITATION, with_diin_paper_c
 from nlivis.analysis.tag_sources import SplitTags, split_tags, table7_halves
 from nlivis.app import cache, state
 from nlivis.app.cache import samples as cached_samples
-from nlivis.app.components import controls, figures, lists, pair_list, samples
+from nlivis.app.components import controls, figures, line_grid, lists, pair_list, samples
 from nlivis.app.components.frame import NOTE_ICON
 from nlivis.app.text import code, md
 from nlivis.viz.vega.bars import comparison_bars
@@ -143,14 +143,14 @@ def by_tag(page: str, split: str, models: Sequence[cache.Model], predictions: Ma
     figures.show(accuracy_by_tag_bars(with_status_marks(drawn), group="model", colours=colours,
                                       title=f"accuracy by {shown_source} tag on {split} (95% intervals; grey tick: "
                                             "majority label; ≈ approximate tag)"), "errors_by_tag", f"tags_{shown_source}_{split}")
-    st.caption(":material/touch_app: Click a line of the table to list the pairs behind its number.")
+    st.caption(":material/touch_app: Click anywhere on a line of the table to list the pairs behind its number.")
     if "count" in table:  # a tag no pair has: 0 pairs, not "None"
         table = table.assign(count=table["count"].fillna(0).astype(int))
     event = st.dataframe(table, hide_index=True, width="stretch", key="errors_tag_table", on_select="rerun",
-                         selection_mode="single-row", column_config=percent_columns(PERCENT))
-    picked = list(getattr(getattr(event, "selection", None), "rows", []) or [])
-    if state.new_event("errors_tag_table", picked) and picked:
-        row = table.iloc[picked[0]]
+                         selection_mode=line_grid.LINE_CLICKS, column_config=percent_columns(PERCENT))
+    picked, selection = line_grid.clicked_line(event)
+    if state.new_event("errors_tag_table", selection) and picked is not None:
+        row = table.iloc[picked]
         state.remember(page, "tag_model", row["model"], "")
         state.remember(page, "tag", row["tag"], "")
         state.remember(page, "tag_of", row["source"], "")
