@@ -487,11 +487,13 @@ def test_projection_and_challenge_pairs_open_and_come_back(app_url, page):
 
 
 def test_a_table7_pair_opens_and_back_returns_to_table7(app_url, page):
-    # a Table 7 cell (mnli-small on MultiNLI dev, gold tags) → its pairs → a pair → Back
+    # a Table 7 cell (mnli-small on MultiNLI dev, gold tags) → its pairs → a pair, from the keyboard → Back
     open_url(page, f"{app_url}/Error_analysis?models=gcnn-mnli-small&tab=By+annotation+tag+%28Table+7%29", "Table 7")
     page.wait_for_selector(".st-key-errors_t7_pairs_table", timeout=PAGE_SECONDS * 1000)
     table7_view = view(page)
-    click_table_line(page, "errors_t7_pairs_table", 0)
+    line = page.locator(PAIR_LINE.format(key="errors_t7_pairs_table", line=1)).first
+    line.focus()  # Tab reaches a line as it reaches a link; Enter opens it
+    page.keyboard.press("Enter")
     params = landed(page, "Pair explorer", "a Table 7 pair")
     assert params["split"] == "mnli_dev_matched" and params["from.via"] == "table7" and params["from.tags"] == "gold"
     assert page.get_by_text("(gold)").count() >= 1, "the pair's gold tags are shown, marked"

@@ -96,7 +96,7 @@ export default function ({ parentElement, data, setTriggerValue }) {
   const open = row => { if (row) setTriggerValue("open", Number(row.dataset.line)); };
   box.onclick = event => open(event.target.closest("tr[data-line]"));
   box.onkeydown = event => {
-    if (event.key !== "Enter" && event.key !== " ") return;
+    if (event.key !== "Enter") return;
     const row = event.target.closest("tr[data-line]");
     if (row) { event.preventDefault(); open(row); }
   };
@@ -105,8 +105,9 @@ export default function ({ parentElement, data, setTriggerValue }) {
 """The browser's half: draws the lines as a table of text cells (again only when they changed), each line
 focusable, sending its position as the trigger value `open` on a click or Enter."""
 PAIR_TABLE_CSS = """
-.nlivis-pair-table { position: relative; max-height: 26rem; overflow: auto; border: 1px solid var(--st-dataframe-border-color, #e6e9ef);
-                     border-radius: var(--st-base-radius, 0.5rem); font-size: 0.875rem; }
+.nlivis-pair-table { position: relative; max-height: 26rem; overflow: auto; font-size: 0.875rem;
+                     border: 1px solid var(--st-dataframe-border-color, #e6e9ef);
+                     border-radius: var(--st-base-radius, 0.5rem); }
 .nlivis-pair-table table { border-collapse: collapse; width: 100%; }
 .nlivis-pair-table th { position: sticky; top: 0; z-index: 1; text-align: left; font-weight: 400;
                         background: var(--st-secondary-background-color, #f0f2f6); color: inherit; opacity: 1; }
