@@ -500,30 +500,6 @@ def test_a_table7_pair_opens_and_back_returns_to_table7(app_url, page):
     go_back(page, table7_view, "Back to Table 7")
 
 
-def test_a_table_wider_than_the_window_scrolls_inside_the_page(app_url, page):
-    """Ablations' variants under mnli-small (five accuracy columns) in a 1,280-px window: the Markdown table scrolls
-    sideways inside its block, as a data grid does, and never runs past the page's edge."""
-    page.set_viewport_size({"width": 1280, "height": 900})
-    open_url(page, f"{app_url}/Ablations?family=esan&protocol=mnli-small", "Ablations")
-    blocks = page.evaluate("""() => {
-      const right = document.querySelector('[data-testid="stMainBlockContainer"]').getBoundingClientRect().right;
-      return [...document.querySelectorAll('[data-testid="stMarkdownContainer"] > table')].map(table => {
-        const block = table.parentElement;
-        block.scrollIntoView({block: "center"});  // a point just right of the page, on the table's header line
-        const beyond = document.elementFromPoint(Math.min(right + 30, window.innerWidth - 1),
-                                                 table.getBoundingClientRect().top + 20);
-        for (const scroller of [block, table]) scroller.scrollLeft = scroller.scrollWidth;  // scrolled to its end,
-        // whichever of the two scrolls, its last column is in the page
-        const last = table.querySelector("th:last-child").getBoundingClientRect();
-        return {wider: table.scrollWidth > block.clientWidth, seen_beyond_the_page: table.contains(beyond),
-                last_column_reachable: last.right <= right + 1};
-      });
-    }""")
-    assert any(block["wider"] for block in blocks), f"the variants' table is wider than the page here: {blocks}"
-    assert not any(block["seen_beyond_the_page"] for block in blocks), blocks
-    assert all(block["last_column_reachable"] for block in blocks), blocks
-
-
 def test_a_link_carrying_markdown_makes_the_browser_fetch_nothing(app_url, page):
     hostile = f"![x](http://{HOSTILE_HOST}/x.png)"
     for path in (f"Error_analysis?models=gcnn-snli-small&split={hostile}",

@@ -35,22 +35,10 @@ P_VALUES = {"McNemar p": "McNemar's exact p (two-sided), unadjusted", "Holm p": 
 """The p-value columns and what each is; shown in scientific notation: 1.5e-18, not 0.0000000000000000015."""
 
 
-SCROLLING_TABLES = """<style>
-[data-testid="stMarkdownContainer"] > table { display: block; overflow-x: auto; }
-</style>"""
-"""A Markdown table wider than the page (the variants under mnli-small's five accuracy columns in a 1,280-px window)
-scrolls sideways inside its block, as a data grid does, instead of running past the window's edge. Sent inside
-the table's own Markdown: a style element of its own (`st.html`) on every page cost Home, Train and Ablations
-0.06–0.14 s by URL (bench/RESULTS.md, session 34)."""
-
-
 def show_table(table: pd.DataFrame, formats: dict[str, str]) -> None:
     """A small table (a line per checkpoint) as Markdown, not a data grid: a grid's code costs a new tab its
-    download before the page's charts draw (`text.markdown_table`); every column is shown, none scrolled away.
-    Raw HTML is allowed for `SCROLLING_TABLES` alone: `markdown_table` escapes every character of Markdown or HTML
-    in the cells (`text.md`), so no text from a checkpoint folder becomes markup."""
-    st.markdown(SCROLLING_TABLES + "\n\n" + markdown_table(list(table.columns), table.itertuples(index=False), formats),
-                unsafe_allow_html=True)
+    download before the page's charts draw (`text.markdown_table`); every column is shown, none scrolled away."""
+    st.markdown(markdown_table(list(table.columns), table.itertuples(index=False), formats))
 
 
 def percent_formats(columns: Sequence[str]) -> dict[str, str]:
