@@ -183,7 +183,7 @@ def set_model_names(names: Sequence[str]) -> None:
 def pair() -> PairRef:
     """The current pair (and, from this call on, part of this page's URL)."""
     st.session_state[_PAIR_USED] = True
-    return st.session_state.get(_PAIR, DEFAULT_PAIR)
+    return pair_seen()
 
 
 def pair_seen() -> PairRef:

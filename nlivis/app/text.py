@@ -74,7 +74,7 @@ def markdown_table(columns: Sequence[str], rows: Iterable[Sequence[Any]], format
     rows = [list(row) for row in rows]
     if any(len(row) != len(columns) for row in rows):
         raise ValueError(f"every row needs {len(columns)} cells")
-    numeric = [bool(rows) and all(_is_number(row[i]) or _is_missing(row[i]) for row in rows) for i in range(len(columns))]
+    numeric = [bool(rows) and all(_is_number(row[i]) or is_missing(row[i]) for row in rows) for i in range(len(columns))]
     lines = ["| " + " | ".join(_breakable(md(column)) or " " for column in columns) + " |",
              "|" + "|".join("---:" if right else "---" for right in numeric) + "|"]
     for index, row in enumerate(rows):
@@ -95,8 +95,8 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, Number) and not isinstance(value, bool)
 
 
-def _is_missing(value: Any) -> bool:
-    """None, NaN, or pandas' NA (whose comparisons are themselves missing)."""
+def is_missing(value: Any) -> bool:
+    """None, NaN, or pandas' NA or NaT (whose comparisons are themselves missing): a cell that shows `MISSING`."""
     if value is None:
         return True
     try:
@@ -108,12 +108,12 @@ def _is_missing(value: Any) -> bool:
 def _cell(value: Any, spec: str | None) -> str:
     """One cell's Markdown: missing as `MISSING`, a truth value as yes / no (not Python's True), a number by `spec`, a whole number with thousands separators,
     anything else as its escaped text."""
-    if _is_missing(value):
+    if is_missing(value):
         return MISSING
     if isinstance(value, (bool, np.bool_)):
         return "yes" if value else "no"
     if _is_number(value) and spec:
         return md(format(value, spec))
-    if isinstance(value, Integral) and not isinstance(value, bool):
+    if isinstance(value, Integral):  # a truth value was said above
         return md(f"{int(value):,}")
     return md(value)

@@ -23,7 +23,7 @@ from nlivis.analysis.pair_lists import SORTS
 from nlivis.app import state
 from nlivis.app.components import controls, figures, lists
 from nlivis.app.components.frame import EXPLORER
-from nlivis.app.text import MISSING, md
+from nlivis.app.text import MISSING, is_missing, md
 
 PAGE_SIZE = 50
 """Lines per page of a pair list: enough to scan, few enough to draw at once."""
@@ -35,8 +35,7 @@ def cell_text(value: Any) -> str:
     joined by commas."""
     if isinstance(value, (list, tuple, np.ndarray)):
         return ", ".join(cell_text(item) for item in value)
-    if value is None or (isinstance(value, Real) and not isinstance(value, Integral) and math.isnan(value)) \
-            or value is pd.NA or value is pd.NaT:
+    if is_missing(value):
         return MISSING
     if isinstance(value, (bool, np.bool_)):
         return "yes" if value else "no"
