@@ -4,6 +4,7 @@ that lacks a view's internals, and a training run started, found again after a r
 """
 from __future__ import annotations
 
+import functools
 import os
 import time
 from pathlib import Path
@@ -584,12 +585,24 @@ def test_a_kept_projection_is_shown_without_reading_any_weights(monkeypatch, tmp
     assert computed[["x", "y"]].equals(kept[["x", "y"]]) and list(computed["prediction"]) == list(kept["prediction"])
 
 
+def ablations_comparison(app: AppTest) -> pd.DataFrame:
+    """Ablations' paired comparison read back whole: a wide one is two Markdown tables that share its variant column
+    (`ablations.split_wide`)."""
+    parts = [table for table in page_tables(app) if list(table.columns)[:1] == ["variant"]]
+    assert parts, "no comparison table on the page"
+    return functools.reduce(lambda whole, part: whole.merge(part, on="variant"), parts)
+
+
 def test_ablations_compare_variants_with_seed_noise_and_the_paper(monkeypatch, tmp_path, checkpoints):
     app = open_app(monkeypatch, tmp_path, checkpoints, APP_DATA)
     show(app, "pages/6_Ablations.py")
     assert app.selectbox(key="ablations_family").value == "gcnn"
     assert app.selectbox(key="ablations_variant").value == "gcnn-snli-small"
-    variants, comparison = page_tables(app)  # small tables as Markdown: no data grid on the page's first view
+    # small tables as Markdown: no data grid on the page's first view; the comparison's fourteen columns as two
+    # tables that share its variant column (`ablations.split_wide`)
+    variants, difference, significance = page_tables(app)
+    assert list(difference.columns)[:2] == ["variant", "pairs"] and list(significance.columns)[:2] == ["variant", "McNemar p"]
+    comparison = ablations_comparison(app)
     assert list(variants["checkpoint"]) == ["gcnn-snli-small", "gcnn-snli-small-seed2", "gcnn-no_forget_gate-snli-small"]
     assert (variants["parameters"] != MISSING).all() and (variants["training pairs/s"] != MISSING).all()
     assert variants["snli_dev (select)"].str.fullmatch(r"\d+\.\d\d%").all(), "accuracies as percentages, two decimals"
@@ -610,7 +623,7 @@ def test_ablations_compare_variants_with_seed_noise_and_the_paper(monkeypatch, t
     differences = next(s for s in specs if "accuracy difference vs" in s["title"])
     assert {row["variant"] for row in differences["data"]["values"]} == {"gcnn-snli-small-seed2", "gcnn-no_forget_gate-snli-small"}
     assert "grey band: seed noise" in differences["title"]
-    assert len(page_tables(app)) == 2 and not app.dataframe, "the open tab's table beside the variants: the others are drawn when opened"
+    assert len(page_tables(app)) == 3 and not app.dataframe, "the open tab's tables beside the variants: the others are drawn when opened"
     app.session_state["ablations_tab"] = "What the paper reports"
     app.run()
     assert not app.exception and app.query_params["tab"] == "What the paper reports"
@@ -658,7 +671,7 @@ def test_ablations_with_seeds_from_different_data_warns_instead_of_failing(monke
     app = open_app(monkeypatch, tmp_path, root, APP_DATA)
     show(app, "pages/6_Ablations.py")
     assert "Seed noise cannot be measured" in texts(app, "warning")
-    comparison = next(table for table in page_tables(app) if "problem" in table.columns)
+    comparison = ablations_comparison(app)
     assert "not from the same split" in comparison.set_index("variant").loc["gcnn-snli-small-seed2", "problem"]
     assert "bar" in vega_marks(app)
 
@@ -1141,7 +1154,7 @@ def test_shipped_ablations_page_compares_gcnn_variants_with_the_second_seed(monk
     # DIIN addition_fuse: −2.6% against diin-snli-small as retrained with dynamics (−2.9% before), significant,
     # inside the 3.9% gap between DIIN's two seeds
     app.selectbox(key="ablations_family").set_value("diin").run()
-    comparison = next(t for t in page_tables(app) if "within seed noise" in t.columns).set_index("variant")
+    comparison = ablations_comparison(app).set_index("variant")
     fuse = comparison.loc["diin-addition_fuse-snli-small"]
     assert fuse["significant"] == fuse["within seed noise"] == "yes"
     assert -2.7 < float(fuse["difference"].rstrip("%")) < -2.6

@@ -493,3 +493,20 @@ def test_back_from_a_pair_opened_from_a_list_lands_on_the_list_not_on_a_reset_pa
     assert [t.value for t in app.title] == ["Error analysis"]
     assert dict(app.query_params) == before, "the view comes back, and its URL replaces the intermediate step"
     assert list_lines(app, "errors_cell_pairs_table") is not None
+
+
+@pytest.mark.parametrize("width", [1, 5, 9, 10, 14])
+def test_a_wide_ablations_table_is_split_in_two_that_share_its_first_column(width):
+    import pandas as pd
+    from nlivis.app.components.ablations import WIDEST_TABLE, split_wide
+    columns = ["checkpoint", *[f"c{i}" for i in range(1, width)]]
+    table = pd.DataFrame([list(range(width)), list(range(10, 10 + width))], columns=columns)
+    parts = split_wide(table, ["c2", "c5", "not a column"])
+    if width <= WIDEST_TABLE:
+        assert len(parts) == 1 and parts[0] is table
+        return
+    head, rest = parts
+    assert list(head.columns) == ["checkpoint", "c2", "c5"]
+    assert rest.columns[0] == "checkpoint" and [*head.columns, *rest.columns[1:]] != columns  # reordered, not lost
+    assert sorted({*head.columns, *rest.columns}) == sorted(columns) and len(head.columns) + len(rest.columns) == width + 1
+    assert (rest["checkpoint"] == table["checkpoint"]).all() and (head["c5"] == table["c5"]).all()

@@ -334,3 +334,62 @@ def test_token_labels_read_from_parameters_draw_the_same_svg(kind):
                   for form in (with_params, drawn))  # numbers its colour bars' gradients across drawings
     assert fast == slow
     assert json.dumps(spec, sort_keys=True, default=str) == before
+
+
+# ---------------------------------------------------------------- the key a drawing is kept under
+
+from hypothesis import given, settings, strategies as hst  # noqa: E402
+
+from nlivis.viz.vega.common import spec_fingerprint  # noqa: E402
+
+
+def fingerprint_spec(values: list[float], groups: list[str], title: str) -> dict:
+    frame = pd.DataFrame({"x": np.asarray(values, dtype=np.float32), "g": pd.Categorical(groups)})
+    return {"title": title, "data": {"values": frame}, "mark": "point",
+            "encoding": {"x": {"field": "x"}, "extra": np.arange(3)}}
+
+
+@settings(max_examples=60, deadline=None)
+@given(hst.lists(hst.tuples(hst.floats(-1e6, 1e6, width=32), hst.sampled_from(["a", "b", "c"])), min_size=1,
+                 max_size=30),
+       hst.text(max_size=8), hst.integers(0, 29), hst.floats(-1e6, 1e6, width=32))
+def test_a_spec_fingerprint_is_the_same_for_equal_specs_and_changes_with_any_drawn_value(rows, title, where, other):
+    values, groups = [v for v, _ in rows], [g for _, g in rows]
+    print_ = spec_fingerprint(fingerprint_spec(values, groups, title))
+    assert spec_fingerprint(fingerprint_spec(list(values), list(groups), title)) == print_  # a new, equal spec
+    where %= len(values)
+    if np.float32(other) != np.float32(values[where]):
+        changed = [*values[:where], other, *values[where + 1:]]
+        assert spec_fingerprint(fingerprint_spec(changed, groups, title)) != print_  # one value of the data
+    regrouped = [*groups[:where], "z", *groups[where + 1:]]
+    assert spec_fingerprint(fingerprint_spec(values, regrouped, title)) != print_  # one category
+    assert spec_fingerprint(fingerprint_spec(values, groups, title + "!")) != print_  # the spec around the data
+
+
+def test_a_spec_fingerprint_sees_column_names_category_order_arrays_and_records():
+    base = fingerprint_spec([1.0, 2.0], ["a", "b"], "t")
+    printed = spec_fingerprint(base)
+    renamed = {**base, "data": {"values": base["data"]["values"].rename(columns={"x": "y"})}}
+    reordered = {**base, "data": {"values": base["data"]["values"].assign(
+        g=pd.Categorical(["a", "b"], categories=["b", "a"]))}}
+    array_changed = {**base, "encoding": {**base["encoding"], "extra": np.arange(1, 4)}}
+    as_records = {**base, "data": {"values": [{"x": 1.0, "g": "a"}, {"x": 2.0, "g": "b"}]}}
+    as_records_changed = {**base, "data": {"values": [{"x": 1.0, "g": "a"}, {"x": 2.5, "g": "b"}]}}
+    prints = [spec_fingerprint(s) for s in (renamed, reordered, array_changed, as_records, as_records_changed)]
+    assert len({printed, *prints}) == 6
+
+
+def test_the_server_remembers_a_kept_specs_fingerprint_by_the_object_and_holds_only_so_many(monkeypatch):
+    from nlivis.app.cache import figures as cached_figures
+    reads = []
+    monkeypatch.setattr(cached_figures, "spec_fingerprint", lambda spec: reads.append(spec) or spec_fingerprint(spec))
+    monkeypatch.setattr(cached_figures, "_fingerprints", type(cached_figures._fingerprints)())
+    spec = fingerprint_spec([1.0, 2.0], ["a", "b"], "t")
+    first = cached_figures.fingerprint(spec)
+    assert cached_figures.fingerprint(spec) == first and len(reads) == 1  # the same object: not read again
+    assert cached_figures.fingerprint(fingerprint_spec([1.0, 2.0], ["a", "b"], "t")) == first and len(reads) == 2
+    for n in range(cached_figures.FINGERPRINTS_KEPT + 5):
+        cached_figures.fingerprint({"n": n})
+    assert len(cached_figures._fingerprints) == cached_figures.FINGERPRINTS_KEPT
+    cached_figures.fingerprint(spec)
+    assert len(reads) == 3 + cached_figures.FINGERPRINTS_KEPT + 5  # forgotten, so read again

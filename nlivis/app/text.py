@@ -59,6 +59,12 @@ MISSING = "–"
 """What a table cell shows for a missing value (None, NaN): not Python's `None`."""
 
 
+def percent_formats(columns: Iterable[str]) -> dict[str, str]:
+    """`markdown_table`'s formats showing the given 0–1 columns as percentages with two decimals (one format on
+    every page), a difference (a column named "Δ …" or "difference …") with its sign."""
+    return {column: "+.2%" if column.startswith(("Δ", "difference")) else ".2%" for column in columns}
+
+
 def markdown_table(columns: Sequence[str], rows: Iterable[Sequence[Any]], formats: Mapping[str, str] | None = None,
                    marked: Sequence[bool] | None = None, mark: str = "red-background") -> str:
     """A GitHub-flavoured Markdown table (Streamlit's `st.markdown` draws it in the app's look) of `rows` under

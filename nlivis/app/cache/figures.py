@@ -5,6 +5,8 @@ warm Pair explorer, Gates or Error analysis run (bench/RESULTS.md, the server's 
 of a pair's tokens is still thousands of rows. The figures are shared between runs and sessions: never modify one."""
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from typing import Any, Mapping, Sequence
 
 import streamlit as st
@@ -19,6 +21,7 @@ from nlivis.viz.vega import errors as vega_errors
 from nlivis.viz.vega import export as vega_export
 from nlivis.viz.vega import gates as vega_gates
 from nlivis.viz.vega import overview as vega_overview
+from nlivis.viz.vega.common import spec_fingerprint
 from nlivis.viz.vega.heatmaps import alignment_heatmap
 
 PAIR_FIGURES_KEPT = 256
@@ -109,23 +112,52 @@ PAGE_SVGS_KEPT = 1024
 and probabilities), 10-300 kB each."""
 
 
+FINGERPRINTS_KEPT = 128
+"""Specs whose fingerprint is remembered by the object (`fingerprint`): a pair's page shows a dozen figures kept
+in the server; a data map's spec, made anew each run, is a few hundred kB, so not thousands are held."""
+_fingerprints: OrderedDict[int, tuple[Mapping[str, Any], str]] = OrderedDict()
+_fingerprints_lock = threading.Lock()
+
+
+def fingerprint(spec: Mapping[str, Any]) -> str:
+    """`viz.vega.common.spec_fingerprint(spec)`, the key `page_svg` keeps a drawing under; found again without
+    reading the spec when the same object comes back, as a figure kept in the server (a pair's overview, gate
+    strips, alignments: thousands of rows each) does at every run. The spec is held while its entry is kept, so
+    its id names no other object meanwhile; specs are shared and never modified (this module's rule)."""
+    with _fingerprints_lock:
+        kept = _fingerprints.get(id(spec))
+        if kept is not None and kept[0] is spec:
+            _fingerprints.move_to_end(id(spec))
+            return kept[1]
+    printed = spec_fingerprint(spec)
+    with _fingerprints_lock:
+        _fingerprints[id(spec)] = (spec, printed)
+        while len(_fingerprints) > FINGERPRINTS_KEPT:
+            _fingerprints.popitem(last=False)
+    return printed
+
+
 @st.cache_data(max_entries=PAGE_SVGS_KEPT, show_spinner=False)
-def page_svg(spec_json: str) -> str:
-    """`viz.vega.export.page_svg` of `viz.vega.export.page_json`'s text, drawn once per spec, look and width
-    (50-75 ms for an alignment heatmap, 0.5-0.8 s for a long pair's gates) and shared between runs and sessions:
-    a sidebar switch, a rerun or Back to a figure already shown sends the kept SVG."""
-    return vega_export.page_svg(spec_json)
+def page_svg(fingerprint: str, dark: bool, columns: int, _spec: Mapping[str, Any]) -> str:
+    """`viz.vega.export.page_svg` of `_spec` in the `dark` or light look for one of `columns` columns, drawn once
+    per spec, look and width (50-75 ms for an alignment heatmap, 0.5-0.8 s for a long pair's gates) and shared
+    between runs and sessions: a sidebar switch, a rerun or Back to a figure already shown sends the kept SVG.
+    Kept under `fingerprint` = `fingerprint(_spec)`, not under the spec itself (leading
+    underscore: Streamlit does not hash it) nor its page JSON: preparing that text (records, hover texts, click
+    numbers) for a projection's or a data map's thousands of points cost each run 30-70 ms before the kept
+    drawing was found. A ValueError (`page_json`: a NaN in the data) is raised, not kept."""
+    return vega_export.page_svg(vega_export.page_json(_spec, dark, columns))
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def points_image(spec: Mapping[str, Any], plot_width: int, plot_height: int) -> bytes:
+def points_image(fingerprint: str, plot_width: int, plot_height: int, _spec: Mapping[str, Any]) -> bytes:
     """`viz.vega.datamap.points_image` of a data map's spec (0.1-0.3 s for ten thousand points), made once per map,
-    colouring and plot size and shared between runs and sessions."""
-    return vega_datamap.points_image(spec, plot_width, plot_height)
+    colouring and plot size and shared between runs and sessions; kept under `fingerprint`, as `page_svg`."""
+    return vega_datamap.points_image(_spec, plot_width, plot_height)
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def browser_points(spec: Mapping[str, Any]) -> dict[str, Any]:
-    """`viz.vega.datamap.browser_points` of a data map's spec, made once per map and colouring. Shared: never
-    modify it."""
-    return vega_datamap.browser_points(spec)
+def browser_points(fingerprint: str, _spec: Mapping[str, Any]) -> dict[str, Any]:
+    """`viz.vega.datamap.browser_points` of a data map's spec, made once per map and colouring, kept under
+    `fingerprint`, as `page_svg`. Shared: never modify it."""
+    return vega_datamap.browser_points(_spec)

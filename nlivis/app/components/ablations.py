@@ -18,7 +18,7 @@ from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import controls, figures, pair_list
 from nlivis.app.components.frame import NOTE_ICON, protocol_note_for
 from nlivis.app.components.tag_breakdown import DEFAULT_SAMPLE, percent_columns, taggable_split_size
-from nlivis.app.text import code, markdown_table, md
+from nlivis.app.text import code, markdown_table, md, percent_formats
 from nlivis.viz.vega.bars import comparison_bars, delta_bars, difference_intervals
 from nlivis.workflows.samples import ALL_PAIRS
 
@@ -29,6 +29,11 @@ analysis. Drawn one under another, the four cost every visit by URL their five t
 tagging sample's input: +1.0 s over Streamlit's floor (bench/RESULTS.md, session 31)."""
 ACCURACY_COLUMNS = ("accuracy", "reference accuracy", "difference", "CI low", "CI high", "delta")
 
+
+WIDEST_TABLE = 9
+"""Columns a table may have before it is split in two (`split_wide`): the variants under snli-small have nine and
+fit a 1,280-px window; under mnli-small five accuracy columns make thirteen, and the paired comparison has thirteen
+or fourteen: as one table each ran past that window's edge (by ~170 to ~330 px)."""
 
 P_VALUES = {"McNemar p": "McNemar's exact p (two-sided), unadjusted", "Holm p": "Holm-adjusted over the table's tests",
             "BH q": "Benjamini–Hochberg q over the table's tests"}
@@ -41,9 +46,21 @@ def show_table(table: pd.DataFrame, formats: dict[str, str]) -> None:
     st.markdown(markdown_table(list(table.columns), table.itertuples(index=False), formats))
 
 
-def percent_formats(columns: Sequence[str]) -> dict[str, str]:
-    """0–1 columns as percentages with two decimals; a difference with its sign."""
-    return {column: "+.2%" if column.startswith(("Δ", "difference")) else ".2%" for column in columns}
+def split_wide(table: pd.DataFrame, first: Sequence[str]) -> list[pd.DataFrame]:
+    """`table` as one table, or, wider than `WIDEST_TABLE` columns, as two that share its first column (the
+    checkpoint or variant): the columns in `first`, then the rest. A Markdown table cannot scroll sideways
+    without markup of the page's own, which no page renders from Markdown."""
+    if len(table.columns) <= WIDEST_TABLE:
+        return [table]
+    key = table.columns[0]
+    head = [key, *[c for c in table.columns if c in first and c != key]]
+    return [table[head], table[[key, *[c for c in table.columns if c not in head]]]]
+
+
+def show_tables(table: pd.DataFrame, first: Sequence[str], formats: dict[str, str]) -> None:
+    """`show_table` for each part of `split_wide(table, first)`."""
+    for part in split_wide(table, first):
+        show_table(part, formats)
 
 
 def page() -> None:
@@ -88,8 +105,9 @@ def variants_table(model: str, protocol: str, members, reference) -> None:
     devices = shown["device"].dropna().unique()
     if len(devices) == 1:
         shown = shown.drop(columns=["device"])
-    show_table(shown, {**percent_formats(table.attrs["accuracy_columns"]), "seed": ".0f", "parameters": ",.0f",
-                       "training time (min)": ".1f", "training pairs/s": ",.0f"})
+    formats = {**percent_formats(table.attrs["accuracy_columns"]), "seed": ".0f", "parameters": ",.0f",
+               "training time (min)": ".1f", "training pairs/s": ",.0f"}
+    show_tables(shown, ["seed", *table.attrs["accuracy_columns"]], formats)  # what each scored, how each was trained
     if len(devices) == 1:
         st.caption(f"Every checkpoint here was trained on {md(devices[0])}.")
     select_column = table.attrs["select_column"]
@@ -158,8 +176,8 @@ def differences(model: str, protocol: str, members, reference, seeds, compared: 
                                       noise=noise.gap if noise else None,
                                       title=f"{model} · {protocol} · accuracy difference vs {labels[reference.name]} on {split}"),
                  "ablations_differences", f"{model}_{protocol}_differences_{split}")
-    show_table(comparison, {**percent_formats([c for c in ACCURACY_COLUMNS if c in comparison]),
-                             **dict.fromkeys(P_VALUES, ".1e")})
+    show_tables(comparison, ["pairs", *ACCURACY_COLUMNS],  # the difference, then its significance
+                {**percent_formats([c for c in ACCURACY_COLUMNS if c in comparison]), **dict.fromkeys(P_VALUES, ".1e")})
     st.caption("Difference: variant − reference on the pairs both predicted, 95% paired-bootstrap interval; McNemar's "
                "exact test on the pairs only one of them gets right, Holm-adjusted over the variants of this table "
                "(significant: Holm p < 0.05; Benjamini–Hochberg q beside it)"

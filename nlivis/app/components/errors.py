@@ -16,7 +16,7 @@ from nlivis.app.cache import figures as cached_figures
 from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import challenge, controls, figures, lists, pair_list, probes, samples, tag_breakdown
 from nlivis.app.components.frame import protocol_notes, require_models
-from nlivis.app.text import code, markdown_table, md
+from nlivis.app.text import code, markdown_table, md, percent_formats
 from nlivis.viz.vega.errors import CELL, CELL_FIELDS, accuracy_interval_bars
 from nlivis.data.split_choice import split_label
 from nlivis.store.evaluations import prediction_files
@@ -100,7 +100,7 @@ def accuracy(split: str, models: Sequence[cache.Model], predictions: dict[str, p
                                         colours={m.name: m.colour for m in models}), "errors_overall", f"accuracy_{split}")
     # small tables as Markdown, not data grids: a grid's code held back the confusion matrix (`markdown_table`)
     st.markdown(markdown_table(list(table.columns), table.itertuples(index=False),
-                               dict.fromkeys(["accuracy", "ci_low", "ci_high", "majority_accuracy"], ".2%")))
+                               percent_formats(["accuracy", "ci_low", "ci_high", "majority_accuracy"])))
 
 
 def confusions(split: str, models: Sequence[cache.Model], scores: dict[str, cache.SplitScores]) -> None:

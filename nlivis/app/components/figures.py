@@ -30,7 +30,7 @@ from nlivis.app import state
 from nlivis.app.cache import figures as cached_figures
 from nlivis.viz.common import clean_file_name
 from nlivis.viz.vega.common import clicked_values, data_csv, themed
-from nlivis.viz.vega.export import (HOVER_ATTRIBUTE, click_selection, clicked_point, converter_ready, page_json,
+from nlivis.viz.vega.export import (HOVER_ATTRIBUTE, click_selection, clicked_point, converter_ready,
                                    spec_svg, takes_input)
 from nlivis.viz.vega.raster_cells import GRID_ATTRIBUTE
 
@@ -206,7 +206,7 @@ def server_svg(spec: dict[str, Any], key: str, dark: bool, columns: int, clickab
     if not server_draws(spec, clickable):
         return None
     try:
-        return cached_figures.page_svg(page_json(spec, dark, columns))
+        return cached_figures.page_svg(cached_figures.fingerprint(spec), dark, columns, spec)
     except ValueError as error:
         LOG.warning("figure %s drawn in the browser: the server could not draw it (%s)", key, error)
         return None

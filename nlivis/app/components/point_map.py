@@ -139,10 +139,12 @@ def show(spec: dict[str, Any], key: str, filename: str, columns: int = 1) -> dic
     if size is None:
         return figures.show(spec, key, filename, clickable=True)
     width, height = round(float(size.group(1))), round(float(size.group(2)))
-    image = base64.b64encode(cached_figures.points_image(spec, width, height)).decode("ascii")
+    fingerprint = cached_figures.fingerprint(spec)
+    image = base64.b64encode(cached_figures.points_image(fingerprint, width, height, spec)).decode("ascii")
     drawn = svg.replace(PLACEHOLDER, f"data:image/webp;base64,{image}")
     with st.container(key=f"chart_{key}"):
-        result = point_map()(data={"svg": drawn, "points": cached_figures.browser_points(spec)}, key=f"figure_{key}",
+        result = point_map()(data={"svg": drawn, "points": cached_figures.browser_points(fingerprint, spec)},
+                             key=f"figure_{key}",
                              on_click_change=lambda: None, on_box_change=lambda: None)
     figures.downloads(spec, key, clean_file_name(filename))
     return selection_event(spec, result)
