@@ -7,7 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nlivis.analysis.ablations import VariantRecord, compare_variants, paper_ablations, seed_noise, short_names
+from nlivis.analysis.ablations import (OURS, OURS_ON, VariantRecord, compare_variants, paper_ablations, seed_noise,
+                                      short_names)
+from nlivis.analysis.paper_tables import OUR_SPLITS, STAND_INS, our_split
 from nlivis.analysis.paper_tables import paper_dataset
 from nlivis.store.predictions import Prediction
 
@@ -51,14 +53,46 @@ def test_short_names_drop_the_family_and_protocol_and_name_seeds_only_where_need
 def test_paper_rows_are_compared_only_on_the_protocols_dataset():
     assert (paper_dataset("snli-small"), paper_dataset("mnli-small"), paper_dataset("quora-small")) == ("SNLI", "MultiNLI", "Quora")
     assert paper_dataset("xnli") is None
-    quora = paper_ablations("gcnn", {"gcnn": 73.0}, "ours", dataset="Quora")
+    quora = paper_ablations("gcnn", {"gcnn": {"quora_test": 73.0}}, dataset="Quora")
     assert set(quora["reported on (full data)"]) == {"Quora test"}
-    assert quora.set_index("paper row").loc["GCNN", "ours"] == 73.0
-    everything = paper_ablations("gcnn", {"gcnn": 73.0}, "ours")
+    assert quora.set_index("paper row").loc["GCNN", [OURS, OURS_ON]].tolist() == [73.0, "quora_test"]
+    everything = paper_ablations("gcnn", {"gcnn": {"quora_test": 73.0}})
     assert any(where.startswith("MultiNLI") for where in everything["reported on (full data)"])
-    assert paper_ablations("gcnn", {"gcnn": 73.0}, "ours", dataset="SNLI").empty  # GCNN reports no SNLI rows
-    diin = paper_ablations("diin", {"diin-no_conv": 72.3}, "ours", dataset="SNLI")
+    assert paper_ablations("gcnn", {"gcnn": {"snli_dev": 73.0}}, dataset="SNLI").empty  # GCNN reports no SNLI rows
+    diin = paper_ablations("diin", {"diin-no_conv": {"snli_dev": 72.3}}, dataset="SNLI")
     assert set(diin["reported on (full data)"]) == {"SNLI dev", "SNLI test"}
+
+
+def test_ours_stand_beside_a_paper_row_on_its_split_or_the_nearest_held_out_one_of_the_same_dataset():
+    """mnli-small is selected on XNLI-en dev: beside MultiNLI's matched / mismatched test (no public labels) stand our
+    MultiNLI dev matched / mismatched, never the XNLI number; snli-small trains on SNLI test, so SNLI dev stands in."""
+    mnli = {"esan": {"xnli_en_dev": 62.9, "mnli_dev_matched": 58.2, "mnli_dev_mismatched": 58.6}}
+    table = paper_ablations("esan", mnli, dataset="MultiNLI").set_index("reported on (full data)")
+    assert table.loc["MultiNLI matched test", [OURS, OURS_ON]].tolist() == [58.2, "mnli_dev_matched (stand-in)"]
+    assert table.loc["MultiNLI mismatched test", [OURS, OURS_ON]].tolist() == [58.6, "mnli_dev_mismatched (stand-in)"]
+    assert list(table.columns).index(OURS) == list(table.columns).index("reported accuracy (%)") + 1
+    xnli_only = paper_ablations("esan", {"esan": {"xnli_en_dev": 62.9}}, dataset="MultiNLI")
+    assert xnli_only[OURS].isna().all() and set(xnli_only[OURS_ON]) == {"—"}  # another dataset is no comparison
+    snli = {"diin": {"snli_dev": 70.0, "snli_test": 99.0}}
+    def full_model(table):  # the paper's rows our config `diin` reproduces; the others have no number of ours
+        rows = table[table["our config"] == "diin"].set_index("reported on (full data)")
+        assert (table.loc[table["our config"] != "diin", OURS_ON] == "—").all()
+        return rows
+
+    trained = full_model(paper_ablations("diin", snli, trained={"snli_test"}, dataset="SNLI"))  # DIIN's Table 3: SNLI test
+    assert trained.loc["SNLI test", [OURS, OURS_ON]].tolist() == [70.0, "snli_dev (stand-in)"]
+    untrained = full_model(paper_ablations("diin", snli, dataset="SNLI"))
+    assert untrained.loc["SNLI test", [OURS, OURS_ON]].tolist() == [99.0, "snli_test"]  # that very split
+
+
+@pytest.mark.parametrize("dataset, split", sorted({*OUR_SPLITS, *STAND_INS}))
+def test_our_split_never_names_another_dataset_nor_a_trained_split(dataset, split):
+    every = {*OUR_SPLITS.values(), *STAND_INS.values(), "xnli_en_dev"}
+    key, same = our_split(dataset, split, every)
+    prefix = {"SNLI": "snli_", "MultiNLI": "mnli_", "Quora": "quora_"}[dataset]
+    assert key is not None and key.startswith(prefix) and same == ((dataset, split) in OUR_SPLITS)
+    assert our_split(dataset, split, every, trained=every) == (None, False)
+    assert our_split(dataset, split, {"xnli_en_dev"}) == (None, False)
 
 
 def test_tag_deltas_compare_variant_and_reference_on_each_tags_shared_pairs():

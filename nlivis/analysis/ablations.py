@@ -11,13 +11,13 @@ import json
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Collection, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from nlivis.analysis.breakdown import Predictions, accuracy_by_tag, compare_models
-from nlivis.analysis.paper_tables import FAMILY_PAPERS, PAPER_ROWS, PAPERS, ablation_results, paper_table
+from nlivis.analysis.paper_tables import FAMILY_PAPERS, PAPER_ROWS, PAPERS, ablation_results, our_split, paper_table
 from nlivis.store.predictions import find_prediction_files, predictions_frame
 from nlivis.analysis.significance import benjamini_hochberg, discordant_counts, holm_adjusted, mcnemar_exact
 from nlivis.store.metrics_log import read_metrics_log
@@ -157,14 +157,22 @@ def comparable_splits(members: Sequence[VariantRecord], reference: VariantRecord
     return sorted(shared, key=lambda split: (split != reference.select_split, split))
 
 
-def our_accuracies(members: Sequence[VariantRecord]) -> dict[str, float]:
-    """Config name → select-split accuracy in % of its first checkpoint (lowest seed), to set beside the
-    papers' rows."""
-    accuracies: dict[str, float] = {}
+def our_accuracies(members: Sequence[VariantRecord]) -> dict[str, dict[str, float]]:
+    """Config name → {split key → accuracy in %} of its first checkpoint (lowest seed): the select split and every
+    split it was scored on, to set beside the papers' rows (`paper_ablations`)."""
+    accuracies: dict[str, dict[str, float]] = {}
     for member in sorted(members, key=lambda m: (m.seed or 0, m.name)):
-        if member.select_accuracy is not None:
-            accuracies.setdefault(member.config_name, 100 * member.select_accuracy)
+        scored = {split: 100 * accuracy for split, accuracy in member.report_accuracy.items()}
+        if member.select_split and member.select_accuracy is not None:
+            scored[member.select_split] = 100 * member.select_accuracy
+        if scored:
+            accuracies.setdefault(member.config_name, scored)
     return accuracies
+
+
+OURS = "ours (%)"
+OURS_ON = "ours on"
+"""`paper_ablations`' columns for our number beside a paper's row and the split it is on."""
 
 
 def short_names(members: Sequence[VariantRecord]) -> dict[str, str]:
@@ -345,15 +353,17 @@ def tag_deltas(reference: Predictions, variants: Mapping[str, Predictions], tags
     return _with_adjusted_p(pd.DataFrame(rows, columns=columns), level)
 
 
-def paper_ablations(model: str, ours: Mapping[str, float] | None = None, our_label: str = "ours",
+def paper_ablations(model: str, ours: Mapping[str, Mapping[str, float]] | None = None, trained: Collection[str] = (),
                     dataset: str | None = None) -> pd.DataFrame:
     """The paper's ablation and variant rows for a model family, one row per reported accuracy: table,
     paper row, the config reproducing it (`our config`), what it was reported on (full data) and the
     value in %; the time per epoch or parameter count the same row reports, when it does; with `ours`
-    (config name → accuracy in %) our number in a column titled `our_label`. With `dataset` (a paper
-    tables' dataset name, see `paper_tables.paper_dataset`) only that dataset's rows: our snli-small numbers must not
-    sit beside MultiNLI or Quora rows. Empty for a family without a paper (e.g. esim) or without rows
-    on `dataset`."""
+    (config name → split key → accuracy in %, `our_accuracies`) our number on the same split, or on its stand-in
+    where we lack that split or `trained` on it (`paper_tables.our_split`: MultiNLI's test sets have no public
+    labels, so their dev sets of the same genres stand in), in `OURS`, and which split that is in `OURS_ON`
+    ("snli_dev", "mnli_dev_matched (stand-in)"; "—" where we have none). With `dataset` (a paper tables' dataset
+    name, see `paper_tables.paper_dataset`) only that dataset's rows: our snli-small numbers must not sit beside
+    MultiNLI or Quora rows. Empty for a family without a paper (e.g. esim) or without rows on `dataset`."""
     paper_id = FAMILY_PAPERS.get(model)
     if paper_id is None:
         return pd.DataFrame()
@@ -376,16 +386,19 @@ def paper_ablations(model: str, ours: Mapping[str, float] | None = None, our_lab
             if len(same):
                 entry[label] = same["value"].iloc[0]
         if ours is not None:
-            entry[our_label] = ours.get(config_of.get(row["model"], ""), np.nan)
+            scored = ours.get(config_of.get(row["model"], ""), {})
+            key, same = our_split(row["dataset"], row["split"], scored, trained)
+            entry[OURS] = scored[key] if key else np.nan
+            entry[OURS_ON] = "—" if key is None else key if same else f"{key} (stand-in)"
         rows.append(entry)
     rows.sort(key=lambda entry: order[(entry["table"], entry["paper row"])])  # a paper row's columns together
     table = pd.DataFrame(rows)
     table.attrs["paper"] = PAPERS[paper_id]["short"]
     if table.empty:
         return table
-    if our_label in table:  # ours right beside the paper's number
-        columns = [c for c in table.columns if c != our_label]
+    if OURS in table:  # ours right beside the paper's number
+        columns = [c for c in table.columns if c not in (OURS, OURS_ON)]
         at = columns.index("reported accuracy (%)") + 1
-        table = table[columns[:at] + [our_label] + columns[at:]]
+        table = table[columns[:at] + [OURS, OURS_ON] + columns[at:]]
         table.attrs["paper"] = PAPERS[paper_id]["short"]
     return table

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable
+from typing import Collection, Iterable
 
 import pandas as pd
 
@@ -339,6 +339,32 @@ def with_diin_paper_column(table: pd.DataFrame) -> pd.DataFrame:
         column = [("–" if pd.isna(value) else f"{100 * value:.0f}") for value in values]
         shown.insert(list(shown.columns).index(ours[-1]) + 1, f"{half} DIIN (paper)", column)
     return shown
+
+
+# ------------------------------------------------------------------ which of our splits stands beside which of theirs
+
+OUR_SPLITS: dict[tuple[str, str], str] = {
+    ("SNLI", "dev"): "snli_dev", ("SNLI", "test"): "snli_test", ("Quora", "dev"): "quora_dev",
+    ("Quora", "test"): "quora_test", ("MultiNLI", "matched dev"): "mnli_dev_matched",
+    ("MultiNLI", "mismatched dev"): "mnli_dev_mismatched"}
+"""A paper table's (dataset, split) → our split key for that very split, where one exists (MultiNLI's test sets
+have no public labels: the papers' MultiNLI test numbers have no counterpart here)."""
+STAND_INS: dict[tuple[str, str], str] = {
+    ("SNLI", "test"): "snli_dev", ("Quora", "test"): "quora_dev", ("Quora", "dev"): "quora_test",
+    ("MultiNLI", "matched test"): "mnli_dev_matched", ("MultiNLI", "mismatched test"): "mnli_dev_mismatched"}
+"""Where we lack a paper's split, or trained on it (snli-small trains on SNLI test), the nearest split we may
+have: the same dataset's other held-out split, for MultiNLI the dev set of the same genres (matched or mismatched)."""
+
+
+def our_split(dataset: str, split: str, scored: Collection[str], trained: Collection[str] = ()) -> tuple[str | None, bool]:
+    """(our split key to set beside a paper's number on `dataset` `split`, whether it is that very split), choosing
+    among the splits a checkpoint was `scored` on and not `trained` on: the same split (`OUR_SPLITS`), else its
+    stand-in (`STAND_INS`); (None, False) when we have neither. Never another dataset: a number on XNLI beside a
+    MultiNLI one is no comparison."""
+    for key, same in ((OUR_SPLITS.get((dataset, split)), True), (STAND_INS.get((dataset, split)), False)):
+        if key is not None and key in scored and key not in trained:
+            return key, same
+    return None, False
 
 
 # ------------------------------------------------------------------ which of our configs reproduces which row

@@ -9,7 +9,7 @@ from typing import Any, Sequence
 import pandas as pd
 import streamlit as st
 
-from nlivis.analysis.paper_tables import SOURCE_NOTE, paper_reference
+from nlivis.analysis.paper_tables import OUR_SPLITS, SOURCE_NOTE, paper_reference
 from nlivis.app import cache, paths, state
 from nlivis.app.components.frame import NOTE_ICON
 from nlivis.app.text import md
@@ -26,11 +26,6 @@ SELECTED_KEY = "home_selected"
 
 MNLI_COLUMN = "MultiNLI dev matched / mismatched"
 SAME_SPLIT_COLUMN = "ours on the paper's split"
-PAPER_SPLIT_KEYS = {("SNLI", "dev"): "snli_dev", ("SNLI", "test"): "snli_test", ("Quora", "dev"): "quora_dev",
-                    ("Quora", "test"): "quora_test", ("MultiNLI", "matched dev"): "mnli_dev_matched",
-                    ("MultiNLI", "mismatched dev"): "mnli_dev_mismatched"}
-"""A paper table's (dataset, split) → our split key, where we have that split (MultiNLI's test sets have no public
-labels: the papers' MultiNLI test numbers have no counterpart here)."""
 
 
 def checkpoint_row(info: CheckpointInfo, copies: Sequence[str] = ()) -> dict[str, Any]:
@@ -45,7 +40,7 @@ def checkpoint_row(info: CheckpointInfo, copies: Sequence[str] = ()) -> dict[str
     matched, mismatched = report.get("mnli_dev_matched"), report.get("mnli_dev_mismatched")
     same = None
     if reference is not None:
-        key = PAPER_SPLIT_KEYS.get((reference.dataset, reference.split))
+        key = OUR_SPLITS.get((reference.dataset, reference.split))
         same = report.get(key) if key and key not in training_splits(info.protocol) else None
     return {  # the numbers to compare first, beside the name: the table is wider than a window
         "checkpoint": info.name,
