@@ -585,12 +585,12 @@ def test_a_kept_projection_is_shown_without_reading_any_weights(monkeypatch, tmp
     assert computed[["x", "y"]].equals(kept[["x", "y"]]) and list(computed["prediction"]) == list(kept["prediction"])
 
 
-def ablations_comparison(app: AppTest) -> pd.DataFrame:
-    """Ablations' paired comparison read back whole: a wide one is two Markdown tables that share its variant column
-    (`ablations.split_wide`)."""
-    parts = [table for table in page_tables(app) if list(table.columns)[:1] == ["variant"]]
-    assert parts, "no comparison table on the page"
-    return functools.reduce(lambda whole, part: whole.merge(part, on="variant"), parts)
+def ablations_table(app: AppTest, key: str) -> pd.DataFrame:
+    """Ablations' variants (`key` "checkpoint") or paired comparison ("variant") read back whole: a wide one is two
+    Markdown tables that share that first column (`ablations.split_wide`)."""
+    parts = [table for table in page_tables(app) if list(table.columns)[:1] == [key]]
+    assert parts, f"no table led by {key} on the page"
+    return functools.reduce(lambda whole, part: whole.merge(part, on=key), parts)
 
 
 def test_ablations_compare_variants_with_seed_noise_and_the_paper(monkeypatch, tmp_path, checkpoints):
@@ -600,9 +600,10 @@ def test_ablations_compare_variants_with_seed_noise_and_the_paper(monkeypatch, t
     assert app.selectbox(key="ablations_variant").value == "gcnn-snli-small"
     # small tables as Markdown: no data grid on the page's first view; the comparison's fourteen columns as two
     # tables that share its variant column (`ablations.split_wide`)
-    variants, difference, significance = page_tables(app)
+    scored, trained, difference, significance = page_tables(app)  # each of the two wide tables as two
+    assert list(scored.columns)[:2] == ["checkpoint", "seed"] and list(trained.columns)[:2] == ["checkpoint", "config"]
     assert list(difference.columns)[:2] == ["variant", "pairs"] and list(significance.columns)[:2] == ["variant", "McNemar p"]
-    comparison = ablations_comparison(app)
+    variants, comparison = ablations_table(app, "checkpoint"), ablations_table(app, "variant")
     assert list(variants["checkpoint"]) == ["gcnn-snli-small", "gcnn-snli-small-seed2", "gcnn-no_forget_gate-snli-small"]
     assert (variants["parameters"] != MISSING).all() and (variants["training pairs/s"] != MISSING).all()
     assert variants["snli_dev (select)"].str.fullmatch(r"\d+\.\d\d%").all(), "accuracies as percentages, two decimals"
@@ -623,7 +624,7 @@ def test_ablations_compare_variants_with_seed_noise_and_the_paper(monkeypatch, t
     differences = next(s for s in specs if "accuracy difference vs" in s["title"])
     assert {row["variant"] for row in differences["data"]["values"]} == {"gcnn-snli-small-seed2", "gcnn-no_forget_gate-snli-small"}
     assert "grey band: seed noise" in differences["title"]
-    assert len(page_tables(app)) == 3 and not app.dataframe, "the open tab's tables beside the variants: the others are drawn when opened"
+    assert len(page_tables(app)) == 4 and not app.dataframe, "the open tab's tables beside the variants: the others are drawn when opened"
     app.session_state["ablations_tab"] = "What the paper reports"
     app.run()
     assert not app.exception and app.query_params["tab"] == "What the paper reports"
@@ -671,7 +672,7 @@ def test_ablations_with_seeds_from_different_data_warns_instead_of_failing(monke
     app = open_app(monkeypatch, tmp_path, root, APP_DATA)
     show(app, "pages/6_Ablations.py")
     assert "Seed noise cannot be measured" in texts(app, "warning")
-    comparison = ablations_comparison(app)
+    comparison = ablations_table(app, "variant")
     assert "not from the same split" in comparison.set_index("variant").loc["gcnn-snli-small-seed2", "problem"]
     assert "bar" in vega_marks(app)
 
@@ -1146,7 +1147,7 @@ def test_shipped_ablations_page_compares_gcnn_variants_with_the_second_seed(monk
     show(app, "pages/6_Ablations.py")
     app.selectbox(key="ablations_family").set_value("gcnn").run()
     assert not app.exception
-    variants = page_tables(app)[0]
+    variants = ablations_table(app, "checkpoint")
     assert {"gcnn-snli-small", "gcnn-snli-small-seed2", "gcnn-no_forget_gate-snli-small",
             "gcnn-no_output_gate-snli-small"} <= set(variants["checkpoint"])
     assert "Seed noise: 2 seeds of the full model" in texts(app, "caption")
@@ -1154,7 +1155,7 @@ def test_shipped_ablations_page_compares_gcnn_variants_with_the_second_seed(monk
     # DIIN addition_fuse: −2.6% against diin-snli-small as retrained with dynamics (−2.9% before), significant,
     # inside the 3.9% gap between DIIN's two seeds
     app.selectbox(key="ablations_family").set_value("diin").run()
-    comparison = ablations_comparison(app).set_index("variant")
+    comparison = ablations_table(app, "variant").set_index("variant")
     fuse = comparison.loc["diin-addition_fuse-snli-small"]
     assert fuse["significant"] == fuse["within seed noise"] == "yes"
     assert -2.7 < float(fuse["difference"].rstrip("%")) < -2.6
