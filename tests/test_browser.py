@@ -361,6 +361,10 @@ def test_every_page_opens_clean_at_1600_px_with_its_screenshot(app_url, page):
             figure_screenshot(page, glance, "overview_grid.png")
         if name == "diin_interaction_space":
             figure_screenshot(page, page.locator("[class*='st-key-chart_diin_']").last, "diin_channels.png")
+        if name == "error_analysis_table7":  # TaxiNLI's categories, ours beside the file's full-data ESIM and BERT
+            taxinli = page.locator(".st-key-chart_errors_taxinli")
+            taxinli.locator("svg.marks").first.wait_for(timeout=PAGE_SECONDS * 1000)
+            figure_screenshot(page, taxinli, "taxinli.png")
     assert sidebar_entries(page) == [entry.title for entry in paths.PAGES], "the router's sidebar, not Streamlit's pages/ listing"
     assert_figures_come_from_the_server(page, f"{app_url}/Pair_explorer")
 
@@ -479,6 +483,7 @@ def test_projection_and_challenge_pairs_open_and_come_back(app_url, page):
     page.reload()  # the page as it is once the evaluation is stored (offered as an earlier one, no Evaluate button)
     settle(page, before)
     page.wait_for_selector(".st-key-errors_challenge_pairs_table", timeout=PAGE_SECONDS * 1000)
+    figure_screenshot(page, page.locator(".st-key-chart_errors_challenge_bars"), "challenge.png")
     challenge_view = view(page)
     click_table_line(page, "errors_challenge_pairs_table", 0)
     params = landed(page, "Pair explorer", "a challenge pair")
