@@ -264,7 +264,7 @@ def test_a_frame_the_converter_rejects_leaves_the_map_to_vega_lite(monkeypatch, 
     from nlivis.app.components import point_map
     from nlivis.viz.vega.export import start_converter
 
-    def rejected(fingerprint: str, dark: bool, columns: int, spec: dict) -> str:
+    def rejected(key: str, dark: bool, columns: int, spec: dict) -> str:
         raise ValueError("the converter refused it")
 
     start_converter()

@@ -138,11 +138,11 @@ def fingerprint(spec: Mapping[str, Any]) -> str:
 
 
 @st.cache_data(max_entries=PAGE_SVGS_KEPT, show_spinner=False)
-def page_svg(fingerprint: str, dark: bool, columns: int, _spec: Mapping[str, Any]) -> str:
+def page_svg(key: str, dark: bool, columns: int, _spec: Mapping[str, Any]) -> str:
     """`viz.vega.export.page_svg` of `_spec` in the `dark` or light look for one of `columns` columns, drawn once
     per spec, look and width (50-75 ms for an alignment heatmap, 0.5-0.8 s for a long pair's gates) and shared
     between runs and sessions: a sidebar switch, a rerun or Back to a figure already shown sends the kept SVG.
-    Kept under `fingerprint` = `fingerprint(_spec)`, not under the spec itself (leading
+    Kept under `key` = `fingerprint(_spec)`, not under the spec itself (leading
     underscore: Streamlit does not hash it) nor its page JSON: preparing that text (records, hover texts, click
     numbers) for a projection's or a data map's thousands of points cost each run 30-70 ms before the kept
     drawing was found. A ValueError (`page_json`: a NaN in the data) is raised, not kept."""
@@ -150,14 +150,14 @@ def page_svg(fingerprint: str, dark: bool, columns: int, _spec: Mapping[str, Any
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def points_image(fingerprint: str, plot_width: int, plot_height: int, _spec: Mapping[str, Any]) -> bytes:
+def points_image(key: str, plot_width: int, plot_height: int, _spec: Mapping[str, Any]) -> bytes:
     """`viz.vega.datamap.points_image` of a data map's spec (0.1-0.3 s for ten thousand points), made once per map,
-    colouring and plot size and shared between runs and sessions; kept under `fingerprint`, as `page_svg`."""
+    colouring and plot size and shared between runs and sessions; kept under `key` = `fingerprint(_spec)`, as `page_svg`."""
     return vega_datamap.points_image(_spec, plot_width, plot_height)
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def browser_points(fingerprint: str, _spec: Mapping[str, Any]) -> dict[str, Any]:
+def browser_points(key: str, _spec: Mapping[str, Any]) -> dict[str, Any]:
     """`viz.vega.datamap.browser_points` of a data map's spec, made once per map and colouring, kept under
-    `fingerprint`, as `page_svg`. Shared: never modify it."""
+    `key` = `fingerprint(_spec)`, as `page_svg`. Shared: never modify it."""
     return vega_datamap.browser_points(_spec)

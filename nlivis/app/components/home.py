@@ -9,7 +9,7 @@ from typing import Any, Sequence
 import pandas as pd
 import streamlit as st
 
-from nlivis.analysis.paper_tables import OUR_SPLITS, SOURCE_NOTE, paper_reference
+from nlivis.analysis.paper_tables import SOURCE_NOTE, our_split, paper_reference
 from nlivis.app import cache, paths, state
 from nlivis.app.components.frame import NOTE_ICON
 from nlivis.app.text import md
@@ -40,8 +40,8 @@ def checkpoint_row(info: CheckpointInfo, copies: Sequence[str] = ()) -> dict[str
     matched, mismatched = report.get("mnli_dev_matched"), report.get("mnli_dev_mismatched")
     same = None
     if reference is not None:
-        key = OUR_SPLITS.get((reference.dataset, reference.split))
-        same = report.get(key) if key and key not in training_splits(info.protocol) else None
+        key, very_split = our_split(reference.dataset, reference.split, report, training_splits(info.protocol))
+        same = report[key] if key and very_split else None  # a stand-in split is no "paper's split"
     return {  # the numbers to compare first, beside the name: the table is wider than a window
         "checkpoint": info.name,
         ACCURACY_COLUMN: f"{accuracy:.1%} on {info.select_split}" if isinstance(accuracy, (int, float)) else "—",
