@@ -27,6 +27,7 @@ import collections
 import tempfile
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 from browser import CHROMIUM, CHROMIUM_ARGS, AppServer, require_chromium
 from browser_speed import RECORDER, SETTLED, TIMEOUT_S, VIEWPORT, bench_environment, page_url, write_floor_app
@@ -144,8 +145,10 @@ def profiled_visit(context, url: str) -> tuple[float, dict]:
     return wall, profile
 
 
-def traced_visit(context, url: str) -> tuple[float, list[dict]]:
-    """A visit under a DevTools trace: (wall s, the trace's events)."""
+def traced_visit(context, url: str, settled: Callable[[Any], None] | None = None,
+                 categories: str = TRACE_CATEGORIES) -> tuple[float, list[dict]]:
+    """A visit under a DevTools trace of `categories`: (wall s, the trace's events); `settled(page)` reads the page
+    once it has settled, before the trace ends."""
     page = context.new_page()
     page.add_init_script(RECORDER)
     cdp = context.new_cdp_session(page)
@@ -154,8 +157,10 @@ def traced_visit(context, url: str) -> tuple[float, list[dict]]:
     cdp.on("Tracing.dataCollected", lambda message: events.extend(message["value"]))
     cdp.on("Tracing.tracingComplete", lambda message: complete.append(True))
     try:
-        cdp.send("Tracing.start", {"categories": TRACE_CATEGORIES, "transferMode": "ReportEvents"})
+        cdp.send("Tracing.start", {"categories": categories, "transferMode": "ReportEvents"})
         wall = settle(page, url)
+        if settled is not None:
+            settled(page)
         cdp.send("Tracing.end")
         while not complete:
             page.wait_for_timeout(100)

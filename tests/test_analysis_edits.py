@@ -12,7 +12,8 @@ from nlivis.analysis.edit_runs import expectation_met
 from nlivis.analysis.edit_expectations import (CONTRADICTION, DUPLICATE, ENTAILMENT, EQUIVALENT, EXCLUSIVE, NEGATED,
                                                NEUTRAL, NOT_DUPLICATE, STRONGER, WEAKER, nli_expectation,
                                                paraphrase_expectation, swap_expectation, word_to_sentence_relation)
-from nlivis.analysis.edits import check_kinds, negate, propose_edits, quantifier_relation, typo, user_edit
+from nlivis.analysis.edits import (check_kinds, definite_subject, negate, propose_edits, quantifier_relation, typo,
+                                   user_edit)
 from nlivis.analysis.inflection import gerund, indefinite_article, inflect, past, plural, third_person
 from nlivis.analysis.monotonicity import polarities
 from nlivis.analysis.parsed import parse_sentences
@@ -325,6 +326,26 @@ def test_negating_an_entailed_hypothesis_with_a_definite_subject_expects_contrad
     assert (negated.expectation, negated.expected) == ("label", CONTRADICTION)
     assert (negated.change.word, negated.change.replacement, negated.change.relation) == ("", "not",
                                                                                           "negation inserted")
+
+
+@pytest.mark.parametrize("determiner", ["The", "These", "Those", "Her", "Their"])
+@pytest.mark.parametrize("number", ["", "two ", "three "])
+def test_a_definite_subject_stays_definite_when_counted(determiner, number):
+    # "These two women are not dancing" denies "These two women are dancing": a definite (or possessive) subject
+    # fixes the negation's label whether or not a numeral counts it (a hand check of the negation edits found
+    # "These two women" read as counted, its label left unfixed)
+    noun = "women" if number or determiner in ("These", "Those") else "woman"
+    verb = "are" if noun == "women" else "is"
+    sentence = parse_sentences([f"{determiner} {number}{noun} {verb} dancing ."])[0]
+    assert definite_subject(sentence), sentence.text
+
+
+@pytest.mark.parametrize("subject", ["Two women are", "Three men are", "Some women are", "A woman is", "Women are",
+                                     "All the women are", "Every woman is", "Many women are"])
+def test_a_counted_indefinite_or_quantified_subject_is_not_definite(subject):
+    # ∃¬: "Two men are not running" does not deny that two (other) men are running
+    sentence = parse_sentences([f"{subject} dancing ."])[0]
+    assert not definite_subject(sentence), sentence.text
 
 
 def test_quantifier_and_number_edits():

@@ -411,8 +411,9 @@ DEFINITE_DETERMINERS = frozenset({"the", "this", "that", "these", "those"})
 def definite_subject(sentence: ParsedSentence) -> bool:
     """Whether the main verb's subject refers to definite things, so that negating the verb negates the sentence
     ("The man is not sleeping"): a name, a pronoun, "there", or a noun with the/this/that/these/those or a
-    possessive. An indefinite, bare plural, counted or quantified subject makes a negated verb ∃¬ ("Some people
-    are not squatting" does not deny that people are squatting)."""
+    possessive, counted or not ("These two women are not dancing" denies that these two women are). An
+    indefinite, bare plural, counted or quantified subject makes a negated verb ∃¬ ("Some people are not
+    squatting" and "Two men are not running" do not deny that people are squatting, that two men are running)."""
     root = sentence.root
     if root is None:
         return False
@@ -425,11 +426,13 @@ def definite_subject(sentence: ParsedSentence) -> bool:
     if subject.pos not in ("NOUN", "PROPN"):
         return False
     children = [sentence.words[c] for c in sentence.children(subject.i)]
-    if any(c.dep == "nummod" or c.lower in lexicons.QUANTIFIER_STRENGTH for c in children):
-        return False  # "Two orthodox Jews", "some Americans": counted, even when tagged a name
-    if subject.pos == "PROPN":
-        return not any(c.dep == "det" and c.lower in ("a", "an") for c in children)
-    return any(c.dep == "poss" or (c.dep == "det" and c.lower in DEFINITE_DETERMINERS) for c in children)
+    if any(c.lower in lexicons.QUANTIFIER_STRENGTH for c in children):
+        return False  # "some Americans", "all the men" (whose negation is ambiguous in scope)
+    if any(c.dep == "poss" or (c.dep == "det" and c.lower in DEFINITE_DETERMINERS) for c in children):
+        return True  # "the man", "these two women", "his three sons"
+    if any(c.dep == "nummod" for c in children):
+        return False  # "Two orthodox Jews": counted, even when tagged a name
+    return subject.pos == "PROPN" and not any(c.dep == "det" and c.lower in ("a", "an") for c in children)
 
 
 def _negations(context: _Context, side: str) -> list[Edit]:
