@@ -196,6 +196,27 @@ def test_a_page_figure_is_drawn_for_its_share_of_the_row_and_never_wider_than_it
     assert all('style="max-width: 100%; height: auto"' in svg for svg in (whole, half))
 
 
+@pytest.mark.parametrize("tokens", [3, 12, 60])
+def test_a_stack_of_views_drawn_for_a_page_fills_its_width_whatever_the_pair_s_length(tokens):
+    """Gate strips are a vconcat of views with no width: Streamlit stretches each to the page in the browser, so
+    the server draws each at the page's width too, not at Vega-Lite's 20 px a token (a three-token pair's strips
+    were ~60 px wide); views side by side (the glance grid's rows) keep their own widths."""
+    from nlivis.viz.vega.export import stretched
+    from nlivis.viz.vega.gates import Strip, gate_strips
+
+    words = [f"w{i}" for i in range(tokens)]
+    spec = gate_strips([Strip(np.full((tokens, 4), 0.5), words, "premise gate"),
+                        Strip(np.full((tokens, 4), 0.5), words, "hypothesis gate")])
+    prepared = json.loads(page_json(spec, dark=False, columns=1))
+    assert [view["width"] for view in prepared["vconcat"]] == [page_width(1)] * 4
+    assert "width" not in spec["vconcat"][0]  # the spec itself is not changed
+    svg = page_svg(page_json(spec, dark=False, columns=1))
+    assert page_width(1) <= svg_width(svg) < page_width(1) + 200  # the plot, its axis and legend
+    row = {"hconcat": [{"mark": "bar"}, {"mark": "bar", "width": 90}]}
+    assert stretched({"vconcat": [row, {"mark": "bar", "width": 300}, {"layer": []}]})["vconcat"] == [
+        row, {"mark": "bar", "width": 300}, {"layer": [], "width": "container"}]
+
+
 def test_data_a_json_file_cannot_hold_is_refused_before_the_converter():
     with pytest.raises(ValueError):
         page_json({"$schema": SCHEMA, "data": {"values": [{"x": float("nan")}]}, "mark": "point"}, dark=False)

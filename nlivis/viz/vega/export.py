@@ -278,9 +278,15 @@ COMPOSITE = ("facet", "hconcat", "vconcat", "concat", "repeat")
 
 def stretched(spec: Mapping[str, Any]) -> dict[str, Any]:
     """`spec` filling its container's width where it names no width of its own and is one view (or one layered
-    view), as Streamlit draws a spec in the browser (`width="stretch"`); Vega-Lite's default for a continuous axis
-    is 200 px (a projection's scatter was drawn that narrow on the server). `spec` itself is not changed."""
-    if "width" in spec or any(key in spec for key in COMPOSITE):
+    view), and each such view of a vertical stack (`vconcat`) doing so, as Streamlit draws a spec in the browser
+    (`width="stretch"`); Vega-Lite's default for a continuous axis is 200 px (a projection's scatter was drawn that
+    narrow on the server), for a band axis 20 px a band (a short pair's gate strips were a sixth of the page, session
+    36). Views side by side (`hconcat`, facets) keep their own widths. `spec` itself is not changed."""
+    if "width" in spec:
+        return dict(spec)
+    if "vconcat" in spec:
+        return {**spec, "vconcat": [stretched(view) for view in spec["vconcat"]]}
+    if any(key in spec for key in COMPOSITE):
         return dict(spec)
     return {**spec, "width": "container"}
 
