@@ -89,10 +89,15 @@ def plotly_phases(profile: dict) -> dict[str, float]:
     return phases
 
 
+def renderer_main_threads(events: list[dict]) -> set[tuple[int, int]]:
+    """The (pid, tid) of every renderer main thread (`CrRendererMain`) a trace names."""
+    return {(e["pid"], e["tid"]) for e in events
+            if e.get("ph") == "M" and e.get("name") == "thread_name" and e["args"].get("name") == "CrRendererMain"}
+
+
 def trace_self_times(events: list[dict]) -> dict[str, float]:
     """Self time (s) by event name on the renderer main thread(s) (`CrRendererMain`) of a trace."""
-    main = {(e["pid"], e["tid"]) for e in events
-            if e.get("ph") == "M" and e.get("name") == "thread_name" and e["args"].get("name") == "CrRendererMain"}
+    main = renderer_main_threads(events)
     spans: dict[tuple[int, int], list[tuple[float, float, str]]] = collections.defaultdict(list)
     open_: dict[tuple[int, int], list[tuple[float, str]]] = collections.defaultdict(list)
     for event in sorted((e for e in events if (e.get("pid"), e.get("tid")) in main and "ts" in e),

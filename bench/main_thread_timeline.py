@@ -26,7 +26,7 @@ from pathlib import Path
 
 from browser import CHROMIUM, CHROMIUM_ARGS, AppServer, require_chromium
 from browser_speed import RECORDER, VIEWPORT, bench_environment, page_url
-from chart_profile import TRACE_CATEGORIES, settle, traced_visit
+from chart_profile import TRACE_CATEGORIES, renderer_main_threads, settle, traced_visit
 from harness import ROOT, add_out_option, command_line, load_average, publish
 
 TASKS = ("RunTask", "ThreadControllerImpl::RunTask")
@@ -37,14 +37,12 @@ CATEGORIES = f"{TRACE_CATEGORIES},blink.user_timing"
 MARKS = "() => ({states: window.__nlivis.states, drawn: window.__nlivis.drawn, finished: window.__nlivis.finished})"
 
 
-def main_thread(events: list[dict]) -> tuple[set[tuple[int, int]], float]:
-    """The renderer main threads (pid, tid) of a trace and its navigation's start (µs)."""
-    main = {(e["pid"], e["tid"]) for e in events
-            if e.get("ph") == "M" and e.get("name") == "thread_name" and e["args"].get("name") == "CrRendererMain"}
+def navigation_start(events: list[dict], main: set[tuple[int, int]]) -> float:
+    """The navigation's start (µs, the trace's clock): its `navigationStart` mark on a renderer main thread."""
     starts = [e["ts"] for e in events if e.get("name") == "navigationStart" and (e.get("pid"), e.get("tid")) in main]
     if not starts:
         raise SystemExit("the trace has no navigationStart mark on the renderer's main thread")
-    return main, min(starts)
+    return min(starts)
 
 
 def event_name(event: dict) -> str:
@@ -56,9 +54,9 @@ def event_name(event: dict) -> str:
     return f"{event['name']} {script}".strip()
 
 
-def long_tasks(events: list[dict], longest_ms: float) -> list[str]:
-    """The main thread's top-level tasks over `longest_ms`, each with its four heaviest events (inclusive ms)."""
-    main, start = main_thread(events)
+def long_tasks(events: list[dict], main: set[tuple[int, int]], start: float, longest_ms: float) -> list[str]:
+    """The top-level tasks of the `main` threads over `longest_ms`, each with its four heaviest events (inclusive
+    ms), at ms from `start` (µs)."""
     spans = sorted((e for e in events if (e.get("pid"), e.get("tid")) in main and e.get("ph") == "X" and "dur" in e),
                    key=lambda e: (e["ts"], -e["dur"]))
     tasks, end = [], -1.0
@@ -79,9 +77,9 @@ def long_tasks(events: list[dict], longest_ms: float) -> list[str]:
     return lines
 
 
-def requests(events: list[dict], after_ms: float = 1000.0) -> list[str]:
-    """Requests sent `after_ms` or later: sent, answered on the main thread, finished, from the cache."""
-    _, start = main_thread(events)
+def requests(events: list[dict], start: float, after_ms: float = 1000.0) -> list[str]:
+    """Requests sent `after_ms` or later after `start` (µs): sent, answered on the main thread, finished, from the
+    cache."""
     found: dict[str, dict] = {}
     for event in sorted((e for e in events if "ts" in e), key=lambda e: e["ts"]):
         data, at = event.get("args", {}).get("data", {}), (event["ts"] - start) / 1000
@@ -105,15 +103,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pages", default="Error_analysis,Data_map", help="comma-separated url paths")
     parser.add_argument("--repeats", type=int, default=2, help="traced visits per page (default 2)")
-    parser.add_argument("--app-root", type=Path, default=ROOT, help="the checkout whose app is served (default: this one)")
-    parser.add_argument("--longest-ms", type=float, default=8.0, help="tasks shorter than this are left out (default 8)")
+    parser.add_argument("--app-root", type=Path, default=ROOT,
+                        help="the checkout whose app is served (default: this one)")
+    parser.add_argument("--longest-ms", type=float, default=8.0,
+                        help="tasks shorter than this are left out (default 8)")
     add_out_option(parser)
     args = parser.parse_args()
     require_chromium()
     from playwright.sync_api import sync_playwright
 
     scratch = Path(tempfile.mkdtemp(prefix="nlivis-timeline-"))
-    lines = [command_line("warm visits by URL under a DevTools trace; ms from the navigation"), load_average("the start"), ""]
+    lines = [command_line("warm visits by URL under a DevTools trace; ms from the navigation"),
+             load_average("the start"), ""]
     with sync_playwright() as playwright, \
             AppServer(bench_environment(args.app_root / "checkpoints", scratch / "app"), scratch / "app.log",
                       args.app_root) as server:
@@ -134,7 +135,9 @@ def main() -> None:
                 finished = ", ".join(f"{at:.0f}" for at in marks["finished"])
                 lines += [f"### {name}, traced visit {repeat + 1} ({wall:.2f} s wall)", "",
                           f"Script state: {states}; script_finished received: {finished}; charts drawn: {drawn}.", ""]
-                lines += long_tasks(events, args.longest_ms) + [""] + requests(events) + [""]
+                main_threads = renderer_main_threads(events)
+                start = navigation_start(events, main_threads)
+                lines += [*long_tasks(events, main_threads, start, args.longest_ms), "", *requests(events, start), ""]
         context.close()
     lines.append(load_average("the end"))
     publish(lines, args.out)

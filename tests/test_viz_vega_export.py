@@ -15,7 +15,7 @@ from nlivis.viz.vega.channel_grid import channel_grid
 from nlivis.viz.vega.common import SCHEMA, message_spec
 from nlivis.viz.vega.datamap import data_map_spec
 from nlivis.viz.vega.export import (COLUMN_GAP_PX, EXPORT_WIDTH_PX, fixed_width, page_json, page_svg, page_width,
-                                   spec_svg, takes_input)
+                                   spec_svg, stretched, takes_input)
 
 
 def svg_width(svg: str) -> float:
@@ -201,7 +201,6 @@ def test_a_stack_of_views_drawn_for_a_page_fills_its_width_whatever_the_pair_s_l
     """Gate strips are a vconcat of views with no width: Streamlit stretches each to the page in the browser, so
     the server draws each at the page's width too, not at Vega-Lite's 20 px a token (a three-token pair's strips
     were ~60 px wide); views side by side (the glance grid's rows) keep their own widths."""
-    from nlivis.viz.vega.export import stretched
     from nlivis.viz.vega.gates import Strip, gate_strips
 
     words = [f"w{i}" for i in range(tokens)]

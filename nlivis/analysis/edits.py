@@ -427,12 +427,12 @@ def definite_subject(sentence: ParsedSentence) -> bool:
         return False
     children = [sentence.words[c] for c in sentence.children(subject.i)]
     if any(c.lower in lexicons.QUANTIFIER_STRENGTH for c in children):
-        return False  # "some Americans", "all the men" (whose negation is ambiguous in scope)
+        return False  # "a Jew", "some Americans", "all the men" (whose negation is ambiguous in scope)
     if any(c.dep == "poss" or (c.dep == "det" and c.lower in DEFINITE_DETERMINERS) for c in children):
         return True  # "the man", "these two women", "his three sons"
     if any(c.dep == "nummod" for c in children):
         return False  # "Two orthodox Jews": counted, even when tagged a name
-    return subject.pos == "PROPN" and not any(c.dep == "det" and c.lower in ("a", "an") for c in children)
+    return subject.pos == "PROPN"  # a name ("a"/"an" before it, among the quantifiers, returned above)
 
 
 def _negations(context: _Context, side: str) -> list[Edit]:
