@@ -6,9 +6,10 @@ One Streamlit server runs a router over stand-in pages: the floor (`browser_spee
 button, two sidebar links) and, per variant, the floor plus the elements a page of nlivis shows — the ten sidebar
 page links every page draws, a five-row table as `st.dataframe` and as `st.table`, four figures' download buttons,
 twenty containers, markdown lines, expanders, tabs, server-drawn SVGs, inputs — and those together, all but one,
-sixty containers, and a stand-in for the Pair explorer's page: its mix of elements by kind and count as
-`bench/browser_messages.py` counts them, with figures of similar size, and no nlivis code (its pair form and its
-predictions also drawn other ways). Each page is opened by URL in a new tab, the variants in turn for `--rounds`
+sixty containers, sixty captions and the same text as one caption, a component given ten thousand points (as the
+Data map's), and stand-ins for the Pair explorer's page and the Data map's: their mixes of elements by kind and count
+(the explorer's as `bench/browser_messages.py` counts them), with figures and data of similar size, and no nlivis
+code (the explorer's pair form and its predictions also drawn other ways). Each page is opened by URL in a new tab, the variants in turn for `--rounds`
 rounds, and timed from the navigation until the floor's line is shown and the script state is back to notRunning (`browser_speed.FLOOR_RAN`), with the renderer's main-thread CPU over the visit
 (DevTools `Performance.getMetrics`: TaskDuration). Printed: medians, and each variant minus the floor — what the
 element kind adds to every page that shows it, on this machine at this load (said in the header).
@@ -135,6 +136,38 @@ def explorer_stand_in(pair_form: str, predictions: str = PREDICTIONS[""]) -> str
         '    st.expander(f"Model {model + 4}").caption("no alignment")\n')
 
 
+POINTS_COMPONENT = (
+    'points = st.components.v2.component("points", js="export default function ({ parentElement, data }) '
+    '{ parentElement.textContent = data.ids.length; }", isolate_styles=False)\n'
+    'points(data={"ids": [f"snli_test_{i}" for i in range(10000)], "x": [i * 7 % 10000 for i in range(10000)],'
+    ' "y": [i * 13 % 10000 for i in range(10000)]}, key="points")\n')
+"""A component of Streamlit's components v2 given ten thousand points (~300 kB), as the Data map's map is."""
+CAPTION = 'f"A **note** {i} with a [link](https://example.org). " * 3'
+VARIANTS["sixty captions"] = f'for i in range(60):\n    st.caption({CAPTION})\n'
+VARIANTS["sixty captions' text as one caption"] = f'st.caption("\\n\\n".join({CAPTION} for i in range(60)))\n'
+VARIANTS["a component given 10,000 points"] = POINTS_COMPONENT
+VARIANTS["the Data map's elements, stand-in"] = (
+    POINTS_COMPONENT + f'st.html({BIG_SVG!r})\n'
+    'first, second, colour = st.columns([2, 2, 3])\n'
+    'first.selectbox("Checkpoint", [f"model-{i}" for i in range(60)])\n'
+    'second.selectbox("Side by side with", ["(none)"] + [f"model-{i}" for i in range(60)])\n'
+    'colour.radio("Colour by", ["correctness", "gold label", "length", "augmented", "tag"], horizontal=True)\n'
+    'st.expander("Region thresholds").caption("How the regions are drawn.")\n'
+    f'for i in range(5):\n    st.caption({CAPTION})\n'
+    'for figure in range(1):\n    row = st.container(horizontal=True, gap="small")\n' + downloads("row", "figure") +
+    'one, two = st.tabs(["Selected pairs", "Possibly mislabelled"])\n'
+    'left, right = one.columns([3, 2])\n'
+    'left.selectbox("Pairs of", ["hard-to-learn", "ambiguous", "easy-to-learn"])\n'
+    'right.selectbox("Order", ["confidence", "variability"])\n'
+    'one.number_input("Page (of 19)", 1, 19, 1)\n'
+    'table = st.components.v2.component("table", js="export default function ({ parentElement, data }) '
+    '{ parentElement.textContent = data.rows.length; }", isolate_styles=False)\n'
+    'with one:\n'
+    '    table(data={"rows": [[f"cell {r} {c} " * 3 for c in range(10)] for r in range(50)]}, key="table")\n'
+    'one.caption("Pairs 1–50 of 922.")\n')
+"""The Data map's elements by kind and count (its 300-kB map component, a drawn figure, its five choices and page
+number, captions, downloads, tabs, a 50-line list component) and none of its Python: what Streamlit alone charges a
+page like it."""
 for place, form in PAIR_FORM_PLACES.items():
     VARIANTS[f"the Pair explorer's elements, stand-in{place}"] = explorer_stand_in(form)
 for drawn, code in list(PREDICTIONS.items())[1:]:

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 from urllib.parse import parse_qsl
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -274,3 +275,45 @@ def test_a_frame_the_converter_rejects_leaves_the_map_to_vega_lite(monkeypatch, 
     show(app, PAGE)
     assert len(app.get("vega_lite_chart")) == 1 and not app.get("bidi_component")
     assert len(app.get("download_button")) == 2
+
+
+def retrained(folder: Path, confidence: float) -> None:
+    """`folder`'s dynamics as a new run of it would leave them: every trained pair at gold probability
+    `confidence` in every epoch it was trained in, the manifest recording the new file, a later modification time."""
+    import json
+    import os
+
+    from nlivis.store.checkpoints import MANIFEST
+    from nlivis.store.dynamics import encode, write_dynamics
+    from nlivis.store.files import sha256_file
+
+    dynamics = read_dynamics(folder)
+    seen = dynamics.seen()
+    records = encode(np.full(seen.shape, confidence), np.full(seen.shape, confidence > 0.5))
+    dynamics.records = np.where(seen, records, dynamics.records).astype(np.uint16)
+    path = folder / DYNAMICS_FILE
+    write_dynamics(path, dynamics)
+    manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    manifest["files"][DYNAMICS_FILE] = {"bytes": path.stat().st_size, "sha256": sha256_file(path)}
+    (folder / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    later = path.stat().st_mtime + 10
+    os.utime(path, (later, later))
+
+
+def test_a_retrained_checkpoint_s_map_and_list_are_drawn_again(monkeypatch, tmp_path, root):
+    """The map's spec and its list are kept per view between runs (a rerun builds neither again), under the state
+    of the dynamics file: a checkpoint retrained into the same folder is drawn and listed anew."""
+    folder = tmp_path / "checkpoints"
+    shutil.copytree(root / "gcnn-snli-small", folder / "gcnn-snli-small")
+    app = open_link(monkeypatch, tmp_path, folder, APP_DATA, PAGE, hard="0.45")
+    before = maps(app)[0]
+    assert maps(app.run())[0] is not None and maps(app)[0]["data"] == before["data"], "a rerun draws the same map"
+    retrained(folder / "gcnn-snli-small", confidence=0.1)
+    app.run()
+    assert not app.exception, app.exception
+    points = data_map(read_dynamics(folder / "gcnn-snli-small"), Thresholds(hard_confidence=0.45))
+    trained = int((points.epochs > 0).sum())
+    drawn = maps(app)[0]["data"]["values"]
+    assert len(drawn) == trained and {round(float(row["confidence"]), 3) for row in drawn} == {0.1}
+    listed = list_lines(app, "datamap_selected_pairs_table")
+    assert len(listed) == trained and set(listed["region"]) == {"hard-to-learn"}, "every trained pair is hard now"

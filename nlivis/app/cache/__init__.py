@@ -27,7 +27,7 @@ import streamlit as st
 from nlivis.analysis.ablations import read_variants
 from nlivis.analysis.breakdown import confusion_matrix, per_label_scores
 from nlivis.app import paths, state
-from nlivis.app.cache.run_memo import once_per_run
+from nlivis.app.cache.run_memo import folder_stamp_in_run, once_per_run
 from nlivis.data import protocols
 from nlivis.data.protocols import SplitRef, read_split
 from nlivis.data.records import Pair
@@ -92,7 +92,7 @@ def load_model(path: str | Path) -> tuple[LoadedCheckpoint | None, str | None]:
     """(LoadedCheckpoint, None) or (None, the reason it could not load). Loads once per process and folder state."""
     path = Path(path)
     try:
-        return load_cached(str(path), folder_stamp(path)), None
+        return load_cached(str(path), folder_stamp_in_run(path)), None
     except Exception as error:  # a broken folder must show as a message, whatever the failure
         return None, f"{path}: {error}"
 
@@ -148,7 +148,7 @@ def _declared_types_cached(path: str, stamp: float) -> frozenset[type]:
 def declared_types(path: str | Path) -> frozenset[type]:
     """`workflows.reading.declared_types` of the checkpoint folder, once per folder state: read from disk without
     torch when kept, else from the checkpoint loaded."""
-    return _declared_types_cached(str(path), folder_stamp(path))
+    return _declared_types_cached(str(path), folder_stamp_in_run(path))
 
 
 def chosen_model_names() -> list[str]:
@@ -280,7 +280,7 @@ def read_pair(model: Model, premise: str, hypothesis: str) -> tuple[PairReading 
     premise, _ = state.clean_sentence(premise)
     hypothesis, _ = state.clean_sentence(hypothesis)
     try:
-        return read_pair_cached(model.name, model.path, folder_stamp(model.path), premise, hypothesis), None
+        return read_pair_cached(model.name, model.path, folder_stamp_in_run(model.path), premise, hypothesis), None
     except ValueError as error:
         return None, str(error)
     except Exception as error:  # a model failing on one input must not take the page down
@@ -361,7 +361,7 @@ def variant_records() -> tuple[list[Any], list[str]]:
 def _current_variant_records() -> tuple[list[Any], list[str]]:
     roots = paths.checkpoint_roots()
     stamps = {str(Path(root) / name): stamp for root, folders in roots_stamps(roots).items() for name, stamp in folders}
-    folders = tuple((str(info.path), stamps.get(str(info.path)) or folder_stamp(info.path))
+    folders = tuple((str(info.path), stamps.get(str(info.path)) or folder_stamp_in_run(info.path))
                     for info in scan_checkpoints(roots).good)
     return _variant_records_cached(repr(folders), tuple(folder for folder, _ in folders))
 

@@ -20,7 +20,8 @@ from nlivis.data.protocols import SplitRef
 from nlivis.data.records import Pair
 from nlivis.features.dataset import analyse_pairs, split_cache_key
 from nlivis.store.checkpoints import DYNAMICS_FILE, CheckpointError
-from nlivis.store.files import file_stamp, folder_stamp
+from nlivis.app.cache.run_memo import folder_stamp_in_run
+from nlivis.store.files import file_stamp
 from nlivis.workflows.datamap import (AugmentedRun, augmented_pairs, augmented_run, pair_lengths, predicted_labels,
                                       read_data_map)
 from nlivis.workflows.protocol import ANALYSES, SUBJECTS, run_analysis
@@ -49,7 +50,7 @@ def explain(model: Model, premise: str, hypothesis: str, methods: Sequence[str],
     if target is not None and target not in model.labels:
         return None, f"{model.name} has no class {target!r} (its classes: {', '.join(model.labels)})"
     try:
-        return _explained(model.path, folder_stamp(model.path), premise, hypothesis, tuple(methods), target), None
+        return _explained(model.path, folder_stamp_in_run(model.path), premise, hypothesis, tuple(methods), target), None
     except ValueError as error:
         return None, str(error)
     except Exception as error:  # one model failing must not take the page down
@@ -73,6 +74,20 @@ def data_map(name: str, thresholds: tuple[float, float, float]) -> tuple[DataMap
         return _data_map_cached(str(folder), file_stamp(folder / DYNAMICS_FILE), tuple(thresholds)), None
     except (CheckpointError, ValueError) as error:
         return None, str(error)
+
+
+def data_map_state(name: str) -> tuple[str, float] | None:
+    """(folder, recorded dynamics' modification time) of checkpoint `name`, or None without a folder: what a view
+    drawn from its data map is kept under (`memo`), so a retrained checkpoint's map is drawn again."""
+    folder = paths.find_checkpoint_folder(name)
+    return None if folder is None else (str(folder), file_stamp(folder / DYNAMICS_FILE))
+
+
+def checkpoint_state(name: str) -> tuple[str, float] | None:
+    """(folder, latest modification time of its files) of checkpoint `name`, or None without a folder: what
+    anything a checkpoint's weights or predictions decide is kept under."""
+    folder = paths.find_checkpoint_folder(name)
+    return None if folder is None else (str(folder), folder_stamp_in_run(folder))
 
 
 def with_dynamics(names: Sequence[str]) -> list[str]:
@@ -110,7 +125,7 @@ def training_predictions(name: str, key: str, ids: Sequence[str]) -> tuple[dict[
     if folder is None:
         return {}, f"no checkpoint folder named {name}"
     try:
-        return _training_predictions_cached(str(folder), folder_stamp(folder), *local, tuple(sorted(ids))), None
+        return _training_predictions_cached(str(folder), folder_stamp_in_run(folder), *local, tuple(sorted(ids))), None
     except Exception as error:  # a model failing must not take the page down
         return {}, f"{name} could not predict these pairs ({type(error).__name__}: {error})"
 
@@ -132,7 +147,7 @@ def augmentation_of(name: str) -> tuple[tuple[str, float, str] | None, Augmented
     folder, root = paths.find_checkpoint_folder(name), paths.data_root()
     if folder is None or root is None:
         return None, None
-    key = (str(folder), folder_stamp(folder), str(root))
+    key = (str(folder), folder_stamp_in_run(folder), str(root))
     try:
         return key, _augmented_run_cached(*key)
     except (OSError, ValueError, KeyError, TypeError):
@@ -159,7 +174,7 @@ def make_augmented_texts(key: tuple[str, float, str]) -> None:
 
 def _checkpoints_key(models: Sequence[Model]) -> tuple[tuple[str, str, float], ...]:
     """(name, folder, stamp) per model: what an edit run or a probe run of these models is keyed by."""
-    return tuple((m.name, m.path, folder_stamp(m.path)) for m in models)
+    return tuple((m.name, m.path, folder_stamp_in_run(m.path)) for m in models)
 
 
 RUNS_KEPT = 48

@@ -13,7 +13,7 @@ import streamlit as st
 
 from nlivis.app import state
 from nlivis.app.cache import Model, SplitScores, read_pair_cached, scores_cached
-from nlivis.store.files import folder_stamp
+from nlivis.app.cache.run_memo import folder_stamp_in_run
 from nlivis.viz.gate_strips import gate_title, gate_values
 from nlivis.viz.overview import ModelReading
 from nlivis.viz.vega import datamap as vega_datamap
@@ -47,7 +47,7 @@ def overview_figure(models: Sequence[Model], premise: str, hypothesis: str, titl
     `read_pair` read it), built once per pair, models and state of their folders. Shared between runs and sessions:
     never modify it."""
     premise, hypothesis = _cleaned(premise, hypothesis)
-    return _overview_cached(tuple((m.name, m.path, folder_stamp(m.path)) for m in models), premise, hypothesis, title)
+    return _overview_cached(tuple((m.name, m.path, folder_stamp_in_run(m.path)) for m in models), premise, hypothesis, title)
 
 
 @st.cache_resource(max_entries=PAIR_FIGURES_KEPT, show_spinner=False)
@@ -69,7 +69,7 @@ def gate_strips_figure(model: Model, premise: str, hypothesis: str, entries: Seq
     window) of the model's reading of the pair (one it read: `read_pair`), built once per pair, gates, windows and
     state of the model's folder. Shared: never modify it."""
     premise, hypothesis = _cleaned(premise, hypothesis)
-    return _gate_strips_cached(model.name, model.path, folder_stamp(model.path), premise, hypothesis,
+    return _gate_strips_cached(model.name, model.path, folder_stamp_in_run(model.path), premise, hypothesis,
                                tuple((entry, int(first_dim)) for entry, first_dim in entries), label)
 
 
@@ -83,7 +83,7 @@ def alignment_figure(model: Model, premise: str, hypothesis: str, entry: str, la
     """`viz.vega.heatmaps.alignment_heatmap` (a Vega-Lite spec) of alignment `entry` of the model's reading of the
     pair (one it read: `read_pair`), built once per pair and state of the model's folder. Shared: never modify it."""
     premise, hypothesis = _cleaned(premise, hypothesis)
-    return _alignment_cached(model.name, model.path, folder_stamp(model.path), premise, hypothesis, entry, label)
+    return _alignment_cached(model.name, model.path, folder_stamp_in_run(model.path), premise, hypothesis, entry, label)
 
 
 # ---------------------------------------------------------------- the predictions files' confusion matrices

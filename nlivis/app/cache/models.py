@@ -13,7 +13,7 @@ import streamlit as st
 from nlivis.app import paths
 from nlivis.app.cache import Model, chosen_model_names, declared_types, load_model
 from nlivis.features.settings import DescribedCheckpoint, describe_checkpoint
-from nlivis.store.files import folder_stamp
+from nlivis.app.cache.run_memo import folder_stamp_in_run
 from nlivis.viz.common import model_colours
 
 
@@ -65,6 +65,6 @@ def describe_model(path: str | Path) -> tuple[DescribedCheckpoint | None, str | 
     state (`folder_stamp`); its weights are not read."""
     path = Path(path)
     try:
-        return _described_cached(str(path), folder_stamp(path)), None
+        return _described_cached(str(path), folder_stamp_in_run(path)), None
     except Exception as error:  # a broken folder must show as a message, whatever the failure
         return None, f"{path}: {error}"

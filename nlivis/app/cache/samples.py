@@ -23,7 +23,8 @@ from nlivis.data.records import DataFormatError
 from nlivis.data.taxonomies import find_taxinli_file, read_taxinli
 from nlivis.features.dataset import cached_split_tokens
 from nlivis.features.settings import FeatureSettings
-from nlivis.store.files import cache_root, file_stamp, folder_stamp
+from nlivis.app.cache.run_memo import folder_stamp_in_run
+from nlivis.store.files import cache_root, file_stamp
 from nlivis.workflows import samples as sampling
 from nlivis.workflows.projection import ProjectionOptions, is_cached, project_sample_of, projection_table
 from nlivis.workflows.samples import TaggedSample
@@ -58,7 +59,7 @@ def gate_statistics(model: Model, key: str, size: int) -> tuple[pd.DataFrame, st
     if local is None:
         return pd.DataFrame(), not_local(key)
     try:
-        return _gate_statistics_cached(model.name, model.path, folder_stamp(model.path), *local, int(size)), None
+        return _gate_statistics_cached(model.name, model.path, folder_stamp_in_run(model.path), *local, int(size)), None
     except (OSError, ValueError) as error:
         return pd.DataFrame(), str(error)
 
@@ -155,7 +156,7 @@ def token_counts(model: Model, key: str) -> dict[str, tuple[int, int]] | None:
     are not in the feature cache."""
     local = local_split(key)
     try:
-        return None if local is None else _token_counts_cached(model.name, model.path, folder_stamp(model.path), *local)
+        return None if local is None else _token_counts_cached(model.name, model.path, folder_stamp_in_run(model.path), *local)
     except (NotReady, OSError, ValueError):
         return None
 
@@ -176,7 +177,7 @@ def split_truncation(model: Model, key: str) -> tuple[bool, str, int]:
     if local is None:
         return False, "", 0
     try:
-        return (True, *_split_truncation_cached(model.path, folder_stamp(model.path), *local, model.described.settings))
+        return (True, *_split_truncation_cached(model.path, folder_stamp_in_run(model.path), *local, model.described.settings))
     except (NotReady, OSError, ValueError):
         return False, "", 0
 
@@ -186,7 +187,7 @@ def sample_truncation(model: Model, items: Sequence[Any]) -> tuple[str, int]:
     once per model folder state and sample (a cached sample is the same object at every run: ~15 ms of each run of
     the Projection page counted 1,000 pairs again)."""
     settings = model.described.settings  # the featurizer's own cut-offs, from config.json: no weights needed
-    counted, sentence, pairs = _sample_truncation_cached(model.path, folder_stamp(model.path), id(items), items,
+    counted, sentence, pairs = _sample_truncation_cached(model.path, folder_stamp_in_run(model.path), id(items), items,
                                                          settings)
     if counted is not items:  # not the object counted (cannot happen while the cache holds it): count this one
         count = count_truncated(settings, items)
@@ -234,7 +235,7 @@ def projection_frame(model: Model, split: str, size: int, method: str, colour: s
             raise NotReady(problem)  # not kept: the next run asks again
         return frame
 
-    key = (model.path, folder_stamp(model.path), repr(local_split(split)), int(size), method, colour, tag)
+    key = (model.path, folder_stamp_in_run(model.path), repr(local_split(split)), int(size), method, colour, tag)
     try:
         return memo("projection frame", key, built).copy(), None
     except NotReady as problem:

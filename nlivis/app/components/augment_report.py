@@ -21,7 +21,8 @@ from nlivis.app.cache import challenge as cached_challenge, suites
 from nlivis.app.components import challenge, controls, line_grid, lists, pair_list, probes
 from nlivis.app.text import md
 from nlivis.store.evaluations import evaluations_root
-from nlivis.store.files import file_stamp, folder_stamp
+from nlivis.app.cache.run_memo import folder_stamp_in_run
+from nlivis.store.files import file_stamp
 from nlivis.workflows.augment_report import (INDEPENDENT_ONLY, AugmentReport, FileOutcomes, HeldOutFile, ReportRow,
                                              SIGNIFICANT, ReportSources, build_report, field_values, held_out_file,
                                              outcomes, recorded_control)
@@ -184,7 +185,7 @@ def cached_report(pair: tuple[Any, Any], models: Sequence[cache.Model], files: S
     the suite has run."""
     split = pair[1].select_split or pair[0].select_split
     ran = cached_analyses.probe_results(models, DEFAULT_CASES_PER_TEST)[0] is not None
-    key = (tuple((m.path, folder_stamp(m.path), file_stamp(evaluations_root(m.path))) for m in models), split, ran,
+    key = (tuple((m.path, folder_stamp_in_run(m.path), file_stamp(evaluations_root(m.path))) for m in models), split, ran,
            tuple((held.files, tuple(file_stamp(f) for f in held.files), held.group) for held in files))
     return cache.memo("augment report", key, lambda: build_report(
         models[0].name, models[1].name, sources(models, split), files, select_split=split,

@@ -13,7 +13,7 @@ import streamlit as st
 from nlivis.analysis.datamap import (COLOURINGS, ORDERS, REGIONS, Selection, Thresholds, augmented_groups,
                                      box_selection, compare_regions, correctness_groups, drawn_coordinates,
                                      length_groups, paper_cuts, parse_selection, region_selection, tag_groups)
-from nlivis.app import cache, state
+from nlivis.app import cache, paths, state
 from nlivis.app.cache import analyses as cached_analyses
 from nlivis.app.cache import samples as cached_samples
 from nlivis.app.components import controls, pair_list, point_map
@@ -143,13 +143,10 @@ def draw_maps(maps: dict[str, Any], colour: str, thresholds: tuple[float, float,
     tagging = tag_choice(maps) if colour == "tag" else None
     columns = st.columns(len(maps))
     for position, ((name, points), column) in enumerate(zip(maps.items(), columns)):
-        groups = colour_groups(points, colour, tagging, column)
         outline = (selection.kind, selection.xs, selection.ys) if selection.kind != "region" and name == selected_on else None
-        trained = int((points.epochs > 0).sum())
-        title = f"{name} · {trained:,} training pairs · {points.total_epochs} epochs"
-        spec = data_map_spec(*drawn_coordinates(points), groups, points.ids, thresholds,
-                             points.region_counts(), title, colour_name=colour, outline=outline,
-                             height=620 if len(maps) == 1 else 560)
+        spec, note = drawn_map(name, points, colour, tagging, thresholds, outline, 620 if len(maps) == 1 else 560)
+        if note:
+            column.caption(note)
         key = f"datamap_{position}"
         with column:
             event = point_map.show(spec, key, f"{name}_data_map", columns=len(maps))
@@ -161,33 +158,54 @@ def draw_maps(maps: dict[str, Any], colour: str, thresholds: tuple[float, float,
         act_on_event(name, points, thresholds, key, event, list(maps))
 
 
-def colour_groups(points: Any, colour: str, tagging: tuple[dict[str, frozenset[str]], str] | None,
-                  where: Any) -> list[str]:
-    """Per pair: its group under `colour`; a colouring this map cannot give falls back to correctness, saying why."""
-    originals = [o or pid for o, pid in zip(points.original, points.ids)]  # an augmented pair: its original's text
+def colour_groups(points: Any, colour: str, tagging: tuple[dict[str, frozenset[str]], str] | None
+                  ) -> tuple[list[str], str | None]:
+    """Per pair: its group under `colour`, and what the reader should know about it; a colouring this map cannot
+    give falls back to correctness, saying why."""
     if colour == "gold label":
-        return list(points.gold)
+        return list(points.gold), None
     if colour == "augmented":
-        if not any(points.augmented):
-            where.caption("No augmented pair in this run (trained without `--augment`): every point is a training pair.")
-        return augmented_groups(points)
+        note = None if any(points.augmented) else ("No augmented pair in this run (trained without `--augment`): every "
+                                                   "point is a training pair.")
+        return augmented_groups(points), note
+    originals = [o or pid for o, pid in zip(points.original, points.ids)]  # an augmented pair: its original's text
     if colour == "length":
         lengths: dict[str, int] = {}
         for split in dict.fromkeys(points.splits):
             lengths.update(cached_analyses.training_lengths(split))
         if not lengths:
-            where.caption("The training pairs' text is not in the data folder, so their lengths are unknown; coloured by "
-                          "correctness instead.")
-            return correctness_groups(points)
+            return correctness_groups(points), ("The training pairs' text is not in the data folder, so their lengths "
+                                                "are unknown; coloured by correctness instead.")
         known = np.array([lengths.get(pid, -1) for pid in originals])
         named = iter(length_groups(known[known >= 0]))
-        return [next(named) if value >= 0 else "(text not found)" for value in known]
-    if colour == "tag":
-        if tagging is None:
-            return correctness_groups(points)
+        return [next(named) if value >= 0 else "(text not found)" for value in known], None
+    if colour == "tag" and tagging is not None:
         tags, tag = tagging
-        return tag_groups(originals, tags, tag)
-    return correctness_groups(points)
+        return tag_groups(originals, tags, tag), None
+    return correctness_groups(points), None
+
+
+def drawn_map(name: str, points: Any, colour: str, tagging: tuple[dict[str, frozenset[str]], str] | None,
+              thresholds: tuple[float, float, float], outline: tuple[str, Any, Any] | None, height: int
+              ) -> tuple[dict[str, Any], str | None]:
+    """(`data_map_spec` of checkpoint `name`'s map, the colouring's note), kept per map state and view (a tag
+    colouring, whose tags the reader may compute meanwhile, is made every run): the same spec object at every
+    rerun, so its drawing is found again by identity (`cache.figures.fingerprint`) instead of hashing ten
+    thousand points, and the groups and the spec are not built again (~50 ms of a Data map run)."""
+    def compute() -> tuple[dict[str, Any], str | None]:
+        groups, note = colour_groups(points, colour, tagging)
+        trained = int((points.epochs > 0).sum())
+        title = f"{name} · {trained:,} training pairs · {points.total_epochs} epochs"
+        spec = data_map_spec(*drawn_coordinates(points), groups, points.ids, thresholds, points.region_counts(),
+                             title, colour_name=colour, outline=outline, height=height)
+        return spec, note
+
+    if colour == "tag":
+        return compute()
+    state = cached_analyses.data_map_state(name)
+    drawn_outline = None if outline is None else (outline[0], tuple(outline[1]), tuple(outline[2]))
+    return cache.memo("data map", (state, colour, tuple(thresholds), drawn_outline, height,
+                                   str(paths.data_root()) if colour == "length" else None), compute)
 
 
 def tag_choice(maps: dict[str, Any]) -> tuple[dict[str, frozenset[str]], str] | None:
