@@ -67,11 +67,11 @@ def _data_map_cached(folder: str, stamp: float, thresholds: tuple[float, float, 
 def data_map(name: str, thresholds: tuple[float, float, float]) -> tuple[DataMap | None, str | None]:
     """(the DataMap of checkpoint `name` under `thresholds` = (ambiguous variability, easy confidence, hard
     confidence), None), or (None, why there is none: no such folder, no dynamics recorded, a damaged file)."""
-    folder = paths.find_checkpoint_folder(name)
-    if folder is None:
+    state = data_map_state(name)
+    if state is None:
         return None, f"no checkpoint folder named {name}"
     try:
-        return _data_map_cached(str(folder), file_stamp(folder / DYNAMICS_FILE), tuple(thresholds)), None
+        return _data_map_cached(*state, tuple(thresholds)), None
     except (CheckpointError, ValueError) as error:
         return None, str(error)
 
@@ -121,11 +121,11 @@ def training_predictions(name: str, key: str, ids: Sequence[str]) -> tuple[dict[
     local = local_split(key)
     if local is None:
         return {}, not_local(key)
-    folder = paths.find_checkpoint_folder(name)
-    if folder is None:
+    state = checkpoint_state(name)
+    if state is None:
         return {}, f"no checkpoint folder named {name}"
     try:
-        return _training_predictions_cached(str(folder), folder_stamp_in_run(folder), *local, tuple(sorted(ids))), None
+        return _training_predictions_cached(*state, *local, tuple(sorted(ids))), None
     except Exception as error:  # a model failing must not take the page down
         return {}, f"{name} could not predict these pairs ({type(error).__name__}: {error})"
 
