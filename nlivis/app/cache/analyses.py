@@ -20,7 +20,7 @@ from nlivis.data.protocols import SplitRef
 from nlivis.data.records import Pair
 from nlivis.features.dataset import analyse_pairs, split_cache_key
 from nlivis.store.checkpoints import DYNAMICS_FILE, CheckpointError
-from nlivis.app.cache.run_memo import folder_stamp_in_run
+from nlivis.app.cache.run_memo import folder_stamp_in_run, once_per_run
 from nlivis.store.files import file_stamp
 from nlivis.workflows.datamap import (AugmentedRun, augmented_pairs, augmented_run, pair_lengths, predicted_labels,
                                       read_data_map)
@@ -78,9 +78,13 @@ def data_map(name: str, thresholds: tuple[float, float, float]) -> tuple[DataMap
 
 def data_map_state(name: str) -> tuple[str, float] | None:
     """(folder, recorded dynamics' modification time) of checkpoint `name`, or None without a folder: what a view
-    drawn from its data map is kept under (`memo`), so a retrained checkpoint's map is drawn again."""
-    folder = paths.find_checkpoint_folder(name)
-    return None if folder is None else (str(folder), file_stamp(folder / DYNAMICS_FILE))
+    drawn from its data map is kept under (`memo`), so a retrained checkpoint's map is drawn again. Read once per
+    page run: the Data map asks for it per map, per drawing and per list."""
+    def read() -> tuple[str, float] | None:
+        folder = paths.find_checkpoint_folder(name)
+        return None if folder is None else (str(folder), file_stamp(folder / DYNAMICS_FILE))
+
+    return once_per_run(("data map state", name), read)
 
 
 def checkpoint_state(name: str) -> tuple[str, float] | None:
@@ -144,10 +148,10 @@ def _augmented_texts_cached(folder: str, stamp: float, data_root: str) -> dict[s
 def augmentation_of(name: str) -> tuple[tuple[str, float, str] | None, AugmentedRun | None]:
     """(the cache key of checkpoint `name`'s augmentation, the augmentation), or (None, None) without a folder,
     data or augmentation (or when its training pairs cannot be read)."""
-    folder, root = paths.find_checkpoint_folder(name), paths.data_root()
-    if folder is None or root is None:
+    state, root = checkpoint_state(name), paths.data_root()
+    if state is None or root is None:
         return None, None
-    key = (str(folder), folder_stamp_in_run(folder), str(root))
+    key = (*state, str(root))
     try:
         return key, _augmented_run_cached(*key)
     except (OSError, ValueError, KeyError, TypeError):
