@@ -11,9 +11,10 @@ Starts `streamlit run app.py` (as the README does), drives Debian's Chromium hea
     of `--warm` visits.
 All visits share one browser profile, as a user's do: Streamlit's and plotly's JavaScript come from the browser
 cache after the priming pass. A visit ends when Streamlit's script state is `notRunning` (its running indicator is
-gone) and every plotly chart on the page has drawn its SVG; "script" is when the first full run of the page ended
-(a timer fragment that fills in later, such as the explorer's tags, does not count), "drawn" when the last chart
-finished. Launch is a new server process from spawn until Home is idle. A second table times what a reader
+gone), every chart on the page has drawn and no element is still a skeleton waiting for its code (`PENDING`);
+"script" is when the first full run of the page ended (a timer fragment that fills in later, such as the
+explorer's tags, does not count), "drawn" when the last chart finished or the last element waiting for its code
+was shown, whichever came later. Launch is a new server process from spawn until Home is idle. A second table times what a reader
 does inside one tab of a warm server (median of `--warm`): switching page by the sidebar, each tab of Error
 analysis, opening a pair from Error analysis's list of errors (click on a line until the Pair explorer has
 drawn) and Next in that pair — from the click until the script is done and every chart drawn. A third table lists the charts drawn
@@ -60,9 +61,16 @@ time reported."""
 DRAWN = ".main-svg, canvas.marks, svg.marks"
 """What a chart has once drawn: plotly's SVG, or the canvas or SVG of Vega's marks."""
 
+PENDING = '[data-testid="stSkeleton"]'
+"""An element Streamlit has received but not yet shown: it loads each element kind's code when the first element of
+that kind arrives and draws a grey skeleton (React's Suspense fallback) until the code has loaded and run. Found
+in session 38: a data grid (Home's checkpoints, Ablations' variants) could still be a skeleton a second after the
+run ended, when `SETTLED` had already called the page done; since then a page is done only when none is left, and
+its "drawn" time counts the last one shown (`complete`). Earlier results undercount pages with such elements."""
+
 RECORDER = """
 (() => {
-  window.__nlivis = {states: [], drawn: {}, redrawn: {}, finished: []};
+  window.__nlivis = {states: [], drawn: {}, redrawn: {}, finished: [], pending: false, complete: 0};
   const finishes = bytes => {  // a ForwardMsg whose field 6 (script_finished, a varint) is set
     let i = 0;
     const varint = () => { let value = 0, shift = 0, byte; do { byte = bytes[i++]; value += (byte & 0x7f) * 2 ** shift;
@@ -97,6 +105,9 @@ RECORDER = """
       const last = window.__nlivis.states[window.__nlivis.states.length - 1];
       if (!last || last[1] !== state) window.__nlivis.states.push([performance.now(), state]);
     }
+    const pending = !!document.querySelector('PENDING');  // an element still waiting for its code
+    if (window.__nlivis.pending && !pending) window.__nlivis.complete = performance.now();
+    window.__nlivis.pending = pending;
     document.querySelectorAll('CHARTS').forEach((chart, i) => {
       const key = chartKey(chart, i);
       if (!(key in window.__nlivis.drawn) && chart.querySelector('DRAWN')) window.__nlivis.drawn[key] = performance.now();
@@ -110,13 +121,13 @@ RECORDER = """
   new MutationObserver(seen).observe(document, {subtree: true, childList: true, attributes: true,
                                                 attributeFilter: ['data-test-script-state']});
 })();
-""".replace("CHARTS", CHARTS).replace("DRAWN", DRAWN)
+""".replace("CHARTS", CHARTS).replace("DRAWN", DRAWN).replace("PENDING", PENDING)
 """Installed in every tab before the page loads: records each change of Streamlit's script state, each
 `script_finished` message the server sends (read from the websocket: a run of a few milliseconds may never show
 the running state in the page), when each chart first has drawn (`DRAWN`: plotly's SVG or Vega's marks) and
 when a chart's drawing last changed (`redrawn`: a chart drawn again under the same key, as opening a pair or Next
-does, which `drawn` alone missed; plotly's hover labels and mode bar are not drawing), in ms since the navigation
-started."""
+does, which `drawn` alone missed; plotly's hover labels and mode bar are not drawing), and when the last element
+waiting for its code (`PENDING`) was shown (`complete`), in ms since the navigation started."""
 
 CHART_HOLDERS = "'[class*=\"st-key-chart_\"], [data-testid=\"stVegaLiteChart\"]'"
 """Every chart the app shows is keyed `chart_<key>` (components/figures.show). Streamlit puts that key on the
@@ -135,9 +146,10 @@ SETTLED = """
   if (!last || last[1] !== 'notRunning' || !(states.some(s => s[1] === 'running') || window.__nlivis.finished.length))
     return false;
   if (performance.now() - last[0] < 1000) return false;  // a rerun (a switch_page, a fragment) may follow
+  if (document.querySelector(PENDING_SELECTOR)) return false;  // an element still waits for its code
   return [...document.querySelectorAll(CHART_HOLDERS)].every(c => c.querySelector(DRAWN));
 }
-""".replace("CHART_HOLDERS", CHART_HOLDERS).replace("DRAWN", repr(DRAWN))
+""".replace("CHART_HOLDERS", CHART_HOLDERS).replace("DRAWN", repr(DRAWN)).replace("PENDING_SELECTOR", repr(PENDING))
 
 SETTLED_AFTER = """
 (since) => {
@@ -150,17 +162,20 @@ SETTLED_AFTER = """
   if (!finished.length && !states.some(s => s[0] >= since && s[1] === 'running')) return false;
   const drawing = Object.values(window.__nlivis.redrawn);
   if (performance.now() - Math.max(last[0], ...finished, ...drawing) < 1000) return false;
+  if (document.querySelector(PENDING_SELECTOR)) return false;
   return [...document.querySelectorAll(CHART_HOLDERS)].every(c => c.querySelector(DRAWN));
 }
-""".replace("CHART_HOLDERS", CHART_HOLDERS).replace("DRAWN", repr(DRAWN))
+""".replace("CHART_HOLDERS", CHART_HOLDERS).replace("DRAWN", repr(DRAWN)).replace("PENDING_SELECTOR", repr(PENDING))
 """After a click at `since` (ms): a run started after it has ended (the server said `script_finished`, or the page
-showed it running and then idle), nothing ran and no chart changed for a second, every chart drew."""
+showed it running and then idle), nothing ran and no chart changed for a second, every chart drew and no element
+waits for its code (`PENDING`)."""
 
 LAST_DRAWN = """
-since => Math.max(0, ...[...Object.values(window.__nlivis.drawn), ...Object.values(window.__nlivis.redrawn)]
-                          .filter(t => t >= since))
+since => Math.max(0, ...[...Object.values(window.__nlivis.drawn), ...Object.values(window.__nlivis.redrawn),
+                          window.__nlivis.complete].filter(t => t >= since))
 """
-"""When the last chart drawn after `since` (ms) finished: drawn for the first time or again under its key."""
+"""When the last chart drawn after `since` (ms) finished, drawn for the first time or again under its key, or the
+last element waiting for its code was shown (`PENDING`), whichever came later."""
 
 ERROR_TABS = ("Accuracy and confusions", "Every error", "By annotation tag (Table 7)", "Challenge set")
 
@@ -207,7 +222,7 @@ def visit(context, url: str) -> Visit:
         page.wait_for_function(SETTLED, timeout=TIMEOUT_S * 1000, polling=100)
         script_ms = script_end_ms(page)
         figures = page.evaluate(FIGURES)
-        drawn_ms = max([f["drawn"] or 0 for f in figures] or [0])
+        drawn_ms = max([f["drawn"] or 0 for f in figures] + [page.evaluate("() => window.__nlivis.complete")])
         problems = page.locator('[data-testid="stException"]').all_inner_texts()
         return Visit(script_ms / 1000, drawn_ms / 1000, received[0] / 1024, figures, problems)
     finally:
@@ -322,9 +337,10 @@ FLOOR_RAN = """
 (before) => {
   const line = document.querySelector('.st-key-floor_runs');
   const app = document.querySelector('[data-testid="stApp"]');
-  return !!line && line.innerText !== before && !!app && app.getAttribute('data-test-script-state') === 'notRunning';
+  return !!line && line.innerText !== before && !!app && app.getAttribute('data-test-script-state') === 'notRunning'
+    && !document.querySelector(PENDING_SELECTOR);
 }
-"""
+""".replace("PENDING_SELECTOR", repr(PENDING))
 
 
 def after_floor_click(page, click) -> float:
@@ -518,7 +534,7 @@ ACTION_TARGET = {"switch to": 0.5, "Error analysis tab": 0.5, OPEN_PAIR: 0.7, NE
 def page_lines(measured: Measured) -> list[str]:
     """Per page: cold and warm (drawn) for nlivis and the floor, nlivis − floor; the first page after a launch
     against 8 s, warm − floor against 0.5 s."""
-    lines = ["| page | cold: nlivis / floor / − floor (s) | warm: nlivis script / drawn (s) | warm: floor (s) | "
+    lines = ["| page | cold: nlivis / floor / − floor (s) | warm: nlivis script / all shown (s) | warm: floor (s) | "
              "warm − floor (s) | targets: cold ≤ 8 s, warm − floor ≤ 0.5 s | received (kB) | figures |",
              "|---|---|---|---|---|---|---|---|"]
     for page in measured.pages:
@@ -582,8 +598,8 @@ def tables(measured: Measured, commit: str, warm: int) -> list[str]:
             f"Launch to Home idle: {seconds(launch)} s, floor {seconds(floor_launch)} s, − floor "
             f"{seconds(minus(launch, floor_launch), True)} s (median of {len(measured.launches)})", "",
             *([floor_note, ""] if measured.floor_launches else []), *page_lines(measured), "",
-            f"Inside one tab of a warm server (median of {warm} tabs; from the click until the run ended and every "
-            "chart drew):", "", *action_lines(measured), *figure_table(measured)]
+            f"Inside one tab of a warm server (median of {warm} tabs; from the click until the run ended, every "
+            "chart drew and no element waited for its code):", "", *action_lines(measured), *figure_table(measured)]
 
 
 def figure_table(measured: Measured) -> list[str]:

@@ -7,8 +7,10 @@ Serves each checkout's app (five shipped snli-small models, as `browser_speed.py
 then `--visits` rounds, each opening every page by URL in a new tab on every checkout in turn. In each tab a
 `MutationObserver` stamps the first moment each watched element is in the page (`WATCHED`: a clickable figure's
 component, a server-drawn figure's SVG, a data grid, a Markdown table); the run's end is read as `browser_speed.py`
-reads its "script" time (`script_end_ms`). The table gives, per page, checkout and element, the range and median
-over the visits of (appeared − run ended) in ms. Why: a lazily loaded element (a grid, a component) shows in the page only when its
+reads its "script" time (`script_end_ms`). It also stamps, per element kind (`data-testid`), when the last element of
+that kind that was drawn as a skeleton first (`browser_speed.PENDING`: its code still loading) was shown, named
+"kind: stSelectbox" and so on. The table gives, per page, checkout and element, the range and median over the
+visits of (appeared − run ended) in ms. Why: a lazily loaded element (a grid, a component) shows in the page only when its
 code has loaded, and on Error analysis the confusion matrix's element had appeared only together with the data grids
 (session 32); the by-URL time of `browser_speed.py` does not say which element is late.
 """
@@ -22,8 +24,8 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from browser import AppServer, chromium, require_chromium
-from browser_speed import (RECORDER, SETTLED, TIMEOUT_S, VIEWPORT, bench_environment, page_url, script_end_ms,
-                           visit)
+from browser_speed import (PENDING, RECORDER, SETTLED, TIMEOUT_S, VIEWPORT, bench_environment, page_url,
+                           script_end_ms, visit)
 from harness import add_out_option, command_line, load_average, publish
 
 WATCHED = {
@@ -38,16 +40,23 @@ WATCHED = {
 OBSERVER = """
 (() => {
   window.__appear = {};
-  const watched = WATCHED;
+  const watched = WATCHED, waiting = new Set();
   new MutationObserver(() => {
     const now = performance.now();
     for (const [name, selector] of Object.entries(watched))
       if (!(name in window.__appear) && document.querySelector(selector)) window.__appear[name] = now;
+    document.querySelectorAll('[data-testid="stElementContainer"]').forEach(holder => {
+      const shown = holder.querySelector('[data-testid]');
+      if (!shown) return;
+      if (shown.matches(PENDING)) waiting.add(holder);
+      else if (waiting.delete(holder)) window.__appear['kind: ' + shown.getAttribute('data-testid')] = now;
+    });
   }).observe(document, {subtree: true, childList: true, attributes: true});
 })();
-"""
+""".replace("PENDING", repr(PENDING))
 """Installed in every tab before the page loads: `window.__appear[name]` = ms since the navigation when the element
-was first in the page."""
+was first in the page, and `window.__appear["kind: <data-testid>"]` when the last element of that kind that had
+waited as a skeleton for its code was shown."""
 
 
 def appearances(context, url: str) -> dict[str, float]:

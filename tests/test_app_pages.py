@@ -110,6 +110,14 @@ def texts(app: AppTest, *kinds: str) -> str:
     return "\n".join(re.sub(r"\\(.)", r"\1", str(element.value)) for kind in kinds for element in getattr(app, kind))
 
 
+def command_line(app: AppTest) -> str:
+    """The Train page's command line as the reader copies it: the code span in its "Command line" expander, without
+    the backticks that fence it (no escapes inside a code span)."""
+    shown = [markdown.value for expander in app.expander if expander.label == "Command line" for markdown in expander.markdown]
+    assert len(shown) == 1 and shown[0].startswith("`") and shown[0].endswith("`"), shown
+    return shown[0].strip("`").strip()
+
+
 def charts(app: AppTest) -> list[dict]:
     """The plotly figures on the page, as the JSON specs streamlit sends to the browser."""
     import json
@@ -971,7 +979,7 @@ def test_train_page_watches_a_live_run_found_again_after_a_refresh(monkeypatch, 
     runs.mkdir()
     app = show(open_app(monkeypatch, tmp_path, runs, APP_DATA, runs=runs), "pages/8_Train.py")
     assert app.selectbox(key="train_config").value == "gcnn" and app.radio(key="train_size_gcnn").value == "shipped"
-    assert "--config gcnn --dataset snli-small" in texts(app, "code")
+    assert "--config gcnn --dataset snli-small" in command_line(app)
     out = runs / "gcnn-snli-small"
     run = training_runs.start_run([sys.executable, "-c", FAKE_WORKER, str(out)], out)
     try:
@@ -1012,12 +1020,12 @@ def test_train_page_offers_augmentation_and_its_command_carries_it(monkeypatch, 
     kinds = app.multiselect(key="train_augment")
     assert kinds.options == [kind for kind, _ in augment_choices()] and kinds.value == []
     assert app.number_input(key="train_augment_ratio").disabled, "no kind, no ratio"
-    assert "--augment" not in texts(app, "code")
+    assert " -m nlivis train --config " in command_line(app) and "--augment" not in command_line(app)
     app.multiselect(key="train_augment").set_value(["antonym", "negation"]).run()
     assert not app.number_input(key="train_augment_ratio").disabled
     app.number_input(key="train_augment_ratio").set_value(0.25).run()
     assert not app.exception, app.exception
-    command = texts(app, "code")
+    command = command_line(app)
     assert "--augment antonym,negation --augment-ratio 0.25" in command, command
     assert not app.button(key="train_start").disabled
 

@@ -20,7 +20,7 @@ pytest.importorskip("streamlit.testing.v1", reason="streamlit's AppTest is not i
 from nlivis.training import runs as training_runs  # noqa: E402
 from nlivis.training.run_folder import RUN_LOCK_FILE  # noqa: E402
 from tests.fixtures.app_checkpoints import APP_DATA, gcnn_family  # noqa: E402
-from tests.test_app_pages import FAKE_WORKER, open_app, show, texts  # noqa: E402
+from tests.test_app_pages import FAKE_WORKER, command_line, open_app, show, texts  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 NAME_BOX = "train_name_gcnn_snli-small_1"
@@ -46,7 +46,7 @@ def test_runs_default_to_a_user_folder_outside_the_checkout_that_home_scans(monk
     user_runs = tmp_path / "xdg-data" / "nlivis" / "runs"
     app = show(open_app(monkeypatch, tmp_path, checkpoints, APP_DATA), "pages/8_Train.py")
     assert f"Writes a checkpoint folder under **{user_runs}**" in texts(app, "caption")
-    assert "--out " + str(user_runs / "gcnn-snli-small") in texts(app, "code")
+    assert "--out " + str(user_runs / "gcnn-snli-small") in command_line(app)
     user_runs.mkdir(parents=True)
     import shutil
 

@@ -365,6 +365,11 @@ def test_every_page_opens_clean_at_1600_px_with_its_screenshot(app_url, page):
             taxinli = page.locator(".st-key-chart_errors_taxinli")
             taxinli.locator("svg.marks").first.wait_for(timeout=PAGE_SECONDS * 1000)
             figure_screenshot(page, taxinli, "taxinli.png")
+        if name == "ablations":  # each variant's change per tag, significant ones solid, the others hollow
+            open_url(page, f"{app_url}/Ablations?tab=By+annotation+tag", name)
+            per_tag = page.locator(".st-key-chart_ablations_tags")
+            per_tag.locator("svg.marks").first.wait_for(timeout=PAGE_SECONDS * 1000)
+            figure_screenshot(page, per_tag, "ablations_tags.png")
     assert sidebar_entries(page) == [entry.title for entry in paths.PAGES], "the router's sidebar, not Streamlit's pages/ listing"
     assert_figures_come_from_the_server(page, f"{app_url}/Pair_explorer")
 

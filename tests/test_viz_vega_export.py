@@ -42,6 +42,17 @@ def test_a_bar_chart_becomes_an_svg_with_every_bar_its_values_and_title():
     assert EXPORT_WIDTH_PX <= svg_width(svg) < EXPORT_WIDTH_PX + 200  # the container's width, plus axis and padding
 
 
+def test_per_tag_differences_name_every_variant_in_full_in_the_legend():
+    from nlivis.viz.vega.bars import delta_bars
+
+    names = ["esan-snli-small-augmented", "esan-snli-small-augmented-seed2", "esan-snli-small-matched-seed2"]
+    table = pd.DataFrame({"variant": names * 2, "tag": ["NEGATION"] * 3 + ["QUANTIFIER"] * 3,
+                          "delta": [-0.05, 0.02, 0.01, -0.2, 0.1, 0.0], "significant": [True, False] * 3})
+    legend = [text for text in re.findall(r"<text[^>]*>([^<]*)</text>", spec_svg(delta_bars(table)))
+              if text.startswith("esan-")]
+    assert legend == names, "each seed variant's whole name, not cut with an ellipsis"
+
+
 def test_a_faceted_heatmap_keeps_its_tokens_and_cells():
     premise, hypothesis = ["a", "dog", "runs"], ["it", "moves"]
     entry = FeatureMaps(maps=torch.arange(2 * 3 * 2, dtype=torch.float32).reshape(1, 2, 3, 2), stage="interaction",

@@ -141,6 +141,10 @@ def difference_intervals(table: pd.DataFrame, label: str = "variant", difference
             "width": "container", "height": {"step": 36}, "layer": layers}
 
 
+LEGEND_LABEL_LIMIT = 320
+"""Pixels a legend's variant name may take: Vega-Lite's 160 cut seed variants' names (`esan-snli-small-augmented-s…`)."""
+
+
 def delta_bars(table: pd.DataFrame, label: str = "variant", tag: str = "tag", delta: str = "delta",
                significant: str | None = "significant", title: str = "accuracy change vs the full model") -> dict[str, Any]:
     """Per-tag accuracy differences (variant − full) as horizontal bars grouped by tag, each variant in a hue of
@@ -153,7 +157,8 @@ def delta_bars(table: pd.DataFrame, label: str = "variant", tag: str = "tag", de
     rows = table.assign(**{label: table[label].astype(str), tag: table[tag].astype(str),
                            SIGNIFICANCE: significance_labels(table, significant)})
     colour = {"field": field(label), "type": "nominal", "title": label,
-              "scale": {"domain": variants, "range": group_hues(variants)}, "legend": {"orient": "right"}}
+              "scale": {"domain": variants, "range": group_hues(variants)},
+              "legend": {"orient": "right", "labelLimit": LEGEND_LABEL_LIMIT}}
     key = {"symbolType": "square", "symbolFillColor": RULE, "symbolStrokeColor": RULE, "symbolStrokeWidth": 1.5}
     style: dict[str, Any] = {
         "color": colour, "stroke": colour,
