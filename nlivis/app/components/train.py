@@ -150,8 +150,10 @@ def start_button(command: list[str] | None, out: Path, has_data: bool) -> None:
             st.session_state[state.widget_key(PAGE, "run")] = str(out)
             st.rerun()  # the form then offers the next free name (`offer_free_name`)
     if command is not None:
-        with st.expander("Command line"):  # a code span, not st.code, whose highlighter's code held every element of
-            st.markdown(code(" ".join(command)))  # the page back ~0.5 s in a new tab (bench/RESULTS.md, session 38)
+        # a code span, not st.code: the highlighter st.code loads held every element of the page back ~0.5 s in a
+        # new tab (bench/RESULTS.md, session 38)
+        with st.expander("Command line"):
+            st.markdown(code(" ".join(command)))
 
 
 def augmentation_inputs() -> tuple[list[str], float]:
