@@ -7,8 +7,9 @@ Starts `streamlit run app.py` (as the README does), drives Debian's Chromium hea
   * cold: a freshly started server, the page's URL opened first (nothing in the server's memory yet; the disk
     caches — spaCy analyses, projections — are those of a machine where every page was opened once before,
     which the priming pass below makes true);
-  * warm: the same URL opened again in a new browser tab (a new Streamlit session on the warm server), median
-    of `--warm` visits.
+  * warm: the same URL opened again in a new browser tab (a new Streamlit session) of one server past its start
+    (every page visited once on it), every page in turn for `--warm` rounds, median of the visits (until session
+    39 a full run made them on the cold page's fresh server, still warming up in the background).
 All visits share one browser profile, as a user's do: Streamlit's and plotly's JavaScript come from the browser
 cache after the priming pass. A visit ends when Streamlit's script state is `notRunning` (its running indicator is
 gone), every chart on the page has drawn and no element is still a skeleton waiting for its code (`PENDING`);
@@ -136,6 +137,11 @@ that can be more than a second after the run ended); a Vega-Lite chart without s
 1.67 uses a chart's key only for its selection), so its own element is waited on. Waiting on both keeps a visit
 from counting as drawn before its charts exist (warm visits reported 0 figures otherwise)."""
 
+ALL_SHOWN = (f"!document.querySelector({PENDING!r}) && "
+             f"[...document.querySelectorAll({CHART_HOLDERS})].every(c => c.querySelector({DRAWN!r}))")
+"""A JavaScript expression, true when no element waits for its code (`PENDING`) and every chart has drawn: the
+last condition of `SETTLED` and `SETTLED_AFTER`."""
+
 SETTLED = """
 () => {
   const app = document.querySelector('[data-testid="stApp"]');
@@ -146,10 +152,9 @@ SETTLED = """
   if (!last || last[1] !== 'notRunning' || !(states.some(s => s[1] === 'running') || window.__nlivis.finished.length))
     return false;
   if (performance.now() - last[0] < 1000) return false;  // a rerun (a switch_page, a fragment) may follow
-  if (document.querySelector(PENDING_SELECTOR)) return false;  // an element still waits for its code
-  return [...document.querySelectorAll(CHART_HOLDERS)].every(c => c.querySelector(DRAWN));
+  return ALL_SHOWN;
 }
-""".replace("CHART_HOLDERS", CHART_HOLDERS).replace("DRAWN", repr(DRAWN)).replace("PENDING_SELECTOR", repr(PENDING))
+""".replace("ALL_SHOWN", ALL_SHOWN)
 
 SETTLED_AFTER = """
 (since) => {
@@ -162,10 +167,9 @@ SETTLED_AFTER = """
   if (!finished.length && !states.some(s => s[0] >= since && s[1] === 'running')) return false;
   const drawing = Object.values(window.__nlivis.redrawn);
   if (performance.now() - Math.max(last[0], ...finished, ...drawing) < 1000) return false;
-  if (document.querySelector(PENDING_SELECTOR)) return false;
-  return [...document.querySelectorAll(CHART_HOLDERS)].every(c => c.querySelector(DRAWN));
+  return ALL_SHOWN;
 }
-""".replace("CHART_HOLDERS", CHART_HOLDERS).replace("DRAWN", repr(DRAWN)).replace("PENDING_SELECTOR", repr(PENDING))
+""".replace("ALL_SHOWN", ALL_SHOWN)
 """After a click at `since` (ms): a run started after it has ended (the server said `script_finished`, or the page
 showed it running and then idle), nothing ran and no chart changed for a second, every chart drew and no element
 waits for its code (`PENDING`)."""
@@ -411,21 +415,17 @@ def launched(context, env: dict, log: Path, app_root: Path) -> float:
 
 
 def measure_page(context, measured: Measured, page: str, env: dict, log: Path, app_root: Path,
-                 floor_root: Path | None, warm: int) -> None:
-    """`page` cold on a fresh server, then `warm` times in new tabs; with `floor_root`, a fresh floor server beside
-    it, its page cold after nlivis's and a warm floor visit after each warm nlivis visit (the same load for both)."""
+                 floor_root: Path | None) -> None:
+    """`page` cold on a fresh server; with `floor_root`, a fresh floor server beside it, its page cold after
+    nlivis's. The warm visits are not made here: right after a launch the server's background warm-up (models,
+    the behavioural suite) may still hold a core, and warm visits made then read +0.2-0.3 s slower per page than on
+    a server past its start (session 39: Home +0.67 against +0.33); they are made in `warm_round`s on one server."""
     with AppServer(env, log, app_root) as server, \
             (AppServer(env, log, floor_root) if floor_root else nullcontext()) as floor:
         measured.cold[page] = visit(context, page_url(server, page))
         if floor:
             measured.floor_cold[page] = visit(context, floor_url(floor, page))
-        for _ in range(warm):
-            measured.warm.setdefault(page, []).append(visit(context, page_url(server, page)))
-            if floor:
-                measured.floor_warm.setdefault(page, []).append(visit(context, floor_url(floor, page)))
-            measured.loads.append(os.getloadavg()[0])
-    print(f"{page}: cold {measured.cold[page].ready_s:.1f} s, warm "
-          f"{statistics.median(v.ready_s for v in measured.warm[page]):.1f} s", file=sys.stderr)
+    print(f"{page}: cold {measured.cold[page].ready_s:.1f} s", file=sys.stderr)
 
 
 def warm_round(context, measured: Measured, server: AppServer, floor: AppServer | None) -> None:
@@ -455,16 +455,16 @@ def measure(args: argparse.Namespace, scratch: Path) -> Measured:
             if floor_root:
                 measured.floor_launches.append(launched(context, env, log, floor_root))
         for page in ([] if args.warm_only else measured.pages):
-            measure_page(context, measured, page, env, log, args.app_root, floor_root, args.warm)
+            measure_page(context, measured, page, env, log, args.app_root, floor_root)
         with AppServer(env, log, args.app_root) as server, \
                 (AppServer(env, log, floor_root) if floor_root else nullcontext()) as floor:
             for page in dict.fromkeys(["Home", "Error_analysis", "Pair_explorer", "Gates", "Attribution",
-                                       *(measured.pages if args.warm_only else [])]):
+                                       *measured.pages]):
                 visit(context, page_url(server, page))  # the server warm for these pages, as after a first visit
             if floor:
                 visit(context, floor.url)
                 visit(context, floor_url(floor, "other"))
-            for _ in range(args.warm if args.warm_only else 0):  # rounds: each page, then the floor, in turn
+            for _ in range(args.warm):  # rounds: each page, then the floor, in turn
                 warm_round(context, measured, server, floor)
             for _ in range(args.warm):
                 for action, timed in interactions(context, server).items():

@@ -7,7 +7,8 @@ button, two sidebar links) and, per variant, the floor plus the elements a page 
 page links every page draws, a five-row table as `st.dataframe` and as `st.table`, four figures' download buttons,
 twenty containers, markdown lines, expanders, tabs, server-drawn SVGs, inputs — and those together, all but one,
 sixty containers, sixty captions and the same text as one caption, a component given ten thousand points (as the
-Data map's), and stand-ins for the Pair explorer's page and the Data map's: their mixes of elements by kind and count
+Data map's), each kind of widget the pages' forms use alone (and lighter kinds for the same choices), and
+stand-ins for the Pair explorer's page and the Data map's: their mixes of elements by kind and count
 (the explorer's as `bench/browser_messages.py` counts them), with figures and data of similar size, and no nlivis
 code (the explorer's pair form and its predictions also drawn other ways). Each page is opened by URL in a new tab, the variants in turn for `--rounds`
 rounds, and timed from the navigation until the floor's line is shown, the script state is back to notRunning and no element waits for its code (`browser_speed.FLOOR_RAN`; before session 38 a data grid still loading its code was not waited for), with the renderer's main-thread CPU over the visit
@@ -72,6 +73,23 @@ VARIANTS["all, the download buttons in popovers"] = "".join(
     'for i in range(4):\n'
     '    menu = st.popover("Download", icon=":material/download:")\n' + downloads("menu", "i"))
 VARIANTS["sixty containers"] = 'for i in range(60):\n    st.container(key=f"box{i}").write(" ")\n'
+SINGLE_KINDS = {
+    "a radio": 'st.radio("Pair", ["a dev pair", "your own"], horizontal=True)\n',
+    "a segmented control": 'st.segmented_control("Pair", ["a dev pair", "your own"], default="a dev pair")\n',
+    "pills": 'st.pills("Pair", ["a dev pair", "your own"], default="a dev pair")\n',
+    "two text areas": 'st.text_area("Premise", "A man plays.")\nst.text_area("Hypothesis", "A man sleeps.")\n',
+    "two text inputs": 'st.text_input("Premise", "A man plays.")\nst.text_input("Hypothesis", "A man sleeps.")\n',
+    "a selectbox": 'st.selectbox("Layer", [1, 2, 3])\n',
+    "a multiselect": 'st.multiselect("Models", ["a", "b", "c"], default=["a", "b"])\n',
+    "a checkbox": 'st.checkbox("Show all")\n',
+    "a toggle": 'st.toggle("Show all")\n',
+    "a form with a submit button": 'with st.form("f", border=False):\n    st.form_submit_button("Analyse")\n',
+    "a slider": 'st.slider("Neighbours", 2, 50, 15)\n',
+}
+"""One kind of widget each, alone beside the floor: which of the kinds the pages' forms use costs a page what, and
+what a lighter kind for the same choice (a segmented control or pills for a radio, text inputs for text areas)
+would cost instead."""
+VARIANTS.update(SINGLE_KINDS)
 BIG_SVG = ("<svg xmlns='http://www.w3.org/2000/svg' width='700' height='400'>"
            + "".join(f"<g><rect data-hover='1' aria-label='cell {i}: weight 0.{i:03d}' x='{i % 40 * 17}' "
                      f"y='{i // 40 * 17}' width='16' height='16' fill='rgb({i % 256},80,160)'/></g>" for i in range(800))
