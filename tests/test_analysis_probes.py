@@ -112,8 +112,8 @@ def test_capability_comparisons_pool_a_capabilitys_tests_and_adjust_over_capabil
 
 def test_template_suites_have_their_sizes_and_are_deterministic(wordnet):
     nli = build_suite("nli", per_test=100, seed=1)
-    assert len(nli) == 11 and all(len(t.cases) == 100 for t in nli) and {t.type for t in nli} == {"MFT"}
-    assert len({t.capability for t in nli}) == 11
+    assert len(nli) == 14 and all(len(t.cases) == 100 for t in nli) and {t.type for t in nli} == {"MFT"}
+    assert len({t.capability for t in nli}) == 14
     assert nli == build_suite("nli", per_test=100, seed=1)
     assert nli != build_suite("nli", per_test=100, seed=2)
     paraphrase = build_suite("paraphrase", per_test=100, seed=1)
@@ -135,6 +135,40 @@ def test_template_cases_say_what_logic_gives_them(wordnet):
     assert cases[("The nurse is holding a dog.", "The nurse is holding a puppy.")] == "neutral"
     assert cases[("The doctor saw the nurse.", "The nurse was seen by the doctor.")] == "entailment"
     assert cases[("The doctor saw the nurse.", "The nurse saw the doctor.")] == "neutral"
+    # monotonicity from hand-written pairs: upward in a plain object, downward under negation and every / no
+    assert cases[("The nurse is driving a sedan.", "The nurse is driving a car.")] == "entailment"
+    assert cases[("The nurse is driving a car.", "The nurse is driving a sedan.")] == "neutral"
+    assert cases[("The nurse is not driving a car.", "The nurse is not driving a sedan.")] == "entailment"
+    assert cases[("The nurse is not driving a sedan.", "The nurse is not driving a car.")] == "neutral"
+    assert cases[("Every dog in the park is sleeping.", "Every puppy in the park is sleeping.")] == "entailment"
+    assert cases[("Every puppy in the park is sleeping.", "Every dog in the park is sleeping.")] == "neutral"
+    assert cases[("No bird in the yard is eating.", "No sparrow in the yard is eating.")] == "entailment"
+    assert cases[("No sparrow in the yard is eating.", "No bird in the yard is eating.")] == "neutral"
+    assert cases[("The nurse is not dancing.", "The nurse is dancing.")] == "contradiction"
+
+
+def test_monotonicity_and_premise_negation_probes_are_independent_and_balanced(wordnet):
+    """The three tests written against issue 29's held-out classes: hand-written (generator independent), each label
+    equally often among all their candidates, every downward case's hypothesis the upward one's premise turned
+    round, and the premise-negation test never negating an activity another one entails (driving → sitting)."""
+    from collections import Counter
+
+    suite = {t.name: t for t in build_suite("nli", per_test=10_000, seed=1)}
+    upward = suite["a hypernym in an upward position (by hand)"]
+    downward = suite["a hypernym under negation or in every / no (by hand)"]
+    negated = suite["negation in the premise only"]
+    assert {t.generator for t in (upward, downward, negated)} == {"independent"}
+    assert Counter(c.expected for c in upward.cases) == Counter({"entailment": 340, "neutral": 340})
+    assert Counter(c.expected for c in downward.cases) == Counter({"entailment": 460, "neutral": 460})
+    assert Counter(c.expected for c in negated.cases) == Counter({"contradiction": 340, "neutral": 340,
+                                                                  "entailment": 340})
+    for case in upward.cases:  # each upward case under negation is the downward case with the sides swapped
+        turned = (case.hypothesis.replace(" is ", " is not ", 1), case.premise.replace(" is ", " is not ", 1))
+        assert ProbeCase(*turned, "label", case.expected) in downward.cases
+    for case in negated.cases:
+        denied = case.premise.rsplit(" is not ", 1)[1].rstrip(".")
+        assert denied not in probes.PREMISE_NEGATION_LEFT_OUT
+        assert case.expected == "contradiction" or denied not in case.hypothesis
 
 
 def test_dev_built_tests_take_the_first_fitting_edit_of_each_pair(wordnet, monkeypatch):
@@ -210,7 +244,7 @@ def test_training_overlap_counts_dev_built_cases_found_in_the_training_split(tmp
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("suite, tests, capabilities", [("nli", 19, 14), ("paraphrase", 10, 8)])
+@pytest.mark.parametrize("suite, tests, capabilities", [("nli", 22, 17), ("paraphrase", 10, 8)])
 def test_suites_on_the_real_dev_sets_fill_every_test(shared_data, wordnet, suite, tests, capabilities):
     built = load_suite(suite, shared_data, 100, 1)
     assert len(built) == tests and len({t.capability for t in built}) == capabilities

@@ -140,6 +140,26 @@ the probe is built) is a true "is a" and a countable noun (puppy → dog, shirt 
 Left out because WordNet's hypernym is not an everyday one or not countable: spoon → container, candle →
 lamp, rose → bush, camera → equipment, hat → clothing, sandwich → sustenance, novel → fiction, baby →
 offspring."""
+HYPERNYMS_BY_HAND: tuple[tuple[str, str, str], ...] = (
+    # (hyponym, its hypernym, a frame whose {} takes either with its article)
+    ("puppy", "dog", "is holding {}"), ("kitten", "cat", "is holding {}"), ("rose", "flower", "is holding {}"),
+    ("tulip", "flower", "is holding {}"), ("hammer", "tool", "is holding {}"), ("sneaker", "shoe", "is holding {}"),
+    ("apple", "fruit", "is eating {}"), ("banana", "fruit", "is eating {}"), ("carrot", "vegetable", "is eating {}"),
+    ("violin", "instrument", "is carrying {}"), ("guitar", "instrument", "is carrying {}"),
+    ("truck", "vehicle", "is driving {}"), ("sedan", "car", "is driving {}"), ("novel", "book", "is reading {}"),
+    ("trout", "fish", "is catching {}"), ("sparrow", "bird", "is feeding {}"), ("oak", "tree", "is standing under {}"),
+)
+"""Hyponym / hypernym pairs written by hand for the independent monotonicity probes (`analysis.probes`), not looked
+up in WordNet as `--augment`'s hypernym and hyponym edits are: everyday "is a" pairs, each with a frame in which
+both words are countable and natural ("is driving a sedan" ⊨ "is driving a car"). Every frame starts with "is ",
+which the probes negate as "is not "."""
+ANIMAL_HYPERNYMS_BY_HAND: tuple[tuple[str, str], ...] = (
+    ("puppy", "dog"), ("kitten", "cat"), ("sparrow", "bird"), ("lamb", "sheep"), ("dog", "animal"),
+)
+"""Hand-written hyponym / hypernym pairs of animals, for the subject of "every" and "no" (each noun's singular
+takes "is")."""
+OUTDOOR_PLACES: tuple[str, ...] = ("park", "garden", "yard", "field")
+"""Where the animals of `ANIMAL_HYPERNYMS_BY_HAND` are said to be."""
 ROUTINE_EVENTS: tuple[tuple[str, str, str], ...] = (
     # (past tense phrase, gerund phrase, noun-phrase of the event) for temporal order templates
     ("ate breakfast", "eating breakfast", "breakfast"), ("went to work", "going to work", "work"),

@@ -46,7 +46,7 @@ from nlivis.analysis.parsed import parse_sentences
 from nlivis.analysis.significance import holm_adjusted, mcnemar_exact, wilson_interval
 
 DEFAULT_CASES_PER_TEST = 110
-"""Cases per test unless --max-cases says otherwise: the 19 NLI tests give a suite of 2,090 cases."""
+"""Cases per test unless --max-cases says otherwise: the 22 NLI tests give a suite of 2,420 cases."""
 MAX_DEV_PAIRS = 12_000
 """Dev pairs looked at, at most, to fill the edit-based tests (their order is drawn from the seed)."""
 DEV_CHUNK = 256
@@ -138,7 +138,59 @@ def nli_templates(rng: random.Random) -> list[Template]:
             ("Lexical overlap (HANS)", "subject/object swap and subsequence", "MFT",
              "all words shared, different meaning: The doctor saw the nurse ⊭ the nurse saw the doctor; "
              "The doctor near the nurse saw the pilot ⊭ the nurse saw the pilot → neutral", labelled(overlap),
-             INDEPENDENT)]
+             INDEPENDENT),
+            *_monotonicity_tests(), _premise_negation_test()]
+    # the tests added last draw their sample after the others': an earlier test's cases (and their judgements in
+    # the audit) stay what they were
+
+
+def _monotonicity_tests() -> list[Template]:
+    """A hypernym for a hyponym (and back) where the position's polarity fixes the label — upward in a plain
+    object, downward under negation and in the restrictor of "every" and "no" — from hand-written pairs and frames
+    (`lexicons.HYPERNYMS_BY_HAND`), none of them the edit engine's or WordNet's: the class of held-out sets where
+    the first augmented checkpoints had learnt "one changed word → contradiction" (issue 29)."""
+    upward, downward = [], []
+    for small, large, frame in lexicons.HYPERNYMS_BY_HAND:
+        negated = frame.replace("is ", "is not ", 1)
+        for o in lexicons.OCCUPATIONS:
+            says, denies = (lambda noun, f=f: f"The {o} {f.format(_article(noun))}." for f in (frame, negated))
+            upward += [(says(small), says(large), ENTAILMENT), (says(large), says(small), NEUTRAL)]
+            downward += [(denies(large), denies(small), ENTAILMENT), (denies(small), denies(large), NEUTRAL)]
+    for small, large in lexicons.ANIMAL_HYPERNYMS_BY_HAND:
+        for place in lexicons.OUTDOOR_PLACES:
+            for activity in ("sleeping", "eating", "resting"):
+                for quantifier in ("Every", "No"):
+                    said = lambda noun: f"{quantifier} {noun} in the {place} is {activity}."  # noqa: E731
+                    downward += [(said(large), said(small), ENTAILMENT), (said(small), said(large), NEUTRAL)]
+    return [("Monotonicity: upward", "a hypernym in an upward position (by hand)", "MFT",
+             "The pilot is driving a sedan ⊨ the pilot is driving a car; the converse → neutral (hand-written "
+             "pairs, not WordNet's)", labelled(upward), INDEPENDENT),
+            ("Monotonicity: downward", "a hypernym under negation or in every / no (by hand)", "MFT",
+             "The pilot is not driving a car ⊨ the pilot is not driving a sedan; every dog in the park is sleeping ⊨ "
+             "every puppy in the park is sleeping; no dog … ⊨ no puppy …; the converses → neutral",
+             labelled(downward), INDEPENDENT)]
+
+
+PREMISE_NEGATION_LEFT_OUT = frozenset({"sitting", "working", "smiling"})
+"""Activities the premise-negation probe does not negate: another activity entails them (driving → sitting, a chef
+cooking → working, laughing → smiling), so "not sitting" would contradict "is driving" instead of leaving it open."""
+
+
+def _premise_negation_test() -> Template:
+    """A negation in the premise only, with each label: the negated activity itself contradicts, another activity
+    is left open, and a premise that also asserts another activity still entails it — against the shortcut
+    "a negation word → contradiction" (issue 29: negation in the premise, 500 held-out pairs)."""
+    activities = [a for a, _ in lexicons.ACTIVITIES if a not in PREMISE_NEGATION_LEFT_OUT]
+    rows = []
+    for i, o in enumerate(lexicons.OCCUPATIONS):
+        for j, denied in enumerate(activities):
+            other = activities[(j + 1 + i % (len(activities) - 1)) % len(activities)]
+            rows += [(f"The {o} is not {denied}.", f"The {o} is {denied}.", CONTRADICTION),
+                     (f"The {o} is not {denied}.", f"The {o} is {other}.", NEUTRAL),
+                     (f"The {o} is {other} and is not {denied}.", f"The {o} is {other}.", ENTAILMENT)]
+    return ("Negation: in the premise", "negation in the premise only", "MFT",
+            "The nurse is not dancing: contradicts the nurse is dancing, leaves the nurse is reading open; the nurse "
+            "is reading and is not dancing ⊨ the nurse is reading", labelled(rows), INDEPENDENT)
 
 
 def _negation_test() -> Template:
