@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from nlivis.analysis import parsed, probes
+from nlivis.analysis import parsed, probe_templates, probes
 from nlivis.analysis.overlap import normalised
 from nlivis.analysis.probes import (ModelOutcome, ProbeCase, ProbeResult, ProbeTest, build_suite,
                                     capability_comparisons, comparisons, decide_cases, fill_edit_tests, nli_edit_tests,
@@ -167,7 +167,7 @@ def test_monotonicity_and_premise_negation_probes_are_independent_and_balanced(w
         assert ProbeCase(*turned, "label", case.expected) in downward.cases
     for case in negated.cases:
         denied = case.premise.rsplit(" is not ", 1)[1].rstrip(".")
-        assert denied not in probes.PREMISE_NEGATION_LEFT_OUT
+        assert denied not in probe_templates.PREMISE_NEGATION_LEFT_OUT
         assert case.expected == "contradiction" or denied not in case.hypothesis
 
 
@@ -262,7 +262,7 @@ def test_every_case_is_whitespace_normalised_and_every_test_declares_its_generat
     questions = [("quora_dev", Pair("q", " Why is the sky  blue ?", "Why is the sky blue? ", "duplicate"))]
     for suite, pairs in (("nli", dev), ("paraphrase", questions)):
         built = build_suite(suite, pairs, per_test=10_000, seed=1)
-        assert {t.generator for t in built} <= set(probes.GENERATORS)
+        assert {t.generator for t in built} <= set(probe_templates.GENERATORS)
         for test in built:
             for text in (text for case in test.cases for text in _texts(case)):
                 assert text == text.strip() and "  " not in text, (test.name, text)
