@@ -46,8 +46,8 @@ from nlivis.data.protocols import SplitRef, read_split  # noqa: E402
 from nlivis.data.taxonomies import find_taxinli_file, join_to_pairs, read_taxinli  # noqa: E402
 from nlivis.store.predictions import find_prediction_files, read_predictions  # noqa: E402
 from nlivis.workflows.augment_report import (AugmentReport, FileOutcomes, HeldOutFile,  # noqa: E402
-                                             ReportRow, ReportSources, build_report, field_values, held_out_file,
-                                             outcomes, seed_noise)
+                                             ReportRow, ReportSources, answers_text, build_report, field_values,
+                                             held_out_file, outcomes, seed_noise)
 
 HELD_OUT = (  # (name, files under the data root, group-by field)
     ("ANLI dev R1–R3", ("anli_annotated/ANLI_analysis_r1_dev.csv", "anli_annotated/ANLI_analysis_r2_dev.csv",
@@ -194,6 +194,11 @@ def probe_lines(report: AugmentReport, base: Path, augmented: Path) -> list[str]
                          f"{pct(sum(c.pairs - c.right_before for c in part) / total)} | "
                          f"{pct(sum(c.pairs - c.right_after for c in part) / total)} | "
                          f"{sum(c.only_after_right for c in part)} | {sum(c.only_before_right for c in part)} | |")
+    worse = [row for row in rows if row.generator == "independent" and row.worse and row.answers]
+    if worse:
+        lines += ["", "What the failures answered on the independent capabilities that got worse (expected → said: "
+                      "cases, control / augmented):", "", "| capability | control | augmented |", "|---|---|---|"]
+        lines += [f"| {row.name} | {answers_text(row.answers[0])} | {answers_text(row.answers[1])} |" for row in worse]
     return lines
 
 

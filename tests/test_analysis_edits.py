@@ -63,6 +63,24 @@ def test_negation_flips_its_scope_but_not_the_subject():
     assert marks["man"] == 1 and marks["guitar"] == -1 and marks["playing"] == -1
 
 
+def test_a_negation_leaves_the_clauses_of_their_own_below_its_verb_unknown():
+    """An adverbial clause is as often read as given as denied ("… do not pose after enjoying a meal": they
+    enjoyed one): no polarity there, while the negated verb's own objects stay downward."""
+    marks = polarity_of("A woman is not playing a guitar while a man watches.")
+    assert marks["guitar"] == -1 and marks["woman"] == 1
+    assert marks["man"] is None and marks["watches"] is None
+    marks = polarity_of("The men do not pose around a table after eating a meal.")
+    assert marks["table"] == -1 and marks["meal"] is None
+
+
+def test_a_counted_noun_under_negation_has_no_polarity():
+    """"There are not three boats" read exactly (their number is not three) leaves three barges open."""
+    marks = polarity_of("A man is not holding three balloons.")
+    assert marks["balloons"] is None
+    assert polarity_of("A man is not holding balloons.")["balloons"] == -1
+    assert polarity_of("Three men are holding balloons.")["men"] == 1  # upward: left as it was
+
+
 def test_no_flips_restrictor_and_clause_every_only_its_restrictor():
     no = polarity_of("No dog is running in a field.")
     assert no["dog"] == -1 and no["running"] == -1 and no["field"] == -1

@@ -87,9 +87,11 @@ def test_cases_are_decided_per_model_and_failing_cases_read_as_the_record_lists_
 
 def test_capability_comparisons_pool_a_capabilitys_tests_and_adjust_over_capabilities():
     def test(capability, cases, failing_a, failing_b, generator="independent"):
-        return {"capability": capability, "cases": cases, "generator": generator,
-                "by_model": {"base": {"failing": [{"case": i} for i in failing_a]},
-                             "aug": {"failing": [{"case": i} for i in failing_b]}}}
+        expected = [{"expected": "entailment" if i % 2 else "neutral", "expectation": "label"} for i in range(cases)]
+        return {"capability": capability, "cases": cases, "generator": generator, "case_list": expected,
+                "by_model": {"base": {"failing": [{"case": i, "predicted": "contradiction"} for i in failing_a]},
+                             "aug": {"failing": [{"case": i, "predicted": "neutral" if i % 2 else "entailment"}
+                                                 for i in failing_b]}}}
 
     record = {"tests": [test("Negation", 10, [0, 1, 2, 3, 4, 5, 6, 7], [0]),  # two tests of one capability
                         test("Negation", 10, [0, 1, 2], [1, 2, 3]),
@@ -104,6 +106,8 @@ def test_capability_comparisons_pool_a_capabilitys_tests_and_adjust_over_capabil
     assert negation["rate_a"] == pytest.approx(0.55) and negation["rate_b"] == pytest.approx(0.2)
     assert negation["p"] == pytest.approx(mcnemar_exact(8, 1))
     assert fairness["p"] == 1.0 and fairness["rate_a"] == 0.0
+    assert negation["answers_a"] == {"neutral → contradiction": 6, "entailment → contradiction": 5}  # 4 + 2, 4 + 1
+    assert negation["answers_b"] == {"neutral → entailment": 2, "entailment → neutral": 2}  # cases 0, 2 and 1, 3
     assert [negation["p_holm"], fairness["p_holm"], engine_negation["p_holm"]] == pytest.approx(
         holm_adjusted([mcnemar_exact(8, 1), 1.0, mcnemar_exact(1, 0)]))
     with pytest.raises(ValueError, match="no results for other"):

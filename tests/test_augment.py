@@ -20,7 +20,9 @@ from nlivis.cli import main
 from nlivis.data.records import Pair
 from nlivis.features.dataset import analyse_pairs
 from nlivis.store.dynamics import AUGMENTED_SPLIT, read_dynamics
-from nlivis.analysis.self_pairs import SWITCHED_OFF_GROUPS, self_pair_edits
+from nlivis.analysis.parsed import parse_sentences
+from nlivis.analysis.self_pairs import (NEGATED_COPY_SWITCHED_OFF, REPEATED_WORD, SWITCHED_OFF_GROUPS, misread_main_verb,
+                                       negated_copy, negated_self_pair_edits, self_pair_edits)
 from nlivis.training import augment
 from nlivis.training.augment import (AUGMENT_KINDS, Candidate, Pool, augment_choices, draw, parse_kinds,
                                      shares, unique_ids)
@@ -201,9 +203,10 @@ def test_ids_are_derived_from_the_original_and_unique():
 
 
 def _problems(premise: str, hypothesis: str, label: str, known: set[str]) -> tuple[dict[str, list[str]], Counter]:
-    """({"<h|p|x|self>:<word>-><replacement>": [filter reason or "kept", …]} of the pair's candidates (h, p, x:
-    the pair's hypothesis, premise, both swapped; self: the premise paired with itself) with `known` as the
-    training words, and the reasons the engine's own rules dropped others for)."""
+    """({"<h|p|x|self|negated>:<word>-><replacement>": [filter reason or "kept", …]} of the pair's candidates (h,
+    p, x: the pair's hypothesis, premise, both swapped; self: the premise paired with itself; negated: its negated
+    copy paired with itself) with `known` as the training words, and the reasons the engine's own rules dropped
+    others for)."""
     from nlivis.training.augment import WordCounts, kind_of
 
     counts = WordCounts({w: 99 for w in known}, {w: 99 for w in known})
@@ -213,9 +216,9 @@ def _problems(premise: str, hypothesis: str, label: str, known: set[str]) -> tup
                                                       rejected):
         original = hypothesis if source == "h" else premise
         problem = augment.edit_problem(kind_of(edit), edit, label, original, counts, 1)
-        side = "self" if source == "s" else edit.side[0]
-        if source == "s" and edit.side == "premise":
-            side = "self-premise"
+        side = {"s": "self", "n": "negated"}.get(source, edit.side[0])
+        if source in ("s", "n") and edit.side == "premise":
+            side += "-premise"
         found.setdefault(f"{side}:{edit.change.word}->{edit.change.replacement}", []).append(problem or "kept")
     return found, rejected
 
@@ -257,6 +260,31 @@ def test_the_premise_paired_with_itself_labels_either_side_by_the_monotonicity_o
     assert found[("A dog is running.", "An animal is running.")] == "entailment"  # upward
     assert found[("An animal is running.", "A dog is running.")] == "neutral"
     assert found[("A dog is not running.", "A dog is running.")] is None  # ∃¬ denies nothing: left unlabelled
+
+
+def test_the_negated_copy_paired_with_itself_labels_by_the_downward_position(wordnet):
+    """SNLI's premises are positive: only the negated copy gives hypernyms and hyponyms in a downward position,
+    labelled the other way round from the upward ones (issue 29)."""
+    found = {(edit.premise, edit.hypothesis): label
+             for edit, label in negated_self_pair_edits("A man is holding a dog.", "nli", ("hypernym", "negation"))}
+    negated, general = "A man is not holding a dog.", "A man is not holding an animal."
+    assert negated_copy("A man is holding a dog.", "nli") == negated
+    assert found[(negated, general)] == "neutral"  # a hypernym under negation is stronger
+    assert found[(general, negated)] == "entailment"
+    assert found[(negated, "A grownup is not holding a dog.")] == "entailment"  # the subject stays upward
+    assert all(negated in pair for pair in found)  # negation itself is not edited again: no positive copy
+    assert negated_self_pair_edits("A man is holding a dog.", "paraphrase", ("hypernym",)) == []
+    assert negated_copy("A man is not holding a dog.", "nli") is None  # already negated: nothing inserted
+
+
+def test_a_neutral_copy_of_a_word_the_sentence_says_twice_is_not_made(wordnet):
+    """"A man talks to another man" → "A person talks to another man" is not weaker: the other mention still
+    says man."""
+    rejected: Counter = Counter()
+    found = {(edit.premise, edit.hypothesis): label
+             for edit, label in self_pair_edits("A man talks to another man.", "nli", ("hypernym",), None, rejected)}
+    assert "neutral" not in found.values() and rejected[REPEATED_WORD] > 0
+    assert "entailment" in found.values()  # the weaker copy as hypothesis is still entailed
 
 
 def test_every_pair_added_to_training_is_one_the_engine_labels_by_logic(augmented_run, cache_dir):
@@ -398,3 +426,37 @@ def test_self_pair_label_groups_below_their_audit_floor_are_left_out_and_counted
     assert ("An animal is running.", "A dog is running.") not in self_labels  # weaker premise → neutral: off
     assert all((edit.side, label) not in SWITCHED_OFF_GROUPS for source, edit, label in labelled if source == "s")
     assert filtered["self-pair label group switched off (below its audit floor)"] >= 1
+
+
+def test_the_negated_copy_keeps_its_neutral_labels_and_leaves_out_its_switched_off_entailments(wordnet):
+    """The negated copy's entailments are below their audit floor (`NEGATED_COPY_SWITCHED_OFF`): augmentation
+    leaves them out and counts them, and keeps the neutral and contradiction labels that passed theirs."""
+    filtered: Counter = Counter()
+    labelled = augment._labelled_edits("A man is holding a dog.", "A man is holding a dog.", "entailment", "nli",
+                                       None, filtered)
+    negated = {(edit.premise, edit.hypothesis): label for source, edit, label in labelled if source == "n"}
+    assert negated[("A man is not holding a dog.", "A man is not holding an animal.")] == "neutral"
+    assert ("A man is not holding an animal.", "A man is not holding a dog.") not in negated  # entailment: off
+    assert all((edit.side, label) not in NEGATED_COPY_SWITCHED_OFF
+               for source, edit, label in labelled if source == "n")
+    assert filtered["self-pair label group switched off (below its audit floor)"] >= 2
+
+
+@pytest.mark.parametrize("caption, why", [
+    ("A man with his sleeves rolled smiles at a dog .", "past-tense"),
+    ("The dogs runs on the beach .", "disagreeing"),
+    ("A boy play in the sand .", "disagreeing"),
+    ("The boy , the girl plays with a ball .", "two subjects"),
+])
+def test_a_caption_whose_parse_misreads_its_verb_gets_no_negated_copy(wordnet, caption, why):
+    """A negation on a participle or noun spaCy took for the verb makes nonsense ("with his sleeves did not roll
+    smiles"); a caption with a present-tense verb agreeing with its subject, or coordinated subjects, gets one."""
+    assert why in misread_main_verb(parse_sentences([caption])[0])
+    assert negated_copy(caption, "nli") is None
+
+
+@pytest.mark.parametrize("caption", ["A man sits on a bench .", "A man and a woman walk .", "Two dogs run .",
+                                     "A man has jumped .", "In a park , a girl is reading ."])
+def test_a_well_formed_caption_gets_its_negated_copy(wordnet, caption):
+    assert misread_main_verb(parse_sentences([caption])[0]) is None
+    assert " not " in negated_copy(caption, "nli")

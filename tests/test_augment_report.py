@@ -80,8 +80,9 @@ def probe_record() -> dict:
     """A `probe --json` record of two checkpoints, with the fields `capability_comparisons` reads."""
     def test(capability, generator, failing_a, failing_b):
         return {"capability": capability, "name": capability, "generator": generator, "cases": 20,
-                "by_model": {"a": {"failing": [{"case": c} for c in failing_a]},
-                             "b": {"failing": [{"case": c} for c in failing_b]}}}
+                "case_list": [{"expected": "entailment", "expectation": "label"}] * 20,
+                "by_model": {"a": {"failing": [{"case": c, "predicted": "neutral"} for c in failing_a]},
+                             "b": {"failing": [{"case": c, "predicted": "contradiction"} for c in failing_b]}}}
 
     return {"tests": [test("Quantifiers", "independent", [], list(range(12))), test("Numbers", "engine", [1], []),
                       test("Negation", "independent", [1, 2], [1])]}
@@ -95,6 +96,7 @@ def test_probe_rows_are_accuracy_on_the_cases_and_keep_only_the_generators_asked
     independent = report.probe_rows(probe_record(), "a", "b", report.INDEPENDENT_ONLY)
     assert [r.name for r in independent] == ["Quantifiers", "Negation"]
     assert independent[0].regression and independent[0].p_holm == pytest.approx(2 * mcnemar_exact(12, 0))
+    assert independent[0].answers == ({}, {"entailment → contradiction": 12})  # what the failures answered
 
 
 def test_the_report_lists_its_regressions_and_what_it_could_not_compare():

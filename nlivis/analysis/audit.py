@@ -11,7 +11,8 @@ sha256 of the seed and the pair id), and
   sides fixes beyond the engine's own expectations (`analysis.self_pairs`: a stronger copy as hypothesis and a
   weaker copy as premise are neutral, a negated premise contradicts) — the pairs `train --augment` adds as
   the label-preserving and neutral counterparts of its one-word edits —, drawn like the edits (one per visited
-  premise and stratum, `COUNTERPARTS_PER_STRATUM` per stratum);
+  premise and stratum, `COUNTERPARTS_PER_STRATUM` per stratum), and every label of the premise's negated copy
+  paired with itself (`NEGATED_COPY_STRATA`, as many per stratum);
 - probes: every template test of the NLI suite (`probes.build_suite` at the probe command's defaults)
   gives the `CASES_PER_TEST` cases whose texts hash lowest with the seed; every test built from dev pairs
   (`probes.nli_edit_tests`) takes its case from each visited pair it accepts, as the suite does, until it
@@ -34,7 +35,8 @@ from nlivis.analysis import lexicons
 from nlivis.analysis.edits import DEFAULT_KINDS, KINDS, NAME_GENDER, RELATIONS, Edit, normalise_space, propose_edits
 from nlivis.analysis.parsed import parse_sentences
 from nlivis.analysis.probes import DEFAULT_CASES_PER_TEST, ProbeCase, build_suite, nli_edit_tests
-from nlivis.analysis.self_pairs import SWITCHED_OFF_GROUPS, self_pair_edits
+from nlivis.analysis.self_pairs import (NEGATED_COPY_SWITCHED_OFF, SWITCHED_OFF_GROUPS, negated_self_pair_edits,
+                                       self_pair_edits)
 from nlivis.analysis.significance import wilson_interval
 from nlivis.data.audit_set import FINGERPRINT_LENGTH, NO_EXPECTATION, TEMPLATE_SOURCE, AuditItem
 
@@ -207,31 +209,59 @@ COUNTERPART_STRATA = {("hypothesis", "neutral"): "self-pair: stronger hypothesis
                       ("premise", "neutral"): "self-pair: weaker premise → neutral",
                       ("premise", "contradiction"): "self-pair: negated premise → contradiction"}
 """(edited side, label) of the self-pair labels the engine's expectations do not fix themselves → stratum."""
+NEGATED_COPY_STRATA = {("hypothesis", "entailment"): "negated copy → entailment",
+                       ("premise", "entailment"): "negated copy → entailment",
+                       ("hypothesis", "contradiction"): "negated copy → contradiction",
+                       ("premise", "contradiction"): "negated copy → contradiction",
+                       ("hypothesis", "neutral"): "negated copy → neutral",
+                       ("premise", "neutral"): "negated copy → neutral"}
+"""(edited side, label) of every label of the negated copy paired with itself (`self_pairs.negated_self_pair_edits`)
+→ stratum: each is judged, the engine's own labels too, since none of its kinds was judged under a negation the
+engine inserted itself."""
 COUNTERPART_KINDS = tuple(k for k in DEFAULT_KINDS if k != "swap")
 """The kinds a default run makes but the swap, which edits no word: the quantifier's "a → every" is off by default
 and no counterpart."""
-COUNTERPARTS_OFF = {COUNTERPART_STRATA[group]: f"augmentation leaves it out: {why}"
-                    for group, why in SWITCHED_OFF_GROUPS.items()}
+COUNTERPARTS_OFF = {**{COUNTERPART_STRATA[group]: f"augmentation leaves it out: {why}"
+                       for group, why in SWITCHED_OFF_GROUPS.items()},
+                    **{NEGATED_COPY_STRATA[group]: f"augmentation leaves it out: {why}"
+                       for group, why in NEGATED_COPY_SWITCHED_OFF.items()}}
 
 
 def counterpart_items(source: str, premise: str, label: str | None) -> list[Drawn]:
     """The counterparts (see the module's docstring) of one dev premise, as drawn items."""
     found = []
-    for edit, fixed in self_pair_edits(premise, "nli", COUNTERPART_KINDS):
-        stratum = COUNTERPART_STRATA.get((edit.side, fixed)) if edit.expectation != "label" else None
+    own = [(edit, fixed, COUNTERPART_STRATA.get((edit.side, fixed)) if edit.expectation != "label" else None,
+            "the premise paired with itself, one side edited")
+           for edit, fixed in self_pair_edits(premise, "nli", COUNTERPART_KINDS)]
+    negated = [(edit, fixed, NEGATED_COPY_STRATA.get((edit.side, fixed)),
+                "the premise's negated copy paired with itself, one side edited")
+               for edit, fixed in negated_self_pair_edits(premise, "nli", COUNTERPART_KINDS)]
+    for edit, fixed, stratum, reason in own + negated:
         if stratum is not None:
             expects = f"label {fixed}"
             found.append(Drawn(stratum, source, fingerprint(edit.premise, edit.hypothesis, expects),
                                describe_edit(edit), expects, edit.premise, edit.hypothesis, (premise, premise),
-                               label, "the premise paired with itself, one side edited"))
+                               label, reason))
     return found
 
 
+FRESH_COUNTERPARTS_AFTER_A_FIX: dict[str, int] = {"negated copy → neutral": 36, "negated copy → entailment": 72}
+"""Counterpart strata fixed on the errors their judged items showed, and how many further items each draws (as
+`FRESH_AFTER_A_FIX` does for the edits): the negated copy's neutral labels, after an adverbial clause read as
+negated (an after-clause, said rather than denied) made the polarity code leave such clauses unknown; its
+entailments, whose copies were ungrammatical where spaCy read a participle as the verb, after
+`self_pairs.misread_main_verb`, and 36 more after a counted noun under negation was left unknown ("there are not
+three boats" read exactly does not entail "… three barges")."""
+
+
 def draw_counterparts(dev: Sequence[tuple[str, object]], per_stratum: int = COUNTERPARTS_PER_STRATUM,
-                      seed: int = AUDIT_SEED) -> list[Drawn]:
+                      seed: int = AUDIT_SEED, fresh: Mapping[str, int] = FRESH_COUNTERPARTS_AFTER_A_FIX) -> list[Drawn]:
     """From each visited dev premise (once, under its first pair in the audit's order), per stratum the
-    counterpart whose fingerprint hashes lowest, until every stratum holds `per_stratum`."""
-    drawn: dict[str, list[Drawn]] = {stratum: [] for stratum in COUNTERPART_STRATA.values()}
+    counterpart whose fingerprint hashes lowest, until every stratum holds `per_stratum` (and a stratum named in
+    `fresh` that many more)."""
+    drawn: dict[str, list[Drawn]] = {stratum: [] for stratum in (*COUNTERPART_STRATA.values(),
+                                                                 *NEGATED_COPY_STRATA.values())}
+    wanted = {stratum: per_stratum + fresh.get(stratum, 0) for stratum in drawn}
     premises: set[str] = set()
 
     def new_premise(entry) -> bool:
@@ -246,9 +276,9 @@ def draw_counterparts(dev: Sequence[tuple[str, object]], per_stratum: int = COUN
             for item in counterpart_items(f"{split}:{pair.id}", pair.premise, "entailment"):
                 by_stratum.setdefault(item.stratum, []).append(item)
             for stratum, items in by_stratum.items():
-                if len(drawn[stratum]) < per_stratum:
+                if len(drawn[stratum]) < wanted[stratum]:
                     drawn[stratum].append(min(items, key=lambda d: stable_hash(str(seed), d.source, d.fingerprint)))
-        if all(len(found) >= per_stratum for found in drawn.values()):
+        if all(len(found) >= wanted[stratum] for stratum, found in drawn.items()):
             break
     return [item for found in drawn.values() for item in found]
 

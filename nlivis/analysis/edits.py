@@ -37,7 +37,7 @@ from nlivis.analysis.edit_expectations import (EQUIVALENT, EXCLUSIVE, NEGATED, S
                                                Expectation, invariant_expectation, nli_expectation,
                                                paraphrase_expectation, swap_expectation, word_to_sentence_relation)
 from nlivis.analysis.inflection import indefinite_article, inflect, same_case
-from nlivis.analysis.monotonicity import polarities
+from nlivis.analysis.monotonicity import negation_scope, polarities
 from nlivis.analysis.parsed import ParsedSentence, parse_sentences
 from nlivis.analysis.word_replacements import (EXCLUSIVE_MEMBERS, WORDNET_SOURCE, exclusive_replacement,
                                                wordnet_replacements)
@@ -308,28 +308,11 @@ TAKES_NOT_DIRECTLY = frozenset({"be", "have", "do"})
 but "be" takes do-support ("did not get hurt", "does not have")."""
 
 
-OUTSIDE_THE_CLAUSE = frozenset({"conj", "cc", "parataxis", "advcl", "relcl", "acl", "ccomp", "csubj", "mark",
-                                "punct"})
-"""Dependents of a verb that are clauses of their own: a negation of the verb does not reach into them (", looks to
-be throwing something" keeps its "something")."""
-
-
-def _negation_scope(sentence: ParsedSentence, verb: int) -> frozenset[int]:
-    """The words a negation of `verb` has in its scope: its subtree without the clauses of their own below it."""
-    scope, stack = {verb}, [verb]
-    while stack:
-        for child in sentence.children(stack.pop()):
-            if sentence.words[child].dep not in OUTSIDE_THE_CLAUSE:
-                scope.add(child)
-                stack.append(child)
-    return frozenset(scope)
-
-
 def _polarity_swaps(sentence: ParsedSentence, verb: int, start: int, forms: dict[str, str]) -> dict[int, str]:
     """Position → replacement of every polarity word (`forms`: `POSITIVE_FORMS` for a removed negation,
     `NEGATIVE_FORMS` for an inserted one) at or after `start` in the scope of a negation of `verb`."""
     return {i: same_case(sentence.words[i].text, forms[sentence.words[i].lower])
-            for i in sorted(_negation_scope(sentence, verb)) if i >= start and sentence.words[i].lower in forms}
+            for i in sorted(negation_scope(sentence, verb)) if i >= start and sentence.words[i].lower in forms}
 
 
 def _left_unlicensed(sentence: ParsedSentence, verb: int, after: int) -> bool:
@@ -338,7 +321,7 @@ def _left_unlicensed(sentence: ParsedSentence, verb: int, after: int) -> bool:
     words = sentence.words
     return any(words[i].lower in UNLICENSED_WITHOUT_NEGATION
                or (words[i].lower == "at" and i + 1 < len(words) and words[i + 1].lower == "all")
-               for i in _negation_scope(sentence, verb) if i > after)
+               for i in negation_scope(sentence, verb) if i > after)
 
 
 def negate(sentence: ParsedSentence) -> tuple[str, str, str, str, int] | None:

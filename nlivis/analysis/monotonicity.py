@@ -7,15 +7,19 @@ whose scope holds the word flips its polarity; a word in the scope of an operato
 few in its restrictor, exactly/only, the complement of think/want/try …) gets no polarity, and the edit
 engine then assigns no label. Scopes come from spaCy's dependency parse:
 
-- sentential negation (not, n't, never) on a verb: the verb's subtree without its subject (the subject of
-  "A man is not sleeping" is read outside the negation, as SNLI annotators read the same man);
+- sentential negation (not, n't, never) on a verb: the verb's clause without its subject (the subject of
+  "A man is not sleeping" is read outside the negation, as SNLI annotators read the same man); the clauses of
+  their own below the verb (`OUTSIDE_THE_CLAUSE`: "… is not playing a guitar while another woman watches", "… do
+  not sing after eating lunch", a participle or relative clause) are unknown, for a reader takes them as
+  given as often as negated;
 - no / neither as a determiner: the noun's restrictor and the rest of its clause (without the subject when
   the noun is an object); nobody / nothing / none: the clause;
 - every / all / each: their restrictor only (the predicate stays upward);
 - without: its object; if: the antecedent clause; refuse / fail / avoid / deny / doubt / prevent / lack /
   decline / neglect: their clausal complement;
 - a definite noun phrase (the, this, a possessive) inside a downward scope is left unknown: "the dog" is read
-  as naming one dog, whose substitution under negation logic alone does not settle.
+  as naming one dog, whose substitution under negation logic alone does not settle; so is a counted one ("there
+  are not three boats" read exactly — the number of boats is not three — leaves three barges open).
 Where the parse does not show the operator's scope (spaCy's small model reads "Few people like spinach"
 as a noun phrase), the whole sentence is unknown: no expectation beats a wrong one.
 """
@@ -44,6 +48,13 @@ DEFINITE_DETERMINERS = frozenset({"the", "this", "that", "these", "those", "his"
                                   "your", "our"})
 
 
+OUTSIDE_THE_CLAUSE = frozenset({"conj", "cc", "parataxis", "advcl", "relcl", "acl", "ccomp", "csubj", "mark",
+                                "pcomp", "punct"})
+"""Dependents that are clauses of their own: a negation of the verb above them does not surely reach into them
+(", looks to be throwing something" keeps its "something"; "while another woman watches" and "after eating
+lunch", a preposition's clause, are said, not denied)."""
+
+
 FLIP, OPAQUE = "flip", "opaque"
 """What an operator does to the words in its scope: reverses their polarity, or makes it unknown."""
 Effect = tuple[str, frozenset[int]]
@@ -61,9 +72,9 @@ def polarities(sentence: ParsedSentence) -> tuple[int | None, ...]:
                     sign[i] = -sign[i]
                 else:
                     unknown[i] = True
-    for word in sentence.words:  # definite descriptions under a downward operator
+    for word in sentence.words:  # definite descriptions and counted nouns under a downward operator
         if word.pos in ("NOUN", "PROPN") and sign[word.i] == -1 and any(
-                sentence.words[child].lower in DEFINITE_DETERMINERS or sentence.words[child].dep == "poss"
+                sentence.words[child].lower in DEFINITE_DETERMINERS or sentence.words[child].dep in ("poss", "nummod")
                 for child in sentence.children(word.i)):
             for i in sentence.subtree(word.i):
                 unknown[i] = True
@@ -75,6 +86,18 @@ def _without_subjects(sentence: ParsedSentence, head: int) -> frozenset[int]:
     for child in sentence.children(head):
         if sentence.words[child].dep in SUBJECT_DEPS:
             scope -= sentence.subtree(child)
+    return frozenset(scope)
+
+
+def negation_scope(sentence: ParsedSentence, verb: int) -> frozenset[int]:
+    """The words a negation of `verb` surely has in its scope: its subtree without the clauses of their own below
+    it (`OUTSIDE_THE_CLAUSE`)."""
+    scope, stack = {verb}, [verb]
+    while stack:
+        for child in sentence.children(stack.pop()):
+            if sentence.words[child].dep not in OUTSIDE_THE_CLAUSE:
+                scope.add(child)
+                stack.append(child)
     return frozenset(scope)
 
 
@@ -95,7 +118,9 @@ def _operator_effects(sentence: ParsedSentence, word) -> list[Effect]:
     lower = word.lower
     everything = frozenset(range(len(sentence)))
     if lower in NEGATORS and word.dep in ("neg", "advmod"):
-        return [(FLIP, _without_subjects(sentence, word.head) - {word.i})]
+        reach = _without_subjects(sentence, word.head) - {word.i}
+        surely = negation_scope(sentence, word.head)
+        return [(FLIP, reach & surely), (OPAQUE, reach - surely)]
     if lower in NEGATIVE_DETERMINERS and word.dep in ("det", "predet"):
         scope = _clause_scope(sentence, word.head)
         if scope is None:

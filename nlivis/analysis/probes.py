@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from typing import Callable, Mapping, Sequence
@@ -402,11 +403,20 @@ def comparisons(tests: Sequence[ProbeTest], outcomes: Sequence[dict[str, ModelOu
     return rows
 
 
+def failure_answers(test: dict, name: str) -> Counter:
+    """What checkpoint `name` answered on the cases of a `probe --json` test it failed, counted by "expected →
+    said" ("entailment → neutral"): a model that reads a hypernym under negation as if upward fails the downward
+    test with the upward label on both of its directions, which a failure rate alone does not show."""
+    cases = test["case_list"]
+    return Counter(f"{cases[f['case']]['expected'] or cases[f['case']]['expectation']} → {f['predicted']}"
+                   for f in test["by_model"][name]["failing"])
+
+
 def capability_comparisons(record: dict, a: str, b: str) -> list[dict]:
     """Checkpoints `a` and `b` of a `probe --json` record compared per generator and capability (a before → after
     view, e.g. a baseline and its augmented run): the cases of the capability's tests of one generator pooled,
-    each one's failure rate, the failures only one of them has, McNemar's exact test on those, and Holm's
-    adjustment over all rows. INDEPENDENT rows first, then ENGINE rows (each in the record's capability order):
+    each one's failure rate, the failures only one of them has (and what each answered there, `answers_a` /
+    `answers_b`: `failure_answers`), McNemar's exact test on those, and Holm's adjustment over all rows. INDEPENDENT rows first, then ENGINE rows (each in the record's capability order):
     an ENGINE row tests an augmented model on the generator it was trained from, so it never pools with an
     INDEPENDENT one."""
     pooled: dict[tuple[str, str], dict] = {}
@@ -420,6 +430,8 @@ def capability_comparisons(record: dict, a: str, b: str) -> list[dict]:
             "failures_a": 0, "failures_b": 0, "only_a_fails": 0, "only_b_fails": 0})
         failed_a = {f["case"] for f in test["by_model"][a]["failing"]}
         failed_b = {f["case"] for f in test["by_model"][b]["failing"]}
+        for name, key in ((a, "answers_a"), (b, "answers_b")):
+            row.setdefault(key, Counter()).update(failure_answers(test, name))
         row["tests"] += 1
         row["cases"] += test["cases"]
         row["failures_a"] += len(failed_a)

@@ -11,6 +11,9 @@ Where the edits come from, for each training pair (P, H) with gold label L:
   edits follow the same logic — "A man in a red shirt is sitting" / "A man in a blue shirt is sitting" is
   a contradiction, "… a man …" / "… a person …" an entailment (Breaking NLI's one-word pairs, Glockner et
   al. 2018, made with label logic instead of by hand).
+- the premise's negated copy paired with itself ("n", NLI only): "A man is not driving a car" / "… a jeep" is an
+  entailment, "… a vehicle" neutral — hypernyms and hyponyms in the downward position that SNLI's positive premises
+  never give (without them the augmentation taught "a hypernym is entailed" under negation too, issue 29).
 
 What is filtered out, and why (counts per reason go into config.json):
 - everything the edit engine's one rule set drops for every consumer (`nlivis.analysis.edit_filters`: words in
@@ -55,7 +58,8 @@ from nlivis.analysis.edit_expectations import LABEL, TASK_LABELS
 from nlivis.analysis.cues import CUES, cue_information, cue_values
 from nlivis.analysis.edits import Edit, normalise_space, propose_edits
 from nlivis.analysis.parsed import parse_sentences
-from nlivis.analysis.self_pairs import SELF_LABEL, self_pair_edits, self_pair_label, switched_off_group
+from nlivis.analysis.self_pairs import (SELF_LABEL, misread_main_verb, negated_copy, negated_self_pair_edits,
+                                       repeated_word, self_pair_edits, self_pair_label, switched_off_group)
 from nlivis.data.records import Pair
 from nlivis.features.cache import texts_digest
 from nlivis.store.files import file_digest
@@ -88,10 +92,11 @@ MIN_WORD_COUNT = 3
 """A replacement (and every new word of an edit) must occur in this many distinct sentences of the training
 split."""
 SOURCES = {"h": "the pair's hypothesis edited", "p": "the pair's premise edited", "x": "the pair swapped",
-           "s": "the premise paired with itself, its copy edited"}
+           "s": "the premise paired with itself, its copy edited",
+           "n": "the premise's negated copy paired with itself, one copy edited"}
 ENGINE_MODULES = ("edits.py", "edit_filters.py", "edit_expectations.py", "word_replacements.py", "monotonicity.py",
                   "lexicons.py", "inflection.py", "parsed.py", "self_pairs.py", "near_synonyms.py")
-POOL_FORMAT = "nlivis-augmentation-pool-2"
+POOL_FORMAT = "nlivis-augmentation-pool-3"
 CHUNK = 256
 """Training pairs parsed together (spaCy's batch) while the candidates are made."""
 WORD = re.compile(r"[\w'-]+")
@@ -221,18 +226,21 @@ def edit_problem(kind: str, edit: Edit, label: str | None, original_text: str, c
 
 def _labelled_edits(premise: str, hypothesis: str, label: str, task: str, known: frozenset[str],
                     filtered: Counter) -> list[tuple[str, Edit, str | None]]:
-    """(source, edit, label) of every engine edit of the pair and of its premise paired with itself
-    (`analysis.self_pairs`), the label the one logic fixes (None where it fixes none); self-pair label groups
-    below their audit floor (`SWITCHED_OFF_GROUPS`) are left out and counted in `filtered`."""
+    """(source, edit, label) of every engine edit of the pair, of its premise paired with itself and of the
+    premise's negated copy paired with itself (`analysis.self_pairs`), the label the one logic fixes (None where
+    it fixes none); self-pair label groups below their audit floor (`SWITCHED_OFF_GROUPS`,
+    `NEGATED_COPY_SWITCHED_OFF`) are left out and counted in `filtered`."""
     engine_kinds = tuple(AUGMENT_KINDS)
     labelled = [({"hypothesis": "h", "premise": "p", "pair": "x"}[edit.side], edit,
                  edit.expected if edit.expectation == LABEL else None)
                 for edit in propose_edits(premise, hypothesis, label, task, engine_kinds, known, filtered)]
-    for edit, fixed in self_pair_edits(premise, task, engine_kinds, known, filtered):
-        if switched_off_group(edit, fixed):
-            filtered["self-pair label group switched off (below its audit floor)"] += 1
-        else:
-            labelled.append(("s", edit, fixed))
+    for source, self_pairs in (("s", self_pair_edits(premise, task, engine_kinds, known, filtered)),
+                               ("n", negated_self_pair_edits(premise, task, engine_kinds, known, filtered))):
+        for edit, fixed in self_pairs:
+            if switched_off_group(edit, fixed, negated_copy=source == "n"):
+                filtered["self-pair label group switched off (below its audit floor)"] += 1
+            else:
+                labelled.append((source, edit, fixed))
     return labelled
 
 
@@ -291,8 +299,8 @@ def pool_cache_path(pairs: Sequence, task: str, min_count: int, cache_dir: str |
 def candidate_rules_digest() -> str:
     """sha256 of the code and constants that decide which candidates a pool holds (this module's filters),
     so that editing the draw or the docs here keeps the cache, and changing a rule does not."""
-    rules = [WordCounts, _new_words, edit_problem, self_pair_label, self_pair_edits, _labelled_edits, candidates_of,
-             build_pool, kind_of]
+    rules = [WordCounts, _new_words, edit_problem, self_pair_label, self_pair_edits, repeated_word, misread_main_verb,
+             negated_copy, negated_self_pair_edits, _labelled_edits, candidates_of, build_pool, kind_of]
     constants = [sorted(AUGMENT_KINDS), SELF_LABEL, CHUNK, WORD.pattern]
     text = "".join(inspect.getsource(rule) for rule in rules) + json.dumps(constants)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -93,11 +93,19 @@ class ReportRow:
     regression: bool = False
     generator: str | None = None
     tests: int = 0
+    answers: tuple[Mapping[str, int], Mapping[str, int]] | None = None
+    """Behavioural-suite lines: what the control and the changed checkpoint answered on the cases each failed,
+    "expected → said" → cases (`analysis.probes.failure_answers`)."""
 
     @property
     def worse(self) -> bool:
         """The changed checkpoint gets fewer of the pairs right than its control."""
         return self.comparison.right_after < self.comparison.right_before
+
+
+def answers_text(answers: Mapping[str, int]) -> str:
+    """A suite line's answers (`ReportRow.answers`, one side) in words: "entailment → neutral 44, …", or "—"."""
+    return ", ".join(f"{answer} {count}" for answer, count in answers.items()) or "—"
 
 
 def order_key(row: ReportRow) -> tuple[bool, bool]:
@@ -145,7 +153,9 @@ def probe_rows(record: Mapping[str, Any], before: str, after: str,
         cases = found["cases"]
         comparison = Comparison(cases, cases - found["failures_a"], cases - found["failures_b"],
                                 found["only_b_fails"], found["only_a_fails"], found["p"])
-        rows.append(ReportRow(found["capability"], comparison, generator=found["generator"], tests=found["tests"]))
+        answers = (dict(found["answers_a"].most_common()), dict(found["answers_b"].most_common()))
+        rows.append(ReportRow(found["capability"], comparison, generator=found["generator"], tests=found["tests"],
+                              answers=answers))
     return judged(rows)
 
 

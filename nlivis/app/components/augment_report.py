@@ -24,8 +24,8 @@ from nlivis.store.evaluations import evaluations_root
 from nlivis.app.cache.run_memo import folder_stamp_in_run
 from nlivis.store.files import file_stamp
 from nlivis.workflows.augment_report import (INDEPENDENT_ONLY, AugmentReport, FileOutcomes, HeldOutFile, ReportRow,
-                                             SIGNIFICANT, ReportSources, build_report, field_values, held_out_file,
-                                             outcomes, recorded_control)
+                                             SIGNIFICANT, ReportSources, answers_text, build_report, field_values,
+                                             held_out_file, outcomes, recorded_control)
 
 REGRESSION = "regression"
 """The word that marks a significant regression (the red is not the only sign)."""
@@ -262,6 +262,9 @@ def pairs_behind(page: str, report: AugmentReport, models: Sequence[cache.Model]
     if table == report.select_split:
         ref = state.ListRef.of("disagreements", split=table, members=",".join(names), via="report")
     elif table == SUITE:
+        if row.answers:
+            st.caption(f"What the failures answered (expected → said: cases) — {md(report.before)}: "
+                       f"{md(answers_text(row.answers[0]))}; {md(report.after)}: {md(answers_text(row.answers[1]))}.")
         ref = suite_list(page, models, row)
     else:
         held = next(f.file for f in report.files if table in (FILES, f"{f.file.name} by {f.file.group}")
