@@ -17,7 +17,7 @@ from nlivis.analysis.edits import (check_kinds, definite_subject, negate, propos
 from nlivis.analysis.inflection import gerund, indefinite_article, inflect, past, plural, third_person
 from nlivis.analysis.monotonicity import polarities
 from nlivis.analysis.parsed import parse_sentences
-from nlivis.analysis.word_replacements import wordnet_replacements
+from nlivis.analysis.word_replacements import plural_form, wordnet_replacements
 
 
 def edit(edits, kind, side, relation=None, replacement=None):
@@ -236,6 +236,23 @@ def test_vehicles_are_not_containers(wordnet):
     for vehicle in ("car", "bicycle"):
         assert wordnet_replacements(vehicle, "n").get("hypernym") != "container"
     assert wordnet_replacements("bag", "n")["hypernym"] == "container"
+
+
+def test_a_plural_form_noun_is_neither_a_replacement_nor_replaced(wordnet):
+    """A lemma that is another noun's plural ("colors", "steps", "woods") has no number to inflect: as a
+    replacement it made "flags" into "colorses" and "a flag" into "a colors"."""
+    assert [w for w in ("colors", "steps", "stairs", "woods", "glasses", "pants", "species", "arms", "clothes",
+                        "scissors") if not plural_form(w)] == []
+    assert [w for w in ("boss", "bus", "glass", "gas", "dress", "class", "news", "series", "lens", "grass", "flag")
+            if plural_form(w)] == []
+    assert "hyponym" not in wordnet_replacements("flag", "n")  # was "colors"
+    assert wordnet_replacements("ladder", "n")["hypernym"] == "staircase"  # was "steps"
+    assert wordnet_replacements("stairs", "n") == {}
+    for noun in ("flag", "ladder", "forest", "grove", "clothing", "apparel", "staircase", "camp", "bomb", "ticket",
+                 "factory", "government", "dog", "car", "shirt", "hat", "boy", "guitar"):
+        assert [r for r in wordnet_replacements(noun, "n").values() if plural_form(r)] == [], noun
+    edits = propose_edits("Two boys hold flags .", "A boy holds a flag .", ENTAILMENT, kinds=["hyponym", "hypernym"])
+    assert not any("colors" in e.premise or "colors" in e.hypothesis for e in edits)
 
 
 def test_known_words_limit_replacements_and_reach_the_nearest_known_hypernym(wordnet):

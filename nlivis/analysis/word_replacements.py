@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Iterable
 
 from nlivis.analysis import lexicons
+from nlivis.analysis.inflection import plural
 from nlivis.features.wordnet import load_wordnet, sense_counts
 
 ABSTRACT_SYNSETS = frozenset({
@@ -42,6 +43,11 @@ MIN_REPLACEMENT_COUNT = 2
 frequency list nlivis already ships with WordNet, and the one that counts a word *in that sense*."""
 MIN_HYPONYM_COUNT = 5
 """A hyponym is one of many more specific words, so only a common one is taken ("boy" → "sonny" is not)."""
+PLURAL_ONLY_NOUNS = frozenset({
+    "belongings", "binoculars", "clothes", "congratulations", "earnings", "goggles", "headquarters", "odds",
+    "outskirts", "pliers", "premises", "remains", "savings", "scissors", "surroundings", "thanks", "tongs",
+})
+"""Nouns said only in the plural whose singular WordNet does not list (so `plural_form` cannot find it)."""
 WORDNET_SOURCE = "WordNet 3.0, first sense"
 WORDNET_POS = ("n", "v", "a", "r")
 
@@ -90,13 +96,28 @@ def _single_word(name: str) -> bool:
     return name.isalpha() and name.islower()
 
 
+@lru_cache(maxsize=100_000)
+def plural_form(noun: str) -> bool:
+    """Whether a WordNet noun lemma is a plural form: the regular plural of another WordNet noun ("colors",
+    "steps", "glasses", "pants", "species") or one of `PLURAL_ONLY_NOUNS`. Such a lemma has no number of its own
+    to inflect: as a replacement it would become "colorses" for "flags" and "a colors" for "a flag", and as the
+    replaced word its singular replacements could not agree with it. "boss", "bus", "glass", "gas", "news" are
+    not plural forms (no WordNet noun has them as its plural)."""
+    lower = noun.lower()
+    if lower in PLURAL_ONLY_NOUNS:
+        return True
+    return lower.endswith("s") and any(base != lower and plural(base) == lower
+                                       for base in load_wordnet()._morphy(lower, "n"))
+
+
 def _candidates(synset, wordnet_pos: str, exclude: str, min_count: int = MIN_REPLACEMENT_COUNT) -> list[tuple[int, str]]:
     """(count, word) for the synset's single-word lemmas whose own dominant sense is this synset, in their own
-    most frequent part of speech, sense-tagged at least `min_count` times in it."""
+    most frequent part of speech, sense-tagged at least `min_count` times in it; no plural-form noun."""
     found = []
     for entry in synset.lemmas():
         name = entry.name()
         if (name.lower() != exclude and _single_word(name) and lemma_count(entry) >= min_count
+                and not (wordnet_pos == "n" and plural_form(name))
                 and dominant_synset(name, wordnet_pos) == synset and dominant_pos(name, wordnet_pos)):
             found.append((lemma_count(entry), name))
     return found
@@ -114,7 +135,7 @@ def wordnet_replacements(lemma: str, wordnet_pos: str, known: frozenset[str] | N
     `known` (lower-case words, e.g. a training split's vocabulary) keeps only replacements among them, and
     then hypernyms are looked for `KNOWN_HYPERNYM_DEPTH` levels up, so the nearest *known* one is found."""
     synset = dominant_synset(lemma, wordnet_pos)
-    if synset is None or not dominant_pos(lemma, wordnet_pos):
+    if synset is None or not dominant_pos(lemma, wordnet_pos) or (wordnet_pos == "n" and plural_form(lemma)):
         return {}
 
     def usable(candidates: Iterable[tuple[int, str]]) -> list[tuple[int, str]]:
