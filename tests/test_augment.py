@@ -358,6 +358,8 @@ def test_dynamics_and_the_data_map_mark_the_augmented_pairs(augmented_run, capsy
     assert rows[40]["augmented"] == dynamics.sources[-1]["kinds"][0]
     assert rows[40]["original"] == dynamics.ids[dynamics.sources[-1]["originals"][0]]
     assert rows[40]["id"].startswith(rows[40]["original"] + "~")
+    digests = dynamics.augmented_digests()
+    assert digests[:40] == [None] * 40 and all(len(d) == 12 for d in digests[40:]), "one digest per augmented pair"
     by_origin = points.region_counts_by_origin()
     assert sum(by_origin["training pairs"].values()) == 40
     assert sum(by_origin["augmented pairs"].values()) == dynamics.pairs - 40
@@ -376,6 +378,13 @@ def test_a_damaged_augmented_source_is_refused(augmented_run, tmp_path):
     dynamics.sources[-1]["originals"] = dynamics.sources[-1]["originals"][:-1]
     with pytest.raises(CheckpointError, match="must list a kind and an original column"):
         write_dynamics(tmp_path / "d.safetensors", dynamics)
+    dynamics = read_dynamics(augmented_run)
+    dynamics.sources[-1]["digests"] = dynamics.sources[-1]["digests"][:-1]
+    with pytest.raises(CheckpointError, match="digests must be one string per pair"):
+        write_dynamics(tmp_path / "d.safetensors", dynamics)
+    del dynamics.sources[-1]["digests"]  # a run before digests were recorded still reads, its digests unknown
+    write_dynamics(tmp_path / "old.safetensors", dynamics)
+    assert set(read_dynamics(tmp_path / "old.safetensors").augmented_digests()) == {None}
 
 
 def test_a_stopped_and_resumed_augmented_run_ends_as_an_uninterrupted_one(tmp_path, cache_dir, every_word_known,
@@ -410,6 +419,7 @@ def test_the_data_map_makes_the_augmented_pairs_edited_text_again_from_the_run_r
     assert run is not None and run.cached, "the run made its candidate edits on this machine"
     made = augmented_pairs(run, cache_dir)
     assert list(made) == read_dynamics(augmented_run).ids[40:]
+    assert made.checked and made.differing == 0, "the run recorded each pair's digest, and today's engine is the run's"
     trained = {item.pair.id: item.pair for item in augment_items(augmented_run, cache_dir)}
     assert all((made[pid].premise, made[pid].hypothesis, made[pid].label)
                == (trained[pid].premise, trained[pid].hypothesis, trained[pid].label) for pid in made)

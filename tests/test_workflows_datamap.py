@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from nlivis.analysis.datamap import data_map, parse_selection
 from nlivis.data.records import Pair
-from nlivis.workflows.datamap import MAX_PREDICTED, ListingSources, datamap_listing
-from nlivis.store.dynamics import AUGMENTED_SPLIT
+from nlivis.workflows.datamap import MAX_PREDICTED, ListingSources, datamap_listing, remade_pairs
+from nlivis.store.dynamics import AUGMENTED_SPLIT, pair_digest
 from tests.test_analysis_datamap import augmented_dynamics, dynamics
 
 SPLIT = [Pair(id=f"p{i}", premise=f"premise {i}", hypothesis=f"hypothesis {i}", label="entailment") for i in range(3)]
@@ -62,7 +62,9 @@ def test_a_long_listing_is_not_predicted():
 
 def test_augmented_pairs_are_listed_with_their_edited_text_where_it_was_made_again():
     points = data_map(augmented_dynamics())
-    edited = {"p0~antonym~3": Pair(id="p0~antonym~3", premise="premise 0", hypothesis="edited 0", label="contradiction")}
+    pair = Pair(id="p0~antonym~3", premise="premise 0", hypothesis="edited 0", label="contradiction")
+    edited = remade_pairs({pair.id: pair}, {pair.id: pair_digest(pair.premise, pair.hypothesis, pair.label),
+                                            "p2~hypernym~1": "0123456789ab"})
     everything = parse_selection("box:0,1,0,1")
     found = datamap_listing(points, everything, "row", sources(), edited=edited)
     line = found.frame.set_index("id")
@@ -74,5 +76,33 @@ def test_augmented_pairs_are_listed_with_their_edited_text_where_it_was_made_aga
             "open as that text)") in found.notes
     assert "1 of these pairs are not in the local copy of their split, so their text is not shown" in found.notes, (
         "p3 only: an edited pair has no row by design")
+    assert edited.note in found.notes
     as_before = datamap_listing(points, everything, "row", sources())
     assert as_before.frame.set_index("id").loc["p0~antonym~3", "hypothesis"] == "hypothesis 0"
+
+
+def made(pid: str, hypothesis: str, label: str = "contradiction") -> Pair:
+    return Pair(id=pid, premise="a premise", hypothesis=hypothesis, label=label)
+
+
+def test_a_pair_made_again_is_the_runs_only_where_its_digest_matches():
+    """The edit engine changes between versions: a pair made again under an id the run trained on may carry another
+    text or label, and one the run trained on may not be made at all; only a matching digest makes it the run's."""
+    same, other_text, other_label = made("a~synonym~h1", "same"), made("b~hypernym~p2", "new"), made("c~swap~x", "x")
+    recorded = {"a~synonym~h1": pair_digest("a premise", "same", "contradiction"),
+                "b~hypernym~p2": pair_digest("a premise", "old", "contradiction"),
+                "c~swap~x": pair_digest("a premise", "x", "neutral"), "d~number~h3": "0123456789ab"}
+    remade = remade_pairs({p.id: p for p in (same, other_text, other_label, made("e~not~the~runs", "e"))}, recorded)
+    assert dict(remade) == {"a~synonym~h1": same} and remade.checked and remade.differing == 3
+    assert remade.note.startswith("the edited text of 1 of the run's 4 augmented pairs was made again and matches")
+    assert "the other 3 differently or no longer makes them" in remade.note
+
+
+def test_a_run_without_digests_gets_its_ids_made_again_and_is_told_they_are_unchecked():
+    recorded = {"a~synonym~h1": None, "d~number~h3": None}
+    remade = remade_pairs({"a~synonym~h1": made("a~synonym~h1", "maybe"), "z~swap~x": made("z~swap~x", "z")},
+                          recorded)
+    assert list(remade) == ["a~synonym~h1"] and not remade.checked and remade.differing == 1
+    assert "recorded no digest" in remade.note and "cannot be checked" in remade.note
+    assert "the other 1 are no longer made" in remade.note
+    assert not remade_pairs({}, {}).checked, "a run with no augmented pairs has nothing to check"

@@ -13,11 +13,14 @@ dataset cartography is computed from: Swayamdipta et al., EMNLP 2020; `nlivis.an
   order) and `sources` ([{"split", "start", "count"}]: which split each run of columns comes from). Ids and
   numbers only, never sentences. Nothing is unpickled.
 - the augmented pairs of a run trained with `--augment` (`nlivis.training.augment`) are one source of split
-  `AUGMENTED_SPLIT` whose entry also lists, per column, its augmentation `kinds` and `originals` (the column
-  of the training pair it was made from); their ids are `<original id>~<kind>~<where>`.
+  `AUGMENTED_SPLIT` whose entry also lists, per column, its augmentation `kinds`, `originals` (the column
+  of the training pair it was made from) and `digests` (`pair_digest` of the pair's text and label: 12 hex digits,
+  so that a data map can check the text it makes again against the one trained on without storing a sentence;
+  runs before session 42 lack it); their ids are `<original id>~<kind>~<where>`.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +44,12 @@ MISSING = 0xFFFF
 PROBABILITY_SCALE = 32766
 """Probabilities are stored as round(p × 32766) in 15 bits; 32766 (not 32767) keeps a right answer with p = 1
 (0xFFFD) apart from `MISSING` (0xFFFF)."""
+
+
+def pair_digest(premise: str, hypothesis: str, label: str) -> str:
+    """12 hex digits of the sha256 of a pair's texts and gold label: what a run records of each augmented pair it
+    trained on (never the sentences), and what the text made again later must hash to."""
+    return hashlib.sha256(f"{premise}\n{hypothesis}\n{label}".encode("utf-8")).hexdigest()[:12]
 
 
 def encode(probability: np.ndarray, correct: np.ndarray) -> np.ndarray:
@@ -92,11 +101,17 @@ class TrainingDynamics:
         """Per column: the column of the training pair an augmented pair was made from, None for a training pair."""
         return self._per_augmented_column("originals")
 
+    def augmented_digests(self) -> list[str | None]:
+        """Per column: the `pair_digest` the run recorded of an augmented pair's text, None for a training pair and
+        for every column of a run that recorded none (before session 42)."""
+        return self._per_augmented_column("digests")
+
     def _per_augmented_column(self, key: str) -> list[Any]:
-        """Per column: the augmented split's list `key` ("kinds" or "originals") at its columns, None elsewhere."""
+        """Per column: the augmented split's list `key` ("kinds", "originals" or "digests") at its columns, None
+        elsewhere (and where a source lacks the list)."""
         values: list[Any] = [None] * self.pairs
         for source in self.sources:
-            if source["split"] == AUGMENTED_SPLIT:
+            if source["split"] == AUGMENTED_SPLIT and key in source:
                 values[source["start"]:source["start"] + source["count"]] = source[key]
         return values
 
@@ -198,6 +213,10 @@ def _check_shapes(path: Path, dynamics: TrainingDynamics) -> None:
                             for o in originals)):
                 raise broken(f"the {AUGMENTED_SPLIT!r} source must list a kind and an original column (before it) "
                              "for each of its pairs")
+            digests = source.get("digests")
+            if digests is not None and not (isinstance(digests, list) and len(digests) == source["count"]
+                                            and all(isinstance(d, str) for d in digests)):
+                raise broken(f"the {AUGMENTED_SPLIT!r} source's digests must be one string per pair")
         covered += source["count"]
     if covered != len(dynamics.ids):
         raise broken(f"'sources' cover {covered} pairs, the file has {len(dynamics.ids)}")

@@ -50,7 +50,7 @@ from nlivis.store.checkpoints import (
     read_checkpoint_info,
     read_json,
 )
-from nlivis.store.dynamics import AUGMENTED_SPLIT
+from nlivis.store.dynamics import AUGMENTED_SPLIT, pair_digest
 from nlivis.store.metrics_log import MetricsLog
 from nlivis.store.training_state import (
     TrainingState,
@@ -622,10 +622,13 @@ def epoch_seed(seed: int, epoch: int) -> int:
 
 
 def augmented_source(start: int, augmentation) -> dict[str, Any]:
-    """The dynamics' source entry of the augmented columns: their kinds and the columns of their originals
-    (so a data map can mark them and lead back to the pair each was made from)."""
+    """The dynamics' source entry of the augmented columns: their kinds, the columns of their originals (so a data
+    map can mark them and lead back to the pair each was made from) and the digests of their texts (so the text
+    it makes again can be checked against the one trained on)."""
     return {"split": AUGMENTED_SPLIT, "start": start, "count": len(augmentation.items),
-            "kinds": list(augmentation.kinds), "originals": [int(i) for i in augmentation.originals]}
+            "kinds": list(augmentation.kinds), "originals": [int(i) for i in augmentation.originals],
+            "digests": [pair_digest(item.pair.premise, item.pair.hypothesis, item.pair.label)
+                        for item in augmentation.items]}
 
 
 def check_resume_matches(out_dir: Path, identity: dict[str, Any]) -> None:

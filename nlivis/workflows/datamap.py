@@ -19,7 +19,7 @@ from nlivis.data.protocols import get_protocol
 from nlivis.data.records import Pair
 from nlivis.features.dataset import load_split_analysed
 from nlivis.store.checkpoints import read_checkpoint_info, read_json
-from nlivis.store.dynamics import AUGMENTED_SPLIT, read_dynamics
+from nlivis.store.dynamics import AUGMENTED_SPLIT, pair_digest, read_dynamics
 from nlivis.training import augment
 
 MAX_PREDICTED = 2000
@@ -36,13 +36,15 @@ def read_data_map(folder: str | Path, thresholds: Thresholds | None = None) -> D
 @dataclass(frozen=True)
 class AugmentedRun:
     """What remaking a run's augmented pairs needs: its labelled training pairs (analysed, in the run's order), its
-    labels and its config.json `augmentation` record; `cached` whether the candidate edits are in the cache (else
-    remaking them parses every training pair once: minutes)."""
+    labels, its config.json `augmentation` record and, per augmented id its dynamics list, the digest it recorded of
+    the pair's text (None for every id of a run before session 42); `cached` whether the candidate edits are in the
+    cache (else remaking them parses every training pair once: minutes)."""
 
     train_items: list
     labels: list[str]
     record: dict
     cached: bool
+    recorded: dict[str, str | None] = field(default_factory=dict)
 
 
 def augmented_run(folder: str | Path, data_root: str | Path, cache_dir: str | Path | None = None) -> AugmentedRun | None:
@@ -58,13 +60,30 @@ def augmented_run(folder: str | Path, data_root: str | Path, cache_dir: str | Pa
     labels = list(config["labels"])
     pool = augment.pool_cache_path([item.pair for item in items], augment.task_of_labels(labels),
                                    int(record["min_word_count"]), cache_dir)
-    return AugmentedRun(items, labels, record, pool.is_file())
+    dynamics = read_dynamics(folder)
+    recorded = {pid: digest for pid, kind, digest in zip(dynamics.ids, dynamics.augmented_kinds(),
+                                                         dynamics.augmented_digests()) if kind is not None}
+    return AugmentedRun(items, labels, record, pool.is_file(), recorded)
 
 
-def augmented_pairs(run: AugmentedRun, cache_dir: str | Path | None = None) -> dict[str, Pair]:
-    """Augmented pair id → the pair with its edited text and gold label, made again exactly as the run made them
-    (its candidate edits, then the seeded draw of its record: `training.augment`); training dynamics keep only ids
-    and numbers, never sentences."""
+class RemadePairs(dict):
+    """Augmented pair id → its edited pair (`Pair`: edited text, gold label), made again with today's edit engine,
+    with what the reader must know: `checked` (the run recorded a digest of each pair's text and only the pairs
+    whose text matches it are here), `differing` (the run's augmented pairs not here: today's engine no longer
+    makes them, or makes them differently; they open as the training pair each was made from) and `note` (that,
+    in words)."""
+
+    def __init__(self, pairs: Mapping[str, Pair], checked: bool, differing: int, note: str):
+        super().__init__(pairs)
+        self.checked, self.differing, self.note = checked, differing, note
+
+
+def augmented_pairs(run: AugmentedRun, cache_dir: str | Path | None = None) -> RemadePairs:
+    """The run's augmented pairs with their edited text and gold label, made again from its training pairs (their
+    candidate edits, then the seeded draw of its config.json record: `training.augment`; training dynamics keep
+    only ids and numbers, never sentences) and kept only where they are the run's own: an id the run trained on
+    and, when the run recorded digests (`store.dynamics.pair_digest`), the same text and label. The edit engine
+    changes between versions, so an older run's pair may come out differently or not at all."""
     pairs = [item.pair for item in run.train_items]
     record = run.record
     pool = augment.load_pool(pairs, augment.task_of_labels(run.labels), augment.WordCounts.of(run.train_items),
@@ -72,7 +91,32 @@ def augmented_pairs(run: AugmentedRun, cache_dir: str | Path | None = None) -> d
     chosen, _ = augment.draw(pool, list(record["kinds"]), float(record["ratio"]), len(pairs), int(record["seed"]),
                              ((p.premise, p.hypothesis) for p in pairs))
     ids = augment.unique_ids([augment.augmented_id(pairs[c.original].id, c) for c in chosen])
-    return {pid: Pair(id=pid, premise=c.premise, hypothesis=c.hypothesis, label=c.label) for pid, c in zip(ids, chosen)}
+    made = {pid: Pair(id=pid, premise=c.premise, hypothesis=c.hypothesis, label=c.label) for pid, c in zip(ids, chosen)}
+    return remade_pairs(made, run.recorded)
+
+
+def remade_pairs(made: Mapping[str, Pair], recorded: Mapping[str, str | None]) -> RemadePairs:
+    """Of the pairs made again (`made`), those that are the run's (`recorded`: augmented id → the digest it recorded,
+    None where it recorded none), with the note a listing shows."""
+    total = len(recorded)
+    checked = total > 0 and all(digest is not None for digest in recorded.values())
+    kept = {pid: pair for pid, pair in made.items() if pid in recorded
+            and (not checked or pair_digest(pair.premise, pair.hypothesis, pair.label) == recorded[pid])}
+    differing = total - len(kept)
+    if checked:
+        note = (f"the edited text of {len(kept):,} of the run's {total:,} augmented pairs was made again and matches "
+                "the digest the run recorded of it")
+        if differing:
+            note += (f"; today's edit engine makes the other {differing:,} differently or no longer makes them, so "
+                     "they are listed with the training pair each was made from")
+    else:
+        note = (f"this run recorded no digest of its augmented pairs' text (it was trained before nlivis did), so "
+                f"the edited text made again with today's edit engine cannot be checked against what it trained on: "
+                f"{len(kept):,} of its {total:,} augmented ids are made again, and a text may differ where the engine "
+                "has changed since")
+        if differing:
+            note += f"; the other {differing:,} are no longer made and are listed with the training pair each was made from"
+    return RemadePairs(kept, checked, differing, note)
 
 
 def pair_lengths(pairs: Sequence[Pair]) -> dict[str, int]:
@@ -114,14 +158,15 @@ class DataMapListing:
 
 def datamap_listing(points: DataMap, selection: Selection, order: str | None, sources: ListingSources,
                     compare: tuple[str, DataMap | None, str | None] | None = None,
-                    predictors: Sequence[str] = (), edited: Mapping[str, Pair] | None = None) -> DataMapListing:
+                    predictors: Sequence[str] = (), edited: RemadePairs | None = None) -> DataMapListing:
     """The training pairs of `points` that `selection` holds, in `order` (default: the first of ORDERS), with
     their text; `compare` (name, its map or None, why there is none) adds that map's confidence and region per
     pair, `predictors` the label each named checkpoint predicts (for lists of at most MAX_PREDICTED pairs);
-    `edited` (augmented pair id → its edited pair, `augmented_pairs`) gives augmented pairs their own text."""
+    `edited` (augmented pair id → its edited pair, `augmented_pairs`) gives augmented pairs their own text and says
+    how far it is the run's own."""
     order = order if order in ORDERS else next(iter(ORDERS))
     result = DataMapListing(listing(points, members(points, selection), order))
-    augmented = _open_augmented_as_originals(result, points, edited or {})
+    augmented = _open_augmented_as_originals(result, points, edited)
     _add_text(result, sources)
     _add_edited_text(result.frame, edited or {})
     if compare is not None:
@@ -140,13 +185,13 @@ def datamap_listing(points: DataMap, selection: Selection, order: str | None, so
     return result
 
 
-def _open_augmented_as_originals(result: DataMapListing, points: DataMap, edited: Mapping[str, Pair]) -> pd.Series:
+def _open_augmented_as_originals(result: DataMapListing, points: DataMap, edited: RemadePairs | None) -> pd.Series:
     """An augmented pair's text is not stored: one without an `edited` pair opens as the training pair it was made
     from (its split is that pair's); one with it keeps its own split (no row: it opens as typed text, its edited
     pair). Returns which rows are augmented."""
     frame = result.frame
     augmented = frame["augmented"].notna()
-    as_original = augmented & ~frame["id"].isin(list(edited))
+    as_original = augmented & ~frame["id"].isin(list(edited or {}))
     if as_original.any():
         column_of = {pid: i for i, pid in enumerate(points.ids)}
         frame.loc[as_original, "split"] = [points.splits[column_of[o]] for o in frame.loc[as_original, "original"]]
@@ -155,6 +200,8 @@ def _open_augmented_as_originals(result: DataMapListing, points: DataMap, edited
     if (augmented & ~as_original).any():
         result.notes.append(f"{int((augmented & ~as_original).sum()):,} augmented pairs are listed with their edited "
                             "text, made again from the run's training pairs (they open as that text)")
+    if edited is not None and augmented.any():
+        result.notes.append(edited.note)
     frame["looked_up"] = frame["original"].where(as_original, frame["id"])
     return augmented
 

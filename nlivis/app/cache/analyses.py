@@ -17,13 +17,12 @@ from nlivis.app.cache import Model, NotReady, load_cached, local_split, memo, no
 from nlivis.app.cache.samples import analysed_sample
 from nlivis.app.cache.suites import probe_options
 from nlivis.data.protocols import SplitRef
-from nlivis.data.records import Pair
 from nlivis.features.dataset import analyse_pairs, split_cache_key
 from nlivis.store.checkpoints import DYNAMICS_FILE, CheckpointError
 from nlivis.app.cache.run_memo import folder_stamp_in_run, once_per_run
 from nlivis.store.files import file_stamp
-from nlivis.workflows.datamap import (AugmentedRun, augmented_pairs, augmented_run, pair_lengths, predicted_labels,
-                                      read_data_map)
+from nlivis.workflows.datamap import (AugmentedRun, RemadePairs, augmented_pairs, augmented_run, pair_lengths,
+                                      predicted_labels, read_data_map)
 from nlivis.workflows.protocol import ANALYSES, SUBJECTS, run_analysis
 from nlivis.workflows.subjects import Checkpoints, SplitSample
 
@@ -140,9 +139,9 @@ def _augmented_run_cached(folder: str, stamp: float, data_root: str) -> Augmente
 
 
 @st.cache_resource(max_entries=4, show_spinner="making the augmented pairs' edited text again …")
-def _augmented_texts_cached(folder: str, stamp: float, data_root: str) -> dict[str, Pair]:
+def _augmented_texts_cached(folder: str, stamp: float, data_root: str) -> RemadePairs | None:
     run = _augmented_run_cached(folder, stamp, data_root)
-    return augmented_pairs(run) if run is not None else {}
+    return augmented_pairs(run) if run is not None else None
 
 
 def augmentation_of(name: str) -> tuple[tuple[str, float, str] | None, AugmentedRun | None]:
@@ -158,9 +157,11 @@ def augmentation_of(name: str) -> tuple[tuple[str, float, str] | None, Augmented
         return None, None
 
 
-def augmented_texts(name: str) -> dict[str, Pair] | None:
-    """Augmented pair id → its edited pair for checkpoint `name`, when its candidate edits are in the cache (then
-    making them again takes seconds); None otherwise. The map's chart and its lists open augmented pairs with it."""
+def augmented_texts(name: str) -> RemadePairs | None:
+    """Augmented pair id → its edited pair for checkpoint `name` (those that are the run's own, with a note saying
+    how far that could be checked: `workflows.datamap.augmented_pairs`), when its candidate edits are in the cache
+    (then making them again takes seconds); None otherwise. The map's chart and its lists open augmented pairs
+    with it."""
     key, run = augmentation_of(name)
     if run is None or not run.cached:
         return None

@@ -312,6 +312,9 @@ def augmented_text_offer(name: str) -> None:
                    "made again from the run's training split, which is not in the data folder.")
         return
     if run.cached:
+        remade = cached_analyses.augmented_texts(name)
+        if remade is not None and (remade.differing or not remade.checked):
+            st.caption(f"{md(name)}: {md(remade.note)}.")
         return
     st.caption(f"{md(name)}'s augmented pairs open as the training pair each was made from until their edited text is "
                f"made again (training dynamics keep ids and numbers, never sentences): the edit engine reads its "
