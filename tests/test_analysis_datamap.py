@@ -2,6 +2,8 @@
 map it draws (nlivis.viz.vega.datamap): hand-made dynamics with known values, no Streamlit."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -314,6 +316,22 @@ def test_the_points_image_puts_each_point_where_its_axes_say_in_its_group_s_colo
         assert abs(alpha - 255 * POINT_OPACITY) <= 2, (group, centre, alpha)
         assert max(abs(a - b) for a, b in zip((red, green, blue), ImageColor.getrgb(colours[group]))) <= 3
     assert image.getpixel((image.width - 2, 1))[3] == 0 and image.getpixel((1, image.height - 2))[3] == 0
+
+
+def test_a_box_past_the_axes_ends_does_not_widen_the_drawing():
+    """A link's box over the whole unit square, on a map whose axes end at 0.5: drawn, the map is as wide and high
+    as without it (unclipped, its outline widened the SVG and the page scaled the map's text down to illegible)."""
+    import vl_convert
+
+    points = data_map(dynamics())
+    args = (*drawn_coordinates(points), correctness_groups(points), points.ids, (0.2, 0.75, 0.25), {}, "map")
+
+    def size(spec: dict) -> tuple[str, str]:
+        svg = vl_convert.vegalite_to_svg({**with_records(spec), "width": 400, "height": 300})
+        return re.search(r'<svg[^>]*width="([\d.]+)"', svg).group(1), re.search(r'<svg[^>]*height="([\d.]+)"', svg).group(1)
+
+    assert size(data_map_spec(*args, outline=("box", (0.0, 1.0), (0.0, 1.0)))) == size(data_map_spec(*args))
+    assert all(layer["mark"]["clip"] for layer in layers_of(data_map_spec(*args, outline=("box", (0, 1), (0, 1))), "line"))
 
 
 def test_the_frame_is_the_map_without_its_points_or_inputs_and_the_image_spans_the_axes():

@@ -205,13 +205,15 @@ def threshold_layers(thresholds: tuple[float, float, float], counts: Mapping[str
 
 def outline_layers(kind: str, xs: Sequence[float], ys: Sequence[float]) -> list[dict[str, Any]]:
     """The current selection's outline, a closed line over the points (dark on a white halo): a box from its two
-    corners, a lasso (a link made before boxes replaced it) through its vertices."""
+    corners, a lasso (a link made before boxes replaced it) through its vertices; clipped to the plot, as a box past
+    an axis's end (a link's `box:0,1,0,1` over a map whose variability ends at 0.5) otherwise widened the drawing and
+    the page scaled the whole map down until its text could not be read."""
     if kind == "box":
         xs, ys = [xs[0], xs[1], xs[1], xs[0]], [ys[0], ys[0], ys[1], ys[1]]
     vertices = [{"order": i, X: float(x), Y: float(y)} for i, (x, y) in enumerate(zip([*xs, xs[0]], [*ys, ys[0]]))]
     encoding = {"x": {"field": X, "type": "quantitative"}, "y": {"field": Y, "type": "quantitative"},
                 "order": {"field": "order", "type": "quantitative"}}
-    return [{"data": {"values": vertices}, "mark": {"type": "line", "color": colour, "strokeWidth": width},
+    return [{"data": {"values": vertices}, "mark": {"type": "line", "color": colour, "strokeWidth": width, "clip": True},
              "encoding": encoding} for colour, width in ((HALO, 4.5), (OUTLINE_COLOUR, 2))]
 
 
