@@ -73,6 +73,17 @@ def test_a_negation_leaves_the_clauses_of_their_own_below_its_verb_unknown():
     assert marks["table"] == -1 and marks["meal"] is None
 
 
+def test_a_with_absolute_under_negation_has_no_polarity():
+    """"with trees in the background" is a small clause of its own, a scene read as given as often as denied; a
+    with-phrase that is the verb's instrument or companion stays downward."""
+    marks = polarity_of("Two women are not in a kayak with trees in the background .")
+    assert marks["kayak"] == -1 and marks["trees"] is None and marks["women"] == 1
+    assert polarity_of("A man is not sitting with a dog barking at him .")["dog"] is None
+    assert polarity_of("The group is not working with microscopes .")["microscopes"] == -1
+    assert polarity_of("A girl is not eating with a fork .")["fork"] == -1
+    assert polarity_of("Two women are in a kayak with trees in the background .")["trees"] == 1, "upward unchanged"
+
+
 def test_a_counted_noun_under_negation_has_no_polarity():
     """"There are not three boats" read exactly (their number is not three) leaves three barges open."""
     marks = polarity_of("A man is not holding three balloons.")

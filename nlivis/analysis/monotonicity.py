@@ -10,8 +10,8 @@ engine then assigns no label. Scopes come from spaCy's dependency parse:
 - sentential negation (not, n't, never) on a verb: the verb's clause without its subject (the subject of
   "A man is not sleeping" is read outside the negation, as SNLI annotators read the same man); the clauses of
   their own below the verb (`OUTSIDE_THE_CLAUSE`: "… is not playing a guitar while another woman watches", "… do
-  not sing after eating lunch", a participle or relative clause) are unknown, for a reader takes them as
-  given as often as negated;
+  not sing after eating lunch", a participle or relative clause, and a with-absolute, `with_absolute`: "… with
+  trees in the background") are unknown, for a reader takes them as given as often as negated;
 - no / neither as a determiner: the noun's restrictor and the rest of its clause (without the subject when
   the noun is an object); nobody / nothing / none: the clause;
 - every / all / each: their restrictor only (the predicate stays upward);
@@ -89,13 +89,28 @@ def _without_subjects(sentence: ParsedSentence, head: int) -> frozenset[int]:
     return frozenset(scope)
 
 
+def with_absolute(sentence: ParsedSentence, word: int) -> bool:
+    """Whether `word` is the "with" of an absolute construction, a small clause of its own: its object has a
+    predicate of its own below it ("with trees in the background", "with a dog at her side", "with a flag
+    waving"). The scene it describes is read as given at least as often as denied by a negation above it (a
+    hand audit found "… not together in a kayak with trees in the background" taken to entail "… with willows"),
+    so the negation does not surely reach it; "working with microscopes" is no such clause. The parse attaches a
+    locative to the object in "playing with a dog in the park" too: that one is left unknown as well, which
+    costs an expectation, never a wrong one."""
+    token = sentence.words[word]
+    return token.lower == "with" and token.dep == "prep" and any(
+        sentence.words[child].dep == "pobj" and any(sentence.words[grandchild].dep in ("prep", "acl")
+                                                    for grandchild in sentence.children(child))
+        for child in sentence.children(word))
+
+
 def negation_scope(sentence: ParsedSentence, verb: int) -> frozenset[int]:
     """The words a negation of `verb` surely has in its scope: its subtree without the clauses of their own below
-    it (`OUTSIDE_THE_CLAUSE`)."""
+    it (`OUTSIDE_THE_CLAUSE`, `with_absolute`)."""
     scope, stack = {verb}, [verb]
     while stack:
         for child in sentence.children(stack.pop()):
-            if sentence.words[child].dep not in OUTSIDE_THE_CLAUSE:
+            if sentence.words[child].dep not in OUTSIDE_THE_CLAUSE and not with_absolute(sentence, child):
                 scope.add(child)
                 stack.append(child)
     return frozenset(scope)
