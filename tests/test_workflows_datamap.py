@@ -77,6 +77,8 @@ def test_augmented_pairs_are_listed_with_their_edited_text_where_it_was_made_aga
     assert "1 of these pairs are not in the local copy of their split, so their text is not shown" in found.notes, (
         "p3 only: an edited pair has no row by design")
     assert edited.note in found.notes
+    assert ("1 augmented pairs are listed with the training pair each was made from (their edited text is not made "
+            "again as the run made it: they open as that pair)") in found.notes, "p2's recorded digest differs"
     as_before = datamap_listing(points, everything, "row", sources())
     assert as_before.frame.set_index("id").loc["p0~antonym~3", "hypothesis"] == "hypothesis 0"
 

@@ -195,8 +195,10 @@ def _open_augmented_as_originals(result: DataMapListing, points: DataMap, edited
     if as_original.any():
         column_of = {pid: i for i, pid in enumerate(points.ids)}
         frame.loc[as_original, "split"] = [points.splits[column_of[o]] for o in frame.loc[as_original, "original"]]
+        why = ("their edited text is not stored" if edited is None
+               else "their edited text is not made again as the run made it")
         result.notes.append(f"{int(as_original.sum()):,} augmented pairs are listed with the training pair each was "
-                            "made from (their edited text is not stored: they open as that pair)")
+                            f"made from ({why}: they open as that pair)")
     if (augmented & ~as_original).any():
         result.notes.append(f"{int((augmented & ~as_original).sum()):,} augmented pairs are listed with their edited "
                             "text, made again from the run's training pairs (they open as that text)")
