@@ -2,7 +2,8 @@
 ESAN's and GCNN's maps of the 9,824 snli-small training pairs side by side, drawn by the server (the frame as SVG,
 the points as one image over the plot: components/point_map; no Vega-Lite, no plotly); a hovered point says its pair;
 a box dragged over the hard-to-learn corner lists exactly the pairs inside it, a listed pair opens in the Pair
-explorer, Back restores the view with the box; a clicked point opens its pair, Back again. Saves
+explorer, Back restores the view with the box; a clicked point opens its pair, Back again; a linked box past the axes'
+ends leaves the map its size. Saves
 docs/screenshots/data_map.png at 1600 px, the box drawn. Needs the shipped checkpoints and ../shared/data (skips
 with the reason otherwise)."""
 from __future__ import annotations
@@ -131,3 +132,18 @@ def test_data_map_draws_every_pair_lists_a_box_opens_a_pair_and_back_restores_it
     clicked = landed(page, "Pair explorer", "a clicked point")
     assert clicked["split"] == "snli_test" and clicked["from.checkpoint"] == "gcnn-snli-small"
     go_back(page, boxed, "Back to the data map after a click")
+
+
+def test_a_box_past_the_axes_ends_leaves_the_map_its_size(app_url, page):
+    """A link's box over the whole unit square (`box:0,1,0,1`) on a map whose variability axis ends near 0.5: the
+    map is drawn as large as without it (its outline once ran past the plot, widening the drawing, and the page
+    scaled the map down until its text could not be read)."""
+    def plot_width(url: str) -> float:
+        open_when_drawn_by_server(page, f"{app_url}/{url}", "Data map", "datamap_0")
+        return figure(page, "datamap_0").evaluate("f => f.querySelector('image').getBoundingClientRect().width")
+
+    single = "Data_map?models=esan-snli-small&checkpoint=esan-snli-small"
+    plain = plot_width(single)
+    boxed = plot_width(f"{single}&sel=box:0,1,0,1&sel_on=esan-snli-small")
+    assert drawn(page, "datamap_0")["outline"], "the box is drawn"
+    assert boxed == pytest.approx(plain, rel=0.02), f"the plot is {boxed:.0f} px wide with the box, {plain:.0f} without"
