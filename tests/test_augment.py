@@ -21,7 +21,7 @@ from nlivis.data.records import Pair
 from nlivis.features.dataset import analyse_pairs
 from nlivis.store.dynamics import AUGMENTED_SPLIT, read_dynamics
 from nlivis.analysis.parsed import parse_sentences
-from nlivis.analysis.self_pairs import (NEGATED_COPY_SWITCHED_OFF, REPEATED_WORD, SWITCHED_OFF_GROUPS, misread_main_verb,
+from nlivis.analysis.self_pairs import (NEGATED_COPY_SWITCHED_OFF, REPEATED_WORD, REPLACEMENT_SAID, SWITCHED_OFF_GROUPS, misread_main_verb,
                                        negated_copy, negated_self_pair_edits, self_pair_edits)
 from nlivis.training import augment
 from nlivis.training.augment import (AUGMENT_KINDS, Candidate, Pool, augment_choices, draw, parse_kinds,
@@ -285,6 +285,20 @@ def test_a_neutral_copy_of_a_word_the_sentence_says_twice_is_not_made(wordnet):
              for edit, label in self_pair_edits("A man talks to another man.", "nli", ("hypernym",), None, rejected)}
     assert "neutral" not in found.values() and rejected[REPEATED_WORD] > 0
     assert "entailment" in found.values()  # the weaker copy as hypothesis is still entailed
+
+
+def test_a_neutral_copy_whose_replacement_the_sentence_already_says_is_not_made(wordnet):
+    """"A man holds an animal beside an animal" as premise is no weaker than "A man holds a dog beside an animal"
+    in the way a neutral label needs: the sentence already says animal. Its entailed direction stays."""
+    rejected: Counter = Counter()
+    found = {(edit.premise, edit.hypothesis): label for edit, label in
+             self_pair_edits("A man holds a dog beside an animal.", "nli", ("hypernym",), None, rejected)}
+    original, general = "A man holds a dog beside an animal.", "A man holds an animal beside an animal."
+    assert found[(original, general)] == "entailment" and (general, original) not in found
+    assert rejected[REPLACEMENT_SAID] == 1
+    plain = {(edit.premise, edit.hypothesis): label
+             for edit, label in self_pair_edits("A man holds a dog.", "nli", ("hypernym",))}
+    assert plain[("A man holds an animal.", "A man holds a dog.")] == "neutral", "no animal already said: neutral"
 
 
 def test_every_pair_added_to_training_is_one_the_engine_labels_by_logic(augmented_run, cache_dir):

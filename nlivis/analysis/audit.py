@@ -245,7 +245,8 @@ def counterpart_items(source: str, premise: str, label: str | None) -> list[Draw
     return found
 
 
-FRESH_COUNTERPARTS_AFTER_A_FIX: dict[str, int] = {"negated copy → neutral": 36, "negated copy → entailment": 144}
+FRESH_COUNTERPARTS_AFTER_A_FIX: dict[str, int] = {"negated copy → neutral": 36, "negated copy → entailment": 144,
+                                                  "self-pair: stronger hypothesis → neutral": 36}
 """Counterpart strata fixed on the errors their judged items showed, and how many further items each draws (as
 `FRESH_AFTER_A_FIX` does for the edits): the negated copy's neutral labels, after an adverbial clause read as
 negated (an after-clause, said rather than denied) made the polarity code leave such clauses unknown; its
@@ -253,7 +254,9 @@ entailments, whose copies were ungrammatical where spaCy read a participle as th
 `self_pairs.misread_main_verb`, and 36 more after a counted noun under negation was left unknown ("there are not
 three boats" read exactly does not entail "… three barges"), and 36 more after a plural-form noun was refused as a
 replacement (`word_replacements.plural_form`: "flags" had become "colorses"), and 36 more after a with-absolute
-under a negation was left unknown (`monotonicity.with_absolute`: "… with trees in the background")."""
+under a negation was left unknown (`monotonicity.with_absolute`: "… with trees in the background"); the self-pair's
+stronger hypotheses, after a neutral copy whose replacement the sentence already says was left out
+(`self_pairs.replacement_said`: "hand" → "fist" beside "a fist")."""
 
 
 def draw_counterparts(dev: Sequence[tuple[str, object]], per_stratum: int = COUNTERPARTS_PER_STRATUM,
