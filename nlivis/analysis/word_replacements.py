@@ -106,6 +106,7 @@ def plural_form(noun: str) -> bool:
     lower = noun.lower()
     if lower in PLURAL_ONLY_NOUNS:
         return True
+    # every base form WordNet's morphology finds (NLTK's public `morphy` returns only the first one, "colors")
     return lower.endswith("s") and any(base != lower and plural(base) == lower
                                        for base in load_wordnet()._morphy(lower, "n"))
 
