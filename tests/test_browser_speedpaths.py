@@ -156,4 +156,6 @@ def test_an_augmented_pair_clicked_in_a_data_map_list_opens_with_its_edited_text
         assert shown.get("gold") == edited.label and "pair" not in shown and shown["models"] == AUGMENTED
         assert shown["from"] == "datamap" and shown["from.sel"] == everything
         assert "augmented pairs are listed with their edited text" in listed, "the list says how they open"
+        assert "augmented pairs was made again and matches the digest the run recorded" in listed, (
+            "a run of today's nlivis recorded its pairs' digests, and the text made again matches them")
         wait_for_text(tab, "Opened from a data-map selection")
