@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from nlivis.analysis.datamap import data_map, parse_selection
 from nlivis.data.records import Pair
-from nlivis.workflows.datamap import MAX_PREDICTED, ListingSources, datamap_listing, remade_pairs
+from nlivis.workflows.datamap import MAX_PREDICTED, ListingSources, TrainedAs, datamap_listing, remade_pairs
 from nlivis.store.dynamics import AUGMENTED_SPLIT, pair_digest
 from tests.test_analysis_datamap import augmented_dynamics, dynamics
 
@@ -63,8 +63,9 @@ def test_a_long_listing_is_not_predicted():
 def test_augmented_pairs_are_listed_with_their_edited_text_where_it_was_made_again():
     points = data_map(augmented_dynamics())
     pair = Pair(id="p0~antonym~3", premise="premise 0", hypothesis="edited 0", label="contradiction")
-    edited = remade_pairs({pair.id: pair}, {pair.id: pair_digest(pair.premise, pair.hypothesis, pair.label),
-                                            "p2~hypernym~1": "0123456789ab"})
+    edited = remade_pairs({pair.id: pair}, {
+        pair.id: TrainedAs(pair_digest(pair.premise, pair.hypothesis, pair.label), "contradiction"),
+        "p2~hypernym~1": TrainedAs("0123456789ab", "entailment")})
     everything = parse_selection("box:0,1,0,1")
     found = datamap_listing(points, everything, "row", sources(), edited=edited)
     line = found.frame.set_index("id")
@@ -91,20 +92,24 @@ def test_a_pair_made_again_is_the_runs_only_where_its_digest_matches():
     """The edit engine changes between versions: a pair made again under an id the run trained on may carry another
     text or label, and one the run trained on may not be made at all; only a matching digest makes it the run's."""
     same, other_text, other_label = made("a~synonym~h1", "same"), made("b~hypernym~p2", "new"), made("c~swap~x", "x")
-    recorded = {"a~synonym~h1": pair_digest("a premise", "same", "contradiction"),
-                "b~hypernym~p2": pair_digest("a premise", "old", "contradiction"),
-                "c~swap~x": pair_digest("a premise", "x", "neutral"), "d~number~h3": "0123456789ab"}
+    recorded = {"a~synonym~h1": TrainedAs(pair_digest("a premise", "same", "contradiction"), "contradiction"),
+                "b~hypernym~p2": TrainedAs(pair_digest("a premise", "old", "contradiction"), "contradiction"),
+                "c~swap~x": TrainedAs(pair_digest("a premise", "x", "neutral"), "neutral"),
+                "d~number~h3": TrainedAs("0123456789ab", "contradiction")}
     remade = remade_pairs({p.id: p for p in (same, other_text, other_label, made("e~not~the~runs", "e"))}, recorded)
     assert dict(remade) == {"a~synonym~h1": same} and remade.checked and remade.differing == 3
     assert remade.note.startswith("the edited text of 1 of the run's 4 augmented pairs was made again and matches")
     assert "the other 3 differently or no longer makes them" in remade.note
 
 
-def test_a_run_without_digests_gets_its_ids_made_again_and_is_told_they_are_unchecked():
-    recorded = {"a~synonym~h1": None, "d~number~h3": None}
-    remade = remade_pairs({"a~synonym~h1": made("a~synonym~h1", "maybe"), "z~swap~x": made("z~swap~x", "z")},
-                          recorded)
-    assert list(remade) == ["a~synonym~h1"] and not remade.checked and remade.differing == 1
+def test_a_run_without_digests_keeps_the_ids_made_again_with_their_trained_label_and_says_they_are_unchecked():
+    recorded = {"a~synonym~h1": TrainedAs(None, "contradiction"), "b~swap~x": TrainedAs(None, "neutral"),
+                "d~number~h3": TrainedAs(None, "contradiction")}
+    remade = remade_pairs({"a~synonym~h1": made("a~synonym~h1", "maybe"), "b~swap~x": made("b~swap~x", "b"),
+                           "z~swap~x": made("z~swap~x", "z")}, recorded)
+    assert list(remade) == ["a~synonym~h1"] and not remade.checked and remade.differing == 2, (
+        "b is made with another label than the one it was trained with; d is not made; z is not the run's")
     assert "recorded no digest" in remade.note and "cannot be checked" in remade.note
-    assert "the other 1 are no longer made" in remade.note
+    assert "with the gold label each was trained with" in remade.note
+    assert "the other 2 are no longer made, or made with another label" in remade.note
     assert not remade_pairs({}, {}).checked, "a run with no augmented pairs has nothing to check"

@@ -34,17 +34,26 @@ def read_data_map(folder: str | Path, thresholds: Thresholds | None = None) -> D
 
 
 @dataclass(frozen=True)
+class TrainedAs:
+    """What a run's training dynamics say of one augmented pair it trained on: the digest of its text and label
+    (`store.dynamics.pair_digest`; None for a run before session 42) and its gold label (every run keeps it)."""
+
+    digest: str | None
+    label: str
+
+
+@dataclass(frozen=True)
 class AugmentedRun:
     """What remaking a run's augmented pairs needs: its labelled training pairs (analysed, in the run's order), its
-    labels, its config.json `augmentation` record and, per augmented id its dynamics list, the digest it recorded of
-    the pair's text (None for every id of a run before session 42); `cached` whether the candidate edits are in the
-    cache (else remaking them parses every training pair once: minutes)."""
+    labels, its config.json `augmentation` record and what its dynamics say of each augmented id (`recorded`);
+    `cached` whether the candidate edits are in the cache (else remaking them parses every training pair once:
+    minutes)."""
 
     train_items: list
     labels: list[str]
     record: dict
     cached: bool
-    recorded: dict[str, str | None] = field(default_factory=dict)
+    recorded: dict[str, TrainedAs] = field(default_factory=dict)
 
 
 def augmented_run(folder: str | Path, data_root: str | Path, cache_dir: str | Path | None = None) -> AugmentedRun | None:
@@ -61,8 +70,9 @@ def augmented_run(folder: str | Path, data_root: str | Path, cache_dir: str | Pa
     pool = augment.pool_cache_path([item.pair for item in items], augment.task_of_labels(labels),
                                    int(record["min_word_count"]), cache_dir)
     dynamics = read_dynamics(folder)
-    recorded = {pid: digest for pid, kind, digest in zip(dynamics.ids, dynamics.augmented_kinds(),
-                                                         dynamics.augmented_digests()) if kind is not None}
+    recorded = {pid: TrainedAs(digest, dynamics.labels[int(gold)])
+                for pid, kind, digest, gold in zip(dynamics.ids, dynamics.augmented_kinds(),
+                                                   dynamics.augmented_digests(), dynamics.gold) if kind is not None}
     return AugmentedRun(items, labels, record, pool.is_file(), recorded)
 
 
@@ -81,9 +91,8 @@ class RemadePairs(dict):
 def augmented_pairs(run: AugmentedRun, cache_dir: str | Path | None = None) -> RemadePairs:
     """The run's augmented pairs with their edited text and gold label, made again from its training pairs (their
     candidate edits, then the seeded draw of its config.json record: `training.augment`; training dynamics keep
-    only ids and numbers, never sentences) and kept only where they are the run's own: an id the run trained on
-    and, when the run recorded digests (`store.dynamics.pair_digest`), the same text and label. The edit engine
-    changes between versions, so an older run's pair may come out differently or not at all."""
+    only ids and numbers, never sentences) and kept only where they are the run's own (`remade_pairs`). The edit
+    engine changes between versions, so an older run's pair may come out differently or not at all."""
     pairs = [item.pair for item in run.train_items]
     record = run.record
     pool = augment.load_pool(pairs, augment.task_of_labels(run.labels), augment.WordCounts.of(run.train_items),
@@ -95,13 +104,19 @@ def augmented_pairs(run: AugmentedRun, cache_dir: str | Path | None = None) -> R
     return remade_pairs(made, run.recorded)
 
 
-def remade_pairs(made: Mapping[str, Pair], recorded: Mapping[str, str | None]) -> RemadePairs:
-    """Of the pairs made again (`made`), those that are the run's (`recorded`: augmented id → the digest it recorded,
-    None where it recorded none), with the note a listing shows."""
+def remade_pairs(made: Mapping[str, Pair], recorded: Mapping[str, TrainedAs]) -> RemadePairs:
+    """Of the pairs made again (`made`), those that are the run's (`recorded`: augmented id → what the run's
+    dynamics say of it): an id the run trained on, with the gold label it trained on and, when the run recorded
+    digests, the same text; with the note a listing shows."""
     total = len(recorded)
-    checked = total > 0 and all(digest is not None for digest in recorded.values())
-    kept = {pid: pair for pid, pair in made.items() if pid in recorded
-            and (not checked or pair_digest(pair.premise, pair.hypothesis, pair.label) == recorded[pid])}
+    checked = total > 0 and all(trained.digest is not None for trained in recorded.values())
+
+    def the_runs(pid: str, pair: Pair) -> bool:
+        trained = recorded.get(pid)
+        return trained is not None and pair.label == trained.label and (
+            not checked or pair_digest(pair.premise, pair.hypothesis, pair.label) == trained.digest)
+
+    kept = {pid: pair for pid, pair in made.items() if the_runs(pid, pair)}
     differing = total - len(kept)
     if checked:
         note = (f"the edited text of {len(kept):,} of the run's {total:,} augmented pairs was made again and matches "
@@ -112,10 +127,11 @@ def remade_pairs(made: Mapping[str, Pair], recorded: Mapping[str, str | None]) -
     else:
         note = (f"this run recorded no digest of its augmented pairs' text (it was trained before nlivis did), so "
                 f"the edited text made again with today's edit engine cannot be checked against what it trained on: "
-                f"{len(kept):,} of its {total:,} augmented ids are made again, and a text may differ where the engine "
-                "has changed since")
+                f"{len(kept):,} of its {total:,} augmented ids are made again with the gold label each was trained "
+                "with (the training dynamics keep it), and a text may differ where the engine has changed since")
         if differing:
-            note += f"; the other {differing:,} are no longer made and are listed with the training pair each was made from"
+            note += (f"; the other {differing:,} are no longer made, or made with another label, and are listed with "
+                     "the training pair each was made from")
     return RemadePairs(kept, checked, differing, note)
 
 
