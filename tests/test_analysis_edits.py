@@ -293,6 +293,18 @@ def test_a_game_with_an_article_is_its_ball(wordnet):
     assert [e.hypothesis for e in edits if e.side == "hypothesis"] == ["Boys play tennis ."]
 
 
+def test_no_negation_beside_an_approximator():
+    """"The boy nearly does not fall" and "A dog is not almost catching the ball" deny nothing clearly: no negation
+    is inserted on a verb that almost / nearly / barely … modify; other adverbs ("just") keep theirs."""
+    for sentence in ("The boy nearly falls off the bike .", "A dog is almost catching the ball .",
+                     "A man barely fits through the door ."):
+        edits = propose_edits(sentence, sentence, ENTAILMENT, kinds=["negation"])
+        assert [e for e in edits if e.change.replacement] == [], sentence
+    edits = propose_edits("A man quickly falls off the bike .", "A man quickly falls off the bike .", ENTAILMENT,
+                          kinds=["negation"])
+    assert "A man quickly does not fall off the bike ." in {e.hypothesis for e in edits}, "another adverb keeps it"
+
+
 def test_there_is_is_negated_after_the_verb():
     parsed = parse_sentences(["There is a photo of a mountain ."])[0]
     assert negate(parsed)[0] == "There is not a photo of a mountain ."

@@ -153,7 +153,16 @@ def negation_problem(sentence: ParsedSentence) -> str | None:
         return "gerund tagged as a finite verb"
     if _existential_pivot_needs_no(sentence, root):
         return "existential whose pivot is bare or quantified: English negates it with 'no' ('there are no people')"
+    if any(sentence.words[c].dep == "advmod" and sentence.words[c].lower in APPROXIMATORS
+           for c in sentence.children(root.i)):
+        return ("verb under an approximator (almost, nearly …): 'nearly does not fall' says no clear thing, so no "
+                "negation and no label")
     return None
+
+
+APPROXIMATORS = frozenset({"almost", "nearly", "practically", "virtually", "barely", "hardly", "scarcely"})
+"""Adverbs that say how close the event came (or how little of it happened): a "not" beside them ("the boy nearly does
+not fall", "a dog is not almost catching the ball") is no natural denial of the sentence."""
 
 
 COUNTED_PIVOT_DETERMINERS = frozenset({"a", "an", "one"})
