@@ -279,6 +279,33 @@ def test_known_words_limit_replacements_and_reach_the_nearest_known_hypernym(wor
         [("hypernym", "An animal is running."), ("exclusive", "A horse is running.")]  # the next known member, not "cat"
 
 
+def test_an_exclusive_word_contradicts_only_what_it_is_the_only_mention_of(wordnet):
+    """A contradiction from an exclusive word needs the two sentences to speak of one entity: not where the premise
+    says the replaced word again ("a line of trucks and the red truck" → "… the red train" still has trucks), nor
+    where the premise already says the hypothesis's replacement ("an apple and a banana" ⊨ "a banana")."""
+    def expected(premise: str, hypothesis: str, kinds: list[str]) -> dict[tuple[str, str], str | None]:
+        return {(e.premise, e.hypothesis): e.expected for e in propose_edits(premise, hypothesis, ENTAILMENT,
+                                                                             kinds=kinds)}
+    found = expected("A line of trucks and the red truck .", "There are many trucks .", ["exclusive"])
+    assert found[("A line of trucks and the red train .", "There are many trucks .")] is None
+    found = expected("A man holds an apple and a banana .", "A man holds an apple .", ["exclusive"])
+    assert found[("A man holds an apple and a banana .", "A man holds a banana .")] is None
+    found = expected("A man holds an apple .", "A man holds an apple .", ["exclusive"])
+    assert found[("A man holds an apple .", "A man holds a banana .")] == "contradiction", "one apple: as before"
+    assert found[("A man holds a banana .", "A man holds an apple .")] == "contradiction"
+    found = expected("Two men and two dogs run .", "Two men run .", ["number"])
+    assert found[("Two men and three dogs run .", "Two men run .")] is None, "the dogs' number is not the men's"
+    found = expected("Two children run .", "Two kids run .", ["number"])
+    assert found[("Three children run .", "Two kids run .")] == "contradiction", "one two: the same count"
+    found = expected("A man in a red jacket by a red sign .", "A man in a red jacket .", ["exclusive"])
+    assert found[("A man in a blue jacket by a red sign .", "A man in a red jacket .")] == "contradiction", (
+        "a colour said again modifies another noun: the jacket's still differs")
+    found = expected("A surfer wearing a red shirt takes on a blue wave .", "Surfer in red catches a wave .",
+                     ["exclusive"])
+    assert found[("A surfer wearing a red shirt takes on a blue wave .", "Surfer in blue catches a wave .")] == \
+        "contradiction", "a colour the premise says of another noun: the surfer's still differs"
+
+
 def test_a_plural_material_noun_is_a_thing_not_the_material(wordnet):
     edits = propose_edits("A man wearing glasses.", "A man wearing glasses.", ENTAILMENT, kinds=["exclusive"])
     assert edits == []  # "glasses" are not glass: no "stones"

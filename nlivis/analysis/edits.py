@@ -153,11 +153,29 @@ class _Context:
             return paraphrase_expectation(relation, self.label, what)
         return nli_expectation(side, relation, self.label, repeated, what)
 
-    def repeated_upward(self, side: str, lemma: str) -> bool:
-        """Whether the other sentence holds `lemma` (or the same word) in an upward context."""
+    def repeated_upward(self, side: str, word) -> bool:
+        """Whether the other sentence holds `word`'s lemma (or the same word) in an upward context, read as the same
+        entity: not where `word` is a noun or a number its own sentence says again ("a line of trucks … and the
+        Calbi truck" → "… the Calbi train" leaves the trucks for the other sentence's "trucks" to mean; "two men and
+        two dogs" → "… three dogs" leaves "two men"). An adjective said again modifies another noun ("a red jacket
+        … a red sign"), so it is not counted."""
         other = self.other(side)
-        return any((w.lemma.lower() == lemma.lower() or w.lower == lemma.lower()) and self.polarity[other][w.i] == 1
-                   for w in self.parsed[other].words)
+
+        def same(w) -> bool:
+            return w.lemma.lower() == word.lemma.lower() or w.lower == word.lemma.lower() or w.lower == word.lower
+
+        if (word.pos in ("NOUN", "PROPN") or word.tag == "CD") and any(
+                same(w) for w in self.parsed[side].words if w.i != word.i):
+            return False
+        return any(same(w) and self.polarity[other][w.i] == 1 for w in self.parsed[other].words)
+
+    def says(self, side: str, words: Sequence[str]) -> bool:
+        """Whether the sentence of `side` holds one of `words` (by its lemma or as written, case aside): an exclusive
+        noun the premise already says ("an apple and a banana") leaves the edited hypothesis about that one, so
+        logic fixes no contradiction (a colour the premise says of another noun does not: "a red shirt … a blue
+        wave" still contradicts "a surfer in blue")."""
+        wanted = {w.lower() for w in words}
+        return any(w.lower in wanted or w.lemma.lower() in wanted for w in self.parsed[side].words)
 
 
 def _positions(side: str, indices: Sequence[int]) -> dict[str, tuple[int, ...]]:
@@ -202,8 +220,11 @@ def _substitutions(context: _Context, side: str) -> list[Edit]:
             text = rewrite(sentence, {word.i: form})
             sentence_relation = word_to_sentence_relation(relation, polarity[word.i])
             what = f"{word.text} → {form}, {relation}"
+            if side == "hypothesis" and relation == "exclusive" and word.pos in ("NOUN", "PROPN") and context.says(
+                    context.other(side), (replacement, form)):
+                sentence_relation = None  # "… an apple and a banana" ⊨ "… a banana": the premise says it already
             expectation = context.expectation(side, sentence_relation, what,
-                                              repeated=context.repeated_upward(side, lemma))
+                                              repeated=context.repeated_upward(side, word))
             change = Change(word.text, form, relation, source, **_positions(side, [word.i]))
             edits.append(_with("substitution", side, change, *context.pair_with(side, text), expectation))
     return edits
@@ -229,7 +250,7 @@ def _numbers(context: _Context, side: str) -> list[Edit]:
             continue  # from one (singular noun) or a count word that does not count a plural noun
         relation = EXCLUSIVE if polarity[word.i] == 1 else None
         what = f"{word.text} → {new}, numbers read exactly"
-        expectation = context.expectation(side, relation, what, repeated=context.repeated_upward(side, word.text))
+        expectation = context.expectation(side, relation, what, repeated=context.repeated_upward(side, word))
         change = Change(word.text, new, "different number", "number", **_positions(side, [word.i]))
         edits.append(_with("number", side, change, *context.pair_with(side, rewrite(sentence, {word.i: new})),
                            expectation))
