@@ -19,7 +19,9 @@ of speech, a replacement common in that sense, drawn from `known` words when giv
 passes the one rule set every consumer shares (`analysis.edit_filters`: compounds, misread lemmas, abstract
 nouns and verbs, mass nouns, names that are not people, quantifiers without a clause, typos that spell words
 …). Inflection follows the replaced word's PTB tag (`analysis.inflection`). Negating the verb of an
-indefinite, plural or quantified subject fixes no label (∃¬, `definite_subject`). Each distinct sentence is
+indefinite, plural or quantified subject fixes no label (∃¬, `definite_subject`); nor does an exclusive word or a
+number where the two sentences need not speak of one entity (`_Context.repeated_upward`, `_Context.says`: the
+replaced noun or number said again, the hypothesis's new noun already in the premise). Each distinct sentence is
 parsed once per process (`analysis.parsed`), and both sentences are whitespace-normalised first.
 """
 from __future__ import annotations
