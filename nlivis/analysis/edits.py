@@ -20,8 +20,8 @@ passes the one rule set every consumer shares (`analysis.edit_filters`: compound
 nouns and verbs, mass nouns, names that are not people, quantifiers without a clause, typos that spell words
 …). Inflection follows the replaced word's PTB tag (`analysis.inflection`). Negating the verb of an
 indefinite, plural or quantified subject fixes no label (∃¬, `definite_subject`); nor does an exclusive word or a
-number where the two sentences need not speak of one entity (`_Context.repeated_upward`, `_Context.says`: the
-replaced noun or number said again, the hypothesis's new noun already in the premise). Each distinct sentence is
+number where the two sentences need not speak of one entity (`_Context.not_one_entity`: the replaced noun or
+number said again, the hypothesis's new noun already in the premise). Each distinct sentence is
 parsed once per process (`analysis.parsed`), and both sentences are whitespace-normalised first.
 """
 from __future__ import annotations
@@ -35,8 +35,8 @@ from typing import Iterable, Sequence
 from nlivis.analysis import lexicons
 from nlivis.analysis.edit_filters import (OFF_BY_DEFAULT, is_english_word, negation_problem, quantifier_problem,
                                           replacement_problem, substitution_problem)
-from nlivis.analysis.edit_expectations import (EQUIVALENT, EXCLUSIVE, NEGATED, STRONGER, TASK_LABELS, WEAKER,
-                                               Expectation, invariant_expectation, nli_expectation,
+from nlivis.analysis.edit_expectations import (ENTAILMENT, EQUIVALENT, EXCLUSIVE, NEGATED, STRONGER, TASK_LABELS,
+                                               WEAKER, Expectation, invariant_expectation, nli_expectation,
                                                paraphrase_expectation, swap_expectation, word_to_sentence_relation)
 from nlivis.analysis.inflection import indefinite_article, inflect, same_case
 from nlivis.analysis.monotonicity import negation_scope, polarities
@@ -155,29 +155,36 @@ class _Context:
             return paraphrase_expectation(relation, self.label, what)
         return nli_expectation(side, relation, self.label, repeated, what)
 
-    def repeated_upward(self, side: str, word) -> bool:
-        """Whether the other sentence holds `word`'s lemma (or the same word) in an upward context, read as the same
-        entity: not where `word` is a noun or a number its own sentence says again ("a line of trucks … and the
-        Calbi truck" → "… the Calbi train" leaves the trucks for the other sentence's "trucks" to mean; "two men and
-        two dogs" → "… three dogs" leaves "two men"). An adjective said again modifies another noun ("a red jacket
-        … a red sign"), so it is not counted."""
+    def repeated_upward(self, side: str, lemma: str) -> bool:
+        """Whether the other sentence holds `lemma` (or the same word) in an upward context."""
         other = self.other(side)
+        return any((w.lemma.lower() == lemma.lower() or w.lower == lemma.lower()) and self.polarity[other][w.i] == 1
+                   for w in self.parsed[other].words)
 
-        def same(w) -> bool:
-            return w.lemma.lower() == word.lemma.lower() or w.lower == word.lemma.lower() or w.lower == word.lower
+    def not_one_entity(self, side: str, word, sentence_relation: str | None, word_relation: str,
+                       forms: Sequence[str] = ()) -> str | None:
+        """Why an NLI contradiction from an exclusive word or a number need not hold, the two sentences perhaps
+        speaking of different entities, or None: a premise that says the replaced noun or number again ("a line of
+        trucks … and the Calbi truck" → "… the Calbi train" leaves the trucks for the hypothesis's "trucks"; "two
+        men and two dogs" → "… three dogs" leaves "two men"), or a hypothesis noun `forms` the premise already
+        says ("an apple and a banana" ⊨ "a banana"). An adjective is said of some noun, so a colour said again
+        counts neither way ("a red shirt … a blue wave" still contradicts "a surfer in blue")."""
+        if self.task != "nli":
+            return None
+        noun = word.pos in ("NOUN", "PROPN")
+        if (side == "premise" and sentence_relation == EXCLUSIVE and self.label == ENTAILMENT
+                and (noun or word.tag == "CD") and _said_again(self.parsed[side], word)):
+            return f"the premise says {word.text} again elsewhere: the hypothesis may speak of that one"
+        if side == "hypothesis" and word_relation == "exclusive" and noun and any(
+                w.lower in forms or w.lemma.lower() in forms for w in self.parsed[self.other(side)].words):
+            return "the premise already says the new word: the new hypothesis may speak of that one"
+        return None
 
-        if (word.pos in ("NOUN", "PROPN") or word.tag == "CD") and any(
-                same(w) for w in self.parsed[side].words if w.i != word.i):
-            return False
-        return any(same(w) and self.polarity[other][w.i] == 1 for w in self.parsed[other].words)
 
-    def says(self, side: str, words: Sequence[str]) -> bool:
-        """Whether the sentence of `side` holds one of `words` (by its lemma or as written, case aside): an exclusive
-        noun the premise already says ("an apple and a banana") leaves the edited hypothesis about that one, so
-        logic fixes no contradiction (a colour the premise says of another noun does not: "a red shirt … a blue
-        wave" still contradicts "a surfer in blue")."""
-        wanted = {w.lower() for w in words}
-        return any(w.lower in wanted or w.lemma.lower() in wanted for w in self.parsed[side].words)
+def _said_again(sentence: ParsedSentence, word) -> bool:
+    """Whether `sentence` holds `word` (by its lemma or as written) at another position."""
+    return any(w.i != word.i and (w.lemma.lower() == word.lemma.lower() or w.lower in (word.lemma.lower(), word.lower))
+               for w in sentence.words)
 
 
 def _positions(side: str, indices: Sequence[int]) -> dict[str, tuple[int, ...]]:
@@ -222,11 +229,11 @@ def _substitutions(context: _Context, side: str) -> list[Edit]:
             text = rewrite(sentence, {word.i: form})
             sentence_relation = word_to_sentence_relation(relation, polarity[word.i])
             what = f"{word.text} → {form}, {relation}"
-            if side == "hypothesis" and relation == "exclusive" and word.pos in ("NOUN", "PROPN") and context.says(
-                    context.other(side), (replacement, form)):
-                sentence_relation = None  # "… an apple and a banana" ⊨ "… a banana": the premise says it already
-            expectation = context.expectation(side, sentence_relation, what,
-                                              repeated=context.repeated_upward(side, word))
+            problem = context.not_one_entity(side, word, sentence_relation, relation,
+                                             (replacement.lower(), form.lower()))
+            expectation = (Expectation(None, None, None, f"{problem} ({what}): logic fixes no label") if problem
+                           else context.expectation(side, sentence_relation, what,
+                                                    repeated=context.repeated_upward(side, lemma)))
             change = Change(word.text, form, relation, source, **_positions(side, [word.i]))
             edits.append(_with("substitution", side, change, *context.pair_with(side, text), expectation))
     return edits
@@ -252,7 +259,9 @@ def _numbers(context: _Context, side: str) -> list[Edit]:
             continue  # from one (singular noun) or a count word that does not count a plural noun
         relation = EXCLUSIVE if polarity[word.i] == 1 else None
         what = f"{word.text} → {new}, numbers read exactly"
-        expectation = context.expectation(side, relation, what, repeated=context.repeated_upward(side, word))
+        problem = context.not_one_entity(side, word, relation, "different number")
+        expectation = (Expectation(None, None, None, f"{problem} ({what}): logic fixes no label") if problem else
+                       context.expectation(side, relation, what, repeated=context.repeated_upward(side, word.text)))
         change = Change(word.text, new, "different number", "number", **_positions(side, [word.i]))
         edits.append(_with("number", side, change, *context.pair_with(side, rewrite(sentence, {word.i: new})),
                            expectation))
