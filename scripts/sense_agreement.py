@@ -31,12 +31,8 @@ EDIT_STRATA = {"synonym", "hypernym", "hyponym"}
 
 
 def ancestors(synset) -> set:
-    """Every hypernym of `synset`, at any depth."""
-    seen, level = set(), [synset]
-    while level:
-        level = [h for s in level for h in (*s.hypernyms(), *s.instance_hypernyms()) if h not in seen]
-        seen.update(level)
-    return seen
+    """Every hypernym of `synset`, at any depth (NLTK's transitive closure)."""
+    return set(synset.closure(lambda s: s.hypernyms() + s.instance_hypernyms()))
 
 
 def relation_holds(synset, relation: str, replacement: str) -> bool:
