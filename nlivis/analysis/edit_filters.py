@@ -29,6 +29,8 @@ Which replacement a word gets (dominant sense, part of speech, sense-tagged freq
 """
 from __future__ import annotations
 
+from typing import Iterable
+
 from nlivis.analysis import lexicons
 from nlivis.analysis.inflection import inflect
 from nlivis.analysis.parsed import ParsedSentence, Word
@@ -158,6 +160,21 @@ def negation_problem(sentence: ParsedSentence) -> str | None:
         return ("verb under an approximator (almost, nearly …): 'nearly does not fall' says no clear thing, so no "
                 "negation and no label")
     return None
+
+
+def said_again(sentence: ParsedSentence, word: Word) -> bool:
+    """Whether `sentence` holds `word` (by its lemma or as written) at another position: a premise that says the
+    replaced noun or number again ("a line of trucks … and the Calbi truck" → "… the Calbi train"; "two men
+    and two dogs" → "… three dogs") leaves the other mention for the hypothesis to mean: no contradiction."""
+    lemma = word.lemma.lower()
+    return any(w.i != word.i and (w.lemma.lower() == lemma or w.lower in (lemma, word.lower)) for w in sentence.words)
+
+
+def says(sentence: ParsedSentence, forms: Iterable[str]) -> bool:
+    """Whether `sentence` holds one of `forms` (lower case; by lemma or as written): a hypothesis noun the premise
+    already says ("an apple and a banana" ⊨ "a banana") fixes no contradiction."""
+    wanted = set(forms)
+    return any(w.lower in wanted or w.lemma.lower() in wanted for w in sentence.words)
 
 
 APPROXIMATORS = frozenset({"almost", "nearly", "practically", "virtually", "barely", "hardly", "scarcely"})

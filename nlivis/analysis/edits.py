@@ -20,8 +20,7 @@ passes the one rule set every consumer shares (`analysis.edit_filters`: compound
 nouns and verbs, mass nouns, names that are not people, quantifiers without a clause, typos that spell words
 …). Inflection follows the replaced word's PTB tag (`analysis.inflection`). Negating the verb of an
 indefinite, plural or quantified subject fixes no label (∃¬, `definite_subject`); nor does an exclusive word or a
-number where the two sentences need not speak of one entity (`_Context.not_one_entity`: the replaced noun or
-number said again, the hypothesis's new noun already in the premise). Each distinct sentence is
+number where the two sentences need not speak of one entity (`_Context.not_one_entity`). Each distinct sentence is
 parsed once per process (`analysis.parsed`), and both sentences are whitespace-normalised first.
 """
 from __future__ import annotations
@@ -34,7 +33,7 @@ from typing import Iterable, Sequence
 
 from nlivis.analysis import lexicons
 from nlivis.analysis.edit_filters import (OFF_BY_DEFAULT, is_english_word, negation_problem, quantifier_problem,
-                                          replacement_problem, substitution_problem)
+                                          replacement_problem, said_again, says, substitution_problem)
 from nlivis.analysis.edit_expectations import (ENTAILMENT, EQUIVALENT, EXCLUSIVE, NEGATED, STRONGER, TASK_LABELS,
                                                WEAKER, Expectation, invariant_expectation, nli_expectation,
                                                paraphrase_expectation, swap_expectation, word_to_sentence_relation)
@@ -164,27 +163,18 @@ class _Context:
     def not_one_entity(self, side: str, word, sentence_relation: str | None, word_relation: str,
                        forms: Sequence[str] = ()) -> str | None:
         """Why an NLI contradiction from an exclusive word or a number need not hold, the two sentences perhaps
-        speaking of different entities, or None: a premise that says the replaced noun or number again ("a line of
-        trucks … and the Calbi truck" → "… the Calbi train" leaves the trucks for the hypothesis's "trucks"; "two
-        men and two dogs" → "… three dogs" leaves "two men"), or a hypothesis noun `forms` the premise already
-        says ("an apple and a banana" ⊨ "a banana"). An adjective is said of some noun, so a colour said again
-        counts neither way ("a red shirt … a blue wave" still contradicts "a surfer in blue")."""
+        speaking of different entities (`edit_filters.said_again`, `edit_filters.says`), or None. An adjective is
+        said of some noun, so a colour said again counts neither way ("a red shirt … a blue wave" still contradicts
+        "a surfer in blue")."""
         if self.task != "nli":
             return None
         noun = word.pos in ("NOUN", "PROPN")
         if (side == "premise" and sentence_relation == EXCLUSIVE and self.label == ENTAILMENT
-                and (noun or word.tag == "CD") and _said_again(self.parsed[side], word)):
+                and (noun or word.tag == "CD") and said_again(self.parsed[side], word)):
             return f"the premise says {word.text} again elsewhere: the hypothesis may speak of that one"
-        if side == "hypothesis" and word_relation == "exclusive" and noun and any(
-                w.lower in forms or w.lemma.lower() in forms for w in self.parsed[self.other(side)].words):
+        if side == "hypothesis" and word_relation == "exclusive" and noun and says(self.parsed["premise"], forms):
             return "the premise already says the new word: the new hypothesis may speak of that one"
         return None
-
-
-def _said_again(sentence: ParsedSentence, word) -> bool:
-    """Whether `sentence` holds `word` (by its lemma or as written) at another position."""
-    return any(w.i != word.i and (w.lemma.lower() == word.lemma.lower() or w.lower in (word.lemma.lower(), word.lower))
-               for w in sentence.words)
 
 
 def _positions(side: str, indices: Sequence[int]) -> dict[str, tuple[int, ...]]:
