@@ -58,6 +58,18 @@ def polarity_of(text: str) -> dict[str, int | None]:
     return {w.text: p for w, p in zip(sentence.words, polarities(sentence))}
 
 
+def test_a_request_holding_more_sentences_than_the_memory_still_gets_every_parse(monkeypatch):
+    from nlivis.analysis import parsed
+
+    old = "A dog runs in the park ."
+    first = parse_sentences([old])[0]
+    monkeypatch.setattr(parsed, "PARSES_REMEMBERED", 2)
+    texts = [old, "A cat sleeps on a mat .", "A bird sings in a tree .", "A man walks to work .", old]
+    found = parse_sentences(texts)  # the remembered parse of `old` is forgotten while the three new ones come in
+    assert [" ".join(w.text for w in sentence.words) for sentence in found] == texts
+    assert found[0] is first and found[-1] is first
+
+
 def test_negation_flips_its_scope_but_not_the_subject():
     marks = polarity_of("A man is not playing a guitar.")
     assert marks["man"] == 1 and marks["guitar"] == -1 and marks["playing"] == -1

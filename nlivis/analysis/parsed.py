@@ -130,17 +130,16 @@ def parse_sentences(texts: Sequence[str]) -> list[ParsedSentence]:
     """The parse of each text (spaCy with the dependency parser, once per distinct text per process), with the
     entities of the sentences that hold a given name (`ENTITY_TRIGGERS`): the edit engine changes a name only
     where spaCy sees a person."""
-    missing = list(dict.fromkeys(text for text in texts if text not in _REMEMBERED))
+    found = {text: _REMEMBERED[text] for text in texts if text in _REMEMBERED}
+    for text in found:
+        _REMEMBERED.move_to_end(text)  # used now: the last to be forgotten
+    missing = list(dict.fromkeys(text for text in texts if text not in found))
     if missing:
         nlp = load_nlp(with_parser=True)
         docs = list(nlp.pipe(missing, batch_size=PARSE_BATCH_SIZE))
         _recognise_entities(nlp, docs)
         for text, doc in zip(missing, docs):
-            _REMEMBERED[text] = _from_doc(doc)
+            found[text] = _REMEMBERED[text] = _from_doc(doc)
             if len(_REMEMBERED) > PARSES_REMEMBERED:
-                _REMEMBERED.popitem(last=False)
-    parsed = []
-    for text in texts:
-        parsed.append(_REMEMBERED[text])
-        _REMEMBERED.move_to_end(text)
-    return parsed
+                _REMEMBERED.popitem(last=False)  # may be one of these texts when they outnumber the memory
+    return [found[text] for text in texts]
