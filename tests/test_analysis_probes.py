@@ -116,8 +116,8 @@ def test_capability_comparisons_pool_a_capabilitys_tests_and_adjust_over_capabil
 
 def test_template_suites_have_their_sizes_and_are_deterministic(wordnet):
     nli = build_suite("nli", per_test=100, seed=1)
-    assert len(nli) == 14 and all(len(t.cases) == 100 for t in nli) and {t.type for t in nli} == {"MFT"}
-    assert len({t.capability for t in nli}) == 14
+    assert len(nli) == 16 and all(len(t.cases) == 100 for t in nli) and {t.type for t in nli} == {"MFT"}
+    assert len({t.capability for t in nli}) == 16
     assert nli == build_suite("nli", per_test=100, seed=1)
     assert nli != build_suite("nli", per_test=100, seed=2)
     paraphrase = build_suite("paraphrase", per_test=100, seed=1)
@@ -173,6 +173,32 @@ def test_monotonicity_and_premise_negation_probes_are_independent_and_balanced(w
         denied = case.premise.rsplit(" is not ", 1)[1].rstrip(".")
         assert denied not in probe_templates.PREMISE_NEGATION_LEFT_OUT
         assert case.expected == "contradiction" or denied not in case.hypothesis
+
+
+def test_word_swap_probes_are_independent_of_the_engine_lexicons_and_hold_both_ways(wordnet):
+    """Breaking NLI's class, written by hand: exclusive words of categories the engine has no lexicon for
+    contradict, words for the same thing entail, and every case also stands with its sides swapped."""
+    from nlivis.analysis import lexicons
+
+    suite = {t.name: t for t in build_suite("nli", per_test=10_000, seed=1)}
+    exclusive = suite["a word of another category swapped (by hand)"]
+    synonyms = suite["a word for the same thing swapped (by hand)"]
+    assert {exclusive.generator, synonyms.generator} == {"independent"}
+    assert {c.expected for c in exclusive.cases} == {"contradiction"}
+    assert {c.expected for c in synonyms.cases} == {"entailment"}
+    engine_words = {w.lower() for members, *_ in lexicons.EXCLUSIVE_CATEGORIES.values() for w in members}
+    for _, _, words in lexicons.EXCLUSIVE_BY_HAND:
+        assert not {part.lower() for w in words for part in w.split()} & engine_words, words
+    for test in (exclusive, synonyms):
+        pairs = {(c.premise, c.hypothesis) for c in test.cases}
+        assert all((h, p) in pairs for p, h in pairs)  # either way round
+        assert all(len(set(p.split()) ^ set(h.split())) == 2 for p, h in pairs)  # one word swapped
+    assert ProbeCase("The nurse is swimming in a lake.", "The nurse is swimming in a river.", "label",
+                     "contradiction") in exclusive.cases
+    assert ProbeCase("The nurse finished the race in first place.", "The nurse finished the race in third place.",
+                     "label", "contradiction") in exclusive.cases
+    assert ProbeCase("The nurse is taking a picture.", "The nurse is taking a photo.", "label",
+                     "entailment") in synonyms.cases
 
 
 def test_dev_built_tests_take_the_first_fitting_edit_of_each_pair(wordnet, monkeypatch):
@@ -248,7 +274,7 @@ def test_training_overlap_counts_dev_built_cases_found_in_the_training_split(tmp
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("suite, tests, capabilities", [("nli", 22, 17), ("paraphrase", 10, 8)])
+@pytest.mark.parametrize("suite, tests, capabilities", [("nli", 24, 19), ("paraphrase", 10, 8)])
 def test_suites_on_the_real_dev_sets_fill_every_test(shared_data, wordnet, suite, tests, capabilities):
     built = load_suite(suite, shared_data, 100, 1)
     assert len(built) == tests and len({t.capability for t in built}) == capabilities

@@ -149,7 +149,7 @@ def test_probe_compares_two_shipped_checkpoints_with_mcnemar(capsys, tmp_path, w
         torch.set_num_threads(threads)
     assert code == 0 and "probe: esan-snli-small done" in err
     result = json.loads(out)
-    assert len(result["comparisons"]) == len(result["tests"]) == 13  # 14 templates, one off by default
+    assert len(result["comparisons"]) == len(result["tests"]) == 15  # 16 templates, one off by default
     assert "WordNet antonym adjectives" in result["switched_off"]
     assert "WordNet antonym adjectives" not in {test["name"] for test in result["tests"]}
     assert all(0 <= row["p"] <= row["p_holm"] <= 1 for row in result["comparisons"])

@@ -158,6 +158,31 @@ ANIMAL_HYPERNYMS_BY_HAND: tuple[tuple[str, str], ...] = (
 )
 """Hand-written hyponym / hypernym pairs of animals, for the subject of "every" and "no" (each noun's singular
 takes "is")."""
+EXCLUSIVE_BY_HAND: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    # (what the words are, a frame whose {} takes one of them, the words: any two exclude each other there; one
+    # word each, so that a swap changes one word and no article)
+    ("body of water", "is swimming in a {}", ("lake", "river", "pool", "pond")),
+    ("city", "is walking through {}", ("Paris", "Tokyo", "London", "Rome", "Cairo", "Sydney")),
+    ("seat", "is sitting on a {}", ("chair", "bench", "stool")),
+    ("finishing place", "finished the race in {} place", ("first", "second", "third")),
+    ("table shape", "is sitting at a {} table", ("round", "square")),
+)
+"""Mutually exclusive words written by hand for the independent word-swap probe (`analysis.probe_templates`), in
+categories none of `EXCLUSIVE_CATEGORIES` (the edit engine's, and so `--augment`'s) holds: one place, seat or rank
+at a time, read of one person at one moment as SNLI's annotators read a pair, so any two contradict. Not here, as the
+audit found (`nlivis/data/audit/probes.jsonl`): "last" place, which may be the third, and buildings, which nest (a
+school's library)."""
+SYNONYMS_BY_HAND: tuple[tuple[str, str, str], ...] = (
+    # (word, a word for the same thing, a frame whose {} takes either)
+    ("a couch", "a sofa", "is sitting on {}"), ("a bike", "a bicycle", "is riding {}"),
+    ("a cab", "a taxi", "is getting out of {}"), ("a photo", "a picture", "is taking {}"),
+    ("a shop", "a store", "is walking into {}"), ("a gift", "a present", "is wrapping {}"),
+    ("a bucket", "a pail", "is carrying {}"), ("the phone", "the telephone", "is talking on {}"),
+    ("big", "large", "is carrying a {} box"), ("the trash", "the garbage", "is taking out {}"),
+)
+"""Words for the same thing in a frame, written by hand for the independent word-swap probe: a one-word swap that
+keeps the meaning, so either sentence entails the other (the label-preserving edits the issue-29 shortcut, "one
+changed word → contradiction", gets wrong)."""
 OUTDOOR_PLACES: tuple[str, ...] = ("park", "garden", "yard", "field")
 """Where the animals of `ANIMAL_HYPERNYMS_BY_HAND` are said to be."""
 ROUTINE_EVENTS: tuple[tuple[str, str, str], ...] = (

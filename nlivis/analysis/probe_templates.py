@@ -5,8 +5,8 @@ A template test is (capability, name, type, description, candidate cases, genera
 samples its cases with the suite's seed. A test's `generator` is ENGINE when its cases come from the same code or
 lexicons as `train --augment` (WordNet antonyms and hypernyms through `analysis.word_replacements`; the exclusive
 categories and number words of `analysis.lexicons`), INDEPENDENT when they were written without them. The tests
-added last (monotonicity, negation in the premise) come after the others in `nli_templates`, so that the seeded
-sample of every earlier test stays what it was.
+added last (monotonicity, negation in the premise, word swap) come after the others in `nli_templates`, so that
+the seeded sample of every earlier test stays what it was.
 """
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def nli_templates(rng: random.Random) -> list[Template]:
              "all words shared, different meaning: The doctor saw the nurse ⊭ the nurse saw the doctor; "
              "The doctor near the nurse saw the pilot ⊭ the nurse saw the pilot → neutral", labelled(overlap),
              INDEPENDENT),
-            *_monotonicity_tests(), _premise_negation_test()]
+            *_monotonicity_tests(), _premise_negation_test(), *_word_swap_tests()]
     # the tests added last draw their sample after the others': an earlier test's cases (and their judgements in
     # the audit) stay what they were
 
@@ -137,6 +137,30 @@ def _premise_negation_test() -> Template:
     return ("Negation: in the premise", "negation in the premise only", "MFT",
             "The nurse is not dancing: contradicts the nurse is dancing, leaves the nurse is reading open; the nurse "
             "is reading and is not dancing ⊨ the nurse is reading", labelled(rows), INDEPENDENT)
+
+
+def _word_swap_tests() -> list[Template]:
+    """One word swapped, Breaking NLI's class (Glockner et al. 2018; issue 29's word-swap set): a word for another of
+    a category that excludes it contradicts, a word for the same thing entails, either way round — hand-written
+    (`lexicons.EXCLUSIVE_BY_HAND`, `lexicons.SYNONYMS_BY_HAND`), in categories the edit engine has no lexicon
+    for, so a model that learnt the engine's exclusive words by heart gains nothing here, and one that learnt
+    "one changed word → contradiction" fails the synonyms."""
+    exclusive, synonyms = [], []
+    for o in lexicons.OCCUPATIONS:
+        for _, frame, words in lexicons.EXCLUSIVE_BY_HAND:
+            for first, second in combinations(words, 2):
+                said = lambda word, f=frame: f"The {o} {f.format(word)}."  # noqa: E731
+                exclusive += [(said(first), said(second), CONTRADICTION), (said(second), said(first), CONTRADICTION)]
+        for word, same, frame in lexicons.SYNONYMS_BY_HAND:
+            said = lambda w, f=frame: f"The {o} {f.format(w)}."  # noqa: E731
+            synonyms += [(said(word), said(same), ENTAILMENT), (said(same), said(word), ENTAILMENT)]
+    return [("Word swap: exclusive words", "a word of another category swapped (by hand)", "MFT",
+             "The pilot is swimming in a lake / … in a river; … finished the race in first / … second place → "
+             "contradiction (categories none of nlivis's exclusive lexicons holds)", labelled(exclusive),
+             INDEPENDENT),
+            ("Word swap: synonyms", "a word for the same thing swapped (by hand)", "MFT",
+             "The pilot is sitting on a couch ⊨ the pilot is sitting on a sofa, and the other way round → "
+             "entailment", labelled(synonyms), INDEPENDENT)]
 
 
 def _negation_test() -> Template:

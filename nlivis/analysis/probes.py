@@ -45,7 +45,7 @@ from nlivis.analysis.probe_templates import ENGINE, INDEPENDENT, ProbeCase, nli_
 from nlivis.analysis.significance import holm_adjusted, mcnemar_exact, wilson_interval
 
 DEFAULT_CASES_PER_TEST = 110
-"""Cases per test unless --max-cases says otherwise: the 22 NLI tests give a suite of 2,420 cases."""
+"""Cases per test unless --max-cases says otherwise: the 24 NLI tests give a suite of 2,640 cases."""
 MAX_DEV_PAIRS = 12_000
 """Dev pairs looked at, at most, to fill the edit-based tests (their order is drawn from the seed)."""
 DEV_CHUNK = 256
