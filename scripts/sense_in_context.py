@@ -16,7 +16,6 @@ sentences are SNLI dev's, read from --data-dir). Needs `python -m nlivis fetch-m
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from collections import Counter
@@ -28,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from sense_agreement import AUDIT, CHANGE, EDIT_STRATA, base_form, relation_holds  # noqa: E402
+from sense_agreement import CHANGE, EDIT_STRATA, base_form, relation_holds  # noqa: E402
 from nlivis.features.wordnet import load_wordnet  # noqa: E402
 from nlivis.features.wordpieces import PAD_PIECE, WordPieces  # noqa: E402
 from nlivis.models.minilm import MiniLM, MiniLMConfig, joint_sequence  # noqa: E402
@@ -95,23 +94,20 @@ def sense_scores(reader: SentenceReader, sentence: str, word: str, relation: str
 
 def judged_items(data_dir: str) -> list[tuple[str, str, str, str, str, bool]]:
     """(section, sentence, word, relation, replacement, judged right) for every drawn, judged substitution item."""
-    from nlivis.workflows.audit import draw, read_snli_dev
+    from nlivis.workflows.audit import run_audit
 
-    dev = read_snli_dev(data_dir)
+    audit = run_audit(data_dir, ("counterparts", "edits"))
     rows = []
     for section, strata in (("counterparts", None), ("edits", EDIT_STRATA)):
-        judged = {}
-        for line in (AUDIT / f"{section}.jsonl").read_text(encoding="utf-8").splitlines():
-            item = json.loads(line)
-            judged[item["stratum"], item["source"], item["fingerprint"]] = item
-        for drawn in draw(section, dev):
+        judged = {item.key: item.judgement for item in audit.judged[section]}
+        for drawn in audit.drawn[section]:
             found, judgement = CHANGE.search(drawn.change), judged.get(drawn.key)
             if found is None or judgement is None or drawn.original is None or \
                     (strata is not None and drawn.stratum not in strata):
                 continue
             word, replacement, relation = found.groups()
             sentence = drawn.original[0] if drawn.change.startswith("premise") else drawn.original[1]
-            rows.append((section, sentence, word, relation, replacement, judgement["label_right"] is not False))
+            rows.append((section, sentence, word, relation, replacement, judgement.label_right is not False))
     return rows
 
 
