@@ -49,6 +49,16 @@ from bench.browser import CHROMIUM, AppServer, app_environment, chromium  # noqa
 from nlivis.models.families import SHIPPED_FAMILIES  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def load_script(name: str):
+    """scripts/NAME.py as a module (the scripts are no package): its functions, without running its main()."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SHARED_DATA = Path(os.environ.get("NLIVIS_SHARED_DATA", ROOT.parent / "shared" / "data"))
 

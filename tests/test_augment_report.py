@@ -3,7 +3,6 @@ page build): paired comparisons, Holm and regressions first, categories, the sui
 the recorded control; and results_table's command for an augmented run — on small records written here."""
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -12,15 +11,7 @@ import pytest
 from nlivis.analysis.significance import mcnemar_exact
 from nlivis.store.predictions import read_predictions, write_predictions
 from nlivis.workflows import augment_report as report
-
-SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
-
-
-def script(name: str):
-    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.conftest import load_script
 
 
 def predictions(folder: Path, predicted: list[str], gold: list[str | None]) -> Path:
@@ -187,7 +178,7 @@ def test_the_recorded_control_comes_from_config_json_or_is_none(tmp_path):
 
 
 def test_results_table_cites_the_augmentation_of_an_augmented_run():
-    table = script("results_table")
+    table = load_script("results_table")
     config = {"config_name": "esan", "size": "shipped", "dataset": {"protocol": "snli-small"},
               "embeddings": {"source": "minilm"}, "seed": 1, "training": {"epochs": 4.0},
               "augmentation": {"kinds": ["antonym", "negation"], "ratio": 0.5}}
@@ -199,7 +190,7 @@ def test_results_table_cites_the_augmentation_of_an_augmented_run():
 
 def test_results_table_cites_the_step_budget_of_a_run_cut_short_by_max_steps():
     """A compute-matched pair stops both runs at the same step, before their epochs: the command says so."""
-    table = script("results_table")
+    table = load_script("results_table")
     config = {"config_name": "amn", "size": "shipped", "dataset": {"protocol": "snli-small"},
               "embeddings": {"source": "minilm"}, "seed": 1, "training": {"epochs": 12.0}, "epochs": 5.3896,
               "steps": 830}
@@ -211,7 +202,7 @@ def test_results_table_cites_the_step_budget_of_a_run_cut_short_by_max_steps():
 def test_the_report_judges_a_pair_on_its_own_select_split_and_mnli_small_pairs_on_taxinli(tmp_path):
     """An mnli-small pair is compared on XNLI-en dev and, with the TaxiNLI file in the data folder, on both
     MultiNLI dev halves by TaxiNLI category; an snli-small pair on SNLI dev and no TaxiNLI table."""
-    augment_script = script("augment_report")
+    augment_script = load_script("augment_report")
     data, mnli, snli = tmp_path / "data", [tmp_path / "mnli-a", tmp_path / "mnli-b"], [tmp_path / "snli-a"]
     (data / "taxinli").mkdir(parents=True)
     for folder, split in ((mnli[0], "xnli_en_dev"), (mnli[1], "xnli_en_dev"), (snli[0], "snli_dev")):
@@ -233,7 +224,7 @@ def test_the_report_judges_a_pair_on_its_own_select_split_and_mnli_small_pairs_o
 def test_a_control_shared_by_several_pairs_is_probed_once_and_found_for_each(tmp_path):
     """`probe` lists each checkpoint once, so a control repeated across --pair options must map to its one name
     (two pairs over one control once failed with an IndexError after every probe had run)."""
-    augment_script = script("augment_report")
+    augment_script = load_script("augment_report")
     control, first, second = tmp_path / "control", tmp_path / "first", tmp_path / "second"
     for folder in (control, first, second):
         (folder / "metrics.json").parent.mkdir()

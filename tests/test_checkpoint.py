@@ -292,12 +292,11 @@ def test_a_missing_or_changed_base_or_extension_is_named(damaged, which):
 
 def run_script(name: str, *args: str) -> int:
     """scripts/NAME's main() with `args` as its command line."""
-    import importlib.util
     import sys
 
-    spec = importlib.util.spec_from_file_location(name.removesuffix(".py"), Path(__file__).resolve().parents[1] / "scripts" / name)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    from tests.conftest import load_script
+
+    module = load_script(name.removesuffix(".py"))
     argv, sys.argv = sys.argv, [name, *args]
     try:
         return module.main()

@@ -2,7 +2,6 @@
 predictions, fp32 weights, an fp32 shared embedding file."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -15,15 +14,13 @@ from nlivis.store.predictions import find_prediction_files, read_predictions, wr
 from nlivis.store.checkpoints import EMBEDDING_TENSOR
 from nlivis.inference import load_checkpoint
 from nlivis.store.weights import rewrite_checkpoint
+from tests.conftest import load_script
 from tests.fixtures.training.helpers import FIXTURE_DIR, train_tiny
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "compact_checkpoints.py"
 
 
 def run_script(*args: str) -> int:
-    spec = importlib.util.spec_from_file_location("compact_checkpoints", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("compact_checkpoints")
     argv, sys.argv = sys.argv, ["compact_checkpoints.py", *args]
     try:
         return module.main()
@@ -125,9 +122,7 @@ def test_an_existing_extension_of_the_same_rows_is_reused_byte_for_byte(tmp_path
     from nlivis.store.embedding_rows import rows_against_base
     from nlivis.store.weights import save_tensors
 
-    spec = importlib.util.spec_from_file_location("compact_checkpoints", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("compact_checkpoints")
     base_rows = torch.arange(24, dtype=torch.float16).reshape(6, 4)
     rows = torch.cat([base_rows[[3, 1, 0]], torch.full((1, 4), 7.5, dtype=torch.float16)])
     base, path = tmp_path / "base.safetensors", tmp_path / "full.safetensors"

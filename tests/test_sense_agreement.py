@@ -1,21 +1,11 @@
 """scripts/sense_agreement.py: the "every common sense agrees" rule it measures, on known WordNet values."""
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "sense_agreement.py"
-
-
-def load_script():
-    spec = importlib.util.spec_from_file_location("sense_agreement", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.conftest import load_script
 
 
 def test_a_replacement_is_kept_only_where_every_common_sense_agrees(wordnet):
-    script = load_script()
+    script = load_script("sense_agreement")
     dog, = [s for s in wordnet.synsets("dog", "n") if s.name() == "dog.n.01"]
     assert script.relation_holds(dog, "hypernym", "animal") and not script.relation_holds(dog, "hyponym", "animal")
     assert script.every_common_sense_agrees("dogs", "hypernym", "animal", 0.1)

@@ -1,21 +1,11 @@
 """scripts/sense_in_context.py: the margin rule it measures and its word split."""
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "sense_in_context.py"
-
-
-def load_script():
-    spec = importlib.util.spec_from_file_location("sense_in_context", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.conftest import load_script
 
 
 def test_a_replacement_is_kept_where_a_sense_it_holds_for_scores_within_the_margin():
-    kept = load_script().kept
+    kept = load_script("sense_in_context").kept
     scores = [(1.10, False), (1.02, True), (0.70, True)]
     assert not kept(scores, 0.0)
     assert not kept(scores, 0.05)
@@ -25,4 +15,4 @@ def test_a_replacement_is_kept_where_a_sense_it_holds_for_scores_within_the_marg
 
 
 def test_sentences_are_split_into_words_and_punctuation():
-    assert load_script().words_of("A man's dog, running.") == ["A", "man's", "dog", ",", "running", "."]
+    assert load_script("sense_in_context").words_of("A man's dog, running.") == ["A", "man's", "dog", ",", "running", "."]
