@@ -149,7 +149,11 @@ class _Context:
     def pair_with(self, side: str, text: str) -> tuple[str, str]:
         return (text, self.texts["hypothesis"]) if side == "premise" else (self.texts["premise"], text)
 
-    def expectation(self, side: str, relation: str | None, what: str, repeated: bool = False) -> Expectation:
+    def expectation(self, side: str, relation: str | None, what: str, repeated: bool = False,
+                    problem: str | None = None) -> Expectation:
+        """What the edit's logic fixes; nothing where `problem` says why it need not hold (`not_one_entity`)."""
+        if problem:
+            return Expectation(None, None, None, f"{problem} ({what}): logic fixes no label")
         if self.task == "paraphrase":
             return paraphrase_expectation(relation, self.label, what)
         return nli_expectation(side, relation, self.label, repeated, what)
@@ -221,9 +225,8 @@ def _substitutions(context: _Context, side: str) -> list[Edit]:
             what = f"{word.text} → {form}, {relation}"
             problem = context.not_one_entity(side, word, sentence_relation, relation,
                                              (replacement.lower(), form.lower()))
-            expectation = (Expectation(None, None, None, f"{problem} ({what}): logic fixes no label") if problem
-                           else context.expectation(side, sentence_relation, what,
-                                                    repeated=context.repeated_upward(side, lemma)))
+            expectation = context.expectation(side, sentence_relation, what,
+                                              repeated=context.repeated_upward(side, lemma), problem=problem)
             change = Change(word.text, form, relation, source, **_positions(side, [word.i]))
             edits.append(_with("substitution", side, change, *context.pair_with(side, text), expectation))
     return edits
@@ -249,9 +252,8 @@ def _numbers(context: _Context, side: str) -> list[Edit]:
             continue  # from one (singular noun) or a count word that does not count a plural noun
         relation = EXCLUSIVE if polarity[word.i] == 1 else None
         what = f"{word.text} → {new}, numbers read exactly"
-        problem = context.not_one_entity(side, word, relation, "different number")
-        expectation = (Expectation(None, None, None, f"{problem} ({what}): logic fixes no label") if problem else
-                       context.expectation(side, relation, what, repeated=context.repeated_upward(side, word.text)))
+        expectation = context.expectation(side, relation, what, repeated=context.repeated_upward(side, word.text),
+                                          problem=context.not_one_entity(side, word, relation, "different number"))
         change = Change(word.text, new, "different number", "number", **_positions(side, [word.i]))
         edits.append(_with("number", side, change, *context.pair_with(side, rewrite(sentence, {word.i: new})),
                            expectation))
