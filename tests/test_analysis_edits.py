@@ -96,6 +96,16 @@ def test_a_with_absolute_under_negation_has_no_polarity():
     assert polarity_of("Two women are in a kayak with trees in the background .")["trees"] == 1, "upward unchanged"
 
 
+def test_a_with_absolute_whose_predicate_is_a_particle_has_no_polarity_either():
+    """"with coats and scarves on": the parse hangs the particle on the verb, not on the coats, yet the coats are
+    worn, not denied (a hand audit found "… not reading, with coats … on" taken to entail "… with jackets … on");
+    a particle of the verb's own object stays under the negation."""
+    marks = polarity_of("Two men are not reading , with coats and scarves on , on a subway .")
+    assert marks["coats"] is None and marks["scarves"] is None and marks["men"] == 1
+    assert polarity_of("A man is not sitting with his hat off .")["hat"] is None
+    assert polarity_of("A man is not turning the lights on with a switch .")["switch"] == -1
+
+
 def test_a_counted_noun_under_negation_has_no_polarity():
     """"There are not three boats" read exactly (their number is not three) leaves three barges open."""
     marks = polarity_of("A man is not holding three balloons.")

@@ -21,7 +21,9 @@ from nlivis.data.records import Pair
 from nlivis.features.dataset import analyse_pairs
 from nlivis.store.dynamics import AUGMENTED_SPLIT, read_dynamics
 from nlivis.analysis.parsed import parse_sentences
-from nlivis.analysis.self_pairs import (NEGATED_COPY_SWITCHED_OFF, REPEATED_WORD, REPLACEMENT_SAID, SWITCHED_OFF_GROUPS, misread_main_verb,
+from nlivis.analysis import lexicons
+from nlivis.analysis.self_pairs import (NEGATED_COPY_SWITCHED_OFF, NOT_HAND_WRITTEN, REPEATED_WORD, REPLACEMENT_SAID,
+                                       SWITCHED_OFF_GROUPS, misread_main_verb,
                                        negated_copy, negated_self_pair_edits, self_pair_edits)
 from nlivis.training import augment
 from nlivis.training.augment import (AUGMENT_KINDS, Candidate, Pool, augment_choices, draw, parse_kinds,
@@ -266,15 +268,46 @@ def test_the_negated_copy_paired_with_itself_labels_by_the_downward_position(wor
     """SNLI's premises are positive: only the negated copy gives hypernyms and hyponyms in a downward position,
     labelled the other way round from the upward ones (issue 29)."""
     found = {(edit.premise, edit.hypothesis): label
-             for edit, label in negated_self_pair_edits("A man is holding a dog.", "nli", ("hypernym", "negation"))}
-    negated, general = "A man is not holding a dog.", "A man is not holding an animal."
-    assert negated_copy("A man is holding a dog.", "nli") == negated
+             for edit, label in negated_self_pair_edits("A boy is wearing a shirt.", "nli", ("hypernym", "negation"))}
+    negated, general = "A boy is not wearing a shirt.", "A boy is not wearing a garment."
+    assert negated_copy("A boy is wearing a shirt.", "nli") == negated
     assert found[(negated, general)] == "neutral"  # a hypernym under negation is stronger
     assert found[(general, negated)] == "entailment"
-    assert found[(negated, "A grownup is not holding a dog.")] == "entailment"  # the subject stays upward
+    assert found[(negated, "A person is not wearing a shirt.")] == "entailment"  # the subject stays upward
     assert all(negated in pair for pair in found)  # negation itself is not edited again: no positive copy
-    assert negated_self_pair_edits("A man is holding a dog.", "paraphrase", ("hypernym",)) == []
-    assert negated_copy("A man is not holding a dog.", "nli") is None  # already negated: nothing inserted
+    assert negated_self_pair_edits("A boy is wearing a shirt.", "paraphrase", ("hypernym",)) == []
+    assert negated_copy("A boy is not wearing a shirt.", "nli") is None  # already negated: nothing inserted
+
+
+def test_the_negated_copy_entails_by_hypernyms_written_by_hand_only(wordnet):
+    """WordNet's hypernyms reach senses no caption means (instruments → weapons): the negated copy's entailments
+    take a hypernym or hyponym only from `lexicons.CAPTION_IS_A_BY_HAND` and count the others; its neutral labels
+    (100% in the audit) stay WordNet's."""
+    rejected: Counter = Counter()
+    found = {(edit.premise, edit.hypothesis): label for edit, label in
+             negated_self_pair_edits("A man is playing instruments.", "nli", ("hypernym", "hyponym"), None, rejected)}
+    negated = "A man is not playing instruments."
+    assert ("A man is not playing instruments.", "A man is not playing weapons.") not in found
+    assert found[("A man is not playing weapons.", negated)] == "neutral"
+    assert found[(negated, "A grownup is not playing instruments.")] == "entailment"  # a pair written by hand
+    assert rejected[NOT_HAND_WRITTEN] == 1
+    rejected.clear()
+    found = {(edit.premise, edit.hypothesis): label for edit, label in
+             negated_self_pair_edits("A man is holding a dog.", "nli", ("hypernym",), None, rejected)}
+    assert ("A man is not holding an animal.", "A man is not holding a dog.") not in found  # the probes' own pair
+    assert rejected[NOT_HAND_WRITTEN] == 1
+
+
+def test_the_hand_written_is_a_pairs_are_not_the_independent_probes_pairs():
+    """The monotonicity probes are independent evidence only while augmentation does not train on their pairs
+    under a negation: no (hyponym, hypernym) of `CAPTION_IS_A_BY_HAND` is one of theirs, and every listed word is
+    a single lower-case lemma."""
+    probed = {(small, large) for small, large, _ in lexicons.HYPERNYMS_BY_HAND} | set(
+        lexicons.ANIMAL_HYPERNYMS_BY_HAND)
+    written = {(small, large) for large, smalls in lexicons.CAPTION_IS_A_BY_HAND.items() for small in smalls}
+    assert not written & probed
+    assert all(word.isalpha() and word.islower() for pair in written for word in pair)
+    assert all(small != large for small, large in written)
 
 
 def test_a_neutral_copy_of_a_word_the_sentence_says_twice_is_not_made(wordnet):
@@ -453,14 +486,14 @@ def test_self_pair_label_groups_below_their_audit_floor_are_left_out_and_counted
 
 
 def test_the_negated_copy_keeps_its_neutral_labels_and_leaves_out_its_switched_off_entailments(wordnet):
-    """The negated copy's entailments are below their audit floor (`NEGATED_COPY_SWITCHED_OFF`): augmentation
-    leaves them out and counts them, and keeps the neutral and contradiction labels that passed theirs."""
+    """The negated copy's entailments are switched off (`NEGATED_COPY_SWITCHED_OFF`: switched on they helped no
+    family): augmentation leaves them out and counts them, and keeps the neutral and contradiction labels."""
     filtered: Counter = Counter()
-    labelled = augment._labelled_edits("A man is holding a dog.", "A man is holding a dog.", "entailment", "nli",
-                                       None, filtered)
+    labelled = augment._labelled_edits("A boy is wearing a shirt.", "A boy is wearing a shirt.", "entailment",
+                                       "nli", None, filtered)
     negated = {(edit.premise, edit.hypothesis): label for source, edit, label in labelled if source == "n"}
-    assert negated[("A man is not holding a dog.", "A man is not holding an animal.")] == "neutral"
-    assert ("A man is not holding an animal.", "A man is not holding a dog.") not in negated  # entailment: off
+    assert negated[("A boy is not wearing a shirt.", "A boy is not wearing a garment.")] == "neutral"
+    assert ("A boy is not wearing a garment.", "A boy is not wearing a shirt.") not in negated  # entailment: off
     assert all((edit.side, label) not in NEGATED_COPY_SWITCHED_OFF
                for source, edit, label in labelled if source == "n")
     assert filtered["self-pair label group switched off (below its audit floor)"] >= 2

@@ -245,7 +245,7 @@ def counterpart_items(source: str, premise: str, label: str | None) -> list[Draw
     return found
 
 
-FRESH_COUNTERPARTS_AFTER_A_FIX: dict[str, int] = {"negated copy → neutral": 36, "negated copy → entailment": 144,
+FRESH_COUNTERPARTS_AFTER_A_FIX: dict[str, int] = {"negated copy → neutral": 36, "negated copy → entailment": 216,
                                                   "self-pair: stronger hypothesis → neutral": 36}
 """Counterpart strata fixed on the errors their judged items showed, and how many further items each draws (as
 `FRESH_AFTER_A_FIX` does for the edits): the negated copy's neutral labels, after an adverbial clause read as
@@ -254,7 +254,10 @@ entailments, whose copies were ungrammatical where spaCy read a participle as th
 `self_pairs.misread_main_verb`, and 36 more after a counted noun under negation was left unknown ("there are not
 three boats" read exactly does not entail "… three barges"), and 36 more after a plural-form noun was refused as a
 replacement (`word_replacements.plural_form`: "flags" had become "colorses"), and 36 more after a with-absolute
-under a negation was left unknown (`monotonicity.with_absolute`: "… with trees in the background"); the self-pair's
+under a negation was left unknown (`monotonicity.with_absolute`: "… with trees in the background"), and 36 more
+after its hypernyms and hyponyms were taken only from pairs written by hand (`lexicons.CAPTION_IS_A_BY_HAND`:
+"instruments" had become "weapons"), and 36 more after a with-absolute whose predicate is a particle was left
+unknown ("… with coats and scarves on"); the self-pair's
 stronger hypotheses, after a neutral copy whose replacement the sentence already says was left out
 (`self_pairs.replacement_said`: "hand" → "fist" beside "a fist")."""
 

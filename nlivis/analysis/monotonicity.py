@@ -92,16 +92,21 @@ def _without_subjects(sentence: ParsedSentence, head: int) -> frozenset[int]:
 def with_absolute(sentence: ParsedSentence, word: int) -> bool:
     """Whether `word` is the "with" of an absolute construction, a small clause of its own: its object has a
     predicate of its own below it ("with trees in the background", "with a dog at her side", "with a flag
-    waving"). The scene it describes is read as given at least as often as denied by a negation above it (a
+    waving", "with coats and scarves on"). The scene it describes is read as given at least as often as denied by a negation above it (a
     hand audit found "… not together in a kayak with trees in the background" taken to entail "… with willows"),
     so the negation does not surely reach it; "working with microscopes" is no such clause. The parse attaches a
     locative to the object in "playing with a dog in the park" too: that one is left unknown as well, which
     costs an expectation, never a wrong one."""
     token = sentence.words[word]
-    return token.lower == "with" and token.dep == "prep" and any(
-        sentence.words[child].dep == "pobj" and any(sentence.words[grandchild].dep in ("prep", "acl")
-                                                    for grandchild in sentence.children(child))
-        for child in sentence.children(word))
+    if token.lower != "with" or token.dep != "prep":
+        return False
+    if any(sentence.words[child].dep == "pobj" and any(sentence.words[grandchild].dep in ("prep", "acl")
+                                                       for grandchild in sentence.children(child))
+           for child in sentence.children(word)):
+        return True
+    after = max(sentence.subtree(word)) + 1  # "with coats and scarves on": the parse hangs the particle on the verb
+    return (after < len(sentence) and sentence.words[after].dep == "prt"
+            and sentence.words[after].head == token.head)
 
 
 def negation_scope(sentence: ParsedSentence, verb: int) -> frozenset[int]:
