@@ -92,8 +92,9 @@ def _without_subjects(sentence: ParsedSentence, head: int) -> frozenset[int]:
 def with_absolute(sentence: ParsedSentence, word: int) -> bool:
     """Whether `word` is the "with" of an absolute construction, a small clause of its own: its object has a
     predicate of its own below it ("with trees in the background", "with a dog at her side", "with a flag
-    waving", "with coats and scarves on"). The scene it describes is read as given at least as often as denied by a negation above it (a
-    hand audit found "… not together in a kayak with trees in the background" taken to entail "… with willows"),
+    waving") or after it ("with coats and scarves on", a particle the parse hangs on the verb). The scene it
+    describes is read as given at least as often as denied by a negation above it (a hand audit found "… not
+    together in a kayak with trees in the background" taken to entail "… with willows"),
     so the negation does not surely reach it; "working with microscopes" is no such clause. The parse attaches a
     locative to the object in "playing with a dog in the park" too: that one is left unknown as well, which
     costs an expectation, never a wrong one."""
@@ -104,7 +105,7 @@ def with_absolute(sentence: ParsedSentence, word: int) -> bool:
                                                        for grandchild in sentence.children(child))
            for child in sentence.children(word)):
         return True
-    after = max(sentence.subtree(word)) + 1  # "with coats and scarves on": the parse hangs the particle on the verb
+    after = max(sentence.subtree(word)) + 1
     return (after < len(sentence) and sentence.words[after].dep == "prt"
             and sentence.words[after].head == token.head)
 

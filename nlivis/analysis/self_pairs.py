@@ -28,6 +28,7 @@ from nlivis.analysis.parsed import ParsedSentence, parse_sentences
 
 SELF_LABEL = {"nli": "entailment", "paraphrase": "duplicate"}
 """What a sentence is to itself."""
+HYPERNYM_RELATIONS = ("hypernym", "hyponym")
 
 SWITCHED_OFF_GROUPS: dict[tuple[str, str], str] = {
     ("hypothesis", "neutral"): "label precision 95.8% (69/72) in the hand audit with near-synonyms filtered "
@@ -101,38 +102,41 @@ def renamed_copy(edit: Edit, label: str | None) -> bool:
     """Whether a neutral self-pair label rests on a hypernym or hyponym that may only be another word for the
     replaced one (`analysis.near_synonyms`: "man" → "guy", "lady" → "woman"): such a copy is not strictly
     stronger or weaker, so logic does not fix neutral."""
-    return (label == NEUTRAL and edit.kind == "substitution" and edit.change.relation in ("hypernym", "hyponym")
+    return (label == NEUTRAL and edit.kind == "substitution" and edit.change.relation in HYPERNYM_RELATIONS
             and near_synonyms(edit.change.word, edit.change.replacement, edit.change.relation))
+
+
+def _one_word_swap(edit: Edit, sentence: str) -> tuple[ParsedSentence, ParsedSentence, int] | None:
+    """The parses of the unedited `sentence` and of the edited one, and the position of the one word a
+    substitution replaced, or None for another edit (or one the parses do not align)."""
+    positions = edit.change.premise_positions or edit.change.hypothesis_positions
+    if edit.kind != "substitution" or not edit.change.replacement or len(positions) != 1:
+        return None
+    edited = edit.premise if edit.change.premise_positions else edit.hypothesis
+    original, changed = parse_sentences([sentence, edited])
+    return (original, changed, positions[0]) if len(original) == len(changed) else None
 
 
 def replacement_said(edit: Edit, sentence: str) -> bool:
     """Whether the replacement of a substitution (by its lemma in the edited sentence) is already a word of the
     unedited `sentence`, elsewhere than where it goes."""
-    if edit.kind != "substitution" or not edit.change.replacement:
+    swap = _one_word_swap(edit, sentence)
+    if swap is None:
         return False
-    positions = edit.change.premise_positions or edit.change.hypothesis_positions
-    edited = edit.premise if edit.change.premise_positions else edit.hypothesis
-    if len(positions) != 1:
-        return False
-    original, changed = parse_sentences([sentence, edited])
-    if len(original) != len(changed):
-        return False
-    replacement = changed.words[positions[0]]
+    original, changed, position = swap
+    replacement = changed.words[position]
     said = {replacement.lower, replacement.lemma.lower()}
-    return any(w.i != positions[0] and (w.lower in said or w.lemma.lower() in said) for w in original.words)
+    return any(w.i != position and (w.lower in said or w.lemma.lower() in said) for w in original.words)
 
 
 def hand_written_is_a(edit: Edit, sentence: str) -> bool:
     """Whether a hypernym or hyponym substitution of `sentence` replaces a word by one `CAPTION_IS_A_BY_HAND`
     relates it to in the edit's direction (by spaCy's lemmas, in the unedited and the edited sentence)."""
-    positions = edit.change.premise_positions or edit.change.hypothesis_positions
-    if edit.kind != "substitution" or edit.change.relation not in ("hypernym", "hyponym") or len(positions) != 1:
+    swap = _one_word_swap(edit, sentence) if edit.change.relation in HYPERNYM_RELATIONS else None
+    if swap is None:
         return False
-    edited = edit.premise if edit.change.premise_positions else edit.hypothesis
-    original, changed = parse_sentences([sentence, edited])
-    if len(original) != len(changed):
-        return False
-    word, replacement = (parsed.words[positions[0]].lemma.lower() for parsed in (original, changed))
+    original, changed, position = swap
+    word, replacement = (parsed.words[position].lemma.lower() for parsed in (original, changed))
     smaller, larger = (word, replacement) if edit.change.relation == "hypernym" else (replacement, word)
     return smaller in CAPTION_IS_A_BY_HAND.get(larger, ())
 
@@ -226,7 +230,7 @@ def negated_self_pair_edits(premise: str, task: str, kinds: Sequence[str], known
         return []
     found = []
     for edit, label in self_pair_edits(copy, task, tuple(k for k in kinds if k != "negation"), known, rejected):
-        if (label == ENTAILMENT and edit.kind == "substitution" and edit.change.relation in ("hypernym", "hyponym")
+        if (label == ENTAILMENT and edit.kind == "substitution" and edit.change.relation in HYPERNYM_RELATIONS
                 and not hand_written_is_a(edit, copy)):
             if rejected is not None:
                 rejected[NOT_HAND_WRITTEN] += 1
