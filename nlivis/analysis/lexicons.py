@@ -75,9 +75,13 @@ MASS_NOUNS: frozenset[str] = frozenset({
     "music", "information", "advice", "news", "traffic", "weather", "water", "milk", "rice", "sand", "snow",
     "grass", "money", "produce", "poultry", "livestock", "seafood", "meat", "bread", "cheese", "garbage",
     "trash", "rubbish", "litter", "mail", "scenery", "wildlife", "foliage", "vegetation", "stationery", "hair",
+    # material nouns in -ing that WordNet files beside the thing made of them (fence / fencing, floor / flooring)
+    "fencing", "flooring", "tubing", "piping", "netting", "siding", "bedding", "paneling", "panelling", "shelving",
+    "wiring", "seating", "planking", "decking", "roofing", "padding", "frosting", "icing", "stuffing", "lettering",
+    "plumbing", "scaffolding", "lighting",
 })
 """Nouns used only as mass nouns in captions: never replacing a counted noun ("holding an equipment", "two
-clothings", "laughters"). Written for nlivis; WordNet does not mark countability."""
+clothings", "laughters", "a fencing" for "a fence"). Written for nlivis; WordNet does not mark countability."""
 
 SINGULAR_QUANTIFIERS: tuple[str, ...] = ("a", "every", "no")
 PLURAL_QUANTIFIERS: tuple[str, ...] = ("some", "all", "no", "most")
