@@ -1,7 +1,8 @@
 """Before → after tables of targeted augmentation (README "Targeted augmentation"), from nlivis's own commands.
 
     python scripts/augment_report.py --pair checkpoints/esan-snli-small checkpoints/esan-snli-small-augmented \
-        [--pair BASE AUGMENTED …] [--data-dir ../shared/data] [--probes-only] [--file PATH …] [--json FILE]
+        [--pair BASE AUGMENTED …] [--data-dir ../shared/data] [--probes-only] [--max-cases N] [--file PATH …]
+        [--json FILE]
 
 For each (baseline, augmented) pair of checkpoints of one model and protocol:
 - the select split both recorded (the control's `select_split`: SNLI dev, `predictions_snli_dev.jsonl.gz`, for
@@ -11,7 +12,8 @@ For each (baseline, augmented) pair of checkpoints of one model and protocol:
 - the NLI probe suite (`python -m nlivis probe … --suite nli --data-dir D --json`, every checkpoint in one run),
   its engine-built and independent tests apart (only the independent ones and held-out files speak for a fix):
   failure rate per capability before → after, McNemar on the pooled cases of the capability's tests,
-  Holm-adjusted over the capabilities (`nlivis.analysis.probes.capability_comparisons`);
+  Holm-adjusted over the capabilities (`nlivis.analysis.probes.capability_comparisons`); `--max-cases N` runs up
+  to N cases a test instead of the suite's 110, for the power a held-out set of a thousand pairs has;
 - unless --probes-only, the held-out public sets through `python -m nlivis evaluate CK --file F --data-dir D
   --json`: ANLI dev R1–R3 (with its categories, `--group-by tags`), ConjNLI dev, MultiNLI dev hard matched and
   mismatched — accuracy before → after with McNemar on the kept predictions (Holm over the sets of a model),
@@ -41,6 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from nlivis.analysis.probes import DEFAULT_CASES_PER_TEST  # noqa: E402
 from nlivis.data.challenge import read_challenge_files  # noqa: E402
 from nlivis.data.protocols import SplitRef, read_split  # noqa: E402
 from nlivis.data.taxonomies import find_taxinli_file, join_to_pairs, read_taxinli  # noqa: E402
@@ -108,15 +111,20 @@ class CommandSources:
     """Where the script's reports read: recorded predictions from the folders, one `probe` run over every
     checkpoint, and an `evaluate --json` command per checkpoint and held-out file; every command is kept."""
 
-    def __init__(self, pairs: list[tuple[Path, Path]], data_dir: str, probes: bool):
-        self.data_dir, self.commands = data_dir, []
+    def __init__(self, pairs: list[tuple[Path, Path]], data_dir: str, probes: bool,
+                 max_cases: int = DEFAULT_CASES_PER_TEST):
+        self.data_dir, self.max_cases, self.commands = data_dir, max_cases, []
         self.folders = list(dict.fromkeys(str(p) for pair in pairs for p in pair))
         """Each folder once, as `probe` lists them: a control shared by several pairs is probed once."""
         self.record = self.probe_record() if probes else None
 
+    def probe_command(self) -> list[str]:
+        cases = [] if self.max_cases == DEFAULT_CASES_PER_TEST else ["--max-cases", str(self.max_cases)]
+        return [sys.executable, "-m", "nlivis", "probe", *self.folders, "--suite", "nli", "--data-dir",
+                self.data_dir, *cases, "--json"]
+
     def probe_record(self) -> dict:
-        command = [sys.executable, "-m", "nlivis", "probe", *self.folders, "--suite", "nli", "--data-dir",
-                   self.data_dir, "--json"]
+        command = self.probe_command()
         self.commands.append(" ".join(["python", *command[1:]]))
         return run_json(command)
 
@@ -238,8 +246,14 @@ def main() -> int:
     parser.add_argument("--file", action="append", default=[], metavar="PATH",
                         help="another challenge file to judge on (repeat for more), by its categories when it has "
                              "tags, heuristic, subcase or file values")
+    parser.add_argument("--max-cases", type=int, default=DEFAULT_CASES_PER_TEST, metavar="N",
+                        help=f"at most N cases per probe test (default {DEFAULT_CASES_PER_TEST}, the suite's); "
+                             "2000 takes every case the template tests have (680 upward, 920 downward …), the power "
+                             "to see a regression a 110-case test misses")
     parser.add_argument("--json", default=None, help="also write every number to this JSON file")
     args = parser.parse_args()
+    if args.max_cases < 1:
+        parser.error("--max-cases takes a positive number of cases")
     pairs = [(Path(a), Path(b)) for a, b in args.pair]
     data = Path(args.data_dir)
     held_out = [] if args.probes_only else [HeldOutFile(name, tuple(data / f for f in files), group)
@@ -249,7 +263,7 @@ def main() -> int:
         if not path.is_file():
             raise SystemExit(f"--file {path}: no such file")
         held_out.append(held_out_file([path], field_values(read_challenge_files([path]))))
-    sources = CommandSources(pairs, args.data_dir, probes=True)
+    sources = CommandSources(pairs, args.data_dir, probes=True, max_cases=args.max_cases)
     reports = [build_report(str(base), str(augmented), sources.for_pair(base, augmented), held_out,
                             select_split=select_split(base)) for base, augmented in pairs]
     missing = [f"{report.after}: {what}" for report in reports for what in report.missing]

@@ -234,3 +234,15 @@ def test_a_control_shared_by_several_pairs_is_probed_once_and_found_for_each(tmp
     sources.record = {"checkpoints": {"control": {}, "first": {}, "second": {}}}
     assert sources.for_pair(control, second).probes()[1:] == ("control", "second")
     assert sources.for_pair(control, first).probes()[1:] == ("control", "first")
+
+
+def test_the_probe_run_takes_more_cases_only_when_asked(tmp_path):
+    """--max-cases reaches `probe` (every template case for the power a large held-out set has); the default
+    command stays the suite's, so the README's commands print what they printed."""
+    augment_script = load_script("augment_report")
+    pairs = [(tmp_path / "control", tmp_path / "augmented")]
+    default = augment_script.CommandSources(pairs, "data", probes=False).probe_command()
+    assert "--max-cases" not in default and default[-1] == "--json"
+    more = augment_script.CommandSources(pairs, "data", probes=False, max_cases=2000).probe_command()
+    assert more[more.index("--max-cases") + 1] == "2000"
+    assert [part for part in more if part not in ("--max-cases", "2000")] == default
