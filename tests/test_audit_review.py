@@ -11,9 +11,6 @@ from nlivis.analysis.audit_review import agreement, cohen_kappa, review_sample
 from nlivis.data.audit_set import AUDIT_FOLDER, AuditItem, Judgement, read_audit_file
 from tests.conftest import load_script
 
-SECOND_JUDGE = AUDIT_FOLDER / "second_judge.jsonl"
-
-
 def _drawn(index: int) -> Drawn:
     return Drawn("synonym", f"snli_dev:{index}", f"{index:012x}", "h1 a → b (synonym)", "label entailment",
                  "P", "H", ("P", "P"), "entailment")
@@ -70,10 +67,11 @@ def test_the_comparison_prints_one_markdown_row():
 
 
 def test_every_second_judgement_is_of_an_item_the_audit_set_judged_too():
-    """The second judge judged a sample of the audit set's items: each of its lines names one of them."""
-    second = read_audit_file(SECOND_JUDGE)
+    """The second judge judged a sample of the audit set's items (and one stratum whole): each of its lines names
+    one of them."""
+    second = [item for path in sorted(AUDIT_FOLDER.glob("second_judge*.jsonl")) for item in read_audit_file(path)]
     if not second:
-        pytest.skip(f"{SECOND_JUDGE} holds no second judgement yet")
+        pytest.skip(f"{AUDIT_FOLDER} holds no second judgement yet")
     judged = {item.key for name in ("edits.jsonl", "probes.jsonl", "counterparts.jsonl")
               for item in read_audit_file(AUDIT_FOLDER / name)}
     assert all(item.key in judged for item in second)

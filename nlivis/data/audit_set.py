@@ -8,7 +8,8 @@ by nlivis, keeps its `premise` and `hypothesis` whole. The judgement: `grammatic
 English), `label_right` (is what the engine expects of it right; null when the engine expects nothing),
 `correct_label` (what the label should be when it is not right; null when no label is right either) and a
 short `note`. A judgement belongs to the exact edit it judged: when the engine proposes something else, the
-fingerprint differs and the new proposal waits for a judgement of its own.
+fingerprint differs and the new proposal waits for a judgement of its own. A second judge's judgements of some
+of the same items, made blind, are kept apart in the same format (`second_judge*.jsonl`, `scripts/audit_review.py`).
 """
 from __future__ import annotations
 
