@@ -43,7 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from nlivis.analysis.probes import DEFAULT_CASES_PER_TEST  # noqa: E402
+from nlivis.analysis.probes import DEFAULT_CASES_PER_TEST, EVERY_TEMPLATE_CASE  # noqa: E402
 from nlivis.data.challenge import read_challenge_files  # noqa: E402
 from nlivis.data.protocols import SplitRef, read_split  # noqa: E402
 from nlivis.data.taxonomies import find_taxinli_file, join_to_pairs, read_taxinli  # noqa: E402
@@ -248,8 +248,8 @@ def main() -> int:
                              "tags, heuristic, subcase or file values")
     parser.add_argument("--max-cases", type=int, default=DEFAULT_CASES_PER_TEST, metavar="N",
                         help=f"at most N cases per probe test (default {DEFAULT_CASES_PER_TEST}, the suite's); "
-                             "2000 takes every case the template tests have (680 upward, 920 downward …), the power "
-                             "to see a regression a 110-case test misses")
+                             f"{EVERY_TEMPLATE_CASE} takes every case the template tests have (680 upward, 920 "
+                             "downward …), the power to see a regression a 110-case test misses")
     parser.add_argument("--json", default=None, help="also write every number to this JSON file")
     args = parser.parse_args()
     if args.max_cases < 1:

@@ -12,6 +12,7 @@ import pytest
 pytest.importorskip("streamlit.testing.v1", reason="streamlit's AppTest is not installed")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
+from nlivis.analysis.probes import DEFAULT_CASES_PER_TEST, EVERY_TEMPLATE_CASE  # noqa: E402
 from nlivis.app import paths  # noqa: E402
 from nlivis.models.families import SHIPPED_FAMILIES  # noqa: E402
 from tests.fixtures.app_checkpoints import APP_DATA, train_variant  # noqa: E402
@@ -217,6 +218,9 @@ def test_train_round_trips_config_and_dataset(monkeypatch, tmp_path, checkpoints
     assert against[-1] == "diin-snli-small", "its own family (GCNN) first"
     assert "names no compute-matched control" in texts(app, "caption")
     assert "behavioural suite: not run on both checkpoints" in texts(app, "caption")
+    assert app.radio(key="train_report_cases").value == DEFAULT_CASES_PER_TEST, "the suite's 110 unless asked"
+    more = link(monkeypatch, tmp_path, checkpoints, TRAIN, report_cases=str(EVERY_TEMPLATE_CASE), **view)
+    assert more.radio(key="train_report_cases").value == EVERY_TEMPLATE_CASE, "every template case, from the link"
     table = app.dataframe(key="train_report_table").value
     assert list(table["line"]) == ["snli_dev"] and table["pairs"].iloc[0] == 12
     assert table["verdict"].iloc[0] in ("worse", "better", "same") and "significant regression" in texts(app, "success")

@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from nlivis.analysis.challenge import OVERALL_GROUP
-from nlivis.analysis.probes import DEFAULT_CASES_PER_TEST
+from nlivis.analysis.probes import DEFAULT_CASES_PER_TEST, EVERY_TEMPLATE_CASE
 from nlivis.app import cache, state
 from nlivis.app.cache import analyses as cached_analyses
 from nlivis.app.cache import challenge as cached_challenge, suites
@@ -51,11 +51,12 @@ def section(page: str) -> None:
         return
     files = held_out_files(page, models)
     evaluate_missing(page, models, files)
-    probe_run(page, models)
-    report = cached_report(pair, models, files)
+    per_test = cases_per_test(page)
+    probe_run(page, models, per_test)
+    report = cached_report(pair, models, files, per_test)
     for what in report.missing:
         st.caption(f":material/block: {md(what)}")
-    show_report(page, report, models)
+    show_report(page, report, models, per_test)
 
 
 def chosen_pair(page: str) -> tuple[Any, Any] | None:
@@ -143,21 +144,36 @@ def evaluate_missing(page: str, models: Sequence[cache.Model], files: Sequence[H
         st.rerun()  # drawn again without the button: nothing is missing now
 
 
-def probe_run(page: str, models: Sequence[cache.Model]) -> None:
+def cases_per_test(page: str) -> int:
+    """How many cases of each behavioural test the report runs: the suite's 110, or every template case, whose
+    power a regression of a few points needs (`probes.EVERY_TEMPLATE_CASE`)."""
+    return controls.radio(page, "report_cases", "Cases per behavioural test",
+                          (DEFAULT_CASES_PER_TEST, EVERY_TEMPLATE_CASE), format_func=case_choice,
+                          help="110 cases a test miss regressions of a few points that a held-out set of a thousand "
+                               "pairs shows; every template case takes minutes more for a slow model")
+
+
+def case_choice(per_test: int) -> str:
+    return (f"{per_test} (the suite's)" if per_test == DEFAULT_CASES_PER_TEST
+            else f"every template case (≤ {per_test:,})")
+
+
+def probe_run(page: str, models: Sequence[cache.Model], per_test: int) -> None:
     """The behavioural suite on both checkpoints: kept in this server once run; a button runs it with progress."""
-    run, _ = cached_analyses.probe_results(models, DEFAULT_CASES_PER_TEST)
+    run, _ = cached_analyses.probe_results(models, per_test)
     if run is None and st.button("Run the behavioural suite on both", key=f"{page}_report_probes",
                                  help="builds the suite once (cached on disk), then predicts every case with both "
                                       "checkpoints; kept for this server's life"):
-        _, error = probes.run_with_progress(models, DEFAULT_CASES_PER_TEST)
+        _, error = probes.run_with_progress(models, per_test)
         if error:
             st.error(md(error))
         else:
             st.rerun()  # drawn again without the button, the suite's lines in the report
 
 
-def sources(models: Sequence[cache.Model], split: str) -> ReportSources:
-    """What the report reads in the app: recorded predictions, the suite kept in this server, named evaluations."""
+def sources(models: Sequence[cache.Model], split: str, per_test: int) -> ReportSources:
+    """What the report reads in the app: recorded predictions, the suite kept in this server (run with `per_test`
+    cases a test), named evaluations."""
     by_name = {m.name: m for m in models}
 
     def select(name: str) -> dict | None:
@@ -165,7 +181,7 @@ def sources(models: Sequence[cache.Model], split: str) -> ReportSources:
         return None if error else outcomes(found)
 
     def suite() -> tuple[dict, str, str] | None:
-        run, _ = cached_analyses.probe_results(models, DEFAULT_CASES_PER_TEST)
+        run, _ = cached_analyses.probe_results(models, per_test)
         return None if run is None else (run.record(), models[0].name, models[1].name)
 
     def file(held: HeldOutFile) -> FileOutcomes | None:
@@ -180,15 +196,16 @@ def sources(models: Sequence[cache.Model], split: str) -> ReportSources:
     return ReportSources(select, suite, file)
 
 
-def cached_report(pair: tuple[Any, Any], models: Sequence[cache.Model], files: Sequence[HeldOutFile]) -> AugmentReport:
-    """The report, built once per state of the two folders (their named evaluations too), the files and whether
-    the suite has run."""
+def cached_report(pair: tuple[Any, Any], models: Sequence[cache.Model], files: Sequence[HeldOutFile],
+                  per_test: int) -> AugmentReport:
+    """The report, built once per state of the two folders (their named evaluations too), the files, the cases a
+    test and whether the suite has run."""
     split = pair[1].select_split or pair[0].select_split
-    ran = cached_analyses.probe_results(models, DEFAULT_CASES_PER_TEST)[0] is not None
-    key = (tuple((m.path, folder_stamp_in_run(m.path), file_stamp(evaluations_root(m.path))) for m in models), split, ran,
-           tuple((held.files, tuple(file_stamp(f) for f in held.files), held.group) for held in files))
+    ran = cached_analyses.probe_results(models, per_test)[0] is not None
+    key = (tuple((m.path, folder_stamp_in_run(m.path), file_stamp(evaluations_root(m.path))) for m in models), split,
+           per_test, ran, tuple((held.files, tuple(file_stamp(f) for f in held.files), held.group) for held in files))
     return cache.memo("augment report", key, lambda: build_report(
-        models[0].name, models[1].name, sources(models, split), files, select_split=split,
+        models[0].name, models[1].name, sources(models, split, per_test), files, select_split=split,
         probe_generators=INDEPENDENT_ONLY))
 
 
@@ -223,7 +240,7 @@ def report_frame(shown: Sequence[tuple[str, ReportRow]]) -> pd.DataFrame:
         "only after right": row.comparison.only_after_right, "p (Holm)": row.p_holm} for table, row in shown])
 
 
-def show_report(page: str, report: AugmentReport, models: Sequence[cache.Model]) -> None:
+def show_report(page: str, report: AugmentReport, models: Sequence[cache.Model], per_test: int) -> None:
     """The verdict, the table (regressions in red, first) and the pairs behind the clicked line."""
     shown = lines(report)
     if not shown:
@@ -251,10 +268,11 @@ def show_report(page: str, report: AugmentReport, models: Sequence[cache.Model])
     chosen = controls.kept(page, "report_line", "")
     line = next((item for item in shown if line_id(*item) == chosen), None)
     if line is not None:
-        pairs_behind(page, report, models, *line)
+        pairs_behind(page, report, models, per_test, *line)
 
 
-def pairs_behind(page: str, report: AugmentReport, models: Sequence[cache.Model], table: str, row: ReportRow) -> None:
+def pairs_behind(page: str, report: AugmentReport, models: Sequence[cache.Model], per_test: int, table: str,
+                 row: ReportRow) -> None:
     """The pairs of one line, opening with both checkpoints: the select split's pairs the two label differently,
     a suite test's cases only one fails (`suite_list`), a file's (or category's) pairs only one gets right."""
     st.markdown(f"**The pairs behind “{md(line_id(table, row))}”**")
@@ -265,7 +283,7 @@ def pairs_behind(page: str, report: AugmentReport, models: Sequence[cache.Model]
         if row.answers:
             st.caption(f"What the failures answered (expected → said: cases) — {md(report.before)}: "
                        f"{md(answers_text(row.answers[0]))}; {md(report.after)}: {md(answers_text(row.answers[1]))}.")
-        ref = suite_list(page, models, row)
+        ref = suite_list(page, models, per_test, row)
     else:
         held = next(f.file for f in report.files if table in (FILES, f"{f.file.name} by {f.file.group}")
                     and (table != FILES or f.file.name == row.name))
@@ -281,17 +299,17 @@ def pairs_behind(page: str, report: AugmentReport, models: Sequence[cache.Model]
         pair_list.show(page, "report_pairs", ref, sortable=False, open_models=names)
 
 
-def suite_list(page: str, models: Sequence[cache.Model], row: ReportRow) -> state.ListRef | None:
+def suite_list(page: str, models: Sequence[cache.Model], per_test: int, row: ReportRow) -> state.ListRef | None:
     """The cases of one test of the line's capability (a choice when it has several) behind its change: those the
     changed checkpoint fails and its control passes (for a line that got better, the other way round), in the list
     the Error analysis page's suite opens."""
-    run, _ = cached_analyses.probe_results(models, DEFAULT_CASES_PER_TEST)
+    run, _ = cached_analyses.probe_results(models, per_test)
     if run is None:
         return None
     tests = [t["name"] for t in run.record()["tests"]
              if t["capability"] == row.name and t["generator"] == row.generator]
     test = controls.select(page, "report_test", "Test", tests) if len(tests) > 1 else tests[0]
-    digest = cached_analyses.options_digest(suites.probe_options(models, DEFAULT_CASES_PER_TEST))
+    digest = cached_analyses.options_digest(suites.probe_options(models, per_test))
     failing, passing = (models[0], models[1]) if row.comparison.right_after > row.comparison.right_before \
         else (models[1], models[0])
     return state.ListRef.of("probes", models=",".join(m.name for m in models), run=digest, test=test,
