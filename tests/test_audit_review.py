@@ -9,6 +9,7 @@ import pytest
 from nlivis.analysis.audit import Drawn
 from nlivis.analysis.audit_review import agreement, cohen_kappa, review_sample
 from nlivis.data.audit_set import AUDIT_FOLDER, AuditItem, Judgement, read_audit_file
+from nlivis.workflows.audit import read_judged
 from tests.conftest import load_script
 
 def _drawn(index: int) -> Drawn:
@@ -72,6 +73,5 @@ def test_every_second_judgement_is_of_an_item_the_audit_set_judged_too():
     second = [item for path in sorted(AUDIT_FOLDER.glob("second_judge*.jsonl")) for item in read_audit_file(path)]
     if not second:
         pytest.skip(f"{AUDIT_FOLDER} holds no second judgement yet")
-    judged = {item.key for name in ("edits.jsonl", "probes.jsonl", "counterparts.jsonl")
-              for item in read_audit_file(AUDIT_FOLDER / name)}
+    judged = {item.key for items in read_judged().values() for item in items}
     assert all(item.key in judged for item in second)

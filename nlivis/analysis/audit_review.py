@@ -45,8 +45,8 @@ def agreement(first: Sequence[AuditItem], second: Sequence[AuditItem]) -> dict:
     agreement, the keys they disagree on and the items of `second` the first never judged."""
     by_key: Mapping[tuple[str, str, str], AuditItem] = {item.key: item for item in first}
     shared = [(by_key[item.key], item) for item in second if item.key in by_key]
-    labels = [(a.judgement.label_right, b.judgement.label_right) for a, b in shared
-              if a.judgement.label_right is not None and b.judgement.label_right is not None]
+    claimed = [(a, b) for a, b in shared if a.judgement.label_right is not None and b.judgement.label_right is not None]
+    labels = [(a.judgement.label_right, b.judgement.label_right) for a, b in claimed]
     grammar = [(a.judgement.grammatical, b.judgement.grammatical) for a, b in shared]
     return {
         "items": len(shared),
@@ -56,8 +56,6 @@ def agreement(first: Sequence[AuditItem], second: Sequence[AuditItem]) -> dict:
                   "second_only_right": sum(b and not a for a, b in labels),
                   "agree": sum(a == b for a, b in labels), "of": len(labels), "kappa": cohen_kappa(labels)},
         "grammatical": {"agree": sum(a == b for a, b in grammar), "of": len(grammar), "kappa": cohen_kappa(grammar)},
-        "label_disagreements": [list(a.key) for a, b in shared if a.judgement.label_right is not None
-                                and b.judgement.label_right is not None
-                                and a.judgement.label_right != b.judgement.label_right],
+        "label_disagreements": [list(a.key) for a, b in claimed if a.judgement.label_right != b.judgement.label_right],
         "grammar_disagreements": [list(a.key) for a, b in shared if a.judgement.grammatical != b.judgement.grammatical],
     }

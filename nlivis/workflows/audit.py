@@ -72,6 +72,13 @@ def draw(section: str, dev: Sequence[tuple[str, object]]) -> list[Drawn]:
     return draw_template_cases(CASES_PER_TEST) + draw_dev_cases(dev, CASES_PER_TEST)
 
 
+def read_judged(sections: Sequence[str] = tuple(SECTIONS), audit_folder: str | Path = AUDIT_FOLDER
+                ) -> dict[str, list[AuditItem]]:
+    """The judged set of each of `sections`, from its file in `audit_folder` (a bad line: ValueError naming file
+    and line); nothing is drawn, so no dev data is read."""
+    return {section: read_audit_file(Path(audit_folder) / SECTIONS[section][0]) for section in sections}
+
+
 def run_audit(data_dir: str | Path, sections: Sequence[str] = tuple(SECTIONS),
               audit_folder: str | Path = AUDIT_FOLDER, read_dev: DevReader = read_snli_dev) -> AuditRun:
     """Draw `sections` from the dev pairs `read_dev(data_dir)` gives and read their judgements from
@@ -79,7 +86,7 @@ def run_audit(data_dir: str | Path, sections: Sequence[str] = tuple(SECTIONS),
     unknown = [s for s in sections if s not in SECTIONS]
     if unknown:
         raise ValueError(f"unknown audit section(s) {', '.join(unknown)}; known: {', '.join(SECTIONS)}")
-    judged = {section: read_audit_file(Path(audit_folder) / SECTIONS[section][0]) for section in sections}
+    judged = read_judged(sections, audit_folder)
     dev = read_dev(data_dir)
     drawn = {section: draw(section, dev) for section in sections}
     find = {"edits": proposed_edit_keys, "probes": proposed_case_keys, "counterparts": proposed_counterpart_keys}
