@@ -48,9 +48,9 @@ from nlivis.data.challenge import read_challenge_files  # noqa: E402
 from nlivis.data.protocols import SplitRef, read_split  # noqa: E402
 from nlivis.data.taxonomies import find_taxinli_file, join_to_pairs, read_taxinli  # noqa: E402
 from nlivis.store.predictions import find_prediction_files, read_predictions  # noqa: E402
-from nlivis.workflows.augment_report import (AugmentReport, FileOutcomes, HeldOutFile,  # noqa: E402
-                                             ReportRow, ReportSources, answers_text, build_report, field_values,
-                                             held_out_file, outcomes, seed_noise)
+from nlivis.workflows.augment_report import (SIGNIFICANT, AugmentReport, FileOutcomes, HeldOutFile,  # noqa: E402
+                                             ReportRow, ReportSources, answers_text, build_report,
+                                             control_seed_folders, field_values, held_out_file, outcomes, seed_noise)
 
 HELD_OUT = (  # (name, files under the data root, group-by field)
     ("ANLI dev R1–R3", ("anli_annotated/ANLI_analysis_r1_dev.csv", "anli_annotated/ANLI_analysis_r2_dev.csv",
@@ -86,7 +86,16 @@ def select_split(base: Path) -> str:
 
 
 def flag(row: ReportRow) -> str:
-    return " **regression**" if row.regression else ""
+    """**regression**, or, for a significant loss no larger than the control's seeds differ, that it is none."""
+    if row.regression:
+        return " **regression**"
+    within = row.worse and row.p_holm < SIGNIFICANT and row.within_seed_noise
+    return " (significant, within the control's seed spread)" if within else ""
+
+
+def spread(row: ReportRow) -> str:
+    """The control seeds' spread on a line, in points of accuracy (— without another seed)."""
+    return "—" if row.seed_gap is None else f"{100 * row.seed_gap:.1f}"
 
 
 def run_json(command: list[str]) -> dict:
@@ -114,7 +123,10 @@ class CommandSources:
     def __init__(self, pairs: list[tuple[Path, Path]], data_dir: str, probes: bool,
                  max_cases: int = DEFAULT_CASES_PER_TEST):
         self.data_dir, self.max_cases, self.commands = data_dir, max_cases, []
-        self.folders = list(dict.fromkeys(str(p) for pair in pairs for p in pair))
+        self.seeds = {base: control_seed_folders(base) for base, _ in pairs}
+        """Each control's other seeds (`-seed2` … beside it), probed and evaluated with it for their spread."""
+        self.folders = list(dict.fromkeys(str(p) for base, augmented in pairs
+                                          for p in (base, augmented, *self.seeds[base])))
         """Each folder once, as `probe` lists them: a control shared by several pairs is probed once."""
         self.record = self.probe_record() if probes else None
 
@@ -131,18 +143,19 @@ class CommandSources:
     def for_pair(self, base: Path, augmented: Path) -> ReportSources:
         def probes():
             names = list(self.record["checkpoints"])
-            return self.record, names[self.folders.index(str(base))], names[self.folders.index(str(augmented))]
+            return self.record, [names[self.folders.index(str(p))] for p in (base, augmented, *self.seeds[base])]
 
         predictions = f"predictions_{select_split(base)}.jsonl.gz"
         return ReportSources(select=lambda folder: outcomes(read_predictions(Path(folder) / predictions)),
                              probes=probes if self.record is not None else lambda: None,
-                             file=lambda held_out: self.evaluated(base, augmented, held_out))
+                             file=lambda held_out: self.evaluated(base, augmented, held_out),
+                             control_seeds=tuple(str(p) for p in self.seeds[base]))
 
     def evaluated(self, base: Path, augmented: Path, held_out: HeldOutFile) -> FileOutcomes:
         if held_out.group == TAXINLI_GROUP:
             return self.taxinli(base, augmented, held_out)
         results = []
-        for checkpoint in (base, augmented):
+        for checkpoint in (base, augmented, *self.seeds[base]):
             command = [sys.executable, "-m", "nlivis", "evaluate", str(checkpoint),
                        *(x for f in held_out.files for x in ("--file", str(f))),
                        *(["--group-by", held_out.group] if held_out.group else []), "--data-dir", self.data_dir,
@@ -151,7 +164,8 @@ class CommandSources:
             results.append(run_json(command))
         found = [outcomes(read_predictions(Path(result["predictions_file"]))) for result in results]
         groups = read_challenge_files(list(held_out.files)).groups(held_out.group) if held_out.group else None
-        return FileOutcomes(found[0], found[1], groups, results[0]["training_overlap"], results[0]["truncated"])
+        return FileOutcomes(found[0], found[1], groups, results[0]["training_overlap"], results[0]["truncated"],
+                            tuple(found[2:]))
 
 
     def taxinli(self, base: Path, augmented: Path, held_out: HeldOutFile) -> FileOutcomes:
@@ -160,11 +174,12 @@ class CommandSources:
         split = "mnli_dev_mismatched" if "mismatched" in held_out.name else "mnli_dev_matched"
         pairs = read_split(SplitRef("mnli", split.removeprefix("mnli_"), "mnli_dev"), self.data_dir).pairs
         rows = join_to_pairs(read_taxinli(held_out.files[0]).rows, pairs)
-        found = [outcomes(read_predictions(find_prediction_files(folder)[split])) for folder in (base, augmented)]
-        before, after = ({pair_id: o for pair_id, o in f.items() if pair_id in rows} for f in found)
+        found = [outcomes(read_predictions(find_prediction_files(folder)[split]))
+                 for folder in (base, augmented, *self.seeds[base])]
+        before, after, *seeds = ({pair_id: o for pair_id, o in f.items() if pair_id in rows} for f in found)
         self.commands.append(f"(recorded predictions_{split}.jsonl.gz of both, joined to {held_out.files[0]} by pairID)")
         return FileOutcomes(before, after, {pair_id: sorted(row.categories) for pair_id, row in rows.items()},
-                            {"checked": False})
+                            {"checked": False}, control_seeds=tuple(seeds))
 
 
 def select_lines(reports: list[AugmentReport], pairs: list[tuple[Path, Path]]) -> list[str]:
@@ -174,7 +189,8 @@ def select_lines(reports: list[AugmentReport], pairs: list[tuple[Path, Path]]) -
              "|---|---|---|---|---|---|---|"]
     for report, (base, augmented) in zip(reports, pairs):
         dev, noise = report.select.comparison, seed_noise(base)
-        lines.append(f"| {augmented.name} | {pct(dev.before)} | {pct(dev.after)} | {100 * dev.change:+.2f} | "
+        lines.append(f"| {augmented.name}{flag(report.select)} | {pct(dev.before)} | {pct(dev.after)} | "
+                     f"{100 * dev.change:+.2f} | "
                      f"{p_text(dev.p)} | " + (f"{pct(noise.seed2_accuracy)} | {100 * noise.gap:.2f} |" if noise
                                              else "— | — |"))
     return lines
@@ -184,16 +200,17 @@ def probe_lines(report: AugmentReport, base: Path, augmented: Path) -> list[str]
     rows = report.probes
     lines = ["", f"Probe suite, {augmented.name} against {base.name}: failure rate % per generator and "
                  "capability (cases of its tests pooled), McNemar on the cases only one of them fails, Holm over "
-                 f"the {len(rows)} rows. Engine tests are built by the same edit engine and lexicons as the "
-                 "augmentation, so they test a model on its own generator: only independent tests and held-out "
-                 "files speak for a fix.", "",
+                 f"the {len(rows)} rows; control seeds' spread: the range of the control's seeds' failure rates on "
+                 "the same cases, in points (a significant loss no larger is no regression). Engine tests are "
+                 "built by the same edit engine and lexicons as the augmentation, so they test a model on its own "
+                 "generator: only independent tests and held-out files speak for a fix.", "",
              "| generator | capability | tests | cases | before | after | only before fails | only after fails "
-             "| p (Holm) |", "|---|---|---|---|---|---|---|---|---|"]
+             "| p (Holm) | control seeds' spread |", "|---|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
         c = row.comparison
         lines.append(f"| {row.generator} | {row.name}{flag(row)} | {row.tests} | {c.pairs} | "
                      f"{pct(1 - c.before)} | {pct(1 - c.after)} | {c.only_after_right} | {c.only_before_right} | "
-                     f"{p_text(row.p_holm)} |")
+                     f"{p_text(row.p_holm)} | {spread(row)} |")
     for generator in ("independent", "engine"):
         part = [r.comparison for r in rows if r.generator == generator]
         total = sum(c.pairs for c in part)
@@ -201,7 +218,7 @@ def probe_lines(report: AugmentReport, base: Path, augmented: Path) -> list[str]
             lines.append(f"| {generator} | all | {sum(r.tests for r in rows if r.generator == generator)} | {total} | "
                          f"{pct(sum(c.pairs - c.right_before for c in part) / total)} | "
                          f"{pct(sum(c.pairs - c.right_after for c in part) / total)} | "
-                         f"{sum(c.only_after_right for c in part)} | {sum(c.only_before_right for c in part)} | |")
+                         f"{sum(c.only_after_right for c in part)} | {sum(c.only_before_right for c in part)} | | |")
     worse = [row for row in rows if row.generator == "independent" and row.worse and row.answers]
     if worse:
         lines += ["", "What the failures answered on the independent capabilities that got worse (expected → said: "
@@ -214,7 +231,8 @@ def held_out_lines(report: AugmentReport, base: Path, augmented: Path) -> list[s
     lines = ["", f"Held-out public sets, {augmented.name} against {base.name}: accuracy % [95% Wilson], "
                  f"McNemar on the same pairs (Holm over the {len(report.files)} sets):", "",
              "| set | pairs | shared with the training split (pairs / premises / hypotheses) | before | after | "
-             "only before right | only after right | p (Holm) |", "|---|---|---|---|---|---|---|---|"]
+             "only before right | only after right | p (Holm) | control seeds' spread |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for found in report.files:
         row, c, overlap = found.row, found.row.comparison, found.training_overlap
         shared = (f"{overlap['pairs']} / {overlap['premises']} / {overlap['hypotheses']}" if overlap["checked"]
@@ -222,15 +240,16 @@ def held_out_lines(report: AugmentReport, base: Path, augmented: Path) -> list[s
         lines.append(f"| {row.name}{flag(row)} | {c.pairs:,} | {shared} | {pct(c.before)} "
                      f"[{pct(c.interval_before[0])}, {pct(c.interval_before[1])}] | {pct(c.after)} "
                      f"[{pct(c.interval_after[0])}, {pct(c.interval_after[1])}] | "
-                     f"{c.only_before_right} | {c.only_after_right} | {p_text(row.p_holm)} |")
+                     f"{c.only_before_right} | {c.only_after_right} | {p_text(row.p_holm)} | {spread(row)} |")
     for found in (f for f in report.files if f.categories):
         lines += ["", f"{found.file.name} by category, {augmented.name} against {base.name} (accuracy %; a pair "
                       "counts in each of its categories; McNemar per category, Holm over the categories):", "",
-                  "| category | pairs | before | after | only before right | only after right | p (Holm) |",
-                  "|---|---|---|---|---|---|---|"]
+                  "| category | pairs | before | after | only before right | only after right | p (Holm) | "
+                  "control seeds' spread |", "|---|---|---|---|---|---|---|---|"]
         lines += [f"| {row.name}{flag(row)} | {row.comparison.pairs:,} | {pct(row.comparison.before)} | "
                   f"{pct(row.comparison.after)} | {row.comparison.only_before_right} | "
-                  f"{row.comparison.only_after_right} | {p_text(row.p_holm)} |" for row in found.categories]
+                  f"{row.comparison.only_after_right} | {p_text(row.p_holm)} | {spread(row)} |"
+                  for row in found.categories]
     return lines
 
 

@@ -67,13 +67,16 @@ def test_categories_are_tested_each_on_its_own_pairs():
     assert found[0].p_holm == pytest.approx(min(1.0, 2 * mcnemar_exact(6, 0)))
 
 
-def probe_record() -> dict:
-    """A `probe --json` record of two checkpoints, with the fields `capability_comparisons` reads."""
+def probe_record(seed: dict[str, list[int]] | None = None) -> dict:
+    """A `probe --json` record of two checkpoints (and a second seed "a2" of "a", failing `seed[capability]`), with
+    the fields `capability_comparisons` reads."""
     def test(capability, generator, failing_a, failing_b):
+        by_model = {"a": {"failing": [{"case": c, "predicted": "neutral"} for c in failing_a]},
+                    "b": {"failing": [{"case": c, "predicted": "contradiction"} for c in failing_b]}}
+        if seed is not None:
+            by_model["a2"] = {"failing": [{"case": c, "predicted": "neutral"} for c in seed[capability]]}
         return {"capability": capability, "name": capability, "generator": generator, "cases": 20,
-                "case_list": [{"expected": "entailment", "expectation": "label"}] * 20,
-                "by_model": {"a": {"failing": [{"case": c, "predicted": "neutral"} for c in failing_a]},
-                             "b": {"failing": [{"case": c, "predicted": "contradiction"} for c in failing_b]}}}
+                "case_list": [{"expected": "entailment", "expectation": "label"}] * 20, "by_model": by_model}
 
     return {"tests": [test("Quantifiers", "independent", [], list(range(12))), test("Numbers", "engine", [1], []),
                       test("Negation", "independent", [1, 2], [1])]}
@@ -90,13 +93,73 @@ def test_probe_rows_are_accuracy_on_the_cases_and_keep_only_the_generators_asked
     assert independent[0].answers == ({}, {"entailment → contradiction": 12})  # what the failures answered
 
 
+def test_a_significant_loss_within_the_control_seeds_spread_is_no_regression():
+    """Two seeds of one command can differ significantly on a capability (README, "Seeds of the control"): a loss
+    no larger than the control's seeds differ on the same cases stays a loss, flagged within seed spread; a larger
+    one, or one with no other seed to weigh it by, is a regression."""
+    wide = report.probe_rows(probe_record({"Quantifiers": list(range(13)), "Numbers": [], "Negation": []}), "a", "b",
+                             report.INDEPENDENT_ONLY, ["a2"])
+    quantifiers = wide[0]
+    assert quantifiers.seed_gap == pytest.approx(0.65) and quantifiers.within_seed_noise  # 12 of 20 lost, 13 apart
+    assert quantifiers.worse and quantifiers.p_holm < report.SIGNIFICANT and not quantifiers.regression
+    narrow = report.probe_rows(probe_record({"Quantifiers": [3], "Numbers": [], "Negation": [1, 2]}), "a", "b",
+                               report.INDEPENDENT_ONLY, ["a2"])
+    assert narrow[0].seed_gap == pytest.approx(0.05) and narrow[0].regression and not narrow[0].within_seed_noise
+    assert narrow[1].seed_gap == 0.0  # "a2" fails what "a" fails on Negation
+    alone = report.probe_rows(probe_record(), "a", "b", report.INDEPENDENT_ONLY)
+    assert alone[0].seed_gap is None and alone[0].regression and not alone[0].within_seed_noise
+
+
+def test_the_seed_gap_is_the_control_seeds_range_on_the_pairs_all_of_them_hold():
+    gold = {str(i): ("entailment", "entailment") for i in range(10)}
+    second = {str(i): ("entailment", "neutral" if i < 3 else "entailment") for i in range(9)}  # lacks pair 9
+    third = {str(i): ("entailment", "neutral" if i == 0 else "entailment") for i in range(10)}
+    assert report.seed_gap(gold, gold, [second, third]) == pytest.approx(3 / 9)
+    assert report.seed_gap(gold, gold, [third], ids=["1", "2"]) == 0.0
+    assert report.seed_gap(gold, gold, []) is None and report.seed_gap(gold, gold, [{}]) is None
+    worse = {str(i): ("entailment", "neutral" if i < 3 else "entailment") for i in range(10)}
+    recorded = {"control": gold, "augmented": worse, "control-seed2": second}
+    sources = report.ReportSources(select=recorded.get, probes=lambda: None, file=lambda held_out: None,
+                                   control_seeds=("control-seed2",))
+    select = report.build_report("control", "augmented", sources).select
+    assert select.seed_gap == pytest.approx(3 / 9) and not select.regression
+
+
+def test_a_controls_other_seeds_are_the_finished_seed_n_folders_beside_it(tmp_path):
+    base = tmp_path / "esan-snli-small-matched"
+    for name in ("esan-snli-small-matched-seed3", "esan-snli-small-matched-seed2", "esan-snli-small-matched-seedx",
+                 "esan-snli-small-matched-seed1", "esan-snli-small-matched-seed4"):
+        (tmp_path / name).mkdir()
+        if not name.endswith("seed4"):  # seed 4 never finished: no metrics.json
+            (tmp_path / name / "metrics.json").write_text("{}")
+    assert [p.name for p in report.control_seed_folders(base)] == ["esan-snli-small-matched-seed2",
+                                                                   "esan-snli-small-matched-seed3"]
+    base.mkdir()
+    (base / "metrics.json").write_text("{}")
+    assert [p.name for p in report.control_seed_folders(tmp_path / "esan-snli-small-matched-seed2")] == [
+        "esan-snli-small-matched", "esan-snli-small-matched-seed3"]  # seed 1 is the name without a suffix
+    (base / "metrics.json").unlink()
+    base.rmdir()
+    augment_script = load_script("augment_report")
+    for folder in (base, tmp_path / "augmented"):
+        folder.mkdir()
+        (folder / "metrics.json").write_text(json.dumps({"select_split": "snli_dev"}))
+    sources = augment_script.CommandSources([(base, tmp_path / "augmented")], str(tmp_path), probes=False)
+    assert [Path(f).name for f in sources.folders] == ["esan-snli-small-matched", "augmented",
+                                                       "esan-snli-small-matched-seed2", "esan-snli-small-matched-seed3"]
+    sources.record = {"checkpoints": {"c": {}, "aug": {}, "c2": {}, "c3": {}}}
+    pair = sources.for_pair(base, tmp_path / "augmented")
+    assert pair.probes()[1] == ["c", "aug", "c2", "c3"] and [Path(s).name for s in pair.control_seeds] == [
+        "esan-snli-small-matched-seed2", "esan-snli-small-matched-seed3"]
+
+
 def test_the_report_lists_its_regressions_and_what_it_could_not_compare():
     labelled = {str(i): ("entailment", "entailment") for i in range(30)}
     worse = {str(i): ("entailment", "neutral" if i < 20 else "entailment") for i in range(30)}
     grouped = report.HeldOutFile("set", (Path("set.jsonl"),), "tags")
     sources = report.ReportSources(
         select=lambda name: labelled if name == "control" else {k: ("entailment", "entailment") for k in labelled},
-        probes=lambda: (probe_record(), "a", "b"),
+        probes=lambda: (probe_record(), ["a", "b"]),
         file=lambda held_out: (report.FileOutcomes(labelled, worse, {k: ("X",) for k in labelled})
                                if held_out is grouped else None))
     missing = report.HeldOutFile("other", (Path("other.jsonl"),))
@@ -232,8 +295,8 @@ def test_a_control_shared_by_several_pairs_is_probed_once_and_found_for_each(tmp
     sources = augment_script.CommandSources([(control, first), (control, second)], str(tmp_path), probes=False)
     assert sources.folders == [str(control), str(first), str(second)]
     sources.record = {"checkpoints": {"control": {}, "first": {}, "second": {}}}
-    assert sources.for_pair(control, second).probes()[1:] == ("control", "second")
-    assert sources.for_pair(control, first).probes()[1:] == ("control", "first")
+    assert sources.for_pair(control, second).probes()[1] == ["control", "second"]
+    assert sources.for_pair(control, first).probes()[1] == ["control", "first"]
 
 
 def test_the_probe_run_takes_more_cases_only_when_asked(tmp_path):
@@ -246,3 +309,16 @@ def test_the_probe_run_takes_more_cases_only_when_asked(tmp_path):
     more = augment_script.CommandSources(pairs, "data", probes=False, max_cases=2000).probe_command()
     assert more[more.index("--max-cases") + 1] == "2000"
     assert [part for part in more if part not in ("--max-cases", "2000")] == default
+
+
+def test_a_control_judged_against_its_own_second_seed_differs_only_within_the_seed_spread():
+    """The changed checkpoint may be the control's other seed itself: each of its losses equals the spread, counted
+    from the capability's failures one way and from the pairs right the other, and is within it, never a
+    regression."""
+    record = probe_record({"Quantifiers": list(range(12)), "Numbers": [1], "Negation": [1, 2, 3, 4, 5]})
+    for test in record["tests"]:
+        test["by_model"]["b"] = test["by_model"]["a2"]
+    rows = report.probe_rows(record, "a", "b", report.INDEPENDENT_ONLY, ["a2"])
+    assert rows[0].p_holm < report.SIGNIFICANT and not any(r.regression for r in rows)
+    negation = rows[1]  # 2 → 5 failures of 20: 0.15000000000000002 lost one way, 0.15 apart the other
+    assert negation.name == "Negation" and negation.worse and negation.within_seed_noise

@@ -76,6 +76,14 @@ def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:
     return adjusted.tolist()
 
 
+def within_seed_noise(difference: float, seed_gap: float) -> bool:
+    """Whether a difference between two checkpoints is no larger than the range of one config's seeds on the same
+    pairs (`seed_gap`: largest − smallest accuracy): re-training with another seed alone moves a model that far,
+    so a significant difference of that size need not come from what else changed. (A difference equal to the gap,
+    counted another way round, is within it: 1e-9 absorbs the floating-point rounding of the two ways.)"""
+    return abs(difference) <= seed_gap + 1e-9
+
+
 def discordant_counts(correct_a: Sequence[bool], correct_b: Sequence[bool]) -> tuple[int, int]:
     """(pairs only A got right, pairs only B got right)."""
     a, b = _as_bool(correct_a), _as_bool(correct_b)

@@ -1,7 +1,10 @@
 """The before → after report of a fix (README "Targeted augmentation"): a changed checkpoint (an augmented run)
 judged against its compute-matched control on the same pairs — the select split's recorded predictions, the
 behavioural suite's capabilities and every challenge file, overall and by category — with McNemar's exact test on
-the pairs only one of them gets right, Holm over the rows of a table, and the significant regressions first.
+the pairs only one of them gets right, Holm over the rows of a table, and the significant regressions first. When
+the control has other seeds (`-seed2` … folders beside it: the same command, another seed), each row also carries
+their spread on its pairs, and a significant change no larger than it is not a regression: at every template case
+two seeds of one command differ significantly on several capabilities (README, "Seeds of the control").
 
 `scripts/augment_report.py` and the Train page's report view both build it with `build_report`; what each reads
 through is injected (`ReportSources`): the script runs `python -m nlivis probe` and `evaluate` commands, the app
@@ -10,17 +13,20 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from nlivis.analysis.probes import INDEPENDENT, capability_comparisons
-from nlivis.analysis.significance import discordant_counts, holm_adjusted, mcnemar_exact, wilson_interval
+from nlivis.analysis.significance import (discordant_counts, holm_adjusted, mcnemar_exact, wilson_interval,
+                                          within_seed_noise)
 from nlivis.store.checkpoints import CheckpointError, read_json
 from nlivis.store.predictions import Prediction
 
 SIGNIFICANT = 0.05
-"""A row is a significant regression when it got worse and its Holm-adjusted p is below this."""
+"""A row is a significant regression when it got worse, its Holm-adjusted p is below this, and the change is larger
+than the control's seeds differ on its pairs (when the control has other seeds)."""
 SELECT_SPLIT = "snli_dev"
 """The split the script compares from recorded predictions (`predictions_snli_dev.jsonl.gz`)."""
 
@@ -81,6 +87,19 @@ def paired(before: Outcomes, after: Outcomes, ids: Sequence[str] | None = None) 
                       mcnemar_exact(only_before, only_after))
 
 
+def seed_gap(before: Outcomes, after: Outcomes, seeds: Sequence[Outcomes], ids: Sequence[str] | None = None
+             ) -> float | None:
+    """The range of the accuracies of the control and its other seeds (`seeds`) on the labelled pairs all of them
+    and the changed checkpoint hold (among `ids` when given); None without another seed or a shared pair."""
+    candidates = before if ids is None else ids
+    shared = [i for i in candidates if i in before and i in after and before[i][0] is not None
+              and all(i in seed for seed in seeds)]
+    if not seeds or not shared:
+        return None
+    accuracies = [sum(found[i][0] == found[i][1] for i in shared) / len(shared) for found in (before, *seeds)]
+    return max(accuracies) - min(accuracies)
+
+
 @dataclass(frozen=True)
 class ReportRow:
     """One line of a table of the report: what it compares (a split, a capability, a file, a category), the
@@ -96,11 +115,19 @@ class ReportRow:
     answers: tuple[Mapping[str, int], Mapping[str, int]] | None = None
     """Behavioural-suite lines: what the control and the changed checkpoint answered on the cases each failed,
     "expected → said" → cases (`analysis.probes.failure_answers`)."""
+    seed_gap: float | None = None
+    """The range of the accuracies of the control's seeds on this line's pairs (`seed_gap`), None when the
+    control has no other seed."""
 
     @property
     def worse(self) -> bool:
         """The changed checkpoint gets fewer of the pairs right than its control."""
         return self.comparison.right_after < self.comparison.right_before
+
+    @property
+    def within_seed_noise(self) -> bool:
+        """The change is no larger than the control's seeds differ on the same pairs (False without seeds)."""
+        return self.seed_gap is not None and within_seed_noise(self.comparison.change, self.seed_gap)
 
 
 def answers_text(answers: Mapping[str, int]) -> str:
@@ -120,9 +147,10 @@ def regressions_first(rows: Sequence[ReportRow]) -> list[ReportRow]:
 
 def holm_flagged(rows: Sequence[ReportRow]) -> list[ReportRow]:
     """The rows of one table, in their order, with Holm's adjustment over their McNemar p, each flagged a
-    regression when it got worse with adjusted p < `SIGNIFICANT`."""
+    regression when it got worse with adjusted p < `SIGNIFICANT` by more than the control's seeds differ."""
     adjusted = holm_adjusted([row.comparison.p for row in rows])
-    return [replace(row, p_holm=p, regression=row.worse and p < SIGNIFICANT) for row, p in zip(rows, adjusted)]
+    return [replace(row, p_holm=p, regression=row.worse and p < SIGNIFICANT and not row.within_seed_noise)
+            for row, p in zip(rows, adjusted)]
 
 
 def judged(rows: Sequence[ReportRow]) -> list[ReportRow]:
@@ -130,22 +158,29 @@ def judged(rows: Sequence[ReportRow]) -> list[ReportRow]:
     return regressions_first(holm_flagged(rows))
 
 
-def category_rows(groups: Mapping[str, Sequence[str]], before: Outcomes, after: Outcomes) -> list[ReportRow]:
+def category_rows(groups: Mapping[str, Sequence[str]], before: Outcomes, after: Outcomes,
+                  seeds: Sequence[Outcomes] = ()) -> list[ReportRow]:
     """One row per category of a file (pair id → its categories; a pair counts in each), most pairs first,
-    McNemar on the category's pairs, Holm over the categories."""
+    McNemar on the category's pairs, Holm over the categories; the control's other `seeds` give each its
+    `seed_gap`."""
     members: dict[str, list[str]] = {}
     for pair_id, values in groups.items():
         for value in values or ():
             members.setdefault(value, []).append(pair_id)
     ordered = sorted(members.items(), key=lambda item: -len(item[1]))
-    return judged([ReportRow(value, paired(before, after, ids)) for value, ids in ordered])
+    return judged([ReportRow(value, paired(before, after, ids), seed_gap=seed_gap(before, after, seeds, ids))
+                   for value, ids in ordered])
 
 
 def probe_rows(record: Mapping[str, Any], before: str, after: str,
-               generators: Sequence[str] | None = None) -> list[ReportRow]:
+               generators: Sequence[str] | None = None, seeds: Sequence[str] = ()) -> list[ReportRow]:
     """The behavioural suite's capabilities (`capability_comparisons` of a `probe --json` record: the cases of a
     capability's tests pooled), as accuracy on the cases (1 − failure rate); only `generators` when given
-    (Holm over the rows kept)."""
+    (Holm over the rows kept); `seeds`, the control's other seeds in the record, give each its `seed_gap`."""
+    seed_rates: dict[tuple[str, str], list[float]] = {}
+    for seed in seeds:
+        for found in capability_comparisons(dict(record), before, seed):
+            seed_rates.setdefault((found["generator"], found["capability"]), [found["rate_a"]]).append(found["rate_b"])
     rows = []
     for found in capability_comparisons(dict(record), before, after):
         if generators is not None and found["generator"] not in generators:
@@ -154,8 +189,9 @@ def probe_rows(record: Mapping[str, Any], before: str, after: str,
         comparison = Comparison(cases, cases - found["failures_a"], cases - found["failures_b"],
                                 found["only_b_fails"], found["only_a_fails"], found["p"])
         answers = (dict(found["answers_a"].most_common()), dict(found["answers_b"].most_common()))
+        rates = seed_rates.get((found["generator"], found["capability"]))
         rows.append(ReportRow(found["capability"], comparison, generator=found["generator"], tests=found["tests"],
-                              answers=answers))
+                              answers=answers, seed_gap=max(rates) - min(rates) if rates else None))
     return judged(rows)
 
 
@@ -198,6 +234,8 @@ class FileOutcomes:
     groups: Mapping[str, Sequence[str]] | None = None
     training_overlap: Mapping[str, Any] | None = None
     truncated: Any = None
+    control_seeds: tuple[Outcomes, ...] = ()
+    """The outcomes of the control's other seeds on the file, when the source read them."""
 
 
 @dataclass(frozen=True)
@@ -229,6 +267,16 @@ def seed_noise(base: Path) -> SeedNoise | None:
     return SeedNoise(sibling.name, accuracy[sibling.name], abs(accuracy[base.name] - accuracy[sibling.name]))
 
 
+def control_seed_folders(base: Path) -> list[Path]:
+    """The other seeds of control `base`: the finished folders beside it of its name without a `-seed<N>` suffix
+    (seed 1) and with `-seed<N>` (N ≥ 2), by N — `esan-snli-small-matched-seed2`'s is `esan-snli-small-matched`."""
+    stem = re.sub(r"-seed\d+$", "", base.name)
+    numbered = [(int(p.name[len(stem) + 5:]), p) for p in base.parent.glob(f"{stem}-seed*")
+                if re.fullmatch(r"\d+", p.name[len(stem) + 5:])]
+    found = [(1, base.parent / stem)] + [(n, p) for n, p in numbered if n >= 2]
+    return [p for _, p in sorted(found) if p.name != base.name and (p / "metrics.json").is_file()]
+
+
 def recorded_control(folder: str | Path) -> str | None:
     """The compute-matched control a checkpoint's config.json names (`augmentation.control`), or None."""
     try:
@@ -241,12 +289,15 @@ def recorded_control(folder: str | Path) -> str | None:
 @dataclass(frozen=True)
 class ReportSources:
     """Where `build_report` reads. `select(checkpoint)`: its outcomes on the select split (None: not recorded);
-    `probes()`: a `probe --json` record holding both checkpoints and their names in it (None: not run);
-    `file(held_out)`: both checkpoints' outcomes on a file (None: not evaluated)."""
+    `probes()`: a `probe --json` record holding both checkpoints (and the control's other seeds) and their names
+    in it — before, after, then each of `control_seeds` it holds (None: not run); `file(held_out)`: both
+    checkpoints' outcomes on a file, and the control seeds' when read (None: not evaluated). `control_seeds`: the
+    names `select` takes for the control's other seeds (`control_seed_folders`)."""
 
     select: Callable[[str], Outcomes | None]
-    probes: Callable[[], tuple[Mapping[str, Any], str, str] | None]
+    probes: Callable[[], tuple[Mapping[str, Any], Sequence[str]] | None]
     file: Callable[[HeldOutFile], FileOutcomes | None]
+    control_seeds: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -303,12 +354,14 @@ def build_report(before: str, after: str, sources: ReportSources, files: Sequenc
     if outcome[0] is None or outcome[1] is None:
         missing.append(f"{select_split}: not recorded by both checkpoints")
     else:
-        select = judged([ReportRow(select_split, paired(*outcome))])[0]
+        seeds = [found for found in map(sources.select, sources.control_seeds) if found is not None]
+        select = judged([ReportRow(select_split, paired(*outcome), seed_gap=seed_gap(*outcome, seeds))])[0]
     progress("report: the behavioural suite")
     probes = sources.probes()
     if probes is None:
         missing.append("behavioural suite: not run on both checkpoints")
-    probe_table = probe_rows(probes[0], probes[1], probes[2], probe_generators) if probes is not None else []
+    probe_table = (probe_rows(probes[0], probes[1][0], probes[1][1], probe_generators, probes[1][2:])
+                   if probes is not None else [])
     reports = []
     for held_out in files:
         progress(f"report: {held_out.name}")
@@ -316,9 +369,11 @@ def build_report(before: str, after: str, sources: ReportSources, files: Sequenc
         if read is None:
             missing.append(f"{held_out.name}: not evaluated by both checkpoints")
             continue
-        categories = category_rows(read.groups, read.before, read.after) if read.groups is not None else []
-        reports.append(FileReport(held_out, ReportRow(held_out.name, paired(read.before, read.after)), categories,
-                                  read.training_overlap, read.truncated))
+        seeds = read.control_seeds
+        categories = category_rows(read.groups, read.before, read.after, seeds) if read.groups is not None else []
+        line = ReportRow(held_out.name, paired(read.before, read.after),
+                         seed_gap=seed_gap(read.before, read.after, seeds))
+        reports.append(FileReport(held_out, line, categories, read.training_overlap, read.truncated))
     flagged = holm_flagged([found.row for found in reports])
     reports = [replace(found, row=row) for found, row in zip(reports, flagged)]
     reports.sort(key=lambda found: order_key(found.row))

@@ -24,10 +24,13 @@ from nlivis.store.evaluations import evaluations_root
 from nlivis.app.cache.run_memo import folder_stamp_in_run
 from nlivis.store.files import file_stamp
 from nlivis.workflows.augment_report import (INDEPENDENT_ONLY, AugmentReport, FileOutcomes, HeldOutFile, ReportRow,
-                                             SIGNIFICANT, ReportSources, answers_text, build_report, field_values,
-                                             held_out_file, outcomes, recorded_control)
+                                             SIGNIFICANT, ReportSources, answers_text, build_report,
+                                             control_seed_folders, field_values, held_out_file, outcomes,
+                                             recorded_control)
 
 REGRESSION = "regression"
+WITHIN_SEEDS = "worse, within seed spread"
+"""The verdict of a significant loss no larger than the control's seeds differ on the same lines' pairs."""
 """The word that marks a significant regression (the red is not the only sign)."""
 REGRESSION_STYLE = "background-color: #fde2e1; color: #9b1c1c"
 SUITE = "behavioural suite"
@@ -49,14 +52,15 @@ def section(page: str) -> None:
     models = loaded(pair)
     if models is None:
         return
+    seeds = control_seeds(pair[0])
     files = held_out_files(page, models)
-    evaluate_missing(page, models, files)
+    evaluate_missing(page, [*models, *seeds], files)
     per_test = cases_per_test(page)
-    probe_run(page, models, per_test)
-    report = cached_report(pair, models, files, per_test)
+    probe_run(page, [*models, *seeds], per_test)
+    report = cached_report(pair, models, seeds, files, per_test)
     for what in report.missing:
         st.caption(f":material/block: {md(what)}")
-    show_report(page, report, models, per_test)
+    show_report(page, report, [*models, *seeds], per_test)
 
 
 def chosen_pair(page: str) -> tuple[Any, Any] | None:
@@ -97,6 +101,22 @@ def loaded(pair: tuple[Any, Any]) -> list[cache.Model] | None:
             return None
         models.append(model)
     return models
+
+
+def control_seeds(control: Any) -> list[cache.Model]:
+    """The control's other seeds found beside it (`control_seed_folders`), loaded: the report weighs each change
+    against how far they differ on the same pairs."""
+    good = {info.name for info in cache.scan_checkpoints().good}
+    found = []
+    for folder in control_seed_folders(Path(control.path)):
+        model = lists.model_by_name(folder.name)[0] if folder.name in good else None
+        if model is not None:
+            found.append(model)
+    if found:
+        st.caption(f":material/casino: The control's other seed(s) {md(', '.join(m.name for m in found))} run beside "
+                   "it: a significant loss no larger than the control's seeds differ on the same pairs is shown as "
+                   "within seed spread, not as a regression.")
+    return found
 
 
 def held_out_files(page: str, models: Sequence[cache.Model]) -> list[HeldOutFile]:
@@ -161,7 +181,9 @@ def case_choice(per_test: int) -> str:
 def probe_run(page: str, models: Sequence[cache.Model], per_test: int) -> None:
     """The behavioural suite on both checkpoints: kept in this server once run; a button runs it with progress."""
     run, _ = cached_analyses.probe_results(models, per_test)
-    if run is None and st.button("Run the behavioural suite on both", key=f"{page}_report_probes",
+    if run is None and st.button(f"Run the behavioural suite on {'both' if len(models) == 2 else 'all three'}"
+                                 if len(models) <= 3 else f"Run the behavioural suite on all {len(models)}",
+                                 key=f"{page}_report_probes",
                                  help="builds the suite once (cached on disk), then predicts every case with both "
                                       "checkpoints; kept for this server's life"):
         _, error = probes.run_with_progress(models, per_test)
@@ -171,41 +193,46 @@ def probe_run(page: str, models: Sequence[cache.Model], per_test: int) -> None:
             st.rerun()  # drawn again without the button, the suite's lines in the report
 
 
-def sources(models: Sequence[cache.Model], split: str, per_test: int) -> ReportSources:
+def sources(models: Sequence[cache.Model], seeds: Sequence[cache.Model], split: str, per_test: int) -> ReportSources:
     """What the report reads in the app: recorded predictions, the suite kept in this server (run with `per_test`
-    cases a test), named evaluations."""
-    by_name = {m.name: m for m in models}
+    cases a test, on both checkpoints and the control's other `seeds`), named evaluations."""
+    everyone = [*models, *seeds]
+    by_name = {m.name: m for m in everyone}
 
     def select(name: str) -> dict | None:
         found, error = cache.checkpoint_predictions(by_name[name].path, split)
         return None if error else outcomes(found)
 
     def suite() -> tuple[dict, str, str] | None:
-        run, _ = cached_analyses.probe_results(models, per_test)
-        return None if run is None else (run.record(), models[0].name, models[1].name)
+        run, _ = cached_analyses.probe_results(everyone, per_test)
+        return None if run is None else (run.record(), [m.name for m in everyone])
 
     def file(held: HeldOutFile) -> FileOutcomes | None:
         read, _ = cached_challenge.read_challenge(held.files)
         if read is None:
             return None
-        found = [cached_challenge.challenge_predictions(m, read)[0] for m in models]
-        if not all(found):
+        found = [cached_challenge.challenge_predictions(m, read)[0] for m in everyone]
+        if not all(found[:2]):
             return None
-        return FileOutcomes(outcomes(found[0]), outcomes(found[1]), read.groups(held.group) if held.group else None)
+        seeded = tuple(outcomes(f) for f in found[2:]) if all(found[2:]) else ()
+        return FileOutcomes(outcomes(found[0]), outcomes(found[1]), read.groups(held.group) if held.group else None,
+                            control_seeds=seeded)
 
-    return ReportSources(select, suite, file)
+    return ReportSources(select, suite, file, tuple(m.name for m in seeds))
 
 
-def cached_report(pair: tuple[Any, Any], models: Sequence[cache.Model], files: Sequence[HeldOutFile],
-                  per_test: int) -> AugmentReport:
+def cached_report(pair: tuple[Any, Any], models: Sequence[cache.Model], seeds: Sequence[cache.Model],
+                  files: Sequence[HeldOutFile], per_test: int) -> AugmentReport:
     """The report, built once per state of the two folders (their named evaluations too), the files, the cases a
     test and whether the suite has run."""
     split = pair[1].select_split or pair[0].select_split
-    ran = cached_analyses.probe_results(models, per_test)[0] is not None
-    key = (tuple((m.path, folder_stamp_in_run(m.path), file_stamp(evaluations_root(m.path))) for m in models), split,
-           per_test, ran, tuple((held.files, tuple(file_stamp(f) for f in held.files), held.group) for held in files))
+    everyone = [*models, *seeds]
+    ran = cached_analyses.probe_results(everyone, per_test)[0] is not None
+    key = (tuple((m.path, folder_stamp_in_run(m.path), file_stamp(evaluations_root(m.path))) for m in everyone),
+           split, per_test, ran,
+           tuple((held.files, tuple(file_stamp(f) for f in held.files), held.group) for held in files))
     return cache.memo("augment report", key, lambda: build_report(
-        models[0].name, models[1].name, sources(models, split, per_test), files, select_split=split,
+        models[0].name, models[1].name, sources(models, seeds, split, per_test), files, select_split=split,
         probe_generators=INDEPENDENT_ONLY))
 
 
@@ -220,7 +247,13 @@ def line_id(table: str, row: ReportRow) -> str:
     return row.name if row.name == table else f"{table} · {row.name}"
 
 
-FORMATS = {"before (%)": "{:.1f}", "after (%)": "{:.1f}", "change (points)": "{:+.2f}", "p (Holm)": "{:.2g}"}
+READABLE_COLUMNS = {"verdict": st.column_config.TextColumn(width="medium"),
+                    "table": st.column_config.TextColumn(width="small"),
+                    "line": st.column_config.TextColumn(width="medium")}
+"""The verdict ("worse, within seed spread") and the line's name read whole, the table's name cut (a tooltip shows
+it): the numbers up to the control seeds' spread fit the page's width."""
+FORMATS = {"before (%)": "{:.1f}", "after (%)": "{:.1f}", "change (points)": "{:+.2f}", "p (Holm)": "{:.2g}",
+           "control seeds' spread (points)": "{:.1f}"}
 """How the table's numbers are written (the script's precision)."""
 
 
@@ -228,7 +261,8 @@ def report_frame(shown: Sequence[tuple[str, ReportRow]]) -> pd.DataFrame:
     """One line per row: its verdict in words, where it comes from, the accuracies and the test."""
     def verdict(row: ReportRow) -> str:
         if row.regression or row.worse:
-            return REGRESSION if row.regression else "worse"
+            within = row.p_holm < SIGNIFICANT and row.within_seed_noise
+            return REGRESSION if row.regression else WITHIN_SEEDS if within else "worse"
         if row.comparison.right_after > row.comparison.right_before:
             return "significant gain" if row.p_holm < SIGNIFICANT else "better"
         return "same"
@@ -236,12 +270,15 @@ def report_frame(shown: Sequence[tuple[str, ReportRow]]) -> pd.DataFrame:
     return pd.DataFrame([{
         "verdict": verdict(row), "table": table, "line": row.name, "pairs": row.comparison.pairs,
         "before (%)": 100 * row.comparison.before, "after (%)": 100 * row.comparison.after,
-        "change (points)": 100 * row.comparison.change, "only before right": row.comparison.only_before_right,
-        "only after right": row.comparison.only_after_right, "p (Holm)": row.p_holm} for table, row in shown])
+        "change (points)": 100 * row.comparison.change, "p (Holm)": row.p_holm,
+        "control seeds' spread (points)": None if row.seed_gap is None else 100 * row.seed_gap,
+        "only before right": row.comparison.only_before_right, "only after right": row.comparison.only_after_right}
+        for table, row in shown])
 
 
 def show_report(page: str, report: AugmentReport, models: Sequence[cache.Model], per_test: int) -> None:
-    """The verdict, the table (regressions in red, first) and the pairs behind the clicked line."""
+    """The verdict, the table (regressions in red, first) and the pairs behind the clicked line (`models`: the
+    control, the changed checkpoint, then the control's other seeds the suite ran on)."""
     shown = lines(report)
     if not shown:
         st.info("Nothing to compare yet: run the suite or evaluate a challenge file above.")
@@ -249,7 +286,8 @@ def show_report(page: str, report: AugmentReport, models: Sequence[cache.Model],
     found = report.regressions()
     if found:
         st.error(f"**{len(found)} significant regression(s)** of {md(report.after)} against {md(report.before)} "
-                 f"(worse, Holm-adjusted p < 0.05): " + "; ".join(md(line_id(*item)) for item in found))
+                 f"(worse, Holm-adjusted p < 0.05, by more than the control's seeds differ where it has other "
+                 "seeds): " + "; ".join(md(line_id(*item)) for item in found))
     else:
         st.success(f"No significant regression of {md(report.after)} against {md(report.before)} in "
                    f"{len(shown)} lines.")
@@ -258,7 +296,7 @@ def show_report(page: str, report: AugmentReport, models: Sequence[cache.Model],
         lambda line: [REGRESSION_STYLE if line["verdict"] == REGRESSION else ""] * len(line), axis=1)
     table_key = f"{page}_report_table"
     event = st.dataframe(styled, key=table_key, on_select="rerun", selection_mode=line_grid.LINE_CLICKS,
-                         hide_index=True, width="stretch")
+                         hide_index=True, width="stretch", column_config=READABLE_COLUMNS)
     st.caption(f"*before*: {md(report.before)} · *after*: {md(report.after)} · accuracy on the line's pairs (a "
                "suite line: its cases passed). :material/touch_app: Click a line to list its pairs; a pair opens in "
                "the Pair explorer with both checkpoints, and the browser's Back returns here.")
