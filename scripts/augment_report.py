@@ -23,9 +23,13 @@ For each (baseline, augmented) pair of checkpoints of one model and protocol:
   challenge file of your own, by its categories when it has tags, heuristic, subcase or file values).
 Judge a fix against its compute-matched control (`--pair checkpoints/esan-snli-small-matched
 checkpoints/esan-snli-small-augmented`: the same steps on the original pairs), never against a shorter
-baseline alone. Every table lists its significant regressions first (after worse than before, Holm-adjusted
-p < 0.05, marked **regression**), then the other rows getting worse, then the rest; each held-out set's
-categories are tested too (McNemar per category, Holm over the categories of the set).
+baseline alone. The control's other seeds beside it (`<control>-seed2` …, or for a seed-2 control the name without
+the suffix) are probed and evaluated with it, and each line gives their spread (the range of their accuracies on its
+pairs, in points); a significant loss no larger than it is marked within the control's seed spread and is no
+regression (`nlivis.workflows.augment_report.control_seed_folders`, `seed_gap`). Every table lists its
+significant regressions first (after worse than before, Holm-adjusted p < 0.05, beyond the seed spread, marked
+**regression**), then the other rows getting worse, then the rest; each held-out set's categories are tested too
+(McNemar per category, Holm over the categories of the set).
 Every command it runs is printed to stderr and listed in the output; it changes nothing but the checkpoints'
 ignored `evaluations/` folders. The report itself is `nlivis.workflows.augment_report.build_report`'s, which the
 Train page's *Before and after* tab builds too (from the app's caches instead of these commands).
