@@ -2,13 +2,14 @@
 compared only on the dataset our protocol trains on."""
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from nlivis.analysis.ablations import (OURS, OURS_ON, VariantRecord, compare_variants, paper_ablations, seed_noise,
-                                      short_names)
+from nlivis.analysis.ablations import (OURS, OURS_ON, VariantRecord, compare_variants, full_model_seeds,
+                                      paper_ablations, seed_noise, short_names)
 from nlivis.analysis.paper_tables import OUR_SPLITS, STAND_INS, our_split
 from nlivis.analysis.paper_tables import paper_dataset
 from nlivis.store.predictions import Prediction
@@ -151,3 +152,15 @@ def test_tag_differences_are_significant_only_after_holm_over_the_whole_table():
     assert table["Holm p"].tolist() == pytest.approx([min(1.0, 13 * p)] * 13)
     assert table["BH q"].tolist() == pytest.approx([p] * 13)  # equal p-values: BH leaves them
     assert not table["significant"].any()
+
+
+def test_a_compute_matched_control_or_an_augmented_run_is_no_second_seed_of_the_full_model():
+    """Only runs of the full config trained as the first one was are its seeds: the seed-2 compute-matched control
+    (more steps) and an augmented run sort before `-seed2` and were once taken for it."""
+    def run(name, seed, steps, kinds=()):
+        return replace(record(name, "gcnn", seed), training_run=(steps, kinds))
+
+    members = [run("gcnn-snli-small", 1, 924), run("gcnn-snli-small-augmented-seed2", 2, 830, ("synonym",)),
+               run("gcnn-snli-small-matched-seed2", 2, 830), run("gcnn-snli-small-seed2", 2, 924),
+               record("gcnn-no_forget_gate-snli-small", "gcnn-no_forget_gate", 1)]
+    assert [r.name for r in full_model_seeds(members)] == ["gcnn-snli-small", "gcnn-snli-small-seed2"]

@@ -11,7 +11,7 @@ import json
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Collection, Mapping, Sequence
+from typing import Any, Collection, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -52,6 +52,10 @@ class VariantRecord:
     """The checkpoint's label order (its predictions' probabilities follow it)."""
     prediction_splits: tuple[str, ...] = ()
     """Split keys with a predictions_<split>.jsonl in the folder."""
+    training_run: tuple[Any, ...] = ()
+    """What the run's training was besides its seed (config.json's optimizer steps and augmentation kinds): runs of
+    one model are seeds of each other only when it is the same, so a compute-matched control or an augmented run is
+    no second seed of the full model."""
 
     @property
     def name(self) -> str:
@@ -104,6 +108,7 @@ def read_variant(folder: str | Path) -> VariantRecord:
         pairs_per_s=_median_throughput(folder / "metrics.jsonl"), device=str(config.get("device", "")),
         labels=tuple(str(label) for label in config.get("labels") or ()),
         prediction_splits=tuple(find_prediction_files(folder)),
+        training_run=(config.get("steps"), tuple((config.get("augmentation") or {}).get("kinds") or ())),
     )
 
 
@@ -142,10 +147,12 @@ def family_members(records: Sequence[VariantRecord], model: str, protocol: str) 
 
 def full_model_seeds(members: Sequence[VariantRecord]) -> list[VariantRecord]:
     """The full model's checkpoints, one per seed (the first found of each), e.g. `gcnn-snli-small` and
-    `gcnn-snli-small-seed2`."""
+    `gcnn-snli-small-seed2`: runs of the full config trained as the first one found was (`training_run`), so that
+    `gcnn-snli-small-matched-seed2` (more steps) or an augmented run is not taken for the full model's second seed."""
+    full = [record for record in members if record.is_full_model]
     by_seed: dict[int | None, VariantRecord] = {}
-    for record in members:
-        if record.is_full_model:
+    for record in full:
+        if record.training_run == full[0].training_run:
             by_seed.setdefault(record.seed, record)
     return list(by_seed.values())
 
