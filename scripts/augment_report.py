@@ -24,9 +24,10 @@ For each (baseline, augmented) pair of checkpoints of one model and protocol:
 Judge a fix against its compute-matched control (`--pair checkpoints/esan-snli-small-matched
 checkpoints/esan-snli-small-augmented`: the same steps on the original pairs), never against a shorter
 baseline alone. The control's other seeds beside it (`<control>-seed2` …, or for a seed-2 control the name without
-the suffix) are probed and evaluated with it, and each line gives their spread (the range of their accuracies on its
-pairs, in points); a significant loss no larger than it is marked within the control's seed spread and is no
-regression (`nlivis.workflows.augment_report.control_seed_folders`, `seed_gap`). Every table lists its
+the suffix) are probed and evaluated with it, and each line gives their range on its pairs (worst–best); a
+significant loss that leaves the augmented run no worse than the worst control seed is marked within the control's
+seed spread and is no regression (`nlivis.workflows.augment_report.control_seed_folders`, `seed_accuracies`). Every
+table lists its
 significant regressions first (after worse than before, Holm-adjusted p < 0.05, beyond the seed spread, marked
 **regression**), then the other rows getting worse, then the rest; each held-out set's categories are tested too
 (McNemar per category, Holm over the categories of the set).
@@ -90,16 +91,20 @@ def select_split(base: Path) -> str:
 
 
 def flag(row: ReportRow) -> str:
-    """**regression**, or, for a significant loss no larger than the control's seeds differ, that it is none."""
+    """**regression**, or, for a significant loss that leaves the run within its control's seeds, that it is none."""
     if row.regression:
         return " **regression**"
     within = row.worse and row.p_holm < SIGNIFICANT and row.within_seed_noise
     return " (significant, within the control's seed spread)" if within else ""
 
 
-def spread(row: ReportRow) -> str:
-    """The control seeds' spread on a line, in points of accuracy (— without another seed)."""
-    return "—" if row.seed_gap is None else f"{100 * row.seed_gap:.1f}"
+def spread(row: ReportRow, failures: bool = False) -> str:
+    """The control seeds' range on a line, worst–best, as accuracy % or (`failures`) failure % (— without another
+    seed)."""
+    if not row.seeds:
+        return "—"
+    worst, best = min(row.seeds), max(row.seeds)
+    return f"{pct(1 - worst)}–{pct(1 - best)}" if failures else f"{pct(worst)}–{pct(best)}"
 
 
 def run_json(command: list[str]) -> dict:
@@ -204,17 +209,18 @@ def probe_lines(report: AugmentReport, base: Path, augmented: Path) -> list[str]
     rows = report.probes
     lines = ["", f"Probe suite, {augmented.name} against {base.name}: failure rate % per generator and "
                  "capability (cases of its tests pooled), McNemar on the cases only one of them fails, Holm over "
-                 f"the {len(rows)} rows; control seeds' spread: the range of the control's seeds' failure rates on "
-                 "the same cases, in points (a significant loss no larger is no regression). Engine tests are "
+                 f"the {len(rows)} rows; control seeds: the failure rates of the control's seeds on the same cases, "
+                 "worst–best (a significant loss that leaves the augmented run within them is no regression). "
+                 "Engine tests are "
                  "built by the same edit engine and lexicons as the augmentation, so they test a model on its own "
                  "generator: only independent tests and held-out files speak for a fix.", "",
              "| generator | capability | tests | cases | before | after | only before fails | only after fails "
-             "| p (Holm) | control seeds' spread |", "|---|---|---|---|---|---|---|---|---|---|"]
+             "| p (Holm) | control seeds |", "|---|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
         c = row.comparison
         lines.append(f"| {row.generator} | {row.name}{flag(row)} | {row.tests} | {c.pairs} | "
                      f"{pct(1 - c.before)} | {pct(1 - c.after)} | {c.only_after_right} | {c.only_before_right} | "
-                     f"{p_text(row.p_holm)} | {spread(row)} |")
+                     f"{p_text(row.p_holm)} | {spread(row, failures=True)} |")
     for generator in ("independent", "engine"):
         part = [r.comparison for r in rows if r.generator == generator]
         total = sum(c.pairs for c in part)
@@ -235,7 +241,7 @@ def held_out_lines(report: AugmentReport, base: Path, augmented: Path) -> list[s
     lines = ["", f"Held-out public sets, {augmented.name} against {base.name}: accuracy % [95% Wilson], "
                  f"McNemar on the same pairs (Holm over the {len(report.files)} sets):", "",
              "| set | pairs | shared with the training split (pairs / premises / hypotheses) | before | after | "
-             "only before right | only after right | p (Holm) | control seeds' spread |",
+             "only before right | only after right | p (Holm) | control seeds (accuracy, worst–best) |",
              "|---|---|---|---|---|---|---|---|---|"]
     for found in report.files:
         row, c, overlap = found.row, found.row.comparison, found.training_overlap
@@ -249,7 +255,7 @@ def held_out_lines(report: AugmentReport, base: Path, augmented: Path) -> list[s
         lines += ["", f"{found.file.name} by category, {augmented.name} against {base.name} (accuracy %; a pair "
                       "counts in each of its categories; McNemar per category, Holm over the categories):", "",
                   "| category | pairs | before | after | only before right | only after right | p (Holm) | "
-                  "control seeds' spread |", "|---|---|---|---|---|---|---|---|"]
+                  "control seeds (accuracy, worst–best) |", "|---|---|---|---|---|---|---|---|"]
         lines += [f"| {row.name}{flag(row)} | {row.comparison.pairs:,} | {pct(row.comparison.before)} | "
                   f"{pct(row.comparison.after)} | {row.comparison.only_before_right} | "
                   f"{row.comparison.only_after_right} | {p_text(row.p_holm)} | {spread(row)} |"

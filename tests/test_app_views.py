@@ -224,7 +224,7 @@ def test_train_round_trips_config_and_dataset(monkeypatch, tmp_path, checkpoints
     table = app.dataframe(key="train_report_table").value
     assert list(table["line"]) == ["snli_dev"] and table["pairs"].iloc[0] == 12
     assert "The control's other seed(s) gcnn-snli-small-seed2" in texts(app, "caption"), "its seed 2, found beside it"
-    assert table["control seeds' spread (points)"].notna().all(), "each line weighed against the control's seeds"
+    assert table["control seeds, worst–best (%)"].notna().all(), "each line weighed against the control's seeds"
     assert table["verdict"].iloc[0] in ("worse", "better", "same") and "significant regression" in texts(app, "success")
     opened = click_table_row(app, "train_report_table", 0)
     assert opened.query_params["report_line"] == "snli_dev"

@@ -3,8 +3,9 @@ judged against its compute-matched control on the same pairs — the select spli
 behavioural suite's capabilities and every challenge file, overall and by category — with McNemar's exact test on
 the pairs only one of them gets right, Holm over the rows of a table, and the significant regressions first. When
 the control has other seeds (`-seed2` … folders beside it: the same command, another seed), each row also carries
-their spread on its pairs, and a significant change no larger than it is not a regression: at every template case
-two seeds of one command differ significantly on several capabilities (README, "Seeds of the control").
+their accuracies on its pairs, and a significant loss that leaves the changed checkpoint no worse than the worst of
+them is not a regression: at every template case two seeds of one command differ significantly on several
+capabilities (README, "Seeds of the control").
 
 `scripts/augment_report.py` and the Train page's report view both build it with `build_report`; what each reads
 through is injected (`ReportSources`): the script runs `python -m nlivis probe` and `evaluate` commands, the app
@@ -20,13 +21,13 @@ from typing import Any, Callable, Mapping, Sequence
 
 from nlivis.analysis.probes import INDEPENDENT, capability_comparisons
 from nlivis.analysis.significance import (discordant_counts, holm_adjusted, mcnemar_exact, wilson_interval,
-                                          within_seed_noise)
+                                          within_seed_range)
 from nlivis.store.checkpoints import CheckpointError, read_json
 from nlivis.store.predictions import Prediction
 
 SIGNIFICANT = 0.05
-"""A row is a significant regression when it got worse, its Holm-adjusted p is below this, and the change is larger
-than the control's seeds differ on its pairs (when the control has other seeds)."""
+"""A row is a significant regression when it got worse, its Holm-adjusted p is below this, and (when the control has
+other seeds) the changed checkpoint is worse than every seed of the control on its pairs."""
 SELECT_SPLIT = "snli_dev"
 """The split the script compares from recorded predictions (`predictions_snli_dev.jsonl.gz`)."""
 
@@ -87,17 +88,16 @@ def paired(before: Outcomes, after: Outcomes, ids: Sequence[str] | None = None) 
                       mcnemar_exact(only_before, only_after))
 
 
-def seed_gap(before: Outcomes, after: Outcomes, seeds: Sequence[Outcomes], ids: Sequence[str] | None = None
-             ) -> float | None:
-    """The range of the accuracies of the control and its other seeds (`seeds`) on the labelled pairs all of them
-    and the changed checkpoint hold (among `ids` when given); None without another seed or a shared pair."""
+def seed_accuracies(before: Outcomes, after: Outcomes, seeds: Sequence[Outcomes], ids: Sequence[str] | None = None
+                    ) -> tuple[float, ...]:
+    """The accuracies of the control and of its other seeds (`seeds`) on the labelled pairs all of them and the
+    changed checkpoint hold (among `ids` when given); () without another seed or a shared pair."""
     candidates = before if ids is None else ids
     shared = [i for i in candidates if i in before and i in after and before[i][0] is not None
               and all(i in seed for seed in seeds)]
     if not seeds or not shared:
-        return None
-    accuracies = [sum(found[i][0] == found[i][1] for i in shared) / len(shared) for found in (before, *seeds)]
-    return max(accuracies) - min(accuracies)
+        return ()
+    return tuple(sum(found[i][0] == found[i][1] for i in shared) / len(shared) for found in (before, *seeds))
 
 
 @dataclass(frozen=True)
@@ -115,8 +115,8 @@ class ReportRow:
     answers: tuple[Mapping[str, int], Mapping[str, int]] | None = None
     """Behavioural-suite lines: what the control and the changed checkpoint answered on the cases each failed,
     "expected → said" → cases (`analysis.probes.failure_answers`)."""
-    seed_gap: float | None = None
-    """The range of the accuracies of the control's seeds on this line's pairs (`seed_gap`), None when the
+    seeds: tuple[float, ...] = ()
+    """The accuracies of the control and its other seeds on this line's pairs (`seed_accuracies`), () when the
     control has no other seed."""
 
     @property
@@ -125,9 +125,15 @@ class ReportRow:
         return self.comparison.right_after < self.comparison.right_before
 
     @property
+    def seed_gap(self) -> float | None:
+        """The range of the control seeds' accuracies on this line's pairs (None without another seed)."""
+        return max(self.seeds) - min(self.seeds) if self.seeds else None
+
+    @property
     def within_seed_noise(self) -> bool:
-        """The change is no larger than the control's seeds differ on the same pairs (False without seeds)."""
-        return self.seed_gap is not None and within_seed_noise(self.comparison.change, self.seed_gap)
+        """The changed checkpoint is no worse than the worst of the control's seeds on the same pairs (False
+        without seeds)."""
+        return bool(self.seeds) and within_seed_range(self.comparison.after, self.seeds)
 
 
 def answers_text(answers: Mapping[str, int]) -> str:
@@ -147,7 +153,7 @@ def regressions_first(rows: Sequence[ReportRow]) -> list[ReportRow]:
 
 def holm_flagged(rows: Sequence[ReportRow]) -> list[ReportRow]:
     """The rows of one table, in their order, with Holm's adjustment over their McNemar p, each flagged a
-    regression when it got worse with adjusted p < `SIGNIFICANT` by more than the control's seeds differ."""
+    regression when it got worse with adjusted p < `SIGNIFICANT` and is worse than every seed of the control."""
     adjusted = holm_adjusted([row.comparison.p for row in rows])
     return [replace(row, p_holm=p, regression=row.worse and p < SIGNIFICANT and not row.within_seed_noise)
             for row, p in zip(rows, adjusted)]
@@ -162,13 +168,13 @@ def category_rows(groups: Mapping[str, Sequence[str]], before: Outcomes, after: 
                   seeds: Sequence[Outcomes] = ()) -> list[ReportRow]:
     """One row per category of a file (pair id → its categories; a pair counts in each), most pairs first,
     McNemar on the category's pairs, Holm over the categories; the control's other `seeds` give each its
-    `seed_gap`."""
+    `seed_accuracies`."""
     members: dict[str, list[str]] = {}
     for pair_id, values in groups.items():
         for value in values or ():
             members.setdefault(value, []).append(pair_id)
     ordered = sorted(members.items(), key=lambda item: -len(item[1]))
-    return judged([ReportRow(value, paired(before, after, ids), seed_gap=seed_gap(before, after, seeds, ids))
+    return judged([ReportRow(value, paired(before, after, ids), seeds=seed_accuracies(before, after, seeds, ids))
                    for value, ids in ordered])
 
 
@@ -176,7 +182,7 @@ def probe_rows(record: Mapping[str, Any], before: str, after: str,
                generators: Sequence[str] | None = None, seeds: Sequence[str] = ()) -> list[ReportRow]:
     """The behavioural suite's capabilities (`capability_comparisons` of a `probe --json` record: the cases of a
     capability's tests pooled), as accuracy on the cases (1 − failure rate); only `generators` when given
-    (Holm over the rows kept); `seeds`, the control's other seeds in the record, give each its `seed_gap`."""
+    (Holm over the rows kept); `seeds`, the control's other seeds in the record, give each its seeds' accuracies."""
     seed_rates: dict[tuple[str, str], list[float]] = {}
     for seed in seeds:
         for found in capability_comparisons(dict(record), before, seed):
@@ -191,7 +197,7 @@ def probe_rows(record: Mapping[str, Any], before: str, after: str,
         answers = (dict(found["answers_a"].most_common()), dict(found["answers_b"].most_common()))
         rates = seed_rates.get((found["generator"], found["capability"]))
         rows.append(ReportRow(found["capability"], comparison, generator=found["generator"], tests=found["tests"],
-                              answers=answers, seed_gap=max(rates) - min(rates) if rates else None))
+                              answers=answers, seeds=tuple(1 - rate for rate in rates) if rates else ()))
     return judged(rows)
 
 
@@ -332,7 +338,7 @@ class AugmentReport:
         """Every number as JSON-ready data (the script's `--json`)."""
         def row(found: ReportRow) -> dict[str, Any]:
             compared = found.comparison
-            return {**asdict(found), "before": compared.before, "after": compared.after,
+            return {**asdict(found), "seed_gap": found.seed_gap, "before": compared.before, "after": compared.after,
                     "interval_before": compared.interval_before, "interval_after": compared.interval_after}
 
         return {"before": self.before, "after": self.after, self.select_split: row(self.select) if self.select else None,
@@ -355,7 +361,7 @@ def build_report(before: str, after: str, sources: ReportSources, files: Sequenc
         missing.append(f"{select_split}: not recorded by both checkpoints")
     else:
         seeds = [found for found in map(sources.select, sources.control_seeds) if found is not None]
-        select = judged([ReportRow(select_split, paired(*outcome), seed_gap=seed_gap(*outcome, seeds))])[0]
+        select = judged([ReportRow(select_split, paired(*outcome), seeds=seed_accuracies(*outcome, seeds))])[0]
     progress("report: the behavioural suite")
     probes = sources.probes()
     if probes is None:
@@ -372,7 +378,7 @@ def build_report(before: str, after: str, sources: ReportSources, files: Sequenc
         seeds = read.control_seeds
         categories = category_rows(read.groups, read.before, read.after, seeds) if read.groups is not None else []
         line = ReportRow(held_out.name, paired(read.before, read.after),
-                         seed_gap=seed_gap(read.before, read.after, seeds))
+                         seeds=seed_accuracies(read.before, read.after, seeds))
         reports.append(FileReport(held_out, line, categories, read.training_overlap, read.truncated))
     flagged = holm_flagged([found.row for found in reports])
     reports = [replace(found, row=row) for found, row in zip(reports, flagged)]

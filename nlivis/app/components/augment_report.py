@@ -30,7 +30,8 @@ from nlivis.workflows.augment_report import (INDEPENDENT_ONLY, AugmentReport, Fi
 
 REGRESSION = "regression"
 WITHIN_SEEDS = "worse, within seed spread"
-"""The verdict of a significant loss no larger than the control's seeds differ on the same lines' pairs."""
+"""The verdict of a significant loss that leaves the changed checkpoint no worse than the worst of the control's seeds
+on the line's pairs."""
 """The word that marks a significant regression (the red is not the only sign)."""
 REGRESSION_STYLE = "background-color: #fde2e1; color: #9b1c1c"
 SUITE = "behavioural suite"
@@ -114,8 +115,8 @@ def control_seeds(control: Any) -> list[cache.Model]:
             found.append(model)
     if found:
         st.caption(f":material/casino: The control's other seed(s) {md(', '.join(m.name for m in found))} run beside "
-                   "it: a significant loss no larger than the control's seeds differ on the same pairs is shown as "
-                   "within seed spread, not as a regression.")
+                   "it: a significant loss that leaves the judged checkpoint no worse than the worst of the control's "
+                   "seeds on the same pairs is shown as within seed spread, not as a regression.")
     return found
 
 
@@ -251,9 +252,8 @@ READABLE_COLUMNS = {"verdict": st.column_config.TextColumn(width="medium"),
                     "table": st.column_config.TextColumn(width="small"),
                     "line": st.column_config.TextColumn(width="medium")}
 """The verdict ("worse, within seed spread") and the line's name read whole, the table's name cut (a tooltip shows
-it): the numbers up to the control seeds' spread fit the page's width."""
-FORMATS = {"before (%)": "{:.1f}", "after (%)": "{:.1f}", "change (points)": "{:+.2f}", "p (Holm)": "{:.2g}",
-           "control seeds' spread (points)": "{:.1f}"}
+it): the numbers up to the control seeds' range fit the page's width."""
+FORMATS = {"before (%)": "{:.1f}", "after (%)": "{:.1f}", "change (points)": "{:+.2f}", "p (Holm)": "{:.2g}"}
 """How the table's numbers are written (the script's precision)."""
 
 
@@ -271,7 +271,8 @@ def report_frame(shown: Sequence[tuple[str, ReportRow]]) -> pd.DataFrame:
         "verdict": verdict(row), "table": table, "line": row.name, "pairs": row.comparison.pairs,
         "before (%)": 100 * row.comparison.before, "after (%)": 100 * row.comparison.after,
         "change (points)": 100 * row.comparison.change, "p (Holm)": row.p_holm,
-        "control seeds' spread (points)": None if row.seed_gap is None else 100 * row.seed_gap,
+        "control seeds, worst–best (%)": (f"{100 * min(row.seeds):.1f}–{100 * max(row.seeds):.1f}" if row.seeds
+                                          else None),
         "only before right": row.comparison.only_before_right, "only after right": row.comparison.only_after_right}
         for table, row in shown])
 
@@ -286,7 +287,7 @@ def show_report(page: str, report: AugmentReport, models: Sequence[cache.Model],
     found = report.regressions()
     if found:
         st.error(f"**{len(found)} significant regression(s)** of {md(report.after)} against {md(report.before)} "
-                 f"(worse, Holm-adjusted p < 0.05, by more than the control's seeds differ where it has other "
+                 f"(worse, Holm-adjusted p < 0.05, and worse than every seed of the control where it has other "
                  "seeds): " + "; ".join(md(line_id(*item)) for item in found))
     else:
         st.success(f"No significant regression of {md(report.after)} against {md(report.before)} in "
