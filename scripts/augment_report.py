@@ -24,7 +24,7 @@ For each (baseline, augmented) pair of checkpoints of one model and protocol:
 Judge a fix against its compute-matched control (`--pair checkpoints/esan-snli-small-matched
 checkpoints/esan-snli-small-augmented`: the same steps on the original pairs), never against a shorter
 baseline alone. The control's other seeds beside it (`<control>-seed2` …, or for a seed-2 control the name without
-the suffix) are probed and evaluated with it, and each line gives their range on its pairs (worst–best); a
+the suffix) are probed and evaluated with it, and each line gives their range on its pairs (lowest–highest); a
 significant loss that leaves the augmented run no worse than the worst control seed is marked within the control's
 seed spread and is no regression (`nlivis.workflows.augment_report.control_seed_folders`, `seed_accuracies`). Every
 table lists its
@@ -99,12 +99,12 @@ def flag(row: ReportRow) -> str:
 
 
 def spread(row: ReportRow, failures: bool = False) -> str:
-    """The control seeds' range on a line, worst–best, as accuracy % or (`failures`) failure % (— without another
-    seed)."""
+    """The control seeds' range on a line, lowest–highest, as accuracy % or (`failures`) failure % (— without
+    another seed)."""
     if not row.seeds:
         return "—"
-    worst, best = min(row.seeds), max(row.seeds)
-    return f"{pct(1 - worst)}–{pct(1 - best)}" if failures else f"{pct(worst)}–{pct(best)}"
+    low, high = (1 - max(row.seeds), 1 - min(row.seeds)) if failures else (min(row.seeds), max(row.seeds))
+    return f"{pct(low)}–{pct(high)}"
 
 
 def run_json(command: list[str]) -> dict:
@@ -210,7 +210,7 @@ def probe_lines(report: AugmentReport, base: Path, augmented: Path) -> list[str]
     lines = ["", f"Probe suite, {augmented.name} against {base.name}: failure rate % per generator and "
                  "capability (cases of its tests pooled), McNemar on the cases only one of them fails, Holm over "
                  f"the {len(rows)} rows; control seeds: the failure rates of the control's seeds on the same cases, "
-                 "worst–best (a significant loss that leaves the augmented run within them is no regression). "
+                 "lowest–highest (a significant loss that leaves the augmented run within them is no regression). "
                  "Engine tests are "
                  "built by the same edit engine and lexicons as the augmentation, so they test a model on its own "
                  "generator: only independent tests and held-out files speak for a fix.", "",
@@ -241,7 +241,7 @@ def held_out_lines(report: AugmentReport, base: Path, augmented: Path) -> list[s
     lines = ["", f"Held-out public sets, {augmented.name} against {base.name}: accuracy % [95% Wilson], "
                  f"McNemar on the same pairs (Holm over the {len(report.files)} sets):", "",
              "| set | pairs | shared with the training split (pairs / premises / hypotheses) | before | after | "
-             "only before right | only after right | p (Holm) | control seeds (accuracy, worst–best) |",
+             "only before right | only after right | p (Holm) | control seeds (accuracy, lowest–highest) |",
              "|---|---|---|---|---|---|---|---|---|"]
     for found in report.files:
         row, c, overlap = found.row, found.row.comparison, found.training_overlap
@@ -255,7 +255,7 @@ def held_out_lines(report: AugmentReport, base: Path, augmented: Path) -> list[s
         lines += ["", f"{found.file.name} by category, {augmented.name} against {base.name} (accuracy %; a pair "
                       "counts in each of its categories; McNemar per category, Holm over the categories):", "",
                   "| category | pairs | before | after | only before right | only after right | p (Holm) | "
-                  "control seeds (accuracy, worst–best) |", "|---|---|---|---|---|---|---|---|"]
+                  "control seeds (accuracy, lowest–highest) |", "|---|---|---|---|---|---|---|---|"]
         lines += [f"| {row.name}{flag(row)} | {row.comparison.pairs:,} | {pct(row.comparison.before)} | "
                   f"{pct(row.comparison.after)} | {row.comparison.only_before_right} | "
                   f"{row.comparison.only_after_right} | {p_text(row.p_holm)} | {spread(row)} |"
