@@ -26,11 +26,10 @@ checkpoints/esan-snli-small-augmented`: the same steps on the original pairs), n
 baseline alone. The control's other seeds beside it (`<control>-seed2` …, or for a seed-2 control the name without
 the suffix) are probed and evaluated with it, and each line gives their range on its pairs (lowest–highest); a
 significant loss that leaves the augmented run no worse than the worst control seed is marked within the control's
-seed spread and is no regression (`nlivis.workflows.augment_report.control_seed_folders`, `seed_accuracies`). Every
-table lists its
-significant regressions first (after worse than before, Holm-adjusted p < 0.05, beyond the seed spread, marked
-**regression**), then the other rows getting worse, then the rest; each held-out set's categories are tested too
-(McNemar per category, Holm over the categories of the set).
+seed spread and is no regression (`nlivis.workflows.augment_report.control_seed_folders`, `seed_accuracies`).
+Every table lists its significant regressions first (after worse than before, Holm-adjusted p < 0.05, beyond the
+seed spread, marked **regression**), then the other rows getting worse, then the rest; each held-out set's
+categories are tested too (McNemar per category, Holm over the categories of the set).
 Every command it runs is printed to stderr and listed in the output; it changes nothing but the checkpoints'
 ignored `evaluations/` folders. The report itself is `nlivis.workflows.augment_report.build_report`'s, which the
 Train page's *Before and after* tab builds too (from the app's caches instead of these commands).
@@ -53,7 +52,7 @@ from nlivis.data.challenge import read_challenge_files  # noqa: E402
 from nlivis.data.protocols import SplitRef, read_split  # noqa: E402
 from nlivis.data.taxonomies import find_taxinli_file, join_to_pairs, read_taxinli  # noqa: E402
 from nlivis.store.predictions import find_prediction_files, read_predictions  # noqa: E402
-from nlivis.workflows.augment_report import (SIGNIFICANT, AugmentReport, FileOutcomes, HeldOutFile,  # noqa: E402
+from nlivis.workflows.augment_report import (AugmentReport, FileOutcomes, HeldOutFile,  # noqa: E402
                                              ReportRow, ReportSources, answers_text, build_report,
                                              control_seed_folders, field_values, held_out_file, outcomes, seed_noise)
 
@@ -94,8 +93,7 @@ def flag(row: ReportRow) -> str:
     """**regression**, or, for a significant loss that leaves the run within its control's seeds, that it is none."""
     if row.regression:
         return " **regression**"
-    within = row.worse and row.p_holm < SIGNIFICANT and row.within_seed_noise
-    return " (significant, within the control's seed spread)" if within else ""
+    return " (significant, within the control's seed spread)" if row.loss_within_seeds else ""
 
 
 def spread(row: ReportRow, failures: bool = False) -> str:

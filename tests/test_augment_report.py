@@ -102,7 +102,7 @@ def test_a_significant_loss_within_the_control_seeds_spread_is_no_regression():
                              report.INDEPENDENT_ONLY, ["a2"])
     quantifiers = wide[0]  # "b" fails 12 of 20, "a2" 13: no worse than the worst seed
     assert quantifiers.seeds == pytest.approx((1.0, 0.35)) and quantifiers.seed_gap == pytest.approx(0.65)
-    assert quantifiers.worse and quantifiers.p_holm < report.SIGNIFICANT and quantifiers.within_seed_noise
+    assert quantifiers.worse and quantifiers.p_holm < report.SIGNIFICANT and quantifiers.within_control_seeds
     assert not quantifiers.regression
     beyond = report.probe_rows(probe_record({"Quantifiers": list(range(11)), "Numbers": [], "Negation": []}), "a", "b",
                                report.INDEPENDENT_ONLY, ["a2"])
@@ -110,11 +110,11 @@ def test_a_significant_loss_within_the_control_seeds_spread_is_no_regression():
         "12 failures against seeds failing 0 and 11: worse than both, though the loss (0.6) is near their range"
     narrow = report.probe_rows(probe_record({"Quantifiers": [3], "Numbers": [], "Negation": [1, 2]}), "a", "b",
                                report.INDEPENDENT_ONLY, ["a2"])
-    assert narrow[0].seed_gap == pytest.approx(0.05) and narrow[0].regression and not narrow[0].within_seed_noise
+    assert narrow[0].seed_gap == pytest.approx(0.05) and narrow[0].regression and not narrow[0].within_control_seeds
     assert narrow[1].seed_gap == 0.0  # "a2" fails what "a" fails on Negation
     alone = report.probe_rows(probe_record(), "a", "b", report.INDEPENDENT_ONLY)
     assert alone[0].seeds == () and alone[0].seed_gap is None and alone[0].regression
-    assert not alone[0].within_seed_noise
+    assert not alone[0].within_control_seeds
 
 
 def test_the_seed_accuracies_are_the_control_seeds_on_the_pairs_all_of_them_hold():
@@ -129,7 +129,7 @@ def test_the_seed_accuracies_are_the_control_seeds_on_the_pairs_all_of_them_hold
     sources = report.ReportSources(select=recorded.get, probes=lambda: None, file=lambda held_out: None,
                                    control_seeds=("control-seed2",))
     select = report.build_report("control", "augmented", sources).select
-    assert select.seed_gap == pytest.approx(3 / 9) and select.within_seed_noise and not select.regression
+    assert select.seed_gap == pytest.approx(3 / 9) and select.within_control_seeds and not select.regression
 
 
 def test_a_controls_other_seeds_are_the_finished_seed_n_folders_beside_it(tmp_path):
@@ -328,4 +328,4 @@ def test_a_control_judged_against_its_own_second_seed_differs_only_within_the_se
     rows = report.probe_rows(record, "a", "b", report.INDEPENDENT_ONLY, ["a2"])
     assert rows[0].p_holm < report.SIGNIFICANT and not any(r.regression for r in rows)
     negation = rows[1]  # 17 failures of 20: 3/20 = 0.15 counted from the cases right, 1 − 17/20 = 0.15000000000000002
-    assert negation.name == "Negation" and negation.worse and negation.within_seed_noise
+    assert negation.name == "Negation" and negation.worse and negation.within_control_seeds

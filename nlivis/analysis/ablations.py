@@ -19,8 +19,7 @@ import pandas as pd
 from nlivis.analysis.breakdown import Predictions, accuracy_by_tag, compare_models
 from nlivis.analysis.paper_tables import FAMILY_PAPERS, PAPER_ROWS, PAPERS, ablation_results, our_split, paper_table
 from nlivis.store.predictions import find_prediction_files, predictions_frame
-from nlivis.analysis.significance import (benjamini_hochberg, discordant_counts, holm_adjusted, mcnemar_exact,
-                                          within_seed_noise)
+from nlivis.analysis.significance import benjamini_hochberg, discordant_counts, holm_adjusted, mcnemar_exact
 from nlivis.store.metrics_log import read_metrics_log
 
 SIGNIFICANCE_LEVEL = 0.05
@@ -299,7 +298,7 @@ def compare_variants(reference: Predictions, variants: Mapping[str, Predictions]
                "CI low": result.difference.low, "CI high": result.difference.high,
                "McNemar p": result.mcnemar_p, "Holm p": np.nan, "BH q": np.nan, "significant": False}
         if noise is not None:  # beside `significant`: a significant difference can still be one re-training gives
-            row["within seed noise"] = within_seed_noise(result.difference.estimate, noise.gap)
+            row["within seed noise"] = bool(abs(result.difference.estimate) <= noise.gap)
         row.update({"only variant right": result.only_a_correct, "only reference right": result.only_b_correct})
         rows.append(row)
     table = pd.DataFrame(rows)

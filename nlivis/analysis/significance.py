@@ -78,18 +78,11 @@ def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:
 
 def within_seed_range(accuracy: float, seed_accuracies: Sequence[float]) -> bool:
     """Whether a checkpoint's accuracy is no worse than the worst of one config's seeds on the same pairs: some seed
-    of that config alone does as badly, so a loss that small need not come from what else changed. Unlike
-    `within_seed_noise` it does not depend on which seed is the reference, nor grow more lenient with every seed
-    added. (1e-9 absorbs the rounding of accuracies counted two ways.)"""
+    of that config alone does as badly, so a loss that small need not come from what else changed. Unlike the
+    Ablations page's rule (a difference no larger than the seeds' range, `analysis.ablations.compare_variants`) it
+    does not depend on which seed is the reference, nor grow more lenient with every seed added. (1e-9 absorbs the
+    rounding of accuracies counted two ways.)"""
     return accuracy >= min(seed_accuracies) - 1e-9
-
-
-def within_seed_noise(difference: float, seed_gap: float) -> bool:
-    """Whether a difference between two checkpoints is no larger than the range of one config's seeds on the same
-    pairs (`seed_gap`: largest − smallest accuracy): re-training with another seed alone moves a model that far,
-    so a significant difference of that size need not come from what else changed. (A difference equal to the gap,
-    counted another way round, is within it: 1e-9 absorbs the floating-point rounding of the two ways.)"""
-    return abs(difference) <= seed_gap + 1e-9
 
 
 def discordant_counts(correct_a: Sequence[bool], correct_b: Sequence[bool]) -> tuple[int, int]:

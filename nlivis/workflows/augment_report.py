@@ -130,10 +130,16 @@ class ReportRow:
         return max(self.seeds) - min(self.seeds) if self.seeds else None
 
     @property
-    def within_seed_noise(self) -> bool:
+    def within_control_seeds(self) -> bool:
         """The changed checkpoint is no worse than the worst of the control's seeds on the same pairs (False
         without seeds)."""
         return bool(self.seeds) and within_seed_range(self.comparison.after, self.seeds)
+
+    @property
+    def loss_within_seeds(self) -> bool:
+        """A significant loss (Holm) that the control's seeds account for, so not a regression: what the script
+        and the page mark as within the control's seed spread."""
+        return self.worse and self.p_holm < SIGNIFICANT and self.within_control_seeds
 
 
 def answers_text(answers: Mapping[str, int]) -> str:
@@ -155,7 +161,7 @@ def holm_flagged(rows: Sequence[ReportRow]) -> list[ReportRow]:
     """The rows of one table, in their order, with Holm's adjustment over their McNemar p, each flagged a
     regression when it got worse with adjusted p < `SIGNIFICANT` and is worse than every seed of the control."""
     adjusted = holm_adjusted([row.comparison.p for row in rows])
-    return [replace(row, p_holm=p, regression=row.worse and p < SIGNIFICANT and not row.within_seed_noise)
+    return [replace(row, p_holm=p, regression=row.worse and p < SIGNIFICANT and not row.within_control_seeds)
             for row, p in zip(rows, adjusted)]
 
 

@@ -29,10 +29,10 @@ from nlivis.workflows.augment_report import (INDEPENDENT_ONLY, AugmentReport, Fi
                                              recorded_control)
 
 REGRESSION = "regression"
+"""The word that marks a significant regression (the red is not the only sign)."""
 WITHIN_SEEDS = "worse, within seed spread"
 """The verdict of a significant loss that leaves the changed checkpoint no worse than the worst of the control's seeds
 on the line's pairs."""
-"""The word that marks a significant regression (the red is not the only sign)."""
 REGRESSION_STYLE = "background-color: #fde2e1; color: #9b1c1c"
 SUITE = "behavioural suite"
 FILES = "challenge files"
@@ -182,9 +182,8 @@ def case_choice(per_test: int) -> str:
 def probe_run(page: str, models: Sequence[cache.Model], per_test: int) -> None:
     """The behavioural suite on both checkpoints: kept in this server once run; a button runs it with progress."""
     run, _ = cached_analyses.probe_results(models, per_test)
-    if run is None and st.button(f"Run the behavioural suite on {'both' if len(models) == 2 else 'all three'}"
-                                 if len(models) <= 3 else f"Run the behavioural suite on all {len(models)}",
-                                 key=f"{page}_report_probes",
+    which = {2: "both", 3: "all three"}.get(len(models), f"all {len(models)}")
+    if run is None and st.button(f"Run the behavioural suite on {which}", key=f"{page}_report_probes",
                                  help="builds the suite once (cached on disk), then predicts every case with both "
                                       "checkpoints; kept for this server's life"):
         _, error = probes.run_with_progress(models, per_test)
@@ -261,8 +260,7 @@ def report_frame(shown: Sequence[tuple[str, ReportRow]]) -> pd.DataFrame:
     """One line per row: its verdict in words, where it comes from, the accuracies and the test."""
     def verdict(row: ReportRow) -> str:
         if row.regression or row.worse:
-            within = row.p_holm < SIGNIFICANT and row.within_seed_noise
-            return REGRESSION if row.regression else WITHIN_SEEDS if within else "worse"
+            return REGRESSION if row.regression else WITHIN_SEEDS if row.loss_within_seeds else "worse"
         if row.comparison.right_after > row.comparison.right_before:
             return "significant gain" if row.p_holm < SIGNIFICANT else "better"
         return "same"
