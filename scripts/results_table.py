@@ -53,6 +53,8 @@ def reproduce_command(config: dict, out_name: str) -> str:
         parts.append(f"--max-steps {config['steps']}")  # a finished run short of its epochs was cut by --max-steps
     if augmentation := config.get("augmentation"):
         parts.append(f"--augment {','.join(augmentation['kinds'])} --augment-ratio {augmentation['ratio']:g}")
+        if augmentation.get("negated_share"):
+            parts.append(f"--augment-negated-share {augmentation['negated_share']:g}")
     parts.append(f"--out checkpoints/{out_name}")
     return " ".join(parts)
 

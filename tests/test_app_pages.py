@@ -1027,6 +1027,10 @@ def test_train_page_offers_augmentation_and_its_command_carries_it(monkeypatch, 
     assert not app.exception, app.exception
     command = command_line(app)
     assert "--augment antonym,negation --augment-ratio 0.25" in command, command
+    assert "--augment-negated-share" not in command, "the default share is not written out"
+    app.multiselect(key="train_augment").set_value(["number", "hyponym"]).run()
+    app.number_input(key="train_augment_negated_share").set_value(1.0).run()
+    assert "--augment number,hyponym --augment-ratio 0.25 --augment-negated-share 1" in command_line(app)
     assert not app.button(key="train_start").disabled
 
 

@@ -22,7 +22,7 @@ from nlivis.features.dataset import analyse_pairs
 from nlivis.store.dynamics import AUGMENTED_SPLIT, read_dynamics
 from nlivis.analysis.parsed import parse_sentences
 from nlivis.analysis import lexicons
-from nlivis.analysis.self_pairs import (NEGATED_COPY_SWITCHED_OFF, NOT_HAND_WRITTEN, REPEATED_WORD, REPLACEMENT_SAID,
+from nlivis.analysis.self_pairs import (NEGATED_COPY_SWAP_LEFT_OUT, NOT_HAND_WRITTEN, REPEATED_WORD, REPLACEMENT_SAID,
                                        SWITCHED_OFF_GROUPS, misread_main_verb,
                                        negated_copy, negated_self_pair_edits, self_pair_edits)
 from nlivis.training import augment
@@ -89,6 +89,13 @@ def test_request_checks_the_ratio_and_needs_kinds_for_it():
     ratio = augment.DEFAULT_AUGMENT_RATIO
     assert request.identity({"model": {"name": "gcnn"}})["augment"] == f"antonym,synonym at ratio {ratio:g}"
     assert "augment" not in TrainRequest(config, "snli", FIXTURE_DIR, "out").identity({"model": {"name": "gcnn"}})
+    shared = TrainRequest(config, "snli", FIXTURE_DIR, "out", augment=["hyponym"], augment_negated_share=1)
+    assert shared.identity(config)["augment"] == f"hyponym at ratio {ratio:g}, negated share 1"
+    assert request.augment_negated_share == augment.DEFAULT_NEGATED_SHARE == 0
+    with pytest.raises(ValueError, match="from 0 to 1"):
+        TrainRequest(config, "snli", FIXTURE_DIR, "out", augment=("hyponym",), augment_negated_share=2)
+    with pytest.raises(ValueError, match="without augmentation kinds"):
+        TrainRequest(config, "snli", FIXTURE_DIR, "out", augment_negated_share=0.5)
 
 
 @pytest.mark.parametrize("arguments, message", [
@@ -96,6 +103,9 @@ def test_request_checks_the_ratio_and_needs_kinds_for_it():
     (["--augment", "antonym", "--augment-ratio", "-1"], "--augment-ratio: the value must be above 0"),
     (["--augment", "antonym", "--augment-ratio", "nan"], "--augment-ratio: the value must be a finite number"),
     (["--augment-ratio", "0.5"], "without augmentation kinds"),
+    (["--augment", "hyponym", "--augment-negated-share", "1.5"],
+     "--augment-negated-share: the value must be from 0 to 1"),
+    (["--augment-negated-share", "0.5"], "without augmentation kinds"),
 ])
 def test_the_command_line_refuses_bad_kinds_and_ratios_in_one_line(tmp_path, capsys, arguments, message):
     code = None
@@ -130,7 +140,7 @@ def test_shares_split_the_cap_evenly_and_pass_on_what_a_kind_cannot_use():
 def _candidates(count: int) -> Pool:
     labels = ("entailment", "neutral", "contradiction")
     return Pool([Candidate(i % 7, "synonym" if i % 2 else "antonym", "s", i % 5, f"w{i % 4}", f"r{i % 3}",
-                           f"premise {i}", f"hypothesis {i}", labels[i % 3]) for i in range(count)], {})
+                           f"premise {i}", f"hypothesis {i}", labels[i % 3], "hypothesis") for i in range(count)], {})
 
 
 def test_the_ratio_caps_the_draw_which_is_deterministic_given_the_seed():
@@ -160,7 +170,8 @@ def _stratified_pool() -> Pool:
             + [("antonym", "A boy runs in a park.", "An old woman reads her newspaper at home.", "contradiction")] * 25
             + [("hyponym", "A boy runs in a park.", "A small boy jogs through a large park.", "neutral")] * 25
             + [("synonym", "The cat naps.", "The cat is not awake.", "contradiction")] * 30)
-    return Pool([Candidate(i, kind, "s", 1, "w", f"r{i % 5}", f"{premise} {i}", f"{hypothesis} {i}", label)
+    return Pool([Candidate(i, kind, "s", 1, "w", f"r{i % 5}", f"{premise} {i}", f"{hypothesis} {i}", label,
+                           "hypothesis")
                  for i, (kind, premise, hypothesis, label) in enumerate(rows)], {})
 
 
@@ -180,6 +191,59 @@ def test_the_draw_balances_the_labels_within_every_cue_stratum_so_no_cue_tells_t
     assert augment.cue_record([], [], smaller)["added_after"]["changed_words"] < 0.01
 
 
+def _twin_pool() -> Pool:
+    """For each of 40 premises: its negated copy's hyponym entailment, hypernym neutral, number contradiction and
+    subject hypernym entailment, and the unnegated twins (neutral, entailment, contradiction, entailment), the
+    hyponym's twin only a twin; 20 more twin-only neutrals without a negated copy, and 60 other one-word pairs."""
+    rows = []
+    for i in range(40):
+        for kind, side, word, new, negated_label, twin_label, subject in (
+                ("hyponym", "hypothesis", "car", "jeep", "entailment", "neutral", False),
+                ("hyponym", "premise", "car", "jeep", "neutral", "entailment", False),
+                ("number", "hypothesis", "Two", "Three", "contradiction", "contradiction", True),
+                ("hypernym", "hypothesis", "boys", "people", "entailment", "entailment", True),
+                ("hyponym", "premise", "boys", "guys", "neutral", "neutral", True)):
+            for source, label, verb in (("n", negated_label, "are not driving"), ("s", twin_label, "are driving")):
+                changed = (f"{new} boys {verb} a car {i}" if subject and word == "Two"
+                           else f"Two {new} {verb} a car {i}" if subject else f"Two boys {verb} a {new} {i}")
+                same = f"Two boys {verb} a car {i}"
+                premise, hypothesis = (same, changed) if side == "hypothesis" else (changed, same)
+                rows.append(Candidate(i, kind, source, 1, word, new, premise, hypothesis, label, side,
+                                      twin_only=source == "s" and label == "neutral"))
+    rows += [Candidate(100 + i, "hyponym", "s", 1, "dog", "puppy", f"A dog runs {i}", f"A puppy runs {i}",
+                       "neutral", "hypothesis", twin_only=True) for i in range(20)]
+    labels = ("entailment", "neutral", "contradiction")
+    rows += [Candidate(200 + i, "synonym", "h", 1, "w", f"r{i % 4}", f"A cat naps {i}", f"A kitty naps {i % 3} {i}",
+                       labels[i % 3], "hypothesis") for i in range(60)]
+    return Pool(rows, {})
+
+
+def test_the_negated_share_draws_negated_copies_each_with_its_twin_mirrored_ones_first():
+    pool, kinds = _twin_pool(), ("number", "synonym", "hypernym", "hyponym")
+    default, _ = draw(pool, kinds, 10.0, 100, seed=1)
+    assert default and not any(c.source == "n" or c.twin_only for c in default)  # share 0: neither
+    chosen, _ = draw(pool, kinds, 0.6, 100, seed=1, negated_share=0.5)  # 20 a label, 10 of them twins
+    negated = [(c, chosen[i + 1]) for i, c in enumerate(chosen) if c.source == "n"]
+    assert len(negated) == 15 and all((n.original, n.kind, n.side, n.word) == (t.original, t.kind, t.side, t.word)
+                                      and t.source == "s" for n, t in negated)
+    types = Counter((n.label, t.label) for n, t in negated)
+    assert types == {("contradiction", "contradiction"): 5, ("entailment", "neutral"): 5, ("neutral", "entailment"): 5}
+    assert Counter(c.label for c in chosen) == {"entailment": 20, "neutral": 20, "contradiction": 20}
+    assert augment.cue_record([], [], chosen)["added_after"] == {"changed_words": 0.0, "negation_side": 0.0}
+    assert not any(c.twin_only for c in chosen if c not in {t for _, t in negated})  # a twin only as a twin
+    everything, _ = draw(pool, kinds, 10.0, 100, seed=1, negated_share=1.0)  # beyond the mirrored: parallel
+    pairs = Counter((c.label, everything[i + 1].label) for i, c in enumerate(everything) if c.source == "n")
+    assert pairs == {("contradiction", "contradiction"): 40, ("entailment", "neutral"): 40,
+                     ("neutral", "entailment"): 40}
+    fewer_mirrored = Pool([c for c in pool.candidates
+                           if not (c.kind == "hyponym" and c.original >= 10 and c.word == "car")], {})
+    mixed, _ = draw(fewer_mirrored, kinds, 10.0, 100, seed=1, negated_share=1.0)
+    pairs = Counter((c.label, mixed[i + 1].label) for i, c in enumerate(mixed) if c.source == "n")
+    assert pairs == {("contradiction", "contradiction"): 40, ("entailment", "neutral"): 10,
+                     ("neutral", "entailment"): 10, ("entailment", "entailment"): 30, ("neutral", "neutral"): 30}
+    assert augment.cue_record([], [], mixed)["added_after"] == {"changed_words": 0.0, "negation_side": 0.0}
+
+
 def test_stratum_takes_scale_alike_and_hand_out_the_remainder_by_the_largest_fraction():
     assert augment.stratum_takes({("1",): 5, ("4+",): 7}, 20) == {("1",): 5, ("4+",): 7}
     assert augment.stratum_takes({("1",): 10, ("4+",): 30}, 10) == {("1",): 3, ("4+",): 7}  # 2.5 / 7.5
@@ -196,7 +260,7 @@ def test_a_candidate_equal_to_a_training_pair_or_to_another_candidate_is_not_dra
 
 
 def test_ids_are_derived_from_the_original_and_unique():
-    candidate = Candidate(3, "antonym", "h", 4, "tall", "short", "p", "h", "contradiction")
+    candidate = Candidate(3, "antonym", "h", 4, "tall", "short", "p", "h", "contradiction", "hypothesis")
     assert augment.augmented_id("train-003", candidate) == "train-003~antonym~h4"
     assert unique_ids(["a~x~h1", "a~x~h1", "b", "a~x~h1"]) == ["a~x~h1", "a~x~h1.2", "b", "a~x~h1.3"]
 
@@ -214,7 +278,7 @@ def _problems(premise: str, hypothesis: str, label: str, known: set[str]) -> tup
     counts = WordCounts({w: 99 for w in known}, {w: 99 for w in known})
     found: dict[str, list[str]] = {}
     rejected: Counter = Counter()
-    for source, edit, label in augment._labelled_edits(premise, hypothesis, label, "nli", frozenset(known),
+    for source, edit, label, _ in augment._labelled_edits(premise, hypothesis, label, "nli", frozenset(known),
                                                       rejected):
         original = hypothesis if source == "h" else premise
         problem = augment.edit_problem(kind_of(edit), edit, label, original, counts, 1)
@@ -474,29 +538,36 @@ def test_the_data_map_makes_the_augmented_pairs_edited_text_again_from_the_run_r
 
 def test_self_pair_label_groups_below_their_audit_floor_are_left_out_and_counted(wordnet):
     """The stronger-hypothesis and weaker-premise neutral groups failed the hand audit (`nlivis audit --section
-    counterparts`): augmentation keeps the self-pair labels logic fixes otherwise, and counts what it leaves."""
+    counterparts`): augmentation keeps the self-pair labels logic fixes otherwise, and counts what it leaves; a
+    neutral made with a hand-written hyponym (car → jeep is one of `lexicons.CAPTION_IS_A_BY_HAND`) is kept, marked
+    for the twins only."""
     filtered: Counter = Counter()
-    labelled = augment._labelled_edits("A dog is running.", "A dog is running.", "entailment", "nli", None,
+    labelled = augment._labelled_edits("A man is driving a car.", "A man is driving a car.", "entailment", "nli", None,
                                        filtered)
-    self_labels = {(edit.premise, edit.hypothesis): label for source, edit, label in labelled if source == "s"}
-    assert self_labels[("A dog is running.", "An animal is running.")] == "entailment"
-    assert ("An animal is running.", "A dog is running.") not in self_labels  # weaker premise → neutral: off
-    assert all((edit.side, label) not in SWITCHED_OFF_GROUPS for source, edit, label in labelled if source == "s")
-    assert filtered["self-pair label group switched off (below its audit floor)"] >= 1
+    self_labels = {(edit.premise, edit.hypothesis): (label, twin) for source, edit, label, twin in labelled
+                   if source == "s"}
+    assert self_labels[("A man is driving a car.", "A man is driving an automobile.")] == ("entailment", False)
+    assert self_labels[("A man is driving a jeep.", "A man is driving a car.")] == ("entailment", False)
+    assert self_labels[("A man is driving a car.", "A man is driving a jeep.")] == ("neutral", True)
+    assert all(twin for label, twin in self_labels.values() if label == "neutral")
+    assert not any(twin for source, edit, label, twin in labelled if source != "s")
+    assert filtered[SWITCHED_OFF_GROUPS[("hypothesis", "neutral")]] + filtered[SWITCHED_OFF_GROUPS[("premise",
+                                                                                                    "neutral")]] >= 1
 
 
-def test_the_negated_copy_keeps_its_neutral_labels_and_leaves_out_its_switched_off_entailments(wordnet):
-    """The negated copy's entailments are switched off (`NEGATED_COPY_SWITCHED_OFF`: switched on they helped no
-    family): augmentation leaves them out and counts them, and keeps the neutral and contradiction labels."""
+def test_the_negated_copy_keeps_its_polarity_labels_and_leaves_out_its_word_swap_contradictions(wordnet):
+    """The negated copy's hypernyms and hyponyms keep the labels the downward position gives them, entailment and
+    neutral, and its number swaps contradict; a word swapped for an exclusive one (boy → girl), whose contradiction
+    two judges do not share, is left out and counted (`NEGATED_COPY_SWAP_LEFT_OUT`)."""
     filtered: Counter = Counter()
-    labelled = augment._labelled_edits("A boy is wearing a shirt.", "A boy is wearing a shirt.", "entailment",
+    labelled = augment._labelled_edits("Two boys are driving a car.", "Two boys are driving a car.", "entailment",
                                        "nli", None, filtered)
-    negated = {(edit.premise, edit.hypothesis): label for source, edit, label in labelled if source == "n"}
-    assert negated[("A boy is not wearing a shirt.", "A boy is not wearing a garment.")] == "neutral"
-    assert ("A boy is not wearing a garment.", "A boy is not wearing a shirt.") not in negated  # entailment: off
-    assert all((edit.side, label) not in NEGATED_COPY_SWITCHED_OFF
-               for source, edit, label in labelled if source == "n")
-    assert filtered["self-pair label group switched off (below its audit floor)"] >= 2
+    negated = {(edit.premise, edit.hypothesis): label for source, edit, label, _ in labelled if source == "n"}
+    assert negated[("Two boys are not driving a car.", "Two boys are not driving a jeep.")] == "entailment"
+    assert negated[("Two boys are not driving a jeep.", "Two boys are not driving a car.")] == "neutral"
+    assert negated[("Two boys are not driving a car.", "Three boys are not driving a car.")] == "contradiction"
+    assert not any("girls" in premise + hypothesis for premise, hypothesis in negated)
+    assert filtered[NEGATED_COPY_SWAP_LEFT_OUT] >= 1
 
 
 @pytest.mark.parametrize("caption, why", [

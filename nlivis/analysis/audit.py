@@ -35,8 +35,8 @@ from nlivis.analysis import lexicons
 from nlivis.analysis.edits import DEFAULT_KINDS, KINDS, NAME_GENDER, RELATIONS, Edit, normalise_space, propose_edits
 from nlivis.analysis.parsed import parse_sentences
 from nlivis.analysis.probes import DEFAULT_CASES_PER_TEST, ProbeCase, build_suite, nli_edit_tests
-from nlivis.analysis.self_pairs import (NEGATED_COPY_SWITCHED_OFF, SWITCHED_OFF_GROUPS, negated_self_pair_edits,
-                                       self_pair_edits)
+from nlivis.analysis.self_pairs import (NEGATED_COPY_SWAP_LEFT_OUT, SWITCHED_OFF_GROUPS, TWIN_ONLY,
+                                       negated_self_pair_edits, self_pair_edits)
 from nlivis.analysis.significance import wilson_interval
 from nlivis.data.audit_set import FINGERPRINT_LENGTH, NO_EXPECTATION, TEMPLATE_SOURCE, AuditItem
 
@@ -221,10 +221,13 @@ engine inserted itself."""
 COUNTERPART_KINDS = tuple(k for k in DEFAULT_KINDS if k != "swap")
 """The kinds a default run makes but the swap, which edits no word: the quantifier's "a → every" is off by default
 and no counterpart."""
-COUNTERPARTS_OFF = {**{COUNTERPART_STRATA[group]: f"augmentation leaves it out: {why}"
+COUNTERPARTS_OFF = {**{COUNTERPART_STRATA[group]: f"augmentation leaves it out ({why}), but for its hypernyms and "
+                                                   f"hyponyms written by hand, drawn as twins: {TWIN_ONLY}"
                        for group, why in SWITCHED_OFF_GROUPS.items()},
-                    **{NEGATED_COPY_STRATA[group]: f"augmentation leaves it out: {why}"
-                       for group, why in NEGATED_COPY_SWITCHED_OFF.items()}}
+                    **{stratum: "a default run draws none of the negated copies: train --augment-negated-share "
+                                "(default 0) draws them, without their word-swap contradictions "
+                                f"({NEGATED_COPY_SWAP_LEFT_OUT})"
+                       for stratum in NEGATED_COPY_STRATA.values()}}
 
 
 def counterpart_items(source: str, premise: str, label: str | None) -> list[Drawn]:

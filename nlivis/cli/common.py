@@ -118,6 +118,8 @@ positive_int = _checked(whole_number, options.count_problem, "a whole number")
 """argparse type: a whole number ≥ 1."""
 augment_ratio = _checked(_any_number, options.augment_ratio_problem, "a number")
 """argparse type: augmented pairs per training pair, above 0 and at most `options.MAX_AUGMENT_RATIO`."""
+share = _checked(_any_number, options.share_problem, "a number")
+"""argparse type: a share from 0 to 1."""
 
 
 def augment_kinds(text: str) -> tuple[str, ...]:

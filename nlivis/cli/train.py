@@ -14,8 +14,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from nlivis.cli.common import augment_kinds, augment_ratio, epochs, fail, positive_int, seed
-from nlivis.training.augment import AUGMENT_KINDS, DEFAULT_AUGMENT_RATIO
+from nlivis.cli.common import augment_kinds, augment_ratio, epochs, fail, positive_int, seed, share
+from nlivis.training.augment import AUGMENT_KINDS, DEFAULT_AUGMENT_RATIO, DEFAULT_NEGATED_SHARE
 from nlivis.store.checkpoints import CheckpointError
 from nlivis.training.config import load_config
 from nlivis.training.request import TrainRequest
@@ -48,7 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="auto uses CUDA when present, else the CPU")
     parser.add_argument("--resume", action="store_true",
                         help="continue from the folder's last saved state; the run must be the saved one (same "
-                             "config, --dataset, --size, --seed, --embeddings, --model and --augment/--augment-ratio: "
+                             "config, --dataset, --size, --seed, --embeddings, --model and "
+                             "--augment/--augment-ratio/--augment-negated-share: "
                              "a difference is refused), only --epochs and --max-steps may change")
     parser.add_argument("--augment", type=augment_kinds, default=(), metavar="KIND[,KIND…]",
                         help="add label-fixed edits of the training pairs to every epoch, made by the edit engine: "
@@ -59,6 +60,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --augment: at most R augmented pairs per training pair (R × the training pairs in "
                              "all, shared evenly among the kinds, drawn once with --seed and added to every epoch; "
                              f"default: {DEFAULT_AUGMENT_RATIO:g})")
+    parser.add_argument("--augment-negated-share", type=share, default=None, metavar="S",
+                        help="with --augment: the share (0 to 1) of each label's augmented pairs taken from the "
+                             "premises' negated copies paired with themselves ('A man is not driving a car' / '… a "
+                             "jeep'), each with its unnegated twin ('A man is driving a car' / '… a jeep'), so that "
+                             "only the negation decides a hypernym's or hyponym's label; the rest is drawn as "
+                             "before. Needs the hypernym or hyponym kind (and number for the contradictions) "
+                             f"(default: {DEFAULT_NEGATED_SHARE:g})")
     parser.add_argument("--cache-dir", default=None,
                         help="cache folder for spaCy analyses and word pieces (default: $NLIVIS_CACHE_DIR or ~/.cache/nlivis)")
 
@@ -72,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
                                out_dir=args.out, device=args.device, seed=args.seed, max_steps=args.max_steps,
                                epochs=args.epochs, embeddings=args.embeddings, resume=args.resume, size=args.size,
                                cache_dir=args.cache_dir, model_name=args.model, augment=args.augment,
-                               augment_ratio=args.augment_ratio)
+                               augment_ratio=args.augment_ratio, augment_negated_share=args.augment_negated_share)
         info = train(request)
     except TrainingStopped as stopped:
         print(str(stopped), file=sys.stderr)

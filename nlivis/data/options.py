@@ -118,6 +118,15 @@ def augment_ratio_problem(value: float, option: str = "--augment-ratio") -> str 
     return None
 
 
+def share_problem(value: float, option: str) -> str | None:
+    """A share: a finite number from 0 to 1."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return f"{option} must be a number from 0 to 1; got {shown_value(value)}"
+    if not 0 <= value <= 1:
+        return f"{option} must be from 0 to 1 (a share of each label's augmented pairs); got {value:g}"
+    return None
+
+
 def seed_problem(value: int, option: str = "--seed") -> str | None:
     """`--seed`: an integer from 0 to 2**32 − 1."""
     low, high = SEED_RANGE

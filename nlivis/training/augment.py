@@ -13,7 +13,10 @@ Where the edits come from, for each training pair (P, H) with gold label L:
   al. 2018, made with label logic instead of by hand).
 - the premise's negated copy paired with itself ("n", NLI only): "A man is not driving a car" / "… a jeep" is an
   entailment, "… a vehicle" neutral — hypernyms and hyponyms in the downward position that SNLI's positive premises
-  never give (without them the augmentation taught "a hypernym is entailed" under negation too, issue 29).
+  never give (without them the augmentation taught "a hypernym is entailed" under negation too, issue 29). They are
+  drawn only with `--augment-negated-share S`, each with its unnegated twin, the premise paired with itself with the
+  same word replaced ("A man is driving a car" / "… a jeep", neutral): S of each label's pairs are such twins, so
+  that a hyponym's or hypernym's label is decided by the negation and by nothing else (`negated_twin_draw`).
 
 What is filtered out, and why (counts per reason go into config.json):
 - everything the edit engine's one rule set drops for every consumer (`nlivis.analysis.edit_filters`: words in
@@ -54,12 +57,13 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
 from nlivis.analysis import edits as engine
-from nlivis.analysis.edit_expectations import LABEL, TASK_LABELS
+from nlivis.analysis.edit_expectations import CONTRADICTION, ENTAILMENT, LABEL, NEUTRAL, TASK_LABELS
 from nlivis.analysis.cues import CUES, cue_information, cue_values
 from nlivis.analysis.edits import Edit, normalise_space, propose_edits
 from nlivis.analysis.parsed import parse_sentences
-from nlivis.analysis.self_pairs import (SELF_LABEL, misread_main_verb, negated_copy, negated_self_pair_edits,
-                                       repeated_word, self_pair_edits, self_pair_label, switched_off_group)
+from nlivis.analysis.self_pairs import (SELF_LABEL, hand_written_twin, left_out_of_augmentation, misread_main_verb,
+                                       negated_copy, negated_self_pair_edits, repeated_word, self_pair_edits,
+                                       self_pair_label)
 from nlivis.data.records import Pair
 from nlivis.features.cache import texts_digest
 from nlivis.store.files import file_digest
@@ -85,6 +89,10 @@ AUGMENT_KINDS: dict[str, str] = {
 }
 """What `--augment` accepts, with the help text a form shows for each. The engine's name, gender and typo
 edits keep a label too but are invariance edits; they are not offered here."""
+DEFAULT_NEGATED_SHARE = 0.0
+"""No pairs of the premises' negated copies unless asked (`--augment-negated-share`). ESAN, GCNN and AMN ship with
+1 (README, "Negated copies with their twins"); DIIN and AttentiveConvNet lose 11.7 and 5.2 points of SNLI dev with
+it at their ratios, and a share of 0.6 brought ESAN's downward regression back: the share is chosen per family."""
 DEFAULT_AUGMENT_RATIO = 0.35
 """The ratio chosen on independent evidence for ESAN (README, "Issue 29: the ratio"): within 1.0 point of SNLI dev
 against the compute-matched control on both seeds, where 0.5 and 1.0 were not; GCNN meets the same rule at it."""
@@ -96,7 +104,7 @@ SOURCES = {"h": "the pair's hypothesis edited", "p": "the pair's premise edited"
            "n": "the premise's negated copy paired with itself, one copy edited"}
 ENGINE_MODULES = ("edits.py", "edit_filters.py", "edit_expectations.py", "word_replacements.py", "monotonicity.py",
                   "lexicons.py", "inflection.py", "parsed.py", "self_pairs.py", "near_synonyms.py")
-POOL_FORMAT = "nlivis-augmentation-pool-3"
+POOL_FORMAT = "nlivis-augmentation-pool-4"
 CHUNK = 256
 """Training pairs parsed together (spaCy's batch) while the candidates are made."""
 WORD = re.compile(r"[\w'-]+")
@@ -117,6 +125,10 @@ class Candidate:
     premise: str
     hypothesis: str
     label: str
+    side: str
+    """The edited side: "premise", "hypothesis" or "pair" (a swap)."""
+    twin_only: bool = False
+    """A hand-written self-pair neutral the draw uses only as a negated copy's twin (`self_pairs.TWIN_ONLY`)."""
 
 
 @dataclass
@@ -225,22 +237,23 @@ def edit_problem(kind: str, edit: Edit, label: str | None, original_text: str, c
 
 
 def _labelled_edits(premise: str, hypothesis: str, label: str, task: str, known: frozenset[str],
-                    filtered: Counter) -> list[tuple[str, Edit, str | None]]:
-    """(source, edit, label) of every engine edit of the pair, of its premise paired with itself and of the
-    premise's negated copy paired with itself (`analysis.self_pairs`), the label the one logic fixes (None where
-    it fixes none); self-pair label groups below their audit floor (`SWITCHED_OFF_GROUPS`,
-    `NEGATED_COPY_SWITCHED_OFF`) are left out and counted in `filtered`."""
+                    filtered: Counter) -> list[tuple[str, Edit, str | None, bool]]:
+    """(source, edit, label, twin only) of every engine edit of the pair, of its premise paired with itself and of
+    the premise's negated copy paired with itself (`analysis.self_pairs`), the label the one logic fixes (None
+    where it fixes none); the self-pair labels augmentation leaves out (`self_pairs.left_out_of_augmentation`) are
+    counted in `filtered` under why, and the hand-written neutrals kept for the twins are marked twin only."""
     engine_kinds = tuple(AUGMENT_KINDS)
     labelled = [({"hypothesis": "h", "premise": "p", "pair": "x"}[edit.side], edit,
-                 edit.expected if edit.expectation == LABEL else None)
+                 edit.expected if edit.expectation == LABEL else None, False)
                 for edit in propose_edits(premise, hypothesis, label, task, engine_kinds, known, filtered)]
     for source, self_pairs in (("s", self_pair_edits(premise, task, engine_kinds, known, filtered)),
                                ("n", negated_self_pair_edits(premise, task, engine_kinds, known, filtered))):
         for edit, fixed in self_pairs:
-            if switched_off_group(edit, fixed, negated_copy=source == "n"):
-                filtered["self-pair label group switched off (below its audit floor)"] += 1
+            why = left_out_of_augmentation(edit, fixed, premise, negated_copy=source == "n")
+            if why:
+                filtered[why] += 1
             else:
-                labelled.append((source, edit, fixed))
+                labelled.append((source, edit, fixed, source == "s" and hand_written_twin(edit, fixed, premise)))
     return labelled
 
 
@@ -249,7 +262,7 @@ def candidates_of(index: int, premise: str, hypothesis: str, label: str, task: s
     """The label-fixed candidates of one training pair (itself and its premise paired with itself, either
     side edited) that pass the filters; `filtered` counts the others by reason."""
     found: list[Candidate] = []
-    for source, edit, fixed in _labelled_edits(premise, hypothesis, label, task, known, filtered):
+    for source, edit, fixed, twin_only in _labelled_edits(premise, hypothesis, label, task, known, filtered):
         kind = kind_of(edit)
         if kind not in AUGMENT_KINDS:
             continue
@@ -260,7 +273,7 @@ def candidates_of(index: int, premise: str, hypothesis: str, label: str, task: s
             continue
         positions = edit.change.premise_positions or edit.change.hypothesis_positions
         found.append(Candidate(index, kind, source, positions[0] if positions else -1, edit.change.word,
-                               edit.change.replacement, edit.premise, edit.hypothesis, fixed))
+                               edit.change.replacement, edit.premise, edit.hypothesis, fixed, edit.side, twin_only))
     return found
 
 
@@ -300,7 +313,8 @@ def candidate_rules_digest() -> str:
     """sha256 of the code and constants that decide which candidates a pool holds (this module's filters),
     so that editing the draw or the docs here keeps the cache, and changing a rule does not."""
     rules = [WordCounts, _new_words, edit_problem, self_pair_label, self_pair_edits, repeated_word, misread_main_verb,
-             negated_copy, negated_self_pair_edits, _labelled_edits, candidates_of, build_pool, kind_of]
+             negated_copy, negated_self_pair_edits, left_out_of_augmentation, hand_written_twin, _labelled_edits,
+             candidates_of, build_pool, kind_of]
     constants = [sorted(AUGMENT_KINDS), SELF_LABEL, CHUNK, WORD.pattern]
     text = "".join(inspect.getsource(rule) for rule in rules) + json.dumps(constants)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -409,7 +423,7 @@ def label_balanced_draw(pool: Pool, kinds: Sequence[str], ratio: float, train_co
     """The draw the first augmented checkpoints were trained with, kept as the "before" of the record's
     mutual information: the cap shared evenly among the labels, each label's share among the kinds, blind to
     the cues — so one-word edits were mostly contradictions."""
-    unique, _ = _unique_candidates(pool, kinds, existing)
+    unique = [c for c in _unique_candidates(pool, kinds, existing)[0] if c.source != "n" and not c.twin_only]
     by_label: dict[str, list[Candidate]] = defaultdict(list)
     for candidate in unique:
         by_label[candidate.label].append(candidate)
@@ -424,27 +438,105 @@ def cue_stratum(candidate: Candidate) -> tuple[str, ...]:
 
 
 def draw(pool: Pool, kinds: Sequence[str], ratio: float, train_count: int, seed: int,
-         existing: Iterable[tuple[str, str]] = ()) -> tuple[list[Candidate], dict[str, int]]:
+         existing: Iterable[tuple[str, str]] = (), negated_share: float = 0.0
+         ) -> tuple[list[Candidate], dict[str, int]]:
     """The augmented pairs of a run: at most floor(ratio × train_count), each new pair once and none equal to
     a training pair, balanced within every cue stratum (`cue_stratum`: words changed × negation side), so
     that no cue carries information about the label: each stratum gives every label the asked kinds give the
     same number of pairs — the smallest label's count there, all scaled down alike to the cap —, a stratum
     lacking a label gives none (a one-word contradiction comes with a one-word entailment and a one-word
     neutral, drawn from the same pairs' edits). Within a (stratum, label) the kinds share evenly (`shares`),
-    each drawn in `_spread` order. Returns the pairs and the candidates per kind."""
+    each drawn in `_spread` order. `negated_share` of each label's pairs come from the premises' negated copies
+    with their unnegated twins (`negated_twin_draw`), the rest from every other candidate. Returns the pairs and
+    the candidates per kind."""
     cap = math.floor(ratio * train_count)
     unique, available = _unique_candidates(pool, kinds, existing)
     labels = sorted({c.label for c in unique})
+    per_label = cap // len(labels) if labels else 0
+    chosen = negated_twin_draw(unique, kinds, math.floor(negated_share * per_label / 2), seed)
+    rest = [c for c in unique if c.source != "n" and not c.twin_only]
+    return chosen + balanced_draw(rest, labels, kinds, per_label - len(chosen) // max(1, len(labels)), seed), available
+
+
+CONTRADICTING_TWINS = (CONTRADICTION, CONTRADICTION)
+"""(negated copy's label, its twin's label) of a number swap: it contradicts with or without the negation."""
+MIRRORED_TWINS = ((ENTAILMENT, NEUTRAL), (NEUTRAL, ENTAILMENT))
+"""Twins where the negation decides: a hyponym in the negation's scope is entailed, neutral without it ("… not
+driving a car" / "… not driving a jeep" against "… driving a car" / "… driving a jeep"), a hypernym the other way
+round."""
+PARALLEL_TWINS = ((ENTAILMENT, ENTAILMENT), (NEUTRAL, NEUTRAL))
+"""Twins where it does not: a word outside the negation's scope (the subject of "A man is not driving", upward in
+both) or a synonym keeps its label."""
+
+
+def negated_twins(candidates: Iterable[Candidate]) -> list[tuple[Candidate, Candidate]]:
+    """Each negated copy's candidate (source "n") with its unnegated twin: the candidate of the same training pair's
+    premise paired with itself (source "s") that replaces the same word by the same word on the same side ("A man
+    is not driving a car" / "… a jeep", entailment; "A man is driving a car" / "… a jeep", neutral). A twin serves
+    one negated candidate."""
+    def key(candidate: Candidate) -> tuple:
+        return (candidate.original, candidate.kind, candidate.side, candidate.word.lower(),
+                candidate.replacement.lower())
+
+    candidates = list(candidates)
+    twins = {key(c): c for c in candidates if c.source == "s"}
+    found, used = [], set()
+    for candidate in candidates:
+        twin = twins.get(key(candidate)) if candidate.source == "n" else None
+        if twin is not None and key(twin) not in used:
+            used.add(key(twin))
+            found.append((candidate, twin))
+    return found
+
+
+def negated_twin_draw(candidates: Sequence[Candidate], kinds: Sequence[str], per_label_units: int,
+                      seed: int) -> list[Candidate]:
+    """Negated copies' candidates, each followed by its twin (`negated_twins`), at most `per_label_units` pairs of
+    pairs a label: every label then gets the same number of pairs in every cue stratum on both sides (the negated
+    pairs' strata and the twins'), so the words changed and the negation side still say nothing about the label.
+    Within a stratum, k number swaps (`CONTRADICTING_TWINS`) come with m of each `MIRRORED_TWINS` type, as many as
+    there are, and k − m of each `PARALLEL_TWINS` type: the only balance of the five types (the negated side's and
+    the twins' entailments are equal only when the two mirrored types are), the mirrored ones first because only
+    they show that the negation decides."""
+    if per_label_units <= 0:
+        return []
+    groups: dict[tuple, dict[tuple[str, str], list[Candidate]]] = defaultdict(lambda: defaultdict(list))
+    twin_of: dict[Candidate, Candidate] = {}
+    for negated, twin in negated_twins(candidates):
+        groups[(cue_stratum(negated), cue_stratum(twin))][(negated.label, twin.label)].append(negated)
+        twin_of[negated] = twin
+
+    def balanced(found: Mapping[tuple[str, str], list]) -> tuple[int, int]:
+        mirrored = min(len(found[CONTRADICTING_TWINS]), *(len(found[types]) for types in MIRRORED_TWINS))
+        parallel = min(len(found[CONTRADICTING_TWINS]) - mirrored, *(len(found[types]) for types in PARALLEL_TWINS))
+        return mirrored, parallel
+
+    takes = stratum_takes({group: sum(balanced(found)) for group, found in groups.items()}, per_label_units)
+    chosen: list[Candidate] = []
+    for group in sorted(groups):
+        mirrored = min(balanced(groups[group])[0], takes[group])
+        counts = {CONTRADICTING_TWINS: takes[group], **{t: mirrored for t in MIRRORED_TWINS},
+                  **{t: takes[group] - mirrored for t in PARALLEL_TWINS}}
+        for types, count in counts.items():
+            key = f"{seed}:twins:{'/'.join(types)}:{'/'.join(group[0] + group[1])}"
+            for negated in _take(groups[group][types], kinds, count, key):
+                chosen += [negated, twin_of[negated]]
+    return chosen
+
+
+def balanced_draw(candidates: Sequence[Candidate], labels: Sequence[str], kinds: Sequence[str], per_label: int,
+                  seed: int) -> list[Candidate]:
+    """At most `per_label` candidates of each label, the same number of each label in every cue stratum (see
+    `draw`)."""
     strata: dict[tuple[str, ...], dict[str, list[Candidate]]] = defaultdict(lambda: {label: [] for label in labels})
-    for candidate in unique:
+    for candidate in candidates:
         strata[cue_stratum(candidate)][candidate.label].append(candidate)
-    takes = stratum_takes({stratum: min(map(len, found.values())) for stratum, found in strata.items()},
-                          cap // len(labels) if labels else 0)
+    takes = stratum_takes({stratum: min(map(len, found.values())) for stratum, found in strata.items()}, per_label)
     chosen: list[Candidate] = []
     for stratum in sorted(strata):
         for label in labels:
             chosen += _take(strata[stratum][label], kinds, takes[stratum], f"{seed}:{label}:{'/'.join(stratum)}")
-    return chosen, available
+    return chosen
 
 
 def stratum_takes(balanced: Mapping[tuple[str, ...], int], per_label: int) -> dict[tuple[str, ...], int]:
@@ -495,10 +587,12 @@ def cue_record(pairs: Sequence[Pair], before: Sequence[Candidate], chosen: Seque
 
 
 def augmentation_record(kinds: Sequence[str], ratio: float, seed: int, train_count: int, chosen: Sequence[Candidate],
-                        available: Mapping[str, int], pool: Pool, min_count: int, information: dict) -> dict:
+                        available: Mapping[str, int], pool: Pool, min_count: int, information: dict,
+                        negated_share: float = 0.0) -> dict:
     """What config.json says about a run's augmentation (`information`: `cue_record`'s)."""
     return {
-        "kinds": list(kinds), "ratio": ratio, "seed": seed,
+        "kinds": list(kinds), "ratio": ratio, "seed": seed, "negated_share": negated_share,
+        "negated_twins": sum(c.source == "n" for c in chosen),
         "relative_to": "training pairs: at most ratio × training pairs are added, drawn once and trained on in "
                        "every epoch",
         "balance": "within every cue stratum (words changed × negation side) each label gets the same number of "
@@ -525,16 +619,18 @@ def task_of_labels(labels: Sequence[str]) -> str:
 
 def augment_training(train_items: Sequence, labels: Sequence[str], kinds: Sequence[str], ratio: float, seed: int,
                      cache_dir: str | Path | None = None, progress: Callable[[str], None] = lambda message: None,
-                     min_count: int | None = None) -> Augmentation:
+                     min_count: int | None = None, negated_share: float = 0.0) -> Augmentation:
     """The augmented pairs of a run over `train_items` (analysed training pairs): candidates (cached),
-    the seeded draw, and the chosen pairs analysed (feature cache). `min_count`: `MIN_WORD_COUNT` unless given."""
+    the seeded draw (`negated_share`: see `draw`), and the chosen pairs analysed (feature cache). `min_count`:
+    `MIN_WORD_COUNT` unless given."""
     min_count = MIN_WORD_COUNT if min_count is None else min_count
     task = task_of_labels(labels)
     pairs = [item.pair for item in train_items]
     counts = WordCounts.of(train_items)
     pool = load_pool(pairs, task, counts, min_count, cache_dir, progress)
     start = time.perf_counter()
-    chosen, available = draw(pool, kinds, ratio, len(pairs), seed, ((p.premise, p.hypothesis) for p in pairs))
+    chosen, available = draw(pool, kinds, ratio, len(pairs), seed, ((p.premise, p.hypothesis) for p in pairs),
+                             negated_share)
     ids = unique_ids([augmented_id(pairs[c.original].id, c) for c in chosen])
     records = [Pair(id=i, premise=c.premise, hypothesis=c.hypothesis, label=c.label) for i, c in zip(ids, chosen)]
     drawn = time.perf_counter() - start
@@ -544,7 +640,7 @@ def augment_training(train_items: Sequence, labels: Sequence[str], kinds: Sequen
     items = analyse_pairs(records, cache_dir=cache_dir, progress=False)
     before = label_balanced_draw(pool, kinds, ratio, len(pairs), seed, ((p.premise, p.hypothesis) for p in pairs))
     record = augmentation_record(kinds, ratio, seed, len(pairs), chosen, available, pool, min_count,
-                                 cue_record(pairs, before, chosen))
+                                 cue_record(pairs, before, chosen), negated_share)
     return Augmentation(items, [c.kind for c in chosen], [c.original for c in chosen], record,
                         {"candidates_s": pool.seconds, "candidates_cached": float(pool.cached), "draw_s": drawn,
                          "analysis_s": time.perf_counter() - start})

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from nlivis.training.config import FeatureOptions, apply_size
-from nlivis.data.options import augment_ratio_problem
+from nlivis.data.options import augment_ratio_problem, share_problem
 from nlivis.features.settings import FeatureSettings
-from nlivis.training.augment import DEFAULT_AUGMENT_RATIO, parse_kinds
+from nlivis.training.augment import DEFAULT_AUGMENT_RATIO, DEFAULT_NEGATED_SHARE, parse_kinds
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,9 @@ class TrainRequest:
     added to every epoch; () trains on the training pairs alone."""
     augment_ratio: float | None = None
     """At most this many augmented pairs per training pair (default `DEFAULT_AUGMENT_RATIO` with `augment`)."""
+    augment_negated_share: float | None = None
+    """The share of each label's augmented pairs drawn from the premises' negated copies and their twins (default
+    `DEFAULT_NEGATED_SHARE` with `augment`; `nlivis.training.augment.draw`)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "data_dir", Path(self.data_dir))
@@ -69,8 +72,13 @@ class TrainRequest:
             if problem:
                 raise ValueError(problem)
             object.__setattr__(self, "augment_ratio", float(ratio))
-        elif self.augment_ratio is not None:
-            raise ValueError("an augmentation ratio was given without augmentation kinds (--augment)")
+            share = DEFAULT_NEGATED_SHARE if self.augment_negated_share is None else self.augment_negated_share
+            problem = share_problem(share, "augment_negated_share")
+            if problem:
+                raise ValueError(problem)
+            object.__setattr__(self, "augment_negated_share", float(share))
+        elif self.augment_ratio is not None or self.augment_negated_share is not None:
+            raise ValueError("an augmentation ratio or negated share was given without augmentation kinds (--augment)")
         else:
             object.__setattr__(self, "augment", ())
 
@@ -81,6 +89,8 @@ class TrainRequest:
     def identity(self, resolved: Mapping[str, Any]) -> dict[str, Any]:
         """What a resumed run must share with the run it continues (`run_identity`)."""
         augment = {"kinds": list(self.augment), "ratio": self.augment_ratio} if self.augment else None
+        if augment and self.augment_negated_share:
+            augment["negated_share"] = self.augment_negated_share
         return run_identity({k: v for k, v in resolved.items() if k != "size"}, self.dataset, self.size, self.seed,
                             augment)
 
@@ -94,8 +104,8 @@ NAME_KEYS = ("config_name",)
 def run_identity(config: Mapping[str, Any], dataset: str, size: str, seed: int,
                  augment: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The settings that make a run this run: the resolved config (model, features, training, without the
-    budget and the name), size, dataset, seed and augmentation (kinds and ratio, when any). Recorded in the
-    training state; `--resume` must match it."""
+    budget and the name), size, dataset, seed and augmentation (kinds, ratio and negated share, when any). Recorded in
+    the training state; `--resume` must match it."""
     canonical = json.loads(json.dumps(config, sort_keys=True, default=str))
     for key in NAME_KEYS:
         canonical.pop(key, None)
@@ -104,6 +114,8 @@ def run_identity(config: Mapping[str, Any], dataset: str, size: str, seed: int,
     identity = {"dataset": dataset, "size": size, "seed": seed, "config": canonical}
     if augment:
         identity["augment"] = f"{','.join(augment['kinds'])} at ratio {float(augment['ratio']):g}"
+        if augment.get("negated_share"):
+            identity["augment"] += f", negated share {float(augment['negated_share']):g}"
     return identity
 
 

@@ -109,9 +109,10 @@ def training_device() -> str:
 def train_command(config: str, dataset: str, data_dir: Path, out: Path, size: str = "shipped",
                   embeddings: str | None = None, epochs: float | None = None, max_steps: int | None = None,
                   seed: int = 1, device: str = "cpu", augment: Sequence[str] = (),
-                  augment_ratio: float | None = None) -> list[str]:
+                  augment_ratio: float | None = None, augment_negated_share: float | None = None) -> list[str]:
     """The `python -m nlivis train …` command line the Train page runs (the same as on a terminal).
-    `augment`: kinds from `nlivis.training.augment.augment_choices()`; `augment_ratio` only with them."""
+    `augment`: kinds from `nlivis.training.augment.augment_choices()`; `augment_ratio` and `augment_negated_share`
+    only with them."""
     command = [sys.executable, "-m", "nlivis", "train", "--config", config, "--dataset", dataset,
                "--data-dir", str(Path(data_dir).expanduser().resolve()), "--out", str(Path(out).expanduser().resolve()),
                "--size", size, "--seed", str(seed), "--device", device]
@@ -125,6 +126,8 @@ def train_command(config: str, dataset: str, data_dir: Path, out: Path, size: st
         command += ["--augment", ",".join(augment)]
         if augment_ratio is not None:
             command += ["--augment-ratio", f"{augment_ratio:g}"]
+        if augment_negated_share:
+            command += ["--augment-negated-share", f"{augment_negated_share:g}"]
     return command
 
 

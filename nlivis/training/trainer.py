@@ -238,7 +238,8 @@ class Trainer:
         report = request.progress and self.context.is_main
         self.event("reading", split="the augmented pairs (--augment)")
         return augment_training(self.data.train_items, self.protocol.labels, request.augment, request.augment_ratio,
-                                request.seed, request.cache_dir, stderr_progress if report else lambda message: None)
+                                request.seed, request.cache_dir, stderr_progress if report else lambda message: None,
+                                negated_share=request.augment_negated_share)
 
     def _build_model(self) -> None:
         """The model from the resolved config, seeded, with the word vectors in (frozen or not)."""

@@ -15,7 +15,7 @@ from nlivis.app.components import augment_report, controls, figures
 from nlivis.app.components.frame import NOTE_ICON
 from nlivis.app.text import code, md
 from nlivis.training import runs as training_runs
-from nlivis.training.augment import DEFAULT_AUGMENT_RATIO, augment_choices
+from nlivis.training.augment import DEFAULT_AUGMENT_RATIO, DEFAULT_NEGATED_SHARE, augment_choices
 from nlivis.store.files import file_stamp
 from nlivis.training.config import CONFIG_DIR, SIZES, apply_size
 from nlivis.training.progress import ENDED, RunProgress
@@ -70,7 +70,7 @@ def start_form() -> None:
     max_steps = int(steps_column.number_input("Max steps (0: no limit)", min_value=0, value=0, step=10,
                                               key="train_max_steps",
                                               help="the run stops at whichever of epochs and steps comes first"))
-    kinds, ratio = augmentation_inputs()
+    kinds, ratio, negated_share = augmentation_inputs()
     default_name = training_runs.free_run_name(config_name, dataset, seed, [root, *paths.checkpoint_roots()])
     name_key = f"train_name_{config_name}_{dataset}_{seed}"
     offer_free_name(name_key, default_name)
@@ -85,7 +85,7 @@ def start_form() -> None:
         st.caption(f"{NOTE_ICON} {md(note)}")
     options = dict(size=size, embeddings=embeddings, epochs=None if epochs == config_epochs else float(epochs),
                    max_steps=max_steps or None, seed=seed, device=device, augment=kinds,
-                   augment_ratio=ratio if kinds else None)
+                   augment_ratio=ratio if kinds else None, augment_negated_share=negated_share if kinds else None)
     command = None if problems else training_runs.train_command(config_name, dataset, data_folder or Path("DATA"), out,
                                                                  **options)
     start_button(command, out, data_folder is not None)
@@ -156,11 +156,12 @@ def start_button(command: list[str] | None, out: Path, has_data: bool) -> None:
             st.markdown(code(" ".join(command)))
 
 
-def augmentation_inputs() -> tuple[list[str], float]:
-    """The targeted-augmentation choice (`train --augment KIND[,KIND…] --augment-ratio R`): the kinds of label-fixed
-    edits to add to every epoch and how many per training pair; no kind = no augmentation."""
+def augmentation_inputs() -> tuple[list[str], float, float]:
+    """The targeted-augmentation choice (`train --augment KIND[,KIND…] --augment-ratio R --augment-negated-share S`):
+    the kinds of label-fixed edits to add to every epoch, how many per training pair and the share drawn from the
+    negated copies with their twins; no kind = no augmentation."""
     choices = dict(augment_choices())
-    kinds_column, ratio_column = st.columns([3, 1])
+    kinds_column, ratio_column, share_column = st.columns([3, 1, 1])
     kinds = kinds_column.multiselect(
         "Augment with label-fixed edits (optional)", list(choices), default=[], key="train_augment",
         format_func=lambda kind: kind,
@@ -173,7 +174,14 @@ def augmentation_inputs() -> tuple[list[str], float]:
         key="train_augment_ratio", disabled=not kinds,
         help="at most this many augmented pairs per training pair, shared evenly among the labels and kinds; "
              "an epoch grows by as many pairs (fewer when the kinds have fewer candidates)"))
-    return kinds, ratio
+    negated_share = float(share_column.number_input(
+        "Share from negated copies", min_value=0.0, max_value=1.0, value=DEFAULT_NEGATED_SHARE, step=0.1,
+        key="train_augment_negated_share", disabled=not kinds,
+        help="the share of each label's augmented pairs taken from the premises' negated copies paired with "
+             "themselves ('A man is not driving a car' / '… a jeep'), each with its unnegated twin ('A man is "
+             "driving a car' / '… a jeep'), so that only the negation decides a hypernym's or hyponym's label; "
+             "needs the hypernym or hyponym kind, and number for the contradictions"))
+    return kinds, ratio, negated_share
 
 
 def runs() -> None:
