@@ -99,10 +99,10 @@ def flag(row: ReportRow) -> str:
 def spread(row: ReportRow, failures: bool = False) -> str:
     """The control seeds' range on a line, lowest–highest, as accuracy % or (`failures`) failure % (— without
     another seed)."""
-    if not row.seeds:
+    if row.seed_range is None:
         return "—"
-    low, high = (1 - max(row.seeds), 1 - min(row.seeds)) if failures else (min(row.seeds), max(row.seeds))
-    return f"{pct(low)}–{pct(high)}"
+    low, high = row.seed_range
+    return f"{pct(1 - high)}–{pct(1 - low)}" if failures else f"{pct(low)}–{pct(high)}"
 
 
 def run_json(command: list[str]) -> dict:

@@ -10,7 +10,6 @@ which WordNet's hypernyms fail (95.8% and 94.4%); this reads the subset augmenta
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -20,6 +19,7 @@ sys.path.insert(0, str(ROOT))
 from nlivis.analysis.audit import COUNTERPART_KINDS, COUNTERPART_STRATA, fingerprint  # noqa: E402
 from nlivis.analysis.self_pairs import hand_written_twin, self_pair_edits  # noqa: E402
 from nlivis.analysis.significance import wilson_interval  # noqa: E402
+from nlivis.data.audit_set import read_audit_file  # noqa: E402
 from nlivis.workflows.audit import read_snli_dev  # noqa: E402
 
 NEUTRAL_STRATA = {COUNTERPART_STRATA[group] for group in (("hypothesis", "neutral"), ("premise", "neutral"))}
@@ -31,22 +31,22 @@ def main() -> int:
     parser.add_argument("--judgements", default=str(ROOT / "nlivis/data/audit/counterparts.jsonl"),
                         help="the counterparts' judgements (default: the audit's)")
     args = parser.parse_args()
-    dev = {f"{key}:{index}": pair for index, (key, pair) in enumerate(read_snli_dev(args.data_dir))}
-    rows = [json.loads(line) for line in Path(args.judgements).read_text(encoding="utf-8").splitlines() if line.strip()]
-    rows = [row for row in rows if row["stratum"] in NEUTRAL_STRATA and row["source"] in dev]
+    dev = {f"{split}:{pair.id}": pair for split, pair in read_snli_dev(args.data_dir)}  # the audit's source ids
+    items = [item for item in read_audit_file(args.judgements)
+             if item.stratum in NEUTRAL_STRATA and item.source in dev]
     made = twins = right = 0
-    for row in rows:
-        premise = dev[row["source"]].premise
+    for item in items:
+        premise = dev[item.source].premise
         for edit, label in self_pair_edits(premise, "nli", COUNTERPART_KINDS):
-            if label == "neutral" and fingerprint(edit.premise, edit.hypothesis, "label neutral") == row["fingerprint"]:
+            if label == "neutral" and fingerprint(edit.premise, edit.hypothesis, item.expects) == item.fingerprint:
                 made += 1
                 if hand_written_twin(edit, label, premise):
                     twins += 1
-                    right += bool(row["label_right"])
-                    if not row["label_right"]:
-                        print(f"wrong: {row['source']} {row['change']}: {row['note']}")
+                    right += bool(item.judgement.label_right)
+                    if not item.judgement.label_right:
+                        print(f"wrong: {item.source} {item.change}: {item.judgement.note}")
     low, high = wilson_interval(right, twins) if twins else (0.0, 0.0)
-    print(f"judged {len(rows)} neutral self-pairs; {made} are still made; {twins} of them are twins, "
+    print(f"judged {len(items)} neutral self-pairs; {made} are still made; {twins} of them are twins, "
           f"{right} right ({100 * right / max(1, twins):.1f}%, Wilson 95% {100 * low:.1f}–{100 * high:.1f}%)")
     return 0
 

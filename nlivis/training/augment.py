@@ -424,13 +424,19 @@ def label_balanced_draw(pool: Pool, kinds: Sequence[str], ratio: float, train_co
     """The draw the first augmented checkpoints were trained with, kept as the "before" of the record's
     mutual information: the cap shared evenly among the labels, each label's share among the kinds, blind to
     the cues — so one-word edits were mostly contradictions."""
-    unique = [c for c in _unique_candidates(pool, kinds, existing)[0] if c.source != "n" and not c.twin_only]
+    unique = [c for c in _unique_candidates(pool, kinds, existing)[0] if outside_twins(c)]
     by_label: dict[str, list[Candidate]] = defaultdict(list)
     for candidate in unique:
         by_label[candidate.label].append(candidate)
     label_shares = shares({label: len(found) for label, found in sorted(by_label.items())},
                           math.floor(ratio * train_count))
     return [c for label, take in label_shares.items() for c in _take(by_label[label], kinds, take, f"{seed}:{label}")]
+
+
+def outside_twins(candidate: Candidate) -> bool:
+    """Whether a candidate is drawn on its own: neither a negated copy's pair nor a twin-only neutral, both of
+    which only `negated_twin_draw` draws."""
+    return candidate.source != "n" and not candidate.twin_only
 
 
 def cue_stratum(candidate: Candidate) -> tuple[str, ...]:
@@ -455,7 +461,7 @@ def draw(pool: Pool, kinds: Sequence[str], ratio: float, train_count: int, seed:
     labels = sorted({c.label for c in unique})
     per_label = cap // len(labels) if labels else 0
     chosen = negated_twin_draw(unique, kinds, math.floor(negated_share * per_label / 2), seed)
-    rest = [c for c in unique if c.source != "n" and not c.twin_only]
+    rest = [c for c in unique if outside_twins(c)]
     return chosen + balanced_draw(rest, labels, kinds, per_label - len(chosen) // max(1, len(labels)), seed), available
 
 

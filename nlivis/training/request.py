@@ -88,9 +88,8 @@ class TrainRequest:
 
     def identity(self, resolved: Mapping[str, Any]) -> dict[str, Any]:
         """What a resumed run must share with the run it continues (`run_identity`)."""
-        augment = {"kinds": list(self.augment), "ratio": self.augment_ratio} if self.augment else None
-        if augment and self.augment_negated_share:
-            augment["negated_share"] = self.augment_negated_share
+        augment = ({"kinds": list(self.augment), "ratio": self.augment_ratio,
+                    "negated_share": self.augment_negated_share} if self.augment else None)
         return run_identity({k: v for k, v in resolved.items() if k != "size"}, self.dataset, self.size, self.seed,
                             augment)
 

@@ -125,9 +125,15 @@ class ReportRow:
         return self.comparison.right_after < self.comparison.right_before
 
     @property
+    def seed_range(self) -> tuple[float, float] | None:
+        """The lowest and highest of the control seeds' accuracies on this line's pairs (None without another
+        seed)."""
+        return (min(self.seeds), max(self.seeds)) if self.seeds else None
+
+    @property
     def seed_gap(self) -> float | None:
         """The range of the control seeds' accuracies on this line's pairs (None without another seed)."""
-        return max(self.seeds) - min(self.seeds) if self.seeds else None
+        return self.seed_range[1] - self.seed_range[0] if self.seeds else None
 
     @property
     def within_control_seeds(self) -> bool:

@@ -269,8 +269,8 @@ def report_frame(shown: Sequence[tuple[str, ReportRow]]) -> pd.DataFrame:
         "verdict": verdict(row), "table": table, "line": row.name, "pairs": row.comparison.pairs,
         "before (%)": 100 * row.comparison.before, "after (%)": 100 * row.comparison.after,
         "change (points)": 100 * row.comparison.change, "p (Holm)": row.p_holm,
-        "control seeds, worst–best (%)": (f"{100 * min(row.seeds):.1f}–{100 * max(row.seeds):.1f}" if row.seeds
-                                          else None),
+        "control seeds, worst–best (%)": ("{:.1f}–{:.1f}".format(*(100 * a for a in row.seed_range))
+                                          if row.seed_range else None),
         "only before right": row.comparison.only_before_right, "only after right": row.comparison.only_after_right}
         for table, row in shown])
 
