@@ -55,6 +55,8 @@ def reproduce_command(config: dict, out_name: str) -> str:
         parts.append(f"--augment {','.join(augmentation['kinds'])} --augment-ratio {augmentation['ratio']:g}")
         if augmentation.get("negated_share"):
             parts.append(f"--augment-negated-share {augmentation['negated_share']:g}")
+        if augmentation.get("exclusive_twins"):
+            parts.append("--augment-exclusive-twins")
     parts.append(f"--out checkpoints/{out_name}")
     return " ".join(parts)
 

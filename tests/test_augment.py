@@ -22,6 +22,7 @@ from nlivis.features.dataset import analyse_pairs
 from nlivis.store.dynamics import AUGMENTED_SPLIT, read_dynamics
 from nlivis.analysis.parsed import parse_sentences
 from nlivis.analysis import lexicons
+from nlivis.analysis.inflection import base_form
 from nlivis.analysis.self_pairs import (NEGATED_COPY_SWAP_LEFT_OUT, NOT_HAND_WRITTEN, REPEATED_WORD, REPLACEMENT_SAID,
                                        SWITCHED_OFF_GROUPS, misread_main_verb,
                                        negated_copy, negated_self_pair_edits, self_pair_edits)
@@ -96,6 +97,13 @@ def test_request_checks_the_ratio_and_needs_kinds_for_it():
         TrainRequest(config, "snli", FIXTURE_DIR, "out", augment=("hyponym",), augment_negated_share=2)
     with pytest.raises(ValueError, match="without augmentation kinds"):
         TrainRequest(config, "snli", FIXTURE_DIR, "out", augment_negated_share=0.5)
+    exclusive = TrainRequest(config, "snli", FIXTURE_DIR, "out", augment=["exclusive"], augment_negated_share=1,
+                             augment_exclusive_twins=True)
+    assert exclusive.identity(config)["augment"] == f"exclusive at ratio {ratio:g}, negated share 1, exclusive twins"
+    with pytest.raises(ValueError, match="only with a negated share above 0"):
+        TrainRequest(config, "snli", FIXTURE_DIR, "out", augment=("exclusive",), augment_exclusive_twins=True)
+    with pytest.raises(ValueError, match="without augmentation kinds"):
+        TrainRequest(config, "snli", FIXTURE_DIR, "out", augment_exclusive_twins=True)
 
 
 @pytest.mark.parametrize("arguments, message", [
@@ -106,6 +114,7 @@ def test_request_checks_the_ratio_and_needs_kinds_for_it():
     (["--augment", "hyponym", "--augment-negated-share", "1.5"],
      "--augment-negated-share: the value must be from 0 to 1"),
     (["--augment-negated-share", "0.5"], "without augmentation kinds"),
+    (["--augment", "exclusive", "--augment-exclusive-twins"], "only with a negated share above 0"),
 ])
 def test_the_command_line_refuses_bad_kinds_and_ratios_in_one_line(tmp_path, capsys, arguments, message):
     code = None
@@ -124,6 +133,9 @@ def test_train_command_carries_the_augmentation(tmp_path):
                             augment_ratio=0.25)
     assert command[-4:] == ["--augment", "antonym,negation", "--augment-ratio", "0.25"]
     assert "--augment" not in train_command("esan", "snli-small", tmp_path, tmp_path / "out")
+    twins = train_command("esan", "snli-small", tmp_path, tmp_path / "out", augment=("exclusive", "number"),
+                          augment_ratio=0.35, augment_negated_share=1, augment_exclusive_twins=True)
+    assert twins[-3:] == ["--augment-negated-share", "1", "--augment-exclusive-twins"]
 
 
 # ------------------------------------------------------------------------------------------- the draw
@@ -242,6 +254,48 @@ def test_the_negated_share_draws_negated_copies_each_with_its_twin_mirrored_ones
     assert pairs == {("contradiction", "contradiction"): 40, ("entailment", "neutral"): 10,
                      ("neutral", "entailment"): 10, ("entailment", "entailment"): 30, ("neutral", "neutral"): 30}
     assert augment.cue_record([], [], mixed)["added_after"] == {"changed_words": 0.0, "negation_side": 0.0}
+
+
+def _with_exclusive_twins(pool: Pool) -> Pool:
+    """`pool` and, for each of its 40 premises, the negated copy's object swapped for an exclusive one (neutral)
+    with its twin (contradiction)."""
+    rows = []
+    for i in range(40):
+        for source, label, verb in (("n", "neutral", "are not driving"), ("s", "contradiction", "are driving")):
+            rows.append(Candidate(i, "exclusive", source, 4, "car", "bus", f"Two boys {verb} a car {i}",
+                                  f"Two boys {verb} a bus {i}", label, "hypothesis"))
+    return Pool([*pool.candidates, *rows], {})
+
+
+def test_exclusive_twins_come_after_the_mirrored_ones_and_number_swaps_and_parallel_halves_balance_them():
+    """A (neutral, contradiction) unit is balanced by no pairing of the other types: j of them come with j number
+    swaps' negated pairs alone, j (neutral, neutral) units' twins alone and j more (entailment, entailment) units,
+    so that both sides still give every label as many pairs and the cues carry no information."""
+    kinds = ("number", "synonym", "hypernym", "hyponym", "exclusive")
+    fewer_mirrored = Pool([c for c in _twin_pool().candidates
+                           if not (c.kind == "hyponym" and c.original >= 10 and c.word == "car")], {})
+    pool = _with_exclusive_twins(fewer_mirrored)
+    without, _ = draw(pool, kinds, 10.0, 100, seed=1, negated_share=1.0)
+    assert without == draw(fewer_mirrored, kinds, 10.0, 100, seed=1, negated_share=1.0)[0], "off: the old draw"
+    chosen, _ = draw(pool, kinds, 10.0, 100, seed=1, negated_share=1.0, exclusive_twins=True)
+    twins = {n: chosen[i + 1] for i, n in enumerate(chosen[:-1])
+             if n.source == "n" and chosen[i + 1].source == "s" and chosen[i + 1].original == n.original
+             and chosen[i + 1].word == n.word}
+    units = Counter((n.label, t.label) for n, t in twins.items())
+    assert units == {("contradiction", "contradiction"): 10, ("entailment", "neutral"): 10,
+                     ("neutral", "entailment"): 10, ("neutral", "contradiction"): 30,
+                     ("entailment", "entailment"): 30}
+    alone = [c for c in chosen if c.source in "ns" and c not in twins and c not in set(twins.values())]
+    assert Counter((c.source, c.label) for c in alone) == {("n", "contradiction"): 30, ("s", "neutral"): 30}
+    for source in ("n", "s"):
+        assert Counter(c.label for c in chosen if c.source == source) == {
+            "entailment": 40, "neutral": 40, "contradiction": 40}, source
+    assert augment.cue_record([], [], chosen)["added_after"] == {"changed_words": 0.0, "negation_side": 0.0}
+    fewer, _ = draw(pool, kinds, 0.9, 100, seed=1, negated_share=1.0, exclusive_twins=True)  # 15 units: mirrored first
+    negated = Counter((c.label, fewer[i + 1].label) for i, c in enumerate(fewer[:-1])
+                      if c.source == "n" and fewer[i + 1].source == "s" and fewer[i + 1].word == c.word)
+    assert negated[("entailment", "neutral")] == 10 and negated[("neutral", "contradiction")] == 5
+    assert negated[("neutral", "neutral")] == 0, "no parallel pair before the exclusive ones"
 
 
 def test_stratum_takes_scale_alike_and_hand_out_the_remainder_by_the_largest_fraction():
@@ -568,6 +622,37 @@ def test_the_negated_copy_keeps_its_polarity_labels_and_leaves_out_its_word_swap
     assert negated[("Two boys are not driving a car.", "Three boys are not driving a car.")] == "contradiction"
     assert not any("girls" in premise + hypothesis for premise, hypothesis in negated)
     assert filtered[NEGATED_COPY_SWAP_LEFT_OUT] >= 1
+
+
+def test_the_negated_copy_swaps_its_object_for_an_exclusive_one_as_neutral(wordnet):
+    """Denying a guitar says nothing of a violin: the negated verb's object swapped for an exclusive one is neutral on
+    either side (`exclusive_in_scope`), and its twin without the negation contradicts; an object the sentence says is
+    there outside the negation (a clause on it, a pronoun after it) keeps no label."""
+    filtered: Counter = Counter()
+    labelled = augment._labelled_edits("A man is playing a guitar .", "A man is playing a guitar .", "entailment",
+                                       "nli", None, filtered)
+    found = {(source, edit.premise, edit.hypothesis): label for source, edit, label, _ in labelled}
+    assert found[("n", "A man is not playing a guitar .", "A man is not playing a violin .")] == "neutral"
+    assert found[("n", "A man is not playing a violin .", "A man is not playing a guitar .")] == "neutral"
+    assert found[("s", "A man is playing a guitar .", "A man is playing a violin .")] == "contradiction"
+    for sentence in ("A man is photographing a camel and a woman walks past it .",
+                     "A man is signing a guitar , whose owner is smiling .",
+                     "A man is playing a guitar that is red ."):
+        labels = [label for edit, label in negated_self_pair_edits(sentence, "nli", ("exclusive",))
+                  if edit.change.relation == "exclusive"]
+        assert labels and set(labels) == {None}, sentence
+
+
+@pytest.mark.parametrize("verb, tag, lemma, base", [("rides", "VBZ", "rid", "ride"), ("uses", "VBZ", "use", "use"),
+                                                    ("tries", "VBZ", "try", "try"), ("goes", "VBZ", "go", "go"),
+                                                    ("stopped", "VBD", "stop", "stop"), ("ran", "VBD", "run", "run")])
+def test_do_support_takes_the_form_that_inflects_back(verb, tag, lemma, base):
+    assert base_form(verb, lemma, tag) == base
+
+
+def test_a_negated_copy_of_rides_says_does_not_ride(wordnet):
+    assert negated_copy("A girl in blue rides a horse over a jump .", "nli") == \
+        "A girl in blue does not ride a horse over a jump ."
 
 
 @pytest.mark.parametrize("caption, why", [

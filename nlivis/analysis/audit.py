@@ -218,6 +218,9 @@ NEGATED_COPY_STRATA = {("hypothesis", "entailment"): "negated copy → entailmen
 """(edited side, label) of every label of the negated copy paired with itself (`self_pairs.negated_self_pair_edits`)
 → stratum: each is judged, the engine's own labels too, since none of its kinds was judged under a negation the
 engine inserted itself."""
+NEGATED_EXCLUSIVE_STRATUM = "negated copy: object swapped for an exclusive one → neutral"
+"""The stratum of the negated copy's neutrals made by `self_pairs.exclusive_in_scope`, a rule of its own, judged
+apart from the hypernym neutrals of "negated copy → neutral"."""
 COUNTERPART_KINDS = tuple(k for k in DEFAULT_KINDS if k != "swap")
 """The kinds a default run makes but the swap, which edits no word: the quantifier's "a → every" is off by default
 and no counterpart."""
@@ -227,7 +230,14 @@ COUNTERPARTS_OFF = {**{COUNTERPART_STRATA[group]: f"augmentation leaves it out (
                     **{stratum: "a default run draws none of the negated copies: train --augment-negated-share "
                                 "(default 0) draws them, without their word-swap contradictions "
                                 f"({NEGATED_COPY_SWAP_LEFT_OUT})"
-                       for stratum in NEGATED_COPY_STRATA.values()}}
+                       for stratum in (*NEGATED_COPY_STRATA.values(), NEGATED_EXCLUSIVE_STRATUM)}}
+
+
+def negated_copy_stratum(edit: Edit, label: str | None) -> str | None:
+    """The counterpart stratum of a label of the negated copy paired with itself."""
+    if label == "neutral" and edit.kind == "substitution" and edit.change.relation == "exclusive":
+        return NEGATED_EXCLUSIVE_STRATUM
+    return NEGATED_COPY_STRATA.get((edit.side, label))
 
 
 def counterpart_items(source: str, premise: str, label: str | None) -> list[Drawn]:
@@ -236,7 +246,7 @@ def counterpart_items(source: str, premise: str, label: str | None) -> list[Draw
     own = [(edit, fixed, COUNTERPART_STRATA.get((edit.side, fixed)) if edit.expectation != "label" else None,
             "the premise paired with itself, one side edited")
            for edit, fixed in self_pair_edits(premise, "nli", COUNTERPART_KINDS)]
-    negated = [(edit, fixed, NEGATED_COPY_STRATA.get((edit.side, fixed)),
+    negated = [(edit, fixed, negated_copy_stratum(edit, fixed),
                 "the premise's negated copy paired with itself, one side edited")
                for edit, fixed in negated_self_pair_edits(premise, "nli", COUNTERPART_KINDS)]
     for edit, fixed, stratum, reason in own + negated:
@@ -249,7 +259,8 @@ def counterpart_items(source: str, premise: str, label: str | None) -> list[Draw
 
 
 FRESH_COUNTERPARTS_AFTER_A_FIX: dict[str, int] = {"negated copy → neutral": 36, "negated copy → entailment": 216,
-                                                  "self-pair: stronger hypothesis → neutral": 36}
+                                                  "self-pair: stronger hypothesis → neutral": 36,
+                                                  NEGATED_EXCLUSIVE_STRATUM: 36}
 """Counterpart strata fixed on the errors their judged items showed, and how many further items each draws (as
 `FRESH_AFTER_A_FIX` does for the edits): the negated copy's neutral labels, after an adverbial clause read as
 negated (an after-clause, said rather than denied) made the polarity code leave such clauses unknown; its
@@ -262,7 +273,10 @@ after its hypernyms and hyponyms were taken only from pairs written by hand (`le
 "instruments" had become "weapons"), and 36 more after a with-absolute whose predicate is a particle was left
 unknown ("… with coats and scarves on"); the self-pair's
 stronger hypotheses, after a neutral copy whose replacement the sentence already says was left out
-(`self_pairs.replacement_said`: "hand" → "fist" beside "a fist")."""
+(`self_pairs.replacement_said`: "hand" → "fist" beside "a fist"); the negated copy's exclusive-object neutrals,
+after an object the sentence says is there outside the negation was left out (`self_pairs.object_said_outside`:
+"… not signing a guitar, whose owner is smiling") and do-support took the verb's form that inflects back
+(`inflection.base_form`: "rides" had become "does not rid")."""
 
 
 def draw_counterparts(dev: Sequence[tuple[str, object]], per_stratum: int = COUNTERPARTS_PER_STRATUM,
@@ -271,7 +285,8 @@ def draw_counterparts(dev: Sequence[tuple[str, object]], per_stratum: int = COUN
     counterpart whose fingerprint hashes lowest, until every stratum holds `per_stratum` (and a stratum named in
     `fresh` that many more)."""
     drawn: dict[str, list[Drawn]] = {stratum: [] for stratum in (*COUNTERPART_STRATA.values(),
-                                                                 *NEGATED_COPY_STRATA.values())}
+                                                                 *NEGATED_COPY_STRATA.values(),
+                                                                 NEGATED_EXCLUSIVE_STRATUM)}
     wanted = {stratum: per_stratum + fresh.get(stratum, 0) for stratum in drawn}
     premises: set[str] = set()
 

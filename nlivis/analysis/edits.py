@@ -37,7 +37,7 @@ from nlivis.analysis.edit_filters import (OFF_BY_DEFAULT, is_english_word, negat
 from nlivis.analysis.edit_expectations import (ENTAILMENT, EQUIVALENT, EXCLUSIVE, NEGATED, STRONGER, TASK_LABELS,
                                                WEAKER, Expectation, invariant_expectation, nli_expectation,
                                                paraphrase_expectation, swap_expectation, word_to_sentence_relation)
-from nlivis.analysis.inflection import indefinite_article, inflect, same_case
+from nlivis.analysis.inflection import base_form, indefinite_article, inflect, same_case
 from nlivis.analysis.monotonicity import negation_scope, polarities
 from nlivis.analysis.parsed import ParsedSentence, parse_sentences
 from nlivis.analysis.word_replacements import (EXCLUSIVE_MEMBERS, WORDNET_SOURCE, exclusive_replacement,
@@ -388,7 +388,7 @@ def negate(sentence: ParsedSentence) -> tuple[str, str, str, str, int] | None:
     replaced: dict[int, str] = {}
     if first is not None and not inverted and first.lemma not in TAKES_NOT_DIRECTLY and first.tag != "MD":
         position, support = first.i, {"VBZ": "does", "VBP": "do", "VBD": "did"}[first.tag]
-        replaced[first.i], inserted = first.lemma.lower(), f"{support} not"
+        replaced[first.i], inserted = base_form(first.text, first.lemma.lower(), first.tag), f"{support} not"
     elif first is not None and not inverted:
         position, inserted = first.i + 1, "not"
     elif auxiliaries or verb.lemma == "be" or verb.tag == "MD":  # "There is …" (spaCy may call it VERB)
@@ -397,7 +397,7 @@ def negate(sentence: ParsedSentence) -> tuple[str, str, str, str, int] | None:
             return None
     elif verb.tag in ("VBZ", "VBP", "VBD"):
         position, support = root, {"VBZ": "does", "VBP": "do", "VBD": "did"}[verb.tag]
-        replaced[root], inserted = verb.lemma.lower(), f"{support} not"
+        replaced[root], inserted = base_form(verb.text, verb.lemma.lower(), verb.tag), f"{support} not"
     else:
         return None
     if sentence.words[position].lower in POSITIVE_ADVERBS:

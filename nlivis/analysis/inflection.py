@@ -131,6 +131,17 @@ def inflect(lemma: str, tag: str) -> str | None:
     return None
 
 
+def base_form(text: str, lemma: str, tag: str) -> str:
+    """The base form of a finite verb `text` with the PTB `tag` (VBZ, VBD), for do-support ("rides" → "does not
+    ride"): the parser's `lemma` when it inflects back to `text`, else the first form cut from `text` that does
+    (spaCy reads "rides" as "rid", whose third person is "rids"), else the lemma."""
+    lower = text.lower()
+    if tag not in ("VBZ", "VBD") or inflect(lemma, tag) == lower:
+        return lemma
+    cuts = (lower[:-1], lower[:-2], lower[:-3] + "y", lower[:-3])
+    return next((cut for cut in cuts if len(cut) > 1 and inflect(cut, tag) == lower), lemma)
+
+
 def indefinite_article(next_word: str, capital: bool = False) -> str:
     """"a" or "an" before `next_word`, by its first sound as spelled (an hour, a unicorn, an apple)."""
     lower = next_word.lower()

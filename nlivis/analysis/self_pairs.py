@@ -23,6 +23,7 @@ from nlivis.analysis.edit_expectations import (CONTRADICTION, DIRECTION, ENTAILM
                                               NOT_RISE)
 from nlivis.analysis.edits import Edit, normalise_space, propose_edits
 from nlivis.analysis.lexicons import CAPTION_IS_A_BY_HAND
+from nlivis.analysis.monotonicity import polarities
 from nlivis.analysis.near_synonyms import NEAR_SYNONYM, near_synonyms
 from nlivis.analysis.parsed import ParsedSentence, parse_sentences
 
@@ -69,6 +70,18 @@ REPLACEMENT_SAID = "neutral copy whose replacement the sentence already says"
 """The reason a neutral counterpart is not made where the replacement is already a word of the sentence ("… makes a
 fist with his hand" → "… makes a fist with his fist"): the sentence may already say what the replacement adds,
 so the copy need not be stronger or weaker."""
+EXCLUSIVE_IN_SCOPE = ("negated copy's neutral made by swapping the negated verb's object for an exclusive one "
+                      "('A man is not playing a guitar' / 'A man is not playing a violin')")
+"""Why an exclusive word swap of the negated copy is labelled neutral (`exclusive_in_scope`): denying one of two
+things that cannot both be the object says nothing about the other — the man may play the violin or nothing at all
+— while the same swap without the negation contradicts (the engine reads it as one scene). Only the direct object
+of the negated main verb: a subject or a locative may stand outside the negation's scope, where the swap would
+contradict as in the unnegated sentence ('A man is not driving' / 'A woman is not driving' is left out,
+`NEGATED_COPY_SWAP_LEFT_OUT`)."""
+OBJECT_CLAUSES = frozenset({"relcl", "acl", "appos"})
+BACK_REFERENCES = frozenset({"it", "its", "itself", "they", "them", "their", "theirs", "themselves", "which",
+                             "whose", "that", "one"})
+"""Words after the negated object that may speak of it as a thing of the scene (`object_said_outside`)."""
 NOT_HAND_WRITTEN = ("negated copy's entailment with a hypernym or hyponym not written by hand "
                     "(lexicons.CAPTION_IS_A_BY_HAND)")
 """The reason an entailment of the negated copy made with a WordNet hypernym or hyponym is not made when the pair is
@@ -235,13 +248,41 @@ def negated_copy(premise: str, task: str, known: frozenset[str] | None = None) -
     return next((e.hypothesis for e in edits if e.side == "hypothesis" and e.change.replacement), None)
 
 
+def exclusive_in_scope(edit: Edit, sentence: str) -> bool:
+    """Whether a substitution of `sentence` (a negated copy) replaces the direct object of its negated main verb,
+    a noun in a downward position (`monotonicity.polarities`), by an exclusive co-hyponym (`EXCLUSIVE_IN_SCOPE`)."""
+    if edit.kind != "substitution" or edit.change.relation != "exclusive":
+        return False
+    swap = _one_word_swap(edit, sentence)
+    if swap is None:
+        return False
+    original, _, position = swap
+    word = original.words[position]
+    verb = original.words[word.head]
+    negated = any(original.words[child].dep == "neg" for child in original.children(verb.i))
+    return (word.pos == "NOUN" and word.dep == "dobj" and verb.i == original.root and negated
+            and polarities(original)[position] == -1 and not object_said_outside(original, position))
+
+
+def object_said_outside(sentence: ParsedSentence, position: int) -> bool:
+    """Whether the object at `position` may be said to exist outside the negation, which then denies only the
+    act: a clause of its own hangs on it ("not signing a guitar, whose owner is smiling") or a pronoun after it
+    may refer back to it ("not photographing a camel and a woman walks past it"). The object is then a thing of
+    the scene, and swapping it for an exclusive one contradicts as it does without the negation."""
+    if any(sentence.words[child].dep in OBJECT_CLAUSES for child in sentence.children(position)):
+        return True
+    return any(w.lower in BACK_REFERENCES for w in sentence.words[position + 1:])
+
+
 def negated_self_pair_edits(premise: str, task: str, kinds: Sequence[str], known: frozenset[str] | None = None,
                             rejected: Counter | None = None) -> list[tuple[Edit, str | None]]:
     """`self_pair_edits` of the premise's negated copy (`negated_copy`), negation itself left out (it would only
     give the premise back): (¬P, ¬P') with the nouns of the verb phrase in a downward position, where a hyponym
-    as hypothesis is entailed ("… not driving a car" ⊨ "… not driving a jeep") and a hypernym neutral. An
-    entailment whose hypernym or hyponym is not a pair of `CAPTION_IS_A_BY_HAND` is left out and counted in
-    `rejected` under `NOT_HAND_WRITTEN`. NLI only: a paraphrase label does not follow polarity."""
+    as hypothesis is entailed ("… not driving a car" ⊨ "… not driving a jeep"), a hypernym neutral and, on either
+    side, the object swapped for an exclusive one neutral (`exclusive_in_scope`). An entailment whose hypernym or
+    hyponym is not a pair of `CAPTION_IS_A_BY_HAND` is left out and counted in `rejected` under
+    `NOT_HAND_WRITTEN`; an exclusive swap whose object the copy says twice or whose replacement it already says
+    under `REPEATED_WORD` or `REPLACEMENT_SAID`. NLI only: a paraphrase label does not follow polarity."""
     if task != "nli":
         return []
     copy = negated_copy(premise, task, known)
@@ -254,5 +295,13 @@ def negated_self_pair_edits(premise: str, task: str, kinds: Sequence[str], known
             if rejected is not None:
                 rejected[NOT_HAND_WRITTEN] += 1
             continue
+        if label is None and exclusive_in_scope(edit, copy):
+            problem = (REPEATED_WORD if repeated_word(edit, copy)
+                       else REPLACEMENT_SAID if replacement_said(edit, copy) else None)
+            if problem:
+                if rejected is not None:
+                    rejected[problem] += 1
+                continue
+            label = NEUTRAL
         found.append((edit, label))
     return found

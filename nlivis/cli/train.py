@@ -49,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", action="store_true",
                         help="continue from the folder's last saved state; the run must be the saved one (same "
                              "config, --dataset, --size, --seed, --embeddings, --model and "
-                             "--augment/--augment-ratio/--augment-negated-share: "
+                             "--augment/--augment-ratio/--augment-negated-share/--augment-exclusive-twins: "
                              "a difference is refused), only --epochs and --max-steps may change")
     parser.add_argument("--augment", type=augment_kinds, default=(), metavar="KIND[,KIND…]",
                         help="add label-fixed edits of the training pairs to every epoch, made by the edit engine: "
@@ -67,6 +67,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "only the negation decides a hypernym's or hyponym's label; the rest is drawn as "
                              "before. Needs the hypernym or hyponym kind (and number for the contradictions) "
                              f"(default: {DEFAULT_NEGATED_SHARE:g})")
+    parser.add_argument("--augment-exclusive-twins", action="store_true",
+                        help="with --augment-negated-share above 0: the twins also hold the negated verb's object "
+                             "swapped for an exclusive one, neutral under the negation ('A man is not playing a "
+                             "guitar' / '… a violin') and a contradiction in its twin ('A man is playing a guitar' / "
+                             "'… a violin'), balanced by number swaps and parallel twins drawn alone; needs the "
+                             "exclusive kind (default: off, the twins of hypernyms, hyponyms, numbers and synonyms "
+                             "only)")
     parser.add_argument("--cache-dir", default=None,
                         help="cache folder for spaCy analyses and word pieces (default: $NLIVIS_CACHE_DIR or ~/.cache/nlivis)")
 
@@ -80,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
                                out_dir=args.out, device=args.device, seed=args.seed, max_steps=args.max_steps,
                                epochs=args.epochs, embeddings=args.embeddings, resume=args.resume, size=args.size,
                                cache_dir=args.cache_dir, model_name=args.model, augment=args.augment,
-                               augment_ratio=args.augment_ratio, augment_negated_share=args.augment_negated_share)
+                               augment_ratio=args.augment_ratio, augment_negated_share=args.augment_negated_share,
+                               augment_exclusive_twins=args.augment_exclusive_twins)
         info = train(request)
     except TrainingStopped as stopped:
         print(str(stopped), file=sys.stderr)

@@ -12,11 +12,9 @@ Where the edits come from, for each training pair (P, H) with gold label L:
   a contradiction, "… a man …" / "… a person …" an entailment (Breaking NLI's one-word pairs, Glockner et
   al. 2018, made with label logic instead of by hand).
 - the premise's negated copy paired with itself ("n", NLI only): "A man is not driving a car" / "… a jeep" is an
-  entailment, "… a vehicle" neutral — hypernyms and hyponyms in the downward position that SNLI's positive premises
-  never give (without them the augmentation taught "a hypernym is entailed" under negation too, issue 29). They are
-  drawn only with `--augment-negated-share S`, each with its unnegated twin, the premise paired with itself with the
-  same word replaced ("A man is driving a car" / "… a jeep", neutral): S of each label's pairs are such twins, so
-  that a hyponym's or hypernym's label is decided by the negation and by nothing else (`negated_twin_draw`).
+  entailment, "… a vehicle" neutral — the downward position SNLI's positive premises never give (issue 29). Drawn
+  only with `--augment-negated-share S`, each with its unnegated twin ("A man is driving a car" / "… a jeep",
+  neutral), so that the negation and nothing else decides the label (`negated_twin_draw`).
 
 What is filtered out, and why (counts per reason go into config.json):
 - everything the edit engine's one rule set drops for every consumer (`nlivis.analysis.edit_filters`: words in
@@ -36,9 +34,8 @@ model's label prior — and each label's share evenly among the kinds that give 
 fewer candidates leaves its share to the others); within a kind the draw alternates between distinct word
 changes (so "man → woman" does not crowd out rarer antonyms).
 
-Cost: the candidate edits of the whole training split are made once (spaCy's parser, WordNet) and kept in
-the cache root (`augment/`), keyed by the training pairs, the engine's code and spaCy's pipeline; the
-chosen pairs' analyses go through the feature cache. A later run (another kind, ratio or seed) only draws.
+Cost: the candidate edits of the training split are made once (spaCy, WordNet) and cached (`augment/`, keyed by
+the pairs, the engine's code and spaCy's pipeline). A later run (another kind, ratio or seed) only draws.
 """
 from __future__ import annotations
 
@@ -445,7 +442,7 @@ def cue_stratum(candidate: Candidate) -> tuple[str, ...]:
 
 
 def draw(pool: Pool, kinds: Sequence[str], ratio: float, train_count: int, seed: int,
-         existing: Iterable[tuple[str, str]] = (), negated_share: float = 0.0
+         existing: Iterable[tuple[str, str]] = (), negated_share: float = 0.0, exclusive_twins: bool = False
          ) -> tuple[list[Candidate], dict[str, int]]:
     """The augmented pairs of a run: at most floor(ratio × train_count), each new pair once and none equal to
     a training pair, balanced within every cue stratum (`cue_stratum`: words changed × negation side), so
@@ -454,14 +451,15 @@ def draw(pool: Pool, kinds: Sequence[str], ratio: float, train_count: int, seed:
     lacking a label gives none (a one-word contradiction comes with a one-word entailment and a one-word
     neutral, drawn from the same pairs' edits). Within a (stratum, label) the kinds share evenly (`shares`),
     each drawn in `_spread` order. `negated_share` of each label's pairs come from the premises' negated copies
-    with their unnegated twins (`negated_twin_draw`), the rest from every other candidate. Returns the pairs and
-    the candidates per kind."""
+    with their unnegated twins (`negated_twin_draw`, with `exclusive_twins` its exclusive-object units), the rest
+    from every other candidate not drawn there. Returns the pairs and the candidates per kind."""
     cap = math.floor(ratio * train_count)
     unique, available = _unique_candidates(pool, kinds, existing)
     labels = sorted({c.label for c in unique})
     per_label = cap // len(labels) if labels else 0
-    chosen = negated_twin_draw(unique, kinds, math.floor(negated_share * per_label / 2), seed)
-    rest = [c for c in unique if outside_twins(c)]
+    chosen = negated_twin_draw(unique, kinds, math.floor(negated_share * per_label / 2), seed, exclusive_twins)
+    drawn = set(chosen)
+    rest = [c for c in unique if outside_twins(c) and c not in drawn]
     return chosen + balanced_draw(rest, labels, kinds, per_label - len(chosen) // max(1, len(labels)), seed), available
 
 
@@ -474,6 +472,10 @@ round."""
 PARALLEL_TWINS = ((ENTAILMENT, ENTAILMENT), (NEUTRAL, NEUTRAL))
 """Twins where it does not: a word outside the negation's scope (the subject of "A man is not driving", upward in
 both) or a synonym keeps its label."""
+EXCLUSIVE_TWINS = (NEUTRAL, CONTRADICTION)
+"""Twins where the negation decides a word swap: the object swapped for an exclusive one is neutral under the
+negation and contradicts without it ("… not playing a guitar" / "… not playing a violin" against "… playing a
+guitar" / "… playing a violin"; `self_pairs.exclusive_in_scope`)."""
 
 
 def negated_twins(candidates: Iterable[Candidate]) -> list[tuple[Candidate, Candidate]]:
@@ -496,15 +498,57 @@ def negated_twins(candidates: Iterable[Candidate]) -> list[tuple[Candidate, Cand
     return found
 
 
+@dataclass(frozen=True)
+class TwinTakes:
+    """Units of each type one group of twins gives (`negated_twin_draw`): `mirrored` of each `MIRRORED_TWINS`
+    type, `exclusive` `EXCLUSIVE_TWINS` units, `parallel` of each `PARALLEL_TWINS` type; besides, mirrored +
+    parallel + exclusive number swaps, of which `exclusive` give their negated pair alone, one more (entailment,
+    entailment) unit per exclusive one, and `exclusive` (neutral, neutral) units that give their twin alone."""
+
+    mirrored: int
+    exclusive: int
+    parallel: int
+
+    @property
+    def per_label(self) -> int:
+        """Pairs of each label on each side (negated and twins)."""
+        return self.mirrored + self.exclusive + self.parallel
+
+    def counts(self) -> dict[tuple[str, str], int]:
+        """Units taken of each type, halves included."""
+        return {CONTRADICTING_TWINS: self.per_label, MIRRORED_TWINS[0]: self.mirrored,
+                MIRRORED_TWINS[1]: self.mirrored, EXCLUSIVE_TWINS: self.exclusive,
+                PARALLEL_TWINS[0]: self.parallel + self.exclusive, PARALLEL_TWINS[1]: self.parallel + self.exclusive}
+
+    @classmethod
+    def most(cls, supply: Mapping[tuple[str, str], int], exclusive_twins: bool) -> TwinTakes:
+        """The most a group's `supply` (units per type) balances: mirrored first, then exclusive, then parallel."""
+        numbers = supply.get(CONTRADICTING_TWINS, 0)
+        mirrored = min(numbers, *(supply.get(types, 0) for types in MIRRORED_TWINS))
+        exclusive = min(supply.get(EXCLUSIVE_TWINS, 0), numbers - mirrored,
+                        *(supply.get(types, 0) for types in PARALLEL_TWINS)) if exclusive_twins else 0
+        parallel = min(numbers - mirrored - exclusive, *(supply.get(types, 0) - exclusive for types in PARALLEL_TWINS))
+        return cls(mirrored, exclusive, parallel)
+
+    def within(self, per_label: int) -> TwinTakes:
+        """These takes cut to `per_label` pairs a label and side, in the same order of precedence."""
+        mirrored = min(self.mirrored, per_label)
+        exclusive = min(self.exclusive, per_label - mirrored)
+        return TwinTakes(mirrored, exclusive, per_label - mirrored - exclusive)
+
+
 def negated_twin_draw(candidates: Sequence[Candidate], kinds: Sequence[str], per_label_units: int,
-                      seed: int) -> list[Candidate]:
+                      seed: int, exclusive_twins: bool = False) -> list[Candidate]:
     """Negated copies' candidates, each followed by its twin (`negated_twins`), at most `per_label_units` pairs of
     pairs a label: every label then gets the same number of pairs in every cue stratum on both sides (the negated
     pairs' strata and the twins'), so the words changed and the negation side still say nothing about the label.
     Within a stratum, k number swaps (`CONTRADICTING_TWINS`) come with m of each `MIRRORED_TWINS` type, as many as
     there are, and k − m of each `PARALLEL_TWINS` type: the only balance of the five types (the negated side's and
     the twins' entailments are equal only when the two mirrored types are), the mirrored ones first because only
-    they show that the negation decides."""
+    they show that the negation decides. With `exclusive_twins`, j `EXCLUSIVE_TWINS` units come next: they add a
+    neutral on the negated side and a contradiction on the twins', which no pairing evens out, so j more number
+    swaps give their negated pair alone, j more (neutral, neutral) units their twin alone, and j more (entailment,
+    entailment) units both (`TwinTakes`)."""
     if per_label_units <= 0:
         return []
     groups: dict[tuple, dict[tuple[str, str], list[Candidate]]] = defaultdict(lambda: defaultdict(list))
@@ -512,22 +556,20 @@ def negated_twin_draw(candidates: Sequence[Candidate], kinds: Sequence[str], per
     for negated, twin in negated_twins(candidates):
         groups[(cue_stratum(negated), cue_stratum(twin))][(negated.label, twin.label)].append(negated)
         twin_of[negated] = twin
-
-    def balanced(found: Mapping[tuple[str, str], list]) -> tuple[int, int]:
-        mirrored = min(len(found[CONTRADICTING_TWINS]), *(len(found[types]) for types in MIRRORED_TWINS))
-        parallel = min(len(found[CONTRADICTING_TWINS]) - mirrored, *(len(found[types]) for types in PARALLEL_TWINS))
-        return mirrored, parallel
-
-    takes = stratum_takes({group: sum(balanced(found)) for group, found in groups.items()}, per_label_units)
+    most = {group: TwinTakes.most({types: len(found[types]) for types in found}, exclusive_twins)
+            for group, found in groups.items()}
+    takes = stratum_takes({group: most[group].per_label for group in groups}, per_label_units)
     chosen: list[Candidate] = []
     for group in sorted(groups):
-        mirrored = min(balanced(groups[group])[0], takes[group])
-        counts = {CONTRADICTING_TWINS: takes[group], **{t: mirrored for t in MIRRORED_TWINS},
-                  **{t: takes[group] - mirrored for t in PARALLEL_TWINS}}
-        for types, count in counts.items():
+        group_takes = most[group].within(takes[group])
+        for types, count in group_takes.counts().items():
             key = f"{seed}:twins:{'/'.join(types)}:{'/'.join(group[0] + group[1])}"
-            for negated in _take(groups[group][types], kinds, count, key):
-                chosen += [negated, twin_of[negated]]
+            taken = _take(groups[group][types], kinds, count, key)
+            halves = group_takes.exclusive if types in (CONTRADICTING_TWINS, PARALLEL_TWINS[1]) else 0
+            for number, negated in enumerate(taken):
+                alone = number >= len(taken) - halves
+                chosen += ([negated] if not alone or types == CONTRADICTING_TWINS else []) + \
+                          ([twin_of[negated]] if not alone or types == PARALLEL_TWINS[1] else [])
     return chosen
 
 
@@ -595,11 +637,11 @@ def cue_record(pairs: Sequence[Pair], before: Sequence[Candidate], chosen: Seque
 
 def augmentation_record(kinds: Sequence[str], ratio: float, seed: int, train_count: int, chosen: Sequence[Candidate],
                         available: Mapping[str, int], pool: Pool, min_count: int, information: dict,
-                        negated_share: float = 0.0) -> dict:
+                        negated_share: float = 0.0, exclusive_twins: bool = False) -> dict:
     """What config.json says about a run's augmentation (`information`: `cue_record`'s)."""
     return {
         "kinds": list(kinds), "ratio": ratio, "seed": seed, "negated_share": negated_share,
-        "negated_twins": sum(c.source == "n" for c in chosen),
+        "negated_twins": sum(c.source == "n" for c in chosen), "exclusive_twins": exclusive_twins,
         "relative_to": "training pairs: at most ratio × training pairs are added, drawn once and trained on in "
                        "every epoch",
         "balance": "within every cue stratum (words changed × negation side) each label gets the same number of "
@@ -626,10 +668,11 @@ def task_of_labels(labels: Sequence[str]) -> str:
 
 def augment_training(train_items: Sequence, labels: Sequence[str], kinds: Sequence[str], ratio: float, seed: int,
                      cache_dir: str | Path | None = None, progress: Callable[[str], None] = lambda message: None,
-                     min_count: int | None = None, negated_share: float = 0.0) -> Augmentation:
-    """The augmented pairs of a run over `train_items` (analysed training pairs): candidates (cached),
-    the seeded draw (`negated_share`: see `draw`), and the chosen pairs analysed (feature cache). `min_count`:
-    `MIN_WORD_COUNT` unless given."""
+                     min_count: int | None = None, negated_share: float = 0.0, exclusive_twins: bool = False
+                     ) -> Augmentation:
+    """The augmented pairs of a run over `train_items` (analysed training pairs): candidates (cached), the seeded
+    draw (`negated_share`, `exclusive_twins`: see `draw`), and the chosen pairs analysed (feature cache).
+    `min_count`: `MIN_WORD_COUNT` unless given."""
     min_count = MIN_WORD_COUNT if min_count is None else min_count
     task = task_of_labels(labels)
     pairs = [item.pair for item in train_items]
@@ -637,7 +680,7 @@ def augment_training(train_items: Sequence, labels: Sequence[str], kinds: Sequen
     pool = load_pool(pairs, task, counts, min_count, cache_dir, progress)
     start = time.perf_counter()
     chosen, available = draw(pool, kinds, ratio, len(pairs), seed, ((p.premise, p.hypothesis) for p in pairs),
-                             negated_share)
+                             negated_share, exclusive_twins)
     ids = unique_ids([augmented_id(pairs[c.original].id, c) for c in chosen])
     records = [Pair(id=i, premise=c.premise, hypothesis=c.hypothesis, label=c.label) for i, c in zip(ids, chosen)]
     drawn = time.perf_counter() - start
@@ -647,7 +690,7 @@ def augment_training(train_items: Sequence, labels: Sequence[str], kinds: Sequen
     items = analyse_pairs(records, cache_dir=cache_dir, progress=False)
     before = label_balanced_draw(pool, kinds, ratio, len(pairs), seed, ((p.premise, p.hypothesis) for p in pairs))
     record = augmentation_record(kinds, ratio, seed, len(pairs), chosen, available, pool, min_count,
-                                 cue_record(pairs, before, chosen), negated_share)
+                                 cue_record(pairs, before, chosen), negated_share, exclusive_twins)
     return Augmentation(items, [c.kind for c in chosen], [c.original for c in chosen], record,
                         {"candidates_s": pool.seconds, "candidates_cached": float(pool.cached), "draw_s": drawn,
                          "analysis_s": time.perf_counter() - start})

@@ -59,6 +59,8 @@ class TrainRequest:
     augment_negated_share: float | None = None
     """The share of each label's augmented pairs drawn from the premises' negated copies and their twins (default
     `DEFAULT_NEGATED_SHARE` with `augment`; `nlivis.training.augment.draw`)."""
+    augment_exclusive_twins: bool = False
+    """With a negated share: the twins also hold exclusive-object units (`nlivis.training.augment.EXCLUSIVE_TWINS`)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "data_dir", Path(self.data_dir))
@@ -77,8 +79,12 @@ class TrainRequest:
             if problem:
                 raise ValueError(problem)
             object.__setattr__(self, "augment_negated_share", float(share))
-        elif self.augment_ratio is not None or self.augment_negated_share is not None:
-            raise ValueError("an augmentation ratio or negated share was given without augmentation kinds (--augment)")
+            if self.augment_exclusive_twins and not share:
+                raise ValueError("exclusive twins (--augment-exclusive-twins) are drawn only with a negated share "
+                                 "above 0 (--augment-negated-share)")
+        elif self.augment_ratio is not None or self.augment_negated_share is not None or self.augment_exclusive_twins:
+            raise ValueError("an augmentation ratio, negated share or exclusive twins were given without augmentation "
+                             "kinds (--augment)")
         else:
             object.__setattr__(self, "augment", ())
 
@@ -89,7 +95,8 @@ class TrainRequest:
     def identity(self, resolved: Mapping[str, Any]) -> dict[str, Any]:
         """What a resumed run must share with the run it continues (`run_identity`)."""
         augment = ({"kinds": list(self.augment), "ratio": self.augment_ratio,
-                    "negated_share": self.augment_negated_share} if self.augment else None)
+                    "negated_share": self.augment_negated_share, "exclusive_twins": self.augment_exclusive_twins}
+                   if self.augment else None)
         return run_identity({k: v for k, v in resolved.items() if k != "size"}, self.dataset, self.size, self.seed,
                             augment)
 
@@ -103,7 +110,8 @@ NAME_KEYS = ("config_name",)
 def run_identity(config: Mapping[str, Any], dataset: str, size: str, seed: int,
                  augment: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The settings that make a run this run: the resolved config (model, features, training, without the
-    budget and the name), size, dataset, seed and augmentation (kinds, ratio and negated share, when any). Recorded in
+    budget and the name), size, dataset, seed and augmentation (kinds, ratio, negated share and exclusive twins,
+    when any). Recorded in
     the training state; `--resume` must match it."""
     canonical = json.loads(json.dumps(config, sort_keys=True, default=str))
     for key in NAME_KEYS:
@@ -115,6 +123,8 @@ def run_identity(config: Mapping[str, Any], dataset: str, size: str, seed: int,
         identity["augment"] = f"{','.join(augment['kinds'])} at ratio {float(augment['ratio']):g}"
         if augment.get("negated_share"):
             identity["augment"] += f", negated share {float(augment['negated_share']):g}"
+        if augment.get("exclusive_twins"):
+            identity["augment"] += ", exclusive twins"
     return identity
 
 

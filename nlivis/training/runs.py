@@ -109,10 +109,11 @@ def training_device() -> str:
 def train_command(config: str, dataset: str, data_dir: Path, out: Path, size: str = "shipped",
                   embeddings: str | None = None, epochs: float | None = None, max_steps: int | None = None,
                   seed: int = 1, device: str = "cpu", augment: Sequence[str] = (),
-                  augment_ratio: float | None = None, augment_negated_share: float | None = None) -> list[str]:
+                  augment_ratio: float | None = None, augment_negated_share: float | None = None,
+                  augment_exclusive_twins: bool = False) -> list[str]:
     """The `python -m nlivis train …` command line the Train page runs (the same as on a terminal).
-    `augment`: kinds from `nlivis.training.augment.augment_choices()`; `augment_ratio` and `augment_negated_share`
-    only with them."""
+    `augment`: kinds from `nlivis.training.augment.augment_choices()`; `augment_ratio`, `augment_negated_share` and
+    `augment_exclusive_twins` only with them."""
     command = [sys.executable, "-m", "nlivis", "train", "--config", config, "--dataset", dataset,
                "--data-dir", str(Path(data_dir).expanduser().resolve()), "--out", str(Path(out).expanduser().resolve()),
                "--size", size, "--seed", str(seed), "--device", device]
@@ -128,6 +129,8 @@ def train_command(config: str, dataset: str, data_dir: Path, out: Path, size: st
             command += ["--augment-ratio", f"{augment_ratio:g}"]
         if augment_negated_share:
             command += ["--augment-negated-share", f"{augment_negated_share:g}"]
+        if augment_exclusive_twins:
+            command += ["--augment-exclusive-twins"]
     return command
 
 

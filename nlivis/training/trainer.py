@@ -239,7 +239,8 @@ class Trainer:
         self.event("reading", split="the augmented pairs (--augment)")
         return augment_training(self.data.train_items, self.protocol.labels, request.augment, request.augment_ratio,
                                 request.seed, request.cache_dir, stderr_progress if report else lambda message: None,
-                                negated_share=request.augment_negated_share)
+                                negated_share=request.augment_negated_share,
+                                exclusive_twins=request.augment_exclusive_twins)
 
     def _build_model(self) -> None:
         """The model from the resolved config, seeded, with the word vectors in (frozen or not)."""

@@ -98,7 +98,8 @@ def augmented_pairs(run: AugmentedRun, cache_dir: str | Path | None = None) -> R
     pool = augment.load_pool(pairs, augment.task_of_labels(run.labels), augment.WordCounts.of(run.train_items),
                              int(record["min_word_count"]), cache_dir)
     chosen, _ = augment.draw(pool, list(record["kinds"]), float(record["ratio"]), len(pairs), int(record["seed"]),
-                             ((p.premise, p.hypothesis) for p in pairs), float(record.get("negated_share", 0.0)))
+                             ((p.premise, p.hypothesis) for p in pairs), float(record.get("negated_share", 0.0)),
+                             bool(record.get("exclusive_twins", False)))
     ids = augment.unique_ids([augment.augmented_id(pairs[c.original].id, c) for c in chosen])
     made = {pid: Pair(id=pid, premise=c.premise, hypothesis=c.hypothesis, label=c.label) for pid, c in zip(ids, chosen)}
     return remade_pairs(made, run.recorded)

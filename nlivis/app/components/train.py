@@ -70,7 +70,7 @@ def start_form() -> None:
     max_steps = int(steps_column.number_input("Max steps (0: no limit)", min_value=0, value=0, step=10,
                                               key="train_max_steps",
                                               help="the run stops at whichever of epochs and steps comes first"))
-    kinds, ratio, negated_share = augmentation_inputs()
+    kinds, ratio, negated_share, exclusive_twins = augmentation_inputs()
     default_name = training_runs.free_run_name(config_name, dataset, seed, [root, *paths.checkpoint_roots()])
     name_key = f"train_name_{config_name}_{dataset}_{seed}"
     offer_free_name(name_key, default_name)
@@ -85,7 +85,8 @@ def start_form() -> None:
         st.caption(f"{NOTE_ICON} {md(note)}")
     options = dict(size=size, embeddings=embeddings, epochs=None if epochs == config_epochs else float(epochs),
                    max_steps=max_steps or None, seed=seed, device=device, augment=kinds,
-                   augment_ratio=ratio if kinds else None, augment_negated_share=negated_share if kinds else None)
+                   augment_ratio=ratio if kinds else None, augment_negated_share=negated_share if kinds else None,
+                   augment_exclusive_twins=bool(kinds) and negated_share > 0 and exclusive_twins)
     command = None if problems else training_runs.train_command(config_name, dataset, data_folder or Path("DATA"), out,
                                                                  **options)
     start_button(command, out, data_folder is not None)
@@ -156,10 +157,11 @@ def start_button(command: list[str] | None, out: Path, has_data: bool) -> None:
             st.markdown(code(" ".join(command)))
 
 
-def augmentation_inputs() -> tuple[list[str], float, float]:
-    """The targeted-augmentation choice (`train --augment KIND[,KIND…] --augment-ratio R --augment-negated-share S`):
-    the kinds of label-fixed edits to add to every epoch, how many per training pair and the share drawn from the
-    negated copies with their twins; no kind = no augmentation."""
+def augmentation_inputs() -> tuple[list[str], float, float, bool]:
+    """The targeted-augmentation choice (`train --augment KIND[,KIND…] --augment-ratio R --augment-negated-share S
+    [--augment-exclusive-twins]`): the kinds of label-fixed edits to add to every epoch, how many per training pair,
+    the share drawn from the negated copies with their twins and whether those hold exclusive-object twins; no kind =
+    no augmentation."""
     choices = dict(augment_choices())
     kinds_column, ratio_column, share_column = st.columns([3, 1, 1])
     kinds = kinds_column.multiselect(
@@ -181,7 +183,13 @@ def augmentation_inputs() -> tuple[list[str], float, float]:
              "themselves ('A man is not driving a car' / '… a jeep'), each with its unnegated twin ('A man is "
              "driving a car' / '… a jeep'), so that only the negation decides a hypernym's or hyponym's label; "
              "needs the hypernym or hyponym kind, and number for the contradictions"))
-    return kinds, ratio, negated_share
+    exclusive_twins = share_column.checkbox(
+        "Exclusive-object twins", value=False, key="train_augment_exclusive_twins",
+        disabled=not kinds or not negated_share,
+        help="with a share from negated copies: the twins also hold the negated verb's object swapped for an "
+             "exclusive one, neutral under the negation ('A man is not playing a guitar' / '… a violin') and a "
+             "contradiction without it; needs the exclusive kind")
+    return kinds, ratio, negated_share, exclusive_twins
 
 
 def runs() -> None:
