@@ -245,3 +245,19 @@ def test_the_draw_is_deterministic_and_matches_judgements_by_fingerprint(tmp_pat
     assert summary["no_longer_proposed"] == 1
     assert run.pending("edits") == first[3:]
     assert {item.key for item in first if item.source == first[0].source} <= run.proposed["edits"]
+
+
+def test_the_negated_copys_exclusive_object_neutrals_are_a_stratum_of_their_own(wordnet):
+    """A rule of its own (`self_pairs.exclusive_in_scope`) is judged apart: its items do not change what the
+    hypernym neutrals of the negated copy draw, and a default run's being without them is said."""
+    from nlivis.analysis.audit import (COUNTERPARTS_OFF, NEGATED_COPY_STRATA, NEGATED_EXCLUSIVE_STRATUM,
+                                       counterpart_items)
+    items = counterpart_items("snli_dev:1", "A man is playing a guitar .", "entailment")
+    exclusive = [item for item in items if item.stratum == NEGATED_EXCLUSIVE_STRATUM]
+    assert {(item.premise, item.hypothesis) for item in exclusive} >= {
+        ("A man is not playing a guitar .", "A man is not playing a violin ."),
+        ("A man is not playing a violin .", "A man is not playing a guitar .")}
+    assert all(item.expects == "label neutral" for item in exclusive)
+    neutral = [item for item in items if item.stratum == NEGATED_COPY_STRATA[("hypothesis", "neutral")]]
+    assert neutral and not any("violin" in item.premise + item.hypothesis for item in neutral)
+    assert NEGATED_EXCLUSIVE_STRATUM in COUNTERPARTS_OFF
