@@ -1032,6 +1032,8 @@ def test_train_page_offers_augmentation_and_its_command_carries_it(monkeypatch, 
     app.number_input(key="train_augment_negated_share").set_value(1.0).run()
     assert "--augment number,hyponym --augment-ratio 0.25 --augment-negated-share 1" in command_line(app)
     assert "--augment-exclusive-twins" not in command_line(app), "off by default"
+    assert app.checkbox(key="train_augment_exclusive_twins").disabled, "no exclusive kind, no exclusive twins"
+    app.multiselect(key="train_augment").set_value(["exclusive", "number", "hyponym"]).run()
     app.checkbox(key="train_augment_exclusive_twins").check().run()
     assert command_line(app).endswith("--augment-negated-share 1 --augment-exclusive-twins"), command_line(app)
     assert not app.button(key="train_start").disabled

@@ -115,6 +115,7 @@ def test_request_checks_the_ratio_and_needs_kinds_for_it():
      "--augment-negated-share: the value must be from 0 to 1"),
     (["--augment-negated-share", "0.5"], "without augmentation kinds"),
     (["--augment", "exclusive", "--augment-exclusive-twins"], "only with a negated share above 0"),
+    (["--augment", "number", "--augment-negated-share", "1", "--augment-exclusive-twins"], "need the exclusive kind"),
 ])
 def test_the_command_line_refuses_bad_kinds_and_ratios_in_one_line(tmp_path, capsys, arguments, message):
     code = None

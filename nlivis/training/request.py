@@ -82,6 +82,8 @@ class TrainRequest:
             if self.augment_exclusive_twins and not share:
                 raise ValueError("exclusive twins (--augment-exclusive-twins) are drawn only with a negated share "
                                  "above 0 (--augment-negated-share)")
+            if self.augment_exclusive_twins and "exclusive" not in self.augment:
+                raise ValueError("exclusive twins (--augment-exclusive-twins) need the exclusive kind in --augment")
         elif self.augment_ratio is not None or self.augment_negated_share is not None or self.augment_exclusive_twins:
             raise ValueError("an augmentation ratio, negated share or exclusive twins were given without augmentation "
                              "kinds (--augment)")

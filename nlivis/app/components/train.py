@@ -86,7 +86,7 @@ def start_form() -> None:
     options = dict(size=size, embeddings=embeddings, epochs=None if epochs == config_epochs else float(epochs),
                    max_steps=max_steps or None, seed=seed, device=device, augment=kinds,
                    augment_ratio=ratio if kinds else None, augment_negated_share=negated_share if kinds else None,
-                   augment_exclusive_twins=bool(kinds) and negated_share > 0 and exclusive_twins)
+                   augment_exclusive_twins=exclusive_twins)
     command = None if problems else training_runs.train_command(config_name, dataset, data_folder or Path("DATA"), out,
                                                                  **options)
     start_button(command, out, data_folder is not None)
@@ -183,13 +183,13 @@ def augmentation_inputs() -> tuple[list[str], float, float, bool]:
              "themselves ('A man is not driving a car' / '… a jeep'), each with its unnegated twin ('A man is "
              "driving a car' / '… a jeep'), so that only the negation decides a hypernym's or hyponym's label; "
              "needs the hypernym or hyponym kind, and number for the contradictions"))
+    offered = "exclusive" in kinds and negated_share > 0
     exclusive_twins = share_column.checkbox(
-        "Exclusive-object twins", value=False, key="train_augment_exclusive_twins",
-        disabled=not kinds or not negated_share,
+        "Exclusive-object twins", value=False, key="train_augment_exclusive_twins", disabled=not offered,
         help="with a share from negated copies: the twins also hold the negated verb's object swapped for an "
              "exclusive one, neutral under the negation ('A man is not playing a guitar' / '… a violin') and a "
              "contradiction without it; needs the exclusive kind")
-    return kinds, ratio, negated_share, exclusive_twins
+    return kinds, ratio, negated_share, offered and exclusive_twins
 
 
 def runs() -> None:
