@@ -38,6 +38,7 @@ from nlivis.analysis.probes import DEFAULT_CASES_PER_TEST, ProbeCase, build_suit
 from nlivis.analysis.self_pairs import (NEGATED_COPY_SWAP_LEFT_OUT, SWITCHED_OFF_GROUPS, TWIN_ONLY,
                                        negated_self_pair_edits, self_pair_edits)
 from nlivis.analysis.significance import wilson_interval
+from nlivis.analysis.word_replacements import EXCLUSIVE_MEMBERS
 from nlivis.data.audit_set import FINGERPRINT_LENGTH, NO_EXPECTATION, TEMPLATE_SOURCE, AuditItem
 
 AUDIT_SEED = 28
@@ -150,13 +151,14 @@ def visiting_order(dev: Sequence[tuple[str, object]], seed: int = AUDIT_SEED) ->
     return sorted(dev, key=lambda entry: stable_hash(str(seed), f"{entry[0]}:{entry[1].id}"))
 
 
-def _chunks(order: Sequence, wanted) -> Iterable[list]:
-    """`order` in parsed chunks of the pairs `wanted(entry)` keeps, while `wanted` keeps any. The texts are parsed
-    whitespace-normalised, as every draw's `propose_edits` reads them, in one batch: a raw text with a double or
-    trailing space (most of SNLI dev's) would be parsed here in vain and its normalised form again, two at a time."""
+def _chunks(order: Sequence, wanted, sides: tuple[str, ...] = ("premise", "hypothesis")) -> Iterable[list]:
+    """`order` in parsed chunks of the pairs `wanted(entry)` keeps, while `wanted` keeps any. The texts (of `sides`)
+    are parsed whitespace-normalised, as every draw's `propose_edits` reads them, in one batch: a raw text with a
+    double or trailing space (most of SNLI dev's) would be parsed here in vain and its normalised form again, two at
+    a time."""
     for start in range(0, len(order), VISIT_CHUNK):
         chunk = [entry for entry in order[start:start + VISIT_CHUNK] if wanted(entry)]
-        parse_sentences([normalise_space(text) for _, pair in chunk for text in (pair.premise, pair.hypothesis)])
+        parse_sentences([normalise_space(getattr(pair, side)) for _, pair in chunk for side in sides])
         yield chunk
 
 
@@ -240,17 +242,30 @@ def negated_copy_stratum(edit: Edit, label: str | None) -> str | None:
     return NEGATED_COPY_STRATA.get((edit.side, label))
 
 
-def counterpart_items(source: str, premise: str, label: str | None) -> list[Drawn]:
-    """The counterparts (see the module's docstring) of one dev premise, as drawn items."""
+def counterpart_items(source: str, premise: str, label: str | None,
+                      strata: frozenset[str] | None = None) -> list[Drawn]:
+    """The counterparts (see the module's docstring) of one dev premise, as drawn items; with `strata`, only
+    those strata's (the edits no other stratum needs are not made: once the others are full, the draw visits the
+    rest of dev for the exclusive-object neutrals alone, one kind of edit of the negated copy)."""
+    def wanted(names: Iterable[str]) -> bool:
+        return strata is None or not strata.isdisjoint(names)
+
+    own = ([(edit, fixed, COUNTERPART_STRATA.get((edit.side, fixed)) if edit.expectation != "label" else None,
+             "the premise paired with itself, one side edited")
+            for edit, fixed in self_pair_edits(premise, "nli", COUNTERPART_KINDS)]
+           if wanted(COUNTERPART_STRATA.values()) else [])
+    exclusive_only = strata is not None and strata <= {NEGATED_EXCLUSIVE_STRATUM}
+    if exclusive_only and not any(w.lower in EXCLUSIVE_MEMBERS or w.lemma.lower() in EXCLUSIVE_MEMBERS
+                                  for w in parse_sentences([normalise_space(premise)])[0].words):
+        return []  # no word of an exclusive category: no exclusive swap to make
+    negated_kinds = ("exclusive",) if exclusive_only else COUNTERPART_KINDS
+    negated = ([(edit, fixed, negated_copy_stratum(edit, fixed),
+                 "the premise's negated copy paired with itself, one side edited")
+                for edit, fixed in negated_self_pair_edits(premise, "nli", negated_kinds)]
+               if wanted((*NEGATED_COPY_STRATA.values(), NEGATED_EXCLUSIVE_STRATUM)) else [])
     found = []
-    own = [(edit, fixed, COUNTERPART_STRATA.get((edit.side, fixed)) if edit.expectation != "label" else None,
-            "the premise paired with itself, one side edited")
-           for edit, fixed in self_pair_edits(premise, "nli", COUNTERPART_KINDS)]
-    negated = [(edit, fixed, negated_copy_stratum(edit, fixed),
-                "the premise's negated copy paired with itself, one side edited")
-               for edit, fixed in negated_self_pair_edits(premise, "nli", COUNTERPART_KINDS)]
     for edit, fixed, stratum, reason in own + negated:
-        if stratum is not None:
+        if stratum is not None and (strata is None or stratum in strata):
             expects = f"label {fixed}"
             found.append(Drawn(stratum, source, fingerprint(edit.premise, edit.hypothesis, expects),
                                describe_edit(edit), expects, edit.premise, edit.hypothesis, (premise, premise),
@@ -293,13 +308,14 @@ def draw_counterparts(dev: Sequence[tuple[str, object]], per_stratum: int = COUN
     def new_premise(entry) -> bool:
         return entry[1].premise not in premises
 
-    for chunk in _chunks(visiting_order(dev, seed), new_premise):
+    for chunk in _chunks(visiting_order(dev, seed), new_premise, ("premise",)):
         for split, pair in chunk:
             if pair.premise in premises:
                 continue
             premises.add(pair.premise)
             by_stratum: dict[str, list[Drawn]] = {}
-            for item in counterpart_items(f"{split}:{pair.id}", pair.premise, "entailment"):
+            open_strata = frozenset(stratum for stratum, found in drawn.items() if len(found) < wanted[stratum])
+            for item in counterpart_items(f"{split}:{pair.id}", pair.premise, "entailment", open_strata):
                 by_stratum.setdefault(item.stratum, []).append(item)
             for stratum, items in by_stratum.items():
                 if len(drawn[stratum]) < wanted[stratum]:
