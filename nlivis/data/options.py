@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import MISSING, fields
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from nlivis.data.records import InputError
 
@@ -115,6 +115,16 @@ def augment_ratio_problem(value: float, option: str = "--augment-ratio") -> str 
     if not 0 < value <= MAX_AUGMENT_RATIO:
         return (f"{option} must be above 0 and at most {MAX_AUGMENT_RATIO:g} (augmented pairs per training pair); "
                 f"got {value:g}")
+    return None
+
+
+def exclusive_twins_problem(kinds: Sequence[str], negated_share: float) -> str | None:
+    """Why exclusive twins (`training.augment.EXCLUSIVE_TWINS`) cannot be drawn with these kinds and negated share, or None."""
+    if not negated_share:
+        return ("exclusive twins (--augment-exclusive-twins) are drawn only with a negated share above 0 "
+                "(--augment-negated-share)")
+    if "exclusive" not in kinds:
+        return "exclusive twins (--augment-exclusive-twins) need the exclusive kind in --augment"
     return None
 
 

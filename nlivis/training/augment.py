@@ -566,10 +566,9 @@ def negated_twin_draw(candidates: Sequence[Candidate], kinds: Sequence[str], per
             key = f"{seed}:twins:{'/'.join(types)}:{'/'.join(group[0] + group[1])}"
             taken = _take(groups[group][types], kinds, count, key)
             halves = group_takes.exclusive if types in (CONTRADICTING_TWINS, PARALLEL_TWINS[1]) else 0
-            for number, negated in enumerate(taken):
-                alone = number >= len(taken) - halves
-                chosen += ([negated] if not alone or types == CONTRADICTING_TWINS else []) + \
-                          ([twin_of[negated]] if not alone or types == PARALLEL_TWINS[1] else [])
+            paired, alone = taken[:len(taken) - halves], taken[len(taken) - halves:]
+            chosen += [pair for negated in paired for pair in (negated, twin_of[negated])]
+            chosen += alone if types == CONTRADICTING_TWINS else [twin_of[negated] for negated in alone]
     return chosen
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from nlivis.training.config import FeatureOptions, apply_size
-from nlivis.data.options import augment_ratio_problem, share_problem
+from nlivis.data.options import augment_ratio_problem, exclusive_twins_problem, share_problem
 from nlivis.features.settings import FeatureSettings
 from nlivis.training.augment import DEFAULT_AUGMENT_RATIO, DEFAULT_NEGATED_SHARE, parse_kinds
 
@@ -79,11 +79,9 @@ class TrainRequest:
             if problem:
                 raise ValueError(problem)
             object.__setattr__(self, "augment_negated_share", float(share))
-            if self.augment_exclusive_twins and not share:
-                raise ValueError("exclusive twins (--augment-exclusive-twins) are drawn only with a negated share "
-                                 "above 0 (--augment-negated-share)")
-            if self.augment_exclusive_twins and "exclusive" not in self.augment:
-                raise ValueError("exclusive twins (--augment-exclusive-twins) need the exclusive kind in --augment")
+            problem = self.augment_exclusive_twins and exclusive_twins_problem(self.augment, share)
+            if problem:
+                raise ValueError(problem)
         elif self.augment_ratio is not None or self.augment_negated_share is not None or self.augment_exclusive_twins:
             raise ValueError("an augmentation ratio, negated share or exclusive twins were given without augmentation "
                              "kinds (--augment)")
@@ -113,8 +111,7 @@ def run_identity(config: Mapping[str, Any], dataset: str, size: str, seed: int,
                  augment: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The settings that make a run this run: the resolved config (model, features, training, without the
     budget and the name), size, dataset, seed and augmentation (kinds, ratio, negated share and exclusive twins,
-    when any). Recorded in
-    the training state; `--resume` must match it."""
+    when any). Recorded in the training state; `--resume` must match it."""
     canonical = json.loads(json.dumps(config, sort_keys=True, default=str))
     for key in NAME_KEYS:
         canonical.pop(key, None)

@@ -15,6 +15,7 @@ from nlivis.app.components import augment_report, controls, figures
 from nlivis.app.components.frame import NOTE_ICON
 from nlivis.app.text import code, md
 from nlivis.training import runs as training_runs
+from nlivis.data.options import exclusive_twins_problem
 from nlivis.training.augment import DEFAULT_AUGMENT_RATIO, DEFAULT_NEGATED_SHARE, augment_choices
 from nlivis.store.files import file_stamp
 from nlivis.training.config import CONFIG_DIR, SIZES, apply_size
@@ -183,7 +184,7 @@ def augmentation_inputs() -> tuple[list[str], float, float, bool]:
              "themselves ('A man is not driving a car' / '… a jeep'), each with its unnegated twin ('A man is "
              "driving a car' / '… a jeep'), so that only the negation decides a hypernym's or hyponym's label; "
              "needs the hypernym or hyponym kind, and number for the contradictions"))
-    offered = "exclusive" in kinds and negated_share > 0
+    offered = exclusive_twins_problem(kinds, negated_share) is None
     exclusive_twins = share_column.checkbox(
         "Exclusive-object twins", value=False, key="train_augment_exclusive_twins", disabled=not offered,
         help="with a share from negated copies: the twins also hold the negated verb's object swapped for an "
