@@ -227,11 +227,29 @@ def probe_lines(report: AugmentReport, base: Path, augmented: Path) -> list[str]
                          f"{pct(sum(c.pairs - c.right_before for c in part) / total)} | "
                          f"{pct(sum(c.pairs - c.right_after for c in part) / total)} | "
                          f"{sum(c.only_after_right for c in part)} | {sum(c.only_before_right for c in part)} | | |")
+    lines += swap_lines(report)
     worse = [row for row in rows if row.generator == "independent" and row.worse and row.answers]
     if worse:
         lines += ["", "What the failures answered on the independent capabilities that got worse (expected → said: "
                       "cases, control / augmented):", "", "| capability | control | augmented |", "|---|---|---|"]
         lines += [f"| {row.name} | {answers_text(row.answers[0])} | {answers_text(row.answers[1])} |" for row in worse]
+    return lines
+
+
+def swap_lines(report: AugmentReport) -> list[str]:
+    """Does a checkpoint tell the contradicting swaps from the others (`analysis.swap_discrimination`)?"""
+    if not report.swaps:
+        return []
+    lines = ["", "Which one-word swaps contradict (independent tests, no negation): contradiction answered % on "
+                 "exclusive-word swaps (hits) and on hypernym and synonym swaps (false alarms), and their difference "
+                 "(discrimination, 95% Newcombe): a bias towards contradiction moves both rates; only telling the "
+                 "swaps apart moves the difference.", "",
+             "| checkpoint | hits | false alarms | discrimination |", "|---|---|---|---|"]
+    for role, name, found in report.labelled_swaps():
+        low, high = found.interval
+        lines.append(f"| {Path(name).name} ({role}) | {pct(found.hit_rate)} | "
+                     f"{pct(found.false_alarm_rate)} | {100 * found.discrimination:+.1f} "
+                     f"[{100 * low:+.1f}, {100 * high:+.1f}] |")
     return lines
 
 

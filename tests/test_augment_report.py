@@ -181,6 +181,25 @@ def test_the_report_lists_its_regressions_and_what_it_could_not_compare():
         ("behavioural suite", "Quantifiers"), ("challenge files", "set"), ("set by tags", "X")]
     assert said[0] == "report: snli_dev from the recorded predictions" and said[-1] == "report: set"
     assert json.loads(json.dumps(built.record()))["files"][0]["regression"] is True
+    assert built.swaps == []  # the record holds no word-swap tests
+
+
+def test_the_report_says_whether_each_checkpoint_tells_the_contradicting_swaps_apart():
+    def swaps(capability, failing_a, failing_b):
+        return {"capability": capability, "name": capability, "generator": "independent", "cases": 10,
+                "case_list": [{"expected": "contradiction", "expectation": "label"}] * 10,
+                "by_model": {"a": {"failing": [{"case": c, "predicted": "neutral"} for c in failing_a]},
+                             "b": {"failing": [{"case": c, "predicted": "contradiction"} for c in failing_b]}}}
+
+    record = {"tests": [swaps("Word swap: exclusive words", range(8), []), swaps("Word swap: synonyms", [], range(9))]}
+    sources = report.ReportSources(select=lambda name: None, probes=lambda: (record, ["a", "b"]),
+                                   file=lambda held_out: None)
+    built = report.build_report("a", "b", sources)
+    assert [(name, found.hit_rate, found.false_alarm_rate) for name, found in built.swaps] == [
+        ("a", 0.2, 0.0), ("b", 1.0, 0.9)]
+    saved = json.loads(json.dumps(built.record()))["swap_discrimination"]
+    assert [(row["role"], row["checkpoint"]) for row in saved] == [("control", "a"), ("changed", "b")]
+    assert saved[1]["discrimination"] == pytest.approx(0.1)
 
 
 class Fields:

@@ -22,6 +22,7 @@ from typing import Any, Callable, Mapping, Sequence
 from nlivis.analysis.probes import INDEPENDENT, capability_comparisons
 from nlivis.analysis.significance import (discordant_counts, holm_adjusted, mcnemar_exact, wilson_interval,
                                           within_seed_range)
+from nlivis.analysis.swap_discrimination import SwapDiscrimination, swap_discrimination
 from nlivis.store.checkpoints import CheckpointError, read_json
 from nlivis.store.predictions import Prediction
 
@@ -330,6 +331,15 @@ class AugmentReport:
     probes: list[ReportRow]
     files: list[FileReport]
     missing: list[str] = field(default_factory=list)
+    swaps: list[tuple[str, SwapDiscrimination]] = field(default_factory=list)
+    """(checkpoint, `SwapDiscrimination`) of the control, the changed checkpoint and the control's other seeds, in
+    that order (`labelled_swaps`), where the suite holds both groups of swaps: did the change teach which swaps
+    contradict, or only to say contradiction more often?"""
+
+    def labelled_swaps(self) -> list[tuple[str, str, SwapDiscrimination]]:
+        """(role: "control", "changed" or "control seed", checkpoint, its `SwapDiscrimination`) of `swaps`."""
+        return [(("control", "changed")[i] if i < 2 else "control seed", name, found)
+                for i, (name, found) in enumerate(self.swaps)]
 
     def tables(self) -> list[tuple[str, list[ReportRow]]]:
         """(table name, rows) in the report's order: the select split, the suite, the files, each file's categories."""
@@ -355,6 +365,9 @@ class AugmentReport:
 
         return {"before": self.before, "after": self.after, self.select_split: row(self.select) if self.select else None,
                 "probes": [row(r) for r in self.probes], "missing": self.missing,
+                "swap_discrimination": [{"role": role, "checkpoint": name, **asdict(found),
+                                         "discrimination": found.discrimination, "interval": found.interval}
+                                        for role, name, found in self.labelled_swaps()],
                 "files": [{"name": f.file.name, "files": [str(p) for p in f.file.files], "group": f.file.group,
                            **row(f.row), "categories": [row(r) for r in f.categories],
                            "training_overlap": f.training_overlap, "truncated": f.truncated} for f in self.files]}
@@ -380,6 +393,8 @@ def build_report(before: str, after: str, sources: ReportSources, files: Sequenc
         missing.append("behavioural suite: not run on both checkpoints")
     probe_table = (probe_rows(probes[0], probes[1][0], probes[1][1], probe_generators, probes[1][2:])
                    if probes is not None else [])
+    found_swaps = [swap_discrimination(probes[0], name) for name in probes[1]] if probes is not None else []
+    swaps = list(zip(probes[1], found_swaps)) if found_swaps and all(found_swaps) else []
     reports = []
     for held_out in files:
         progress(f"report: {held_out.name}")
@@ -395,4 +410,4 @@ def build_report(before: str, after: str, sources: ReportSources, files: Sequenc
     flagged = holm_flagged([found.row for found in reports])
     reports = [replace(found, row=row) for found, row in zip(reports, flagged)]
     reports.sort(key=lambda found: order_key(found.row))
-    return AugmentReport(before, after, select_split, select, probe_table, reports, missing)
+    return AugmentReport(before, after, select_split, select, probe_table, reports, missing, swaps)

@@ -299,6 +299,7 @@ def show_report(page: str, report: AugmentReport, models: Sequence[cache.Model],
     st.caption(f"*before*: {md(report.before)} · *after*: {md(report.after)} · accuracy on the line's pairs (a "
                "suite line: its cases passed). :material/touch_app: Click a line to list its pairs; a pair opens in "
                "the Pair explorer with both checkpoints, and the browser's Back returns here.")
+    swap_table(report)
     picked, selection = line_grid.clicked_line(event)
     if state.new_event(table_key, selection) and picked is not None:
         state.remember(page, "report_line", line_id(*shown[picked]), "")
@@ -306,6 +307,24 @@ def show_report(page: str, report: AugmentReport, models: Sequence[cache.Model],
     line = next((item for item in shown if line_id(*item) == chosen), None)
     if line is not None:
         pairs_behind(page, report, models, per_test, *line)
+
+
+def swap_table(report: AugmentReport) -> None:
+    """Whether each checkpoint tells the contradicting word swaps from the others, or only says contradiction more
+    often (`analysis.swap_discrimination`): shown when the suite ran both groups of swaps."""
+    if not report.swaps:
+        return
+    frame = pd.DataFrame([{"checkpoint": f"{name} ({role})",
+                           "hits %": 100 * found.hit_rate, "false alarms %": 100 * found.false_alarm_rate,
+                           "discrimination": 100 * found.discrimination,
+                           "95% interval": "[{:+.1f}, {:+.1f}]".format(*(100 * end for end in found.interval))}
+                          for role, name, found in report.labelled_swaps()])
+    st.markdown("**Which one-word swaps contradict?**")
+    st.dataframe(frame.style.format({"hits %": "{:.1f}", "false alarms %": "{:.1f}", "discrimination": "{:+.1f}"}),
+                 hide_index=True, width="stretch")
+    st.caption("Independent tests, no negation: contradiction answered on exclusive-word swaps (*hits*) and on "
+               "hypernym and synonym swaps (*false alarms*). A bias towards contradiction moves both; only telling "
+               "the swaps apart moves their difference (*discrimination*, 95% Newcombe interval).")
 
 
 def pairs_behind(page: str, report: AugmentReport, models: Sequence[cache.Model], per_test: int, table: str,
